@@ -1,0 +1,213 @@
+// Package config reads cargod's settings from environment variables and
+// flags. Every setting is declared once, in the table in options, so the
+// environment name, the flag, the default and the help text cannot drift.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the typed configuration of cargod.
+type Config struct {
+	Addr             string
+	DataDir          string
+	NATSURL          string
+	NATSCreds        string
+	NATSListen       string
+	NATSStream       string
+	NATSReplicas     int
+	Demo             bool
+	TokenTTL         time.Duration
+	TokenIssuer      string
+	SigningKey       string
+	AdminClientID    string
+	AdminSecret      string
+	PasswordHashCost int
+	MaxBodyBytes     int64
+	ShutdownTimeout  time.Duration
+	LogLevel         slog.Level
+}
+
+// option is one row of the configuration table.
+type option struct {
+	env    string
+	flag   string
+	def    string
+	usage  string
+	secret bool // also read from <env>_FILE, never printed
+	set    func(c *Config, v string) error
+}
+
+var options = []option{
+	{env: "CARGO_ADDR", flag: "addr", def: "127.0.0.1:8080", usage: "HTTP listen address",
+		set: func(c *Config, v string) error { c.Addr = v; return nil }},
+	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files",
+		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
+	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URL of an external NATS server with JetStream; empty runs an embedded server",
+		set: func(c *Config, v string) error { c.NATSURL = v; return nil }},
+	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
+		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
+	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl); empty = in-process only",
+		set: func(c *Config, v string) error { c.NATSListen = v; return nil }},
+	{env: "CARGO_NATS_STREAM", flag: "nats-stream", def: "CARGO", usage: "JetStream stream name; its subjects are <lower-case name>.evt.>",
+		set: func(c *Config, v string) error { c.NATSStream = v; return nil }},
+	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded",
+		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
+	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL, false with it)",
+		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
+	{env: "CARGO_TOKEN_TTL", flag: "token-ttl", def: "1h", usage: "lifetime of issued access tokens",
+		set: func(c *Config, v string) error { return setDuration(&c.TokenTTL, v, time.Minute, 24*time.Hour) }},
+	{env: "CARGO_TOKEN_ISSUER", flag: "token-issuer", def: "cargostream", usage: "iss claim of issued tokens (usually the public base URL)",
+		set: func(c *Config, v string) error { c.TokenIssuer = v; return nil }},
+	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
+		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
+	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
+		set: func(c *Config, v string) error { c.AdminClientID = v; return nil }},
+	{env: "CARGO_ADMIN_SECRET", flag: "admin-secret", def: "", secret: true, usage: "secret of a bootstrap admin client, created on start if it does not exist",
+		set: func(c *Config, v string) error { c.AdminSecret = v; return nil }},
+	{env: "CARGO_PASSWORD_HASH_COST", flag: "password-hash-cost", def: "10", usage: "bcrypt cost for client secrets and passwords (4-15)",
+		set: func(c *Config, v string) error { return setInt(&c.PasswordHashCost, v, 4, 15) }},
+	{env: "CARGO_MAX_BODY_BYTES", flag: "max-body-bytes", def: "1048576", usage: "largest JSON request body accepted (413 above)",
+		set: func(c *Config, v string) error {
+			var n int
+			err := setInt(&n, v, 1024, 1<<30)
+			c.MaxBodyBytes = int64(n)
+			return err
+		}},
+	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
+		set: func(c *Config, v string) error { return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute) }},
+	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
+		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
+}
+
+// ErrHelp is returned by Load when --help was asked for; the usage has been
+// written to the output.
+var ErrHelp = flag.ErrHelp
+
+// Load reads the configuration: defaults, then environment variables (and
+// their _FILE variants for secrets), then flags.
+func Load(args []string, getenv func(string) string, output io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("cargod", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.Usage = func() { usage(fs, output) }
+	values := make([]*string, len(options))
+	for i, o := range options {
+		v, err := fromEnv(o, getenv)
+		if err != nil {
+			return c, err
+		}
+		if v == "" {
+			v = o.def
+		}
+		values[i] = fs.String(o.flag, v, o.usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	for i, o := range options {
+		if *values[i] == "" {
+			continue
+		}
+		if err := o.set(&c, *values[i]); err != nil {
+			return c, fmt.Errorf("%s (--%s): %w", o.env, o.flag, err)
+		}
+	}
+	if *values[indexOf("CARGO_DEMO")] == "" {
+		c.Demo = c.NATSURL == ""
+	}
+	switch {
+	case c.NATSURL == "":
+		c.NATSReplicas = 1
+	case c.NATSReplicas == 0:
+		c.NATSReplicas = 3
+	}
+	return c, nil
+}
+
+func fromEnv(o option, getenv func(string) string) (string, error) {
+	v := getenv(o.env)
+	if !o.secret {
+		return v, nil
+	}
+	path := getenv(o.env + "_FILE")
+	if path == "" {
+		return v, nil
+	}
+	if v != "" {
+		return "", fmt.Errorf("set either %s or %s_FILE, not both", o.env, o.env)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", o.env, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "Usage: cargod [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n")
+	for _, o := range options {
+		def := o.def
+		if def == "" {
+			def = "(empty)"
+		}
+		env := o.env
+		if o.secret {
+			env += " or " + o.env + "_FILE"
+		}
+		fmt.Fprintf(w, "  --%s  %s\n      %s (default %s)\n", o.flag, env, o.usage, def)
+	}
+}
+
+func indexOf(env string) int {
+	for i, o := range options {
+		if o.env == env {
+			return i
+		}
+	}
+	panic("config: no option " + env)
+}
+
+func setInt(dst *int, v string, min, max int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", v)
+	}
+	if n < min || n > max {
+		return fmt.Errorf("%d is outside %d..%d", n, min, max)
+	}
+	*dst = n
+	return nil
+}
+
+func setBool(dst *bool, v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", v)
+	}
+	*dst = b
+	return nil
+}
+
+func setDuration(dst *time.Duration, v string, min, max time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("not a duration such as 30s, 15m or 1h")
+	}
+	if d < min || d > max {
+		return fmt.Errorf("%s is outside %s..%s", d, min, max)
+	}
+	*dst = d
+	return nil
+}

@@ -1,0 +1,70 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Bucket is a small key-value store shared by all replicas, for state that
+// is not an event: the token signing key, and remembered responses to
+// idempotent requests. Keys may hold letters, digits, '-', '_' and '='.
+type Bucket struct {
+	kv jetstream.KeyValue
+}
+
+// Bucket opens (creating if needed) the bucket name of this store; values
+// older than ttl are dropped (0 keeps them).
+func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bucket, error) {
+	kv, err := s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:   s.name + "_" + name,
+		TTL:      ttl,
+		Storage:  jetstream.FileStorage,
+		Replicas: s.replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: bucket %s: %w", name, err)
+	}
+	return &Bucket{kv: kv}, nil
+}
+
+// Get returns the value of key, and false when there is none.
+func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	e, err := b.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("eventstore: get %s: %w", key, err)
+	}
+	return e.Value(), true, nil
+}
+
+// Create stores value under key unless the key already has a value; it
+// returns the value that is stored afterwards, so concurrent creators all
+// end up with the first one.
+func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, error) {
+	_, err := b.kv.Create(ctx, key, value)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		v, ok, err := b.Get(ctx, key)
+		if err == nil && !ok {
+			err = fmt.Errorf("eventstore: %s vanished after a conflicting create", key)
+		}
+		return v, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: create %s: %w", key, err)
+	}
+	return value, nil
+}
+
+// Put stores value under key.
+func (b *Bucket) Put(ctx context.Context, key string, value []byte) error {
+	if _, err := b.kv.Put(ctx, key, value); err != nil {
+		return fmt.Errorf("eventstore: put %s: %w", key, err)
+	}
+	return nil
+}

@@ -1,0 +1,422 @@
+// Package eventstore keeps Cargostream's events in a NATS JetStream stream.
+// It is the only package that talks to NATS: everything else sees
+// aggregates, events and sequences.
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrConflict means another writer appended to the aggregate since it was
+// loaded: reload, decide again, and retry.
+var ErrConflict = errors.New("eventstore: aggregate changed concurrently")
+
+// dedupeWindow is how long JetStream remembers event ids to drop repeated
+// publishes. Older repeats are caught by the command id in the aggregate's
+// history, so the window only needs to cover in-flight retries.
+const dedupeWindow = 10 * time.Minute
+
+// Options says which NATS server to use and how to name things on it.
+type Options struct {
+	URL       string // external server; empty starts an embedded one
+	CredsFile string // credentials for the external server
+	DataDir   string // embedded: JetStream files go to DataDir/jetstream
+	Listen    string // embedded: optional loopback host:port for other clients
+	Stream    string // stream name, e.g. CARGO
+	Replicas  int    // stream replicas (external cluster: 3)
+	Logger    *slog.Logger
+}
+
+// Store appends and reads events. It is safe for concurrent use.
+type Store struct {
+	srv       *server.Server // nil with an external server
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	stream    jetstream.Stream
+	name      string
+	prefix    string
+	replicas  int
+	upcasters map[upcasterKey]Upcaster
+}
+
+// Open connects to (or starts) the NATS server and provisions the stream.
+func Open(ctx context.Context, o Options) (_ *Store, err error) {
+	if o.Stream == "" {
+		o.Stream = "CARGO"
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{
+		name:      o.Stream,
+		prefix:    strings.ToLower(o.Stream),
+		replicas:  o.Replicas,
+		upcasters: map[upcasterKey]Upcaster{},
+	}
+	if !validToken(s.prefix) {
+		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
+	}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if o.URL == "" {
+		if err := s.startEmbedded(o); err != nil {
+			return nil, err
+		}
+	} else {
+		opts := []nats.Option{nats.Name("cargostream"), nats.MaxReconnects(-1)}
+		if o.CredsFile != "" {
+			opts = append(opts, nats.UserCredentials(o.CredsFile))
+		}
+		if s.nc, err = nats.Connect(o.URL, opts...); err != nil {
+			return nil, fmt.Errorf("eventstore: connecting to %s: %w", o.URL, err)
+		}
+	}
+	if s.js, err = jetstream.New(s.nc); err != nil {
+		return nil, err
+	}
+	s.stream, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        s.name,
+		Description: "Cargostream events: the system of record",
+		Subjects:    []string{s.prefix + ".evt.>"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Discard:     jetstream.DiscardNew,
+		MaxMsgs:     -1,
+		MaxBytes:    -1,
+		MaxAge:      0,
+		DenyDelete:  true,
+		DenyPurge:   true,
+		Duplicates:  dedupeWindow,
+		Replicas:    o.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, o.Replicas, err)
+	}
+	return s, nil
+}
+
+func (s *Store) startEmbedded(o Options) error {
+	opts := &server.Options{
+		ServerName: "cargod",
+		JetStream:  true,
+		StoreDir:   filepath.Join(o.DataDir, "jetstream"),
+		// An acknowledged write must survive a crash of the machine, so
+		// every write is synced before the acknowledgement. The default
+		// syncs every two minutes and loses acknowledged writes.
+		SyncAlways: true,
+		DontListen: true,
+		NoSigs:     true,
+		NoLog:      true,
+	}
+	if o.Listen != "" {
+		host, port, err := net.SplitHostPort(o.Listen)
+		if err != nil {
+			return fmt.Errorf("eventstore: listen address %q: %w", o.Listen, err)
+		}
+		// The embedded server has no authentication: never expose it
+		// beyond this machine.
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("eventstore: listen address %q is not a loopback address", o.Listen)
+		}
+		opts.DontListen = false
+		opts.Host = host
+		if opts.Port, err = strconv.Atoi(port); err != nil {
+			return fmt.Errorf("eventstore: listen port %q: %w", port, err)
+		}
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return fmt.Errorf("eventstore: embedded server: %w", err)
+	}
+	s.srv = srv
+	go srv.Start()
+	if !srv.ReadyForConnections(30 * time.Second) {
+		return errors.New("eventstore: embedded server did not start within 30s (is the data directory in use by another process?)")
+	}
+	s.nc, err = nats.Connect("", nats.InProcessServer(srv), nats.Name("cargostream"))
+	if err != nil {
+		return fmt.Errorf("eventstore: in-process connection: %w", err)
+	}
+	return nil
+}
+
+// Close drains the connection, so in-flight publishes finish, and stops
+// the embedded server.
+func (s *Store) Close() {
+	if s.nc != nil {
+		closed := make(chan struct{})
+		s.nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+		if err := s.nc.Drain(); err == nil {
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+			}
+		}
+		s.nc.Close()
+	}
+	if s.srv != nil {
+		s.srv.Shutdown()
+		s.srv.WaitForShutdown()
+	}
+}
+
+// Connected reports whether the NATS connection is up.
+func (s *Store) Connected() bool { return s.nc.IsConnected() }
+
+// ClientURL is the URL other processes can use to reach the embedded
+// server, or "" when it listens in-process only.
+func (s *Store) ClientURL() string {
+	if s.srv == nil || s.srv.Addr() == nil {
+		return ""
+	}
+	return s.srv.ClientURL()
+}
+
+// Append stores events on an aggregate if the aggregate's last event is
+// still at sequence expected (0: the aggregate must not exist yet). It
+// returns the stream sequence of each event, or ErrConflict.
+//
+// Every write goes through here, so that group commit can later be added
+// in one place without changing callers. Each event's EventID is its
+// Nats-Msg-Id: a repeated publish of the same event is dropped by the
+// server and answered with the original sequence.
+func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, events []Event) ([]uint64, error) {
+	if !validToken(agg.Type) || !validToken(agg.ID) {
+		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
+	}
+	seqs := make([]uint64, 0, len(events))
+	for _, e := range events {
+		if e.Type == "" || e.EventID == "" {
+			return seqs, errors.New("eventstore: an event needs a type and an id")
+		}
+		msg := &nats.Msg{Subject: s.subject(agg), Header: e.header(), Data: e.Data}
+		ack, err := s.js.PublishMsg(ctx, msg, jetstream.WithMsgID(e.EventID), jetstream.WithExpectLastSequencePerSubject(expected))
+		var apiErr *jetstream.APIError
+		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+			seq, ours := s.lastIs(ctx, msg.Subject, e.EventID)
+			if !ours {
+				return seqs, ErrConflict
+			}
+			ack, err = &jetstream.PubAck{Sequence: seq}, nil
+		}
+		if err != nil {
+			return seqs, fmt.Errorf("eventstore: append to %s: %w", agg, err)
+		}
+		seqs = append(seqs, ack.Sequence)
+		expected = ack.Sequence
+	}
+	return seqs, nil
+}
+
+// lastIs reports whether the last event on subject is eventID, and its
+// sequence. The server checks the expected sequence before its
+// de-duplication window, so a publish retried after a lost acknowledgement
+// looks like a conflict with itself; this tells the two apart.
+func (s *Store) lastIs(ctx context.Context, subject, eventID string) (uint64, bool) {
+	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
+	if err != nil || last.Header.Get(hdrEventID) != eventID {
+		return 0, false
+	}
+	return last.Sequence, true
+}
+
+// RetryOnConflict runs attempt until it returns something other than
+// ErrConflict, backing off with jitter, at most a bounded number of times.
+func RetryOnConflict(ctx context.Context, attempt func() error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 2 * time.Millisecond
+	b.MaxInterval = 200 * time.Millisecond
+	policy := backoff.WithContext(backoff.WithMaxRetries(b, 50), ctx)
+	return backoff.Retry(func() error {
+		err := attempt()
+		if err != nil && !errors.Is(err, ErrConflict) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, policy)
+}
+
+// Load reads every event of one aggregate, oldest first. The sequence of
+// the last one is what Append expects next.
+func (s *Store) Load(ctx context.Context, agg Aggregate) ([]Record, error) {
+	if !validToken(agg.Type) || !validToken(agg.ID) {
+		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
+	}
+	subject := s.subject(agg)
+	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: load %s: %w", agg, err)
+	}
+	if s.count(ctx, subject) == 1 {
+		// Most aggregates are loaded right after creation: a single event
+		// needs no consumer.
+		r, err := s.recordFrom(subject, last.Sequence, last.Header, last.Data)
+		if err != nil {
+			return nil, err
+		}
+		return []Record{r}, nil
+	}
+	var out []Record
+	err = s.read(ctx, []string{subject}, 1, last.Sequence, func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// count is the number of events on subject, or 0 when that is unknown.
+func (s *Store) count(ctx context.Context, subject string) uint64 {
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		return 0
+	}
+	return info.State.Subjects[subject]
+}
+
+// LastSequence is the sequence of the newest event in the stream.
+func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: stream info: %w", err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// Read calls fn for each event from sequence from to sequence to
+// (inclusive; 0 = up to the newest at the time of the call) whose subject
+// matches one of the filters (see Filter), in order.
+func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn func(Record) error) error {
+	if to == 0 {
+		last, err := s.LastSequence(ctx)
+		if err != nil {
+			return err
+		}
+		to = last
+	}
+	if from == 0 {
+		from = 1
+	}
+	if to < from {
+		return nil
+	}
+	return s.read(ctx, filters, from, to, fn)
+}
+
+// Filter returns the subject filter for events of an aggregate type and,
+// if id is not empty, one aggregate.
+func (s *Store) Filter(aggregateType, id string) string {
+	if aggregateType == "" {
+		aggregateType = "*"
+	}
+	if id == "" {
+		id = "*"
+	}
+	return s.prefix + ".evt." + aggregateType + "." + id
+}
+
+func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn func(Record) error) error {
+	if len(filters) == 0 {
+		filters = []string{s.prefix + ".evt.>"}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := errors.New("done")
+	err := s.Subscribe(ctx, filters, from, func(r Record) error {
+		if r.Sequence > to {
+			return done
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+		if r.Sequence == to {
+			return done
+		}
+		return nil
+	}, func() error {
+		// Nothing (more) matches the filters: the ordered consumer
+		// has delivered everything up to the end of the stream.
+		return done
+	})
+	if errors.Is(err, done) {
+		return nil
+	}
+	return err
+}
+
+// Subscribe calls fn for each event from sequence from on (oldest first,
+// then live) whose subject matches the filters, until ctx ends or fn
+// returns an error, which Subscribe then returns. If idle is not nil, it
+// is called whenever the subscription has caught up with the stream; an
+// error from it also ends the subscription.
+func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Record) error, idle func() error) error {
+	if len(filters) == 0 {
+		filters = []string{s.prefix + ".evt.>"}
+	}
+	if from == 0 {
+		from = 1
+	}
+	cons, err := s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
+		FilterSubjects: filters,
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    from,
+	})
+	if err != nil {
+		return fmt.Errorf("eventstore: subscribe: %w", err)
+	}
+	for {
+		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("eventstore: fetch: %w", err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			r, err := s.recordFromMsg(m)
+			if err != nil {
+				return err
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("eventstore: fetch: %w", err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if n == 0 && idle != nil {
+			if err := idle(); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package eventstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// backend opens stores on one kind of server. reopen opens the same
+// stream again, as a restarted process would.
+type backend struct {
+	name string
+	open func(t *testing.T) (s *Store, reopen func() *Store)
+}
+
+// backends are the servers the conformance suite runs against: always the
+// embedded one, and the external server at CARGO_TEST_NATS_URL if set.
+func backends(t *testing.T) []backend {
+	bs := []backend{{name: "embedded", open: func(t *testing.T) (*Store, func() *Store) {
+		opts := Options{DataDir: t.TempDir(), Stream: "CARGO"}
+		return openForTest(t, opts), func() *Store { return openForTest(t, opts) }
+	}}}
+	url := os.Getenv("CARGO_TEST_NATS_URL")
+	if url == "" {
+		t.Log("CARGO_TEST_NATS_URL not set: external server not tested")
+		return bs
+	}
+	return append(bs, backend{name: "external", open: func(t *testing.T) (*Store, func() *Store) {
+		b := make([]byte, 6)
+		rand.Read(b)
+		opts := Options{URL: url, Stream: "CARGOTEST_" + strings.ToUpper(hex.EncodeToString(b)), Replicas: 1}
+		s := openForTest(t, opts)
+		t.Cleanup(func() {
+			// Tests remove their own per-run stream; the deny-delete
+			// setting protects messages, not the stream.
+			c, err := Open(context.Background(), opts)
+			if err != nil {
+				t.Errorf("cleanup: %v", err)
+				return
+			}
+			defer c.Close()
+			ctx := context.Background()
+			c.js.DeleteStream(ctx, opts.Stream)
+			c.js.DeleteKeyValue(ctx, opts.Stream+"_test")
+		})
+		return s, func() *Store { return openForTest(t, opts) }
+	}})
+}
+
+func openForTest(t *testing.T, o Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func event(typ, id, commandID string, data string) Event {
+	return Event{Type: typ, SchemaVersion: 1, EventID: id, CommandID: commandID,
+		CorrelationID: "corr-" + id, CausationID: "cause-" + id, Actor: "user:alice", Tenant: "org-1",
+		OccurredAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), Data: []byte(data)}
+}
+
+func TestConformance(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			t.Run("append and load keep the envelope", func(t *testing.T) { testRoundTrip(t, b) })
+			t.Run("stale expected sequence conflicts", func(t *testing.T) { testConflict(t, b) })
+			t.Run("concurrent commands each append once", func(t *testing.T) { testConcurrent(t, b) })
+			t.Run("repeated command id appends once", func(t *testing.T) { testRepeatedCommand(t, b) })
+			t.Run("events survive a restart", func(t *testing.T) { testRestart(t, b) })
+			t.Run("upcasters bring old events up to date", func(t *testing.T) { testUpcaster(t, b) })
+			t.Run("subscribe from a sequence and read with filters", func(t *testing.T) { testSubscribe(t, b) })
+			t.Run("messages can be neither deleted nor purged", func(t *testing.T) { testDenyDelete(t, b) })
+			t.Run("bucket create keeps the first value", func(t *testing.T) { testBucket(t, b) })
+		})
+	}
+}
+
+func testRoundTrip(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"quote", "q1"}
+	want := event("QuoteRequested", "e1", "c1", `{"a":1}`)
+	seqs, err := s.Append(ctx, agg, 0, []Event{want, event("QuotePriced", "e2", "c2", `{"b":2}`)})
+	if err != nil || len(seqs) != 2 || seqs[1] != seqs[0]+1 {
+		t.Fatalf("append = %v, %v", seqs, err)
+	}
+	recs, err := s.Load(ctx, agg)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("load = %d records, %v", len(recs), err)
+	}
+	got := recs[0]
+	if got.Aggregate != agg || got.Sequence != seqs[0] {
+		t.Errorf("position = %v@%d, want %v@%d", got.Aggregate, got.Sequence, agg, seqs[0])
+	}
+	if got.Type != want.Type || got.SchemaVersion != 1 || got.EventID != want.EventID || got.CommandID != want.CommandID ||
+		got.CorrelationID != want.CorrelationID || got.CausationID != want.CausationID || got.Actor != want.Actor ||
+		got.Tenant != want.Tenant || !got.OccurredAt.Equal(want.OccurredAt) || string(got.Data) != string(want.Data) {
+		t.Errorf("record = %+v, want %+v", got.Event, want)
+	}
+	if recs[1].Type != "QuotePriced" {
+		t.Errorf("second record type = %q", recs[1].Type)
+	}
+	if recs, err := s.Load(ctx, Aggregate{"quote", "none"}); err != nil || len(recs) != 0 {
+		t.Errorf("load of an unknown aggregate = %d, %v", len(recs), err)
+	}
+	if _, err := s.Append(ctx, Aggregate{"quote", "a.b"}, 0, []Event{want}); err == nil {
+		t.Error("an aggregate id with a dot was accepted")
+	}
+}
+
+func testConflict(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"quote", "q1"}
+	if _, err := s.Append(ctx, agg, 0, []Event{event("A", "e1", "c1", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, agg, 0, []Event{event("A", "e2", "c2", "{}")}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("append with stale expectation = %v, want ErrConflict", err)
+	}
+	if recs, _ := s.Load(ctx, agg); len(recs) != 1 {
+		t.Errorf("aggregate has %d events after a conflict, want 1", len(recs))
+	}
+}
+
+func testConcurrent(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"counter", "c"}
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := fmt.Sprintf("cmd-%d", i)
+			errs <- RetryOnConflict(ctx, func() error {
+				recs, err := s.Load(ctx, agg)
+				if err != nil {
+					return err
+				}
+				var last uint64
+				if len(recs) > 0 {
+					last = recs[len(recs)-1].Sequence
+				}
+				_, err = s.Append(ctx, agg, last, []Event{event("Incremented", cmd+"-e", cmd, "{}")})
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("command failed: %v", err)
+		}
+	}
+	recs, err := s.Load(ctx, agg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, r := range recs {
+		seen[r.CommandID]++
+		if i > 0 && r.Sequence <= recs[i-1].Sequence {
+			t.Errorf("sequences out of order: %d after %d", r.Sequence, recs[i-1].Sequence)
+		}
+	}
+	if len(recs) != n || len(seen) != n {
+		t.Errorf("%d events from %d commands, want %d from %d", len(recs), len(seen), n, n)
+	}
+}
+
+func testRepeatedCommand(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"quote", "q1"}
+	e := event("QuoteRequested", "e1", "c1", "{}")
+	first, err := s.Append(ctx, agg, 0, []Event{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same command retried (say, after a lost acknowledgement) with
+	// the same stale expectation must neither conflict nor append.
+	again, err := s.Append(ctx, agg, 0, []Event{e})
+	if err != nil || again[0] != first[0] {
+		t.Fatalf("repeat = %v, %v; want sequence %d", again, err, first[0])
+	}
+	if recs, _ := s.Load(ctx, agg); len(recs) != 1 {
+		t.Errorf("%d events after a repeated command, want 1", len(recs))
+	}
+}
+
+func testRestart(t *testing.T, b backend) {
+	s, reopen := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"quote", "q1"}
+	if _, err := s.Append(ctx, agg, 0, []Event{event("QuoteRequested", "e1", "c1", `{"x":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2 := reopen()
+	recs, err := s2.Load(ctx, agg)
+	if err != nil || len(recs) != 1 || string(recs[0].Data) != `{"x":1}` {
+		t.Fatalf("after restart: %v, %v", recs, err)
+	}
+}
+
+func testUpcaster(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	agg := Aggregate{"quote", "q1"}
+	if _, err := s.Append(ctx, agg, 0, []Event{event("QuoteRequested", "e1", "c1", `{"w":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	s.RegisterUpcaster("QuoteRequested", 1, func(d []byte) ([]byte, error) {
+		return []byte(strings.Replace(string(d), `"w"`, `"weightKg"`, 1)), nil
+	})
+	s.RegisterUpcaster("QuoteRequested", 2, func(d []byte) ([]byte, error) { return append(d[:len(d)-1], `,"v":3}`...), nil })
+	recs, err := s.Load(ctx, agg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := recs[0]; r.SchemaVersion != 3 || string(r.Data) != `{"weightKg":1,"v":3}` {
+		t.Errorf("upcast record = v%d %s", r.SchemaVersion, r.Data)
+	}
+}
+
+func testSubscribe(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	var seqs []uint64
+	for i, agg := range []Aggregate{{"quote", "a"}, {"org", "b"}, {"quote", "c"}} {
+		got, err := s.Append(ctx, agg, 0, []Event{event("E", fmt.Sprint("e", i), fmt.Sprint("c", i), "{}")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, got[0])
+	}
+	// Live subscription from the second event: it sees the second, the
+	// third, and then one appended later.
+	sub, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	var got []string
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		s.Append(ctx, Aggregate{"quote", "d"}, 0, []Event{event("E", "e9", "c9", "{}")})
+	}()
+	err := s.Subscribe(sub, nil, seqs[1], func(r Record) error {
+		got = append(got, r.Aggregate.ID)
+		if len(got) == 3 {
+			return errors.New("enough")
+		}
+		return nil
+	}, nil)
+	if err == nil || err.Error() != "enough" || strings.Join(got, ",") != "b,c,d" {
+		t.Fatalf("subscribe saw %v, ended with %v", got, err)
+	}
+	got = nil
+	err = s.Read(ctx, []string{s.Filter("quote", "")}, 0, 0, func(r Record) error {
+		got = append(got, r.Aggregate.ID)
+		return nil
+	})
+	if err != nil || strings.Join(got, ",") != "a,c,d" {
+		t.Errorf("read quotes = %v, %v", got, err)
+	}
+}
+
+func testDenyDelete(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	seqs, err := s.Append(ctx, Aggregate{"quote", "a"}, 0, []Event{event("E", "e1", "c1", "{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.stream.DeleteMsg(ctx, seqs[0]); err == nil {
+		t.Error("a message was deleted")
+	}
+	if err := s.stream.Purge(ctx); err == nil {
+		t.Error("the stream was purged")
+	}
+	if recs, _ := s.Load(ctx, Aggregate{"quote", "a"}); len(recs) != 1 {
+		t.Errorf("%d events left, want 1", len(recs))
+	}
+}
+
+func testBucket(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	bk, err := s.Bucket(ctx, "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := bk.Create(ctx, "k", []byte("first")); string(v) != "first" {
+		t.Errorf("first create = %q", v)
+	}
+	if v, _ := bk.Create(ctx, "k", []byte("second")); string(v) != "first" {
+		t.Errorf("second create = %q, want the first value", v)
+	}
+	if _, ok, err := bk.Get(ctx, "missing"); ok || err != nil {
+		t.Errorf("get missing = %v, %v", ok, err)
+	}
+}
