@@ -83,7 +83,9 @@ var options = []option{
 			return err
 		}},
 	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
-		set: func(c *Config, v string) error { return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute) }},
+		set: func(c *Config, v string) error {
+			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)
+		}},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
 }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/config"
+	"github.com/cargostream/cargostream/domain"
+)
+
+// system is the actor of what the server does on its own at start.
+var system = domain.Principal{Subject: "system:cargod"}
+
+// seed creates what should exist; it may already, from an earlier start.
+// Command ids are fixed, so a repeat appends nothing.
+type seed struct {
+	ctx  context.Context
+	cmds *commands.Handler
+	err  error
+}
+
+func (s *seed) meta(what string) commands.Meta { return commands.NewMeta(system, "seed:"+what, "") }
+
+// ignoreExisting treats "already exists" as done.
+func (s *seed) check(err error) {
+	if s.err == nil && err != nil && domain.ErrorCode(err) != domain.Conflict {
+		s.err = err
+	}
+}
+
+func (s *seed) org(c domain.CreateOrganization) {
+	_, err := s.cmds.CreateOrganization(s.ctx, s.meta("org:"+c.OrganizationID), c)
+	s.check(err)
+}
+
+func (s *seed) client(id, org, secret string, demo bool) {
+	_, err := s.cmds.CreateClient(s.ctx, s.meta("client:"+id), id, org, secret, demo)
+	s.check(err)
+}
+
+// bootstrap creates the admin client of CARGO_ADMIN_SECRET and, in demo
+// mode, the demo organisations and credentials.
+func bootstrap(ctx context.Context, cmds *commands.Handler, cfg config.Config) error {
+	s := &seed{ctx: ctx, cmds: cmds}
+	if cfg.AdminSecret != "" {
+		s.org(domain.CreateOrganization{OrganizationID: "operator", Name: "Service operator", Role: domain.RoleAdmin})
+		s.client(cfg.AdminClientID, "operator", cfg.AdminSecret, false)
+	}
+	if cfg.Demo {
+		for _, o := range demoOrganizations {
+			o.Demo = true
+			s.org(o)
+			s.client(o.OrganizationID, o.OrganizationID, o.OrganizationID+"-secret", true)
+		}
+		_, err := cmds.CreateUser(ctx, s.meta("user:forwarder"), "forwarder", "demo-forwarder", "forwarder-password", true)
+		s.check(err)
+	}
+	if s.err != nil {
+		return fmt.Errorf("bootstrap: %w", s.err)
+	}
+	return nil
+}
+
+// demoOrganizations each get an API client named like the organisation,
+// whose secret is "<client id>-secret".
+var demoOrganizations = []domain.CreateOrganization{
+	{OrganizationID: "demo-forwarder", Name: "Demo Forwarding Ltd", Role: domain.RoleForwarder},
+	{OrganizationID: "demo-airline-lh", Name: "Lufthansa Cargo (demo)", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH"},
+	{OrganizationID: "demo-airline-ek", Name: "Emirates SkyCargo (demo)", Role: domain.RoleAirline, AWBPrefix: "176", AirlineCode: "EK"},
+	{OrganizationID: "demo-admin", Name: "Cargostream operator (demo)", Role: domain.RoleAdmin},
+}
+
+func printDemoHelp(w io.Writer, base string) {
+	fmt.Fprintf(w, `
+Demo mode: demo organisations and credentials are loaded (see README).
+Get a token as the demo forwarder:
+
+  curl -s -X POST %[1]s/api/auth/token -H 'Content-Type: application/json' \
+    -d '{"grantType":"client_credentials","clientId":"demo-forwarder","clientSecret":"demo-forwarder-secret"}'
+
+Other demo clients: demo-airline-lh, demo-airline-ek, demo-admin (secret: <client id>-secret);
+user forwarder / forwarder-password for the password grant.
+`, base)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/config"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// run starts the service and serves until ctx ends, then shuts down:
+// stop accepting, finish in-flight requests, drain NATS.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
+	cfg, err := config.Load(args, getenv, stdout)
+	if errors.Is(err, config.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+
+	store, err := eventstore.Open(ctx, eventstore.Options{
+		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen,
+		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if url := store.ClientURL(); url != "" {
+		log.Info("embedded NATS server accepts clients", "url", url)
+	}
+
+	tokens, err := loadTokens(ctx, store, cfg)
+	if err != nil {
+		return err
+	}
+	responses, err := store.Bucket(ctx, "idempotency", 24*time.Hour)
+	if err != nil {
+		return err
+	}
+
+	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
+	projector := projections.NewProjector(store, log, identity, quotes)
+	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); projector.Run(projCtx) }()
+	defer func() { stopProjector(); wg.Wait() }()
+
+	cmds := commands.New(store, cfg.PasswordHashCost)
+	if err := bootstrap(ctx, cmds, cfg); err != nil {
+		return err
+	}
+
+	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost}, httpapi.Deps{
+		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
+		Tokens: tokens, Responses: responses, Ready: store.Connected,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
+	if cfg.Demo {
+		printDemoHelp(stdout, base)
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// loadTokens uses the configured signing key, or the one all replicas
+// share in JetStream, generating it on first start.
+func loadTokens(ctx context.Context, store *eventstore.Store, cfg config.Config) (*httpapi.Tokens, error) {
+	key := []byte(cfg.SigningKey)
+	if len(key) == 0 {
+		secrets, err := store.Bucket(ctx, "secrets", 0)
+		if err != nil {
+			return nil, err
+		}
+		fresh, err := httpapi.GenerateSigningKey()
+		if err != nil {
+			return nil, err
+		}
+		if key, err = secrets.Create(ctx, "token-signing-key", fresh); err != nil {
+			return nil, err
+		}
+	}
+	return httpapi.NewTokens(key, cfg.TokenIssuer, cfg.TokenTTL)
+}

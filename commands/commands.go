@@ -1,0 +1,142 @@
+// Package commands carries out commands: it loads an aggregate from the
+// event store, lets the domain decide, and appends the resulting events
+// with optimistic concurrency, retrying on conflicts.
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/google/uuid"
+)
+
+// schemaVersion of the events written now. Bump it per event type, with
+// an upcaster, when an event's structure changes.
+const schemaVersion = 1
+
+// idNamespace roots the ids derived from command ids (UUID version 5).
+var idNamespace = uuid.MustParse("5c1e2a1e-7a43-4b8e-9f0e-6c7a2b8d4f10")
+
+// Meta says who issued a command and which request it belongs to.
+type Meta struct {
+	CommandID     string // the same command retried carries the same id
+	CorrelationID string // the request or flow this command is part of
+	CausationID   string // the event or command that caused it, if any
+	Principal     domain.Principal
+}
+
+// NewMeta makes the metadata of a new command by p. commandID may be empty
+// for a random one; pass a stable one (say, from an Idempotency-Key) to
+// make retries safe.
+func NewMeta(p domain.Principal, commandID, correlationID string) Meta {
+	if commandID == "" {
+		commandID = uuid.NewString()
+	}
+	if correlationID == "" {
+		correlationID = commandID
+	}
+	return Meta{CommandID: commandID, CorrelationID: correlationID, Principal: p}
+}
+
+// DeriveID returns an id that is the same every time the same command is
+// retried, so a retry addresses the aggregate the first try created.
+func (m Meta) DeriveID(kind string) string {
+	return uuid.NewSHA1(idNamespace, []byte(kind+":"+m.CommandID)).String()
+}
+
+// Handler carries out commands against one event store.
+type Handler struct {
+	store    *eventstore.Store
+	now      func() time.Time
+	hashCost int
+}
+
+// New returns a Handler. hashCost is the bcrypt cost for secrets.
+func New(store *eventstore.Store, hashCost int) *Handler {
+	return &Handler{store: store, now: time.Now, hashCost: hashCost}
+}
+
+// Result is an aggregate after a command, and the stream sequence a reader
+// must have reached to see it.
+type Result[S any] struct {
+	State    S
+	Sequence uint64
+}
+
+// load rebuilds an aggregate. It also reports the sequence of the last
+// event that commandID appended, if that command has run before.
+func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evolve func(S, domain.Event) S, commandID string) (state S, last, done uint64, err error) {
+	recs, err := h.store.Load(ctx, agg)
+	if err != nil {
+		return state, 0, 0, err
+	}
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Type, r.Data)
+		if err != nil {
+			return state, 0, 0, fmt.Errorf("loading %s: %w", agg, err)
+		}
+		state = evolve(state, e)
+		last = r.Sequence
+		if commandID != "" && r.CommandID == commandID {
+			done = r.Sequence
+		}
+	}
+	return state, last, done, nil
+}
+
+// execute runs decide against the current state of agg and appends what
+// it decides. A command that already ran (same command id in the
+// aggregate's history) is not decided again: its result is returned as it
+// stands, which makes retried commands safe.
+func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
+	var res Result[S]
+	err := eventstore.RetryOnConflict(ctx, func() error {
+		state, last, done, err := load(ctx, h, agg, evolve, m.CommandID)
+		if err != nil {
+			return err
+		}
+		if done != 0 {
+			res = Result[S]{State: state, Sequence: done}
+			return nil
+		}
+		events, err := decide(state)
+		if err != nil || len(events) == 0 {
+			res = Result[S]{State: state, Sequence: last}
+			return err
+		}
+		envelopes := make([]eventstore.Event, len(events))
+		for i, e := range events {
+			data, err := json.Marshal(e)
+			if err != nil {
+				return fmt.Errorf("encoding %s: %w", e.EventType(), err)
+			}
+			envelopes[i] = eventstore.Event{
+				Type:          e.EventType(),
+				SchemaVersion: schemaVersion,
+				EventID:       uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String(),
+				CommandID:     m.CommandID,
+				CorrelationID: m.CorrelationID,
+				CausationID:   m.CausationID,
+				Actor:         m.Principal.Subject,
+				Tenant:        m.Principal.OrganizationID,
+				OccurredAt:    h.now().UTC(),
+				Data:          data,
+			}
+		}
+		seqs, err := h.store.Append(ctx, agg, last, envelopes)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			state = evolve(state, e)
+		}
+		res = Result[S]{State: state, Sequence: seqs[len(seqs)-1]}
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,143 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Aggregate types of identity.
+const (
+	typeOrganization = "org"
+	typeClient       = "client"
+	typeUser         = "user"
+	typeAPIKey       = "apikey"
+)
+
+// CreateOrganization creates an organisation.
+func (h *Handler) CreateOrganization(ctx context.Context, m Meta, c domain.CreateOrganization) (Result[domain.Organization], error) {
+	if c.OrganizationID == "" {
+		c.OrganizationID = m.DeriveID("org")
+	}
+	c.At = h.now().UTC()
+	agg := eventstore.Aggregate{Type: typeOrganization, ID: c.OrganizationID}
+	if !domain.ValidIdentifier(c.OrganizationID) {
+		return Result[domain.Organization]{}, c.Validate()
+	}
+	return execute(ctx, h, agg, m, domain.EvolveOrganization, func(o domain.Organization) ([]domain.Event, error) {
+		return domain.DecideCreateOrganization(o, c)
+	})
+}
+
+// organization loads an organisation; a missing one is the zero value.
+func (h *Handler) organization(ctx context.Context, id string) (domain.Organization, error) {
+	if !domain.ValidIdentifier(id) {
+		return domain.Organization{}, nil
+	}
+	o, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeOrganization, ID: id}, domain.EvolveOrganization, "")
+	return o, err
+}
+
+// NewSecret returns a random secret for a client, or an API key, with a
+// prefix that tells what it is.
+func NewSecret(prefix string) string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// hashSecret validates and hashes a secret chosen for a client or user.
+func (h *Handler) hashSecret(field, secret string) (string, error) {
+	if err := domain.ValidateSecret(field, secret); err != nil {
+		return "", err
+	}
+	b, err := bcrypt.GenerateFromPassword([]byte(secret), h.hashCost)
+	return string(b), err
+}
+
+// CreateClient creates an API client with the given secret.
+func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, secret string, demo bool) (Result[domain.Client], error) {
+	var none Result[domain.Client]
+	hash, err := h.hashSecret("clientSecret", secret)
+	if err != nil {
+		return none, err
+	}
+	org, err := h.organization(ctx, orgID)
+	if err != nil {
+		return none, err
+	}
+	cmd := domain.CreateClient{ClientID: clientID, OrganizationID: orgID, SecretHash: hash, Demo: demo, At: h.now().UTC()}
+	if !domain.ValidIdentifier(clientID) {
+		// Not a valid aggregate id: let the domain say what is wrong.
+		_, err := domain.DecideCreateClient(domain.Client{}, org, cmd)
+		return none, err
+	}
+	return execute(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, m, domain.EvolveClient,
+		func(c domain.Client) ([]domain.Event, error) { return domain.DecideCreateClient(c, org, cmd) })
+}
+
+// UserID is the aggregate id of a username: usernames may hold characters
+// that subjects may not.
+func UserID(username string) string {
+	return uuid.NewSHA1(idNamespace, []byte("user:"+strings.ToLower(username))).String()
+}
+
+// CreateUser creates a user with the given password.
+func (h *Handler) CreateUser(ctx context.Context, m Meta, username, orgID, password string, demo bool) (Result[domain.User], error) {
+	var none Result[domain.User]
+	hash, err := h.hashSecret("password", password)
+	if err != nil {
+		return none, err
+	}
+	org, err := h.organization(ctx, orgID)
+	if err != nil {
+		return none, err
+	}
+	id := UserID(username)
+	cmd := domain.CreateUser{UserID: id, Username: username, OrganizationID: orgID, PasswordHash: hash, Demo: demo, At: h.now().UTC()}
+	return execute(ctx, h, eventstore.Aggregate{Type: typeUser, ID: id}, m, domain.EvolveUser,
+		func(u domain.User) ([]domain.Event, error) { return domain.DecideCreateUser(u, org, cmd) })
+}
+
+// HashAPIKey is how API keys are stored and looked up: a key is random
+// and long, so a fast hash is enough.
+func HashAPIKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateAPIKey creates an API key and returns it; the key itself is shown
+// only this once.
+func (h *Handler) CreateAPIKey(ctx context.Context, m Meta, orgID, name string) (Result[domain.APIKey], string, error) {
+	key := NewSecret("csk_")
+	org, err := h.organization(ctx, orgID)
+	if err != nil {
+		return Result[domain.APIKey]{}, "", err
+	}
+	id := m.DeriveID("apikey")
+	cmd := domain.CreateAPIKey{KeyID: id, OrganizationID: orgID, Name: name, KeyHash: HashAPIKey(key), At: h.now().UTC()}
+	res, err := execute(ctx, h, eventstore.Aggregate{Type: typeAPIKey, ID: id}, m, domain.EvolveAPIKey,
+		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideCreateAPIKey(k, org, cmd) })
+	if res.State.KeyHash != cmd.KeyHash {
+		key = "" // a repeated command: the key was shown the first time
+	}
+	return res, key, err
+}
+
+// RevokeAPIKey stops a key from authenticating.
+func (h *Handler) RevokeAPIKey(ctx context.Context, m Meta, keyID string) (Result[domain.APIKey], error) {
+	if !domain.ValidIdentifier(keyID) {
+		return Result[domain.APIKey]{}, domain.Errorf(domain.NotFound, "no such API key")
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, eventstore.Aggregate{Type: typeAPIKey, ID: keyID}, m, domain.EvolveAPIKey,
+		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideRevokeAPIKey(k, at) })
+}

@@ -1,0 +1,82 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// APIKey is a long-lived credential sent in the x-api-key header.
+type APIKey struct {
+	KeyID          string
+	OrganizationID string
+	Name           string
+	KeyHash        string // SHA-256 of the key, hex
+	Revoked        bool
+}
+
+// APIKeyCreated records a new API key. Only the key's hash is kept.
+type APIKeyCreated struct {
+	KeyID          string    `json:"keyId"`
+	OrganizationID string    `json:"organizationId"`
+	Name           string    `json:"name"`
+	KeyHash        string    `json:"keyHash"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+func (APIKeyCreated) EventType() string { return "APIKeyCreated" }
+
+// APIKeyRevoked records that a key no longer authenticates.
+type APIKeyRevoked struct {
+	KeyID     string    `json:"keyId"`
+	RevokedAt time.Time `json:"revokedAt"`
+}
+
+func (APIKeyRevoked) EventType() string { return "APIKeyRevoked" }
+
+// CreateAPIKey asks for a new API key of an existing organisation.
+type CreateAPIKey struct {
+	KeyID          string
+	OrganizationID string
+	Name           string
+	KeyHash        string
+	At             time.Time
+}
+
+// DecideCreateAPIKey creates the key once; org is its organisation.
+func DecideCreateAPIKey(k APIKey, org Organization, cmd CreateAPIKey) ([]Event, error) {
+	var p Problems
+	requireOrganization(&p, org, cmd.OrganizationID)
+	if name := strings.TrimSpace(cmd.Name); len(name) > 200 {
+		p.Add("name", CodeTooLong, "must be at most 200 characters")
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if k.KeyID != "" {
+		return nil, Errorf(Conflict, "API key %s already exists", cmd.KeyID)
+	}
+	return []Event{APIKeyCreated{KeyID: cmd.KeyID, OrganizationID: cmd.OrganizationID,
+		Name: strings.TrimSpace(cmd.Name), KeyHash: cmd.KeyHash, CreatedAt: cmd.At}}, nil
+}
+
+// DecideRevokeAPIKey revokes a key; revoking twice changes nothing.
+func DecideRevokeAPIKey(k APIKey, at time.Time) ([]Event, error) {
+	if k.KeyID == "" {
+		return nil, Errorf(NotFound, "no such API key")
+	}
+	if k.Revoked {
+		return nil, nil
+	}
+	return []Event{APIKeyRevoked{KeyID: k.KeyID, RevokedAt: at}}, nil
+}
+
+// EvolveAPIKey applies an event to an API key.
+func EvolveAPIKey(k APIKey, e Event) APIKey {
+	switch e := e.(type) {
+	case APIKeyCreated:
+		return APIKey{KeyID: e.KeyID, OrganizationID: e.OrganizationID, Name: e.Name, KeyHash: e.KeyHash}
+	case APIKeyRevoked:
+		k.Revoked = true
+	}
+	return k
+}

@@ -1,0 +1,98 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// Organization is a party using the service: a forwarder, an airline or
+// the operator.
+type Organization struct {
+	ID          string
+	Name        string
+	Role        Role
+	AWBPrefix   string
+	AirlineCode string
+	Demo        bool
+	CreatedAt   time.Time
+}
+
+// Exists reports whether the organisation has been created.
+func (o Organization) Exists() bool { return o.ID != "" }
+
+// OrganizationCreated records a new organisation.
+type OrganizationCreated struct {
+	OrganizationID string    `json:"organizationId"`
+	Name           string    `json:"name"`
+	Role           Role      `json:"role"`
+	AWBPrefix      string    `json:"awbPrefix,omitempty"`
+	AirlineCode    string    `json:"airlineCode,omitempty"`
+	Demo           bool      `json:"demo,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+func (OrganizationCreated) EventType() string { return "OrganizationCreated" }
+
+// CreateOrganization asks for a new organisation.
+type CreateOrganization struct {
+	OrganizationID string
+	Name           string
+	Role           Role
+	AWBPrefix      string
+	AirlineCode    string
+	Demo           bool
+	At             time.Time
+}
+
+// Validate checks the command on its own.
+func (c *CreateOrganization) Validate() error {
+	var p Problems
+	c.Name = strings.TrimSpace(c.Name)
+	c.AirlineCode = strings.ToUpper(c.AirlineCode)
+	if !identifierPattern.MatchString(c.OrganizationID) {
+		p.Add("id", CodeInvalidFormat, "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit")
+	}
+	switch {
+	case c.Name == "":
+		p.Add("name", CodeRequired, "is required")
+	case len(c.Name) > 200:
+		p.Add("name", CodeTooLong, "must be at most 200 characters")
+	}
+	if !c.Role.Valid() {
+		p.Add("role", CodeInvalidValue, "must be forwarder, airline or admin")
+	}
+	if c.Role == RoleAirline {
+		if !awbPrefixPattern.MatchString(c.AWBPrefix) {
+			p.Add("awbPrefix", CodeInvalidFormat, "an airline needs its three-digit AWB prefix")
+		}
+		if !airlineCodePattern.MatchString(c.AirlineCode) {
+			p.Add("iataCode", CodeInvalidFormat, "an airline needs its two-character IATA code")
+		}
+	} else if c.AWBPrefix != "" || c.AirlineCode != "" {
+		p.Add("role", CodeInvalidValue, "only an airline has an AWB prefix and IATA code")
+	}
+	return p.Err()
+}
+
+// DecideCreateOrganization creates the organisation once.
+func DecideCreateOrganization(o Organization, c CreateOrganization) ([]Event, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Exists() {
+		return nil, Errorf(Conflict, "organisation %s already exists", c.OrganizationID)
+	}
+	return []Event{OrganizationCreated{
+		OrganizationID: c.OrganizationID, Name: c.Name, Role: c.Role, AWBPrefix: c.AWBPrefix,
+		AirlineCode: c.AirlineCode, Demo: c.Demo, CreatedAt: c.At,
+	}}, nil
+}
+
+// EvolveOrganization applies an event to an organisation.
+func EvolveOrganization(o Organization, e Event) Organization {
+	if e, ok := e.(OrganizationCreated); ok {
+		return Organization{ID: e.OrganizationID, Name: e.Name, Role: e.Role, AWBPrefix: e.AWBPrefix,
+			AirlineCode: e.AirlineCode, Demo: e.Demo, CreatedAt: e.CreatedAt}
+	}
+	return o
+}

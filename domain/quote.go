@@ -1,0 +1,244 @@
+package domain
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Quote states.
+const (
+	QuotePending  = "pending"
+	QuotePriced   = "priced"
+	QuoteAccepted = "accepted"
+	QuoteRejected = "rejected"
+)
+
+// Limits of an RFQ. The spec gives none; these are far above real
+// shipments and keep any one request small.
+const (
+	maxText          = 200
+	maxNotes         = 2000
+	maxPieces        = 99999
+	maxWeightKg      = 500000 // more than any freighter's payload
+	maxDimensionCm   = 10000
+	maxDimensionRows = 100
+	maxListItems     = 20
+	maxDaysAhead     = 366
+)
+
+// Party is a shipper or consignee.
+type Party struct {
+	Name string `json:"name"`
+}
+
+// Commodity names what is shipped.
+type Commodity struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+}
+
+// DimensionLine is a group of identical pieces, in centimetres.
+type DimensionLine struct {
+	L      float64 `json:"l"`
+	W      float64 `json:"w"`
+	H      float64 `json:"h"`
+	Pieces int     `json:"pieces"`
+}
+
+// Quote is a forwarder's request for quote and what became of it.
+type Quote struct {
+	ID                    string
+	OrganizationID        string
+	Status                string
+	Shipper               Party
+	Consignee             Party
+	Origin                string
+	Destination           string
+	Pieces                int
+	WeightKg              float64
+	VolumeM3              float64
+	Commodity             Commodity
+	Dimensions            []DimensionLine
+	SHC                   []string
+	DeliveryToAirlineDate string
+	Notes                 string
+	AirlineFilter         []string
+	CreatedAt             time.Time
+}
+
+// VisibleTo reports whether p may see the quote: its forwarder, an airline
+// it is open to (no filter, or the airline's code listed), and admins.
+func (q Quote) VisibleTo(p Principal) bool {
+	switch p.Role {
+	case RoleAdmin:
+		return true
+	case RoleForwarder:
+		return q.OrganizationID == p.OrganizationID
+	case RoleAirline:
+		return len(q.AirlineFilter) == 0 || slices.Contains(q.AirlineFilter, p.AirlineCode)
+	}
+	return false
+}
+
+// QuoteRequested records an RFQ as filed.
+type QuoteRequested struct {
+	QuoteID               string          `json:"quoteId"`
+	OrganizationID        string          `json:"organizationId"`
+	Shipper               Party           `json:"shipper"`
+	Consignee             Party           `json:"consignee"`
+	Origin                string          `json:"origin"`
+	Destination           string          `json:"destination"`
+	Pieces                int             `json:"pieces"`
+	GrossWeightKg         float64         `json:"grossWeightKg"`
+	VolumeM3              float64         `json:"volumeM3"`
+	Commodity             Commodity       `json:"commodity"`
+	Dimensions            []DimensionLine `json:"dimensionsCm,omitempty"`
+	SHC                   []string        `json:"shc,omitempty"`
+	DeliveryToAirlineDate string          `json:"deliveryToAirlineDate,omitempty"`
+	Notes                 string          `json:"notes,omitempty"`
+	AirlineFilter         []string        `json:"airlineFilter,omitempty"`
+	RequestedAt           time.Time       `json:"requestedAt"`
+}
+
+func (QuoteRequested) EventType() string { return "QuoteRequested" }
+
+// RequestQuote is a forwarder's RFQ. Pieces and GrossWeightKg are pointers
+// because a missing value and a zero are different mistakes.
+type RequestQuote struct {
+	QuoteID               string
+	OrganizationID        string
+	Shipper               Party
+	Consignee             Party
+	Origin                string
+	Destination           string
+	Pieces                *int
+	GrossWeightKg         *float64
+	Commodity             Commodity
+	Dimensions            []DimensionLine
+	SHC                   []string
+	DeliveryToAirlineDate string
+	Notes                 string
+	AirlineFilter         []string
+	At                    time.Time
+}
+
+// DecideRequestQuote files the RFQ once.
+func DecideRequestQuote(q Quote, c RequestQuote) ([]Event, error) {
+	if c.GrossWeightKg == nil {
+		return nil, Errorf(InvalidRequest, "grossWeightKg is required")
+	}
+	e, err := c.normalise()
+	if err != nil {
+		return nil, err
+	}
+	if q.ID != "" {
+		return nil, Errorf(Conflict, "quote %s already exists", c.QuoteID)
+	}
+	return []Event{e}, nil
+}
+
+// normalise validates the RFQ and returns it as the event to record, with
+// codes in upper case and the volume worked out from the dimensions.
+func (c RequestQuote) normalise() (QuoteRequested, error) {
+	var p Problems
+	e := QuoteRequested{
+		QuoteID: c.QuoteID, OrganizationID: c.OrganizationID,
+		Shipper:       Party{Name: strings.TrimSpace(c.Shipper.Name)},
+		Consignee:     Party{Name: strings.TrimSpace(c.Consignee.Name)},
+		Origin:        strings.ToUpper(strings.TrimSpace(c.Origin)),
+		Destination:   strings.ToUpper(strings.TrimSpace(c.Destination)),
+		GrossWeightKg: *c.GrossWeightKg,
+		Commodity:     Commodity{Code: strings.ToUpper(strings.TrimSpace(c.Commodity.Code)), Description: strings.TrimSpace(c.Commodity.Description)},
+		Dimensions:    c.Dimensions,
+		Notes:         c.Notes,
+		RequestedAt:   c.At,
+	}
+	checkLength(&p, "shipper.name", e.Shipper.Name, maxText)
+	checkLength(&p, "consignee.name", e.Consignee.Name, maxText)
+	checkLength(&p, "commodity.code", e.Commodity.Code, 20)
+	checkLength(&p, "commodity.description", e.Commodity.Description, maxText)
+	checkLength(&p, "notes", e.Notes, maxNotes)
+	checkAirport(&p, "routing.origin", e.Origin)
+	checkAirport(&p, "routing.destination", e.Destination)
+	if e.Origin != "" && e.Origin == e.Destination {
+		p.Add("routing.destination", CodeInvalidValue, "must differ from the origin")
+	}
+	if w := e.GrossWeightKg; !(w > 0 && w <= maxWeightKg) {
+		p.Add("grossWeightKg", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+	}
+
+	dimPieces := 0
+	if len(c.Dimensions) > maxDimensionRows {
+		p.Add("dimensionsCm", CodeTooMany, "must have at most %d lines", maxDimensionRows)
+	} else {
+		cm3 := 0.0
+		for i, d := range c.Dimensions {
+			field := "dimensionsCm[" + strconv.Itoa(i) + "]"
+			for _, side := range []struct {
+				name string
+				v    float64
+			}{{"l", d.L}, {"w", d.W}, {"h", d.H}} {
+				if !(side.v > 0 && side.v <= maxDimensionCm) {
+					p.Add(field+"."+side.name, CodeInvalidRange, "must be more than 0 and at most %d cm", maxDimensionCm)
+				}
+			}
+			if d.Pieces < 1 || d.Pieces > maxPieces {
+				p.Add(field+".pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
+			}
+			dimPieces += d.Pieces
+			cm3 += d.L * d.W * d.H * float64(d.Pieces)
+		}
+		e.VolumeM3 = math.Round(cm3/1e3) / 1e3 // cm³ to m³, to the litre
+	}
+
+	switch {
+	case c.Pieces != nil:
+		e.Pieces = *c.Pieces
+		if e.Pieces < 1 || e.Pieces > maxPieces {
+			p.Add("pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
+		} else if len(c.Dimensions) > 0 && dimPieces != e.Pieces {
+			p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d", e.Pieces, dimPieces)
+		}
+	case len(c.Dimensions) > 0:
+		e.Pieces = dimPieces
+	default:
+		p.Add("pieces", CodeRequired, "is required (or give dimensionsCm)")
+	}
+
+	e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
+	e.AirlineFilter = upperList(&p, "airlineFilter", c.AirlineFilter, airlineCodePattern, "must be a two-character IATA airline code")
+
+	if d := c.DeliveryToAirlineDate; d != "" {
+		day, err := time.Parse(time.DateOnly, d)
+		today := c.At.UTC().Truncate(24 * time.Hour)
+		switch {
+		case err != nil:
+			p.Add("deliveryToAirlineDate", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+		// A day of slack: the forwarder's "today" may be the day
+		// before in UTC.
+		case day.Before(today.AddDate(0, 0, -1)):
+			p.Add("deliveryToAirlineDate", CodeInvalidDate, "must not be in the past")
+		case day.After(today.AddDate(0, 0, maxDaysAhead)):
+			p.Add("deliveryToAirlineDate", CodeInvalidDate, "must be within %d days", maxDaysAhead)
+		}
+		e.DeliveryToAirlineDate = d
+	}
+	return e, p.Err()
+}
+
+// EvolveQuote applies an event to a quote.
+func EvolveQuote(q Quote, e Event) Quote {
+	if e, ok := e.(QuoteRequested); ok {
+		return Quote{
+			ID: e.QuoteID, OrganizationID: e.OrganizationID, Status: QuotePending,
+			Shipper: e.Shipper, Consignee: e.Consignee, Origin: e.Origin, Destination: e.Destination,
+			Pieces: e.Pieces, WeightKg: e.GrossWeightKg, VolumeM3: e.VolumeM3, Commodity: e.Commodity,
+			Dimensions: e.Dimensions, SHC: e.SHC, DeliveryToAirlineDate: e.DeliveryToAirlineDate,
+			Notes: e.Notes, AirlineFilter: e.AirlineFilter, CreatedAt: e.RequestedAt,
+		}
+	}
+	return q
+}

@@ -1,0 +1,46 @@
+package domain
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+var specialHandlingCodePattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+func checkLength(p *Problems, field, s string, max int) {
+	if utf8.RuneCountInString(s) > max {
+		p.Add(field, CodeTooLong, "must be at most %d characters", max)
+	}
+}
+
+func checkAirport(p *Problems, field, code string) {
+	switch {
+	case code == "":
+		p.Add(field, CodeRequired, "is required")
+	case !airportCodePattern.MatchString(code):
+		p.Add(field, CodeInvalidFormat, "must be a three-letter IATA airport code")
+	}
+}
+
+// upperList checks a short list of codes, returning them in upper case
+// without repeats.
+func upperList(p *Problems, field string, in []string, pattern *regexp.Regexp, msg string) []string {
+	if len(in) > maxListItems {
+		p.Add(field, CodeTooMany, "must have at most %d items", maxListItems)
+		return nil
+	}
+	var out []string
+	for i, s := range in {
+		s = strings.ToUpper(strings.TrimSpace(s))
+		switch {
+		case !pattern.MatchString(s):
+			p.Add(field+"["+strconv.Itoa(i)+"]", CodeInvalidFormat, "%s", msg)
+		case !slices.Contains(out, s):
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/gorilla/mux"
+)
+
+// Admin endpoints: enough to run a real deployment without demo data.
+
+type organizationJSON struct {
+	ID        string      `json:"id"`
+	Name      string      `json:"name"`
+	Role      domain.Role `json:"role"`
+	AWBPrefix string      `json:"awbPrefix,omitempty"`
+	IATACode  string      `json:"iataCode,omitempty"`
+	CreatedAt time.Time   `json:"createdAt"`
+}
+
+func orgJSON(o domain.Organization) organizationJSON {
+	return organizationJSON{ID: o.ID, Name: o.Name, Role: o.Role, AWBPrefix: o.AWBPrefix, IATACode: o.AirlineCode, CreatedAt: o.CreatedAt}
+}
+
+func (s *Server) handleCreateOrganization() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		var req organizationJSON
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.CreateOrganization(r.Context(), meta(r), domain.CreateOrganization{
+			OrganizationID: req.ID, Name: req.Name, Role: req.Role, AWBPrefix: req.AWBPrefix, AirlineCode: req.IATACode,
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, orgJSON(res.State))
+		return nil
+	}
+}
+
+func (s *Server) handleListOrganizations() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		orgs := s.identity.Organizations()
+		out := struct {
+			Organizations []organizationJSON `json:"organizations"`
+		}{Organizations: make([]organizationJSON, len(orgs))}
+		for i, o := range orgs {
+			out.Organizations[i] = orgJSON(o)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+type clientJSON struct {
+	ClientID       string `json:"clientId"`
+	OrganizationID string `json:"organizationId"`
+	ClientSecret   string `json:"clientSecret,omitempty"`
+}
+
+// handleCreateClient creates an API client. Without a clientSecret the
+// service generates one; either way the secret is in this response only.
+func (s *Server) handleCreateClient() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		var req clientJSON
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		if req.ClientSecret == "" {
+			req.ClientSecret = commands.NewSecret("cs_")
+		}
+		res, err := s.commands.CreateClient(r.Context(), meta(r), req.ClientID, req.OrganizationID, req.ClientSecret, false)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, clientJSON{ClientID: res.State.ClientID, OrganizationID: res.State.OrganizationID, ClientSecret: req.ClientSecret})
+		return nil
+	}
+}
+
+type userJSON struct {
+	Username       string `json:"username"`
+	OrganizationID string `json:"organizationId"`
+	Password       string `json:"password,omitempty"`
+}
+
+func (s *Server) handleCreateUser() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		var req userJSON
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.CreateUser(r.Context(), meta(r), req.Username, req.OrganizationID, req.Password, false)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, userJSON{Username: res.State.Username, OrganizationID: res.State.OrganizationID})
+		return nil
+	}
+}
+
+type apiKeyJSON struct {
+	ID             string `json:"id"`
+	OrganizationID string `json:"organizationId"`
+	Name           string `json:"name"`
+	Revoked        bool   `json:"revoked"`
+	APIKey         string `json:"apiKey,omitempty"` // only when created
+}
+
+func keyJSON(k domain.APIKey) apiKeyJSON {
+	return apiKeyJSON{ID: k.KeyID, OrganizationID: k.OrganizationID, Name: k.Name, Revoked: k.Revoked}
+}
+
+func (s *Server) handleCreateAPIKey() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		var req apiKeyJSON
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, key, err := s.commands.CreateAPIKey(r.Context(), meta(r), req.OrganizationID, req.Name)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		out := keyJSON(res.State)
+		out.APIKey = key
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+func (s *Server) handleListAPIKeys() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		keys := s.identity.APIKeys(r.URL.Query().Get("organizationId"))
+		out := struct {
+			APIKeys []apiKeyJSON `json:"apiKeys"`
+		}{APIKeys: make([]apiKeyJSON, len(keys))}
+		for i, k := range keys {
+			out.APIKeys[i] = keyJSON(k)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+func (s *Server) handleRevokeAPIKey() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		res, err := s.commands.RevokeAPIKey(r.Context(), meta(r), mux.Vars(r)["id"])
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}

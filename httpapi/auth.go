@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+)
+
+// authenticate requires a valid bearer token or API key, and puts the
+// caller into the request context.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.principalOf(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
+				strings.ReplaceAll(err.(*domain.Error).Message, `"`, "'")+`"`)
+			writeError(w, r, s.log, err)
+			return
+		}
+		if holder, ok := r.Context().Value(keyPrincipal).(*domain.Principal); ok {
+			*holder = p
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// principalOf finds who is calling. Its errors are all invalid_token
+// *domain.Error values with a reason the caller can act on.
+func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
+	if key := r.Header.Get("X-Api-Key"); key != "" {
+		k, ok := s.identity.APIKeyByHash(commands.HashAPIKey(key))
+		if !ok || k.Revoked {
+			return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the API key is not valid")
+		}
+		return s.orgPrincipal("apikey:"+k.KeyID, k.OrganizationID)
+	}
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "authentication required: send Authorization: Bearer <token> or x-api-key")
+	}
+	scheme, raw, _ := strings.Cut(h, " ")
+	raw = strings.TrimSpace(raw)
+	if !strings.EqualFold(scheme, "Bearer") || raw == "" {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the Authorization header must be Bearer <token>")
+	}
+	p, demo, err := s.tokens.Verify(raw, time.Now())
+	if err != nil {
+		s.log.DebugContext(r.Context(), "token rejected", "request_id", requestID(r.Context()), "err", err)
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the access token is invalid or expired")
+	}
+	if demo && !s.opts.Demo {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "demo credentials are disabled on this server")
+	}
+	return p, nil
+}
+
+// orgPrincipal is the caller acting for organisation orgID.
+func (s *Server) orgPrincipal(subject, orgID string) (domain.Principal, error) {
+	o, ok := s.identity.Organization(orgID)
+	if !ok {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the credential's organisation does not exist")
+	}
+	return domain.Principal{Subject: subject, OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}, nil
+}
+
+// requireRole refuses callers of other roles with 403.
+func requireRole(r *http.Request, roles ...domain.Role) error {
+	p := principal(r.Context())
+	for _, role := range roles {
+		if p.Role == role {
+			return nil
+		}
+	}
+	return domain.Errorf(domain.Forbidden, "this operation is not open to the %s role", p.Role)
+}

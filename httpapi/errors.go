@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// Error values of the HTTP layer itself, beside the domain's codes.
+const (
+	codeMethodNotAllowed   = "method_not_allowed"
+	codePayloadTooLarge    = "payload_too_large"
+	codeUnsupportedMedia   = "unsupported_media_type"
+	codeIdempotencyReused  = "idempotency_key_reused"
+	codeServiceUnavailable = "service_unavailable"
+)
+
+// statusOf is the one place that maps error codes to HTTP statuses.
+var statusOf = map[string]int{
+	string(domain.InvalidRequest):       http.StatusBadRequest,
+	string(domain.ValidationError):      http.StatusBadRequest,
+	string(domain.UnsupportedGrantType): http.StatusBadRequest,
+	string(domain.InvalidGrant):         http.StatusUnauthorized,
+	string(domain.InvalidClient):        http.StatusUnauthorized,
+	string(domain.InvalidToken):         http.StatusUnauthorized,
+	string(domain.Forbidden):            http.StatusForbidden,
+	string(domain.NotFound):             http.StatusNotFound,
+	codeMethodNotAllowed:                http.StatusMethodNotAllowed,
+	string(domain.Conflict):             http.StatusConflict,
+	codePayloadTooLarge:                 http.StatusRequestEntityTooLarge,
+	codeUnsupportedMedia:                http.StatusUnsupportedMediaType,
+	codeIdempotencyReused:               http.StatusUnprocessableEntity,
+	string(domain.Internal):             http.StatusInternalServerError,
+	codeServiceUnavailable:              http.StatusServiceUnavailable,
+}
+
+// errorBody is the spec's OAuth-style error body, used for every error.
+type errorBody struct {
+	Error            string              `json:"error"`
+	ErrorDescription string              `json:"errorDescription"`
+	ErrorURI         string              `json:"errorUri"`
+	ValidationErrors []domain.FieldError `json:"validationErrors,omitempty"`
+}
+
+// httpError is an error of the HTTP layer: a message for the client, and
+// the underlying error for the log.
+type httpError struct {
+	code string
+	msg  string
+	err  error
+}
+
+func (e *httpError) Error() string {
+	if e.err != nil {
+		return e.code + ": " + e.msg + ": " + e.err.Error()
+	}
+	return e.code + ": " + e.msg
+}
+
+func (e *httpError) Unwrap() error { return e.err }
+
+func errorf(code, msg string) error { return &httpError{code: code, msg: msg} }
+
+// writeError answers with the error body for err. Only errors the client
+// cannot cause are logged as errors; they are never shown to the client.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
+	var de *domain.Error
+	var he *httpError
+	switch {
+	case errors.As(err, &de):
+		body.Error, body.ErrorDescription, body.ValidationErrors = string(de.Code), de.Message, de.Fields
+	case errors.As(err, &he):
+		body.Error, body.ErrorDescription = he.code, he.msg
+	case errors.Is(err, projections.ErrBehind):
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "the write was stored but this replica has not caught up yet; retry the read"
+	}
+	status, ok := statusOf[body.Error]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status == http.StatusInternalServerError {
+		log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="`+body.Error+`"`)
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	body.ErrorURI = "/docs/errors#" + body.Error
+	writeJSON(w, status, body)
+}

@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+// routes lists every endpoint of the service.
+func (s *Server) routes() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return errorf("not_found", "no endpoint "+r.URL.Path)
+	})
+	r.MethodNotAllowedHandler = s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return errorf(codeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
+	})
+
+	// Open to everyone.
+	r.Handle("/healthz", s.handleHealth()).Methods(http.MethodGet)
+	r.Handle("/readyz", s.handleReady()).Methods(http.MethodGet)
+	r.Handle("/openapi.json", handleOpenAPI()).Methods(http.MethodGet)
+	r.Handle("/docs/errors", handleErrorDocs()).Methods(http.MethodGet)
+	r.Handle("/.well-known/jwks.json", s.handleJWKS()).Methods(http.MethodGet)
+	r.Handle("/api/auth/token", s.handle(s.handleToken())).Methods(http.MethodPost)
+
+	// Everything else needs a token or an API key.
+	r.Handle("/api/quotes", s.api(s.handleCreateQuote())).Methods(http.MethodPost)
+	r.Handle("/api/quotes", s.api(s.handleListQuotes())).Methods(http.MethodGet)
+	r.Handle("/api/quotes/{id}", s.api(s.handleGetQuote())).Methods(http.MethodGet)
+
+	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
+	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
+	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)
+	r.Handle("/api/admin/users", s.api(s.handleCreateUser())).Methods(http.MethodPost)
+	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey())).Methods(http.MethodPost)
+	r.Handle("/api/admin/api-keys", s.api(s.handleListAPIKeys())).Methods(http.MethodGet)
+	r.Handle("/api/admin/api-keys/{id}", s.api(s.handleRevokeAPIKey())).Methods(http.MethodDelete)
+	return r
+}
+
+// api wraps an endpoint that needs a token or an API key.
+func (s *Server) api(h handlerFunc) http.Handler {
+	return s.authenticate(s.consistentReads(s.idempotent(s.handle(h))))
+}

@@ -1,0 +1,89 @@
+// Package httpapi is Cargostream's HTTP interface: it decodes and checks
+// requests, runs commands, and answers from the read models.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Options tune the HTTP layer.
+type Options struct {
+	Demo         bool  // demo credentials are accepted
+	MaxBodyBytes int64 // larger request bodies get 413
+	HashCost     int   // bcrypt cost, to make unknown names as slow as known ones
+}
+
+// Server serves the API.
+type Server struct {
+	opts      Options
+	log       *slog.Logger
+	commands  *commands.Handler
+	projector *projections.Projector
+	identity  *projections.Identity
+	quotes    *projections.Quotes
+	tokens    *Tokens
+	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	ready     func() bool
+	dummyHash []byte
+	handler   http.Handler
+}
+
+// Deps are what the server works with.
+type Deps struct {
+	Log       *slog.Logger
+	Commands  *commands.Handler
+	Projector *projections.Projector
+	Identity  *projections.Identity
+	Quotes    *projections.Quotes
+	Tokens    *Tokens
+	Responses *eventstore.Bucket
+	Ready     func() bool // the event store is connected
+}
+
+// New returns the API's handler.
+func New(opts Options, d Deps) *Server {
+	s := &Server{
+		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
+		quotes: d.Quotes, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+	}
+	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
+	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handlerFunc is a handler that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle turns a handlerFunc into an http.Handler that answers errors
+// with the spec's error body.
+func (s *Server) handle(f handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			writeError(w, r, s.log, err)
+		}
+	})
+}
+
+// maxConsistencyWait bounds how long a request waits for this replica's
+// read models to reach a sequence.
+const maxConsistencyWait = 5 * time.Second
+
+// settle waits until the read models include sequence seq, so that the
+// response and the next read show the write, and tells the client the
+// sequence (Cargo-Sequence) to pass to a GET on another replica.
+func (s *Server) settle(w http.ResponseWriter, r *http.Request, seq uint64) error {
+	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
+	defer cancel()
+	w.Header().Set("Cargo-Sequence", uitoa(seq))
+	return s.projector.WaitFor(ctx, seq)
+}

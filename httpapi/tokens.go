@@ -1,0 +1,144 @@
+package httpapi
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+)
+
+// audience of every access token this service issues.
+const audience = "cargostream-api"
+
+// Tokens issues and verifies access tokens: JWTs signed with ES256, whose
+// public key is published at /.well-known/jwks.json.
+type Tokens struct {
+	private jwk.Key
+	public  jwk.Set
+	issuer  string
+	ttl     time.Duration
+}
+
+// GenerateSigningKey returns a new P-256 key as PKCS#8 PEM.
+func GenerateSigningKey() ([]byte, error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// NewTokens loads the PEM signing key. The key id is the key's RFC 7638
+// thumbprint, so every replica with the same key names it the same.
+func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error) {
+	block, _ := pem.Decode(keyPEM)
+	if block == nil {
+		return nil, errors.New("signing key: not PEM")
+	}
+	raw, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	ec, ok := raw.(*ecdsa.PrivateKey)
+	if !ok || ec.Curve != elliptic.P256() {
+		return nil, errors.New("signing key: must be an ECDSA P-256 key")
+	}
+	priv, err := jwk.FromRaw(ec)
+	if err != nil {
+		return nil, err
+	}
+	thumb, err := priv.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	kid := base64.RawURLEncoding.EncodeToString(thumb)
+	priv.Set(jwk.KeyIDKey, kid)
+	priv.Set(jwk.AlgorithmKey, jwa.ES256)
+	pub, err := priv.PublicKey()
+	if err != nil {
+		return nil, err
+	}
+	pub.Set(jwk.KeyUsageKey, "sig")
+	set := jwk.NewSet()
+	set.AddKey(pub)
+	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl}, nil
+}
+
+// Issue returns a signed token for p and its lifetime.
+func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
+	b := jwt.NewBuilder().
+		Issuer(t.issuer).
+		Audience([]string{audience}).
+		Subject(p.Subject).
+		IssuedAt(now).
+		NotBefore(now).
+		Expiration(now.Add(t.ttl)).
+		JwtID(uuid.NewString()).
+		Claim("org", p.OrganizationID).
+		Claim("role", string(p.Role))
+	if p.Role == domain.RoleAirline {
+		b = b.Claim("airline", p.AirlineCode).Claim("awbPrefix", p.AWBPrefix)
+	}
+	if demo {
+		b = b.Claim("demo", true)
+	}
+	tok, err := b.Build()
+	if err != nil {
+		return "", 0, err
+	}
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, t.private))
+	return string(signed), t.ttl, err
+}
+
+// Verify checks a token's signature, issuer, audience and times, and
+// returns the caller it names and whether it is a demo identity.
+func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+	tok, err := jwt.Parse([]byte(raw),
+		jwt.WithKeySet(t.public),
+		jwt.WithValidate(true),
+		jwt.WithIssuer(t.issuer),
+		jwt.WithAudience(audience),
+		jwt.WithClock(jwt.ClockFunc(func() time.Time { return now })),
+		jwt.WithAcceptableSkew(30*time.Second),
+		jwt.WithRequiredClaim("org"),
+		jwt.WithRequiredClaim("role"),
+	)
+	if err != nil {
+		return domain.Principal{}, false, err
+	}
+	claim := func(name string) string {
+		v, _ := tok.PrivateClaims()[name].(string)
+		return v
+	}
+	p := domain.Principal{
+		Subject:        tok.Subject(),
+		OrganizationID: claim("org"),
+		Role:           domain.Role(claim("role")),
+		AirlineCode:    claim("airline"),
+		AWBPrefix:      claim("awbPrefix"),
+	}
+	if !p.Role.Valid() || p.Subject == "" || p.OrganizationID == "" {
+		return domain.Principal{}, false, errors.New("token lacks a subject, organisation or role")
+	}
+	demo, _ := tok.PrivateClaims()["demo"].(bool)
+	return p, demo, nil
+}
+
+// JWKS is the public key set, for clients that verify tokens themselves.
+func (t *Tokens) JWKS() jwk.Set { return t.public }

@@ -1,0 +1,115 @@
+// Package projections keeps the read models that GET endpoints are served
+// from. A single projector per process follows the event stream and
+// hands each event to every read model, in stream order.
+package projections
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// ReadModel is kept up to date by the projector. Apply is called for every
+// event in stream order, from one goroutine; a model ignores the events it
+// does not need.
+type ReadModel interface {
+	Apply(r eventstore.Record, e domain.Event)
+}
+
+// Projector feeds read models from the stream.
+type Projector struct {
+	store  *eventstore.Store
+	models []ReadModel
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	applied uint64        // last sequence applied to every model
+	target  uint64        // stream's last sequence at start: ready once applied
+	changed chan struct{} // closed (and replaced) whenever applied moves
+}
+
+// NewProjector returns a projector for models.
+func NewProjector(store *eventstore.Store, log *slog.Logger, models ...ReadModel) *Projector {
+	return &Projector{store: store, models: models, log: log, changed: make(chan struct{})}
+}
+
+// Run replays the stream into the read models and then follows it, until
+// ctx ends. A failed subscription is resumed after the last applied event.
+func (p *Projector) Run(ctx context.Context) {
+	if last, err := p.store.LastSequence(ctx); err == nil {
+		p.mu.Lock()
+		p.target = last
+		p.mu.Unlock()
+	}
+	for ctx.Err() == nil {
+		err := p.store.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
+		if ctx.Err() != nil {
+			return
+		}
+		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (p *Projector) apply(r eventstore.Record) error {
+	e, err := domain.DecodeEvent(r.Type, r.Data)
+	if err != nil {
+		// An event this version does not know (written by a newer one)
+		// must not stop every read model: skip it, loudly.
+		p.log.Error("projector skips an event it cannot decode", "sequence", r.Sequence, "type", r.Type, "err", err)
+	} else {
+		for _, m := range p.models {
+			m.Apply(r, e)
+		}
+	}
+	p.mu.Lock()
+	p.applied = r.Sequence
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+	return nil
+}
+
+// Applied is the sequence of the last event applied.
+func (p *Projector) Applied() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.applied
+}
+
+// CaughtUp reports whether the read models hold every event that was in
+// the stream when the projector started.
+func (p *Projector) CaughtUp() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.applied >= p.target
+}
+
+// ErrBehind means the read models did not reach a sequence in time.
+var ErrBehind = errors.New("projections: read models are behind")
+
+// WaitFor returns once the read models have applied sequence seq, so a
+// reader sees its own writes; ErrBehind if ctx ends first.
+func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
+	for {
+		p.mu.Lock()
+		applied, changed := p.applied, p.changed
+		p.mu.Unlock()
+		if applied >= seq {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ErrBehind
+		}
+	}
+}

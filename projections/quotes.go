@@ -1,0 +1,87 @@
+package projections
+
+import (
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// Quotes is the read model of quotes.
+type Quotes struct {
+	mu    sync.RWMutex
+	byID  map[string]domain.Quote
+	order []string            // ids, oldest first
+	byOrg map[string][]string // forwarder → its quote ids, oldest first
+}
+
+// NewQuotes returns an empty quotes read model.
+func NewQuotes() *Quotes {
+	return &Quotes{byID: map[string]domain.Quote{}, byOrg: map[string][]string{}}
+}
+
+// Apply implements ReadModel.
+func (m *Quotes) Apply(r eventstore.Record, e domain.Event) {
+	if r.Aggregate.Type != "quote" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := r.Aggregate.ID
+	q, existed := m.byID[id]
+	q = domain.EvolveQuote(q, e)
+	m.byID[id] = q
+	if !existed {
+		m.order = append(m.order, id)
+		m.byOrg[q.OrganizationID] = append(m.byOrg[q.OrganizationID], id)
+	}
+}
+
+// QuoteFilter narrows a quote list; empty fields match everything.
+type QuoteFilter struct {
+	Status, Origin, Destination string
+}
+
+// Matches reports whether q passes the filter.
+func (f QuoteFilter) Matches(q domain.Quote) bool {
+	return (f.Status == "" || q.Status == f.Status) &&
+		(f.Origin == "" || q.Origin == f.Origin) &&
+		(f.Destination == "" || q.Destination == f.Destination)
+}
+
+// Get returns a quote p may see. A quote p may not see is reported as
+// missing, so its existence is not revealed.
+func (m *Quotes) Get(p domain.Principal, id string) (domain.Quote, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	q, ok := m.byID[id]
+	if !ok || !q.VisibleTo(p) {
+		return domain.Quote{}, false
+	}
+	return q, true
+}
+
+// List returns one page (from 1) of the quotes p may see that match f,
+// newest first, and how many match in all.
+func (m *Quotes) List(p domain.Principal, f QuoteFilter, page, limit int) ([]domain.Quote, int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	ids := m.order
+	if p.Role == domain.RoleForwarder {
+		ids = m.byOrg[p.OrganizationID]
+	}
+	skip := (page - 1) * limit
+	var out []domain.Quote
+	total := 0
+	for i := len(ids) - 1; i >= 0; i-- {
+		q := m.byID[ids[i]]
+		if !q.VisibleTo(p) || !f.Matches(q) {
+			continue
+		}
+		if total >= skip && len(out) < limit {
+			out = append(out, q)
+		}
+		total++
+	}
+	return out, total
+}
