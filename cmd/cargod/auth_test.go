@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/httpapi"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+)
+
+func TestTokenEndpoint(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	basic := func(id, secret string) map[string]string {
+		return map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+secret))}
+	}
+	tests := []struct {
+		name        string
+		body        any
+		contentType string
+		header      map[string]string
+		status      int
+		error       string
+		subject     string
+	}{
+		{name: "client credentials", status: 200, subject: "client:demo-forwarder",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}},
+		{name: "password", status: 200, subject: "user:forwarder",
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "forwarder-password"}},
+		{name: "form post", status: 200, subject: "client:demo-airline-lh", contentType: "application/x-www-form-urlencoded",
+			body: form("grant_type", "client_credentials", "client_id", "demo-airline-lh", "client_secret", "demo-airline-lh-secret")},
+		{name: "basic authentication", status: 200, subject: "client:demo-admin", contentType: "application/x-www-form-urlencoded",
+			body: form("grant_type", "client_credentials"), header: basic("demo-admin", "demo-admin-secret")},
+		{name: "a bearer value sent along is ignored", status: 200, subject: "client:demo-forwarder",
+			header: map[string]string{"Authorization": "Bearer whatever"},
+			body:   map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}},
+		{name: "wrong secret", status: 401, error: "invalid_grant",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "wrong"}},
+		{name: "unknown client", status: 401, error: "invalid_grant",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "nobody", "clientSecret": "wrong"}},
+		{name: "wrong password", status: 401, error: "invalid_grant",
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "guess"}},
+		{name: "wrong basic secret", status: 401, error: "invalid_grant", contentType: "application/x-www-form-urlencoded",
+			body: form("grant_type", "client_credentials"), header: basic("demo-admin", "nope")},
+		{name: "malformed basic header", status: 401, error: "invalid_client",
+			body: map[string]string{"grantType": "client_credentials"}, header: map[string]string{"Authorization": "Basic !!!"}},
+		{name: "unsupported grant", status: 400, error: "unsupported_grant_type",
+			body: map[string]string{"grantType": "authorization_code"}},
+		{name: "no grant", status: 400, error: "invalid_request", body: map[string]string{"clientId": "demo-forwarder"}},
+		{name: "no secret", status: 400, error: "invalid_request",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder"}},
+		{name: "not JSON", status: 400, error: "invalid_request", body: "{grantType"},
+		{name: "other content type", status: 415, error: "unsupported_media_type", contentType: "text/plain", body: "grant"},
+	}
+	jwks := s.jwks(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: "/api/auth/token", body: tt.body, contentType: tt.contentType, header: tt.header})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s, want %d", r.status, r.body, tt.status)
+			}
+			if tt.error != "" {
+				if e := r.apiError(t); e.Error != tt.error || e.ErrorDescription == "" || e.ErrorURI == "" {
+					t.Errorf("error body = %s, want %s", r.body, tt.error)
+				}
+				return
+			}
+			var tok struct {
+				AccessToken, TokenType string
+				ExpiresIn              int
+			}
+			r.json(t, &tok)
+			if tok.TokenType != "Bearer" || tok.ExpiresIn != 3600 {
+				t.Errorf("token response = %s", r.body)
+			}
+			parsed, err := jwt.Parse([]byte(tok.AccessToken), jwt.WithKeySet(jwks), jwt.WithValidate(true),
+				jwt.WithAudience("cargostream-api"), jwt.WithIssuer("cargostream"))
+			if err != nil {
+				t.Fatalf("token does not verify with the published JWKS: %v", err)
+			}
+			if parsed.Subject() != tt.subject || parsed.JwtID() == "" || parsed.IssuedAt().IsZero() ||
+				parsed.Expiration().Sub(parsed.IssuedAt()) != time.Hour {
+				t.Errorf("claims: sub %q jti %q iat %v exp %v", parsed.Subject(), parsed.JwtID(), parsed.IssuedAt(), parsed.Expiration())
+			}
+			for _, c := range []string{"org", "role"} {
+				if v, _ := parsed.Get(c); v == "" || v == nil {
+					t.Errorf("claim %s missing", c)
+				}
+			}
+		})
+	}
+}
+
+func (s *testServer) jwks(t *testing.T) jwk.Set {
+	t.Helper()
+	r := s.do(t, request{method: "GET", path: "/.well-known/jwks.json"})
+	set, err := jwk.Parse(r.body)
+	if err != nil || set.Len() != 1 {
+		t.Fatalf("jwks: %v %s", err, r.body)
+	}
+	return set
+}
+
+func TestUnauthenticatedRequestsAre401(t *testing.T) {
+	// A known signing key lets the test forge tokens the way an attacker
+	// or a misconfigured client would produce them.
+	pemKey, err := httpapi.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "signing.pem")
+	os.WriteFile(keyFile, pemKey, 0o600)
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_SIGNING_KEY_FILE": keyFile})
+	good := s.demoToken(t, "demo-forwarder")
+
+	serverKey := mustKey(t, pemKey, s.jwks(t))
+	otherPEM, _ := httpapi.GenerateSigningKey()
+	otherKey := mustKey(t, otherPEM, nil)
+	claims := func(change func(b *jwt.Builder) *jwt.Builder) jwt.Token {
+		now := time.Now()
+		b := jwt.NewBuilder().Issuer("cargostream").Audience([]string{"cargostream-api"}).Subject("client:demo-forwarder").
+			IssuedAt(now).Expiration(now.Add(time.Hour)).JwtID("x").Claim("org", "demo-forwarder").Claim("role", "forwarder")
+		tok, err := change(b).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	sign := func(tok jwt.Token, key jwk.Key) string {
+		b, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	same := func(b *jwt.Builder) *jwt.Builder { return b }
+	// alg none: a header and payload with an empty signature.
+	payload, _ := json.Marshal(map[string]any{"iss": "cargostream", "aud": "cargostream-api", "sub": "client:demo-forwarder",
+		"exp": time.Now().Add(time.Hour).Unix(), "org": "demo-forwarder", "role": "admin"})
+	none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + base64.RawURLEncoding.EncodeToString(payload) + "."
+
+	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: sign(claims(same), serverKey)}); r.status != http.StatusNotFound {
+		t.Fatalf("a well-formed forged-with-the-real-key token should pass: %d %s", r.status, r.body)
+	}
+	tests := []struct {
+		name   string
+		header map[string]string
+	}{
+		{"no credentials", nil},
+		{"empty bearer", map[string]string{"Authorization": "Bearer "}},
+		{"basic instead of bearer", map[string]string{"Authorization": "Basic ZGVtbzpkZW1v"}},
+		{"garbage token", map[string]string{"Authorization": "Bearer not.a.jwt"}},
+		{"truncated token", map[string]string{"Authorization": "Bearer " + good[:len(good)-5]}},
+		{"expired", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder {
+			return b.IssuedAt(time.Now().Add(-3 * time.Hour)).Expiration(time.Now().Add(-2 * time.Hour))
+		}), serverKey)}},
+		{"wrong issuer", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Issuer("evil") }), serverKey)}},
+		{"wrong audience", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Audience([]string{"other"}) }), serverKey)}},
+		{"signed by another key", map[string]string{"Authorization": "Bearer " + sign(claims(same), otherKey)}},
+		{"alg none", map[string]string{"Authorization": "Bearer " + none}},
+		{"unknown API key", map[string]string{"X-Api-Key": "csk_nothing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "GET", path: "/api/quotes", header: tt.header})
+			if r.status != http.StatusUnauthorized {
+				t.Fatalf("= %d %s, want 401", r.status, r.body)
+			}
+			if e := r.apiError(t); e.Error != "invalid_token" || e.ErrorDescription == "" {
+				t.Errorf("body = %s", r.body)
+			}
+			if h := r.header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="invalid_token"`) {
+				t.Errorf("WWW-Authenticate = %q", h)
+			}
+		})
+	}
+}
+
+// mustKey parses a PEM key as a jwk with the server's key id (if a set is
+// given), ready to sign.
+func mustKey(t *testing.T, pemKey []byte, set jwk.Set) jwk.Key {
+	t.Helper()
+	k, err := jwk.ParseKey(pemKey, jwk.WithPEM(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kid := "other"
+	if set != nil {
+		pub, _ := set.Key(0)
+		kid = pub.KeyID()
+	}
+	k.Set(jwk.KeyIDKey, kid)
+	k.Set(jwk.AlgorithmKey, jwa.ES256)
+	return k
+}
+
+func TestAPIKeys(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	var key struct{ ID, APIKey, OrganizationID string }
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "demo-forwarder", "name": "TMS integration"}).json(t, &key)
+	if !strings.HasPrefix(key.APIKey, "csk_") || key.OrganizationID != "demo-forwarder" {
+		t.Fatalf("key = %+v", key)
+	}
+	withKey := request{method: "POST", path: "/api/quotes", body: rfq(), header: map[string]string{"X-Api-Key": key.APIKey}}
+	if r := s.do(t, withKey); r.status != http.StatusCreated {
+		t.Fatalf("RFQ with API key = %d %s", r.status, r.body)
+	}
+	var list struct{ APIKeys []struct{ ID, Name string } }
+	s.do(t, request{method: "GET", path: "/api/admin/api-keys?organizationId=demo-forwarder", token: admin}).json(t, &list)
+	if len(list.APIKeys) != 1 || list.APIKeys[0].Name != "TMS integration" || strings.Contains(s.stdout.String(), key.APIKey) {
+		t.Errorf("listed keys = %+v", list)
+	}
+	if r := s.do(t, request{method: "DELETE", path: "/api/admin/api-keys/" + key.ID, token: admin}); r.status != http.StatusNoContent {
+		t.Fatalf("revoke = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, withKey); r.status != http.StatusUnauthorized {
+		t.Errorf("revoked key = %d", r.status)
+	}
+	if r := s.do(t, request{method: "DELETE", path: "/api/admin/api-keys/nope", token: admin}); r.status != http.StatusNotFound {
+		t.Errorf("revoke unknown = %d", r.status)
+	}
+}
+
+func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	tok := s.demoToken(t, "demo-forwarder")
+	s.stop()
+
+	s = startServer(t, dir, map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "operator-secret-123"})
+	r := s.do(t, request{method: "POST", path: "/api/auth/token",
+		body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}})
+	if r.status != http.StatusUnauthorized || r.apiError(t).Error != "invalid_grant" {
+		t.Errorf("demo token with demo off = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok}); r.status != http.StatusUnauthorized {
+		t.Errorf("an earlier demo token with demo off = %d", r.status)
+	}
+	if strings.Contains(s.stdout.String(), "demo-forwarder-secret") {
+		t.Error("demo help printed with demo off")
+	}
+	// The bootstrap admin works.
+	s.token(t, "admin", "operator-secret-123")
+}
+
+func TestAdminEndpoints(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	var org struct{ ID, Name, Role, AWBPrefix, IATACode string }
+	s.mustCreate(t, admin, "/api/admin/organizations",
+		map[string]any{"id": "qr-cargo", "name": "Qatar Airways Cargo", "role": "airline", "awbPrefix": "157", "iataCode": "qr"}).json(t, &org)
+	if org.ID != "qr-cargo" || org.IATACode != "QR" || org.AWBPrefix != "157" || org.Role != "airline" {
+		t.Errorf("org = %+v", org)
+	}
+	var client struct{ ClientID, ClientSecret string }
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "qr-cargo", "clientId": "qr-api"}).json(t, &client)
+	if !strings.HasPrefix(client.ClientSecret, "cs_") {
+		t.Fatalf("generated secret = %q", client.ClientSecret)
+	}
+	s.token(t, "qr-api", client.ClientSecret)
+	s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "qr-cargo", "username": "ops@qr", "password": "a long enough password"})
+	s.passwordToken(t, "OPS@qr", "a long enough password")
+
+	tests := []struct {
+		name   string
+		token  string
+		path   string
+		body   any
+		status int
+		fields []string
+	}{
+		{"not an admin", s.demoToken(t, "demo-forwarder"), "/api/admin/organizations", map[string]any{"name": "x", "role": "forwarder"}, 403, nil},
+		{"bad organisation", admin, "/api/admin/organizations", map[string]any{"id": "a b", "role": "shipper"}, 400, []string{"id", "name", "role"}},
+		{"airline without prefix", admin, "/api/admin/organizations", map[string]any{"name": "X", "role": "airline", "iataCode": "X"}, 400, []string{"awbPrefix", "iataCode"}},
+		{"existing organisation", admin, "/api/admin/organizations", map[string]any{"id": "qr-cargo", "name": "Again", "role": "forwarder"}, 409, nil},
+		{"client of no organisation", admin, "/api/admin/clients", map[string]any{"organizationId": "nope", "clientId": "c1", "clientSecret": "long enough secret"}, 400, []string{"organizationId"}},
+		{"client with a bad id", admin, "/api/admin/clients", map[string]any{"organizationId": "qr-cargo", "clientId": "has space", "clientSecret": "long enough secret"}, 400, []string{"clientId"}},
+		{"existing client", admin, "/api/admin/clients", map[string]any{"organizationId": "qr-cargo", "clientId": "qr-api", "clientSecret": "long enough secret"}, 409, nil},
+		{"short password", admin, "/api/admin/users", map[string]any{"organizationId": "qr-cargo", "username": "u", "password": "short"}, 400, []string{"password"}},
+		{"existing user", admin, "/api/admin/users", map[string]any{"organizationId": "qr-cargo", "username": "ops@QR", "password": "a long enough password"}, 409, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: tt.path, token: tt.token, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s, want %d", r.status, r.body, tt.status)
+			}
+			var fields []string
+			for _, f := range r.apiError(t).ValidationErrors {
+				fields = append(fields, f.Field)
+			}
+			if strings.Join(fields, ",") != strings.Join(tt.fields, ",") {
+				t.Errorf("fields = %v, want %v", fields, tt.fields)
+			}
+		})
+	}
+}

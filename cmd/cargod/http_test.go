@@ -1,0 +1,97 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHTTPBasics(t *testing.T) {
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_MAX_BODY_BYTES": "2048"})
+	tok := s.demoToken(t, "demo-forwarder")
+	big := rfq()
+	big["notes"] = strings.Repeat("x", 3000)
+	tests := []struct {
+		name   string
+		req    request
+		status int
+		error  string
+	}{
+		{"unknown route", request{method: "GET", path: "/api/nothing", token: tok}, 404, "not_found"},
+		{"unknown route without a token", request{method: "GET", path: "/nothing"}, 404, "not_found"},
+		{"wrong method", request{method: "DELETE", path: "/api/quotes", token: tok}, 405, "method_not_allowed"},
+		{"wrong method on the token endpoint", request{method: "GET", path: "/api/auth/token"}, 405, "method_not_allowed"},
+		{"body too large", request{method: "POST", path: "/api/quotes", token: tok, body: big}, 413, "payload_too_large"},
+		{"wrong content type", request{method: "POST", path: "/api/quotes", token: tok, body: "<rfq/>", contentType: "application/xml"}, 415, "unsupported_media_type"},
+		{"no content type", request{method: "POST", path: "/api/quotes", token: tok, body: "{}", contentType: ";"}, 415, "unsupported_media_type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, tt.req)
+			if r.status != tt.status || r.apiError(t).Error != tt.error {
+				t.Errorf("= %d %s, want %d %s", r.status, r.body, tt.status, tt.error)
+			}
+			if r.header.Get("X-Request-Id") == "" {
+				t.Error("no X-Request-Id")
+			}
+		})
+	}
+
+	r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"X-Request-Id": "trace-42"}})
+	if r.header.Get("X-Request-Id") != "trace-42" {
+		t.Errorf("request id not echoed: %q", r.header.Get("X-Request-Id"))
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.json", "/docs/errors", "/.well-known/jwks.json"} {
+		if r := s.do(t, request{method: "GET", path: path}); r.status != 200 || len(r.body) == 0 {
+			t.Errorf("GET %s = %d", path, r.status)
+		}
+	}
+	var ready struct {
+		Status             string
+		NatsConnected      bool
+		ReadModelsCaughtUp bool
+	}
+	s.do(t, request{method: "GET", path: "/readyz"}).json(t, &ready)
+	if ready.Status != "ready" || !ready.NatsConnected || !ready.ReadModelsCaughtUp {
+		t.Errorf("readyz = %+v", ready)
+	}
+	// A GET may wait for a sequence the client saw on a write.
+	w := s.do(t, request{method: "POST", path: "/api/quotes", token: tok, body: rfq()})
+	seq := w.header.Get("Cargo-Sequence")
+	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"Cargo-Sequence": seq}}); r.status != 200 {
+		t.Errorf("GET with Cargo-Sequence %s = %d", seq, r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"Cargo-Sequence": "soon"}}); r.status != 400 {
+		t.Errorf("GET with a bad Cargo-Sequence = %d", r.status)
+	}
+}
+
+func TestServedDocuments(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	r := s.do(t, request{method: "GET", path: "/openapi.json"})
+	if doc, err := parseDoc(r.body); err != nil || len(doc.paths) == 0 {
+		t.Fatalf("served document: %v", err)
+	}
+	r = s.do(t, request{method: "GET", path: "/docs/errors"})
+	for _, code := range []string{"invalid_request", "validation_error", "invalid_grant", "invalid_token", "not_found", "payload_too_large"} {
+		if !strings.Contains(string(r.body), `id="`+code+`"`) {
+			t.Errorf("error docs lack %s", code)
+		}
+	}
+}
+
+func TestHelpListsEverySetting(t *testing.T) {
+	out := &syncBuffer{}
+	if err := run(t.Context(), []string{"--help"}, func(string) string { return "" }, out, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range []string{"CARGO_ADDR", "CARGO_DATA_DIR", "CARGO_NATS_URL", "CARGO_NATS_CREDS", "CARGO_NATS_LISTEN",
+		"CARGO_DEMO", "CARGO_TOKEN_TTL", "CARGO_LOG_LEVEL", "CARGO_SIGNING_KEY_FILE", "CARGO_ADMIN_SECRET_FILE"} {
+		if !strings.Contains(out.String(), env) {
+			t.Errorf("--help does not mention %s", env)
+		}
+	}
+	if err := run(t.Context(), []string{"--token-ttl", "forever"}, func(string) string { return "" }, out, out); err == nil ||
+		!strings.Contains(err.Error(), "CARGO_TOKEN_TTL") {
+		t.Errorf("bad flag error = %v", err)
+	}
+}

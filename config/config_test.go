@@ -1,0 +1,77 @@
+package config
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoad(t *testing.T) {
+	secretFile := filepath.Join(t.TempDir(), "admin")
+	os.WriteFile(secretFile, []byte("from-a-file\n"), 0o600)
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		check func(t *testing.T, c Config)
+		err   string
+	}{
+		{name: "defaults", check: func(t *testing.T, c Config) {
+			if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.NATSURL != "" || !c.Demo || c.TokenTTL != time.Hour ||
+				c.NATSReplicas != 1 || c.NATSStream != "CARGO" || c.LogLevel != slog.LevelInfo || c.PasswordHashCost != 10 {
+				t.Errorf("defaults = %+v", c)
+			}
+		}},
+		{name: "external NATS turns demo off and replicates", env: map[string]string{"CARGO_NATS_URL": "nats://10.0.0.1:4222"},
+			check: func(t *testing.T, c Config) {
+				if c.Demo || c.NATSReplicas != 3 {
+					t.Errorf("demo %v replicas %d", c.Demo, c.NATSReplicas)
+				}
+			}},
+		{name: "demo can be asked for with external NATS", env: map[string]string{"CARGO_NATS_URL": "nats://x:4222", "CARGO_DEMO": "true", "CARGO_NATS_REPLICAS": "1"},
+			check: func(t *testing.T, c Config) {
+				if !c.Demo || c.NATSReplicas != 1 {
+					t.Errorf("demo %v replicas %d", c.Demo, c.NATSReplicas)
+				}
+			}},
+		{name: "a flag beats the environment", env: map[string]string{"CARGO_ADDR": "127.0.0.1:1"}, args: []string{"--addr", "127.0.0.1:2"},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != "127.0.0.1:2" {
+					t.Errorf("addr = %s", c.Addr)
+				}
+			}},
+		{name: "secret from a file", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile},
+			check: func(t *testing.T, c Config) {
+				if c.AdminSecret != "from-a-file" {
+					t.Errorf("secret = %q", c.AdminSecret)
+				}
+			}},
+		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
+		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
+		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
+		{name: "duration out of range", env: map[string]string{"CARGO_TOKEN_TTL": "48h"}, err: "outside"},
+		{name: "bad bool", env: map[string]string{"CARGO_DEMO": "maybe"}, err: "CARGO_DEMO"},
+		{name: "bad level", env: map[string]string{"CARGO_LOG_LEVEL": "loud"}, err: "CARGO_LOG_LEVEL"},
+		{name: "bad cost", env: map[string]string{"CARGO_PASSWORD_HASH_COST": "40"}, err: "CARGO_PASSWORD_HASH_COST"},
+		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package domain
+
+import (
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDecideRequestQuote(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	base := func() RequestQuote {
+		return RequestQuote{QuoteID: "q1", OrganizationID: "f1", Origin: "fra", Destination: " JFK ",
+			GrossWeightKg: ptr(100.0), Pieces: ptr(3), SHC: []string{"per", "PER", "col"}, At: now,
+			Dimensions: []DimensionLine{{L: 100, W: 50, H: 40, Pieces: 2}, {L: 30.5, W: 20, H: 10, Pieces: 1}}}
+	}
+	tests := []struct {
+		name   string
+		change func(c *RequestQuote)
+		code   Code
+		check  func(t *testing.T, e QuoteRequested)
+	}{
+		{name: "normalised and measured", check: func(t *testing.T, e QuoteRequested) {
+			// 2×100×50×40 + 30.5×20×10 = 406 100 cm³ = 0.406 m³ (to the litre)
+			if e.Origin != "FRA" || e.Destination != "JFK" || e.VolumeM3 != 0.406 || e.Pieces != 3 ||
+				len(e.SHC) != 2 || e.SHC[0] != "PER" || e.SHC[1] != "COL" || !e.RequestedAt.Equal(now) {
+				t.Errorf("event = %+v", e)
+			}
+		}},
+		{name: "pieces from the dimension lines", change: func(c *RequestQuote) { c.Pieces = nil }, check: func(t *testing.T, e QuoteRequested) {
+			if e.Pieces != 3 {
+				t.Errorf("pieces = %d", e.Pieces)
+			}
+		}},
+		{name: "no dimensions, no volume", change: func(c *RequestQuote) { c.Dimensions = nil }, check: func(t *testing.T, e QuoteRequested) {
+			if e.VolumeM3 != 0 || e.Pieces != 3 {
+				t.Errorf("event = %+v", e)
+			}
+		}},
+		{name: "yesterday is still accepted", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2026-11-24" }},
+		{name: "missing weight is a bad request", change: func(c *RequestQuote) { c.GrossWeightKg = nil }, code: InvalidRequest},
+		{name: "two days ago is past", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2026-11-23" }, code: ValidationError},
+		{name: "too far ahead", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2028-01-01" }, code: ValidationError},
+		{name: "heavier than any aircraft", change: func(c *RequestQuote) { c.GrossWeightKg = ptr(600000.0) }, code: ValidationError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base()
+			if tt.change != nil {
+				tt.change(&c)
+			}
+			events, err := DecideRequestQuote(Quote{}, c)
+			if tt.code != "" {
+				if ErrorCode(err) != tt.code {
+					t.Fatalf("err = %v, want %s", err, tt.code)
+				}
+				return
+			}
+			if err != nil || len(events) != 1 {
+				t.Fatalf("= %v, %v", events, err)
+			}
+			if tt.check != nil {
+				tt.check(t, events[0].(QuoteRequested))
+			}
+		})
+	}
+	if _, err := DecideRequestQuote(Quote{ID: "q1"}, base()); ErrorCode(err) != Conflict {
+		t.Errorf("a second RFQ on the same quote = %v", err)
+	}
+}
+
+func TestQuoteVisibleTo(t *testing.T) {
+	open := Quote{OrganizationID: "f1"}
+	forEK := Quote{OrganizationID: "f1", AirlineFilter: []string{"EK", "QR"}}
+	tests := []struct {
+		name       string
+		p          Principal
+		open, toEK bool
+	}{
+		{"owner", Principal{OrganizationID: "f1", Role: RoleForwarder}, true, true},
+		{"other forwarder", Principal{OrganizationID: "f2", Role: RoleForwarder}, false, false},
+		{"listed airline", Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK"}, true, true},
+		{"unlisted airline", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, true, false},
+		{"admin", Principal{Role: RoleAdmin}, true, true},
+		{"no role", Principal{OrganizationID: "f1"}, false, false},
+	}
+	for _, tt := range tests {
+		if open.VisibleTo(tt.p) != tt.open || forEK.VisibleTo(tt.p) != tt.toEK {
+			t.Errorf("%s: sees open %v, EK-only %v", tt.name, open.VisibleTo(tt.p), forEK.VisibleTo(tt.p))
+		}
+	}
+}
+
+func TestCreateOrganizationValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		c      CreateOrganization
+		fields []string
+	}{
+		{"forwarder", CreateOrganization{OrganizationID: "f1", Name: "F", Role: RoleForwarder}, nil},
+		{"airline", CreateOrganization{OrganizationID: "lh", Name: "LH", Role: RoleAirline, AWBPrefix: "020", AirlineCode: "lh"}, nil},
+		{"airline with a numeric code", CreateOrganization{OrganizationID: "x5", Name: "UPS", Role: RoleAirline, AWBPrefix: "406", AirlineCode: "5X"}, nil},
+		{"airline without codes", CreateOrganization{OrganizationID: "a", Name: "A", Role: RoleAirline}, []string{"awbPrefix", "iataCode"}},
+		{"forwarder with a prefix", CreateOrganization{OrganizationID: "f", Name: "F", Role: RoleForwarder, AWBPrefix: "020"}, []string{"role"}},
+		{"everything wrong", CreateOrganization{OrganizationID: "-x", Role: "shipper"}, []string{"id", "name", "role"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.c.Validate()
+			var got []string
+			if e, ok := err.(*Error); ok {
+				for _, f := range e.Fields {
+					got = append(got, f.Field)
+				}
+			}
+			if len(got) != len(tt.fields) {
+				t.Fatalf("fields = %v, want %v (%v)", got, tt.fields, err)
+			}
+			for i := range got {
+				if got[i] != tt.fields[i] {
+					t.Errorf("fields = %v, want %v", got, tt.fields)
+				}
+			}
+		})
+	}
+}
