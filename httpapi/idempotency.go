@@ -30,7 +30,7 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence"}
 // idempotent honours Idempotency-Key on POSTs: the first request runs as a
 // command whose id follows from the key; a repeat with the same body gets
 // the same response and appends nothing; a repeat with another body gets
-// 422. Admin endpoints are left out: their responses carry secrets, which
+// 422. Only successes are remembered. Admin endpoints are left out: their responses carry secrets, which
 // are never stored.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,8 +81,10 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 		cmdID := uuid.NewSHA1(idempotencyNamespace, []byte(scope)).String()
 		rec := &statusRecorder{ResponseWriter: w, keep: &bytes.Buffer{}}
 		next.ServeHTTP(rec, r.WithContext(contextWithCommandID(r.Context(), cmdID)))
-		if rec.status == 0 || rec.status >= 500 {
-			return // a failure the client may retry: nothing to replay
+		if rec.status < 200 || rec.status >= 300 {
+			// Nothing was done: the client may correct the request and
+			// send it again under the same key.
+			return
 		}
 		stored := storedResponse{RequestHash: reqHash, Status: rec.status, Header: http.Header{}, Body: rec.keep.Bytes()}
 		for _, h := range replayedHeaders {

@@ -5,11 +5,13 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -29,7 +31,21 @@ type Tokens struct {
 	public  jwk.Set
 	issuer  string
 	ttl     time.Duration
+
+	// verified remembers tokens whose signature checked out, until they
+	// expire: an ECDSA verification costs more than the rest of a read.
+	mu       sync.Mutex
+	verified map[[32]byte]verifiedToken
 }
+
+type verifiedToken struct {
+	principal domain.Principal
+	demo      bool
+	expires   time.Time
+}
+
+// maxVerified bounds the cache of verified tokens.
+const maxVerified = 10000
 
 // GenerateSigningKey returns a new P-256 key as PKCS#8 PEM.
 func GenerateSigningKey() ([]byte, error) {
@@ -77,7 +93,7 @@ func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error)
 	pub.Set(jwk.KeyUsageKey, "sig")
 	set := jwk.NewSet()
 	set.AddKey(pub)
-	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl}, nil
+	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[[32]byte]verifiedToken{}}, nil
 }
 
 // Issue returns a signed token for p and its lifetime.
@@ -109,6 +125,34 @@ func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, ti
 // Verify checks a token's signature, issuer, audience and times, and
 // returns the caller it names and whether it is a demo identity.
 func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+	key := sha256.Sum256([]byte(raw))
+	t.mu.Lock()
+	v, ok := t.verified[key]
+	t.mu.Unlock()
+	if ok && now.Before(v.expires) {
+		return v.principal, v.demo, nil
+	}
+	p, demo, expires, err := t.verify(raw, now)
+	if err != nil {
+		return p, demo, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.verified) >= maxVerified {
+		for k, v := range t.verified {
+			if !now.Before(v.expires) {
+				delete(t.verified, k)
+			}
+		}
+		if len(t.verified) >= maxVerified {
+			clear(t.verified)
+		}
+	}
+	t.verified[key] = verifiedToken{principal: p, demo: demo, expires: expires}
+	return p, demo, nil
+}
+
+func (t *Tokens) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
 	tok, err := jwt.Parse([]byte(raw),
 		jwt.WithKeySet(t.public),
 		jwt.WithValidate(true),
@@ -120,7 +164,7 @@ func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, erro
 		jwt.WithRequiredClaim("role"),
 	)
 	if err != nil {
-		return domain.Principal{}, false, err
+		return domain.Principal{}, false, time.Time{}, err
 	}
 	claim := func(name string) string {
 		v, _ := tok.PrivateClaims()[name].(string)
@@ -134,10 +178,10 @@ func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, erro
 		AWBPrefix:      claim("awbPrefix"),
 	}
 	if !p.Role.Valid() || p.Subject == "" || p.OrganizationID == "" {
-		return domain.Principal{}, false, errors.New("token lacks a subject, organisation or role")
+		return domain.Principal{}, false, time.Time{}, errors.New("token lacks a subject, organisation or role")
 	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
-	return p, demo, nil
+	return p, demo, tok.Expiration(), nil
 }
 
 // JWKS is the public key set, for clients that verify tokens themselves.

@@ -1,0 +1,704 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+	"github.com/gorilla/mux"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// openAPIURL is where the test pretends the document lives, so that the
+// schema compiler can resolve its "#/..." references.
+const openAPIURL = "https://cargostream.invalid/openapi.json"
+
+// httpMethods are the keys of a path item that name operations.
+var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// openAPIDoc is the served document, decoded.
+func openAPIDoc(t *testing.T) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatalf("openapi.json is not JSON: %v", err)
+	}
+	return doc
+}
+
+// openAPICompiler compiles schemas out of the served document.
+func openAPICompiler(t *testing.T) *jsonschema.Compiler {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIDocument))
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020) // the dialect of OpenAPI 3.1
+	c.AssertFormat()                     // so that examples and samples are checked for date, date-time, uuid
+	if err := c.AddResource(openAPIURL, doc); err != nil {
+		t.Fatalf("AddResource: %v", err)
+	}
+	return c
+}
+
+// pointer makes a JSON pointer fragment of tokens (RFC 6901).
+func pointer(tokens ...string) string {
+	var b strings.Builder
+	for _, tok := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+	}
+	return b.String()
+}
+
+// lookup follows a JSON pointer fragment through the decoded document.
+func lookup(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	cur := doc
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// operations lists "method path" of every documented operation.
+func operations(doc map[string]any) map[string]map[string]any {
+	ops := map[string]map[string]any{}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			if slices.Contains(httpMethods, method) {
+				ops[method+" "+path] = op.(map[string]any)
+			}
+		}
+	}
+	return ops
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	doc := openAPIDoc(t)
+	if got := doc["openapi"]; got != "3.1.0" {
+		t.Errorf("openapi = %v, want 3.1.0", got)
+	}
+	info, _ := doc["info"].(map[string]any)
+	if info["title"] != "Cargostream" || info["version"] != "1.0.0" {
+		t.Errorf("info = %v, want title Cargostream, version 1.0.0", info)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, openAPIDocument, "", "  "); err != nil || !bytes.Equal(bytes.TrimSpace(indented.Bytes()), bytes.TrimSpace(openAPIDocument)) {
+		t.Errorf("openapi.json is not indented with two spaces (err %v)", err)
+	}
+}
+
+func TestOpenAPIComponentSchemasCompile(t *testing.T) {
+	doc := openAPIDoc(t)
+	c := openAPICompiler(t)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+		t.Run(name, func(t *testing.T) {
+			if _, err := c.Compile(openAPIURL + "#" + pointer("components", "schemas", name)); err != nil {
+				t.Errorf("%v", err)
+			}
+		})
+	}
+}
+
+// schemaSite is a "schema" in the document outside components/schemas:
+// of a request body, response, parameter or header.
+type schemaSite struct {
+	ptr     string // of the schema
+	example any    // the example beside it, if any
+}
+
+func schemaSites(doc map[string]any) []schemaSite {
+	var sites []schemaSite
+	var walk func(v any, ptr []string)
+	walk = func(v any, ptr []string) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["schema"]; ok {
+				sites = append(sites, schemaSite{ptr: pointer(append(ptr, "schema")...), example: v["example"]})
+			}
+			for k, child := range v {
+				if k != "schema" && k != "example" {
+					walk(child, append(slices.Clip(ptr), k))
+				}
+			}
+		case []any:
+			for i, child := range v {
+				walk(child, append(slices.Clip(ptr), strconv.Itoa(i)))
+			}
+		}
+	}
+	walk(doc["paths"], []string{"paths"})
+	components := doc["components"].(map[string]any)
+	for _, kind := range []string{"parameters", "headers", "responses", "requestBodies"} {
+		walk(components[kind], []string{"components", kind})
+	}
+	slices.SortFunc(sites, func(a, b schemaSite) int { return strings.Compare(a.ptr, b.ptr) })
+	return sites
+}
+
+// TestOpenAPIPathSchemasCompile compiles every schema of a request body,
+// response, parameter and header, and checks each example against its
+// schema.
+func TestOpenAPIPathSchemasCompile(t *testing.T) {
+	doc := openAPIDoc(t)
+	c := openAPICompiler(t)
+	sites := schemaSites(doc)
+	if len(sites) < 50 {
+		t.Fatalf("found only %d schemas under paths and components", len(sites))
+	}
+	for _, site := range sites {
+		t.Run(site.ptr, func(t *testing.T) {
+			sch, err := c.Compile(openAPIURL + "#" + site.ptr)
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if site.example != nil {
+				// Through JSON again, so numbers are what the validator expects.
+				raw, _ := json.Marshal(site.example)
+				v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+				if err := sch.Validate(v); err != nil {
+					t.Errorf("the example does not match its schema: %#v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAPIRefsResolve checks every $ref, including those the schema
+// compiler never follows (parameters, headers).
+func TestOpenAPIRefsResolve(t *testing.T) {
+	doc := openAPIDoc(t)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if !strings.HasPrefix(ref, "#/") {
+					t.Errorf("$ref %q is not local", ref)
+				} else if _, ok := lookup(doc, strings.TrimPrefix(ref, "#")); !ok {
+					t.Errorf("$ref %q resolves to nothing", ref)
+				}
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	walk(doc)
+}
+
+// registeredRoutes walks the router of routes.go: "method path" of each.
+func registeredRoutes(t *testing.T) []string {
+	t.Helper()
+	s := &Server{}
+	router, ok := s.routes().(*mux.Router)
+	if !ok {
+		t.Fatalf("routes() returns %T, not *mux.Router", s.routes())
+	}
+	var routes []string
+	err := router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		path, err := route.GetPathTemplate()
+		if err != nil {
+			return err
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return err
+		}
+		for _, m := range methods {
+			routes = append(routes, strings.ToLower(m)+" "+path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walking the router: %v", err)
+	}
+	return routes
+}
+
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	ops := operations(openAPIDoc(t))
+	routes := registeredRoutes(t)
+	if len(routes) == 0 {
+		t.Fatal("no routes registered")
+	}
+	for _, r := range routes {
+		if _, ok := ops[r]; !ok {
+			t.Errorf("route %s is not in openapi.json", r)
+		}
+	}
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
+		if !slices.Contains(routes, op) {
+			t.Errorf("openapi.json documents %s, which routes.go does not serve", op)
+		}
+	}
+}
+
+// openEndpoints need no credential.
+var openEndpoints = []string{
+	"get /healthz", "get /readyz", "get /openapi.json", "get /docs/errors", "get /.well-known/jwks.json", "post /api/auth/token",
+}
+
+func TestOpenAPIOperations(t *testing.T) {
+	doc := openAPIDoc(t)
+	var tags []string
+	for _, tag := range doc["tags"].([]any) {
+		tags = append(tags, tag.(map[string]any)["name"].(string))
+	}
+	if want := []string{"authentication-v1", "quotes-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+		t.Errorf("tags = %v, want %v", tags, want)
+	}
+	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
+		t.Errorf("global security = %s, want bearerAuth or apiKey", got)
+	}
+	ids := map[string]string{}
+	ops := operations(doc)
+	for _, name := range slices.Sorted(maps.Keys(ops)) {
+		op := ops[name]
+		t.Run(name, func(t *testing.T) {
+			id, _ := op["operationId"].(string)
+			if id == "" {
+				t.Error("no operationId")
+			} else if other, dup := ids[id]; dup {
+				t.Errorf("operationId %s is also used by %s", id, other)
+			}
+			ids[id] = name
+			if s, _ := op["summary"].(string); s == "" {
+				t.Error("no summary")
+			}
+			opTags, _ := op["tags"].([]any)
+			if len(opTags) != 1 || !slices.Contains(tags, opTags[0].(string)) {
+				t.Errorf("tags = %v, want one of %v", opTags, tags)
+			}
+
+			security, hasSecurity := op["security"].([]any)
+			if slices.Contains(openEndpoints, name) {
+				if !hasSecurity || len(security) != 0 {
+					t.Errorf("an open endpoint needs security: [], has %v", op["security"])
+				}
+			} else if _, ok := op["security"]; ok {
+				t.Errorf("security = %v; endpoints that need a credential use the global requirement", op["security"])
+			}
+
+			method, path, _ := strings.Cut(name, " ")
+			responses, _ := op["responses"].(map[string]any)
+			if len(responses) == 0 {
+				t.Fatal("no responses")
+			}
+			for status, r := range responses {
+				r := r.(map[string]any)
+				headers, _ := r["headers"].(map[string]any)
+				if _, ok := headers["X-Request-Id"]; !ok {
+					t.Errorf("%s: no X-Request-Id header", status)
+				}
+				code, _ := strconv.Atoi(status)
+				if code == http.StatusNoContent {
+					if _, ok := r["content"]; ok {
+						t.Errorf("%s: has content", status)
+					}
+					continue
+				}
+				content, _ := r["content"].(map[string]any)
+				if path == "/docs/errors" {
+					if _, ok := content["text/markdown"]; !ok {
+						t.Errorf("%s: not text/markdown", status)
+					}
+					continue
+				}
+				ref, _ := lookup(content, pointer("application/json", "schema", "$ref"))
+				if ref == nil {
+					ref, _ = lookup(content, pointer("application/json", "schema", "type"))
+				}
+				if ref == nil {
+					t.Errorf("%s: no application/json schema", status)
+				}
+				if code >= 400 && name != "get /readyz" && ref != "#/components/schemas/Error" {
+					t.Errorf("%s: schema %v, want Error", status, ref)
+				}
+				if code == http.StatusUnauthorized {
+					if _, ok := headers["WWW-Authenticate"]; !ok {
+						t.Errorf("%s: no WWW-Authenticate header", status)
+					}
+				}
+				if code == http.StatusCreated {
+					if _, ok := headers["Cargo-Sequence"]; !ok {
+						t.Errorf("%s: no Cargo-Sequence header", status)
+					}
+				}
+			}
+			if !slices.Contains(openEndpoints, name) {
+				for _, status := range []string{"401", "500"} {
+					if _, ok := responses[status]; !ok {
+						t.Errorf("no %s response", status)
+					}
+				}
+			}
+			if method == "post" {
+				if _, ok := op["requestBody"]; !ok {
+					t.Error("no requestBody")
+				}
+			}
+			if method == "get" && strings.HasPrefix(path, "/api/") && !hasParameter(doc, op, "header", "Cargo-Sequence") {
+				t.Error("no Cargo-Sequence request header")
+			}
+			for _, seg := range strings.Split(path, "/") {
+				if strings.HasPrefix(seg, "{") && !hasParameter(doc, doc["paths"].(map[string]any)[path].(map[string]any), "path", strings.Trim(seg, "{}")) {
+					t.Errorf("path parameter %s is not declared", seg)
+				}
+			}
+		})
+	}
+}
+
+// hasParameter reports whether the operation or path item declares a
+// parameter, directly or by $ref.
+func hasParameter(doc map[string]any, holder map[string]any, in, name string) bool {
+	params, _ := holder["parameters"].([]any)
+	for _, p := range params {
+		p := p.(map[string]any)
+		if ref, ok := p["$ref"].(string); ok {
+			resolved, _ := lookup(doc, strings.TrimPrefix(ref, "#"))
+			p, _ = resolved.(map[string]any)
+		}
+		if p["in"] == in && p["name"] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOpenAPIErrorCodes checks that the documented error codes are the
+// ones errors.go maps to statuses, and that /docs/errors has each.
+func TestOpenAPIErrorCodes(t *testing.T) {
+	doc := openAPIDoc(t)
+	enum, _ := lookup(doc, pointer("components", "schemas", "Error", "properties", "error", "enum"))
+	var documented []string
+	for _, code := range enum.([]any) {
+		documented = append(documented, code.(string))
+	}
+	slices.Sort(documented)
+	if mapped := slices.Sorted(maps.Keys(statusOf)); !slices.Equal(documented, mapped) {
+		t.Errorf("Error.error enum = %v, statusOf has %v", documented, mapped)
+	}
+	for _, code := range documented {
+		if !bytes.Contains(errorDocs, []byte(`<a id="`+code+`"></a>`)) {
+			t.Errorf("errors.md has no entry for %s", code)
+		}
+	}
+}
+
+// TestOpenAPIMatchesGoTypes compares the properties of schemas with the
+// JSON fields of the Go types they describe. For responses, a field
+// without omitempty is always written, so it must be required; the others
+// must not be, except where a handler always fills them.
+func TestOpenAPIMatchesGoTypes(t *testing.T) {
+	doc := openAPIDoc(t)
+	tests := []struct {
+		schema        string
+		goType        any
+		response      bool
+		ignore        []string // JSON fields of the type the schema leaves out
+		alwaysWritten []string // omitempty fields that a handler always fills
+	}{
+		{schema: "Error", goType: errorBody{}, response: true},
+		{schema: "ValidationError", goType: domain.FieldError{}, response: true},
+		{schema: "TokenRequest", goType: tokenRequest{}},
+		{schema: "TokenResponse", goType: tokenResponse{}, response: true},
+		{schema: "RFQ", goType: rfqRequest{}},
+		{schema: "Party", goType: domain.Party{}},
+		{schema: "DimensionLine", goType: domain.DimensionLine{}},
+		{schema: "Quote", goType: quoteResponse{}, response: true},
+		{schema: "PriceOption", goType: priceOption{}, response: true},
+		{schema: "QuoteList", goType: quoteList{}, response: true},
+		{schema: "Pagination", goType: pagination{}, response: true},
+		{schema: "CreateOrganization", goType: organizationJSON{}, ignore: []string{"createdAt"}},
+		{schema: "Organization", goType: organizationJSON{}, response: true},
+		{schema: "CreateClient", goType: clientJSON{}},
+		{schema: "Client", goType: clientJSON{}, response: true, alwaysWritten: []string{"clientSecret"}},
+		{schema: "CreateUser", goType: userJSON{}},
+		{schema: "User", goType: userJSON{}, response: true, ignore: []string{"password"}},
+		{schema: "CreateAPIKey", goType: apiKeyJSON{}, ignore: []string{"id", "revoked", "apiKey"}},
+		{schema: "APIKey", goType: apiKeyJSON{}, response: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.schema, func(t *testing.T) {
+			v, ok := lookup(doc, pointer("components", "schemas", tt.schema))
+			if !ok {
+				t.Fatalf("no schema %s", tt.schema)
+			}
+			sch := v.(map[string]any)
+			var props, required []string
+			for name := range sch["properties"].(map[string]any) {
+				props = append(props, name)
+			}
+			req, _ := sch["required"].([]any)
+			for _, name := range req {
+				required = append(required, name.(string))
+			}
+			fields, always := jsonFields(reflect.TypeOf(tt.goType))
+			fields = slices.DeleteFunc(fields, func(f string) bool { return slices.Contains(tt.ignore, f) })
+			always = slices.DeleteFunc(always, func(f string) bool { return slices.Contains(tt.ignore, f) })
+			slices.Sort(props)
+			slices.Sort(fields)
+			if !slices.Equal(props, fields) {
+				t.Errorf("properties %v, the Go type has %v", props, fields)
+			}
+			if !tt.response {
+				return
+			}
+			want := append(always, tt.alwaysWritten...)
+			slices.Sort(want)
+			slices.Sort(required)
+			if !slices.Equal(required, want) {
+				t.Errorf("required %v, want the always-written fields %v", required, want)
+			}
+			if sch["additionalProperties"] != false {
+				t.Error("a response schema needs additionalProperties: false")
+			}
+		})
+	}
+}
+
+// jsonFields lists the JSON names of a struct's fields, and those of them
+// that encoding/json always writes.
+func jsonFields(typ reflect.Type) (all, always []string) {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		all = append(all, name)
+		if !slices.Contains(strings.Split(opts, ","), "omitempty") {
+			always = append(always, name)
+		}
+	}
+	return all, always
+}
+
+// responseSchema compiles the schema documented for a response.
+func responseSchema(t *testing.T, c *jsonschema.Compiler, doc map[string]any, path, method string, status int, mediaType string) *jsonschema.Schema {
+	t.Helper()
+	ptr := pointer("paths", path, method, "responses", strconv.Itoa(status), "content", mediaType, "schema")
+	if _, ok := lookup(doc, ptr); !ok {
+		t.Fatalf("openapi.json documents no %s response %d of %s %s", mediaType, status, method, path)
+	}
+	sch, err := c.Compile(openAPIURL + "#" + ptr)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return sch
+}
+
+func validateJSON(t *testing.T, sch *jsonschema.Schema, body []byte) {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("the body is not JSON: %v\n%s", err, body)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("the body does not match the documented schema: %#v\n%s", err, body)
+	}
+}
+
+// TestOpenAPIResponsesOfHandlers sends requests that need no event store
+// through the whole handler stack and checks each response against the
+// document: the status is documented, the body matches its schema, and
+// the headers every response of that status has are there.
+func TestOpenAPIResponsesOfHandlers(t *testing.T) {
+	doc := openAPIDoc(t)
+	c := openAPICompiler(t)
+	key, err := GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := NewTokens(key, "https://cargostream.invalid", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	connected := false
+	s := &Server{log: log, tokens: tokens, ready: func() bool { return connected },
+		projector: projections.NewProjector(nil, log)}
+	const maxBody = 1024
+	handler := withRequestID(withAccessLog(log, withLimits(maxBody, s.routes())))
+
+	tests := []struct {
+		name        string
+		method      string
+		path        string // as requested
+		route       string // as documented
+		contentType string
+		body        string
+		header      http.Header
+		connected   bool
+		status      int
+	}{
+		{name: "health", method: "GET", path: "/healthz", route: "/healthz", status: 200},
+		{name: "ready", method: "GET", path: "/readyz", route: "/readyz", connected: true, status: 200},
+		{name: "not ready", method: "GET", path: "/readyz", route: "/readyz", status: 503},
+		{name: "openapi", method: "GET", path: "/openapi.json", route: "/openapi.json", status: 200},
+		{name: "error docs", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200},
+		{name: "jwks", method: "GET", path: "/.well-known/jwks.json", route: "/.well-known/jwks.json", status: 200},
+		{name: "token without grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "token with unknown grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{"grantType":"refresh_token"}`, status: 400},
+		{name: "token with mistyped field", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{"grantType":5}`, status: 400},
+		{name: "token form without grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/x-www-form-urlencoded", body: `client_id=x`, status: 400},
+		{name: "token with malformed Basic", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{"grantType":"client_credentials"}`,
+			header: http.Header{"Authorization": {"Basic !!!"}}, status: 401},
+		{name: "token too large", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{"grantType":"` + strings.Repeat("x", maxBody) + `"}`, status: 413},
+		{name: "token as text", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "text/plain", body: `grantType=password`, status: 415},
+		{name: "quotes without credential", method: "GET", path: "/api/quotes", route: "/api/quotes", status: 401},
+		{name: "RFQ without credential", method: "POST", path: "/api/quotes", route: "/api/quotes",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "quote with a bad token", method: "GET", path: "/api/quotes/q1", route: "/api/quotes/{id}",
+			header: http.Header{"Authorization": {"Bearer not-a-jwt"}}, status: 401},
+		{name: "organisations with Basic", method: "GET", path: "/api/admin/organizations", route: "/api/admin/organizations",
+			header: http.Header{"Authorization": {"Basic YTpi"}}, status: 401},
+		{name: "revoke without credential", method: "DELETE", path: "/api/admin/api-keys/k1", route: "/api/admin/api-keys/{id}", status: 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			connected = tt.connected
+			var body io.Reader
+			if tt.body != "" {
+				body = strings.NewReader(tt.body)
+			}
+			req := httptest.NewRequest(tt.method, tt.path, body)
+			maps.Copy(req.Header, tt.header)
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, req)
+			res := rec.Result()
+			if res.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d\n%s", res.StatusCode, tt.status, rec.Body.Bytes())
+			}
+			method := strings.ToLower(tt.method)
+			mt, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
+			responseSchema(t, c, doc, tt.route, method, tt.status, mt) // the status and media type are documented
+			if mt == "application/json" {
+				validateJSON(t, responseSchema(t, c, doc, tt.route, method, tt.status, mt), rec.Body.Bytes())
+			}
+			v, _ := lookup(doc, pointer("paths", tt.route, method, "responses", strconv.Itoa(tt.status), "headers"))
+			headers, _ := v.(map[string]any)
+			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After"} {
+				_, documented := headers[h]
+				if documented && res.Header.Get(h) == "" {
+					t.Errorf("documented header %s is missing", h)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAPIResponsesOfValues checks the JSON of response values built
+// the way the handlers build them, for the responses that need an event
+// store to produce.
+func TestOpenAPIResponsesOfValues(t *testing.T) {
+	doc := openAPIDoc(t)
+	c := openAPICompiler(t)
+	created := time.Date(2026, 6, 20, 9, 14, 3, 512000000, time.UTC)
+	quote := domain.Quote{
+		ID: "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b", OrganizationID: "acme", Status: domain.QuotePending,
+		Origin: "FRA", Destination: "SYD", Pieces: 4, WeightKg: 1250.5, VolumeM3: 2.16,
+		Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, SHC: []string{"HEA"}, CreatedAt: created,
+	}
+	bare := domain.Quote{ID: "0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21", Status: domain.QuotePending, Origin: "AMS",
+		Destination: "JFK", Pieces: 1, WeightKg: 10, CreatedAt: created}
+	airline := domain.Organization{ID: "lh", Name: "Lufthansa Cargo", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: created}
+	forwarder := domain.Organization{ID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}
+	keyCreated := keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Name: "scanner"})
+	keyCreated.APIKey = "csk_abc"
+	var problems domain.Problems
+	problems.Add("routing.origin", domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
+	validation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "routing.origin: bad",
+		ErrorURI: "/docs/errors#validation_error", ValidationErrors: problems}
+
+	tests := []struct {
+		name   string
+		path   string
+		method string
+		status int
+		value  any
+	}{
+		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote)},
+		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare)},
+		{"RFQ invalid", "/api/quotes", "post", 400, validation},
+		{"quote", "/api/quotes/{id}", "get", 200, quoteJSON(quote)},
+		{"quote list", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote), quoteJSON(bare)}, Pagination: newPagination(1, 20, 2)}},
+		{"quote by id", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote)}, Pagination: newPagination(1, 20, 1)}},
+		{"token", "/api/auth/token", "post", 200, tokenResponse{AccessToken: "a.b.c", TokenType: "Bearer", ExpiresIn: 3600}},
+		{"airline", "/api/admin/organizations", "post", 201, orgJSON(airline)},
+		{"forwarder", "/api/admin/organizations", "post", 201, orgJSON(forwarder)},
+		{"organisations", "/api/admin/organizations", "get", 200, struct {
+			Organizations []organizationJSON `json:"organizations"`
+		}{[]organizationJSON{orgJSON(airline), orgJSON(forwarder)}}},
+		{"client", "/api/admin/clients", "post", 201, clientJSON{ClientID: "tms", OrganizationID: "acme", ClientSecret: "cs_abc"}},
+		{"user", "/api/admin/users", "post", 201, userJSON{Username: "ana", OrganizationID: "acme"}},
+		{"API key", "/api/admin/api-keys", "post", 201, keyCreated},
+		{"API keys", "/api/admin/api-keys", "get", 200, struct {
+			APIKeys []apiKeyJSON `json:"apiKeys"`
+		}{[]apiKeyJSON{keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Revoked: true})}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(tt.value); err != nil {
+				t.Fatal(err)
+			}
+			validateJSON(t, responseSchema(t, c, doc, tt.path, tt.method, tt.status, "application/json"), buf.Bytes())
+		})
+	}
+}
