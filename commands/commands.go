@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -140,3 +141,5 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 	})
 	return res, err
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

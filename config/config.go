@@ -25,6 +25,7 @@ type Config struct {
 	NATSStream       string
 	NATSReplicas     int
 	Demo             bool
+	DemoDays         int
 	TokenTTL         time.Duration
 	TokenIssuer      string
 	SigningKey       string
@@ -63,6 +64,8 @@ var options = []option{
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
 	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL, false with it)",
 		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
+	{env: "CARGO_DEMO_DAYS", flag: "demo-days", def: "30", usage: "days ahead for which demo mode keeps a timetable of the demo airlines",
+		set: func(c *Config, v string) error { return setInt(&c.DemoDays, v, 1, 90) }},
 	{env: "CARGO_TOKEN_TTL", flag: "token-ttl", def: "1h", usage: "lifetime of issued access tokens",
 		set: func(c *Config, v string) error { return setDuration(&c.TokenTTL, v, time.Minute, 24*time.Hour) }},
 	{env: "CARGO_TOKEN_ISSUER", flag: "token-issuer", def: "cargostream", usage: "iss claim of issued tokens (usually the public base URL)",

@@ -53,6 +53,7 @@ type Error struct {
 	Code    Code
 	Message string
 	Fields  []FieldError
+	Reason  string // a business reason code, such as no_capacity, for events that record a refusal
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
@@ -91,4 +92,19 @@ func (p Problems) Err() error {
 		msg += fmt.Sprintf(" (and %d more)", len(p)-1)
 	}
 	return &Error{Code: ValidationError, Message: msg, Fields: p}
+}
+
+// Refusal is a business refusal: a conflict with the current state that
+// carries a stable reason code.
+func Refusal(reason, format string, args ...any) error {
+	return &Error{Code: Conflict, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// ReasonOf is the reason code of a refusal, or "".
+func ReasonOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
 }

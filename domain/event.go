@@ -21,6 +21,19 @@ var decoders = map[string]func([]byte) (Event, error){
 	APIKeyCreated{}.EventType():       decoder[APIKeyCreated],
 	APIKeyRevoked{}.EventType():       decoder[APIKeyRevoked],
 	QuoteRequested{}.EventType():      decoder[QuoteRequested],
+	QuotePriced{}.EventType():         decoder[QuotePriced],
+	QuoteRejected{}.EventType():       decoder[QuoteRejected],
+	QuoteAccepted{}.EventType():       decoder[QuoteAccepted],
+	FlightScheduled{}.EventType():     decoder[FlightScheduled],
+	FlightStatusChanged{}.EventType(): decoder[FlightStatusChanged],
+	CapacityReserved{}.EventType():    decoder[CapacityReserved],
+	CapacityReleased{}.EventType():    decoder[CapacityReleased],
+	RateCardSet{}.EventType():         decoder[RateCardSet],
+	BookingRequested{}.EventType():    decoder[BookingRequested],
+	BookingConfirmed{}.EventType():    decoder[BookingConfirmed],
+	BookingRejected{}.EventType():     decoder[BookingRejected],
+	BookingCancelled{}.EventType():    decoder[BookingCancelled],
+	AWBAssigned{}.EventType():         decoder[AWBAssigned],
 }
 
 func decoder[E Event](data []byte) (Event, error) {

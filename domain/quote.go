@@ -10,10 +10,10 @@ import (
 
 // Quote states.
 const (
-	QuotePending  = "pending"
-	QuotePriced   = "priced"
-	QuoteAccepted = "accepted"
-	QuoteRejected = "rejected"
+	QuoteStatusPending  = "pending"
+	QuoteStatusPriced   = "priced"
+	QuoteStatusAccepted = "accepted"
+	QuoteStatusRejected = "rejected"
 )
 
 // Limits of an RFQ. The spec gives none; these are far above real
@@ -67,6 +67,26 @@ type Quote struct {
 	Notes                 string
 	AirlineFilter         []string
 	CreatedAt             time.Time
+	ChargeableWeightKg    float64
+	Options               []PriceOption
+	PricedAt              time.Time
+	Reason                string // why it was rejected
+	BookingID             string // the booking that accepted it
+}
+
+// Option returns the price option for a flight, if the quote has one.
+func (q Quote) Option(flightID string) (PriceOption, bool) {
+	for _, o := range q.Options {
+		if o.FlightID == flightID {
+			return o, true
+		}
+	}
+	return PriceOption{}, false
+}
+
+// OptionsExpire is when the price options stop being bookable.
+func (q Quote) OptionsExpire() time.Time {
+	return q.PricedAt.Add(PriceValidityHours * time.Hour)
 }
 
 // VisibleTo reports whether p may see the quote: its forwarder, an airline
@@ -229,15 +249,84 @@ func (c RequestQuote) normalise() (QuoteRequested, error) {
 	return e, p.Err()
 }
 
+// QuotePriced records the priced options of a quote.
+type QuotePriced struct {
+	QuoteID            string        `json:"quoteId"`
+	ChargeableWeightKg float64       `json:"chargeableWeightKg"`
+	Options            []PriceOption `json:"priceOptions"`
+	PricedAt           time.Time     `json:"pricedAt"`
+}
+
+func (QuotePriced) EventType() string { return "QuotePriced" }
+
+// QuoteRejected records that nothing could be offered, and why.
+type QuoteRejected struct {
+	QuoteID    string    `json:"quoteId"`
+	Reason     string    `json:"reason"`
+	Message    string    `json:"message"`
+	RejectedAt time.Time `json:"rejectedAt"`
+}
+
+func (QuoteRejected) EventType() string { return "QuoteRejected" }
+
+// QuoteAccepted records the booking that took up one of the options.
+type QuoteAccepted struct {
+	QuoteID    string    `json:"quoteId"`
+	BookingID  string    `json:"bookingId"`
+	FlightID   string    `json:"flightId"`
+	AcceptedAt time.Time `json:"acceptedAt"`
+}
+
+func (QuoteAccepted) EventType() string { return "QuoteAccepted" }
+
+// DecidePriceQuote records the outcome of pricing a pending quote: its
+// options, or the refusal. A quote that is no longer pending is left as
+// it is, so pricing twice changes nothing.
+func DecidePriceQuote(q Quote, options []PriceOption, refusal error, at time.Time) ([]Event, error) {
+	if q.Status != QuoteStatusPending {
+		return nil, nil
+	}
+	if refusal != nil {
+		var msg string
+		if e, ok := refusal.(*Error); ok {
+			msg = e.Message
+		}
+		return []Event{QuoteRejected{QuoteID: q.ID, Reason: ReasonOf(refusal), Message: msg, RejectedAt: at}}, nil
+	}
+	return []Event{QuotePriced{QuoteID: q.ID, ChargeableWeightKg: q.ChargeableWeightKg, Options: options, PricedAt: at}}, nil
+}
+
+// DecideAcceptQuote marks the quote as taken by a booking, once.
+func DecideAcceptQuote(q Quote, bookingID, flightID string, at time.Time) ([]Event, error) {
+	if q.Status == QuoteStatusAccepted && q.BookingID == bookingID {
+		return nil, nil
+	}
+	if q.Status != QuoteStatusPriced {
+		return nil, Refusal(ReasonQuoteNotPriced, "quote %s is %s", q.ID, q.Status)
+	}
+	return []Event{QuoteAccepted{QuoteID: q.ID, BookingID: bookingID, FlightID: flightID, AcceptedAt: at}}, nil
+}
+
 // EvolveQuote applies an event to a quote.
 func EvolveQuote(q Quote, e Event) Quote {
-	if e, ok := e.(QuoteRequested); ok {
+	switch e := e.(type) {
+	case QuotePriced:
+		q.Status, q.Options, q.PricedAt, q.ChargeableWeightKg = QuoteStatusPriced, e.Options, e.PricedAt, e.ChargeableWeightKg
+		return q
+	case QuoteRejected:
+		q.Status, q.Reason = QuoteStatusRejected, e.Reason
+		return q
+	case QuoteAccepted:
+		q.Status, q.BookingID = QuoteStatusAccepted, e.BookingID
+		return q
+	case QuoteRequested:
 		return Quote{
-			ID: e.QuoteID, OrganizationID: e.OrganizationID, Status: QuotePending,
+			ID: e.QuoteID, OrganizationID: e.OrganizationID, Status: QuoteStatusPending,
 			Shipper: e.Shipper, Consignee: e.Consignee, Origin: e.Origin, Destination: e.Destination,
 			Pieces: e.Pieces, WeightKg: e.GrossWeightKg, VolumeM3: e.VolumeM3, Commodity: e.Commodity,
 			Dimensions: e.Dimensions, SHC: e.SHC, DeliveryToAirlineDate: e.DeliveryToAirlineDate,
 			Notes: e.Notes, AirlineFilter: e.AirlineFilter, CreatedAt: e.RequestedAt,
+			ChargeableWeightKg: ChargeableWeight(e.GrossWeightKg, e.Dimensions, DefaultVolumeDivisor),
 		}
 	}
 	return q

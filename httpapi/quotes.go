@@ -42,9 +42,13 @@ type quoteResponse struct {
 	SHC          []string      `json:"shc"`
 	CreatedAt    time.Time     `json:"createdAt"`
 	PriceOptions []priceOption `json:"priceOptions"`
+	// Beyond the spec: why nothing was offered, and the weight priced.
+	RejectionReason    *string  `json:"rejectionReason"`
+	ChargeableWeightKg *float64 `json:"chargeableWeightKg"`
 }
 
 type priceOption struct {
+	FlightID      string  `json:"flightId"`
 	FlightNumber  string  `json:"flightNumber"`
 	DepartureDate string  `json:"departureDate"`
 	PricePerKg    float64 `json:"pricePerKg"`
@@ -58,11 +62,22 @@ func quoteJSON(q domain.Quote) quoteResponse {
 	if shc == nil {
 		shc = []string{}
 	}
-	return quoteResponse{
+	out := quoteResponse{
 		ID: q.ID, Status: q.Status, Origin: q.Origin, Destination: q.Destination, Pieces: q.Pieces,
 		Weight: q.WeightKg, Volume: q.VolumeM3, Commodity: q.Commodity.Code, SHC: shc,
-		CreatedAt: q.CreatedAt, PriceOptions: []priceOption{},
+		CreatedAt: q.CreatedAt, PriceOptions: make([]priceOption, len(q.Options)),
 	}
+	for i, o := range q.Options {
+		out.PriceOptions[i] = priceOption{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
+			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours}
+	}
+	if q.Reason != "" {
+		out.RejectionReason = &q.Reason
+	}
+	if !q.PricedAt.IsZero() {
+		out.ChargeableWeightKg = &q.ChargeableWeightKg
+	}
+	return out
 }
 
 // meta is the metadata of the command this request carries out.
@@ -117,7 +132,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 			Destination: strings.ToUpper(q.Get("destination")),
 		}
 		switch f.Status {
-		case "", domain.QuotePending, domain.QuotePriced, domain.QuoteAccepted, domain.QuoteRejected:
+		case "", domain.QuoteStatusPending, domain.QuoteStatusPriced, domain.QuoteStatusAccepted, domain.QuoteStatusRejected:
 		default:
 			p.Add("status", domain.CodeInvalidValue, "must be pending, priced, accepted or rejected")
 		}

@@ -29,6 +29,19 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/quotes", s.api(s.handleListQuotes())).Methods(http.MethodGet)
 	r.Handle("/api/quotes/{id}", s.api(s.handleGetQuote())).Methods(http.MethodGet)
 
+	r.Handle("/api/flights", s.api(s.handleScheduleFlights())).Methods(http.MethodPost)
+	r.Handle("/api/flights", s.api(s.handleListFlights())).Methods(http.MethodGet)
+	r.Handle("/api/flights/{id}", s.api(s.handleGetFlight())).Methods(http.MethodGet)
+	r.Handle("/api/flights/{id}", s.api(s.handleChangeFlight())).Methods(http.MethodPatch)
+	r.Handle("/api/capacity", s.api(s.handleCapacity())).Methods(http.MethodGet)
+	r.Handle("/api/rates", s.api(s.handleListRates())).Methods(http.MethodGet)
+	r.Handle("/api/rates/{origin}/{destination}", s.api(s.handleSetRateCard())).Methods(http.MethodPut)
+
+	r.Handle("/api/bookings", s.api(s.handleCreateBooking())).Methods(http.MethodPost)
+	r.Handle("/api/bookings", s.api(s.handleListBookings())).Methods(http.MethodGet)
+	r.Handle("/api/bookings/{id}", s.api(s.handleGetBooking())).Methods(http.MethodGet)
+	r.Handle("/api/bookings/{id}/cancel", s.api(s.handleCancelBooking())).Methods(http.MethodPost)
+
 	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
 	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
 	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)

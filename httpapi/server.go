@@ -29,6 +29,9 @@ type Server struct {
 	projector *projections.Projector
 	identity  *projections.Identity
 	quotes    *projections.Quotes
+	flights   *projections.Flights
+	rates     *projections.Rates
+	bookings  *projections.Bookings
 	tokens    *Tokens
 	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready     func() bool
@@ -43,6 +46,9 @@ type Deps struct {
 	Projector *projections.Projector
 	Identity  *projections.Identity
 	Quotes    *projections.Quotes
+	Flights   *projections.Flights
+	Rates     *projections.Rates
+	Bookings  *projections.Bookings
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -52,7 +58,7 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))

@@ -52,7 +52,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	projector := projections.NewProjector(store, log, identity, quotes)
+	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings)
+	// The projector and the reactors stop after the HTTP server has
+	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -63,9 +66,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := bootstrap(ctx, cmds, cfg); err != nil {
 		return err
 	}
+	if cfg.Demo {
+		if err := seedDemoTimetable(ctx, cmds, projector, flights, cfg.DemoDays, time.Now()); err != nil {
+			return err
+		}
+	}
+	reactors := commands.NewReactors(cmds, store, struct {
+		*projections.Flights
+		*projections.Rates
+	}{flights, rates}, projector, log)
+	wg.Add(1)
+	go func() { defer wg.Done(); reactors.Run(projCtx) }()
 
 	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
+		Flights: flights, Rates: rates, Bookings: bookings,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -1,0 +1,56 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+const (
+	typeBooking = "booking"
+	typeAWB     = "awb"
+)
+
+func bookingAggregate(id string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: typeBooking, ID: id}
+}
+
+func quoteAggregate(id string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: typeQuote, ID: id}
+}
+
+// RequestBooking files a booking of a quoted flight as pending; the
+// booking reactor confirms or rejects it.
+func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBooking) (Result[domain.Booking], error) {
+	c.BookingID = m.DeriveID("booking")
+	c.OrganizationID = m.Principal.OrganizationID
+	c.At = h.now().UTC()
+	var q domain.Quote
+	if domain.ValidIdentifier(c.QuoteID) {
+		var err error
+		if q, _, _, err = load(ctx, h, quoteAggregate(c.QuoteID), domain.EvolveQuote, ""); err != nil {
+			return Result[domain.Booking]{}, err
+		}
+	}
+	return execute(ctx, h, bookingAggregate(c.BookingID), m, domain.EvolveBooking,
+		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, c) })
+}
+
+// CancelBooking withdraws one of the caller's bookings; the booking
+// reactor gives its capacity back.
+func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[domain.Booking], error) {
+	if !domain.ValidIdentifier(id) {
+		return Result[domain.Booking]{}, domain.Errorf(domain.NotFound, "no booking %s", id)
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, bookingAggregate(id), m, domain.EvolveBooking, func(b domain.Booking) ([]domain.Event, error) {
+		if b.ID == "" || !b.VisibleTo(m.Principal) {
+			return nil, domain.Errorf(domain.NotFound, "no booking %s", id)
+		}
+		if m.Principal.Role == domain.RoleAirline {
+			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
+		}
+		return domain.DecideCancelBooking(b, at)
+	})
+}

@@ -1,0 +1,84 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+const typeFlight = "flight"
+
+func flightAggregate(id string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: typeFlight, ID: id}
+}
+
+// ScheduleFlights publishes flights of the calling airline. All are
+// validated before any is stored; each is then its own aggregate, and
+// publishing the same flight again changes nothing, so a batch that
+// failed half way can simply be sent again.
+func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.ScheduleFlight) ([]Result[domain.Flight], error) {
+	events := make([]domain.FlightScheduled, len(flights))
+	var problems domain.Problems
+	at := h.now().UTC()
+	for i, c := range flights {
+		c.Carrier, c.AWBPrefix, c.At = m.Principal.AirlineCode, m.Principal.AWBPrefix, at
+		prefix := ""
+		if len(flights) > 1 {
+			prefix = "flights[" + itoa(i) + "]."
+		}
+		e, err := c.Normalise(prefix)
+		if err != nil {
+			problems = append(problems, err.(*domain.Error).Fields...)
+		}
+		events[i] = e
+	}
+	if err := problems.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Result[domain.Flight], len(events))
+	for i, e := range events {
+		sub := m
+		sub.CommandID = m.CommandID + ":" + e.FlightID
+		res, err := execute(ctx, h, flightAggregate(e.FlightID), sub, domain.EvolveFlight,
+			func(f domain.Flight) ([]domain.Event, error) { return domain.DecideScheduleFlight(f, e) })
+		if err != nil {
+			return out[:i], err
+		}
+		out[i] = res
+	}
+	return out, nil
+}
+
+// ChangeFlightStatus moves one of the calling airline's flights to status.
+func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID, status string) (Result[domain.Flight], error) {
+	if !domain.ValidIdentifier(flightID) {
+		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
+		if f.Exists() && f.Carrier != m.Principal.AirlineCode {
+			return nil, domain.Errorf(domain.Forbidden, "flight %s is not one of yours", flightID)
+		}
+		return domain.DecideChangeFlightStatus(f, status, at)
+	})
+}
+
+// SetRateCard stores an airline's rate card for a route.
+func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard) (Result[domain.RateCard], error) {
+	c.Carrier, c.At = m.Principal.AirlineCode, h.now().UTC()
+	events, err := domain.DecideSetRateCard(c)
+	if err != nil {
+		return Result[domain.RateCard]{}, err
+	}
+	card := events[0].(domain.RateCardSet)
+	agg := eventstore.Aggregate{Type: "ratecard", ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
+	return execute(ctx, h, agg, m, evolveRateCard, func(domain.RateCard) ([]domain.Event, error) { return events, nil })
+}
+
+func evolveRateCard(c domain.RateCard, e domain.Event) domain.RateCard {
+	if e, ok := e.(domain.RateCardSet); ok {
+		return e.RateCard
+	}
+	return c
+}

@@ -1,0 +1,194 @@
+package commands
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// PricingData is what the pricing reactor reads: the read models of
+// flights (with their reservations) and rate cards.
+type PricingData interface {
+	FlightsBetween(origin, destination string) []domain.Flight
+	RateCards(carriers []string) []domain.RateCard
+}
+
+// Waiter waits until the read models have applied a sequence.
+type Waiter interface {
+	WaitFor(ctx context.Context, seq uint64) error
+}
+
+// Reactors are the flows that follow events: pricing quotes, and
+// confirming, rejecting and cancelling bookings. They run on durable
+// consumers shared by all replicas, and every step is a command with an id
+// derived from the event, so a redelivered event repeats nothing.
+type Reactors struct {
+	h       *Handler
+	store   *eventstore.Store
+	data    PricingData
+	readers Waiter
+	log     *slog.Logger
+}
+
+// NewReactors returns the reactors of h.
+func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers Waiter, log *slog.Logger) *Reactors {
+	return &Reactors{h: h, store: store, data: data, readers: readers, log: log}
+}
+
+// Run runs every reactor until ctx ends.
+func (r *Reactors) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for name, filter := range map[string]string{"pricing": typeQuote, "bookings": typeBooking} {
+		handle := r.price
+		if name == "bookings" {
+			handle = r.book
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := r.store.Consume(ctx, name, []string{r.store.Filter(filter, "")}, handle, func(rec eventstore.Record, err error) {
+				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
+					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
+			})
+			if err != nil && ctx.Err() == nil {
+				r.log.Error("reactor stopped", "reactor", name, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// step is the metadata of one command a reactor issues for an event.
+func step(rec eventstore.Record, name string) Meta {
+	return Meta{
+		CommandID:     rec.EventID + ":" + name,
+		CorrelationID: rec.CorrelationID,
+		CausationID:   rec.EventID,
+		Principal:     domain.Principal{Subject: "reactor:" + name},
+	}
+}
+
+// price answers a new RFQ with priced options, or rejects it.
+func (r *Reactors) price(rec eventstore.Record) error {
+	if rec.Type != (domain.QuoteRequested{}).EventType() {
+		return nil
+	}
+	ctx := context.Background()
+	// Price against the flights and rates as they were when the RFQ came.
+	if err := r.readers.WaitFor(ctx, rec.Sequence); err != nil {
+		return err
+	}
+	now := r.h.now().UTC()
+	_, err := execute(ctx, r.h, rec.Aggregate, step(rec, "pricing"), domain.EvolveQuote, func(q domain.Quote) ([]domain.Event, error) {
+		if q.Status != domain.QuoteStatusPending {
+			return nil, nil
+		}
+		options, refusal := domain.PriceQuote(q, r.data.FlightsBetween(q.Origin, q.Destination), r.data.RateCards(q.AirlineFilter), now)
+		return domain.DecidePriceQuote(q, options, refusal, now)
+	})
+	return err
+}
+
+// book confirms or rejects a new booking, and gives back the capacity of
+// a cancelled one.
+func (r *Reactors) book(rec eventstore.Record) error {
+	ctx := context.Background()
+	switch rec.Type {
+	case domain.BookingRequested{}.EventType():
+		return r.confirm(ctx, rec)
+	case domain.BookingCancelled{}.EventType():
+		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "")
+		if err != nil {
+			return err
+		}
+		return r.release(ctx, rec, b)
+	}
+	return nil
+}
+
+// confirm takes a pending booking through its checks: the quote, then the
+// AWB number, then capacity on the flight (optimistic concurrency on the
+// flight: racing bookings never overbook), then the quote's acceptance
+// and the AWB's assignment, and finally confirms it. Each step is
+// idempotent, so after a crash the redelivered event finishes the work.
+func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
+	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "")
+	if err != nil || b.Status != domain.BookingStatusPending {
+		return err
+	}
+	now := r.h.now().UTC()
+	q, _, _, err := load(ctx, r.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "")
+	if err != nil {
+		return err
+	}
+	refusal := domain.CheckBookable(q, b, now)
+	var flight domain.Flight
+	if refusal == nil {
+		if flight, _, _, err = load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, ""); err != nil {
+			return err
+		}
+		refusal = r.checkAWB(ctx, b, flight)
+	}
+	if refusal == nil {
+		_, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
+			func(f domain.Flight) ([]domain.Event, error) {
+				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3})
+			})
+	}
+	if refusal == nil {
+		_, refusal = execute(ctx, r.h, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
+			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now) })
+	}
+	if refusal == nil && b.AWBNumber != "" {
+		_, refusal = execute(ctx, r.h, eventstore.Aggregate{Type: typeAWB, ID: b.AWBNumber}, step(rec, "awb"), domain.EvolveAWB,
+			func(owner string) ([]domain.Event, error) {
+				return domain.DecideAssignAWB(owner, domain.AWBAssigned{AWBNumber: b.AWBNumber, BookingID: b.ID, OrganizationID: b.OrganizationID})
+			})
+	}
+	if domain.ReasonOf(refusal) == "" && refusal != nil {
+		return refusal // not a refusal but a failure: retry the event
+	}
+	if refusal != nil {
+		if err := r.release(ctx, rec, b); err != nil {
+			return err
+		}
+		_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
+			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
+		return err
+	}
+	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
+		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, b.AWBNumber, now) })
+	return err
+}
+
+// checkAWB refuses a requested AWB number of another airline, or one that
+// another booking uses.
+func (r *Reactors) checkAWB(ctx context.Context, b domain.Booking, f domain.Flight) error {
+	if b.AWBNumber == "" {
+		return nil
+	}
+	if f.Exists() && b.AWBNumber[:3] != f.AWBPrefix {
+		return domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
+	}
+	owner, _, _, err := load(ctx, r.h, eventstore.Aggregate{Type: typeAWB, ID: b.AWBNumber}, domain.EvolveAWB, "")
+	if err != nil {
+		return err
+	}
+	if owner != "" && owner != b.ID {
+		return domain.Refusal(domain.ReasonAWBUsed, "AWB %s is already used by another booking", b.AWBNumber)
+	}
+	return nil
+}
+
+// release gives back the capacity a booking holds, if any.
+func (r *Reactors) release(ctx context.Context, rec eventstore.Record, b domain.Booking) error {
+	if !domain.ValidIdentifier(b.FlightID) {
+		return nil
+	}
+	_, err := execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
+		func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReleaseCapacity(f, b.ID) })
+	return err
+}

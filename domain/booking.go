@@ -1,0 +1,324 @@
+package domain
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// Booking states.
+const (
+	BookingStatusPending   = "pending"
+	BookingStatusConfirmed = "confirmed"
+	BookingStatusRejected  = "rejected"
+	BookingStatusCancelled = "cancelled"
+)
+
+// Reasons a booking is refused.
+const (
+	ReasonQuoteNotPriced = "quote_not_priced"
+	ReasonNoOption       = "no_option_for_flight"
+	ReasonOptionExpired  = "option_expired"
+	ReasonNotYourQuote   = "not_your_quote"
+	ReasonUnknownFlight  = "unknown_flight"
+	ReasonAWBUsed        = "awb_in_use"
+	ReasonAWBPrefix      = "awb_wrong_airline"
+)
+
+// FullParty is a shipper or consignee of a booking.
+type FullParty struct {
+	Name    string `json:"name"`
+	Address string `json:"address,omitempty"`
+	Contact string `json:"contact,omitempty"`
+}
+
+// RoutingLeg is one leg of a booked routing.
+type RoutingLeg struct {
+	From         string `json:"from"`
+	To           string `json:"to"`
+	Carrier      string `json:"carrier"`
+	FlightNumber string `json:"flightNumber"`
+	Date         string `json:"date"`
+}
+
+// Booking is a forwarder's booking of one quoted flight.
+type Booking struct {
+	ID                 string
+	QuoteID            string
+	FlightID           string
+	OrganizationID     string
+	Status             string
+	Pieces             int
+	WeightKg           float64
+	VolumeM3           float64
+	ChargeableWeightKg float64
+	Commodity          string
+	AWBNumber          string
+	Reason             string
+	CreatedAt          time.Time
+}
+
+// VisibleTo: the forwarder that booked, the carrier of the flight (by
+// flight id prefix), and admins.
+func (b Booking) VisibleTo(p Principal) bool {
+	switch p.Role {
+	case RoleAdmin:
+		return true
+	case RoleForwarder:
+		return b.OrganizationID == p.OrganizationID
+	case RoleAirline:
+		return p.AirlineCode != "" && strings.HasPrefix(b.FlightID, p.AirlineCode)
+	}
+	return false
+}
+
+// BookingRequested records a booking as filed.
+type BookingRequested struct {
+	BookingID          string          `json:"bookingId"`
+	QuoteID            string          `json:"quoteId"`
+	FlightID           string          `json:"flightId"`
+	OrganizationID     string          `json:"organizationId"`
+	Pieces             int             `json:"pieces"`
+	WeightKg           float64         `json:"weightKg"`
+	VolumeM3           float64         `json:"volumeM3"`
+	ChargeableWeightKg float64         `json:"chargeableWeightKg"`
+	Commodity          string          `json:"commodity"`
+	Shipper            FullParty       `json:"shipper"`
+	Consignee          FullParty       `json:"consignee"`
+	AWBNumber          string          `json:"awbNumber,omitempty"` // asked for by the forwarder
+	Routing            []RoutingLeg    `json:"routing,omitempty"`
+	Dimensions         []DimensionLine `json:"dimensionsCm,omitempty"`
+	SHC                []string        `json:"shc,omitempty"`
+	RequestedAt        time.Time       `json:"requestedAt"`
+}
+
+func (BookingRequested) EventType() string { return "BookingRequested" }
+
+// BookingConfirmed records a booking the airline's capacity holds.
+type BookingConfirmed struct {
+	BookingID   string    `json:"bookingId"`
+	FlightID    string    `json:"flightId"`
+	AWBNumber   string    `json:"awbNumber,omitempty"`
+	ConfirmedAt time.Time `json:"confirmedAt"`
+}
+
+func (BookingConfirmed) EventType() string { return "BookingConfirmed" }
+
+// BookingRejected records a booking that could not be confirmed.
+type BookingRejected struct {
+	BookingID  string    `json:"bookingId"`
+	Reason     string    `json:"reason"`
+	Message    string    `json:"message"`
+	RejectedAt time.Time `json:"rejectedAt"`
+}
+
+func (BookingRejected) EventType() string { return "BookingRejected" }
+
+// BookingCancelled records a booking withdrawn by its forwarder.
+type BookingCancelled struct {
+	BookingID   string    `json:"bookingId"`
+	CancelledAt time.Time `json:"cancelledAt"`
+}
+
+func (BookingCancelled) EventType() string { return "BookingCancelled" }
+
+// RequestBooking is a forwarder's booking of a quoted flight. Cargo
+// fields left out are taken from the quote.
+type RequestBooking struct {
+	BookingID          string
+	QuoteID            string
+	FlightID           string
+	OrganizationID     string
+	Pieces             *int
+	WeightKg           *float64 // weight or grossWeightKg
+	GrossWeightKg      *float64
+	ChargeableWeightKg *float64
+	VolumeM3           *float64
+	Commodity          string
+	Shipper            FullParty
+	Consignee          FullParty
+	AWBPrefix          string
+	AWBSerial          string
+	Routing            []RoutingLeg
+	Dimensions         []DimensionLine
+	SHC                []string
+	At                 time.Time
+}
+
+// DecideRequestBooking validates a booking against the quote it refers to
+// and files it as pending. The binding checks (capacity, the option's
+// validity) are made when it is confirmed.
+func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error) {
+	var p Problems
+	if c.QuoteID == "" {
+		p.Add("quoteId", CodeRequired, "is required")
+	}
+	if c.FlightID == "" {
+		p.Add("flightId", CodeRequired, "is required")
+	} else if !ValidIdentifier(c.FlightID) {
+		p.Add("flightId", "UNKNOWN_FLIGHT", "no flight %q", c.FlightID)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if q.ID == "" || q.OrganizationID != c.OrganizationID {
+		return nil, Errorf(NotFound, "no quote %s", c.QuoteID)
+	}
+	e := BookingRequested{
+		BookingID: c.BookingID, QuoteID: q.ID, FlightID: c.FlightID, OrganizationID: c.OrganizationID,
+		Pieces: q.Pieces, WeightKg: q.WeightKg, VolumeM3: q.VolumeM3, Commodity: q.Commodity.Code,
+		Shipper: c.Shipper, Consignee: c.Consignee, Routing: c.Routing, SHC: q.SHC, Dimensions: q.Dimensions,
+		RequestedAt: c.At,
+	}
+	if e.Shipper.Name == "" {
+		e.Shipper.Name = q.Shipper.Name
+	}
+	if e.Consignee.Name == "" {
+		e.Consignee.Name = q.Consignee.Name
+	}
+	if c.Commodity != "" {
+		e.Commodity = strings.ToUpper(c.Commodity)
+	}
+	if len(c.SHC) > 0 {
+		e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
+	}
+	if c.Pieces != nil {
+		if e.Pieces = *c.Pieces; e.Pieces < 1 || e.Pieces > maxPieces {
+			p.Add("pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
+		}
+	}
+	weight := c.GrossWeightKg
+	if c.WeightKg != nil && c.GrossWeightKg != nil && *c.WeightKg != *c.GrossWeightKg {
+		p.Add("weight", CodeMismatch, "is %g kg but grossWeightKg is %g kg", *c.WeightKg, *c.GrossWeightKg)
+	} else if weight == nil {
+		weight = c.WeightKg
+	}
+	if weight != nil {
+		if e.WeightKg = *weight; !(e.WeightKg > 0 && e.WeightKg <= maxWeightKg) {
+			p.Add("grossWeightKg", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+		}
+	}
+	if len(c.Dimensions) > 0 {
+		probe := RequestQuote{Origin: "AAA", Destination: "BBB", GrossWeightKg: &e.WeightKg, Dimensions: c.Dimensions, At: c.At}
+		if n, err := probe.normalise(); err != nil {
+			for _, f := range err.(*Error).Fields {
+				if strings.HasPrefix(f.Field, "dimensionsCm") {
+					p = append(p, f)
+				}
+			}
+		} else {
+			e.Dimensions, e.VolumeM3 = c.Dimensions, n.VolumeM3
+		}
+	}
+	if c.VolumeM3 != nil {
+		if v := *c.VolumeM3; !(v >= 0 && v <= 1500) {
+			p.Add("volume", CodeInvalidRange, "must be from 0 to 1500 m³")
+		} else if len(c.Dimensions) == 0 {
+			e.VolumeM3 = v
+		} else if math.Abs(v-e.VolumeM3) > 0.001 {
+			p.Add("volume", CodeMismatch, "is %g m³ but the dimensions make %g m³", v, e.VolumeM3)
+		}
+	}
+	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, DefaultVolumeDivisor)
+	if len(e.Dimensions) == 0 {
+		// Without dimension lines, the volume stands for them.
+		e.ChargeableWeightKg = math.Ceil(max(e.WeightKg, e.VolumeM3*1e6/DefaultVolumeDivisor)*2) / 2
+	}
+	if c.ChargeableWeightKg != nil && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
+		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, rounded up to 0.5 kg)",
+			*c.ChargeableWeightKg, e.ChargeableWeightKg, DefaultVolumeDivisor)
+	}
+	if c.AWBPrefix != "" || c.AWBSerial != "" {
+		awb, err := ParseAWB(c.AWBPrefix + "-" + strings.TrimPrefix(c.AWBSerial, c.AWBPrefix+"-"))
+		if err != nil {
+			p.Add("awb", "INVALID_AWB_NUMBER", "%s", err.Error())
+		}
+		e.AWBNumber = awb
+	}
+	for name, party := range map[string]FullParty{"shipper": e.Shipper, "consignee": e.Consignee} {
+		checkLength(&p, name+".name", party.Name, maxText)
+		checkLength(&p, name+".address", party.Address, 500)
+		checkLength(&p, name+".contact", party.Contact, maxText)
+	}
+	if len(c.Routing) > 10 {
+		p.Add("routing", CodeTooMany, "must have at most 10 legs")
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if b.ID != "" {
+		return nil, Errorf(Conflict, "booking %s already exists", c.BookingID)
+	}
+	return []Event{e}, nil
+}
+
+// CheckBookable is the confirmation's check of the quote: the booking's
+// forwarder owns it, it is priced, it has an option for the flight, and the
+// option has not expired. Quote accepted by this very booking passes.
+func CheckBookable(q Quote, b Booking, now time.Time) error {
+	switch {
+	case q.OrganizationID != b.OrganizationID:
+		return Refusal(ReasonNotYourQuote, "quote %s belongs to another forwarder", q.ID)
+	case q.Status == QuoteStatusAccepted && q.BookingID == b.ID:
+		return nil
+	case q.Status != QuoteStatusPriced:
+		return Refusal(ReasonQuoteNotPriced, "quote %s is %s, not priced", q.ID, q.Status)
+	}
+	if _, ok := q.Option(b.FlightID); !ok {
+		return Refusal(ReasonNoOption, "quote %s has no price option for flight %s", q.ID, b.FlightID)
+	}
+	if !now.Before(q.OptionsExpire()) {
+		return Refusal(ReasonOptionExpired, "the price options of quote %s expired at %s", q.ID, q.OptionsExpire().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// DecideConfirmBooking confirms a pending booking once.
+func DecideConfirmBooking(b Booking, awb string, at time.Time) ([]Event, error) {
+	if b.Status != BookingStatusPending {
+		return nil, nil
+	}
+	return []Event{BookingConfirmed{BookingID: b.ID, FlightID: b.FlightID, AWBNumber: awb, ConfirmedAt: at}}, nil
+}
+
+// DecideRejectBooking rejects a pending booking once.
+func DecideRejectBooking(b Booking, refusal error, at time.Time) ([]Event, error) {
+	if b.Status != BookingStatusPending {
+		return nil, nil
+	}
+	msg := refusal.Error()
+	if e, ok := refusal.(*Error); ok {
+		msg = e.Message
+	}
+	return []Event{BookingRejected{BookingID: b.ID, Reason: ReasonOf(refusal), Message: msg, RejectedAt: at}}, nil
+}
+
+// DecideCancelBooking withdraws a booking that is pending or confirmed.
+func DecideCancelBooking(b Booking, at time.Time) ([]Event, error) {
+	switch b.Status {
+	case "":
+		return nil, Errorf(NotFound, "no such booking")
+	case BookingStatusCancelled:
+		return nil, nil
+	case BookingStatusRejected:
+		return nil, Errorf(Conflict, "booking %s was rejected and cannot be cancelled", b.ID)
+	}
+	return []Event{BookingCancelled{BookingID: b.ID, CancelledAt: at}}, nil
+}
+
+// EvolveBooking applies an event to a booking.
+func EvolveBooking(b Booking, e Event) Booking {
+	switch e := e.(type) {
+	case BookingRequested:
+		return Booking{ID: e.BookingID, QuoteID: e.QuoteID, FlightID: e.FlightID, OrganizationID: e.OrganizationID,
+			Status: BookingStatusPending, Pieces: e.Pieces, WeightKg: e.WeightKg, VolumeM3: e.VolumeM3,
+			ChargeableWeightKg: e.ChargeableWeightKg, Commodity: e.Commodity, AWBNumber: e.AWBNumber, CreatedAt: e.RequestedAt}
+	case BookingConfirmed:
+		b.Status, b.AWBNumber = BookingStatusConfirmed, e.AWBNumber
+	case BookingRejected:
+		b.Status, b.Reason = BookingStatusRejected, e.Reason
+	case BookingCancelled:
+		b.Status = BookingStatusCancelled
+	}
+	return b
+}

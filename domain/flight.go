@@ -1,0 +1,334 @@
+package domain
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Flight states.
+const (
+	FlightStatusScheduled = "scheduled"
+	FlightStatusDelayed   = "delayed"
+	FlightStatusDeparted  = "departed"
+	FlightStatusArrived   = "arrived"
+	FlightStatusCancelled = "cancelled"
+)
+
+// Reasons a flight refuses a reservation.
+const (
+	ReasonNoCapacity   = "no_capacity"
+	ReasonFlightClosed = "flight_closed"
+)
+
+// flightTransitions are the status changes an airline may make.
+var flightTransitions = map[string][]string{
+	FlightStatusScheduled: {FlightStatusDelayed, FlightStatusDeparted, FlightStatusCancelled},
+	FlightStatusDelayed:   {FlightStatusDelayed, FlightStatusDeparted, FlightStatusCancelled},
+	FlightStatusDeparted:  {FlightStatusArrived},
+}
+
+var (
+	flightNumberPattern = regexp.MustCompile(`^([A-Z0-9]{2})([0-9]{1,4}[A-Z]?)$`)
+	clockPattern        = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+)
+
+// Reservation is the capacity a booking holds on a flight.
+type Reservation struct {
+	WeightKg float64 `json:"weightKg"`
+	VolumeM3 float64 `json:"volumeM3"`
+}
+
+// Flight is one departure of a flight number, with its capacity and the
+// reservations against it. Times are local to each airport.
+type Flight struct {
+	ID              string
+	Carrier         string
+	AWBPrefix       string
+	FlightNumber    string
+	Origin          string
+	Destination     string
+	DepartureDate   string
+	DepartureTime   string
+	ArrivalDate     string
+	ArrivalTime     string
+	OriginZone      string
+	DestinationZone string
+	DepartsAt       time.Time // UTC
+	AircraftType    string
+	CapacityKg      float64
+	CapacityM3      float64
+	Status          string
+	Reservations    map[string]Reservation // by booking id
+	ReservedKg      float64
+	ReservedM3      float64
+}
+
+// Exists reports whether the flight has been scheduled.
+func (f Flight) Exists() bool { return f.ID != "" }
+
+// Bookable reports whether the flight still takes reservations.
+func (f Flight) Bookable() bool {
+	return f.Status == FlightStatusScheduled || f.Status == FlightStatusDelayed
+}
+
+// FlightStatusScheduled records a flight published in a timetable.
+type FlightScheduled struct {
+	FlightID        string    `json:"flightId"`
+	Carrier         string    `json:"carrier"`
+	AWBPrefix       string    `json:"awbPrefix"`
+	FlightNumber    string    `json:"flightNumber"`
+	Origin          string    `json:"origin"`
+	Destination     string    `json:"destination"`
+	DepartureDate   string    `json:"departureDate"`
+	DepartureTime   string    `json:"departureTime"`
+	ArrivalDate     string    `json:"arrivalDate"`
+	ArrivalTime     string    `json:"arrivalTime"`
+	OriginZone      string    `json:"originZone"`
+	DestinationZone string    `json:"destinationZone"`
+	DepartsAt       time.Time `json:"departsAt"`
+	AircraftType    string    `json:"aircraftType"`
+	CapacityKg      float64   `json:"capacityKg"`
+	CapacityM3      float64   `json:"capacityM3"`
+	ScheduledAt     time.Time `json:"scheduledAt"`
+}
+
+func (FlightScheduled) EventType() string { return "FlightStatusScheduled" }
+
+// FlightStatusChanged records a new status of a flight.
+type FlightStatusChanged struct {
+	FlightID  string    `json:"flightId"`
+	Status    string    `json:"status"`
+	Previous  string    `json:"previous"`
+	ChangedAt time.Time `json:"changedAt"`
+}
+
+func (FlightStatusChanged) EventType() string { return "FlightStatusChanged" }
+
+// CapacityReserved records capacity taken by a booking.
+type CapacityReserved struct {
+	FlightID  string  `json:"flightId"`
+	BookingID string  `json:"bookingId"`
+	WeightKg  float64 `json:"weightKg"`
+	VolumeM3  float64 `json:"volumeM3"`
+}
+
+func (CapacityReserved) EventType() string { return "CapacityReserved" }
+
+// CapacityReleased records capacity given back by a booking.
+type CapacityReleased struct {
+	FlightID  string  `json:"flightId"`
+	BookingID string  `json:"bookingId"`
+	WeightKg  float64 `json:"weightKg"`
+	VolumeM3  float64 `json:"volumeM3"`
+}
+
+func (CapacityReleased) EventType() string { return "CapacityReleased" }
+
+// ScheduleFlight publishes one flight. Carrier and AWBPrefix are the
+// publishing airline's.
+type ScheduleFlight struct {
+	Carrier       string
+	AWBPrefix     string
+	FlightNumber  string
+	Origin        string
+	Destination   string
+	DepartureDate string
+	DepartureTime string
+	ArrivalDate   string
+	ArrivalTime   string
+	AircraftType  string
+	CapacityKg    *float64
+	CapacityM3    *float64
+	At            time.Time
+}
+
+// FlightID is the id of a flight number's departure on a local date.
+func FlightID(flightNumber, departureDate string) string { return flightNumber + "-" + departureDate }
+
+// Normalise validates the command and returns the event it would record;
+// field names are prefixed with prefix (for batches).
+func (c ScheduleFlight) Normalise(prefix string) (FlightScheduled, error) {
+	var p Problems
+	e := FlightScheduled{
+		Carrier: c.Carrier, AWBPrefix: c.AWBPrefix,
+		FlightNumber: strings.ToUpper(strings.ReplaceAll(c.FlightNumber, " ", "")),
+		Origin:       strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
+		DepartureDate: c.DepartureDate, DepartureTime: c.DepartureTime,
+		ArrivalDate: c.ArrivalDate, ArrivalTime: c.ArrivalTime,
+		AircraftType: strings.ToUpper(c.AircraftType), ScheduledAt: c.At,
+	}
+	if m := flightNumberPattern.FindStringSubmatch(e.FlightNumber); m == nil {
+		p.Add(prefix+"flightNumber", CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")
+	} else if m[1] != c.Carrier {
+		p.Add(prefix+"flightNumber", CodeInvalidValue, "must be one of your own flights (%s…)", c.Carrier)
+	}
+	var ok bool
+	for _, end := range []struct {
+		field, code string
+		zone        *string
+	}{{"origin", e.Origin, &e.OriginZone}, {"destination", e.Destination, &e.DestinationZone}} {
+		checkAirport(&p, prefix+end.field, end.code)
+		if airportCodePattern.MatchString(end.code) {
+			if *end.zone, ok = AirportZone(end.code); !ok {
+				p.Add(prefix+end.field, "UNKNOWN_AIRPORT", "%s is not a known airport", end.code)
+			}
+		}
+	}
+	if e.Origin == e.Destination && e.Origin != "" {
+		p.Add(prefix+"destination", CodeInvalidValue, "must differ from the origin")
+	}
+	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.OriginZone)
+	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.DestinationZone)
+	if !dep.IsZero() && !arr.IsZero() {
+		switch d := arr.Sub(dep); {
+		case d <= 0:
+			p.Add(prefix+"arrivalTime", CodeInvalidValue, "the arrival must be after the departure (both local times)")
+		case d > 22*time.Hour:
+			p.Add(prefix+"arrivalTime", CodeInvalidValue, "no cargo flight lasts %s", d.Round(time.Minute))
+		}
+	}
+	e.DepartsAt = dep.UTC()
+	typical, known := AircraftTypeCapacity(e.AircraftType)
+	if e.AircraftType == "" {
+		p.Add(prefix+"aircraftType", CodeRequired, "is required")
+	}
+	e.CapacityKg, e.CapacityM3 = typical.PayloadKg, typical.VolumeM3
+	for _, cp := range []struct {
+		field string
+		v     *float64
+		dst   *float64
+		max   float64
+	}{{"capacityKg", c.CapacityKg, &e.CapacityKg, 200000}, {"capacityM3", c.CapacityM3, &e.CapacityM3, 1500}} {
+		switch {
+		case cp.v != nil && !(*cp.v >= 0 && *cp.v <= cp.max):
+			p.Add(prefix+cp.field, CodeInvalidRange, "must be from 0 to %g", cp.max)
+		case cp.v != nil:
+			*cp.dst = *cp.v
+		case !known && e.AircraftType != "":
+			p.Add(prefix+cp.field, CodeRequired, "is required for aircraft type %s, whose capacity is not known", e.AircraftType)
+		}
+	}
+	e.FlightID = FlightID(e.FlightNumber, e.DepartureDate)
+	return e, p.Err()
+}
+
+// localTime reads a local date and time at an airport.
+func localTime(p *Problems, field, date, clock, zone string) time.Time {
+	day, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		p.Add(field+"Date", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	}
+	if !clockPattern.MatchString(clock) {
+		p.Add(field+"Time", CodeInvalidFormat, "must be a local time as HH:MM")
+		return time.Time{}
+	}
+	loc, lerr := time.LoadLocation(zone)
+	if err != nil || zone == "" || lerr != nil {
+		return time.Time{}
+	}
+	t, _ := time.ParseInLocation("2006-01-02 15:04", day.Format(time.DateOnly)+" "+clock, loc)
+	return t
+}
+
+// DecideScheduleFlight publishes the flight once.
+// The same flight published again with the same schedule changes nothing.
+func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
+	if !f.Exists() {
+		return []Event{e}, nil
+	}
+	if f.Origin == e.Origin && f.Destination == e.Destination && f.DepartureTime == e.DepartureTime &&
+		f.ArrivalDate == e.ArrivalDate && f.ArrivalTime == e.ArrivalTime && f.AircraftType == e.AircraftType &&
+		f.CapacityKg == e.CapacityKg && f.CapacityM3 == e.CapacityM3 {
+		return nil, nil
+	}
+	return nil, Errorf(Conflict, "flight %s is already scheduled with another schedule or capacity", e.FlightID)
+}
+
+// DecideChangeFlightStatus moves a flight to a new status.
+func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, error) {
+	if !f.Exists() {
+		return nil, Errorf(NotFound, "no such flight")
+	}
+	switch status {
+	case FlightStatusScheduled, FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled:
+	default:
+		var p Problems
+		p.Add("status", CodeInvalidValue, "must be delayed, departed, arrived or cancelled")
+		return nil, p.Err()
+	}
+	if status == f.Status && status != FlightStatusDelayed {
+		return nil, nil
+	}
+	for _, next := range flightTransitions[f.Status] {
+		if next == status {
+			return []Event{FlightStatusChanged{FlightID: f.ID, Status: status, Previous: f.Status, ChangedAt: at}}, nil
+		}
+	}
+	return nil, Errorf(Conflict, "a %s flight cannot become %s", f.Status, status)
+}
+
+// DecideReserveCapacity takes capacity for a booking, once: a booking
+// that already holds a reservation gets no second one.
+func DecideReserveCapacity(f Flight, bookingID string, r Reservation) ([]Event, error) {
+	if !f.Exists() {
+		return nil, Refusal("unknown_flight", "no such flight")
+	}
+	if _, ok := f.Reservations[bookingID]; ok {
+		return nil, nil
+	}
+	if !f.Bookable() {
+		return nil, Refusal(ReasonFlightClosed, "flight %s is %s", f.ID, f.Status)
+	}
+	if f.ReservedKg+r.WeightKg > f.CapacityKg || f.ReservedM3+r.VolumeM3 > f.CapacityM3 {
+		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID,
+			max(0, f.CapacityKg-f.ReservedKg), max(0, f.CapacityM3-f.ReservedM3))
+	}
+	return []Event{CapacityReserved{FlightID: f.ID, BookingID: bookingID, WeightKg: r.WeightKg, VolumeM3: r.VolumeM3}}, nil
+}
+
+// DecideReleaseCapacity gives back what a booking holds, if anything.
+func DecideReleaseCapacity(f Flight, bookingID string) ([]Event, error) {
+	r, ok := f.Reservations[bookingID]
+	if !ok {
+		return nil, nil
+	}
+	return []Event{CapacityReleased{FlightID: f.ID, BookingID: bookingID, WeightKg: r.WeightKg, VolumeM3: r.VolumeM3}}, nil
+}
+
+// EvolveFlight applies an event to a flight.
+func EvolveFlight(f Flight, e Event) Flight {
+	switch e := e.(type) {
+	case FlightScheduled:
+		return Flight{
+			ID: e.FlightID, Carrier: e.Carrier, AWBPrefix: e.AWBPrefix, FlightNumber: e.FlightNumber,
+			Origin: e.Origin, Destination: e.Destination, DepartureDate: e.DepartureDate, DepartureTime: e.DepartureTime,
+			ArrivalDate: e.ArrivalDate, ArrivalTime: e.ArrivalTime, OriginZone: e.OriginZone, DestinationZone: e.DestinationZone,
+			DepartsAt: e.DepartsAt, AircraftType: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3,
+			Status: FlightStatusScheduled, Reservations: map[string]Reservation{},
+		}
+	case FlightStatusChanged:
+		f.Status = e.Status
+	case CapacityReserved:
+		f.Reservations = cloneReservations(f.Reservations)
+		f.Reservations[e.BookingID] = Reservation{WeightKg: e.WeightKg, VolumeM3: e.VolumeM3}
+		f.ReservedKg += e.WeightKg
+		f.ReservedM3 += e.VolumeM3
+	case CapacityReleased:
+		f.Reservations = cloneReservations(f.Reservations)
+		delete(f.Reservations, e.BookingID)
+		f.ReservedKg -= e.WeightKg
+		f.ReservedM3 -= e.VolumeM3
+	}
+	return f
+}
+
+// cloneReservations copies the map, so a Flight value can be shared
+// between a read model and its readers without one changing the other.
+func cloneReservations(m map[string]Reservation) map[string]Reservation {
+	out := make(map[string]Reservation, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

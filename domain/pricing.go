@@ -1,0 +1,121 @@
+package domain
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Reasons a quote cannot be priced.
+const (
+	ReasonNoRoute              = "no_route"
+	ReasonNoRate               = "no_rate"
+	ReasonCommodityNotAccepted = "commodity_not_accepted"
+	DefaultVolumeDivisor       = 6000 // cm³ per kg, IATA standard
+	PriceValidityHours         = 48
+	pricingWindowDays          = 7
+	maxPriceOptions            = 10
+)
+
+// ChargeableWeight is the larger of the gross weight and the volume weight
+// (Σ l×w×h×pieces cm³ / divisor), rounded up to the next half kilogram.
+func ChargeableWeight(grossKg float64, dims []DimensionLine, divisor float64) float64 {
+	cm3 := 0.0
+	for _, d := range dims {
+		cm3 += d.L * d.W * d.H * float64(d.Pieces)
+	}
+	return math.Ceil(max(grossKg, cm3/divisor)*2) / 2
+}
+
+// PriceOption is one bookable flight at a price.
+type PriceOption struct {
+	FlightID      string  `json:"flightId"`
+	Carrier       string  `json:"carrier"`
+	FlightNumber  string  `json:"flightNumber"`
+	DepartureDate string  `json:"departureDate"`
+	PricePerKg    float64 `json:"pricePerKg"`
+	TotalAmount   float64 `json:"totalAmount"`
+	Currency      string  `json:"currency"`
+	ValidityHours int     `json:"validityHours"`
+}
+
+// PriceQuote finds the flights that can carry a quote's shipment and
+// prices each from the carrier's best-matching rate card. flights are the
+// candidate departures (any route), cards every carrier's rate cards. It
+// returns the options, cheapest first, or a refusal reason.
+func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
+	cw := q.ChargeableWeightKg
+	earliest := now.UTC().Format(time.DateOnly)
+	if q.DeliveryToAirlineDate > earliest {
+		earliest = q.DeliveryToAirlineDate
+	}
+	start, _ := time.Parse(time.DateOnly, earliest)
+	latest := start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
+
+	var options []PriceOption
+	reason := ReasonNoRoute
+	worse := func(r string) { // keep the reason that got furthest
+		order := []string{ReasonNoRoute, ReasonNoCapacity, ReasonNoRate, ReasonCommodityNotAccepted}
+		if slices.Index(order, r) > slices.Index(order, reason) {
+			reason = r
+		}
+	}
+	for _, f := range flights {
+		if f.Origin != q.Origin || f.Destination != q.Destination || f.DepartureDate < earliest || f.DepartureDate > latest ||
+			!f.Bookable() || f.DepartsAt.Before(now) ||
+			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {
+			continue
+		}
+		if f.CapacityKg-f.ReservedKg < q.WeightKg || f.CapacityM3-f.ReservedM3 < q.VolumeM3 {
+			worse(ReasonNoCapacity)
+			continue
+		}
+		card, ok := bestCard(cards, f)
+		if !ok {
+			worse(ReasonNoRate)
+			continue
+		}
+		if !card.Accepts(q.SHC) {
+			worse(ReasonCommodityNotAccepted)
+			continue
+		}
+		total := card.Charge(cw, q.SHC)
+		options = append(options, PriceOption{
+			FlightID: f.ID, Carrier: f.Carrier, FlightNumber: f.FlightNumber, DepartureDate: f.DepartureDate,
+			PricePerKg: math.Round(total/cw*100) / 100, TotalAmount: total, Currency: card.Currency,
+			ValidityHours: PriceValidityHours,
+		})
+	}
+	if len(options) == 0 {
+		return nil, Refusal(reason, "%s", refusalText[reason])
+	}
+	slices.SortStableFunc(options, func(a, b PriceOption) int {
+		if c := cmp.Compare(a.TotalAmount, b.TotalAmount); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.DepartureDate, b.DepartureDate)
+	})
+	if len(options) > maxPriceOptions {
+		options = options[:maxPriceOptions]
+	}
+	return options, nil
+}
+
+var refusalText = map[string]string{
+	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
+	ReasonNoCapacity:           "no flight on this route has room for the shipment",
+	ReasonNoRate:               "no airline on this route has a valid rate for it",
+	ReasonCommodityNotAccepted: "no airline on this route accepts the special handling codes",
+}
+
+func bestCard(cards []RateCard, f Flight) (RateCard, bool) {
+	best, bestScore := RateCard{}, -1
+	for _, c := range cards {
+		score, ok := c.Matches(f.Origin, f.Destination)
+		if ok && c.Carrier == f.Carrier && c.ValidOn(f.DepartureDate) && score > bestScore {
+			best, bestScore = c, score
+		}
+	}
+	return best, bestScore >= 0
+}

@@ -1,0 +1,185 @@
+package domain
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Weight breaks of a rate card: "N" is the normal rate below 45 kg.
+var weightBreaks = []string{"N", "45", "100", "300", "500", "1000"}
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// AnyAirport in a rate card's origin or destination matches every airport.
+const AnyAirport = "*"
+
+// RateBreak is the rate per kg from a weight on.
+type RateBreak struct {
+	FromKg float64 `json:"fromKg"`
+	PerKg  float64 `json:"perKg"`
+}
+
+// RateCard is an airline's tariff between two airports (or any).
+type RateCard struct {
+	Carrier       string             `json:"carrier"`
+	Origin        string             `json:"origin"`
+	Destination   string             `json:"destination"`
+	Currency      string             `json:"currency"`
+	MinimumCharge float64            `json:"minimumCharge"`
+	Breaks        []RateBreak        `json:"breaks"`               // ascending; the first is from 0 kg
+	Surcharges    map[string]float64 `json:"surcharges,omitempty"` // per kg, by special handling code
+	NotAccepted   []string           `json:"notAccepted,omitempty"`
+	ValidFrom     string             `json:"validFrom"`
+	ValidTo       string             `json:"validTo"`
+}
+
+// RateCardID is the aggregate id of a carrier's card for a route.
+func RateCardID(carrier, origin, destination string) string {
+	name := func(code string) string {
+		if code == AnyAirport {
+			return "ANY"
+		}
+		return code
+	}
+	return carrier + "-" + name(origin) + "-" + name(destination)
+}
+
+// RateCardSet records a rate card, replacing the carrier's earlier card for
+// the same route.
+type RateCardSet struct {
+	RateCard
+	SetAt time.Time `json:"setAt"`
+}
+
+func (RateCardSet) EventType() string { return "RateCardSet" }
+
+// SetRateCard is an airline's new card. WeightBreaks maps break names
+// (N, 45, 100, 300, 500, 1000) to rates per kg.
+type SetRateCard struct {
+	Carrier       string
+	Origin        string
+	Destination   string
+	Currency      string
+	MinimumCharge float64
+	WeightBreaks  map[string]float64
+	Surcharges    map[string]float64
+	NotAccepted   []string
+	ValidFrom     string
+	ValidTo       string
+	At            time.Time
+}
+
+// DecideSetRateCard validates and records the card.
+func DecideSetRateCard(c SetRateCard) ([]Event, error) {
+	var p Problems
+	card := RateCard{Carrier: c.Carrier, Origin: strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
+		Currency: strings.ToUpper(c.Currency), MinimumCharge: c.MinimumCharge, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo}
+	for _, end := range []struct{ field, code string }{{"origin", card.Origin}, {"destination", card.Destination}} {
+		if end.code != AnyAirport {
+			checkAirport(&p, end.field, end.code)
+		}
+	}
+	if !currencyPattern.MatchString(card.Currency) {
+		p.Add("currency", CodeInvalidFormat, "must be an ISO 4217 code such as EUR")
+	}
+	if !(c.MinimumCharge >= 0 && c.MinimumCharge < 1e6) {
+		p.Add("minimumCharge", CodeInvalidRange, "must be from 0 to 999999")
+	}
+	if _, ok := c.WeightBreaks["N"]; !ok {
+		p.Add("weightBreaks.N", CodeRequired, "the normal rate N is required")
+	}
+	for name, rate := range c.WeightBreaks {
+		if !slices.Contains(weightBreaks, name) {
+			p.Add("weightBreaks."+name, CodeInvalidValue, "weight breaks are N, 45, 100, 300, 500 and 1000")
+			continue
+		}
+		if !(rate > 0 && rate < 1000) {
+			p.Add("weightBreaks."+name, CodeInvalidRange, "must be more than 0 and less than 1000 per kg")
+			continue
+		}
+		from := 0.0
+		if name != "N" {
+			from, _ = strconv.ParseFloat(name, 64)
+		}
+		card.Breaks = append(card.Breaks, RateBreak{FromKg: from, PerKg: rate})
+	}
+	slices.SortFunc(card.Breaks, func(a, b RateBreak) int { return int(a.FromKg - b.FromKg) })
+	for code, rate := range c.Surcharges {
+		if !specialHandlingCodePattern.MatchString(code) {
+			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
+		} else if !(rate >= 0 && rate < 1000) {
+			p.Add("surcharges."+code, CodeInvalidRange, "must be from 0 to 999 per kg")
+		}
+	}
+	card.Surcharges = c.Surcharges
+	card.NotAccepted = upperList(&p, "notAccepted", c.NotAccepted, specialHandlingCodePattern, "must be a three-letter special handling code")
+	from, err1 := time.Parse(time.DateOnly, c.ValidFrom)
+	to, err2 := time.Parse(time.DateOnly, c.ValidTo)
+	if err1 != nil {
+		p.Add("validFrom", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	}
+	if err2 != nil {
+		p.Add("validTo", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	}
+	if err1 == nil && err2 == nil && to.Before(from) {
+		p.Add("validTo", CodeInvalidDate, "must not be before validFrom")
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return []Event{RateCardSet{RateCard: card, SetAt: c.At}}, nil
+}
+
+// ValidOn reports whether the card applies on a date (YYYY-MM-DD).
+func (c RateCard) ValidOn(date string) bool { return c.ValidFrom <= date && date <= c.ValidTo }
+
+// Matches reports whether the card covers a route, and how specifically:
+// 3 for the exact route, 2 and 1 for one wildcard end, 0 for any-to-any.
+func (c RateCard) Matches(origin, destination string) (int, bool) {
+	if (c.Origin != origin && c.Origin != AnyAirport) || (c.Destination != destination && c.Destination != AnyAirport) {
+		return 0, false
+	}
+	score := 0
+	if c.Origin == origin {
+		score += 2
+	}
+	if c.Destination == destination {
+		score++
+	}
+	return score, true
+}
+
+// Charge prices a shipment of chargeable weight cw with special handling
+// codes shc: the rate of the weight break it falls in, or the charge of a
+// higher break if that is lower (the higher break's weight at its rate),
+// at least the minimum charge, plus surcharges per kg.
+func (c RateCard) Charge(cw float64, shc []string) (total float64) {
+	best := math.Inf(1)
+	for i, b := range c.Breaks {
+		switch {
+		case cw >= b.FromKg && (i+1 == len(c.Breaks) || cw < c.Breaks[i+1].FromKg):
+			best = min(best, cw*b.PerKg)
+		case b.FromKg > cw:
+			best = min(best, b.FromKg*b.PerKg)
+		}
+	}
+	total = max(best, c.MinimumCharge)
+	for _, code := range shc {
+		total += cw * c.Surcharges[code]
+	}
+	return math.Round(total*100) / 100
+}
+
+// Accepts reports whether the airline carries all of the codes.
+func (c RateCard) Accepts(shc []string) bool {
+	for _, code := range shc {
+		if slices.Contains(c.NotAccepted, code) {
+			return false
+		}
+	}
+	return true
+}

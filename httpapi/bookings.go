@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+	"github.com/gorilla/mux"
+)
+
+// bookingRequest is the spec's booking request.
+type bookingRequest struct {
+	QuoteID            string                 `json:"quoteId"`
+	FlightID           string                 `json:"flightId"`
+	Pieces             *int                   `json:"pieces"`
+	Weight             *float64               `json:"weight"`
+	Commodity          string                 `json:"commodity"`
+	Shipper            domain.FullParty       `json:"shipper"`
+	Consignee          domain.FullParty       `json:"consignee"`
+	AWB                *awbRef                `json:"awb"`
+	Routing            []domain.RoutingLeg    `json:"routing"`
+	GrossWeightKg      *float64               `json:"grossWeightKg"`
+	ChargeableWeightKg *float64               `json:"chargeableWeightKg"`
+	DimensionsCm       []domain.DimensionLine `json:"dimensionsCm"`
+	Volume             *float64               `json:"volume"`
+	SHC                []string               `json:"shc"`
+}
+
+type awbRef struct {
+	Prefix string `json:"prefix"`
+	Number string `json:"number"`
+}
+
+// bookingJSON is the spec's booking, with what a forwarder needs to act
+// on it: the reason of a rejection and the cargo as booked.
+type bookingJSON struct {
+	ID                 string    `json:"id"`
+	QuoteID            string    `json:"quoteId"`
+	Status             string    `json:"status"`
+	FlightID           string    `json:"flightId"`
+	AWBNumber          *string   `json:"awbNumber"`
+	CreatedAt          time.Time `json:"createdAt"`
+	Pieces             int       `json:"pieces"`
+	Weight             float64   `json:"weight"`
+	Volume             float64   `json:"volume"`
+	ChargeableWeightKg float64   `json:"chargeableWeightKg"`
+	RejectionReason    *string   `json:"rejectionReason"`
+}
+
+func toBookingJSON(b domain.Booking) bookingJSON {
+	out := bookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
+		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg}
+	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
+		out.AWBNumber = &b.AWBNumber
+	}
+	if b.Reason != "" {
+		out.RejectionReason = &b.Reason
+	}
+	return out
+}
+
+// handleCreateBooking files a booking as pending; it is confirmed or
+// rejected moments later (see GET /api/bookings/{id}).
+func (s *Server) handleCreateBooking() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleForwarder); err != nil {
+			return err
+		}
+		var req bookingRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		if _, ok := s.flights.Get(req.FlightID); req.FlightID != "" && !ok {
+			var p domain.Problems
+			p.Add("flightId", "UNKNOWN_FLIGHT", "no flight %q", req.FlightID)
+			return p.Err()
+		}
+		c := domain.RequestBooking{QuoteID: req.QuoteID, FlightID: req.FlightID, Pieces: req.Pieces, WeightKg: req.Weight,
+			GrossWeightKg: req.GrossWeightKg, ChargeableWeightKg: req.ChargeableWeightKg, VolumeM3: req.Volume,
+			Commodity: req.Commodity, Shipper: req.Shipper, Consignee: req.Consignee, Routing: req.Routing,
+			Dimensions: req.DimensionsCm, SHC: req.SHC}
+		if req.AWB != nil {
+			c.AWBPrefix, c.AWBSerial = req.AWB.Prefix, req.AWB.Number
+		}
+		res, err := s.commands.RequestBooking(r.Context(), meta(r), c)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/bookings/"+res.State.ID)
+		writeJSON(w, http.StatusCreated, toBookingJSON(res.State))
+		return nil
+	}
+}
+
+func (s *Server) handleGetBooking() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		b, ok := s.bookings.Get(principal(r.Context()), mux.Vars(r)["id"])
+		if !ok {
+			return domain.Errorf(domain.NotFound, "no booking %s", mux.Vars(r)["id"])
+		}
+		writeJSON(w, http.StatusOK, toBookingJSON(b))
+		return nil
+	}
+}
+
+func (s *Server) handleListBookings() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
+		var p domain.Problems
+		page, limit := pageParams(q, &p)
+		f := projections.BookingFilter{Status: q.Get("status"), FlightID: q.Get("flightId"), QuoteID: q.Get("quoteId")}
+		switch f.Status {
+		case "", domain.BookingStatusPending, domain.BookingStatusConfirmed, domain.BookingStatusRejected, domain.BookingStatusCancelled:
+		default:
+			p.Add("status", domain.CodeInvalidValue, "must be pending, confirmed, rejected or cancelled")
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		bookings, total := s.bookings.List(principal(r.Context()), f, page, limit)
+		out := struct {
+			Bookings   []bookingJSON `json:"bookings"`
+			Pagination pagination    `json:"pagination"`
+		}{Bookings: make([]bookingJSON, len(bookings)), Pagination: newPagination(page, limit, total)}
+		for i, b := range bookings {
+			out.Bookings[i] = toBookingJSON(b)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+func (s *Server) handleCancelBooking() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := s.commands.CancelBooking(r.Context(), meta(r), mux.Vars(r)["id"])
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, toBookingJSON(res.State))
+		return nil
+	}
+}

@@ -1,0 +1,238 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+	"github.com/gorilla/mux"
+)
+
+// flightRequest is one flight of a timetable.
+type flightRequest struct {
+	FlightNumber  string   `json:"flightNumber"`
+	Origin        string   `json:"origin"`
+	Destination   string   `json:"destination"`
+	DepartureDate string   `json:"departureDate"`
+	DepartureTime string   `json:"departureTime"`
+	ArrivalDate   string   `json:"arrivalDate"`
+	ArrivalTime   string   `json:"arrivalTime"`
+	AircraftType  string   `json:"aircraftType"`
+	CapacityKg    *float64 `json:"capacityKg"`
+	CapacityM3    *float64 `json:"capacityM3"`
+}
+
+// flightJSON is the spec's flight, with the capacity and time zones a
+// cargo system needs beside it.
+type flightJSON struct {
+	ID              string  `json:"id"`
+	FlightNumber    string  `json:"flightNumber"`
+	Origin          string  `json:"origin"`
+	Destination     string  `json:"destination"`
+	DepartureDate   string  `json:"departureDate"`
+	DepartureTime   string  `json:"departureTime"`
+	ArrivalDate     string  `json:"arrivalDate"`
+	ArrivalTime     string  `json:"arrivalTime"`
+	AircraftType    string  `json:"aircraftType"`
+	Status          string  `json:"status"`
+	OriginZone      string  `json:"originTimezone"`
+	DestinationZone string  `json:"destinationTimezone"`
+	CapacityKg      float64 `json:"capacityKg"`
+	CapacityM3      float64 `json:"capacityM3"`
+}
+
+func toFlightJSON(f domain.Flight) flightJSON {
+	return flightJSON{ID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
+		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
+		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
+		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+}
+
+// maxFlightBatch bounds one timetable upload.
+const maxFlightBatch = 500
+
+// handleScheduleFlights publishes one flight (a JSON object) or a batch (a
+// JSON array) of the calling airline.
+func (s *Server) handleScheduleFlights() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAirline); err != nil {
+			return err
+		}
+		if !isJSON(mediaType(r)) {
+			return errorf(codeUnsupportedMedia, "the body must be application/json")
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return readError(err)
+		}
+		var reqs []flightRequest
+		batch := bytes.HasPrefix(bytes.TrimSpace(body), []byte("["))
+		if batch {
+			err = unmarshal(body, &reqs)
+		} else {
+			reqs = make([]flightRequest, 1)
+			err = unmarshal(body, &reqs[0])
+		}
+		if err != nil {
+			return err
+		}
+		if len(reqs) == 0 || len(reqs) > maxFlightBatch {
+			return domain.Errorf(domain.InvalidRequest, "send 1 to %d flights", maxFlightBatch)
+		}
+		cmds := make([]domain.ScheduleFlight, len(reqs))
+		for i, f := range reqs {
+			cmds[i] = domain.ScheduleFlight{FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
+				DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
+				AircraftType: f.AircraftType, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+		}
+		res, err := s.commands.ScheduleFlights(r.Context(), meta(r), cmds)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res[len(res)-1].Sequence); err != nil {
+			return err
+		}
+		if !batch {
+			w.Header().Set("Location", "/api/flights/"+res[0].State.ID)
+			writeJSON(w, http.StatusCreated, toFlightJSON(res[0].State))
+			return nil
+		}
+		out := struct {
+			Flights []flightJSON `json:"flights"`
+		}{Flights: make([]flightJSON, len(res))}
+		for i, f := range res {
+			out.Flights[i] = toFlightJSON(f.State)
+		}
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+// handleChangeFlight changes a flight's status.
+func (s *Server) handleChangeFlight() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAirline); err != nil {
+			return err
+		}
+		var req struct {
+			Status string `json:"status"`
+		}
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.ChangeFlightStatus(r.Context(), meta(r), mux.Vars(r)["id"], req.Status)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, toFlightJSON(res.State))
+		return nil
+	}
+}
+
+func (s *Server) handleGetFlight() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		f, ok := s.flights.Get(mux.Vars(r)["id"])
+		if !ok {
+			return domain.Errorf(domain.NotFound, "no flight %s", mux.Vars(r)["id"])
+		}
+		writeJSON(w, http.StatusOK, toFlightJSON(f))
+		return nil
+	}
+}
+
+// flightFilter reads the query filters shared by flights and capacity.
+func flightFilter(r *http.Request, p *domain.Problems) projections.FlightFilter {
+	q := r.URL.Query()
+	f := projections.FlightFilter{
+		Origin: strings.ToUpper(q.Get("origin")), Destination: strings.ToUpper(q.Get("destination")),
+		Status: q.Get("status"), Date: q.Get("date"),
+		FlightNumber: strings.ToUpper(q.Get("flightNumber")), AircraftType: strings.ToUpper(q.Get("aircraftType")),
+	}
+	for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
+		if code != "" && !domain.ValidAirportCode(code) {
+			p.Add(name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
+		}
+	}
+	if _, err := time.Parse(time.DateOnly, f.Date); f.Date != "" && err != nil {
+		p.Add("date", domain.CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	}
+	switch f.Status {
+	case "", domain.FlightStatusScheduled, domain.FlightStatusDelayed, domain.FlightStatusDeparted, domain.FlightStatusArrived, domain.FlightStatusCancelled:
+	default:
+		p.Add("status", domain.CodeInvalidValue, "must be scheduled, delayed, departed, arrived or cancelled")
+	}
+	return f
+}
+
+// handleListFlights is the timetable: open to every caller.
+func (s *Server) handleListFlights() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var p domain.Problems
+		page, limit := pageParams(r.URL.Query(), &p)
+		f := flightFilter(r, &p)
+		if err := p.Err(); err != nil {
+			return err
+		}
+		flights, total := s.flights.List(f, page, limit)
+		out := struct {
+			Flights    []flightJSON `json:"flights"`
+			Pagination pagination   `json:"pagination"`
+		}{Flights: make([]flightJSON, len(flights)), Pagination: newPagination(page, limit, total)}
+		for i, fl := range flights {
+			out.Flights[i] = toFlightJSON(fl)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+// capacityJSON is the spec's capacity snapshot of a flight.
+type capacityJSON struct {
+	FlightID        string  `json:"flightId"`
+	FlightNumber    string  `json:"flightNumber"`
+	DepartureDate   string  `json:"departureDate"`
+	ProjectedWeight float64 `json:"projectedWeight"`
+	ActualWeight    float64 `json:"actualWeight"`
+	ProjectedVolume float64 `json:"projectedVolume"`
+	ActualVolume    float64 `json:"actualVolume"`
+	AvailableWeight float64 `json:"availableWeight"`
+	AvailableVolume float64 `json:"availableVolume"`
+}
+
+// handleCapacity reports booked (projected) and manifested (actual) load
+// per flight, and what is left: capacity less the larger of the two.
+func (s *Server) handleCapacity() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var p domain.Problems
+		f := flightFilter(r, &p)
+		if err := p.Err(); err != nil {
+			return err
+		}
+		flights, _ := s.flights.List(f, 1, maxFlightBatch)
+		out := struct {
+			Capacity []capacityJSON `json:"capacity"`
+		}{Capacity: make([]capacityJSON, len(flights))}
+		for i, fl := range flights {
+			// Manifests arrive with shipment operations; until then
+			// nothing is manifested.
+			var actualKg, actualM3 float64
+			out.Capacity[i] = capacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
+				ProjectedWeight: round3(fl.ReservedKg), ActualWeight: actualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: actualM3,
+				AvailableWeight: round3(max(0, fl.CapacityKg-max(fl.ReservedKg, actualKg))),
+				AvailableVolume: round3(max(0, fl.CapacityM3-max(fl.ReservedM3, actualM3)))}
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+// round3 hides the float noise of sums (to the gram, or the litre).
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

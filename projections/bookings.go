@@ -1,0 +1,80 @@
+package projections
+
+import (
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// Bookings is the read model of bookings.
+type Bookings struct {
+	mu    sync.RWMutex
+	byID  map[string]domain.Booking
+	order []string            // oldest first
+	byOrg map[string][]string // forwarder → its booking ids
+}
+
+// NewBookings returns an empty bookings read model.
+func NewBookings() *Bookings {
+	return &Bookings{byID: map[string]domain.Booking{}, byOrg: map[string][]string{}}
+}
+
+// Apply implements ReadModel.
+func (m *Bookings) Apply(r eventstore.Record, e domain.Event) {
+	if r.Aggregate.Type != "booking" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := r.Aggregate.ID
+	b, existed := m.byID[id]
+	b = domain.EvolveBooking(b, e)
+	m.byID[id] = b
+	if !existed {
+		m.order = append(m.order, id)
+		m.byOrg[b.OrganizationID] = append(m.byOrg[b.OrganizationID], id)
+	}
+}
+
+// Get returns a booking p may see; others are reported missing.
+func (m *Bookings) Get(p domain.Principal, id string) (domain.Booking, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	b, ok := m.byID[id]
+	if !ok || !b.VisibleTo(p) {
+		return domain.Booking{}, false
+	}
+	return b, true
+}
+
+// BookingFilter narrows a booking list; empty fields match everything.
+type BookingFilter struct {
+	Status, FlightID, QuoteID string
+}
+
+// List returns one page (from 1) of the bookings p may see that match f,
+// newest first, and how many match in all.
+func (m *Bookings) List(p domain.Principal, f BookingFilter, page, limit int) ([]domain.Booking, int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	ids := m.order
+	if p.Role == domain.RoleForwarder {
+		ids = m.byOrg[p.OrganizationID]
+	}
+	skip := (page - 1) * limit
+	var out []domain.Booking
+	total := 0
+	for i := len(ids) - 1; i >= 0; i-- {
+		b := m.byID[ids[i]]
+		if !b.VisibleTo(p) || (f.Status != "" && b.Status != f.Status) || (f.FlightID != "" && b.FlightID != f.FlightID) ||
+			(f.QuoteID != "" && b.QuoteID != f.QuoteID) {
+			continue
+		}
+		if total >= skip && len(out) < limit {
+			out = append(out, b)
+		}
+		total++
+	}
+	return out, total
+}
