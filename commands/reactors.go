@@ -140,7 +140,9 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 	}
 	if refusal == nil {
 		_, refusal = execute(ctx, r.h, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
-			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now) })
+			func(q domain.Quote) ([]domain.Event, error) {
+				return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now)
+			})
 	}
 	if refusal == nil && b.AWBNumber != "" {
 		_, refusal = execute(ctx, r.h, eventstore.Aggregate{Type: typeAWB, ID: b.AWBNumber}, step(rec, "awb"), domain.EvolveAWB,
@@ -160,7 +162,9 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 		return err
 	}
 	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
-		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, b.AWBNumber, now) })
+		func(b domain.Booking) ([]domain.Event, error) {
+			return domain.DecideConfirmBooking(b, b.AWBNumber, now)
+		})
 	return err
 }
 
