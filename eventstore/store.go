@@ -38,6 +38,11 @@ type Options struct {
 	Stream    string // stream name, e.g. CARGO
 	Replicas  int    // stream replicas (external cluster: 3)
 	Logger    *slog.Logger
+
+	// Existing uses the stream as it is: Open neither creates nor updates
+	// it, and fails if it does not exist. Tools that only read set it, so
+	// that they cannot change the stream's settings (such as Replicas).
+	Existing bool
 }
 
 // Store appends and reads events. It is safe for concurrent use.
@@ -50,6 +55,7 @@ type Store struct {
 	prefix    string
 	replicas  int
 	upcasters map[upcasterKey]Upcaster
+	unlock    func() // releases the embedded data directory
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -93,6 +99,13 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	if s.js, err = jetstream.New(s.nc); err != nil {
 		return nil, err
 	}
+	if o.Existing {
+		if s.stream, err = s.js.Stream(ctx, s.name); err != nil {
+			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
+		}
+		s.replicas = s.stream.CachedInfo().Config.Replicas
+		return s, nil
+	}
 	s.stream, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        s.name,
 		Description: "Cargostream events: the system of record",
@@ -115,6 +128,12 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 }
 
 func (s *Store) startEmbedded(o Options) error {
+	// The server itself would share its files with another process.
+	unlock, err := lockDir(o.DataDir)
+	if err != nil {
+		return err
+	}
+	s.unlock = unlock
 	opts := &server.Options{
 		ServerName: "cargod",
 		JetStream:  true,
@@ -176,6 +195,10 @@ func (s *Store) Close() {
 	if s.srv != nil {
 		s.srv.Shutdown()
 		s.srv.WaitForShutdown()
+	}
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
 	}
 }
 
@@ -368,8 +391,9 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // Subscribe calls fn for each event from sequence from on (oldest first,
 // then live) whose subject matches the filters, until ctx ends or fn
 // returns an error, which Subscribe then returns. If idle is not nil, it
-// is called whenever the subscription has caught up with the stream; an
-// error from it also ends the subscription.
+// is called whenever the subscription has caught up with the stream (after
+// the last matching event, or after a second without one); an error from
+// it also ends the subscription.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Record) error, idle func() error) error {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
@@ -402,6 +426,13 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 			}
 			if err := fn(r); err != nil {
 				return err
+			}
+			// Nothing matching is left: caught up, without waiting for
+			// a fetch to time out.
+			if meta, err := m.Metadata(); err == nil && meta.NumPending == 0 && idle != nil {
+				if err := idle(); err != nil {
+					return err
+				}
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {

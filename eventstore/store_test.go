@@ -54,7 +54,7 @@ func backends(t *testing.T) []backend {
 	}})
 }
 
-func openForTest(t *testing.T, o Options) *Store {
+func openForTest(t testing.TB, o Options) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), o)
 	if err != nil {
@@ -91,7 +91,7 @@ func testRoundTrip(t *testing.T, b backend) {
 	ctx := context.Background()
 	agg := Aggregate{"quote", "q1"}
 	want := event("QuoteRequested", "e1", "c1", `{"a":1}`)
-	seqs, err := s.Append(ctx, agg, 0, []Event{want, event("QuotePriced", "e2", "c2", `{"b":2}`)})
+	seqs, err := s.Append(ctx, agg, 0, []Event{want, event("QuoteStatusPriced", "e2", "c2", `{"b":2}`)})
 	if err != nil || len(seqs) != 2 || seqs[1] != seqs[0]+1 {
 		t.Fatalf("append = %v, %v", seqs, err)
 	}
@@ -108,7 +108,7 @@ func testRoundTrip(t *testing.T, b backend) {
 		got.Tenant != want.Tenant || !got.OccurredAt.Equal(want.OccurredAt) || string(got.Data) != string(want.Data) {
 		t.Errorf("record = %+v, want %+v", got.Event, want)
 	}
-	if recs[1].Type != "QuotePriced" {
+	if recs[1].Type != "QuoteStatusPriced" {
 		t.Errorf("second record type = %q", recs[1].Type)
 	}
 	if recs, err := s.Load(ctx, Aggregate{"quote", "none"}); err != nil || len(recs) != 0 {
@@ -311,5 +311,48 @@ func testBucket(t *testing.T, b backend) {
 	}
 	if _, ok, err := bk.Get(ctx, "missing"); ok || err != nil {
 		t.Errorf("get missing = %v, %v", ok, err)
+	}
+}
+
+func TestDataDirLock(t *testing.T) {
+	if !lockSupported {
+		t.Skip("no data directory lock on this platform")
+	}
+	dir := t.TempDir()
+	s := openForTest(t, Options{DataDir: dir})
+	if _, err := Open(context.Background(), Options{DataDir: dir}); !errors.Is(err, ErrDataDirInUse) {
+		t.Fatalf("second embedded server on the same directory: %v, want ErrDataDirInUse", err)
+	}
+	s.Close()
+	openForTest(t, Options{DataDir: dir}) // closing released the lock
+}
+
+func TestExisting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := Open(ctx, Options{DataDir: dir, Existing: true}); err == nil {
+		t.Fatal("Existing created a stream")
+	}
+	s := openForTest(t, Options{DataDir: dir})
+	if _, err := s.Append(ctx, Aggregate{"quote", "q1"}, 0, []Event{event("E", "e1", "c1", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.stream.CachedInfo().Config
+	cfg.Description = "changed by an operator"
+	if _, err := s.js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = openForTest(t, Options{DataDir: dir, Existing: true})
+	info, err := s.stream.Info(ctx)
+	if err != nil || info.Config.Description != "changed by an operator" {
+		t.Errorf("after an Existing open the description is %q (%v); it must not be updated", info.Config.Description, err)
+	}
+	if recs, err := s.Load(ctx, Aggregate{"quote", "q1"}); err != nil || len(recs) != 1 {
+		t.Errorf("load = %d records, %v", len(recs), err)
+	}
+	if _, err := Open(ctx, Options{DataDir: t.TempDir(), Stream: "OTHER", Existing: true}); err == nil {
+		t.Error("Existing opened a stream that does not exist")
 	}
 }

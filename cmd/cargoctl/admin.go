@@ -1,0 +1,440 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+const adminSynopsis = `Usage: cargoctl admin [connection flags] <command> [flags]
+
+Manages organisations and credentials through the HTTP API, as an API
+client of an organisation with the admin role. cargoctl first gets a token
+with that client's credentials: its id from --client-id or
+CARGOCTL_CLIENT_ID, its secret from CARGOCTL_CLIENT_SECRET or the file
+named by --client-secret-file. The connection flags may also follow the
+command, except --client-id after create-client, which names the new client.
+
+Prints the server's JSON response. When the server refuses, prints its
+description and each invalid field on stderr and exits with status 1.
+
+Commands:
+  create-org      --id ID --name NAME --role forwarder|airline|admin [--awb-prefix 020 --iata-code LH]
+  create-client   --org ORG --client-id ID [--client-secret S]
+  create-user     --org ORG --username U --password-file FILE (or CARGOCTL_PASSWORD)
+  create-api-key  --org ORG --name NAME
+  list-orgs
+  list-api-keys   [--org ORG]
+  revoke-api-key  --id ID
+
+Run 'cargoctl admin <command> --help' for the flags of a command.
+`
+
+const defaultURL = "http://127.0.0.1:8080"
+
+// adminRequest is the API call an admin command makes.
+type adminRequest struct {
+	method, path string
+	body         any    // sent as JSON; nil for none
+	hide         string // a field of the response not to print
+	note         string // printed on stderr after success
+}
+
+// adminCommand is one admin subcommand. define registers its flags and
+// returns what builds its request once they are parsed.
+type adminCommand struct {
+	name, summary string
+	define        func(fs *flag.FlagSet, getenv func(string) string) func() (adminRequest, error)
+}
+
+var adminCommands = []adminCommand{
+	{name: "create-org", summary: "Creates an organisation.", define: defineCreateOrg},
+	{name: "create-client", summary: "Creates an API client of an organisation. Without --client-secret the\nserver generates a secret, printed in the response only.", define: defineCreateClient},
+	{name: "create-user", summary: "Creates a user of an organisation, for the password grant. The password\ncomes from the file of --password-file or from CARGOCTL_PASSWORD.", define: defineCreateUser},
+	{name: "create-api-key", summary: "Creates an API key of an organisation; the key is in the response only.", define: defineCreateAPIKey},
+	{name: "list-orgs", summary: "Lists the organisations.", define: defineListOrgs},
+	{name: "list-api-keys", summary: "Lists API keys, of all organisations or of one.", define: defineListAPIKeys},
+	{name: "revoke-api-key", summary: "Revokes an API key: it no longer authenticates.", define: defineRevokeAPIKey},
+}
+
+func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	fs := newFlagSet("admin", adminSynopsis)
+	conn.register(fs)
+	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return usagef("admin", "no admin command given")
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	if name == "help" {
+		if len(rest) == 0 {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return nil
+		}
+		name, rest = rest[0], []string{"--help"}
+	}
+	i := 0
+	for i < len(adminCommands) && adminCommands[i].name != name {
+		i++
+	}
+	if i == len(adminCommands) {
+		return usagef("admin", "unknown admin command %q", name)
+	}
+	cmd := adminCommands[i]
+	sub := newFlagSet("admin "+cmd.name, "Usage: cargoctl admin "+cmd.name+" [flags]\n\n"+cmd.summary+"\n")
+	build := cmd.define(sub, getenv)
+	conn.register(sub) // the connection flags the command leaves free
+	if help, err := parseFlags(sub, rest, false, stdout); help || err != nil {
+		return err
+	}
+	req, err := build()
+	if err != nil {
+		return err
+	}
+	client, err := conn.client(sub.Name(), getenv)
+	if err != nil {
+		return err
+	}
+	return client.run(ctx, req, stdout, stderr)
+}
+
+func defineCreateOrg(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	var body struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Role      string `json:"role"`
+		AWBPrefix string `json:"awbPrefix,omitempty"`
+		IATACode  string `json:"iataCode,omitempty"`
+	}
+	fs.StringVar(&body.ID, "id", "", "organisation `id`: letters, digits, '-' and '_'")
+	fs.StringVar(&body.Name, "name", "", "organisation `name`")
+	fs.StringVar(&body.Role, "role", "", "`role`: forwarder, airline or admin")
+	fs.StringVar(&body.AWBPrefix, "awb-prefix", "", "airline's three-digit air waybill `prefix`, such as 020")
+	fs.StringVar(&body.IATACode, "iata-code", "", "airline's two-character IATA `code`, such as LH")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "id", "name", "role"); err != nil {
+			return adminRequest{}, err
+		}
+		return adminRequest{method: http.MethodPost, path: "/api/admin/organizations", body: body}, nil
+	}
+}
+
+func defineCreateClient(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	var body struct {
+		ClientID       string `json:"clientId"`
+		OrganizationID string `json:"organizationId"`
+		ClientSecret   string `json:"clientSecret,omitempty"`
+	}
+	fs.StringVar(&body.OrganizationID, "org", "", "`id` of the client's organisation")
+	fs.StringVar(&body.ClientID, "client-id", "", "`id` of the new client (the admin's own id then comes from CARGOCTL_CLIENT_ID, or --client-id before create-client)")
+	fs.StringVar(&body.ClientSecret, "client-secret", "", "`secret` of the new client, 12 to 72 bytes; better left to the server to generate")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "org", "client-id"); err != nil {
+			return adminRequest{}, err
+		}
+		req := adminRequest{method: http.MethodPost, path: "/api/admin/clients", body: body,
+			note: "The client secret is shown in this response only: store it now."}
+		if body.ClientSecret != "" {
+			req.hide, req.note = "clientSecret", "" // the caller knows it
+		}
+		return req, nil
+	}
+}
+
+func defineCreateUser(fs *flag.FlagSet, getenv func(string) string) func() (adminRequest, error) {
+	var body struct {
+		Username       string `json:"username"`
+		OrganizationID string `json:"organizationId"`
+		Password       string `json:"password"`
+	}
+	fs.StringVar(&body.OrganizationID, "org", "", "`id` of the user's organisation")
+	fs.StringVar(&body.Username, "username", "", "user `name`")
+	file := fs.String("password-file", "", "`file` holding the password (else env CARGOCTL_PASSWORD)")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "org", "username"); err != nil {
+			return adminRequest{}, err
+		}
+		body.Password = getenv("CARGOCTL_PASSWORD")
+		if *file != "" {
+			var err error
+			if body.Password, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--password-file: %w", err)
+			}
+		}
+		if body.Password == "" {
+			return adminRequest{}, usagef(fs.Name(), "no password: give --password-file or set CARGOCTL_PASSWORD")
+		}
+		return adminRequest{method: http.MethodPost, path: "/api/admin/users", body: body}, nil
+	}
+}
+
+func defineCreateAPIKey(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	var body struct {
+		OrganizationID string `json:"organizationId"`
+		Name           string `json:"name"`
+	}
+	fs.StringVar(&body.OrganizationID, "org", "", "`id` of the key's organisation")
+	fs.StringVar(&body.Name, "name", "", "`name` of the key, to tell keys apart")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "org", "name"); err != nil {
+			return adminRequest{}, err
+		}
+		return adminRequest{method: http.MethodPost, path: "/api/admin/api-keys", body: body,
+			note: "The API key is shown in this response only: store it now."}, nil
+	}
+}
+
+func defineListOrgs(*flag.FlagSet, func(string) string) func() (adminRequest, error) {
+	return func() (adminRequest, error) {
+		return adminRequest{method: http.MethodGet, path: "/api/admin/organizations"}, nil
+	}
+}
+
+func defineListAPIKeys(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	org := fs.String("org", "", "only the keys of the organisation with this `id`")
+	return func() (adminRequest, error) {
+		path := "/api/admin/api-keys"
+		if *org != "" {
+			path += "?" + url.Values{"organizationId": {*org}}.Encode()
+		}
+		return adminRequest{method: http.MethodGet, path: path}, nil
+	}
+}
+
+func defineRevokeAPIKey(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	id := fs.String("id", "", "`id` of the key (see list-api-keys)")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "id"); err != nil {
+			return adminRequest{}, err
+		}
+		return adminRequest{method: http.MethodDelete, path: "/api/admin/api-keys/" + url.PathEscape(*id),
+			note: fmt.Sprintf("API key %s revoked.", *id)}, nil
+	}
+}
+
+// requireFlags reports the named flags that are empty.
+func requireFlags(fs *flag.FlagSet, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if fs.Lookup(n).Value.String() == "" {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef(fs.Name(), "missing %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// connFlags say which server to call, and as which admin client.
+type connFlags struct {
+	url, clientID, secretFile string
+}
+
+// register adds the connection flags that fs does not define already.
+func (c *connFlags) register(fs *flag.FlagSet) {
+	for _, f := range []struct {
+		p           *string
+		name, usage string
+	}{
+		{&c.url, "url", "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL)"},
+		{&c.clientID, "client-id", "`id` of an API client of an admin organisation (env CARGOCTL_CLIENT_ID)"},
+		{&c.secretFile, "client-secret-file", "`file` holding that client's secret (else env CARGOCTL_CLIENT_SECRET)"},
+	} {
+		if fs.Lookup(f.name) == nil {
+			fs.StringVar(f.p, f.name, *f.p, f.usage)
+		}
+	}
+}
+
+func (c connFlags) client(cmd string, getenv func(string) string) (*apiClient, error) {
+	u, err := url.Parse(c.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef(cmd, "--url %q is not an http or https URL", c.url)
+	}
+	if c.clientID == "" {
+		return nil, usagef(cmd, "no admin client: set CARGOCTL_CLIENT_ID or --client-id")
+	}
+	secret := getenv("CARGOCTL_CLIENT_SECRET")
+	if c.secretFile != "" {
+		if secret, err = readSecretFile(c.secretFile); err != nil {
+			return nil, fmt.Errorf("--client-secret-file: %w", err)
+		}
+	}
+	if secret == "" {
+		return nil, usagef(cmd, "no client secret: set CARGOCTL_CLIENT_SECRET or --client-secret-file")
+	}
+	return &apiClient{
+		base: strings.TrimRight(c.url, "/"), clientID: c.clientID, secret: secret,
+		http: &http.Client{Timeout: 30 * time.Second},
+	}, nil
+}
+
+// apiClient calls the HTTP API as one API client.
+type apiClient struct {
+	base, clientID, secret string
+	http                   *http.Client
+}
+
+func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io.Writer) error {
+	token, err := c.token(ctx)
+	if err != nil {
+		return fmt.Errorf("getting a token for client %s: %w", c.clientID, err)
+	}
+	body, err := c.call(ctx, req.method, req.path, token, req.body)
+	if err != nil {
+		return err
+	}
+	if req.hide != "" {
+		body = without(body, req.hide)
+	}
+	if err := printJSON(stdout, body); err != nil {
+		return err
+	}
+	if req.note != "" {
+		fmt.Fprintln(stderr, req.note)
+	}
+	return nil
+}
+
+func (c *apiClient) token(ctx context.Context) (string, error) {
+	body, err := c.call(ctx, http.MethodPost, "/api/auth/token", "", struct {
+		GrantType    string `json:"grantType"`
+		ClientID     string `json:"clientId"`
+		ClientSecret string `json:"clientSecret"`
+	}{"client_credentials", c.clientID, c.secret})
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		AccessToken string `json:"accessToken"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil || res.AccessToken == "" {
+		return "", fmt.Errorf("the token response has no accessToken: %.200s", body)
+	}
+	return res.AccessToken, nil
+}
+
+// call makes one request and returns the body of a successful response;
+// an error response is an *apiError.
+func (c *apiClient) call(ctx context.Context, method, path, token string, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "cargoctl")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err // names the method and URL
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading the response: %w", method, req.URL.Redacted(), err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, apiErrorOf(resp.StatusCode, raw)
+	}
+	return raw, nil
+}
+
+// apiError is the server's error response.
+type apiError struct {
+	Status           int
+	Code             string `json:"error"`
+	Description      string `json:"errorDescription"`
+	ValidationErrors []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"validationErrors"`
+}
+
+func apiErrorOf(status int, body []byte) *apiError {
+	e := &apiError{}
+	if err := json.Unmarshal(body, e); err != nil || (e.Code == "" && e.Description == "") {
+		// Not the API's error body: a proxy's, say.
+		e = &apiError{Description: strings.TrimSpace(string(body))}
+		if line, _, _ := strings.Cut(e.Description, "\n"); len(line) > 200 || line != e.Description {
+			e.Description = fmt.Sprintf("%.200s ...", line)
+		}
+	}
+	e.Status = status
+	return e
+}
+
+func (e *apiError) Error() string {
+	var b strings.Builder
+	desc := e.Description
+	if desc == "" {
+		desc = http.StatusText(e.Status)
+	}
+	fmt.Fprintf(&b, "%s (HTTP %d", desc, e.Status)
+	if e.Code != "" {
+		fmt.Fprintf(&b, ", %s", e.Code)
+	}
+	b.WriteString(")")
+	for _, f := range e.ValidationErrors {
+		fmt.Fprintf(&b, "\n  %s: %s (%s)", f.Field, f.Message, f.Code)
+	}
+	return b.String()
+}
+
+// without removes a top-level field from a JSON object.
+func without(body []byte, field string) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	delete(obj, field)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(obj) != nil {
+		return body
+	}
+	return out.Bytes()
+}
+
+// printJSON pretty-prints a JSON response; anything else as it came.
+func printJSON(w io.Writer, body []byte) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(body)
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}

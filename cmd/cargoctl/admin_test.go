@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/projections"
+	"golang.org/x/crypto/bcrypt"
+)
+
+const adminSecret = "operator-secret-1234"
+
+// startServer serves the real API on an embedded store, wired as cargod
+// wires it, with an admin organisation "operator" and its client "admin".
+func startServer(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	key, err := httpapi.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := httpapi.NewTokens(key, "cargoctl-test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses, err := store.Bucket(ctx, "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
+	projector := projections.NewProjector(store, log, identity, quotes)
+	projCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { projector.Run(projCtx) })
+	t.Cleanup(func() { stop(); wg.Wait() })
+
+	cmds := commands.New(store, bcrypt.MinCost)
+	system := commands.NewMeta(domain.Principal{Subject: "system:test"}, "", "")
+	if _, err := cmds.CreateOrganization(ctx, system, domain.CreateOrganization{OrganizationID: "operator", Name: "Operator", Role: domain.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cmds.CreateClient(ctx, commands.NewMeta(system.Principal, "", ""), "admin", "operator", adminSecret, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, res.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
+		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
+		Tokens: tokens, Responses: responses, Ready: store.Connected,
+	})
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// adminEnv is the environment of an operator: the server and the admin
+// client's credentials.
+func adminEnv(url string, more ...string) func(string) string {
+	m := map[string]string{"CARGOCTL_URL": url, "CARGOCTL_CLIENT_ID": "admin", "CARGOCTL_CLIENT_SECRET": adminSecret}
+	for i := 0; i+1 < len(more); i += 2 {
+		m[more[i]] = more[i+1]
+	}
+	return env(m)
+}
+
+// decode reads a pretty-printed JSON object.
+func decode(t *testing.T, out string) map[string]any {
+	t.Helper()
+	if !strings.HasPrefix(out, "{\n  \"") || !strings.HasSuffix(out, "\n}\n") {
+		t.Errorf("output is not pretty-printed JSON:\n%s", out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	return m
+}
+
+// wantFields checks the string fields of a response.
+func wantFields(t *testing.T, got map[string]any, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v (in %v)", k, got[k], v, got)
+		}
+	}
+}
+
+// send calls the API directly, as a client other than cargoctl would.
+func send(t *testing.T, url, path string, header map[string]string, body string) (int, map[string]any) {
+	t.Helper()
+	method := http.MethodPost
+	if body == "" {
+		method = http.MethodGet
+	}
+	req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	json.Unmarshal(raw, &m)
+	return resp.StatusCode, m
+}
+
+func tokenStatus(t *testing.T, url, body string) int {
+	status, _ := send(t, url, "/api/auth/token", nil, body)
+	return status
+}
+
+func TestAdmin(t *testing.T) {
+	url := startServer(t)
+	getenv := adminEnv(url)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	t.Run("create-org", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			want map[string]any
+		}{
+			{[]string{"--id", "acme", "--name", "Acme Forwarding", "--role", "forwarder"},
+				map[string]any{"id": "acme", "name": "Acme Forwarding", "role": "forwarder", "awbPrefix": nil, "iataCode": nil}},
+			{[]string{"--id", "lh", "--name", "Lufthansa Cargo", "--role", "airline", "--awb-prefix", "020", "--iata-code", "LH"},
+				map[string]any{"id": "lh", "name": "Lufthansa Cargo", "role": "airline", "awbPrefix": "020", "iataCode": "LH"}},
+		} {
+			out, errOut, err := runCmd(t, getenv, append([]string{"admin", "create-org"}, tt.args...)...)
+			if err != nil {
+				t.Fatalf("%v; stderr %s", err, errOut)
+			}
+			got := decode(t, out)
+			wantFields(t, got, tt.want)
+			if _, err := time.Parse(time.RFC3339, got["createdAt"].(string)); err != nil {
+				t.Errorf("createdAt: %v", err)
+			}
+		}
+	})
+
+	t.Run("the server's validation errors", func(t *testing.T) {
+		out, _, err := runCmd(t, getenv, "admin", "create-org", "--id", "bad id", "--name", "X", "--role", "pilot")
+		var apiErr *apiError
+		if !errors.As(err, &apiErr) || exitCode(err) != 1 || out != "" {
+			t.Fatalf("error %v (exit %d), printed %q", err, exitCode(err), out)
+		}
+		msg := err.Error()
+		for _, want := range []string{"(HTTP 400, validation_error)", "\n  id: must be 1 to 64 letters", "(INVALID_FORMAT)", "\n  role: "} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error\n%s\nlacks %q", msg, want)
+			}
+		}
+		_, _, err = runCmd(t, getenv, "admin", "create-org", "--id", "acme", "--name", "Again", "--role", "forwarder")
+		if err == nil || !strings.Contains(err.Error(), "(HTTP 409, conflict)") {
+			t.Errorf("second create-org: %v", err)
+		}
+	})
+
+	t.Run("create-client with a generated secret", func(t *testing.T) {
+		out, errOut, err := runCmd(t, getenv, "admin", "create-client", "--org", "acme", "--client-id", "acme-tms")
+		if err != nil {
+			t.Fatalf("%v; stderr %s", err, errOut)
+		}
+		got := decode(t, out)
+		wantFields(t, got, map[string]any{"clientId": "acme-tms", "organizationId": "acme"})
+		secret, _ := got["clientSecret"].(string)
+		if !strings.HasPrefix(secret, "cs_") || !strings.Contains(errOut, "shown in this response only") {
+			t.Errorf("secret %q, stderr %q", secret, errOut)
+		}
+		if s := tokenStatus(t, url, `{"grantType":"client_credentials","clientId":"acme-tms","clientSecret":"`+secret+`"}`); s != http.StatusOK {
+			t.Errorf("token for the new client: HTTP %d", s)
+		}
+	})
+
+	t.Run("create-client with a chosen secret, admin id before the command", func(t *testing.T) {
+		getenv := adminEnv(url, "CARGOCTL_CLIENT_ID", "")
+		out, errOut, err := runCmd(t, getenv, "admin", "--client-id", "admin", "create-client",
+			"--org", "lh", "--client-id", "lh-ops", "--client-secret", "a-chosen-secret-value")
+		if err != nil {
+			t.Fatalf("%v; stderr %s", err, errOut)
+		}
+		if want := "{\n  \"clientId\": \"lh-ops\",\n  \"organizationId\": \"lh\"\n}\n"; out != want {
+			t.Errorf("printed\n%s\nwant (without the secret)\n%s", out, want)
+		}
+		if s := tokenStatus(t, url, `{"grantType":"client_credentials","clientId":"lh-ops","clientSecret":"a-chosen-secret-value"}`); s != http.StatusOK {
+			t.Errorf("token for the new client: HTTP %d", s)
+		}
+	})
+
+	t.Run("create-user", func(t *testing.T) {
+		for _, tt := range []struct {
+			user string
+			args []string
+			env  []string
+		}{
+			{"alice", []string{"--password-file", write("pw", "alice-password-123\n")}, nil},
+			{"bob", nil, []string{"CARGOCTL_PASSWORD", "bob-password-12345"}},
+		} {
+			args := append([]string{"admin", "create-user", "--org", "acme", "--username", tt.user}, tt.args...)
+			out, errOut, err := runCmd(t, adminEnv(url, tt.env...), args...)
+			if err != nil {
+				t.Fatalf("%v; stderr %s", err, errOut)
+			}
+			if want := "{\n  \"username\": \"" + tt.user + "\",\n  \"organizationId\": \"acme\"\n}\n"; out != want {
+				t.Errorf("printed\n%s\nwant\n%s", out, want)
+			}
+		}
+		if s := tokenStatus(t, url, `{"grantType":"password","username":"alice","password":"alice-password-123"}`); s != http.StatusOK {
+			t.Errorf("password grant for alice: HTTP %d", s)
+		}
+		if s := tokenStatus(t, url, `{"grantType":"password","username":"bob","password":"bob-password-12345"}`); s != http.StatusOK {
+			t.Errorf("password grant for bob: HTTP %d", s)
+		}
+		_, _, err := runCmd(t, getenv, "admin", "create-user", "--org", "acme", "--username", "carol", "--password-file", write("short", "short"))
+		if err == nil || !strings.Contains(err.Error(), "\n  password: must be at least 12 characters (INVALID_RANGE)") {
+			t.Errorf("short password: %v", err)
+		}
+	})
+
+	t.Run("API keys", func(t *testing.T) {
+		out, errOut, err := runCmd(t, getenv, "admin", "create-api-key", "--org", "acme", "--name", "warehouse <scanner>")
+		if err != nil {
+			t.Fatalf("%v; stderr %s", err, errOut)
+		}
+		created := decode(t, out)
+		wantFields(t, created, map[string]any{"organizationId": "acme", "name": "warehouse <scanner>", "revoked": false})
+		key, _ := created["apiKey"].(string)
+		id, _ := created["id"].(string)
+		if !strings.HasPrefix(key, "csk_") || id == "" || !strings.Contains(errOut, "shown in this response only") {
+			t.Fatalf("key %q, id %q, stderr %q", key, id, errOut)
+		}
+		// The key authenticates: acme may not list organisations (403),
+		// but it is not turned away as unknown (401).
+		if s, m := send(t, url, "/api/admin/organizations", map[string]string{"X-Api-Key": key}, ""); s != http.StatusForbidden {
+			t.Errorf("GET /api/admin/organizations with the new key: HTTP %d %v, want 403", s, m)
+		}
+		// Another organisation's key, which the filter leaves out.
+		if _, _, err := runCmd(t, getenv, "admin", "create-api-key", "--org", "lh", "--name", "rates"); err != nil {
+			t.Fatal(err)
+		}
+
+		list := func() []any {
+			t.Helper()
+			out, errOut, err := runCmd(t, getenv, "admin", "list-api-keys", "--org", "acme")
+			if err != nil {
+				t.Fatalf("%v; stderr %s", err, errOut)
+			}
+			keys, _ := decode(t, out)["apiKeys"].([]any)
+			return keys
+		}
+		keys := list()
+		if len(keys) != 1 {
+			t.Fatalf("acme's keys: %v", keys)
+		}
+		wantFields(t, keys[0].(map[string]any), map[string]any{"id": id, "name": "warehouse <scanner>", "revoked": false, "apiKey": nil})
+		out, _, err = runCmd(t, getenv, "admin", "list-api-keys")
+		if all, _ := decode(t, out)["apiKeys"].([]any); err != nil || len(all) != 2 {
+			t.Errorf("all keys: %v, %v", all, err)
+		}
+
+		out, errOut, err = runCmd(t, getenv, "admin", "revoke-api-key", "--id", id)
+		if err != nil || out != "" || errOut != "API key "+id+" revoked.\n" {
+			t.Fatalf("revoke: %v, printed %q %q", err, out, errOut)
+		}
+		wantFields(t, list()[0].(map[string]any), map[string]any{"revoked": true})
+		if s, m := send(t, url, "/api/admin/organizations", map[string]string{"X-Api-Key": key}, ""); s != http.StatusUnauthorized {
+			t.Errorf("GET /api/admin/organizations with the revoked key: HTTP %d %v, want 401", s, m)
+		}
+		_, _, err = runCmd(t, getenv, "admin", "revoke-api-key", "--id", "no-such-key")
+		if err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+			t.Errorf("revoking an unknown key: %v", err)
+		}
+	})
+
+	t.Run("list-orgs", func(t *testing.T) {
+		out, errOut, err := runCmd(t, getenv, "admin", "list-orgs")
+		if err != nil {
+			t.Fatalf("%v; stderr %s", err, errOut)
+		}
+		var ids []string
+		orgs, _ := decode(t, out)["organizations"].([]any)
+		for _, o := range orgs {
+			ids = append(ids, o.(map[string]any)["id"].(string))
+		}
+		if got := strings.Join(ids, ","); !strings.Contains(got, "acme") || !strings.Contains(got, "lh") || !strings.Contains(got, "operator") || len(ids) != 3 {
+			t.Errorf("organisations %s", got)
+		}
+	})
+
+	t.Run("credentials", func(t *testing.T) {
+		for _, tt := range []struct {
+			name   string
+			getenv func(string) string
+			args   []string
+			want   string // in the error; "" for success
+		}{
+			{"secret from a file", adminEnv(url, "CARGOCTL_CLIENT_SECRET", ""),
+				[]string{"--client-secret-file", write("secret", adminSecret+"\r\n")}, ""},
+			{"flags after the command", env(nil),
+				[]string{"--url", url + "/", "--client-id", "admin", "--client-secret-file", write("secret", adminSecret)}, ""},
+			{"wrong secret", adminEnv(url, "CARGOCTL_CLIENT_SECRET", "not-the-secret-at-all"), nil,
+				"getting a token for client admin: invalid client credentials (HTTP 401, invalid_grant)"},
+			{"not an admin", adminEnv(url, "CARGOCTL_CLIENT_ID", "lh-ops", "CARGOCTL_CLIENT_SECRET", "a-chosen-secret-value"), nil,
+				"this operation is not open to the airline role (HTTP 403, forbidden)"},
+			{"no server", adminEnv("http://127.0.0.1:1"), nil, "connection refused"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				out, _, err := runCmd(t, tt.getenv, append([]string{"admin", "list-orgs"}, tt.args...)...)
+				switch {
+				case tt.want == "" && err != nil:
+					t.Errorf("error %v", err)
+				case tt.want == "" && !strings.Contains(out, `"operator"`):
+					t.Errorf("printed %q", out)
+				case tt.want != "" && (err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), tt.want)):
+					t.Errorf("error %v (exit %d), want %q", err, exitCode(err), tt.want)
+				}
+			})
+		}
+	})
+}
+
+// TestAdminUsageErrors needs no server: nothing is sent.
+func TestAdminUsageErrors(t *testing.T) {
+	unreachable := adminEnv("http://127.0.0.1:1")
+	tests := []struct {
+		getenv func(string) string
+		args   []string
+		want   string
+	}{
+		{unreachable, []string{"create-org", "--id", "x"}, "missing --name, --role (see 'cargoctl admin create-org --help')"},
+		{unreachable, []string{"create-client", "--org", "x"}, "missing --client-id"},
+		{unreachable, []string{"create-user", "--org", "x", "--username", "u"}, "no password: give --password-file or set CARGOCTL_PASSWORD"},
+		{unreachable, []string{"create-user", "--org", "x", "--username", "u", "--password", "p"}, "flag provided but not defined: -password"},
+		{unreachable, []string{"create-api-key", "--org", "x"}, "missing --name"},
+		{unreachable, []string{"revoke-api-key"}, "missing --id"},
+		{unreachable, []string{"list-orgs", "extra"}, `unexpected argument "extra"`},
+		{unreachable, []string{"--bogus", "list-orgs"}, "flag provided but not defined: -bogus"},
+		{env(nil), []string{"list-orgs"}, "no admin client: set CARGOCTL_CLIENT_ID or --client-id"},
+		{env(map[string]string{"CARGOCTL_CLIENT_ID": "admin"}), []string{"list-orgs"}, "no client secret"},
+		{unreachable, []string{"list-orgs", "--url", "127.0.0.1:8080"}, `--url "127.0.0.1:8080" is not an http or https URL`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, _, err := runCmd(t, tt.getenv, append([]string{"admin"}, tt.args...)...)
+			if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v (exit %d), want a usage error with %q", err, exitCode(err), tt.want)
+			}
+			if out != "" {
+				t.Errorf("printed %q", out)
+			}
+		})
+	}
+}

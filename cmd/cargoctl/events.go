@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+const eventsSynopsis = `Usage: cargoctl events [flags]
+
+Prints events from the event stream, oldest first, one JSON object a line.
+
+It reads through a NATS server: an external one, or cargod's embedded
+server when cargod was started with CARGO_NATS_LISTEN (pass that address
+as --nats-url). Without --nats-url it opens the data directory with an
+embedded server of its own, which works only while cargod is not running
+on that directory.
+
+Times are RFC 3339 (2026-11-25T10:00:00Z) or plain dates (2026-11-25,
+UTC); they are compared with the time each event occurred. --until with a
+plain date includes that whole day.
+`
+
+// eventsOptions select what cargoctl events prints.
+type eventsOptions struct {
+	natsURL, natsCreds, dataDir, stream string
+	aggType, aggID, eventType           string
+	fromSeq, toSeq                      uint64
+	since, until                        time.Time // zero: unbounded; both inclusive
+	follow                              bool
+}
+
+func runEvents(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, help, err := parseEventsFlags(args, getenv, stdout)
+	if help || err != nil {
+		return err
+	}
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	var filters []string
+	if o.aggType != "" {
+		filters = []string{store.Filter(o.aggType, o.aggID)}
+	}
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	emit := func(r eventstore.Record) error {
+		if !o.matches(r) {
+			return nil
+		}
+		if err := enc.Encode(lineOf(r, stderr)); err != nil {
+			return err
+		}
+		if o.follow {
+			return out.Flush()
+		}
+		return nil
+	}
+	if o.follow {
+		err = store.Subscribe(ctx, filters, o.fromSeq, emit, nil)
+		if ctx.Err() != nil {
+			err = nil // interrupted: the normal end of --follow
+		}
+	} else {
+		err = store.Read(ctx, filters, o.fromSeq, o.toSeq, emit)
+		if ctx.Err() != nil {
+			err = errors.New("interrupted")
+		}
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func parseEventsFlags(args []string, getenv func(string) string, stdout io.Writer) (o eventsOptions, help bool, err error) {
+	fs := newFlagSet("events", eventsSynopsis)
+	fs.StringVar(&o.natsURL, "nats-url", getenv("CARGO_NATS_URL"), "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
+	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
+	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`, opened when there is no --nats-url; only while cargod is not running on it (env CARGO_DATA_DIR)")
+	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
+	fs.StringVar(&o.aggType, "type", "", "only events of this aggregate `type`: quote, org, client, user, apikey")
+	fs.StringVar(&o.aggID, "id", "", "only events of the aggregate with this `id` (needs --type)")
+	fs.StringVar(&o.eventType, "event-type", "", "only events of this event type, such as QuoteRequested")
+	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "first stream `sequence` to print")
+	fs.Uint64Var(&o.toSeq, "to-seq", 0, "last stream `sequence` to print")
+	since := fs.String("since", "", "only events that occurred at or after this `time`")
+	until := fs.String("until", "", "only events that occurred at or before this `time`")
+	fs.BoolVar(&o.follow, "follow", false, "keep printing new events until interrupted")
+	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
+		return o, help, err
+	}
+	set := setFlags(fs)
+	bad := func(format string, args ...any) (eventsOptions, bool, error) {
+		return o, false, usagef("events", format, args...)
+	}
+	switch {
+	case set["nats-url"] && set["data-dir"]:
+		return bad("give either --nats-url or --data-dir, not both")
+	case o.aggID != "" && o.aggType == "":
+		return bad("--id needs --type")
+	case o.aggType != "" && !validToken(o.aggType):
+		return bad("--type %q is not an aggregate type", o.aggType)
+	case o.aggID != "" && !validToken(o.aggID):
+		return bad("--id %q is not an aggregate id", o.aggID)
+	case o.toSeq != 0 && o.fromSeq > o.toSeq:
+		return bad("--from-seq %d is after --to-seq %d", o.fromSeq, o.toSeq)
+	case o.follow && (o.toSeq != 0 || *until != ""):
+		return bad("--follow cannot be combined with --to-seq or --until")
+	}
+	if o.since, err = parseTime(*since, false); err != nil {
+		return bad("--since: %v", err)
+	}
+	if o.until, err = parseTime(*until, true); err != nil {
+		return bad("--until: %v", err)
+	}
+	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
+		return bad("--until %s is before --since %s", *until, *since)
+	}
+	return o, false, nil
+}
+
+// openStore attaches to the stream as it is: a read must neither create
+// a stream nor change its settings.
+func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) {
+	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, DataDir: o.dataDir, Stream: o.stream, Existing: true}
+	if o.natsURL != "" {
+		return eventstore.Open(ctx, opts)
+	}
+	if _, err := os.Stat(filepath.Join(o.dataDir, "jetstream")); err != nil {
+		return nil, fmt.Errorf("no event store in data directory %s (%v); set --data-dir, or --nats-url", o.dataDir, err)
+	}
+	store, err := eventstore.Open(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("opening data directory %s: %w; cargoctl can open a data directory only while cargod is not running on it: "+
+			"to read from a running cargod, start it with CARGO_NATS_LISTEN=127.0.0.1:4222 and pass --nats-url nats://127.0.0.1:4222", o.dataDir, err)
+	}
+	return store, nil
+}
+
+// matches applies the filters that are not subject filters.
+func (o eventsOptions) matches(r eventstore.Record) bool {
+	return (o.eventType == "" || r.Type == o.eventType) &&
+		(o.since.IsZero() || !r.OccurredAt.Before(o.since)) &&
+		(o.until.IsZero() || !r.OccurredAt.After(o.until))
+}
+
+// eventLine is one line of output.
+type eventLine struct {
+	Sequence      uint64          `json:"sequence"`
+	AggregateType string          `json:"aggregateType"`
+	AggregateID   string          `json:"aggregateId"`
+	Type          string          `json:"type"`
+	SchemaVersion int             `json:"schemaVersion"`
+	EventID       string          `json:"eventId"`
+	CommandID     string          `json:"commandId,omitempty"`
+	CorrelationID string          `json:"correlationId,omitempty"`
+	CausationID   string          `json:"causationId,omitempty"`
+	Actor         string          `json:"actor,omitempty"`
+	Tenant        string          `json:"tenant,omitempty"`
+	OccurredAt    time.Time       `json:"occurredAt"`
+	Data          json.RawMessage `json:"data"`
+}
+
+// lineOf turns a record into its output line. A payload that is not JSON
+// (which cargod never writes) is printed as a string, with a warning.
+func lineOf(r eventstore.Record, warnings io.Writer) eventLine {
+	data := json.RawMessage(r.Data)
+	switch {
+	case len(data) == 0:
+		data = json.RawMessage("null")
+	case !json.Valid(data):
+		fmt.Fprintf(warnings, "cargoctl: sequence %d: the payload is not JSON; printed as a string\n", r.Sequence)
+		data, _ = json.Marshal(string(r.Data))
+	}
+	return eventLine{
+		Sequence: r.Sequence, AggregateType: r.Aggregate.Type, AggregateID: r.Aggregate.ID,
+		Type: r.Type, SchemaVersion: r.SchemaVersion, EventID: r.EventID, CommandID: r.CommandID,
+		CorrelationID: r.CorrelationID, CausationID: r.CausationID, Actor: r.Actor, Tenant: r.Tenant,
+		OccurredAt: r.OccurredAt, Data: data,
+	}
+}
+
+// parseTime reads an RFC 3339 time or a plain date (UTC). A date read as
+// the end of a range stands for the last instant of that day.
+func parseTime(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-25T10:00:00Z) nor a date (2026-11-25)", s)
+	}
+	if endOfDay {
+		d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
+	}
+	return d, nil
+}
+
+// validToken reports whether s can be one token of a subject filter:
+// wildcards and separators would widen the filter.
+func validToken(s string) bool {
+	return s != "" && !strings.ContainsAny(s, ". \t\r\n*>")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

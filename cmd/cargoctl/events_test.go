@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// env is a getenv over a map.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// runCmd runs cargoctl and returns what it printed.
+func runCmd(t *testing.T, getenv func(string) string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), args, getenv, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+type testEvent struct {
+	agg eventstore.Aggregate
+	e   eventstore.Event
+}
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// testEvents are appended in this order: sequence i+1.
+var testEvents = []testEvent{
+	{eventstore.Aggregate{Type: "quote", ID: "q1"}, eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1",
+		CommandID: "c1", CorrelationID: "corr1", CausationID: "cause1", Actor: "user:alice", Tenant: "acme",
+		OccurredAt: at("2026-11-24T10:00:00Z"), Data: []byte(`{ "weightKg": 120, "note": "<fragile> & dry" }`)}},
+	{eventstore.Aggregate{Type: "org", ID: "acme"}, eventstore.Event{Type: "OrganizationCreated", SchemaVersion: 1, EventID: "e2",
+		CommandID: "c2", CorrelationID: "c2", Actor: "system:cargod",
+		OccurredAt: at("2026-11-24T23:59:59.5Z"), Data: []byte(`{"organizationId":"acme"}`)}},
+	{eventstore.Aggregate{Type: "quote", ID: "q2"}, eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e3",
+		CommandID: "c3", CorrelationID: "c3", Actor: "user:bob", Tenant: "acme",
+		OccurredAt: at("2026-11-25T00:00:00Z"), Data: []byte(`{"weightKg":5}`)}},
+	{eventstore.Aggregate{Type: "quote", ID: "q1"}, eventstore.Event{Type: "QuotePriced", SchemaVersion: 2, EventID: "e4",
+		CommandID: "c4", CorrelationID: "corr1", CausationID: "e1", Actor: "client:lh", Tenant: "lh",
+		OccurredAt: at("2026-11-25T12:30:00.123456789Z"), Data: []byte(`{"amount":"99.50"}`)}},
+	// Only the required headers.
+	{eventstore.Aggregate{Type: "client", ID: "c-1"}, eventstore.Event{Type: "ClientCreated", SchemaVersion: 1, EventID: "e5",
+		OccurredAt: at("2026-11-26T08:00:00Z"), Data: []byte(`{}`)}},
+}
+
+// wantLines are the lines cargoctl prints for testEvents, by sequence.
+var wantLines = map[int]string{
+	1: `{"sequence":1,"aggregateType":"quote","aggregateId":"q1","type":"QuoteRequested","schemaVersion":1,"eventId":"e1","commandId":"c1","correlationId":"corr1","causationId":"cause1","actor":"user:alice","tenant":"acme","occurredAt":"2026-11-24T10:00:00Z","data":{"weightKg":120,"note":"<fragile> & dry"}}`,
+	2: `{"sequence":2,"aggregateType":"org","aggregateId":"acme","type":"OrganizationCreated","schemaVersion":1,"eventId":"e2","commandId":"c2","correlationId":"c2","actor":"system:cargod","occurredAt":"2026-11-24T23:59:59.5Z","data":{"organizationId":"acme"}}`,
+	3: `{"sequence":3,"aggregateType":"quote","aggregateId":"q2","type":"QuoteRequested","schemaVersion":1,"eventId":"e3","commandId":"c3","correlationId":"c3","actor":"user:bob","tenant":"acme","occurredAt":"2026-11-25T00:00:00Z","data":{"weightKg":5}}`,
+	4: `{"sequence":4,"aggregateType":"quote","aggregateId":"q1","type":"QuotePriced","schemaVersion":2,"eventId":"e4","commandId":"c4","correlationId":"corr1","causationId":"e1","actor":"client:lh","tenant":"lh","occurredAt":"2026-11-25T12:30:00.123456789Z","data":{"amount":"99.50"}}`,
+	5: `{"sequence":5,"aggregateType":"client","aggregateId":"c-1","type":"ClientCreated","schemaVersion":1,"eventId":"e5","occurredAt":"2026-11-26T08:00:00Z","data":{}}`,
+}
+
+func linesOf(seqs ...int) string {
+	var b strings.Builder
+	for _, s := range seqs {
+		b.WriteString(wantLines[s] + "\n")
+	}
+	return b.String()
+}
+
+func appendTestEvents(t *testing.T, s *eventstore.Store, events []testEvent) {
+	t.Helper()
+	for _, e := range events {
+		recs, err := s.Load(context.Background(), e.agg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last uint64
+		if len(recs) > 0 {
+			last = recs[len(recs)-1].Sequence
+		}
+		if _, err := s.Append(context.Background(), e.agg, last, []eventstore.Event{e.e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dataDirWithEvents is a closed store holding testEvents.
+func dataDirWithEvents(t *testing.T) string {
+	dir := t.TempDir()
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, testEvents)
+	s.Close()
+	return dir
+}
+
+func TestEvents(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"everything", nil, linesOf(1, 2, 3, 4, 5)},
+		{"aggregate type", []string{"--type", "quote"}, linesOf(1, 3, 4)},
+		{"one aggregate", []string{"--type", "quote", "--id", "q1"}, linesOf(1, 4)},
+		{"no such aggregate", []string{"--type", "quote", "--id", "q9"}, ""},
+		{"sequence range", []string{"--from-seq", "2", "--to-seq", "4"}, linesOf(2, 3, 4)},
+		{"from a sequence", []string{"--from-seq", "4"}, linesOf(4, 5)},
+		{"up to a sequence", []string{"--to-seq", "1"}, linesOf(1)},
+		{"beyond the end", []string{"--from-seq", "6"}, ""},
+		{"since a date", []string{"--since", "2026-11-25"}, linesOf(3, 4, 5)},
+		{"until a date includes the day", []string{"--until", "2026-11-25"}, linesOf(1, 2, 3, 4)},
+		{"one day", []string{"--since", "2026-11-24", "--until", "2026-11-24"}, linesOf(1, 2)},
+		{"times are inclusive", []string{"--since", "2026-11-24T23:59:59.5Z", "--until", "2026-11-25T12:30:00.123456789Z"}, linesOf(2, 3, 4)},
+		{"times with an offset", []string{"--since", "2026-11-25T13:30:00+01:00"}, linesOf(4, 5)},
+		{"event type", []string{"--event-type", "QuoteRequested"}, linesOf(1, 3)},
+		{"all filters", []string{"--type", "quote", "--event-type", "QuoteRequested", "--since", "2026-11-25", "--from-seq", "2", "--to-seq", "5"}, linesOf(3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), append([]string{"events", "--data-dir", dir}, tt.args...)...)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			if out != tt.want {
+				t.Errorf("printed\n%s\nwant\n%s", out, tt.want)
+			}
+		})
+	}
+	t.Run("data directory from the environment", func(t *testing.T) {
+		out, _, err := runCmd(t, env(map[string]string{"CARGO_DATA_DIR": dir}), "events", "--type", "org")
+		if err != nil || out != linesOf(2) {
+			t.Errorf("printed %q, %v", out, err)
+		}
+	})
+	t.Run("an unknown stream is not created", func(t *testing.T) {
+		_, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_STREAM": "OTHER"}), "events", "--data-dir", dir)
+		if err == nil || !strings.Contains(err.Error(), "stream not found") {
+			t.Errorf("error = %v, want stream not found", err)
+		}
+		if out, _, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--stream", "OTHER"); err == nil {
+			t.Errorf("second read of stream OTHER printed %q: the first one created it", out)
+		}
+	})
+}
+
+func TestEventsDataDirInUse(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, _, err = runCmd(t, env(nil), "events", "--data-dir", dir)
+	if !errors.Is(err, eventstore.ErrDataDirInUse) || !strings.Contains(err.Error(), "only while cargod is not running") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+// TestEventsFollow reads through the server's NATS port, as from a
+// running cargod started with CARGO_NATS_LISTEN.
+func TestEventsFollow(t *testing.T) {
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	appendTestEvents(t, s, testEvents[:3])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"events", "--follow", "--type", "quote", "--since", "2026-11-24T12:00:00Z"},
+			env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), pw, io.Discard)
+		pw.Close()
+		done <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	next := func() string {
+		if !lines.Scan() {
+			t.Fatalf("output ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	if got := next(); got != wantLines[3] {
+		t.Errorf("first line %s, want %s", got, wantLines[3])
+	}
+	appendTestEvents(t, s, testEvents[3:])
+	if got := next(); got != wantLines[4] {
+		t.Errorf("followed line %s, want %s", got, wantLines[4])
+	}
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil {
+		t.Errorf("--follow ended with %v, want nil after an interrupt", err)
+	}
+}
+
+func TestEventsUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--id", "q1"}, "--id needs --type"},
+		{[]string{"--type", "quote.*"}, `--type "quote.*" is not an aggregate type`},
+		{[]string{"--type", ">"}, "is not an aggregate type"},
+		{[]string{"--type", "quote", "--id", "a b"}, "is not an aggregate id"},
+		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
+		{[]string{"--from-seq", "-1"}, "invalid value"},
+		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},
+		{[]string{"--until", "2026-13-01"}, "--until:"},
+		{[]string{"--since", "2026-11-25", "--until", "2026-11-24"}, "--until 2026-11-24 is before --since 2026-11-25"},
+		{[]string{"--follow", "--to-seq", "3"}, "--follow cannot be combined"},
+		{[]string{"--follow", "--until", "2026-11-24"}, "--follow cannot be combined"},
+		{[]string{"--nats-url", "nats://127.0.0.1:4222", "--data-dir", "x"}, "either --nats-url or --data-dir"},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, _, err := runCmd(t, env(nil), append([]string{"events"}, tt.args...)...)
+			if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v (exit %d), want a usage error with %q", err, exitCode(err), tt.want)
+			}
+			if out != "" {
+				t.Errorf("printed %q", out)
+			}
+		})
+	}
+	t.Run("no event store", func(t *testing.T) {
+		_, _, err := runCmd(t, env(nil), "events", "--data-dir", t.TempDir())
+		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "no event store") {
+			t.Errorf("error = %v", err)
+		}
+	})
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args     []string
+		want     string
+		wantCode int // 0: no error
+	}{
+		{nil, "Commands:", 2},
+		{[]string{"help"}, "Commands:", 0},
+		{[]string{"--help"}, "Commands:", 0},
+		{[]string{"help", "events"}, "--follow", 0},
+		{[]string{"events", "--help"}, "--event-type", 0},
+		{[]string{"admin", "--help"}, "revoke-api-key", 0},
+		{[]string{"help", "admin"}, "revoke-api-key", 0},
+		{[]string{"admin"}, "revoke-api-key", 2},
+		{[]string{"admin", "help"}, "create-org", 0},
+		{[]string{"admin", "help", "create-user"}, "--password-file", 0},
+		{[]string{"admin", "create-org", "-h"}, "--awb-prefix", 0},
+		{[]string{"frobnicate"}, "", 2},
+		{[]string{"admin", "frobnicate"}, "", 2},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), tt.args...)
+			code := 0
+			if err != nil {
+				code = exitCode(err)
+			}
+			if code != tt.wantCode || !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("exit %d (%v), printed %q %q; want exit %d and %q", code, err, out, errOut, tt.wantCode, tt.want)
+			}
+			if code == 0 && errOut != "" {
+				t.Errorf("help printed on stderr: %q", errOut)
+			}
+		})
+	}
+}

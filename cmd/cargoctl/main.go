@@ -1,0 +1,139 @@
+// Command cargoctl is Cargostream's operations tool: it prints the event
+// stream and manages organisations and credentials through the HTTP API.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cargoctl:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+const usage = `Usage: cargoctl <command> [flags]
+
+Commands:
+  events   print events from the event stream, one JSON object a line
+  admin    manage organisations, clients, users and API keys through the HTTP API
+  help     print this help, or a command's: cargoctl help <command>
+
+Run 'cargoctl <command> --help' for the flags of a command.
+`
+
+// run carries out the command line args. Usage errors are *usageError.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &usageError{msg: "no command given"}
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "events":
+		return runEvents(ctx, rest, getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(ctx, rest, getenv, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && (rest[0] == "events" || rest[0] == "admin") {
+			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		return &usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+// usageError is a command line that cannot be carried out as written.
+type usageError struct {
+	cmd string // "events", "admin create-org": where to look for help
+	msg string
+}
+
+func (e *usageError) Error() string {
+	if e.cmd == "" {
+		return e.msg + " (see 'cargoctl help')"
+	}
+	return fmt.Sprintf("%s (see 'cargoctl %s --help')", e.msg, e.cmd)
+}
+
+func usagef(cmd, format string, args ...any) error {
+	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCode is 2 for usage errors and 1 for everything else.
+func exitCode(err error) int {
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// newFlagSet returns a flag set whose --help prints synopsis and the
+// flags. Parse errors are returned, not printed: see parseFlags.
+func newFlagSet(cmd, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, synopsis)
+		fmt.Fprintln(w, "\nFlags:")
+		fs.VisitAll(func(f *flag.Flag) {
+			name, help := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  %s\n      %s", strings.TrimSpace("--"+f.Name+" "+name), help)
+			if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+	}
+	return fs
+}
+
+// parseFlags parses args. It reports help when --help was asked for, after
+// printing the usage on stdout. With allowArgs false, arguments left after
+// the flags are a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool, stdout io.Writer) (help bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return true, nil
+	}
+	if err != nil {
+		return false, usagef(fs.Name(), "%v", err)
+	}
+	if !allowArgs && fs.NArg() > 0 {
+		return false, usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
+	}
+	return false, nil
+}
+
+// setFlags are the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// readSecretFile reads a secret kept in a file, without the line end.
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
