@@ -56,6 +56,7 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 		"CARGO_DATA_DIR":           dataDir,
 		"CARGO_PASSWORD_HASH_COST": "4", // bcrypt's minimum: tests need speed, not strength
 		"CARGO_LOG_LEVEL":          "error",
+		"CARGO_DEMO_DAYS":          "3", // enough flights to book, quick to seed
 	}
 	for k, v := range env {
 		vars[k] = v

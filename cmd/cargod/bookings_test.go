@@ -1,0 +1,414 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+type priceOption struct {
+	FlightID, FlightNumber, DepartureDate, Currency string
+	PricePerKg, TotalAmount                         float64
+	ValidityHours                                   int
+}
+
+type pricedQuote struct {
+	ID, Status         string
+	PriceOptions       []priceOption
+	RejectionReason    *string
+	ChargeableWeightKg *float64
+}
+
+type booking struct {
+	ID, QuoteID, Status, FlightID string
+	AWBNumber                     *string
+	RejectionReason               *string
+	CreatedAt                     time.Time
+}
+
+// eventually polls get until done says yes, for at most 15 seconds.
+func eventually[T any](t *testing.T, what string, get func() T, done func(T) bool) T {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		v := get()
+		if done(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %+v after 15s", what, v)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *testServer) quoteOutcome(t *testing.T, token, id string) pricedQuote {
+	return eventually(t, "quote "+id, func() pricedQuote {
+		var q pricedQuote
+		s.do(t, request{method: "GET", path: "/api/quotes/" + id, token: token}).json(t, &q)
+		return q
+	}, func(q pricedQuote) bool { return q.Status != "pending" })
+}
+
+func (s *testServer) bookingOutcome(t *testing.T, token, id string) booking {
+	return eventually(t, "booking "+id, func() booking {
+		var b booking
+		s.do(t, request{method: "GET", path: "/api/bookings/" + id, token: token}).json(t, &b)
+		return b
+	}, func(b booking) bool { return b.Status != "pending" })
+}
+
+type capacity struct {
+	FlightID                                       string
+	ProjectedWeight, ActualWeight, AvailableWeight float64
+	ProjectedVolume, ActualVolume, AvailableVolume float64
+}
+
+func (s *testServer) capacityOf(t *testing.T, token, flightNumber, date string) capacity {
+	t.Helper()
+	var c struct{ Capacity []capacity }
+	s.do(t, request{method: "GET", path: "/api/capacity?flightNumber=" + flightNumber + "&date=" + date, token: token}).json(t, &c)
+	if len(c.Capacity) != 1 {
+		t.Fatalf("capacity of %s on %s: %+v", flightNumber, date, c)
+	}
+	return c.Capacity[0]
+}
+
+func TestRFQToConfirmedBooking(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	body := rfq()
+	body["shc"] = []any{"DGR"}
+	body["deliveryToAirlineDate"] = time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	created := createQuote(t, s, fwd, body)
+	if created.Status != "pending" || len(created.PriceOptions) != 0 {
+		t.Fatalf("a new quote is %s with %d options", created.Status, len(created.PriceOptions))
+	}
+	q := s.quoteOutcome(t, fwd, created.ID)
+	if q.Status != "priced" || len(q.PriceOptions) == 0 || q.ChargeableWeightKg == nil || *q.ChargeableWeightKg != 350.5 {
+		t.Fatalf("priced quote = %+v", q)
+	}
+	opt := q.PriceOptions[0]
+	// 350.5 kg at the 300 kg break (2.90 EUR/kg) beats 500 kg at 2.60,
+	// plus 0.60 EUR/kg for DGR: 1016.45 + 210.30.
+	if opt.FlightNumber != "LH8400" || opt.TotalAmount != 1226.75 || opt.PricePerKg != 3.5 || opt.Currency != "EUR" ||
+		opt.ValidityHours != 48 || opt.DepartureDate < body["deliveryToAirlineDate"].(string) {
+		t.Errorf("cheapest option = %+v", opt)
+	}
+	before := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
+
+	r := s.mustCreate(t, fwd, "/api/bookings", map[string]any{
+		"quoteId": q.ID, "flightId": opt.FlightID, "awb": map[string]any{"prefix": "020", "number": "81140743"},
+		"shipper":            map[string]any{"name": "ACME Machine Tools", "address": "Hafenstr. 1, Frankfurt", "contact": "+49 69 1234"},
+		"consignee":          map[string]any{"name": "Globex Inc", "address": "1 Main St, New York", "contact": "ops@globex.example"},
+		"chargeableWeightKg": 350.5,
+		"routing":            []any{map[string]any{"from": "FRA", "to": "JFK", "carrier": "LH", "flightNumber": opt.FlightNumber, "date": opt.DepartureDate}},
+	})
+	var b booking
+	r.json(t, &b)
+	if b.Status != "pending" || b.QuoteID != q.ID || b.FlightID != opt.FlightID || b.CreatedAt.IsZero() || r.header.Get("Location") != "/api/bookings/"+b.ID {
+		t.Errorf("new booking = %+v", b)
+	}
+	b = s.bookingOutcome(t, fwd, b.ID)
+	if b.Status != "confirmed" || b.AWBNumber == nil || *b.AWBNumber != "020-81140743" || b.RejectionReason != nil {
+		t.Fatalf("booking = %+v", b)
+	}
+	var accepted pricedQuote
+	s.do(t, request{method: "GET", path: "/api/quotes/" + q.ID, token: fwd}).json(t, &accepted)
+	if accepted.Status != "accepted" {
+		t.Errorf("quote after booking = %s", accepted.Status)
+	}
+	after := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
+	if after.ProjectedWeight != before.ProjectedWeight+350.5 || after.AvailableWeight != before.AvailableWeight-350.5 ||
+		after.ProjectedVolume != before.ProjectedVolume+1.92 {
+		t.Errorf("capacity %+v → %+v", before, after)
+	}
+	// The airline sees the booking on its flight; the other airline does not.
+	if r := s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: s.demoToken(t, "demo-airline-lh")}); r.status != 200 {
+		t.Errorf("carrier reads booking: %d", r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: s.demoToken(t, "demo-airline-ek")}); r.status != 404 {
+		t.Errorf("other airline reads booking: %d", r.status)
+	}
+	var list struct{ Bookings []booking }
+	s.do(t, request{method: "GET", path: "/api/bookings?status=confirmed", token: fwd}).json(t, &list)
+	if len(list.Bookings) != 1 || list.Bookings[0].ID != b.ID {
+		t.Errorf("confirmed bookings = %+v", list.Bookings)
+	}
+	// Cancelling gives the capacity back.
+	var cancelled booking
+	s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}).json(t, &cancelled)
+	if cancelled.Status != "cancelled" {
+		t.Fatalf("cancel = %+v", cancelled)
+	}
+	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate) },
+		func(c capacity) bool { return c.ProjectedWeight == before.ProjectedWeight })
+	// The AWB number is spent: another booking cannot use it.
+	q2 := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	var b2 booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q2.ID, "flightId": q2.PriceOptions[0].FlightID,
+		"awb": map[string]any{"prefix": "020", "number": "81140743"}}).json(t, &b2)
+	if b2 = s.bookingOutcome(t, fwd, b2.ID); b2.Status != "rejected" || *b2.RejectionReason != "awb_in_use" {
+		t.Errorf("booking with a used AWB = %+v", b2)
+	}
+}
+
+// raceFlight is an LH flight on a route without demo flights, with room
+// for ten 100 kg bookings.
+func raceFlight(t *testing.T, s *testServer) map[string]any {
+	lh := s.demoToken(t, "demo-airline-lh")
+	date := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
+	var f struct{ ID string }
+	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH8200", "origin": "FRA", "destination": "MIA",
+		"departureDate": date, "departureTime": "11:00", "arrivalDate": date, "arrivalTime": "15:30",
+		"aircraftType": "B77F", "capacityKg": 1000, "capacityM3": 100}).json(t, &f)
+	return map[string]any{"id": f.ID, "date": date}
+}
+
+func TestBookingRaceNeverOverbooks(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	flight := raceFlight(t, s)
+	const n = 50
+	quotes := make([]string, n)
+	for i := range quotes {
+		body := rfq()
+		body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+		body["grossWeightKg"] = 100
+		body["dimensionsCm"] = []any{map[string]any{"l": 50, "w": 50, "h": 50, "pieces": 2}}
+		quotes[i] = createQuote(t, s, fwd, body).ID
+	}
+	for _, id := range quotes {
+		if q := s.quoteOutcome(t, fwd, id); q.Status != "priced" {
+			t.Fatalf("quote %s = %+v", id, q)
+		}
+	}
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var b booking
+			s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quotes[i], "flightId": flight["id"]}).json(t, &b)
+			ids[i] = b.ID
+		}()
+	}
+	wg.Wait()
+	count := func(s *testServer) map[string]int {
+		outcome := map[string]int{}
+		for _, id := range ids {
+			b := s.bookingOutcome(t, fwd, id)
+			key := b.Status
+			if b.RejectionReason != nil {
+				key += "/" + *b.RejectionReason
+			}
+			outcome[key]++
+		}
+		return outcome
+	}
+	want := map[string]int{"confirmed": 10, "rejected/no_capacity": 40}
+	if got := count(s); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outcomes = %v, want %v", got, want)
+	}
+	c := s.capacityOf(t, fwd, "LH8200", flight["date"].(string))
+	if c.ProjectedWeight != 1000 || c.AvailableWeight != 0 {
+		t.Errorf("capacity = %+v", c)
+	}
+	s.stop()
+
+	s = startServer(t, dir, nil)
+	fwd = s.demoToken(t, "demo-forwarder")
+	if got := count(s); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after a restart, outcomes = %v", got)
+	}
+	if c := s.capacityOf(t, fwd, "LH8200", flight["date"].(string)); c.ProjectedWeight != 1000 || c.AvailableWeight != 0 {
+		t.Errorf("after a restart, capacity = %+v", c)
+	}
+}
+
+func TestBookingRefusals(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	admin := s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "other-fwd", "name": "Other", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "other-fwd", "clientId": "other", "clientSecret": "other-secret-long"})
+	other := s.token(t, "other", "other-secret-long")
+	flight := q.PriceOptions[0].FlightID
+
+	tests := []struct {
+		name   string
+		token  string
+		body   map[string]any
+		status int
+		error  string
+		field  string
+	}{
+		{"someone else's quote", other, map[string]any{"quoteId": q.ID, "flightId": flight}, 404, "not_found", ""},
+		{"unknown quote", fwd, map[string]any{"quoteId": "nope", "flightId": flight}, 404, "not_found", ""},
+		{"unknown flight", fwd, map[string]any{"quoteId": q.ID, "flightId": "LH1-2020-01-01"}, 400, "validation_error", "flightId"},
+		{"no quote", fwd, map[string]any{"flightId": flight}, 400, "validation_error", "quoteId"},
+		{"wrong chargeable weight", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "chargeableWeightKg": 100}, 400, "validation_error", "chargeableWeightKg"},
+		{"bad AWB check digit", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "awb": map[string]any{"prefix": "020", "number": "81140744"}}, 400, "validation_error", "awb"},
+		{"airline cannot book", s.demoToken(t, "demo-airline-lh"), map[string]any{"quoteId": q.ID, "flightId": flight}, 403, "forbidden", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: "/api/bookings", token: tt.token, body: tt.body})
+			e := r.apiError(t)
+			if r.status != tt.status || e.Error != tt.error {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if tt.field != "" && (len(e.ValidationErrors) == 0 || e.ValidationErrors[0].Field != tt.field) {
+				t.Errorf("validation errors = %+v", e.ValidationErrors)
+			}
+		})
+	}
+	// A flight that exists but was not offered: filed, then rejected.
+	var other2 struct{ Flights []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/flights?origin=DXB&destination=FRA&limit=1", token: fwd}).json(t, &other2)
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": other2.Flights[0].ID}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || *b.RejectionReason != "no_option_for_flight" {
+		t.Errorf("booking of a flight not offered = %+v", b)
+	}
+	// Nothing changed: the quote is still priced and bookable.
+	var still pricedQuote
+	s.do(t, request{method: "GET", path: "/api/quotes/" + q.ID, token: fwd}).json(t, &still)
+	if still.Status != "priced" {
+		t.Errorf("quote after refusals = %s", still.Status)
+	}
+}
+
+func TestRejectedQuoteHasAReason(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	tests := []struct {
+		name   string
+		change func(m map[string]any)
+		reason string
+	}{
+		{"no flights on the route", func(m map[string]any) { m["routing"] = map[string]any{"origin": "SYD", "destination": "SCL"} }, "no_route"},
+		{"heavier than any flight", func(m map[string]any) { m["grossWeightKg"] = 200000; m["dimensionsCm"] = []any{} }, "no_capacity"},
+		{"live animals on EK only", func(m map[string]any) {
+			m["routing"] = map[string]any{"origin": "DXB", "destination": "FRA"}
+			m["shc"] = []any{"AVI"}
+		}, "commodity_not_accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := rfq()
+			tt.change(body)
+			q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, body).ID)
+			if q.Status != "rejected" || q.RejectionReason == nil || *q.RejectionReason != tt.reason || len(q.PriceOptions) != 0 {
+				t.Errorf("quote = %+v", q)
+			}
+		})
+	}
+}
+
+func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	s.stop()
+
+	// The booking reaches the stream, but no reactor runs before the
+	// process dies.
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := domain.Principal{Subject: "client:demo-forwarder", OrganizationID: "demo-forwarder", Role: domain.RoleForwarder}
+	res, err := commands.New(store, 4).RequestBooking(ctx, commands.NewMeta(who, "", ""),
+		domain.RequestBooking{QuoteID: q.ID, FlightID: q.PriceOptions[0].FlightID})
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s = startServer(t, dir, nil)
+	fwd = s.demoToken(t, "demo-forwarder")
+	if b := s.bookingOutcome(t, fwd, res.State.ID); b.Status != "confirmed" {
+		t.Errorf("booking after restart = %+v", b)
+	}
+}
+
+func TestFlightsAndRates(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	lh := s.demoToken(t, "demo-airline-lh")
+	date := time.Now().UTC().AddDate(0, 0, 5).Format(time.DateOnly)
+	flight := func(number, origin, dest string) map[string]any {
+		return map[string]any{"flightNumber": number, "origin": origin, "destination": dest, "departureDate": date,
+			"departureTime": "09:00", "arrivalDate": date, "arrivalTime": "10:10", "aircraftType": "A333"}
+	}
+	var batch struct{ Flights []struct{ ID, Status string } }
+	s.mustCreate(t, lh, "/api/flights", []any{flight("LH1000", "FRA", "LHR"), flight("LH1001", "FRA", "CDG")}).json(t, &batch)
+	if len(batch.Flights) != 2 || batch.Flights[0].Status != "scheduled" {
+		t.Fatalf("batch = %+v", batch)
+	}
+	tests := []struct {
+		name   string
+		token  string
+		method string
+		path   string
+		body   any
+		status int
+	}{
+		{"another carrier's flight number", lh, "POST", "/api/flights", flight("EK1000", "FRA", "LHR"), 400},
+		{"unknown airport", lh, "POST", "/api/flights", flight("LH1002", "FRA", "XXX"), 400},
+		{"arrival before departure", lh, "POST", "/api/flights", map[string]any{"flightNumber": "LH1003", "origin": "FRA", "destination": "LHR",
+			"departureDate": date, "departureTime": "09:00", "arrivalDate": date, "arrivalTime": "07:00", "aircraftType": "A333"}, 400},
+		{"same flight again", lh, "POST", "/api/flights", flight("LH1000", "FRA", "LHR"), 201},
+		{"forwarders do not publish", s.demoToken(t, "demo-forwarder"), "POST", "/api/flights", flight("LH1004", "FRA", "LHR"), 403},
+		{"delay", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "delayed"}, 200},
+		{"depart", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "departed"}, 200},
+		{"cannot be cancelled once departed", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "cancelled"}, 409},
+		{"another airline's flight", s.demoToken(t, "demo-airline-ek"), "PATCH", "/api/flights/" + batch.Flights[1].ID, map[string]any{"status": "cancelled"}, 403},
+		{"unknown flight", lh, "PATCH", "/api/flights/LH9-2020-01-01", map[string]any{"status": "cancelled"}, 404},
+		{"rate card", lh, "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "eur", "minimumCharge": 60,
+			"weightBreaks": map[string]any{"N": 2.5, "100": 2}, "validFrom": "2026-01-01", "validTo": "2027-12-31"}, 200},
+		{"bad rate card", lh, "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "euro", "weightBreaks": map[string]any{"45": 0, "7": 1},
+			"validFrom": "2027-01-01", "validTo": "2026-01-01"}, 400},
+		{"forwarders keep no rates", s.demoToken(t, "demo-forwarder"), "PUT", "/api/rates/FRA/LHR", map[string]any{}, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if r := s.do(t, request{method: tt.method, path: tt.path, token: tt.token, body: tt.body}); r.status != tt.status {
+				t.Errorf("= %d %s, want %d", r.status, r.body, tt.status)
+			}
+		})
+	}
+	var list struct {
+		Flights    []struct{ ID, Status, OriginTimezone string }
+		Pagination struct{ Total int }
+	}
+	s.do(t, request{method: "GET", path: "/api/flights?origin=FRA&date=" + date + "&status=departed", token: lh}).json(t, &list)
+	if list.Pagination.Total != 1 || list.Flights[0].OriginTimezone != "Europe/Berlin" {
+		t.Errorf("departed flights = %+v", list)
+	}
+	var rates struct {
+		Rates []struct{ Carrier, Origin, Destination, Currency string }
+	}
+	s.do(t, request{method: "GET", path: "/api/rates", token: lh}).json(t, &rates)
+	found := false
+	for _, r := range rates.Rates {
+		found = found || (r.Origin == "FRA" && r.Destination == "LHR" && r.Currency == "EUR")
+		if r.Carrier != "LH" {
+			t.Errorf("LH sees a %s rate card", r.Carrier)
+		}
+	}
+	if !found {
+		t.Errorf("rates = %+v", rates)
+	}
+}

@@ -1,0 +1,198 @@
+package commands
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// world is a store with a flight, a rate card and the reactors' parts,
+// driven by hand so a test controls the clock and each step.
+type world struct {
+	h        *Handler
+	store    *eventstore.Store
+	reactors *Reactors
+	flights  *projections.Flights
+	now      time.Time
+	fwd      domain.Principal
+	flightID string
+}
+
+func newWorld(t *testing.T, capacityKg float64) *world {
+	t.Helper()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	w := &world{store: store, h: New(store, 4), flights: projections.NewFlights(),
+		now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC),
+		fwd: domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}}
+	w.h.now = func() time.Time { return w.now }
+	rates := projections.NewRates()
+	projector := projections.NewProjector(store, slog.New(slog.DiscardHandler), w.flights, rates)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go projector.Run(ctx)
+	w.reactors = NewReactors(w.h, store, struct {
+		*projections.Flights
+		*projections.Rates
+	}{w.flights, rates}, projector, slog.New(slog.DiscardHandler))
+
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	res, err := w.h.ScheduleFlights(ctx, NewMeta(lh, "", ""), []domain.ScheduleFlight{{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-11-26", DepartureTime: "10:05", ArrivalDate: "2026-11-26", ArrivalTime: "12:55", AircraftType: "B77F",
+		CapacityKg: &capacityKg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.flightID = res[0].State.ID
+	if _, err := w.h.SetRateCard(ctx, NewMeta(lh, "", ""), domain.SetRateCard{Origin: "FRA", Destination: "*", Currency: "EUR",
+		MinimumCharge: 50, WeightBreaks: map[string]float64{"N": 4, "100": 3}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// lastRecord is the newest event of an aggregate, as a reactor gets it.
+func (w *world) lastRecord(t *testing.T, agg eventstore.Aggregate) eventstore.Record {
+	t.Helper()
+	recs, err := w.store.Load(context.Background(), agg)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("load %s: %v", agg, err)
+	}
+	return recs[len(recs)-1]
+}
+
+// pricedQuote files an RFQ of weightKg and runs the pricing reactor on it.
+func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
+	t.Helper()
+	res, err := w.h.RequestQuote(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestQuote{
+		Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: &weightKg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := w.lastRecord(t, quoteAggregate(res.State.ID))
+	if err := w.reactors.price(rec); err != nil {
+		t.Fatal(err)
+	}
+	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "")
+	if q.Status != domain.QuoteStatusPriced || len(q.Options) != 1 {
+		t.Fatalf("quote after pricing = %+v", q)
+	}
+	return q
+}
+
+func (w *world) book(t *testing.T, q domain.Quote) eventstore.Record {
+	t.Helper()
+	res, err := w.h.RequestBooking(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestBooking{QuoteID: q.ID, FlightID: w.flightID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.lastRecord(t, bookingAggregate(res.State.ID))
+}
+
+func (w *world) booking(t *testing.T, id string) domain.Booking {
+	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (w *world) flight(t *testing.T) domain.Flight {
+	f, _, _, err := load(context.Background(), w.h, flightAggregate(w.flightID), domain.EvolveFlight, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestPricingQuotesFromRateCard(t *testing.T) {
+	w := newWorld(t, 10000)
+	q := w.pricedQuote(t, 120)
+	o := q.Options[0]
+	// 120 kg at the 100 kg break (3/kg) = 360, above the minimum of 50.
+	if o.FlightID != w.flightID || o.TotalAmount != 360 || o.PricePerKg != 3 || o.Currency != "EUR" || o.ValidityHours != 48 {
+		t.Errorf("option = %+v", o)
+	}
+}
+
+func TestConfirmationRejectsAnExpiredOption(t *testing.T) {
+	w := newWorld(t, 10000)
+	q := w.pricedQuote(t, 100)
+	rec := w.book(t, q)
+	w.now = w.now.Add(49 * time.Hour)
+	if err := w.reactors.book(rec); err != nil {
+		t.Fatal(err)
+	}
+	b := w.booking(t, rec.Aggregate.ID)
+	if b.Status != domain.BookingStatusRejected || b.Reason != domain.ReasonOptionExpired {
+		t.Errorf("booking = %s (%s)", b.Status, b.Reason)
+	}
+	if f := w.flight(t); f.ReservedKg != 0 || len(f.Reservations) != 0 {
+		t.Errorf("an expired booking reserved %g kg", f.ReservedKg)
+	}
+}
+
+func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
+	w := newWorld(t, 10000)
+	q := w.pricedQuote(t, 250)
+	rec := w.book(t, q)
+	// The reactor reserved capacity and then died before confirming.
+	_, err := execute(context.Background(), w.h, flightAggregate(w.flightID), step(rec, "reserve"), domain.EvolveFlight,
+		func(f domain.Flight) ([]domain.Event, error) {
+			return domain.DecideReserveCapacity(f, rec.Aggregate.ID, domain.Reservation{WeightKg: 250})
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Redelivery, twice for good measure.
+	for range 2 {
+		if err := w.reactors.book(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := w.booking(t, rec.Aggregate.ID); b.Status != domain.BookingStatusConfirmed {
+		t.Errorf("booking = %s (%s)", b.Status, b.Reason)
+	}
+	if f := w.flight(t); f.ReservedKg != 250 || len(f.Reservations) != 1 {
+		t.Errorf("reserved %g kg in %d reservations, want 250 in 1", f.ReservedKg, len(f.Reservations))
+	}
+	// Cancelling gives the capacity back, once.
+	res, err := w.h.CancelBooking(context.Background(), NewMeta(w.fwd, "", ""), rec.Aggregate.ID)
+	if err != nil || res.State.Status != domain.BookingStatusCancelled {
+		t.Fatalf("cancel = %+v, %v", res.State, err)
+	}
+	cancelled := w.lastRecord(t, bookingAggregate(rec.Aggregate.ID))
+	for range 2 {
+		if err := w.reactors.book(cancelled); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := w.flight(t); f.ReservedKg != 0 || len(f.Reservations) != 0 {
+		t.Errorf("after cancelling, %g kg reserved", f.ReservedKg)
+	}
+}
+
+func TestRepeatedCommandIDAppendsOnce(t *testing.T) {
+	w := newWorld(t, 1000)
+	m := NewMeta(w.fwd, "retried-rfq", "")
+	weight := 10.0
+	first, err := w.h.RequestQuote(context.Background(), m, domain.RequestQuote{Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: &weight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := w.h.RequestQuote(context.Background(), m, domain.RequestQuote{Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: &weight})
+	if err != nil || again.State.ID != first.State.ID || again.Sequence != first.Sequence {
+		t.Fatalf("retry = %+v, %v", again, err)
+	}
+	if recs, _ := w.store.Load(context.Background(), quoteAggregate(first.State.ID)); len(recs) != 1 {
+		t.Errorf("%d events after a retried command, want 1", len(recs))
+	}
+}
