@@ -125,12 +125,8 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 		return err
 	}
 	refusal := domain.CheckBookable(q, b, now)
-	var flight domain.Flight
 	if refusal == nil {
-		if flight, _, _, err = load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, ""); err != nil {
-			return err
-		}
-		refusal = r.checkAWB(ctx, b, flight)
+		refusal = r.checkAWB(ctx, b)
 	}
 	if refusal == nil {
 		_, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
@@ -170,9 +166,13 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 
 // checkAWB refuses a requested AWB number of another airline, or one that
 // another booking uses.
-func (r *Reactors) checkAWB(ctx context.Context, b domain.Booking, f domain.Flight) error {
+func (r *Reactors) checkAWB(ctx context.Context, b domain.Booking) error {
 	if b.AWBNumber == "" {
 		return nil
+	}
+	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "")
+	if err != nil {
+		return err
 	}
 	if f.Exists() && b.AWBNumber[:3] != f.AWBPrefix {
 		return domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)

@@ -292,30 +292,23 @@ func (s *Store) Load(ctx context.Context, agg Aggregate) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: load %s: %w", agg, err)
 	}
-	if s.count(ctx, subject) == 1 {
-		// Most aggregates are loaded right after creation: a single event
-		// needs no consumer.
-		r, err := s.recordFrom(subject, last.Sequence, last.Header, last.Data)
+	// Walk the aggregate's subject message by message. A consumer per
+	// load would be quicker for long histories, but consumers outlive the
+	// load and pile up under traffic; aggregates here are short.
+	var out []Record
+	for seq := uint64(1); seq <= last.Sequence; {
+		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			return nil, fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err)
+		}
+		r, err := s.recordFrom(subject, m.Sequence, m.Header, m.Data)
 		if err != nil {
 			return nil, err
 		}
-		return []Record{r}, nil
-	}
-	var out []Record
-	err = s.read(ctx, []string{subject}, 1, last.Sequence, func(r Record) error {
 		out = append(out, r)
-		return nil
-	})
-	return out, err
-}
-
-// count is the number of events on subject, or 0 when that is unknown.
-func (s *Store) count(ctx context.Context, subject string) uint64 {
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(subject))
-	if err != nil {
-		return 0
+		seq = m.Sequence + 1
 	}
-	return info.State.Subjects[subject]
+	return out, nil
 }
 
 // LastSequence is the sequence of the newest event in the stream.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 )
@@ -94,4 +95,73 @@ func BenchmarkBareJSON(b *testing.B) {
 		}
 	})
 	reportOps(b)
+}
+
+// BenchmarkBookingConfirmation measures, per booking, the time from
+// POST /api/bookings to "confirmed" visible on GET /api/bookings/{id}
+// (the booking reactor in between), and reports its p50 and p99.
+func BenchmarkBookingConfirmation(b *testing.B) {
+	s, tok, client := benchServer(b)
+	lh := s.demoToken(b, "demo-airline-lh")
+	date := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
+	flight, _ := json.Marshal(map[string]any{"flightNumber": "LH8300", "origin": "FRA", "destination": "MIA",
+		"departureDate": date, "departureTime": "11:00", "arrivalDate": date, "arrivalTime": "15:30", "aircraftType": "B748F"})
+	var f struct{ ID string }
+	json.Unmarshal(send(b, client, "POST", s.base+"/api/flights", lh, flight, http.StatusCreated), &f)
+	rfqBody := rfq()
+	rfqBody["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	body, _ := json.Marshal(rfqBody)
+	// Quotes are filed and priced before the clock starts.
+	quotes := make([]string, b.N)
+	for i := range quotes {
+		var q quote
+		json.Unmarshal(send(b, client, "POST", s.base+"/api/quotes", tok, body, http.StatusCreated), &q)
+		quotes[i] = q.ID
+	}
+	for _, id := range quotes {
+		waitFor(b, client, s.base+"/api/quotes/"+id, tok, `"status":"priced"`)
+	}
+	latencies := make([]time.Duration, b.N)
+	b.ResetTimer()
+	for i, id := range quotes {
+		start := time.Now()
+		req, _ := json.Marshal(map[string]any{"quoteId": id, "flightId": f.ID})
+		var bk struct{ ID string }
+		json.Unmarshal(send(b, client, "POST", s.base+"/api/bookings", tok, req, http.StatusCreated), &bk)
+		waitFor(b, client, s.base+"/api/bookings/"+bk.ID, tok, `"status":"confirmed"`)
+		latencies[i] = time.Since(start)
+	}
+	b.StopTimer()
+	slices.Sort(latencies)
+	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkQuotePricing files b.N RFQs at once and measures until every
+// one is priced: the pricing reactor's throughput.
+func BenchmarkQuotePricing(b *testing.B) {
+	s, tok, client := benchServer(b)
+	body, _ := json.Marshal(rfq())
+	b.ResetTimer()
+	ids := make([]string, b.N)
+	for i := range ids {
+		var q quote
+		json.Unmarshal(send(b, client, "POST", s.base+"/api/quotes", tok, body, http.StatusCreated), &q)
+		ids[i] = q.ID
+	}
+	for _, id := range ids {
+		waitFor(b, client, s.base+"/api/quotes/"+id, tok, `"status":"priced"`)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "quotes-priced/s")
+}
+
+// waitFor polls url until its body contains want.
+func waitFor(b *testing.B, client *http.Client, url, token, want string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for !bytes.Contains(send(b, client, "GET", url, token, nil, http.StatusOK), []byte(want)) {
+		if time.Now().After(deadline) {
+			b.Fatalf("%s never showed %s", url, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
