@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -54,11 +55,12 @@ type Handler struct {
 	store    *eventstore.Store
 	now      func() time.Time
 	hashCost int
+	cache    aggregateCache
 }
 
 // New returns a Handler. hashCost is the bcrypt cost for secrets.
 func New(store *eventstore.Store, hashCost int) *Handler {
-	return &Handler{store: store, now: time.Now, hashCost: hashCost}
+	return &Handler{store: store, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[eventstore.Aggregate]cacheEntry{}}}
 }
 
 // Result is an aggregate after a command, and the stream sequence a reader
@@ -68,25 +70,39 @@ type Result[S any] struct {
 	Sequence uint64
 }
 
-// load rebuilds an aggregate. It also reports the sequence of the last
-// event that commandID appended, if that command has run before.
+// load rebuilds an aggregate: from the cache, with the events appended
+// since. It also reports the sequence of the last event that commandID
+// appended, if that command has run before.
 func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evolve func(S, domain.Event) S, commandID string) (state S, last, done uint64, err error) {
-	recs, err := h.store.Load(ctx, agg)
+	entry, _ := h.cache.get(agg)
+	if cached, ok := entry.state.(S); ok {
+		state = cached
+	} else {
+		entry = cacheEntry{}
+	}
+	recs, err := h.store.LoadAfter(ctx, agg, entry.last)
 	if err != nil {
 		return state, 0, 0, err
 	}
-	for _, r := range recs {
-		e, err := domain.DecodeEvent(r.Type, r.Data)
-		if err != nil {
-			return state, 0, 0, fmt.Errorf("loading %s: %w", agg, err)
+	if len(recs) > 0 {
+		// Entries are shared: change copies only.
+		commands := make(map[string]uint64, len(entry.commands)+len(recs))
+		maps.Copy(commands, entry.commands)
+		for _, r := range recs {
+			e, err := domain.DecodeEvent(r.Type, r.Data)
+			if err != nil {
+				return state, 0, 0, fmt.Errorf("loading %s: %w", agg, err)
+			}
+			state = evolve(state, e)
+			if r.CommandID != "" {
+				commands[r.CommandID] = r.Sequence
+			}
+			entry.last = r.Sequence
 		}
-		state = evolve(state, e)
-		last = r.Sequence
-		if commandID != "" && r.CommandID == commandID {
-			done = r.Sequence
-		}
+		entry = cacheEntry{state: state, last: entry.last, commands: commands}
+		h.cache.put(agg, entry)
 	}
-	return state, last, done, nil
+	return state, entry.last, entry.commands[commandID], nil
 }
 
 // execute runs decide against the current state of agg and appends what

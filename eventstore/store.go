@@ -281,6 +281,12 @@ func RetryOnConflict(ctx context.Context, attempt func() error) error {
 // Load reads every event of one aggregate, oldest first. The sequence of
 // the last one is what Append expects next.
 func (s *Store) Load(ctx context.Context, agg Aggregate) ([]Record, error) {
+	return s.LoadAfter(ctx, agg, 0)
+}
+
+// LoadAfter reads the events of one aggregate after sequence after, for a
+// caller that holds the aggregate's state up to there.
+func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]Record, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
@@ -292,11 +298,14 @@ func (s *Store) Load(ctx context.Context, agg Aggregate) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: load %s: %w", agg, err)
 	}
+	if last.Sequence <= after {
+		return nil, nil
+	}
 	// Walk the aggregate's subject message by message. A consumer per
 	// load would be quicker for long histories, but consumers outlive the
 	// load and pile up under traffic; aggregates here are short.
 	var out []Record
-	for seq := uint64(1); seq <= last.Sequence; {
+	for seq := after + 1; seq <= last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if err != nil {
 			return nil, fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err)
