@@ -25,7 +25,7 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 		c.Carrier, c.AWBPrefix, c.At = m.Principal.AirlineCode, m.Principal.AWBPrefix, at
 		prefix := ""
 		if len(flights) > 1 {
-			prefix = "flights[" + itoa(i) + "]."
+			prefix = "[" + itoa(i) + "]."
 		}
 		e, err := c.Normalise(prefix)
 		if err != nil {

@@ -214,7 +214,8 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		if v := *c.VolumeM3; !(v >= 0 && v <= 1500) {
 			p.Add("volume", CodeInvalidRange, "must be from 0 to 1500 m³")
 		} else if len(c.Dimensions) == 0 {
-			e.VolumeM3 = v
+			// The booked volume replaces the quote's dimension lines.
+			e.VolumeM3, e.Dimensions = v, nil
 		} else if math.Abs(v-e.VolumeM3) > 0.001 {
 			p.Add("volume", CodeMismatch, "is %g m³ but the dimensions make %g m³", v, e.VolumeM3)
 		}

@@ -108,14 +108,16 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 		card.Breaks = append(card.Breaks, RateBreak{FromKg: from, PerKg: rate})
 	}
 	slices.SortFunc(card.Breaks, func(a, b RateBreak) int { return int(a.FromKg - b.FromKg) })
+	card.Surcharges = make(map[string]float64, len(c.Surcharges))
 	for code, rate := range c.Surcharges {
+		code = strings.ToUpper(code)
+		card.Surcharges[code] = rate
 		if !specialHandlingCodePattern.MatchString(code) {
 			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
 		} else if !(rate >= 0 && rate < 1000) {
 			p.Add("surcharges."+code, CodeInvalidRange, "must be from 0 to 999 per kg")
 		}
 	}
-	card.Surcharges = c.Surcharges
 	card.NotAccepted = upperList(&p, "notAccepted", c.NotAccepted, specialHandlingCodePattern, "must be a three-letter special handling code")
 	from, err1 := time.Parse(time.DateOnly, c.ValidFrom)
 	to, err2 := time.Parse(time.DateOnly, c.ValidTo)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -282,7 +283,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, tag := range doc["tags"].([]any) {
 		tags = append(tags, tag.(map[string]any)["name"].(string))
 	}
-	if want := []string{"authentication-v1", "quotes-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
 		t.Errorf("tags = %v, want %v", tags, want)
 	}
 	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
@@ -456,6 +457,16 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "User", goType: userJSON{}, response: true, ignore: []string{"password"}},
 		{schema: "CreateAPIKey", goType: apiKeyJSON{}, ignore: []string{"id", "revoked", "apiKey"}},
 		{schema: "APIKey", goType: apiKeyJSON{}, response: true},
+		{schema: "FlightRequest", goType: flightRequest{}},
+		{schema: "Flight", goType: flightJSON{}, response: true},
+		{schema: "Capacity", goType: capacityJSON{}, response: true},
+		{schema: "RateCardRequest", goType: rateCardRequest{}},
+		{schema: "RateCard", goType: rateCardJSON{}, response: true},
+		{schema: "BookingRequest", goType: bookingRequest{}},
+		{schema: "BookingParty", goType: domain.FullParty{}},
+		{schema: "AWBReference", goType: awbRef{}},
+		{schema: "RoutingLeg", goType: domain.RoutingLeg{}},
+		{schema: "Booking", goType: bookingJSON{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -497,12 +508,18 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 }
 
 // jsonFields lists the JSON names of a struct's fields, and those of them
-// that encoding/json always writes.
+// that encoding/json always writes. The fields of an embedded struct
+// without a JSON name are promoted, as encoding/json promotes them.
 func jsonFields(typ reflect.Type) (all, always []string) {
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		tag := f.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" && tag != "-" && f.Type.Kind() == reflect.Struct {
+			a, w := jsonFields(f.Type)
+			all, always = append(all, a...), append(always, w...)
+			continue
+		}
 		if !f.IsExported() || name == "-" {
 			continue
 		}
@@ -560,9 +577,59 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	connected := false
 	s := &Server{log: log, tokens: tokens, ready: func() bool { return connected },
-		projector: projections.NewProjector(nil, log)}
+		projector: projections.NewProjector(nil, log),
+		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings()}
 	const maxBody = 1024
 	handler := withRequestID(withAccessLog(log, withLimits(maxBody, s.routes())))
+
+	// Read models with a flight (partly booked), a rate card and
+	// bookings, so that the reads answer with data.
+	created := time.Date(2026, 6, 20, 9, 14, 3, 512000000, time.UTC)
+	scheduled, err := domain.ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-07-01", DepartureTime: "10:35", ArrivalDate: "2026-07-01", ArrivalTime: "13:05", AircraftType: "B77F", At: created}.Normalise("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const confirmedID, rejectedID = "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", "5a1b2c3d-4e5f-5061-8273-8495a6b7c8d9"
+	flightRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: scheduled.FlightID}}
+	s.flights.Apply(flightRec, scheduled)
+	s.flights.Apply(flightRec, domain.CapacityReserved{FlightID: scheduled.FlightID, BookingID: confirmedID, WeightKg: 1250.5, VolumeM3: 2.16})
+	cards, err := domain.DecideSetRateCard(domain.SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "*", Currency: "EUR",
+		MinimumCharge: 85, WeightBreaks: map[string]float64{"N": 4.1, "100": 2.9}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: created})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.rates.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "ratecard", ID: "LH-FRA-ANY"}}, cards[0])
+	for _, e := range []struct {
+		booking string
+		event   domain.Event
+	}{
+		{confirmedID, domain.BookingRequested{BookingID: confirmedID, QuoteID: "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b", FlightID: scheduled.FlightID,
+			OrganizationID: "acme", Pieces: 4, WeightKg: 1250.5, VolumeM3: 2.16, ChargeableWeightKg: 1250.5, AWBNumber: "020-12345675", RequestedAt: created}},
+		{confirmedID, domain.BookingConfirmed{BookingID: confirmedID, FlightID: scheduled.FlightID, AWBNumber: "020-12345675", ConfirmedAt: created}},
+		{rejectedID, domain.BookingRequested{BookingID: rejectedID, QuoteID: "0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21", FlightID: scheduled.FlightID,
+			OrganizationID: "acme", Pieces: 1, WeightKg: 10, ChargeableWeightKg: 10, RequestedAt: created}},
+		{rejectedID, domain.BookingRejected{BookingID: rejectedID, Reason: domain.ReasonOptionExpired, RejectedAt: created}},
+	} {
+		s.bookings.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: e.booking}}, e.event)
+	}
+	bearer := func(p domain.Principal) http.Header {
+		tok, _, err := tokens.Issue(p, false, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return http.Header{"Authorization": {"Bearer " + tok}}
+	}
+	forwarder := bearer(domain.Principal{Subject: "client:acme-tms", OrganizationID: "acme", Role: domain.RoleForwarder})
+	airline := bearer(domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"})
+	otherAirline := bearer(domain.Principal{Subject: "client:ek", OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK", AWBPrefix: "176"})
+	admin := bearer(domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin})
+	with := func(h http.Header, k, v string) http.Header {
+		h = h.Clone()
+		h.Set(k, v)
+		return h
+	}
+	big := `{"x":"` + strings.Repeat("x", maxBody) + `"}`
 
 	tests := []struct {
 		name        string
@@ -604,6 +671,88 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "organisations with Basic", method: "GET", path: "/api/admin/organizations", route: "/api/admin/organizations",
 			header: http.Header{"Authorization": {"Basic YTpi"}}, status: 401},
 		{name: "revoke without credential", method: "DELETE", path: "/api/admin/api-keys/k1", route: "/api/admin/api-keys/{id}", status: 401},
+
+		{name: "flights without credential", method: "GET", path: "/api/flights", route: "/api/flights", status: 401},
+		{name: "flights", method: "GET", path: "/api/flights", route: "/api/flights", header: forwarder, status: 200},
+		{name: "flights filtered", method: "GET", path: "/api/flights?origin=fra&destination=JFK&date=2026-07-01&status=scheduled&flightNumber=lh8400&aircraftType=b77f&page=1&limit=5",
+			route: "/api/flights", header: with(forwarder, "Cargo-Sequence", "0"), status: 200},
+		{name: "flights on a day without flights", method: "GET", path: "/api/flights?date=2026-07-02", route: "/api/flights", header: airline, status: 200},
+		{name: "flights in an unknown status", method: "GET", path: "/api/flights?status=boarding", route: "/api/flights", header: forwarder, status: 400},
+		{name: "flights with a bad date and limit", method: "GET", path: "/api/flights?date=1.7.2026&limit=500", route: "/api/flights", header: forwarder, status: 400},
+		{name: "flights with a bad Cargo-Sequence", method: "GET", path: "/api/flights", route: "/api/flights", header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "publish without credential", method: "POST", path: "/api/flights", route: "/api/flights", contentType: "application/json", body: `{}`, status: 401},
+		{name: "publish as a forwarder", method: "POST", path: "/api/flights", route: "/api/flights", header: forwarder,
+			contentType: "application/json", body: `{}`, status: 403},
+		{name: "publish as text", method: "POST", path: "/api/flights", route: "/api/flights", header: airline,
+			contentType: "text/plain", body: `{}`, status: 415},
+		{name: "publish nothing", method: "POST", path: "/api/flights", route: "/api/flights", header: airline,
+			contentType: "application/json", body: `[]`, status: 400},
+		{name: "publish malformed", method: "POST", path: "/api/flights", route: "/api/flights", header: airline,
+			contentType: "application/json", body: `{"flightNumber":`, status: 400},
+		{name: "publish a mistyped field", method: "POST", path: "/api/flights", route: "/api/flights", header: airline,
+			contentType: "application/json", body: `[{"capacityKg":"lots"}]`, status: 400},
+		{name: "publish too much", method: "POST", path: "/api/flights", route: "/api/flights", header: airline,
+			contentType: "application/json", body: big, status: 413},
+		{name: "publish with a bad Idempotency-Key", method: "POST", path: "/api/flights", route: "/api/flights", header: with(airline, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "flight", method: "GET", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", header: forwarder, status: 200},
+		{name: "flight without credential", method: "GET", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", status: 401},
+		{name: "unknown flight", method: "GET", path: "/api/flights/LH1-2020-01-01", route: "/api/flights/{id}", header: forwarder, status: 404},
+		{name: "change without credential", method: "PATCH", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}",
+			contentType: "application/json", body: `{"status":"delayed"}`, status: 401},
+		{name: "change as a forwarder", method: "PATCH", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", header: forwarder,
+			contentType: "application/json", body: `{"status":"delayed"}`, status: 403},
+		{name: "change as text", method: "PATCH", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", header: airline,
+			contentType: "text/plain", body: `delayed`, status: 415},
+		{name: "change malformed", method: "PATCH", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", header: airline,
+			contentType: "application/json", body: `"delayed"`, status: 400},
+		{name: "change too much", method: "PATCH", path: "/api/flights/LH8400-2026-07-01", route: "/api/flights/{id}", header: airline,
+			contentType: "application/json", body: big, status: 413},
+		{name: "capacity", method: "GET", path: "/api/capacity", route: "/api/capacity", header: forwarder, status: 200},
+		{name: "capacity filtered", method: "GET", path: "/api/capacity?flightNumber=LH8400&origin=FRA&destination=jfk&date=2026-07-01&aircraftType=B77F&status=scheduled",
+			route: "/api/capacity", header: admin, status: 200},
+		{name: "capacity with a bad origin", method: "GET", path: "/api/capacity?origin=FRANKFURT", route: "/api/capacity", header: forwarder, status: 400},
+		{name: "capacity without credential", method: "GET", path: "/api/capacity", route: "/api/capacity", status: 401},
+		{name: "rates of an airline", method: "GET", path: "/api/rates", route: "/api/rates", header: airline, status: 200},
+		{name: "rates of another airline", method: "GET", path: "/api/rates", route: "/api/rates", header: otherAirline, status: 200},
+		{name: "all rates", method: "GET", path: "/api/rates", route: "/api/rates", header: admin, status: 200},
+		{name: "rates for a forwarder", method: "GET", path: "/api/rates", route: "/api/rates", header: forwarder, status: 403},
+		{name: "rates without credential", method: "GET", path: "/api/rates", route: "/api/rates", status: 401},
+		{name: "rate card without credential", method: "PUT", path: "/api/rates/FRA/JFK", route: "/api/rates/{origin}/{destination}",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "rate card of a forwarder", method: "PUT", path: "/api/rates/FRA/JFK", route: "/api/rates/{origin}/{destination}", header: forwarder,
+			contentType: "application/json", body: `{}`, status: 403},
+		{name: "rate card as text", method: "PUT", path: "/api/rates/FRA/*", route: "/api/rates/{origin}/{destination}", header: airline,
+			contentType: "text/plain", body: `{}`, status: 415},
+		{name: "rate card mistyped", method: "PUT", path: "/api/rates/FRA/JFK", route: "/api/rates/{origin}/{destination}", header: airline,
+			contentType: "application/json", body: `{"weightBreaks":{"N":"cheap"}}`, status: 400},
+		{name: "rate card too large", method: "PUT", path: "/api/rates/FRA/JFK", route: "/api/rates/{origin}/{destination}", header: airline,
+			contentType: "application/json", body: big, status: 413},
+		{name: "book without credential", method: "POST", path: "/api/bookings", route: "/api/bookings", contentType: "application/json", body: `{}`, status: 401},
+		{name: "book as an airline", method: "POST", path: "/api/bookings", route: "/api/bookings", header: airline,
+			contentType: "application/json", body: `{}`, status: 403},
+		{name: "book an unknown flight", method: "POST", path: "/api/bookings", route: "/api/bookings", header: forwarder,
+			contentType: "application/json", body: `{"quoteId":"q1","flightId":"LH1-2020-01-01"}`, status: 400},
+		{name: "book as text", method: "POST", path: "/api/bookings", route: "/api/bookings", header: forwarder,
+			contentType: "text/plain", body: `{}`, status: 415},
+		{name: "book too much", method: "POST", path: "/api/bookings", route: "/api/bookings", header: forwarder,
+			contentType: "application/json", body: big, status: 413},
+		{name: "book with a bad Idempotency-Key", method: "POST", path: "/api/bookings", route: "/api/bookings", header: with(forwarder, "Idempotency-Key", "ä"),
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "bookings", method: "GET", path: "/api/bookings", route: "/api/bookings", header: forwarder, status: 200},
+		{name: "bookings filtered", method: "GET", path: "/api/bookings?status=rejected&flightId=LH8400-2026-07-01&quoteId=0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21&page=1&limit=10",
+			route: "/api/bookings", header: forwarder, status: 200},
+		{name: "bookings of the carrier", method: "GET", path: "/api/bookings", route: "/api/bookings", header: airline, status: 200},
+		{name: "bookings in an unknown status", method: "GET", path: "/api/bookings?status=booked", route: "/api/bookings", header: forwarder, status: 400},
+		{name: "bookings without credential", method: "GET", path: "/api/bookings", route: "/api/bookings", status: 401},
+		{name: "confirmed booking", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", header: forwarder, status: 200},
+		{name: "rejected booking", method: "GET", path: "/api/bookings/" + rejectedID, route: "/api/bookings/{id}", header: admin, status: 200},
+		{name: "booking of another airline's flight", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", header: otherAirline, status: 404},
+		{name: "booking without credential", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", status: 401},
+		{name: "cancel without credential", method: "POST", path: "/api/bookings/" + confirmedID + "/cancel", route: "/api/bookings/{id}/cancel", status: 401},
+		{name: "cancel an impossible id", method: "POST", path: "/api/bookings/-x-/cancel", route: "/api/bookings/{id}/cancel", header: forwarder, status: 404},
+		{name: "cancel with a bad Idempotency-Key", method: "POST", path: "/api/bookings/" + confirmedID + "/cancel", route: "/api/bookings/{id}/cancel",
+			header: with(forwarder, "Idempotency-Key", "a b"), status: 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -649,11 +798,11 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	c := openAPICompiler(t)
 	created := time.Date(2026, 6, 20, 9, 14, 3, 512000000, time.UTC)
 	quote := domain.Quote{
-		ID: "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b", OrganizationID: "acme", Status: domain.QuotePending,
+		ID: "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b", OrganizationID: "acme", Status: domain.QuoteStatusPending,
 		Origin: "FRA", Destination: "SYD", Pieces: 4, WeightKg: 1250.5, VolumeM3: 2.16,
 		Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, SHC: []string{"HEA"}, CreatedAt: created,
 	}
-	bare := domain.Quote{ID: "0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21", Status: domain.QuotePending, Origin: "AMS",
+	bare := domain.Quote{ID: "0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21", Status: domain.QuoteStatusPending, Origin: "AMS",
 		Destination: "JFK", Pieces: 1, WeightKg: 10, CreatedAt: created}
 	airline := domain.Organization{ID: "lh", Name: "Lufthansa Cargo", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: created}
 	forwarder := domain.Organization{ID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}
@@ -663,6 +812,85 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	problems.Add("routing.origin", domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
 	validation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "routing.origin: bad",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: problems}
+
+	// Quotes after pricing, built from the events the pricing reactor records.
+	priced := domain.EvolveQuote(quote, domain.QuotePriced{QuoteID: quote.ID, ChargeableWeightKg: 1250.5, PricedAt: created.Add(time.Second),
+		Options: []domain.PriceOption{{FlightID: "LH8400-2026-07-01", Carrier: "LH", FlightNumber: "LH8400", DepartureDate: "2026-07-01",
+			PricePerKg: 2.9, TotalAmount: 3626.45, Currency: "EUR", ValidityHours: domain.PriceValidityHours}}})
+	rejectedQuote := domain.EvolveQuote(bare, domain.QuoteRejected{QuoteID: bare.ID, Reason: domain.ReasonNoRoute, RejectedAt: created})
+	accepted := domain.EvolveQuote(priced, domain.QuoteAccepted{QuoteID: quote.ID, BookingID: "b", FlightID: "LH8400-2026-07-01", AcceptedAt: created})
+
+	// Flights as published, one with the aircraft type's capacity, one
+	// with its own, and one after a status change.
+	capacityKg, capacityM3 := 15500.0, 98.5
+	var flights []flightJSON
+	for _, c := range []domain.ScheduleFlight{
+		{FlightNumber: "lh 8400", Origin: "fra", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "10:35",
+			ArrivalDate: "2026-07-01", ArrivalTime: "13:05", AircraftType: "b77f"},
+		{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "23:50",
+			ArrivalDate: "2026-07-02", ArrivalTime: "02:20", AircraftType: "B744", CapacityKg: &capacityKg, CapacityM3: &capacityM3},
+	} {
+		c.Carrier, c.AWBPrefix, c.At = "LH", "020", created
+		e, err := c.Normalise("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		flights = append(flights, toFlightJSON(domain.EvolveFlight(domain.Flight{}, e)))
+	}
+	delayed := flights[0]
+	delayed.Status = domain.FlightStatusDelayed
+	flightList := struct {
+		Flights    []flightJSON `json:"flights"`
+		Pagination pagination   `json:"pagination"`
+	}{flights, newPagination(1, 20, 2)}
+	noFlights := flightList
+	noFlights.Flights, noFlights.Pagination = []flightJSON{}, newPagination(1, 20, 0)
+	batch := struct {
+		Flights []flightJSON `json:"flights"`
+	}{flights}
+	capacity := struct {
+		Capacity []capacityJSON `json:"capacity"`
+	}{[]capacityJSON{
+		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: 1250.5,
+			ProjectedVolume: 2.16, AvailableWeight: 100749.5, AvailableVolume: 650.84},
+		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01"},
+	}}
+
+	// Rate cards as the airline sets them: full, and minimal with a
+	// wildcard destination.
+	var cards []rateCardJSON
+	for _, c := range []domain.SetRateCard{
+		{Origin: "fra", Destination: "jfk", Currency: "eur", MinimumCharge: 85,
+			WeightBreaks: map[string]float64{"N": 4.1, "45": 3.2, "100": 2.9, "300": 2.6, "500": 2.4, "1000": 2.1},
+			Surcharges:   map[string]float64{"DGR": 0.5}, NotAccepted: []string{"rry"}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"},
+		{Origin: "FRA", Destination: "*", Currency: "USD", WeightBreaks: map[string]float64{"N": 5}, ValidFrom: "2026-01-01", ValidTo: "2026-01-01"},
+	} {
+		c.Carrier, c.At = "LH", created
+		events, err := domain.DecideSetRateCard(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cards = append(cards, toRateCardJSON(events[0].(domain.RateCardSet).RateCard))
+	}
+
+	// A booking as filed, and each of its outcomes.
+	pieces, gross, chargeable := 4, 1250.5, 1250.5
+	filed, err := domain.DecideRequestBooking(domain.Booking{}, priced, domain.RequestBooking{
+		BookingID: "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", QuoteID: quote.ID, FlightID: "LH8400-2026-07-01", OrganizationID: "acme",
+		Pieces: &pieces, GrossWeightKg: &gross, ChargeableWeightKg: &chargeable, AWBPrefix: "020", AWBSerial: "12345675", At: created})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := domain.EvolveBooking(domain.Booking{}, filed[0])
+	withoutAWB := pending
+	withoutAWB.AWBNumber = ""
+	confirmed := domain.EvolveBooking(pending, domain.BookingConfirmed{BookingID: pending.ID, FlightID: pending.FlightID, AWBNumber: pending.AWBNumber, ConfirmedAt: created})
+	rejected := domain.EvolveBooking(pending, domain.BookingRejected{BookingID: pending.ID, Reason: domain.ReasonNoCapacity, RejectedAt: created})
+	cancelled := domain.EvolveBooking(confirmed, domain.BookingCancelled{BookingID: pending.ID, CancelledAt: created})
+	bookingList := struct {
+		Bookings   []bookingJSON `json:"bookings"`
+		Pagination pagination    `json:"pagination"`
+	}{[]bookingJSON{toBookingJSON(confirmed), toBookingJSON(rejected), toBookingJSON(withoutAWB)}, newPagination(1, 20, 3)}
 
 	tests := []struct {
 		name   string
@@ -689,6 +917,31 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"API keys", "/api/admin/api-keys", "get", 200, struct {
 			APIKeys []apiKeyJSON `json:"apiKeys"`
 		}{[]apiKeyJSON{keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Revoked: true})}}},
+		{"priced quote", "/api/quotes/{id}", "get", 200, quoteJSON(priced)},
+		{"rejected quote", "/api/quotes/{id}", "get", 200, quoteJSON(rejectedQuote)},
+		{"accepted quote", "/api/quotes/{id}", "get", 200, quoteJSON(accepted)},
+		{"quotes in every status", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote), quoteJSON(priced), quoteJSON(rejectedQuote),
+			quoteJSON(accepted)}, Pagination: newPagination(1, 20, 4)}},
+		{"flight published", "/api/flights", "post", 201, flights[0]},
+		{"flight with its own capacity", "/api/flights", "post", 201, flights[1]},
+		{"flights published", "/api/flights", "post", 201, batch},
+		{"flights invalid", "/api/flights", "post", 400, validation},
+		{"flights", "/api/flights", "get", 200, flightList},
+		{"no flights", "/api/flights", "get", 200, noFlights},
+		{"flight", "/api/flights/{id}", "get", 200, flights[1]},
+		{"flight delayed", "/api/flights/{id}", "patch", 200, delayed},
+		{"capacity", "/api/capacity", "get", 200, capacity},
+		{"rate card", "/api/rates/{origin}/{destination}", "put", 200, cards[0]},
+		{"rate card for any destination", "/api/rates/{origin}/{destination}", "put", 200, cards[1]},
+		{"rate cards", "/api/rates", "get", 200, struct {
+			Rates []rateCardJSON `json:"rates"`
+		}{cards}},
+		{"booking filed", "/api/bookings", "post", 201, toBookingJSON(pending)},
+		{"booking filed without AWB", "/api/bookings", "post", 201, toBookingJSON(withoutAWB)},
+		{"booking confirmed", "/api/bookings/{id}", "get", 200, toBookingJSON(confirmed)},
+		{"booking rejected", "/api/bookings/{id}", "get", 200, toBookingJSON(rejected)},
+		{"booking cancelled", "/api/bookings/{id}/cancel", "post", 200, toBookingJSON(cancelled)},
+		{"bookings", "/api/bookings", "get", 200, bookingList},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

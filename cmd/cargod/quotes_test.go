@@ -258,7 +258,8 @@ func TestQuoteListFilters(t *testing.T) {
 	for _, route := range [][2]string{{"FRA", "JFK"}, {"FRA", "ORD"}, {"DXB", "JFK"}} {
 		m := rfq()
 		m["routing"] = map[string]any{"origin": route[0], "destination": route[1]}
-		createQuote(t, s, tok, m)
+		// All three routes have demo flights: each quote is priced.
+		s.quoteOutcome(t, tok, createQuote(t, s, tok, m).ID)
 	}
 	tests := []struct {
 		query  string
@@ -269,8 +270,8 @@ func TestQuoteListFilters(t *testing.T) {
 		{"", 200, 3, 3},
 		{"?origin=FRA", 200, 2, 2},
 		{"?origin=fra&destination=ORD", 200, 1, 1},
-		{"?destination=JFK&status=pending", 200, 2, 2},
-		{"?status=priced", 404, 0, 0},
+		{"?destination=JFK&status=priced", 200, 2, 2},
+		{"?status=pending", 404, 0, 0},
 		{"?origin=LHR", 404, 0, 0},
 		{"?limit=2", 200, 3, 2},
 		{"?limit=2&page=2", 200, 3, 1},
