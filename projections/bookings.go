@@ -62,19 +62,8 @@ func (m *Bookings) List(p domain.Principal, f BookingFilter, page, limit int) ([
 	if p.Role == domain.RoleForwarder {
 		ids = m.byOrg[p.OrganizationID]
 	}
-	skip := (page - 1) * limit
-	var out []domain.Booking
-	total := 0
-	for i := len(ids) - 1; i >= 0; i-- {
-		b := m.byID[ids[i]]
-		if !b.VisibleTo(p) || (f.Status != "" && b.Status != f.Status) || (f.FlightID != "" && b.FlightID != f.FlightID) ||
-			(f.QuoteID != "" && b.QuoteID != f.QuoteID) {
-			continue
-		}
-		if total >= skip && len(out) < limit {
-			out = append(out, b)
-		}
-		total++
-	}
-	return out, total
+	return pageOf(ids, true, func(id string) domain.Booking { return m.byID[id] }, func(b domain.Booking) bool {
+		return b.VisibleTo(p) && (f.Status == "" || b.Status == f.Status) && (f.FlightID == "" || b.FlightID == f.FlightID) &&
+			(f.QuoteID == "" || b.QuoteID == f.QuoteID)
+	}, page, limit)
 }

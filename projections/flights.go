@@ -95,18 +95,5 @@ func (m *Flights) List(f FlightFilter, page, limit int) ([]domain.Flight, int) {
 	if f.Origin != "" && f.Destination != "" {
 		ids = m.byRoute[f.Origin+"-"+f.Destination]
 	}
-	skip := (page - 1) * limit
-	var out []domain.Flight
-	total := 0
-	for _, id := range ids {
-		fl := m.byID[id]
-		if !f.matches(fl) {
-			continue
-		}
-		if total >= skip && len(out) < limit {
-			out = append(out, fl)
-		}
-		total++
-	}
-	return out, total
+	return pageOf(ids, false, func(id string) domain.Flight { return m.byID[id] }, f.matches, page, limit)
 }

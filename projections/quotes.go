@@ -70,18 +70,6 @@ func (m *Quotes) List(p domain.Principal, f QuoteFilter, page, limit int) ([]dom
 	if p.Role == domain.RoleForwarder {
 		ids = m.byOrg[p.OrganizationID]
 	}
-	skip := (page - 1) * limit
-	var out []domain.Quote
-	total := 0
-	for i := len(ids) - 1; i >= 0; i-- {
-		q := m.byID[ids[i]]
-		if !q.VisibleTo(p) || !f.Matches(q) {
-			continue
-		}
-		if total >= skip && len(out) < limit {
-			out = append(out, q)
-		}
-		total++
-	}
-	return out, total
+	return pageOf(ids, true, func(id string) domain.Quote { return m.byID[id] },
+		func(q domain.Quote) bool { return q.VisibleTo(p) && f.Matches(q) }, page, limit)
 }

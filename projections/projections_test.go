@@ -1,0 +1,89 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func TestPageOf(t *testing.T) {
+	ids := []string{"1", "2", "3", "4", "5", "6"}
+	even := func(s string) bool { return strings.ContainsAny(s, "246") }
+	tests := []struct {
+		newest      bool
+		keep        func(string) bool
+		page, limit int
+		want        string
+		total       int
+	}{
+		{false, even, 1, 2, "[2 4]", 3},
+		{false, even, 2, 2, "[6]", 3},
+		{true, even, 1, 2, "[6 4]", 3},
+		{true, even, 3, 2, "[]", 3},
+		{true, func(string) bool { return false }, 1, 20, "[]", 0},
+	}
+	for _, tt := range tests {
+		got, total := pageOf(ids, tt.newest, func(id string) string { return id }, tt.keep, tt.page, tt.limit)
+		if fmt.Sprint(got) != tt.want || total != tt.total {
+			t.Errorf("pageOf(newest %v, page %d, limit %d) = %v, %d; want %s, %d", tt.newest, tt.page, tt.limit, got, total, tt.want, tt.total)
+		}
+	}
+}
+
+func TestFlightsInDepartureOrder(t *testing.T) {
+	m := NewFlights()
+	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i, hour := range []int{9, 7, 12, 7} {
+		id := fmt.Sprintf("LH%d-2026-12-01", i)
+		m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: id}},
+			domain.FlightScheduled{FlightID: id, Origin: "FRA", Destination: "JFK", DepartsAt: base.Add(time.Duration(hour) * time.Hour)})
+	}
+	all, total := m.List(FlightFilter{}, 1, 10)
+	route, _ := m.List(FlightFilter{Origin: "FRA", Destination: "JFK"}, 1, 10)
+	var order, routeOrder []string
+	for i := range all {
+		order = append(order, all[i].ID[:3])
+		routeOrder = append(routeOrder, route[i].ID[:3])
+	}
+	if want := "[LH1 LH3 LH0 LH2]"; fmt.Sprint(order) != want || fmt.Sprint(routeOrder) != want || total != 4 {
+		t.Errorf("order = %v, by route %v, want %s", order, routeOrder, want)
+	}
+}
+
+func TestProjectorWaitsForSequences(t *testing.T) {
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	quotes := NewQuotes()
+	p := NewProjector(store, slog.New(slog.DiscardHandler), quotes)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+	seqs, err := store.Append(ctx, eventstore.Aggregate{Type: "quote", ID: "q1"}, 0, []eventstore.Event{{
+		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, 5*time.Second)
+	defer stop()
+	if err := p.WaitFor(wait, seqs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if q, ok := quotes.Get(domain.Principal{Role: domain.RoleAdmin}, "q1"); !ok || q.Status != domain.QuoteStatusPending {
+		t.Errorf("quote after WaitFor = %+v, %v", q, ok)
+	}
+	short, stop2 := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer stop2()
+	if err := p.WaitFor(short, seqs[0]+1); err != ErrBehind {
+		t.Errorf("waiting for a sequence that never comes = %v", err)
+	}
+}
