@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -56,6 +58,10 @@ type Handler struct {
 	now      func() time.Time
 	hashCost int
 	cache    aggregateCache
+	// locks serialise the commands of this process on one aggregate
+	// (striped by hash): they queue instead of conflicting. Replicas
+	// still meet at the store's optimistic concurrency check.
+	locks [256]sync.Mutex
 }
 
 // New returns a Handler. hashCost is the bcrypt cost for secrets.
@@ -112,7 +118,10 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
+	lock := &h.locks[stripe(agg)]
 	err := eventstore.RetryOnConflict(ctx, func() error {
+		lock.Lock()
+		defer lock.Unlock()
 		state, last, done, err := load(ctx, h, agg, evolve, m.CommandID)
 		if err != nil {
 			return err
@@ -159,3 +168,10 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// stripe picks the lock of an aggregate.
+func stripe(agg eventstore.Aggregate) int {
+	h := fnv.New32a()
+	h.Write([]byte(agg.Type + "/" + agg.ID))
+	return int(h.Sum32() % 256)
+}

@@ -109,11 +109,11 @@ func (r *Reactors) book(rec eventstore.Record) error {
 	return nil
 }
 
-// confirm takes a pending booking through its checks: the quote, then the
-// AWB number, then capacity on the flight (optimistic concurrency on the
-// flight: racing bookings never overbook), then the quote's acceptance
-// and the AWB's assignment, and finally confirms it. Each step is
-// idempotent, so after a crash the redelivered event finishes the work.
+// confirm takes a pending booking through its checks: the quote, then
+// capacity on the flight (optimistic concurrency on the flight: racing
+// bookings never overbook), then the AWB number from the forwarder's
+// stock, then the quote's acceptance, and finally confirms it. Each step
+// is idempotent, so after a crash the redelivered event finishes the work.
 func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "")
 	if err != nil || b.Status != domain.BookingStatusPending {
@@ -126,24 +126,19 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 	}
 	refusal := domain.CheckBookable(q, b, now)
 	if refusal == nil {
-		refusal = r.checkAWB(ctx, b)
-	}
-	if refusal == nil {
 		_, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
 			func(f domain.Flight) ([]domain.Event, error) {
 				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3})
 			})
 	}
+	awb := ""
+	if refusal == nil {
+		awb, refusal = r.assignAWB(ctx, rec, b)
+	}
 	if refusal == nil {
 		_, refusal = execute(ctx, r.h, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
 			func(q domain.Quote) ([]domain.Event, error) {
 				return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now)
-			})
-	}
-	if refusal == nil && b.AWBNumber != "" {
-		_, refusal = execute(ctx, r.h, eventstore.Aggregate{Type: typeAWB, ID: b.AWBNumber}, step(rec, "awb"), domain.EvolveAWB,
-			func(owner string) ([]domain.Event, error) {
-				return domain.DecideAssignAWB(owner, domain.AWBAssigned{AWBNumber: b.AWBNumber, BookingID: b.ID, OrganizationID: b.OrganizationID})
 			})
 	}
 	if domain.ReasonOf(refusal) == "" && refusal != nil {
@@ -158,33 +153,28 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 		return err
 	}
 	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
-		func(b domain.Booking) ([]domain.Event, error) {
-			return domain.DecideConfirmBooking(b, b.AWBNumber, now)
-		})
+		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, awb, now) })
 	return err
 }
 
-// checkAWB refuses a requested AWB number of another airline, or one that
-// another booking uses.
-func (r *Reactors) checkAWB(ctx context.Context, b domain.Booking) error {
-	if b.AWBNumber == "" {
-		return nil
-	}
+// assignAWB takes the booking's AWB number from the forwarder's stock of
+// the flight's airline: the one asked for, or the next free one. Without
+// any stock of that airline, the booking goes without a number.
+func (r *Reactors) assignAWB(ctx context.Context, rec eventstore.Record, b domain.Booking) (string, error) {
 	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "")
 	if err != nil {
-		return err
+		return "", err
 	}
-	if f.Exists() && b.AWBNumber[:3] != f.AWBPrefix {
-		return domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
+	if b.AWBNumber != "" && b.AWBNumber[:3] != f.AWBPrefix {
+		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
 	}
-	owner, _, _, err := load(ctx, r.h, eventstore.Aggregate{Type: typeAWB, ID: b.AWBNumber}, domain.EvolveAWB, "")
-	if err != nil {
-		return err
+	if b.AWBNumber == "" {
+		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "")
+		if err != nil || len(ledger.Ranges) == 0 {
+			return "", err
+		}
 	}
-	if owner != "" && owner != b.ID {
-		return domain.Refusal(domain.ReasonAWBUsed, "AWB %s is already used by another booking", b.AWBNumber)
-	}
-	return nil
+	return r.h.UseAWB(ctx, step(rec, "awb"), b.OrganizationID, f.AWBPrefix, b.AWBNumber, b.ID)
 }
 
 // release gives back the capacity a booking holds, if any.

@@ -25,33 +25,18 @@ func ParseAWB(s string) (string, error) {
 	return m[1] + "-" + serial, nil
 }
 
-// AWBAssigned records that an AWB number is used by a booking. One
-// aggregate per number: the event store guarantees a number is assigned
-// once across the whole system.
-type AWBAssigned struct {
-	AWBNumber      string `json:"awbNumber"`
-	BookingID      string `json:"bookingId"`
-	OrganizationID string `json:"organizationId"`
+// AWBNumber is the canonical number of a 7-digit serial of a prefix: the
+// serial, then its check digit (serial mod 7).
+func AWBNumber(prefix string, serial7 int) string {
+	return fmt.Sprintf("%s-%07d%d", prefix, serial7, serial7%7)
 }
 
-func (AWBAssigned) EventType() string { return "AWBAssigned" }
-
-// DecideAssignAWB assigns the number to a booking, once; a number used by
-// another booking is refused.
-func DecideAssignAWB(assignedTo string, e AWBAssigned) ([]Event, error) {
-	switch assignedTo {
-	case e.BookingID:
-		return nil, nil
-	case "":
-		return []Event{e}, nil
-	}
-	return nil, Refusal(ReasonAWBUsed, "AWB %s is already used by another booking", e.AWBNumber)
+// AWBSerial splits a canonical AWB number into its prefix and 7-digit
+// serial.
+func AWBSerial(awb string) (prefix string, serial7 int) {
+	fmt.Sscanf(awb[4:11], "%d", &serial7)
+	return awb[:3], serial7
 }
 
-// EvolveAWB tracks which booking an AWB number belongs to.
-func EvolveAWB(bookingID string, e Event) string {
-	if e, ok := e.(AWBAssigned); ok {
-		return e.BookingID
-	}
-	return bookingID
-}
+// maxSerial7 is the last 7-digit serial.
+const maxSerial7 = 9999999

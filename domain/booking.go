@@ -21,7 +21,6 @@ const (
 	ReasonOptionExpired  = "option_expired"
 	ReasonNotYourQuote   = "not_your_quote"
 	ReasonUnknownFlight  = "unknown_flight"
-	ReasonAWBUsed        = "awb_in_use"
 	ReasonAWBPrefix      = "awb_wrong_airline"
 )
 

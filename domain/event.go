@@ -33,7 +33,14 @@ var decoders = map[string]func([]byte) (Event, error){
 	BookingConfirmed{}.EventType():    decoder[BookingConfirmed],
 	BookingRejected{}.EventType():     decoder[BookingRejected],
 	BookingCancelled{}.EventType():    decoder[BookingCancelled],
-	AWBAssigned{}.EventType():         decoder[AWBAssigned],
+	StockRequested{}.EventType():      decoder[StockRequested],
+	StockReplied{}.EventType():        decoder[StockReplied],
+	RangeAllocated{}.EventType():      decoder[RangeAllocated],
+	RangeReleased{}.EventType():       decoder[RangeReleased],
+	StockAllocated{}.EventType():      decoder[StockAllocated],
+	StockWithdrawn{}.EventType():      decoder[StockWithdrawn],
+	AWBNumberUsed{}.EventType():       decoder[AWBNumberUsed],
+	StockLow{}.EventType():            decoder[StockLow],
 }
 
 func decoder[E Event](data []byte) (Event, error) {

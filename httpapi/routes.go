@@ -42,6 +42,12 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/bookings/{id}", s.api(s.handleGetBooking())).Methods(http.MethodGet)
 	r.Handle("/api/bookings/{id}/cancel", s.api(s.handleCancelBooking())).Methods(http.MethodPost)
 
+	r.Handle("/api/awb-stock", s.api(s.handleStock())).Methods(http.MethodGet)
+	r.Handle("/api/awb-stock/requests", s.api(s.handleCreateStockRequest())).Methods(http.MethodPost)
+	r.Handle("/api/awb-stock/requests", s.api(s.handleListStockRequests())).Methods(http.MethodGet)
+	r.Handle("/api/awb-stock/requests/{id}", s.api(s.handleGetStockRequest())).Methods(http.MethodGet)
+	r.Handle("/api/awb-stock/reply/{requestId}", s.api(s.handleReplyStock())).Methods(http.MethodPut)
+
 	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
 	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
 	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)

@@ -32,6 +32,7 @@ type Server struct {
 	flights   *projections.Flights
 	rates     *projections.Rates
 	bookings  *projections.Bookings
+	stock     *projections.AWBStock
 	tokens    *Tokens
 	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready     func() bool
@@ -49,6 +50,7 @@ type Deps struct {
 	Flights   *projections.Flights
 	Rates     *projections.Rates
 	Bookings  *projections.Bookings
+	Stock     *projections.AWBStock
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -58,7 +60,7 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))

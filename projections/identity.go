@@ -108,3 +108,16 @@ func (m *Identity) APIKeys(orgID string) []domain.APIKey {
 	slices.SortFunc(out, func(a, b domain.APIKey) int { return strings.Compare(a.KeyID, b.KeyID) })
 	return out
 }
+
+// AirlineWithPrefix reports whether an airline with that AWB prefix uses
+// the service.
+func (m *Identity) AirlineWithPrefix(prefix string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, o := range m.orgs {
+		if o.Role == domain.RoleAirline && o.AWBPrefix == prefix {
+			return true
+		}
+	}
+	return false
+}

@@ -53,7 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings)
+	stock := projections.NewAWBStock()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
-		Flights: flights, Rates: rates, Bookings: bookings,
+		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -1,0 +1,211 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+)
+
+// Reasons an AWB number cannot be used.
+const (
+	ReasonAWBUsed       = "awb_in_use"
+	ReasonAWBNotInStock = "awb_not_in_stock"
+	ReasonNoStock       = "no_awb_stock"
+)
+
+// LedgerRange is a range a forwarder holds, and how far it is used.
+type LedgerRange struct {
+	RequestID string   `json:"requestId"`
+	Range     AWBRange `json:"range"`
+	ValidFrom string   `json:"validFrom"`
+	ValidTo   string   `json:"validTo"`
+}
+
+// StockLedger is a forwarder's AWB stock of one airline prefix: the ranges
+// it holds and the numbers it has used. Numbers are assigned here, one
+// aggregate per forwarder and prefix, so each is used once.
+type StockLedger struct {
+	OrganizationID string
+	Prefix         string
+	Ranges         []LedgerRange
+	Used           []int // serials used, ascending
+	LowNotified    bool
+}
+
+// Allocated counts the numbers of the ledger's ranges.
+func (l StockLedger) Allocated() int {
+	n := 0
+	for _, r := range l.Ranges {
+		n += r.Range.Count
+	}
+	return n
+}
+
+// Available counts the unused numbers of the ranges valid on day.
+func (l StockLedger) Available(day string) int {
+	n := 0
+	for _, r := range l.Ranges {
+		if r.ValidFrom <= day && day <= r.ValidTo {
+			n += r.Range.Count - l.UsedIn(r.Range)
+		}
+	}
+	return n
+}
+
+// UsedIn counts the used numbers inside rng.
+func (l StockLedger) UsedIn(rng AWBRange) int {
+	from, _ := slices.BinarySearch(l.Used, rng.First)
+	to, _ := slices.BinarySearch(l.Used, rng.Last()+1)
+	return to - from
+}
+
+// isUsed reports whether serial is used.
+func (l StockLedger) isUsed(serial int) bool {
+	_, found := slices.BinarySearch(l.Used, serial)
+	return found
+}
+
+// nextFree is the lowest unused serial of rng, or -1.
+func (l StockLedger) nextFree(rng AWBRange) int {
+	i, _ := slices.BinarySearch(l.Used, rng.First)
+	for s := rng.First; s <= rng.Last(); s++ {
+		if i >= len(l.Used) || l.Used[i] != s {
+			return s
+		}
+		i++
+	}
+	return -1
+}
+
+// StockAllocated records a range added to (or replacing one of) a ledger.
+type StockAllocated struct {
+	OrganizationID string      `json:"organizationId"`
+	Prefix         string      `json:"prefix"`
+	Range          LedgerRange `json:"range"`
+}
+
+func (StockAllocated) EventType() string { return "StockAllocated" }
+
+// StockWithdrawn records that a request's range left the ledger.
+type StockWithdrawn struct {
+	OrganizationID string `json:"organizationId"`
+	Prefix         string `json:"prefix"`
+	RequestID      string `json:"requestId"`
+}
+
+func (StockWithdrawn) EventType() string { return "StockWithdrawn" }
+
+// AWBNumberUsed records a number taken, and by what.
+type AWBNumberUsed struct {
+	OrganizationID string `json:"organizationId"`
+	AWBNumber      string `json:"awbNumber"`
+	Reference      string `json:"reference"`
+}
+
+func (AWBNumberUsed) EventType() string { return "AWBNumberUsed" }
+
+// StockLow records that a ledger's valid stock fell to its threshold.
+type StockLow struct {
+	OrganizationID string `json:"organizationId"`
+	Prefix         string `json:"prefix"`
+	Available      int    `json:"available"`
+	Allocated      int    `json:"allocated"`
+}
+
+func (StockLow) EventType() string { return "StockLow" }
+
+// DecideSetStock puts a request's range into the ledger (count 0 takes it
+// out). Numbers already used outside the new range cannot be taken back.
+func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange) ([]Event, error) {
+	i := slices.IndexFunc(l.Ranges, func(x LedgerRange) bool { return x.RequestID == r.RequestID })
+	if i >= 0 {
+		old := l.Ranges[i]
+		if old == r {
+			return nil, nil
+		}
+		if used := l.UsedIn(old.Range) - l.UsedIn(overlap(old.Range, r.Range)); used > 0 {
+			return nil, Errorf(Conflict, "%d numbers of the earlier allocation are already used and would be taken back", used)
+		}
+	}
+	if r.Range.Count == 0 {
+		if i < 0 {
+			return nil, nil
+		}
+		return []Event{StockWithdrawn{OrganizationID: orgID, Prefix: prefix, RequestID: r.RequestID}}, nil
+	}
+	return []Event{StockAllocated{OrganizationID: orgID, Prefix: prefix, Range: r}}, nil
+}
+
+// overlap is the part two ranges share (Count 0 if none).
+func overlap(a, b AWBRange) AWBRange {
+	first, last := max(a.First, b.First), min(a.Last(), b.Last())
+	if last < first {
+		return AWBRange{}
+	}
+	return AWBRange{First: first, Count: last - first + 1}
+}
+
+// DecideUseAWB takes a number for reference: the one asked for (awb not
+// empty), which must lie in a range valid on day and be unused, or else the
+// next unused number of the valid range that expires first. (A retried
+// command is answered from history by its command id, so it never takes a
+// second number.)
+func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, error) {
+	valid := slices.DeleteFunc(slices.Clone(l.Ranges), func(r LedgerRange) bool { return day < r.ValidFrom || day > r.ValidTo })
+	slices.SortFunc(valid, func(a, b LedgerRange) int {
+		if a.ValidTo != b.ValidTo {
+			return strings.Compare(a.ValidTo, b.ValidTo)
+		}
+		return a.Range.First - b.Range.First
+	})
+	serial := -1
+	if awb != "" {
+		_, s := AWBSerial(awb)
+		if !slices.ContainsFunc(valid, func(r LedgerRange) bool { return r.Range.Contains(s) }) {
+			return nil, "", Refusal(ReasonAWBNotInStock, "AWB %s is not in your valid stock of prefix %s", awb, l.Prefix)
+		}
+		if l.isUsed(s) {
+			return nil, "", Refusal(ReasonAWBUsed, "AWB %s is already used", awb)
+		}
+		serial = s
+	} else {
+		for _, r := range valid {
+			if serial = l.nextFree(r.Range); serial >= 0 {
+				break
+			}
+		}
+		if serial < 0 {
+			return nil, "", Refusal(ReasonNoStock, "no unused AWB number of prefix %s is left in valid stock", l.Prefix)
+		}
+	}
+	number := AWBNumber(l.Prefix, serial)
+	events := []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: number, Reference: reference}}
+	allocated := 0
+	for _, r := range valid {
+		allocated += r.Range.Count
+	}
+	if available := l.Available(day) - 1; !l.LowNotified && available <= max(1, allocated/10) {
+		events = append(events, StockLow{OrganizationID: l.OrganizationID, Prefix: l.Prefix, Available: available, Allocated: allocated})
+	}
+	return events, number, nil
+}
+
+// EvolveStockLedger applies an event to a ledger.
+func EvolveStockLedger(l StockLedger, e Event) StockLedger {
+	switch e := e.(type) {
+	case StockAllocated:
+		l.OrganizationID, l.Prefix = e.OrganizationID, e.Prefix
+		l.Ranges = slices.DeleteFunc(slices.Clone(l.Ranges), func(x LedgerRange) bool { return x.RequestID == e.Range.RequestID })
+		l.Ranges = append(l.Ranges, e.Range)
+		l.LowNotified = false
+	case StockWithdrawn:
+		l.Ranges = slices.DeleteFunc(slices.Clone(l.Ranges), func(x LedgerRange) bool { return x.RequestID == e.RequestID })
+	case AWBNumberUsed:
+		_, serial := AWBSerial(e.AWBNumber)
+		if i, found := slices.BinarySearch(l.Used, serial); !found {
+			l.Used = slices.Insert(slices.Clone(l.Used), i, serial)
+		}
+	case StockLow:
+		l.LowNotified = true
+	}
+	return l
+}

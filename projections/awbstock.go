@@ -1,0 +1,81 @@
+package projections
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// AWBStock is the read model of stock requests and of the forwarders'
+// stock ledgers.
+type AWBStock struct {
+	mu       sync.RWMutex
+	requests map[string]domain.StockRequest
+	order    []string // request ids, oldest first
+	ledgers  map[string]domain.StockLedger
+}
+
+// NewAWBStock returns an empty AWB stock read model.
+func NewAWBStock() *AWBStock {
+	return &AWBStock{requests: map[string]domain.StockRequest{}, ledgers: map[string]domain.StockLedger{}}
+}
+
+// Apply implements ReadModel.
+func (m *AWBStock) Apply(r eventstore.Record, e domain.Event) {
+	switch r.Aggregate.Type {
+	case "stockrequest":
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		id := r.Aggregate.ID
+		if _, ok := m.requests[id]; !ok {
+			m.order = append(m.order, id)
+		}
+		m.requests[id] = domain.EvolveStockRequest(m.requests[id], e)
+	case "awbledger":
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.ledgers[r.Aggregate.ID] = domain.EvolveStockLedger(m.ledgers[r.Aggregate.ID], e)
+	}
+}
+
+// Request returns a stock request p may see.
+func (m *AWBStock) Request(p domain.Principal, id string) (domain.StockRequest, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, ok := m.requests[id]
+	if !ok || !r.VisibleTo(p) {
+		return domain.StockRequest{}, false
+	}
+	return r, true
+}
+
+// Requests returns one page of the stock requests p may see, newest
+// first, filtered by status and prefix, and how many match in all.
+func (m *AWBStock) Requests(p domain.Principal, status, prefix string, page, limit int) ([]domain.StockRequest, int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return pageOf(m.order, true, func(id string) domain.StockRequest { return m.requests[id] }, func(r domain.StockRequest) bool {
+		return r.VisibleTo(p) && (status == "" || r.Status == status) && (prefix == "" || r.AirlinePrefix == prefix)
+	}, page, limit)
+}
+
+// Ledgers returns the stock ledgers p may see: a forwarder its own, an
+// airline those of its prefix, an admin all; by organisation and prefix.
+func (m *AWBStock) Ledgers(p domain.Principal) []domain.StockLedger {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []domain.StockLedger
+	for _, l := range m.ledgers {
+		if p.Role == domain.RoleAdmin || (p.Role == domain.RoleForwarder && l.OrganizationID == p.OrganizationID) ||
+			(p.Role == domain.RoleAirline && l.Prefix == p.AWBPrefix) {
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.StockLedger) int {
+		return strings.Compare(a.OrganizationID+a.Prefix, b.OrganizationID+b.Prefix)
+	})
+	return out
+}
