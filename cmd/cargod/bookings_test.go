@@ -102,6 +102,9 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 		t.Errorf("cheapest option = %+v", opt)
 	}
 	before := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
+	// The forwarder holds LH stock: 020-81140743 (serial 8114074) and the
+	// two numbers after it.
+	stock := s.approvedStock(t, fwd, "020", 3, "020-81140743", "020-81140765")
 
 	r := s.mustCreate(t, fwd, "/api/bookings", map[string]any{
 		"quoteId": q.ID, "flightId": opt.FlightID, "awb": map[string]any{"prefix": "020", "number": "81140743"},
@@ -149,13 +152,44 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	}
 	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate) },
 		func(c capacity) bool { return c.ProjectedWeight == before.ProjectedWeight })
-	// The AWB number is spent: another booking cannot use it.
-	q2 := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
-	var b2 booking
-	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q2.ID, "flightId": q2.PriceOptions[0].FlightID,
-		"awb": map[string]any{"prefix": "020", "number": "81140743"}}).json(t, &b2)
-	if b2 = s.bookingOutcome(t, fwd, b2.ID); b2.Status != "rejected" || *b2.RejectionReason != "awb_in_use" {
-		t.Errorf("booking with a used AWB = %+v", b2)
+	// The AWB number is spent: another booking cannot use it; one
+	// without a number gets the next free one of the stock; one outside
+	// the stock is refused.
+	tests := []struct {
+		awb    map[string]any
+		status string
+		detail string
+	}{
+		{map[string]any{"prefix": "020", "number": "81140743"}, "rejected", "awb_in_use"},
+		{nil, "confirmed", "020-81140754"},
+		{map[string]any{"prefix": "020", "number": "12345675"}, "rejected", "awb_not_in_stock"},
+		{map[string]any{"prefix": "176", "number": "12345675"}, "rejected", "awb_wrong_airline"},
+	}
+	for _, tt := range tests {
+		q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+		body := map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}
+		if tt.awb != nil {
+			body["awb"] = tt.awb
+		}
+		var b booking
+		s.mustCreate(t, fwd, "/api/bookings", body).json(t, &b)
+		b = s.bookingOutcome(t, fwd, b.ID)
+		detail := ""
+		if b.RejectionReason != nil {
+			detail = *b.RejectionReason
+		} else if b.AWBNumber != nil {
+			detail = *b.AWBNumber
+		}
+		if b.Status != tt.status || detail != tt.detail {
+			t.Errorf("booking with AWB %v = %s %s, want %s %s", tt.awb, b.Status, detail, tt.status, tt.detail)
+		}
+	}
+	var ledger struct {
+		Stock []struct{ Allocated, Used, Available int }
+	}
+	s.do(t, request{method: "GET", path: "/api/awb-stock", token: fwd}).json(t, &ledger)
+	if len(ledger.Stock) != 1 || ledger.Stock[0].Allocated != 3 || ledger.Stock[0].Used != 2 || ledger.Stock[0].Available != 1 {
+		t.Errorf("ledger after bookings = %+v (request %s)", ledger.Stock, stock)
 	}
 }
 

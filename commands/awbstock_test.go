@@ -1,0 +1,136 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// stockedWorld is a store in which forwarder f holds an approved range of
+// count numbers of LH's prefix 020.
+func stockedWorld(t *testing.T, dir string, count int) (*Handler, domain.Principal) {
+	t.Helper()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	h := New(store, 4)
+	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	ctx := context.Background()
+	req, err := h.RequestStock(ctx, NewMeta(fwd, "stock-request", ""), domain.RequestStock{AirlinePrefix: "020",
+		RequestedStock: &count, ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := h.now().UTC().Format("2006-01-02")
+	if _, err := h.ReplyStock(ctx, NewMeta(lh, "stock-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
+		AllocatedStock: &count, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	return h, fwd
+}
+
+func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
+	dir := t.TempDir()
+	const stock, callers = 990, 1000
+	h, fwd := stockedWorld(t, dir, stock)
+	numbers := make(chan string, callers)
+	refusals := make(chan string, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
+			switch {
+			case err == nil:
+				numbers <- n
+			case domain.ReasonOf(err) != "":
+				refusals <- domain.ReasonOf(err)
+			default:
+				t.Errorf("assignment %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(numbers)
+	close(refusals)
+	seen := map[string]bool{}
+	for n := range numbers {
+		if _, err := domain.ParseAWB(n); err != nil || seen[n] {
+			t.Errorf("number %s: duplicate %v, %v", n, seen[n], err)
+		}
+		seen[n] = true
+		if _, serial := domain.AWBSerial(n); serial < 1 || serial > stock {
+			t.Errorf("%s lies outside the range", n)
+		}
+	}
+	if len(seen) != stock || len(refusals) != callers-stock {
+		t.Fatalf("%d numbers and %d refusals, want %d and %d", len(seen), len(refusals), stock, callers-stock)
+	}
+	for r := range refusals {
+		if r != domain.ReasonNoStock {
+			t.Errorf("refusal %q, want %q", r, domain.ReasonNoStock)
+		}
+	}
+
+	// After a restart, the ledger knows every number is used.
+	h.store.Close()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	h2 := New(store, 4)
+	if _, err := h2.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "one-more"); domain.ReasonOf(err) != domain.ReasonNoStock {
+		t.Errorf("after a restart, one more = %v", err)
+	}
+	l, _, _, err := load(context.Background(), h2, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "")
+	if err != nil || len(l.Used) != stock || l.Available(h2.now().UTC().Format("2006-01-02")) != 0 {
+		t.Errorf("ledger after restart: %d used, %v", len(l.Used), err)
+	}
+	// The low-stock event was recorded once, on the way down.
+	recs, _ := store.Load(context.Background(), ledgerAggregate("f", "020"))
+	lows := 0
+	for _, r := range recs {
+		if r.Type == (domain.StockLow{}).EventType() {
+			lows++
+		}
+	}
+	if lows != 1 {
+		t.Errorf("%d StockLow events, want 1", lows)
+	}
+}
+
+func TestRetriedAssignmentGetsTheSameNumber(t *testing.T) {
+	h, fwd := stockedWorld(t, t.TempDir(), 10)
+	m := NewMeta(fwd, "assign-once", "")
+	first, err := h.UseAWB(context.Background(), m, "f", "020", "", "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.UseAWB(context.Background(), m, "f", "020", "", "b1")
+	if err != nil || again != first {
+		t.Errorf("retry = %q, %v; want %q", again, err, first)
+	}
+	next, _ := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "b2")
+	if next == first {
+		t.Errorf("a new command got the same number %s", next)
+	}
+}
+
+func TestEveryNumberOfARangeHasAValidCheckDigit(t *testing.T) {
+	r := domain.AWBRange{First: 8114070, Count: 10000}
+	for s := r.First; s <= r.Last(); s++ {
+		n := domain.AWBNumber("020", s)
+		if got, err := domain.ParseAWB(n); err != nil || got != n {
+			t.Fatalf("%s: %v", n, err)
+		}
+	}
+}
