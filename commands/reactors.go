@@ -42,10 +42,11 @@ func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers 
 func (r *Reactors) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for name, filter := range map[string]string{"pricing": typeQuote, "bookings": typeBooking} {
-		handle := r.price
+		react := r.price
 		if name == "bookings" {
-			handle = r.book
+			react = r.book
 		}
+		handle := func(rec eventstore.Record) error { return react(ctx, rec) }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -72,11 +73,10 @@ func step(rec eventstore.Record, name string) Meta {
 }
 
 // price answers a new RFQ with priced options, or rejects it.
-func (r *Reactors) price(rec eventstore.Record) error {
+func (r *Reactors) price(ctx context.Context, rec eventstore.Record) error {
 	if rec.Type != (domain.QuoteRequested{}).EventType() {
 		return nil
 	}
-	ctx := context.Background()
 	// Price against the flights and rates as they were when the RFQ came.
 	if err := r.readers.WaitFor(ctx, rec.Sequence); err != nil {
 		return err
@@ -94,8 +94,7 @@ func (r *Reactors) price(rec eventstore.Record) error {
 
 // book confirms or rejects a new booking, and gives back the capacity of
 // a cancelled one.
-func (r *Reactors) book(rec eventstore.Record) error {
-	ctx := context.Background()
+func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 	switch rec.Type {
 	case domain.BookingRequested{}.EventType():
 		return r.confirm(ctx, rec)
@@ -128,7 +127,7 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 	if refusal == nil {
 		_, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
 			func(f domain.Flight) ([]domain.Event, error) {
-				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3})
+				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
 			})
 	}
 	awb := ""

@@ -78,7 +78,7 @@ func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
 		t.Fatal(err)
 	}
 	rec := w.lastRecord(t, quoteAggregate(res.State.ID))
-	if err := w.reactors.price(rec); err != nil {
+	if err := w.reactors.price(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "")
@@ -128,7 +128,7 @@ func TestConfirmationRejectsAnExpiredOption(t *testing.T) {
 	q := w.pricedQuote(t, 100)
 	rec := w.book(t, q)
 	w.now = w.now.Add(49 * time.Hour)
-	if err := w.reactors.book(rec); err != nil {
+	if err := w.reactors.book(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	b := w.booking(t, rec.Aggregate.ID)
@@ -147,14 +147,14 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 	// The reactor reserved capacity and then died before confirming.
 	_, err := execute(context.Background(), w.h, flightAggregate(w.flightID), step(rec, "reserve"), domain.EvolveFlight,
 		func(f domain.Flight) ([]domain.Event, error) {
-			return domain.DecideReserveCapacity(f, rec.Aggregate.ID, domain.Reservation{WeightKg: 250})
+			return domain.DecideReserveCapacity(f, rec.Aggregate.ID, domain.Reservation{WeightKg: 250}, w.now)
 		})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Redelivery, twice for good measure.
 	for range 2 {
-		if err := w.reactors.book(rec); err != nil {
+		if err := w.reactors.book(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -171,7 +171,7 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 	}
 	cancelled := w.lastRecord(t, bookingAggregate(rec.Aggregate.ID))
 	for range 2 {
-		if err := w.reactors.book(cancelled); err != nil {
+		if err := w.reactors.book(context.Background(), cancelled); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,7 +12,8 @@ type AWBPrefixStock struct {
 	Ranges map[string]AWBRange // by stock request id
 }
 
-// RangeAllocated records a range given to a stock request.
+// RangeAllocated records a range given to a stock request, replacing any
+// it held before.
 type RangeAllocated struct {
 	Prefix         string   `json:"prefix"`
 	RequestID      string   `json:"requestId"`
@@ -57,17 +58,13 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 			return nil, Errorf(Conflict, "prefix %s has no free range of %d numbers", prefix, count)
 		}
 	}
-	if had && old == next {
+	switch {
+	case had && old == next, !had && next.Count == 0:
 		return nil, nil
+	case next.Count == 0:
+		return []Event{RangeReleased{Prefix: prefix, RequestID: requestID, Range: old}}, nil
 	}
-	var events []Event
-	if had {
-		events = append(events, RangeReleased{Prefix: prefix, RequestID: requestID, Range: old})
-	}
-	if next.Count > 0 {
-		events = append(events, RangeAllocated{Prefix: prefix, RequestID: requestID, OrganizationID: orgID, Range: next})
-	}
-	return events, nil
+	return []Event{RangeAllocated{Prefix: prefix, RequestID: requestID, OrganizationID: orgID, Range: next}}, nil
 }
 
 // freeRange finds the lowest gap of count serials, ignoring the range of

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,7 +23,12 @@ const (
 	ReasonNotYourQuote   = "not_your_quote"
 	ReasonUnknownFlight  = "unknown_flight"
 	ReasonAWBPrefix      = "awb_wrong_airline"
+	ReasonExceedsQuote   = "exceeds_quote"
 )
+
+// quoteTolerance is how much more than quoted a booking may carry: the
+// weighing at acceptance rarely matches the RFQ to the kilo.
+const quoteTolerance = 1.05
 
 // FullParty is a shipper or consignee of a booking.
 type FullParty struct {
@@ -176,7 +182,8 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		e.Consignee.Name = q.Consignee.Name
 	}
 	if c.Commodity != "" {
-		e.Commodity = strings.ToUpper(c.Commodity)
+		e.Commodity = strings.ToUpper(strings.TrimSpace(c.Commodity))
+		checkLength(&p, "commodity", e.Commodity, 20)
 	}
 	if len(c.SHC) > 0 {
 		e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
@@ -242,6 +249,21 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	}
 	if len(c.Routing) > 10 {
 		p.Add("routing", CodeTooMany, "must have at most 10 legs")
+	} else {
+		for i, leg := range c.Routing {
+			field := "routing[" + strconv.Itoa(i) + "]."
+			checkAirport(&p, field+"from", strings.ToUpper(leg.From))
+			checkAirport(&p, field+"to", strings.ToUpper(leg.To))
+			if !airlineCodePattern.MatchString(strings.ToUpper(leg.Carrier)) {
+				p.Add(field+"carrier", CodeInvalidFormat, "must be a two-character IATA airline code")
+			}
+			if !flightNumberPattern.MatchString(strings.ToUpper(leg.FlightNumber)) {
+				p.Add(field+"flightNumber", CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")
+			}
+			if _, err := time.Parse(time.DateOnly, leg.Date); err != nil {
+				p.Add(field+"date", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+			}
+		}
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -266,6 +288,10 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	}
 	if _, ok := q.Option(b.FlightID); !ok {
 		return Refusal(ReasonNoOption, "quote %s has no price option for flight %s", q.ID, b.FlightID)
+	}
+	if b.ChargeableWeightKg > q.ChargeableWeightKg*quoteTolerance || b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001 {
+		return Refusal(ReasonExceedsQuote, "the booking (%g kg chargeable, %g m³) exceeds what quote %s priced (%g kg, %g m³) by more than 5%%",
+			b.ChargeableWeightKg, b.VolumeM3, q.ID, q.ChargeableWeightKg, q.VolumeM3)
 	}
 	if !now.Before(q.OptionsExpire()) {
 		return Refusal(ReasonOptionExpired, "the price options of quote %s expired at %s", q.ID, q.OptionsExpire().Format(time.RFC3339))

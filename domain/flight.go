@@ -223,8 +223,12 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 		p.Add(field+"Time", CodeInvalidFormat, "must be a local time as HH:MM")
 		return time.Time{}
 	}
+	if err != nil || zone == "" {
+		return time.Time{}
+	}
 	loc, lerr := time.LoadLocation(zone)
-	if err != nil || zone == "" || lerr != nil {
+	if lerr != nil {
+		p.Add(field+"Time", CodeInvalidValue, "the time zone %s is not known to this server", zone)
 		return time.Time{}
 	}
 	t, _ := time.ParseInLocation("2006-01-02 15:04", day.Format(time.DateOnly)+" "+clock, loc)
@@ -270,7 +274,7 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 
 // DecideReserveCapacity takes capacity for a booking, once: a booking
 // that already holds a reservation gets no second one.
-func DecideReserveCapacity(f Flight, bookingID string, r Reservation) ([]Event, error) {
+func DecideReserveCapacity(f Flight, bookingID string, r Reservation, now time.Time) ([]Event, error) {
 	if !f.Exists() {
 		return nil, Refusal("unknown_flight", "no such flight")
 	}
@@ -279,6 +283,9 @@ func DecideReserveCapacity(f Flight, bookingID string, r Reservation) ([]Event, 
 	}
 	if !f.Bookable() {
 		return nil, Refusal(ReasonFlightClosed, "flight %s is %s", f.ID, f.Status)
+	}
+	if !now.Before(f.DepartsAt) {
+		return nil, Refusal(ReasonFlightClosed, "flight %s departed at %s", f.ID, f.DepartsAt.Format(time.RFC3339))
 	}
 	if f.ReservedKg+r.WeightKg > f.CapacityKg || f.ReservedM3+r.VolumeM3 > f.CapacityM3 {
 		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID,

@@ -43,7 +43,8 @@ type PriceOption struct {
 // PriceQuote finds the flights that can carry a quote's shipment and
 // prices each from the carrier's best-matching rate card. flights are the
 // candidate departures (any route), cards every carrier's rate cards. It
-// returns the options, cheapest first, or a refusal reason.
+// returns the options, earliest departure first (cheapest first on a
+// day: carriers may quote in different currencies), or a refusal reason.
 func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
 	cw := q.ChargeableWeightKg
 	earliest := now.UTC().Format(time.DateOnly)
@@ -91,10 +92,10 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 		return nil, Refusal(reason, "%s", refusalText[reason])
 	}
 	slices.SortStableFunc(options, func(a, b PriceOption) int {
-		if c := cmp.Compare(a.TotalAmount, b.TotalAmount); c != 0 {
+		if c := cmp.Compare(a.DepartureDate, b.DepartureDate); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.DepartureDate, b.DepartureDate)
+		return cmp.Compare(a.TotalAmount, b.TotalAmount)
 	})
 	if len(options) > maxPriceOptions {
 		options = options[:maxPriceOptions]

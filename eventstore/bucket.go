@@ -33,14 +33,41 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 
 // Get returns the value of key, and false when there is none.
 func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, _, ok, err := b.GetRevision(ctx, key)
+	return v, ok, err
+}
+
+// GetRevision is Get with the value's revision, for Update.
+func (b *Bucket) GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error) {
 	e, err := b.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, false, nil
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil, 0, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eventstore: get %s: %w", key, err)
+		return nil, 0, false, fmt.Errorf("eventstore: get %s: %w", key, err)
 	}
-	return e.Value(), true, nil
+	return e.Value(), e.Revision(), true, nil
+}
+
+// Update replaces the value of key if it is still at revision; false if
+// someone changed it first.
+func (b *Bucket) Update(ctx context.Context, key string, value []byte, revision uint64) (bool, error) {
+	_, err := b.kv.Update(ctx, key, value, revision)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("eventstore: update %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// Delete removes key.
+func (b *Bucket) Delete(ctx context.Context, key string) error {
+	if err := b.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("eventstore: delete %s: %w", key, err)
+	}
+	return nil
 }
 
 // Create stores value under key unless the key already has a value; it

@@ -39,12 +39,14 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, fn f
 			continue
 		}
 		for m := range batch.Messages() {
-			r, err := s.recordFromMsg(m)
+			r, err := s.followable(m)
 			if err == nil {
 				err = fn(r)
 			}
 			if err != nil {
-				onError(r, err)
+				if ctx.Err() == nil { // cut short by shutdown is no failure
+					onError(r, err)
+				}
 				m.NakWithDelay(redeliveryDelay(m))
 				continue
 			}

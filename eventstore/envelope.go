@@ -78,43 +78,53 @@ func (e Event) header() nats.Header {
 	return h
 }
 
-// recordFrom turns a stored message back into a Record.
+// recordFrom turns a stored message back into a Record. A message it
+// cannot read (missing or bad envelope headers, a failing upcaster) still
+// yields a Record with its sequence and aggregate, but without a type, and
+// an error saying why: followers log it and move past it, so one bad
+// message cannot stop every read model and reactor.
 func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byte) (Record, error) {
-	agg, ok := s.aggregateOf(subject)
-	if !ok {
-		return Record{}, fmt.Errorf("eventstore: subject %q is not an aggregate subject", subject)
+	agg, _ := s.aggregateOf(subject)
+	r := Record{Aggregate: agg, Sequence: seq, Event: Event{
+		EventID: h.Get(hdrEventID), CommandID: h.Get(hdrCommandID), CorrelationID: h.Get(hdrCorrelationID),
+		CausationID: h.Get(hdrCausationID), Actor: h.Get(hdrActor), Tenant: h.Get(hdrTenant), Data: data,
+	}}
+	var err error
+	if r.SchemaVersion, err = strconv.Atoi(h.Get(hdrSchemaVersion)); err != nil {
+		return r, fmt.Errorf("eventstore: sequence %d on %s: bad %s header %q", seq, subject, hdrSchemaVersion, h.Get(hdrSchemaVersion))
 	}
-	version, err := strconv.Atoi(h.Get(hdrSchemaVersion))
+	if r.OccurredAt, err = time.Parse(time.RFC3339Nano, h.Get(hdrOccurredAt)); err != nil {
+		return r, fmt.Errorf("eventstore: sequence %d on %s: bad %s header: %w", seq, subject, hdrOccurredAt, err)
+	}
+	if agg.ID == "" {
+		return r, fmt.Errorf("eventstore: sequence %d: subject %q is not an aggregate subject", seq, subject)
+	}
+	r.Type = h.Get(hdrType)
+	up, err := s.upcast(r)
 	if err != nil {
-		return Record{}, fmt.Errorf("eventstore: sequence %d: bad %s header %q", seq, hdrSchemaVersion, h.Get(hdrSchemaVersion))
+		r.Type = ""
+		return r, err
 	}
-	at, err := time.Parse(time.RFC3339Nano, h.Get(hdrOccurredAt))
+	return up, nil
+}
+
+// followable is recordFromMsg for followers: an unreadable message is
+// logged and handed on without a type, which every follower ignores.
+func (s *Store) followable(m jetstream.Msg) (Record, error) {
+	r, err := s.recordFromMsg(m)
+	if err != nil && r.Sequence == 0 {
+		return r, err // no metadata: not even a position to move past
+	}
 	if err != nil {
-		return Record{}, fmt.Errorf("eventstore: sequence %d: bad %s header: %w", seq, hdrOccurredAt, err)
+		s.log.Error("eventstore: unreadable event handed on without a type", "sequence", r.Sequence, "err", err)
 	}
-	r := Record{
-		Aggregate: agg,
-		Sequence:  seq,
-		Event: Event{
-			Type:          h.Get(hdrType),
-			SchemaVersion: version,
-			EventID:       h.Get(hdrEventID),
-			CommandID:     h.Get(hdrCommandID),
-			CorrelationID: h.Get(hdrCorrelationID),
-			CausationID:   h.Get(hdrCausationID),
-			Actor:         h.Get(hdrActor),
-			Tenant:        h.Get(hdrTenant),
-			OccurredAt:    at,
-			Data:          data,
-		},
-	}
-	return s.upcast(r)
+	return r, nil
 }
 
 func (s *Store) recordFromMsg(m jetstream.Msg) (Record, error) {
 	meta, err := m.Metadata()
 	if err != nil {
-		return Record{}, err
+		return Record{}, fmt.Errorf("eventstore: message without metadata: %w", err)
 	}
 	return s.recordFrom(m.Subject(), meta.Sequence.Stream, m.Headers(), m.Data())
 }

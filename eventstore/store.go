@@ -55,6 +55,7 @@ type Store struct {
 	prefix    string
 	replicas  int
 	upcasters map[upcasterKey]Upcaster
+	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
 }
 
@@ -74,6 +75,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		prefix:    strings.ToLower(o.Stream),
 		replicas:  o.Replicas,
 		upcasters: map[upcasterKey]Upcaster{},
+		log:       o.Logger,
 	}
 	if !validToken(s.prefix) {
 		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
@@ -422,7 +424,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		n := 0
 		for m := range batch.Messages() {
 			n++
-			r, err := s.recordFromMsg(m)
+			r, err := s.followable(m)
 			if err != nil {
 				return err
 			}

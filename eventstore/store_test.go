@@ -356,3 +356,27 @@ func TestExisting(t *testing.T) {
 		t.Error("Existing opened a stream that does not exist")
 	}
 }
+
+func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	// A message without the envelope, published around the store.
+	if _, err := s.js.Publish(ctx, s.prefix+".evt.quote.poison", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := s.Append(ctx, Aggregate{"quote", "good"}, 0, []Event{event("QuoteRequested", "e1", "c1", "{}")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = s.Read(ctx, nil, 0, 0, func(r Record) error {
+		got = append(got, fmt.Sprintf("%d:%s", r.Sequence, r.Type))
+		return nil
+	})
+	if want := fmt.Sprintf("1: %d:QuoteRequested", seqs[0]); err != nil || strings.Join(got, " ") != want {
+		t.Errorf("read = %v, %v; want %s", got, err, want)
+	}
+	if _, err := s.Load(ctx, Aggregate{"quote", "poison"}); err == nil {
+		t.Error("loading an aggregate with an unreadable event succeeded")
+	}
+}

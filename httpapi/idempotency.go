@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/google/uuid"
@@ -16,22 +18,33 @@ import (
 // idempotencyNamespace roots command ids derived from Idempotency-Keys.
 var idempotencyNamespace = uuid.MustParse("0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21")
 
-// storedResponse is a response kept for replay under its Idempotency-Key.
+// abandonedAfter is how long a request may hold its Idempotency-Key
+// unfinished before a repeat may take it over (its process died).
+const abandonedAfter = time.Minute
+
+// storedResponse is what is kept under an Idempotency-Key: first a marker
+// that a request is under way, then its successful response for replay.
 type storedResponse struct {
 	RequestHash string      `json:"requestHash"`
-	Status      int         `json:"status"`
-	Header      http.Header `json:"header"`
-	Body        []byte      `json:"body"`
+	Pending     bool        `json:"pending,omitempty"`
+	Nonce       string      `json:"nonce,omitempty"`
+	StartedAt   time.Time   `json:"startedAt"`
+	Status      int         `json:"status,omitempty"`
+	Header      http.Header `json:"header,omitempty"`
+	Body        []byte      `json:"body,omitempty"`
 }
 
 // replayedHeaders are the response headers kept for a replay.
 var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence"}
 
-// idempotent honours Idempotency-Key on POSTs: the first request runs as a
-// command whose id follows from the key; a repeat with the same body gets
-// the same response and appends nothing; a repeat with another body gets
-// 422. Only successes are remembered. Admin endpoints are left out: their responses carry secrets, which
-// are never stored.
+// idempotent honours Idempotency-Key on POSTs. The first request takes the
+// key (a marker with its body's hash) before it runs, as a command whose
+// id follows from the key and the body. A repeat with the same body gets
+// the stored response and appends nothing, or 409 while the first is still
+// running; a repeat with another body gets 422. Only successes are kept: a
+// failed request frees its key, so a corrected request may use it again.
+// Admin endpoints are left out: their responses carry secrets, which are
+// never stored.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
@@ -39,62 +52,100 @@ func (s *Server) idempotent(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if len(key) > 255 || strings.ContainsFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-			writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "Idempotency-Key must be 1 to 255 visible ASCII characters"))
-			return
-		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			writeError(w, r, s.log, readError(err))
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		p := principal(r.Context())
-		scope := p.OrganizationID + "\x00" + key
-		sum := sha256.Sum256([]byte(scope))
-		storeKey := hex.EncodeToString(sum[:])
-		reqSum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\x00"), body...))
-		reqHash := hex.EncodeToString(reqSum[:])
-
-		if raw, ok, err := s.responses.Get(r.Context(), storeKey); err != nil {
+		if err := s.runIdempotent(w, r, key, next); err != nil {
 			writeError(w, r, s.log, err)
-			return
-		} else if ok {
-			var prev storedResponse
-			if err := json.Unmarshal(raw, &prev); err != nil {
-				writeError(w, r, s.log, err)
-				return
-			}
-			if prev.RequestHash != reqHash {
-				writeError(w, r, s.log, errorf(codeIdempotencyReused, "this Idempotency-Key was used with a different request"))
-				return
-			}
-			for k, v := range prev.Header {
-				w.Header()[k] = v
-			}
-			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(prev.Status)
-			w.Write(prev.Body)
-			return
-		}
-
-		cmdID := uuid.NewSHA1(idempotencyNamespace, []byte(scope)).String()
-		rec := &statusRecorder{ResponseWriter: w, keep: &bytes.Buffer{}}
-		next.ServeHTTP(rec, r.WithContext(contextWithCommandID(r.Context(), cmdID)))
-		if rec.status < 200 || rec.status >= 300 {
-			// Nothing was done: the client may correct the request and
-			// send it again under the same key.
-			return
-		}
-		stored := storedResponse{RequestHash: reqHash, Status: rec.status, Header: http.Header{}, Body: rec.keep.Bytes()}
-		for _, h := range replayedHeaders {
-			if v := w.Header().Values(h); len(v) > 0 {
-				stored.Header[h] = v
-			}
-		}
-		raw, _ := json.Marshal(stored)
-		if _, err := s.responses.Create(r.Context(), storeKey, raw); err != nil {
-			s.log.ErrorContext(r.Context(), "idempotency: response not stored", "request_id", requestID(r.Context()), "err", err)
 		}
 	})
+}
+
+func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key string, next http.Handler) error {
+	if len(key) > 255 || strings.ContainsFunc(key, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+		return domain.Errorf(domain.InvalidRequest, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return readError(err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	ctx := r.Context()
+	scope := principal(ctx).OrganizationID + "\x00" + key
+	storeKey := hexHash([]byte(scope))
+	reqHash := hexHash(append([]byte(r.Method+" "+r.URL.Path+"\x00"), body...))
+
+	owned, prev, err := s.takeKey(ctx, storeKey, reqHash)
+	if err != nil {
+		return err
+	}
+	if !owned {
+		switch {
+		case prev.RequestHash != reqHash:
+			return errorf(codeIdempotencyReused, "this Idempotency-Key was used with a different request")
+		case prev.Pending:
+			w.Header().Set("Retry-After", "1")
+			return domain.Errorf(domain.Conflict, "a request with this Idempotency-Key is still in progress; retry shortly")
+		}
+		for k, v := range prev.Header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(prev.Status)
+		w.Write(prev.Body)
+		return nil
+	}
+
+	// The command id follows from the key and the body, so a key reused
+	// after its record expired starts a new command, not the old one.
+	cmdID := uuid.NewSHA1(idempotencyNamespace, []byte(scope+"\x00"+reqHash)).String()
+	rec := &statusRecorder{ResponseWriter: w, keep: &bytes.Buffer{}}
+	next.ServeHTTP(rec, r.WithContext(contextWithCommandID(ctx, cmdID)))
+	if rec.status < 200 || rec.status >= 300 {
+		if err := s.responses.Delete(context.WithoutCancel(ctx), storeKey); err != nil {
+			s.log.ErrorContext(ctx, "idempotency: key not freed", "request_id", requestID(ctx), "err", err)
+		}
+		return nil
+	}
+	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}, Body: rec.keep.Bytes()}
+	for _, h := range replayedHeaders {
+		if v := w.Header().Values(h); len(v) > 0 {
+			done.Header[h] = v
+		}
+	}
+	raw, _ := json.Marshal(done)
+	if err := s.responses.Put(context.WithoutCancel(ctx), storeKey, raw); err != nil {
+		s.log.ErrorContext(ctx, "idempotency: response not stored", "request_id", requestID(ctx), "err", err)
+	}
+	return nil
+}
+
+// takeKey claims storeKey for a request with hash reqHash. It reports
+// whether the caller owns the key now, and otherwise what holds it.
+func (s *Server) takeKey(ctx context.Context, storeKey, reqHash string) (bool, storedResponse, error) {
+	marker := storedResponse{RequestHash: reqHash, Pending: true, Nonce: uuid.NewString(), StartedAt: time.Now()}
+	mine, _ := json.Marshal(marker)
+	raw, rev, found, err := s.responses.GetRevision(ctx, storeKey)
+	if err != nil {
+		return false, storedResponse{}, err
+	}
+	if !found {
+		if raw, err = s.responses.Create(ctx, storeKey, mine); err != nil {
+			return false, storedResponse{}, err
+		}
+		if bytes.Equal(raw, mine) {
+			return true, marker, nil
+		}
+	}
+	var prev storedResponse
+	if err := json.Unmarshal(raw, &prev); err != nil {
+		return false, prev, err
+	}
+	if found && prev.Pending && prev.RequestHash == reqHash && time.Since(prev.StartedAt) > abandonedAfter {
+		ok, err := s.responses.Update(ctx, storeKey, mine, rev)
+		return ok, prev, err
+	}
+	return false, prev, nil
+}
+
+func hexHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -283,7 +283,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, tag := range doc["tags"].([]any) {
 		tags = append(tags, tag.(map[string]any)["name"].(string))
 	}
-	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
 		t.Errorf("tags = %v, want %v", tags, want)
 	}
 	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
@@ -467,6 +467,12 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "AWBReference", goType: awbRef{}},
 		{schema: "RoutingLeg", goType: domain.RoutingLeg{}},
 		{schema: "Booking", goType: bookingJSON{}, response: true},
+		{schema: "CreateStockRequest", goType: stockRequestBody{}},
+		{schema: "StockRequest", goType: stockRequestJSON{}, response: true},
+		{schema: "StockReplyRequest", goType: stockReplyBody{}},
+		{schema: "StockReply", goType: stockReplyJSON{}, response: true},
+		{schema: "StockLedger", goType: ledgerJSON{}, response: true},
+		{schema: "StockLedgerRange", goType: ledgerRangeJSON{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -578,7 +584,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	connected := false
 	s := &Server{log: log, tokens: tokens, ready: func() bool { return connected },
 		projector: projections.NewProjector(nil, log),
-		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings()}
+		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings(), stock: projections.NewAWBStock()}
 	const maxBody = 1024
 	handler := withRequestID(withAccessLog(log, withLimits(maxBody, s.routes())))
 
@@ -613,6 +619,39 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	} {
 		s.bookings.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: e.booking}}, e.event)
 	}
+	// Stock requests in each status, and the ledgers of the allocations.
+	const pendingStockID, approvedStockID, rejectedStockID = "6f1d2c3b-4a5e-5f60-8172-93a4b5c6d7e8", "2b8e4d1a-7c3f-5e29-9a10-b4c5d6e7f801",
+		"9a0b1c2d-3e4f-5061-8273-a4b5c6d7e8f9"
+	const partialStockID = "4c5d6e7f-8091-5a2b-8c3d-4e5f60718293"
+	approvedRange, partialRange := domain.AWBRange{First: 1000001, Count: 500}, domain.AWBRange{First: 2000000, Count: 50}
+	for _, e := range []struct {
+		agg   string
+		id    string
+		event domain.Event
+	}{
+		{"stockrequest", pendingStockID, domain.StockRequested{RequestID: pendingStockID, OrganizationID: "acme", AirlinePrefix: "020",
+			RequestedStock: 500, ValidityPeriod: 12, Notes: "peak season", SubmittedAt: created}},
+		{"stockrequest", approvedStockID, domain.StockRequested{RequestID: approvedStockID, OrganizationID: "acme", AirlinePrefix: "020",
+			RequestedStock: 500, ValidityPeriod: 12, SubmittedAt: created}},
+		{"stockrequest", approvedStockID, domain.StockReplied{RequestID: approvedStockID, OrganizationID: "acme", AirlinePrefix: "020",
+			Status: domain.StockStatusApproved, AllocatedStock: 500, ValidFrom: "2026-06-20", ValidTo: "2026-12-31", Range: approvedRange, RepliedAt: created}},
+		{"stockrequest", rejectedStockID, domain.StockRequested{RequestID: rejectedStockID, OrganizationID: "acme", AirlinePrefix: "176",
+			RequestedStock: 10, ValidityPeriod: 1, SubmittedAt: created}},
+		{"stockrequest", rejectedStockID, domain.StockReplied{RequestID: rejectedStockID, OrganizationID: "acme", AirlinePrefix: "176",
+			Status: domain.StockStatusRejected, ValidFrom: "2026-06-20", ValidTo: "2026-06-20", RejectionReason: "credit limit", RepliedAt: created}},
+		{"stockrequest", partialStockID, domain.StockRequested{RequestID: partialStockID, OrganizationID: "globex", AirlinePrefix: "176",
+			RequestedStock: 100, ValidityPeriod: 6, SubmittedAt: created}},
+		{"stockrequest", partialStockID, domain.StockReplied{RequestID: partialStockID, OrganizationID: "globex", AirlinePrefix: "176",
+			Status: domain.StockStatusPartiallyApproved, AllocatedStock: 50, ValidFrom: "2020-01-01", ValidTo: "2099-12-31", Range: partialRange,
+			Notes: "half now", RepliedAt: created}},
+		{"awbledger", "acme-020", domain.StockAllocated{OrganizationID: "acme", Prefix: "020",
+			Range: domain.LedgerRange{RequestID: approvedStockID, Range: approvedRange, ValidFrom: "2026-06-20", ValidTo: "2026-12-31"}}},
+		{"awbledger", "acme-020", domain.AWBNumberUsed{OrganizationID: "acme", AWBNumber: domain.AWBNumber("020", approvedRange.First), Reference: confirmedID}},
+		{"awbledger", "globex-176", domain.StockAllocated{OrganizationID: "globex", Prefix: "176",
+			Range: domain.LedgerRange{RequestID: partialStockID, Range: partialRange, ValidFrom: "2020-01-01", ValidTo: "2099-12-31"}}},
+	} {
+		s.stock.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: e.id}}, e.event)
+	}
 	bearer := func(p domain.Principal) http.Header {
 		tok, _, err := tokens.Issue(p, false, time.Now())
 		if err != nil {
@@ -624,6 +663,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	airline := bearer(domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"})
 	otherAirline := bearer(domain.Principal{Subject: "client:ek", OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK", AWBPrefix: "176"})
 	admin := bearer(domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin})
+	otherForwarder := bearer(domain.Principal{Subject: "client:globex", OrganizationID: "globex", Role: domain.RoleForwarder})
 	with := func(h http.Header, k, v string) http.Header {
 		h = h.Clone()
 		h.Set(k, v)
@@ -753,6 +793,69 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "cancel an impossible id", method: "POST", path: "/api/bookings/-x-/cancel", route: "/api/bookings/{id}/cancel", header: forwarder, status: 404},
 		{name: "cancel with a bad Idempotency-Key", method: "POST", path: "/api/bookings/" + confirmedID + "/cancel", route: "/api/bookings/{id}/cancel",
 			header: with(forwarder, "Idempotency-Key", "a b"), status: 400},
+
+		{name: "stock of a forwarder", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", header: forwarder, status: 200},
+		{name: "stock of another forwarder", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", header: otherForwarder, status: 200},
+		{name: "stock of an airline's prefix", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", header: airline, status: 200},
+		{name: "all stock", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", header: admin, status: 200},
+		{name: "stock of nobody", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock",
+			header: bearer(domain.Principal{Subject: "client:x", OrganizationID: "x", Role: domain.RoleForwarder}), status: 200},
+		{name: "stock without credential", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", status: 401},
+		{name: "stock with a bad Cargo-Sequence", method: "GET", path: "/api/awb-stock", route: "/api/awb-stock", header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "stock request without credential", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "stock request of an airline", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: airline,
+			contentType: "application/json", body: `{"airlinePrefix":"020","requestedStock":10,"validityPeriod":6}`, status: 403},
+		{name: "stock request for another organisation", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder,
+			contentType: "application/json", body: `{"organizationId":"globex","airlinePrefix":"020","requestedStock":10,"validityPeriod":6}`, status: 403},
+		{name: "stock request as text", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder,
+			contentType: "text/plain", body: `{}`, status: 415},
+		{name: "stock request malformed", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder,
+			contentType: "application/json", body: `{"airlinePrefix":`, status: 400},
+		{name: "stock request mistyped", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder,
+			contentType: "application/json", body: `{"requestedStock":"lots"}`, status: 400},
+		{name: "stock request too large", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder,
+			contentType: "application/json", body: big, status: 413},
+		{name: "stock request with a bad Idempotency-Key", method: "POST", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests",
+			header: with(forwarder, "Idempotency-Key", "a b"), contentType: "application/json", body: `{}`, status: 400},
+		{name: "stock requests", method: "GET", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: forwarder, status: 200},
+		{name: "stock requests filtered", method: "GET", path: "/api/awb-stock/requests?status=approved&airlinePrefix=020&page=1&limit=10",
+			route: "/api/awb-stock/requests", header: forwarder, status: 200},
+		{name: "stock requests of an airline", method: "GET", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: otherAirline, status: 200},
+		{name: "all stock requests", method: "GET", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", header: admin, status: 200},
+		{name: "stock requests matching nothing", method: "GET", path: "/api/awb-stock/requests?status=pending&airlinePrefix=999",
+			route: "/api/awb-stock/requests", header: forwarder, status: 200},
+		{name: "stock requests in an unknown status", method: "GET", path: "/api/awb-stock/requests?status=processing", route: "/api/awb-stock/requests",
+			header: forwarder, status: 400},
+		{name: "stock requests with a bad page", method: "GET", path: "/api/awb-stock/requests?page=0&limit=101", route: "/api/awb-stock/requests",
+			header: forwarder, status: 400},
+		{name: "stock requests without credential", method: "GET", path: "/api/awb-stock/requests", route: "/api/awb-stock/requests", status: 401},
+		{name: "pending stock request", method: "GET", path: "/api/awb-stock/requests/" + pendingStockID, route: "/api/awb-stock/requests/{id}",
+			header: forwarder, status: 200},
+		{name: "approved stock request", method: "GET", path: "/api/awb-stock/requests/" + approvedStockID, route: "/api/awb-stock/requests/{id}",
+			header: airline, status: 200},
+		{name: "rejected stock request", method: "GET", path: "/api/awb-stock/requests/" + rejectedStockID, route: "/api/awb-stock/requests/{id}",
+			header: admin, status: 200},
+		{name: "partially approved stock request", method: "GET", path: "/api/awb-stock/requests/" + partialStockID, route: "/api/awb-stock/requests/{id}",
+			header: otherForwarder, status: 200},
+		{name: "stock request of another forwarder", method: "GET", path: "/api/awb-stock/requests/" + partialStockID, route: "/api/awb-stock/requests/{id}",
+			header: forwarder, status: 404},
+		{name: "stock request of another airline's prefix", method: "GET", path: "/api/awb-stock/requests/" + approvedStockID, route: "/api/awb-stock/requests/{id}",
+			header: otherAirline, status: 404},
+		{name: "unknown stock request", method: "GET", path: "/api/awb-stock/requests/nope", route: "/api/awb-stock/requests/{id}", header: admin, status: 404},
+		{name: "stock request without credential", method: "GET", path: "/api/awb-stock/requests/" + pendingStockID, route: "/api/awb-stock/requests/{id}", status: 401},
+		{name: "reply without credential", method: "PUT", path: "/api/awb-stock/reply/" + pendingStockID, route: "/api/awb-stock/reply/{requestId}",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "reply as text", method: "PUT", path: "/api/awb-stock/reply/" + pendingStockID, route: "/api/awb-stock/reply/{requestId}", header: airline,
+			contentType: "text/plain", body: `approved`, status: 415},
+		{name: "reply malformed", method: "PUT", path: "/api/awb-stock/reply/" + pendingStockID, route: "/api/awb-stock/reply/{requestId}", header: airline,
+			contentType: "application/json", body: `["approved"]`, status: 400},
+		{name: "reply mistyped", method: "PUT", path: "/api/awb-stock/reply/" + pendingStockID, route: "/api/awb-stock/reply/{requestId}", header: airline,
+			contentType: "application/json", body: `{"status":"approved","allocatedStock":"all"}`, status: 400},
+		{name: "reply too large", method: "PUT", path: "/api/awb-stock/reply/" + pendingStockID, route: "/api/awb-stock/reply/{requestId}", header: airline,
+			contentType: "application/json", body: big, status: 413},
+		{name: "reply to an impossible id", method: "PUT", path: "/api/awb-stock/reply/-x-", route: "/api/awb-stock/reply/{requestId}", header: airline,
+			contentType: "application/json", body: `{"status":"approved","allocatedStock":1,"validFrom":"2026-07-01","validTo":"2026-12-31"}`, status: 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -892,6 +995,68 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Pagination pagination    `json:"pagination"`
 	}{[]bookingJSON{toBookingJSON(confirmed), toBookingJSON(rejected), toBookingJSON(withoutAWB)}, newPagination(1, 20, 3)}
 
+	// A stock request as filed, and the airline's replies to it: approved
+	// with a range of its own, approved with the range the service
+	// allocates, partially approved, and rejected with and without a
+	// reason. The reply's response is built as handleReplyStock builds it.
+	requested, validityPeriod := 500, 12
+	filedStock, err := domain.DecideRequestStock(domain.StockRequest{}, domain.RequestStock{RequestID: "6f1d2c3b-4a5e-5f60-8172-93a4b5c6d7e8",
+		OrganizationID: "acme", AirlinePrefix: "020", RequestedStock: &requested, ValidityPeriod: &validityPeriod, Notes: "peak season", At: created},
+		func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stockPending := domain.EvolveStockRequest(domain.StockRequest{}, filedStock[0])
+	replied := func(c domain.ReplyStock, allocated domain.AWBRange) domain.StockRequest {
+		t.Helper()
+		c.At = created.Add(time.Hour)
+		rng, err := c.Validate(stockPending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rng.Count > 0 {
+			allocated = rng
+		}
+		events, err := domain.DecideReplyStock(stockPending, c, allocated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return domain.EvolveStockRequest(stockPending, events[0])
+	}
+	replyOf := func(st domain.StockRequest) stockReplyJSON {
+		out := stockReplyJSON{RequestID: st.ID, Status: st.Status, AllocatedStock: st.AllocatedStock, RepliedAt: st.ProcessedAt,
+			ValidFrom: st.ValidFrom, ValidTo: st.ValidTo, Notes: st.ApprovalNotes}
+		if st.Range.Count > 0 {
+			out.StartNumber = domain.AWBNumber(st.AirlinePrefix, st.Range.First)
+			out.EndNumber = domain.AWBNumber(st.AirlinePrefix, st.Range.Last())
+		}
+		return out
+	}
+	all, half, none := 500, 250, 0
+	stockApproved := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-30",
+		StartNumber: "020-10000012", EndNumber: "02010005004", Notes: "for the peak"}, domain.AWBRange{})
+	stockAllocated := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-30"},
+		domain.AWBRange{First: 1, Count: 500})
+	stockPartial := replied(domain.ReplyStock{Status: domain.StockStatusPartiallyApproved, AllocatedStock: &half, ValidFrom: "2026-07-01",
+		ValidTo: "2026-12-31"}, domain.AWBRange{First: 1000501, Count: 250})
+	stockRejected := replied(domain.ReplyStock{Status: domain.StockStatusRejected, AllocatedStock: &none, ValidFrom: "2026-07-01", ValidTo: "2026-07-01",
+		RejectionReason: "credit limit reached"}, domain.AWBRange{})
+	stockRejectedBare := replied(domain.ReplyStock{Status: domain.StockStatusRejected, AllocatedStock: &none, ValidFrom: "2026-07-01", ValidTo: "2026-07-01"},
+		domain.AWBRange{})
+	stockList := struct {
+		Requests   []stockRequestJSON `json:"requests"`
+		Pagination pagination         `json:"pagination"`
+	}{[]stockRequestJSON{toStockRequestJSON(stockPending), toStockRequestJSON(stockApproved), toStockRequestJSON(stockPartial),
+		toStockRequestJSON(stockRejected), toStockRequestJSON(stockRejectedBare)}, newPagination(1, 20, 5)}
+	noStockRequests := struct {
+		Requests   []stockRequestJSON `json:"requests"`
+		Pagination pagination         `json:"pagination"`
+	}{[]stockRequestJSON{}, newPagination(1, 20, 0)}
+	var stockProblems domain.Problems
+	stockProblems.Add("startNumber", domain.CodeRangeOverlap, "overlaps")
+	stockValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "startNumber: overlaps",
+		ErrorURI: "/docs/errors#validation_error", ValidationErrors: stockProblems}
+
 	tests := []struct {
 		name   string
 		path   string
@@ -899,12 +1064,12 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		status int
 		value  any
 	}{
-		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote)},
-		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare)},
+		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote, domain.Principal{})},
+		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare, domain.Principal{})},
 		{"RFQ invalid", "/api/quotes", "post", 400, validation},
-		{"quote", "/api/quotes/{id}", "get", 200, quoteJSON(quote)},
-		{"quote list", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote), quoteJSON(bare)}, Pagination: newPagination(1, 20, 2)}},
-		{"quote by id", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote)}, Pagination: newPagination(1, 20, 1)}},
+		{"quote", "/api/quotes/{id}", "get", 200, quoteJSON(quote, domain.Principal{})},
+		{"quote list", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{}), quoteJSON(bare, domain.Principal{})}, Pagination: newPagination(1, 20, 2)}},
+		{"quote by id", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{})}, Pagination: newPagination(1, 20, 1)}},
 		{"token", "/api/auth/token", "post", 200, tokenResponse{AccessToken: "a.b.c", TokenType: "Bearer", ExpiresIn: 3600}},
 		{"airline", "/api/admin/organizations", "post", 201, orgJSON(airline)},
 		{"forwarder", "/api/admin/organizations", "post", 201, orgJSON(forwarder)},
@@ -917,11 +1082,11 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"API keys", "/api/admin/api-keys", "get", 200, struct {
 			APIKeys []apiKeyJSON `json:"apiKeys"`
 		}{[]apiKeyJSON{keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Revoked: true})}}},
-		{"priced quote", "/api/quotes/{id}", "get", 200, quoteJSON(priced)},
-		{"rejected quote", "/api/quotes/{id}", "get", 200, quoteJSON(rejectedQuote)},
-		{"accepted quote", "/api/quotes/{id}", "get", 200, quoteJSON(accepted)},
-		{"quotes in every status", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote), quoteJSON(priced), quoteJSON(rejectedQuote),
-			quoteJSON(accepted)}, Pagination: newPagination(1, 20, 4)}},
+		{"priced quote", "/api/quotes/{id}", "get", 200, quoteJSON(priced, domain.Principal{})},
+		{"rejected quote", "/api/quotes/{id}", "get", 200, quoteJSON(rejectedQuote, domain.Principal{})},
+		{"accepted quote", "/api/quotes/{id}", "get", 200, quoteJSON(accepted, domain.Principal{})},
+		{"quotes in every status", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{}), quoteJSON(priced, domain.Principal{}), quoteJSON(rejectedQuote, domain.Principal{}),
+			quoteJSON(accepted, domain.Principal{})}, Pagination: newPagination(1, 20, 4)}},
 		{"flight published", "/api/flights", "post", 201, flights[0]},
 		{"flight with its own capacity", "/api/flights", "post", 201, flights[1]},
 		{"flights published", "/api/flights", "post", 201, batch},
@@ -942,6 +1107,24 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"booking rejected", "/api/bookings/{id}", "get", 200, toBookingJSON(rejected)},
 		{"booking cancelled", "/api/bookings/{id}/cancel", "post", 200, toBookingJSON(cancelled)},
 		{"bookings", "/api/bookings", "get", 200, bookingList},
+		{"stock requested", "/api/awb-stock/requests", "post", 201, toStockRequestJSON(stockPending)},
+		{"stock request invalid", "/api/awb-stock/requests", "post", 400, validation},
+		{"stock request approved", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockApproved)},
+		{"stock request allocated", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockAllocated)},
+		{"stock request partially approved", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockPartial)},
+		{"stock request rejected", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockRejected)},
+		{"stock request rejected without a reason", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockRejectedBare)},
+		{"stock requests", "/api/awb-stock/requests", "get", 200, stockList},
+		{"no stock requests", "/api/awb-stock/requests", "get", 200, noStockRequests},
+		{"stock approved", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockApproved)},
+		{"stock allocated", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockAllocated)},
+		{"stock partially approved", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockPartial)},
+		{"stock rejected", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockRejected)},
+		{"stock rejected without a reason", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockRejectedBare)},
+		{"stock reply overlapping", "/api/awb-stock/reply/{requestId}", "put", 400, stockValidation},
+		{"no stock", "/api/awb-stock", "get", 200, struct {
+			Stock []ledgerJSON `json:"stock"`
+		}{[]ledgerJSON{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

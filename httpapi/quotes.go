@@ -57,7 +57,18 @@ type priceOption struct {
 	ValidityHours int     `json:"validityHours"`
 }
 
-func quoteJSON(q domain.Quote) quoteResponse {
+// quoteJSON is a quote as p may see it: an airline sees only its own
+// price options, never its competitors' prices.
+func quoteJSON(q domain.Quote, p domain.Principal) quoteResponse {
+	if p.Role == domain.RoleAirline {
+		var own []domain.PriceOption
+		for _, o := range q.Options {
+			if o.Carrier == p.AirlineCode {
+				own = append(own, o)
+			}
+		}
+		q.Options = own
+	}
 	shc := q.SHC
 	if shc == nil {
 		shc = []string{}
@@ -108,7 +119,7 @@ func (s *Server) handleCreateQuote() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/quotes/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, quoteJSON(res.State))
+		writeJSON(w, http.StatusCreated, quoteJSON(res.State, principal(r.Context())))
 		return nil
 	}
 }
@@ -150,7 +161,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 			if !ok || !f.Matches(quote) {
 				return domain.Errorf(domain.NotFound, "no quote %s", id)
 			}
-			writeJSON(w, http.StatusOK, quoteList{Quotes: []quoteResponse{quoteJSON(quote)}, Pagination: newPagination(1, limit, 1)})
+			writeJSON(w, http.StatusOK, quoteList{Quotes: []quoteResponse{quoteJSON(quote, who)}, Pagination: newPagination(1, limit, 1)})
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -159,7 +170,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 		}
 		out := quoteList{Quotes: make([]quoteResponse, len(quotes)), Pagination: newPagination(page, limit, total)}
 		for i, q := range quotes {
-			out.Quotes[i] = quoteJSON(q)
+			out.Quotes[i] = quoteJSON(q, who)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -175,7 +186,7 @@ func (s *Server) handleGetQuote() handlerFunc {
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
-		writeJSON(w, http.StatusOK, quoteJSON(q))
+		writeJSON(w, http.StatusOK, quoteJSON(q, principal(r.Context())))
 		return nil
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,6 +101,12 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if opt.FlightNumber != "LH8400" || opt.TotalAmount != 1226.75 || opt.PricePerKg != 3.5 || opt.Currency != "EUR" ||
 		opt.ValidityHours != 48 || opt.DepartureDate < body["deliveryToAirlineDate"].(string) {
 		t.Errorf("cheapest option = %+v", opt)
+	}
+	// Airlines see the quote, but only their own prices.
+	var seenByEK pricedQuote
+	s.do(t, request{method: "GET", path: "/api/quotes/" + q.ID, token: s.demoToken(t, "demo-airline-ek")}).json(t, &seenByEK)
+	if len(seenByEK.PriceOptions) != 0 {
+		t.Errorf("EK sees LH's prices: %+v", seenByEK.PriceOptions)
 	}
 	before := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
 	// The forwarder holds LH stock: 020-81140743 (serial 8114074) and the
@@ -293,6 +300,9 @@ func TestBookingRefusals(t *testing.T) {
 		{"wrong chargeable weight", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "chargeableWeightKg": 100}, 400, "validation_error", "chargeableWeightKg"},
 		{"bad AWB check digit", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "awb": map[string]any{"prefix": "020", "number": "81140744"}}, 400, "validation_error", "awb"},
 		{"airline cannot book", s.demoToken(t, "demo-airline-lh"), map[string]any{"quoteId": q.ID, "flightId": flight}, 403, "forbidden", ""},
+		{"bad routing leg", fwd, map[string]any{"quoteId": q.ID, "flightId": flight,
+			"routing": []any{map[string]any{"from": "FRA", "to": "JFK", "carrier": "LH", "flightNumber": ".....", "date": "soon"}}}, 400, "validation_error", "routing[0].flightNumber"},
+		{"endless commodity", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": strings.Repeat("x", 200000)}, 400, "validation_error", "commodity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,6 +323,11 @@ func TestBookingRefusals(t *testing.T) {
 	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": other2.Flights[0].ID}).json(t, &b)
 	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || *b.RejectionReason != "no_option_for_flight" {
 		t.Errorf("booking of a flight not offered = %+v", b)
+	}
+	// Far more cargo than was quoted: filed, then rejected.
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": flight, "grossWeightKg": 15000}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || *b.RejectionReason != "exceeds_quote" {
+		t.Errorf("booking of 15 t on a 350 kg quote = %+v", b)
 	}
 	// Nothing changed: the quote is still priced and bookable.
 	var still pricedQuote

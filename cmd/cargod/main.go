@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // flight times need every airport's zone, wherever cargod runs
 )
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -329,10 +330,41 @@ func TestIdempotencyKey(t *testing.T) {
 	if r := send(strings.Repeat("k", 256), rfq()); r.status != 400 {
 		t.Errorf("overlong key = %d", r.status)
 	}
+	// A rejected request frees its key for the corrected one.
+	bad := rfq()
+	delete(bad, "grossWeightKg")
+	if r := send("rfq-3", bad); r.status != 400 {
+		t.Fatalf("bad RFQ = %d", r.status)
+	}
+	if r := send("rfq-3", rfq()); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("corrected RFQ under the same key = %d %v", r.status, r.header)
+	}
+	// Two requests racing with one key and different bodies: one wins,
+	// the other is told, never handed the winner's quote.
+	var wg sync.WaitGroup
+	statuses := make([]int, 2)
+	for i, dest := range []string{"ORD", "DXB"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := rfq()
+			m["routing"] = map[string]any{"origin": "FRA", "destination": dest}
+			statuses[i] = send("race", m).status
+		}()
+	}
+	wg.Wait()
+	if (statuses[0] == 201) == (statuses[1] == 201) {
+		t.Errorf("racing requests with one key = %v, want one 201", statuses)
+	}
+	for _, st := range statuses {
+		if st != 201 && st != 409 && st != 422 {
+			t.Errorf("the loser got %d", st)
+		}
+	}
 	send("rfq-2", rfq())
 	var l quoteList
 	s.do(t, request{method: "GET", path: "/api/quotes", token: tok}).json(t, &l)
-	if l.Pagination.Total != 2 {
-		t.Errorf("%d quotes stored, want 2", l.Pagination.Total)
+	if l.Pagination.Total != 4 {
+		t.Errorf("%d quotes stored, want 4", l.Pagination.Total)
 	}
 }

@@ -95,6 +95,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && cfg.Demo && !tcp.IP.IsLoopback() {
+		log.Warn("demo mode on a non-loopback address: the demo credentials, an admin among them, are public; set CARGO_DEMO=false", "addr", ln.Addr().String())
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
 	if cfg.Demo {
