@@ -40,6 +40,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	StockAllocated{}.EventType():      decoder[StockAllocated],
 	StockWithdrawn{}.EventType():      decoder[StockWithdrawn],
 	AWBNumberUsed{}.EventType():       decoder[AWBNumberUsed],
+	ReferenceChanged{}.EventType():    decoder[ReferenceChanged],
 	StockLow{}.EventType():            decoder[StockLow],
 }
 

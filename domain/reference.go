@@ -1,0 +1,207 @@
+package domain
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Reference data: the airports, airlines and commodities every other
+// check leans on. Each kind is one aggregate; an import appends only rows
+// that are new or changed, in chunks, so importing the same file twice
+// appends nothing.
+
+// Airport is an airport that matters to cargo.
+type Airport struct {
+	IATACode string `json:"iataCode"`
+	ICAOCode string `json:"icaoCode"`
+	Name     string `json:"name"`
+	City     string `json:"city"`
+	Country  string `json:"country"`  // ISO 3166-1 alpha-2
+	Timezone string `json:"timezone"` // IANA zone name
+}
+
+// Airline is a carrier, with the prefix of its air waybills.
+type Airline struct {
+	IATACode string `json:"iataCode"`
+	ICAOCode string `json:"icaoCode"`
+	Name     string `json:"name"`
+	Country  string `json:"country"`  // ISO 3166-1 alpha-2
+	Alliance string `json:"alliance"` // Star Alliance, oneworld, SkyTeam, or ""
+	Prefix   string `json:"prefix"`   // three-digit AWB prefix, or ""
+}
+
+// KnownCommodity is a kind of goods in the reference data, with its HS code and, for dangerous goods,
+// its UN number.
+type KnownCommodity struct {
+	Code           string `json:"code"`
+	Name           string `json:"name"`
+	HSCode         string `json:"hsCode"`
+	DangerousGoods bool   `json:"dangerousGoods"`
+	UNNumber       string `json:"unNumber"`
+	HazardClass    string `json:"hazardClass,omitempty"`  // dangerous goods: class or division, e.g. 3 or 2.1
+	PackingGroup   string `json:"packingGroup,omitempty"` // dangerous goods: I, II or III
+}
+
+// Reference kinds: the aggregate ids of reference data.
+const (
+	RefAirports    = "airports"
+	RefAirlines    = "airlines"
+	RefCommodities = "commodities"
+)
+
+// ReferenceChanged records rows of one kind added or changed, by key (the
+// IATA code of airports and airlines, the code of commodities).
+type ReferenceChanged struct {
+	Kind        string           `json:"kind"`
+	Airports    []Airport        `json:"airports,omitempty"`
+	Airlines    []Airline        `json:"airlines,omitempty"`
+	Commodities []KnownCommodity `json:"commodities,omitempty"`
+	Source      string           `json:"source"` // file or "built-in"
+	ChangedAt   time.Time        `json:"changedAt"`
+}
+
+func (ReferenceChanged) EventType() string { return "ReferenceChanged" }
+
+// Reference is one kind's rows by key.
+type Reference struct {
+	Airports    map[string]Airport
+	Airlines    map[string]Airline
+	Commodities map[string]KnownCommodity
+}
+
+// EvolveReference applies an event to a kind's rows. Maps are copied on
+// change: a state may be shared with readers.
+func EvolveReference(r Reference, e Event) Reference {
+	c, ok := e.(ReferenceChanged)
+	if !ok {
+		return r
+	}
+	r.Airports = upsert(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
+	r.Airlines = upsert(r.Airlines, c.Airlines, func(a Airline) string { return a.IATACode })
+	r.Commodities = upsert(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
+	return r
+}
+
+func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
+	if len(rows) == 0 {
+		return m
+	}
+	out := make(map[string]T, len(m)+len(rows))
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, row := range rows {
+		out[key(row)] = row
+	}
+	return out
+}
+
+// DecideReferenceChange keeps only the rows that are new or differ from
+// what is stored; nothing changed, no event.
+func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
+	c.Airports = changed(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
+	c.Airlines = changed(r.Airlines, c.Airlines, func(a Airline) string { return a.IATACode })
+	c.Commodities = changed(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
+	if len(c.Airports)+len(c.Airlines)+len(c.Commodities) == 0 {
+		return nil, nil
+	}
+	return []Event{c}, nil
+}
+
+func changed[T comparable](m map[string]T, rows []T, key func(T) string) []T {
+	var out []T
+	seen := map[string]bool{}
+	for _, row := range slices.Backward(rows) { // the last of repeated keys wins
+		k := key(row)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if old, ok := m[k]; !ok || old != row {
+			out = append(out, row)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+var (
+	icaoAirportPattern = regexp.MustCompile(`^[A-Z0-9]{4}$`)
+	icaoAirlinePattern = regexp.MustCompile(`^[A-Z]{3}$`)
+	countryPattern     = regexp.MustCompile(`^[A-Z]{2}$`)
+	hsCodePattern      = regexp.MustCompile(`^[0-9]{2}([0-9]{2}([0-9]{2}([0-9]{2,4})?)?)?$`)
+	unNumberPattern    = regexp.MustCompile(`^UN[0-9]{4}$`)
+	commodityPattern   = regexp.MustCompile(`^[A-Z0-9][A-Z0-9_-]{0,19}$`)
+)
+
+// Alliances a carrier may belong to.
+var Alliances = []string{"Star Alliance", "oneworld", "SkyTeam"}
+
+// ValidateAirport checks one row; zoneKnown says whether an IANA zone name
+// exists.
+func ValidateAirport(a Airport, zoneKnown func(string) bool) []string {
+	var bad []string
+	if !airportCodePattern.MatchString(a.IATACode) {
+		bad = append(bad, "iataCode must be three capital letters")
+	}
+	if a.ICAOCode != "" && !icaoAirportPattern.MatchString(a.ICAOCode) {
+		bad = append(bad, "icaoCode must be four letters or digits")
+	}
+	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
+		bad = append(bad, "name must be 1 to 200 characters")
+	}
+	if !countryPattern.MatchString(a.Country) {
+		bad = append(bad, "country must be a two-letter ISO code")
+	}
+	if a.Timezone == "" || !zoneKnown(a.Timezone) {
+		bad = append(bad, "timezone must be an IANA zone name")
+	}
+	return bad
+}
+
+// ValidateAirline checks one row.
+func ValidateAirline(a Airline) []string {
+	var bad []string
+	if !airlineCodePattern.MatchString(a.IATACode) {
+		bad = append(bad, "iataCode must be two letters or digits")
+	}
+	if a.ICAOCode != "" && !icaoAirlinePattern.MatchString(a.ICAOCode) {
+		bad = append(bad, "icaoCode must be three capital letters")
+	}
+	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
+		bad = append(bad, "name must be 1 to 200 characters")
+	}
+	if a.Country != "" && !countryPattern.MatchString(a.Country) {
+		bad = append(bad, "country must be a two-letter ISO code")
+	}
+	if a.Alliance != "" && !slices.Contains(Alliances, a.Alliance) {
+		bad = append(bad, "alliance must be Star Alliance, oneworld or SkyTeam")
+	}
+	if a.Prefix != "" && !awbPrefixPattern.MatchString(a.Prefix) {
+		bad = append(bad, "prefix must be three digits")
+	}
+	return bad
+}
+
+// ValidateCommodity checks one row.
+func ValidateCommodity(c KnownCommodity) []string {
+	var bad []string
+	if !commodityPattern.MatchString(c.Code) {
+		bad = append(bad, "code must be 1 to 20 capital letters, digits, '-' or '_'")
+	}
+	if strings.TrimSpace(c.Name) == "" || len(c.Name) > 500 {
+		bad = append(bad, "name must be 1 to 500 characters")
+	}
+	if c.HSCode != "" && !hsCodePattern.MatchString(c.HSCode) {
+		bad = append(bad, "hsCode must be 2, 4, 6, 8 or 10 digits")
+	}
+	if c.UNNumber != "" && !unNumberPattern.MatchString(c.UNNumber) {
+		bad = append(bad, "unNumber must be UN and four digits")
+	}
+	if c.DangerousGoods != (c.UNNumber != "") && c.UNNumber != "" {
+		bad = append(bad, "a commodity with a UN number is dangerous goods")
+	}
+	return bad
+}
