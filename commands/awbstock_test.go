@@ -19,7 +19,7 @@ func stockedWorld(t *testing.T, dir string, count int) (*Handler, domain.Princip
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	h := New(store, 4)
+	h := New(store, 4, builtinReference())
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	ctx := context.Background()
@@ -87,7 +87,7 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	h2 := New(store, 4)
+	h2 := New(store, 4, builtinReference())
 	if _, err := h2.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "one-more"); domain.ReasonOf(err) != domain.ReasonNoStock {
 		t.Errorf("after a restart, one more = %v", err)
 	}

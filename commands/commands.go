@@ -55,6 +55,7 @@ func (m Meta) DeriveID(kind string) string {
 // Handler carries out commands against one event store.
 type Handler struct {
 	store    *eventstore.Store
+	ref      domain.Lookup
 	now      func() time.Time
 	hashCost int
 	cache    aggregateCache
@@ -64,9 +65,10 @@ type Handler struct {
 	locks [256]sync.Mutex
 }
 
-// New returns a Handler. hashCost is the bcrypt cost for secrets.
-func New(store *eventstore.Store, hashCost int) *Handler {
-	return &Handler{store: store, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[eventstore.Aggregate]cacheEntry{}}}
+// New returns a Handler. hashCost is the bcrypt cost for secrets; ref is
+// the reference data that validation consults.
+func New(store *eventstore.Store, hashCost int, ref domain.Lookup) *Handler {
+	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[eventstore.Aggregate]cacheEntry{}}}
 }
 
 // Result is an aggregate after a command, and the stream sequence a reader

@@ -27,7 +27,7 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 		if len(flights) > 1 {
 			prefix = "[" + itoa(i) + "]."
 		}
-		e, err := c.Normalise(prefix)
+		e, err := c.Normalise(prefix, h.ref)
 		if err != nil {
 			problems = append(problems, err.(*domain.Error).Fields...)
 		}

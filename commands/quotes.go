@@ -16,5 +16,5 @@ func (h *Handler) RequestQuote(ctx context.Context, m Meta, c domain.RequestQuot
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
 	return execute(ctx, h, eventstore.Aggregate{Type: typeQuote, ID: c.QuoteID}, m, domain.EvolveQuote,
-		func(q domain.Quote) ([]domain.Event, error) { return domain.DecideRequestQuote(q, c) })
+		func(q domain.Quote) ([]domain.Event, error) { return domain.DecideRequestQuote(q, c, h.ref) })
 }

@@ -30,7 +30,7 @@ func newWorld(t *testing.T, capacityKg float64) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	w := &world{store: store, h: New(store, 4), flights: projections.NewFlights(),
+	w := &world{store: store, h: New(store, 4, builtinReference()), flights: projections.NewFlights(),
 		now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC),
 		fwd: domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}}
 	w.h.now = func() time.Time { return w.now }
@@ -195,4 +195,12 @@ func TestRepeatedCommandIDAppendsOnce(t *testing.T) {
 	if recs, _ := w.store.Load(context.Background(), quoteAggregate(first.State.ID)); len(recs) != 1 {
 		t.Errorf("%d events after a retried command, want 1", len(recs))
 	}
+}
+
+// builtinReference is the built-in reference data, as the service loads it.
+func builtinReference() *projections.Reference {
+	ref := projections.NewReference()
+	ref.Apply(eventstore.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
+		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
+	return ref
 }

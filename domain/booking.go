@@ -206,7 +206,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	}
 	if len(c.Dimensions) > 0 {
 		probe := RequestQuote{Origin: "AAA", Destination: "BBB", GrossWeightKg: &e.WeightKg, Dimensions: c.Dimensions, At: c.At}
-		if n, err := probe.normalise(); err != nil {
+		if n, err := probe.normalise(nil); err != nil {
 			for _, f := range err.(*Error).Fields {
 				if strings.HasPrefix(f.Field, "dimensionsCm") {
 					p = append(p, f)

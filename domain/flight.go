@@ -148,7 +148,7 @@ func FlightID(flightNumber, departureDate string) string { return flightNumber +
 
 // Normalise validates the command and returns the event it would record;
 // field names are prefixed with prefix (for batches).
-func (c ScheduleFlight) Normalise(prefix string) (FlightScheduled, error) {
+func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, error) {
 	var p Problems
 	e := FlightScheduled{
 		Carrier: c.Carrier, AWBPrefix: c.AWBPrefix,
@@ -163,16 +163,13 @@ func (c ScheduleFlight) Normalise(prefix string) (FlightScheduled, error) {
 	} else if m[1] != c.Carrier {
 		p.Add(prefix+"flightNumber", CodeInvalidValue, "must be one of your own flights (%s…)", c.Carrier)
 	}
-	var ok bool
 	for _, end := range []struct {
 		field, code string
 		zone        *string
 	}{{"origin", e.Origin, &e.OriginZone}, {"destination", e.Destination, &e.DestinationZone}} {
 		checkAirport(&p, prefix+end.field, end.code)
-		if airportCodePattern.MatchString(end.code) {
-			if *end.zone, ok = AirportZone(end.code); !ok {
-				p.Add(prefix+end.field, "UNKNOWN_AIRPORT", "%s is not a known airport", end.code)
-			}
+		if a, ok := checkKnownAirport(&p, ref, prefix+end.field, end.code); ok {
+			*end.zone = a.Timezone
 		}
 	}
 	if e.Origin == e.Destination && e.Origin != "" {

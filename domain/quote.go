@@ -146,11 +146,11 @@ type RequestQuote struct {
 }
 
 // DecideRequestQuote files the RFQ once.
-func DecideRequestQuote(q Quote, c RequestQuote) ([]Event, error) {
+func DecideRequestQuote(q Quote, c RequestQuote, ref Lookup) ([]Event, error) {
 	if c.GrossWeightKg == nil {
 		return nil, Errorf(InvalidRequest, "grossWeightKg is required")
 	}
-	e, err := c.normalise()
+	e, err := c.normalise(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,8 @@ func DecideRequestQuote(q Quote, c RequestQuote) ([]Event, error) {
 
 // normalise validates the RFQ and returns it as the event to record, with
 // codes in upper case and the volume worked out from the dimensions.
-func (c RequestQuote) normalise() (QuoteRequested, error) {
+// Airports and the commodity must be known to ref (nil: not checked).
+func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 	var p Problems
 	e := QuoteRequested{
 		QuoteID: c.QuoteID, OrganizationID: c.OrganizationID,
@@ -183,6 +184,13 @@ func (c RequestQuote) normalise() (QuoteRequested, error) {
 	checkLength(&p, "notes", e.Notes, maxNotes)
 	checkAirport(&p, "routing.origin", e.Origin)
 	checkAirport(&p, "routing.destination", e.Destination)
+	checkKnownAirport(&p, ref, "routing.origin", e.Origin)
+	checkKnownAirport(&p, ref, "routing.destination", e.Destination)
+	if code := e.Commodity.Code; ref != nil && code != "" {
+		if _, ok := ref.Commodity(code); !ok {
+			p.Add("commodity.code", CodeUnknownCommodity, "%s is not a known commodity code (see GET /api/commodities)", code)
+		}
+	}
 	if e.Origin != "" && e.Origin == e.Destination {
 		p.Add("routing.destination", CodeInvalidValue, "must differ from the origin")
 	}

@@ -49,7 +49,7 @@ func TestDecideRequestQuote(t *testing.T) {
 			if tt.change != nil {
 				tt.change(&c)
 			}
-			events, err := DecideRequestQuote(Quote{}, c)
+			events, err := DecideRequestQuote(Quote{}, c, nil)
 			if tt.code != "" {
 				if ErrorCode(err) != tt.code {
 					t.Fatalf("err = %v, want %s", err, tt.code)
@@ -64,7 +64,7 @@ func TestDecideRequestQuote(t *testing.T) {
 			}
 		})
 	}
-	if _, err := DecideRequestQuote(Quote{ID: "q1"}, base()); ErrorCode(err) != Conflict {
+	if _, err := DecideRequestQuote(Quote{ID: "q1"}, base(), nil); ErrorCode(err) != Conflict {
 		t.Errorf("a second RFQ on the same quote = %v", err)
 	}
 }

@@ -44,6 +44,32 @@ type KnownCommodity struct {
 	PackingGroup   string `json:"packingGroup,omitempty"` // dangerous goods: I, II or III
 }
 
+// Lookup is what validation asks of the reference data.
+type Lookup interface {
+	Airport(code string) (Airport, bool)
+	AirlineByPrefix(prefix string) (Airline, bool)
+	Commodity(code string) (KnownCommodity, bool)
+}
+
+// Codes of references to unknown reference data.
+const (
+	CodeUnknownAirport   = "UNKNOWN_AIRPORT"
+	CodeUnknownCommodity = "UNKNOWN_COMMODITY"
+)
+
+// checkKnownAirport adds a problem when a well-formed airport code is not
+// in the reference data.
+func checkKnownAirport(p *Problems, ref Lookup, field, code string) (Airport, bool) {
+	if ref == nil || !airportCodePattern.MatchString(code) {
+		return Airport{}, false
+	}
+	a, ok := ref.Airport(code)
+	if !ok {
+		p.Add(field, CodeUnknownAirport, "%s is not a known airport", code)
+	}
+	return a, ok
+}
+
 // Reference kinds: the aggregate ids of reference data.
 const (
 	RefAirports    = "airports"

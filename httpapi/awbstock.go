@@ -72,7 +72,7 @@ func (s *Server) handleCreateStockRequest() handlerFunc {
 			return domain.Errorf(domain.Forbidden, "organizationId must be your own organisation, %s", p.OrganizationID)
 		}
 		res, err := s.commands.RequestStock(r.Context(), meta(r), domain.RequestStock{AirlinePrefix: req.AirlinePrefix,
-			RequestedStock: req.RequestedStock, ValidityPeriod: req.ValidityPeriod, Notes: req.Notes}, s.identity.AirlineWithPrefix)
+			RequestedStock: req.RequestedStock, ValidityPeriod: req.ValidityPeriod, Notes: req.Notes}, s.knownPrefix)
 		if err != nil {
 			return err
 		}
@@ -218,4 +218,11 @@ func (s *Server) handleStock() handlerFunc {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
+}
+
+// knownPrefix reports whether an airline with an AWB prefix is known: in
+// the reference data, or as an airline using this service.
+func (s *Server) knownPrefix(prefix string) bool {
+	_, ok := s.reference.AirlineByPrefix(prefix)
+	return ok || s.identity.AirlineWithPrefix(prefix)
 }

@@ -592,7 +592,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// bookings, so that the reads answer with data.
 	created := time.Date(2026, 6, 20, 9, 14, 3, 512000000, time.UTC)
 	scheduled, err := domain.ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
-		DepartureDate: "2026-07-01", DepartureTime: "10:35", ArrivalDate: "2026-07-01", ArrivalTime: "13:05", AircraftType: "B77F", At: created}.Normalise("")
+		DepartureDate: "2026-07-01", DepartureTime: "10:35", ArrivalDate: "2026-07-01", ArrivalTime: "13:05", AircraftType: "B77F", At: created}.Normalise("", builtinReference())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -934,7 +934,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			ArrivalDate: "2026-07-02", ArrivalTime: "02:20", AircraftType: "B744", CapacityKg: &capacityKg, CapacityM3: &capacityM3},
 	} {
 		c.Carrier, c.AWBPrefix, c.At = "LH", "020", created
-		e, err := c.Normalise("")
+		e, err := c.Normalise("", builtinReference())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1137,4 +1137,12 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			validateJSON(t, responseSchema(t, c, doc, tt.path, tt.method, tt.status, "application/json"), buf.Bytes())
 		})
 	}
+}
+
+// builtinReference is the built-in reference data, as the service loads it.
+func builtinReference() *projections.Reference {
+	ref := projections.NewReference()
+	ref.Apply(eventstore.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
+		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
+	return ref
 }

@@ -48,6 +48,11 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/awb-stock/requests/{id}", s.api(s.handleGetStockRequest())).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/reply/{requestId}", s.api(s.handleReplyStock())).Methods(http.MethodPut)
 
+	r.Handle("/api/airlines", s.api(s.handleAirlines())).Methods(http.MethodGet)
+	r.Handle("/api/airports", s.api(s.handleAirports())).Methods(http.MethodGet)
+	r.Handle("/api/commodities", s.api(s.handleCommodities())).Methods(http.MethodGet)
+	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference())).Methods(http.MethodPost)
+
 	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
 	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
 	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)

@@ -33,6 +33,7 @@ type Server struct {
 	rates     *projections.Rates
 	bookings  *projections.Bookings
 	stock     *projections.AWBStock
+	reference *projections.Reference
 	tokens    *Tokens
 	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready     func() bool
@@ -51,6 +52,7 @@ type Deps struct {
 	Rates     *projections.Rates
 	Bookings  *projections.Bookings
 	Stock     *projections.AWBStock
+	Reference *projections.Reference
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -60,7 +62,7 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))

@@ -327,23 +327,27 @@ func (c *apiClient) token(ctx context.Context) (string, error) {
 	return res.AccessToken, nil
 }
 
-// call makes one request and returns the body of a successful response;
-// an error response is an *apiError.
+// call makes one request with a JSON body (if any) and returns the body
+// of a successful response; an error response is an *apiError.
 func (c *apiClient) call(ctx context.Context, method, path, token string, body any) ([]byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
+	if body == nil {
+		return c.send(ctx, method, path, token, "", nil)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	return c.send(ctx, method, path, token, "application/json", bytes.NewReader(b))
+}
+
+// send makes one request with a body of contentType.
+func (c *apiClient) send(ctx context.Context, method, path, token, contentType string, body io.Reader) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "cargoctl")

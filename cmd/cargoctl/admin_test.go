@@ -48,14 +48,14 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	projector := projections.NewProjector(store, log, identity, quotes)
+	identity, quotes, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewReference()
+	projector := projections.NewProjector(store, log, identity, quotes, reference)
 	projCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { projector.Run(projCtx) })
 	t.Cleanup(func() { stop(); wg.Wait() })
 
-	cmds := commands.New(store, bcrypt.MinCost)
+	cmds := commands.New(store, bcrypt.MinCost, reference)
 	system := commands.NewMeta(domain.Principal{Subject: "system:test"}, "", "")
 	if _, err := cmds.CreateOrganization(ctx, system, domain.CreateOrganization{OrganizationID: "operator", Name: "Operator", Role: domain.RoleAdmin}); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	api := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
-		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
+		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Reference: reference,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	srv := httptest.NewServer(api)

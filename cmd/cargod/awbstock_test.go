@@ -41,7 +41,7 @@ func TestStockRequestValidation(t *testing.T) {
 		{"too many", map[string]any{"airlinePrefix": "020", "requestedStock": 10001, "validityPeriod": 6}, 400, "requestedStock:INVALID_RANGE"},
 		{"none", map[string]any{"airlinePrefix": "020", "requestedStock": 0, "validityPeriod": 6}, 400, "requestedStock:INVALID_RANGE"},
 		{"prefix letters", map[string]any{"airlinePrefix": "LH", "requestedStock": 10, "validityPeriod": 6}, 400, "airlinePrefix:INVALID_FORMAT"},
-		{"prefix of nobody", map[string]any{"airlinePrefix": "999", "requestedStock": 10, "validityPeriod": 6}, 400, "airlinePrefix:UNKNOWN_AIRLINE"},
+		{"prefix of nobody", map[string]any{"airlinePrefix": "998", "requestedStock": 10, "validityPeriod": 6}, 400, "airlinePrefix:UNKNOWN_AIRLINE"},
 		{"validity", map[string]any{"airlinePrefix": "020", "requestedStock": 10, "validityPeriod": 25}, 400, "validityPeriod:INVALID_RANGE"},
 		{"nothing", map[string]any{}, 400, "airlinePrefix:REQUIRED requestedStock:REQUIRED validityPeriod:REQUIRED"},
 		{"another organisation", map[string]any{"organizationId": "someone-else", "airlinePrefix": "020", "requestedStock": 10, "validityPeriod": 6}, 403, ""},

@@ -379,7 +379,7 @@ func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	who := domain.Principal{Subject: "client:demo-forwarder", OrganizationID: "demo-forwarder", Role: domain.RoleForwarder}
-	res, err := commands.New(store, 4).RequestBooking(ctx, commands.NewMeta(who, "", ""),
+	res, err := commands.New(store, 4, nil).RequestBooking(ctx, commands.NewMeta(who, "", ""),
 		domain.RequestBooking{QuoteID: q.ID, FlightID: q.PriceOptions[0].FlightID})
 	store.Close()
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 )
 
 // system is the actor of what the server does on its own at start.
@@ -83,4 +85,44 @@ Get a token as the demo forwarder:
 Other demo clients: demo-airline-lh, demo-airline-ek, demo-admin (secret: <client id>-secret);
 user forwarder / forwarder-password for the password grant.
 `, base)
+}
+
+// waitCaughtUp returns once the read models hold everything stored before
+// the start, which the seeding below consults.
+func waitCaughtUp(ctx context.Context, projector *projections.Projector) error {
+	for !projector.CaughtUp() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// seedReference loads the built-in reference data into a store that has
+// none of a kind. A kind that was imported or seeded before is left alone,
+// so a fuller import is never overwritten by the built-in set.
+func seedReference(ctx context.Context, cmds *commands.Handler, projector *projections.Projector, ref *projections.Reference) error {
+	airports, airlines, commodities := ref.Counts()
+	var last uint64
+	for _, b := range []struct {
+		have  int
+		batch domain.ReferenceChanged
+	}{
+		{airports, domain.ReferenceChanged{Kind: domain.RefAirports, Airports: domain.BuiltinAirports()}},
+		{airlines, domain.ReferenceChanged{Kind: domain.RefAirlines, Airlines: domain.BuiltinAirlines()}},
+		{commodities, domain.ReferenceChanged{Kind: domain.RefCommodities, Commodities: domain.BuiltinCommodities()}},
+	} {
+		if b.have > 0 {
+			continue
+		}
+		b.batch.Source = "built-in"
+		res, err := cmds.ImportReference(ctx, commands.NewMeta(system, "seed:reference:"+b.batch.Kind, ""), b.batch)
+		if err != nil {
+			return fmt.Errorf("built-in reference data: %w", err)
+		}
+		last = max(last, res.Sequence)
+	}
+	return projector.WaitFor(ctx, last)
 }

@@ -59,14 +59,7 @@ var demoRates = map[string][]domain.SetRateCard{
 // seedDemoTimetable keeps the demo airlines' timetable filled for the
 // next days and their rate cards in place. Flights already scheduled are
 // left alone, so a restart adds only the days that came into the window.
-func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, projector *projections.Projector, flights *projections.Flights, days int, now time.Time) error {
-	for !projector.CaughtUp() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, flights *projections.Flights, ref domain.Lookup, days int, now time.Time) error {
 	for _, o := range demoOrganizations {
 		if o.Role != domain.RoleAirline {
 			continue
@@ -76,7 +69,7 @@ func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, projector *p
 		var batch []domain.ScheduleFlight
 		for d := range days {
 			for _, rt := range demoTimetables[o.OrganizationID] {
-				f, err := demoFlight(rt, now.AddDate(0, 0, d))
+				f, err := demoFlight(rt, now.AddDate(0, 0, d), ref)
 				if err != nil {
 					return err
 				}
@@ -104,11 +97,11 @@ func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, projector *p
 
 // demoFlight is the departure of a route on a day, with the arrival
 // worked out in the destination's local time.
-func demoFlight(rt demoRoute, day time.Time) (domain.ScheduleFlight, error) {
-	fromZone, _ := domain.AirportZone(rt.origin)
-	toZone, _ := domain.AirportZone(rt.destination)
-	from, err1 := time.LoadLocation(fromZone)
-	to, err2 := time.LoadLocation(toZone)
+func demoFlight(rt demoRoute, day time.Time, ref domain.Lookup) (domain.ScheduleFlight, error) {
+	origin, _ := ref.Airport(rt.origin)
+	destination, _ := ref.Airport(rt.destination)
+	from, err1 := time.LoadLocation(origin.Timezone)
+	to, err2 := time.LoadLocation(destination.Timezone)
 	if err1 != nil || err2 != nil {
 		return domain.ScheduleFlight{}, fmt.Errorf("demo timetable: time zones of %s-%s: %v %v", rt.origin, rt.destination, err1, err2)
 	}

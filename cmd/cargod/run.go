@@ -53,8 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
-	stock := projections.NewAWBStock()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock)
+	stock, reference := projections.NewAWBStock(), projections.NewReference()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -63,12 +63,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer wg.Done(); projector.Run(projCtx) }()
 	defer func() { stopProjector(); wg.Wait() }()
 
-	cmds := commands.New(store, cfg.PasswordHashCost)
+	cmds := commands.New(store, cfg.PasswordHashCost, reference)
 	if err := bootstrap(ctx, cmds, cfg); err != nil {
 		return err
 	}
+	if err := waitCaughtUp(ctx, projector); err != nil {
+		return err
+	}
+	if err := seedReference(ctx, cmds, projector, reference); err != nil {
+		return err
+	}
 	if cfg.Demo {
-		if err := seedDemoTimetable(ctx, cmds, projector, flights, cfg.DemoDays, time.Now()); err != nil {
+		if err := seedDemoTimetable(ctx, cmds, flights, reference, cfg.DemoDays, time.Now()); err != nil {
 			return err
 		}
 	}
@@ -81,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
-		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock,
+		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
