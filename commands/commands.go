@@ -30,6 +30,7 @@ type Meta struct {
 	CommandID     string // the same command retried carries the same id
 	CorrelationID string // the request or flow this command is part of
 	CausationID   string // the event or command that caused it, if any
+	ClientIP      string // where the request came from, if from a client
 	Principal     domain.Principal
 }
 
@@ -152,6 +153,7 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 				CausationID:   m.CausationID,
 				Actor:         m.Principal.Subject,
 				Tenant:        m.Principal.OrganizationID,
+				ClientIP:      m.ClientIP,
 				OccurredAt:    h.now().UTC(),
 				Data:          data,
 			}

@@ -141,3 +141,23 @@ func (h *Handler) RevokeAPIKey(ctx context.Context, m Meta, keyID string) (Resul
 	return execute(ctx, h, eventstore.Aggregate{Type: typeAPIKey, ID: keyID}, m, domain.EvolveAPIKey,
 		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideRevokeAPIKey(k, at) })
 }
+
+// SetRateLimits sets an organisation's own request limits.
+func (h *Handler) SetRateLimits(ctx context.Context, m Meta, orgID string, l domain.RateLimits) (Result[domain.Organization], error) {
+	if !domain.ValidIdentifier(orgID) {
+		return Result[domain.Organization]{}, domain.Errorf(domain.NotFound, "no organisation %s", orgID)
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, eventstore.Aggregate{Type: typeOrganization, ID: orgID}, m, domain.EvolveOrganization,
+		func(o domain.Organization) ([]domain.Event, error) { return domain.DecideSetRateLimits(o, l, at) })
+}
+
+// RecordAuthorization appends an authorization event for the audit log.
+// Each is an aggregate of its own: they never contend with each other.
+func (h *Handler) RecordAuthorization(ctx context.Context, m Meta, e domain.AuthorizationRecorded) (uint64, error) {
+	e.At = h.now().UTC()
+	res, err := execute(ctx, h, eventstore.Aggregate{Type: "auth", ID: m.DeriveID("auth")}, m,
+		func(s struct{}, _ domain.Event) struct{} { return s },
+		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
+	return res.Sequence, err
+}

@@ -33,6 +33,8 @@ type Config struct {
 	AdminSecret      string
 	PasswordHashCost int
 	MaxBodyBytes     int64
+	RateLimits       [3]int // per organisation per minute, hour, day; 0 = none
+	Metering         bool
 	ShutdownTimeout  time.Duration
 	LogLevel         slog.Level
 }
@@ -85,6 +87,14 @@ var options = []option{
 			c.MaxBodyBytes = int64(n)
 			return err
 		}},
+	{env: "CARGO_RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", def: "600", usage: "requests per minute an organisation may make (0: no limit); admins set other limits per organisation",
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits[0], v, 0, 10_000_000) }},
+	{env: "CARGO_RATE_LIMIT_PER_HOUR", flag: "rate-limit-per-hour", def: "20000", usage: "requests per hour an organisation may make (0: no limit)",
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits[1], v, 0, 10_000_000) }},
+	{env: "CARGO_RATE_LIMIT_PER_DAY", flag: "rate-limit-per-day", def: "200000", usage: "requests per day an organisation may make (0: no limit)",
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits[2], v, 0, 10_000_000) }},
+	{env: "CARGO_METERING", flag: "metering", def: "true", usage: "count requests for GET /api/usage and enforce rate limits",
+		set: func(c *Config, v string) error { return setBool(&c.Metering, v) }},
 	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)

@@ -15,6 +15,7 @@ type Organization struct {
 	AirlineCode string
 	Demo        bool
 	CreatedAt   time.Time
+	RateLimits  RateLimits // 0s: the service's defaults
 }
 
 // Exists reports whether the organisation has been created.
@@ -90,9 +91,12 @@ func DecideCreateOrganization(o Organization, c CreateOrganization) ([]Event, er
 
 // EvolveOrganization applies an event to an organisation.
 func EvolveOrganization(o Organization, e Event) Organization {
-	if e, ok := e.(OrganizationCreated); ok {
+	switch e := e.(type) {
+	case OrganizationCreated:
 		return Organization{ID: e.OrganizationID, Name: e.Name, Role: e.Role, AWBPrefix: e.AWBPrefix,
 			AirlineCode: e.AirlineCode, Demo: e.Demo, CreatedAt: e.CreatedAt}
+	case OrganizationRateLimitsSet:
+		o.RateLimits = e.Limits
 	}
 	return o
 }

@@ -22,6 +22,7 @@ const (
 	hdrCausationID   = "Cargo-Causation-Id"
 	hdrActor         = "Cargo-Actor"
 	hdrTenant        = "Cargo-Tenant"
+	hdrClientIP      = "Cargo-Client-Ip"
 	hdrOccurredAt    = "Cargo-Occurred-At"
 )
 
@@ -50,6 +51,7 @@ type Event struct {
 	CausationID   string
 	Actor         string
 	Tenant        string
+	ClientIP      string // the address the command came from, for the audit log
 	OccurredAt    time.Time
 	Data          []byte
 }
@@ -69,7 +71,7 @@ func (e Event) header() nats.Header {
 	h.Set(hdrOccurredAt, e.OccurredAt.UTC().Format(time.RFC3339Nano))
 	for k, v := range map[string]string{
 		hdrCommandID: e.CommandID, hdrCorrelationID: e.CorrelationID, hdrCausationID: e.CausationID,
-		hdrActor: e.Actor, hdrTenant: e.Tenant,
+		hdrActor: e.Actor, hdrTenant: e.Tenant, hdrClientIP: e.ClientIP,
 	} {
 		if v != "" {
 			h.Set(k, v)
@@ -87,7 +89,7 @@ func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byt
 	agg, _ := s.aggregateOf(subject)
 	r := Record{Aggregate: agg, Sequence: seq, Event: Event{
 		EventID: h.Get(hdrEventID), CommandID: h.Get(hdrCommandID), CorrelationID: h.Get(hdrCorrelationID),
-		CausationID: h.Get(hdrCausationID), Actor: h.Get(hdrActor), Tenant: h.Get(hdrTenant), Data: data,
+		CausationID: h.Get(hdrCausationID), Actor: h.Get(hdrActor), Tenant: h.Get(hdrTenant), ClientIP: h.Get(hdrClientIP), Data: data,
 	}}
 	var err error
 	if r.SchemaVersion, err = strconv.Atoi(h.Get(hdrSchemaVersion)); err != nil {

@@ -191,3 +191,28 @@ func (s *Server) handleRevokeAPIKey() handlerFunc {
 		return nil
 	}
 }
+
+// handleSetRateLimits sets an organisation's own request limits (0: the
+// service's default).
+func (s *Server) handleSetRateLimits() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAdmin); err != nil {
+			return err
+		}
+		var req rateLimitsJSON
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.SetRateLimits(r.Context(), meta(r), mux.Vars(r)["id"],
+			domain.RateLimits{PerMinute: req.RequestsPerMinute, PerHour: req.RequestsPerHour, PerDay: req.RequestsPerDay})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		l := s.limitsOf(res.State.ID)
+		writeJSON(w, http.StatusOK, rateLimitsJSON{l.PerMinute, l.PerHour, l.PerDay})
+		return nil
+	}
+}

@@ -15,6 +15,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.principalOf(r)
 		if err != nil {
+			s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenRejected, Subject: "anonymous",
+				Detail: r.Method + " " + r.URL.Path + ": " + err.(*domain.Error).Message})
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
 				strings.ReplaceAll(err.(*domain.Error).Message, `"`, "'")+`"`)
 			writeError(w, r, s.log, err)

@@ -35,6 +35,7 @@ var statusOf = map[string]int{
 	codeIdempotencyReused:               http.StatusUnprocessableEntity,
 	string(domain.Internal):             http.StatusInternalServerError,
 	codeServiceUnavailable:              http.StatusServiceUnavailable,
+	codeRateLimited:                     http.StatusTooManyRequests,
 }
 
 // errorBody is the spec's OAuth-style error body, used for every error.

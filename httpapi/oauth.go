@@ -32,6 +32,9 @@ func (s *Server) handleToken() handlerFunc {
 		if err != nil {
 			return err
 		}
+		if err := s.limitTokenRequests(r, w, claimedSubject(req)); err != nil {
+			return err
+		}
 		var p domain.Principal
 		var demo bool
 		switch req.GrantType {
@@ -45,12 +48,18 @@ func (s *Server) handleToken() handlerFunc {
 			return domain.Errorf(domain.UnsupportedGrantType, "grantType %q is not supported: use client_credentials or password", req.GrantType)
 		}
 		if err != nil {
+			if domain.ErrorCode(err) == domain.InvalidGrant {
+				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed,
+					Subject: claimedSubject(req), Detail: req.GrantType + ": " + err.(*domain.Error).Message})
+			}
 			return err
 		}
 		token, ttl, err := s.tokens.Issue(p, demo, time.Now())
 		if err != nil {
 			return err
 		}
+		s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: p.Subject,
+			OrganizationID: p.OrganizationID, Detail: req.GrantType})
 		w.Header().Set("Pragma", "no-cache")
 		writeJSON(w, http.StatusOK, tokenResponse{AccessToken: token, TokenType: "Bearer", ExpiresIn: int(ttl.Seconds())})
 		return nil
@@ -129,4 +138,12 @@ func (s *Server) secretMatches(found bool, hash, secret string) bool {
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(secret)) == nil
+}
+
+// claimedSubject is who a token request said it was.
+func claimedSubject(req tokenRequest) string {
+	if req.GrantType == "password" {
+		return "user:" + req.Username
+	}
+	return "client:" + req.ClientID
 }

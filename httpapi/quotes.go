@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -93,7 +94,18 @@ func quoteJSON(q domain.Quote, p domain.Principal) quoteResponse {
 
 // meta is the metadata of the command this request carries out.
 func meta(r *http.Request) commands.Meta {
-	return commands.NewMeta(principal(r.Context()), commandID(r.Context()), requestID(r.Context()))
+	m := commands.NewMeta(principal(r.Context()), commandID(r.Context()), requestID(r.Context()))
+	m.ClientIP = clientIP(r)
+	return m
+}
+
+// clientIP is the address a request came from.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (s *Server) handleCreateQuote() handlerFunc {

@@ -53,8 +53,12 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/commodities", s.api(s.handleCommodities())).Methods(http.MethodGet)
 	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference())).Methods(http.MethodPost)
 
+	r.Handle("/api/audit-logs", s.api(s.handleAuditLogs())).Methods(http.MethodGet)
+	r.Handle("/api/usage", s.api(s.handleUsage())).Methods(http.MethodGet)
+
 	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
 	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
+	r.Handle("/api/admin/organizations/{id}/rate-limits", s.api(s.handleSetRateLimits())).Methods(http.MethodPut)
 	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)
 	r.Handle("/api/admin/users", s.api(s.handleCreateUser())).Methods(http.MethodPost)
 	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey())).Methods(http.MethodPost)
@@ -65,5 +69,9 @@ func (s *Server) routes() http.Handler {
 
 // api wraps an endpoint that needs a token or an API key.
 func (s *Server) api(h handlerFunc) http.Handler {
-	return s.authenticate(s.consistentReads(s.idempotent(s.handle(h))))
+	inner := s.consistentReads(s.idempotent(s.handle(h)))
+	if s.opts.Metering {
+		inner = s.metered(s.rateLimited(inner))
+	}
+	return s.authenticate(inner)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 	"golang.org/x/crypto/bcrypt"
@@ -16,9 +17,11 @@ import (
 
 // Options tune the HTTP layer.
 type Options struct {
-	Demo         bool  // demo credentials are accepted
-	MaxBodyBytes int64 // larger request bodies get 413
-	HashCost     int   // bcrypt cost, to make unknown names as slow as known ones
+	Demo         bool              // demo credentials are accepted
+	MaxBodyBytes int64             // larger request bodies get 413
+	HashCost     int               // bcrypt cost, to make unknown names as slow as known ones
+	RateLimits   domain.RateLimits // defaults per organisation; 0 = no limit
+	Metering     bool              // count usage and enforce rate limits
 }
 
 // Server serves the API.
@@ -34,6 +37,10 @@ type Server struct {
 	bookings  *projections.Bookings
 	stock     *projections.AWBStock
 	reference *projections.Reference
+	audit     *projections.Audit
+	authLog   authRecorder
+	usage     *usageMeter
+	limiter   rateLimiter
 	tokens    *Tokens
 	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready     func() bool
@@ -53,6 +60,8 @@ type Deps struct {
 	Bookings  *projections.Bookings
 	Stock     *projections.AWBStock
 	Reference *projections.Reference
+	Audit     *projections.Audit
+	Usage     *eventstore.Bucket // request counts, shared by all replicas
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -62,14 +71,21 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
+	s.limiter.now = time.Now
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))
 	return s
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Run does the server's background work, flushing usage counts, until ctx
+// ends; then it flushes them once more.
+func (s *Server) Run(ctx context.Context) {
+	s.usage.run(ctx, func(err error) { s.log.Error("usage counts not stored; kept for the next try", "err", err) })
+}
 
 // handlerFunc is a handler that returns its error instead of writing it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -79,6 +95,11 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) handle(f handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := f(w, r); err != nil {
+			if domain.ErrorCode(err) == domain.Forbidden {
+				p := principal(r.Context())
+				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionAccessDenied, Subject: p.Subject,
+					OrganizationID: p.OrganizationID, Detail: r.Method + " " + r.URL.Path})
+			}
 			writeError(w, r, s.log, err)
 		}
 	})

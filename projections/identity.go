@@ -39,6 +39,8 @@ func (m *Identity) Apply(_ eventstore.Record, e domain.Event) {
 			m.orgOrder = append(m.orgOrder, e.OrganizationID)
 		}
 		m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
+	case domain.OrganizationRateLimitsSet:
+		m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
 	case domain.ClientCreated:
 		m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
 	case domain.UserCreated:

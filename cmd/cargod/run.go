@@ -13,6 +13,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/projections"
@@ -50,11 +51,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	usage, err := store.Bucket(ctx, "usage", 400*24*time.Hour)
+	if err != nil {
+		return err
+	}
 
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
-	stock, reference := projections.NewAWBStock(), projections.NewReference()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference)
+	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -85,9 +90,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wg.Add(1)
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
 
-	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost}, httpapi.Deps{
+	limits := domain.RateLimits{PerMinute: cfg.RateLimits[0], PerHour: cfg.RateLimits[1], PerDay: cfg.RateLimits[2]}
+	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost,
+		RateLimits: limits, Metering: cfg.Metering}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
-		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference,
+		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -110,6 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printDemoHelp(stdout, base)
 	}
 
+	wg.Add(1)
+	go func() { defer wg.Done(); api.Run(projCtx) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	select {

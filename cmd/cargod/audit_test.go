@@ -1,0 +1,131 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+type auditLog struct {
+	Logs []struct {
+		ID, Action, Resource, ResourceID, UserID, IPAddress string
+		Details                                             *struct{ Field, OldValue, NewValue string }
+	}
+	Pagination struct{ Total int }
+}
+
+func TestAuditLog(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	lh := s.demoToken(t, "demo-airline-lh")
+	// A create and an update: a rate card set twice, the second time
+	// with another minimum charge.
+	card := map[string]any{"currency": "EUR", "minimumCharge": 60, "weightBreaks": map[string]any{"N": 2.5}, "validFrom": "2026-01-01", "validTo": "2027-12-31"}
+	for _, min := range []int{60, 80} {
+		card["minimumCharge"] = min
+		if r := s.do(t, request{method: "PUT", path: "/api/rates/FRA/LHR", token: lh, body: card}); r.status != 200 {
+			t.Fatalf("rate card: %d %s", r.status, r.body)
+		}
+	}
+	// A failed login.
+	s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong"}})
+	// A forbidden attempt.
+	s.do(t, request{method: "POST", path: "/api/quotes", token: lh, body: rfq()})
+
+	var log auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=ratecard&userId=client:demo-airline-lh", token: lh}).json(t, &log)
+	var create, update bool
+	for _, e := range log.Logs {
+		if e.UserID != "client:demo-airline-lh" || e.IPAddress != "127.0.0.1" || e.ResourceID != "LH-FRA-LHR" {
+			t.Errorf("entry = %+v", e)
+		}
+		create = create || e.Action == "create"
+		if e.Action == "update" && e.Details != nil && e.Details.Field == "minimumCharge" {
+			update = e.Details.OldValue == "60" && e.Details.NewValue == "80"
+		}
+	}
+	if !create || !update {
+		t.Errorf("rate card entries = %+v", log.Logs)
+	}
+
+	admin := s.demoToken(t, "demo-admin")
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed", token: admin}).json(t, &log)
+	if len(log.Logs) != 1 || log.Logs[0].ResourceID != "user:forwarder" || log.Logs[0].IPAddress != "127.0.0.1" {
+		t.Errorf("failed logins = %+v", log.Logs)
+	}
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=access.denied&userId=client:demo-airline-lh", token: admin}).json(t, &log)
+	if len(log.Logs) != 1 || !strings.Contains(log.Logs[0].Details.NewValue, "POST /api/quotes") {
+		t.Errorf("forbidden attempts = %+v", log.Logs)
+	}
+	// A forwarder sees none of the airline's entries.
+	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=ratecard", token: s.demoToken(t, "demo-forwarder")}).json(t, &log)
+	if log.Pagination.Total != 0 {
+		t.Errorf("the forwarder sees %d rate card entries", log.Pagination.Total)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/audit-logs?from=yesterday", token: admin}); r.status != 400 {
+		t.Errorf("from=yesterday = %d", r.status)
+	}
+}
+
+func TestUsageCountsSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	tok := s.demoToken(t, "demo-forwarder")
+	const n = 7
+	for range n {
+		s.do(t, request{method: "GET", path: "/api/flights?limit=1", token: tok})
+	}
+	type usage struct {
+		TotalRequests      int
+		RequestsByEndpoint map[string]int
+		RequestsByStatus   map[string]int
+		RateLimits         struct{ RequestsPerMinute, RequestsPerHour, RequestsPerDay int }
+	}
+	var u usage
+	s.do(t, request{method: "GET", path: "/api/usage", token: tok}).json(t, &u)
+	if u.RequestsByEndpoint["/api/flights"] != n || u.RateLimits.RequestsPerMinute != 600 {
+		t.Errorf("usage = %+v", u)
+	}
+	s.stop()
+
+	s = startServer(t, dir, nil)
+	tok = s.demoToken(t, "demo-forwarder")
+	s.do(t, request{method: "GET", path: "/api/usage?groupBy=status&period=week", token: tok}).json(t, &u)
+	if u.RequestsByEndpoint["/api/flights"] != n || u.RequestsByStatus["200"] < n+1 {
+		t.Errorf("after a restart, usage = %+v", u)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/usage?organizationId=demo-airline-lh", token: tok}); r.status != http.StatusForbidden {
+		t.Errorf("a forwarder reading another's usage = %d", r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/usage?organizationId=demo-forwarder", token: s.demoToken(t, "demo-admin")}); r.status != 200 {
+		t.Errorf("an admin reading a forwarder's usage = %d", r.status)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	if r := s.do(t, request{method: "PUT", path: "/api/admin/organizations/demo-forwarder/rate-limits", token: admin,
+		body: map[string]any{"requestsPerMinute": 5}}); r.status != 200 {
+		t.Fatalf("set limits = %d %s", r.status, r.body)
+	}
+	tok := s.demoToken(t, "demo-forwarder")
+	var last response
+	for i := range 6 {
+		last = s.do(t, request{method: "GET", path: "/api/flights?limit=1", token: tok})
+		if i < 5 && last.status != 200 {
+			t.Fatalf("request %d = %d", i+1, last.status)
+		}
+	}
+	if last.status != http.StatusTooManyRequests || last.apiError(t).Error != "rate_limited" || last.header.Get("Retry-After") == "" ||
+		!strings.Contains(last.header.Get("RateLimit-Policy"), `"minute";q=5;w=60`) || !strings.HasPrefix(last.header.Get("RateLimit"), `"minute";r=0`) {
+		t.Errorf("sixth request = %d %v %s", last.status, last.header, last.body)
+	}
+	// Another organisation is not affected.
+	if r := s.do(t, request{method: "GET", path: "/api/flights?limit=1", token: s.demoToken(t, "demo-airline-ek")}); r.status != 200 {
+		t.Errorf("another organisation = %d", r.status)
+	}
+	if r := s.do(t, request{method: "PUT", path: "/api/admin/organizations/demo-forwarder/rate-limits", token: admin,
+		body: map[string]any{"requestsPerMinute": -1}}); r.status != 400 {
+		t.Errorf("negative limit = %d", r.status)
+	}
+}

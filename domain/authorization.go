@@ -1,0 +1,71 @@
+package domain
+
+import "time"
+
+// Authorization actions in the audit log.
+const (
+	ActionTokenIssued   = "token.issued"
+	ActionLoginFailed   = "login.failed"
+	ActionTokenRejected = "token.rejected"
+	ActionAccessDenied  = "access.denied"
+)
+
+// AuthorizationRecorded is an authorization event for the audit log: a
+// token issued, a failed login, a rejected token, a forbidden attempt.
+// Failures of the same kind from the same place are folded: Repeats counts
+// the ones left out since the last one recorded, so a flood of failures
+// cannot flood the stream.
+type AuthorizationRecorded struct {
+	Action         string    `json:"action"`
+	Subject        string    `json:"subject"` // who, or who was claimed: client:<id>, user:<name>
+	OrganizationID string    `json:"organizationId,omitempty"`
+	Detail         string    `json:"detail,omitempty"` // the grant, the reason, or the request
+	Repeats        int       `json:"repeats,omitempty"`
+	At             time.Time `json:"at"`
+}
+
+func (AuthorizationRecorded) EventType() string { return "AuthorizationRecorded" }
+
+// RateLimits are an organisation's request limits; 0 means the default.
+type RateLimits struct {
+	PerMinute int `json:"requestsPerMinute"`
+	PerHour   int `json:"requestsPerHour"`
+	PerDay    int `json:"requestsPerDay"`
+}
+
+// Validate checks the limits an admin sets.
+func (l RateLimits) Validate() error {
+	var p Problems
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"requestsPerMinute", l.PerMinute}, {"requestsPerHour", l.PerHour}, {"requestsPerDay", l.PerDay}} {
+		if f.v < 0 || f.v > 10_000_000 {
+			p.Add(f.name, CodeInvalidRange, "must be from 0 (the default) to 10000000")
+		}
+	}
+	return p.Err()
+}
+
+// OrganizationRateLimitsSet records an organisation's own request limits.
+type OrganizationRateLimitsSet struct {
+	OrganizationID string     `json:"organizationId"`
+	Limits         RateLimits `json:"limits"`
+	SetAt          time.Time  `json:"setAt"`
+}
+
+func (OrganizationRateLimitsSet) EventType() string { return "OrganizationRateLimitsSet" }
+
+// DecideSetRateLimits changes an existing organisation's limits.
+func DecideSetRateLimits(o Organization, l RateLimits, at time.Time) ([]Event, error) {
+	if !o.Exists() {
+		return nil, Errorf(NotFound, "no such organisation")
+	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	if o.RateLimits == l {
+		return nil, nil
+	}
+	return []Event{OrganizationRateLimitsSet{OrganizationID: o.ID, Limits: l, SetAt: at}}, nil
+}

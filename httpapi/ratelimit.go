@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+const codeRateLimited = "rate_limited"
+
+// rateLimiter counts requests in fixed windows of a minute, an hour and a
+// day (UTC), per key. It lives in one process: with several replicas
+// behind a balancer each enforces the limits on what it serves.
+type rateLimiter struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	keys map[string]*[3]rateWindow
+}
+
+type rateWindow struct {
+	start time.Time
+	count int
+}
+
+var windowLengths = [3]time.Duration{time.Minute, time.Hour, 24 * time.Hour}
+var windowNames = [3]string{"minute", "hour", "day"}
+
+// rateDecision is the outcome of a request against its limits.
+type rateDecision struct {
+	allowed    bool
+	retryAfter time.Duration // when refused: until the full window resets
+	policy     string        // RateLimit-Policy header
+	remaining  string        // RateLimit header, for the tightest window
+}
+
+// take counts a request of key against limits (0: no limit in a window).
+func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.keys == nil || len(l.keys) > 100_000 {
+		l.keys = map[string]*[3]rateWindow{}
+	}
+	w := l.keys[key]
+	if w == nil {
+		w = &[3]rateWindow{}
+		l.keys[key] = w
+	}
+	d := rateDecision{allowed: true}
+	tightest, tightestLeft := -1, 0
+	for i := range w {
+		start := now.UTC().Truncate(windowLengths[i])
+		if !w[i].start.Equal(start) {
+			w[i] = rateWindow{start: start}
+		}
+		if limits[i] <= 0 {
+			continue
+		}
+		if d.policy != "" {
+			d.policy += ", "
+		}
+		d.policy += fmt.Sprintf(`"%s";q=%d;w=%d`, windowNames[i], limits[i], int(windowLengths[i].Seconds()))
+		left := limits[i] - w[i].count
+		if left <= 0 {
+			d.allowed = false
+			d.retryAfter = max(d.retryAfter, start.Add(windowLengths[i]).Sub(now))
+		}
+		if tightest < 0 || left < tightestLeft {
+			tightest, tightestLeft = i, left
+		}
+	}
+	if d.allowed {
+		for i := range w {
+			w[i].count++
+		}
+		tightestLeft--
+	}
+	if tightest >= 0 {
+		reset := w[tightest].start.Add(windowLengths[tightest]).Sub(now)
+		d.remaining = fmt.Sprintf(`"%s";r=%d;t=%d`, windowNames[tightest], max(0, tightestLeft), int(reset.Seconds()+0.999))
+	}
+	return d
+}
+
+// apply sets the RateLimit headers, and refuses with 429 when over.
+func (d rateDecision) apply(w http.ResponseWriter, what string) error {
+	if d.policy != "" {
+		w.Header().Set("RateLimit-Policy", d.policy)
+		w.Header().Set("RateLimit", d.remaining)
+	}
+	if d.allowed {
+		return nil
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(d.retryAfter.Seconds()+0.999)))
+	return errorf(codeRateLimited, "too many requests "+what+"; retry after "+d.retryAfter.Round(time.Second).String())
+}
+
+// limitsOf is an organisation's limits: its own where set, else the
+// service's defaults.
+func (s *Server) limitsOf(orgID string) domain.RateLimits {
+	l := s.opts.RateLimits
+	if o, ok := s.identity.Organization(orgID); ok {
+		if o.RateLimits.PerMinute > 0 {
+			l.PerMinute = o.RateLimits.PerMinute
+		}
+		if o.RateLimits.PerHour > 0 {
+			l.PerHour = o.RateLimits.PerHour
+		}
+		if o.RateLimits.PerDay > 0 {
+			l.PerDay = o.RateLimits.PerDay
+		}
+	}
+	return l
+}
+
+// rateLimited enforces the caller's organisation's limits.
+func (s *Server) rateLimited(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		org := principal(r.Context()).OrganizationID
+		l := s.limitsOf(org)
+		if err := s.limiter.take("org:"+org, [3]int{l.PerMinute, l.PerHour, l.PerDay}).apply(w, "for organisation "+org); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Guessing limits of the token endpoint, per client id (or username) and
+// per address.
+const (
+	tokenTriesPerSubject = 20
+	tokenTriesPerAddress = 120
+)
+
+// limitTokenRequests refuses token requests beyond the guessing limits.
+func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
+	if err := s.limiter.take("token-ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
+		return err
+	}
+	return s.limiter.take("token-subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for "+subject)
+}

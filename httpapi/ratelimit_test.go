@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestRateLimiterWindows(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
+	l := rateLimiter{now: func() time.Time { return now }}
+	limits := [3]int{5, 7, 0}
+	for i := range 5 {
+		if d := l.take("org:a", limits); !d.allowed {
+			t.Fatalf("request %d refused", i+1)
+		}
+	}
+	d := l.take("org:a", limits)
+	if d.allowed || d.retryAfter != 30*time.Second {
+		t.Fatalf("sixth = %+v, want refused for 30s", d)
+	}
+	w := httptest.NewRecorder()
+	if err := d.apply(w, "for a"); err == nil || w.Header().Get("Retry-After") != "30" ||
+		w.Header().Get("RateLimit-Policy") != `"minute";q=5;w=60, "hour";q=7;w=3600` || w.Header().Get("RateLimit") != `"minute";r=0;t=30` {
+		t.Errorf("429 headers = %v, err %v", w.Header(), err)
+	}
+	if d := l.take("org:b", limits); !d.allowed {
+		t.Error("another organisation was limited")
+	}
+	// The next minute the minute window resets, but the hour's 7 bind.
+	now = now.Add(31 * time.Second)
+	for i := range 2 {
+		if d := l.take("org:a", limits); !d.allowed {
+			t.Fatalf("after the reset, request %d refused", i+1)
+		}
+	}
+	if d := l.take("org:a", limits); d.allowed || d.retryAfter != 3539*time.Second {
+		t.Errorf("past the hour's limit = %+v", d)
+	}
+}
+
+func TestAuthRecorderFoldsFailures(t *testing.T) {
+	var a authRecorder
+	now := time.Now()
+	if ok, n := a.admit("k", now); !ok || n != 0 {
+		t.Fatal("the first failure was not recorded")
+	}
+	for range 50 {
+		if ok, _ := a.admit("k", now.Add(time.Second)); ok {
+			t.Fatal("a repeat within the minute was recorded")
+		}
+	}
+	if ok, _ := a.admit("other", now); !ok {
+		t.Error("another key was folded")
+	}
+	if ok, n := a.admit("k", now.Add(2*time.Minute)); !ok || n != 50 {
+		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
+	}
+}

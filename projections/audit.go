@@ -1,0 +1,146 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// AuditEntry is one line of the audit log.
+type AuditEntry struct {
+	ID         string
+	Timestamp  time.Time
+	Action     string // create, update, or an authorization action
+	Resource   string // the aggregate type: quote, booking, flight, …
+	ResourceID string
+	UserID     string // the actor: client:<id>, user:<name>, reactor:<name>, system:…
+	IPAddress  string
+	Tenant     string // the actor's organisation
+	Details    *AuditDetail
+}
+
+// AuditDetail is one changed field of an update.
+type AuditDetail struct {
+	Field, OldValue, NewValue string
+}
+
+// Audit is the read model of the audit log: data changes (one entry per
+// changed field of an update), and authorization events. It keeps the
+// last value of each field of each aggregate to tell what changed.
+type Audit struct {
+	mu      sync.RWMutex
+	entries []AuditEntry                 // oldest first
+	fields  map[string]map[string]string // aggregate → field → last value
+}
+
+// NewAudit returns an empty audit read model.
+func NewAudit() *Audit { return &Audit{fields: map[string]map[string]string{}} }
+
+// unaudited fields change with every event and say nothing of their own.
+var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
+	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true}
+
+// Apply implements ReadModel.
+func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
+	base := AuditEntry{ID: r.EventID, Timestamp: r.OccurredAt, Resource: r.Aggregate.Type, ResourceID: r.Aggregate.ID,
+		UserID: r.Actor, IPAddress: r.ClientIP, Tenant: r.Tenant}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if a, ok := e.(domain.AuthorizationRecorded); ok {
+		base.Action, base.Resource, base.ResourceID = a.Action, "authorization", a.Subject
+		if a.OrganizationID != "" {
+			base.Tenant = a.OrganizationID
+		}
+		detail := a.Detail
+		if a.Repeats > 0 {
+			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
+		}
+		base.Details = &AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
+		m.entries = append(m.entries, base)
+		return
+	}
+	if _, isRef := e.(domain.ReferenceChanged); isRef {
+		// Imports are rows by the thousand: one entry, no field diff.
+		base.Action = "update"
+		m.entries = append(m.entries, base)
+		return
+	}
+	var data map[string]json.RawMessage
+	json.Unmarshal(r.Data, &data)
+	key := r.Aggregate.String()
+	old, existed := m.fields[key]
+	if !existed {
+		old = map[string]string{}
+		m.fields[key] = old
+		base.Action = "create"
+	} else {
+		base.Action = "update"
+	}
+	names := make([]string, 0, len(data))
+	for name := range data {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	changed := 0
+	for _, name := range names {
+		value := string(data[name])
+		if s, err := unquote(data[name]); err == nil {
+			value = s
+		}
+		before, had := old[name]
+		old[name] = value
+		if !existed || unaudited[name] || (had && before == value) {
+			continue
+		}
+		entry := base
+		entry.ID = fmt.Sprintf("%s-%d", r.EventID, changed)
+		entry.Details = &AuditDetail{Field: name, OldValue: before, NewValue: value}
+		m.entries = append(m.entries, entry)
+		changed++
+	}
+	if !existed || changed == 0 {
+		m.entries = append(m.entries, base)
+	}
+}
+
+func unquote(raw json.RawMessage) (string, error) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// AuditFilter narrows the audit log; empty fields match everything.
+type AuditFilter struct {
+	Action, Resource, UserID string
+	From, To                 time.Time
+	Tenant                   string // "" for every organisation (admins)
+}
+
+// Entries returns one page of the entries matching f, newest first, and
+// how many match in all.
+func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	skip := (page - 1) * limit
+	var out []AuditEntry
+	total := 0
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		e := m.entries[i]
+		if (f.Tenant != "" && e.Tenant != f.Tenant) || (f.Action != "" && e.Action != f.Action) ||
+			(f.Resource != "" && e.Resource != f.Resource) || (f.UserID != "" && e.UserID != f.UserID) ||
+			(!f.From.IsZero() && e.Timestamp.Before(f.From)) || (!f.To.IsZero() && !e.Timestamp.Before(f.To)) {
+			continue
+		}
+		if total >= skip && len(out) < limit {
+			out = append(out, e)
+		}
+		total++
+	}
+	return out, total
+}
