@@ -24,6 +24,12 @@ type ImportResult struct {
 // the same file again appends nothing.
 func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.ReferenceChanged) (ImportResult, error) {
 	batch.ChangedAt = h.now().UTC()
+	// A key repeated in a file counts once, its last row: deciding the
+	// whole batch against nothing keeps exactly that. Otherwise a key in
+	// two chunks would flip between its rows on every import.
+	if events, _ := domain.DecideReferenceChange(domain.Reference{}, batch); len(events) == 1 {
+		batch = events[0].(domain.ReferenceChanged)
+	}
 	agg := eventstore.Aggregate{Type: "reference", ID: batch.Kind}
 	out := ImportResult{Rows: len(batch.Airports) + len(batch.Airlines) + len(batch.Commodities)}
 	for i, chunk := range referenceChunks(batch) {

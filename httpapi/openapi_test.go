@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
@@ -283,7 +284,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, tag := range doc["tags"].([]any) {
 		tags = append(tags, tag.(map[string]any)["name"].(string))
 	}
-	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "reference-data-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
 		t.Errorf("tags = %v, want %v", tags, want)
 	}
 	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
@@ -473,6 +474,11 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "StockReply", goType: stockReplyJSON{}, response: true},
 		{schema: "StockLedger", goType: ledgerJSON{}, response: true},
 		{schema: "StockLedgerRange", goType: ledgerRangeJSON{}, response: true},
+		{schema: "Airport", goType: airportJSON{}, response: true},
+		{schema: "Airline", goType: airlineJSON{}, response: true},
+		{schema: "Commodity", goType: commodityJSON{}, response: true},
+		{schema: "ImportReport", goType: importReport{}, response: true},
+		{schema: "RejectedRow", goType: commands.RowError{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -584,7 +590,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	connected := false
 	s := &Server{log: log, tokens: tokens, ready: func() bool { return connected },
 		projector: projections.NewProjector(nil, log),
-		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings(), stock: projections.NewAWBStock()}
+		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings(), stock: projections.NewAWBStock(),
+		reference: builtinReference()}
 	const maxBody = 1024
 	handler := withRequestID(withAccessLog(log, withLimits(maxBody, s.routes())))
 
@@ -856,6 +863,59 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			contentType: "application/json", body: big, status: 413},
 		{name: "reply to an impossible id", method: "PUT", path: "/api/awb-stock/reply/-x-", route: "/api/awb-stock/reply/{requestId}", header: airline,
 			contentType: "application/json", body: `{"status":"approved","allocatedStock":1,"validFrom":"2026-07-01","validTo":"2026-12-31"}`, status: 404},
+
+		{name: "airports", method: "GET", path: "/api/airports", route: "/api/airports", header: forwarder, status: 200},
+		{name: "airports, first hundred", method: "GET", path: "/api/airports?limit=100", route: "/api/airports", header: airline, status: 200},
+		{name: "airports, second hundred", method: "GET", path: "/api/airports?page=2&limit=100", route: "/api/airports", header: airline, status: 200},
+		{name: "airports, third hundred", method: "GET", path: "/api/airports?page=3&limit=100", route: "/api/airports", header: airline, status: 200},
+		{name: "airports filtered", method: "GET", path: "/api/airports?iataCode=fra&icaoCode=eddf&name=FRANK&city=frankfurt&country=de&page=1&limit=5",
+			route: "/api/airports", header: with(forwarder, "Cargo-Sequence", "0"), status: 200},
+		{name: "airports of a country", method: "GET", path: "/api/airports?country=US&limit=100", route: "/api/airports", header: admin, status: 200},
+		{name: "airports of a city", method: "GET", path: "/api/airports?city=new%20york", route: "/api/airports", header: forwarder, status: 200},
+		{name: "airports matching nothing", method: "GET", path: "/api/airports?icaoCode=XXXX", route: "/api/airports", header: forwarder, status: 200},
+		{name: "airports past the last page", method: "GET", path: "/api/airports?page=99", route: "/api/airports", header: forwarder, status: 200},
+		{name: "airports with a bad limit", method: "GET", path: "/api/airports?limit=101", route: "/api/airports", header: forwarder, status: 400},
+		{name: "airports with a bad Cargo-Sequence", method: "GET", path: "/api/airports", route: "/api/airports", header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "airports without credential", method: "GET", path: "/api/airports", route: "/api/airports", status: 401},
+		{name: "airlines", method: "GET", path: "/api/airlines", route: "/api/airlines", header: forwarder, status: 200},
+		{name: "airlines, first hundred", method: "GET", path: "/api/airlines?limit=100", route: "/api/airlines", header: otherAirline, status: 200},
+		{name: "airlines, second hundred", method: "GET", path: "/api/airlines?page=2&limit=100", route: "/api/airlines", header: otherAirline, status: 200},
+		{name: "airlines filtered", method: "GET", path: "/api/airlines?iataCode=lh&icaoCode=gec&name=cargo&country=de&alliance=star%20alliance",
+			route: "/api/airlines", header: forwarder, status: 200},
+		{name: "airlines of an alliance", method: "GET", path: "/api/airlines?alliance=SkyTeam&limit=100", route: "/api/airlines", header: admin, status: 200},
+		{name: "airlines of no alliance", method: "GET", path: "/api/airlines?alliance=none", route: "/api/airlines", header: forwarder, status: 200},
+		{name: "airlines with a bad page", method: "GET", path: "/api/airlines?page=0", route: "/api/airlines", header: forwarder, status: 400},
+		{name: "airlines without credential", method: "GET", path: "/api/airlines", route: "/api/airlines", status: 401},
+		{name: "commodities", method: "GET", path: "/api/commodities", route: "/api/commodities", header: forwarder, status: 200},
+		{name: "commodities, first hundred", method: "GET", path: "/api/commodities?limit=100", route: "/api/commodities", header: airline, status: 200},
+		{name: "dangerous goods under an HS chapter", method: "GET", path: "/api/commodities?dangerousGoods=true&hsCode=85",
+			route: "/api/commodities", header: forwarder, status: 200},
+		{name: "other goods", method: "GET", path: "/api/commodities?dangerousGoods=false&limit=100", route: "/api/commodities", header: forwarder, status: 200},
+		{name: "commodity by code", method: "GET", path: "/api/commodities?code=rli&name=BATTER", route: "/api/commodities", header: admin, status: 200},
+		{name: "commodities with a bad flag", method: "GET", path: "/api/commodities?dangerousGoods=maybe", route: "/api/commodities", header: forwarder, status: 400},
+		{name: "commodities without credential", method: "GET", path: "/api/commodities", route: "/api/commodities", status: 401},
+		{name: "import without credential", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}",
+			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n", status: 401},
+		{name: "import by a forwarder", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}", header: forwarder,
+			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n", status: 403},
+		{name: "import by an airline", method: "POST", path: "/api/admin/reference/airlines", route: "/api/admin/reference/{kind}", header: airline,
+			contentType: "text/csv", body: "iataCode,name\nLH,Lufthansa Cargo\n", status: 403},
+		{name: "import of an unknown kind", method: "POST", path: "/api/admin/reference/aircraft", route: "/api/admin/reference/{kind}", header: admin,
+			contentType: "text/csv", body: "code,name\n", status: 400},
+		{name: "import from line 0", method: "POST", path: "/api/admin/reference/airports?firstLine=0", route: "/api/admin/reference/{kind}", header: admin,
+			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n", status: 400},
+		{name: "import in a format of another kind", method: "POST", path: "/api/admin/reference/airports?format=optd", route: "/api/admin/reference/{kind}",
+			header: admin, contentType: "text/plain", body: "icao,iata,name,city,country,tz\n", status: 400},
+		{name: "import in an unknown format", method: "POST", path: "/api/admin/reference/commodities?format=xlsx", route: "/api/admin/reference/{kind}",
+			header: admin, contentType: "application/octet-stream", body: "code,name,hsCode,dangerousGoods,unNumber\n", status: 400},
+		{name: "import of an unrecognised file", method: "POST", path: "/api/admin/reference/airlines", route: "/api/admin/reference/{kind}", header: admin,
+			contentType: "text/csv", body: "carrier;designator\n", status: 400},
+		{name: "import with a bad header", method: "POST", path: "/api/admin/reference/airports?format=airportsdata&source=airports.csv",
+			route: "/api/admin/reference/{kind}", header: admin, contentType: "text/csv", body: "icao,iata,name\nEDDF,FRA,Frankfurt\n", status: 400},
+		{name: "import of an empty chunk", method: "POST", path: "/api/admin/reference/commodities?format=hs-codes&firstLine=5001",
+			route: "/api/admin/reference/{kind}", header: admin, contentType: "text/csv", status: 400},
+		{name: "import too large", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}", header: admin,
+			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n" + strings.Repeat("EDDF,FRA,Frankfurt Airport,Frankfurt,DE,Europe/Berlin\n", 30), status: 413},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1125,6 +1185,102 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"no stock", "/api/awb-stock", "get", 200, struct {
 			Stock []ledgerJSON `json:"stock"`
 		}{[]ledgerJSON{}}},
+	}
+	// Import reports, built as handleImportReference builds them from what
+	// the parsers make of files: with bad and skipped rows, of a chunk, of
+	// a file imported again, and of a file without a bad row.
+	type valueTest = struct {
+		name   string
+		path   string
+		method string
+		status int
+		value  any
+	}
+	report := func(kind, format string, rows, skipped int, rejected []commands.RowError, res commands.ImportResult) importReport {
+		r := importReport{Kind: kind, Format: format, Rows: rows, Skipped: skipped, Rejected: rejected}
+		r.Changed, r.Unchanged = res.Changed, res.Rows-res.Changed
+		if r.Rejected == nil {
+			r.Rejected = []commands.RowError{}
+		}
+		return r
+	}
+	airportsChunk, err := commands.ParseAirports(strings.NewReader(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"
+"EDDF","FRA","Frankfurt am Main Airport","Frankfurt am Main","Hesse","DE",364,50.033333,8.570556,"Europe/Berlin",""
+"00AA","","Aero B Ranch Airport","Leoti","Kansas","US",3435,38.704022,-101.473911,"America/Chicago","00AA"
+"EDDM","MUC","Munich Airport","Munich","Bavaria","DE",1487,48.353783,11.786086,"Europe/Nowhere",""
+"EDDH","HAM","Hamburg Airport","Hamburg,"Hamburg","DE",53,53.630389,9.988228,"Europe/Berlin",""
+`), commands.FormatAirportsData, 501, zoneKnown)
+	if err != nil || len(airportsChunk.Rows) != 1 || len(airportsChunk.Rejected) != 2 || airportsChunk.Rejected[0].Line != 503 || airportsChunk.Skipped != 1 {
+		t.Fatalf("airports chunk: %+v, %v", airportsChunk, err)
+	}
+	openFlights, err := commands.ParseAirports(strings.NewReader(`507,"London Heathrow Airport","London","United Kingdom","LHR","EGLL",51.4706,-0.461941,83,0,"E","Europe/London","airport","OurAirports"
+508,"Nowhere Airport","Nowhere","Atlantis","NWH","XXXX",0,0,0,0,"E","Europe/London","airport","OurAirports"
+`), commands.FormatOpenFlights, 1, zoneKnown)
+	if err != nil || len(openFlights.Rows) != 1 || len(openFlights.Rejected) != 1 {
+		t.Fatalf("OpenFlights: %+v, %v", openFlights, err)
+	}
+	dangerous, err := commands.ParseCommodities(strings.NewReader(`row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note
+1,UN1088,1088,Acetal,,3,II,3,IB2 T4 TP1,,5 L,60 L,E,
+2,NA1993,,"Combustible liquid, n.o.s.",,Comb liq,III,None,IB3 T1 T4 TP1,D,60 L,220 L,A,
+`), commands.FormatDangerousGoods, 1)
+	if err != nil || len(dangerous.Rows) != 1 || dangerous.Rejected != nil {
+		t.Fatalf("dangerous goods: %+v, %v", dangerous, err)
+	}
+	const importRoute = "/api/admin/reference/{kind}"
+	tests = append(tests,
+		valueTest{"import of a chunk with bad rows", importRoute, "post", 200, report(domain.RefAirports, commands.FormatAirportsData,
+			len(airportsChunk.Rows), airportsChunk.Skipped, airportsChunk.Rejected, commands.ImportResult{Rows: 1, Changed: 1, Sequence: 42})},
+		valueTest{"import again, with an unknown country", importRoute, "post", 200, report(domain.RefAirports, commands.FormatOpenFlights,
+			len(openFlights.Rows), openFlights.Skipped, openFlights.Rejected, commands.ImportResult{Rows: 1, Changed: 0, Sequence: 42})},
+		valueTest{"import of good rows", importRoute, "post", 200, report(domain.RefCommodities, commands.FormatDangerousGoods,
+			len(dangerous.Rows), dangerous.Skipped, dangerous.Rejected, commands.ImportResult{Rows: 1, Changed: 1, Sequence: 43})},
+		valueTest{"import of an empty file", importRoute, "post", 200, report(domain.RefAirlines, commands.FormatOPTD, 0, 0, nil, commands.ImportResult{})},
+	)
+
+	// Every row of the built-in reference data, page by page, as the list
+	// handlers answer.
+	ref := builtinReference()
+	for page := 1; ; page++ {
+		rows, total := ref.Airports(projections.AirportFilter{}, page, 100)
+		out := struct {
+			Airports   []airportJSON `json:"airports"`
+			Pagination pagination    `json:"pagination"`
+		}{Airports: []airportJSON{}, Pagination: newPagination(page, 100, total)}
+		for _, a := range rows {
+			out.Airports = append(out.Airports, airportJSON(a))
+		}
+		tests = append(tests, valueTest{"built-in airports, page " + strconv.Itoa(page), "/api/airports", "get", 200, out})
+		if page*100 >= total {
+			break
+		}
+	}
+	for page := 1; ; page++ {
+		rows, total := ref.Airlines(projections.AirlineFilter{}, page, 100)
+		out := struct {
+			Airlines   []airlineJSON `json:"airlines"`
+			Pagination pagination    `json:"pagination"`
+		}{Airlines: []airlineJSON{}, Pagination: newPagination(page, 100, total)}
+		for _, a := range rows {
+			out.Airlines = append(out.Airlines, airlineJSON(a))
+		}
+		tests = append(tests, valueTest{"built-in airlines, page " + strconv.Itoa(page), "/api/airlines", "get", 200, out})
+		if page*100 >= total {
+			break
+		}
+	}
+	for page := 1; ; page++ {
+		rows, total := ref.Commodities(projections.CommodityFilter{}, page, 100)
+		out := struct {
+			Commodities []commodityJSON `json:"commodities"`
+			Pagination  pagination      `json:"pagination"`
+		}{Commodities: []commodityJSON{}, Pagination: newPagination(page, 100, total)}
+		for _, c := range rows {
+			out.Commodities = append(out.Commodities, commodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber})
+		}
+		tests = append(tests, valueTest{"built-in commodities, page " + strconv.Itoa(page), "/api/commodities", "get", 200, out})
+		if page*100 >= total {
+			break
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

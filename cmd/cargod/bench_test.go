@@ -18,8 +18,12 @@ import (
 //
 //	go test ./cmd/cargod -run '^$' -bench . -benchmem
 
-func benchServer(b *testing.B) (*testServer, string, *http.Client) {
-	s := startServer(b, b.TempDir(), map[string]string{"CARGO_LOG_LEVEL": "error"})
+func benchServer(b *testing.B, env ...string) (*testServer, string, *http.Client) {
+	vars := map[string]string{"CARGO_LOG_LEVEL": "error"}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
+	s := startServer(b, b.TempDir(), vars)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	return s, s.demoToken(b, "demo-forwarder"), client
 }
@@ -46,8 +50,15 @@ func reportOps(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
-func BenchmarkCreateQuote(b *testing.B) {
-	s, tok, client := benchServer(b)
+// BenchmarkCreateQuote runs with usage counting and rate limiting (limits
+// too high to bind, so every request pays for the check);
+// BenchmarkCreateQuoteUnmetered without them: the difference is their cost.
+func BenchmarkCreateQuote(b *testing.B) { benchmarkCreateQuote(b) }
+
+func BenchmarkCreateQuoteUnmetered(b *testing.B) { benchmarkCreateQuote(b, "CARGO_METERING", "false") }
+
+func benchmarkCreateQuote(b *testing.B, env ...string) {
+	s, tok, client := benchServer(b, env...)
 	body, _ := json.Marshal(rfq())
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -57,6 +57,10 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 		"CARGO_PASSWORD_HASH_COST": "4", // bcrypt's minimum: tests need speed, not strength
 		"CARGO_LOG_LEVEL":          "error",
 		"CARGO_DEMO_DAYS":          "3", // enough flights to book, quick to seed
+		// Tests poll; TestRateLimit sets a tight limit of its own.
+		"CARGO_RATE_LIMIT_PER_MINUTE": "1000000",
+		"CARGO_RATE_LIMIT_PER_HOUR":   "10000000",
+		"CARGO_RATE_LIMIT_PER_DAY":    "10000000",
 	}
 	for k, v := range env {
 		vars[k] = v
