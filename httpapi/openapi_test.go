@@ -21,6 +21,7 @@ import (
 	"github.com/cargostream/cargostream/projections"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // openAPIURL is where the test pretends the document lives, so that the
@@ -479,6 +480,11 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "Commodity", goType: commodityJSON{}, response: true},
 		{schema: "ImportReport", goType: importReport{}, response: true},
 		{schema: "RejectedRow", goType: commands.RowError{}, response: true},
+		{schema: "AuditEntry", goType: auditEntryJSON{}, response: true},
+		{schema: "AuditDetail", goType: auditDetailJSON{}, response: true},
+		{schema: "Usage", goType: usageJSON{}, response: true},
+		{schema: "SetRateLimits", goType: rateLimitsJSON{}},
+		{schema: "RateLimits", goType: rateLimitsJSON{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -571,10 +577,11 @@ func validateJSON(t *testing.T, sch *jsonschema.Schema, body []byte) {
 	}
 }
 
-// TestOpenAPIResponsesOfHandlers sends requests that need no event store
-// through the whole handler stack and checks each response against the
-// document: the status is documented, the body matches its schema, and
-// the headers every response of that status has are there.
+// TestOpenAPIResponsesOfHandlers sends requests through the whole handler
+// stack of a server on an embedded event store (read models mostly filled
+// directly) and checks each response against the document: the status is
+// documented, the body matches its schema, and the headers every response
+// of that status has are there.
 func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	doc := openAPIDoc(t)
 	c := openAPICompiler(t)
@@ -588,12 +595,61 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	log := slog.New(slog.DiscardHandler)
 	connected := false
-	s := &Server{log: log, tokens: tokens, ready: func() bool { return connected },
-		projector: projections.NewProjector(nil, log),
-		flights:   projections.NewFlights(), rates: projections.NewRates(), bookings: projections.NewBookings(), stock: projections.NewAWBStock(),
-		reference: builtinReference()}
+
+	// A real command handler on an embedded event store, as the handlers
+	// record authorization events (failed logins, rejected tokens,
+	// forbidden attempts) and admin writes; read models that the test
+	// fills below and the projector keeps following.
+	ctx := t.Context() // cancelled before the cleanups run
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	usage, err := store.Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses, err := store.Bucket(ctx, "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity, quotes, audit, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewAudit(), builtinReference()
+	flights, rates, bookings, stock := projections.NewFlights(), projections.NewRates(), projections.NewBookings(), projections.NewAWBStock()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit)
+	projected := make(chan struct{})
+	go func() { defer close(projected); projector.Run(ctx) }()
+	t.Cleanup(func() { <-projected }) // before the store closes
+	cmds := commands.New(store, bcrypt.MinCost, reference)
 	const maxBody = 1024
-	handler := withRequestID(withAccessLog(log, withLimits(maxBody, s.routes())))
+	// Metering on, with the service's default limits, so that responses
+	// carry the RateLimit headers and GET /api/usage has counts.
+	s := New(Options{MaxBodyBytes: maxBody, HashCost: bcrypt.MinCost, Metering: true,
+		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
+		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Tokens: tokens, Responses: responses,
+		Ready: func() bool { return connected },
+	})
+	// One instant for the rate limiter, so that no window ends mid-test.
+	limiterNow := time.Now()
+	s.limiter.now = func() time.Time { return limiterNow }
+	handler := http.Handler(s)
+
+	// Organisations: acme, and one limited to a request a minute, hour and
+	// day. Their writes are in the audit log.
+	system := func() commands.Meta { return commands.NewMeta(domain.Principal{Subject: "system:test"}, "", "") } // a command id each
+	for _, id := range []string{"acme", "throttled"} {
+		if _, err := cmds.CreateOrganization(ctx, system(), domain.CreateOrganization{OrganizationID: id, Name: id, Role: domain.RoleForwarder}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	limited, err := cmds.SetRateLimits(ctx, system(), "throttled", domain.RateLimits{PerMinute: 1, PerHour: 1, PerDay: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, limited.Sequence); err != nil {
+		t.Fatal(err)
+	}
 
 	// Read models with a flight (partly booked), a rate card and
 	// bookings, so that the reads answer with data.
@@ -671,6 +727,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	otherAirline := bearer(domain.Principal{Subject: "client:ek", OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK", AWBPrefix: "176"})
 	admin := bearer(domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin})
 	otherForwarder := bearer(domain.Principal{Subject: "client:globex", OrganizationID: "globex", Role: domain.RoleForwarder})
+	throttled := bearer(domain.Principal{Subject: "client:throttled", OrganizationID: "throttled", Role: domain.RoleForwarder})
 	with := func(h http.Header, k, v string) http.Header {
 		h = h.Clone()
 		h.Set(k, v)
@@ -678,7 +735,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	big := `{"x":"` + strings.Repeat("x", maxBody) + `"}`
 
-	tests := []struct {
+	type liveTest = struct {
 		name        string
 		method      string
 		path        string // as requested
@@ -688,7 +745,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		header      http.Header
 		connected   bool
 		status      int
-	}{
+	}
+	tests := []liveTest{
 		{name: "health", method: "GET", path: "/healthz", route: "/healthz", status: 200},
 		{name: "ready", method: "GET", path: "/readyz", route: "/readyz", connected: true, status: 200},
 		{name: "not ready", method: "GET", path: "/readyz", route: "/readyz", status: 503},
@@ -916,7 +974,59 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			route: "/api/admin/reference/{kind}", header: admin, contentType: "text/csv", status: 400},
 		{name: "import too large", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}", header: admin,
 			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n" + strings.Repeat("EDDF,FRA,Frankfurt Airport,Frankfurt,DE,Europe/Berlin\n", 30), status: 413},
+
+		{name: "audit log", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: admin, status: 200},
+		{name: "audit log filtered", method: "GET", path: "/api/audit-logs?action=update&resource=org&userId=system:test&from=2026-01-01&to=2999-01-01T00:00:00Z&page=1&limit=5",
+			route: "/api/audit-logs", header: with(admin, "Cargo-Sequence", "0"), status: 200},
+		{name: "audit log of failures", method: "GET", path: "/api/audit-logs?resource=authorization&limit=100", route: "/api/audit-logs", header: admin, status: 200},
+		{name: "audit log of an organisation", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: forwarder, status: 200},
+		{name: "audit log matching nothing", method: "GET", path: "/api/audit-logs?action=delete", route: "/api/audit-logs", header: airline, status: 200},
+		{name: "audit log with a bad from", method: "GET", path: "/api/audit-logs?from=yesterday", route: "/api/audit-logs", header: admin, status: 400},
+		{name: "audit log with a bad limit", method: "GET", path: "/api/audit-logs?limit=0", route: "/api/audit-logs", header: admin, status: 400},
+		{name: "audit log without credential", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", status: 401},
+		{name: "usage", method: "GET", path: "/api/usage", route: "/api/usage", header: forwarder, status: 200},
+		{name: "usage by status", method: "GET", path: "/api/usage?period=week&groupBy=status", route: "/api/usage", header: forwarder, status: 200},
+		{name: "usage by day", method: "GET", path: "/api/usage?period=month&groupBy=day", route: "/api/usage", header: airline, status: 200},
+		{name: "usage of dates", method: "GET", path: "/api/usage?from=2026-01-01&to=2026-01-31&groupBy=endpoint", route: "/api/usage",
+			header: with(forwarder, "Cargo-Sequence", "0"), status: 200},
+		{name: "usage of an organisation", method: "GET", path: "/api/usage?organizationId=acme&groupBy=status", route: "/api/usage", header: admin, status: 200},
+		{name: "usage of an unknown organisation", method: "GET", path: "/api/usage?organizationId=nobody", route: "/api/usage", header: admin, status: 404},
+		{name: "usage of another organisation", method: "GET", path: "/api/usage?organizationId=acme", route: "/api/usage", header: otherForwarder, status: 403},
+		{name: "usage of an unknown period", method: "GET", path: "/api/usage?period=year", route: "/api/usage", header: forwarder, status: 400},
+		{name: "usage backwards", method: "GET", path: "/api/usage?from=2026-02-01&to=2026-01-01", route: "/api/usage", header: forwarder, status: 400},
+		{name: "usage without credential", method: "GET", path: "/api/usage", route: "/api/usage", status: 401},
+		{name: "usage within the limit", method: "GET", path: "/api/usage", route: "/api/usage", header: throttled, status: 200},
+		{name: "usage over the limit", method: "GET", path: "/api/usage", route: "/api/usage", header: throttled, status: 429},
+		{name: "audit log over the limit", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: throttled, status: 429},
+		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: forwarder, contentType: "application/json", body: `{"requestsPerMinute":100000}`, status: 403},
+		{name: "rate limits as text", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "text/plain", body: `{}`, status: 415},
+		{name: "rate limits malformed", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: `{"requestsPerMinute":`, status: 400},
+		{name: "rate limits mistyped", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: `{"requestsPerMinute":1.5}`, status: 400},
+		{name: "rate limits negative", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: `{"requestsPerHour":-1}`, status: 400},
+		{name: "rate limits too large", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: big, status: 413},
+		{name: "rate limits of an unknown organisation", method: "PUT", path: "/api/admin/organizations/nobody/rate-limits",
+			route: "/api/admin/organizations/{id}/rate-limits", header: admin, contentType: "application/json", body: `{}`, status: 404},
+		{name: "rate limits", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: `{"requestsPerMinute":1000,"requestsPerHour":0}`, status: 200},
+		{name: "rate limits back to the defaults", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
+			header: admin, contentType: "application/json", body: `{}`, status: 200},
 	}
+	// Guessing a client secret: the token endpoint answers tokenTriesPerSubject
+	// tries a minute for one client id, then 429.
+	for i := range tokenTriesPerSubject {
+		tests = append(tests, liveTest{name: "token guess " + strconv.Itoa(i+1), method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+			contentType: "application/json", body: `{"grantType":"client_credentials","clientId":"guess","clientSecret":"wrong"}`, status: 401})
+	}
+	tests = append(tests, liveTest{name: "token guess over the limit", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
+		contentType: "application/x-www-form-urlencoded", body: `grant_type=client_credentials&client_id=guess&client_secret=wrong`, status: 429})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			connected = tt.connected
@@ -943,7 +1053,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			}
 			v, _ := lookup(doc, pointer("paths", tt.route, method, "responses", strconv.Itoa(tt.status), "headers"))
 			headers, _ := v.(map[string]any)
-			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After"} {
+			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After", "RateLimit", "RateLimit-Policy"} {
 				_, documented := headers[h]
 				if documented && res.Header.Get(h) == "" {
 					t.Errorf("documented header %s is missing", h)
@@ -1117,6 +1227,50 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	stockValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "startNumber: overlaps",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: stockProblems}
 
+	// The audit log of a created organisation, its limits changed, a
+	// folded failed login and an import, as handleAuditLogs answers it.
+	auditLog := projections.NewAudit()
+	for i, e := range []struct {
+		agg   eventstore.Aggregate
+		event domain.Event
+	}{
+		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationCreated{OrganizationID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}},
+		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerMinute: 5}, SetAt: created}},
+		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerDay: 900}, SetAt: created}},
+		{eventstore.Aggregate{Type: "auth", ID: "a1"}, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: "client:acme-tms",
+			Detail: "client_credentials: invalid client credentials", Repeats: 4, At: created}},
+		{eventstore.Aggregate{Type: "reference", ID: "airports"}, domain.ReferenceChanged{Kind: domain.RefAirports, Source: "airports.csv", ChangedAt: created}},
+	} {
+		data, err := json.Marshal(e.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auditLog.Apply(eventstore.Record{Aggregate: e.agg, Event: eventstore.Event{Type: e.event.EventType(), EventID: "8c1d7e0a-5b2f-5c3d-9e4f-0a1b2c3d4e5" + strconv.Itoa(i),
+			Actor: "client:ops", Tenant: "ops", ClientIP: "198.51.100.23", OccurredAt: created.Add(time.Duration(i) * time.Second), Data: data}}, e.event)
+	}
+	type auditLogJSON struct {
+		Logs       []auditEntryJSON `json:"logs"`
+		Pagination pagination       `json:"pagination"`
+	}
+	entries, total := auditLog.Entries(projections.AuditFilter{}, 1, 20)
+	audited := auditLogJSON{Logs: []auditEntryJSON{}, Pagination: newPagination(1, 20, total)}
+	for _, e := range entries {
+		entry := auditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource, ResourceID: e.ResourceID,
+			UserID: e.UserID, IPAddress: e.IPAddress}
+		if e.Details != nil {
+			entry.Details = &auditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
+		}
+		audited.Logs = append(audited.Logs, entry)
+	}
+	if len(audited.Logs) < 5 {
+		t.Fatalf("audit log: %+v", audited)
+	}
+	limits := rateLimitsJSON{RequestsPerMinute: 5, RequestsPerHour: 20000, RequestsPerDay: 200000}
+	usageOf := func(period string, byStatus, byDay map[string]int64) usageJSON {
+		return usageJSON{Period: period, TotalRequests: 1532, RequestsByEndpoint: map[string]int64{"/api/quotes": 1204, "/api/quotes/{id}": 311, "/api/bookings": 17},
+			RequestsByStatus: byStatus, RequestsByDay: byDay, RateLimits: limits, OrganizationID: "acme"}
+	}
+
 	tests := []struct {
 		name   string
 		path   string
@@ -1185,6 +1339,13 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"no stock", "/api/awb-stock", "get", 200, struct {
 			Stock []ledgerJSON `json:"stock"`
 		}{[]ledgerJSON{}}},
+		{"audit log", "/api/audit-logs", "get", 200, audited},
+		{"empty audit log", "/api/audit-logs", "get", 200, auditLogJSON{Logs: []auditEntryJSON{}, Pagination: newPagination(3, 20, 0)}},
+		{"usage", "/api/usage", "get", 200, usageOf("day", nil, nil)},
+		{"usage by status", "/api/usage", "get", 200, usageOf("week", map[string]int64{"200": 1388, "201": 129, "400": 12, "429": 3}, nil)},
+		{"usage by day", "/api/usage", "get", 200, usageOf("2026-06-01/2026-06-30", nil, map[string]int64{"2026-06-19": 1000, "2026-06-20": 532})},
+		{"usage of nothing", "/api/usage", "get", 200, usageJSON{Period: "month", RequestsByEndpoint: map[string]int64{}, OrganizationID: "acme"}},
+		{"rate limits", "/api/admin/organizations/{id}/rate-limits", "put", 200, limits},
 	}
 	// Import reports, built as handleImportReference builds them from what
 	// the parsers make of files: with bad and skipped rows, of a chunk, of

@@ -61,14 +61,7 @@ func (s *Server) handleAirports() handlerFunc {
 		q := r.URL.Query()
 		airports, total := s.reference.Airports(projections.AirportFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
 			Name: q.Get("name"), City: q.Get("city")}, page, limit)
-		out := struct {
-			Airports   []airportJSON `json:"airports"`
-			Pagination pagination    `json:"pagination"`
-		}{Airports: make([]airportJSON, len(airports)), Pagination: newPagination(page, limit, total)}
-		for i, a := range airports {
-			out.Airports[i] = airportJSON(a)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "airports", airports, func(a domain.Airport) airportJSON { return airportJSON(a) }, page, limit, total)
 		return nil
 	}
 }
@@ -84,14 +77,7 @@ func (s *Server) handleAirlines() handlerFunc {
 		q := r.URL.Query()
 		airlines, total := s.reference.Airlines(projections.AirlineFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
 			Name: q.Get("name"), Alliance: q.Get("alliance")}, page, limit)
-		out := struct {
-			Airlines   []airlineJSON `json:"airlines"`
-			Pagination pagination    `json:"pagination"`
-		}{Airlines: make([]airlineJSON, len(airlines)), Pagination: newPagination(page, limit, total)}
-		for i, a := range airlines {
-			out.Airlines[i] = airlineJSON(a)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "airlines", airlines, func(a domain.Airline) airlineJSON { return airlineJSON(a) }, page, limit, total)
 		return nil
 	}
 }
@@ -112,14 +98,9 @@ func (s *Server) handleCommodities() handlerFunc {
 			return err
 		}
 		items, total := s.reference.Commodities(f, page, limit)
-		out := struct {
-			Commodities []commodityJSON `json:"commodities"`
-			Pagination  pagination      `json:"pagination"`
-		}{Commodities: make([]commodityJSON, len(items)), Pagination: newPagination(page, limit, total)}
-		for i, c := range items {
-			out.Commodities[i] = commodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber}
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "commodities", items, func(c domain.KnownCommodity) commodityJSON {
+			return commodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber}
+		}, page, limit, total)
 		return nil
 	}
 }

@@ -129,3 +129,13 @@ type pagination struct {
 func newPagination(page, limit, total int) pagination {
 	return pagination{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit}
 }
+
+// writePage answers a page of a list as {<key>: [...], pagination}, each
+// item as toJSON makes it.
+func writePage[T, J any](w http.ResponseWriter, key string, items []T, toJSON func(T) J, page, limit, total int) {
+	out := make([]J, len(items))
+	for i, it := range items {
+		out[i] = toJSON(it)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: out, "pagination": newPagination(page, limit, total)})
+}
