@@ -35,6 +35,9 @@ type Config struct {
 	MaxBodyBytes     int64
 	RateLimits       [3]int // per organisation per minute, hour, day; 0 = none
 	Metering         bool
+	WebhookKey       string
+	WebhookPrivate   bool
+	WebhookSchedule  string
 	ShutdownTimeout  time.Duration
 	LogLevel         slog.Level
 }
@@ -95,6 +98,12 @@ var options = []option{
 		set: func(c *Config, v string) error { return setInt(&c.RateLimits[2], v, 0, 10_000_000) }},
 	{env: "CARGO_METERING", flag: "metering", def: "true", usage: "count requests for GET /api/usage and enforce rate limits",
 		set: func(c *Config, v string) error { return setBool(&c.Metering, v) }},
+	{env: "CARGO_WEBHOOK_KEY", flag: "webhook-key", def: "", secret: true, usage: "32 bytes in base64 that encrypt webhook secrets at rest; empty = a key generated once and kept in JetStream",
+		set: func(c *Config, v string) error { c.WebhookKey = v; return nil }},
+	{env: "CARGO_WEBHOOK_ALLOW_PRIVATE", flag: "webhook-allow-private", def: "false", usage: "allow webhook URLs on loopback, private and link-local addresses (tests, closed networks)",
+		set: func(c *Config, v string) error { return setBool(&c.WebhookPrivate, v) }},
+	{env: "CARGO_WEBHOOK_RETRY_SCHEDULE", flag: "webhook-retry-schedule", def: "5s,5m,30m,2h,5h,10h,14h,20h,24h", usage: "waits before each webhook retry; after the last a delivery is dead-lettered",
+		set: func(c *Config, v string) error { c.WebhookSchedule = v; return nil }},
 	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)

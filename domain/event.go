@@ -43,6 +43,10 @@ var decoders = map[string]func([]byte) (Event, error){
 	ReferenceChanged{}.EventType():          decoder[ReferenceChanged],
 	AuthorizationRecorded{}.EventType():     decoder[AuthorizationRecorded],
 	OrganizationRateLimitsSet{}.EventType(): decoder[OrganizationRateLimitsSet],
+	WebhookRegistered{}.EventType():         decoder[WebhookRegistered],
+	WebhookDeleted{}.EventType():            decoder[WebhookDeleted],
+	WebhookDisabled{}.EventType():           decoder[WebhookDisabled],
+	WebhookDeliveryAttempted{}.EventType():  decoder[WebhookDeliveryAttempted],
 	StockLow{}.EventType():                  decoder[StockLow],
 }
 

@@ -53,6 +53,14 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/commodities", s.api(s.handleCommodities())).Methods(http.MethodGet)
 	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference())).Methods(http.MethodPost)
 
+	r.Handle("/api/webhooks", s.api(s.handleCreateWebhook())).Methods(http.MethodPost)
+	r.Handle("/api/webhooks", s.api(s.handleListWebhooks())).Methods(http.MethodGet)
+	r.Handle("/api/webhooks/{id}", s.api(s.handleGetWebhook())).Methods(http.MethodGet)
+	r.Handle("/api/webhooks/{id}", s.api(s.handleDeleteWebhook())).Methods(http.MethodDelete)
+	r.Handle("/api/webhooks/{id}/deliveries", s.api(s.handleDeliveries())).Methods(http.MethodGet)
+	r.Handle("/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", s.api(s.handleRedeliver())).Methods(http.MethodPost)
+	r.Handle("/api/webhooks/{id}/ping", s.api(s.handlePing())).Methods(http.MethodPost)
+
 	r.Handle("/api/audit-logs", s.api(s.handleAuditLogs())).Methods(http.MethodGet)
 	r.Handle("/api/usage", s.api(s.handleUsage())).Methods(http.MethodGet)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/webhooks"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -41,11 +42,17 @@ type Server struct {
 	authLog   authRecorder
 	usage     *usageMeter
 	limiter   rateLimiter
-	tokens    *Tokens
-	responses *eventstore.Bucket // remembered responses to Idempotency-Key requests
-	ready     func() bool
-	dummyHash []byte
-	handler   http.Handler
+	webhooks  *projections.Webhooks
+	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
+	// server to render payloads.
+	dispatcher   *webhooks.Dispatcher
+	sealer       *webhooks.Sealer
+	webhookGuard webhooks.Guard
+	tokens       *Tokens
+	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	ready        func() bool
+	dummyHash    []byte
+	handler      http.Handler
 }
 
 // Deps are what the server works with.
@@ -62,6 +69,7 @@ type Deps struct {
 	Reference *projections.Reference
 	Audit     *projections.Audit
 	Usage     *eventstore.Bucket // request counts, shared by all replicas
+	Webhooks  *projections.Webhooks
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -71,7 +79,7 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now = time.Now
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
@@ -80,6 +88,12 @@ func New(opts Options, d Deps) *Server {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// UseWebhooks connects the webhook dispatcher (which renders payloads
+// through this server).
+func (s *Server) UseWebhooks(d *webhooks.Dispatcher) {
+	s.dispatcher, s.sealer, s.webhookGuard = d, d.Sealer, d.Guard
+}
 
 // Run does the server's background work, flushing usage counts, until ctx
 // ends; then it flushes them once more.

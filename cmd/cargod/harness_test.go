@@ -61,6 +61,9 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 		"CARGO_RATE_LIMIT_PER_MINUTE": "1000000",
 		"CARGO_RATE_LIMIT_PER_HOUR":   "10000000",
 		"CARGO_RATE_LIMIT_PER_DAY":    "10000000",
+		// Receivers run on loopback; retries come quickly.
+		"CARGO_WEBHOOK_ALLOW_PRIVATE":  "true",
+		"CARGO_WEBHOOK_RETRY_SCHEDULE": "100ms,100ms,100ms,100ms,100ms",
 	}
 	for k, v := range env {
 		vars[k] = v

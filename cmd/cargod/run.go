@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/webhooks"
 )
 
 // run starts the service and serves until ctx ends, then shuts down:
@@ -59,7 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit)
+	subscriptions := projections.NewWebhooks()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -95,8 +99,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateLimits: limits, Metering: cfg.Metering}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Tokens: tokens, Responses: responses, Ready: store.Connected,
+		Webhooks: subscriptions,
+		Tokens:   tokens, Responses: responses, Ready: store.Connected,
 	})
+	dispatcher, err := newDispatcher(ctx, store, cfg, log, subscriptions, api, commands.WebhookRecorder{H: cmds}, projector)
+	if err != nil {
+		return err
+	}
+	api.UseWebhooks(dispatcher)
+	wg.Add(1)
+	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -153,4 +166,39 @@ func loadTokens(ctx context.Context, store *eventstore.Store, cfg config.Config)
 		}
 	}
 	return httpapi.NewTokens(key, cfg.TokenIssuer, cfg.TokenTTL)
+}
+
+// newDispatcher sets up webhook delivery: its work queue, the key that
+// seals subscribers' secrets, and the retry schedule.
+func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Config, log *slog.Logger, subs *projections.Webhooks,
+	api *httpapi.Server, rec commands.WebhookRecorder, readers *projections.Projector) (*webhooks.Dispatcher, error) {
+	schedule, err := webhooks.ParseSchedule(cfg.WebhookSchedule)
+	if err != nil {
+		return nil, err
+	}
+	key, err := base64.StdEncoding.DecodeString(cfg.WebhookKey)
+	if err != nil {
+		return nil, fmt.Errorf("CARGO_WEBHOOK_KEY: %w", err)
+	}
+	if len(key) == 0 {
+		secrets, err := store.Bucket(ctx, "secrets", 0)
+		if err != nil {
+			return nil, err
+		}
+		fresh := make([]byte, 32)
+		rand.Read(fresh)
+		if key, err = secrets.Create(ctx, "webhook-key", fresh); err != nil {
+			return nil, err
+		}
+	}
+	sealer, err := webhooks.NewSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	queue, err := store.Queue(ctx, "webhooks")
+	if err != nil {
+		return nil, err
+	}
+	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: api.RenderWebhook, Recorder: rec, Readers: readers,
+		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 16}, nil
 }

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// receiver is a webhook endpoint that verifies every delivery with the
+// official Standard Webhooks library.
+type receiver struct {
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	verifier *standardwebhooks.Webhook
+	fail     int // answer 500 to this many deliveries first
+	status   int // answer this instead of 204, if set
+	got      []delivery
+	attempts map[string]int // webhook-id → deliveries seen
+}
+
+type delivery struct {
+	ID   string
+	Type string
+	Data map[string]any
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{t: t, attempts: map[string]int{}}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if rc.verifier == nil || rc.verifier.Verify(body, r.Header) != nil {
+			t.Errorf("a delivery does not verify: %v %s", r.Header, body)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		id := r.Header.Get("webhook-id")
+		rc.attempts[id]++
+		if rc.fail > 0 {
+			rc.fail--
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		if rc.status != 0 {
+			w.WriteHeader(rc.status)
+			return
+		}
+		var d delivery
+		json.Unmarshal(body, &d)
+		d.ID = id
+		rc.got = append(rc.got, d)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) trust(secret string, plain bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var err error
+	if plain {
+		rc.verifier, err = standardwebhooks.NewWebhookRaw([]byte(secret))
+	} else {
+		rc.verifier, err = standardwebhooks.NewWebhook(secret)
+	}
+	if err != nil {
+		rc.t.Fatal(err)
+	}
+}
+
+func (rc *receiver) received() []delivery {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]delivery(nil), rc.got...)
+}
+
+func (s *testServer) subscribe(t *testing.T, token string, rc *receiver, events []string, secret string) string {
+	body := map[string]any{"url": rc.srv.URL + "/hooks", "events": events}
+	if secret != "" {
+		body["secret"] = secret
+	}
+	var created struct {
+		WebhookID, Secret, URL string
+		Events                 []string
+		CreatedAt              time.Time
+	}
+	s.mustCreate(t, token, "/api/webhooks", body).json(t, &created)
+	if created.WebhookID == "" || created.URL != rc.srv.URL+"/hooks" || created.CreatedAt.IsZero() || len(created.Events) != len(events) {
+		t.Fatalf("registration = %+v", created)
+	}
+	switch {
+	case secret == "" && created.Secret == "":
+		t.Fatal("no generated secret returned")
+	case secret == "":
+		rc.trust(created.Secret, false)
+	case created.Secret != "":
+		t.Error("a chosen secret was echoed back")
+	}
+	return created.WebhookID
+}
+
+func TestWebhooksAreSignedAndScoped(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	mine := newReceiver(t)
+	s.subscribe(t, fwd, mine, []string{"quote.*"}, "")
+	// A plain-string secret, verified the documented way.
+	plain := newReceiver(t)
+	plain.trust("a plain shared secret", true)
+	s.subscribe(t, fwd, plain, []string{"quote.created"}, "a plain shared secret")
+	// Another forwarder must not hear of our quotes.
+	admin := s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "other-fwd", "name": "Other", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "other-fwd", "clientId": "other", "clientSecret": "other-secret-long"})
+	theirs := newReceiver(t)
+	s.subscribe(t, s.token(t, "other", "other-secret-long"), theirs, []string{"*"}, "")
+
+	q := createQuote(t, s, fwd, rfq())
+	got := eventually(t, "quote.created and quote.priced", mine.received, func(d []delivery) bool { return len(d) >= 2 })
+	if got[0].Type != "quote.created" || got[0].Data["id"] != q.ID || got[0].Data["status"] != "pending" ||
+		got[1].Type != "quote.priced" || got[1].Data["status"] != "priced" {
+		t.Errorf("deliveries = %+v", got)
+	}
+	eventually(t, "plain-secret delivery", plain.received, func(d []delivery) bool { return len(d) == 1 })
+	time.Sleep(300 * time.Millisecond)
+	if n := len(theirs.received()); n != 0 {
+		t.Errorf("another forwarder received %d of our events", n)
+	}
+}
+
+func TestWebhookRetriesWithTheSameID(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	rc.fail = 3 // down for the first three attempts
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	got := eventually(t, "the delivery", rc.received, func(d []delivery) bool { return len(d) == 1 })
+	rc.mu.Lock()
+	tries := rc.attempts[got[0].ID]
+	rc.mu.Unlock()
+	if tries != 4 {
+		t.Errorf("webhook-id %s came %d times, want 4 (3 failures, then the delivery)", got[0].ID, tries)
+	}
+	var log struct {
+		Deliveries []struct {
+			Status   string
+			Attempts []struct {
+				Attempt    int
+				StatusCode *int
+				Outcome    string
+				LatencyMs  int
+			}
+		}
+	}
+	eventually(t, "the delivery log", func() string {
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
+		if len(log.Deliveries) == 0 {
+			return ""
+		}
+		return log.Deliveries[0].Status
+	}, func(st string) bool { return st == "delivered" })
+	a := log.Deliveries[0].Attempts
+	if len(a) != 4 || a[0].Outcome != "retrying" || *a[0].StatusCode != 500 || a[3].Outcome != "delivered" || a[3].Attempt != 4 {
+		t.Errorf("attempts = %+v", a)
+	}
+	// A ping arrives too.
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusAccepted {
+		t.Fatalf("ping = %d %s", r.status, r.body)
+	}
+	eventually(t, "the ping", rc.received, func(d []delivery) bool { return len(d) == 2 && d[1].Type == "webhook.ping" })
+}
+
+func TestWebhookDeliveryAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s"})
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	rc.fail = 1
+	s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	eventually(t, "the first, failed attempt", func() int {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		return len(rc.attempts)
+	}, func(n int) bool { return n == 1 })
+	s.stop() // mid-retry
+
+	s = startServer(t, dir, map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s"})
+	got := eventually(t, "the delivery after the restart", rc.received, func(d []delivery) bool { return len(d) >= 1 })
+	time.Sleep(500 * time.Millisecond)
+	if got = rc.received(); len(got) != 1 || got[0].Type != "quote.created" {
+		t.Errorf("received %+v, want quote.created once", got)
+	}
+}
+
+func TestWebhookRegistration(t *testing.T) {
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
+	fwd := s.demoToken(t, "demo-forwarder")
+	tests := []struct {
+		name   string
+		body   map[string]any
+		fields string
+	}{
+		{"loopback", map[string]any{"url": "http://127.0.0.1/", "events": []string{"*"}}, "url:URL_NOT_ALLOWED"},
+		{"metadata", map[string]any{"url": "http://169.254.169.254/", "events": []string{"*"}}, "url:URL_NOT_ALLOWED"},
+		{"private", map[string]any{"url": "http://10.0.0.1/", "events": []string{"*"}}, "url:URL_NOT_ALLOWED"},
+		{"not http", map[string]any{"url": "ftp://x", "events": []string{"*"}}, "url:INVALID_FORMAT"},
+		{"unknown event", map[string]any{"url": "https://192.0.2.1/", "events": []string{"quote.exploded"}}, "events[0]:INVALID_VALUE"},
+		{"no events", map[string]any{"url": "https://192.0.2.1/"}, "events:REQUIRED"},
+		{"short secret", map[string]any{"url": "https://192.0.2.1/", "events": []string{"booking.*"}, "secret": "short"}, "secret:INVALID_FORMAT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkFields(t, s.do(t, request{method: "POST", path: "/api/webhooks", token: fwd, body: tt.body}), tt.fields)
+		})
+	}
+	// A public address with a pattern is fine; list, read and delete it.
+	var created struct{ WebhookID string }
+	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/hooks", "events": []string{"booking.*", "stock.low"}}).json(t, &created)
+	var list struct{ Webhooks []struct{ WebhookID, Status string } }
+	s.do(t, request{method: "GET", path: "/api/webhooks", token: fwd}).json(t, &list)
+	if len(list.Webhooks) != 1 || list.Webhooks[0].Status != "active" {
+		t.Errorf("list = %+v", list)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/webhooks/" + created.WebhookID, token: s.demoToken(t, "demo-airline-lh")}); r.status != 404 {
+		t.Errorf("another organisation reads the webhook: %d", r.status)
+	}
+	if r := s.do(t, request{method: "DELETE", path: "/api/webhooks/" + created.WebhookID, token: fwd}); r.status != 204 {
+		t.Errorf("delete = %d", r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/webhooks/" + created.WebhookID, token: fwd}); r.status != 404 {
+		t.Errorf("a deleted webhook = %d", r.status)
+	}
+}
+
+func TestGoneDisablesTheWebhook(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	rc.status = http.StatusGone
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	eventually(t, "the webhook disabled", func() string {
+		var w struct{ Status string }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: fwd}).json(t, &w)
+		return w.Status
+	}, func(st string) bool { return st == "disabled" })
+}

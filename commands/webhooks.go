@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func webhookAggregate(id string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: "webhook", ID: id}
+}
+
+// RegisterWebhook subscribes the caller's organisation to events. The
+// secret arrives sealed; urlAllowed vets the target.
+func (h *Handler) RegisterWebhook(ctx context.Context, m Meta, c domain.RegisterWebhook) (Result[domain.Webhook], error) {
+	c.WebhookID = m.DeriveID("webhook")
+	c.OrganizationID = m.Principal.OrganizationID
+	c.At = h.now().UTC()
+	return execute(ctx, h, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
+}
+
+// DeleteWebhook ends one of the caller's subscriptions (admins: any).
+func (h *Handler) DeleteWebhook(ctx context.Context, m Meta, id string) (Result[domain.Webhook], error) {
+	if !domain.ValidIdentifier(id) {
+		return Result[domain.Webhook]{}, domain.Errorf(domain.NotFound, "no such webhook")
+	}
+	org := m.Principal.OrganizationID
+	if m.Principal.Role == domain.RoleAdmin {
+		org = ""
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, webhookAggregate(id), m, domain.EvolveWebhook,
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, org, at) })
+}
+
+// WebhookRecorder records what webhook delivery learns, as the service.
+type WebhookRecorder struct{ H *Handler }
+
+var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
+
+// RecordDelivery appends an attempt; each delivery is an aggregate.
+func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
+	_, err := execute(ctx, r.H, eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(deliveryActor, commandID, ""),
+		func(s struct{}, _ domain.Event) struct{} { return s },
+		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
+	return err
+}
+
+// DisableWebhook stops a subscription whose receiver is gone.
+func (r WebhookRecorder) DisableWebhook(ctx context.Context, commandID, id, reason string) error {
+	at := r.H.now().UTC()
+	_, err := execute(ctx, r.H, webhookAggregate(id), NewMeta(deliveryActor, commandID, ""), domain.EvolveWebhook,
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDisableWebhook(w, reason, at) })
+	return err
+}

@@ -1,0 +1,218 @@
+package domain
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WebhookEvents is the catalogue of webhook event names. Names of
+// shipment operations are accepted already; they fire once those
+// operations exist.
+var WebhookEvents = []string{
+	"quote.created", "quote.priced", "quote.rejected", "quote.accepted",
+	"booking.created", "booking.confirmed", "booking.rejected", "booking.cancelled",
+	"stock.requested", "stock.replied", "stock.low",
+	"mawb.created", "hawb.created", "dgd.submitted", "csd.submitted", "placi.submitted",
+	"document.uploaded", "manifest.submitted", "shipment.status", "shipment.offloaded",
+}
+
+// WebhookEventOf names the webhook event of a stored event, or "".
+func WebhookEventOf(e Event) string {
+	switch e.(type) {
+	case QuoteRequested:
+		return "quote.created"
+	case QuotePriced:
+		return "quote.priced"
+	case QuoteRejected:
+		return "quote.rejected"
+	case QuoteAccepted:
+		return "quote.accepted"
+	case BookingRequested:
+		return "booking.created"
+	case BookingConfirmed:
+		return "booking.confirmed"
+	case BookingRejected:
+		return "booking.rejected"
+	case BookingCancelled:
+		return "booking.cancelled"
+	case StockRequested:
+		return "stock.requested"
+	case StockReplied:
+		return "stock.replied"
+	case StockLow:
+		return "stock.low"
+	}
+	return ""
+}
+
+// MatchesPattern reports whether an event name matches a subscription
+// pattern: the name itself, "<group>.*", or "*".
+func MatchesPattern(pattern, name string) bool {
+	if pattern == "*" || pattern == name {
+		return true
+	}
+	group, ok := strings.CutSuffix(pattern, ".*")
+	return ok && strings.HasPrefix(name, group+".")
+}
+
+// validPattern reports whether a pattern can match a catalogue name.
+func validPattern(p string) bool {
+	return slices.ContainsFunc(WebhookEvents, func(name string) bool { return MatchesPattern(p, name) }) &&
+		(p == "*" || slices.Contains(WebhookEvents, p) || strings.HasSuffix(p, ".*"))
+}
+
+// Webhook is a subscription of an organisation to events.
+type Webhook struct {
+	ID             string
+	OrganizationID string
+	URL            string
+	Events         []string
+	SealedSecret   []byte // encrypted: the secret is needed to sign
+	CreatedAt      time.Time
+	Deleted        bool
+	Disabled       bool // the receiver answered 410 Gone
+}
+
+// Wants reports whether the subscription takes an event name.
+func (w Webhook) Wants(name string) bool {
+	return !w.Deleted && !w.Disabled && slices.ContainsFunc(w.Events, func(p string) bool { return MatchesPattern(p, name) })
+}
+
+// WebhookRegistered records a new subscription.
+type WebhookRegistered struct {
+	WebhookID      string    `json:"webhookId"`
+	OrganizationID string    `json:"organizationId"`
+	URL            string    `json:"url"`
+	Events         []string  `json:"events"`
+	SealedSecret   []byte    `json:"sealedSecret"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+func (WebhookRegistered) EventType() string { return "WebhookRegistered" }
+
+// WebhookDeleted records a subscription ended by its organisation.
+type WebhookDeleted struct {
+	WebhookID string    `json:"webhookId"`
+	DeletedAt time.Time `json:"deletedAt"`
+}
+
+func (WebhookDeleted) EventType() string { return "WebhookDeleted" }
+
+// WebhookDisabled records a subscription stopped because its receiver
+// answered 410 Gone.
+type WebhookDisabled struct {
+	WebhookID  string    `json:"webhookId"`
+	Reason     string    `json:"reason"`
+	DisabledAt time.Time `json:"disabledAt"`
+}
+
+func (WebhookDisabled) EventType() string { return "WebhookDisabled" }
+
+// RegisterWebhook asks for a subscription; urlAllowed vets the target.
+type RegisterWebhook struct {
+	WebhookID      string
+	OrganizationID string
+	URL            string
+	Events         []string
+	SealedSecret   []byte
+	At             time.Time
+}
+
+// ValidateWebhook checks a registration's url and events; urlAllowed says
+// why a target is refused ("" when it is fine).
+func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) string) error {
+	var p Problems
+	u, err := url.Parse(rawURL)
+	switch {
+	case rawURL == "":
+		p.Add("url", CodeRequired, "is required")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
+	case len(rawURL) > 2000:
+		p.Add("url", CodeTooLong, "must be at most 2000 characters")
+	default:
+		if why := urlAllowed(u); why != "" {
+			p.Add("url", "URL_NOT_ALLOWED", "%s", why)
+		}
+	}
+	if len(events) == 0 {
+		p.Add("events", CodeRequired, "name at least one event, a pattern such as booking.*, or *")
+	} else if len(events) > 50 {
+		p.Add("events", CodeTooMany, "must have at most 50 items")
+	}
+	for i, e := range events {
+		if !validPattern(e) {
+			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%q is not a webhook event (see the catalogue) nor a pattern of one", e)
+		}
+	}
+	return p.Err()
+}
+
+// DecideRegisterWebhook records the subscription once.
+func DecideRegisterWebhook(w Webhook, c RegisterWebhook) ([]Event, error) {
+	if w.ID != "" {
+		return nil, Errorf(Conflict, "webhook %s already exists", c.WebhookID)
+	}
+	return []Event{WebhookRegistered{WebhookID: c.WebhookID, OrganizationID: c.OrganizationID, URL: c.URL,
+		Events: c.Events, SealedSecret: c.SealedSecret, CreatedAt: c.At}}, nil
+}
+
+// DecideDeleteWebhook ends one of an organisation's subscriptions.
+func DecideDeleteWebhook(w Webhook, orgID string, at time.Time) ([]Event, error) {
+	if w.ID == "" || w.Deleted || (orgID != "" && w.OrganizationID != orgID) {
+		return nil, Errorf(NotFound, "no such webhook")
+	}
+	return []Event{WebhookDeleted{WebhookID: w.ID, DeletedAt: at}}, nil
+}
+
+// DecideDisableWebhook stops a subscription whose receiver is gone.
+func DecideDisableWebhook(w Webhook, reason string, at time.Time) ([]Event, error) {
+	if w.ID == "" || w.Disabled || w.Deleted {
+		return nil, nil
+	}
+	return []Event{WebhookDisabled{WebhookID: w.ID, Reason: reason, DisabledAt: at}}, nil
+}
+
+// EvolveWebhook applies an event to a subscription.
+func EvolveWebhook(w Webhook, e Event) Webhook {
+	switch e := e.(type) {
+	case WebhookRegistered:
+		return Webhook{ID: e.WebhookID, OrganizationID: e.OrganizationID, URL: e.URL, Events: e.Events,
+			SealedSecret: e.SealedSecret, CreatedAt: e.CreatedAt}
+	case WebhookDeleted:
+		w.Deleted = true
+	case WebhookDisabled:
+		w.Disabled = true
+	}
+	return w
+}
+
+// Delivery outcomes.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryRetrying  = "retrying"
+	DeliveryDead      = "dead"
+)
+
+// WebhookDeliveryAttempted records one attempt to deliver an event to a
+// subscription: the message exchange of the audit log.
+type WebhookDeliveryAttempted struct {
+	DeliveryID string    `json:"deliveryId"`
+	WebhookID  string    `json:"webhookId"`
+	EventName  string    `json:"eventName"`
+	EventID    string    `json:"eventId"`
+	EventSeq   uint64    `json:"eventSequence"` // for redelivery
+	Attempt    int       `json:"attempt"`
+	StatusCode int       `json:"statusCode,omitempty"`
+	LatencyMs  int64     `json:"latencyMs"`
+	Error      string    `json:"error,omitempty"`
+	Outcome    string    `json:"outcome"` // delivered, retrying, dead
+	NextTryAt  time.Time `json:"nextTryAt,omitzero"`
+	At         time.Time `json:"at"`
+}
+
+func (WebhookDeliveryAttempted) EventType() string { return "WebhookDeliveryAttempted" }

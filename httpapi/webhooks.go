@@ -1,0 +1,257 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/webhooks"
+	"github.com/gorilla/mux"
+)
+
+type webhookRequest struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Secret string   `json:"secret"`
+}
+
+// webhookJSON is the spec's webhook response; the secret only when the
+// service generated it, once.
+type webhookJSON struct {
+	WebhookID string    `json:"webhookId"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	CreatedAt time.Time `json:"createdAt"`
+	Status    string    `json:"status"` // active, or disabled after a 410 Gone
+	Secret    string    `json:"secret,omitempty"`
+}
+
+func toWebhookJSON(w domain.Webhook) webhookJSON {
+	status := "active"
+	if w.Disabled {
+		status = "disabled"
+	}
+	return webhookJSON{WebhookID: w.ID, URL: w.URL, Events: w.Events, CreatedAt: w.CreatedAt, Status: status}
+}
+
+func (s *Server) handleCreateWebhook() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req webhookRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		err := domain.ValidateWebhook(req.URL, req.Events, s.webhookGuard.Check)
+		generated := req.Secret == ""
+		if generated {
+			req.Secret = webhooks.NewSecret()
+		} else if why := webhooks.ValidSecret(req.Secret); why != "" {
+			var p domain.Problems
+			if de, ok := err.(*domain.Error); ok {
+				p = de.Fields
+			}
+			p.Add("secret", domain.CodeInvalidFormat, "%s", why)
+			err = p.Err()
+		}
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.RegisterWebhook(r.Context(), meta(r), domain.RegisterWebhook{URL: req.URL, Events: req.Events,
+			SealedSecret: s.sealer.Seal(req.Secret)})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		out := toWebhookJSON(res.State)
+		if generated {
+			out.Secret = req.Secret
+		}
+		w.Header().Set("Location", "/api/webhooks/"+res.State.ID)
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+// ownWebhook is a subscription of the caller's organisation (any, for an
+// admin); others are not found.
+func (s *Server) ownWebhook(r *http.Request) (domain.Webhook, error) {
+	id := mux.Vars(r)["id"]
+	wh, ok := s.webhooks.Webhook(id)
+	p := principal(r.Context())
+	if !ok || wh.Deleted || (p.Role != domain.RoleAdmin && wh.OrganizationID != p.OrganizationID) {
+		return domain.Webhook{}, domain.Errorf(domain.NotFound, "no webhook %s", id)
+	}
+	return wh, nil
+}
+
+func (s *Server) handleListWebhooks() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		org := principal(r.Context()).OrganizationID
+		if principal(r.Context()).Role == domain.RoleAdmin {
+			org = ""
+		}
+		subs := s.webhooks.List(org)
+		out := struct {
+			Webhooks []webhookJSON `json:"webhooks"`
+		}{Webhooks: make([]webhookJSON, len(subs))}
+		for i, wh := range subs {
+			out.Webhooks[i] = toWebhookJSON(wh)
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+func (s *Server) handleGetWebhook() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		wh, err := s.ownWebhook(r)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, toWebhookJSON(wh))
+		return nil
+	}
+}
+
+func (s *Server) handleDeleteWebhook() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		wh, err := s.ownWebhook(r)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.DeleteWebhook(r.Context(), meta(r), wh.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+type attemptJSON struct {
+	Attempt    int        `json:"attempt"`
+	At         time.Time  `json:"at"`
+	StatusCode *int       `json:"statusCode"`
+	LatencyMs  int64      `json:"latencyMs"`
+	Error      *string    `json:"error"`
+	Outcome    string     `json:"outcome"`
+	NextTryAt  *time.Time `json:"nextTryAt"`
+}
+
+type deliveryJSON struct {
+	DeliveryID string        `json:"deliveryId"`
+	EventName  string        `json:"eventName"`
+	EventID    string        `json:"eventId"`
+	Status     string        `json:"status"`
+	Attempts   []attemptJSON `json:"attempts"`
+}
+
+// handleDeliveries is a subscription's delivery log: each attempt's time,
+// status code, latency and error.
+func (s *Server) handleDeliveries() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		wh, err := s.ownWebhook(r)
+		if err != nil {
+			return err
+		}
+		var p domain.Problems
+		page, limit := pageParams(r.URL.Query(), &p)
+		if err := p.Err(); err != nil {
+			return err
+		}
+		ds, total := s.webhooks.Deliveries(wh.ID, page, limit)
+		out := struct {
+			Deliveries []deliveryJSON `json:"deliveries"`
+			Pagination pagination     `json:"pagination"`
+		}{Deliveries: make([]deliveryJSON, len(ds)), Pagination: newPagination(page, limit, total)}
+		for i, d := range ds {
+			dj := deliveryJSON{DeliveryID: d.ID, EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]attemptJSON, len(d.Attempts))}
+			for k, a := range d.Attempts {
+				aj := attemptJSON{Attempt: a.Attempt, At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
+				if a.StatusCode != 0 {
+					aj.StatusCode = &a.StatusCode
+				}
+				if a.Error != "" {
+					aj.Error = &a.Error
+				}
+				if !a.NextTryAt.IsZero() {
+					aj.NextTryAt = &a.NextTryAt
+				}
+				dj.Attempts[k] = aj
+			}
+			out.Deliveries[i] = dj
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+type queuedJSON struct {
+	DeliveryID string `json:"deliveryId"`
+}
+
+func (s *Server) handleRedeliver() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		wh, err := s.ownWebhook(r)
+		if err != nil {
+			return err
+		}
+		d, ok := s.webhooks.Delivery(wh.ID, mux.Vars(r)["deliveryId"])
+		if !ok {
+			return domain.Errorf(domain.NotFound, "no delivery %s of webhook %s", mux.Vars(r)["deliveryId"], wh.ID)
+		}
+		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.EventSeq)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusAccepted, queuedJSON{DeliveryID: id})
+		return nil
+	}
+}
+
+func (s *Server) handlePing() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		wh, err := s.ownWebhook(r)
+		if err != nil {
+			return err
+		}
+		id, err := s.dispatcher.Ping(r.Context(), wh)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusAccepted, queuedJSON{DeliveryID: id})
+		return nil
+	}
+}
+
+// RenderWebhook is the data of a webhook delivery: the resource as the
+// API returns it to the subscribing organisation, and false when that
+// organisation may not see it.
+func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID string) (any, bool) {
+	o, ok := s.identity.Organization(orgID)
+	if !ok {
+		return nil, false
+	}
+	p := domain.Principal{Subject: "webhook", OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
+	switch rec.Aggregate.Type {
+	case "quote":
+		q, ok := s.quotes.Get(p, rec.Aggregate.ID)
+		return quoteJSON(q, p), ok
+	case "booking":
+		b, ok := s.bookings.Get(p, rec.Aggregate.ID)
+		return toBookingJSON(b), ok
+	case "stockrequest":
+		sr, ok := s.stock.Request(p, rec.Aggregate.ID)
+		return toStockRequestJSON(sr), ok
+	}
+	if low, ok := e.(domain.StockLow); ok {
+		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)
+		return low, visible
+	}
+	return nil, false
+}

@@ -1,0 +1,117 @@
+package projections
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// Delivery is one delivery of an event to a subscription, with every
+// attempt made.
+type Delivery struct {
+	ID        string
+	WebhookID string
+	EventName string
+	EventID   string
+	EventSeq  uint64
+	Status    string // the outcome of the last attempt
+	Attempts  []domain.WebhookDeliveryAttempted
+}
+
+// Webhooks is the read model of subscriptions and their delivery logs.
+type Webhooks struct {
+	mu         sync.RWMutex
+	subs       map[string]domain.Webhook
+	order      []string
+	deliveries map[string]*Delivery
+	byWebhook  map[string][]string // webhook → delivery ids, oldest first
+}
+
+// NewWebhooks returns an empty webhooks read model.
+func NewWebhooks() *Webhooks {
+	return &Webhooks{subs: map[string]domain.Webhook{}, deliveries: map[string]*Delivery{}, byWebhook: map[string][]string{}}
+}
+
+// Apply implements ReadModel.
+func (m *Webhooks) Apply(r eventstore.Record, e domain.Event) {
+	switch e := e.(type) {
+	case domain.WebhookRegistered, domain.WebhookDeleted, domain.WebhookDisabled:
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		id := r.Aggregate.ID
+		if _, ok := m.subs[id]; !ok {
+			m.order = append(m.order, id)
+		}
+		m.subs[id] = domain.EvolveWebhook(m.subs[id], e)
+	case domain.WebhookDeliveryAttempted:
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		d, ok := m.deliveries[e.DeliveryID]
+		if !ok {
+			d = &Delivery{ID: e.DeliveryID, WebhookID: e.WebhookID, EventName: e.EventName, EventID: e.EventID, EventSeq: e.EventSeq}
+			m.deliveries[e.DeliveryID] = d
+			m.byWebhook[e.WebhookID] = append(m.byWebhook[e.WebhookID], e.DeliveryID)
+		}
+		d.Status = e.Outcome
+		d.Attempts = append(d.Attempts, e)
+	}
+}
+
+// Webhook returns a subscription by id.
+func (m *Webhooks) Webhook(id string) (domain.Webhook, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	w, ok := m.subs[id]
+	return w, ok
+}
+
+// Matching returns the live subscriptions that want an event name.
+func (m *Webhooks) Matching(name string) []domain.Webhook {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []domain.Webhook
+	for _, id := range m.order {
+		if w := m.subs[id]; w.Wants(name) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// List returns an organisation's subscriptions (all for ""), not deleted.
+func (m *Webhooks) List(orgID string) []domain.Webhook {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []domain.Webhook
+	for _, id := range m.order {
+		if w := m.subs[id]; !w.Deleted && (orgID == "" || w.OrganizationID == orgID) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Deliveries returns one page of a subscription's deliveries, newest
+// first, and how many there are.
+func (m *Webhooks) Deliveries(webhookID string, page, limit int) ([]Delivery, int) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return pageOf(m.byWebhook[webhookID], true, func(id string) Delivery {
+		d := *m.deliveries[id]
+		d.Attempts = slices.Clone(d.Attempts)
+		return d
+	}, func(Delivery) bool { return true }, page, limit)
+}
+
+// Delivery returns one delivery of a subscription.
+func (m *Webhooks) Delivery(webhookID, id string) (Delivery, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	d, ok := m.deliveries[id]
+	if !ok || d.WebhookID != webhookID {
+		return Delivery{}, false
+	}
+	return *d, true
+}

@@ -1,0 +1,279 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/google/uuid"
+)
+
+// DefaultSchedule is how long to wait before each retry; after the last,
+// a delivery is dead-lettered.
+var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
+
+// Subscriptions is the read model of webhook subscriptions.
+type Subscriptions interface {
+	Webhook(id string) (domain.Webhook, bool)
+	Matching(name string) []domain.Webhook
+}
+
+// Render turns an event into the payload's data for a subscriber: the
+// resource as the API returns it to that organisation, and false when the
+// organisation may not see it.
+type Render func(rec eventstore.Record, e domain.Event, subscriber string) (any, bool)
+
+// Recorder appends what the dispatcher learns.
+type Recorder interface {
+	RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error
+	DisableWebhook(ctx context.Context, commandID, webhookID, reason string) error
+}
+
+// Waiter waits until the read models have applied a sequence.
+type Waiter interface {
+	WaitFor(ctx context.Context, seq uint64) error
+}
+
+// Dispatcher turns events into deliveries and delivers them.
+type Dispatcher struct {
+	Store    *eventstore.Store
+	Queue    *eventstore.Queue
+	Subs     Subscriptions
+	Render   Render
+	Recorder Recorder
+	Readers  Waiter
+	Sealer   *Sealer
+	Guard    Guard
+	Schedule []time.Duration
+	Log      *slog.Logger
+	Parallel int
+	client   *http.Client
+}
+
+// job is one delivery waiting in the queue.
+type job struct {
+	DeliveryID string          `json:"deliveryId"`
+	WebhookID  string          `json:"webhookId"`
+	EventName  string          `json:"eventName"`
+	EventID    string          `json:"eventId"`
+	EventSeq   uint64          `json:"eventSequence"`
+	Body       json.RawMessage `json:"body"`
+}
+
+var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
+
+// Run dispatches events and sends deliveries until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
+	d.client = &http.Client{
+		Timeout:   15 * time.Second,
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 16, Proxy: nil},
+		// A redirect is an answer, not an instruction: it is not followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := d.Queue.Work(ctx, d.Parallel, d.send); err != nil && ctx.Err() == nil {
+			d.Log.Error("webhook senders stopped", "err", err)
+		}
+	}()
+	err := d.Store.Consume(ctx, "webhooks", nil, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
+		func(rec eventstore.Record, err error) {
+			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
+		})
+	if err != nil && ctx.Err() == nil {
+		d.Log.Error("webhook dispatcher stopped", "err", err)
+	}
+	<-done
+}
+
+// dispatch queues one delivery per subscription that wants the event and
+// may see it. Delivery ids follow from subscription and event, so a
+// redelivered event queues nothing twice.
+func (d *Dispatcher) dispatch(ctx context.Context, rec eventstore.Record) error {
+	e, err := domain.DecodeEvent(rec.Type, rec.Data)
+	if err != nil {
+		return nil // not an event this version knows: nothing to deliver
+	}
+	name := domain.WebhookEventOf(e)
+	if name == "" {
+		return nil
+	}
+	if err := d.Readers.WaitFor(ctx, rec.Sequence); err != nil {
+		return err
+	}
+	for _, w := range d.Subs.Matching(name) {
+		data, ok := d.Render(rec, e, w.OrganizationID)
+		if !ok {
+			continue
+		}
+		id := uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String()
+		if err := d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence},
+			rec.OccurredAt, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any) error {
+	body, err := json.Marshal(struct {
+		Type      string    `json:"type"`
+		Timestamp time.Time `json:"timestamp"`
+		Data      any       `json:"data"`
+	}{j.EventName, at.UTC(), data})
+	if err != nil {
+		return err
+	}
+	j.Body = body
+	raw, _ := json.Marshal(j)
+	return d.Queue.Put(ctx, j.DeliveryID, raw)
+}
+
+// Ping queues a test delivery to a subscription; it returns its id.
+func (d *Dispatcher) Ping(ctx context.Context, w domain.Webhook) (string, error) {
+	id := uuid.NewString()
+	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: "webhook.ping"}, time.Now(),
+		map[string]string{"webhookId": w.ID, "message": "ping from Cargostream"})
+}
+
+// Redeliver queues an earlier delivery again, under a new delivery id,
+// with the resource as it is now.
+func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID string, eventSeq uint64) (string, error) {
+	if eventSeq == 0 { // a ping
+		return d.Ping(ctx, w)
+	}
+	var rec eventstore.Record
+	err := d.Store.Read(ctx, nil, eventSeq, eventSeq, func(r eventstore.Record) error { rec = r; return nil })
+	if err != nil || rec.Sequence == 0 {
+		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %v", deliveryID, err)
+	}
+	e, err := domain.DecodeEvent(rec.Type, rec.Data)
+	if err != nil {
+		return "", err
+	}
+	data, ok := d.Render(rec, e, w.OrganizationID)
+	if !ok {
+		return "", domain.Errorf(domain.NotFound, "the resource of that delivery is no longer visible to you")
+	}
+	id := uuid.NewString()
+	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: domain.WebhookEventOf(e), EventID: rec.EventID, EventSeq: eventSeq},
+		rec.OccurredAt, data)
+}
+
+// send makes one delivery attempt and records it.
+func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Outcome {
+	var j job
+	if err := json.Unmarshal(qj.Data, &j); err != nil {
+		d.Log.Error("unreadable webhook job dropped", "id", qj.ID, "err", err)
+		return eventstore.JobDone
+	}
+	w, ok := d.Subs.Webhook(j.WebhookID)
+	if !ok || w.Deleted || w.Disabled {
+		return eventstore.JobDone // nobody to deliver to any more
+	}
+	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, EventName: j.EventName,
+		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: qj.Attempt}
+	start := time.Now()
+	status, retryAfter, err := d.post(ctx, w, j)
+	if err != nil && ctx.Err() != nil {
+		return eventstore.RetryIn(time.Second) // cut short by shutdown: no attempt to record
+	}
+	attempt.At, attempt.StatusCode, attempt.LatencyMs = time.Now().UTC(), status, time.Since(start).Milliseconds()
+	if err != nil {
+		attempt.Error = err.Error()
+	}
+	out := eventstore.JobDone
+	switch {
+	case status >= 200 && status < 300:
+		attempt.Outcome = domain.DeliveryDelivered
+	case status == http.StatusGone:
+		attempt.Outcome = domain.DeliveryDead
+		if err := d.Recorder.DisableWebhook(context.WithoutCancel(ctx), "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone"); err != nil {
+			d.Log.Error("webhook not disabled", "webhook", w.ID, "err", err)
+		}
+	case qj.Attempt > len(d.Schedule):
+		attempt.Outcome = domain.DeliveryDead
+	default:
+		delay := jitter(d.Schedule[qj.Attempt-1])
+		if retryAfter > 0 {
+			delay = retryAfter
+		}
+		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
+		out = eventstore.RetryIn(delay)
+	}
+	// The attempt happened: record it even while shutting down.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := d.Recorder.RecordDelivery(rctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(qj.Attempt), attempt); err != nil {
+		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)
+	}
+	return out
+}
+
+// post sends the delivery, signed; it returns the status (0 when there
+// was no answer) and a Retry-After the receiver asked for.
+func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, time.Duration, error) {
+	secret, err := d.Sealer.Open(w.SealedSecret)
+	if err != nil {
+		return 0, 0, fmt.Errorf("the secret cannot be opened: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, strings.NewReader(string(j.Body)))
+	if err != nil {
+		return 0, 0, err
+	}
+	ts := time.Now().Unix()
+	msgID := "msg_" + j.DeliveryID // the same on every retry
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Cargostream-Webhooks/1")
+	req.Header.Set("webhook-id", msgID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("webhook-signature", Sign(secret, msgID, ts, j.Body))
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	var retryAfter time.Duration
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			retryAfter = min(time.Duration(secs)*time.Second, 24*time.Hour)
+		}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		err = fmt.Errorf("the receiver answered %s", resp.Status)
+	}
+	return resp.StatusCode, retryAfter, err
+}
+
+// jitter spreads a delay by up to a fifth either way, so retries of many
+// deliveries do not arrive together.
+func jitter(d time.Duration) time.Duration {
+	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
+}
+
+// ParseSchedule reads a retry schedule such as "5s,5m,30m".
+func ParseSchedule(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("retry schedule %q: %q is not a positive duration", s, part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

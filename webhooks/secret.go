@@ -1,0 +1,98 @@
+// Package webhooks delivers events to subscribers' URLs: signed per the
+// Standard Webhooks specification, retried with backoff until delivered
+// or dead-lettered, from a durable work queue shared by all replicas.
+package webhooks
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// NewSecret returns a new signing secret: whsec_ and 32 random bytes in
+// base64, the form Standard Webhooks libraries take.
+func NewSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// ValidSecret says what is wrong with a secret a subscriber chose, or "".
+// A whsec_ secret must carry 24 to 64 bytes; any other string of 16 to
+// 128 characters is used as it is (see the README for verifying those).
+func ValidSecret(s string) string {
+	if rest, ok := strings.CutPrefix(s, "whsec_"); ok {
+		b, err := base64.StdEncoding.DecodeString(rest)
+		if err != nil || len(b) < 24 || len(b) > 64 {
+			return "a whsec_ secret must be whsec_ and 24 to 64 bytes in base64"
+		}
+		return ""
+	}
+	if len(s) < 16 || len(s) > 128 {
+		return "must be whsec_<base64>, or a plain string of 16 to 128 characters"
+	}
+	return ""
+}
+
+// key is the HMAC key of a secret: the decoded bytes of a whsec_ secret,
+// or the bytes of a plain one.
+func key(secret string) []byte {
+	if rest, ok := strings.CutPrefix(secret, "whsec_"); ok {
+		if b, err := base64.StdEncoding.DecodeString(rest); err == nil {
+			return b
+		}
+	}
+	return []byte(secret)
+}
+
+// Sign is the webhook-signature header of a message: v1, and the base64
+// HMAC-SHA256 of "id.timestamp.body".
+func Sign(secret, id string, timestamp int64, body []byte) string {
+	mac := hmac.New(sha256.New, key(secret))
+	mac.Write([]byte(id + "." + strconv.FormatInt(timestamp, 10) + "."))
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// Sealer encrypts secrets for storage (AES-256-GCM): the service must be
+// able to sign with them, so they cannot be hashed.
+type Sealer struct{ aead cipher.AEAD }
+
+// NewSealer takes a 32-byte key.
+func NewSealer(k []byte) (*Sealer, error) {
+	if len(k) != 32 {
+		return nil, errors.New("webhooks: the secret key must be 32 bytes")
+	}
+	block, err := aes.NewCipher(k)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Sealer{aead: aead}, nil
+}
+
+// Seal encrypts a secret.
+func (s *Sealer) Seal(secret string) []byte {
+	nonce := make([]byte, s.aead.NonceSize())
+	rand.Read(nonce)
+	return s.aead.Seal(nonce, nonce, []byte(secret), nil)
+}
+
+// Open decrypts a sealed secret.
+func (s *Sealer) Open(sealed []byte) (string, error) {
+	n := s.aead.NonceSize()
+	if len(sealed) < n {
+		return "", errors.New("webhooks: sealed secret too short")
+	}
+	b, err := s.aead.Open(nil, sealed[:n], sealed[n:], nil)
+	return string(b), err
+}
