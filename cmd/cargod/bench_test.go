@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -174,5 +175,56 @@ func waitFor(b *testing.B, client *http.Client, url, token, want string) {
 			b.Fatalf("%s never showed %s", url, want)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// BenchmarkWebhookFanOut files 1,000 RFQs with three subscribers to
+// quote.created on a loopback receiver, and reports deliveries per second
+// and the p99 from the event to its delivery. Run with -benchtime 1x.
+func BenchmarkWebhookFanOut(b *testing.B) {
+	const events, subscribers = 1000, 3
+	for range b.N {
+		b.StopTimer()
+		s, tok, client := benchServer(b, "CARGO_WEBHOOK_ALLOW_PRIVATE", "true")
+		var mu sync.Mutex
+		var latencies []time.Duration
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var p struct{ Timestamp time.Time }
+			json.NewDecoder(r.Body).Decode(&p)
+			mu.Lock()
+			latencies = append(latencies, time.Since(p.Timestamp))
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		for range subscribers {
+			body, _ := json.Marshal(map[string]any{"url": recv.URL, "events": []string{"quote.created"}})
+			send(b, client, "POST", s.base+"/api/webhooks", tok, body, http.StatusCreated)
+		}
+		rfqBody, _ := json.Marshal(rfq())
+		b.StartTimer()
+		start := time.Now()
+		for range events {
+			send(b, client, "POST", s.base+"/api/quotes", tok, rfqBody, http.StatusCreated)
+		}
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			mu.Lock()
+			n := len(latencies)
+			mu.Unlock()
+			if n >= events*subscribers {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of %d deliveries after 2 minutes", n, events*subscribers)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		recv.Close()
+		slices.Sort(latencies)
+		b.ReportMetric(float64(events*subscribers)/elapsed.Seconds(), "deliveries/s")
+		b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
 	}
 }

@@ -227,7 +227,9 @@ func TestWebhookRegistration(t *testing.T) {
 	// A public address with a pattern is fine; list, read and delete it.
 	var created struct{ WebhookID string }
 	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/hooks", "events": []string{"booking.*", "stock.low"}}).json(t, &created)
-	var list struct{ Webhooks []struct{ WebhookID, Status string } }
+	var list struct {
+		Webhooks []struct{ WebhookID, Status string }
+	}
 	s.do(t, request{method: "GET", path: "/api/webhooks", token: fwd}).json(t, &list)
 	if len(list.Webhooks) != 1 || list.Webhooks[0].Status != "active" {
 		t.Errorf("list = %+v", list)
