@@ -57,11 +57,26 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	return q, nil
 }
 
-// Put adds a job; a job with the same id within a day is not added again.
-func (q *Queue) Put(ctx context.Context, id string, data []byte) error {
-	_, err := q.s.js.PublishMsg(ctx, &nats.Msg{Subject: q.subject, Data: data}, jetstream.WithMsgID(id))
-	if err != nil {
-		return fmt.Errorf("eventstore: queue put %s: %w", id, err)
+// Put adds jobs, by id; a job whose id was put within a day is not added
+// again. The jobs are published together and Put returns once the server
+// has stored every one.
+func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
+	acks := make([]jetstream.PubAckFuture, 0, len(jobs))
+	for id, data := range jobs {
+		f, err := q.s.js.PublishMsgAsync(&nats.Msg{Subject: q.subject, Data: data}, jetstream.WithMsgID(id))
+		if err != nil {
+			return fmt.Errorf("eventstore: queue put %s: %w", id, err)
+		}
+		acks = append(acks, f)
+	}
+	for _, f := range acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("eventstore: queue put: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return nil
 }

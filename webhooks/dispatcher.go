@@ -114,32 +114,47 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec eventstore.Record) error 
 	if err := d.Readers.WaitFor(ctx, rec.Sequence); err != nil {
 		return err
 	}
+	jobs := map[string][]byte{}
 	for _, w := range d.Subs.Matching(name) {
 		data, ok := d.Render(rec, e, w.OrganizationID)
 		if !ok {
 			continue
 		}
 		id := uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String()
-		if err := d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence},
-			rec.OccurredAt, data); err != nil {
+		raw, err := encodeJob(job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence}, rec.OccurredAt, data)
+		if err != nil {
 			return err
 		}
+		jobs[id] = raw
 	}
-	return nil
+	if len(jobs) == 0 {
+		return nil
+	}
+	return d.Queue.Put(ctx, jobs)
 }
 
-func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any) error {
+// encodeJob is a queued delivery: the job with its body, fixed now so
+// that every retry sends the same bytes.
+func encodeJob(j job, at time.Time, data any) ([]byte, error) {
 	body, err := json.Marshal(struct {
 		Type      string    `json:"type"`
 		Timestamp time.Time `json:"timestamp"`
 		Data      any       `json:"data"`
 	}{j.EventName, at.UTC(), data})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	j.Body = body
-	raw, _ := json.Marshal(j)
-	return d.Queue.Put(ctx, j.DeliveryID, raw)
+	return json.Marshal(j)
+}
+
+// enqueue queues one delivery.
+func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any) error {
+	raw, err := encodeJob(j, at, data)
+	if err != nil {
+		return err
+	}
+	return d.Queue.Put(ctx, map[string][]byte{j.DeliveryID: raw})
 }
 
 // Ping queues a test delivery to a subscription; it returns its id.
