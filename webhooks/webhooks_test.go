@@ -1,0 +1,112 @@
+package webhooks
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+func TestSignVerifiesWithTheOfficialLibrary(t *testing.T) {
+	body := []byte(`{"type":"quote.created"}`)
+	ts := time.Now().Unix()
+	generated := NewSecret()
+	for _, tt := range []struct {
+		secret string
+		lib    func() (*standardwebhooks.Webhook, error)
+	}{
+		{generated, func() (*standardwebhooks.Webhook, error) { return standardwebhooks.NewWebhook(generated) }},
+		{"a plain shared secret", func() (*standardwebhooks.Webhook, error) {
+			return standardwebhooks.NewWebhookRaw([]byte("a plain shared secret"))
+		}},
+	} {
+		wh, err := tt.lib()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		h.Set("webhook-id", "msg_1")
+		h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+		h.Set("webhook-signature", Sign(tt.secret, "msg_1", ts, body))
+		if err := wh.Verify(body, h); err != nil {
+			t.Errorf("secret %.10s…: %v", tt.secret, err)
+		}
+		h.Set("webhook-signature", Sign(tt.secret, "msg_2", ts, body))
+		if wh.Verify(body, h) == nil {
+			t.Error("a signature for another id verified")
+		}
+	}
+}
+
+func TestValidSecret(t *testing.T) {
+	for _, tt := range []struct {
+		secret string
+		ok     bool
+	}{
+		{NewSecret(), true},
+		{"whsec_c2hvcnQ=", false}, // 5 bytes
+		{"whsec_!!!", false},
+		{"sixteen chars ok", true},
+		{"short", false},
+	} {
+		if got := ValidSecret(tt.secret) == ""; got != tt.ok {
+			t.Errorf("ValidSecret(%q) = %v", tt.secret, got)
+		}
+	}
+}
+
+func TestGuard(t *testing.T) {
+	g := Guard{}
+	for _, tt := range []struct {
+		url     string
+		allowed bool
+	}{
+		{"http://127.0.0.1/", false},
+		{"http://[::1]:8080/", false},
+		{"http://169.254.169.254/latest/meta-data", false},
+		{"http://10.0.0.1/", false},
+		{"http://192.168.1.1/", false},
+		{"http://100.64.0.1/", false},
+		{"ftp://192.0.2.1/", false},
+		{"https://192.0.2.1/hooks", true},
+	} {
+		u, _ := url.Parse(tt.url)
+		if got := g.Check(u) == ""; got != tt.allowed {
+			t.Errorf("Check(%s) allowed = %v", tt.url, got)
+		}
+	}
+	if err := g.control("tcp", "127.0.0.1:80", nil); err == nil {
+		t.Error("a connection to loopback was allowed")
+	}
+	if err := (Guard{AllowPrivate: true}).control("tcp", "127.0.0.1:80", nil); err != nil {
+		t.Errorf("AllowPrivate: %v", err)
+	}
+}
+
+func TestScheduleSealerJitter(t *testing.T) {
+	if s, err := ParseSchedule("5s, 5m,2h"); err != nil || len(s) != 3 || s[1] != 5*time.Minute {
+		t.Errorf("ParseSchedule = %v, %v", s, err)
+	}
+	if _, err := ParseSchedule("5s,soon"); err == nil {
+		t.Error("a bad schedule was accepted")
+	}
+	s, err := NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := s.Seal("whsec_secret")
+	if got, err := s.Open(sealed); err != nil || got != "whsec_secret" || string(sealed) == "whsec_secret" {
+		t.Errorf("round trip = %q, %v", got, err)
+	}
+	if _, err := NewSealer([]byte("short")); err == nil {
+		t.Error("a short key was accepted")
+	}
+	for range 100 {
+		if d := jitter(time.Second); d < 800*time.Millisecond || d > 1200*time.Millisecond {
+			t.Fatalf("jitter(1s) = %s", d)
+		}
+	}
+}
