@@ -104,7 +104,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		}
 		return nil
 	}
-	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}, Body: rec.keep.Bytes()}
+	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}, Body: withoutSecret(rec.keep.Bytes())}
 	for _, h := range replayedHeaders {
 		if v := w.Header().Values(h); len(v) > 0 {
 			done.Header[h] = v
@@ -148,4 +148,19 @@ func (s *Server) takeKey(ctx context.Context, storeKey, reqHash string) (bool, s
 func hexHash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// withoutSecret drops a top-level "secret" from a JSON object: a webhook's
+// generated secret is shown once and never stored, so a replay omits it.
+func withoutSecret(body []byte) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil || obj["secret"] == nil {
+		return body
+	}
+	delete(obj, "secret")
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return body
+	}
+	return append(out, '\n')
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/webhooks"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/crypto/bcrypt"
@@ -137,7 +139,8 @@ func TestOpenAPIComponentSchemasCompile(t *testing.T) {
 }
 
 // schemaSite is a "schema" in the document outside components/schemas:
-// of a request body, response, parameter or header.
+// of a request body, response, parameter or header, of an operation or of
+// a webhook delivery.
 type schemaSite struct {
 	ptr     string // of the schema
 	example any    // the example beside it, if any
@@ -164,6 +167,7 @@ func schemaSites(doc map[string]any) []schemaSite {
 		}
 	}
 	walk(doc["paths"], []string{"paths"})
+	walk(doc["webhooks"], []string{"webhooks"})
 	components := doc["components"].(map[string]any)
 	for _, kind := range []string{"parameters", "headers", "responses", "requestBodies"} {
 		walk(components[kind], []string{"components", kind})
@@ -285,7 +289,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, tag := range doc["tags"].([]any) {
 		tags = append(tags, tag.(map[string]any)["name"].(string))
 	}
-	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "reference-data-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "reference-data-v1", "webhooks-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
 		t.Errorf("tags = %v, want %v", tags, want)
 	}
 	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
@@ -427,6 +431,48 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 	}
 }
 
+// TestOpenAPIWebhookEvents checks the documented event names and
+// subscription patterns against the catalogue: every name, every group
+// pattern and "*" are accepted, and nothing else is listed.
+func TestOpenAPIWebhookEvents(t *testing.T) {
+	doc := openAPIDoc(t)
+	enum := func(schema string) []string {
+		v, _ := lookup(doc, pointer("components", "schemas", schema, "enum"))
+		var out []string
+		for _, s := range v.([]any) {
+			out = append(out, s.(string))
+		}
+		return out
+	}
+	names := append(slices.Clone(domain.WebhookEvents), "webhook.ping")
+	if got := enum("WebhookEventName"); !slices.Equal(got, names) {
+		t.Errorf("WebhookEventName enum = %v, want the catalogue and webhook.ping, %v", got, names)
+	}
+	patterns := []string{"*"}
+	for _, name := range domain.WebhookEvents {
+		group, _, _ := strings.Cut(name, ".")
+		if !slices.Contains(patterns, group+".*") {
+			patterns = append(patterns, group+".*")
+		}
+		patterns = append(patterns, name)
+	}
+	got := enum("WebhookEventPattern")
+	if !slices.Equal(got, patterns) {
+		t.Errorf("WebhookEventPattern enum = %v, want %v", got, patterns)
+	}
+	anyURL := func(*url.URL) string { return "" }
+	for _, p := range got {
+		if err := domain.ValidateWebhook("https://192.0.2.1/", []string{p}, anyURL); err != nil {
+			t.Errorf("documented pattern %q is refused: %v", p, err)
+		}
+	}
+	for _, p := range []string{"webhook.ping", "quote", "quote.", "q.*", "**", "quote.*.created"} {
+		if domain.ValidateWebhook("https://192.0.2.1/", []string{p}, anyURL) == nil {
+			t.Errorf("%q is accepted but not documented", p)
+		}
+	}
+}
+
 // TestOpenAPIMatchesGoTypes compares the properties of schemas with the
 // JSON fields of the Go types they describe. For responses, a field
 // without omitempty is always written, so it must be required; the others
@@ -485,6 +531,12 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "Usage", goType: usageJSON{}, response: true},
 		{schema: "SetRateLimits", goType: rateLimitsJSON{}},
 		{schema: "RateLimits", goType: rateLimitsJSON{}, response: true},
+		{schema: "WebhookRequest", goType: webhookRequest{}},
+		{schema: "Webhook", goType: webhookJSON{}, response: true},
+		{schema: "WebhookDelivery", goType: deliveryJSON{}, response: true},
+		{schema: "WebhookDeliveryAttempt", goType: attemptJSON{}, response: true},
+		{schema: "WebhookQueued", goType: queuedJSON{}, response: true},
+		{schema: "WebhookStockLow", goType: domain.StockLow{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -616,7 +668,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	identity, quotes, audit, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewAudit(), builtinReference()
 	flights, rates, bookings, stock := projections.NewFlights(), projections.NewRates(), projections.NewBookings(), projections.NewAWBStock()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit)
+	hooks := projections.NewWebhooks()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, hooks)
 	projected := make(chan struct{})
 	go func() { defer close(projected); projector.Run(ctx) }()
 	t.Cleanup(func() { <-projected }) // before the store closes
@@ -627,13 +680,26 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	s := New(Options{MaxBodyBytes: maxBody, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Tokens: tokens, Responses: responses,
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Tokens: tokens, Responses: responses,
 		Ready: func() bool { return connected },
 	})
 	// One instant for the rate limiter, so that no window ends mid-test.
 	limiterNow := time.Now()
 	s.limiter.now = func() time.Time { return limiterNow }
 	handler := http.Handler(s)
+
+	// Webhook delivery as the service sets it up, without the senders: the
+	// deliveries that ping and redeliver queue stay in the queue. The SSRF
+	// guard is on; the test's targets are public addresses (TEST-NET).
+	queue, err := store.Queue(ctx, "webhooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := webhooks.NewSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.UseWebhooks(&webhooks.Dispatcher{Store: store, Queue: queue, Subs: hooks, Render: s.RenderWebhook, Sealer: sealer, Guard: webhooks.Guard{}})
 
 	// Organisations: acme, and one limited to a request a minute, hour and
 	// day. Their writes are in the audit log.
@@ -722,7 +788,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		}
 		return http.Header{"Authorization": {"Bearer " + tok}}
 	}
-	forwarder := bearer(domain.Principal{Subject: "client:acme-tms", OrganizationID: "acme", Role: domain.RoleForwarder})
+	forwarderPrincipal := domain.Principal{Subject: "client:acme-tms", OrganizationID: "acme", Role: domain.RoleForwarder}
+	forwarder := bearer(forwarderPrincipal)
 	airline := bearer(domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"})
 	otherAirline := bearer(domain.Principal{Subject: "client:ek", OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK", AWBPrefix: "176"})
 	admin := bearer(domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin})
@@ -734,6 +801,54 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		return h
 	}
 	big := `{"x":"` + strings.Repeat("x", maxBody) + `"}`
+
+	// Webhooks of acme: one with a delivery log, one to delete, one its
+	// receiver disabled with a 410. The log has a delivery retried until
+	// delivered, a dead one of a stock request acme filed (so that it can
+	// be redelivered), a ping, and one of an event no subscriber may see.
+	register := func(events ...string) string {
+		t.Helper()
+		res, err := cmds.RegisterWebhook(ctx, commands.NewMeta(forwarderPrincipal, "", ""), domain.RegisterWebhook{URL: "https://192.0.2.1/hooks",
+			Events: events, SealedSecret: sealer.Seal(webhooks.NewSecret())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := projector.WaitFor(ctx, res.Sequence); err != nil {
+			t.Fatal(err)
+		}
+		return res.State.ID
+	}
+	acmeHook, doomedHook, goneHook := register("quote.*", "stock.*"), register("*"), register("booking.confirmed")
+	hooks.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "webhook", ID: goneHook}},
+		domain.WebhookDisabled{WebhookID: goneHook, Reason: "the receiver answered 410 Gone", DisabledAt: created})
+	requestedStock, validity := 10, 6
+	filed, err := cmds.RequestStock(ctx, commands.NewMeta(forwarderPrincipal, "", ""), domain.RequestStock{AirlinePrefix: "020",
+		RequestedStock: &requestedStock, ValidityPeriod: &validity}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, filed.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	const retriedDelivery, deadDelivery, pingDelivery, hiddenDelivery = "6a1f0c8e-2b7d-5e4a-9c3f-1d2e3f4a5b6c", "7b2a1d9f-3c8e-5f5b-8d4a-2e3f4a5b6c7d",
+		"0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a", "1e2d3c4b-5a69-5788-9aab-bccddeeff001"
+	for _, a := range []domain.WebhookDeliveryAttempted{
+		{DeliveryID: retriedDelivery, EventName: "quote.created", EventID: "e1", EventSeq: 1, Attempt: 1, LatencyMs: 10003,
+			Error: "dial tcp 192.0.2.1:443: i/o timeout", Outcome: domain.DeliveryRetrying, NextTryAt: created.Add(5 * time.Second), At: created},
+		{DeliveryID: retriedDelivery, EventName: "quote.created", EventID: "e1", EventSeq: 1, Attempt: 2, StatusCode: 500, LatencyMs: 212,
+			Error: "the receiver answered 500 Internal Server Error", Outcome: domain.DeliveryRetrying, NextTryAt: created.Add(5 * time.Minute), At: created.Add(6 * time.Second)},
+		{DeliveryID: retriedDelivery, EventName: "quote.created", EventID: "e1", EventSeq: 1, Attempt: 3, StatusCode: 204, LatencyMs: 87,
+			Outcome: domain.DeliveryDelivered, At: created.Add(5 * time.Minute)},
+		{DeliveryID: deadDelivery, EventName: "stock.requested", EventID: "e2", EventSeq: filed.Sequence, Attempt: 10, StatusCode: 503, LatencyMs: 15000,
+			Error: "the receiver answered 503 Service Unavailable", Outcome: domain.DeliveryDead, At: created.Add(time.Hour)},
+		{DeliveryID: pingDelivery, EventName: "webhook.ping", Attempt: 1, StatusCode: 200, LatencyMs: 64, Outcome: domain.DeliveryDelivered, At: created},
+		{DeliveryID: hiddenDelivery, EventName: "quote.created", EventID: "e3", EventSeq: limited.Sequence, Attempt: 1, StatusCode: 204,
+			Outcome: domain.DeliveryDelivered, At: created},
+	} {
+		a.WebhookID = acmeHook
+		hooks.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "delivery", ID: a.DeliveryID}}, a)
+	}
+	hookPath := "/api/webhooks/" + acmeHook
 
 	type liveTest = struct {
 		name        string
@@ -975,6 +1090,85 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "import too large", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}", header: admin,
 			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n" + strings.Repeat("EDDF,FRA,Frankfurt Airport,Frankfurt,DE,Europe/Berlin\n", 30), status: 413},
 
+		{name: "register a webhook", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"https://192.0.2.1/hooks","events":["booking.*","stock.low"]}`, status: 201},
+		{name: "register a webhook with a chosen secret", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: airline,
+			contentType: "application/json", body: `{"url":"http://192.0.2.10:8080/cargo","events":["*"],"secret":"a plain shared secret"}`, status: 201},
+		{name: "register a webhook with a whsec_ secret", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: with(admin, "Idempotency-Key", "hook-1"),
+			contentType: "application/json", body: `{"url":"https://[2001:db8::1]/hooks","events":["quote.priced"],"secret":"` + webhooks.NewSecret() + `"}`, status: 201},
+		{name: "register a webhook with an Idempotency-Key", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: with(forwarder, "Idempotency-Key", "hook-2"),
+			contentType: "application/json", body: `{"url":"https://192.0.2.2/","events":["booking.confirmed"]}`, status: 201},
+		{name: "register a webhook again", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: with(forwarder, "Idempotency-Key", "hook-2"),
+			contentType: "application/json", body: `{"url":"https://192.0.2.2/","events":["booking.confirmed"]}`, status: 201},
+		{name: "register another webhook with the key", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: with(forwarder, "Idempotency-Key", "hook-2"),
+			contentType: "application/json", body: `{"url":"https://192.0.2.3/","events":["booking.confirmed"]}`, status: 422},
+		{name: "register a webhook on loopback", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"http://127.0.0.1:8080/","events":["*"]}`, status: 400},
+		{name: "register a webhook on the metadata address", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"http://169.254.169.254/latest/meta-data/","events":["*"]}`, status: 400},
+		{name: "register a webhook with everything wrong", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"ftp://192.0.2.1/","events":["quote.exploded","booking.*"],"secret":"short"}`, status: 400},
+		{name: "register a webhook without events", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"https://192.0.2.1/"}`, status: 400},
+		{name: "register a webhook mistyped", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":"https://192.0.2.1/","events":"quote.*"}`, status: 400},
+		{name: "register a webhook malformed", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: `{"url":`, status: 400},
+		{name: "register a webhook as text", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "text/plain", body: `{}`, status: 415},
+		{name: "register a webhook too large", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
+			contentType: "application/json", body: big, status: 413},
+		{name: "register a webhook with a bad Idempotency-Key", method: "POST", path: "/api/webhooks", route: "/api/webhooks",
+			header: with(forwarder, "Idempotency-Key", "a b"), contentType: "application/json", body: `{}`, status: 400},
+		{name: "register a webhook without credential", method: "POST", path: "/api/webhooks", route: "/api/webhooks",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "webhooks", method: "GET", path: "/api/webhooks", route: "/api/webhooks", header: forwarder, status: 200},
+		{name: "webhooks of every organisation", method: "GET", path: "/api/webhooks", route: "/api/webhooks", header: with(admin, "Cargo-Sequence", "0"), status: 200},
+		{name: "no webhooks", method: "GET", path: "/api/webhooks", route: "/api/webhooks", header: otherForwarder, status: 200},
+		{name: "webhooks with a bad Cargo-Sequence", method: "GET", path: "/api/webhooks", route: "/api/webhooks", header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "webhooks without credential", method: "GET", path: "/api/webhooks", route: "/api/webhooks", status: 401},
+		{name: "webhook", method: "GET", path: hookPath, route: "/api/webhooks/{id}", header: forwarder, status: 200},
+		{name: "webhook disabled", method: "GET", path: "/api/webhooks/" + goneHook, route: "/api/webhooks/{id}", header: admin, status: 200},
+		{name: "webhook of another organisation", method: "GET", path: hookPath, route: "/api/webhooks/{id}", header: otherForwarder, status: 404},
+		{name: "unknown webhook", method: "GET", path: "/api/webhooks/nope", route: "/api/webhooks/{id}", header: forwarder, status: 404},
+		{name: "webhook without credential", method: "GET", path: hookPath, route: "/api/webhooks/{id}", status: 401},
+		{name: "deliveries", method: "GET", path: hookPath + "/deliveries", route: "/api/webhooks/{id}/deliveries", header: forwarder, status: 200},
+		{name: "deliveries, second page", method: "GET", path: hookPath + "/deliveries?page=2&limit=3", route: "/api/webhooks/{id}/deliveries",
+			header: with(admin, "Cargo-Sequence", "0"), status: 200},
+		{name: "no deliveries", method: "GET", path: "/api/webhooks/" + goneHook + "/deliveries", route: "/api/webhooks/{id}/deliveries", header: forwarder, status: 200},
+		{name: "deliveries with a bad limit", method: "GET", path: hookPath + "/deliveries?limit=101", route: "/api/webhooks/{id}/deliveries", header: forwarder, status: 400},
+		{name: "deliveries of another organisation", method: "GET", path: hookPath + "/deliveries", route: "/api/webhooks/{id}/deliveries", header: airline, status: 404},
+		{name: "deliveries without credential", method: "GET", path: hookPath + "/deliveries", route: "/api/webhooks/{id}/deliveries", status: 401},
+		{name: "redeliver an event", method: "POST", path: hookPath + "/deliveries/" + deadDelivery + "/redeliver", route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+			header: forwarder, status: 202},
+		{name: "redeliver a ping", method: "POST", path: hookPath + "/deliveries/" + pingDelivery + "/redeliver", route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+			header: with(forwarder, "Idempotency-Key", "again-1"), contentType: "application/json", body: `{}`, status: 202},
+		{name: "redeliver a ping again", method: "POST", path: hookPath + "/deliveries/" + pingDelivery + "/redeliver", route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+			header: with(forwarder, "Idempotency-Key", "again-1"), contentType: "application/json", body: `{}`, status: 202},
+		{name: "redeliver what nobody may see", method: "POST", path: hookPath + "/deliveries/" + hiddenDelivery + "/redeliver",
+			route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", header: forwarder, status: 404},
+		{name: "redeliver an unknown delivery", method: "POST", path: hookPath + "/deliveries/nope/redeliver", route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+			header: forwarder, status: 404},
+		{name: "redeliver for another organisation", method: "POST", path: hookPath + "/deliveries/" + deadDelivery + "/redeliver",
+			route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", header: otherForwarder, status: 404},
+		{name: "redeliver with a bad Idempotency-Key", method: "POST", path: hookPath + "/deliveries/" + pingDelivery + "/redeliver",
+			route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", header: with(forwarder, "Idempotency-Key", "a b"), status: 400},
+		{name: "redeliver without credential", method: "POST", path: hookPath + "/deliveries/" + deadDelivery + "/redeliver",
+			route: "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", status: 401},
+		{name: "ping", method: "POST", path: hookPath + "/ping", route: "/api/webhooks/{id}/ping", header: forwarder, status: 202},
+		{name: "ping by an admin", method: "POST", path: hookPath + "/ping", route: "/api/webhooks/{id}/ping", header: with(admin, "Idempotency-Key", "ping-1"), status: 202},
+		{name: "ping with the key of another request", method: "POST", path: "/api/webhooks/" + goneHook + "/ping", route: "/api/webhooks/{id}/ping",
+			header: with(admin, "Idempotency-Key", "ping-1"), status: 422},
+		{name: "ping a webhook of another organisation", method: "POST", path: hookPath + "/ping", route: "/api/webhooks/{id}/ping", header: otherAirline, status: 404},
+		{name: "ping with a bad Idempotency-Key", method: "POST", path: hookPath + "/ping", route: "/api/webhooks/{id}/ping", header: with(forwarder, "Idempotency-Key", "ä"), status: 400},
+		{name: "ping without credential", method: "POST", path: hookPath + "/ping", route: "/api/webhooks/{id}/ping", status: 401},
+		{name: "delete a webhook of another organisation", method: "DELETE", path: "/api/webhooks/" + doomedHook, route: "/api/webhooks/{id}", header: otherForwarder, status: 404},
+		{name: "delete a webhook without credential", method: "DELETE", path: "/api/webhooks/" + doomedHook, route: "/api/webhooks/{id}", status: 401},
+		{name: "delete a webhook", method: "DELETE", path: "/api/webhooks/" + doomedHook, route: "/api/webhooks/{id}", header: forwarder, status: 204},
+		{name: "delete a webhook again", method: "DELETE", path: "/api/webhooks/" + doomedHook, route: "/api/webhooks/{id}", header: forwarder, status: 404},
+		{name: "deleted webhook", method: "GET", path: "/api/webhooks/" + doomedHook, route: "/api/webhooks/{id}", header: forwarder, status: 404},
+		{name: "ping a deleted webhook", method: "POST", path: "/api/webhooks/" + doomedHook + "/ping", route: "/api/webhooks/{id}/ping", header: forwarder, status: 404},
+
 		{name: "audit log", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: admin, status: 200},
 		{name: "audit log filtered", method: "GET", path: "/api/audit-logs?action=update&resource=org&userId=system:test&from=2026-01-01&to=2999-01-01T00:00:00Z&page=1&limit=5",
 			route: "/api/audit-logs", header: with(admin, "Cargo-Sequence", "0"), status: 200},
@@ -998,6 +1192,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "usage within the limit", method: "GET", path: "/api/usage", route: "/api/usage", header: throttled, status: 200},
 		{name: "usage over the limit", method: "GET", path: "/api/usage", route: "/api/usage", header: throttled, status: 429},
 		{name: "audit log over the limit", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: throttled, status: 429},
+		{name: "webhooks over the limit", method: "GET", path: "/api/webhooks", route: "/api/webhooks", header: throttled, status: 429},
+		{name: "register a webhook over the limit", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: throttled,
+			contentType: "application/json", body: `{"url":"https://192.0.2.1/","events":["*"]}`, status: 429},
+		{name: "ping over the limit", method: "POST", path: "/api/webhooks/" + acmeHook + "/ping", route: "/api/webhooks/{id}/ping", header: throttled, status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1047,18 +1245,70 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			}
 			method := strings.ToLower(tt.method)
 			mt, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
-			responseSchema(t, c, doc, tt.route, method, tt.status, mt) // the status and media type are documented
+			if tt.status == http.StatusNoContent {
+				if _, ok := lookup(doc, pointer("paths", tt.route, method, "responses", "204")); !ok || rec.Body.Len() > 0 {
+					t.Errorf("204 documented %v, body %q", ok, rec.Body.Bytes())
+				}
+			} else {
+				responseSchema(t, c, doc, tt.route, method, tt.status, mt) // the status and media type are documented
+			}
 			if mt == "application/json" {
 				validateJSON(t, responseSchema(t, c, doc, tt.route, method, tt.status, mt), rec.Body.Bytes())
 			}
 			v, _ := lookup(doc, pointer("paths", tt.route, method, "responses", strconv.Itoa(tt.status), "headers"))
 			headers, _ := v.(map[string]any)
-			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After", "RateLimit", "RateLimit-Policy"} {
+			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After", "RateLimit", "RateLimit-Policy", "Location"} {
 				_, documented := headers[h]
 				if documented && res.Header.Get(h) == "" {
 					t.Errorf("documented header %s is missing", h)
 				}
 			}
+		})
+	}
+
+	// The bodies of deliveries to acme, rendered by the server as the
+	// dispatcher renders them (and a ping's), match the documented payloads.
+	const quoteID = "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b"
+	quoteRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "quote", ID: quoteID}}
+	s.quotes.Apply(quoteRec, domain.QuoteRequested{QuoteID: quoteID, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 4,
+		GrossWeightKg: 1250.5, VolumeM3: 2.16, Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, RequestedAt: created})
+	payloads := []struct {
+		webhook, event string
+		rec            eventstore.Record
+		e              domain.Event
+		data           any // instead of rendering
+	}{
+		{webhook: "quote", event: "quote.created", rec: quoteRec},
+		{webhook: "booking", event: "booking.confirmed", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: confirmedID}}},
+		{webhook: "booking", event: "booking.rejected", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: rejectedID}}},
+		{webhook: "stock-request", event: "stock.requested", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "stockrequest", ID: filed.State.ID}}},
+		{webhook: "stock-request", event: "stock.replied", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "stockrequest", ID: approvedStockID}}},
+		{webhook: "stock-low", event: "stock.low", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "awbledger", ID: "acme-020"}},
+			e: domain.StockLow{OrganizationID: "acme", Prefix: "020", Available: 49, Allocated: 500}},
+		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
+	}
+	for _, p := range payloads {
+		t.Run("payload of "+p.event, func(t *testing.T) {
+			data := p.data
+			if data == nil {
+				var ok bool
+				if data, ok = s.RenderWebhook(p.rec, p.e, "acme"); !ok {
+					t.Fatal("not rendered for acme")
+				}
+			}
+			body, err := json.Marshal(struct {
+				Type      string    `json:"type"`
+				Timestamp time.Time `json:"timestamp"`
+				Data      any       `json:"data"`
+			}{p.event, created, data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sch, err := c.Compile(openAPIURL + "#" + pointer("webhooks", p.webhook, "post", "requestBody", "content", "application/json", "schema"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			validateJSON(t, sch, body)
 		})
 	}
 }
