@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -33,16 +34,21 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 		})
 }
 
-// ReplyStock is the airline's reply to a stock request. It allocates the
-// range on the prefix (the guard against overlaps), records the reply on
-// the request, and puts the range into the forwarder's ledger. Each step
-// has a command id derived from the reply's, so a retried reply repeats
-// nothing; replying again heals a reply cut short by a crash.
+// ReplyStock is the airline's reply to a stock request. The prefix
+// aggregate decides the range (the guard against overlaps, which also
+// refuses to take back numbers the forwarder used); the request records
+// the reply and the ledger the range, each taking the range from the
+// prefix as it stands when they decide, so that concurrent replies leave
+// all three agreeing with the last. Replies to one request queue within
+// a process; each step's command id derives from the reply's, so a
+// retried reply repeats nothing, and replying again heals one cut short.
 func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c domain.ReplyStock) (Result[domain.StockRequest], error) {
 	var none Result[domain.StockRequest]
 	if !domain.ValidIdentifier(requestID) {
 		return none, domain.Errorf(domain.NotFound, "no stock request %s", requestID)
 	}
+	unlock := h.replies.lock(requestID)
+	defer unlock()
 	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "")
 	if err != nil {
 		return none, err
@@ -62,45 +68,97 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if c.Status != domain.StockStatusRejected {
 		count = *c.AllocatedStock
 	}
-
-	// Numbers the forwarder used cannot be taken back: the new range
-	// (the one asked for, or the same one again) must keep them.
-	ledger, _, _, err := load(ctx, h, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), domain.EvolveStockLedger, "")
-	if err != nil {
-		return none, err
-	}
-	keep := want
-	if keep.Count == 0 && count > 0 && r.Range.Count == count {
-		keep = r.Range
-	}
-	if _, err := domain.DecideSetStock(ledger, r.OrganizationID, r.AirlinePrefix, domain.LedgerRange{RequestID: requestID, Range: keep}); err != nil {
-		return none, err
+	prefixAgg := eventstore.Aggregate{Type: typeAWBPrefix, ID: r.AirlinePrefix}
+	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
+	rangeNow := func() (domain.AWBRange, error) {
+		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "")
+		return p.Ranges[requestID], err
 	}
 
 	sub := func(step string) Meta { s := m; s.CommandID = m.CommandID + ":" + step; return s }
-	prefix, err := execute(ctx, h, eventstore.Aggregate{Type: typeAWBPrefix, ID: r.AirlinePrefix}, sub("range"), domain.EvolveAWBPrefixStock,
+	if _, err := execute(ctx, h, prefixAgg, sub("range"), domain.EvolveAWBPrefixStock,
 		func(s domain.AWBPrefixStock) ([]domain.Event, error) {
-			return domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
+			events, err := domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
+			if err != nil || len(events) == 0 {
+				return events, err
+			}
+			// Numbers the forwarder used cannot be taken back.
+			next := domain.EvolveAWBPrefixStock(s, events[0]).Ranges[requestID]
+			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "")
+			if err != nil {
+				return nil, err
+			}
+			if _, err := domain.DecideSetStock(ledger, r.OrganizationID, r.AirlinePrefix, domain.LedgerRange{RequestID: requestID, Range: next}); err != nil {
+				return nil, err
+			}
+			return events, nil
+		}); err != nil {
+		return none, err
+	}
+	res, err := execute(ctx, h, stockRequestAggregate(requestID), sub("reply"), domain.EvolveStockRequest,
+		func(r domain.StockRequest) ([]domain.Event, error) {
+			allocated, err := rangeNow()
+			if err != nil {
+				return nil, err
+			}
+			return domain.DecideReplyStock(r, c, allocated)
 		})
 	if err != nil {
 		return none, err
 	}
-	allocated := prefix.State.Ranges[requestID]
-	res, err := execute(ctx, h, stockRequestAggregate(requestID), sub("reply"), domain.EvolveStockRequest,
-		func(r domain.StockRequest) ([]domain.Event, error) { return domain.DecideReplyStock(r, c, allocated) })
-	if err != nil {
-		return none, err
-	}
-	set, err := execute(ctx, h, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), sub("ledger"), domain.EvolveStockLedger,
+	set, err := execute(ctx, h, ledgerAgg, sub("ledger"), domain.EvolveStockLedger,
 		func(l domain.StockLedger) ([]domain.Event, error) {
+			allocated, err := rangeNow()
+			if err != nil {
+				return nil, err
+			}
+			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "")
+			if err != nil {
+				return nil, err
+			}
 			return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
-				domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo})
+				domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: latest.ValidFrom, ValidTo: latest.ValidTo})
 		})
 	if err != nil {
 		return none, err
 	}
 	res.Sequence = max(res.Sequence, set.Sequence)
 	return res, nil
+}
+
+// keyedLocks serialise work on one key within a process.
+type keyedLocks struct {
+	mu    sync.Mutex
+	locks map[string]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock takes the lock of key and returns its release.
+func (k *keyedLocks) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedLock{}
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.locks[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
 }
 
 // UseAWB takes an AWB number of prefix from the forwarder's stock for

@@ -134,3 +134,39 @@ func TestEveryNumberOfARangeHasAValidCheckDigit(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentRepliesAgree(t *testing.T) {
+	h, fwd := stockedWorld(t, t.TempDir(), 100)
+	ctx := context.Background()
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	hundred := 100
+	req, err := h.RequestStock(ctx, NewMeta(fwd, "second-request", ""), domain.RequestStock{AirlinePrefix: "020",
+		RequestedStock: &hundred, ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first := 2000000 + i*1000
+			h.ReplyStock(ctx, NewMeta(lh, "", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &hundred,
+				ValidFrom: "2026-01-01", ValidTo: "2099-12-31",
+				StartNumber: domain.AWBNumber("020", first), EndNumber: domain.AWBNumber("020", first+99)})
+		}()
+	}
+	wg.Wait()
+	prefix, _, _, _ := load(ctx, h, eventstore.Aggregate{Type: typeAWBPrefix, ID: "020"}, domain.EvolveAWBPrefixStock, "")
+	request, _, _, _ := load(ctx, h, stockRequestAggregate(req.State.ID), domain.EvolveStockRequest, "")
+	ledger, _, _, _ := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "")
+	var inLedger domain.AWBRange
+	for _, r := range ledger.Ranges {
+		if r.RequestID == req.State.ID {
+			inLedger = r.Range
+		}
+	}
+	if got := prefix.Ranges[req.State.ID]; got.Count != 100 || got != request.Range || got != inLedger {
+		t.Errorf("prefix holds %+v, the request %+v, the ledger %+v", got, request.Range, inLedger)
+	}
+}

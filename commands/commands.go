@@ -64,6 +64,8 @@ type Handler struct {
 	// (striped by hash): they queue instead of conflicting. Replicas
 	// still meet at the store's optimistic concurrency check.
 	locks [256]sync.Mutex
+	// replies queues the replies to one stock request (several steps).
+	replies keyedLocks
 }
 
 // New returns a Handler. hashCost is the bcrypt cost for secrets; ref is

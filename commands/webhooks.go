@@ -40,9 +40,12 @@ type WebhookRecorder struct{ H *Handler }
 
 var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
 
-// RecordDelivery appends an attempt; each delivery is an aggregate.
+// RecordDelivery appends an attempt; each delivery is an aggregate. It is
+// recorded for the subscriber's organisation, whose audit log shows it.
 func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
-	_, err := execute(ctx, r.H, eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(deliveryActor, commandID, ""),
+	actor := deliveryActor
+	actor.OrganizationID = e.OrgID
+	_, err := execute(ctx, r.H, eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(actor, commandID, ""),
 		func(s struct{}, _ domain.Event) struct{} { return s },
 		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
 	return err

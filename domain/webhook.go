@@ -203,6 +203,7 @@ const (
 type WebhookDeliveryAttempted struct {
 	DeliveryID string    `json:"deliveryId"`
 	WebhookID  string    `json:"webhookId"`
+	OrgID      string    `json:"organizationId"` // the subscriber's: whose audit log it belongs in
 	EventName  string    `json:"eventName"`
 	EventID    string    `json:"eventId"`
 	EventSeq   uint64    `json:"eventSequence"` // for redelivery

@@ -70,22 +70,22 @@ func (b *Bucket) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// Create stores value under key unless the key already has a value; it
-// returns the value that is stored afterwards, so concurrent creators all
-// end up with the first one.
-func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, error) {
+// Create stores value under key unless the key already has a value. It
+// returns the value stored afterwards (so concurrent creators all end up
+// with the first one) and whether this call stored it.
+func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, bool, error) {
 	_, err := b.kv.Create(ctx, key, value)
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		v, ok, err := b.Get(ctx, key)
 		if err == nil && !ok {
 			err = fmt.Errorf("eventstore: %s vanished after a conflicting create", key)
 		}
-		return v, err
+		return v, false, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: create %s: %w", key, err)
+		return nil, false, fmt.Errorf("eventstore: create %s: %w", key, err)
 	}
-	return value, nil
+	return value, true, nil
 }
 
 // Put stores value under key.

@@ -82,13 +82,17 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 }
 
 // Work hands jobs to fn, up to parallel at a time, until ctx ends. A job
-// whose worker dies is handed out again after a minute.
+// whose worker dies is handed out again after a minute. fn gets a context
+// that outlives ctx, so a job under way when shutdown begins finishes.
 func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
-		Durable:       "workers",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       time.Minute,
-		MaxAckPending: parallel,
+		Durable:   "workers",
+		AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait:   time.Minute,
+		// Jobs waiting to be retried count as pending on the server: a
+		// small cap would let a few failing jobs hold up all the others.
+		// Concurrency is bounded here, by slots.
+		MaxAckPending: 100_000,
 		Replicas:      q.s.replicas,
 	})
 	if err != nil {
@@ -96,7 +100,12 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context,
 	}
 	slots := make(chan struct{}, parallel)
 	for ctx.Err() == nil {
-		batch, err := cons.Fetch(parallel, jetstream.FetchMaxWait(time.Second))
+		free := parallel - len(slots)
+		if free == 0 {
+			pause(ctx, 10*time.Millisecond)
+			continue
+		}
+		batch, err := cons.Fetch(free, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
 			pause(ctx, time.Second)
 			continue
@@ -113,7 +122,7 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context,
 				defer func() { <-slots }()
 				// The outcome stands even if shutdown began meanwhile:
 				// a finished job must not be done twice.
-				if out := fn(ctx, job); out.drop {
+				if out := fn(context.WithoutCancel(ctx), job); out.drop {
 					m.DoubleAck(context.WithoutCancel(ctx))
 				} else {
 					m.NakWithDelay(out.retryIn)

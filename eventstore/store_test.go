@@ -303,11 +303,11 @@ func testBucket(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := bk.Create(ctx, "k", []byte("first")); string(v) != "first" {
-		t.Errorf("first create = %q", v)
+	if v, created, _ := bk.Create(ctx, "k", []byte("first")); string(v) != "first" || !created {
+		t.Errorf("first create = %q, %v", v, created)
 	}
-	if v, _ := bk.Create(ctx, "k", []byte("second")); string(v) != "first" {
-		t.Errorf("second create = %q, want the first value", v)
+	if v, created, _ := bk.Create(ctx, "k", []byte("first")); string(v) != "first" || created {
+		t.Errorf("an identical second create = %q, created %v; want the first value, not created", v, created)
 	}
 	if _, ok, err := bk.Get(ctx, "missing"); ok || err != nil {
 		t.Errorf("get missing = %v, %v", ok, err)

@@ -127,10 +127,11 @@ func (s *Server) takeKey(ctx context.Context, storeKey, reqHash string) (bool, s
 		return false, storedResponse{}, err
 	}
 	if !found {
-		if raw, err = s.responses.Create(ctx, storeKey, mine); err != nil {
+		var created bool
+		if raw, created, err = s.responses.Create(ctx, storeKey, mine); err != nil {
 			return false, storedResponse{}, err
 		}
-		if bytes.Equal(raw, mine) {
+		if created {
 			return true, marker, nil
 		}
 	}

@@ -685,7 +685,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	})
 	// One instant for the rate limiter, so that no window ends mid-test.
 	limiterNow := time.Now()
-	s.limiter.now = func() time.Time { return limiterNow }
+	s.limiter.now, s.tokenLimiter.now = func() time.Time { return limiterNow }, func() time.Time { return limiterNow }
 	handler := http.Handler(s)
 
 	// Webhook delivery as the service sets it up, without the senders: the

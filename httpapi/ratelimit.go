@@ -42,8 +42,21 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.keys == nil || len(l.keys) > 100_000 {
+	if l.keys == nil {
 		l.keys = map[string]*[3]rateWindow{}
+	}
+	if len(l.keys) > 100_000 {
+		// Forget keys whose day is over; only if that is not enough,
+		// everything (of this limiter: organisations have their own).
+		today := now.UTC().Truncate(24 * time.Hour)
+		for k, w := range l.keys {
+			if w[2].start.Before(today) {
+				delete(l.keys, k)
+			}
+		}
+		if len(l.keys) > 100_000 {
+			clear(l.keys)
+		}
 	}
 	w := l.keys[key]
 	if w == nil {
@@ -139,8 +152,8 @@ const (
 
 // limitTokenRequests refuses token requests beyond the guessing limits.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
-	if err := s.limiter.take("token-ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
+	if err := s.tokenLimiter.take("ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
-	return s.limiter.take("token-subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for "+subject)
+	return s.tokenLimiter.take("subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for "+subject)
 }

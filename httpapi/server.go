@@ -41,8 +41,11 @@ type Server struct {
 	audit     *projections.Audit
 	authLog   authRecorder
 	usage     *usageMeter
-	limiter   rateLimiter
-	webhooks  *projections.Webhooks
+	limiter   rateLimiter // per organisation
+	// tokenLimiter is separate: its keys are chosen by anonymous
+	// callers, who must not be able to crowd out organisations' counts.
+	tokenLimiter rateLimiter
+	webhooks     *projections.Webhooks
 	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
 	// server to render payloads.
 	dispatcher   *webhooks.Dispatcher
@@ -81,7 +84,7 @@ func New(opts Options, d Deps) *Server {
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
-	s.limiter.now = time.Now
+	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))
 	return s

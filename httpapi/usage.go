@@ -107,12 +107,9 @@ func (u *usageMeter) add(ctx context.Context, key string, counts map[string]int6
 		}
 		next, _ := json.Marshal(stored)
 		if !found {
-			created, err := u.bucket.Create(ctx, key, next)
-			if err != nil {
+			_, created, err := u.bucket.Create(ctx, key, next)
+			if err != nil || created {
 				return err
-			}
-			if string(created) == string(next) {
-				return nil
 			}
 			continue // another replica created it first
 		}

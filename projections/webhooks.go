@@ -24,6 +24,7 @@ type Delivery struct {
 type Webhooks struct {
 	mu         sync.RWMutex
 	subs       map[string]domain.Webhook
+	since      map[string]uint64 // webhook → the sequence it was registered at
 	order      []string
 	deliveries map[string]*Delivery
 	byWebhook  map[string][]string // webhook → delivery ids, oldest first
@@ -31,7 +32,7 @@ type Webhooks struct {
 
 // NewWebhooks returns an empty webhooks read model.
 func NewWebhooks() *Webhooks {
-	return &Webhooks{subs: map[string]domain.Webhook{}, deliveries: map[string]*Delivery{}, byWebhook: map[string][]string{}}
+	return &Webhooks{subs: map[string]domain.Webhook{}, since: map[string]uint64{}, deliveries: map[string]*Delivery{}, byWebhook: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -43,6 +44,7 @@ func (m *Webhooks) Apply(r eventstore.Record, e domain.Event) {
 		id := r.Aggregate.ID
 		if _, ok := m.subs[id]; !ok {
 			m.order = append(m.order, id)
+			m.since[id] = r.Sequence
 		}
 		m.subs[id] = domain.EvolveWebhook(m.subs[id], e)
 	case domain.WebhookDeliveryAttempted:
@@ -67,13 +69,15 @@ func (m *Webhooks) Webhook(id string) (domain.Webhook, bool) {
 	return w, ok
 }
 
-// Matching returns the live subscriptions that want an event name.
-func (m *Webhooks) Matching(name string) []domain.Webhook {
+// Matching returns the live subscriptions that want an event name and
+// existed before the event (at stream sequence seq): a new subscriber is
+// not sent the past.
+func (m *Webhooks) Matching(name string, seq uint64) []domain.Webhook {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var out []domain.Webhook
 	for _, id := range m.order {
-		if w := m.subs[id]; w.Wants(name) {
+		if w := m.subs[id]; w.Wants(name) && m.since[id] < seq {
 			out = append(out, w)
 		}
 	}

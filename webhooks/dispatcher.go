@@ -26,7 +26,7 @@ var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 // Subscriptions is the read model of webhook subscriptions.
 type Subscriptions interface {
 	Webhook(id string) (domain.Webhook, bool)
-	Matching(name string) []domain.Webhook
+	Matching(name string, seq uint64) []domain.Webhook
 }
 
 // Render turns an event into the payload's data for a subscriber: the
@@ -115,7 +115,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec eventstore.Record) error 
 		return err
 	}
 	jobs := map[string][]byte{}
-	for _, w := range d.Subs.Matching(name) {
+	for _, w := range d.Subs.Matching(name, rec.Sequence) {
 		data, ok := d.Render(rec, e, w.OrganizationID)
 		if !ok {
 			continue
@@ -199,13 +199,13 @@ func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Out
 	if !ok || w.Deleted || w.Disabled {
 		return eventstore.JobDone // nobody to deliver to any more
 	}
-	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, EventName: j.EventName,
+	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, OrgID: w.OrganizationID, EventName: j.EventName,
 		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: qj.Attempt}
+	// The context outlives shutdown (see Queue.Work): a delivery under
+	// way finishes, within the client's timeout, rather than being cut
+	// off after the receiver may have acted on it.
 	start := time.Now()
 	status, retryAfter, err := d.post(ctx, w, j)
-	if err != nil && ctx.Err() != nil {
-		return eventstore.RetryIn(time.Second) // cut short by shutdown: no attempt to record
-	}
 	attempt.At, attempt.StatusCode, attempt.LatencyMs = time.Now().UTC(), status, time.Since(start).Milliseconds()
 	if err != nil {
 		attempt.Error = err.Error()
@@ -216,7 +216,7 @@ func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Out
 		attempt.Outcome = domain.DeliveryDelivered
 	case status == http.StatusGone:
 		attempt.Outcome = domain.DeliveryDead
-		if err := d.Recorder.DisableWebhook(context.WithoutCancel(ctx), "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone"); err != nil {
+		if err := d.Recorder.DisableWebhook(ctx, "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone"); err != nil {
 			d.Log.Error("webhook not disabled", "webhook", w.ID, "err", err)
 		}
 	case qj.Attempt > len(d.Schedule):
@@ -229,10 +229,7 @@ func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Out
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		out = eventstore.RetryIn(delay)
 	}
-	// The attempt happened: record it even while shutting down.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := d.Recorder.RecordDelivery(rctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(qj.Attempt), attempt); err != nil {
+	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(qj.Attempt), attempt); err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)
 	}
 	return out

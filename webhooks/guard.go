@@ -17,11 +17,28 @@ import (
 // through. AllowPrivate lifts it, for tests and closed networks.
 type Guard struct{ AllowPrivate bool }
 
+// specialPurpose are ranges no webhook target lives in: this network,
+// carrier-grade NAT, IETF protocol assignments, benchmarking, reserved and
+// broadcast, and the IPv6 forms that carry an IPv4 address inside.
+var specialPurpose = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("fc00::/7"),
+}
+
 func blocked(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) // carrier-grade NAT
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+		return true
+	}
+	for _, p := range specialPurpose {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check says why a URL may not be a webhook target, or "".

@@ -161,7 +161,7 @@ func loadTokens(ctx context.Context, store *eventstore.Store, cfg config.Config)
 		if err != nil {
 			return nil, err
 		}
-		if key, err = secrets.Create(ctx, "token-signing-key", fresh); err != nil {
+		if key, _, err = secrets.Create(ctx, "token-signing-key", fresh); err != nil {
 			return nil, err
 		}
 	}
@@ -187,7 +187,7 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 		}
 		fresh := make([]byte, 32)
 		rand.Read(fresh)
-		if key, err = secrets.Create(ctx, "webhook-key", fresh); err != nil {
+		if key, _, err = secrets.Create(ctx, "webhook-key", fresh); err != nil {
 			return nil, err
 		}
 	}
