@@ -22,6 +22,11 @@ type Airport struct {
 	Timezone string `json:"timezone"` // IANA zone name
 }
 
+// Key identifies an airline: IATA codes are shared now and then (LH is
+// both Lufthansa, DLH, prefix 220, and Lufthansa Cargo, GEC, prefix 020),
+// so the ICAO code goes with it.
+func (a Airline) Key() string { return a.IATACode + "/" + a.ICAOCode }
+
 // Airline is a carrier, with the prefix of its air waybills.
 type Airline struct {
 	IATACode string `json:"iataCode"`
@@ -78,7 +83,8 @@ const (
 )
 
 // ReferenceChanged records rows of one kind added or changed, by key (the
-// IATA code of airports and airlines, the code of commodities).
+// IATA code of airports, IATA and ICAO codes of airlines, the code of
+// commodities).
 type ReferenceChanged struct {
 	Kind        string           `json:"kind"`
 	Airports    []Airport        `json:"airports,omitempty"`
@@ -105,7 +111,7 @@ func EvolveReference(r Reference, e Event) Reference {
 		return r
 	}
 	r.Airports = upsert(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
-	r.Airlines = upsert(r.Airlines, c.Airlines, func(a Airline) string { return a.IATACode })
+	r.Airlines = upsert(r.Airlines, c.Airlines, Airline.Key)
 	r.Commodities = upsert(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
 	return r
 }
@@ -128,7 +134,7 @@ func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
 // what is stored; nothing changed, no event.
 func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
 	c.Airports = changed(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
-	c.Airlines = changed(r.Airlines, c.Airlines, func(a Airline) string { return a.IATACode })
+	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key)
 	c.Commodities = changed(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
 	if len(c.Airports)+len(c.Airlines)+len(c.Commodities) == 0 {
 		return nil, nil

@@ -87,3 +87,26 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 		t.Errorf("waiting for a sequence that never comes = %v", err)
 	}
 }
+
+func TestAirlinesSharingAnIATACode(t *testing.T) {
+	m := NewReference()
+	m.Apply(eventstore.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
+		{IATACode: "LH", ICAOCode: "DLH", Name: "Lufthansa", Country: "DE", Alliance: "Star Alliance", Prefix: "220"},
+		{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Country: "DE", Prefix: "020"},
+	}})
+	both, total := m.Airlines(AirlineFilter{IATACode: "LH"}, 1, 20)
+	if total != 2 || both[0].ICAOCode != "DLH" || both[1].ICAOCode != "GEC" {
+		t.Errorf("LH = %+v", both)
+	}
+	for prefix, icao := range map[string]string{"220": "DLH", "020": "GEC"} {
+		if a, ok := m.AirlineByPrefix(prefix); !ok || a.ICAOCode != icao {
+			t.Errorf("prefix %s = %+v", prefix, a)
+		}
+	}
+	// A changed row replaces its own airline only.
+	m.Apply(eventstore.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
+		{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo AG", Country: "DE", Prefix: "020"}}})
+	if _, total := m.Airlines(AirlineFilter{IATACode: "LH"}, 1, 20); total != 2 {
+		t.Errorf("after an update, %d LH airlines", total)
+	}
+}

@@ -20,8 +20,9 @@ type Reference struct {
 	airportByICAO     map[string]string
 	airportsByCountry map[string]map[string]bool
 
-	airlines        map[string]domain.Airline // by IATA code
-	airlineOrder    []string
+	airlines        map[string]domain.Airline // by Key (IATA and ICAO codes)
+	airlineOrder    []string                  // keys, sorted
+	airlinesByIATA  map[string]map[string]bool
 	airlineByICAO   map[string]string
 	airlineByPrefix map[string]string
 
@@ -33,7 +34,7 @@ type Reference struct {
 func NewReference() *Reference {
 	return &Reference{
 		airports: map[string]domain.Airport{}, airportByICAO: map[string]string{}, airportsByCountry: map[string]map[string]bool{},
-		airlines: map[string]domain.Airline{}, airlineByICAO: map[string]string{}, airlineByPrefix: map[string]string{},
+		airlines: map[string]domain.Airline{}, airlinesByIATA: map[string]map[string]bool{}, airlineByICAO: map[string]string{}, airlineByPrefix: map[string]string{},
 		commodities: map[string]domain.KnownCommodity{},
 	}
 }
@@ -60,18 +61,21 @@ func (m *Reference) Apply(_ eventstore.Record, e domain.Event) {
 		addToSet(m.airportsByCountry, a.Country, a.IATACode)
 	}
 	for _, a := range c.Airlines {
-		if old, ok := m.airlines[a.IATACode]; ok {
-			delete(m.airlineByICAO, old.ICAOCode)
-			delete(m.airlineByPrefix, old.Prefix)
+		key := a.Key()
+		if old, ok := m.airlines[key]; ok {
+			if m.airlineByPrefix[old.Prefix] == key {
+				delete(m.airlineByPrefix, old.Prefix)
+			}
 		} else {
-			m.airlineOrder = insertSorted(m.airlineOrder, a.IATACode)
+			m.airlineOrder = insertSorted(m.airlineOrder, key)
 		}
-		m.airlines[a.IATACode] = a
+		m.airlines[key] = a
+		addToSet(m.airlinesByIATA, a.IATACode, key)
 		if a.ICAOCode != "" {
-			m.airlineByICAO[a.ICAOCode] = a.IATACode
+			m.airlineByICAO[a.ICAOCode] = key
 		}
 		if a.Prefix != "" {
-			m.airlineByPrefix[a.Prefix] = a.IATACode
+			m.airlineByPrefix[a.Prefix] = key
 		}
 	}
 	for _, k := range c.Commodities {
@@ -166,14 +170,15 @@ func (m *Reference) Airports(f AirportFilter, page, limit int) ([]domain.Airport
 // ignoring case.
 type AirlineFilter struct{ IATACode, ICAOCode, Name, Country, Alliance string }
 
-// Airlines returns one page of the airlines matching f, by IATA code.
+// Airlines returns one page of the airlines matching f, by IATA code (and
+// ICAO code where two share one).
 func (m *Reference) Airlines(f AirlineFilter, page, limit int) ([]domain.Airline, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	ids := m.airlineOrder
 	switch {
 	case f.IATACode != "":
-		ids = []string{f.IATACode}
+		ids = sortedKeys(m.airlinesByIATA[f.IATACode])
 	case f.ICAOCode != "":
 		ids = []string{m.airlineByICAO[f.ICAOCode]}
 	}
