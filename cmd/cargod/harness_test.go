@@ -197,10 +197,15 @@ func (s *testServer) do(t testing.TB, req request) response {
 // token gets an access token with the client credentials grant.
 func (s *testServer) token(t testing.TB, clientID, secret string) string {
 	t.Helper()
-	r := s.do(t, request{method: "POST", path: "/api/auth/token",
-		body: map[string]string{"grantType": "client_credentials", "clientId": clientID, "clientSecret": secret}})
+	return s.grant(t, map[string]string{"grantType": "client_credentials", "clientId": clientID, "clientSecret": secret})
+}
+
+// grant gets an access token with a token request.
+func (s *testServer) grant(t testing.TB, body map[string]string) string {
+	t.Helper()
+	r := s.do(t, request{method: "POST", path: "/api/auth/token", body: body})
 	if r.status != http.StatusOK {
-		t.Fatalf("token for %s: %d %s", clientID, r.status, r.body)
+		t.Fatalf("token %v: %d %s", body["clientId"]+body["username"], r.status, r.body)
 	}
 	var tok struct{ AccessToken string }
 	r.json(t, &tok)
@@ -393,14 +398,7 @@ func form(kv ...string) string {
 // passwordToken gets an access token with the password grant.
 func (s *testServer) passwordToken(t testing.TB, username, password string) string {
 	t.Helper()
-	r := s.do(t, request{method: "POST", path: "/api/auth/token",
-		body: map[string]string{"grantType": "password", "username": username, "password": password}})
-	if r.status != http.StatusOK {
-		t.Fatalf("token for %s: %d %s", username, r.status, r.body)
-	}
-	var tok struct{ AccessToken string }
-	r.json(t, &tok)
-	return tok.AccessToken
+	return s.grant(t, map[string]string{"grantType": "password", "username": username, "password": password})
 }
 
 // mustCreate posts body to path and expects 201.
