@@ -51,6 +51,6 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 		if m.Principal.Role == domain.RoleAirline {
 			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		return domain.DecideCancelBooking(b, at)
+		return domain.DecideCancelBooking(b, "", at)
 	})
 }

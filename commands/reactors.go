@@ -3,6 +3,8 @@ package commands
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
@@ -41,7 +43,10 @@ func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers 
 // Run runs every reactor until ctx ends.
 func (r *Reactors) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for name, filter := range map[string]string{"pricing": typeQuote, "bookings": typeBooking} {
+	for name, filters := range map[string][]string{
+		"pricing":  {r.store.Filter(typeQuote, "")},
+		"bookings": {r.store.Filter(typeBooking, ""), r.store.Filter(typeFlight, "")},
+	} {
 		react := r.price
 		if name == "bookings" {
 			react = r.book
@@ -50,7 +55,7 @@ func (r *Reactors) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := r.store.Consume(ctx, name, []string{r.store.Filter(filter, "")}, handle, func(rec eventstore.Record, err error) {
+			err := r.store.Consume(ctx, name, filters, handle, func(rec eventstore.Record, err error) {
 				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})
@@ -92,8 +97,8 @@ func (r *Reactors) price(ctx context.Context, rec eventstore.Record) error {
 	return err
 }
 
-// book confirms or rejects a new booking, and gives back the capacity of
-// a cancelled one.
+// book confirms or rejects a new booking; gives back the capacity and the
+// quote of a cancelled one; and cancels the bookings of a cancelled flight.
 func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 	switch rec.Type {
 	case domain.BookingRequested{}.EventType():
@@ -103,7 +108,31 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 		if err != nil {
 			return err
 		}
-		return r.release(ctx, rec, b)
+		if err := r.release(ctx, rec, b); err != nil {
+			return err
+		}
+		now := r.h.now().UTC()
+		_, err = execute(ctx, r.h, quoteAggregate(b.QuoteID), step(rec, "reopen"), domain.EvolveQuote,
+			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
+		return err
+	case domain.FlightStatusChanged{}.EventType():
+		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "")
+		if err != nil || f.Status != domain.FlightStatusCancelled {
+			return err
+		}
+		now := r.h.now().UTC()
+		for _, id := range slices.Sorted(maps.Keys(f.Reservations)) {
+			_, err := execute(ctx, r.h, bookingAggregate(id), step(rec, "cancel:"+id), domain.EvolveBooking,
+				func(b domain.Booking) ([]domain.Event, error) {
+					if b.Status != domain.BookingStatusConfirmed && b.Status != domain.BookingStatusPending {
+						return nil, nil
+					}
+					return domain.DecideCancelBooking(b, domain.ReasonFlightCanceled, now)
+				})
+			if err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -178,6 +178,43 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 	if f := w.flight(t); f.ReservedKg != 0 || len(f.Reservations) != 0 {
 		t.Errorf("after cancelling, %g kg reserved", f.ReservedKg)
 	}
+	// The quote may be booked again.
+	if q2, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, ""); q2.Status != domain.QuoteStatusPriced {
+		t.Errorf("quote after its booking was cancelled = %s", q2.Status)
+	}
+}
+
+func TestCancelledFlightCancelsItsBookings(t *testing.T) {
+	w := newWorld(t, 10000)
+	ctx := context.Background()
+	var ids []string
+	for range 2 {
+		rec := w.book(t, w.pricedQuote(t, 100))
+		if err := w.reactors.book(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, rec.Aggregate.ID)
+	}
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	if _, err := w.h.ChangeFlightStatus(ctx, NewMeta(lh, "", ""), w.flightID, domain.FlightStatusCancelled); err != nil {
+		t.Fatal(err)
+	}
+	// The reactor sees the status change, then each cancellation.
+	if err := w.reactors.book(ctx, w.lastRecord(t, flightAggregate(w.flightID))); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		b := w.booking(t, id)
+		if b.Status != domain.BookingStatusCancelled || b.Reason != domain.ReasonFlightCanceled {
+			t.Errorf("booking on a cancelled flight = %s (%s)", b.Status, b.Reason)
+		}
+		if err := w.reactors.book(ctx, w.lastRecord(t, bookingAggregate(id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := w.flight(t); f.ReservedKg != 0 {
+		t.Errorf("a cancelled flight still holds %g kg", f.ReservedKg)
+	}
 }
 
 func TestRepeatedCommandIDAppendsOnce(t *testing.T) {

@@ -24,6 +24,7 @@ const (
 	ReasonUnknownFlight  = "unknown_flight"
 	ReasonAWBPrefix      = "awb_wrong_airline"
 	ReasonExceedsQuote   = "exceeds_quote"
+	ReasonFlightCanceled = "flight_cancelled"
 )
 
 // quoteTolerance is how much more than quoted a booking may carry: the
@@ -122,6 +123,7 @@ func (BookingRejected) EventType() string { return "BookingRejected" }
 // BookingCancelled records a booking withdrawn by its forwarder.
 type BookingCancelled struct {
 	BookingID   string    `json:"bookingId"`
+	Reason      string    `json:"reason,omitempty"` // flight_cancelled when the airline cancelled the flight
 	CancelledAt time.Time `json:"cancelledAt"`
 }
 
@@ -320,7 +322,7 @@ func DecideRejectBooking(b Booking, refusal error, at time.Time) ([]Event, error
 }
 
 // DecideCancelBooking withdraws a booking that is pending or confirmed.
-func DecideCancelBooking(b Booking, at time.Time) ([]Event, error) {
+func DecideCancelBooking(b Booking, reason string, at time.Time) ([]Event, error) {
 	switch b.Status {
 	case "":
 		return nil, Errorf(NotFound, "no such booking")
@@ -329,7 +331,7 @@ func DecideCancelBooking(b Booking, at time.Time) ([]Event, error) {
 	case BookingStatusRejected:
 		return nil, Errorf(Conflict, "booking %s was rejected and cannot be cancelled", b.ID)
 	}
-	return []Event{BookingCancelled{BookingID: b.ID, CancelledAt: at}}, nil
+	return []Event{BookingCancelled{BookingID: b.ID, Reason: reason, CancelledAt: at}}, nil
 }
 
 // EvolveBooking applies an event to a booking.
@@ -344,7 +346,7 @@ func EvolveBooking(b Booking, e Event) Booking {
 	case BookingRejected:
 		b.Status, b.Reason = BookingStatusRejected, e.Reason
 	case BookingCancelled:
-		b.Status = BookingStatusCancelled
+		b.Status, b.Reason = BookingStatusCancelled, e.Reason
 	}
 	return b
 }

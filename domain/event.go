@@ -24,6 +24,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	QuotePriced{}.EventType():               decoder[QuotePriced],
 	QuoteRejected{}.EventType():             decoder[QuoteRejected],
 	QuoteAccepted{}.EventType():             decoder[QuoteAccepted],
+	QuoteReopened{}.EventType():             decoder[QuoteReopened],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

@@ -304,6 +304,25 @@ func DecidePriceQuote(q Quote, options []PriceOption, refusal error, at time.Tim
 	return []Event{QuotePriced{QuoteID: q.ID, ChargeableWeightKg: q.ChargeableWeightKg, Options: options, PricedAt: at}}, nil
 }
 
+// QuoteReopened records that the booking which accepted a quote was
+// cancelled: the quote is priced again, bookable while its options last.
+type QuoteReopened struct {
+	QuoteID    string    `json:"quoteId"`
+	BookingID  string    `json:"bookingId"`
+	ReopenedAt time.Time `json:"reopenedAt"`
+}
+
+func (QuoteReopened) EventType() string { return "QuoteReopened" }
+
+// DecideReopenQuote gives a quote back when the booking that accepted it
+// is cancelled; any other quote is left alone.
+func DecideReopenQuote(q Quote, bookingID string, at time.Time) ([]Event, error) {
+	if q.Status != QuoteStatusAccepted || q.BookingID != bookingID {
+		return nil, nil
+	}
+	return []Event{QuoteReopened{QuoteID: q.ID, BookingID: bookingID, ReopenedAt: at}}, nil
+}
+
 // DecideAcceptQuote marks the quote as taken by a booking, once.
 func DecideAcceptQuote(q Quote, bookingID, flightID string, at time.Time) ([]Event, error) {
 	if q.Status == QuoteStatusAccepted && q.BookingID == bookingID {
@@ -326,6 +345,9 @@ func EvolveQuote(q Quote, e Event) Quote {
 		return q
 	case QuoteAccepted:
 		q.Status, q.BookingID = QuoteStatusAccepted, e.BookingID
+		return q
+	case QuoteReopened:
+		q.Status, q.BookingID = QuoteStatusPriced, ""
 		return q
 	case QuoteRequested:
 		return Quote{

@@ -54,7 +54,7 @@ func toBookingJSON(b domain.Booking) bookingJSON {
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
 		out.AWBNumber = &b.AWBNumber
 	}
-	if b.Reason != "" {
+	if b.Reason != "" && b.Status == domain.BookingStatusRejected {
 		out.RejectionReason = &b.Reason
 	}
 	return out
