@@ -25,6 +25,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	QuoteRejected{}.EventType():             decoder[QuoteRejected],
 	QuoteAccepted{}.EventType():             decoder[QuoteAccepted],
 	QuoteReopened{}.EventType():             decoder[QuoteReopened],
+	ShipmentStatusRecorded{}.EventType():    decoder[ShipmentStatusRecorded],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

@@ -9,8 +9,8 @@ import (
 )
 
 // WebhookEvents is the catalogue of webhook event names. Names of
-// shipment operations are accepted already; they fire once those
-// operations exist.
+// shipment operations not built yet (documents, declarations, manifests)
+// are accepted already; they fire once those operations exist.
 var WebhookEvents = []string{
 	"quote.created", "quote.priced", "quote.rejected", "quote.accepted",
 	"booking.created", "booking.confirmed", "booking.rejected", "booking.cancelled",
@@ -44,6 +44,11 @@ func WebhookEventOf(e Event) string {
 		return "stock.replied"
 	case StockLow:
 		return "stock.low"
+	case ShipmentStatusRecorded:
+		if e := e.(ShipmentStatusRecorded); e.StatusCode == "DIS" && e.DiscrepancyCode == "OFLD" {
+			return "shipment.offloaded"
+		}
+		return "shipment.status"
 	}
 	return ""
 }

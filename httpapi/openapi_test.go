@@ -289,7 +289,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	for _, tag := range doc["tags"].([]any) {
 		tags = append(tags, tag.(map[string]any)["name"].(string))
 	}
-	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "reference-data-v1", "webhooks-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
+	if want := []string{"authentication-v1", "quotes-v1", "flights-v1", "bookings-v1", "awb-stock-v1", "reference-data-v1", "shipments-v1", "webhooks-v1", "administration-v1", "operations"}; !slices.Equal(tags, want) {
 		t.Errorf("tags = %v, want %v", tags, want)
 	}
 	if got, _ := json.Marshal(doc["security"]); string(got) != `[{"bearerAuth":[]},{"apiKey":[]}]` {
@@ -521,6 +521,10 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "StockReply", goType: stockReplyJSON{}, response: true},
 		{schema: "StockLedger", goType: ledgerJSON{}, response: true},
 		{schema: "StockLedgerRange", goType: ledgerRangeJSON{}, response: true},
+		{schema: "ShipmentEventRequest", goType: statusEventRequest{}},
+		{schema: "ShipmentEventCreated", goType: statusEventCreatedJSON{}, response: true},
+		{schema: "ShipmentEvent", goType: statusEventJSON{}, response: true},
+		{schema: "ShipmentCargo", goType: cargoJSON{}, response: true},
 		{schema: "Airport", goType: airportJSON{}, response: true},
 		{schema: "Airline", goType: airlineJSON{}, response: true},
 		{schema: "Commodity", goType: commodityJSON{}, response: true},
@@ -668,8 +672,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	identity, quotes, audit, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewAudit(), builtinReference()
 	flights, rates, bookings, stock := projections.NewFlights(), projections.NewRates(), projections.NewBookings(), projections.NewAWBStock()
-	hooks := projections.NewWebhooks()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, hooks)
+	hooks, shipments := projections.NewWebhooks(), projections.NewShipments()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, hooks, shipments)
 	projected := make(chan struct{})
 	go func() { defer close(projected); projector.Run(ctx) }()
 	t.Cleanup(func() { <-projected }) // before the store closes
@@ -680,8 +684,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	s := New(Options{MaxBodyBytes: maxBody, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Tokens: tokens, Responses: responses,
-		Ready: func() bool { return connected },
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Tokens: tokens,
+		Responses: responses, Ready: func() bool { return connected },
 	})
 	// One instant for the rate limiter, so that no window ends mid-test.
 	limiterNow := time.Now()
@@ -849,6 +853,17 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		hooks.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "delivery", ID: a.DeliveryID}}, a)
 	}
 	hookPath := "/api/webhooks/" + acmeHook
+
+	// Shipments: the AWB of acme's confirmed booking (LH's prefix 020),
+	// and one of LH's prefix that no booking carries.
+	const bookedAWB, unbookedAWB, unknownAWB = "020-12345675", "020-10000012", "020-99999992"
+	shipmentPath, unbookedPath := "/api/shipments/"+bookedAWB, "/api/shipments/"+unbookedAWB
+	hoursAgo := func(h int) string {
+		return time.Now().UTC().Add(-time.Duration(h) * time.Hour).Truncate(time.Second).Format(time.RFC3339)
+	}
+	statusEvent := func(fields string) string {
+		return `{"eventDate":"` + hoursAgo(5) + `","location":"FRA"` + fields + `}`
+	}
 
 	type liveTest = struct {
 		name        string
@@ -1090,6 +1105,81 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "import too large", method: "POST", path: "/api/admin/reference/airports", route: "/api/admin/reference/{kind}", header: admin,
 			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n" + strings.Repeat("EDDF,FRA,Frankfurt Airport,Frankfurt,DE,Europe/Berlin\n", 30), status: 413},
 
+		{name: "shipment before its first status event", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
+		{name: "status events before the first", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 404},
+		{name: "status event", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: with(airline, "Idempotency-Key", "status-1"),
+			contentType: "application/json", body: statusEvent(`,"eventType":"rcs","pieces":4,"weight":1250.5,"notes":"4 crates"`), status: 201},
+		{name: "status event again", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: with(airline, "Idempotency-Key", "status-1"),
+			contentType: "application/json", body: statusEvent(`,"eventType":"rcs","pieces":4,"weight":1250.5,"notes":"4 crates"`), status: 201},
+		{name: "status event with the key of another request", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events",
+			header: with(airline, "Idempotency-Key", "status-1"), contentType: "application/json", body: statusEvent(`,"eventType":"MAN"`), status: 422},
+		{name: "offload", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":"DIS/OFLD","eventDate":"` + hoursAgo(2) + `","location":"fra","pieces":1,"notes":"one crate short"}`, status: 201},
+		{name: "discrepancy with its own field", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"dis","discrepancyCode":"msca","weight":0`), status: 201},
+		{name: "status event without a dash in the AWB", method: "POST", path: "/api/shipments/02012345675/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":"DEP","eventDate":"` + time.Now().UTC().Add(10*time.Minute).Format(time.RFC3339) + `","location":"FRA"}`, status: 201},
+		{name: "status event of an AWB without a booking", method: "POST", path: unbookedPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"FOH","pieces":2`), status: 201},
+		{name: "status event with everything wrong", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":"XYZ","eventDate":"yesterday","location":"FRANKFURT","pieces":-1,"weight":1e9}`, status: 400},
+		{name: "status event without a discrepancy code", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"DIS"`), status: 400},
+		{name: "status event with a discrepancy code", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"DEP","discrepancyCode":"OFLD"`), status: 400},
+		{name: "status event in the future", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":"ARR","eventDate":"` + time.Now().UTC().Add(time.Hour).Format(time.RFC3339) + `","location":"JFK"}`, status: 400},
+		{name: "status event at an unknown airport", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":"ARR","eventDate":"` + hoursAgo(1) + `","location":"QQQ"}`, status: 400},
+		{name: "status event with nothing", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "status event of a bad check digit", method: "POST", path: "/api/shipments/020-12345670/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 400},
+		{name: "status event by a forwarder", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 403},
+		{name: "status event by another airline", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: otherAirline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 403},
+		{name: "status event by an admin", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: admin,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 403},
+		{name: "status event as text", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "text/plain", body: `RCS`, status: 415},
+		{name: "status event malformed", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: `{"eventType":`, status: 400},
+		{name: "status event mistyped", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS","pieces":"four"`), status: 400},
+		{name: "status event too large", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: airline,
+			contentType: "application/json", body: big, status: 413},
+		{name: "status event with a bad Idempotency-Key", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events",
+			header: with(airline, "Idempotency-Key", "a b"), contentType: "application/json", body: `{}`, status: 400},
+		{name: "status event without credential", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events",
+			contentType: "application/json", body: `{}`, status: 401},
+		{name: "status events", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
+		{name: "status events of the airline", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events",
+			header: with(airline, "Cargo-Sequence", "0"), status: 200},
+		{name: "status events for an admin", method: "GET", path: "/api/shipments/02012345675/events", route: "/api/shipments/{awb}/events", header: admin, status: 200},
+		{name: "offloads", method: "GET", path: shipmentPath + "/events?eventType=dis/ofld&from=2026-01-01&to=2999-01-01T00:00:00Z", route: "/api/shipments/{awb}/events",
+			header: forwarder, status: 200},
+		{name: "status events matching nothing", method: "GET", path: shipmentPath + "/events?eventType=DLV", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
+		{name: "status events with a bad from", method: "GET", path: shipmentPath + "/events?from=yesterday&to=later", route: "/api/shipments/{awb}/events",
+			header: forwarder, status: 400},
+		{name: "status events of a bad AWB", method: "GET", path: "/api/shipments/20-1234/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 400},
+		{name: "status events of an AWB without a booking", method: "GET", path: unbookedPath + "/events", route: "/api/shipments/{awb}/events", header: airline, status: 200},
+		{name: "status events of another forwarder's shipment", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: otherForwarder, status: 404},
+		{name: "status events of another airline's shipment", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: otherAirline, status: 404},
+		{name: "status events of an unknown AWB", method: "GET", path: "/api/shipments/" + unknownAWB + "/events", route: "/api/shipments/{awb}/events", header: admin, status: 404},
+		{name: "status events with a bad Cargo-Sequence", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events",
+			header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "status events without credential", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", status: 401},
+		{name: "shipment", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
+		{name: "shipment of the airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: with(airline, "Cargo-Sequence", "0"), status: 200},
+		{name: "shipment without a booking", method: "GET", path: unbookedPath, route: "/api/shipments/{awb}", header: admin, status: 200},
+		{name: "shipment without a booking for a forwarder", method: "GET", path: unbookedPath, route: "/api/shipments/{awb}", header: forwarder, status: 404},
+		{name: "shipment of another forwarder", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherForwarder, status: 404},
+		{name: "shipment of another airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherAirline, status: 404},
+		{name: "unknown shipment", method: "GET", path: "/api/shipments/" + unknownAWB, route: "/api/shipments/{awb}", header: admin, status: 404},
+		{name: "shipment of a bad AWB", method: "GET", path: "/api/shipments/020-1234567X", route: "/api/shipments/{awb}", header: forwarder, status: 400},
+		{name: "shipment without credential", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", status: 401},
+
 		{name: "register a webhook", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
 			contentType: "application/json", body: `{"url":"https://192.0.2.1/hooks","events":["booking.*","stock.low"]}`, status: 201},
 		{name: "register a webhook with a chosen secret", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: airline,
@@ -1196,6 +1286,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "register a webhook over the limit", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: throttled,
 			contentType: "application/json", body: `{"url":"https://192.0.2.1/","events":["*"]}`, status: 429},
 		{name: "ping over the limit", method: "POST", path: "/api/webhooks/" + acmeHook + "/ping", route: "/api/webhooks/{id}/ping", header: throttled, status: 429},
+		{name: "shipment over the limit", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: throttled, status: 429},
+		{name: "status events over the limit", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: throttled, status: 429},
+		{name: "status event over the limit", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: throttled,
+			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1272,6 +1366,15 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	quoteRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "quote", ID: quoteID}}
 	s.quotes.Apply(quoteRec, domain.QuoteRequested{QuoteID: quoteID, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 4,
 		GrossWeightKg: 1250.5, VolumeM3: 2.16, Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, RequestedAt: created})
+	var offload domain.ShipmentStatusRecorded
+	for _, e := range shipments.Timeline(bookedAWB) {
+		if e.DiscrepancyCode == "OFLD" {
+			offload = e
+		}
+	}
+	if offload.StatusEventID == "" || len(shipments.Timeline(bookedAWB)) < 4 {
+		t.Fatalf("timeline of %s: %+v", bookedAWB, shipments.Timeline(bookedAWB))
+	}
 	payloads := []struct {
 		webhook, event string
 		rec            eventstore.Record
@@ -1285,6 +1388,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "stock-request", event: "stock.replied", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "stockrequest", ID: approvedStockID}}},
 		{webhook: "stock-low", event: "stock.low", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "awbledger", ID: "acme-020"}},
 			e: domain.StockLow{OrganizationID: "acme", Prefix: "020", Available: 49, Allocated: 500}},
+		{webhook: "shipment-status", event: "shipment.status", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
+			e: shipments.Timeline(bookedAWB)[0]},
+		{webhook: "shipment-status", event: "shipment.offloaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
+			e: offload},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
 	for _, p := range payloads {
@@ -1521,6 +1628,55 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			RequestsByStatus: byStatus, RequestsByDay: byDay, RateLimits: limits, OrganizationID: "acme"}
 	}
 
+	// Status events of the confirmed booking's AWB as DecideRecordStatus
+	// records them, and the responses built of them as handleRecordStatus,
+	// handleShipmentEvents and handleShipment build them.
+	two, oneCrate, weighed := 2, 1, 625.25
+	var timeline []domain.ShipmentStatusRecorded
+	for i, c := range []domain.RecordStatus{
+		{EventType: "rcs", EventDate: "2026-06-30T16:05:00+02:00", Location: "fra", Pieces: &pieces, Weight: &gross, Notes: "4 crates"},
+		{EventType: "DIS/OFLD", EventDate: "2026-07-01T09:50:00Z", Location: "FRA", Pieces: &oneCrate, Notes: "one crate short"},
+		{EventType: "dis", DiscrepancyCode: "fdca", EventDate: "2026-07-01T10:10:00Z", Location: "FRA", Pieces: &two, Weight: &weighed},
+		{EventType: "DEP", EventDate: "2026-07-01T10:35:00Z", Location: "FRA"},
+	} {
+		c.AWBNumber, c.StatusEventID, c.At = confirmed.AWBNumber, "5c0f2b7e-1d3a-5b49-8e6f-7a8b9c0d1e2"+strconv.Itoa(i), time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+		events, err := domain.DecideRecordStatus(c, builtinReference())
+		if err != nil {
+			t.Fatal(err)
+		}
+		timeline = append(timeline, events[0].(domain.ShipmentStatusRecorded))
+	}
+	createdOf := func(e domain.ShipmentStatusRecorded) statusEventCreatedJSON {
+		code := e.StatusCode
+		if e.DiscrepancyCode != "" {
+			code += "/" + e.DiscrepancyCode
+		}
+		return statusEventCreatedJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: code, RecordedAt: e.RecordedAt}
+	}
+	type eventListJSON struct {
+		AWBNumber string            `json:"awbNumber"`
+		Events    []statusEventJSON `json:"events"`
+	}
+	eventList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}
+	for _, e := range timeline {
+		eventList.Events = append(eventList.Events, toStatusEventJSON(e))
+	}
+	type shipmentJSON struct {
+		AWBNumber   string           `json:"awbNumber"`
+		Booking     *bookingJSON     `json:"booking"`
+		LatestEvent *statusEventJSON `json:"latestEvent"`
+		Declared    cargoJSON        `json:"declared"`
+		Reported    cargoJSON        `json:"reported"`
+		EventCount  int              `json:"eventCount"`
+	}
+	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
+	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, LatestEvent: &latest,
+		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
+	var statusProblems domain.Problems
+	statusProblems.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code")
+	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
+		ErrorURI: "/docs/errors#validation_error", ValidationErrors: statusProblems}
+
 	tests := []struct {
 		name   string
 		path   string
@@ -1528,6 +1684,15 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		status int
 		value  any
 	}{
+		{"status event recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[0])},
+		{"offload recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[1])},
+		{"status event invalid", "/api/shipments/{awb}/events", "post", 400, statusValidation},
+		{"status events", "/api/shipments/{awb}/events", "get", 200, eventList},
+		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}},
+		{"shipment", "/api/shipments/{awb}", "get", 200, shipment},
+		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
+			Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
+		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, LatestEvent: &latest, EventCount: len(timeline)}},
 		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote, domain.Principal{})},
 		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare, domain.Principal{})},
 		{"RFQ invalid", "/api/quotes", "post", 400, validation},

@@ -46,6 +46,7 @@ type Server struct {
 	// callers, who must not be able to crowd out organisations' counts.
 	tokenLimiter rateLimiter
 	webhooks     *projections.Webhooks
+	shipments    *projections.Shipments
 	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
 	// server to render payloads.
 	dispatcher   *webhooks.Dispatcher
@@ -73,6 +74,7 @@ type Deps struct {
 	Audit     *projections.Audit
 	Usage     *eventstore.Bucket // request counts, shared by all replicas
 	Webhooks  *projections.Webhooks
+	Shipments *projections.Shipments
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -82,7 +84,7 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)

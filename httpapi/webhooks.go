@@ -248,6 +248,8 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 	case "stockrequest":
 		sr, ok := s.stock.Request(p, rec.Aggregate.ID)
 		return toStockRequestJSON(sr), ok
+	case "shipment":
+		return s.renderShipmentEvent(rec, e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {
 		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)

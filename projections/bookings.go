@@ -13,11 +13,12 @@ type Bookings struct {
 	byID  map[string]domain.Booking
 	order []string            // oldest first
 	byOrg map[string][]string // forwarder → its booking ids
+	byAWB map[string]string   // AWB number → the booking that uses it
 }
 
 // NewBookings returns an empty bookings read model.
 func NewBookings() *Bookings {
-	return &Bookings{byID: map[string]domain.Booking{}, byOrg: map[string][]string{}}
+	return &Bookings{byID: map[string]domain.Booking{}, byOrg: map[string][]string{}, byAWB: map[string]string{}}
 }
 
 // Apply implements ReadModel.
@@ -35,6 +36,17 @@ func (m *Bookings) Apply(r eventstore.Record, e domain.Event) {
 		m.order = append(m.order, id)
 		m.byOrg[b.OrganizationID] = append(m.byOrg[b.OrganizationID], id)
 	}
+	if b.Status == domain.BookingStatusConfirmed && b.AWBNumber != "" {
+		m.byAWB[b.AWBNumber] = id
+	}
+}
+
+// ByAWB returns the confirmed booking that uses an AWB number.
+func (m *Bookings) ByAWB(awb string) (domain.Booking, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	b, ok := m.byID[m.byAWB[awb]]
+	return b, ok
 }
 
 // Get returns a booking p may see; others are reported missing.

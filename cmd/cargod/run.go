@@ -62,8 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
-	subscriptions := projections.NewWebhooks()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions)
+	subscriptions, shipments := projections.NewWebhooks(), projections.NewShipments()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -99,8 +99,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateLimits: limits, Metering: cfg.Metering}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Webhooks: subscriptions,
-		Tokens:   tokens, Responses: responses, Ready: store.Connected,
+		Webhooks: subscriptions, Shipments: shipments,
+		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	dispatcher, err := newDispatcher(ctx, store, cfg, log, subscriptions, api, commands.WebhookRecorder{H: cmds}, projector)
 	if err != nil {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+type statusEvent struct {
+	EventID, AWBNumber, EventType, XFSUCode, Location, Notes string
+	DiscrepancyCode                                          *string
+	EventDate, RecordedAt                                    time.Time
+	Pieces                                                   *int
+	Weight                                                   *float64
+}
+
+// bookedShipment books an RFQ from the forwarder's LH stock and returns
+// its AWB number.
+func bookedShipment(t *testing.T, s *testServer, fwd string) string {
+	s.approvedStock(t, fwd, "020", 10, "", "")
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" || b.AWBNumber == nil {
+		t.Fatalf("booking = %+v", b)
+	}
+	return *b.AWBNumber
+}
+
+func TestShipmentTimeline(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	at := func(h int) string {
+		return time.Now().UTC().Add(time.Duration(h-10) * time.Hour).Truncate(time.Second).Format(time.RFC3339)
+	}
+	// Posted out of order: the timeline is by event date.
+	for _, e := range []map[string]any{
+		{"eventType": "RCS", "eventDate": at(1), "location": "FRA", "pieces": 2, "weight": 350.5},
+		{"eventType": "DEP", "eventDate": at(4), "location": "fra"},
+		{"eventType": "MAN", "eventDate": at(3), "location": "FRA"},
+		{"eventType": "DIS/OFLD", "eventDate": at(5), "location": "FRA", "pieces": 1, "notes": "one crate short"},
+		{"eventType": "ARR", "eventDate": at(9), "location": "JFK", "pieces": 1, "weight": 175},
+	} {
+		r := s.do(t, request{method: "POST", path: "/api/shipments/" + awb + "/events", token: lh, body: e})
+		var created struct {
+			EventID, AWBNumber, EventType string
+			RecordedAt                    time.Time
+		}
+		r.json(t, &created)
+		if r.status != http.StatusCreated || created.EventID == "" || created.AWBNumber != awb || created.RecordedAt.IsZero() ||
+			created.EventType != strings.ToUpper(e["eventType"].(string)) {
+			t.Fatalf("event %v = %d %s", e["eventType"], r.status, r.body)
+		}
+	}
+	check := func(s *testServer, tok string) {
+		t.Helper()
+		var tl struct{ Events []statusEvent }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: tok}).json(t, &tl)
+		var codes []string
+		for _, e := range tl.Events {
+			codes = append(codes, e.XFSUCode)
+		}
+		if strings.Join(codes, ",") != "RCS,MAN,DEP,DIS_OFLD,ARR" {
+			t.Errorf("timeline = %v", codes)
+		}
+		var off struct{ Events []statusEvent }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: tok}).json(t, &off)
+		if len(off.Events) != 1 || *off.Events[0].DiscrepancyCode != "OFLD" || off.Events[0].Notes != "one crate short" {
+			t.Errorf("offloads = %+v", off.Events)
+		}
+		var sh struct {
+			AWBNumber   string
+			Booking     *struct{ Status string }
+			LatestEvent *statusEvent
+			Declared    struct{ Pieces *int }
+			Reported    struct {
+				Pieces *int
+				Weight *float64
+			}
+			EventCount int
+		}
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: tok}).json(t, &sh)
+		if sh.Booking == nil || sh.Booking.Status != "confirmed" || sh.LatestEvent.EventType != "ARR" || *sh.Declared.Pieces != 2 ||
+			*sh.Reported.Pieces != 1 || *sh.Reported.Weight != 175 || sh.EventCount != 5 {
+			t.Errorf("shipment = %+v", sh)
+		}
+	}
+	check(s, fwd)
+	check(s, lh)
+	s.stop()
+	s = startServer(t, dir, nil)
+	check(s, s.demoToken(t, "demo-forwarder")) // the same after a restart
+}
+
+func TestShipmentEventRules(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	now := time.Now().UTC().Format(time.RFC3339)
+	tests := []struct {
+		name   string
+		token  string
+		awb    string
+		body   map[string]any
+		status int
+		fields string
+	}{
+		{"bad check digit", lh, "020-12345670", map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA"}, 400, "awb:INVALID_AWB_NUMBER"},
+		{"unknown code", lh, awb, map[string]any{"eventType": "XYZ", "eventDate": now, "location": "FRA"}, 400, "eventType:INVALID_EVENT_TYPE"},
+		{"DIS without a qualifier", lh, awb, map[string]any{"eventType": "DIS", "eventDate": now, "location": "FRA"}, 400, "discrepancyCode:INVALID_EVENT_TYPE"},
+		{"unknown airport", lh, awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "QQQ"}, 400, "location:UNKNOWN_AIRPORT"},
+		{"in the future", lh, awb, map[string]any{"eventType": "DEP", "eventDate": time.Now().Add(2 * time.Hour).Format(time.RFC3339), "location": "FRA"}, 400, "eventDate:INVALID_DATE"},
+		{"nothing", lh, awb, map[string]any{}, 400, "eventDate:REQUIRED eventType:REQUIRED location:REQUIRED"},
+		{"not the prefix's airline", s.demoToken(t, "demo-airline-ek"), awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA"}, 403, ""},
+		{"a forwarder", fwd, awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA"}, 403, ""},
+		{"with a discrepancy field", lh, awb, map[string]any{"eventType": "DIS", "discrepancyCode": "MSCA", "eventDate": now, "location": "FRA"}, 201, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: "/api/shipments/" + tt.awb + "/events", token: tt.token, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, tt.fields)
+			}
+		})
+	}
+	// Nobody but the booking forwarder, the prefix's airline and admins
+	// reads the shipment; an unknown AWB is 404.
+	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: s.demoToken(t, "demo-airline-ek")}); r.status != 404 {
+		t.Errorf("EK reads an LH shipment: %d", r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/shipments/020-99999992", token: lh}); r.status != 404 {
+		t.Errorf("unknown shipment: %d", r.status)
+	}
+}
+
+func TestShipmentWebhooks(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	rc := newReceiver(t)
+	s.subscribe(t, fwd, rc, []string{"shipment.*"}, "")
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, code := range []string{"RCS", "DIS/OFLD"} {
+		s.mustCreate(t, lh, "/api/shipments/"+awb+"/events", map[string]any{"eventType": code, "eventDate": now, "location": "FRA"})
+	}
+	got := eventually(t, "two shipment deliveries", rc.received, func(d []delivery) bool { return len(d) == 2 })
+	if got[0].Type != "shipment.status" || got[0].Data["xfsuCode"] != "RCS" || got[1].Type != "shipment.offloaded" || got[1].Data["awbNumber"] != awb {
+		t.Errorf("deliveries = %+v", got)
+	}
+}

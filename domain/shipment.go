@@ -1,0 +1,112 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// statusCodes are the IATA shipment status codes (Cargo-XML XFSU), and
+// the discrepancy codes that qualify DIS.
+var statusCodes = map[string]string{
+	"ARR": "Arrived", "AWD": "Arrival documents delivered", "AWR": "Arrival documents received", "BKD": "Booked",
+	"CCD": "Cleared by customs", "CRC": "Reported to customs", "DDL": "Delivered to consignee door", "DEP": "Departed",
+	"DIS": "Discrepancy", "DLV": "Delivered", "DOC": "Documents received by handling party", "DPU": "Picked up from shipper door",
+	"FIW": "Freight into warehouse control", "FOH": "Freight on hand", "FOW": "Freight out of warehouse control",
+	"MAN": "Manifested", "NFD": "Consignee notified", "OCI": "Other customs/security/regulatory information",
+	"OSI": "Other service information", "PRE": "Prepared for loading", "RCF": "Received from flight",
+	"RCS": "Received from shipper", "RCT": "Received from other carrier", "TFD": "Transferred to other carrier",
+	"TGC": "Transferred to customs/government control", "TRM": "To be transferred to other carrier",
+}
+
+var discrepancyCodes = map[string]string{
+	"DFLD": "Definitely loaded", "FDAV": "Found mail document", "FDAW": "Found air waybill", "FDCA": "Found cargo",
+	"FDMB": "Found mailbag", "MSAV": "Missing mail document", "MSAW": "Missing air waybill", "MSCA": "Missing cargo",
+	"MSMB": "Missing mailbag", "OFLD": "Offloaded", "OVCD": "Overcarried", "SSPD": "Shortshipped",
+}
+
+// eventDateTolerance is how far in the future an event may be dated:
+// clocks of handling systems drift.
+const eventDateTolerance = 15 * time.Minute
+
+// ShipmentStatusRecorded records a status event of a shipment.
+type ShipmentStatusRecorded struct {
+	AWBNumber       string    `json:"awbNumber"`
+	StatusEventID   string    `json:"eventId"`
+	StatusCode      string    `json:"eventType"`                 // the IATA status code
+	DiscrepancyCode string    `json:"discrepancyCode,omitempty"` // with DIS
+	EventDate       time.Time `json:"eventDate"`
+	Location        string    `json:"location"`
+	Pieces          *int      `json:"pieces,omitempty"`
+	Weight          *float64  `json:"weight,omitempty"`
+	Notes           string    `json:"notes,omitempty"`
+	RecordedAt      time.Time `json:"recordedAt"`
+}
+
+func (ShipmentStatusRecorded) EventType() string { return "ShipmentStatusRecorded" }
+
+// XFSUCode is the event's code as a Cargo-XML XFSU message carries it:
+// the status code, and for a discrepancy its qualifier (DIS_OFLD).
+func (e ShipmentStatusRecorded) XFSUCode() string {
+	if e.DiscrepancyCode != "" {
+		return e.StatusCode + "_" + e.DiscrepancyCode
+	}
+	return e.StatusCode
+}
+
+// RecordStatus is a status event posted for a shipment.
+type RecordStatus struct {
+	AWBNumber       string
+	StatusEventID   string
+	EventType       string // a code, or DIS/OFLD
+	DiscrepancyCode string
+	EventDate       string
+	Location        string
+	Pieces          *int
+	Weight          *float64
+	Notes           string
+	At              time.Time
+}
+
+// DecideRecordStatus validates a status event and records it.
+func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
+	var p Problems
+	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
+		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
+	code, qualifier, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(c.EventType)), "/")
+	if qualifier == "" {
+		qualifier = strings.ToUpper(strings.TrimSpace(c.DiscrepancyCode))
+	}
+	e.StatusCode, e.DiscrepancyCode = code, qualifier
+	switch _, known := statusCodes[code]; {
+	case code == "":
+		p.Add("eventType", CodeRequired, "is required")
+	case !known:
+		p.Add("eventType", "INVALID_EVENT_TYPE", "%q is not an IATA status code (RCS, MAN, DEP, ARR, DLV, DIS, …)", code)
+	case code == "DIS" && discrepancyCodes[qualifier] == "":
+		p.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)")
+	case code != "DIS" && qualifier != "":
+		p.Add("discrepancyCode", "INVALID_EVENT_TYPE", "only a DIS event takes a discrepancy code")
+	}
+	checkAirport(&p, "location", e.Location)
+	checkKnownAirport(&p, ref, "location", e.Location)
+	if c.EventDate == "" {
+		p.Add("eventDate", CodeRequired, "is required")
+	} else if t, err := time.Parse(time.RFC3339, c.EventDate); err != nil {
+		p.Add("eventDate", CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
+	} else if t.After(c.At.Add(eventDateTolerance)) {
+		p.Add("eventDate", CodeInvalidDate, "must not be in the future")
+	} else {
+		e.EventDate = t.UTC()
+	}
+	if c.Pieces != nil && (*c.Pieces < 0 || *c.Pieces > maxPieces) {
+		p.Add("pieces", CodeInvalidRange, "must be 0 to %d", maxPieces)
+	}
+	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {
+		p.Add("weight", CodeInvalidRange, "must be 0 to %d kg", maxWeightKg)
+	}
+	checkLength(&p, "notes", c.Notes, maxNotes)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return []Event{e}, nil
+}

@@ -1,0 +1,200 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/gorilla/mux"
+)
+
+type statusEventRequest struct {
+	EventType       string   `json:"eventType"`
+	DiscrepancyCode string   `json:"discrepancyCode"`
+	EventDate       string   `json:"eventDate"`
+	Location        string   `json:"location"`
+	Pieces          *int     `json:"pieces"`
+	Weight          *float64 `json:"weight"`
+	Notes           string   `json:"notes"`
+}
+
+// statusEventCreatedJSON is the spec's shipment event response.
+type statusEventCreatedJSON struct {
+	EventID    string    `json:"eventId"`
+	AWBNumber  string    `json:"awbNumber"`
+	EventType  string    `json:"eventType"`
+	RecordedAt time.Time `json:"recordedAt"`
+}
+
+// statusEventJSON is one event of a shipment's timeline.
+type statusEventJSON struct {
+	EventID         string    `json:"eventId"`
+	AWBNumber       string    `json:"awbNumber"`
+	EventType       string    `json:"eventType"`
+	DiscrepancyCode *string   `json:"discrepancyCode"`
+	XFSUCode        string    `json:"xfsuCode"`
+	EventDate       time.Time `json:"eventDate"`
+	Location        string    `json:"location"`
+	Pieces          *int      `json:"pieces"`
+	Weight          *float64  `json:"weight"`
+	Notes           string    `json:"notes"`
+	RecordedAt      time.Time `json:"recordedAt"`
+}
+
+func toStatusEventJSON(e domain.ShipmentStatusRecorded) statusEventJSON {
+	return statusEventJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: e.StatusCode, DiscrepancyCode: orNull(e.DiscrepancyCode),
+		XFSUCode: e.XFSUCode(), EventDate: e.EventDate, Location: e.Location, Pieces: e.Pieces, Weight: e.Weight, Notes: e.Notes, RecordedAt: e.RecordedAt}
+}
+
+// shipmentAWB reads the AWB number of the path.
+func shipmentAWB(r *http.Request) (string, error) {
+	awb, err := domain.ParseAWB(mux.Vars(r)["awb"])
+	if err != nil {
+		var p domain.Problems
+		p.Add("awb", domain.CodeInvalidAWBNumber, "%s", err.Error())
+		return "", p.Err()
+	}
+	return awb, nil
+}
+
+// canSeeShipment: admins; the airline of the AWB's prefix; the forwarder
+// whose confirmed booking carries the AWB.
+func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
+	switch p.Role {
+	case domain.RoleAdmin:
+		return true
+	case domain.RoleAirline:
+		return p.AWBPrefix == awb[:3]
+	}
+	b, ok := s.bookings.ByAWB(awb)
+	return ok && b.OrganizationID == p.OrganizationID
+}
+
+// handleRecordStatus records a status event; status events are the
+// airline's to post, for AWBs of its prefix.
+func (s *Server) handleRecordStatus() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		awb, err := shipmentAWB(r)
+		if err != nil {
+			return err
+		}
+		if p := principal(r.Context()); p.Role != domain.RoleAirline || p.AWBPrefix != awb[:3] {
+			return domain.Errorf(domain.Forbidden, "status events of %s are posted by the airline with prefix %s", awb, awb[:3])
+		}
+		var req statusEventRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.RecordShipmentStatus(r.Context(), meta(r), domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
+			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		e := res.State[len(res.State)-1]
+		code := e.StatusCode
+		if e.DiscrepancyCode != "" {
+			code += "/" + e.DiscrepancyCode
+		}
+		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
+		writeJSON(w, http.StatusCreated, statusEventCreatedJSON{EventID: e.StatusEventID, AWBNumber: awb, EventType: code, RecordedAt: e.RecordedAt})
+		return nil
+	}
+}
+
+// handleShipmentEvents is a shipment's timeline, in event order, filtered
+// by eventType (a code, or DIS/OFLD) and eventDate from/to.
+func (s *Server) handleShipmentEvents() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		awb, err := shipmentAWB(r)
+		if err != nil {
+			return err
+		}
+		q := r.URL.Query()
+		var p domain.Problems
+		from, to := timeParam(q.Get("from"), "from", &p), timeParam(q.Get("to"), "to", &p)
+		if err := p.Err(); err != nil {
+			return err
+		}
+		timeline := s.shipments.Timeline(awb)
+		if !s.canSeeShipment(principal(r.Context()), awb) || len(timeline) == 0 {
+			return domain.Errorf(domain.NotFound, "no shipment events of %s", awb)
+		}
+		code, disc, _ := strings.Cut(strings.ToUpper(q.Get("eventType")), "/")
+		out := struct {
+			AWBNumber string            `json:"awbNumber"`
+			Events    []statusEventJSON `json:"events"`
+		}{AWBNumber: awb, Events: []statusEventJSON{}}
+		for _, e := range timeline {
+			if (code != "" && e.StatusCode != code) || (disc != "" && e.DiscrepancyCode != disc) ||
+				(!from.IsZero() && e.EventDate.Before(from)) || (!to.IsZero() && !e.EventDate.Before(to)) {
+				continue
+			}
+			out.Events = append(out.Events, toStatusEventJSON(e))
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+type cargoJSON struct {
+	Pieces *int     `json:"pieces"`
+	Weight *float64 `json:"weight"`
+}
+
+// handleShipment is the consolidated shipment as far as it is known: the
+// booking that carries the AWB, the latest status, and pieces and weight
+// as booked against as last reported.
+func (s *Server) handleShipment() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		awb, err := shipmentAWB(r)
+		if err != nil {
+			return err
+		}
+		b, booked := s.bookings.ByAWB(awb)
+		timeline := s.shipments.Timeline(awb)
+		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0) {
+			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
+		}
+		out := struct {
+			AWBNumber   string           `json:"awbNumber"`
+			Booking     *bookingJSON     `json:"booking"`
+			LatestEvent *statusEventJSON `json:"latestEvent"`
+			Declared    cargoJSON        `json:"declared"`
+			Reported    cargoJSON        `json:"reported"`
+			EventCount  int              `json:"eventCount"`
+		}{AWBNumber: awb, EventCount: len(timeline)}
+		if booked {
+			bj := toBookingJSON(b)
+			out.Booking = &bj
+			out.Declared = cargoJSON{Pieces: &b.Pieces, Weight: &b.WeightKg}
+		}
+		if n := len(timeline); n > 0 {
+			latest := toStatusEventJSON(timeline[n-1])
+			out.LatestEvent = &latest
+		}
+		for _, e := range timeline {
+			if e.Pieces != nil {
+				out.Reported.Pieces = e.Pieces
+			}
+			if e.Weight != nil {
+				out.Reported.Weight = e.Weight
+			}
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+}
+
+// renderShipmentEvent is the webhook data of a status event.
+func (s *Server) renderShipmentEvent(rec eventstore.Record, e domain.Event, p domain.Principal) (any, bool) {
+	se, ok := e.(domain.ShipmentStatusRecorded)
+	if !ok || !s.canSeeShipment(p, se.AWBNumber) {
+		return nil, false
+	}
+	return toStatusEventJSON(se), true
+}

@@ -1,0 +1,46 @@
+package projections
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+// Shipments is the read model of shipment status timelines, by AWB.
+type Shipments struct {
+	mu     sync.RWMutex
+	events map[string][]domain.ShipmentStatusRecorded // by event date, then when recorded
+}
+
+// NewShipments returns an empty shipments read model.
+func NewShipments() *Shipments {
+	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}}
+}
+
+// Apply implements ReadModel.
+func (m *Shipments) Apply(_ eventstore.Record, e domain.Event) {
+	s, ok := e.(domain.ShipmentStatusRecorded)
+	if !ok {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	list := m.events[s.AWBNumber]
+	// After every event of the same date: those keep arrival order.
+	i, _ := slices.BinarySearchFunc(list, s, func(a, b domain.ShipmentStatusRecorded) int {
+		if c := a.EventDate.Compare(b.EventDate); c != 0 {
+			return c
+		}
+		return -1
+	})
+	m.events[s.AWBNumber] = slices.Insert(slices.Clone(list), i, s)
+}
+
+// Timeline returns a shipment's status events in event order.
+func (m *Shipments) Timeline(awb string) []domain.ShipmentStatusRecorded {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.events[awb]
+}
