@@ -26,6 +26,8 @@ var decoders = map[string]func([]byte) (Event, error){
 	QuoteAccepted{}.EventType():             decoder[QuoteAccepted],
 	QuoteReopened{}.EventType():             decoder[QuoteReopened],
 	ShipmentStatusRecorded{}.EventType():    decoder[ShipmentStatusRecorded],
+	MAWBCreated{}.EventType():               decoder[MAWBCreated],
+	HAWBCreated{}.EventType():               decoder[HAWBCreated],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

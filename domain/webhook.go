@@ -44,6 +44,10 @@ func WebhookEventOf(e Event) string {
 		return "stock.replied"
 	case StockLow:
 		return "stock.low"
+	case MAWBCreated:
+		return "mawb.created"
+	case HAWBCreated:
+		return "hawb.created"
 	case ShipmentStatusRecorded:
 		if e := e.(ShipmentStatusRecorded); e.StatusCode == "DIS" && e.DiscrepancyCode == "OFLD" {
 			return "shipment.offloaded"

@@ -525,6 +525,12 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "ShipmentEventCreated", goType: statusEventCreatedJSON{}, response: true},
 		{schema: "ShipmentEvent", goType: statusEventJSON{}, response: true},
 		{schema: "ShipmentCargo", goType: cargoJSON{}, response: true},
+		{schema: "WaybillParty", goType: domain.FullParty{}, response: true},
+		{schema: "MAWBRequest", goType: mawbRequest{}},
+		{schema: "MAWBCreated", goType: mawbCreatedJSON{}, response: true},
+		{schema: "MAWB", goType: mawbJSON{}, response: true},
+		{schema: "HAWBRequest", goType: hawbRequest{}},
+		{schema: "HAWB", goType: hawbJSON{}, response: true},
 		{schema: "Airport", goType: airportJSON{}, response: true},
 		{schema: "Airline", goType: airlineJSON{}, response: true},
 		{schema: "Commodity", goType: commodityJSON{}, response: true},
@@ -865,6 +871,15 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		return `{"eventDate":"` + hoursAgo(5) + `","location":"FRA"` + fields + `}`
 	}
 
+	mawbBody := func(awb string) string {
+		return `{"awbNumber":"` + awb + `","origin":"fra","destination":"JFK","pieces":4,"weight":1250.5,"volume":2.16,"commodity":"gen",` +
+			`"shipper":{"name":"ACME Consolidators GmbH","address":"Cargo City Süd, 60549 Frankfurt","contact":"+49 69 1234567"},"consignee":{"name":"ACME USA Inc."}}`
+	}
+	hawbBody := func(number, mawb string, pieces int, weight float64) string {
+		return `{"hawbNumber":"` + number + `","mawbNumber":"` + mawb + `","pieces":` + strconv.Itoa(pieces) + `,"weight":` + strconv.FormatFloat(weight, 'f', -1, 64) +
+			`,"shipper":{"name":"Shipper ` + number + `"},"consignee":{"name":"Consignee","contact":"receiving@example.com"}}`
+	}
+
 	type liveTest = struct {
 		name        string
 		method      string
@@ -1180,6 +1195,68 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "shipment of a bad AWB", method: "GET", path: "/api/shipments/020-1234567X", route: "/api/shipments/{awb}", header: forwarder, status: 400},
 		{name: "shipment without credential", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", status: 401},
 
+		{name: "MAWB of a booked AWB", method: "POST", path: "/api/mawb", route: "/api/mawb", header: with(forwarder, "Idempotency-Key", "mawb-1"),
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 201},
+		{name: "MAWB again", method: "POST", path: "/api/mawb", route: "/api/mawb", header: with(forwarder, "Idempotency-Key", "mawb-1"),
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 201},
+		{name: "MAWB with the key of another request", method: "POST", path: "/api/mawb", route: "/api/mawb", header: with(forwarder, "Idempotency-Key", "mawb-1"),
+			contentType: "application/json", body: mawbBody(unknownAWB), status: 422},
+		{name: "MAWB that exists", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder,
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 409},
+		{name: "MAWB outside the stock", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder,
+			contentType: "application/json", body: mawbBody(unbookedAWB), status: 400},
+		{name: "MAWB of another forwarder's booking", method: "POST", path: "/api/mawb", route: "/api/mawb", header: otherForwarder,
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 400},
+		{name: "MAWB with a bad check digit", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder,
+			contentType: "application/json", body: `{"awbNumber":"020-12345670"}`, status: 400},
+		{name: "MAWB with everything wrong", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"020-99999992","origin":"QQQ","destination":"FRANKFURT","pieces":0,"weight":-1,"volume":2000,"commodity":"` + strings.Repeat("X", 21) +
+				`","shipper":{"name":" "},"consignee":{"contact":"` + strings.Repeat("c", 201) + `"}}`, status: 400},
+		{name: "MAWB with nothing", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder, contentType: "application/json", body: `{}`, status: 400},
+		{name: "MAWB by an airline", method: "POST", path: "/api/mawb", route: "/api/mawb", header: airline,
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 403},
+		{name: "MAWB by an admin", method: "POST", path: "/api/mawb", route: "/api/mawb", header: admin,
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 403},
+		{name: "MAWB as text", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder, contentType: "text/plain", body: `MAWB`, status: 415},
+		{name: "MAWB malformed", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder, contentType: "application/json", body: `{"awbNumber":`, status: 400},
+		{name: "MAWB mistyped", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder,
+			contentType: "application/json", body: `{"awbNumber":"020-12345675","pieces":"ten"}`, status: 400},
+		{name: "MAWB too large", method: "POST", path: "/api/mawb", route: "/api/mawb", header: forwarder, contentType: "application/json", body: big, status: 413},
+		{name: "MAWB with a bad Idempotency-Key", method: "POST", path: "/api/mawb", route: "/api/mawb", header: with(forwarder, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "MAWB without credential", method: "POST", path: "/api/mawb", route: "/api/mawb", contentType: "application/json", body: `{}`, status: 401},
+		{name: "HAWB", method: "POST", path: "/api/hawb", route: "/api/hawb", header: with(forwarder, "Idempotency-Key", "hawb-1"),
+			contentType: "application/json", body: hawbBody("acme0001", bookedAWB, 2, 600), status: 201},
+		{name: "HAWB again", method: "POST", path: "/api/hawb", route: "/api/hawb", header: with(forwarder, "Idempotency-Key", "hawb-1"),
+			contentType: "application/json", body: hawbBody("acme0001", bookedAWB, 2, 600), status: 201},
+		{name: "HAWB with the key of another request", method: "POST", path: "/api/hawb", route: "/api/hawb", header: with(forwarder, "Idempotency-Key", "hawb-1"),
+			contentType: "application/json", body: hawbBody("ACME0002", bookedAWB, 2, 600), status: 422},
+		{name: "second HAWB, with the master's number without a dash", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder,
+			contentType: "application/json", body: hawbBody("ACME0002", "02012345675", 2, 650.5), status: 201},
+		{name: "HAWB repeated", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder,
+			contentType: "application/json", body: hawbBody("ACME0001", bookedAWB, 1, 1), status: 409},
+		{name: "HAWBs beyond the master", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder,
+			contentType: "application/json", body: hawbBody("ACME0003", bookedAWB, 1, 1), status: 400},
+		{name: "HAWB under another forwarder's master", method: "POST", path: "/api/hawb", route: "/api/hawb", header: otherForwarder,
+			contentType: "application/json", body: hawbBody("G1", bookedAWB, 1, 1), status: 400},
+		{name: "HAWB under no master", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder,
+			contentType: "application/json", body: hawbBody("X1", unknownAWB, 1, 1), status: 400},
+		{name: "HAWB of a bad master number", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder,
+			contentType: "application/json", body: hawbBody("X1", "020-1234567", 1, 1), status: 400},
+		{name: "HAWB with everything wrong", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder, contentType: "application/json",
+			body: `{"hawbNumber":"not a number!","mawbNumber":"020-12345675","pieces":100000,"shipper":{"name":""},"consignee":{"address":"` + strings.Repeat("a", 501) + `"}}`, status: 400},
+		{name: "HAWB by an airline", method: "POST", path: "/api/hawb", route: "/api/hawb", header: airline,
+			contentType: "application/json", body: hawbBody("X1", bookedAWB, 1, 1), status: 403},
+		{name: "HAWB as text", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder, contentType: "text/plain", body: `HAWB`, status: 415},
+		{name: "HAWB malformed", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder, contentType: "application/json", body: `[`, status: 400},
+		{name: "HAWB too large", method: "POST", path: "/api/hawb", route: "/api/hawb", header: forwarder, contentType: "application/json", body: big, status: 413},
+		{name: "HAWB with a bad Idempotency-Key", method: "POST", path: "/api/hawb", route: "/api/hawb", header: with(forwarder, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: `{}`, status: 400},
+		{name: "HAWB without credential", method: "POST", path: "/api/hawb", route: "/api/hawb", contentType: "application/json", body: `{}`, status: 401},
+		{name: "shipment with its waybills", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
+		{name: "shipment with its waybills, for the airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: airline, status: 200},
+		{name: "shipment with its waybills, for another forwarder", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherForwarder, status: 404},
+
 		{name: "register a webhook", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: forwarder,
 			contentType: "application/json", body: `{"url":"https://192.0.2.1/hooks","events":["booking.*","stock.low"]}`, status: 201},
 		{name: "register a webhook with a chosen secret", method: "POST", path: "/api/webhooks", route: "/api/webhooks", header: airline,
@@ -1290,6 +1367,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "status events over the limit", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: throttled, status: 429},
 		{name: "status event over the limit", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: throttled,
 			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 429},
+		{name: "MAWB over the limit", method: "POST", path: "/api/mawb", route: "/api/mawb", header: throttled,
+			contentType: "application/json", body: mawbBody(bookedAWB), status: 429},
+		{name: "HAWB over the limit", method: "POST", path: "/api/hawb", route: "/api/hawb", header: throttled,
+			contentType: "application/json", body: hawbBody("H9", bookedAWB, 1, 1), status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1375,6 +1456,11 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if offload.StatusEventID == "" || len(shipments.Timeline(bookedAWB)) < 4 {
 		t.Fatalf("timeline of %s: %+v", bookedAWB, shipments.Timeline(bookedAWB))
 	}
+	filedWaybills := shipments.Waybills(bookedAWB)
+	if filedWaybills.MAWB == nil || len(filedWaybills.HAWBs) < 2 {
+		t.Fatalf("waybills of %s: %+v", bookedAWB, filedWaybills)
+	}
+	waybillRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: bookedAWB}}
 	payloads := []struct {
 		webhook, event string
 		rec            eventstore.Record
@@ -1392,6 +1478,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			e: shipments.Timeline(bookedAWB)[0]},
 		{webhook: "shipment-status", event: "shipment.offloaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
 			e: offload},
+		{webhook: "mawb", event: "mawb.created", rec: waybillRec, e: *filedWaybills.MAWB},
+		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[0]},
+		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[1]},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
 	for _, p := range payloads {
@@ -1661,16 +1750,65 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for _, e := range timeline {
 		eventList.Events = append(eventList.Events, toStatusEventJSON(e))
 	}
+	// Waybills as handleCreateMAWB and handleCreateHAWB file them: a
+	// master with every field and one with the least, and houses under the
+	// first.
+	mawbPieces, mawbWeight, mawbVolume := 4, 1250.5, 2.16
+	fullMAWB, err := domain.DecideCreateMAWB(domain.Waybills{}, domain.CreateMAWB{AWBNumber: confirmed.AWBNumber, OrganizationID: "acme",
+		Origin: "fra", Destination: "JFK", Pieces: &mawbPieces, WeightKg: &mawbWeight, VolumeM3: &mawbVolume, Commodity: "gen",
+		Shipper:   domain.FullParty{Name: "ACME Consolidators GmbH", Address: "Cargo City Süd, 60549 Frankfurt", Contact: "+49 69 1234567"},
+		Consignee: domain.FullParty{Name: "ACME USA Inc."}, At: created}, builtinReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leastPieces, leastWeight := 1, 0.5
+	leastMAWB, err := domain.DecideCreateMAWB(domain.Waybills{}, domain.CreateMAWB{AWBNumber: "020-10000023", OrganizationID: "acme",
+		Origin: "AMS", Destination: "FRA", Pieces: &leastPieces, WeightKg: &leastWeight,
+		Shipper: domain.FullParty{Name: "a"}, Consignee: domain.FullParty{Name: "b"}, At: created}, builtinReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waybills := domain.EvolveWaybills(domain.Waybills{}, fullMAWB[0])
+	for i, h := range []struct {
+		number string
+		pieces int
+		weight float64
+	}{{"acme0001", 2, 600}, {"H2", 2, 650.5}} {
+		events, err := domain.DecideCreateHAWB(waybills, domain.CreateHAWB{HAWBNumber: h.number, MAWBNumber: confirmed.AWBNumber, OrganizationID: "acme",
+			Pieces: &h.pieces, WeightKg: &h.weight, Shipper: domain.FullParty{Name: "Shipper " + strconv.Itoa(i)},
+			Consignee: domain.FullParty{Name: "Consignee", Contact: "receiving@example.com"}, At: created})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waybills = domain.EvolveWaybills(waybills, events[0])
+	}
+	mawbOf := func(e domain.Event) *mawbJSON {
+		m := toMAWBJSON(e.(domain.MAWBCreated))
+		return &m
+	}
+	houses := []hawbJSON{}
+	for _, h := range waybills.HAWBs {
+		houses = append(houses, toHAWBJSON(h))
+	}
+	var waybillProblems domain.Problems
+	waybillProblems.Add("awbNumber", "AWB_NOT_IN_STOCK", "020-10000023 is not in your stock")
+	waybillProblems.Add("pieces", "EXCEEDS_MAWB", "the houses would hold 5 pieces, the master 4")
+	waybillProblems.Add("mawbNumber", "UNKNOWN_MAWB", "no MAWB 020-10000023 of yours")
+	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
+		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
+
 	type shipmentJSON struct {
 		AWBNumber   string           `json:"awbNumber"`
 		Booking     *bookingJSON     `json:"booking"`
+		MAWB        *mawbJSON        `json:"mawb"`
+		HAWBs       []hawbJSON       `json:"hawbs"`
 		LatestEvent *statusEventJSON `json:"latestEvent"`
 		Declared    cargoJSON        `json:"declared"`
 		Reported    cargoJSON        `json:"reported"`
 		EventCount  int              `json:"eventCount"`
 	}
 	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
-	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, LatestEvent: &latest,
+	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, LatestEvent: &latest,
 		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code")
@@ -1691,8 +1829,18 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}},
 		{"shipment", "/api/shipments/{awb}", "get", 200, shipment},
 		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
-		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, LatestEvent: &latest, EventCount: len(timeline)}},
+			HAWBs: []hawbJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
+		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, LatestEvent: &latest,
+			EventCount: len(timeline)}},
+		{"shipment with its waybills", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
+			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
+			Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}},
+		{"shipment of a MAWB only", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: "020-10000023", MAWB: mawbOf(leastMAWB[0]), HAWBs: []hawbJSON{},
+			Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
+		{"MAWB filed", "/api/mawb", "post", 201, mawbCreatedJSON{AWBNumber: confirmed.AWBNumber, Status: "created", CreatedAt: fullMAWB[0].(domain.MAWBCreated).CreatedAt}},
+		{"MAWB invalid", "/api/mawb", "post", 400, waybillValidation},
+		{"HAWB filed", "/api/hawb", "post", 201, houses[0]},
+		{"HAWB invalid", "/api/hawb", "post", 400, waybillValidation},
 		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote, domain.Principal{})},
 		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare, domain.Principal{})},
 		{"RFQ invalid", "/api/quotes", "post", 400, validation},

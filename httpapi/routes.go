@@ -53,6 +53,8 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/commodities", s.api(s.handleCommodities())).Methods(http.MethodGet)
 	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference())).Methods(http.MethodPost)
 
+	r.Handle("/api/mawb", s.api(s.handleCreateMAWB())).Methods(http.MethodPost)
+	r.Handle("/api/hawb", s.api(s.handleCreateHAWB())).Methods(http.MethodPost)
 	r.Handle("/api/shipments/{awb}", s.api(s.handleShipment())).Methods(http.MethodGet)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleRecordStatus())).Methods(http.MethodPost)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleShipmentEvents())).Methods(http.MethodGet)

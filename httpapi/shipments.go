@@ -60,7 +60,7 @@ func shipmentAWB(r *http.Request) (string, error) {
 }
 
 // canSeeShipment: admins; the airline of the AWB's prefix; the forwarder
-// whose confirmed booking carries the AWB.
+// whose confirmed booking carries the AWB, or who filed its MAWB.
 func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 	switch p.Role {
 	case domain.RoleAdmin:
@@ -68,8 +68,11 @@ func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 	case domain.RoleAirline:
 		return p.AWBPrefix == awb[:3]
 	}
-	b, ok := s.bookings.ByAWB(awb)
-	return ok && b.OrganizationID == p.OrganizationID
+	if b, ok := s.bookings.ByAWB(awb); ok && b.OrganizationID == p.OrganizationID {
+		return true
+	}
+	w := s.shipments.Waybills(awb)
+	return w.MAWB != nil && w.MAWB.OrganizationID == p.OrganizationID
 }
 
 // handleRecordStatus records a status event; status events are the
@@ -157,21 +160,33 @@ func (s *Server) handleShipment() handlerFunc {
 		}
 		b, booked := s.bookings.ByAWB(awb)
 		timeline := s.shipments.Timeline(awb)
-		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0) {
+		waybills := s.shipments.Waybills(awb)
+		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0 && waybills.MAWB == nil) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
 		out := struct {
 			AWBNumber   string           `json:"awbNumber"`
 			Booking     *bookingJSON     `json:"booking"`
+			MAWB        *mawbJSON        `json:"mawb"`
+			HAWBs       []hawbJSON       `json:"hawbs"`
 			LatestEvent *statusEventJSON `json:"latestEvent"`
 			Declared    cargoJSON        `json:"declared"`
 			Reported    cargoJSON        `json:"reported"`
 			EventCount  int              `json:"eventCount"`
-		}{AWBNumber: awb, EventCount: len(timeline)}
+		}{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}}
 		if booked {
 			bj := toBookingJSON(b)
 			out.Booking = &bj
 			out.Declared = cargoJSON{Pieces: &b.Pieces, Weight: &b.WeightKg}
+		}
+		if m := waybills.MAWB; m != nil {
+			mj := toMAWBJSON(*m)
+			out.MAWB = &mj
+			// The air waybill is the declaration of record.
+			out.Declared = cargoJSON{Pieces: &m.Pieces, Weight: &m.WeightKg}
+		}
+		for _, h := range waybills.HAWBs {
+			out.HAWBs = append(out.HAWBs, toHAWBJSON(h))
 		}
 		if n := len(timeline); n > 0 {
 			latest := toStatusEventJSON(timeline[n-1])
@@ -197,4 +212,148 @@ func (s *Server) renderShipmentEvent(rec eventstore.Record, e domain.Event, p do
 		return nil, false
 	}
 	return toStatusEventJSON(se), true
+}
+
+type mawbRequest struct {
+	AWBNumber   string           `json:"awbNumber"`
+	Origin      string           `json:"origin"`
+	Destination string           `json:"destination"`
+	Pieces      *int             `json:"pieces"`
+	Weight      *float64         `json:"weight"`
+	Commodity   string           `json:"commodity"`
+	Shipper     domain.FullParty `json:"shipper"`
+	Consignee   domain.FullParty `json:"consignee"`
+	Volume      *float64         `json:"volume"`
+}
+
+// mawbCreatedJSON is the spec's MAWB response.
+type mawbCreatedJSON struct {
+	AWBNumber string    `json:"awbNumber"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// mawbJSON is a master waybill in the consolidated shipment.
+type mawbJSON struct {
+	AWBNumber   string           `json:"awbNumber"`
+	Origin      string           `json:"origin"`
+	Destination string           `json:"destination"`
+	Pieces      int              `json:"pieces"`
+	Weight      float64          `json:"weight"`
+	Volume      float64          `json:"volume"`
+	Commodity   string           `json:"commodity"`
+	Shipper     domain.FullParty `json:"shipper"`
+	Consignee   domain.FullParty `json:"consignee"`
+	Status      string           `json:"status"`
+	CreatedAt   time.Time        `json:"createdAt"`
+}
+
+func toMAWBJSON(m domain.MAWBCreated) mawbJSON {
+	return mawbJSON{AWBNumber: m.AWBNumber, Origin: m.Origin, Destination: m.Destination, Pieces: m.Pieces, Weight: m.WeightKg,
+		Volume: m.VolumeM3, Commodity: m.Commodity, Shipper: m.Shipper, Consignee: m.Consignee, Status: "created", CreatedAt: m.CreatedAt}
+}
+
+type hawbRequest struct {
+	HAWBNumber string           `json:"hawbNumber"`
+	MAWBNumber string           `json:"mawbNumber"`
+	Pieces     *int             `json:"pieces"`
+	Weight     *float64         `json:"weight"`
+	Shipper    domain.FullParty `json:"shipper"`
+	Consignee  domain.FullParty `json:"consignee"`
+}
+
+// hawbJSON is the spec's HAWB response, and a house in the shipment.
+type hawbJSON struct {
+	HAWBNumber string  `json:"hawbNumber"`
+	MAWBNumber string  `json:"mawbNumber"`
+	Status     string  `json:"status"`
+	Pieces     int     `json:"pieces"`
+	Weight     float64 `json:"weight"`
+}
+
+func toHAWBJSON(h domain.HAWBCreated) hawbJSON {
+	return hawbJSON{HAWBNumber: h.HAWBNumber, MAWBNumber: h.MAWBNumber, Status: "created", Pieces: h.Pieces, Weight: h.WeightKg}
+}
+
+// awbField reads an AWB number of a body field.
+func awbField(field, value string) (string, error) {
+	awb, err := domain.ParseAWB(value)
+	if err != nil {
+		var p domain.Problems
+		p.Add(field, domain.CodeInvalidAWBNumber, "%s", err.Error())
+		return "", p.Err()
+	}
+	return awb, nil
+}
+
+// handleCreateMAWB files a forwarder's master air waybill.
+func (s *Server) handleCreateMAWB() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleForwarder); err != nil {
+			return err
+		}
+		var req mawbRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		awb, err := awbField("awbNumber", req.AWBNumber)
+		if err != nil {
+			return err
+		}
+		b, booked := s.bookings.ByAWB(awb)
+		res, err := s.commands.CreateMAWB(r.Context(), meta(r), domain.CreateMAWB{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
+			Pieces: req.Pieces, WeightKg: req.Weight, VolumeM3: req.Volume, Commodity: req.Commodity, Shipper: req.Shipper, Consignee: req.Consignee},
+			booked && b.OrganizationID == principal(r.Context()).OrganizationID)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/shipments/"+awb)
+		writeJSON(w, http.StatusCreated, mawbCreatedJSON{AWBNumber: awb, Status: "created", CreatedAt: res.State.MAWB.CreatedAt})
+		return nil
+	}
+}
+
+// handleCreateHAWB files a house waybill under one of the forwarder's
+// masters.
+func (s *Server) handleCreateHAWB() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleForwarder); err != nil {
+			return err
+		}
+		var req hawbRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		mawb, err := awbField("mawbNumber", req.MAWBNumber)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.CreateHAWB(r.Context(), meta(r), domain.CreateHAWB{HAWBNumber: req.HAWBNumber, MAWBNumber: mawb,
+			Pieces: req.Pieces, WeightKg: req.Weight, Shipper: req.Shipper, Consignee: req.Consignee})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		h := res.State.HAWBs[len(res.State.HAWBs)-1]
+		w.Header().Set("Location", "/api/shipments/"+mawb)
+		writeJSON(w, http.StatusCreated, toHAWBJSON(h))
+		return nil
+	}
+}
+
+// renderWaybill is the webhook data of a MAWB or HAWB: the waybill as the
+// shipment shows it.
+func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
+	switch e := e.(type) {
+	case domain.MAWBCreated:
+		return toMAWBJSON(e), s.canSeeShipment(p, e.AWBNumber)
+	case domain.HAWBCreated:
+		return toHAWBJSON(e), s.canSeeShipment(p, e.MAWBNumber)
+	}
+	return nil, false
 }

@@ -250,6 +250,8 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 		return toStockRequestJSON(sr), ok
 	case "shipment":
 		return s.renderShipmentEvent(rec, e, p)
+	case "waybill":
+		return s.renderWaybill(e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {
 		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)

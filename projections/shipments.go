@@ -8,19 +8,27 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-// Shipments is the read model of shipment status timelines, by AWB.
+// Shipments is the read model of shipments by AWB: status timelines and
+// waybills.
 type Shipments struct {
-	mu     sync.RWMutex
-	events map[string][]domain.ShipmentStatusRecorded // by event date, then when recorded
+	mu       sync.RWMutex
+	events   map[string][]domain.ShipmentStatusRecorded // by event date, then when recorded
+	waybills map[string]domain.Waybills
 }
 
 // NewShipments returns an empty shipments read model.
 func NewShipments() *Shipments {
-	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}}
+	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}, waybills: map[string]domain.Waybills{}}
 }
 
 // Apply implements ReadModel.
-func (m *Shipments) Apply(_ eventstore.Record, e domain.Event) {
+func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
+	if r.Aggregate.Type == "waybill" {
+		m.mu.Lock()
+		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
+		m.mu.Unlock()
+		return
+	}
 	s, ok := e.(domain.ShipmentStatusRecorded)
 	if !ok {
 		return
@@ -43,4 +51,11 @@ func (m *Shipments) Timeline(awb string) []domain.ShipmentStatusRecorded {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.events[awb]
+}
+
+// Waybills returns a shipment's master and houses.
+func (m *Shipments) Waybills(awb string) domain.Waybills {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.waybills[awb]
 }

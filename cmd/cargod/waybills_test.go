@@ -1,0 +1,102 @@
+package main
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+func party(name string) map[string]any {
+	return map[string]any{"name": name, "address": "1 Cargo Road", "contact": "ops@example.com"}
+}
+
+func mawbBody(awb string) map[string]any {
+	return map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK", "pieces": 10, "weight": 500.0, "volume": 3.2,
+		"commodity": "GEN", "shipper": party("ACME Consolidators"), "consignee": party("ACME USA")}
+}
+
+func TestWaybills(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	s.approvedStock(t, fwd, "020", 5, "", "") // 020-00000011 .. 020-00000055
+	const awb = "020-00000011"
+
+	var created struct {
+		AWBNumber, Status string
+		CreatedAt         time.Time
+	}
+	r := s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+	r.json(t, &created)
+	if created.AWBNumber != awb || created.Status != "created" || created.CreatedAt.IsZero() || r.header.Get("Location") != "/api/shipments/"+awb {
+		t.Fatalf("MAWB = %+v", created)
+	}
+	hawb := func(number string, pieces int, weight float64) map[string]any {
+		return map[string]any{"hawbNumber": number, "mawbNumber": awb, "pieces": pieces, "weight": weight,
+			"shipper": party("Shipper " + number), "consignee": party("Consignee " + number)}
+	}
+	var h struct {
+		HAWBNumber, MAWBNumber, Status string
+		Pieces                         int
+	}
+	s.mustCreate(t, fwd, "/api/hawb", hawb("h1", 6, 300)).json(t, &h)
+	if h.HAWBNumber != "H1" || h.MAWBNumber != awb || h.Status != "created" || h.Pieces != 6 {
+		t.Errorf("HAWB = %+v", h)
+	}
+	s.mustCreate(t, fwd, "/api/hawb", hawb("H2", 4, 200))
+
+	tests := []struct {
+		name   string
+		token  string
+		path   string
+		body   map[string]any
+		status int
+		fields string
+	}{
+		{"houses beyond the master", fwd, "/api/hawb", hawb("H3", 1, 1), 400, "pieces:EXCEEDS_MAWB weight:EXCEEDS_MAWB"},
+		{"the same house again", fwd, "/api/hawb", hawb("H1", 0, 0), 400, "pieces:INVALID_RANGE weight:INVALID_RANGE"},
+		{"no such master", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000022", "pieces": 1, "weight": 1.0,
+			"shipper": party("a"), "consignee": party("b")}, 400, "mawbNumber:UNKNOWN_MAWB"},
+		{"master number with a bad check digit", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000012"}, 400, "mawbNumber:INVALID_AWB_NUMBER"},
+		{"MAWB again", fwd, "/api/mawb", mawbBody(awb), 400, "awbNumber:AWB_IN_USE"},
+		{"MAWB outside the stock", fwd, "/api/mawb", mawbBody("020-12345675"), 400, "awbNumber:AWB_NOT_IN_STOCK"},
+		{"MAWB with bad fields", fwd, "/api/mawb", map[string]any{"awbNumber": "020-00000022", "origin": "QQQ", "destination": "JFK", "weight": -1.0,
+			"shipper": party(""), "consignee": party("b")}, 400, "origin:UNKNOWN_AIRPORT pieces:REQUIRED shipper.name:REQUIRED weight:INVALID_RANGE"},
+		{"airlines file no MAWB", s.demoToken(t, "demo-airline-lh"), "/api/mawb", mawbBody("020-00000022"), 403, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: tt.path, token: tt.token, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, tt.fields)
+			}
+		})
+	}
+	// A MAWB with bad fields used no number: 020-00000022 is still free.
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody("020-00000022"))
+
+	var sh struct {
+		MAWB *struct {
+			AWBNumber string
+			Pieces    int
+		}
+		HAWBs    []struct{ HAWBNumber string }
+		Declared struct{ Pieces *int }
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+	if sh.MAWB == nil || sh.MAWB.Pieces != 10 || len(sh.HAWBs) != 2 || *sh.Declared.Pieces != 10 {
+		t.Errorf("shipment = %+v", sh)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: s.demoToken(t, "demo-airline-ek")}); r.status != http.StatusNotFound {
+		t.Errorf("EK reads an LH MAWB: %d", r.status)
+	}
+}
+
+func TestMAWBOfABookedShipment(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	awb := bookedShipment(t, s, fwd) // the booking used the number already
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+}

@@ -1,0 +1,50 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func waybillAggregate(awb string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: "waybill", ID: awb}
+}
+
+// waybillCodes name the refusals of an AWB number on a MAWB.
+var waybillCodes = map[string]string{domain.ReasonAWBNotInStock: "AWB_NOT_IN_STOCK", domain.ReasonAWBUsed: "AWB_IN_USE"}
+
+// CreateMAWB files a forwarder's master air waybill. Its number must be
+// the one of the forwarder's own confirmed booking (booked), or else a
+// number of its valid stock, which the MAWB then uses up.
+func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, booked bool) (Result[domain.Waybills], error) {
+	var none Result[domain.Waybills]
+	c.OrganizationID = m.Principal.OrganizationID
+	c.At = h.now().UTC()
+	// The fields first: a bad MAWB must not use up a number.
+	if _, err := domain.DecideCreateMAWB(domain.Waybills{}, c, h.ref); err != nil {
+		return none, err
+	}
+	if !booked {
+		sub := m
+		sub.CommandID = m.CommandID + ":awb"
+		if _, err := h.UseAWB(ctx, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {
+			if code, ok := waybillCodes[domain.ReasonOf(err)]; ok {
+				var p domain.Problems
+				p.Add("awbNumber", code, "%s", err.(*domain.Error).Message)
+				return none, p.Err()
+			}
+			return none, err
+		}
+	}
+	return execute(ctx, h, waybillAggregate(c.AWBNumber), m, domain.EvolveWaybills,
+		func(w domain.Waybills) ([]domain.Event, error) { return domain.DecideCreateMAWB(w, c, h.ref) })
+}
+
+// CreateHAWB files a house waybill under one of the forwarder's masters.
+func (h *Handler) CreateHAWB(ctx context.Context, m Meta, c domain.CreateHAWB) (Result[domain.Waybills], error) {
+	c.OrganizationID = m.Principal.OrganizationID
+	c.At = h.now().UTC()
+	return execute(ctx, h, waybillAggregate(c.MAWBNumber), m, domain.EvolveWaybills,
+		func(w domain.Waybills) ([]domain.Event, error) { return domain.DecideCreateHAWB(w, c) })
+}
