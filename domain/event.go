@@ -28,6 +28,8 @@ var decoders = map[string]func([]byte) (Event, error){
 	ShipmentStatusRecorded{}.EventType():    decoder[ShipmentStatusRecorded],
 	MAWBCreated{}.EventType():               decoder[MAWBCreated],
 	HAWBCreated{}.EventType():               decoder[HAWBCreated],
+	PLACISubmitted{}.EventType():            decoder[PLACISubmitted],
+	CSDSubmitted{}.EventType():              decoder[CSDSubmitted],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

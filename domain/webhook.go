@@ -46,6 +46,10 @@ func WebhookEventOf(e Event) string {
 		return "stock.low"
 	case MAWBCreated:
 		return "mawb.created"
+	case PLACISubmitted:
+		return "placi.submitted"
+	case CSDSubmitted:
+		return "csd.submitted"
 	case HAWBCreated:
 		return "hawb.created"
 	case ShipmentStatusRecorded:

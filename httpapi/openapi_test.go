@@ -531,6 +531,11 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "MAWB", goType: mawbJSON{}, response: true},
 		{schema: "HAWBRequest", goType: hawbRequest{}},
 		{schema: "HAWB", goType: hawbJSON{}, response: true},
+		{schema: "PLACIRequest", goType: placiRequest{}},
+		{schema: "PLACI", goType: placiJSON{}, response: true},
+		{schema: "CSDRequest", goType: csdRequest{}},
+		{schema: "CSD", goType: csdJSON{}, response: true},
+		{schema: "RegulatedEntity", goType: domain.RegulatedEntity{}, response: true},
 		{schema: "Airport", goType: airportJSON{}, response: true},
 		{schema: "Airline", goType: airlineJSON{}, response: true},
 		{schema: "Commodity", goType: commodityJSON{}, response: true},
@@ -879,6 +884,11 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		return `{"hawbNumber":"` + number + `","mawbNumber":"` + mawb + `","pieces":` + strconv.Itoa(pieces) + `,"weight":` + strconv.FormatFloat(weight, 'f', -1, 64) +
 			`,"shipper":{"name":"Shipper ` + number + `"},"consignee":{"name":"Consignee","contact":"receiving@example.com"}}`
 	}
+
+	placiBody := `{"awbNumber":"` + bookedAWB + `","origin":"fra","destination":"JFK","departureDate":"2026-07-01","cargoDescription":"Machine parts: gearboxes",` +
+		`"shipperName":"ACME Consolidators GmbH","consigneeName":"ACME USA Inc.","pieces":4,"weight":1250.5}`
+	csdBody := `{"awbNumber":"` + bookedAWB + `","screeningMethod":"XRY","screeningDate":"` + hoursAgo(2) + `","screeningResult":"pass",` +
+		`"screeningMethods":["etd"],"regulatedEntity":{"category":"RA","identifier":"DE/RA/00123-01"}}`
 
 	type liveTest = struct {
 		name        string
@@ -1253,6 +1263,35 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "HAWB with a bad Idempotency-Key", method: "POST", path: "/api/hawb", route: "/api/hawb", header: with(forwarder, "Idempotency-Key", "a b"),
 			contentType: "application/json", body: `{}`, status: 400},
 		{name: "HAWB without credential", method: "POST", path: "/api/hawb", route: "/api/hawb", contentType: "application/json", body: `{}`, status: 401},
+		{name: "PLACI", method: "POST", path: "/api/placi", route: "/api/placi", header: with(forwarder, "Idempotency-Key", "placi-1"),
+			contentType: "application/json", body: placiBody, status: 201},
+		{name: "PLACI again", method: "POST", path: "/api/placi", route: "/api/placi", header: with(forwarder, "Idempotency-Key", "placi-1"),
+			contentType: "application/json", body: placiBody, status: 201},
+		{name: "PLACI with the key of another request", method: "POST", path: "/api/placi", route: "/api/placi", header: with(forwarder, "Idempotency-Key", "placi-1"),
+			contentType: "application/json", body: `{"awbNumber":"` + unknownAWB + `"}`, status: 422},
+		{name: "PLACI with everything wrong", method: "POST", path: "/api/placi", route: "/api/placi", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"020-12345670","origin":"XX","destination":"QQQ","departureDate":"1 July","cargoDescription":"consolidation","shipperName":"","pieces":0,"weight":-1,"shipperAddress":"` + strings.Repeat("a", 501) + `"}`, status: 400},
+		{name: "PLACI with nothing", method: "POST", path: "/api/placi", route: "/api/placi", header: forwarder, contentType: "application/json", body: `{}`, status: 400},
+		{name: "PLACI by an airline", method: "POST", path: "/api/placi", route: "/api/placi", header: airline, contentType: "application/json", body: placiBody, status: 403},
+		{name: "PLACI as text", method: "POST", path: "/api/placi", route: "/api/placi", header: forwarder, contentType: "text/plain", body: `PLACI`, status: 415},
+		{name: "PLACI too large", method: "POST", path: "/api/placi", route: "/api/placi", header: forwarder, contentType: "application/json", body: big, status: 413},
+		{name: "PLACI without credential", method: "POST", path: "/api/placi", route: "/api/placi", contentType: "application/json", body: `{}`, status: 401},
+		{name: "e-CSD", method: "POST", path: "/api/csd", route: "/api/csd", header: with(forwarder, "Idempotency-Key", "csd-1"),
+			contentType: "application/json", body: csdBody, status: 201},
+		{name: "e-CSD again", method: "POST", path: "/api/csd", route: "/api/csd", header: with(forwarder, "Idempotency-Key", "csd-1"),
+			contentType: "application/json", body: csdBody, status: 201},
+		{name: "e-CSD with the key of another request", method: "POST", path: "/api/csd", route: "/api/csd", header: with(forwarder, "Idempotency-Key", "csd-1"),
+			contentType: "application/json", body: `{"awbNumber":"` + unknownAWB + `","exemption":"MAIL"}`, status: 422},
+		{name: "e-CSD exempt, by the airline", method: "POST", path: "/api/csd", route: "/api/csd", header: airline,
+			contentType: "application/json", body: `{"awbNumber":"` + bookedAWB + `","securityStatus":"SPX","exemption":"mail"}`, status: 201},
+		{name: "e-CSD with everything wrong", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","screeningMethod":"XXX","screeningResult":"maybe","securityStatus":"ABC","exemption":"NONE","screeningDate":"yesterday"}`, status: 400},
+		{name: "e-CSD with a bad check digit", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"020-12345670"}`, status: 400},
+		{name: "e-CSD by an admin", method: "POST", path: "/api/csd", route: "/api/csd", header: admin, contentType: "application/json", body: csdBody, status: 403},
+		{name: "e-CSD as text", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "text/plain", body: `CSD`, status: 415},
+		{name: "e-CSD too large", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "application/json", body: big, status: 413},
+		{name: "e-CSD without credential", method: "POST", path: "/api/csd", route: "/api/csd", contentType: "application/json", body: `{}`, status: 401},
 		{name: "shipment with its waybills", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
 		{name: "shipment with its waybills, for the airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: airline, status: 200},
 		{name: "shipment with its waybills, for another forwarder", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherForwarder, status: 404},
@@ -1369,6 +1408,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			contentType: "application/json", body: statusEvent(`,"eventType":"RCS"`), status: 429},
 		{name: "MAWB over the limit", method: "POST", path: "/api/mawb", route: "/api/mawb", header: throttled,
 			contentType: "application/json", body: mawbBody(bookedAWB), status: 429},
+		{name: "PLACI over the limit", method: "POST", path: "/api/placi", route: "/api/placi", header: throttled,
+			contentType: "application/json", body: placiBody, status: 429},
+		{name: "e-CSD over the limit", method: "POST", path: "/api/csd", route: "/api/csd", header: throttled,
+			contentType: "application/json", body: csdBody, status: 429},
 		{name: "HAWB over the limit", method: "POST", path: "/api/hawb", route: "/api/hawb", header: throttled,
 			contentType: "application/json", body: hawbBody("H9", bookedAWB, 1, 1), status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1460,6 +1503,11 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if filedWaybills.MAWB == nil || len(filedWaybills.HAWBs) < 2 {
 		t.Fatalf("waybills of %s: %+v", bookedAWB, filedWaybills)
 	}
+	filings := shipments.Compliance(bookedAWB)
+	if filings.PLACI == nil || filings.CSD == nil {
+		t.Fatalf("filings of %s: %+v", bookedAWB, filings)
+	}
+	complianceRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: bookedAWB}}
 	payloads := []struct {
 		webhook, event string
@@ -1481,6 +1529,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "mawb", event: "mawb.created", rec: waybillRec, e: *filedWaybills.MAWB},
 		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[0]},
 		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[1]},
+		{webhook: "placi", event: "placi.submitted", rec: complianceRec, e: *filings.PLACI},
+		{webhook: "csd", event: "csd.submitted", rec: complianceRec, e: *filings.CSD},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
 	for _, p := range payloads {
@@ -1802,6 +1852,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Booking     *bookingJSON     `json:"booking"`
 		MAWB        *mawbJSON        `json:"mawb"`
 		HAWBs       []hawbJSON       `json:"hawbs"`
+		PLACI       *placiJSON       `json:"placi"`
+		CSD         *csdJSON         `json:"csd"`
 		LatestEvent *statusEventJSON `json:"latestEvent"`
 		Declared    cargoJSON        `json:"declared"`
 		Reported    cargoJSON        `json:"reported"`

@@ -60,7 +60,8 @@ func shipmentAWB(r *http.Request) (string, error) {
 }
 
 // canSeeShipment: admins; the airline of the AWB's prefix; the forwarder
-// whose confirmed booking carries the AWB, or who filed its MAWB.
+// whose confirmed booking carries the AWB, or who filed its MAWB, PLACI or
+// e-CSD.
 func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 	switch p.Role {
 	case domain.RoleAdmin:
@@ -72,7 +73,11 @@ func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 		return true
 	}
 	w := s.shipments.Waybills(awb)
-	return w.MAWB != nil && w.MAWB.OrganizationID == p.OrganizationID
+	if w.MAWB != nil && w.MAWB.OrganizationID == p.OrganizationID {
+		return true
+	}
+	c := s.shipments.Compliance(awb)
+	return (c.PLACI != nil && c.PLACI.OrganizationID == p.OrganizationID) || (c.CSD != nil && c.CSD.OrganizationID == p.OrganizationID)
 }
 
 // handleRecordStatus records a status event; status events are the
@@ -160,8 +165,8 @@ func (s *Server) handleShipment() handlerFunc {
 		}
 		b, booked := s.bookings.ByAWB(awb)
 		timeline := s.shipments.Timeline(awb)
-		waybills := s.shipments.Waybills(awb)
-		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0 && waybills.MAWB == nil) {
+		waybills, filings := s.shipments.Waybills(awb), s.shipments.Compliance(awb)
+		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0 && waybills.MAWB == nil && filings.PLACI == nil && filings.CSD == nil) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
 		out := struct {
@@ -169,6 +174,8 @@ func (s *Server) handleShipment() handlerFunc {
 			Booking     *bookingJSON     `json:"booking"`
 			MAWB        *mawbJSON        `json:"mawb"`
 			HAWBs       []hawbJSON       `json:"hawbs"`
+			PLACI       *placiJSON       `json:"placi"`
+			CSD         *csdJSON         `json:"csd"`
 			LatestEvent *statusEventJSON `json:"latestEvent"`
 			Declared    cargoJSON        `json:"declared"`
 			Reported    cargoJSON        `json:"reported"`
@@ -187,6 +194,14 @@ func (s *Server) handleShipment() handlerFunc {
 		}
 		for _, h := range waybills.HAWBs {
 			out.HAWBs = append(out.HAWBs, toHAWBJSON(h))
+		}
+		if f := filings.PLACI; f != nil {
+			pj := toPLACIJSON(*f)
+			out.PLACI = &pj
+		}
+		if f := filings.CSD; f != nil {
+			cj := toCSDJSON(*f)
+			out.CSD = &cj
 		}
 		if n := len(timeline); n > 0 {
 			latest := toStatusEventJSON(timeline[n-1])
@@ -346,6 +361,17 @@ func (s *Server) handleCreateHAWB() handlerFunc {
 	}
 }
 
+// renderCompliance is the webhook data of a PLACI or e-CSD.
+func (s *Server) renderCompliance(e domain.Event, p domain.Principal) (any, bool) {
+	switch e := e.(type) {
+	case domain.PLACISubmitted:
+		return toPLACIJSON(e), s.canSeeShipment(p, e.AWBNumber)
+	case domain.CSDSubmitted:
+		return toCSDJSON(e), s.canSeeShipment(p, e.AWBNumber)
+	}
+	return nil, false
+}
+
 // renderWaybill is the webhook data of a MAWB or HAWB: the waybill as the
 // shipment shows it.
 func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
@@ -356,4 +382,128 @@ func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
 		return toHAWBJSON(e), s.canSeeShipment(p, e.MAWBNumber)
 	}
 	return nil, false
+}
+
+type placiRequest struct {
+	AWBNumber        string   `json:"awbNumber"`
+	Origin           string   `json:"origin"`
+	Destination      string   `json:"destination"`
+	DepartureDate    string   `json:"departureDate"`
+	CargoDescription string   `json:"cargoDescription"`
+	ShipperName      string   `json:"shipperName"`
+	ConsigneeName    string   `json:"consigneeName"`
+	ShipperAddress   string   `json:"shipperAddress"`
+	ConsigneeAddress string   `json:"consigneeAddress"`
+	Pieces           *int     `json:"pieces"`
+	Weight           *float64 `json:"weight"`
+}
+
+// placiJSON is the spec's PLACI response, and the filing in the shipment.
+type placiJSON struct {
+	PLACIID          string    `json:"placiId"`
+	AWBNumber        string    `json:"awbNumber"`
+	Status           string    `json:"status"`
+	Origin           string    `json:"origin"`
+	Destination      string    `json:"destination"`
+	DepartureDate    string    `json:"departureDate"`
+	CargoDescription string    `json:"cargoDescription"`
+	SubmittedAt      time.Time `json:"submittedAt"`
+}
+
+func toPLACIJSON(p domain.PLACISubmitted) placiJSON {
+	return placiJSON{PLACIID: p.PLACIID, AWBNumber: p.AWBNumber, Status: "submitted", Origin: p.Origin, Destination: p.Destination,
+		DepartureDate: p.DepartureDate, CargoDescription: p.CargoDescription, SubmittedAt: p.SubmittedAt}
+}
+
+type csdRequest struct {
+	AWBNumber        string                  `json:"awbNumber"`
+	ScreeningMethod  string                  `json:"screeningMethod"`
+	ScreeningDate    string                  `json:"screeningDate"`
+	ScreeningResult  string                  `json:"screeningResult"`
+	SecurityStatus   string                  `json:"securityStatus"`
+	ScreeningMethods []string                `json:"screeningMethods"`
+	Exemption        string                  `json:"exemption"`
+	RegulatedEntity  *domain.RegulatedEntity `json:"regulatedEntity"`
+}
+
+// csdJSON is the spec's e-CSD response, and the declaration in the
+// shipment.
+type csdJSON struct {
+	CSDID            string    `json:"csdId"`
+	AWBNumber        string    `json:"awbNumber"`
+	Status           string    `json:"status"`
+	SecurityStatus   string    `json:"securityStatus"`
+	ScreeningMethods []string  `json:"screeningMethods"`
+	ScreeningResult  *string   `json:"screeningResult"`
+	Exemption        *string   `json:"exemption"`
+	SubmittedAt      time.Time `json:"submittedAt"`
+}
+
+func toCSDJSON(c domain.CSDSubmitted) csdJSON {
+	methods := c.ScreeningMethods
+	if methods == nil {
+		methods = []string{}
+	}
+	return csdJSON{CSDID: c.CSDID, AWBNumber: c.AWBNumber, Status: "submitted", SecurityStatus: c.SecurityStatus,
+		ScreeningMethods: methods, ScreeningResult: orNull(c.ScreeningResult), Exemption: orNull(c.Exemption), SubmittedAt: c.SubmittedAt}
+}
+
+// handleSubmitPLACI files PLACI (forwarders).
+func (s *Server) handleSubmitPLACI() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleForwarder); err != nil {
+			return err
+		}
+		var req placiRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		awb, err := awbField("awbNumber", req.AWBNumber)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.SubmitPLACI(r.Context(), meta(r), domain.PLACISubmitted{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
+			DepartureDate: req.DepartureDate, CargoDescription: req.CargoDescription, ShipperName: req.ShipperName, ShipperAddress: req.ShipperAddress,
+			ConsigneeName: req.ConsigneeName, ConsigneeAddress: req.ConsigneeAddress, Pieces: req.Pieces, WeightKg: req.Weight})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/shipments/"+awb)
+		writeJSON(w, http.StatusCreated, toPLACIJSON(*res.State.PLACI))
+		return nil
+	}
+}
+
+// handleSubmitCSD files an e-CSD: a forwarder (as regulated agent) or the
+// airline of the AWB's prefix.
+func (s *Server) handleSubmitCSD() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req csdRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		awb, err := awbField("awbNumber", req.AWBNumber)
+		if err != nil {
+			return err
+		}
+		if p := principal(r.Context()); p.Role != domain.RoleForwarder && !(p.Role == domain.RoleAirline && p.AWBPrefix == awb[:3]) {
+			return domain.Errorf(domain.Forbidden, "an e-CSD for %s is filed by a forwarder or the airline with prefix %s", awb, awb[:3])
+		}
+		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
+			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,
+				ScreeningResult: req.ScreeningResult, Exemption: req.Exemption, RegulatedEntity: req.RegulatedEntity},
+			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/shipments/"+awb)
+		writeJSON(w, http.StatusCreated, toCSDJSON(*res.State.CSD))
+		return nil
+	}
 }

@@ -14,18 +14,25 @@ type Shipments struct {
 	mu       sync.RWMutex
 	events   map[string][]domain.ShipmentStatusRecorded // by event date, then when recorded
 	waybills map[string]domain.Waybills
+	filings  map[string]domain.Compliance
 }
 
 // NewShipments returns an empty shipments read model.
 func NewShipments() *Shipments {
-	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}, waybills: map[string]domain.Waybills{}}
+	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{}}
 }
 
 // Apply implements ReadModel.
 func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
-	if r.Aggregate.Type == "waybill" {
+	switch r.Aggregate.Type {
+	case "waybill":
 		m.mu.Lock()
 		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
+		m.mu.Unlock()
+		return
+	case "compliance":
+		m.mu.Lock()
+		m.filings[r.Aggregate.ID] = domain.EvolveCompliance(m.filings[r.Aggregate.ID], e)
 		m.mu.Unlock()
 		return
 	}
@@ -58,4 +65,11 @@ func (m *Shipments) Waybills(awb string) domain.Waybills {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.waybills[awb]
+}
+
+// Compliance returns a shipment's PLACI and e-CSD.
+func (m *Shipments) Compliance(awb string) domain.Compliance {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.filings[awb]
 }

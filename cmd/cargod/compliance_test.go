@@ -1,0 +1,79 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestComplianceFilings(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	placi := func(change map[string]any) map[string]any {
+		m := map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK", "departureDate": tomorrow,
+			"cargoDescription": "CNC milling machine spare parts", "shipperName": "ACME Machine Tools", "consigneeName": "Globex Inc"}
+		for k, v := range change {
+			m[k] = v
+		}
+		return m
+	}
+	screened := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
+	csd := func(change map[string]any) map[string]any {
+		m := map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningDate": screened, "screeningResult": "pass"}
+		for k, v := range change {
+			m[k] = v
+		}
+		return m
+	}
+	tests := []struct {
+		name   string
+		token  string
+		path   string
+		body   map[string]any
+		status int
+		fields string
+	}{
+		{"PLACI", fwd, "/api/placi", placi(nil), 201, ""},
+		{"PLACI without names", fwd, "/api/placi", placi(map[string]any{"shipperName": "", "consigneeName": " "}), 400, "consigneeName:REQUIRED shipperName:REQUIRED"},
+		{"PLACI too vague", fwd, "/api/placi", placi(map[string]any{"cargoDescription": "Consolidation"}), 400, "cargoDescription:INVALID_VALUE"},
+		{"PLACI by an airline", lh, "/api/placi", placi(nil), 403, ""},
+		{"e-CSD", fwd, "/api/csd", csd(nil), 201, ""},
+		{"e-CSD by the carrier", lh, "/api/csd", csd(map[string]any{"securityStatus": "SHR", "screeningMethods": []string{"EDD"}}), 201, ""},
+		{"e-CSD with an exemption", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "", "screeningDate": "", "screeningResult": "", "exemption": "mail"}), 201, ""},
+		{"unknown method", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "SNIFF"}), 400, "screeningMethods[0]:INVALID_SCREENING_METHOD"},
+		{"secure without a pass", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SPX", "screeningResult": "fail"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
+		{"bad status", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SAFE"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
+		{"screened tomorrow", fwd, "/api/csd", csd(map[string]any{"screeningDate": time.Now().Add(3 * time.Hour).Format(time.RFC3339)}), 400, "screeningDate:INVALID_DATE"},
+		{"e-CSD by another airline", s.demoToken(t, "demo-airline-ek"), "/api/csd", csd(nil), 403, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: tt.path, token: tt.token, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, tt.fields)
+			}
+			if r.status == 201 {
+				var created struct{ AWBNumber, Status string }
+				r.json(t, &created)
+				if created.AWBNumber != awb || created.Status != "submitted" {
+					t.Errorf("= %s", r.body)
+				}
+			}
+		})
+	}
+	var sh struct {
+		PLACI *struct{ CargoDescription string }
+		CSD   *struct {
+			SecurityStatus string
+			Exemption      *string
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+	if sh.PLACI == nil || sh.PLACI.CargoDescription != "CNC milling machine spare parts" || sh.CSD == nil || sh.CSD.Exemption == nil || *sh.CSD.Exemption != "MAIL" {
+		t.Errorf("shipment filings = %+v %+v", sh.PLACI, sh.CSD)
+	}
+}

@@ -1,0 +1,26 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func complianceAggregate(awb string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: "compliance", ID: awb}
+}
+
+// SubmitPLACI files pre-loading advance cargo information for an AWB.
+func (h *Handler) SubmitPLACI(ctx context.Context, m Meta, c domain.PLACISubmitted) (Result[domain.Compliance], error) {
+	c.PLACIID, c.OrganizationID, c.SubmittedAt = m.DeriveID("placi"), m.Principal.OrganizationID, h.now().UTC()
+	return execute(ctx, h, complianceAggregate(c.AWBNumber), m, domain.EvolveCompliance,
+		func(domain.Compliance) ([]domain.Event, error) { return domain.DecidePLACI(c, h.ref) })
+}
+
+// SubmitCSD files an electronic consignment security declaration.
+func (h *Handler) SubmitCSD(ctx context.Context, m Meta, c domain.SubmitCSD) (Result[domain.Compliance], error) {
+	c.CSDID, c.OrganizationID, c.SubmittedAt = m.DeriveID("csd"), m.Principal.OrganizationID, h.now().UTC()
+	return execute(ctx, h, complianceAggregate(c.AWBNumber), m, domain.EvolveCompliance,
+		func(domain.Compliance) ([]domain.Event, error) { return domain.DecideCSD(c) })
+}

@@ -1,0 +1,192 @@
+package domain
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// e-CSD code lists (DESIGN §3).
+var (
+	securityStatuses = []string{"SPX", "SCO", "SHR", "NSC"}
+	screeningMethods = []string{"PHS", "VCK", "XRY", "EDS", "EDD", "ETD", "CMD", "AOM"}
+	screeningResults = []string{"PASS", "FAIL"}
+	exemptionCodes   = []string{"BIOM", "DIPL", "LFSM", "MAIL", "NUCL", "SMUS", "TRNS"}
+)
+
+// PLACISubmitted records pre-loading advance cargo information.
+type PLACISubmitted struct {
+	PLACIID          string    `json:"placiId"`
+	AWBNumber        string    `json:"awbNumber"`
+	OrganizationID   string    `json:"organizationId"`
+	Origin           string    `json:"origin"`
+	Destination      string    `json:"destination"`
+	DepartureDate    string    `json:"departureDate"`
+	CargoDescription string    `json:"cargoDescription"`
+	ShipperName      string    `json:"shipperName"`
+	ShipperAddress   string    `json:"shipperAddress,omitempty"`
+	ConsigneeName    string    `json:"consigneeName"`
+	ConsigneeAddress string    `json:"consigneeAddress,omitempty"`
+	Pieces           *int      `json:"pieces,omitempty"`
+	WeightKg         *float64  `json:"weight,omitempty"`
+	SubmittedAt      time.Time `json:"submittedAt"`
+}
+
+func (PLACISubmitted) EventType() string { return "PLACISubmitted" }
+
+// DecidePLACI checks the elements PLACI regimes require: shipper and
+// consignee names, a description of the goods, origin, destination and
+// departure date.
+func DecidePLACI(c PLACISubmitted, ref Lookup) ([]Event, error) {
+	var p Problems
+	c.Origin, c.Destination = strings.ToUpper(strings.TrimSpace(c.Origin)), strings.ToUpper(strings.TrimSpace(c.Destination))
+	for _, end := range []struct{ field, code string }{{"origin", c.Origin}, {"destination", c.Destination}} {
+		checkAirport(&p, end.field, end.code)
+		checkKnownAirport(&p, ref, end.field, end.code)
+	}
+	if _, err := time.Parse(time.DateOnly, c.DepartureDate); c.DepartureDate == "" {
+		p.Add("departureDate", CodeRequired, "is required")
+	} else if err != nil {
+		p.Add("departureDate", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	}
+	for _, f := range []struct{ field, value string }{{"cargoDescription", c.CargoDescription}, {"shipperName", c.ShipperName}, {"consigneeName", c.ConsigneeName}} {
+		if strings.TrimSpace(f.value) == "" {
+			p.Add(f.field, CodeRequired, "is required")
+		}
+	}
+	// A vague description ("consolidation", "general cargo") is what
+	// PLACI regimes refuse; ask for words, not a label.
+	if d := strings.ToLower(strings.TrimSpace(c.CargoDescription)); slices.Contains([]string{"consolidation", "general cargo", "gen", "freight of all kinds", "said to contain"}, d) {
+		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods precisely, not %q", c.CargoDescription)
+	}
+	checkLength(&p, "cargoDescription", c.CargoDescription, maxNotes)
+	for _, f := range []struct{ field, value string }{{"shipperName", c.ShipperName}, {"consigneeName", c.ConsigneeName}} {
+		checkLength(&p, f.field, f.value, maxText)
+	}
+	checkLength(&p, "shipperAddress", c.ShipperAddress, 500)
+	checkLength(&p, "consigneeAddress", c.ConsigneeAddress, 500)
+	if c.Pieces != nil && (*c.Pieces < 1 || *c.Pieces > maxPieces) {
+		p.Add("pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
+	}
+	if c.WeightKg != nil && !(*c.WeightKg > 0 && *c.WeightKg <= maxWeightKg) {
+		p.Add("weight", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return []Event{c}, nil
+}
+
+// RegulatedEntity identifies who screened or secured the cargo.
+type RegulatedEntity struct {
+	Category   string `json:"category"`   // RA, KC, AO, …
+	Identifier string `json:"identifier"` // the approval number
+}
+
+// CSDSubmitted records an electronic consignment security declaration.
+type CSDSubmitted struct {
+	CSDID            string           `json:"csdId"`
+	AWBNumber        string           `json:"awbNumber"`
+	OrganizationID   string           `json:"organizationId"`
+	SecurityStatus   string           `json:"securityStatus"`
+	ScreeningMethods []string         `json:"screeningMethods"`
+	ScreeningDate    time.Time        `json:"screeningDate"`
+	ScreeningResult  string           `json:"screeningResult"`
+	Exemption        string           `json:"exemption,omitempty"`
+	RegulatedEntity  *RegulatedEntity `json:"regulatedEntity,omitempty"`
+	SubmittedAt      time.Time        `json:"submittedAt"`
+}
+
+func (CSDSubmitted) EventType() string { return "CSDSubmitted" }
+
+// SubmitCSD is an e-CSD as posted: the spec's single screeningMethod, or
+// the richer screeningMethods list.
+type SubmitCSD struct {
+	CSDSubmitted
+	ScreeningMethod string
+	ScreeningDate   string
+}
+
+// DecideCSD checks an e-CSD against the code lists: a secure status (SPX,
+// SCO, SHR) needs a passed screening by a listed method, or an exemption;
+// a failed screening can only be NSC.
+func DecideCSD(c SubmitCSD) ([]Event, error) {
+	var p Problems
+	e := c.CSDSubmitted
+	e.SecurityStatus = strings.ToUpper(strings.TrimSpace(e.SecurityStatus))
+	e.ScreeningResult = strings.ToUpper(strings.TrimSpace(e.ScreeningResult))
+	e.Exemption = strings.ToUpper(strings.TrimSpace(e.Exemption))
+	methods := e.ScreeningMethods
+	if c.ScreeningMethod != "" {
+		methods = append([]string{c.ScreeningMethod}, methods...)
+	}
+	e.ScreeningMethods = nil
+	for i, m := range methods {
+		m = strings.ToUpper(strings.TrimSpace(m))
+		if !slices.Contains(screeningMethods, m) {
+			p.Add("screeningMethods["+strconv.Itoa(i)+"]", "INVALID_SCREENING_METHOD", "must be one of %s", strings.Join(screeningMethods, ", "))
+		} else if !slices.Contains(e.ScreeningMethods, m) {
+			e.ScreeningMethods = append(e.ScreeningMethods, m)
+		}
+	}
+	if e.SecurityStatus == "" {
+		e.SecurityStatus = "SPX" // the spec's e-CSD names no status: secured for passenger and cargo aircraft
+		if e.ScreeningResult == "FAIL" {
+			e.SecurityStatus = "NSC"
+		}
+	}
+	if !slices.Contains(securityStatuses, e.SecurityStatus) {
+		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "must be SPX, SCO, SHR or NSC")
+	}
+	if e.ScreeningResult != "" && !slices.Contains(screeningResults, e.ScreeningResult) {
+		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "must be pass or fail")
+	}
+	if e.Exemption != "" && !slices.Contains(exemptionCodes, e.Exemption) {
+		p.Add("exemption", "INVALID_EXEMPTION", "must be one of %s", strings.Join(exemptionCodes, ", "))
+	}
+	secure := e.SecurityStatus != "NSC"
+	switch {
+	case e.ScreeningResult == "FAIL" && secure:
+		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "cargo that failed screening is NSC")
+	case secure && e.Exemption == "" && (len(methods) == 0 || e.ScreeningResult != "PASS"):
+		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "a secure status (%s) needs a passed screening by a listed method, or an exemption", e.SecurityStatus)
+	}
+	if c.ScreeningDate == "" {
+		if e.Exemption == "" {
+			p.Add("screeningDate", CodeRequired, "is required")
+		}
+	} else if t, err := time.Parse(time.RFC3339, c.ScreeningDate); err != nil {
+		p.Add("screeningDate", CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
+	} else if t.After(e.SubmittedAt.Add(eventDateTolerance)) {
+		p.Add("screeningDate", CodeInvalidDate, "must not be in the future")
+	} else {
+		e.ScreeningDate = t.UTC()
+	}
+	if r := e.RegulatedEntity; r != nil {
+		checkLength(&p, "regulatedEntity.category", r.Category, 10)
+		checkLength(&p, "regulatedEntity.identifier", r.Identifier, 50)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return []Event{e}, nil
+}
+
+// Compliance is a shipment's declarations: PLACI filings and e-CSDs, the
+// latest of each kind standing.
+type Compliance struct {
+	PLACI *PLACISubmitted
+	CSD   *CSDSubmitted
+}
+
+// EvolveCompliance applies an event to a shipment's declarations.
+func EvolveCompliance(c Compliance, e Event) Compliance {
+	switch e := e.(type) {
+	case PLACISubmitted:
+		c.PLACI = &e
+	case CSDSubmitted:
+		c.CSD = &e
+	}
+	return c
+}
