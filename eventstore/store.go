@@ -303,21 +303,31 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 	if last.Sequence <= after {
 		return nil, nil
 	}
-	// Walk the aggregate's subject message by message. A consumer per
-	// load would be quicker for long histories, but consumers outlive the
-	// load and pile up under traffic; aggregates here are short.
+	// Walk the aggregate's subject message by message up to the last one,
+	// which is already here: a caller one event behind (the cache) costs
+	// one round trip. A consumer per load would be quicker for long
+	// histories, but consumers outlive the load and pile up under traffic.
 	var out []Record
-	for seq := after + 1; seq <= last.Sequence; {
+	add := func(m *jetstream.RawStreamMsg) error {
+		r, err := s.recordFrom(subject, m.Sequence, m.Header, m.Data)
+		out = append(out, r)
+		return err
+	}
+	for seq := after + 1; seq < last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if err != nil {
 			return nil, fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err)
 		}
-		r, err := s.recordFrom(subject, m.Sequence, m.Header, m.Data)
-		if err != nil {
+		if m.Sequence >= last.Sequence {
+			break
+		}
+		if err := add(m); err != nil {
 			return nil, err
 		}
-		out = append(out, r)
 		seq = m.Sequence + 1
+	}
+	if err := add(last); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -52,14 +52,7 @@ func (s *Server) handleListOrganizations() handlerFunc {
 		if err := requireRole(r, domain.RoleAdmin); err != nil {
 			return err
 		}
-		orgs := s.identity.Organizations()
-		out := struct {
-			Organizations []organizationJSON `json:"organizations"`
-		}{Organizations: make([]organizationJSON, len(orgs))}
-		for i, o := range orgs {
-			out.Organizations[i] = orgJSON(o)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeList(w, "organizations", s.identity.Organizations(), orgJSON)
 		return nil
 	}
 }
@@ -163,14 +156,7 @@ func (s *Server) handleListAPIKeys() handlerFunc {
 		if err := requireRole(r, domain.RoleAdmin); err != nil {
 			return err
 		}
-		keys := s.identity.APIKeys(r.URL.Query().Get("organizationId"))
-		out := struct {
-			APIKeys []apiKeyJSON `json:"apiKeys"`
-		}{APIKeys: make([]apiKeyJSON, len(keys))}
-		for i, k := range keys {
-			out.APIKeys[i] = keyJSON(k)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeList(w, "apiKeys", s.identity.APIKeys(r.URL.Query().Get("organizationId")), keyJSON)
 		return nil
 	}
 }

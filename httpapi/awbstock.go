@@ -100,14 +100,7 @@ func (s *Server) handleListStockRequests() handlerFunc {
 			return err
 		}
 		reqs, total := s.stock.Requests(principal(r.Context()), status, prefix, page, limit)
-		out := struct {
-			Requests   []stockRequestJSON `json:"requests"`
-			Pagination pagination         `json:"pagination"`
-		}{Requests: make([]stockRequestJSON, len(reqs)), Pagination: newPagination(page, limit, total)}
-		for i, req := range reqs {
-			out.Requests[i] = toStockRequestJSON(req)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "requests", reqs, toStockRequestJSON, page, limit, total)
 		return nil
 	}
 }

@@ -122,14 +122,7 @@ func (s *Server) handleListBookings() handlerFunc {
 			return err
 		}
 		bookings, total := s.bookings.List(principal(r.Context()), f, page, limit)
-		out := struct {
-			Bookings   []bookingJSON `json:"bookings"`
-			Pagination pagination    `json:"pagination"`
-		}{Bookings: make([]bookingJSON, len(bookings)), Pagination: newPagination(page, limit, total)}
-		for i, b := range bookings {
-			out.Bookings[i] = toBookingJSON(b)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "bookings", bookings, toBookingJSON, page, limit, total)
 		return nil
 	}
 }

@@ -182,14 +182,7 @@ func (s *Server) handleListFlights() handlerFunc {
 			return err
 		}
 		flights, total := s.flights.List(f, page, limit)
-		out := struct {
-			Flights    []flightJSON `json:"flights"`
-			Pagination pagination   `json:"pagination"`
-		}{Flights: make([]flightJSON, len(flights)), Pagination: newPagination(page, limit, total)}
-		for i, fl := range flights {
-			out.Flights[i] = toFlightJSON(fl)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "flights", flights, toFlightJSON, page, limit, total)
 		return nil
 	}
 }

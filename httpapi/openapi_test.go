@@ -525,6 +525,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "ShipmentEventCreated", goType: statusEventCreatedJSON{}, response: true},
 		{schema: "ShipmentEvent", goType: statusEventJSON{}, response: true},
 		{schema: "ShipmentCargo", goType: cargoJSON{}, response: true},
+		{schema: "Shipment", goType: shipmentJSON{}, response: true},
 		{schema: "WaybillParty", goType: domain.FullParty{}, response: true},
 		{schema: "MAWBRequest", goType: mawbRequest{}},
 		{schema: "MAWBCreated", goType: mawbCreatedJSON{}, response: true},
@@ -1847,18 +1848,6 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
-	type shipmentJSON struct {
-		AWBNumber   string           `json:"awbNumber"`
-		Booking     *bookingJSON     `json:"booking"`
-		MAWB        *mawbJSON        `json:"mawb"`
-		HAWBs       []hawbJSON       `json:"hawbs"`
-		PLACI       *placiJSON       `json:"placi"`
-		CSD         *csdJSON         `json:"csd"`
-		LatestEvent *statusEventJSON `json:"latestEvent"`
-		Declared    cargoJSON        `json:"declared"`
-		Reported    cargoJSON        `json:"reported"`
-		EventCount  int              `json:"eventCount"`
-	}
 	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
 	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, LatestEvent: &latest,
 		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}

@@ -84,14 +84,7 @@ func (s *Server) handleListRates() handlerFunc {
 		if p := principal(r.Context()); p.Role == domain.RoleAirline {
 			carriers = []string{p.AirlineCode}
 		}
-		cards := s.rates.RateCards(carriers)
-		out := struct {
-			Rates []rateCardJSON `json:"rates"`
-		}{Rates: make([]rateCardJSON, len(cards))}
-		for i, c := range cards {
-			out.Rates[i] = toRateCardJSON(c)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeList(w, "rates", s.rates.RateCards(carriers), toRateCardJSON)
 		return nil
 	}
 }

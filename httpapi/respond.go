@@ -130,12 +130,21 @@ func newPagination(page, limit, total int) pagination {
 	return pagination{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit}
 }
 
-// writePage answers a page of a list as {<key>: [...], pagination}, each
-// item as toJSON makes it.
+// writeList answers a list as {<key>: [...]}, each item as toJSON makes
+// it (an empty list is [], never null).
+func writeList[T, J any](w http.ResponseWriter, key string, items []T, toJSON func(T) J) {
+	writeJSON(w, http.StatusOK, map[string]any{key: mapItems(items, toJSON)})
+}
+
+// writePage answers a page of a list as {<key>: [...], pagination}.
 func writePage[T, J any](w http.ResponseWriter, key string, items []T, toJSON func(T) J, page, limit, total int) {
+	writeJSON(w, http.StatusOK, map[string]any{key: mapItems(items, toJSON), "pagination": newPagination(page, limit, total)})
+}
+
+func mapItems[T, J any](items []T, toJSON func(T) J) []J {
 	out := make([]J, len(items))
 	for i, it := range items {
 		out[i] = toJSON(it)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{key: out, "pagination": newPagination(page, limit, total)})
+	return out
 }

@@ -149,6 +149,20 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 	}
 }
 
+// shipmentJSON is the consolidated shipment.
+type shipmentJSON struct {
+	AWBNumber   string           `json:"awbNumber"`
+	Booking     *bookingJSON     `json:"booking"`
+	MAWB        *mawbJSON        `json:"mawb"`
+	HAWBs       []hawbJSON       `json:"hawbs"`
+	PLACI       *placiJSON       `json:"placi"`
+	CSD         *csdJSON         `json:"csd"`
+	LatestEvent *statusEventJSON `json:"latestEvent"`
+	Declared    cargoJSON        `json:"declared"`
+	Reported    cargoJSON        `json:"reported"`
+	EventCount  int              `json:"eventCount"`
+}
+
 type cargoJSON struct {
 	Pieces *int     `json:"pieces"`
 	Weight *float64 `json:"weight"`
@@ -169,18 +183,7 @@ func (s *Server) handleShipment() handlerFunc {
 		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0 && waybills.MAWB == nil && filings.PLACI == nil && filings.CSD == nil) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
-		out := struct {
-			AWBNumber   string           `json:"awbNumber"`
-			Booking     *bookingJSON     `json:"booking"`
-			MAWB        *mawbJSON        `json:"mawb"`
-			HAWBs       []hawbJSON       `json:"hawbs"`
-			PLACI       *placiJSON       `json:"placi"`
-			CSD         *csdJSON         `json:"csd"`
-			LatestEvent *statusEventJSON `json:"latestEvent"`
-			Declared    cargoJSON        `json:"declared"`
-			Reported    cargoJSON        `json:"reported"`
-			EventCount  int              `json:"eventCount"`
-		}{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}}
+		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}}
 		if booked {
 			bj := toBookingJSON(b)
 			out.Booking = &bj

@@ -92,14 +92,7 @@ func (s *Server) handleListWebhooks() handlerFunc {
 		if principal(r.Context()).Role == domain.RoleAdmin {
 			org = ""
 		}
-		subs := s.webhooks.List(org)
-		out := struct {
-			Webhooks []webhookJSON `json:"webhooks"`
-		}{Webhooks: make([]webhookJSON, len(subs))}
-		for i, wh := range subs {
-			out.Webhooks[i] = toWebhookJSON(wh)
-		}
-		writeJSON(w, http.StatusOK, out)
+		writeList(w, "webhooks", s.webhooks.List(org), toWebhookJSON)
 		return nil
 	}
 }
