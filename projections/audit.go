@@ -127,20 +127,9 @@ type AuditFilter struct {
 func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	skip := (page - 1) * limit
-	var out []AuditEntry
-	total := 0
-	for i := len(m.entries) - 1; i >= 0; i-- {
-		e := m.entries[i]
-		if (f.Tenant != "" && e.Tenant != f.Tenant) || (f.Action != "" && e.Action != f.Action) ||
-			(f.Resource != "" && e.Resource != f.Resource) || (f.UserID != "" && e.UserID != f.UserID) ||
-			(!f.From.IsZero() && e.Timestamp.Before(f.From)) || (!f.To.IsZero() && !e.Timestamp.Before(f.To)) {
-			continue
-		}
-		if total >= skip && len(out) < limit {
-			out = append(out, e)
-		}
-		total++
-	}
-	return out, total
+	return pageOf(m.entries, true, func(e AuditEntry) AuditEntry { return e }, func(e AuditEntry) bool {
+		return (f.Tenant == "" || e.Tenant == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
+			(f.Resource == "" || e.Resource == f.Resource) && (f.UserID == "" || e.UserID == f.UserID) &&
+			(f.From.IsZero() || !e.Timestamp.Before(f.From)) && (f.To.IsZero() || e.Timestamp.Before(f.To))
+	}, page, limit)
 }

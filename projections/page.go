@@ -1,9 +1,9 @@
 package projections
 
-// pageOf walks ids (newest first if newestFirst) and returns the page-th
-// page (from 1) of limit items that keep accepts, and how many it accepts
-// in all.
-func pageOf[T any](ids []string, newestFirst bool, get func(id string) T, keep func(T) bool, page, limit int) ([]T, int) {
+// pageOf walks ids (ids or the items themselves; newest first if
+// newestFirst) and returns the page-th page (from 1) of limit items that
+// keep accepts, and how many it accepts in all.
+func pageOf[K, T any](ids []K, newestFirst bool, get func(id K) T, keep func(T) bool, page, limit int) ([]T, int) {
 	skip := (page - 1) * limit
 	var out []T
 	total := 0
