@@ -8,7 +8,9 @@ import (
 
 // routes lists every endpoint of the service.
 func (s *Server) routes() http.Handler {
-	r := mux.NewRouter()
+	// No clean-path redirects: an odd path gets the error body like any
+	// other bad request, not a bare 301.
+	r := mux.NewRouter().SkipClean(true)
 	r.NotFoundHandler = s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf("not_found", "no endpoint "+r.URL.Path)
 	})

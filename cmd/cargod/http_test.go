@@ -95,3 +95,14 @@ func TestHelpListsEverySetting(t *testing.T) {
 		t.Errorf("bad flag error = %v", err)
 	}
 }
+
+func TestOddPathsGetTheErrorBody(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	tok := s.demoToken(t, "demo-airline-lh")
+	for _, path := range []string{"/api/shipments/%2E%2E/events", "/api//quotes", "/api/quotes/../flights"} {
+		r := s.do(t, request{method: "GET", path: path, token: tok})
+		if r.status < 400 || r.status >= 500 || r.apiError(t).Error == "" {
+			t.Errorf("GET %s = %d %s", path, r.status, r.body)
+		}
+	}
+}
