@@ -24,3 +24,10 @@ func (h *Handler) SubmitCSD(ctx context.Context, m Meta, c domain.SubmitCSD) (Re
 	return execute(ctx, h, complianceAggregate(c.AWBNumber), m, domain.EvolveCompliance,
 		func(domain.Compliance) ([]domain.Event, error) { return domain.DecideCSD(c) })
 }
+
+// SubmitDGD files a shipper's declaration for dangerous goods.
+func (h *Handler) SubmitDGD(ctx context.Context, m Meta, c domain.SubmitDGD) (Result[domain.Compliance], error) {
+	c.DGDID, c.OrganizationID, c.SubmittedAt = m.DeriveID("dgd"), m.Principal.OrganizationID, h.now().UTC()
+	return execute(ctx, h, complianceAggregate(c.AWBNumber), m, domain.EvolveCompliance,
+		func(domain.Compliance) ([]domain.Event, error) { return domain.DecideDGD(c, h.ref) })
+}

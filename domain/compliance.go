@@ -174,10 +174,11 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 }
 
 // Compliance is a shipment's declarations: PLACI filings and e-CSDs, the
-// latest of each kind standing.
+// latest of each kind standing, and its e-DGDs, one per dangerous good.
 type Compliance struct {
 	PLACI *PLACISubmitted
 	CSD   *CSDSubmitted
+	DGDs  []DGDSubmitted
 }
 
 // EvolveCompliance applies an event to a shipment's declarations.
@@ -187,6 +188,8 @@ func EvolveCompliance(c Compliance, e Event) Compliance {
 		c.PLACI = &e
 	case CSDSubmitted:
 		c.CSD = &e
+	case DGDSubmitted:
+		c.DGDs = append(c.DGDs[:len(c.DGDs):len(c.DGDs)], e)
 	}
 	return c
 }

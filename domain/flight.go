@@ -62,6 +62,11 @@ type Flight struct {
 	Reservations    map[string]Reservation // by booking id
 	ReservedKg      float64
 	ReservedM3      float64
+	Loaded          map[string]Load // by AWB: the latest manifest, less offloads
+	Manifests       []ManifestSubmitted
+	Offloads        []OffloadReported
+	ActualKg        float64 // the manifest's total, less offloads
+	ActualM3        float64
 }
 
 // Exists reports whether the flight has been scheduled.
@@ -323,6 +328,8 @@ func EvolveFlight(f Flight, e Event) Flight {
 		delete(f.Reservations, e.BookingID)
 		f.ReservedKg -= e.WeightKg
 		f.ReservedM3 -= e.VolumeM3
+	case ManifestSubmitted, OffloadReported:
+		return evolveLoad(f, e)
 	}
 	return f
 }

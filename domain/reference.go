@@ -54,6 +54,7 @@ type Lookup interface {
 	Airport(code string) (Airport, bool)
 	AirlineByPrefix(prefix string) (Airline, bool)
 	Commodity(code string) (KnownCommodity, bool)
+	DangerousGood(unNumber string) (KnownCommodity, bool)
 }
 
 // Codes of references to unknown reference data.

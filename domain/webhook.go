@@ -8,9 +8,7 @@ import (
 	"time"
 )
 
-// WebhookEvents is the catalogue of webhook event names. Names of
-// shipment operations not built yet (documents, declarations, manifests)
-// are accepted already; they fire once those operations exist.
+// WebhookEvents is the catalogue of webhook event names.
 var WebhookEvents = []string{
 	"quote.created", "quote.priced", "quote.rejected", "quote.accepted",
 	"booking.created", "booking.confirmed", "booking.rejected", "booking.cancelled",
@@ -50,6 +48,12 @@ func WebhookEventOf(e Event) string {
 		return "placi.submitted"
 	case CSDSubmitted:
 		return "csd.submitted"
+	case DGDSubmitted:
+		return "dgd.submitted"
+	case ManifestSubmitted:
+		return "manifest.submitted"
+	case OffloadReported:
+		return "shipment.offloaded"
 	case HAWBCreated:
 		return "hawb.created"
 	case ShipmentStatusRecorded:

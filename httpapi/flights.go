@@ -214,9 +214,7 @@ func (s *Server) handleCapacity() handlerFunc {
 			Capacity []capacityJSON `json:"capacity"`
 		}{Capacity: make([]capacityJSON, len(flights))}
 		for i, fl := range flights {
-			// Manifests arrive with shipment operations; until then
-			// nothing is manifested.
-			var actualKg, actualM3 float64
+			actualKg, actualM3 := fl.ActualKg, fl.ActualM3
 			out.Capacity[i] = capacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
 				ProjectedWeight: round3(fl.ReservedKg), ActualWeight: actualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: actualM3,
 				AvailableWeight: round3(max(0, fl.CapacityKg-max(fl.ReservedKg, actualKg))),

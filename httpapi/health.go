@@ -43,12 +43,13 @@ func (s *Server) handleJWKS() http.Handler {
 }
 
 // consistentReads lets a client that wrote through another replica read
-// its write here: a GET with Cargo-Sequence waits until this replica's
-// read models have applied that sequence.
+// its write here: a request with Cargo-Sequence waits until this replica's
+// read models have applied that sequence. Writes honour it too, for those
+// decided against read models (a manifest names AWBs booked moments ago).
 func (s *Server) consistentReads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.Header.Get("Cargo-Sequence")
-		if r.Method != http.MethodGet || v == "" {
+		if v == "" {
 			next.ServeHTTP(w, r)
 			return
 		}

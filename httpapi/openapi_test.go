@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -536,6 +538,13 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "PLACI", goType: placiJSON{}, response: true},
 		{schema: "CSDRequest", goType: csdRequest{}},
 		{schema: "CSD", goType: csdJSON{}, response: true},
+		{schema: "DGDRequest", goType: dgdRequest{}},
+		{schema: "DGD", goType: dgdJSON{}, response: true},
+		{schema: "ManifestRequest", goType: manifestRequest{}},
+		{schema: "Manifest", goType: manifestJSON{}, response: true},
+		{schema: "ManifestDifference", goType: domain.ManifestDifference{}, response: true},
+		{schema: "OffloadRequest", goType: offloadRequest{}},
+		{schema: "Offload", goType: offloadJSON{}, response: true},
 		{schema: "RegulatedEntity", goType: domain.RegulatedEntity{}, response: true},
 		{schema: "Airport", goType: airportJSON{}, response: true},
 		{schema: "Airline", goType: airlineJSON{}, response: true},
@@ -764,6 +773,26 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	} {
 		s.bookings.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: e.booking}}, e.event)
 	}
+	// Flights of LH in the event store, for manifests and offloads: one
+	// flying, one cancelled.
+	lhPrincipal := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	const manifestFlight, cancelledFlight = "LH400-2026-07-01", "LH402-2026-07-01"
+	published, err := cmds.ScheduleFlights(ctx, commands.NewMeta(lhPrincipal, "", ""), []domain.ScheduleFlight{
+		{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "23:50",
+			ArrivalDate: "2026-07-02", ArrivalTime: "02:20", AircraftType: "B77F"},
+		{FlightNumber: "LH402", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "13:40",
+			ArrivalDate: "2026-07-01", ArrivalTime: "16:15", AircraftType: "B77F"},
+	})
+	if err != nil || len(published) != 2 || published[0].State.ID != manifestFlight || published[1].State.ID != cancelledFlight {
+		t.Fatalf("flights: %+v, %v", published, err)
+	}
+	cancelled, err := cmds.ChangeFlightStatus(ctx, commands.NewMeta(lhPrincipal, "", ""), cancelledFlight, domain.FlightStatusCancelled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, cancelled.Sequence); err != nil {
+		t.Fatal(err)
+	}
 	// Stock requests in each status, and the ledgers of the allocations.
 	const pendingStockID, approvedStockID, rejectedStockID = "6f1d2c3b-4a5e-5f60-8172-93a4b5c6d7e8", "2b8e4d1a-7c3f-5e29-9a10-b4c5d6e7f801",
 		"9a0b1c2d-3e4f-5061-8273-a4b5c6d7e8f9"
@@ -890,6 +919,16 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		`"shipperName":"ACME Consolidators GmbH","consigneeName":"ACME USA Inc.","pieces":4,"weight":1250.5}`
 	csdBody := `{"awbNumber":"` + bookedAWB + `","screeningMethod":"XRY","screeningDate":"` + hoursAgo(2) + `","screeningResult":"pass",` +
 		`"screeningMethods":["etd"],"regulatedEntity":{"category":"RA","identifier":"DE/RA/00123-01"}}`
+	// e-DGDs: the goods as fields of a body for the booked AWB.
+	dgdBody := func(goods string) string {
+		return `{"awbNumber":"` + bookedAWB + `",` + goods + `,"shipperDeclaration":"I declare that the contents of this consignment are fully and accurately described. Signed: J. Miller"}`
+	}
+	lithium := dgdBody(`"unNumber":"un3480","properShippingName":"Lithium ion batteries","class":"9","quantity":35,"netWeight":35,"grossWeight":42.5,"packingInstructions":"965"`)
+	manifestPath, cancelledManifestPath := "/api/flights/"+manifestFlight+"/manifests", "/api/flights/"+cancelledFlight+"/manifests"
+	manifestBody := `{"flightId":"` + manifestFlight + `","awbNumbers":["` + bookedAWB + `"],"totalPieces":4,"totalWeight":1262,"totalVolume":2.2}`
+	offloadBody := func(flight string) string {
+		return `{"awbNumber":"` + bookedAWB + `","flightId":"` + flight + `","reason":"weight and balance","pieces":1,"weight":312.5,"notes":"one crate left at FRA"}`
+	}
 
 	type liveTest = struct {
 		name        string
@@ -1293,6 +1332,125 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "e-CSD as text", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "text/plain", body: `CSD`, status: 415},
 		{name: "e-CSD too large", method: "POST", path: "/api/csd", route: "/api/csd", header: forwarder, contentType: "application/json", body: big, status: 413},
 		{name: "e-CSD without credential", method: "POST", path: "/api/csd", route: "/api/csd", contentType: "application/json", body: `{}`, status: 401},
+		{name: "PLACI for another forwarder's shipment", method: "POST", path: "/api/placi", route: "/api/placi", header: otherForwarder,
+			contentType: "application/json", body: placiBody, status: 403},
+		{name: "e-CSD for another forwarder's shipment", method: "POST", path: "/api/csd", route: "/api/csd", header: otherForwarder,
+			contentType: "application/json", body: csdBody, status: 403},
+
+		{name: "e-DGD", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: with(forwarder, "Idempotency-Key", "dgd-1"),
+			contentType: "application/json", body: lithium, status: 201},
+		{name: "e-DGD again", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: with(forwarder, "Idempotency-Key", "dgd-1"),
+			contentType: "application/json", body: lithium, status: 201},
+		{name: "e-DGD with the key of another request", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods",
+			header: with(forwarder, "Idempotency-Key", "dgd-1"), contentType: "application/json", body: `{"awbNumber":"` + unknownAWB + `"}`, status: 422},
+		{name: "e-DGD of a limited quantity", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: dgdBody(`"unNumber":"UN1263","properShippingName":"Paint","class":"3","packingGroup":"ii","quantity":5,"netWeight":4.5,"packingInstructions":"y341","limitedQuantity":true`), status: 201},
+		{name: "e-DGD with a name of its own", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: dgdBody(`"unNumber":"UN1845","properShippingName":"Dry ice","class":"9","quantity":200,"netWeight":200,"packingInstructions":"954"`), status: 201},
+		{name: "e-DGD of an excepted quantity", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: dgdBody(`"unNumber":"UN1170","properShippingName":"Ethanol solutions","class":"3","packingGroup":"II","quantity":0.03,"netWeight":0.03,"exceptedQuantity":true`), status: 201},
+		{name: "e-DGD of an explosive of a compatibility group", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN0012","properShippingName":"Cartridges, small arms","class":"1.4s","quantity":12,"netWeight":12,"grossWeight":15,"packingInstructions":"130"`), status: 201},
+		{name: "e-DGD of goods the reference data does not know", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN1230","properShippingName":"Methanol","class":"3","packingGroup":"II","quantity":1,"netWeight":0.8,"packingInstructions":"364"`), status: 201},
+		{name: "e-DGD with everything wrong", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","unNumber":"1845","class":"10","packingGroup":"IV","properShippingName":"","quantity":0,"netWeight":-1,"grossWeight":-2,` +
+				`"packingInstructions":"95","limitedQuantity":true,"exceptedQuantity":true,"shipperDeclaration":" "}`, status: 400},
+		{name: "e-DGD of another class than the reference data's", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN1845","properShippingName":"Dry ice","class":"3","packingGroup":"II","quantity":200,"netWeight":200,"packingInstructions":"954"`), status: 400},
+		{name: "e-DGD of a gas with a packing group", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN1950","properShippingName":"Aerosols, flammable","class":"2.1","packingGroup":"II","quantity":10,"netWeight":10,"packingInstructions":"203"`), status: 400},
+		{name: "e-DGD with a Y instruction, not a limited quantity", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN1263","properShippingName":"Paint","class":"3","quantity":5,"netWeight":5,"grossWeight":4,"packingInstructions":"Y341"`), status: 400},
+		{name: "e-DGD of radioactive material as a limited quantity", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder,
+			contentType: "application/json", body: dgdBody(`"unNumber":"UN2910","properShippingName":"Radioactive material, excepted package","class":"7","quantity":1,"netWeight":1,"packingInstructions":"Y123","limitedQuantity":true`), status: 400},
+		{name: "e-DGD with nothing", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json", body: `{}`, status: 400},
+		{name: "e-DGD mistyped", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","quantity":"lots"}`, status: 400},
+		{name: "e-DGD malformed", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json",
+			body: `{"awbNumber":`, status: 400},
+		{name: "e-DGD for another forwarder's shipment", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: otherForwarder,
+			contentType: "application/json", body: lithium, status: 403},
+		{name: "e-DGD by an airline", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: airline,
+			contentType: "application/json", body: lithium, status: 403},
+		{name: "e-DGD as text", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "text/plain", body: `DGD`, status: 415},
+		{name: "e-DGD too large", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: forwarder, contentType: "application/json", body: big, status: 413},
+		{name: "e-DGD with a bad Idempotency-Key", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: with(forwarder, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: lithium, status: 400},
+		{name: "e-DGD without credential", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", contentType: "application/json", body: `{}`, status: 401},
+
+		{name: "manifest without totals", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":["02012345675"]}`, status: 201},
+		{name: "manifest", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: with(airline, "Idempotency-Key", "manifest-1"),
+			contentType: "application/json", body: manifestBody, status: 201},
+		{name: "manifest again", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: with(airline, "Idempotency-Key", "manifest-1"),
+			contentType: "application/json", body: manifestBody, status: 201},
+		{name: "manifest with the key of another request", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests",
+			header: with(airline, "Idempotency-Key", "manifest-1"), contentType: "application/json", body: `{"awbNumbers":["` + bookedAWB + `"]}`, status: 422},
+		{name: "manifest with everything wrong", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline, contentType: "application/json",
+			body: `{"flightId":"LH8400-2026-07-01","awbNumbers":["020-12345675","02012345675","` + unknownAWB + `","176-12345675"],"totalPieces":-1,"totalWeight":-5,"totalVolume":1e9}`, status: 400},
+		{name: "manifest with bad AWB numbers", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":["020-12345670","` + bookedAWB + `","x"]}`, status: 400},
+		{name: "manifest of nothing", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":[]}`, status: 400},
+		{name: "manifest mistyped", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":"` + bookedAWB + `"}`, status: 400},
+		{name: "manifest malformed", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":[`, status: 400},
+		{name: "manifest of an unknown flight", method: "POST", path: "/api/flights/LH1-2020-01-01/manifests", route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":["` + bookedAWB + `"]}`, status: 404},
+		{name: "manifest of an impossible flight id", method: "POST", path: "/api/flights/-x-/manifests", route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":["` + bookedAWB + `"]}`, status: 404},
+		{name: "manifest of a cancelled flight", method: "POST", path: cancelledManifestPath, route: "/api/flights/{id}/manifests", header: airline,
+			contentType: "application/json", body: `{"awbNumbers":["` + bookedAWB + `"]}`, status: 409},
+		{name: "manifest of another airline's flight", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: otherAirline,
+			contentType: "application/json", body: manifestBody, status: 403},
+		{name: "manifest by a forwarder", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: forwarder,
+			contentType: "application/json", body: manifestBody, status: 403},
+		{name: "manifest as text", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline, contentType: "text/plain", body: `MAN`, status: 415},
+		{name: "manifest too large", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: airline, contentType: "application/json", body: big, status: 413},
+		{name: "manifest with a bad Idempotency-Key", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: with(airline, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: manifestBody, status: 400},
+		{name: "manifest without credential", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", contentType: "application/json", body: `{}`, status: 401},
+
+		{name: "offload", method: "POST", path: "/api/offloads", route: "/api/offloads", header: with(airline, "Idempotency-Key", "offload-1"),
+			contentType: "application/json", body: offloadBody(manifestFlight), status: 201},
+		{name: "offload again", method: "POST", path: "/api/offloads", route: "/api/offloads", header: with(airline, "Idempotency-Key", "offload-1"),
+			contentType: "application/json", body: offloadBody(manifestFlight), status: 201},
+		{name: "offload with the key of another request", method: "POST", path: "/api/offloads", route: "/api/offloads", header: with(airline, "Idempotency-Key", "offload-1"),
+			contentType: "application/json", body: offloadBody(cancelledFlight), status: 422},
+		{name: "offload without notes", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"02012345675","flightId":"` + manifestFlight + `","reason":"damaged","pieces":1,"weight":100}`, status: 201},
+		{name: "offload of more than is loaded", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","flightId":"` + manifestFlight + `","reason":"damaged","pieces":3,"weight":1000}`, status: 400},
+		{name: "offload with everything wrong", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"` + unknownAWB + `","flightId":"` + manifestFlight + `","reason":" ","pieces":0,"weight":-1}`, status: 400},
+		{name: "offload with a reason too long", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","flightId":"` + manifestFlight + `","reason":"` + strings.Repeat("r", 201) + `","pieces":1,"weight":1}`, status: 400},
+		{name: "offload without a flight", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","reason":"damaged","pieces":1,"weight":1}`, status: 400},
+		{name: "offload with a bad AWB number", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"020-12345670","flightId":"` + manifestFlight + `"}`, status: 400},
+		{name: "offload mistyped", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: `{"awbNumber":"` + bookedAWB + `","pieces":"one"}`, status: 400},
+		{name: "offload malformed", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json", body: `{"awbNumber":`, status: 400},
+		{name: "offload from an unknown flight", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: offloadBody("LH1-2020-01-01"), status: 404},
+		{name: "offload from a cancelled flight", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json",
+			body: offloadBody(cancelledFlight), status: 409},
+		{name: "offload from another airline's flight", method: "POST", path: "/api/offloads", route: "/api/offloads", header: otherAirline, contentType: "application/json",
+			body: offloadBody(manifestFlight), status: 403},
+		{name: "offload by a forwarder", method: "POST", path: "/api/offloads", route: "/api/offloads", header: forwarder, contentType: "application/json",
+			body: offloadBody(manifestFlight), status: 403},
+		{name: "offload as text", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "text/plain", body: `OFLD`, status: 415},
+		{name: "offload too large", method: "POST", path: "/api/offloads", route: "/api/offloads", header: airline, contentType: "application/json", body: big, status: 413},
+		{name: "offload with a bad Idempotency-Key", method: "POST", path: "/api/offloads", route: "/api/offloads", header: with(airline, "Idempotency-Key", "a b"),
+			contentType: "application/json", body: offloadBody(manifestFlight), status: 400},
+		{name: "offload without credential", method: "POST", path: "/api/offloads", route: "/api/offloads", contentType: "application/json", body: `{}`, status: 401},
+		{name: "capacity of a manifested flight", method: "GET", path: "/api/capacity?flightNumber=LH400", route: "/api/capacity", header: airline, status: 200},
+		{name: "timeline with manifests, offloads and filings", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
+		{name: "timeline of manifests", method: "GET", path: shipmentPath + "/events?eventType=man", route: "/api/shipments/{awb}/events", header: airline, status: 200},
+		{name: "timeline of e-DGDs", method: "GET", path: shipmentPath + "/events?eventType=DGD", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
 		{name: "shipment with its waybills", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
 		{name: "shipment with its waybills, for the airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: airline, status: 200},
 		{name: "shipment with its waybills, for another forwarder", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherForwarder, status: 404},
@@ -1415,6 +1573,12 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			contentType: "application/json", body: csdBody, status: 429},
 		{name: "HAWB over the limit", method: "POST", path: "/api/hawb", route: "/api/hawb", header: throttled,
 			contentType: "application/json", body: hawbBody("H9", bookedAWB, 1, 1), status: 429},
+		{name: "e-DGD over the limit", method: "POST", path: "/api/dangerous-goods", route: "/api/dangerous-goods", header: throttled,
+			contentType: "application/json", body: lithium, status: 429},
+		{name: "manifest over the limit", method: "POST", path: manifestPath, route: "/api/flights/{id}/manifests", header: throttled,
+			contentType: "application/json", body: manifestBody, status: 429},
+		{name: "offload over the limit", method: "POST", path: "/api/offloads", route: "/api/offloads", header: throttled,
+			contentType: "application/json", body: offloadBody(manifestFlight), status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1491,13 +1655,19 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	quoteRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "quote", ID: quoteID}}
 	s.quotes.Apply(quoteRec, domain.QuoteRequested{QuoteID: quoteID, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 4,
 		GrossWeightKg: 1250.5, VolumeM3: 2.16, Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, RequestedAt: created})
-	var offload domain.ShipmentStatusRecorded
+	// The status events as posted (the timeline holds manifests, offloads
+	// and filings too, which are no status events).
+	var status, offload domain.ShipmentStatusRecorded
 	for _, e := range shipments.Timeline(bookedAWB) {
-		if e.DiscrepancyCode == "OFLD" {
-			offload = e
+		switch {
+		case e.Source != projections.SourceStatus:
+		case e.Event.DiscrepancyCode == "OFLD":
+			offload = e.Event
+		case status.StatusEventID == "":
+			status = e.Event
 		}
 	}
-	if offload.StatusEventID == "" || len(shipments.Timeline(bookedAWB)) < 4 {
+	if status.StatusEventID == "" || offload.StatusEventID == "" || len(shipments.Timeline(bookedAWB)) < 4 {
 		t.Fatalf("timeline of %s: %+v", bookedAWB, shipments.Timeline(bookedAWB))
 	}
 	filedWaybills := shipments.Waybills(bookedAWB)
@@ -1505,16 +1675,31 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		t.Fatalf("waybills of %s: %+v", bookedAWB, filedWaybills)
 	}
 	filings := shipments.Compliance(bookedAWB)
-	if filings.PLACI == nil || filings.CSD == nil {
+	if filings.PLACI == nil || filings.CSD == nil || len(filings.DGDs) < 4 {
 		t.Fatalf("filings of %s: %+v", bookedAWB, filings)
 	}
+	flown, ok := s.flights.Get(manifestFlight)
+	if !ok || len(flown.Manifests) != 2 || len(flown.Offloads) != 2 {
+		t.Fatalf("flight %s: %+v", manifestFlight, flown)
+	}
+	// The airline's organisation, so that deliveries to it render.
+	lh, err := cmds.CreateOrganization(ctx, system(), domain.CreateOrganization{OrganizationID: "lh", Name: "Lufthansa Cargo", Role: domain.RoleAirline,
+		AWBPrefix: "020", AirlineCode: "LH"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, lh.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	flownRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: manifestFlight}}
 	complianceRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: bookedAWB}}
 	payloads := []struct {
 		webhook, event string
 		rec            eventstore.Record
 		e              domain.Event
-		data           any // instead of rendering
+		data           any    // instead of rendering
+		org            string // the subscriber, acme if empty
 	}{
 		{webhook: "quote", event: "quote.created", rec: quoteRec},
 		{webhook: "booking", event: "booking.confirmed", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: confirmedID}}},
@@ -1524,7 +1709,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "stock-low", event: "stock.low", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "awbledger", ID: "acme-020"}},
 			e: domain.StockLow{OrganizationID: "acme", Prefix: "020", Available: 49, Allocated: 500}},
 		{webhook: "shipment-status", event: "shipment.status", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
-			e: shipments.Timeline(bookedAWB)[0]},
+			e: status},
 		{webhook: "shipment-status", event: "shipment.offloaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
 			e: offload},
 		{webhook: "mawb", event: "mawb.created", rec: waybillRec, e: *filedWaybills.MAWB},
@@ -1532,15 +1717,21 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[1]},
 		{webhook: "placi", event: "placi.submitted", rec: complianceRec, e: *filings.PLACI},
 		{webhook: "csd", event: "csd.submitted", rec: complianceRec, e: *filings.CSD},
+		{webhook: "dgd", event: "dgd.submitted", rec: complianceRec, e: filings.DGDs[0]},
+		{webhook: "dgd", event: "dgd.submitted", rec: complianceRec, e: filings.DGDs[len(filings.DGDs)-1], org: "lh"},
+		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: flown.Manifests[0], org: "lh"},
+		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: flown.Manifests[1], org: "lh"},
+		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: flown.Offloads[0]},
+		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: flown.Offloads[1], org: "lh"},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
 	for _, p := range payloads {
 		t.Run("payload of "+p.event, func(t *testing.T) {
-			data := p.data
+			data, org := p.data, cmp.Or(p.org, "acme")
 			if data == nil {
 				var ok bool
-				if data, ok = s.RenderWebhook(p.rec, p.e, "acme"); !ok {
-					t.Fatal("not rendered for acme")
+				if data, ok = s.RenderWebhook(p.rec, p.e, org); !ok {
+					t.Fatal("not rendered for " + org)
 				}
 			}
 			body, err := json.Marshal(struct {
@@ -1772,7 +1963,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// records them, and the responses built of them as handleRecordStatus,
 	// handleShipmentEvents and handleShipment build them.
 	two, oneCrate, weighed := 2, 1, 625.25
-	var timeline []domain.ShipmentStatusRecorded
+	var timeline []projections.TimelineEntry
 	for i, c := range []domain.RecordStatus{
 		{EventType: "rcs", EventDate: "2026-06-30T16:05:00+02:00", Location: "fra", Pieces: &pieces, Weight: &gross, Notes: "4 crates"},
 		{EventType: "DIS/OFLD", EventDate: "2026-07-01T09:50:00Z", Location: "FRA", Pieces: &oneCrate, Notes: "one crate short"},
@@ -1784,7 +1975,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		timeline = append(timeline, events[0].(domain.ShipmentStatusRecorded))
+		timeline = append(timeline, projections.TimelineEntry{Event: events[0].(domain.ShipmentStatusRecorded), Source: projections.SourceStatus})
 	}
 	createdOf := func(e domain.ShipmentStatusRecorded) statusEventCreatedJSON {
 		code := e.StatusCode
@@ -1849,12 +2040,249 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
 	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
-	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, LatestEvent: &latest,
+	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, LatestEvent: &latest,
 		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code")
 	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: statusProblems}
+
+	// A refusal of the domain, as writeError answers it.
+	refusal := func(err error) errorBody {
+		t.Helper()
+		var de *domain.Error
+		if !errors.As(err, &de) || de.Code != domain.ValidationError || len(de.Fields) == 0 {
+			t.Fatalf("not a validation error: %v", err)
+		}
+		return errorBody{Error: string(de.Code), ErrorDescription: de.Message, ErrorURI: "/docs/errors#" + string(de.Code), ValidationErrors: de.Fields}
+	}
+	amount := func(v float64) *float64 { return &v }
+	count := func(n int) *int { return &n }
+
+	// e-DGDs as handleSubmitDGD files them, checked against the built-in
+	// reference data: goods as the reference names them, with a name of
+	// the shipper's own and of a UN number the reference does not list
+	// (review notes), a limited and an excepted quantity, an explosive of a
+	// compatibility group; and the refusals of each check.
+	dgdOf := func(i int, c domain.SubmitDGD) (domain.DGDSubmitted, error) {
+		c.DGDID, c.AWBNumber, c.OrganizationID, c.SubmittedAt = "8e3f1a2b-4c5d-5e6f-9a0b-1c2d3e4f5a6"+strconv.Itoa(i), confirmed.AWBNumber, "acme", created
+		if c.ShipperDeclaration == "" {
+			c.ShipperDeclaration = "I declare that the contents of this consignment are fully and accurately described. Signed: J. Miller"
+		}
+		events, err := domain.DecideDGD(c, builtinReference())
+		if err != nil {
+			return domain.DGDSubmitted{}, err
+		}
+		return events[0].(domain.DGDSubmitted), nil
+	}
+	var dgdEvents []domain.DGDSubmitted
+	var dgds []dgdJSON
+	for i, c := range []domain.SubmitDGD{
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "un3480", ProperShippingName: "Lithium ion batteries", Class: "9", GrossWeightKg: amount(42.5),
+			PackingInstructions: "965"}, Quantity: amount(35), NetWeightKg: amount(35)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1845", ProperShippingName: "Dry ice", Class: "9", PackingInstructions: "954"},
+			Quantity: amount(200), NetWeightKg: amount(200)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1230", ProperShippingName: "Methanol", Class: "3", PackingGroup: "ii", PackingInstructions: "364"},
+			Quantity: amount(1), NetWeightKg: amount(0.8)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1263", ProperShippingName: "Paint", Class: "3", PackingGroup: "II", PackingInstructions: "y341",
+			LimitedQuantity: true}, Quantity: amount(5), NetWeightKg: amount(4.5)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1170", ProperShippingName: "Ethanol solutions", Class: "3", PackingGroup: "II", ExceptedQuantity: true},
+			Quantity: amount(0.03), NetWeightKg: amount(0.03)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN0012", ProperShippingName: "Cartridges, small arms", Class: "1.4s", GrossWeightKg: amount(15),
+			PackingInstructions: "130"}, Quantity: amount(12), NetWeightKg: amount(12)},
+	} {
+		d, err := dgdOf(i, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dgdEvents = append(dgdEvents, d)
+		dgds = append(dgds, toDGDJSON(d))
+	}
+	if dgds[0].ReviewNotes != "" || dgds[1].ReviewNotes == "" || dgds[2].ReviewNotes == "" {
+		t.Fatalf("review notes: %q, %q, %q", dgds[0].ReviewNotes, dgds[1].ReviewNotes, dgds[2].ReviewNotes)
+	}
+	_, awbErr := awbField("awbNumber", "020-12345670")
+	dgdRefusals := []errorBody{refusal(awbErr)}
+	for i, c := range []domain.SubmitDGD{
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "1845", Class: "10", PackingGroup: "IV", PackingInstructions: "95", LimitedQuantity: true,
+			ExceptedQuantity: true, GrossWeightKg: amount(-2), ShipperDeclaration: " "}, Quantity: amount(0), NetWeightKg: amount(-1)},
+		{DGDSubmitted: domain.DGDSubmitted{ShipperDeclaration: " "}},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1845", ProperShippingName: "Dry ice", Class: "3", PackingGroup: "II", PackingInstructions: "954"},
+			Quantity: amount(200), NetWeightKg: amount(200)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1950", ProperShippingName: "Aerosols, flammable", Class: "2.1", PackingGroup: "II", PackingInstructions: "203"},
+			Quantity: amount(10), NetWeightKg: amount(10)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1263", ProperShippingName: "Paint", Class: "3", PackingInstructions: "Y341", GrossWeightKg: amount(4)},
+			Quantity: amount(5), NetWeightKg: amount(5)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN2910", ProperShippingName: "Radioactive material, excepted package", Class: "7", PackingInstructions: "Y123",
+			LimitedQuantity: true}, Quantity: amount(1), NetWeightKg: amount(1)},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN3480", ProperShippingName: strings.Repeat("L", 201), Class: "9", PackingInstructions: "Y965",
+			ExceptedQuantity: true, ShipperDeclaration: strings.Repeat("s", 2001)}, Quantity: amount(1), NetWeightKg: amount(1)},
+	} {
+		_, err := dgdOf(len(dgds)+i, c)
+		dgdRefusals = append(dgdRefusals, refusal(err))
+	}
+
+	// Manifests of a flight as handleSubmitManifest files them: without
+	// totals, with totals from the airline's scales that differ from the
+	// declarations; and refusals. Then offloads of the manifested cargo as
+	// handleReportOffload reports them, and their refusals.
+	lh400, err := domain.ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH400", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01",
+		DepartureTime: "23:50", ArrivalDate: "2026-07-02", ArrivalTime: "02:20", AircraftType: "B77F", At: created}.Normalise("", builtinReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flight := domain.EvolveFlight(domain.Flight{}, lh400)
+	onBoard := []domain.ManifestCandidate{
+		{Load: domain.Load{AWBNumber: confirmed.AWBNumber, Pieces: 4, WeightKg: 1250.5, VolumeM3: 2.16}, Known: true},
+		{Load: domain.Load{AWBNumber: "020-10000012", Pieces: 2, WeightKg: 600, VolumeM3: 1.25}, Known: true},
+	}
+	manifestAt := time.Date(2026, 7, 1, 20, 15, 31, 902000000, time.UTC)
+	manifestOf := func(i int, c domain.SubmitManifest) (domain.ManifestSubmitted, error) {
+		c.ManifestID, c.Carrier, c.At = "3c7a9e1b-2d4f-5a6b-8c0d-1e2f3a4b5c6"+strconv.Itoa(i), "LH", manifestAt
+		events, err := domain.DecideSubmitManifest(flight, c)
+		if err != nil {
+			return domain.ManifestSubmitted{}, err
+		}
+		return events[0].(domain.ManifestSubmitted), nil
+	}
+	var manifests []domain.ManifestSubmitted
+	for i, c := range []domain.SubmitManifest{
+		{Shipments: onBoard},
+		{FlightID: flight.ID, Shipments: onBoard, TotalPieces: count(6), TotalWeight: amount(1862), TotalVolume: amount(3.5)},
+		{FlightID: flight.ID, Shipments: onBoard[:1], TotalPieces: count(6), TotalWeight: amount(0), TotalVolume: amount(0)},
+	} {
+		m, err := manifestOf(i, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifests = append(manifests, m)
+	}
+	if len(manifests[0].Differences) != 0 || len(manifests[1].Differences) != 2 || len(manifests[2].Differences) != 3 {
+		t.Fatalf("differences: %+v", manifests)
+	}
+	var badAWBs domain.Problems
+	for i, n := range []string{"020-12345670", confirmed.AWBNumber, "x"} {
+		if _, err := domain.ParseAWB(n); err != nil {
+			badAWBs.Add("awbNumbers["+strconv.Itoa(i)+"]", domain.CodeInvalidAWBNumber, "%s", err.Error())
+		}
+	}
+	tooMany := make([]domain.ManifestCandidate, 1001)
+	for i := range tooMany {
+		tooMany[i] = domain.ManifestCandidate{Load: domain.Load{AWBNumber: domain.AWBNumber("020", 2000000+i), Pieces: 1, WeightKg: 1}, Known: true}
+	}
+	manifestRefusals := []errorBody{refusal(badAWBs.Err())}
+	for i, c := range []domain.SubmitManifest{
+		{FlightID: "LH8400-2026-07-01", Shipments: []domain.ManifestCandidate{onBoard[0], onBoard[0], {Load: domain.Load{AWBNumber: "020-99999992"}}},
+			TotalPieces: count(-1), TotalWeight: amount(-5), TotalVolume: amount(1e9)},
+		{},
+		{Shipments: tooMany},
+	} {
+		_, err := manifestOf(len(manifests)+i, c)
+		manifestRefusals = append(manifestRefusals, refusal(err))
+	}
+	loaded := domain.EvolveFlight(flight, manifests[1])
+	offloadOf := func(i int, c domain.ReportOffload) (domain.OffloadReported, error) {
+		c.OffloadID, c.Carrier, c.At = "6d2b8f0a-4e1c-5b3d-9f7a-2c4e6a8b0d1"+strconv.Itoa(i), "LH", manifestAt.Add(time.Duration(i+1)*time.Hour)
+		events, err := domain.DecideReportOffload(loaded, c)
+		if err != nil {
+			return domain.OffloadReported{}, err
+		}
+		return events[0].(domain.OffloadReported), nil
+	}
+	var offloads []domain.OffloadReported
+	for i, c := range []domain.ReportOffload{
+		{AWBNumber: confirmed.AWBNumber, Reason: " weight and balance ", Pieces: count(1), WeightKg: amount(312.5), Notes: "one crate left at FRA, rebooked on LH8400"},
+		{AWBNumber: "020-10000012", Reason: "damaged", Pieces: count(2), WeightKg: amount(600)},
+	} {
+		o, err := offloadOf(i, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offloads = append(offloads, o)
+		loaded = domain.EvolveFlight(loaded, o)
+	}
+	var noFlight domain.Problems
+	noFlight.Add("flightId", domain.CodeRequired, "is required")
+	offloadRefusals := []errorBody{refusal(awbErr), refusal(noFlight.Err())}
+	for i, c := range []domain.ReportOffload{
+		{AWBNumber: confirmed.AWBNumber, Reason: "damaged", Pieces: count(4), WeightKg: amount(1000)},
+		{AWBNumber: "020-10000012", Reason: " ", Pieces: count(0), Notes: strings.Repeat("n", 2001)},
+		{AWBNumber: confirmed.AWBNumber, Reason: strings.Repeat("r", 201), Pieces: count(1), WeightKg: amount(-1)},
+	} {
+		_, err := offloadOf(len(offloads)+i, c)
+		offloadRefusals = append(offloadRefusals, refusal(err))
+	}
+	// The capacity of the flight, as handleCapacity reports it.
+	loadedCapacity := struct {
+		Capacity []capacityJSON `json:"capacity"`
+	}{[]capacityJSON{{FlightID: loaded.ID, FlightNumber: loaded.FlightNumber, DepartureDate: loaded.DepartureDate, ProjectedWeight: round3(loaded.ReservedKg),
+		ActualWeight: loaded.ActualKg, ProjectedVolume: round3(loaded.ReservedM3), ActualVolume: loaded.ActualM3,
+		AvailableWeight: round3(max(0, loaded.CapacityKg-max(loaded.ReservedKg, loaded.ActualKg))),
+		AvailableVolume: round3(max(0, loaded.CapacityM3-max(loaded.ReservedM3, loaded.ActualM3)))}}}
+	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
+		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
+	}
+
+	// The timeline of the shipment with an entry of every source, as the
+	// shipments read model derives it, and the shipment consolidated of it
+	// as handleShipment builds it.
+	placiFiled, err := domain.DecidePLACI(domain.PLACISubmitted{PLACIID: "5b1e7c2a-3d4f-5a6b-8c9d-0e1f2a3b4c5d", AWBNumber: confirmed.AWBNumber, OrganizationID: "acme",
+		Origin: "fra", Destination: "JFK", DepartureDate: "2026-07-01", CargoDescription: "Machine parts: gearboxes", ShipperName: "ACME Consolidators GmbH",
+		ConsigneeName: "ACME USA Inc.", Pieces: &pieces, WeightKg: &gross, SubmittedAt: created}, builtinReference())
+	if err != nil {
+		t.Fatal(err)
+	}
+	csdFiled, err := domain.DecideCSD(domain.SubmitCSD{CSDSubmitted: domain.CSDSubmitted{CSDID: "7c2d9e1f-4a5b-5c6d-9e8f-1a2b3c4d5e6f", AWBNumber: confirmed.AWBNumber,
+		OrganizationID: "acme", Exemption: "mail", SubmittedAt: created}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := projections.NewShipments()
+	for i, e := range []struct {
+		agg   string
+		event domain.Event
+	}{
+		{"waybill", fullMAWB[0]}, {"waybill", waybills.HAWBs[0]}, {"waybill", waybills.HAWBs[1]},
+		{"compliance", placiFiled[0]}, {"compliance", csdFiled[0]}, {"compliance", dgdEvents[0]}, {"compliance", dgdEvents[3]},
+		{"shipment", timeline[0].Event}, {"shipment", timeline[3].Event},
+		{"flight", manifests[1]}, {"flight", offloads[0]},
+	} {
+		id := confirmed.AWBNumber
+		if e.agg == "flight" {
+			id = flight.ID
+		}
+		derived.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: id},
+			Event: eventstore.Event{Type: e.event.EventType(), EventID: "1b3d5f7a-9c2e-5f4a-8b6d-0e2a4c6e8f" + strconv.Itoa(10+i)}}, e.event)
+	}
+	fullTimeline := derived.Timeline(confirmed.AWBNumber)
+	fullList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}
+	sources := map[string]bool{}
+	for _, e := range fullTimeline {
+		sources[e.Source] = true
+		fullList.Events = append(fullList.Events, toStatusEventJSON(e))
+	}
+	if len(sources) != 8 || len(fullTimeline) != 11 {
+		t.Fatalf("timeline of %d entries of sources %v", len(fullTimeline), sources)
+	}
+	declarations := derived.Compliance(confirmed.AWBNumber)
+	placiJ, csdJ := toPLACIJSON(*declarations.PLACI), toCSDJSON(*declarations.CSD)
+	consolidated := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, PLACI: &placiJ, CSD: &csdJ,
+		DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight}, EventCount: len(fullTimeline)}
+	for _, d := range declarations.DGDs {
+		consolidated.DangerousGoods = append(consolidated.DangerousGoods, toDGDJSON(d))
+	}
+	for _, e := range fullTimeline {
+		if e.IsStatus() {
+			latest := toStatusEventJSON(e)
+			consolidated.LatestEvent = &latest
+			if e.Event.StatusCode != "DIS" {
+				consolidated.Reported.Pieces, consolidated.Reported.Weight = cmp.Or(e.Event.Pieces, consolidated.Reported.Pieces), cmp.Or(e.Event.Weight, consolidated.Reported.Weight)
+			}
+		}
+	}
+	if consolidated.LatestEvent == nil || consolidated.LatestEvent.Source != projections.SourceOffload || len(consolidated.DangerousGoods) != 2 {
+		t.Fatalf("shipment: %+v", consolidated)
+	}
 
 	tests := []struct {
 		name   string
@@ -1863,21 +2291,24 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		status int
 		value  any
 	}{
-		{"status event recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[0])},
-		{"offload recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[1])},
+		{"status event recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[0].Event)},
+		{"offload recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[1].Event)},
 		{"status event invalid", "/api/shipments/{awb}/events", "post", 400, statusValidation},
 		{"status events", "/api/shipments/{awb}/events", "get", 200, eventList},
 		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}},
 		{"shipment", "/api/shipments/{awb}", "get", 200, shipment},
 		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			HAWBs: []hawbJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
-		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, LatestEvent: &latest,
-			EventCount: len(timeline)}},
+			HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
+		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{},
+			LatestEvent: &latest, EventCount: len(timeline)}},
 		{"shipment with its waybills", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
+			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, DangerousGoods: []dgdJSON{}, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
 			Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}},
 		{"shipment of a MAWB only", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: "020-10000023", MAWB: mawbOf(leastMAWB[0]), HAWBs: []hawbJSON{},
-			Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
+			DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
+		{"shipment with its declarations, manifest and offload", "/api/shipments/{awb}", "get", 200, consolidated},
+		{"timeline of every source", "/api/shipments/{awb}/events", "get", 200, fullList},
+		{"capacity of a manifested flight", "/api/capacity", "get", 200, loadedCapacity},
 		{"MAWB filed", "/api/mawb", "post", 201, mawbCreatedJSON{AWBNumber: confirmed.AWBNumber, Status: "created", CreatedAt: fullMAWB[0].(domain.MAWBCreated).CreatedAt}},
 		{"MAWB invalid", "/api/mawb", "post", 400, waybillValidation},
 		{"HAWB filed", "/api/hawb", "post", 201, houses[0]},
@@ -2001,6 +2432,25 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			len(dangerous.Rows), dangerous.Skipped, dangerous.Rejected, commands.ImportResult{Rows: 1, Changed: 1, Sequence: 43})},
 		valueTest{"import of an empty file", importRoute, "post", 200, report(domain.RefAirlines, commands.FormatOPTD, 0, 0, nil, commands.ImportResult{})},
 	)
+	// e-DGDs, manifests and offloads, and their refusals, built above.
+	for i, d := range dgds {
+		tests = append(tests, valueTest{"e-DGD " + d.UNNumber + " " + strconv.Itoa(i), "/api/dangerous-goods", "post", 201, d})
+	}
+	for i, b := range dgdRefusals {
+		tests = append(tests, valueTest{"e-DGD refused " + strconv.Itoa(i), "/api/dangerous-goods", "post", 400, b})
+	}
+	for i, m := range manifests {
+		tests = append(tests, valueTest{"manifest " + strconv.Itoa(i), "/api/flights/{id}/manifests", "post", 201, toManifestJSON(m)})
+	}
+	for i, b := range manifestRefusals {
+		tests = append(tests, valueTest{"manifest refused " + strconv.Itoa(i), "/api/flights/{id}/manifests", "post", 400, b})
+	}
+	for i, o := range offloads {
+		tests = append(tests, valueTest{"offload " + strconv.Itoa(i), "/api/offloads", "post", 201, toOffloadJSON(o)})
+	}
+	for i, b := range offloadRefusals {
+		tests = append(tests, valueTest{"offload refused " + strconv.Itoa(i), "/api/offloads", "post", 400, b})
+	}
 
 	// Every row of the built-in reference data, page by page, as the list
 	// handlers answer.

@@ -36,6 +36,8 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/flights/{id}", s.api(s.handleGetFlight())).Methods(http.MethodGet)
 	r.Handle("/api/flights/{id}", s.api(s.handleChangeFlight())).Methods(http.MethodPatch)
 	r.Handle("/api/capacity", s.api(s.handleCapacity())).Methods(http.MethodGet)
+	r.Handle("/api/flights/{id}/manifests", s.api(s.handleSubmitManifest())).Methods(http.MethodPost)
+	r.Handle("/api/offloads", s.api(s.handleReportOffload())).Methods(http.MethodPost)
 	r.Handle("/api/rates", s.api(s.handleListRates())).Methods(http.MethodGet)
 	r.Handle("/api/rates/{origin}/{destination}", s.api(s.handleSetRateCard())).Methods(http.MethodPut)
 
@@ -57,6 +59,7 @@ func (s *Server) routes() http.Handler {
 
 	r.Handle("/api/mawb", s.api(s.handleCreateMAWB())).Methods(http.MethodPost)
 	r.Handle("/api/hawb", s.api(s.handleCreateHAWB())).Methods(http.MethodPost)
+	r.Handle("/api/dangerous-goods", s.api(s.handleSubmitDGD())).Methods(http.MethodPost)
 	r.Handle("/api/placi", s.api(s.handleSubmitPLACI())).Methods(http.MethodPost)
 	r.Handle("/api/csd", s.api(s.handleSubmitCSD())).Methods(http.MethodPost)
 	r.Handle("/api/shipments/{awb}", s.api(s.handleShipment())).Methods(http.MethodGet)

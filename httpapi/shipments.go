@@ -7,6 +7,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
 	"github.com/gorilla/mux"
 )
 
@@ -33,19 +34,26 @@ type statusEventJSON struct {
 	EventID         string    `json:"eventId"`
 	AWBNumber       string    `json:"awbNumber"`
 	EventType       string    `json:"eventType"`
+	Source          string    `json:"source"`
 	DiscrepancyCode *string   `json:"discrepancyCode"`
-	XFSUCode        string    `json:"xfsuCode"`
+	XFSUCode        *string   `json:"xfsuCode"`
 	EventDate       time.Time `json:"eventDate"`
-	Location        string    `json:"location"`
+	Location        *string   `json:"location"`
 	Pieces          *int      `json:"pieces"`
 	Weight          *float64  `json:"weight"`
 	Notes           string    `json:"notes"`
 	RecordedAt      time.Time `json:"recordedAt"`
 }
 
-func toStatusEventJSON(e domain.ShipmentStatusRecorded) statusEventJSON {
-	return statusEventJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: e.StatusCode, DiscrepancyCode: orNull(e.DiscrepancyCode),
-		XFSUCode: e.XFSUCode(), EventDate: e.EventDate, Location: e.Location, Pieces: e.Pieces, Weight: e.Weight, Notes: e.Notes, RecordedAt: e.RecordedAt}
+func toStatusEventJSON(entry projections.TimelineEntry) statusEventJSON {
+	e := entry.Event
+	out := statusEventJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: e.StatusCode, Source: entry.Source,
+		DiscrepancyCode: orNull(e.DiscrepancyCode), EventDate: e.EventDate, Location: orNull(e.Location), Pieces: e.Pieces, Weight: e.Weight,
+		Notes: e.Notes, RecordedAt: e.RecordedAt}
+	if entry.IsStatus() {
+		out.XFSUCode = orNull(e.XFSUCode())
+	}
+	return out
 }
 
 // shipmentAWB reads the AWB number of the path.
@@ -60,8 +68,7 @@ func shipmentAWB(r *http.Request) (string, error) {
 }
 
 // canSeeShipment: admins; the airline of the AWB's prefix; the forwarder
-// whose confirmed booking carries the AWB, or who filed its MAWB, PLACI or
-// e-CSD.
+// the shipment is of (see shipmentOwner).
 func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 	switch p.Role {
 	case domain.RoleAdmin:
@@ -69,15 +76,42 @@ func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 	case domain.RoleAirline:
 		return p.AWBPrefix == awb[:3]
 	}
-	if b, ok := s.bookings.ByAWB(awb); ok && b.OrganizationID == p.OrganizationID {
-		return true
+	return s.shipmentOwner(awb) == p.OrganizationID
+}
+
+// shipmentOwner is the forwarder organisation a shipment is of: the one
+// that booked it, filed its MAWB, or filed for it first; "" when none has.
+func (s *Server) shipmentOwner(awb string) string {
+	if b, ok := s.bookings.ByAWB(awb); ok {
+		return b.OrganizationID
 	}
-	w := s.shipments.Waybills(awb)
-	if w.MAWB != nil && w.MAWB.OrganizationID == p.OrganizationID {
-		return true
+	if w := s.shipments.Waybills(awb); w.MAWB != nil {
+		return w.MAWB.OrganizationID
 	}
 	c := s.shipments.Compliance(awb)
-	return (c.PLACI != nil && c.PLACI.OrganizationID == p.OrganizationID) || (c.CSD != nil && c.CSD.OrganizationID == p.OrganizationID)
+	switch {
+	case c.PLACI != nil:
+		return c.PLACI.OrganizationID
+	case len(c.DGDs) > 0:
+		return c.DGDs[0].OrganizationID
+	}
+	if c.CSD != nil {
+		// An airline files e-CSDs too; only a forwarder's makes it owner.
+		if o, ok := s.identity.Organization(c.CSD.OrganizationID); ok && o.Role == domain.RoleForwarder {
+			return o.ID
+		}
+	}
+	return ""
+}
+
+// mayFile: a forwarder files for a shipment that is its own, or no
+// forwarder's yet (a declaration may come before the MAWB), so that no
+// forwarder can attach filings to another's shipment and so read it.
+func (s *Server) mayFile(p domain.Principal, awb string) error {
+	if owner := s.shipmentOwner(awb); owner != "" && owner != p.OrganizationID {
+		return domain.Errorf(domain.Forbidden, "shipment %s is another forwarder's", awb)
+	}
+	return nil
 }
 
 // handleRecordStatus records a status event; status events are the
@@ -137,12 +171,13 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 			AWBNumber string            `json:"awbNumber"`
 			Events    []statusEventJSON `json:"events"`
 		}{AWBNumber: awb, Events: []statusEventJSON{}}
-		for _, e := range timeline {
+		for _, entry := range timeline {
+			e := entry.Event
 			if (code != "" && e.StatusCode != code) || (disc != "" && e.DiscrepancyCode != disc) ||
 				(!from.IsZero() && e.EventDate.Before(from)) || (!to.IsZero() && !e.EventDate.Before(to)) {
 				continue
 			}
-			out.Events = append(out.Events, toStatusEventJSON(e))
+			out.Events = append(out.Events, toStatusEventJSON(entry))
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -151,16 +186,17 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 
 // shipmentJSON is the consolidated shipment.
 type shipmentJSON struct {
-	AWBNumber   string           `json:"awbNumber"`
-	Booking     *bookingJSON     `json:"booking"`
-	MAWB        *mawbJSON        `json:"mawb"`
-	HAWBs       []hawbJSON       `json:"hawbs"`
-	PLACI       *placiJSON       `json:"placi"`
-	CSD         *csdJSON         `json:"csd"`
-	LatestEvent *statusEventJSON `json:"latestEvent"`
-	Declared    cargoJSON        `json:"declared"`
-	Reported    cargoJSON        `json:"reported"`
-	EventCount  int              `json:"eventCount"`
+	AWBNumber      string           `json:"awbNumber"`
+	Booking        *bookingJSON     `json:"booking"`
+	MAWB           *mawbJSON        `json:"mawb"`
+	HAWBs          []hawbJSON       `json:"hawbs"`
+	PLACI          *placiJSON       `json:"placi"`
+	CSD            *csdJSON         `json:"csd"`
+	DangerousGoods []dgdJSON        `json:"dangerousGoods"`
+	LatestEvent    *statusEventJSON `json:"latestEvent"`
+	Declared       cargoJSON        `json:"declared"`
+	Reported       cargoJSON        `json:"reported"`
+	EventCount     int              `json:"eventCount"`
 }
 
 type cargoJSON struct {
@@ -180,10 +216,10 @@ func (s *Server) handleShipment() handlerFunc {
 		b, booked := s.bookings.ByAWB(awb)
 		timeline := s.shipments.Timeline(awb)
 		waybills, filings := s.shipments.Waybills(awb), s.shipments.Compliance(awb)
-		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0 && waybills.MAWB == nil && filings.PLACI == nil && filings.CSD == nil) {
+		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
-		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}}
+		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}}
 		if booked {
 			bj := toBookingJSON(b)
 			out.Booking = &bj
@@ -206,16 +242,24 @@ func (s *Server) handleShipment() handlerFunc {
 			cj := toCSDJSON(*f)
 			out.CSD = &cj
 		}
-		if n := len(timeline); n > 0 {
-			latest := toStatusEventJSON(timeline[n-1])
-			out.LatestEvent = &latest
+		for _, d := range filings.DGDs {
+			out.DangerousGoods = append(out.DangerousGoods, toDGDJSON(d))
 		}
-		for _, e := range timeline {
-			if e.Pieces != nil {
-				out.Reported.Pieces = e.Pieces
+		for _, entry := range timeline {
+			if !entry.IsStatus() {
+				continue
 			}
-			if e.Weight != nil {
-				out.Reported.Weight = e.Weight
+			latest := toStatusEventJSON(entry)
+			out.LatestEvent = &latest
+			// A discrepancy's pieces and weight are the discrepancy's (so
+			// many offloaded), not the shipment's.
+			if e := entry.Event; e.StatusCode != "DIS" {
+				if e.Pieces != nil {
+					out.Reported.Pieces = e.Pieces
+				}
+				if e.Weight != nil {
+					out.Reported.Weight = e.Weight
+				}
 			}
 		}
 		writeJSON(w, http.StatusOK, out)
@@ -229,7 +273,7 @@ func (s *Server) renderShipmentEvent(rec eventstore.Record, e domain.Event, p do
 	if !ok || !s.canSeeShipment(p, se.AWBNumber) {
 		return nil, false
 	}
-	return toStatusEventJSON(se), true
+	return toStatusEventJSON(projections.TimelineEntry{Event: se, Source: projections.SourceStatus}), true
 }
 
 type mawbRequest struct {
@@ -364,17 +408,6 @@ func (s *Server) handleCreateHAWB() handlerFunc {
 	}
 }
 
-// renderCompliance is the webhook data of a PLACI or e-CSD.
-func (s *Server) renderCompliance(e domain.Event, p domain.Principal) (any, bool) {
-	switch e := e.(type) {
-	case domain.PLACISubmitted:
-		return toPLACIJSON(e), s.canSeeShipment(p, e.AWBNumber)
-	case domain.CSDSubmitted:
-		return toCSDJSON(e), s.canSeeShipment(p, e.AWBNumber)
-	}
-	return nil, false
-}
-
 // renderWaybill is the webhook data of a MAWB or HAWB: the waybill as the
 // shipment shows it.
 func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
@@ -385,128 +418,4 @@ func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
 		return toHAWBJSON(e), s.canSeeShipment(p, e.MAWBNumber)
 	}
 	return nil, false
-}
-
-type placiRequest struct {
-	AWBNumber        string   `json:"awbNumber"`
-	Origin           string   `json:"origin"`
-	Destination      string   `json:"destination"`
-	DepartureDate    string   `json:"departureDate"`
-	CargoDescription string   `json:"cargoDescription"`
-	ShipperName      string   `json:"shipperName"`
-	ConsigneeName    string   `json:"consigneeName"`
-	ShipperAddress   string   `json:"shipperAddress"`
-	ConsigneeAddress string   `json:"consigneeAddress"`
-	Pieces           *int     `json:"pieces"`
-	Weight           *float64 `json:"weight"`
-}
-
-// placiJSON is the spec's PLACI response, and the filing in the shipment.
-type placiJSON struct {
-	PLACIID          string    `json:"placiId"`
-	AWBNumber        string    `json:"awbNumber"`
-	Status           string    `json:"status"`
-	Origin           string    `json:"origin"`
-	Destination      string    `json:"destination"`
-	DepartureDate    string    `json:"departureDate"`
-	CargoDescription string    `json:"cargoDescription"`
-	SubmittedAt      time.Time `json:"submittedAt"`
-}
-
-func toPLACIJSON(p domain.PLACISubmitted) placiJSON {
-	return placiJSON{PLACIID: p.PLACIID, AWBNumber: p.AWBNumber, Status: "submitted", Origin: p.Origin, Destination: p.Destination,
-		DepartureDate: p.DepartureDate, CargoDescription: p.CargoDescription, SubmittedAt: p.SubmittedAt}
-}
-
-type csdRequest struct {
-	AWBNumber        string                  `json:"awbNumber"`
-	ScreeningMethod  string                  `json:"screeningMethod"`
-	ScreeningDate    string                  `json:"screeningDate"`
-	ScreeningResult  string                  `json:"screeningResult"`
-	SecurityStatus   string                  `json:"securityStatus"`
-	ScreeningMethods []string                `json:"screeningMethods"`
-	Exemption        string                  `json:"exemption"`
-	RegulatedEntity  *domain.RegulatedEntity `json:"regulatedEntity"`
-}
-
-// csdJSON is the spec's e-CSD response, and the declaration in the
-// shipment.
-type csdJSON struct {
-	CSDID            string    `json:"csdId"`
-	AWBNumber        string    `json:"awbNumber"`
-	Status           string    `json:"status"`
-	SecurityStatus   string    `json:"securityStatus"`
-	ScreeningMethods []string  `json:"screeningMethods"`
-	ScreeningResult  *string   `json:"screeningResult"`
-	Exemption        *string   `json:"exemption"`
-	SubmittedAt      time.Time `json:"submittedAt"`
-}
-
-func toCSDJSON(c domain.CSDSubmitted) csdJSON {
-	methods := c.ScreeningMethods
-	if methods == nil {
-		methods = []string{}
-	}
-	return csdJSON{CSDID: c.CSDID, AWBNumber: c.AWBNumber, Status: "submitted", SecurityStatus: c.SecurityStatus,
-		ScreeningMethods: methods, ScreeningResult: orNull(c.ScreeningResult), Exemption: orNull(c.Exemption), SubmittedAt: c.SubmittedAt}
-}
-
-// handleSubmitPLACI files PLACI (forwarders).
-func (s *Server) handleSubmitPLACI() handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleForwarder); err != nil {
-			return err
-		}
-		var req placiRequest
-		if err := decodeJSON(r, &req); err != nil {
-			return err
-		}
-		awb, err := awbField("awbNumber", req.AWBNumber)
-		if err != nil {
-			return err
-		}
-		res, err := s.commands.SubmitPLACI(r.Context(), meta(r), domain.PLACISubmitted{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
-			DepartureDate: req.DepartureDate, CargoDescription: req.CargoDescription, ShipperName: req.ShipperName, ShipperAddress: req.ShipperAddress,
-			ConsigneeName: req.ConsigneeName, ConsigneeAddress: req.ConsigneeAddress, Pieces: req.Pieces, WeightKg: req.Weight})
-		if err != nil {
-			return err
-		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
-		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, toPLACIJSON(*res.State.PLACI))
-		return nil
-	}
-}
-
-// handleSubmitCSD files an e-CSD: a forwarder (as regulated agent) or the
-// airline of the AWB's prefix.
-func (s *Server) handleSubmitCSD() handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		var req csdRequest
-		if err := decodeJSON(r, &req); err != nil {
-			return err
-		}
-		awb, err := awbField("awbNumber", req.AWBNumber)
-		if err != nil {
-			return err
-		}
-		if p := principal(r.Context()); p.Role != domain.RoleForwarder && !(p.Role == domain.RoleAirline && p.AWBPrefix == awb[:3]) {
-			return domain.Errorf(domain.Forbidden, "an e-CSD for %s is filed by a forwarder or the airline with prefix %s", awb, awb[:3])
-		}
-		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
-			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,
-				ScreeningResult: req.ScreeningResult, Exemption: req.Exemption, RegulatedEntity: req.RegulatedEntity},
-			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate})
-		if err != nil {
-			return err
-		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
-		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, toCSDJSON(*res.State.CSD))
-		return nil
-	}
 }

@@ -27,6 +27,7 @@ type Reference struct {
 	airlineByPrefix map[string]string
 
 	commodities    map[string]domain.KnownCommodity // by code
+	dangerousGoods map[string]string                // commodity code by UN number
 	commodityOrder []string
 }
 
@@ -35,7 +36,7 @@ func NewReference() *Reference {
 	return &Reference{
 		airports: map[string]domain.Airport{}, airportByICAO: map[string]string{}, airportsByCountry: map[string]map[string]bool{},
 		airlines: map[string]domain.Airline{}, airlinesByIATA: map[string]map[string]bool{}, airlineByICAO: map[string]string{}, airlineByPrefix: map[string]string{},
-		commodities: map[string]domain.KnownCommodity{},
+		commodities: map[string]domain.KnownCommodity{}, dangerousGoods: map[string]string{},
 	}
 }
 
@@ -83,6 +84,11 @@ func (m *Reference) Apply(_ eventstore.Record, e domain.Event) {
 			m.commodityOrder = insertSorted(m.commodityOrder, k.Code)
 		}
 		m.commodities[k.Code] = k
+		// The dangerous-goods table's row (coded by its UN number) names
+		// the goods; other commodities only stand in until one is loaded.
+		if k.UNNumber != "" && (k.Code == k.UNNumber || m.dangerousGoods[k.UNNumber] == "") {
+			m.dangerousGoods[k.UNNumber] = k.Code
+		}
 	}
 }
 
@@ -132,6 +138,14 @@ func (m *Reference) Commodity(code string) (domain.KnownCommodity, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	c, ok := m.commodities[code]
+	return c, ok
+}
+
+// DangerousGood returns the commodity that names a UN number.
+func (m *Reference) DangerousGood(unNumber string) (domain.KnownCommodity, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	c, ok := m.commodities[m.dangerousGoods[unNumber]]
 	return c, ok
 }
 

@@ -3,61 +3,122 @@ package projections
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-// Shipments is the read model of shipments by AWB: status timelines and
-// waybills.
+// Sources of timeline entries: a status event as posted, or an entry the
+// read model derives from another event of the shipment.
+const (
+	SourceStatus   = "status"
+	SourceManifest = "manifest"
+	SourceOffload  = "offload"
+	SourceMAWB     = "mawb"
+	SourceHAWB     = "hawb"
+	SourceDGD      = "dgd"
+	SourceCSD      = "csd"
+	SourcePLACI    = "placi"
+)
+
+// TimelineEntry is one entry of a shipment's timeline. Manifests appear as
+// MAN and offloads as DIS/OFLD, as an airline's FSU messages would report
+// them; filings (waybills, declarations, documents) carry their kind as
+// the event type (MAWB, HAWB, DGD, CSD, PLACI) and have no FSU code.
+type TimelineEntry struct {
+	Event  domain.ShipmentStatusRecorded // not embedded: an entry is not a domain event
+	Source string
+}
+
+// IsStatus reports whether the entry is a status of the cargo (posted,
+// manifest or offload), rather than a filing.
+func (e TimelineEntry) IsStatus() bool {
+	return e.Source == SourceStatus || e.Source == SourceManifest || e.Source == SourceOffload
+}
+
+// Shipments is the read model of shipments by AWB: timelines, waybills
+// and declarations.
 type Shipments struct {
-	mu       sync.RWMutex
-	events   map[string][]domain.ShipmentStatusRecorded // by event date, then when recorded
-	waybills map[string]domain.Waybills
-	filings  map[string]domain.Compliance
+	mu        sync.RWMutex
+	timelines map[string][]TimelineEntry // by event date, then arrival
+	waybills  map[string]domain.Waybills
+	filings   map[string]domain.Compliance
 }
 
 // NewShipments returns an empty shipments read model.
 func NewShipments() *Shipments {
-	return &Shipments{events: map[string][]domain.ShipmentStatusRecorded{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{}}
+	return &Shipments{timelines: map[string][]TimelineEntry{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{}}
 }
 
 // Apply implements ReadModel.
 func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
-	switch r.Aggregate.Type {
-	case "waybill":
-		m.mu.Lock()
-		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
-		m.mu.Unlock()
-		return
-	case "compliance":
-		m.mu.Lock()
-		m.filings[r.Aggregate.ID] = domain.EvolveCompliance(m.filings[r.Aggregate.ID], e)
-		m.mu.Unlock()
-		return
-	}
-	s, ok := e.(domain.ShipmentStatusRecorded)
-	if !ok {
-		return
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	list := m.events[s.AWBNumber]
-	// After every event of the same date: those keep arrival order.
-	i, _ := slices.BinarySearchFunc(list, s, func(a, b domain.ShipmentStatusRecorded) int {
-		if c := a.EventDate.Compare(b.EventDate); c != 0 {
+	switch r.Aggregate.Type {
+	case "waybill":
+		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
+	case "compliance":
+		m.filings[r.Aggregate.ID] = domain.EvolveCompliance(m.filings[r.Aggregate.ID], e)
+	}
+	switch e := e.(type) {
+	case domain.ShipmentStatusRecorded:
+		m.add(TimelineEntry{e, SourceStatus})
+	case domain.ManifestSubmitted:
+		for _, s := range e.Shipments {
+			m.add(TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: s.AWBNumber, StatusEventID: e.ManifestID, StatusCode: "MAN",
+				EventDate: e.SubmittedAt, Location: e.Origin, Pieces: &s.Pieces, Weight: &s.WeightKg,
+				Notes: "manifested on " + e.FlightID, RecordedAt: e.SubmittedAt}, SourceManifest})
+		}
+	case domain.OffloadReported:
+		m.add(OffloadEntry(e))
+	case domain.MAWBCreated:
+		m.addFiling(e.AWBNumber, r.EventID, "MAWB", SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
+	case domain.HAWBCreated:
+		m.addFiling(e.MAWBNumber, r.EventID, "HAWB", SourceHAWB, e.CreatedAt, "", &e.Pieces, &e.WeightKg, "HAWB "+e.HAWBNumber+" created")
+	case domain.DGDSubmitted:
+		m.addFiling(e.AWBNumber, e.DGDID, "DGD", SourceDGD, e.SubmittedAt, "", nil, &e.NetWeightKg, "e-DGD "+e.UNNumber+" "+e.ProperShippingName)
+	case domain.CSDSubmitted:
+		m.addFiling(e.AWBNumber, e.CSDID, "CSD", SourceCSD, e.SubmittedAt, "", nil, nil, "e-CSD, security status "+e.SecurityStatus)
+	case domain.PLACISubmitted:
+		m.addFiling(e.AWBNumber, e.PLACIID, "PLACI", SourcePLACI, e.SubmittedAt, e.Origin, e.Pieces, e.WeightKg, "PLACI filed")
+	}
+}
+
+// OffloadEntry is the DIS/OFLD entry of an offload.
+func OffloadEntry(e domain.OffloadReported) TimelineEntry {
+	notes := "offloaded from " + e.FlightID + ": " + e.Reason
+	if e.Notes != "" {
+		notes += " — " + e.Notes
+	}
+	return TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: e.AWBNumber, StatusEventID: e.OffloadID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
+		EventDate: e.ReportedAt, Location: e.Origin, Pieces: &e.Pieces, Weight: &e.WeightKg, Notes: notes, RecordedAt: e.ReportedAt}, SourceOffload}
+}
+
+// addFiling adds the entry of a filing.
+func (m *Shipments) addFiling(awb, id, kind, source string, at time.Time, location string, pieces *int, weight *float64, notes string) {
+	m.add(TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: kind, EventDate: at,
+		Location: location, Pieces: pieces, Weight: weight, Notes: notes, RecordedAt: at}, source})
+}
+
+// add inserts an entry after every entry of the same date: those keep
+// arrival order.
+func (m *Shipments) add(e TimelineEntry) {
+	list := m.timelines[e.Event.AWBNumber]
+	i, _ := slices.BinarySearchFunc(list, e, func(a, b TimelineEntry) int {
+		if c := a.Event.EventDate.Compare(b.Event.EventDate); c != 0 {
 			return c
 		}
 		return -1
 	})
-	m.events[s.AWBNumber] = slices.Insert(slices.Clone(list), i, s)
+	m.timelines[e.Event.AWBNumber] = slices.Insert(slices.Clone(list), i, e)
 }
 
-// Timeline returns a shipment's status events in event order.
-func (m *Shipments) Timeline(awb string) []domain.ShipmentStatusRecorded {
+// Timeline returns a shipment's timeline in event order.
+func (m *Shipments) Timeline(awb string) []TimelineEntry {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.events[awb]
+	return m.timelines[awb]
 }
 
 // Waybills returns a shipment's master and houses.
@@ -67,7 +128,7 @@ func (m *Shipments) Waybills(awb string) domain.Waybills {
 	return m.waybills[awb]
 }
 
-// Compliance returns a shipment's PLACI and e-CSD.
+// Compliance returns a shipment's PLACI, e-CSD and e-DGDs.
 func (m *Shipments) Compliance(awb string) domain.Compliance {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

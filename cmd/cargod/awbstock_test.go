@@ -106,14 +106,7 @@ func TestStockReply(t *testing.T) {
 		return m
 	}
 	path := "/api/awb-stock/reply/" + req.RequestID
-	tests := []struct {
-		name   string
-		token  string
-		path   string
-		body   map[string]any
-		status int
-		fields string
-	}{
+	tests := []apiCase{
 		{"bad status", lh, path, reply(map[string]any{"status": "maybe"}), 400, "status:INVALID_STATUS"},
 		{"more than asked", lh, path, reply(map[string]any{"allocatedStock": 101}), 400, "allocatedStock:INVALID_ALLOCATION"},
 		{"rejected with numbers", lh, path, reply(map[string]any{"status": "rejected", "allocatedStock": 5}), 400, "allocatedStock:INVALID_ALLOCATION"},
@@ -131,17 +124,7 @@ func TestStockReply(t *testing.T) {
 		{"forwarder", fwd, path, reply(nil), 403, ""},
 		{"missing request", lh, "/api/awb-stock/reply/no-such-request", reply(nil), 404, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := s.do(t, request{method: "PUT", path: tt.path, token: tt.token, body: tt.body})
-			if r.status != tt.status {
-				t.Fatalf("= %d %s", r.status, r.body)
-			}
-			if r.status == 400 {
-				checkFields(t, r, tt.fields)
-			}
-		})
-	}
+	s.runCases(t, "PUT", tests)
 	// Nothing changed by all that.
 	var pending struct{ Status string }
 	s.do(t, request{method: "GET", path: "/api/awb-stock/requests/" + req.RequestID, token: fwd}).json(t, &pending)

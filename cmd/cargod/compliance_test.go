@@ -26,14 +26,8 @@ func TestComplianceFilings(t *testing.T) {
 		}
 		return m
 	}
-	tests := []struct {
-		name   string
-		token  string
-		path   string
-		body   map[string]any
-		status int
-		fields string
-	}{
+	rival := s.rivalForwarder(t)
+	tests := []apiCase{
 		{"PLACI", fwd, "/api/placi", placi(nil), 201, ""},
 		{"PLACI without names", fwd, "/api/placi", placi(map[string]any{"shipperName": "", "consigneeName": " "}), 400, "consigneeName:REQUIRED shipperName:REQUIRED"},
 		{"PLACI too vague", fwd, "/api/placi", placi(map[string]any{"cargoDescription": "Consolidation"}), 400, "cargoDescription:INVALID_VALUE"},
@@ -46,6 +40,8 @@ func TestComplianceFilings(t *testing.T) {
 		{"bad status", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SAFE"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
 		{"screened tomorrow", fwd, "/api/csd", csd(map[string]any{"screeningDate": time.Now().Add(3 * time.Hour).Format(time.RFC3339)}), 400, "screeningDate:INVALID_DATE"},
 		{"e-CSD by another airline", s.demoToken(t, "demo-airline-ek"), "/api/csd", csd(nil), 403, ""},
+		{"PLACI for another forwarder's shipment", rival, "/api/placi", placi(nil), 403, ""},
+		{"e-CSD for another forwarder's shipment", rival, "/api/csd", csd(nil), 403, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -410,3 +410,30 @@ func (s *testServer) mustCreate(t testing.TB, token, path string, body any) resp
 	}
 	return r
 }
+
+// apiCase is one row of a table of requests and their outcome: the status,
+// and for 400 the fields and codes, sorted, as "field:CODE field:CODE".
+type apiCase struct {
+	name   string
+	token  string
+	path   string
+	body   map[string]any
+	status int
+	fields string
+}
+
+// runCases sends each case with method as a subtest and checks its outcome.
+func (s *testServer) runCases(t *testing.T, method string, cases []apiCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: method, path: tt.path, token: tt.token, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, tt.fields)
+			}
+		})
+	}
+}

@@ -150,7 +150,7 @@ func TestShipmentWebhooks(t *testing.T) {
 		s.mustCreate(t, lh, "/api/shipments/"+awb+"/events", map[string]any{"eventType": code, "eventDate": now, "location": "FRA"})
 	}
 	got := eventually(t, "two shipment deliveries", rc.received, func(d []delivery) bool { return len(d) == 2 })
-	if got[0].Type != "shipment.status" || got[0].Data["xfsuCode"] != "RCS" || got[1].Type != "shipment.offloaded" || got[1].Data["awbNumber"] != awb {
+	if d := byType(got); d["shipment.status"].Data["xfsuCode"] != "RCS" || d["shipment.offloaded"].Data["awbNumber"] != awb {
 		t.Errorf("deliveries = %+v", got)
 	}
 }

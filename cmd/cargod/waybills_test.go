@@ -44,14 +44,7 @@ func TestWaybills(t *testing.T) {
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("H2", 4, 200))
 
-	tests := []struct {
-		name   string
-		token  string
-		path   string
-		body   map[string]any
-		status int
-		fields string
-	}{
+	tests := []apiCase{
 		{"houses beyond the master", fwd, "/api/hawb", hawb("H3", 1, 1), 400, "pieces:EXCEEDS_MAWB weight:EXCEEDS_MAWB"},
 		{"the same house again", fwd, "/api/hawb", hawb("H1", 0, 0), 400, "pieces:INVALID_RANGE weight:INVALID_RANGE"},
 		{"no such master", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000022", "pieces": 1, "weight": 1.0,
@@ -63,17 +56,7 @@ func TestWaybills(t *testing.T) {
 			"shipper": party(""), "consignee": party("b")}, 400, "origin:UNKNOWN_AIRPORT pieces:REQUIRED shipper.name:REQUIRED weight:INVALID_RANGE"},
 		{"airlines file no MAWB", s.demoToken(t, "demo-airline-lh"), "/api/mawb", mawbBody("020-00000022"), 403, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := s.do(t, request{method: "POST", path: tt.path, token: tt.token, body: tt.body})
-			if r.status != tt.status {
-				t.Fatalf("= %d %s", r.status, r.body)
-			}
-			if r.status == 400 {
-				checkFields(t, r, tt.fields)
-			}
-		})
-	}
+	s.runCases(t, "POST", tests)
 	// A MAWB with bad fields used no number: 020-00000022 is still free.
 	s.mustCreate(t, fwd, "/api/mawb", mawbBody("020-00000022"))
 

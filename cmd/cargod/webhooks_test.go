@@ -31,6 +31,16 @@ type delivery struct {
 	Data map[string]any
 }
 
+// byType indexes deliveries by event name: deliveries may arrive in any
+// order.
+func byType(deliveries []delivery) map[string]delivery {
+	m := map[string]delivery{}
+	for _, d := range deliveries {
+		m[d.Type] = d
+	}
+	return m
+}
+
 func newReceiver(t *testing.T) *receiver {
 	rc := &receiver{t: t, attempts: map[string]int{}}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,8 +136,8 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 
 	q := createQuote(t, s, fwd, rfq())
 	got := eventually(t, "quote.created and quote.priced", mine.received, func(d []delivery) bool { return len(d) >= 2 })
-	if got[0].Type != "quote.created" || got[0].Data["id"] != q.ID || got[0].Data["status"] != "pending" ||
-		got[1].Type != "quote.priced" || got[1].Data["status"] != "priced" {
+	if d := byType(got); d["quote.created"].Data["id"] != q.ID || d["quote.created"].Data["status"] != "pending" ||
+		d["quote.priced"].Data["status"] != "priced" {
 		t.Errorf("deliveries = %+v", got)
 	}
 	eventually(t, "plain-secret delivery", plain.received, func(d []delivery) bool { return len(d) == 1 })

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rivalForwarder creates a second forwarder and returns its token.
+func (s *testServer) rivalForwarder(t *testing.T) string {
+	t.Helper()
+	admin := s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "rival-forwarding", "name": "Rival Forwarding", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "rival-forwarding", "clientId": "rival", "clientSecret": "rival-secret-123"})
+	return s.token(t, "rival", "rival-secret-123")
+}
+
+// shipmentBooking reads the booking of a shipment.
+func (s *testServer) shipmentBooking(t *testing.T, token, awb string) booking {
+	t.Helper()
+	var sh struct{ Booking *booking }
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: token}).json(t, &sh)
+	if sh.Booking == nil {
+		t.Fatalf("shipment %s has no booking", awb)
+	}
+	return *sh.Booking
+}
+
+func dgdBody(awb string, change map[string]any) map[string]any {
+	m := map[string]any{"awbNumber": awb, "unNumber": "UN1845", "properShippingName": "Dry ice (carbon dioxide, solid)", "class": "9",
+		"quantity": 20, "netWeight": 20, "grossWeight": 23.5, "packingInstructions": "954", "limitedQuantity": false, "exceptedQuantity": false,
+		"shipperDeclaration": "I hereby declare that the contents of this consignment are fully and accurately described."}
+	for k, v := range change {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func TestDangerousGoodsDeclaration(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+
+	before := time.Now().UTC()
+	r := s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, nil))
+	var d struct {
+		DGDID, AWBNumber, Status, ReviewNotes, UNNumber, ProperShippingName, Class string
+		PackingGroup, PackingInstructions                                          *string
+		Quantity, NetWeight                                                        float64
+		GrossWeight                                                                *float64
+		LimitedQuantity, ExceptedQuantity                                          bool
+		SubmittedAt, ValidUntil                                                    time.Time
+	}
+	r.json(t, &d)
+	if d.DGDID == "" || d.AWBNumber != awb || d.Status != "submitted" || d.ReviewNotes != "" || d.UNNumber != "UN1845" || d.Class != "9" ||
+		d.PackingGroup != nil || *d.PackingInstructions != "954" || d.Quantity != 20 || d.NetWeight != 20 || *d.GrossWeight != 23.5 ||
+		d.LimitedQuantity || d.ExceptedQuantity || d.SubmittedAt.Before(before.Add(-time.Second)) ||
+		!d.ValidUntil.Equal(d.SubmittedAt.Add(7*24*time.Hour)) || r.header.Get("Location") != "/api/shipments/"+awb {
+		t.Errorf("e-DGD = %s (%s)", r.body, r.header.Get("Location"))
+	}
+	// A name other than the reference's is accepted with a review note.
+	var noted struct{ ReviewNotes string }
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"properShippingName": "Frozen CO2"})).json(t, &noted)
+	if !strings.Contains(noted.ReviewNotes, "proper shipping name differs") {
+		t.Errorf("review notes = %q", noted.ReviewNotes)
+	}
+
+	rival := s.rivalForwarder(t)
+	tests := []apiCase{
+		{"bad AWB", fwd, "/api/dangerous-goods", dgdBody("020-12345670", nil), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"bad UN number", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "1845"}), 400, "unNumber:INVALID_UN_NUMBER"},
+		{"no UN number", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": nil}), 400, "unNumber:INVALID_UN_NUMBER"},
+		{"class 10", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"class": "10"}), 400, "class:INVALID_HAZARD_CLASS"},
+		{"packing group of a gas", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN1950", "class": "2.1", "packingGroup": "II", "packingInstructions": "203"}), 400, "packingGroup:INVALID_PACKING_GROUP"},
+		{"flammable liquid without packing group", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN1263", "class": "3", "packingInstructions": "353"}), 400, "packingGroup:REQUIRED"},
+		{"bad packing instruction", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"packingInstructions": "9540"}), 400, "packingInstructions:INVALID_PACKING_INSTRUCTION"},
+		{"Y instruction not a limited quantity", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN1263", "class": "3", "packingGroup": "II", "packingInstructions": "Y341"}), 400, "limitedQuantity:MISMATCH"},
+		{"limited and excepted", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"limitedQuantity": true, "exceptedQuantity": true}), 400, "exceptedQuantity:INVALID_VALUE"},
+		{"class against the reference", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"class": "3", "packingGroup": "II"}), 400, "class:MISMATCH"},
+		{"nothing declared", fwd, "/api/dangerous-goods", map[string]any{"awbNumber": awb, "unNumber": "UN1845", "class": "9"}, 400,
+			"netWeight:REQUIRED packingInstructions:REQUIRED properShippingName:REQUIRED quantity:REQUIRED shipperDeclaration:REQUIRED"},
+		{"gross below net", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"grossWeight": 10}), 400, "grossWeight:INVALID_RANGE"},
+		{"by an airline", lh, "/api/dangerous-goods", dgdBody(awb, nil), 403, ""},
+		{"for another forwarder's shipment", rival, "/api/dangerous-goods", dgdBody(awb, nil), 403, ""},
+	}
+	s.runCases(t, "POST", tests)
+	var sh struct {
+		DangerousGoods []struct{ DGDID, UNNumber string }
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: lh}).json(t, &sh)
+	if len(sh.DangerousGoods) != 2 || sh.DangerousGoods[0].DGDID != d.DGDID {
+		t.Errorf("shipment e-DGDs = %+v", sh.DangerousGoods)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: rival}); r.status != http.StatusNotFound {
+		t.Errorf("the rival reads the shipment: %d", r.status)
+	}
+}
+
+func TestManifestAndOffload(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
+	manifests := "/api/flights/" + b.FlightID + "/manifests"
+	var sh struct {
+		Booking struct {
+			Pieces int
+			Weight float64
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+
+	// The airline's scales say 12.5 kg more than declared: accepted, and
+	// the difference reported.
+	r := s.mustCreate(t, lh, manifests, map[string]any{"flightId": b.FlightID, "awbNumbers": []string{awb},
+		"totalPieces": sh.Booking.Pieces, "totalWeight": sh.Booking.Weight + 12.5})
+	var m struct {
+		ManifestID, FlightID, Status string
+		AWBNumbers                   []string
+		TotalPieces                  int
+		TotalWeight, TotalVolume     float64
+		Differences                  []struct {
+			Field                string
+			Manifested, Declared float64
+		}
+		SubmittedAt time.Time
+	}
+	r.json(t, &m)
+	if m.ManifestID == "" || m.FlightID != b.FlightID || m.Status != "submitted" || len(m.AWBNumbers) != 1 || m.AWBNumbers[0] != awb ||
+		m.TotalPieces != sh.Booking.Pieces || m.TotalWeight != sh.Booking.Weight+12.5 || m.TotalVolume <= 0 || m.SubmittedAt.IsZero() ||
+		len(m.Differences) != 1 || m.Differences[0].Field != "totalWeight" || m.Differences[0].Declared != sh.Booking.Weight {
+		t.Errorf("manifest = %s", r.body)
+	}
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != sh.Booking.Weight+12.5 {
+		t.Errorf("capacity after the manifest = %+v", c)
+	}
+
+	offload := func(change map[string]any) map[string]any {
+		body := map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Weight restriction", "pieces": 1, "weight": 100.5, "notes": "next flight"}
+		for k, v := range change {
+			if v == nil {
+				delete(body, k)
+			} else {
+				body[k] = v
+			}
+		}
+		return body
+	}
+	r = s.mustCreate(t, lh, "/api/offloads", offload(nil))
+	var o struct {
+		OffloadID, AWBNumber, Status, FlightID, Reason, Notes string
+		Pieces                                                int
+		Weight                                                float64
+		ReportedAt                                            time.Time
+	}
+	r.json(t, &o)
+	if o.OffloadID == "" || o.AWBNumber != awb || o.Status != "reported" || o.FlightID != b.FlightID || o.Reason != "Weight restriction" ||
+		o.Notes != "next flight" || o.Pieces != 1 || o.Weight != 100.5 || o.ReportedAt.IsZero() {
+		t.Errorf("offload = %s", r.body)
+	}
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != sh.Booking.Weight+12.5-100.5 {
+		t.Errorf("capacity after the offload = %+v", c)
+	}
+
+	tests := []apiCase{
+		{"bad AWB", lh, manifests, map[string]any{"awbNumbers": []string{awb, "020-1234567"}}, 400, "awbNumbers[1]:INVALID_AWB_NUMBER"},
+		{"AWB not on the flight", lh, manifests, map[string]any{"awbNumbers": []string{"020-99999992"}}, 400, "awbNumbers[0]:AWB_NOT_ON_FLIGHT"},
+		{"AWB twice", lh, manifests, map[string]any{"awbNumbers": []string{awb, awb}}, 400, "awbNumbers[1]:DUPLICATE"},
+		{"no AWBs", lh, manifests, map[string]any{"flightId": b.FlightID}, 400, "awbNumbers:REQUIRED"},
+		{"another flight in the body", lh, manifests, map[string]any{"flightId": "LH1-2026-01-01", "awbNumbers": []string{awb}}, 400, "flightId:MISMATCH"},
+		{"negative total", lh, manifests, map[string]any{"awbNumbers": []string{awb}, "totalWeight": -1}, 400, "totalWeight:INVALID_RANGE"},
+		{"manifest by a forwarder", fwd, manifests, map[string]any{"awbNumbers": []string{awb}}, 403, ""},
+		{"manifest by another airline", ek, manifests, map[string]any{"awbNumbers": []string{awb}}, 403, ""},
+		{"manifest of no flight", lh, "/api/flights/LH9999-2026-01-01/manifests", map[string]any{"awbNumbers": []string{awb}}, 404, ""},
+		{"more pieces than loaded", lh, "/api/offloads", offload(map[string]any{"pieces": 99}), 400, "pieces:EXCEEDS_LOADED"},
+		{"more weight than loaded", lh, "/api/offloads", offload(map[string]any{"weight": 99999}), 400, "weight:EXCEEDS_LOADED"},
+		{"offload of an AWB not loaded", lh, "/api/offloads", offload(map[string]any{"awbNumber": "020-99999992"}), 400, "awbNumber:AWB_NOT_ON_FLIGHT"},
+		{"offload with a bad AWB", lh, "/api/offloads", offload(map[string]any{"awbNumber": "020-99999999"}), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"offload without flight", lh, "/api/offloads", offload(map[string]any{"flightId": nil}), 400, "flightId:REQUIRED"},
+		{"offload without reason or amounts", lh, "/api/offloads", offload(map[string]any{"reason": nil, "pieces": nil, "weight": nil}), 400,
+			"pieces:REQUIRED reason:REQUIRED weight:REQUIRED"},
+		{"offload by a forwarder", fwd, "/api/offloads", offload(nil), 403, ""},
+		{"offload by another airline", ek, "/api/offloads", offload(nil), 403, ""},
+		{"offload from no flight", lh, "/api/offloads", offload(map[string]any{"flightId": "LH9999-2026-01-01"}), 404, ""},
+	}
+	s.runCases(t, "POST", tests)
+
+	// The manifest and the offload are on the shipment's timeline, as MAN
+	// and DIS/OFLD, for the forwarder too.
+	var tl struct {
+		Events []struct {
+			EventID, EventType, Source, Notes string
+			XFSUCode, Location                *string
+			Pieces                            *int
+			Weight                            *float64
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}).json(t, &tl)
+	if len(tl.Events) != 2 {
+		t.Fatalf("timeline = %+v", tl.Events)
+	}
+	man, off := tl.Events[0], tl.Events[1]
+	if man.EventID != m.ManifestID || man.EventType != "MAN" || man.Source != "manifest" || *man.XFSUCode != "MAN" || *man.Location != "FRA" ||
+		*man.Pieces != sh.Booking.Pieces || *man.Weight != sh.Booking.Weight {
+		t.Errorf("MAN = %+v", man)
+	}
+	if off.EventID != o.OffloadID || off.EventType != "DIS" || off.Source != "offload" || *off.XFSUCode != "DIS_OFLD" || *off.Pieces != 1 ||
+		!strings.Contains(off.Notes, "Weight restriction") {
+		t.Errorf("OFLD = %+v", off)
+	}
+}
+
+// TestShipmentFullLife files everything a shipment goes through and reads
+// it back as one timeline, in order, before and after a restart.
+func TestShipmentFullLife(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+	status := func(code, location string) {
+		t.Helper()
+		s.mustCreate(t, lh, "/api/shipments/"+awb+"/events", map[string]any{"eventType": code, "eventDate": now(), "location": location})
+	}
+
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+	for _, h := range []string{"HAWB1", "HAWB2"} {
+		s.mustCreate(t, fwd, "/api/hawb", map[string]any{"hawbNumber": h, "mawbNumber": awb, "pieces": 5, "weight": 250,
+			"shipper": party("Shipper " + h), "consignee": party("Consignee " + h)})
+	}
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, nil))
+	s.mustCreate(t, fwd, "/api/csd", map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningDate": now(), "screeningResult": "pass"})
+	s.mustCreate(t, fwd, "/api/placi", map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK",
+		"departureDate": time.Now().UTC().Format(time.DateOnly), "cargoDescription": "CNC milling machine spare parts",
+		"shipperName": "ACME Machine Tools", "consigneeName": "Globex Inc"})
+	status("RCS", "FRA")
+	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+	status("DEP", "FRA")
+	status("ARR", "JFK")
+	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Damaged", "pieces": 1, "weight": 50})
+
+	want := "MAWB HAWB HAWB DGD CSD PLACI RCS MAN DEP ARR DIS/OFLD"
+	check := func(s *testServer, token string) {
+		t.Helper()
+		var tl struct {
+			Events []struct {
+				EventType       string
+				DiscrepancyCode *string
+			}
+		}
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: token}).json(t, &tl)
+		var got []string
+		for _, e := range tl.Events {
+			if e.DiscrepancyCode != nil {
+				e.EventType += "/" + *e.DiscrepancyCode
+			}
+			got = append(got, e.EventType)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("timeline = %s\nwant       %s", strings.Join(got, " "), want)
+		}
+	}
+	check(s, fwd)
+	check(s, lh)
+	s.stop()
+	s = startServer(t, dir, nil)
+	check(s, s.demoToken(t, "demo-forwarder"))
+}
+
+func TestOperationsWebhooks(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	forwarder, airline := newReceiver(t), newReceiver(t)
+	s.subscribe(t, fwd, forwarder, []string{"dgd.submitted", "shipment.offloaded", "manifest.submitted"}, "")
+	s.subscribe(t, lh, airline, []string{"manifest.submitted", "dgd.submitted"}, "")
+
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, nil))
+	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Space", "pieces": 1, "weight": 10})
+
+	// The forwarder hears of its e-DGD and the offload, not of the
+	// airline's manifest; the airline of its manifest and of the e-DGD on
+	// its prefix.
+	got := eventually(t, "forwarder deliveries", forwarder.received, func(d []delivery) bool { return len(d) >= 2 })
+	if d := byType(got); len(got) != 2 || d["dgd.submitted"].Data["unNumber"] != "UN1845" ||
+		d["shipment.offloaded"].Data["source"] != "offload" || d["shipment.offloaded"].Data["xfsuCode"] != "DIS_OFLD" {
+		t.Errorf("forwarder deliveries = %+v", got)
+	}
+	got = eventually(t, "airline deliveries", airline.received, func(d []delivery) bool { return len(d) >= 2 })
+	if d := byType(got); len(got) != 2 || d["dgd.submitted"].Type == "" || d["manifest.submitted"].Data["flightId"] != b.FlightID {
+		t.Errorf("airline deliveries = %+v", got)
+	}
+}

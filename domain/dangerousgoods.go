@@ -1,0 +1,239 @@
+package domain
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DGDValidity is how long a submitted e-DGD stands: the acceptance check
+// of the shipment is expected within a week of the shipper's declaration.
+const DGDValidity = 7 * 24 * time.Hour
+
+// Validation codes of the e-DGD beyond the spec's two.
+const (
+	CodeInvalidUNNumber           = "INVALID_UN_NUMBER"
+	CodeInvalidHazardClass        = "INVALID_HAZARD_CLASS"
+	CodeInvalidPackingGroup       = "INVALID_PACKING_GROUP"
+	CodeInvalidPackingInstruction = "INVALID_PACKING_INSTRUCTION"
+)
+
+var (
+	// hazardClassPattern: a bare class 1 to 9 (as the spec allows), or a
+	// division; class 1 divisions may carry their compatibility group.
+	hazardClassPattern        = regexp.MustCompile(`^([1-9])$|^(1\.[1-6])([A-HJKLNS])?$|^(2\.[1-3]|4\.[1-3]|5\.[12]|6\.[12])$`)
+	packingInstructionPattern = regexp.MustCompile(`^(Y?)[0-9]{3}$`)
+	packingGroups             = []string{"I", "II", "III"}
+)
+
+// Hazard classes and divisions by their use of packing groups (DESIGN §3,
+// IATA DGR 4.1): never for 1, 2, 5.2, 6.2 and 7; always for 3, 4, 5.1, 6.1
+// and 8; class 9 has entries with and without one, and a bare 5 or 6 does
+// not say which division it is.
+var (
+	noPackingGroup   = []string{"1", "2", "5.2", "6.2", "7"}
+	needPackingGroup = []string{"3", "4", "5.1", "6.1", "8"}
+	// noLimitedQuantity: explosives, toxic gases, infectious substances and
+	// radioactive material have no limited-quantity (Y) instructions.
+	noLimitedQuantity = []string{"1", "2.3", "6.2", "7"}
+)
+
+// DGDSubmitted records a shipper's declaration for dangerous goods.
+type DGDSubmitted struct {
+	DGDID               string    `json:"dgdId"`
+	AWBNumber           string    `json:"awbNumber"`
+	OrganizationID      string    `json:"organizationId"`
+	UNNumber            string    `json:"unNumber"`
+	ProperShippingName  string    `json:"properShippingName"`
+	Class               string    `json:"class"`
+	Quantity            float64   `json:"quantity"`
+	NetWeightKg         float64   `json:"netWeight"`
+	GrossWeightKg       *float64  `json:"grossWeight,omitempty"`
+	PackingGroup        string    `json:"packingGroup,omitempty"`
+	PackingInstructions string    `json:"packingInstructions,omitempty"`
+	LimitedQuantity     bool      `json:"limitedQuantity"`
+	ExceptedQuantity    bool      `json:"exceptedQuantity"`
+	ShipperDeclaration  string    `json:"shipperDeclaration"`
+	ReviewNotes         []string  `json:"reviewNotes,omitempty"` // warnings found on submission
+	SubmittedAt         time.Time `json:"submittedAt"`
+	ValidUntil          time.Time `json:"validUntil"`
+}
+
+func (DGDSubmitted) EventType() string { return "DGDSubmitted" }
+
+// SubmitDGD is an e-DGD as posted.
+type SubmitDGD struct {
+	DGDSubmitted
+	Quantity    *float64
+	NetWeightKg *float64
+}
+
+// classIn reports whether a class or division falls under an entry of
+// list: the entry itself, or its main class.
+func classIn(list []string, class string) bool {
+	main, _, _ := strings.Cut(class, ".")
+	return slices.Contains(list, class) || slices.Contains(list, main)
+}
+
+// DecideDGD checks an e-DGD as a dangerous-goods acceptance check would:
+// the UN number and class, the packing group where the class uses one,
+// the packing instruction and the limited- and excepted-quantity flags,
+// and, where the reference data knows the UN number, its class and proper
+// shipping name. A differing name is a review note, not a refusal: the
+// reference names entries in their own wording.
+func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
+	var p Problems
+	e := c.DGDSubmitted
+	e.UNNumber = strings.ToUpper(strings.TrimSpace(e.UNNumber))
+	e.Class = strings.ToUpper(strings.TrimSpace(e.Class))
+	e.PackingGroup = strings.ToUpper(strings.TrimSpace(e.PackingGroup))
+	e.PackingInstructions = strings.ToUpper(strings.TrimSpace(e.PackingInstructions))
+	e.ProperShippingName = strings.TrimSpace(e.ProperShippingName)
+	e.ValidUntil = e.SubmittedAt.Add(DGDValidity)
+	e.ReviewNotes = nil
+
+	switch {
+	case e.UNNumber == "":
+		p.Add("unNumber", CodeInvalidUNNumber, "is required: UN followed by 4 digits, as UN1845")
+	case !unNumberPattern.MatchString(e.UNNumber) || e.UNNumber == "UN0000":
+		p.Add("unNumber", CodeInvalidUNNumber, "must be UN followed by 4 digits, as UN1845, not %q", e.UNNumber)
+	}
+	classOK := hazardClassPattern.MatchString(e.Class)
+	if !classOK {
+		p.Add("class", CodeInvalidHazardClass, "must be a class 1 to 9 or a division (1.1–1.6 with compatibility group, 2.1–2.3, 4.1–4.3, 5.1, 5.2, 6.1, 6.2), not %q", e.Class)
+	}
+	if classOK {
+		checkPackingGroup(&p, e.PackingGroup, e.Class)
+	}
+	if e.ProperShippingName == "" {
+		p.Add("properShippingName", CodeRequired, "is required")
+	}
+	checkLength(&p, "properShippingName", e.ProperShippingName, maxText)
+	switch {
+	case c.Quantity == nil:
+		p.Add("quantity", CodeRequired, "is required")
+	case !(*c.Quantity > 0 && *c.Quantity <= maxWeightKg):
+		p.Add("quantity", CodeInvalidRange, "must be more than 0")
+	default:
+		e.Quantity = *c.Quantity
+	}
+	switch {
+	case c.NetWeightKg == nil:
+		p.Add("netWeight", CodeRequired, "is required")
+	case !(*c.NetWeightKg > 0 && *c.NetWeightKg <= maxWeightKg):
+		p.Add("netWeight", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+	default:
+		e.NetWeightKg = *c.NetWeightKg
+	}
+	if g := e.GrossWeightKg; g != nil && !(*g > 0 && *g <= maxWeightKg) {
+		p.Add("grossWeight", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+	} else if g != nil && e.NetWeightKg > 0 && *g < e.NetWeightKg {
+		p.Add("grossWeight", CodeInvalidRange, "must not be less than the net weight (%g kg)", e.NetWeightKg)
+	}
+	checkPackingInstruction(&p, e)
+	if strings.TrimSpace(e.ShipperDeclaration) == "" {
+		p.Add("shipperDeclaration", CodeRequired, "is required: the shipper's signed certification")
+	}
+	checkLength(&p, "shipperDeclaration", e.ShipperDeclaration, maxNotes)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+
+	if known, ok := lookupDangerousGood(ref, e.UNNumber); !ok {
+		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is not in the loaded dangerous-goods reference data: check it by hand")
+	} else {
+		if known.HazardClass != "" && hazardClassPattern.MatchString(known.HazardClass) && !sameHazardClass(e.Class, known.HazardClass) {
+			p.Add("class", CodeMismatch, "%s is class %s in the reference data, not %s", e.UNNumber, known.HazardClass, e.Class)
+			return nil, p.Err()
+		}
+		if !sameShippingName(e.ProperShippingName, known.Name) {
+			e.ReviewNotes = append(e.ReviewNotes, "proper shipping name differs from the reference data for "+e.UNNumber+": \""+known.Name+"\"")
+		}
+	}
+	return []Event{e}, nil
+}
+
+// checkPackingGroup: I, II or III where the class uses one, none where it
+// does not.
+func checkPackingGroup(p *Problems, pg, class string) {
+	switch {
+	case pg != "" && !slices.Contains(packingGroups, pg):
+		p.Add("packingGroup", CodeInvalidPackingGroup, "must be I, II or III")
+	case pg != "" && classIn(noPackingGroup, class):
+		p.Add("packingGroup", CodeInvalidPackingGroup, "class %s has no packing group", class)
+	case pg == "" && classIn(needPackingGroup, class):
+		p.Add("packingGroup", CodeRequired, "class %s needs a packing group (I, II or III)", class)
+	}
+}
+
+// checkPackingInstruction: three digits, with a Y prefix exactly when the
+// goods go as a limited quantity; excepted quantities have none.
+func checkPackingInstruction(p *Problems, e DGDSubmitted) {
+	pi := e.PackingInstructions
+	m := packingInstructionPattern.FindStringSubmatch(pi)
+	switch {
+	case e.LimitedQuantity && e.ExceptedQuantity:
+		p.Add("exceptedQuantity", CodeInvalidValue, "goods go either as a limited or as an excepted quantity, not both")
+	case e.LimitedQuantity && classIn(noLimitedQuantity, e.Class):
+		p.Add("limitedQuantity", CodeInvalidValue, "class %s cannot go as a limited quantity", e.Class)
+	case pi == "":
+		if !e.ExceptedQuantity {
+			p.Add("packingInstructions", CodeRequired, "is required: three digits, as 966, or Y and three digits for a limited quantity")
+		}
+	case m == nil:
+		p.Add("packingInstructions", CodeInvalidPackingInstruction, "must be three digits, as 966, or Y and three digits for a limited quantity, not %q", pi)
+	case e.ExceptedQuantity:
+		p.Add("packingInstructions", CodeInvalidPackingInstruction, "excepted quantities have no packing instruction")
+	case e.LimitedQuantity && m[1] == "":
+		p.Add("packingInstructions", CodeInvalidPackingInstruction, "a limited quantity is packed to a Y instruction, as Y341")
+	case !e.LimitedQuantity && m[1] == "Y":
+		p.Add("limitedQuantity", CodeMismatch, "%s is a limited-quantity instruction: set limitedQuantity", pi)
+	}
+}
+
+// sameHazardClass: a declared class matches the reference's when equal,
+// when it is the bare class of the reference's division, or when it names
+// the same explosive division without the compatibility group.
+func sameHazardClass(declared, known string) bool {
+	known = strings.ToUpper(known)
+	if declared == known || strings.HasPrefix(known, declared+".") {
+		return true
+	}
+	return len(known) == 4 && known[:3] == declared
+}
+
+// sameShippingName compares names on their letters and digits only, and
+// accepts a declared name that is one of the reference's alternatives
+// ("Carbon dioxide, solid or Dry ice").
+func sameShippingName(declared, known string) bool {
+	d, k := lettersAndDigits(declared), lettersAndDigits(known)
+	if d == k {
+		return true
+	}
+	for _, alt := range strings.Split(strings.ToLower(known), " or ") {
+		if lettersAndDigits(alt) == d {
+			return true
+		}
+	}
+	return false
+}
+
+func lettersAndDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, s)
+}
+
+func lookupDangerousGood(ref Lookup, un string) (KnownCommodity, bool) {
+	if ref == nil {
+		return KnownCommodity{}, false
+	}
+	return ref.DangerousGood(un)
+}

@@ -1,0 +1,123 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// dgRef is reference data holding one dangerous good, as the US DOT table
+// names it.
+type dgRef struct{ Lookup }
+
+func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
+	if un != "UN1845" {
+		return KnownCommodity{}, false
+	}
+	return KnownCommodity{Code: un, Name: "Carbon dioxide, solid or Dry ice", DangerousGoods: true, UNNumber: un, HazardClass: "9"}, true
+}
+
+func TestDecideDGD(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	num := func(v float64) *float64 { return &v }
+	base := func() SubmitDGD {
+		return SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: "un1845", ProperShippingName: "Dry ice",
+			Class: "9", PackingInstructions: "954", ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
+			Quantity: num(20), NetWeightKg: num(20)}
+	}
+	tests := []struct {
+		name   string
+		change func(c *SubmitDGD)
+		want   string // the first problem's code and field, or "" when accepted
+	}{
+		{"dry ice", func(*SubmitDGD) {}, ""},
+		{"bare class of a division", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions = "UN1950", "2", "", "203"
+		}, ""},
+		{"explosive with compatibility group", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingInstructions = "UN0012", "1.4s", "130" }, ""},
+		{"limited quantity", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions, c.LimitedQuantity = "UN1263", "3", "ii", "y341", true
+		}, ""},
+		{"excepted quantity", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions, c.ExceptedQuantity = "UN1170", "3", "II", "", true
+		}, ""},
+		{"no UN number", func(c *SubmitDGD) { c.UNNumber = "" }, "INVALID_UN_NUMBER unNumber"},
+		{"UN number short", func(c *SubmitDGD) { c.UNNumber = "UN184" }, "INVALID_UN_NUMBER unNumber"},
+		{"NA number", func(c *SubmitDGD) { c.UNNumber = "NA1993" }, "INVALID_UN_NUMBER unNumber"},
+		{"class 0", func(c *SubmitDGD) { c.Class = "0" }, "INVALID_HAZARD_CLASS class"},
+		{"class 10", func(c *SubmitDGD) { c.Class = "10" }, "INVALID_HAZARD_CLASS class"},
+		{"no such division", func(c *SubmitDGD) { c.Class = "3.1" }, "INVALID_HAZARD_CLASS class"},
+		{"compatibility group off class 1", func(c *SubmitDGD) { c.Class = "2.1S" }, "INVALID_HAZARD_CLASS class"},
+		{"packing group for gas", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN1950", "2.1", "II" }, "INVALID_PACKING_GROUP packingGroup"},
+		{"packing group for radioactive", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN2910", "7", "I" }, "INVALID_PACKING_GROUP packingGroup"},
+		{"packing group for organic peroxide", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN3101", "5.2", "II" }, "INVALID_PACKING_GROUP packingGroup"},
+		{"packing group IV", func(c *SubmitDGD) { c.PackingGroup = "IV" }, "INVALID_PACKING_GROUP packingGroup"},
+		{"flammable liquid without packing group", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingInstructions = "UN1263", "3", "353" }, "REQUIRED packingGroup"},
+		{"packing instruction of two digits", func(c *SubmitDGD) { c.PackingInstructions = "95" }, "INVALID_PACKING_INSTRUCTION packingInstructions"},
+		{"no packing instruction", func(c *SubmitDGD) { c.PackingInstructions = "" }, "REQUIRED packingInstructions"},
+		{"Y instruction not flagged", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions = "UN1263", "3", "II", "Y341"
+		}, "MISMATCH limitedQuantity"},
+		{"limited quantity without Y", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions, c.LimitedQuantity = "UN1263", "3", "II", "353", true
+		}, "INVALID_PACKING_INSTRUCTION packingInstructions"},
+		{"limited quantity of explosives", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingInstructions, c.LimitedQuantity = "UN0012", "1.4S", "Y130", true
+		}, "INVALID_VALUE limitedQuantity"},
+		{"limited and excepted", func(c *SubmitDGD) { c.LimitedQuantity, c.ExceptedQuantity = true, true }, "INVALID_VALUE exceptedQuantity"},
+		{"excepted with instruction", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.ExceptedQuantity = "UN1170", "3", "II", true
+		}, "INVALID_PACKING_INSTRUCTION packingInstructions"},
+		{"no quantity", func(c *SubmitDGD) { c.Quantity = nil }, "REQUIRED quantity"},
+		{"gross below net", func(c *SubmitDGD) { c.GrossWeightKg = num(10) }, "INVALID_RANGE grossWeight"},
+		{"no declaration", func(c *SubmitDGD) { c.ShipperDeclaration = " " }, "REQUIRED shipperDeclaration"},
+		{"class against the reference", func(c *SubmitDGD) { c.Class, c.PackingGroup = "8", "II" }, "MISMATCH class"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecideDGD(c, dgRef{})
+		got := ""
+		if e, ok := err.(*Error); ok {
+			got = e.Fields[0].Code + " " + e.Fields[0].Field
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+			continue
+		}
+		if err == nil {
+			d := events[0].(DGDSubmitted)
+			if !d.ValidUntil.Equal(now.Add(DGDValidity)) || d.UNNumber != strings.ToUpper(d.UNNumber) {
+				t.Errorf("%s: recorded %+v", tt.name, d)
+			}
+		}
+	}
+}
+
+func TestDecideDGDReviewNotes(t *testing.T) {
+	num := func(v float64) *float64 { return &v }
+	c := SubmitDGD{DGDSubmitted: DGDSubmitted{UNNumber: "UN1845", Class: "9", PackingInstructions: "954", ShipperDeclaration: "declared"},
+		Quantity: num(5), NetWeightKg: num(5)}
+	for name, want := range map[string]string{
+		"Dry ice":                          "",
+		"CARBON DIOXIDE, SOLID OR DRY ICE": "",
+		"Carbon dioxide, solid":            "",
+		"Frozen carbon":                    `proper shipping name differs from the reference data for UN1845: "Carbon dioxide, solid or Dry ice"`,
+	} {
+		c.ProperShippingName = name
+		events, err := DecideDGD(c, dgRef{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := strings.Join(events[0].(DGDSubmitted).ReviewNotes, "; "); got != want {
+			t.Errorf("%s: notes %q, want %q", name, got, want)
+		}
+	}
+	c.UNNumber, c.ProperShippingName = "UN3480", "Lithium ion batteries"
+	events, err := DecideDGD(c, dgRef{})
+	if err != nil || !strings.Contains(strings.Join(events[0].(DGDSubmitted).ReviewNotes, ""), "not in the loaded dangerous-goods reference") {
+		t.Errorf("unknown UN number: %v %v", events, err)
+	}
+}

@@ -1,0 +1,256 @@
+package domain
+
+import (
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxManifestShipments bounds one manifest: a widebody freighter carries a
+// few hundred AWBs.
+const maxManifestShipments = 1000
+
+// Codes of manifest and offload refusals.
+const (
+	CodeNotOnFlight   = "AWB_NOT_ON_FLIGHT"
+	CodeExceedsLoaded = "EXCEEDS_LOADED"
+)
+
+// Load is what one AWB puts on a flight, as its air waybill (or else its
+// booking) declares.
+type Load struct {
+	AWBNumber string  `json:"awbNumber"`
+	Pieces    int     `json:"pieces"`
+	WeightKg  float64 `json:"weight"`
+	VolumeM3  float64 `json:"volume"`
+}
+
+// ManifestDifference is a manifest total that differs from the sum of its
+// shipments' declarations.
+type ManifestDifference struct {
+	Field      string  `json:"field"`
+	Manifested float64 `json:"manifested"`
+	Declared   float64 `json:"declared"`
+}
+
+// ManifestSubmitted records an airline's manifest of a flight. A later
+// manifest of the same flight supersedes the earlier one.
+type ManifestSubmitted struct {
+	ManifestID    string               `json:"manifestId"`
+	FlightID      string               `json:"flightId"`
+	FlightNumber  string               `json:"flightNumber"`
+	Origin        string               `json:"origin"`
+	Shipments     []Load               `json:"shipments"`
+	TotalPieces   int                  `json:"totalPieces"`
+	TotalWeightKg float64              `json:"totalWeight"`
+	TotalVolumeM3 float64              `json:"totalVolume"`
+	Differences   []ManifestDifference `json:"differences,omitempty"`
+	SubmittedAt   time.Time            `json:"submittedAt"`
+}
+
+func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
+
+// OffloadReported records cargo taken off a flight it was manifested on.
+type OffloadReported struct {
+	OffloadID    string    `json:"offloadId"`
+	FlightID     string    `json:"flightId"`
+	FlightNumber string    `json:"flightNumber"`
+	Origin       string    `json:"origin"`
+	AWBNumber    string    `json:"awbNumber"`
+	Reason       string    `json:"reason"`
+	Pieces       int       `json:"pieces"`
+	WeightKg     float64   `json:"weight"`
+	VolumeM3     float64   `json:"volume"` // the share of the AWB's volume offloaded
+	Notes        string    `json:"notes,omitempty"`
+	ReportedAt   time.Time `json:"reportedAt"`
+}
+
+func (OffloadReported) EventType() string { return "OffloadReported" }
+
+// ManifestCandidate is an AWB named on a manifest, with what the service
+// knows of it: whether it is booked on the flight or otherwise a known
+// shipment of the airline, and its declared load.
+type ManifestCandidate struct {
+	Load
+	Known bool
+}
+
+// SubmitManifest is a manifest as posted, its AWBs looked up.
+type SubmitManifest struct {
+	ManifestID  string
+	FlightID    string // the body's flightId, if given
+	Shipments   []ManifestCandidate
+	TotalPieces *int
+	TotalWeight *float64
+	TotalVolume *float64
+	Carrier     string // the posting airline
+	At          time.Time
+}
+
+// DecideSubmitManifest checks a manifest: the flight is the airline's and
+// flying, every AWB is booked on it or a known shipment of the airline,
+// none twice. Totals that differ from the shipments' declarations are
+// accepted — the airline's scales are the truth — and reported.
+func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
+	if err := checkOwnFlight(f, c.Carrier); err != nil {
+		return nil, err
+	}
+	var p Problems
+	if c.FlightID != "" && c.FlightID != f.ID {
+		p.Add("flightId", CodeMismatch, "must be the flight of the path, %s", f.ID)
+	}
+	switch n := len(c.Shipments); {
+	case n == 0:
+		p.Add("awbNumbers", CodeRequired, "must name at least one AWB")
+	case n > maxManifestShipments:
+		p.Add("awbNumbers", CodeTooMany, "at most %d AWBs per manifest", maxManifestShipments)
+	}
+	e := ManifestSubmitted{ManifestID: c.ManifestID, FlightID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, SubmittedAt: c.At}
+	var declared Load
+	seen := map[string]bool{}
+	for i, s := range c.Shipments {
+		field := "awbNumbers[" + strconv.Itoa(i) + "]"
+		switch {
+		case seen[s.AWBNumber]:
+			p.Add(field, CodeDuplicate, "%s is named twice", s.AWBNumber)
+		case !s.Known:
+			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a known shipment of prefix %s", s.AWBNumber, f.ID, f.AWBPrefix)
+		}
+		seen[s.AWBNumber] = true
+		e.Shipments = append(e.Shipments, s.Load)
+		declared.Pieces += s.Pieces
+		declared.WeightKg += s.WeightKg
+		declared.VolumeM3 += s.VolumeM3
+	}
+	e.TotalPieces, e.TotalWeightKg, e.TotalVolumeM3 = declared.Pieces, round3(declared.WeightKg), round3(declared.VolumeM3)
+	if v := c.TotalPieces; v != nil {
+		if *v < 0 || *v > maxPieces*maxManifestShipments {
+			p.Add("totalPieces", CodeInvalidRange, "must be 0 or more")
+		} else {
+			e.TotalPieces = *v
+		}
+	}
+	for _, t := range []struct {
+		field string
+		value *float64
+		total *float64
+	}{{"totalWeight", c.TotalWeight, &e.TotalWeightKg}, {"totalVolume", c.TotalVolume, &e.TotalVolumeM3}} {
+		if t.value == nil {
+			continue
+		}
+		if !(*t.value >= 0 && *t.value <= maxWeightKg) {
+			p.Add(t.field, CodeInvalidRange, "must be from 0 to %d", maxWeightKg)
+		} else {
+			*t.total = *t.value
+		}
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	for _, d := range []ManifestDifference{
+		{"totalPieces", float64(e.TotalPieces), float64(declared.Pieces)},
+		{"totalWeight", e.TotalWeightKg, round3(declared.WeightKg)},
+		{"totalVolume", e.TotalVolumeM3, round3(declared.VolumeM3)},
+	} {
+		if math.Abs(d.Manifested-d.Declared) > 0.0005 {
+			e.Differences = append(e.Differences, d)
+		}
+	}
+	return []Event{e}, nil
+}
+
+// ReportOffload is an offload as posted.
+type ReportOffload struct {
+	OffloadID string
+	AWBNumber string
+	Reason    string
+	Pieces    *int
+	WeightKg  *float64
+	Notes     string
+	Carrier   string
+	At        time.Time
+}
+
+// DecideReportOffload checks an offload against what the flight's
+// manifest loaded for the AWB, less what was offloaded before.
+func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
+	if err := checkOwnFlight(f, c.Carrier); err != nil {
+		return nil, err
+	}
+	var p Problems
+	e := OffloadReported{OffloadID: c.OffloadID, FlightID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, AWBNumber: c.AWBNumber,
+		Reason: strings.TrimSpace(c.Reason), Notes: c.Notes, ReportedAt: c.At}
+	if e.Reason == "" {
+		p.Add("reason", CodeRequired, "is required")
+	}
+	checkLength(&p, "reason", e.Reason, maxText)
+	checkLength(&p, "notes", e.Notes, maxNotes)
+	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)
+	loaded, ok := f.Loaded[c.AWBNumber]
+	if !ok {
+		p.Add("awbNumber", CodeNotOnFlight, "%s is not on the manifest of %s", c.AWBNumber, f.ID)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if e.Pieces > loaded.Pieces {
+		p.Add("pieces", CodeExceedsLoaded, "%d pieces of %s are loaded on %s", loaded.Pieces, c.AWBNumber, f.ID)
+	}
+	if e.WeightKg > loaded.WeightKg+0.0005 {
+		p.Add("weight", CodeExceedsLoaded, "%g kg of %s are loaded on %s", loaded.WeightKg, c.AWBNumber, f.ID)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if loaded.WeightKg > 0 {
+		e.VolumeM3 = round3(loaded.VolumeM3 * e.WeightKg / loaded.WeightKg)
+	}
+	return []Event{e}, nil
+}
+
+// checkOwnFlight: manifests and offloads are for a flight of the posting
+// airline that is not cancelled.
+func checkOwnFlight(f Flight, carrier string) error {
+	switch {
+	case !f.Exists():
+		return Errorf(NotFound, "no such flight")
+	case f.Carrier != carrier:
+		return Errorf(Forbidden, "flight %s is not one of yours", f.ID)
+	case f.Status == FlightStatusCancelled:
+		return Errorf(Conflict, "flight %s is cancelled", f.ID)
+	}
+	return nil
+}
+
+// evolveLoad applies a manifest or an offload to a flight's load.
+func evolveLoad(f Flight, e Event) Flight {
+	switch e := e.(type) {
+	case ManifestSubmitted:
+		f.Loaded = make(map[string]Load, len(e.Shipments))
+		for _, s := range e.Shipments {
+			f.Loaded[s.AWBNumber] = s
+		}
+		f.ActualKg, f.ActualM3 = e.TotalWeightKg, e.TotalVolumeM3
+		f.Manifests = append(f.Manifests[:len(f.Manifests):len(f.Manifests)], e)
+	case OffloadReported:
+		f.Loaded = maps.Clone(f.Loaded)
+		l := f.Loaded[e.AWBNumber]
+		l.Pieces -= e.Pieces
+		l.WeightKg = round3(l.WeightKg - e.WeightKg)
+		l.VolumeM3 = round3(l.VolumeM3 - e.VolumeM3)
+		if l.Pieces <= 0 {
+			delete(f.Loaded, e.AWBNumber)
+		} else {
+			f.Loaded[e.AWBNumber] = l
+		}
+		f.ActualKg = round3(max(0, f.ActualKg-e.WeightKg))
+		f.ActualM3 = round3(max(0, f.ActualM3-e.VolumeM3))
+		f.Offloads = append(f.Offloads[:len(f.Offloads):len(f.Offloads)], e)
+	}
+	return f
+}
+
+// round3 hides the float noise of sums (to the gram, or the litre).
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

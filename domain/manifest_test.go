@@ -1,0 +1,116 @@
+package domain
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestDecideSubmitManifest(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Status: FlightStatusScheduled}
+	num := func(v float64) *float64 { return &v }
+	pieces := func(v int) *int { return &v }
+	known := func(awb string, n int, kg, m3 float64) ManifestCandidate {
+		return ManifestCandidate{Load: Load{AWBNumber: awb, Pieces: n, WeightKg: kg, VolumeM3: m3}, Known: true}
+	}
+	base := func() SubmitManifest {
+		return SubmitManifest{ManifestID: "m1", Carrier: "LH", At: now,
+			Shipments: []ManifestCandidate{known("020-00000011", 2, 100, 0.5), known("020-00000022", 3, 250.5, 1)}}
+	}
+	tests := []struct {
+		name   string
+		flight func(f *Flight)
+		change func(c *SubmitManifest)
+		want   string // the error's first field code and field, its code, or ""
+		diffs  []ManifestDifference
+	}{
+		{"totals computed", nil, func(*SubmitManifest) {}, "", nil},
+		{"totals agree", nil, func(c *SubmitManifest) { c.TotalPieces, c.TotalWeight, c.TotalVolume = pieces(5), num(350.5), num(1.5) }, "", nil},
+		{"totals differ", nil, func(c *SubmitManifest) { c.TotalPieces, c.TotalWeight = pieces(6), num(362) }, "",
+			[]ManifestDifference{{"totalPieces", 6, 5}, {"totalWeight", 362, 350.5}}},
+		{"unknown AWB", nil, func(c *SubmitManifest) { c.Shipments[1].Known = false }, "AWB_NOT_ON_FLIGHT awbNumbers[1]", nil},
+		{"AWB twice", nil, func(c *SubmitManifest) { c.Shipments[1] = c.Shipments[0] }, "DUPLICATE awbNumbers[1]", nil},
+		{"empty", nil, func(c *SubmitManifest) { c.Shipments = nil }, "REQUIRED awbNumbers", nil},
+		{"other flight in body", nil, func(c *SubmitManifest) { c.FlightID = "LH8401-2026-11-26" }, "MISMATCH flightId", nil},
+		{"negative weight", nil, func(c *SubmitManifest) { c.TotalWeight = num(-1) }, "INVALID_RANGE totalWeight", nil},
+		{"another airline's flight", nil, func(c *SubmitManifest) { c.Carrier = "AF" }, "forbidden", nil},
+		{"cancelled flight", func(f *Flight) { f.Status = FlightStatusCancelled }, func(*SubmitManifest) {}, "conflict", nil},
+		{"no flight", func(f *Flight) { *f = Flight{} }, func(*SubmitManifest) {}, "not_found", nil},
+	}
+	for _, tt := range tests {
+		f, c := flight, base()
+		if tt.flight != nil {
+			tt.flight(&f)
+		}
+		tt.change(&c)
+		events, err := DecideSubmitManifest(f, c)
+		if got := problemOf(err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+			continue
+		}
+		if err == nil {
+			m := events[0].(ManifestSubmitted)
+			if !reflect.DeepEqual(m.Differences, tt.diffs) || len(m.Shipments) != 2 || m.Origin != "FRA" {
+				t.Errorf("%s: recorded %+v", tt.name, m)
+			}
+		}
+	}
+}
+
+// problemOf names an error for a table: its first field's code and field,
+// or its code.
+func problemOf(err error) string {
+	e, ok := err.(*Error)
+	switch {
+	case err == nil:
+		return ""
+	case !ok:
+		return err.Error()
+	case len(e.Fields) > 0:
+		return e.Fields[0].Code + " " + e.Fields[0].Field
+	}
+	return string(e.Code)
+}
+
+func TestOffloadAgainstLoad(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Status: FlightStatusScheduled}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: []Load{{"020-00000011", 4, 100, 2}}, TotalWeightKg: 120, TotalVolumeM3: 2})
+	num := func(v float64) *float64 { return &v }
+	pieces := func(v int) *int { return &v }
+	offload := func(n int, kg float64) ReportOffload {
+		return ReportOffload{AWBNumber: "020-00000011", Reason: "Space", Pieces: pieces(n), WeightKg: num(kg), Carrier: "LH", At: now}
+	}
+	events, err := DecideReportOffload(f, offload(1, 25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := events[0].(OffloadReported); o.VolumeM3 != 0.5 || o.Origin != "FRA" {
+		t.Errorf("offload %+v", o)
+	}
+	f = EvolveFlight(f, events[0])
+	if l := f.Loaded["020-00000011"]; l.Pieces != 3 || l.WeightKg != 75 || f.ActualKg != 95 || f.ActualM3 != 1.5 {
+		t.Errorf("after offload: %+v, actual %g kg %g m³", l, f.ActualKg, f.ActualM3)
+	}
+	for _, tt := range []struct {
+		name string
+		c    ReportOffload
+		want string
+	}{
+		{"more pieces than loaded", offload(4, 10), "EXCEEDS_LOADED pieces"},
+		{"more weight than loaded", offload(1, 80), "EXCEEDS_LOADED weight"},
+		{"no reason", func() ReportOffload { c := offload(1, 1); c.Reason = ""; return c }(), "REQUIRED reason"},
+		{"not loaded", func() ReportOffload { c := offload(1, 1); c.AWBNumber = "020-00000022"; return c }(), "AWB_NOT_ON_FLIGHT awbNumber"},
+		{"no pieces", func() ReportOffload { c := offload(1, 1); c.Pieces = nil; return c }(), "REQUIRED pieces"},
+		{"another airline", func() ReportOffload { c := offload(1, 1); c.Carrier = "AF"; return c }(), "forbidden"},
+	} {
+		if _, err := DecideReportOffload(f, tt.c); problemOf(err) != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, problemOf(err), tt.want)
+		}
+	}
+	events, _ = DecideReportOffload(f, offload(3, 75))
+	if f = EvolveFlight(f, events[0]); len(f.Loaded) != 0 || f.ActualKg != 20 {
+		t.Errorf("after the rest: %+v, %g kg", f.Loaded, f.ActualKg)
+	}
+}

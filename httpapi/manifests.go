@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+	"github.com/gorilla/mux"
+)
+
+type manifestRequest struct {
+	FlightID    string   `json:"flightId"`
+	AWBNumbers  []string `json:"awbNumbers"`
+	TotalPieces *int     `json:"totalPieces"`
+	TotalWeight *float64 `json:"totalWeight"`
+	TotalVolume *float64 `json:"totalVolume"`
+}
+
+// manifestJSON is the spec's manifest response, with the totals recorded
+// and where they differ from the shipments' declarations.
+type manifestJSON struct {
+	ManifestID  string                      `json:"manifestId"`
+	FlightID    string                      `json:"flightId"`
+	Status      string                      `json:"status"`
+	AWBNumbers  []string                    `json:"awbNumbers"`
+	TotalPieces int                         `json:"totalPieces"`
+	TotalWeight float64                     `json:"totalWeight"`
+	TotalVolume float64                     `json:"totalVolume"`
+	Differences []domain.ManifestDifference `json:"differences"`
+	SubmittedAt time.Time                   `json:"submittedAt"`
+}
+
+func toManifestJSON(m domain.ManifestSubmitted) manifestJSON {
+	out := manifestJSON{ManifestID: m.ManifestID, FlightID: m.FlightID, Status: "submitted", AWBNumbers: make([]string, len(m.Shipments)),
+		TotalPieces: m.TotalPieces, TotalWeight: m.TotalWeightKg, TotalVolume: m.TotalVolumeM3, Differences: m.Differences, SubmittedAt: m.SubmittedAt}
+	for i, s := range m.Shipments {
+		out.AWBNumbers[i] = s.AWBNumber
+	}
+	if out.Differences == nil {
+		out.Differences = []domain.ManifestDifference{}
+	}
+	return out
+}
+
+// manifestCandidate looks up an AWB named on a manifest of flight: it may
+// go if it is booked on the flight, or is a shipment of the airline's
+// prefix that the service knows (booked elsewhere, or waybilled) — freight
+// on hand rebooked by the airline. Its load is as the MAWB declares it,
+// else as booked.
+func (s *Server) manifestCandidate(flight domain.Flight, awb string) domain.ManifestCandidate {
+	c := domain.ManifestCandidate{Load: domain.Load{AWBNumber: awb}}
+	b, booked := s.bookings.ByAWB(awb)
+	if booked {
+		c.Pieces, c.WeightKg, c.VolumeM3 = b.Pieces, b.WeightKg, b.VolumeM3
+		c.Known = (b.FlightID == flight.ID && b.Status == domain.BookingStatusConfirmed) || awb[:3] == flight.AWBPrefix
+	}
+	if m := s.shipments.Waybills(awb).MAWB; m != nil {
+		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
+		c.Known = c.Known || awb[:3] == flight.AWBPrefix
+	}
+	return c
+}
+
+// handleSubmitManifest files the airline's manifest of one of its flights.
+func (s *Server) handleSubmitManifest() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAirline); err != nil {
+			return err
+		}
+		var req manifestRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		id := mux.Vars(r)["id"]
+		flight, _ := s.flights.Get(id)
+		var p domain.Problems
+		c := domain.SubmitManifest{FlightID: req.FlightID, TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
+		for i, n := range req.AWBNumbers {
+			awb, err := domain.ParseAWB(n)
+			if err != nil {
+				p.Add("awbNumbers["+strconv.Itoa(i)+"]", domain.CodeInvalidAWBNumber, "%s", err.Error())
+				continue
+			}
+			c.Shipments = append(c.Shipments, s.manifestCandidate(flight, awb))
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		res, err := s.commands.SubmitManifest(r.Context(), meta(r), id, c)
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/flights/"+id)
+		writeJSON(w, http.StatusCreated, toManifestJSON(res.State))
+		return nil
+	}
+}
+
+type offloadRequest struct {
+	AWBNumber string   `json:"awbNumber"`
+	FlightID  string   `json:"flightId"`
+	Reason    string   `json:"reason"`
+	Pieces    *int     `json:"pieces"`
+	Weight    *float64 `json:"weight"`
+	Notes     string   `json:"notes"`
+}
+
+// offloadJSON is the spec's offload response, with what was recorded.
+type offloadJSON struct {
+	OffloadID  string    `json:"offloadId"`
+	AWBNumber  string    `json:"awbNumber"`
+	Status     string    `json:"status"`
+	FlightID   string    `json:"flightId"`
+	Reason     string    `json:"reason"`
+	Pieces     int       `json:"pieces"`
+	Weight     float64   `json:"weight"`
+	Notes      string    `json:"notes"`
+	ReportedAt time.Time `json:"reportedAt"`
+}
+
+func toOffloadJSON(o domain.OffloadReported) offloadJSON {
+	return offloadJSON{OffloadID: o.OffloadID, AWBNumber: o.AWBNumber, Status: "reported", FlightID: o.FlightID, Reason: o.Reason,
+		Pieces: o.Pieces, Weight: o.WeightKg, Notes: o.Notes, ReportedAt: o.ReportedAt}
+}
+
+// handleReportOffload records cargo the airline took off one of its
+// flights.
+func (s *Server) handleReportOffload() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireRole(r, domain.RoleAirline); err != nil {
+			return err
+		}
+		var req offloadRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		awb, err := awbField("awbNumber", req.AWBNumber)
+		if err != nil {
+			return err
+		}
+		if req.FlightID == "" {
+			var p domain.Problems
+			p.Add("flightId", domain.CodeRequired, "is required")
+			return p.Err()
+		}
+		res, err := s.commands.ReportOffload(r.Context(), meta(r), req.FlightID, domain.ReportOffload{AWBNumber: awb, Reason: req.Reason,
+			Pieces: req.Pieces, WeightKg: req.Weight, Notes: req.Notes})
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
+		writeJSON(w, http.StatusCreated, toOffloadJSON(res.State))
+		return nil
+	}
+}
+
+// renderFlightOperation is the webhook data of a manifest (for the
+// airline) or an offload (for all who see the shipment: the forwarder
+// most of all). An offload is rendered as its timeline entry, as a DIS/OFLD
+// status event is: shipment.offloaded has one shape whichever way it came.
+func (s *Server) renderFlightOperation(e domain.Event, p domain.Principal) (any, bool) {
+	switch e := e.(type) {
+	case domain.ManifestSubmitted:
+		f, ok := s.flights.Get(e.FlightID)
+		return toManifestJSON(e), ok && (p.Role == domain.RoleAdmin || (p.Role == domain.RoleAirline && p.AirlineCode == f.Carrier))
+	case domain.OffloadReported:
+		return toStatusEventJSON(projections.OffloadEntry(e)), s.canSeeShipment(p, e.AWBNumber)
+	}
+	return nil, false
+}
