@@ -30,6 +30,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	HAWBCreated{}.EventType():               decoder[HAWBCreated],
 	PLACISubmitted{}.EventType():            decoder[PLACISubmitted],
 	CSDSubmitted{}.EventType():              decoder[CSDSubmitted],
+	DocumentUploaded{}.EventType():          decoder[DocumentUploaded],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

@@ -9,8 +9,8 @@ import (
 )
 
 // WebhookEvents is the catalogue of webhook event names. Names of
-// shipment operations not built yet (documents, declarations, manifests)
-// are accepted already; they fire once those operations exist.
+// shipment operations not built yet (dangerous goods declarations,
+// manifests) are accepted already; they fire once those operations exist.
 var WebhookEvents = []string{
 	"quote.created", "quote.priced", "quote.rejected", "quote.accepted",
 	"booking.created", "booking.confirmed", "booking.rejected", "booking.cancelled",
@@ -52,6 +52,8 @@ func WebhookEventOf(e Event) string {
 		return "csd.submitted"
 	case HAWBCreated:
 		return "hawb.created"
+	case DocumentUploaded:
+		return "document.uploaded"
 	case ShipmentStatusRecorded:
 		if e := e.(ShipmentStatusRecorded); e.StatusCode == "DIS" && e.DiscrepancyCode == "OFLD" {
 			return "shipment.offloaded"
