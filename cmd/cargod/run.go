@@ -62,8 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
-	subscriptions, shipments := projections.NewWebhooks(), projections.NewShipments()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments)
+	subscriptions, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments, documents)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
