@@ -40,7 +40,7 @@ func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 // returns that error (errors.Is finds it) and the chunks sent so far are
 // dropped: nothing is stored.
 func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
-	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name}, r)
+	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name}, fullReader{r})
 	if err != nil {
 		return 0, fmt.Errorf("eventstore: put object %s: %w", name, err)
 	}
@@ -73,4 +73,18 @@ func (o *Objects) Delete(ctx context.Context, name string) error {
 		return fmt.Errorf("eventstore: delete object %s: %w", name, err)
 	}
 	return nil
+}
+
+// fullReader fills every read as far as the reader beneath allows. The
+// object store makes a chunk, a message, of each read; a request body
+// arrives a few kilobytes at a time, and would otherwise become thousands
+// of tiny messages, each written and acknowledged on its own.
+type fullReader struct{ r io.Reader }
+
+func (f fullReader) Read(p []byte) (int, error) {
+	n, err := io.ReadFull(f.r, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return n, err
 }

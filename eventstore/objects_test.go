@@ -9,6 +9,18 @@ import (
 	"testing"
 )
 
+// trickle yields its bytes a few at a time, as a network body arrives.
+type trickle struct{ b []byte }
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 100)], t.b)
+	t.b = t.b[n:]
+	return n, nil
+}
+
 // failingReader yields n bytes, then fails.
 type failingReader struct{ n int }
 
@@ -42,7 +54,9 @@ func testObjects(t *testing.T, b backend) {
 		{"tiny.txt", []byte("hello")},
 	}
 	for _, tt := range tests {
-		n, err := objs.Put(ctx, tt.name, bytes.NewReader(tt.data))
+		// In pieces of 100 bytes: 30 000 reads, more than the 4000
+		// publishes a JetStream client may have outstanding.
+		n, err := objs.Put(ctx, tt.name, &trickle{tt.data})
 		if err != nil || n != int64(len(tt.data)) {
 			t.Fatalf("put %s = %d, %v; want %d", tt.name, n, err, len(tt.data))
 		}
