@@ -33,6 +33,7 @@ type Config struct {
 	AdminSecret      string
 	PasswordHashCost int
 	MaxBodyBytes     int64
+	MaxUploadBytes   int64
 	RateLimits       [3]int // per organisation per minute, hour, day; 0 = none
 	Metering         bool
 	WebhookKey       string
@@ -84,12 +85,9 @@ var options = []option{
 	{env: "CARGO_PASSWORD_HASH_COST", flag: "password-hash-cost", def: "10", usage: "bcrypt cost for client secrets and passwords (4-15)",
 		set: func(c *Config, v string) error { return setInt(&c.PasswordHashCost, v, 4, 15) }},
 	{env: "CARGO_MAX_BODY_BYTES", flag: "max-body-bytes", def: "1048576", usage: "largest JSON request body accepted (413 above)",
-		set: func(c *Config, v string) error {
-			var n int
-			err := setInt(&n, v, 1024, 1<<30)
-			c.MaxBodyBytes = int64(n)
-			return err
-		}},
+		set: func(c *Config, v string) error { return setBytes(&c.MaxBodyBytes, v, 1024, 1<<30) }},
+	{env: "CARGO_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", def: "20971520", usage: "largest document file accepted by POST /api/documents (413 above)",
+		set: func(c *Config, v string) error { return setBytes(&c.MaxUploadBytes, v, 1024, 1<<32) }},
 	{env: "CARGO_RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", def: "600", usage: "requests per minute an organisation may make (0: no limit); admins set other limits per organisation",
 		set: func(c *Config, v string) error { return setInt(&c.RateLimits[0], v, 0, 10_000_000) }},
 	{env: "CARGO_RATE_LIMIT_PER_HOUR", flag: "rate-limit-per-hour", def: "20000", usage: "requests per hour an organisation may make (0: no limit)",
@@ -213,6 +211,13 @@ func setInt(dst *int, v string, min, max int) error {
 	}
 	*dst = n
 	return nil
+}
+
+func setBytes(dst *int64, v string, min, max int) error {
+	var n int
+	err := setInt(&n, v, min, max)
+	*dst = int64(n)
+	return err
 }
 
 func setBool(dst *bool, v string) error {

@@ -22,7 +22,8 @@ func TestLoad(t *testing.T) {
 	}{
 		{name: "defaults", check: func(t *testing.T, c Config) {
 			if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.NATSURL != "" || !c.Demo || c.TokenTTL != time.Hour ||
-				c.NATSReplicas != 1 || c.NATSStream != "CARGO" || c.LogLevel != slog.LevelInfo || c.PasswordHashCost != 10 {
+				c.NATSReplicas != 1 || c.NATSStream != "CARGO" || c.LogLevel != slog.LevelInfo || c.PasswordHashCost != 10 ||
+				c.MaxBodyBytes != 1<<20 || c.MaxUploadBytes != 20<<20 {
 				t.Errorf("defaults = %+v", c)
 			}
 		}},
@@ -57,6 +58,12 @@ func TestLoad(t *testing.T) {
 		{name: "bad bool", env: map[string]string{"CARGO_DEMO": "maybe"}, err: "CARGO_DEMO"},
 		{name: "bad level", env: map[string]string{"CARGO_LOG_LEVEL": "loud"}, err: "CARGO_LOG_LEVEL"},
 		{name: "bad cost", env: map[string]string{"CARGO_PASSWORD_HASH_COST": "40"}, err: "CARGO_PASSWORD_HASH_COST"},
+		{name: "upload limit", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "1048576"}, check: func(t *testing.T, c Config) {
+			if c.MaxUploadBytes != 1<<20 {
+				t.Errorf("upload limit = %d", c.MaxUploadBytes)
+			}
+		}},
+		{name: "upload limit too small", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "10"}, err: "CARGO_MAX_UPLOAD_BYTES"},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	DGDSubmitted{}.EventType():              decoder[DGDSubmitted],
 	ManifestSubmitted{}.EventType():         decoder[ManifestSubmitted],
 	OffloadReported{}.EventType():           decoder[OffloadReported],
+	DocumentUploaded{}.EventType():          decoder[DocumentUploaded],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],

@@ -56,6 +56,8 @@ func WebhookEventOf(e Event) string {
 		return "shipment.offloaded"
 	case HAWBCreated:
 		return "hawb.created"
+	case DocumentUploaded:
+		return "document.uploaded"
 	case ShipmentStatusRecorded:
 		if e := e.(ShipmentStatusRecorded); e.StatusCode == "DIS" && e.DiscrepancyCode == "OFLD" {
 			return "shipment.offloaded"

@@ -49,6 +49,7 @@ func backends(t *testing.T) []backend {
 			ctx := context.Background()
 			c.js.DeleteStream(ctx, opts.Stream)
 			c.js.DeleteKeyValue(ctx, opts.Stream+"_test")
+			c.js.DeleteObjectStore(ctx, opts.Stream+"_test")
 		})
 		return s, func() *Store { return openForTest(t, opts) }
 	}})
@@ -82,6 +83,7 @@ func TestConformance(t *testing.T) {
 			t.Run("subscribe from a sequence and read with filters", func(t *testing.T) { testSubscribe(t, b) })
 			t.Run("messages can be neither deleted nor purged", func(t *testing.T) { testDenyDelete(t, b) })
 			t.Run("bucket create keeps the first value", func(t *testing.T) { testBucket(t, b) })
+			t.Run("objects stream in and out, and survive a restart", func(t *testing.T) { testObjects(t, b) })
 		})
 	}
 }

@@ -44,11 +44,13 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence"}
 // running; a repeat with another body gets 422. Only successes are kept: a
 // failed request frees its key, so a corrected request may use it again.
 // Admin endpoints are left out: their responses carry secrets, which are
-// never stored.
+// never stored. Multipart bodies (document uploads) are left out too:
+// they are streamed, never held whole, so there is no hash of the body
+// to take the key with before the request runs.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") {
+		if r.Method != http.MethodPost || key == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || mediaType(r) == "multipart/form-data" {
 			next.ServeHTTP(w, r)
 			return
 		}

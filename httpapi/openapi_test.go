@@ -3,11 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"maps"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -351,6 +354,13 @@ func TestOpenAPIOperations(t *testing.T) {
 					}
 					continue
 				}
+				if path == "/api/documents/{id}" && code == http.StatusOK {
+					// A document's file, of whatever type it has.
+					if _, ok := content["*/*"]; !ok {
+						t.Errorf("%s: not */*", status)
+					}
+					continue
+				}
 				ref, _ := lookup(content, pointer("application/json", "schema", "$ref"))
 				if ref == nil {
 					ref, _ = lookup(content, pointer("application/json", "schema", "type"))
@@ -545,6 +555,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "ManifestDifference", goType: domain.ManifestDifference{}, response: true},
 		{schema: "OffloadRequest", goType: offloadRequest{}},
 		{schema: "Offload", goType: offloadJSON{}, response: true},
+		{schema: "Document", goType: documentJSON{}, response: true},
 		{schema: "RegulatedEntity", goType: domain.RegulatedEntity{}, response: true},
 		{schema: "Airport", goType: airportJSON{}, response: true},
 		{schema: "Airline", goType: airlineJSON{}, response: true},
@@ -629,10 +640,14 @@ func jsonFields(typ reflect.Type) (all, always []string) {
 	return all, always
 }
 
-// responseSchema compiles the schema documented for a response.
+// responseSchema compiles the schema documented for a response: of its
+// media type, or else of any (*/*).
 func responseSchema(t *testing.T, c *jsonschema.Compiler, doc map[string]any, path, method string, status int, mediaType string) *jsonschema.Schema {
 	t.Helper()
 	ptr := pointer("paths", path, method, "responses", strconv.Itoa(status), "content", mediaType, "schema")
+	if _, ok := lookup(doc, ptr); !ok {
+		ptr = pointer("paths", path, method, "responses", strconv.Itoa(status), "content", "*/*", "schema")
+	}
 	if _, ok := lookup(doc, ptr); !ok {
 		t.Fatalf("openapi.json documents no %s response %d of %s %s", mediaType, status, method, path)
 	}
@@ -691,21 +706,25 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	files, err := store.Objects(ctx, "documents")
+	if err != nil {
+		t.Fatal(err)
+	}
 	identity, quotes, audit, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewAudit(), builtinReference()
 	flights, rates, bookings, stock := projections.NewFlights(), projections.NewRates(), projections.NewBookings(), projections.NewAWBStock()
-	hooks, shipments := projections.NewWebhooks(), projections.NewShipments()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, hooks, shipments)
+	hooks, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, hooks, shipments, documents)
 	projected := make(chan struct{})
 	go func() { defer close(projected); projector.Run(ctx) }()
 	t.Cleanup(func() { <-projected }) // before the store closes
 	cmds := commands.New(store, bcrypt.MinCost, reference)
-	const maxBody = 1024
+	const maxBody, maxUpload = 1024, 4096
 	// Metering on, with the service's default limits, so that responses
 	// carry the RateLimit headers and GET /api/usage has counts.
-	s := New(Options{MaxBodyBytes: maxBody, HashCost: bcrypt.MinCost, Metering: true,
+	s := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Tokens: tokens,
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Documents: documents, Objects: files, Tokens: tokens,
 		Responses: responses, Ready: func() bool { return connected },
 	})
 	// One instant for the rate limiter, so that no window ends mid-test.
@@ -929,6 +948,44 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	offloadBody := func(flight string) string {
 		return `{"awbNumber":"` + bookedAWB + `","flightId":"` + flight + `","reason":"weight and balance","pieces":1,"weight":312.5,"notes":"one crate left at FRA"}`
 	}
+
+	// A document acme uploaded for the booked AWB, its file stored as the
+	// upload handler stores one; and multipart bodies of uploads.
+	docMeta := commands.NewMeta(forwarderPrincipal, "", "")
+	pdf := "%PDF-1.7\n" + strings.Repeat("invoice ", 100)
+	if _, err := files.Put(ctx, commands.DocumentID(docMeta), strings.NewReader(pdf)); err != nil {
+		t.Fatal(err)
+	}
+	pdfSum := sha256.Sum256([]byte(pdf))
+	uploaded, err := cmds.UploadDocument(ctx, docMeta, domain.DocumentUploaded{AWBNumber: bookedAWB, DocumentType: "invoice", FileName: "invoice.pdf",
+		ContentType: "application/pdf", Size: int64(len(pdf)), SHA256: hex.EncodeToString(pdfSum[:])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := projector.WaitFor(ctx, uploaded.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	documentPath := "/api/documents/" + uploaded.State.DocumentID
+	const boundary = "cargo-test-boundary"
+	uploadType := "multipart/form-data; boundary=" + boundary
+	// upload makes a multipart body of name, value pairs; "file" is the
+	// file part.
+	upload := func(parts ...string) string {
+		var b strings.Builder
+		mw := multipart.NewWriter(&b)
+		mw.SetBoundary(boundary)
+		for i := 0; i+1 < len(parts); i += 2 {
+			if parts[i] != "file" {
+				mw.WriteField(parts[i], parts[i+1])
+				continue
+			}
+			fw, _ := mw.CreateFormFile("file", "scan.pdf")
+			io.WriteString(fw, parts[i+1])
+		}
+		mw.Close()
+		return b.String()
+	}
+	document := upload("awbNumber", bookedAWB, "documentType", "coo", "file", pdf)
 
 	type liveTest = struct {
 		name        string
@@ -1451,6 +1508,34 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "timeline with manifests, offloads and filings", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
 		{name: "timeline of manifests", method: "GET", path: shipmentPath + "/events?eventType=man", route: "/api/shipments/{awb}/events", header: airline, status: 200},
 		{name: "timeline of e-DGDs", method: "GET", path: shipmentPath + "/events?eventType=DGD", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
+		{name: "document", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType, body: document, status: 201},
+		{name: "document, file first, by the airline", method: "POST", path: "/api/documents", route: "/api/documents", header: airline, contentType: uploadType,
+			body: upload("file", pdf, "documentType", "MSDS", "awbNumber", "02012345675"), status: 201},
+		{name: "document with everything wrong", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: upload("awbNumber", "020-12345670", "documentType", "selfie", "file", pdf), status: 400},
+		{name: "document without a file", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: upload("awbNumber", bookedAWB, "documentType", "coo"), status: 400},
+		{name: "document without a boundary", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder,
+			contentType: "multipart/form-data", body: document, status: 400},
+		{name: "document broken off", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: document[:len(document)-100], status: 400},
+		{name: "document of another airline's AWB number", method: "POST", path: "/api/documents", route: "/api/documents", header: otherAirline,
+			contentType: uploadType, body: document, status: 403},
+		{name: "document by an admin", method: "POST", path: "/api/documents", route: "/api/documents", header: admin, contentType: uploadType, body: document, status: 403},
+		{name: "document that is a program", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: upload("awbNumber", bookedAWB, "documentType", "other", "file", "MZ\x90\x00\x03\x00\x00\x00\x04\x00"), status: 415},
+		{name: "document as JSON", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: "application/json", body: `{}`, status: 415},
+		{name: "document too large to read", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: upload("awbNumber", bookedAWB, "documentType", "coo", "file", pdf+strings.Repeat("x", maxUpload+uploadAllowance)), status: 413},
+		{name: "document growing too large", method: "POST", path: "/api/documents", route: "/api/documents", header: forwarder, contentType: uploadType,
+			body: upload("awbNumber", bookedAWB, "documentType", "coo", "file", pdf+strings.Repeat("x", maxUpload)), status: 413},
+		{name: "document without credential", method: "POST", path: "/api/documents", route: "/api/documents", contentType: uploadType, body: document, status: 401},
+		{name: "download", method: "GET", path: documentPath, route: "/api/documents/{id}", header: forwarder, status: 200},
+		{name: "download by the airline", method: "GET", path: documentPath, route: "/api/documents/{id}", header: with(airline, "Cargo-Sequence", "0"), status: 200},
+		{name: "download by another forwarder", method: "GET", path: documentPath, route: "/api/documents/{id}", header: otherForwarder, status: 404},
+		{name: "download of an unknown document", method: "GET", path: "/api/documents/nope", route: "/api/documents/{id}", header: admin, status: 404},
+		{name: "download with a bad Cargo-Sequence", method: "GET", path: documentPath, route: "/api/documents/{id}", header: with(forwarder, "Cargo-Sequence", "x"), status: 400},
+		{name: "download without credential", method: "GET", path: documentPath, route: "/api/documents/{id}", status: 401},
 		{name: "shipment with its waybills", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
 		{name: "shipment with its waybills, for the airline", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: airline, status: 200},
 		{name: "shipment with its waybills, for another forwarder", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: otherForwarder, status: 404},
@@ -1579,6 +1664,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			contentType: "application/json", body: manifestBody, status: 429},
 		{name: "offload over the limit", method: "POST", path: "/api/offloads", route: "/api/offloads", header: throttled,
 			contentType: "application/json", body: offloadBody(manifestFlight), status: 429},
+		{name: "document over the limit", method: "POST", path: "/api/documents", route: "/api/documents", header: throttled,
+			contentType: uploadType, body: document, status: 429},
+		{name: "download over the limit", method: "GET", path: documentPath, route: "/api/documents/{id}", header: throttled, status: 429},
 		{name: "rate limits without credential", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "rate limits by a forwarder", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
@@ -1723,6 +1811,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: flown.Manifests[1], org: "lh"},
 		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: flown.Offloads[0]},
 		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: flown.Offloads[1], org: "lh"},
+		{webhook: "document", event: "document.uploaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: uploaded.State.DocumentID}},
+			e: uploaded.State},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
 	for _, p := range payloads {

@@ -18,11 +18,12 @@ import (
 
 // Options tune the HTTP layer.
 type Options struct {
-	Demo         bool              // demo credentials are accepted
-	MaxBodyBytes int64             // larger request bodies get 413
-	HashCost     int               // bcrypt cost, to make unknown names as slow as known ones
-	RateLimits   domain.RateLimits // defaults per organisation; 0 = no limit
-	Metering     bool              // count usage and enforce rate limits
+	Demo           bool              // demo credentials are accepted
+	MaxBodyBytes   int64             // larger request bodies get 413
+	MaxUploadBytes int64             // larger document files get 413
+	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
+	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
+	Metering       bool              // count usage and enforce rate limits
 }
 
 // Server serves the API.
@@ -47,6 +48,8 @@ type Server struct {
 	tokenLimiter rateLimiter
 	webhooks     *projections.Webhooks
 	shipments    *projections.Shipments
+	documents    *projections.Documents
+	objects      *eventstore.Objects // the files of documents
 	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
 	// server to render payloads.
 	dispatcher   *webhooks.Dispatcher
@@ -75,6 +78,8 @@ type Deps struct {
 	Usage     *eventstore.Bucket // request counts, shared by all replicas
 	Webhooks  *projections.Webhooks
 	Shipments *projections.Shipments
+	Documents *projections.Documents
+	Objects   *eventstore.Objects
 	Tokens    *Tokens
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
@@ -84,12 +89,22 @@ type Deps struct {
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
-	s.handler = withRequestID(withAccessLog(s.log, withLimits(opts.MaxBodyBytes, s.routes())))
+	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
 	return s
+}
+
+// bodyLimit is the largest body a request may have: a document upload
+// its file and a little more (the upload handler counts the file itself),
+// any other request a JSON body of MaxBodyBytes.
+func (s *Server) bodyLimit(r *http.Request) int64 {
+	if r.Method == http.MethodPost && r.URL.Path == uploadPath {
+		return s.opts.MaxUploadBytes + uploadAllowance
+	}
+	return s.opts.MaxBodyBytes
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

@@ -249,6 +249,8 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 		return s.renderCompliance(e, p)
 	case "flight":
 		return s.renderFlightOperation(e, p)
+	case "document":
+		return renderDocument(e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {
 		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)

@@ -58,12 +58,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	files, err := store.Objects(ctx, "documents")
+	if err != nil {
+		return err
+	}
 
 	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
 	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
-	subscriptions, shipments := projections.NewWebhooks(), projections.NewShipments()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments)
+	subscriptions, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
+	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments, documents)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -95,11 +99,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
 
 	limits := domain.RateLimits{PerMinute: cfg.RateLimits[0], PerHour: cfg.RateLimits[1], PerDay: cfg.RateLimits[2]}
-	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, HashCost: cfg.PasswordHashCost,
+	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
 		RateLimits: limits, Metering: cfg.Metering}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Webhooks: subscriptions, Shipments: shipments,
+		Webhooks: subscriptions, Shipments: shipments, Documents: documents, Objects: files,
 		Tokens: tokens, Responses: responses, Ready: store.Connected,
 	})
 	dispatcher, err := newDispatcher(ctx, store, cfg, log, subscriptions, api, commands.WebhookRecorder{H: cmds}, projector)

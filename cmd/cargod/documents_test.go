@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// part is a part of an upload: a text field, or a file when fileName is
+// set.
+type part struct {
+	name, value, fileName string
+}
+
+// documentParts are the three parts of an upload, in the usual order.
+func documentParts(awb, docType, fileName string, data []byte) []part {
+	return []part{{name: "awbNumber", value: awb}, {name: "documentType", value: docType}, {name: "file", value: string(data), fileName: fileName}}
+}
+
+// upload posts parts, in order, to /api/documents as multipart/form-data.
+func (s *testServer) upload(t *testing.T, token string, parts ...part) response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, p := range parts {
+		if p.fileName == "" {
+			mw.WriteField(p.name, p.value)
+			continue
+		}
+		fw, _ := mw.CreateFormFile(p.name, p.fileName)
+		io.WriteString(fw, p.value)
+	}
+	mw.Close()
+	return s.do(t, request{method: "POST", path: "/api/documents", token: token, body: body.Bytes(), contentType: mw.FormDataContentType()})
+}
+
+type document struct {
+	DocumentID, AWBNumber, DocumentType, FileName, ContentType, SHA256 string
+	Size                                                               int64
+	UploadedAt                                                         time.Time
+}
+
+// pdfOf is a PDF of size bytes: the header, then random bytes.
+func pdfOf(size int) []byte {
+	b := make([]byte, size)
+	rand.Read(b)
+	copy(b, "%PDF-1.7\n")
+	return b
+}
+
+func TestDocumentUploadAndDownload(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
+	admin := s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "globex", "name": "Globex Forwarding", "role": "forwarder"})
+	var client struct{ ClientID, ClientSecret string }
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "globex", "clientId": "globex-tms"}).json(t, &client)
+	otherForwarder := s.token(t, client.ClientID, client.ClientSecret)
+	rc := newReceiver(t)
+	s.subscribe(t, fwd, rc, []string{"document.*"}, "")
+
+	// A small invoice, the AWB number without its dash, the type in
+	// lower case: every field of the answer.
+	invoice := []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
+	r := s.upload(t, fwd, documentParts("02081140743", "packing_list", "packing list 4711.pdf", invoice)...)
+	if r.status != http.StatusCreated {
+		t.Fatalf("upload = %d %s", r.status, r.body)
+	}
+	var doc document
+	r.json(t, &doc)
+	sum := sha256.Sum256(invoice)
+	if doc.DocumentID == "" || r.header.Get("Location") != "/api/documents/"+doc.DocumentID || r.header.Get("Cargo-Sequence") == "" ||
+		doc.AWBNumber != "020-81140743" || doc.DocumentType != "PACKING_LIST" || doc.FileName != "packing list 4711.pdf" ||
+		doc.ContentType != "application/pdf" || doc.Size != int64(len(invoice)) || doc.SHA256 != hex.EncodeToString(sum[:]) ||
+		time.Since(doc.UploadedAt) > time.Minute {
+		t.Errorf("upload = %s %v", r.body, r.header)
+	}
+	got := eventually(t, "a document.uploaded delivery", rc.received, func(d []delivery) bool { return len(d) == 1 })
+	if got[0].Type != "document.uploaded" || got[0].Data["documentId"] != doc.DocumentID || got[0].Data["sha256"] != doc.SHA256 {
+		t.Errorf("delivery = %+v", got[0])
+	}
+
+	// 5 MiB, byte for byte, with its digests.
+	big := pdfOf(5 << 20)
+	r = s.upload(t, fwd, documentParts("020-81140743", "COO", "certificate.pdf", big)...)
+	if r.status != http.StatusCreated {
+		t.Fatalf("5 MiB upload = %d %s", r.status, r.body)
+	}
+	var bigDoc document
+	r.json(t, &bigDoc)
+	bigSum := sha256.Sum256(big)
+	digest := base64.StdEncoding.EncodeToString(bigSum[:])
+	download := func(s *testServer, token string) {
+		t.Helper()
+		r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: token})
+		if r.status != http.StatusOK || !bytes.Equal(r.body, big) {
+			t.Fatalf("download = %d, %d bytes, equal %v", r.status, len(r.body), bytes.Equal(r.body, big))
+		}
+		h := r.header
+		if h.Get("Content-Type") != "application/pdf" || h.Get("Content-Length") != strconv.Itoa(len(big)) ||
+			h.Get("Content-Disposition") != `attachment; filename=certificate.pdf` ||
+			h.Get("Repr-Digest") != "sha-256=:"+digest+":" || h.Get("Digest") != "SHA-256="+digest {
+			t.Errorf("download headers = %v", h)
+		}
+	}
+	download(s, fwd)
+	download(s, lh) // the airline of the prefix
+	download(s, admin)
+	for name, token := range map[string]string{"another forwarder": otherForwarder, "another airline": ek} {
+		if r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: token}); r.status != http.StatusNotFound {
+			t.Errorf("%s downloads: %d", name, r.status)
+		}
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/documents/no-such-document", token: fwd}); r.status != http.StatusNotFound {
+		t.Errorf("unknown document: %d", r.status)
+	}
+
+	// Who may upload: forwarders, and the airline of the prefix.
+	for _, tt := range []struct {
+		name   string
+		token  string
+		status int
+	}{
+		{"the airline of the prefix", lh, http.StatusCreated},
+		{"another airline", ek, http.StatusForbidden},
+		{"an admin", admin, http.StatusForbidden},
+	} {
+		if r := s.upload(t, tt.token, documentParts("020-81140743", "MSDS", "sds.txt", []byte("Safety data sheet"))...); r.status != tt.status {
+			t.Errorf("upload by %s = %d %s, want %d", tt.name, r.status, r.body, tt.status)
+		}
+	}
+
+	// The files live in JetStream: a restarted service serves them.
+	s.stop()
+	s = startServer(t, dir, nil)
+	download(s, s.demoToken(t, "demo-forwarder"))
+}
+
+func TestDocumentRules(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	pdf := pdfOf(2048)
+	tests := []struct {
+		name   string
+		parts  []part
+		status int
+		fields string // of a validation error
+	}{
+		{"bad check digit", documentParts("020-81140744", "INVOICE", "a.pdf", pdf), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"no AWB number", documentParts("", "INVOICE", "a.pdf", pdf)[1:], 400, "awbNumber:REQUIRED"},
+		{"no document type", documentParts("020-81140743", "", "a.pdf", pdf), 400, "documentType:REQUIRED"},
+		{"unknown document type", documentParts("020-81140743", "selfie", "a.pdf", pdf), 400, "documentType:INVALID_VALUE"},
+		{"no file", documentParts("020-81140743", "INVOICE", "", nil)[:2], 400, "file:REQUIRED"},
+		{"an empty file", documentParts("020-81140743", "INVOICE", "empty.txt", nil), 400, "file:INVALID_VALUE"},
+		{"file first, then bad fields", []part{{name: "file", value: string(pdf), fileName: "a.pdf"}, {name: "documentType", value: "x"},
+			{name: "awbNumber", value: "1"}}, 400, "awbNumber:INVALID_AWB_NUMBER documentType:INVALID_VALUE"},
+		{"the file twice", append(documentParts("020-81140743", "INVOICE", "a.pdf", pdf), part{name: "file", value: "x", fileName: "b.txt"}), 400, "file:DUPLICATE"},
+		{"file first", []part{{name: "file", value: string(pdf), fileName: "a.pdf"}, {name: "documentType", value: "awb"}, {name: "awbNumber", value: "020-81140743"}}, 201, ""},
+		{"TIFF", documentParts("020-81140743", "OTHER", "scan.tif", []byte("II*\x00\x08\x00\x00\x00")), 201, ""},
+		{"JSON", documentParts("020-81140743", "OTHER", "data.json", []byte(`  {"pieces": 2}`)), 201, ""},
+		{"XML", documentParts("020-81140743", "AWB", "xfwb.xml", []byte(`<?xml version="1.0"?><Waybill/>`)), 201, ""},
+		{"a Windows program", documentParts("020-81140743", "OTHER", "invoice.pdf.exe", append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff"), make([]byte, 4096)...)), 415, ""},
+		{"HTML", documentParts("020-81140743", "OTHER", "page.html", []byte("<!DOCTYPE html><script>alert(1)</script>")), 415, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.upload(t, fwd, tt.parts...)
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			switch r.status {
+			case http.StatusBadRequest:
+				checkFields(t, r, tt.fields)
+			case http.StatusUnsupportedMediaType:
+				e := r.apiError(t)
+				if e.Error != "unsupported_media_type" || !strings.Contains(e.ErrorDescription, "accepted are application/pdf") || !r.closed {
+					t.Errorf("= %s", r.body)
+				}
+			}
+		})
+	}
+	if e := s.upload(t, fwd, documentParts("020-81140743", "OTHER", "x.exe", []byte("MZ\x90\x00"))...).apiError(t); !strings.Contains(e.ErrorDescription, "the file is application/octet-stream") {
+		t.Errorf("the refusal of a program names %q", e.ErrorDescription)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: map[string]string{"awbNumber": "020-81140743"}}); r.status != http.StatusUnsupportedMediaType {
+		t.Errorf("a JSON body = %d", r.status)
+	}
+	// Idempotency-Key is not honoured on uploads: each is a document.
+	var first, second document
+	for _, d := range []*document{&first, &second} {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("awbNumber", "020-81140743")
+		mw.WriteField("documentType", "INVOICE")
+		fw, _ := mw.CreateFormFile("file", "a.pdf")
+		fw.Write(pdf)
+		mw.Close()
+		r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: body.Bytes(), contentType: mw.FormDataContentType(),
+			header: map[string]string{"Idempotency-Key": "upload-1"}})
+		r.json(t, d)
+	}
+	if first.DocumentID == "" || first.DocumentID == second.DocumentID {
+		t.Errorf("two uploads with one Idempotency-Key = %s, %s", first.DocumentID, second.DocumentID)
+	}
+}
+
+// countingWriter counts what its writer took.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func TestDocumentUploadLimit(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	const limit, tooLarge = 20 << 20, 25 << 20 // the default limit
+
+	// With Content-Length: refused before the body is read. What the
+	// client has sent by the answer is what the sockets buffered, far
+	// less than the limit the server would otherwise have read up to.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("awbNumber", "020-81140743")
+	mw.WriteField("documentType", "INVOICE")
+	fw, _ := mw.CreateFormFile("file", "big.pdf")
+	fw.Write(pdfOf(tooLarge))
+	mw.Close()
+	var sent atomic.Int64
+	req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", io.TeeReader(bytes.NewReader(body.Bytes()), countingWriter{io.Discard, &sent}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(body.Len())
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+fwd)
+	r := s.send(t, req, nil)
+	atAnswer := sent.Load()
+	if e := r.apiError(t); r.status != http.StatusRequestEntityTooLarge || e.Error != "payload_too_large" || !r.closed {
+		t.Errorf("25 MiB with Content-Length = %d %s", r.status, r.body)
+	}
+	if atAnswer >= limit {
+		t.Errorf("the server answered after %d bytes: it read the body", atAnswer)
+	}
+	t.Logf("answered after %.1f MiB of %d MiB", float64(atAnswer)/(1<<20), tooLarge>>20)
+}
+
+func TestDocumentStreamingLimit(t *testing.T) {
+	// A limit well below 25 MiB: between what the server reads and what
+	// the client has sent when the answer comes lie the sockets' buffers,
+	// several MiB on loopback.
+	const limit = 2 << 20
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_MAX_UPLOAD_BYTES": strconv.Itoa(limit)})
+	fwd := s.demoToken(t, "demo-forwarder")
+	for _, tt := range []struct {
+		size   int
+		status int
+	}{{limit, http.StatusCreated}, {limit + 1, http.StatusRequestEntityTooLarge}} {
+		if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "edge.pdf", pdfOf(tt.size))...); r.status != tt.status {
+			t.Errorf("a file of %d bytes = %d %s, want %d", tt.size, r.status, r.body, tt.status)
+		}
+	}
+
+	// Chunked, without Content-Length: the server reads up to the limit,
+	// then answers and stops reading, long before 25 MiB are sent.
+	const tooLarge = 25 << 20
+	pr, pw := io.Pipe()
+	var sent atomic.Int64
+	mw := multipart.NewWriter(countingWriter{pw, &sent})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mw.WriteField("awbNumber", "020-81140743")
+		mw.WriteField("documentType", "INVOICE")
+		fw, _ := mw.CreateFormFile("file", "endless.pdf")
+		chunk := pdfOf(64 << 10)
+		for sent.Load() < tooLarge {
+			if _, err := fw.Write(chunk); err != nil {
+				return // the request is over
+			}
+		}
+		pw.CloseWithError(mw.Close())
+	}()
+	req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+fwd)
+	r := s.send(t, req, nil)
+	atAnswer := sent.Load()
+	pr.CloseWithError(errors.New("answered")) // stops the writer if the transport has not
+	<-done
+	if r.status != http.StatusRequestEntityTooLarge || !r.closed || r.apiError(t).Error != "payload_too_large" {
+		t.Errorf("chunked 25 MiB = %d %s", r.status, r.body)
+	}
+	if atAnswer >= tooLarge {
+		t.Errorf("the server answered after %d bytes: it read the whole body", atAnswer)
+	}
+	t.Logf("answered after %.1f MiB of %d MiB", float64(atAnswer)/(1<<20), tooLarge>>20)
+
+	// Nothing of the refusals was kept in the way: the service goes on.
+	if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "small.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
+		t.Errorf("an upload after the refusals = %d %s", r.status, r.body)
+	}
+}

@@ -1,0 +1,27 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func documentAggregate(id string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: "document", ID: id}
+}
+
+// DocumentID is the id of the document the command m uploads. The file
+// is stored under it before the upload is recorded, so the caller needs
+// it first; a retried command gets the same id and overwrites nothing
+// else.
+func DocumentID(m Meta) string { return m.DeriveID("document") }
+
+// UploadDocument records a document whose file is stored under
+// DocumentID(m): the AWB number, type, file name, sniffed content type,
+// size and SHA-256 in c.
+func (h *Handler) UploadDocument(ctx context.Context, m Meta, c domain.DocumentUploaded) (Result[domain.DocumentUploaded], error) {
+	c.DocumentID, c.OrganizationID, c.UploadedAt = DocumentID(m), m.Principal.OrganizationID, h.now().UTC()
+	return execute(ctx, h, documentAggregate(c.DocumentID), m, domain.EvolveDocument,
+		func(d domain.DocumentUploaded) ([]domain.Event, error) { return domain.DecideUploadDocument(d, c) })
+}

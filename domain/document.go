@@ -1,0 +1,108 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// DocumentTypes are the kinds of document a shipment carries: the air
+// waybill, dangerous goods and consignment security declarations, safety
+// data sheets, certificates of origin and of insurance, the commercial
+// invoice and the packing list.
+var DocumentTypes = []string{"AWB", "DGD", "CSD", "MSDS", "COO", "COI", "INVOICE", "PACKING_LIST", "OTHER"}
+
+// DocumentContentTypes are the file types a document may have, as sniffed
+// from its first bytes: what shippers and customs exchange, and nothing
+// that runs.
+var DocumentContentTypes = []string{"application/pdf", "image/png", "image/jpeg", "image/tiff", "application/xml", "text/xml", "application/json", "text/plain"}
+
+// maxFileName bounds a document's file name, as most file systems do.
+const maxFileName = 255
+
+// DocumentUploaded records a file uploaded for a shipment. The bytes are
+// kept beside the stream under DocumentID; the event says what they are.
+type DocumentUploaded struct {
+	DocumentID     string    `json:"documentId"`
+	AWBNumber      string    `json:"awbNumber"`
+	DocumentType   string    `json:"documentType"`
+	OrganizationID string    `json:"organizationId"`
+	FileName       string    `json:"fileName"`
+	ContentType    string    `json:"contentType"`
+	Size           int64     `json:"size"`
+	SHA256         string    `json:"sha256"` // hex
+	UploadedAt     time.Time `json:"uploadedAt"`
+}
+
+func (DocumentUploaded) EventType() string { return "DocumentUploaded" }
+
+// EvolveDocument applies an event to a document.
+func EvolveDocument(d DocumentUploaded, e Event) DocumentUploaded {
+	if u, ok := e.(DocumentUploaded); ok {
+		return u
+	}
+	return d
+}
+
+// CheckDocumentParts checks the text parts of an upload and returns them
+// as recorded: the AWB number in its canonical form and the document type
+// in upper case.
+func CheckDocumentParts(p *Problems, awbNumber, documentType string) (awb, docType string) {
+	if strings.TrimSpace(awbNumber) == "" {
+		p.Add("awbNumber", CodeRequired, "is required")
+	} else if canonical, err := ParseAWB(awbNumber); err != nil {
+		p.Add("awbNumber", CodeInvalidAWBNumber, "%s", err.Error())
+	} else {
+		awb = canonical
+	}
+	docType = strings.ToUpper(strings.TrimSpace(documentType))
+	switch {
+	case docType == "":
+		p.Add("documentType", CodeRequired, "is required")
+	case !slices.Contains(DocumentTypes, docType):
+		p.Add("documentType", CodeInvalidValue, "must be one of %s", strings.Join(DocumentTypes, ", "))
+	}
+	return awb, docType
+}
+
+// DecideUploadDocument checks an upload whose file has been stored:
+// its text parts, and that a file came, not empty and of an accepted
+// type. c.ContentType is empty when no file came.
+func DecideUploadDocument(d, c DocumentUploaded) ([]Event, error) {
+	var p Problems
+	c.AWBNumber, c.DocumentType = CheckDocumentParts(&p, c.AWBNumber, c.DocumentType)
+	c.FileName = cleanFileName(c.FileName)
+	switch {
+	case c.ContentType == "":
+		p.Add("file", CodeRequired, "is required: a part named file with the document")
+	case !slices.Contains(DocumentContentTypes, c.ContentType):
+		p.Add("file", CodeInvalidValue, "is %s; accepted are %s", c.ContentType, strings.Join(DocumentContentTypes, ", "))
+	case c.Size <= 0:
+		p.Add("file", CodeInvalidValue, "is empty")
+	}
+	checkLength(&p, "fileName", c.FileName, maxFileName)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if d.DocumentID != "" {
+		return nil, Errorf(Conflict, "document %s already exists", c.DocumentID)
+	}
+	return []Event{c}, nil
+}
+
+// cleanFileName keeps the last element of a path, as some clients send
+// one, without control characters; a file without a name is "document".
+func cleanFileName(name string) string {
+	name = name[strings.LastIndexAny(name, `/\`)+1:]
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" || name == "." || name == ".." {
+		return "document"
+	}
+	return name
+}

@@ -1,0 +1,90 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrNoObject means there is no object of that name.
+var ErrNoObject = errors.New("eventstore: no such object")
+
+// Objects keeps files, such as uploaded documents, in a JetStream object
+// store shared by all replicas. Files are too large to be events: an
+// event records a file's name, size and digest, and the bytes live here,
+// split into chunks, so neither a write nor a read holds a whole file in
+// memory.
+type Objects struct {
+	store jetstream.ObjectStore
+}
+
+// Objects opens (creating if needed) the object store name of this
+// store, kept on file with the stream's replicas like the events.
+func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
+	store, err := s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket:   s.name + "_" + name,
+		Storage:  jetstream.FileStorage,
+		Replicas: s.replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)
+	}
+	return &Objects{store: store}, nil
+}
+
+// Put stores what r yields under name, reading r chunk by chunk until
+// EOF, and returns the number of bytes stored. If reading r fails, Put
+// returns that error (errors.Is finds it) and the chunks sent so far are
+// dropped: nothing is stored.
+func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
+	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name}, fullReader{r})
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: put object %s: %w", name, err)
+	}
+	return int64(info.Size), nil
+}
+
+// Get returns a reader of the object name, which the caller must close,
+// and its size; ErrNoObject if there is none. The bytes arrive as the
+// caller reads them.
+func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
+	res, err := o.store.Get(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, 0, ErrNoObject
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+	}
+	info, err := res.Info()
+	if err != nil {
+		res.Close()
+		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+	}
+	return res, int64(info.Size), nil
+}
+
+// Delete removes the object name; removing one that is not there is no
+// error, so a cleanup can be repeated.
+func (o *Objects) Delete(ctx context.Context, name string) error {
+	if err := o.store.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return fmt.Errorf("eventstore: delete object %s: %w", name, err)
+	}
+	return nil
+}
+
+// fullReader fills every read as far as the reader beneath allows. The
+// object store makes a chunk, a message, of each read; a request body
+// arrives a few kilobytes at a time, and would otherwise become thousands
+// of tiny messages, each written and acknowledged on its own.
+type fullReader struct{ r io.Reader }
+
+func (f fullReader) Read(p []byte) (int, error) {
+	n, err := io.ReadFull(f.r, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return n, err
+}

@@ -1,0 +1,107 @@
+package eventstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"testing"
+)
+
+// trickle yields its bytes a few at a time, as a network body arrives.
+type trickle struct{ b []byte }
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 100)], t.b)
+	t.b = t.b[n:]
+	return n, nil
+}
+
+// failingReader yields n bytes, then fails.
+type failingReader struct{ n int }
+
+var errBroken = errors.New("broken upload")
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errBroken
+	}
+	k := min(len(p), f.n)
+	f.n -= k
+	return k, nil
+}
+
+func testObjects(t *testing.T, b backend) {
+	s, reopen := b.open(t)
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Several chunks and a partial one.
+	want := make([]byte, 3<<20+12345)
+	rand.Read(want)
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"big", want},
+		{"empty", nil},
+		{"tiny.txt", []byte("hello")},
+	}
+	for _, tt := range tests {
+		// In pieces of 100 bytes: 30 000 reads, more than the 4000
+		// publishes a JetStream client may have outstanding.
+		n, err := objs.Put(ctx, tt.name, &trickle{tt.data})
+		if err != nil || n != int64(len(tt.data)) {
+			t.Fatalf("put %s = %d, %v; want %d", tt.name, n, err, len(tt.data))
+		}
+	}
+	check := func(objs *Objects) {
+		t.Helper()
+		for _, tt := range tests {
+			r, size, err := objs.Get(ctx, tt.name)
+			if err != nil {
+				t.Fatalf("get %s: %v", tt.name, err)
+			}
+			got, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || size != int64(len(tt.data)) || !bytes.Equal(got, tt.data) {
+				t.Errorf("get %s = %d bytes (size %d), %v; want the %d bytes put", tt.name, len(got), size, err, len(tt.data))
+			}
+		}
+	}
+	check(objs)
+
+	// A reader that fails half way stores nothing.
+	if _, err := objs.Put(ctx, "broken", &failingReader{n: 300 << 10}); !errors.Is(err, errBroken) {
+		t.Errorf("put of a failing reader = %v, want its error", err)
+	}
+	if _, _, err := objs.Get(ctx, "broken"); !errors.Is(err, ErrNoObject) {
+		t.Errorf("get after a failed put = %v, want ErrNoObject", err)
+	}
+
+	if err := objs.Delete(ctx, "tiny.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := objs.Get(ctx, "tiny.txt"); !errors.Is(err, ErrNoObject) {
+		t.Errorf("get after delete = %v, want ErrNoObject", err)
+	}
+	for _, name := range []string{"tiny.txt", "never"} {
+		if err := objs.Delete(ctx, name); err != nil {
+			t.Errorf("delete of %s, which is not there = %v", name, err)
+		}
+	}
+	tests = tests[:2]
+
+	s.Close()
+	s = reopen()
+	if objs, err = s.Objects(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	check(objs)
+}

@@ -1,0 +1,375 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/gorilla/mux"
+)
+
+// uploadPath is where documents are uploaded; its bodies have a limit of
+// their own (see bodyLimit).
+const uploadPath = "/api/documents"
+
+const (
+	// uploadAllowance is what an upload may carry beside its file: the
+	// text parts and the multipart framing.
+	uploadAllowance = 64 << 10
+	// maxTextPart bounds the text parts, awbNumber and documentType.
+	maxTextPart = 1 << 10
+	// uploadReadTimeout is how long an upload's body may take to arrive.
+	// The server's ReadTimeout suits JSON bodies; a file of 20 MiB on a
+	// slow link takes longer. It is granted only once the caller is
+	// authenticated.
+	uploadReadTimeout = 15 * time.Minute
+	// sniffLen is how much of a file content sniffing looks at, as
+	// http.DetectContentType does.
+	sniffLen = 512
+)
+
+// errFileTooLarge stops reading a file past the upload limit.
+var errFileTooLarge = errors.New("the file is larger than the upload limit")
+
+// documentJSON is the spec's document response (documentId, awbNumber,
+// documentType, uploadedAt) with what the service learned of the file.
+// The webhook document.uploaded sends it too.
+type documentJSON struct {
+	DocumentID   string    `json:"documentId"`
+	AWBNumber    string    `json:"awbNumber"`
+	DocumentType string    `json:"documentType"`
+	FileName     string    `json:"fileName"`
+	ContentType  string    `json:"contentType"`
+	Size         int64     `json:"size"`
+	SHA256       string    `json:"sha256"`
+	UploadedAt   time.Time `json:"uploadedAt"`
+}
+
+func toDocumentJSON(d domain.DocumentUploaded) documentJSON {
+	return documentJSON{DocumentID: d.DocumentID, AWBNumber: d.AWBNumber, DocumentType: d.DocumentType, FileName: d.FileName,
+		ContentType: d.ContentType, Size: d.Size, SHA256: d.SHA256, UploadedAt: d.UploadedAt}
+}
+
+// canReadDocument: admins, the organisation that uploaded the document,
+// and the airline of its AWB number's prefix.
+func canReadDocument(p domain.Principal, d domain.DocumentUploaded) bool {
+	return p.Role == domain.RoleAdmin || p.OrganizationID == d.OrganizationID || (p.Role == domain.RoleAirline && p.AWBPrefix == d.AWBNumber[:3])
+}
+
+// checkUploader refuses an airline's upload for another airline's AWB
+// number. A malformed number is left to validation.
+func checkUploader(p domain.Principal, awbNumber string) error {
+	awb, err := domain.ParseAWB(awbNumber)
+	if err != nil || p.Role != domain.RoleAirline || p.AWBPrefix == awb[:3] {
+		return nil
+	}
+	return domain.Errorf(domain.Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
+}
+
+// errUploadTooLarge is the answer to an upload over the limit.
+func (s *Server) errUploadTooLarge() error {
+	return errorf(codePayloadTooLarge, fmt.Sprintf("a document may have at most %d bytes (CARGO_MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes))
+}
+
+// handleUploadDocument takes a document as multipart/form-data with the
+// parts awbNumber, documentType and file, in any order.
+func (s *Server) handleUploadDocument() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := s.receiveDocument(w, r)
+		if code := errorCode(err); code == codePayloadTooLarge || code == codeUnsupportedMedia {
+			// The rest of the body is not read: Connection: close tells
+			// the client to stop sending, and the server closes the
+			// connection once it has answered.
+			w.Header().Set("Connection", "close")
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.settle(w, r, res.Sequence); err != nil {
+			return err
+		}
+		w.Header().Set("Location", uploadPath+"/"+res.State.DocumentID)
+		writeJSON(w, http.StatusCreated, toDocumentJSON(res.State))
+		return nil
+	}
+}
+
+// receiveDocument checks who uploads, reads the parts, stores the file
+// and records the upload. The file streams through a hash and a byte
+// count into the object store and is never held in memory whole. An
+// upload refused after its file was stored leaves no file behind.
+func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (commands.Result[domain.DocumentUploaded], error) {
+	var none commands.Result[domain.DocumentUploaded]
+	p := principal(r.Context())
+	if p.Role != domain.RoleForwarder && p.Role != domain.RoleAirline {
+		return none, domain.Errorf(domain.Forbidden, "documents are uploaded by forwarders and by the airline of the AWB number's prefix")
+	}
+	// A body that says it is too large is refused before any of it is
+	// read.
+	if r.ContentLength > s.opts.MaxUploadBytes+uploadAllowance {
+		return none, s.errUploadTooLarge()
+	}
+	if mediaType(r) != "multipart/form-data" {
+		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return none, domain.Errorf(domain.InvalidRequest, "the multipart body has no boundary")
+	}
+	// Not supported only where no connection lies beneath (tests).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
+	m := meta(r)
+	id := commands.DocumentID(m)
+	c, stored, err := s.readUpload(r.Context(), mr, id, p)
+	var res commands.Result[domain.DocumentUploaded]
+	if err == nil {
+		res, err = s.commands.UploadDocument(r.Context(), m, c)
+	}
+	// A failure of the event store may have recorded the upload all the
+	// same: then its file stays.
+	if err != nil && stored && errorCode(err) != string(domain.Internal) {
+		if err := s.objects.Delete(context.WithoutCancel(r.Context()), id); err != nil {
+			s.log.ErrorContext(r.Context(), "the file of a refused upload was not deleted", "request_id", requestID(r.Context()), "document", id, "err", err)
+		}
+	}
+	return res, err
+}
+
+// readUpload reads the parts of an upload and stores its file under id.
+// It returns the text parts with what was learned of the file, and
+// whether the file may have gone to the object store (so that a refusal
+// deletes it). Text parts that come before the file are checked before
+// the file is read; an airline's upload for another prefix is refused as
+// soon as the AWB number is read.
+func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, id string, p domain.Principal) (c domain.DocumentUploaded, stored bool, err error) {
+	seen := map[string]bool{}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return c, stored, nil
+		}
+		if err != nil {
+			return c, stored, bodyError(err)
+		}
+		name := part.FormName()
+		if seen[name] && (name == "awbNumber" || name == "documentType" || name == "file") {
+			var pr domain.Problems
+			pr.Add(name, domain.CodeDuplicate, "must be sent once")
+			return c, stored, pr.Err()
+		}
+		seen[name] = true
+		switch name {
+		case "awbNumber":
+			if c.AWBNumber, err = readTextPart(part, name); err == nil {
+				err = checkUploader(p, c.AWBNumber)
+			}
+		case "documentType":
+			c.DocumentType, err = readTextPart(part, name)
+		case "file":
+			if seen["awbNumber"] && seen["documentType"] {
+				var pr domain.Problems
+				domain.CheckDocumentParts(&pr, c.AWBNumber, c.DocumentType)
+				if err = pr.Err(); err != nil {
+					break
+				}
+			}
+			c.FileName, stored = part.FileName(), true
+			c.ContentType, c.Size, c.SHA256, err = s.storeFile(ctx, id, part)
+		default:
+			// Parts the service does not know are passed over.
+			_, err = io.Copy(io.Discard, part)
+			err = bodyError(err)
+		}
+		if err != nil {
+			return c, stored, err
+		}
+	}
+}
+
+// readTextPart reads a short text part.
+func readTextPart(part io.Reader, field string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(part, maxTextPart+1))
+	if err != nil {
+		return "", bodyError(err)
+	}
+	if len(b) > maxTextPart {
+		var p domain.Problems
+		p.Add(field, domain.CodeTooLong, "must be at most %d bytes", maxTextPart)
+		return "", p.Err()
+	}
+	return string(b), nil
+}
+
+// storeFile streams a file into the object store under id. Its type is
+// sniffed from its first bytes, and a type that is not accepted is
+// refused before anything is stored; the bytes are hashed and counted on
+// the way, and reading stops past the upload limit. Put keeps nothing of
+// a file it could not read to the end.
+func (s *Server) storeFile(ctx context.Context, id string, file io.Reader) (contentType string, size int64, sum string, err error) {
+	head, err := io.ReadAll(io.LimitReader(file, sniffLen))
+	if err != nil {
+		return "", 0, "", bodyError(err)
+	}
+	contentType = sniffContentType(head)
+	if !slices.Contains(domain.DocumentContentTypes, contentType) {
+		return "", 0, "", errorf(codeUnsupportedMedia, fmt.Sprintf("the file is %s; accepted are %s", contentType, strings.Join(domain.DocumentContentTypes, ", ")))
+	}
+	hash := sha256.New()
+	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), file), max: s.opts.MaxUploadBytes}
+	size, err = s.objects.Put(ctx, id, io.TeeReader(body, hash))
+	switch {
+	case errors.Is(err, errFileTooLarge):
+		return "", 0, "", s.errUploadTooLarge()
+	case body.err != nil:
+		return "", 0, "", bodyError(body.err)
+	case err != nil && ctx.Err() != nil:
+		// The client went away mid-file: its fault, not the store's.
+		return "", 0, "", bodyError(ctx.Err())
+	case err != nil:
+		return "", 0, "", err
+	}
+	return contentType, size, hex.EncodeToString(hash.Sum(nil)), nil
+}
+
+// cappedReader fails once more than max bytes have come through it,
+// reading at most one byte past max. It keeps the error of the reader
+// beneath, which is the client's body, apart from errors of whoever
+// reads from it.
+type cappedReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+	err error
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n > c.max {
+		return 0, errFileTooLarge
+	}
+	if rest := c.max - c.n + 1; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	if c.n > c.max {
+		return n, errFileTooLarge
+	}
+	return n, err
+}
+
+// bodyError is the error of a request body that could not be read: too
+// large (413) or broken (400).
+func bodyError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return readError(err)
+	}
+	return &httpError{code: string(domain.InvalidRequest), msg: "the multipart body could not be read: " + err.Error(), err: err}
+}
+
+// errorCode is the code an error is answered with.
+func errorCode(err error) string {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.code
+	}
+	return string(domain.ErrorCode(err))
+}
+
+// sniffContentType names the type of a file by its first bytes:
+// http.DetectContentType, which knows no TIFF and calls JSON text, plus
+// TIFF by its byte-order mark and JSON by its first character.
+func sniffContentType(head []byte) string {
+	if bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) {
+		return "image/tiff"
+	}
+	ct, _, _ := strings.Cut(http.DetectContentType(head), ";")
+	if trimmed := bytes.TrimLeft(head, " \t\r\n"); ct == "text/plain" && len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		return "application/json"
+	}
+	return ct
+}
+
+// handleGetDocument streams a document's file with its type, size, name
+// and digests. Others than admins, the uploader and the airline of the
+// AWB number's prefix are told it does not exist.
+func (s *Server) handleGetDocument() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id := mux.Vars(r)["id"]
+		d, ok := s.documents.Get(id)
+		if !ok || !canReadDocument(principal(r.Context()), d) {
+			return domain.Errorf(domain.NotFound, "no document %s", id)
+		}
+		file, size, err := s.objects.Get(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		sum, err := hex.DecodeString(d.SHA256)
+		if err != nil {
+			return fmt.Errorf("document %s: digest %q: %w", id, d.SHA256, err)
+		}
+		digest := base64.StdEncoding.EncodeToString(sum)
+		h := w.Header()
+		h.Set("Content-Type", d.ContentType)
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
+		h.Set("Content-Disposition", contentDisposition(d.FileName))
+		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530
+		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
+		w.WriteHeader(http.StatusOK)
+		if _, err := io.Copy(w, file); err != nil {
+			// The status is out: the client sees the body end short of
+			// Content-Length.
+			s.log.WarnContext(r.Context(), "document download cut short", "request_id", requestID(r.Context()), "document", id, "err", err)
+		}
+		return nil
+	}
+}
+
+// contentDisposition offers a file for download under its name, quoted
+// as a parameter must be: filename in ASCII (anything else replaced by
+// '_'), and, for a name that is not ASCII, filename* with the name itself
+// (RFC 6266).
+func contentDisposition(name string) string {
+	ascii := strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return '_'
+		}
+		return r
+	}, name)
+	v := mime.FormatMediaType("attachment", map[string]string{"filename": ascii})
+	if ascii != name {
+		v += strings.TrimPrefix(mime.FormatMediaType("attachment", map[string]string{"filename": name}), "attachment")
+	}
+	return v
+}
+
+// renderDocument is the webhook data of an upload: the document without
+// its bytes.
+func renderDocument(e domain.Event, p domain.Principal) (any, bool) {
+	d, ok := e.(domain.DocumentUploaded)
+	if !ok || !canReadDocument(p, d) {
+		return nil, false
+	}
+	return toDocumentJSON(d), true
+}

@@ -1,0 +1,52 @@
+package projections
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func TestDocuments(t *testing.T) {
+	m := NewDocuments()
+	for _, d := range []domain.DocumentUploaded{
+		{DocumentID: "d1", AWBNumber: "020-81140743", DocumentType: "INVOICE"},
+		{DocumentID: "d2", AWBNumber: "176-12345675", DocumentType: "MSDS"},
+		{DocumentID: "d3", AWBNumber: "020-81140743", DocumentType: "COO"},
+	} {
+		m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: d.DocumentID}}, d)
+	}
+	m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: "020-81140743"}}, domain.MAWBCreated{AWBNumber: "020-81140743"})
+	before := m.ByAWB("020-81140743")
+	m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: "d4"}},
+		domain.DocumentUploaded{DocumentID: "d4", AWBNumber: "020-81140743", DocumentType: "OTHER"})
+	ids := func(ds []domain.DocumentUploaded) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.DocumentID)
+		}
+		return fmt.Sprint(out)
+	}
+	tests := []struct {
+		awb, want string
+	}{
+		{"020-81140743", "[d1 d3 d4]"},
+		{"176-12345675", "[d2]"},
+		{"020-00000011", "[]"},
+	}
+	for _, tt := range tests {
+		if got := ids(m.ByAWB(tt.awb)); got != tt.want {
+			t.Errorf("ByAWB(%s) = %s, want %s", tt.awb, got, tt.want)
+		}
+	}
+	if got := ids(before); got != "[d1 d3]" {
+		t.Errorf("a list handed out earlier changed to %s", got)
+	}
+	if d, ok := m.Get("d2"); !ok || d.DocumentType != "MSDS" {
+		t.Errorf("Get(d2) = %+v, %v", d, ok)
+	}
+	if _, ok := m.Get("nope"); ok {
+		t.Error("Get of an unknown id found something")
+	}
+}
