@@ -64,20 +64,27 @@ func toDocumentJSON(d domain.DocumentUploaded) documentJSON {
 		ContentType: d.ContentType, Size: d.Size, SHA256: d.SHA256, UploadedAt: d.UploadedAt}
 }
 
-// canReadDocument: admins, the organisation that uploaded the document,
-// and the airline of its AWB number's prefix.
-func canReadDocument(p domain.Principal, d domain.DocumentUploaded) bool {
-	return p.Role == domain.RoleAdmin || p.OrganizationID == d.OrganizationID || (p.Role == domain.RoleAirline && p.AWBPrefix == d.AWBNumber[:3])
+// canReadDocument: the organisation that uploaded the document, and all
+// who see its shipment (admins, the airline of the prefix, the forwarder
+// the shipment is of).
+func (s *Server) canReadDocument(p domain.Principal, d domain.DocumentUploaded) bool {
+	return p.OrganizationID == d.OrganizationID || s.canSeeShipment(p, d.AWBNumber)
 }
 
 // checkUploader refuses an airline's upload for another airline's AWB
-// number. A malformed number is left to validation.
-func checkUploader(p domain.Principal, awbNumber string) error {
+// number, and a forwarder's for another forwarder's shipment. A malformed
+// number is left to validation.
+func (s *Server) checkUploader(p domain.Principal, awbNumber string) error {
 	awb, err := domain.ParseAWB(awbNumber)
-	if err != nil || p.Role != domain.RoleAirline || p.AWBPrefix == awb[:3] {
+	switch {
+	case err != nil:
 		return nil
+	case p.Role == domain.RoleForwarder:
+		return s.mayFile(p, awb)
+	case p.AWBPrefix != awb[:3]:
+		return domain.Errorf(domain.Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
 	}
-	return domain.Errorf(domain.Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
+	return nil
 }
 
 // errUploadTooLarge is the answer to an upload over the limit.
@@ -175,7 +182,7 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, id string
 		switch name {
 		case "awbNumber":
 			if c.AWBNumber, err = readTextPart(part, name); err == nil {
-				err = checkUploader(p, c.AWBNumber)
+				err = s.checkUploader(p, c.AWBNumber)
 			}
 		case "documentType":
 			c.DocumentType, err = readTextPart(part, name)
@@ -317,7 +324,7 @@ func (s *Server) handleGetDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := mux.Vars(r)["id"]
 		d, ok := s.documents.Get(id)
-		if !ok || !canReadDocument(principal(r.Context()), d) {
+		if !ok || !s.canReadDocument(principal(r.Context()), d) {
 			return domain.Errorf(domain.NotFound, "no document %s", id)
 		}
 		file, size, err := s.objects.Get(r.Context(), id)
@@ -366,9 +373,9 @@ func contentDisposition(name string) string {
 
 // renderDocument is the webhook data of an upload: the document without
 // its bytes.
-func renderDocument(e domain.Event, p domain.Principal) (any, bool) {
+func (s *Server) renderDocument(e domain.Event, p domain.Principal) (any, bool) {
 	d, ok := e.(domain.DocumentUploaded)
-	if !ok || !canReadDocument(p, d) {
+	if !ok || !s.canReadDocument(p, d) {
 		return nil, false
 	}
 	return toDocumentJSON(d), true

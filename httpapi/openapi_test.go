@@ -1228,7 +1228,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			contentType: "text/csv", body: "icao,iata,name,city,country,tz\n" + strings.Repeat("EDDF,FRA,Frankfurt Airport,Frankfurt,DE,Europe/Berlin\n", 30), status: 413},
 
 		{name: "shipment before its first status event", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", header: forwarder, status: 200},
-		{name: "status events before the first", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 404},
+		{name: "timeline before the first status event: the setup's document", method: "GET", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: forwarder, status: 200},
 		{name: "status event", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: with(airline, "Idempotency-Key", "status-1"),
 			contentType: "application/json", body: statusEvent(`,"eventType":"rcs","pieces":4,"weight":1250.5,"notes":"4 crates"`), status: 201},
 		{name: "status event again", method: "POST", path: shipmentPath + "/events", route: "/api/shipments/{awb}/events", header: with(airline, "Idempotency-Key", "status-1"),
@@ -2130,7 +2130,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
 	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
-	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, LatestEvent: &latest,
+	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, LatestEvent: &latest,
 		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code")
@@ -2357,7 +2357,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	declarations := derived.Compliance(confirmed.AWBNumber)
 	placiJ, csdJ := toPLACIJSON(*declarations.PLACI), toCSDJSON(*declarations.CSD)
 	consolidated := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, PLACI: &placiJ, CSD: &csdJ,
-		DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight}, EventCount: len(fullTimeline)}
+		DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight}, EventCount: len(fullTimeline)}
 	for _, d := range declarations.DGDs {
 		consolidated.DangerousGoods = append(consolidated.DangerousGoods, toDGDJSON(d))
 	}
@@ -2388,14 +2388,14 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}},
 		{"shipment", "/api/shipments/{awb}", "get", 200, shipment},
 		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
-		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{},
+			HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
+		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{},
 			LatestEvent: &latest, EventCount: len(timeline)}},
 		{"shipment with its waybills", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, DangerousGoods: []dgdJSON{}, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
+			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
 			Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}},
 		{"shipment of a MAWB only", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: "020-10000023", MAWB: mawbOf(leastMAWB[0]), HAWBs: []hawbJSON{},
-			DangerousGoods: []dgdJSON{}, Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
+			DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
 		{"shipment with its declarations, manifest and offload", "/api/shipments/{awb}", "get", 200, consolidated},
 		{"timeline of every source", "/api/shipments/{awb}/events", "get", 200, fullList},
 		{"capacity of a manifested flight", "/api/capacity", "get", 200, loadedCapacity},

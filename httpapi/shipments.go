@@ -95,9 +95,17 @@ func (s *Server) shipmentOwner(awb string) string {
 	case len(c.DGDs) > 0:
 		return c.DGDs[0].OrganizationID
 	}
+	// An airline files e-CSDs and uploads documents too; only a
+	// forwarder's filing makes it the shipment's.
+	var filers []string
 	if c.CSD != nil {
-		// An airline files e-CSDs too; only a forwarder's makes it owner.
-		if o, ok := s.identity.Organization(c.CSD.OrganizationID); ok && o.Role == domain.RoleForwarder {
+		filers = append(filers, c.CSD.OrganizationID)
+	}
+	for _, d := range s.documents.ByAWB(awb) {
+		filers = append(filers, d.OrganizationID)
+	}
+	for _, id := range filers {
+		if o, ok := s.identity.Organization(id); ok && o.Role == domain.RoleForwarder {
 			return o.ID
 		}
 	}
@@ -193,6 +201,7 @@ type shipmentJSON struct {
 	PLACI          *placiJSON       `json:"placi"`
 	CSD            *csdJSON         `json:"csd"`
 	DangerousGoods []dgdJSON        `json:"dangerousGoods"`
+	Documents      []documentJSON   `json:"documents"`
 	LatestEvent    *statusEventJSON `json:"latestEvent"`
 	Declared       cargoJSON        `json:"declared"`
 	Reported       cargoJSON        `json:"reported"`
@@ -219,7 +228,7 @@ func (s *Server) handleShipment() handlerFunc {
 		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
-		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}}
+		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}}
 		if booked {
 			bj := toBookingJSON(b)
 			out.Booking = &bj
@@ -244,6 +253,9 @@ func (s *Server) handleShipment() handlerFunc {
 		}
 		for _, d := range filings.DGDs {
 			out.DangerousGoods = append(out.DangerousGoods, toDGDJSON(d))
+		}
+		for _, d := range s.documents.ByAWB(awb) {
+			out.Documents = append(out.Documents, toDocumentJSON(d))
 		}
 		for _, entry := range timeline {
 			if !entry.IsStatus() {

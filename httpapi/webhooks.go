@@ -250,7 +250,7 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 	case "flight":
 		return s.renderFlightOperation(e, p)
 	case "document":
-		return renderDocument(e, p)
+		return s.renderDocument(e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {
 		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)

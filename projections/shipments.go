@@ -20,12 +20,14 @@ const (
 	SourceDGD      = "dgd"
 	SourceCSD      = "csd"
 	SourcePLACI    = "placi"
+	SourceDocument = "document"
 )
 
 // TimelineEntry is one entry of a shipment's timeline. Manifests appear as
 // MAN and offloads as DIS/OFLD, as an airline's FSU messages would report
 // them; filings (waybills, declarations, documents) carry their kind as
-// the event type (MAWB, HAWB, DGD, CSD, PLACI) and have no FSU code.
+// the event type (MAWB, HAWB, DGD, CSD, PLACI, DOCUMENT) and have no FSU
+// code.
 type TimelineEntry struct {
 	Event  domain.ShipmentStatusRecorded // not embedded: an entry is not a domain event
 	Source string
@@ -82,6 +84,8 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 		m.addFiling(e.AWBNumber, e.CSDID, "CSD", SourceCSD, e.SubmittedAt, "", nil, nil, "e-CSD, security status "+e.SecurityStatus)
 	case domain.PLACISubmitted:
 		m.addFiling(e.AWBNumber, e.PLACIID, "PLACI", SourcePLACI, e.SubmittedAt, e.Origin, e.Pieces, e.WeightKg, "PLACI filed")
+	case domain.DocumentUploaded:
+		m.addFiling(e.AWBNumber, e.DocumentID, "DOCUMENT", SourceDocument, e.UploadedAt, "", nil, nil, e.DocumentType+" "+e.FileName)
 	}
 }
 

@@ -197,6 +197,11 @@ func TestDocumentRules(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: map[string]string{"awbNumber": "020-81140743"}}); r.status != http.StatusUnsupportedMediaType {
 		t.Errorf("a JSON body = %d", r.status)
 	}
+	// The forwarder's uploads made the shipment its own: another forwarder
+	// may not upload for it.
+	if r := s.upload(t, s.rivalForwarder(t), documentParts("020-81140743", "INVOICE", "a.pdf", pdf)...); r.status != http.StatusForbidden {
+		t.Errorf("another forwarder's upload = %d %s", r.status, r.body)
+	}
 	// Idempotency-Key is not honoured on uploads: each is a document.
 	var first, second document
 	for _, d := range []*document{&first, &second} {

@@ -240,13 +240,18 @@ func TestShipmentFullLife(t *testing.T) {
 	s.mustCreate(t, fwd, "/api/placi", map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK",
 		"departureDate": time.Now().UTC().Format(time.DateOnly), "cargoDescription": "CNC milling machine spare parts",
 		"shipperName": "ACME Machine Tools", "consigneeName": "Globex Inc"})
+	for _, doc := range []string{"INVOICE", "PACKING_LIST"} {
+		if r := s.upload(t, fwd, documentParts(awb, doc, doc+".pdf", pdfOf(4096))...); r.status != http.StatusCreated {
+			t.Fatalf("upload of %s = %d %s", doc, r.status, r.body)
+		}
+	}
 	status("RCS", "FRA")
 	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
 	status("DEP", "FRA")
 	status("ARR", "JFK")
 	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Damaged", "pieces": 1, "weight": 50})
 
-	want := "MAWB HAWB HAWB DGD CSD PLACI RCS MAN DEP ARR DIS/OFLD"
+	want := "MAWB HAWB HAWB DGD CSD PLACI DOCUMENT DOCUMENT RCS MAN DEP ARR DIS/OFLD"
 	check := func(s *testServer, token string) {
 		t.Helper()
 		var tl struct {
@@ -271,7 +276,23 @@ func TestShipmentFullLife(t *testing.T) {
 	check(s, lh)
 	s.stop()
 	s = startServer(t, dir, nil)
-	check(s, s.demoToken(t, "demo-forwarder"))
+	fwd = s.demoToken(t, "demo-forwarder")
+	check(s, fwd)
+	var sh struct {
+		MAWB           *struct{ Pieces int }
+		HAWBs          []struct{ HAWBNumber string }
+		DangerousGoods []struct{ UNNumber string }
+		Documents      []struct{ DocumentType string }
+		PLACI, CSD     *struct{ Status string }
+		LatestEvent    *struct{ EventType string }
+		Declared       struct{ Pieces *int }
+		Reported       struct{ Pieces *int }
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+	if sh.MAWB == nil || len(sh.HAWBs) != 2 || len(sh.DangerousGoods) != 1 || len(sh.Documents) != 2 || sh.Documents[1].DocumentType != "PACKING_LIST" ||
+		sh.PLACI == nil || sh.CSD == nil || sh.LatestEvent.EventType != "DIS" || *sh.Declared.Pieces != 10 || *sh.Reported.Pieces != 10 {
+		t.Errorf("shipment after a restart = %+v", sh)
+	}
 }
 
 func TestOperationsWebhooks(t *testing.T) {
