@@ -139,7 +139,8 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	if !slices.Contains(securityStatuses, e.SecurityStatus) {
 		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "must be SPX, SCO, SHR or NSC")
 	}
-	if e.ScreeningResult != "" && !slices.Contains(screeningResults, e.ScreeningResult) {
+	resultOK := e.ScreeningResult == "" || slices.Contains(screeningResults, e.ScreeningResult)
+	if !resultOK {
 		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "must be pass or fail")
 	}
 	if e.Exemption != "" && !slices.Contains(exemptionCodes, e.Exemption) {
@@ -149,7 +150,7 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	switch {
 	case e.ScreeningResult == "FAIL" && secure:
 		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "cargo that failed screening is NSC")
-	case secure && e.Exemption == "" && (len(methods) == 0 || e.ScreeningResult != "PASS"):
+	case secure && resultOK && e.Exemption == "" && (len(methods) == 0 || e.ScreeningResult != "PASS"):
 		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "a secure status (%s) needs a passed screening by a listed method, or an exemption", e.SecurityStatus)
 	}
 	if c.ScreeningDate == "" {

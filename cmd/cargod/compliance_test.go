@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,10 +33,19 @@ func TestComplianceFilings(t *testing.T) {
 		{"PLACI without names", fwd, "/api/placi", placi(map[string]any{"shipperName": "", "consigneeName": " "}), 400, "consigneeName:REQUIRED shipperName:REQUIRED"},
 		{"PLACI too vague", fwd, "/api/placi", placi(map[string]any{"cargoDescription": "Consolidation"}), 400, "cargoDescription:INVALID_VALUE"},
 		{"PLACI by an airline", lh, "/api/placi", placi(nil), 403, ""},
+		{"PLACI with a bad AWB", fwd, "/api/placi", placi(map[string]any{"awbNumber": "020-12345670"}), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"PLACI to nowhere", fwd, "/api/placi", placi(map[string]any{"origin": "QQQ", "destination": "J1"}), 400, "destination:INVALID_FORMAT origin:UNKNOWN_AIRPORT"},
+		{"PLACI with a bad date", fwd, "/api/placi", placi(map[string]any{"departureDate": "26/11/2026"}), 400, "departureDate:INVALID_DATE"},
+		{"PLACI with no pieces", fwd, "/api/placi", placi(map[string]any{"pieces": 0, "weight": -1}), 400, "pieces:INVALID_RANGE weight:INVALID_RANGE"},
+		{"PLACI too long", fwd, "/api/placi", placi(map[string]any{"shipperName": strings.Repeat("x", 201)}), 400, "shipperName:TOO_LONG"},
 		{"e-CSD", fwd, "/api/csd", csd(nil), 201, ""},
 		{"e-CSD by the carrier", lh, "/api/csd", csd(map[string]any{"securityStatus": "SHR", "screeningMethods": []string{"EDD"}}), 201, ""},
 		{"e-CSD with an exemption", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "", "screeningDate": "", "screeningResult": "", "exemption": "mail"}), 201, ""},
 		{"unknown method", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "SNIFF"}), 400, "screeningMethods[0]:INVALID_SCREENING_METHOD"},
+		{"e-CSD with a bad AWB", fwd, "/api/csd", csd(map[string]any{"awbNumber": "02012345"}), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"unknown exemption", fwd, "/api/csd", csd(map[string]any{"exemption": "VIP"}), 400, "exemption:INVALID_EXEMPTION"},
+		{"unknown result", fwd, "/api/csd", csd(map[string]any{"screeningResult": "maybe"}), 400, "screeningResult:INVALID_SCREENING_RESULT"},
+		{"no screening date", fwd, "/api/csd", csd(map[string]any{"screeningDate": ""}), 400, "screeningDate:REQUIRED"},
 		{"secure without a pass", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SPX", "screeningResult": "fail"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
 		{"bad status", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SAFE"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
 		{"screened tomorrow", fwd, "/api/csd", csd(map[string]any{"screeningDate": time.Now().Add(3 * time.Hour).Format(time.RFC3339)}), 400, "screeningDate:INVALID_DATE"},
@@ -53,9 +63,11 @@ func TestComplianceFilings(t *testing.T) {
 				checkFields(t, r, tt.fields)
 			}
 			if r.status == 201 {
-				var created struct{ AWBNumber, Status string }
+				// The spec's fields: placiId or csdId, awbNumber, status.
+				var created struct{ PLACIID, CSDID, AWBNumber, Status string }
 				r.json(t, &created)
-				if created.AWBNumber != awb || created.Status != "submitted" {
+				if created.AWBNumber != awb || created.Status != "submitted" || (created.PLACIID == "") == (created.CSDID == "") ||
+					r.header.Get("Location") != "/api/shipments/"+awb {
 					t.Errorf("= %s", r.body)
 				}
 			}

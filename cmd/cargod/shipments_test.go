@@ -64,7 +64,17 @@ func TestShipmentTimeline(t *testing.T) {
 			codes = append(codes, e.XFSUCode)
 		}
 		if strings.Join(codes, ",") != "RCS,MAN,DEP,DIS_OFLD,ARR" {
-			t.Errorf("timeline = %v", codes)
+			t.Fatalf("timeline = %v", codes)
+		}
+		var window struct{ Events []statusEvent }
+		// From the MAN on, to the offload (excluded).
+		from, to := tl.Events[1].EventDate.Format(time.RFC3339), tl.Events[3].EventDate.Format(time.RFC3339)
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?from=" + from + "&to=" + to, token: tok}).json(t, &window)
+		if len(window.Events) != 2 || window.Events[0].EventType != "MAN" || window.Events[1].EventType != "DEP" {
+			t.Errorf("events from %s to %s = %+v", from, to, window.Events)
+		}
+		if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?from=yesterday", token: tok}); r.status != http.StatusBadRequest {
+			t.Errorf("from=yesterday = %d", r.status)
 		}
 		var off struct{ Events []statusEvent }
 		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: tok}).json(t, &off)

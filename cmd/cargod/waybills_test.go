@@ -37,9 +37,10 @@ func TestWaybills(t *testing.T) {
 	var h struct {
 		HAWBNumber, MAWBNumber, Status string
 		Pieces                         int
+		Weight                         float64
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("h1", 6, 300)).json(t, &h)
-	if h.HAWBNumber != "H1" || h.MAWBNumber != awb || h.Status != "created" || h.Pieces != 6 {
+	if h.HAWBNumber != "H1" || h.MAWBNumber != awb || h.Status != "created" || h.Pieces != 6 || h.Weight != 300 {
 		t.Errorf("HAWB = %+v", h)
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("H2", 4, 200))
@@ -55,6 +56,10 @@ func TestWaybills(t *testing.T) {
 		{"MAWB with bad fields", fwd, "/api/mawb", map[string]any{"awbNumber": "020-00000022", "origin": "QQQ", "destination": "JFK", "weight": -1.0,
 			"shipper": party(""), "consignee": party("b")}, 400, "origin:UNKNOWN_AIRPORT pieces:REQUIRED shipper.name:REQUIRED weight:INVALID_RANGE"},
 		{"airlines file no MAWB", s.demoToken(t, "demo-airline-lh"), "/api/mawb", mawbBody("020-00000022"), 403, ""},
+		{"MAWB number with a bad check digit", fwd, "/api/mawb", mawbBody("020-00000021"), 400, "awbNumber:INVALID_AWB_NUMBER"},
+		{"house number with a dash", fwd, "/api/hawb", hawb("H-3", 1, 1), 400, "hawbNumber:INVALID_FORMAT"},
+		{"HAWB under another forwarder's master", s.rivalForwarder(t), "/api/hawb", hawb("R1", 1, 1), 400, "mawbNumber:UNKNOWN_MAWB"},
+		{"airlines file no HAWB", s.demoToken(t, "demo-airline-lh"), "/api/hawb", hawb("L1", 1, 1), 403, ""},
 	}
 	s.runCases(t, "POST", tests)
 	// A MAWB with bad fields used no number: 020-00000022 is still free.
