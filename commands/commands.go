@@ -74,10 +74,12 @@ func New(store *eventstore.Store, hashCost int, ref domain.Lookup) *Handler {
 	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[eventstore.Aggregate]cacheEntry{}}}
 }
 
-// Result is an aggregate after a command, and the stream sequence a reader
+// Result is an aggregate after a command, the last event the command
+// appended (nil if it appended none), and the stream sequence a reader
 // must have reached to see it.
 type Result[S any] struct {
 	State    S
+	Event    domain.Event
 	Sequence uint64
 }
 
@@ -132,7 +134,16 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 			return err
 		}
 		if done != 0 {
-			res = Result[S]{State: state, Sequence: done}
+			// The command ran before: its own event, not the latest.
+			rec, err := h.store.Get(ctx, agg, done)
+			if err != nil {
+				return err
+			}
+			e, err := domain.DecodeEvent(rec.Type, rec.Data)
+			if err != nil {
+				return fmt.Errorf("loading %s: %w", agg, err)
+			}
+			res = Result[S]{State: state, Event: e, Sequence: done}
 			return nil
 		}
 		events, err := decide(state)
@@ -167,7 +178,7 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 		for _, e := range events {
 			state = evolve(state, e)
 		}
-		res = Result[S]{State: state, Sequence: seqs[len(seqs)-1]}
+		res = Result[S]{State: state, Event: events[len(events)-1], Sequence: seqs[len(seqs)-1]}
 		return nil
 	})
 	return res, err

@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -86,38 +84,22 @@ func evolveRateCard(c domain.RateCard, e domain.Event) domain.RateCard {
 }
 
 // SubmitManifest files the calling airline's manifest of a flight.
-func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.ManifestSubmitted], error) {
+func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.Flight], error) {
 	c.ManifestID, c.Carrier, c.At = m.DeriveID("manifest"), m.Principal.AirlineCode, h.now().UTC()
-	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideSubmitManifest(f, c) },
-		func(f domain.Flight) []domain.ManifestSubmitted { return f.Manifests },
-		func(e domain.ManifestSubmitted) bool { return e.ManifestID == c.ManifestID })
+	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideSubmitManifest(f, c) })
 }
 
 // ReportOffload records cargo the calling airline took off one of its
 // flights.
-func (h *Handler) ReportOffload(ctx context.Context, m Meta, flightID string, c domain.ReportOffload) (Result[domain.OffloadReported], error) {
+func (h *Handler) ReportOffload(ctx context.Context, m Meta, flightID string, c domain.ReportOffload) (Result[domain.Flight], error) {
 	c.OffloadID, c.Carrier, c.At = m.DeriveID("offload"), m.Principal.AirlineCode, h.now().UTC()
-	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReportOffload(f, c) },
-		func(f domain.Flight) []domain.OffloadReported { return f.Offloads },
-		func(e domain.OffloadReported) bool { return e.OffloadID == c.OffloadID })
+	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReportOffload(f, c) })
 }
 
-// onFlight runs a command on a flight that records one event of type E,
-// and returns that event — found by its id, so that a repeated command
-// gets the event it recorded the first time.
-func onFlight[E any](ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) ([]domain.Event, error),
-	recorded func(domain.Flight) []E, this func(E) bool) (Result[E], error) {
-	var none Result[E]
+// onFlight runs a command on the flight flightID.
+func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) ([]domain.Event, error)) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
-		return none, domain.Errorf(domain.NotFound, "no flight %s", flightID)
+		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
 	}
-	res, err := execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, decide)
-	if err != nil {
-		return none, err
-	}
-	i := slices.IndexFunc(recorded(res.State), this)
-	if i < 0 {
-		return none, fmt.Errorf("flight %s: the recorded event is missing", flightID)
-	}
-	return Result[E]{State: recorded(res.State)[i], Sequence: res.Sequence}, nil
+	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, decide)
 }

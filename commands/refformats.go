@@ -389,20 +389,28 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			return c, false, domain.ValidateCommodity(c)
 		})
 	case FormatDangerousGoods:
-		var id, name, class, pg, width int
+		var id, name, class, pg, cargo, width int
 		header := func(h []string) error {
 			width = len(h)
 			return refRequireColumns(refColumnIndex(h), map[string]*int{
-				"id_number": &id, "proper_shipping_name": &name, "hazard_class": &class, "packing_group": &pg,
+				"id_number": &id, "proper_shipping_name": &name, "hazard_class": &class, "packing_group": &pg, "cargo_aircraft_only_max_qty": &cargo,
 			})
 		}
-		seen := map[string]bool{}
-		return refParseLines(r, ',', firstLine, header, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		// A UN number has a row per entry; the first names it, and all
+		// together give its classes, packing groups and whether any may
+		// fly.
+		entries := map[string]*dangerousGoodEntries{}
+		parsed, err := refParseLines(r, ',', firstLine, header, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
 			}
 			un := strings.ToUpper(strings.ReplaceAll(rec[id], " ", ""))
-			if !strings.HasPrefix(un, "UN") || seen[un] {
+			if !strings.HasPrefix(un, "UN") {
+				return domain.KnownCommodity{}, true, nil
+			}
+			first, seen := entries[un]
+			if seen {
+				first.add(rec[name], rec[class], rec[pg], rec[cargo])
 				return domain.KnownCommodity{}, true, nil
 			}
 			c := domain.KnownCommodity{
@@ -415,12 +423,46 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			}
 			bad := domain.ValidateCommodity(c)
 			if len(bad) == 0 {
-				seen[un] = true
+				entries[un] = &dangerousGoodEntries{}
+				entries[un].add(rec[name], rec[class], rec[pg], rec[cargo])
 			}
 			return c, false, bad
 		})
+		for i, c := range parsed.Rows {
+			e := entries[c.Code]
+			if len(e.classes) > 1 {
+				parsed.Rows[i].HazardClasses = e.classes
+			}
+			if len(e.groups) > 1 {
+				parsed.Rows[i].PackingGroups = e.groups
+			}
+			if len(e.names) > 1 {
+				parsed.Rows[i].OtherNames = e.names[1:]
+			}
+			parsed.Rows[i].CargoAircraftForbidden = !e.mayFly
+		}
+		return parsed, err
 	}
 	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q", format)
+}
+
+// dangerousGoodEntries gathers the entries of one UN number.
+type dangerousGoodEntries struct {
+	classes, groups, names []string
+	mayFly                 bool // some entry may go on a cargo aircraft
+}
+
+func (d *dangerousGoodEntries) add(name, class, group, cargoAircraftQuantity string) {
+	if name != "" && !slices.Contains(d.names, name) {
+		d.names = append(d.names, name)
+	}
+	if domain.IsHazardClass(class) && !slices.Contains(d.classes, class) {
+		d.classes = append(d.classes, class)
+	}
+	if group != "" && !slices.Contains(d.groups, group) {
+		d.groups = append(d.groups, group)
+	}
+	d.mayFly = d.mayFly || (cargoAircraftQuantity != "" && cargoAircraftQuantity != "Forbidden")
 }
 
 // refParseLines drives the parsing of one file: it reads it line by line,

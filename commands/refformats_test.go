@@ -268,16 +268,19 @@ func TestParseCommoditiesFormats(t *testing.T) {
 			file: "dg.csv", format: FormatDangerousGoods,
 			rows: []domain.KnownCommodity{
 				{Code: "UN1088", Name: "Acetal", DangerousGoods: true, UNNumber: "UN1088", HazardClass: "3", PackingGroup: "II"},
-				{Code: "UN1170", Name: "Ethanol or Ethyl alcohol", DangerousGoods: true, UNNumber: "UN1170", HazardClass: "3", PackingGroup: "II"},
+				{Code: "UN1170", Name: "Ethanol or Ethyl alcohol", DangerousGoods: true, UNNumber: "UN1170", HazardClass: "3", PackingGroup: "II",
+					PackingGroups: []string{"II", "III"}},
 				{Code: "UN3480", Name: "Lithium ion batteries including lithium ion polymer batteries", DangerousGoods: true, UNNumber: "UN3480", HazardClass: "9"},
-				{Code: "UN2197", Name: "Hydrogen iodide, anhydrous", DangerousGoods: true, UNNumber: "UN2197", HazardClass: "2.3"},
+				{Code: "UN2197", Name: "Hydrogen iodide, anhydrous", DangerousGoods: true, UNNumber: "UN2197", HazardClass: "2.3", CargoAircraftForbidden: true},
+				{Code: "UN1950", Name: "Aerosols, flammable", DangerousGoods: true, UNNumber: "UN1950", HazardClass: "2.1",
+					HazardClasses: []string{"2.1", "2.2"}, OtherNames: []string{"Aerosols, non-flammable"}},
 			},
-			skipped: 5, // NA1993, no id, UN1170 again, ID8000, UN2197 again
+			skipped: 6, // NA1993, no id, UN1170 again, ID8000, UN2197 again, UN1950 again
 		},
 		{
 			file: "dg_bad.csv", format: FormatDangerousGoods,
 			rows: []domain.KnownCommodity{
-				{Code: "UN0381", Name: "Cartridges, power device", DangerousGoods: true, UNNumber: "UN0381", HazardClass: "1.2C"},
+				{Code: "UN0381", Name: "Cartridges, power device", DangerousGoods: true, UNNumber: "UN0381", HazardClass: "1.2C", CargoAircraftForbidden: true},
 				{Code: "UN1090", Name: "Acetone", DangerousGoods: true, UNNumber: "UN1090", HazardClass: "3", PackingGroup: "II"},
 			},
 			rejected: []refWantReject{

@@ -8,18 +8,12 @@ import (
 )
 
 // RecordShipmentStatus records a status event of the shipment with that
-// (canonical) AWB number. Each shipment is an aggregate of its own.
-func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (Result[[]domain.ShipmentStatusRecorded], error) {
+// (canonical) AWB number. Each shipment is an aggregate of its own; a
+// status event depends on none before it, so the aggregate keeps no state.
+func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (Result[struct{}], error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
 	return execute(ctx, h, eventstore.Aggregate{Type: "shipment", ID: c.AWBNumber}, m,
-		func(s []domain.ShipmentStatusRecorded, e domain.Event) []domain.ShipmentStatusRecorded {
-			if e, ok := e.(domain.ShipmentStatusRecorded); ok {
-				return append(s[:len(s):len(s)], e)
-			}
-			return s
-		},
-		func([]domain.ShipmentStatusRecorded) ([]domain.Event, error) {
-			return domain.DecideRecordStatus(c, h.ref)
-		})
+		func(s struct{}, _ domain.Event) struct{} { return s },
+		func(struct{}) ([]domain.Event, error) { return domain.DecideRecordStatus(c, h.ref) })
 }

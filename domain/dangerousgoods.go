@@ -34,9 +34,15 @@ var (
 var (
 	noPackingGroup   = []string{"1", "2", "5.2", "6.2", "7"}
 	needPackingGroup = []string{"3", "4", "5.1", "6.1", "8"}
-	// noLimitedQuantity: explosives, toxic gases, infectious substances and
-	// radioactive material have no limited-quantity (Y) instructions.
-	noLimitedQuantity = []string{"1", "2.3", "6.2", "7"}
+	// noLimitedQuantity: explosives, toxic gases, spontaneously combustible
+	// substances, infectious substances and radioactive material have no
+	// limited-quantity (Y) instructions (IATA DGR 2.4); nor has anything of
+	// packing group I.
+	noLimitedQuantity = []string{"1", "2.3", "4.2", "6.2", "7"}
+	// noExceptedQuantity: excepted quantities (DGR 2.6) are not open to
+	// explosives, flammable and toxic gases, infectious substances, or
+	// radioactive material (which has excepted packages of its own).
+	noExceptedQuantity = []string{"1", "2.1", "2.3", "6.2", "7"}
 )
 
 // DGDSubmitted records a shipper's declaration for dangerous goods.
@@ -99,7 +105,7 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	case !unNumberPattern.MatchString(e.UNNumber) || e.UNNumber == "UN0000":
 		p.Add("unNumber", CodeInvalidUNNumber, "must be UN followed by 4 digits, as UN1845, not %q", e.UNNumber)
 	}
-	classOK := hazardClassPattern.MatchString(e.Class)
+	classOK := IsHazardClass(e.Class)
 	if !classOK {
 		p.Add("class", CodeInvalidHazardClass, "must be a class 1 to 9 or a division (1.1–1.6 with compatibility group, 2.1–2.3, 4.1–4.3, 5.1, 5.2, 6.1, 6.2), not %q", e.Class)
 	}
@@ -140,19 +146,42 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 		return nil, err
 	}
 
-	if known, ok := lookupDangerousGood(ref, e.UNNumber); !ok {
+	known, ok := lookupDangerousGood(ref, e.UNNumber)
+	if !ok {
 		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is not in the loaded dangerous-goods reference data: check it by hand")
-	} else {
-		if known.HazardClass != "" && hazardClassPattern.MatchString(known.HazardClass) && !sameHazardClass(e.Class, known.HazardClass) {
-			p.Add("class", CodeMismatch, "%s is class %s in the reference data, not %s", e.UNNumber, known.HazardClass, e.Class)
-			return nil, p.Err()
-		}
-		if !sameShippingName(e.ProperShippingName, known.Name) {
-			e.ReviewNotes = append(e.ReviewNotes, "proper shipping name differs from the reference data for "+e.UNNumber+": \""+known.Name+"\"")
-		}
+		return []Event{e}, nil
+	}
+	classes := orOne(known.HazardClasses, known.HazardClass)
+	if !slices.ContainsFunc(classes, func(k string) bool { return !IsHazardClass(k) || sameHazardClass(e.Class, k) }) {
+		p.Add("class", CodeMismatch, "%s is class %s in the reference data, not %s", e.UNNumber, strings.Join(classes, " or "), e.Class)
+		return nil, p.Err()
+	}
+	if !slices.ContainsFunc(append([]string{known.Name}, known.OtherNames...), func(name string) bool { return sameShippingName(e.ProperShippingName, name) }) {
+		e.ReviewNotes = append(e.ReviewNotes, "proper shipping name differs from the reference data for "+e.UNNumber+": \""+known.Name+"\"")
+	}
+	// The reference is the US DOT table: where it differs from the ICAO
+	// Technical Instructions, the acceptance check decides, so these are
+	// notes.
+	if groups := orOne(known.PackingGroups, known.PackingGroup); e.PackingGroup != "" && len(groups) > 0 && !slices.Contains(groups, e.PackingGroup) {
+		e.ReviewNotes = append(e.ReviewNotes, "packing group "+e.PackingGroup+" is not listed for "+e.UNNumber+" in the reference data ("+strings.Join(groups, ", ")+")")
+	}
+	if known.CargoAircraftForbidden {
+		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is forbidden on cargo aircraft in the reference data: check the ICAO Technical Instructions")
 	}
 	return []Event{e}, nil
 }
+
+// orOne is list, or else one as a list of one (none if one is empty).
+func orOne(list []string, one string) []string {
+	if len(list) > 0 || one == "" {
+		return list
+	}
+	return []string{one}
+}
+
+// IsHazardClass reports whether s is a class (1 to 9) or a division, as
+// 2.1 or 1.4S.
+func IsHazardClass(s string) bool { return hazardClassPattern.MatchString(s) }
 
 // checkPackingGroup: I, II or III where the class uses one, none where it
 // does not.
@@ -177,6 +206,10 @@ func checkPackingInstruction(p *Problems, e DGDSubmitted) {
 		p.Add("exceptedQuantity", CodeInvalidValue, "goods go either as a limited or as an excepted quantity, not both")
 	case e.LimitedQuantity && classIn(noLimitedQuantity, e.Class):
 		p.Add("limitedQuantity", CodeInvalidValue, "class %s cannot go as a limited quantity", e.Class)
+	case e.LimitedQuantity && e.PackingGroup == "I":
+		p.Add("limitedQuantity", CodeInvalidValue, "packing group I cannot go as a limited quantity")
+	case e.ExceptedQuantity && classIn(noExceptedQuantity, e.Class):
+		p.Add("exceptedQuantity", CodeInvalidValue, "class %s cannot go as an excepted quantity", e.Class)
 	case pi == "":
 		if !e.ExceptedQuantity {
 			p.Add("packingInstructions", CodeRequired, "is required: three digits, as 966, or Y and three digits for a limited quantity")
@@ -203,12 +236,14 @@ func sameHazardClass(declared, known string) bool {
 	return len(known) == 4 && known[:3] == declared
 }
 
-// sameShippingName compares names on their letters and digits only, and
+// sameShippingName compares names on their letters and digits only. It
 // accepts a declared name that is one of the reference's alternatives
-// ("Carbon dioxide, solid or Dry ice").
+// ("Carbon dioxide, solid or Dry ice"), or the start of the reference's
+// name when that goes on with a qualification ("Aerosols, flammable" of
+// "Aerosols, flammable, (each not exceeding 1 L capacity)").
 func sameShippingName(declared, known string) bool {
 	d, k := lettersAndDigits(declared), lettersAndDigits(known)
-	if d == k {
+	if d == k || (len(d) >= 8 && strings.HasPrefix(k, d)) {
 		return true
 	}
 	for _, alt := range strings.Split(strings.ToLower(known), " or ") {

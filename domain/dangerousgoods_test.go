@@ -11,10 +11,15 @@ import (
 type dgRef struct{ Lookup }
 
 func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
-	if un != "UN1845" {
-		return KnownCommodity{}, false
-	}
-	return KnownCommodity{Code: un, Name: "Carbon dioxide, solid or Dry ice", DangerousGoods: true, UNNumber: un, HazardClass: "9"}, true
+	c, ok := map[string]KnownCommodity{
+		"UN1845": {Name: "Carbon dioxide, solid or Dry ice", HazardClass: "9"},
+		"UN1950": {Name: "Aerosols, flammable, (each not exceeding 1 L capacity)", HazardClass: "2.1", HazardClasses: []string{"2.1", "2.2"},
+			OtherNames: []string{"Aerosols, non-flammable, (each not exceeding 1 L capacity)"}},
+		"UN1088": {Name: "Acetal", HazardClass: "3", PackingGroup: "II"},
+		"UN1005": {Name: "Ammonia, anhydrous", HazardClass: "2.2", CargoAircraftForbidden: true},
+	}[un]
+	c.Code, c.UNNumber, c.DangerousGoods = un, un, true
+	return c, ok
 }
 
 func TestDecideDGD(t *testing.T) {
@@ -72,6 +77,19 @@ func TestDecideDGD(t *testing.T) {
 		{"gross below net", func(c *SubmitDGD) { c.GrossWeightKg = num(10) }, "INVALID_RANGE grossWeight"},
 		{"no declaration", func(c *SubmitDGD) { c.ShipperDeclaration = " " }, "REQUIRED shipperDeclaration"},
 		{"class against the reference", func(c *SubmitDGD) { c.Class, c.PackingGroup = "8", "II" }, "MISMATCH class"},
+		{"one of the reference's classes", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.Class, c.PackingInstructions = "UN1950", "Aerosols, non-flammable", "2.2", "203"
+		}, ""},
+		{"none of the reference's classes", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingInstructions = "UN1950", "2.3", "203" }, "MISMATCH class"},
+		{"limited quantity of packing group I", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions, c.LimitedQuantity = "UN1088", "3", "I", "Y341", true
+		}, "INVALID_VALUE limitedQuantity"},
+		{"limited quantity of division 4.2", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions, c.LimitedQuantity = "UN1362", "4.2", "III", "Y470", true
+		}, "INVALID_VALUE limitedQuantity"},
+		{"excepted flammable gas", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingInstructions, c.ExceptedQuantity = "UN1950", "2.1", "", true
+		}, "INVALID_VALUE exceptedQuantity"},
 	}
 	for _, tt := range tests {
 		c := base()
@@ -115,6 +133,23 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 			t.Errorf("%s: notes %q, want %q", name, got, want)
 		}
 	}
+	for _, tt := range []struct {
+		un, name, class, pg, want string
+	}{
+		{"UN1950", "Aerosols, flammable", "2.1", "", ""},
+		{"UN1088", "Acetal", "3", "I", "packing group I is not listed for UN1088 in the reference data (II)"},
+		{"UN1005", "Ammonia, anhydrous", "2.2", "", "UN1005 is forbidden on cargo aircraft in the reference data: check the ICAO Technical Instructions"},
+	} {
+		c.UNNumber, c.ProperShippingName, c.Class, c.PackingGroup = tt.un, tt.name, tt.class, tt.pg
+		events, err := DecideDGD(c, dgRef{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.un, err)
+		}
+		if got := strings.Join(events[0].(DGDSubmitted).ReviewNotes, "; "); got != tt.want {
+			t.Errorf("%s: notes %q, want %q", tt.un, got, tt.want)
+		}
+	}
+	c.Class, c.PackingGroup = "9", ""
 	c.UNNumber, c.ProperShippingName = "UN3480", "Lithium ion batteries"
 	events, err := DecideDGD(c, dgRef{})
 	if err != nil || !strings.Contains(strings.Join(events[0].(DGDSubmitted).ReviewNotes, ""), "not in the loaded dangerous-goods reference") {

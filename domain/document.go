@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,24 @@ var DocumentContentTypes = []string{"application/pdf", "image/png", "image/jpeg"
 
 // maxFileName bounds a document's file name, as most file systems do.
 const maxFileName = 255
+
+// fileExtensions are the usual extensions of each accepted type, the
+// canonical one first. A file is saved under the extension of the type it
+// was sniffed as: a browser or desktop opens a downloaded file by its
+// extension, not by the Content-Type it came with, so inv.html sniffed as
+// text/plain must not be saved as inv.html.
+var fileExtensions = map[string][]string{
+	"application/pdf":  {".pdf"},
+	"image/png":        {".png"},
+	"image/jpeg":       {".jpg", ".jpeg"},
+	"image/tiff":       {".tif", ".tiff"},
+	"application/xml":  {".xml"},
+	"text/xml":         {".xml"},
+	"application/json": {".json"},
+	// Plain text: notes, CSV and tab-separated exports, EDIFACT and
+	// Cargo-IMP messages.
+	"text/plain": {".txt", ".csv", ".tsv", ".edi"},
+}
 
 // DocumentUploaded records a file uploaded for a shipment. The bytes are
 // kept beside the stream under DocumentID; the event says what they are.
@@ -72,7 +91,8 @@ func CheckDocumentParts(p *Problems, awbNumber, documentType string) (awb, docTy
 func DecideUploadDocument(d, c DocumentUploaded) ([]Event, error) {
 	var p Problems
 	c.AWBNumber, c.DocumentType = CheckDocumentParts(&p, c.AWBNumber, c.DocumentType)
-	c.FileName = cleanFileName(c.FileName)
+	name := cleanFileName(c.FileName)
+	c.FileName = DocumentFileName(name, c.ContentType)
 	switch {
 	case c.ContentType == "":
 		p.Add("file", CodeRequired, "is required: a part named file with the document")
@@ -81,7 +101,9 @@ func DecideUploadDocument(d, c DocumentUploaded) ([]Event, error) {
 	case c.Size <= 0:
 		p.Add("file", CodeInvalidValue, "is empty")
 	}
-	checkLength(&p, "fileName", c.FileName, maxFileName)
+	// The limit is of the name as sent: the extension DocumentFileName
+	// may add is not the client's to shorten.
+	checkLength(&p, "fileName", name, maxFileName)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -91,12 +113,30 @@ func DecideUploadDocument(d, c DocumentUploaded) ([]Event, error) {
 	return []Event{c}, nil
 }
 
+// DocumentFileName is the name a file of type contentType is recorded
+// and offered for download under: the name sent, cleaned, with the
+// canonical extension of its type appended unless it has one of the
+// type's usual extensions (inv.html of text/plain is inv.html.txt).
+// Applied to a name it made, it changes nothing; downloads apply it again
+// so that names recorded before the rule follow it too.
+func DocumentFileName(name, contentType string) string {
+	name = cleanFileName(name)
+	exts := fileExtensions[contentType]
+	if len(exts) == 0 || slices.Contains(exts, strings.ToLower(path.Ext(name))) {
+		return name
+	}
+	return name + exts[0]
+}
+
 // cleanFileName keeps the last element of a path, as some clients send
-// one, without control characters; a file without a name is "document".
+// one, without control characters and without format characters (Cf),
+// which are invisible: a right-to-left override makes
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf". A file without a name
+// is "document".
 func cleanFileName(name string) string {
 	name = name[strings.LastIndexAny(name, `/\`)+1:]
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return -1
 		}
 		return r

@@ -30,6 +30,7 @@ func TestDecideUploadDocument(t *testing.T) {
 		{"empty file", with(func(d *DocumentUploaded) { d.ContentType, d.Size = "text/plain", 0 }), "file:INVALID_VALUE"},
 		{"a program", with(func(d *DocumentUploaded) { d.ContentType = "application/octet-stream" }), "file:INVALID_VALUE"},
 		{"long file name", with(func(d *DocumentUploaded) { d.FileName = strings.Repeat("x", 256) }), "fileName:TOO_LONG"},
+		{"longest file name, given an extension", with(func(d *DocumentUploaded) { d.FileName = strings.Repeat("x", 255) }), ""},
 		{"everything wrong", DocumentUploaded{DocumentID: "d1"}, "awbNumber:REQUIRED documentType:REQUIRED file:REQUIRED"},
 	}
 	for _, tt := range tests {
@@ -66,6 +67,9 @@ func TestCleanFileName(t *testing.T) {
 		{"../../etc/passwd", "passwd"},
 		{`C:\Users\ops\scan 1.tiff`, "scan 1.tiff"},
 		{"bad\r\nname\x00.txt", "badname.txt"},
+		{"invoice\u202Efdp.exe", "invoicefdp.exe"}, // a right-to-left override
+		{"\u200Bscan\u2066.pdf\uFEFF", "scan.pdf"}, // zero width space, isolate, byte order mark
+		{"\u202E", "document"},
 		{"Lieferschein für Kunde.pdf", "Lieferschein für Kunde.pdf"},
 		{"", "document"},
 		{"dir/", "document"},
@@ -74,6 +78,38 @@ func TestCleanFileName(t *testing.T) {
 	for _, tt := range tests {
 		if got := cleanFileName(tt.in); got != tt.want {
 			t.Errorf("cleanFileName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDocumentFileName(t *testing.T) {
+	tests := []struct{ name, contentType, want string }{
+		{"invoice.pdf", "application/pdf", "invoice.pdf"},
+		{"SCAN.PDF", "application/pdf", "SCAN.PDF"},
+		{"scan", "application/pdf", "scan.pdf"},
+		{"", "image/png", "document.png"},
+		{"photo.jpeg", "image/jpeg", "photo.jpeg"},
+		{"photo.png", "image/jpeg", "photo.png.jpg"},
+		{"scan.tif", "image/tiff", "scan.tif"},
+		{"xfwb.xml", "text/xml", "xfwb.xml"},
+		{"evil.svg", "text/xml", "evil.svg.xml"},
+		{"data.json", "application/json", "data.json"},
+		{"manifest.csv", "text/plain", "manifest.csv"},
+		{"message.edi", "text/plain", "message.edi"},
+		{"inv.html", "text/plain", "inv.html.txt"},
+		{"inv.txt.html", "text/plain", "inv.txt.html.txt"},
+		{"inv.", "text/plain", "inv..txt"},
+		{"invoice\u202Efdp.exe", "application/pdf", "invoicefdp.exe.pdf"},
+		{`C:\tmp\run.bat`, "text/plain", "run.bat.txt"},
+		{"legacy.bin", "application/octet-stream", "legacy.bin"}, // not an accepted type: no extension known
+	}
+	for _, tt := range tests {
+		got := DocumentFileName(tt.name, tt.contentType)
+		if got != tt.want {
+			t.Errorf("DocumentFileName(%q, %s) = %q, want %q", tt.name, tt.contentType, got, tt.want)
+		}
+		if again := DocumentFileName(got, tt.contentType); again != got {
+			t.Errorf("DocumentFileName(%q, %s) = %q: not stable", got, tt.contentType, again)
 		}
 	}
 }

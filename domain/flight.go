@@ -63,9 +63,7 @@ type Flight struct {
 	ReservedKg      float64
 	ReservedM3      float64
 	Loaded          map[string]Load // by AWB: the latest manifest, less offloads
-	Manifests       []ManifestSubmitted
-	Offloads        []OffloadReported
-	ActualKg        float64 // the manifest's total, less offloads
+	ActualKg        float64         // the manifest's total, less offloads
 	ActualM3        float64
 }
 

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// maxManifestShipments bounds one manifest: a widebody freighter carries a
+// MaxManifestShipments bounds one manifest: a widebody freighter carries a
 // few hundred AWBs.
-const maxManifestShipments = 1000
+const MaxManifestShipments = 1000
 
 // Codes of manifest and offload refusals.
 const (
@@ -97,6 +97,9 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	if err := checkOwnFlight(f, c.Carrier); err != nil {
 		return nil, err
 	}
+	if f.Status == FlightStatusArrived {
+		return nil, Errorf(Conflict, "flight %s has arrived: its manifest is closed", f.ID)
+	}
 	var p Problems
 	if c.FlightID != "" && c.FlightID != f.ID {
 		p.Add("flightId", CodeMismatch, "must be the flight of the path, %s", f.ID)
@@ -104,8 +107,8 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	switch n := len(c.Shipments); {
 	case n == 0:
 		p.Add("awbNumbers", CodeRequired, "must name at least one AWB")
-	case n > maxManifestShipments:
-		p.Add("awbNumbers", CodeTooMany, "at most %d AWBs per manifest", maxManifestShipments)
+	case n > MaxManifestShipments:
+		p.Add("awbNumbers", CodeTooMany, "at most %d AWBs per manifest", MaxManifestShipments)
 	}
 	e := ManifestSubmitted{ManifestID: c.ManifestID, FlightID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, SubmittedAt: c.At}
 	var declared Load
@@ -126,7 +129,7 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	}
 	e.TotalPieces, e.TotalWeightKg, e.TotalVolumeM3 = declared.Pieces, round3(declared.WeightKg), round3(declared.VolumeM3)
 	if v := c.TotalPieces; v != nil {
-		if *v < 0 || *v > maxPieces*maxManifestShipments {
+		if *v < 0 || *v > maxPieces*MaxManifestShipments {
 			p.Add("totalPieces", CodeInvalidRange, "must be 0 or more")
 		} else {
 			e.TotalPieces = *v
@@ -179,6 +182,9 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 	if err := checkOwnFlight(f, c.Carrier); err != nil {
 		return nil, err
 	}
+	if f.Status == FlightStatusDeparted || f.Status == FlightStatusArrived {
+		return nil, Errorf(Conflict, "flight %s has %s: cargo missing on arrival is a discrepancy (DIS) event, not an offload", f.ID, f.Status)
+	}
 	var p Problems
 	e := OffloadReported{OffloadID: c.OffloadID, FlightID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, AWBNumber: c.AWBNumber,
 		Reason: strings.TrimSpace(c.Reason), Notes: c.Notes, ReportedAt: c.At}
@@ -198,13 +204,19 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 	if e.Pieces > loaded.Pieces {
 		p.Add("pieces", CodeExceedsLoaded, "%d pieces of %s are loaded on %s", loaded.Pieces, c.AWBNumber, f.ID)
 	}
-	if e.WeightKg > loaded.WeightKg+0.0005 {
+	switch {
+	case e.WeightKg > loaded.WeightKg+0.0005:
 		p.Add("weight", CodeExceedsLoaded, "%g kg of %s are loaded on %s", loaded.WeightKg, c.AWBNumber, f.ID)
+	case e.Pieces < loaded.Pieces && e.WeightKg >= loaded.WeightKg:
+		p.Add("weight", CodeExceedsLoaded, "leaves no weight for the %d pieces of %s still loaded", loaded.Pieces-e.Pieces, c.AWBNumber)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	if loaded.WeightKg > 0 {
+	switch {
+	case e.Pieces == loaded.Pieces:
+		e.VolumeM3 = loaded.VolumeM3 // all of it
+	case loaded.WeightKg > 0:
 		e.VolumeM3 = round3(loaded.VolumeM3 * e.WeightKg / loaded.WeightKg)
 	}
 	return []Event{e}, nil
@@ -233,21 +245,19 @@ func evolveLoad(f Flight, e Event) Flight {
 			f.Loaded[s.AWBNumber] = s
 		}
 		f.ActualKg, f.ActualM3 = e.TotalWeightKg, e.TotalVolumeM3
-		f.Manifests = append(f.Manifests[:len(f.Manifests):len(f.Manifests)], e)
 	case OffloadReported:
 		f.Loaded = maps.Clone(f.Loaded)
 		l := f.Loaded[e.AWBNumber]
-		l.Pieces -= e.Pieces
-		l.WeightKg = round3(l.WeightKg - e.WeightKg)
-		l.VolumeM3 = round3(l.VolumeM3 - e.VolumeM3)
-		if l.Pieces <= 0 {
+		off := Load{Pieces: e.Pieces, WeightKg: e.WeightKg, VolumeM3: e.VolumeM3}
+		if off.Pieces >= l.Pieces {
+			off = l // the last pieces take what is left of the AWB
 			delete(f.Loaded, e.AWBNumber)
 		} else {
-			f.Loaded[e.AWBNumber] = l
+			f.Loaded[e.AWBNumber] = Load{AWBNumber: l.AWBNumber, Pieces: l.Pieces - off.Pieces,
+				WeightKg: round3(l.WeightKg - off.WeightKg), VolumeM3: round3(l.VolumeM3 - off.VolumeM3)}
 		}
-		f.ActualKg = round3(max(0, f.ActualKg-e.WeightKg))
-		f.ActualM3 = round3(max(0, f.ActualM3-e.VolumeM3))
-		f.Offloads = append(f.Offloads[:len(f.Offloads):len(f.Offloads)], e)
+		f.ActualKg = round3(max(0, f.ActualKg-off.WeightKg))
+		f.ActualM3 = round3(max(0, f.ActualM3-off.VolumeM3))
 	}
 	return f
 }

@@ -103,14 +103,25 @@ func TestOffloadAgainstLoad(t *testing.T) {
 		{"no reason", func() ReportOffload { c := offload(1, 1); c.Reason = ""; return c }(), "REQUIRED reason"},
 		{"not loaded", func() ReportOffload { c := offload(1, 1); c.AWBNumber = "020-00000022"; return c }(), "AWB_NOT_ON_FLIGHT awbNumber"},
 		{"no pieces", func() ReportOffload { c := offload(1, 1); c.Pieces = nil; return c }(), "REQUIRED pieces"},
+		{"all the weight, not all pieces", offload(1, 75), "EXCEEDS_LOADED weight"},
 		{"another airline", func() ReportOffload { c := offload(1, 1); c.Carrier = "AF"; return c }(), "forbidden"},
 	} {
 		if _, err := DecideReportOffload(f, tt.c); problemOf(err) != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, problemOf(err), tt.want)
 		}
 	}
-	events, _ = DecideReportOffload(f, offload(3, 75))
-	if f = EvolveFlight(f, events[0]); len(f.Loaded) != 0 || f.ActualKg != 20 {
-		t.Errorf("after the rest: %+v, %g kg", f.Loaded, f.ActualKg)
+	// The last pieces take what is left, whatever weight they report.
+	events, _ = DecideReportOffload(f, offload(3, 70))
+	if f = EvolveFlight(f, events[0]); len(f.Loaded) != 0 || f.ActualKg != 20 || f.ActualM3 != 0 {
+		t.Errorf("after the rest: %+v, %g kg %g m³", f.Loaded, f.ActualKg, f.ActualM3)
+	}
+	for _, status := range []string{FlightStatusDeparted, FlightStatusArrived} {
+		f.Status = status
+		if _, err := DecideReportOffload(f, offload(1, 1)); problemOf(err) != "conflict" {
+			t.Errorf("offload from a %s flight = %v", status, err)
+		}
+	}
+	if _, err := DecideSubmitManifest(f, SubmitManifest{Carrier: "LH"}); problemOf(err) != "conflict" {
+		t.Errorf("manifest of an arrived flight = %v", err)
 	}
 }

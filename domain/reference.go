@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,6 +48,15 @@ type KnownCommodity struct {
 	UNNumber       string `json:"unNumber"`
 	HazardClass    string `json:"hazardClass,omitempty"`  // dangerous goods: class or division, e.g. 3 or 2.1
 	PackingGroup   string `json:"packingGroup,omitempty"` // dangerous goods: I, II or III
+
+	// A UN number may have several entries (UN1950, aerosols: 2.1, 2.2 or
+	// 2.3; UN1170: packing group II or III). HazardClass and PackingGroup
+	// are the first; these list all, when there is more than one.
+	HazardClasses []string `json:"hazardClasses,omitempty"`
+	PackingGroups []string `json:"packingGroups,omitempty"`
+	OtherNames    []string `json:"otherNames,omitempty"` // the proper shipping names of the other entries
+	// CargoAircraftForbidden: no entry of the UN number may go by air.
+	CargoAircraftForbidden bool `json:"cargoAircraftForbidden,omitempty"`
 }
 
 // Lookup is what validation asks of the reference data.
@@ -143,7 +153,7 @@ func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
 	return []Event{c}, nil
 }
 
-func changed[T comparable](m map[string]T, rows []T, key func(T) string) []T {
+func changed[T any](m map[string]T, rows []T, key func(T) string) []T {
 	var out []T
 	seen := map[string]bool{}
 	for _, row := range slices.Backward(rows) { // the last of repeated keys wins
@@ -152,7 +162,7 @@ func changed[T comparable](m map[string]T, rows []T, key func(T) string) []T {
 			continue
 		}
 		seen[k] = true
-		if old, ok := m[k]; !ok || old != row {
+		if old, ok := m[k]; !ok || !reflect.DeepEqual(old, row) {
 			out = append(out, row)
 		}
 	}

@@ -77,12 +77,27 @@ func testObjects(t *testing.T, b backend) {
 	}
 	check(objs)
 
-	// A reader that fails half way stores nothing.
-	if _, err := objs.Put(ctx, "broken", &failingReader{n: 300 << 10}); !errors.Is(err, errBroken) {
-		t.Errorf("put of a failing reader = %v, want its error", err)
+	// A reader that fails, at once or after some chunks, stores nothing:
+	// no object, and no chunks left in the bucket's stream.
+	stored := func() uint64 {
+		t.Helper()
+		st, err := objs.store.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
 	}
-	if _, _, err := objs.Get(ctx, "broken"); !errors.Is(err, ErrNoObject) {
-		t.Errorf("get after a failed put = %v, want ErrNoObject", err)
+	before := stored()
+	for _, n := range []int{0, 300 << 10} {
+		if _, err := objs.Put(ctx, "broken", &failingReader{n: n}); !errors.Is(err, errBroken) {
+			t.Errorf("put of a reader failing after %d bytes = %v, want its error", n, err)
+		}
+		if _, _, err := objs.Get(ctx, "broken"); !errors.Is(err, ErrNoObject) {
+			t.Errorf("get after a failed put of %d bytes = %v, want ErrNoObject", n, err)
+		}
+		if after := stored(); after != before {
+			t.Errorf("after a failed put of %d bytes the bucket holds %d bytes, before %d", n, after, before)
+		}
 	}
 
 	if err := objs.Delete(ctx, "tiny.txt"); err != nil {

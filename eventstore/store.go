@@ -332,6 +332,19 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 	return out, nil
 }
 
+// Get reads the event of agg at stream sequence seq.
+func (s *Store) Get(ctx context.Context, agg Aggregate, seq uint64) (Record, error) {
+	subject := s.subject(agg)
+	m, err := s.stream.GetMsg(ctx, seq)
+	if err != nil {
+		return Record{}, fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err)
+	}
+	if m.Subject != subject {
+		return Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
+	}
+	return s.recordFrom(subject, m.Sequence, m.Header, m.Data)
+}
+
 // LastSequence is the sequence of the newest event in the stream.
 func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 	info, err := s.stream.Info(ctx)

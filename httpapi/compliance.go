@@ -120,7 +120,7 @@ func (s *Server) handleSubmitPLACI() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, toPLACIJSON(*res.State.PLACI))
+		writeJSON(w, http.StatusCreated, toPLACIJSON(res.Event.(domain.PLACISubmitted)))
 		return nil
 	}
 }
@@ -155,7 +155,7 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, toCSDJSON(*res.State.CSD))
+		writeJSON(w, http.StatusCreated, toCSDJSON(res.Event.(domain.CSDSubmitted)))
 		return nil
 	}
 }
@@ -226,7 +226,7 @@ func (s *Server) handleSubmitDGD() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, toDGDJSON(res.State.DGDs[len(res.State.DGDs)-1]))
+		writeJSON(w, http.StatusCreated, toDGDJSON(res.Event.(domain.DGDSubmitted)))
 		return nil
 	}
 }

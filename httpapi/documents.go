@@ -19,6 +19,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/gorilla/mux"
 )
 
@@ -28,22 +29,47 @@ const uploadPath = "/api/documents"
 
 const (
 	// uploadAllowance is what an upload may carry beside its file: the
-	// text parts and the multipart framing.
+	// text parts, the part headers and the multipart framing. Go's
+	// multipart reader would hold a part header of up to 10 MiB in
+	// memory; uploadBody stops it here.
 	uploadAllowance = 64 << 10
 	// maxTextPart bounds the text parts, awbNumber and documentType.
 	maxTextPart = 1 << 10
-	// uploadReadTimeout is how long an upload's body may take to arrive.
-	// The server's ReadTimeout suits JSON bodies; a file of 20 MiB on a
-	// slow link takes longer. It is granted only once the caller is
-	// authenticated.
+	// maxParts bounds the parts of an upload: three are needed, unknown
+	// ones are passed over, and none should come by the thousand.
+	maxParts = 50
+	// maxUploads bounds the uploads one process takes at once; beyond it,
+	// 503. Each holds some 200 KiB (the header allowance, a 128 KiB chunk
+	// of its file, buffers) and a connection for as long as its client
+	// keeps sending. 32 files streaming into the object store at once are
+	// more than a replica's link carries at full speed, so more would only
+	// slow each other down; and slow or stalled clients cannot pile up
+	// without end.
+	maxUploads = 32
+	// stallTimeout is how long an upload may send no byte, or a download
+	// take none, before the connection is cut off. The deadline moves
+	// forward as bytes move, so a slow but steady transfer goes on.
+	stallTimeout = 60 * time.Second
+	// uploadReadTimeout is how long an upload's body may take in all,
+	// so that a drip of a byte a minute still ends. The server's
+	// ReadTimeout suits JSON bodies; a file of 20 MiB on a slow link takes
+	// longer. It is granted only once the caller is authenticated.
 	uploadReadTimeout = 15 * time.Minute
 	// sniffLen is how much of a file content sniffing looks at, as
 	// http.DetectContentType does.
 	sniffLen = 512
 )
 
-// errFileTooLarge stops reading a file past the upload limit.
-var errFileTooLarge = errors.New("the file is larger than the upload limit")
+var (
+	// errFileTooLarge stops reading a file past the upload limit.
+	errFileTooLarge = errors.New("the file is larger than the upload limit")
+	// errTooMuchBesideFile stops reading an upload whose parts other than
+	// the file have passed uploadAllowance.
+	errTooMuchBesideFile = errors.New("the upload has more than its allowance beside the file")
+)
+
+// uploads holds a token for each upload this process is taking.
+var uploads = make(chan struct{}, maxUploads)
 
 // documentJSON is the spec's document response (documentId, awbNumber,
 // documentType, uploadedAt) with what the service learned of the file.
@@ -97,11 +123,19 @@ func (s *Server) errUploadTooLarge() error {
 func (s *Server) handleUploadDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		res, err := s.receiveDocument(w, r)
-		if code := errorCode(err); code == codePayloadTooLarge || code == codeUnsupportedMedia {
+		if err != nil {
 			// The rest of the body is not read: Connection: close tells
 			// the client to stop sending, and the server closes the
-			// connection once it has answered.
+			// connection once it has answered. Without it the server
+			// would first read on, up to 256 KiB, from a client that may
+			// have stalled.
 			w.Header().Set("Connection", "close")
+		}
+		if he := (*httpError)(nil); errors.As(err, &he) && he.err != nil {
+			// A body that could not be read: the client is told so in
+			// fixed words, and the cause, such as a network error naming
+			// addresses, is logged.
+			s.log.WarnContext(r.Context(), "upload body not read", "request_id", requestID(r.Context()), "err", he.err)
 		}
 		if err != nil {
 			return err
@@ -133,15 +167,23 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	if mediaType(r) != "multipart/form-data" {
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
 	}
+	select {
+	case uploads <- struct{}{}:
+		defer func() { <-uploads }()
+	default:
+		return none, errorf(codeServiceUnavailable, fmt.Sprintf("this replica is taking %d uploads, the most it takes at once; retry shortly", maxUploads))
+	}
+	body := &uploadBody{ReadCloser: r.Body, deadline: movingDeadline{
+		set: http.NewResponseController(w).SetReadDeadline, end: time.Now().Add(uploadReadTimeout)}}
+	body.deadline.move()
+	r.Body = body
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return none, domain.Errorf(domain.InvalidRequest, "the multipart body has no boundary")
 	}
-	// Not supported only where no connection lies beneath (tests).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
 	m := meta(r)
 	id := commands.DocumentID(m)
-	c, stored, err := s.readUpload(r.Context(), mr, id, p)
+	c, stored, err := s.readUpload(r.Context(), mr, body, id, p)
 	var res commands.Result[domain.DocumentUploaded]
 	if err == nil {
 		res, err = s.commands.UploadDocument(r.Context(), m, c)
@@ -161,10 +203,11 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 // whether the file may have gone to the object store (so that a refusal
 // deletes it). Text parts that come before the file are checked before
 // the file is read; an airline's upload for another prefix is refused as
-// soon as the AWB number is read.
-func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, id string, p domain.Principal) (c domain.DocumentUploaded, stored bool, err error) {
-	seen := map[string]bool{}
-	for {
+// soon as the AWB number is read. body is what mr reads: it is told
+// when the file is being read.
+func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, body *uploadBody, id string, p domain.Principal) (c domain.DocumentUploaded, stored bool, err error) {
+	seen := map[string]bool{} // of the three known parts only
+	for n := 1; ; n++ {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			return c, stored, nil
@@ -172,13 +215,18 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, id string
 		if err != nil {
 			return c, stored, bodyError(err)
 		}
-		name := part.FormName()
-		if seen[name] && (name == "awbNumber" || name == "documentType" || name == "file") {
-			var pr domain.Problems
-			pr.Add(name, domain.CodeDuplicate, "must be sent once")
-			return c, stored, pr.Err()
+		if n > maxParts {
+			return c, stored, domain.Errorf(domain.InvalidRequest, "an upload may have at most %d parts", maxParts)
 		}
-		seen[name] = true
+		name := part.FormName()
+		if name == "awbNumber" || name == "documentType" || name == "file" {
+			if seen[name] {
+				var pr domain.Problems
+				pr.Add(name, domain.CodeDuplicate, "must be sent once")
+				return c, stored, pr.Err()
+			}
+			seen[name] = true
+		}
 		switch name {
 		case "awbNumber":
 			if c.AWBNumber, err = readTextPart(part, name); err == nil {
@@ -195,7 +243,9 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, id string
 				}
 			}
 			c.FileName, stored = part.FileName(), true
+			body.inFile = true
 			c.ContentType, c.Size, c.SHA256, err = s.storeFile(ctx, id, part)
+			body.inFile = false
 		default:
 			// Parts the service does not know are passed over.
 			_, err = io.Copy(io.Discard, part)
@@ -281,17 +331,77 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// uploadBody is an upload's body as the multipart reader reads it. It
+// counts the bytes read outside the file (readUpload sets inFile while
+// it copies the file; the reader's lookahead of 4 KiB may count either
+// way) and fails once they pass uploadAllowance. And it moves the
+// connection's read deadline forward as bytes arrive.
+type uploadBody struct {
+	io.ReadCloser
+	inFile   bool
+	outside  int64
+	deadline movingDeadline
+}
+
+func (b *uploadBody) Read(p []byte) (int, error) {
+	if b.outside > uploadAllowance {
+		return 0, errTooMuchBesideFile
+	}
+	n, err := b.ReadCloser.Read(p)
+	if !b.inFile {
+		b.outside += int64(n)
+	}
+	// Not on the read that ends the body: the server then reads on in the
+	// background, without a deadline, to notice a client going away, and
+	// a deadline set now would end that read and cancel the request.
+	if n > 0 && err == nil {
+		b.deadline.move()
+	}
+	if b.outside > uploadAllowance {
+		return n, errTooMuchBesideFile
+	}
+	return n, err
+}
+
+// movingDeadline moves a connection's read or write deadline to
+// stallTimeout from now, but not past end if end is set. It moves it at
+// most once a second: each move is a system call, and reads and writes
+// come by the thousand.
+type movingDeadline struct {
+	set  func(time.Time) error
+	end  time.Time
+	last time.Time
+}
+
+func (d *movingDeadline) move() {
+	now := time.Now()
+	if now.Sub(d.last) < time.Second {
+		return
+	}
+	d.last = now
+	t := now.Add(stallTimeout)
+	if !d.end.IsZero() && t.After(d.end) {
+		t = d.end
+	}
+	// Not supported only where no connection lies beneath (tests).
+	_ = d.set(t)
+}
+
 // bodyError is the error of a request body that could not be read: too
-// large (413) or broken (400).
+// large (413) or broken (400). The client is not shown the cause, which
+// may be a network error naming the service's addresses; it stays in the
+// error for the log.
 func bodyError(err error) error {
-	if err == nil {
-		return nil
-	}
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
 		return readError(err)
+	case errors.Is(err, errTooMuchBesideFile):
+		return errorf(codePayloadTooLarge, fmt.Sprintf("the parts of an upload beside its file, with all part headers, may have at most %d KiB", uploadAllowance>>10))
 	}
-	return &httpError{code: string(domain.InvalidRequest), msg: "the multipart body could not be read: " + err.Error(), err: err}
+	return &httpError{code: string(domain.InvalidRequest), msg: "the multipart body could not be read: it is malformed, broke off, or stalled", err: err}
 }
 
 // errorCode is the code an error is answered with.
@@ -319,7 +429,10 @@ func sniffContentType(head []byte) string {
 
 // handleGetDocument streams a document's file with its type, size, name
 // and digests. Others than admins, the uploader and the airline of the
-// AWB number's prefix are told it does not exist.
+// AWB number's prefix are told it does not exist. The server has no
+// WriteTimeout, as a large file to a slow client takes long: the write
+// deadline moves forward as the client takes bytes, so that one that
+// stops reading is cut off after stallTimeout.
 func (s *Server) handleGetDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := mux.Vars(r)["id"]
@@ -328,6 +441,12 @@ func (s *Server) handleGetDocument() handlerFunc {
 			return domain.Errorf(domain.NotFound, "no document %s", id)
 		}
 		file, size, err := s.objects.Get(r.Context(), id)
+		if errors.Is(err, eventstore.ErrNoObject) {
+			// Recorded, but its file is gone: no fault of the client,
+			// and nothing a retry mends. Operators must see it.
+			s.log.ErrorContext(r.Context(), "document recorded but its file is not in the object store", "request_id", requestID(r.Context()), "document", id)
+			return domain.Errorf(domain.NotFound, "the file of document %s is missing from the store; quote request id %s when reporting it", id, requestID(r.Context()))
+		}
 		if err != nil {
 			return err
 		}
@@ -340,17 +459,33 @@ func (s *Server) handleGetDocument() handlerFunc {
 		h := w.Header()
 		h.Set("Content-Type", d.ContentType)
 		h.Set("Content-Length", strconv.FormatInt(size, 10))
-		h.Set("Content-Disposition", contentDisposition(d.FileName))
+		// Names recorded before the file-name rule get it here.
+		h.Set("Content-Disposition", contentDisposition(domain.DocumentFileName(d.FileName, d.ContentType)))
+		// Should a browser render the file after all, it runs nothing
+		// and loads nothing.
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530
 		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
 		w.WriteHeader(http.StatusOK)
-		if _, err := io.Copy(w, file); err != nil {
+		out := &downloadWriter{w: w, deadline: movingDeadline{set: http.NewResponseController(w).SetWriteDeadline}}
+		if _, err := io.Copy(out, file); err != nil {
 			// The status is out: the client sees the body end short of
 			// Content-Length.
 			s.log.WarnContext(r.Context(), "document download cut short", "request_id", requestID(r.Context()), "document", id, "err", err)
 		}
 		return nil
 	}
+}
+
+// downloadWriter moves the write deadline forward before each write.
+type downloadWriter struct {
+	w        io.Writer
+	deadline movingDeadline
+}
+
+func (d *downloadWriter) Write(p []byte) (int, error) {
+	d.deadline.move()
+	return d.w.Write(p)
 }
 
 // contentDisposition offers a file for download under its name, quoted

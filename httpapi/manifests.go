@@ -45,20 +45,22 @@ func toManifestJSON(m domain.ManifestSubmitted) manifestJSON {
 }
 
 // manifestCandidate looks up an AWB named on a manifest of flight: it may
-// go if it is booked on the flight, or is a shipment of the airline's
-// prefix that the service knows (booked elsewhere, or waybilled) — freight
-// on hand rebooked by the airline. Its load is as the MAWB declares it,
-// else as booked.
+// go if its confirmed booking is on the flight, or if it is a shipment of
+// the airline's prefix waiting at the flight's origin (its MAWB from
+// there, or its confirmed booking on another flight from there): freight
+// on hand the airline moves to this flight. Its load is as the MAWB
+// declares it, else as booked.
 func (s *Server) manifestCandidate(flight domain.Flight, awb string) domain.ManifestCandidate {
 	c := domain.ManifestCandidate{Load: domain.Load{AWBNumber: awb}}
-	b, booked := s.bookings.ByAWB(awb)
-	if booked {
+	own := awb[:3] == flight.AWBPrefix
+	if b, ok := s.bookings.ByAWB(awb); ok && b.Status == domain.BookingStatusConfirmed {
 		c.Pieces, c.WeightKg, c.VolumeM3 = b.Pieces, b.WeightKg, b.VolumeM3
-		c.Known = (b.FlightID == flight.ID && b.Status == domain.BookingStatusConfirmed) || awb[:3] == flight.AWBPrefix
+		booked, _ := s.flights.Get(b.FlightID)
+		c.Known = b.FlightID == flight.ID || (own && booked.Origin == flight.Origin)
 	}
 	if m := s.shipments.Waybills(awb).MAWB; m != nil {
 		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
-		c.Known = c.Known || awb[:3] == flight.AWBPrefix
+		c.Known = c.Known || (own && m.Origin == flight.Origin)
 	}
 	return c
 }
@@ -75,7 +77,15 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		}
 		id := mux.Vars(r)["id"]
 		flight, _ := s.flights.Get(id)
+		// Whose flight it is, and how many AWBs, before any AWB is read.
+		if flight.Exists() && flight.Carrier != principal(r.Context()).AirlineCode {
+			return domain.Errorf(domain.Forbidden, "flight %s is not one of yours", id)
+		}
 		var p domain.Problems
+		if len(req.AWBNumbers) > domain.MaxManifestShipments {
+			p.Add("awbNumbers", domain.CodeTooMany, "at most %d AWBs per manifest", domain.MaxManifestShipments)
+			return p.Err()
+		}
 		c := domain.SubmitManifest{FlightID: req.FlightID, TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
 		for i, n := range req.AWBNumbers {
 			awb, err := domain.ParseAWB(n)
@@ -96,7 +106,7 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/flights/"+id)
-		writeJSON(w, http.StatusCreated, toManifestJSON(res.State))
+		writeJSON(w, http.StatusCreated, toManifestJSON(res.Event.(domain.ManifestSubmitted)))
 		return nil
 	}
 }
@@ -157,7 +167,7 @@ func (s *Server) handleReportOffload() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
-		writeJSON(w, http.StatusCreated, toOffloadJSON(res.State))
+		writeJSON(w, http.StatusCreated, toOffloadJSON(res.Event.(domain.OffloadReported)))
 		return nil
 	}
 }

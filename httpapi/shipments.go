@@ -80,7 +80,10 @@ func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
 }
 
 // shipmentOwner is the forwarder organisation a shipment is of: the one
-// that booked it, filed its MAWB, or filed for it first; "" when none has.
+// whose confirmed booking carries the AWB number, else who filed its MAWB,
+// else whose AWB stock holds the number; "" when none. Filings and
+// uploads never make a shipment anyone's: else a forwarder could file
+// first on a number it does not hold and so read the shipment.
 func (s *Server) shipmentOwner(awb string) string {
 	if b, ok := s.bookings.ByAWB(awb); ok {
 		return b.OrganizationID
@@ -88,36 +91,16 @@ func (s *Server) shipmentOwner(awb string) string {
 	if w := s.shipments.Waybills(awb); w.MAWB != nil {
 		return w.MAWB.OrganizationID
 	}
-	c := s.shipments.Compliance(awb)
-	switch {
-	case c.PLACI != nil:
-		return c.PLACI.OrganizationID
-	case len(c.DGDs) > 0:
-		return c.DGDs[0].OrganizationID
-	}
-	// An airline files e-CSDs and uploads documents too; only a
-	// forwarder's filing makes it the shipment's.
-	var filers []string
-	if c.CSD != nil {
-		filers = append(filers, c.CSD.OrganizationID)
-	}
-	for _, d := range s.documents.ByAWB(awb) {
-		filers = append(filers, d.OrganizationID)
-	}
-	for _, id := range filers {
-		if o, ok := s.identity.Organization(id); ok && o.Role == domain.RoleForwarder {
-			return o.ID
-		}
-	}
-	return ""
+	holder, _ := s.stock.Holder(awb)
+	return holder
 }
 
-// mayFile: a forwarder files for a shipment that is its own, or no
-// forwarder's yet (a declaration may come before the MAWB), so that no
-// forwarder can attach filings to another's shipment and so read it.
+// mayFile: a forwarder files declarations and uploads documents for its
+// own shipments only (see shipmentOwner) — a declaration may come before
+// the MAWB, for a number of its stock.
 func (s *Server) mayFile(p domain.Principal, awb string) error {
-	if owner := s.shipmentOwner(awb); owner != "" && owner != p.OrganizationID {
-		return domain.Errorf(domain.Forbidden, "shipment %s is another forwarder's", awb)
+	if owner := s.shipmentOwner(awb); owner != p.OrganizationID {
+		return domain.Errorf(domain.Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", awb)
 	}
 	return nil
 }
@@ -145,7 +128,7 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		if err := s.settle(w, r, res.Sequence); err != nil {
 			return err
 		}
-		e := res.State[len(res.State)-1]
+		e := res.Event.(domain.ShipmentStatusRecorded)
 		code := e.StatusCode
 		if e.DiscrepancyCode != "" {
 			code += "/" + e.DiscrepancyCode
@@ -385,7 +368,7 @@ func (s *Server) handleCreateMAWB() handlerFunc {
 			return err
 		}
 		w.Header().Set("Location", "/api/shipments/"+awb)
-		writeJSON(w, http.StatusCreated, mawbCreatedJSON{AWBNumber: awb, Status: "created", CreatedAt: res.State.MAWB.CreatedAt})
+		writeJSON(w, http.StatusCreated, mawbCreatedJSON{AWBNumber: awb, Status: "created", CreatedAt: res.Event.(domain.MAWBCreated).CreatedAt})
 		return nil
 	}
 }
@@ -413,7 +396,7 @@ func (s *Server) handleCreateHAWB() handlerFunc {
 		if err := s.settle(w, r, res.Sequence); err != nil {
 			return err
 		}
-		h := res.State.HAWBs[len(res.State.HAWBs)-1]
+		h := res.Event.(domain.HAWBCreated)
 		w.Header().Set("Location", "/api/shipments/"+mawb)
 		writeJSON(w, http.StatusCreated, toHAWBJSON(h))
 		return nil

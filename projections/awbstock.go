@@ -79,3 +79,22 @@ func (m *AWBStock) Ledgers(p domain.Principal) []domain.StockLedger {
 	})
 	return out
 }
+
+// Holder returns the forwarder whose stock holds the (canonical) AWB
+// number, if any.
+func (m *AWBStock) Holder(awb string) (string, bool) {
+	prefix, serial := domain.AWBSerial(awb)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, l := range m.ledgers {
+		if l.Prefix != prefix {
+			continue
+		}
+		for _, r := range l.Ranges {
+			if r.Range.First <= serial && serial <= r.Range.Last() {
+				return l.OrganizationID, true
+			}
+		}
+	}
+	return "", false
+}

@@ -12,7 +12,7 @@ import (
 // approvedStock has the forwarder request count numbers of prefix and the
 // demo airline approve them, with the range start..end if given; it
 // returns the request id.
-func (s *testServer) approvedStock(t *testing.T, fwd, prefix string, count int, start, end string) string {
+func (s *testServer) approvedStock(t testing.TB, fwd, prefix string, count int, start, end string) string {
 	t.Helper()
 	var req struct{ RequestID string }
 	s.mustCreate(t, fwd, "/api/awb-stock/requests", map[string]any{"airlinePrefix": prefix, "requestedStock": count, "validityPeriod": 6}).json(t, &req)

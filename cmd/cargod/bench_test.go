@@ -243,6 +243,7 @@ func BenchmarkDocumentUpload(b *testing.B) {
 	for _, size := range []int{1 << 20, 16 << 20} {
 		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
 			s, tok, client := benchServer(b)
+			s.approvedStock(b, tok, "020", 1, "020-81140743", "020-81140743")
 			// The body is made as it is sent, so the client holds none of
 			// it and the heap is the service's.
 			var head bytes.Buffer

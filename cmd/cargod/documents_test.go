@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -51,6 +54,13 @@ type document struct {
 	UploadedAt                                                         time.Time
 }
 
+// holdNumber gives the forwarder the AWB number 020-81140743 in stock, so
+// that it may upload for it.
+func holdNumber(t testing.TB, s *testServer, fwd string) {
+	t.Helper()
+	s.approvedStock(t, fwd, "020", 1, "020-81140743", "020-81140743")
+}
+
 // pdfOf is a PDF of size bytes: the header, then random bytes.
 func pdfOf(size int) []byte {
 	b := make([]byte, size)
@@ -63,6 +73,7 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
+	holdNumber(t, s, fwd)
 	admin := s.demoToken(t, "demo-admin")
 	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "globex", "name": "Globex Forwarding", "role": "forwarder"})
 	var client struct{ ClientID, ClientSecret string }
@@ -111,7 +122,8 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 		h := r.header
 		if h.Get("Content-Type") != "application/pdf" || h.Get("Content-Length") != strconv.Itoa(len(big)) ||
 			h.Get("Content-Disposition") != `attachment; filename=certificate.pdf` ||
-			h.Get("Repr-Digest") != "sha-256=:"+digest+":" || h.Get("Digest") != "SHA-256="+digest {
+			h.Get("Repr-Digest") != "sha-256=:"+digest+":" || h.Get("Digest") != "SHA-256="+digest ||
+			h.Get("Content-Security-Policy") != "sandbox; default-src 'none'" || h.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("download headers = %v", h)
 		}
 	}
@@ -125,6 +137,29 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 	}
 	if r := s.do(t, request{method: "GET", path: "/api/documents/no-such-document", token: fwd}); r.status != http.StatusNotFound {
 		t.Errorf("unknown document: %d", r.status)
+	}
+
+	// A file is saved under an extension of the type it was sniffed as,
+	// and without invisible characters.
+	for _, tt := range []struct {
+		sent, data, recorded, disposition string
+	}{
+		{"inv.html", "Invoice 4711: plain text after all", "inv.html.txt", `attachment; filename=inv.html.txt`},
+		{"evil.svg", `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>`, "evil.svg.xml", `attachment; filename=evil.svg.xml`},
+		{"invoice\u202Efdp.exe", "%PDF-1.7\n", "invoicefdp.exe.pdf", `attachment; filename=invoicefdp.exe.pdf`},
+		{"manifest.csv", "awb,pieces\n020-81140743,2\n", "manifest.csv", `attachment; filename=manifest.csv`},
+	} {
+		r := s.upload(t, lh, documentParts("020-81140743", "OTHER", tt.sent, []byte(tt.data))...)
+		var d document
+		r.json(t, &d)
+		if r.status != http.StatusCreated || d.FileName != tt.recorded {
+			t.Errorf("upload of %q = %d %s, want the name %q", tt.sent, r.status, r.body, tt.recorded)
+			continue
+		}
+		got := s.do(t, request{method: "GET", path: "/api/documents/" + d.DocumentID, token: lh})
+		if cd := got.header.Get("Content-Disposition"); cd != tt.disposition {
+			t.Errorf("download of %q: Content-Disposition %s, want %s", tt.sent, cd, tt.disposition)
+		}
 	}
 
 	// Who may upload: forwarders, and the airline of the prefix.
@@ -151,6 +186,7 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 func TestDocumentRules(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
 	pdf := pdfOf(2048)
 	tests := []struct {
 		name   string
@@ -236,6 +272,7 @@ func (c countingWriter) Write(p []byte) (int, error) {
 func TestDocumentUploadLimit(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
 	const limit, tooLarge = 20 << 20, 25 << 20 // the default limit
 
 	// With Content-Length: refused before the body is read. What the
@@ -274,6 +311,7 @@ func TestDocumentStreamingLimit(t *testing.T) {
 	const limit = 2 << 20
 	s := startServer(t, t.TempDir(), map[string]string{"CARGO_MAX_UPLOAD_BYTES": strconv.Itoa(limit)})
 	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
 	for _, tt := range []struct {
 		size   int
 		status int
@@ -325,4 +363,154 @@ func TestDocumentStreamingLimit(t *testing.T) {
 	if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "small.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
 		t.Errorf("an upload after the refusals = %d %s", r.status, r.body)
 	}
+}
+
+// stalledUpload posts body, the beginning of an upload, and sends no more
+// until the answer has come: the answer must not wait for the rest.
+func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, contentType string) response {
+	t.Helper()
+	// Far below the 60 seconds a stalled upload is given.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(body)
+		// Then nothing, until the answer or the timeout: the transport
+		// waits for the body to end even when it gives up.
+		<-ctx.Done()
+		pw.CloseWithError(ctx.Err())
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/api/documents", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Authorization", "Bearer "+token)
+	return s.send(t, req, nil)
+}
+
+func TestDocumentUploadBeyondTheFile(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	tests := []struct {
+		name   string
+		write  func(mw *multipart.Writer) // the beginning of the body
+		status int
+		code   string
+		desc   string // in the error description
+	}{
+		{"a part header of 1 MiB on the file", func(mw *multipart.Writer) {
+			fw, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="file"; filename="a.pdf"`},
+				"X-Padding": {strings.Repeat("a", 1<<20)}})
+			io.WriteString(fw, "%PDF-1.7\n")
+		}, http.StatusRequestEntityTooLarge, "payload_too_large", "beside its file, with all part headers, may have at most 64 KiB"},
+		{"a part of 100 KiB the service does not know", func(mw *multipart.Writer) {
+			mw.WriteField("notes", strings.Repeat("n", 100<<10))
+		}, http.StatusRequestEntityTooLarge, "payload_too_large", "at most 64 KiB"},
+		{"51 parts", func(mw *multipart.Writer) {
+			for i := range 51 {
+				mw.WriteField(fmt.Sprintf("extra%d", i), "x")
+			}
+		}, http.StatusBadRequest, "invalid_request", "at most 50 parts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			tt.write(mw)
+			r := s.stalledUpload(t, fwd, body.Bytes(), mw.FormDataContentType())
+			if e := r.apiError(t); r.status != tt.status || e.Error != tt.code || !strings.Contains(e.ErrorDescription, tt.desc) {
+				t.Errorf("= %d %s", r.status, r.body)
+			}
+			if tt.status == http.StatusRequestEntityTooLarge && !r.closed {
+				t.Error("the connection is kept")
+			}
+		})
+	}
+	// 50 parts are fine; unknown ones are passed over. (Uploaded by the
+	// airline of the prefix, which needs no shipment of its own.)
+	parts := documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))
+	for i := range 47 {
+		parts = append(parts, part{name: fmt.Sprintf("extra%d", i), value: "x"})
+	}
+	if r := s.upload(t, s.demoToken(t, "demo-airline-lh"), parts...); r.status != http.StatusCreated {
+		t.Errorf("50 parts = %d %s", r.status, r.body)
+	}
+}
+
+func TestDocumentUploadsAtOnce(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	const most, tried = 32, 40 // most is httpapi's maxUploads
+	var start bytes.Buffer
+	mw := multipart.NewWriter(&start)
+	mw.WriteField("documentType", "INVOICE")
+
+	// tried uploads that send their beginning, then stall: most are
+	// taken and wait for the rest, the others are refused at once.
+	type result struct {
+		status     int
+		retryAfter string
+		err        error
+	}
+	results := make(chan result, tried)
+	var writers []*io.PipeWriter
+	for range tried {
+		pr, pw := io.Pipe()
+		writers = append(writers, pw)
+		go pw.Write(start.Bytes())
+		req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer "+fwd)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			resp.Body.Close()
+			results <- result{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
+		}()
+	}
+	defer func() {
+		for _, pw := range writers {
+			pw.CloseWithError(errors.New("test over"))
+		}
+	}()
+	timeout := time.After(15 * time.Second)
+	for range tried - most {
+		select {
+		case res := <-results:
+			if res.status != http.StatusServiceUnavailable || res.retryAfter == "" {
+				t.Fatalf("an upload beyond %d = %+v, want 503 with Retry-After", most, res)
+			}
+		case <-timeout:
+			t.Fatalf("fewer than %d uploads were refused", tried-most)
+		}
+	}
+	r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...)
+	if e := r.apiError(t); r.status != http.StatusServiceUnavailable || e.Error != "service_unavailable" ||
+		!strings.Contains(e.ErrorDescription, "32 uploads") || r.header.Get("Retry-After") == "" || !r.closed {
+		t.Errorf("one more upload = %d %v %s", r.status, r.header, r.body)
+	}
+	if len(results) != 0 {
+		t.Errorf("%d of the stalled uploads were answered while they stalled", len(results))
+	}
+
+	// The stalled uploads break off: their places are free again.
+	for _, pw := range writers {
+		pw.CloseWithError(errors.New("client gone"))
+	}
+	for range most {
+		<-results
+	}
+	// Taken, and found wanting.
+	eventually(t, "an upload after the stalled ones", func() int {
+		return s.upload(t, fwd, documentParts("", "INVOICE", "a.pdf", pdfOf(1000))[1:]...).status
+	}, func(status int) bool { return status == http.StatusBadRequest })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,38 @@ func TestManifestAndOffload(t *testing.T) {
 		!strings.Contains(off.Notes, "Weight restriction") {
 		t.Errorf("OFLD = %+v", off)
 	}
+
+	// Freight on hand: a waybilled shipment of LH's prefix from the
+	// flight's origin may be manifested; one from elsewhere may not.
+	s.approvedStock(t, fwd, "020", 2, "020-50000016", "020-50000020")
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody("020-50000016"))
+	elsewhere := mawbBody("020-50000020")
+	elsewhere["origin"], elsewhere["destination"] = "SIN", "HKG"
+	s.mustCreate(t, fwd, "/api/mawb", elsewhere)
+	s.mustCreate(t, lh, manifests, map[string]any{"awbNumbers": []string{awb, "020-50000016"}})
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = "x"
+	}
+	s.runCases(t, "POST", []apiCase{
+		{"a shipment from elsewhere", lh, manifests, map[string]any{"awbNumbers": []string{"020-50000020"}}, 400, "awbNumbers[0]:AWB_NOT_ON_FLIGHT"},
+		{"too many AWBs", lh, manifests, map[string]any{"awbNumbers": many}, 400, "awbNumbers:TOO_MANY"},
+		{"another airline's flight, bad AWBs", ek, manifests, map[string]any{"awbNumbers": []string{"x"}}, 403, ""},
+	})
+
+	// Once the flight has left, cargo is no longer offloaded; once it has
+	// arrived, its manifest is closed.
+	for _, status := range []string{"departed", "arrived"} {
+		if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"status": status}}); r.status != http.StatusOK {
+			t.Fatalf("flight %s = %d %s", status, r.status, r.body)
+		}
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/offloads", token: lh, body: offload(nil)}); r.status != http.StatusConflict {
+		t.Errorf("offload from an arrived flight = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "POST", path: manifests, token: lh, body: map[string]any{"awbNumbers": []string{awb}}}); r.status != http.StatusConflict {
+		t.Errorf("manifest of an arrived flight = %d %s", r.status, r.body)
+	}
 }
 
 // TestShipmentFullLife files everything a shipment goes through and reads
@@ -320,4 +353,36 @@ func TestOperationsWebhooks(t *testing.T) {
 	if d := byType(got); len(got) != 2 || d["dgd.submitted"].Type == "" || d["manifest.submitted"].Data["flightId"] != b.FlightID {
 		t.Errorf("airline deliveries = %+v", got)
 	}
+}
+
+// With the US DOT table loaded, an e-DGD is checked against every entry of
+// its UN number.
+func TestDangerousGoodsAgainstTheDOTTable(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	awb := bookedShipment(t, s, fwd)
+	table, err := os.ReadFile("../../commands/testdata/dg.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/admin/reference/commodities?source=dangerous-goods", token: s.demoToken(t, "demo-admin"),
+		body: string(table), contentType: "text/csv"}); r.status != http.StatusOK {
+		t.Fatalf("import = %d %s", r.status, r.body)
+	}
+	aerosol := func(class, name string) map[string]any {
+		return dgdBody(awb, map[string]any{"unNumber": "UN1950", "class": class, "properShippingName": name, "packingInstructions": "203", "grossWeight": nil})
+	}
+	var d struct{ ReviewNotes string }
+	s.mustCreate(t, fwd, "/api/dangerous-goods", aerosol("2.2", "Aerosols, non-flammable")).json(t, &d)
+	if d.ReviewNotes != "" {
+		t.Errorf("notes of a second entry = %q", d.ReviewNotes)
+	}
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN1170", "class": "3", "packingGroup": "I",
+		"properShippingName": "Ethanol", "packingInstructions": "361"})).json(t, &d)
+	if !strings.Contains(d.ReviewNotes, "packing group I is not listed for UN1170 in the reference data (II, III)") {
+		t.Errorf("notes = %q", d.ReviewNotes)
+	}
+	s.runCases(t, "POST", []apiCase{
+		{"a class of no entry", fwd, "/api/dangerous-goods", aerosol("2.3", "Aerosols"), 400, "class:MISMATCH"},
+	})
 }
