@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -77,7 +79,48 @@ func unmarshal(body []byte, dst any) error {
 	if dec.More() {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
-	return nil
+	return exactKeys(body, dst)
+}
+
+// exactKeys refuses top-level keys that name a field in another case
+// ("AWBNUMBER") and keys given twice: encoding/json takes either for the
+// field, and the last one wins without a word.
+func exactKeys(body []byte, dst any) error {
+	t := reflect.TypeOf(dst)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	fields := map[string]string{} // lower case → as named
+	for f := range t.Elem().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			fields[strings.ToLower(name)] = name
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening brace, checked by Decode
+		return nil
+	}
+	var p domain.Problems
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		switch name, known := fields[strings.ToLower(key)]; {
+		case known && name != key:
+			p.Add(key, domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", name)
+		case known && seen[key]:
+			p.Add(key, domain.CodeDuplicate, "is given twice")
+		}
+		seen[key] = true
+	}
+	return p.Err()
 }
 
 // jsonKind names a Go kind the way a JSON client thinks of it.
