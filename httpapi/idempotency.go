@@ -95,8 +95,9 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		return nil
 	}
 
-	// The command id follows from the key and the body, so a key reused
-	// after its record expired starts a new command, not the old one.
+	// The command id follows from the key and the body: a retry after the
+	// record expired, or was lost in a crash, is the same command, which
+	// its aggregate recognises and answers with the event it recorded.
 	cmdID := uuid.NewSHA1(idempotencyNamespace, []byte(scope+"\x00"+reqHash)).String()
 	rec := &statusRecorder{ResponseWriter: w, keep: &bytes.Buffer{}}
 	next.ServeHTTP(rec, r.WithContext(contextWithCommandID(ctx, cmdID)))
