@@ -243,7 +243,7 @@ func sameHazardClass(declared, known string) bool {
 // "Aerosols, flammable, (each not exceeding 1 L capacity)").
 func sameShippingName(declared, known string) bool {
 	d, k := lettersAndDigits(declared), lettersAndDigits(known)
-	if d == k || (len(d) >= 8 && strings.HasPrefix(k, d)) {
+	if d == k || (len(d) >= 5 && strings.HasPrefix(k, d)) {
 		return true
 	}
 	for _, alt := range strings.Split(strings.ToLower(known), " or ") {
