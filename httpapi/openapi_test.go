@@ -2185,7 +2185,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for i, c := range []domain.SubmitDGD{
 		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "un3480", ProperShippingName: "Lithium ion batteries", Class: "9", GrossWeightKg: amount(42.5),
 			PackingInstructions: "965"}, Quantity: amount(35), NetWeightKg: amount(35)},
-		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1845", ProperShippingName: "Dry ice", Class: "9", PackingInstructions: "954"},
+		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1845", ProperShippingName: "Frozen carbon dioxide", Class: "9", PackingInstructions: "954"},
 			Quantity: amount(200), NetWeightKg: amount(200)},
 		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "UN1230", ProperShippingName: "Methanol", Class: "3", PackingGroup: "ii", PackingInstructions: "364"},
 			Quantity: amount(1), NetWeightKg: amount(0.8)},
