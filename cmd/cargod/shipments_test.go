@@ -141,8 +141,14 @@ func TestShipmentEventRules(t *testing.T) {
 	}
 	// Nobody but the booking forwarder, the prefix's airline and admins
 	// reads the shipment; an unknown AWB is 404.
-	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: s.demoToken(t, "demo-airline-ek")}); r.status != 404 {
-		t.Errorf("EK reads an LH shipment: %d", r.status)
+	rival := s.rivalForwarder(t)
+	for _, path := range []string{"/api/shipments/" + awb, "/api/shipments/" + awb + "/events"} {
+		if r := s.do(t, request{method: "GET", path: path, token: s.demoToken(t, "demo-airline-ek")}); r.status != 404 {
+			t.Errorf("EK reads %s: %d", path, r.status)
+		}
+		if r := s.do(t, request{method: "GET", path: path, token: rival}); r.status != 404 {
+			t.Errorf("another forwarder reads %s: %d", path, r.status)
+		}
 	}
 	if r := s.do(t, request{method: "GET", path: "/api/shipments/020-99999992", token: lh}); r.status != 404 {
 		t.Errorf("unknown shipment: %d", r.status)
