@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -64,6 +65,29 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
 	}
 	return res, int64(info.Size), nil
+}
+
+// ObjectInfo describes a stored object.
+type ObjectInfo struct {
+	Name    string
+	Size    int64
+	ModTime time.Time
+}
+
+// List describes every object of the store.
+func (o *Objects) List(ctx context.Context) ([]ObjectInfo, error) {
+	infos, err := o.store.List(ctx)
+	if errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: list objects: %w", err)
+	}
+	out := make([]ObjectInfo, len(infos))
+	for i, info := range infos {
+		out[i] = ObjectInfo{Name: info.Name, Size: int64(info.Size), ModTime: info.ModTime}
+	}
+	return out, nil
 }
 
 // Delete removes the object name; removing one that is not there is no

@@ -515,3 +515,50 @@ func (s *Server) renderDocument(e domain.Event, p domain.Principal) (any, bool) 
 	}
 	return toDocumentJSON(d), true
 }
+
+// orphanAge is how old a file no upload names must be before it is swept:
+// well past the longest upload (15 minutes), so that a file whose upload
+// is being recorded this moment is left alone.
+const orphanAge = time.Hour
+
+// sweepFiles deletes orphaned files every hour, while ctx lasts.
+func (s *Server) sweepFiles(ctx context.Context) {
+	tick := time.NewTicker(orphanAge)
+	defer tick.Stop()
+	for {
+		if s.projector.CaughtUp() {
+			if n, err := s.SweepOrphanFiles(ctx, orphanAge); err != nil {
+				s.log.Error("orphaned files not swept", "err", err)
+			} else if n > 0 {
+				s.log.Info("orphaned files swept", "files", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// SweepOrphanFiles deletes the files older than age that no recorded
+// upload names, and says how many. They are left by a crash between
+// storing a file and recording its upload, or by a refused upload whose
+// cleanup failed. Every replica may sweep: deleting twice is harmless.
+func (s *Server) SweepOrphanFiles(ctx context.Context, age time.Duration) (int, error) {
+	files, err := s.objects.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range files {
+		if _, recorded := s.documents.Get(f.Name); recorded || time.Since(f.ModTime) < age {
+			continue
+		}
+		if err := s.objects.Delete(ctx, f.Name); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

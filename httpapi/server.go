@@ -115,10 +115,13 @@ func (s *Server) UseWebhooks(d *webhooks.Dispatcher) {
 	s.dispatcher, s.sealer, s.webhookGuard = d, d.Sealer, d.Guard
 }
 
-// Run does the server's background work, flushing usage counts, until ctx
-// ends; then it flushes them once more.
+// Run does the server's background work until ctx ends: it flushes usage
+// counts (and once more at the end) and sweeps orphaned document files.
 func (s *Server) Run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { defer close(done); s.sweepFiles(ctx) }()
 	s.usage.run(ctx, func(err error) { s.log.Error("usage counts not stored; kept for the next try", "err", err) })
+	<-done
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.
