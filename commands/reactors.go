@@ -23,8 +23,9 @@ type Waiter interface {
 	WaitFor(ctx context.Context, seq uint64) error
 }
 
-// Reactors are the flows that follow events: pricing quotes, and
-// confirming, rejecting and cancelling bookings. They run on durable
+// Reactors are the flows that follow events: pricing quotes; confirming,
+// rejecting and cancelling bookings; and giving manifested and offloaded
+// shipments their MAN and DIS/OFLD status events. They run on durable
 // consumers shared by all replicas, and every step is a command with an id
 // derived from the event, so a redelivered event repeats nothing.
 type Reactors struct {
@@ -43,15 +44,16 @@ func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers 
 // Run runs every reactor until ctx ends.
 func (r *Reactors) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for name, filters := range map[string][]string{
-		"pricing":  {r.store.Filter(typeQuote, "")},
-		"bookings": {r.store.Filter(typeBooking, ""), r.store.Filter(typeFlight, "")},
+	for name, reactor := range map[string]struct {
+		filters []string
+		react   func(context.Context, eventstore.Record) error
+	}{
+		"pricing":   {[]string{r.store.Filter(typeQuote, "")}, r.price},
+		"bookings":  {[]string{r.store.Filter(typeBooking, ""), r.store.Filter(typeFlight, "")}, r.book},
+		"shipments": {[]string{r.store.Filter(typeFlight, "")}, r.ship},
 	} {
-		react := r.price
-		if name == "bookings" {
-			react = r.book
-		}
-		handle := func(rec eventstore.Record) error { return react(ctx, rec) }
+		filters := reactor.filters
+		handle := func(rec eventstore.Record) error { return reactor.react(ctx, rec) }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -213,4 +215,34 @@ func (r *Reactors) release(ctx context.Context, rec eventstore.Record, b domain.
 	_, err := execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
 		func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReleaseCapacity(f, b.ID) })
 	return err
+}
+
+// ship records, on each shipment of a manifest, its MAN status, and on an
+// offloaded shipment its DIS/OFLD status: so the shipment's timeline and
+// its webhook subscribers (the forwarder's too) hear of them.
+func (r *Reactors) ship(ctx context.Context, rec eventstore.Record) error {
+	var statuses []domain.ShipmentStatusRecorded
+	switch rec.Type {
+	case domain.ManifestSubmitted{}.EventType(), domain.OffloadReported{}.EventType():
+		e, err := domain.DecodeEvent(rec.Type, rec.Data)
+		if err != nil {
+			return err
+		}
+		switch e := e.(type) {
+		case domain.ManifestSubmitted:
+			for _, l := range e.Shipments {
+				statuses = append(statuses, domain.ManifestedStatus(e, l))
+			}
+		case domain.OffloadReported:
+			statuses = append(statuses, domain.OffloadedStatus(e))
+		}
+	}
+	for _, st := range statuses {
+		_, err := execute(ctx, r.h, shipmentAggregate(st.AWBNumber), step(rec, "status:"+st.AWBNumber), noState,
+			func(struct{}) ([]domain.Event, error) { return []domain.Event{st}, nil })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -13,7 +13,14 @@ import (
 func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (Result[struct{}], error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
-	return execute(ctx, h, eventstore.Aggregate{Type: "shipment", ID: c.AWBNumber}, m,
-		func(s struct{}, _ domain.Event) struct{} { return s },
+	return execute(ctx, h, shipmentAggregate(c.AWBNumber), m, noState,
 		func(struct{}) ([]domain.Event, error) { return domain.DecideRecordStatus(c, h.ref) })
 }
+
+func shipmentAggregate(awb string) eventstore.Aggregate {
+	return eventstore.Aggregate{Type: "shipment", ID: awb}
+}
+
+// noState is the evolve function of an aggregate whose decisions need no
+// state.
+func noState(s struct{}, _ domain.Event) struct{} { return s }

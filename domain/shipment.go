@@ -40,9 +40,38 @@ type ShipmentStatusRecorded struct {
 	Weight          *float64  `json:"weight,omitempty"`
 	Notes           string    `json:"notes,omitempty"`
 	RecordedAt      time.Time `json:"recordedAt"`
+	// Source says where a status the airline did not post itself comes
+	// from: "manifest" (MAN) or "offload" (DIS/OFLD); empty when posted.
+	Source string `json:"source,omitempty"`
 }
 
 func (ShipmentStatusRecorded) EventType() string { return "ShipmentStatusRecorded" }
+
+// Sources of status events recorded from flight operations.
+const (
+	StatusFromManifest = "manifest"
+	StatusFromOffload  = "offload"
+)
+
+// ManifestedStatus is the MAN status a manifest gives one of its
+// shipments, at the flight's origin, under the manifest's id.
+func ManifestedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
+	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID, StatusCode: "MAN", EventDate: m.SubmittedAt,
+		Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: "manifested on " + m.FlightID, RecordedAt: m.SubmittedAt,
+		Source: StatusFromManifest}
+}
+
+// OffloadedStatus is the DIS/OFLD status an offload gives its shipment,
+// under the offload's id.
+func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {
+	notes := "offloaded from " + o.FlightID + ": " + o.Reason
+	if o.Notes != "" {
+		notes += " — " + o.Notes
+	}
+	return ShipmentStatusRecorded{AWBNumber: o.AWBNumber, StatusEventID: o.OffloadID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
+		EventDate: o.ReportedAt, Location: o.Origin, Pieces: &o.Pieces, Weight: &o.WeightKg, Notes: notes, RecordedAt: o.ReportedAt,
+		Source: StatusFromOffload}
+}
 
 // XFSUCode is the event's code as a Cargo-XML XFSU message carries it:
 // the status code, and for a discrepancy its qualifier (DIS_OFLD).

@@ -52,8 +52,6 @@ func WebhookEventOf(e Event) string {
 		return "dgd.submitted"
 	case ManifestSubmitted:
 		return "manifest.submitted"
-	case OffloadReported:
-		return "shipment.offloaded"
 	case HAWBCreated:
 		return "hawb.created"
 	case DocumentUploaded:

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/projections"
 	"github.com/gorilla/mux"
 )
 
@@ -172,17 +171,13 @@ func (s *Server) handleReportOffload() handlerFunc {
 	}
 }
 
-// renderFlightOperation is the webhook data of a manifest (for the
-// airline) or an offload (for all who see the shipment: the forwarder
-// most of all). An offload is rendered as its timeline entry, as a DIS/OFLD
-// status event is: shipment.offloaded has one shape whichever way it came.
+// renderFlightOperation is the webhook data of a manifest, for the
+// flight's airline. Its shipments hear of it as MAN status events.
 func (s *Server) renderFlightOperation(e domain.Event, p domain.Principal) (any, bool) {
-	switch e := e.(type) {
-	case domain.ManifestSubmitted:
-		f, ok := s.flights.Get(e.FlightID)
-		return toManifestJSON(e), ok && (p.Role == domain.RoleAdmin || (p.Role == domain.RoleAirline && p.AirlineCode == f.Carrier))
-	case domain.OffloadReported:
-		return toStatusEventJSON(projections.OffloadEntry(e)), s.canSeeShipment(p, e.AWBNumber)
+	m, ok := e.(domain.ManifestSubmitted)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	f, known := s.flights.Get(m.FlightID)
+	return toManifestJSON(m), known && (p.Role == domain.RoleAdmin || (p.Role == domain.RoleAirline && p.AirlineCode == f.Carrier))
 }

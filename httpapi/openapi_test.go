@@ -1797,6 +1797,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	flownRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: manifestFlight}}
 	complianceRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: bookedAWB}}
+	shipmentRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}}
 	payloads := []struct {
 		webhook, event string
 		rec            eventstore.Record
@@ -1824,8 +1825,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "dgd", event: "dgd.submitted", rec: complianceRec, e: filings.DGDs[len(filings.DGDs)-1], org: "lh"},
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: manifests[0], org: "lh"},
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: manifests[1], org: "lh"},
-		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: offloads[0]},
-		{webhook: "offload", event: "shipment.offloaded", rec: flownRec, e: offloads[1], org: "lh"},
+		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[0].(domain.OffloadReported))},
+		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[1].(domain.OffloadReported)), org: "lh"},
+		{webhook: "shipment-status", event: "shipment.status", rec: shipmentRec,
+			e: domain.ManifestedStatus(manifests[0].(domain.ManifestSubmitted), domain.Load{AWBNumber: bookedAWB, Pieces: 4, WeightKg: 1250.5})},
 		{webhook: "document", event: "document.uploaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: uploaded.State.DocumentID}},
 			e: uploaded.State},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
@@ -2350,12 +2353,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"waybill", fullMAWB[0]}, {"waybill", waybills.HAWBs[0]}, {"waybill", waybills.HAWBs[1]},
 		{"compliance", placiFiled[0]}, {"compliance", csdFiled[0]}, {"compliance", dgdEvents[0]}, {"compliance", dgdEvents[3]},
 		{"shipment", timeline[0].Event}, {"shipment", timeline[3].Event},
-		{"flight", manifests[1]}, {"flight", offloads[0]},
+		{"shipment", domain.ManifestedStatus(manifests[1], manifests[1].Shipments[0])}, {"shipment", domain.OffloadedStatus(offloads[0])},
 	} {
 		id := confirmed.AWBNumber
-		if e.agg == "flight" {
-			id = flight.ID
-		}
 		derived.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: id},
 			Event: eventstore.Event{Type: e.event.EventType(), EventID: "1b3d5f7a-9c2e-5f4a-8b6d-0e2a4c6e8f" + strconv.Itoa(10+i)}}, e.event)
 	}

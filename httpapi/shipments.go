@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 	"time"
@@ -268,7 +269,7 @@ func (s *Server) renderShipmentEvent(rec eventstore.Record, e domain.Event, p do
 	if !ok || !s.canSeeShipment(p, se.AWBNumber) {
 		return nil, false
 	}
-	return toStatusEventJSON(projections.TimelineEntry{Event: se, Source: projections.SourceStatus}), true
+	return toStatusEventJSON(projections.TimelineEntry{Event: se, Source: cmp.Or(se.Source, projections.SourceStatus)}), true
 }
 
 type mawbRequest struct {

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -13,8 +14,8 @@ import (
 // read model derives from another event of the shipment.
 const (
 	SourceStatus   = "status"
-	SourceManifest = "manifest"
-	SourceOffload  = "offload"
+	SourceManifest = domain.StatusFromManifest
+	SourceOffload  = domain.StatusFromOffload
 	SourceMAWB     = "mawb"
 	SourceHAWB     = "hawb"
 	SourceDGD      = "dgd"
@@ -24,8 +25,8 @@ const (
 )
 
 // TimelineEntry is one entry of a shipment's timeline. Manifests appear as
-// MAN and offloads as DIS/OFLD, as an airline's FSU messages would report
-// them; filings (waybills, declarations, documents) carry their kind as
+// MAN and offloads as DIS/OFLD (status events the shipments reactor records
+// for them), as an airline's FSU messages would report them; filings (waybills, declarations, documents) carry their kind as
 // the event type (MAWB, HAWB, DGD, CSD, PLACI, DOCUMENT) and have no FSU
 // code.
 type TimelineEntry struct {
@@ -65,15 +66,7 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 	}
 	switch e := e.(type) {
 	case domain.ShipmentStatusRecorded:
-		m.add(TimelineEntry{e, SourceStatus})
-	case domain.ManifestSubmitted:
-		for _, s := range e.Shipments {
-			m.add(TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: s.AWBNumber, StatusEventID: e.ManifestID, StatusCode: "MAN",
-				EventDate: e.SubmittedAt, Location: e.Origin, Pieces: &s.Pieces, Weight: &s.WeightKg,
-				Notes: "manifested on " + e.FlightID, RecordedAt: e.SubmittedAt}, SourceManifest})
-		}
-	case domain.OffloadReported:
-		m.add(OffloadEntry(e))
+		m.add(TimelineEntry{e, cmp.Or(e.Source, SourceStatus)})
 	case domain.MAWBCreated:
 		m.addFiling(e.AWBNumber, r.EventID, "MAWB", SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
 	case domain.HAWBCreated:
@@ -87,16 +80,6 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 	case domain.DocumentUploaded:
 		m.addFiling(e.AWBNumber, e.DocumentID, "DOCUMENT", SourceDocument, e.UploadedAt, "", nil, nil, e.DocumentType+" "+e.FileName)
 	}
-}
-
-// OffloadEntry is the DIS/OFLD entry of an offload.
-func OffloadEntry(e domain.OffloadReported) TimelineEntry {
-	notes := "offloaded from " + e.FlightID + ": " + e.Reason
-	if e.Notes != "" {
-		notes += " — " + e.Notes
-	}
-	return TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: e.AWBNumber, StatusEventID: e.OffloadID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
-		EventDate: e.ReportedAt, Location: e.Origin, Pieces: &e.Pieces, Weight: &e.WeightKg, Notes: notes, RecordedAt: e.ReportedAt}, SourceOffload}
 }
 
 // addFiling adds the entry of a filing.

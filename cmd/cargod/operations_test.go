@@ -193,8 +193,9 @@ func TestManifestAndOffload(t *testing.T) {
 	s.runCases(t, "POST", tests)
 
 	// The manifest and the offload are on the shipment's timeline, as MAN
-	// and DIS/OFLD, for the forwarder too.
-	var tl struct {
+	// and DIS/OFLD, for the forwarder too: the shipments reactor records
+	// them moments later.
+	type timeline struct {
 		Events []struct {
 			EventID, EventType, Source, Notes string
 			XFSUCode, Location                *string
@@ -202,7 +203,11 @@ func TestManifestAndOffload(t *testing.T) {
 			Weight                            *float64
 		}
 	}
-	s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}).json(t, &tl)
+	tl := eventually(t, "MAN and DIS/OFLD", func() timeline {
+		var tl timeline
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}).json(t, &tl)
+		return tl
+	}, func(tl timeline) bool { return len(tl.Events) >= 2 })
 	if len(tl.Events) != 2 {
 		t.Fatalf("timeline = %+v", tl.Events)
 	}
@@ -285,15 +290,21 @@ func TestShipmentFullLife(t *testing.T) {
 	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Damaged", "pieces": 1, "weight": 50})
 
 	want := "MAWB HAWB HAWB DGD CSD PLACI DOCUMENT DOCUMENT RCS MAN DEP ARR DIS/OFLD"
+	type timeline struct {
+		Events []struct {
+			EventType       string
+			DiscrepancyCode *string
+		}
+	}
 	check := func(s *testServer, token string) {
 		t.Helper()
-		var tl struct {
-			Events []struct {
-				EventType       string
-				DiscrepancyCode *string
-			}
-		}
-		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: token}).json(t, &tl)
+		// The MAN and DIS/OFLD come from the shipments reactor, moments
+		// after the manifest and the offload.
+		tl := eventually(t, "the whole timeline", func() timeline {
+			var tl timeline
+			s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: token}).json(t, &tl)
+			return tl
+		}, func(tl timeline) bool { return len(tl.Events) >= strings.Count(want, " ")+1 })
 		var got []string
 		for _, e := range tl.Events {
 			if e.DiscrepancyCode != nil {
