@@ -117,17 +117,23 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	e.SecurityStatus = strings.ToUpper(strings.TrimSpace(e.SecurityStatus))
 	e.ScreeningResult = strings.ToUpper(strings.TrimSpace(e.ScreeningResult))
 	e.Exemption = strings.ToUpper(strings.TrimSpace(e.Exemption))
-	methods := e.ScreeningMethods
+	// The spec's single screeningMethod comes first; each problem names the
+	// field as the request has it.
+	type method struct{ field, code string }
+	var methods []method
 	if c.ScreeningMethod != "" {
-		methods = append([]string{c.ScreeningMethod}, methods...)
+		methods = append(methods, method{"screeningMethod", c.ScreeningMethod})
+	}
+	for i, m := range e.ScreeningMethods {
+		methods = append(methods, method{"screeningMethods[" + strconv.Itoa(i) + "]", m})
 	}
 	e.ScreeningMethods = nil
-	for i, m := range methods {
-		m = strings.ToUpper(strings.TrimSpace(m))
-		if !slices.Contains(screeningMethods, m) {
-			p.Add("screeningMethods["+strconv.Itoa(i)+"]", "INVALID_SCREENING_METHOD", "must be one of %s", strings.Join(screeningMethods, ", "))
-		} else if !slices.Contains(e.ScreeningMethods, m) {
-			e.ScreeningMethods = append(e.ScreeningMethods, m)
+	for _, m := range methods {
+		code := strings.ToUpper(strings.TrimSpace(m.code))
+		if !slices.Contains(screeningMethods, code) {
+			p.Add(m.field, "INVALID_SCREENING_METHOD", "must be one of %s", strings.Join(screeningMethods, ", "))
+		} else if !slices.Contains(e.ScreeningMethods, code) {
+			e.ScreeningMethods = append(e.ScreeningMethods, code)
 		}
 	}
 	if e.SecurityStatus == "" {

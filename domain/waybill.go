@@ -84,7 +84,7 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 		checkAirport(&p, end.field, end.code)
 		checkKnownAirport(&p, ref, end.field, end.code)
 	}
-	if e.Origin != "" && e.Origin == e.Destination {
+	if airportCodePattern.MatchString(e.Origin) && e.Origin == e.Destination {
 		p.Add("destination", CodeInvalidValue, "must differ from the origin")
 	}
 	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)

@@ -44,12 +44,19 @@ type placiJSON struct {
 	Destination      string    `json:"destination"`
 	DepartureDate    string    `json:"departureDate"`
 	CargoDescription string    `json:"cargoDescription"`
+	ShipperName      string    `json:"shipperName"`
+	ShipperAddress   *string   `json:"shipperAddress"`
+	ConsigneeName    string    `json:"consigneeName"`
+	ConsigneeAddress *string   `json:"consigneeAddress"`
+	Pieces           *int      `json:"pieces"`
+	Weight           *float64  `json:"weight"`
 	SubmittedAt      time.Time `json:"submittedAt"`
 }
 
 func toPLACIJSON(p domain.PLACISubmitted) placiJSON {
 	return placiJSON{PLACIID: p.PLACIID, AWBNumber: p.AWBNumber, Status: "submitted", Origin: p.Origin, Destination: p.Destination,
-		DepartureDate: p.DepartureDate, CargoDescription: p.CargoDescription, SubmittedAt: p.SubmittedAt}
+		DepartureDate: p.DepartureDate, CargoDescription: p.CargoDescription, ShipperName: p.ShipperName, ShipperAddress: orNull(p.ShipperAddress),
+		ConsigneeName: p.ConsigneeName, ConsigneeAddress: orNull(p.ConsigneeAddress), Pieces: p.Pieces, Weight: p.WeightKg, SubmittedAt: p.SubmittedAt}
 }
 
 type csdRequest struct {
@@ -66,14 +73,16 @@ type csdRequest struct {
 // csdJSON is the spec's e-CSD response, and the declaration in the
 // shipment.
 type csdJSON struct {
-	CSDID            string    `json:"csdId"`
-	AWBNumber        string    `json:"awbNumber"`
-	Status           string    `json:"status"`
-	SecurityStatus   string    `json:"securityStatus"`
-	ScreeningMethods []string  `json:"screeningMethods"`
-	ScreeningResult  *string   `json:"screeningResult"`
-	Exemption        *string   `json:"exemption"`
-	SubmittedAt      time.Time `json:"submittedAt"`
+	CSDID            string                  `json:"csdId"`
+	AWBNumber        string                  `json:"awbNumber"`
+	Status           string                  `json:"status"`
+	SecurityStatus   string                  `json:"securityStatus"`
+	ScreeningMethods []string                `json:"screeningMethods"`
+	ScreeningResult  *string                 `json:"screeningResult"`
+	ScreeningDate    *time.Time              `json:"screeningDate"`
+	Exemption        *string                 `json:"exemption"`
+	RegulatedEntity  *domain.RegulatedEntity `json:"regulatedEntity"`
+	SubmittedAt      time.Time               `json:"submittedAt"`
 }
 
 func toCSDJSON(c domain.CSDSubmitted) csdJSON {
@@ -81,8 +90,13 @@ func toCSDJSON(c domain.CSDSubmitted) csdJSON {
 	if methods == nil {
 		methods = []string{}
 	}
+	var screened *time.Time
+	if !c.ScreeningDate.IsZero() {
+		screened = &c.ScreeningDate
+	}
 	return csdJSON{CSDID: c.CSDID, AWBNumber: c.AWBNumber, Status: "submitted", SecurityStatus: c.SecurityStatus,
-		ScreeningMethods: methods, ScreeningResult: orNull(c.ScreeningResult), Exemption: orNull(c.Exemption), SubmittedAt: c.SubmittedAt}
+		ScreeningMethods: methods, ScreeningResult: orNull(c.ScreeningResult), ScreeningDate: screened, Exemption: orNull(c.Exemption),
+		RegulatedEntity: c.RegulatedEntity, SubmittedAt: c.SubmittedAt}
 }
 
 // forwarderFiling reads the body of a forwarder's filing into req and

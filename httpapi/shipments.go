@@ -322,15 +322,18 @@ type hawbRequest struct {
 
 // hawbJSON is the spec's HAWB response, and a house in the shipment.
 type hawbJSON struct {
-	HAWBNumber string  `json:"hawbNumber"`
-	MAWBNumber string  `json:"mawbNumber"`
-	Status     string  `json:"status"`
-	Pieces     int     `json:"pieces"`
-	Weight     float64 `json:"weight"`
+	HAWBNumber string           `json:"hawbNumber"`
+	MAWBNumber string           `json:"mawbNumber"`
+	Status     string           `json:"status"`
+	Pieces     int              `json:"pieces"`
+	Weight     float64          `json:"weight"`
+	Shipper    domain.FullParty `json:"shipper"`
+	Consignee  domain.FullParty `json:"consignee"`
 }
 
 func toHAWBJSON(h domain.HAWBCreated) hawbJSON {
-	return hawbJSON{HAWBNumber: h.HAWBNumber, MAWBNumber: h.MAWBNumber, Status: "created", Pieces: h.Pieces, Weight: h.WeightKg}
+	return hawbJSON{HAWBNumber: h.HAWBNumber, MAWBNumber: h.MAWBNumber, Status: "created", Pieces: h.Pieces, Weight: h.WeightKg,
+		Shipper: h.Shipper, Consignee: h.Consignee}
 }
 
 // awbField reads an AWB number of a body field.

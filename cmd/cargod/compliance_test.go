@@ -27,6 +27,36 @@ func TestComplianceFilings(t *testing.T) {
 		}
 		return m
 	}
+	// Every field of the answers.
+	var pl struct {
+		PLACIID, AWBNumber, Status, Origin, Destination, DepartureDate, CargoDescription, ShipperName, ConsigneeName string
+		ShipperAddress, ConsigneeAddress                                                                             *string
+		Pieces                                                                                                       *int
+		Weight                                                                                                       *float64
+		SubmittedAt                                                                                                  time.Time
+	}
+	s.mustCreate(t, fwd, "/api/placi", placi(map[string]any{"shipperAddress": "1 Tool Street, Stuttgart", "pieces": 2, "weight": 350.5})).json(t, &pl)
+	if pl.PLACIID == "" || pl.AWBNumber != awb || pl.Status != "submitted" || pl.Origin != "FRA" || pl.Destination != "JFK" ||
+		pl.DepartureDate != tomorrow || pl.CargoDescription != "CNC milling machine spare parts" || pl.ShipperName != "ACME Machine Tools" ||
+		pl.ConsigneeName != "Globex Inc" || *pl.ShipperAddress != "1 Tool Street, Stuttgart" || pl.ConsigneeAddress != nil ||
+		*pl.Pieces != 2 || *pl.Weight != 350.5 || pl.SubmittedAt.IsZero() {
+		t.Errorf("PLACI = %+v", pl)
+	}
+	var cs struct {
+		CSDID, AWBNumber, Status, SecurityStatus string
+		ScreeningMethods                         []string
+		ScreeningResult, Exemption               *string
+		ScreeningDate                            *time.Time
+		RegulatedEntity                          *struct{ Category, Identifier string }
+		SubmittedAt                              time.Time
+	}
+	s.mustCreate(t, fwd, "/api/csd", csd(map[string]any{"screeningMethods": []string{"ETD"}, "regulatedEntity": map[string]any{"category": "RA", "identifier": "DE/RA/01234-05"}})).json(t, &cs)
+	if cs.CSDID == "" || cs.AWBNumber != awb || cs.Status != "submitted" || cs.SecurityStatus != "SPX" || strings.Join(cs.ScreeningMethods, ",") != "XRY,ETD" ||
+		*cs.ScreeningResult != "PASS" || cs.Exemption != nil || cs.ScreeningDate.Format(time.RFC3339) != screened ||
+		cs.RegulatedEntity.Identifier != "DE/RA/01234-05" || cs.SubmittedAt.IsZero() {
+		t.Errorf("e-CSD = %+v", cs)
+	}
+
 	rival := s.rivalForwarder(t)
 	tests := []apiCase{
 		{"PLACI", fwd, "/api/placi", placi(nil), 201, ""},
@@ -41,11 +71,14 @@ func TestComplianceFilings(t *testing.T) {
 		{"e-CSD", fwd, "/api/csd", csd(nil), 201, ""},
 		{"e-CSD by the carrier", lh, "/api/csd", csd(map[string]any{"securityStatus": "SHR", "screeningMethods": []string{"EDD"}}), 201, ""},
 		{"e-CSD with an exemption", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "", "screeningDate": "", "screeningResult": "", "exemption": "mail"}), 201, ""},
-		{"unknown method", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "SNIFF"}), 400, "screeningMethods[0]:INVALID_SCREENING_METHOD"},
+		{"unknown method", fwd, "/api/csd", csd(map[string]any{"screeningMethod": "SNIFF"}), 400, "screeningMethod:INVALID_SCREENING_METHOD"},
+		{"unknown method in the list", fwd, "/api/csd", csd(map[string]any{"screeningMethods": []string{"EDD", "SNIFF"}}), 400, "screeningMethods[1]:INVALID_SCREENING_METHOD"},
 		{"e-CSD with a bad AWB", fwd, "/api/csd", csd(map[string]any{"awbNumber": "02012345"}), 400, "awbNumber:INVALID_AWB_NUMBER"},
 		{"unknown exemption", fwd, "/api/csd", csd(map[string]any{"exemption": "VIP"}), 400, "exemption:INVALID_EXEMPTION"},
 		{"unknown result", fwd, "/api/csd", csd(map[string]any{"screeningResult": "maybe"}), 400, "screeningResult:INVALID_SCREENING_RESULT"},
 		{"no screening date", fwd, "/api/csd", csd(map[string]any{"screeningDate": ""}), 400, "screeningDate:REQUIRED"},
+		{"regulated entity too long", fwd, "/api/csd", csd(map[string]any{"regulatedEntity": map[string]any{"category": "RA", "identifier": strings.Repeat("1", 51)}}), 400,
+			"regulatedEntity.identifier:TOO_LONG"},
 		{"secure without a pass", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SPX", "screeningResult": "fail"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
 		{"bad status", fwd, "/api/csd", csd(map[string]any{"securityStatus": "SAFE"}), 400, "securityStatus:INVALID_SECURITY_STATUS"},
 		{"screened tomorrow", fwd, "/api/csd", csd(map[string]any{"screeningDate": time.Now().Add(3 * time.Hour).Format(time.RFC3339)}), 400, "screeningDate:INVALID_DATE"},

@@ -86,6 +86,7 @@ func TestDangerousGoodsDeclaration(t *testing.T) {
 		{"nothing declared", fwd, "/api/dangerous-goods", map[string]any{"awbNumber": awb, "unNumber": "UN1845", "class": "9"}, 400,
 			"netWeight:REQUIRED packingInstructions:REQUIRED properShippingName:REQUIRED quantity:REQUIRED shipperDeclaration:REQUIRED"},
 		{"gross below net", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"grossWeight": 10}), 400, "grossWeight:INVALID_RANGE"},
+		{"shipping name too long", fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"properShippingName": strings.Repeat("x", 201)}), 400, "properShippingName:TOO_LONG"},
 		{"by an airline", lh, "/api/dangerous-goods", dgdBody(awb, nil), 403, ""},
 		{"for another forwarder's shipment", rival, "/api/dangerous-goods", dgdBody(awb, nil), 403, ""},
 	}
@@ -184,6 +185,8 @@ func TestManifestAndOffload(t *testing.T) {
 		{"offload of an AWB not loaded", lh, "/api/offloads", offload(map[string]any{"awbNumber": "020-99999992"}), 400, "awbNumber:AWB_NOT_ON_FLIGHT"},
 		{"offload with a bad AWB", lh, "/api/offloads", offload(map[string]any{"awbNumber": "020-99999999"}), 400, "awbNumber:INVALID_AWB_NUMBER"},
 		{"offload without flight", lh, "/api/offloads", offload(map[string]any{"flightId": nil}), 400, "flightId:REQUIRED"},
+		{"offload of no pieces, with long notes", lh, "/api/offloads", offload(map[string]any{"pieces": 0, "notes": strings.Repeat("n", 2001)}), 400,
+			"notes:TOO_LONG pieces:INVALID_RANGE"},
 		{"offload without reason or amounts", lh, "/api/offloads", offload(map[string]any{"reason": nil, "pieces": nil, "weight": nil}), 400,
 			"pieces:REQUIRED reason:REQUIRED weight:REQUIRED"},
 		{"offload by a forwarder", fwd, "/api/offloads", offload(nil), 403, ""},
@@ -345,18 +348,29 @@ func TestOperationsWebhooks(t *testing.T) {
 	awb := bookedShipment(t, s, fwd)
 	b := s.shipmentBooking(t, fwd, awb)
 	forwarder, airline := newReceiver(t), newReceiver(t)
-	s.subscribe(t, fwd, forwarder, []string{"dgd.submitted", "shipment.offloaded", "manifest.submitted"}, "")
+	s.subscribe(t, fwd, forwarder, []string{"mawb.created", "hawb.created", "placi.submitted", "csd.submitted", "dgd.submitted",
+		"shipment.*", "manifest.submitted"}, "")
 	s.subscribe(t, lh, airline, []string{"manifest.submitted", "dgd.submitted"}, "")
 
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+	s.mustCreate(t, fwd, "/api/hawb", map[string]any{"hawbNumber": "H1", "mawbNumber": awb, "pieces": 1, "weight": 10,
+		"shipper": party("Shipper H1"), "consignee": party("Consignee H1")})
+	s.mustCreate(t, fwd, "/api/placi", map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK", "departureDate": b.FlightID[len(b.FlightID)-10:],
+		"cargoDescription": "CNC milling machine spare parts", "shipperName": "ACME", "consigneeName": "Globex"})
+	s.mustCreate(t, fwd, "/api/csd", map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningResult": "pass",
+		"screeningDate": time.Now().UTC().Format(time.RFC3339)})
 	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, nil))
 	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
 	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Space", "pieces": 1, "weight": 10})
 
-	// The forwarder hears of its e-DGD and the offload, not of the
-	// airline's manifest; the airline of its manifest and of the e-DGD on
-	// its prefix.
-	got := eventually(t, "forwarder deliveries", forwarder.received, func(d []delivery) bool { return len(d) >= 2 })
-	if d := byType(got); len(got) != 2 || d["dgd.submitted"].Data["unNumber"] != "UN1845" ||
+	// The forwarder hears of its filings, of the MAN its shipment got from
+	// the manifest and of the offload, not of the airline's manifest itself;
+	// the airline of its manifest and of the e-DGD on its prefix.
+	got := eventually(t, "forwarder deliveries", forwarder.received, func(d []delivery) bool { return len(d) >= 7 })
+	d := byType(got)
+	if len(got) != 7 || d["mawb.created"].Data["awbNumber"] != awb || d["hawb.created"].Data["hawbNumber"] != "H1" ||
+		d["placi.submitted"].Data["placiId"] == nil || d["csd.submitted"].Data["securityStatus"] != "SPX" ||
+		d["dgd.submitted"].Data["unNumber"] != "UN1845" || d["shipment.status"].Data["xfsuCode"] != "MAN" ||
 		d["shipment.offloaded"].Data["source"] != "offload" || d["shipment.offloaded"].Data["xfsuCode"] != "DIS_OFLD" {
 		t.Errorf("forwarder deliveries = %+v", got)
 	}

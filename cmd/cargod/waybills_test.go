@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,6 +14,18 @@ func party(name string) map[string]any {
 func mawbBody(awb string) map[string]any {
 	return map[string]any{"awbNumber": awb, "origin": "FRA", "destination": "JFK", "pieces": 10, "weight": 500.0, "volume": 3.2,
 		"commodity": "GEN", "shipper": party("ACME Consolidators"), "consignee": party("ACME USA")}
+}
+
+// withFields is body with some fields changed.
+func withFields(body map[string]any, change map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range body {
+		out[k] = v
+	}
+	for k, v := range change {
+		out[k] = v
+	}
+	return out
 }
 
 func TestWaybills(t *testing.T) {
@@ -38,9 +51,11 @@ func TestWaybills(t *testing.T) {
 		HAWBNumber, MAWBNumber, Status string
 		Pieces                         int
 		Weight                         float64
+		Shipper, Consignee             struct{ Name, Address, Contact string }
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("h1", 6, 300)).json(t, &h)
-	if h.HAWBNumber != "H1" || h.MAWBNumber != awb || h.Status != "created" || h.Pieces != 6 || h.Weight != 300 {
+	if h.HAWBNumber != "H1" || h.MAWBNumber != awb || h.Status != "created" || h.Pieces != 6 || h.Weight != 300 ||
+		h.Shipper.Name != "Shipper h1" || h.Consignee.Address != "1 Cargo Road" {
 		t.Errorf("HAWB = %+v", h)
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("H2", 4, 200))
@@ -60,6 +75,12 @@ func TestWaybills(t *testing.T) {
 		{"house number with a dash", fwd, "/api/hawb", hawb("H-3", 1, 1), 400, "hawbNumber:INVALID_FORMAT"},
 		{"HAWB under another forwarder's master", s.rivalForwarder(t), "/api/hawb", hawb("R1", 1, 1), 400, "mawbNumber:UNKNOWN_MAWB"},
 		{"airlines file no HAWB", s.demoToken(t, "demo-airline-lh"), "/api/hawb", hawb("L1", 1, 1), 403, ""},
+		{"the first house again", fwd, "/api/hawb", hawb("H1", 1, 1), 409, ""},
+		{"MAWB with malformed airports", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"origin": "FR", "destination": "FR"}), 400,
+			"destination:INVALID_FORMAT origin:INVALID_FORMAT"},
+		{"MAWB to where it starts", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"destination": "FRA"}), 400, "destination:INVALID_VALUE"},
+		{"MAWB too big and too wordy", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"volume": 2000, "commodity": strings.Repeat("X", 21)}), 400,
+			"commodity:TOO_LONG volume:INVALID_RANGE"},
 	}
 	s.runCases(t, "POST", tests)
 	// A MAWB with bad fields used no number: 020-00000022 is still free.
