@@ -217,8 +217,9 @@ func (r *Reactors) release(ctx context.Context, rec eventstore.Record, b domain.
 	return err
 }
 
-// ship records, on each shipment of a manifest, its MAN status, and on an
-// offloaded shipment its DIS/OFLD status: so the shipment's timeline and
+// ship records, on each shipment of a manifest, its MAN status; on a
+// shipment a revised manifest leaves out, and on an offloaded one, its
+// DIS/OFLD status: so the shipment's timeline and
 // its webhook subscribers (the forwarder's too) hear of them.
 func (r *Reactors) ship(ctx context.Context, rec eventstore.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
@@ -232,6 +233,9 @@ func (r *Reactors) ship(ctx context.Context, rec eventstore.Record) error {
 		case domain.ManifestSubmitted:
 			for _, l := range e.Shipments {
 				statuses = append(statuses, domain.ManifestedStatus(e, l))
+			}
+			for _, l := range e.Dropped {
+				statuses = append(statuses, domain.DroppedStatus(e, l))
 			}
 		case domain.OffloadReported:
 			statuses = append(statuses, domain.OffloadedStatus(e))

@@ -3,6 +3,7 @@ package domain
 import (
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,10 @@ type ManifestSubmitted struct {
 	TotalWeightKg float64              `json:"totalWeight"`
 	TotalVolumeM3 float64              `json:"totalVolume"`
 	Differences   []ManifestDifference `json:"differences,omitempty"`
-	SubmittedAt   time.Time            `json:"submittedAt"`
+	// Dropped are the shipments the earlier manifest of the flight loaded
+	// and this one leaves out: taken off the flight.
+	Dropped     []Load    `json:"dropped,omitempty"`
+	SubmittedAt time.Time `json:"submittedAt"`
 }
 
 func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
@@ -151,6 +155,11 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
+	}
+	for _, awb := range slices.Sorted(maps.Keys(f.Loaded)) {
+		if !seen[awb] {
+			e.Dropped = append(e.Dropped, f.Loaded[awb])
+		}
 	}
 	for _, d := range []ManifestDifference{
 		{"totalPieces", float64(e.TotalPieces), float64(declared.Pieces)},

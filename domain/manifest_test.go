@@ -125,3 +125,21 @@ func TestOffloadAgainstLoad(t *testing.T) {
 		t.Errorf("manifest of an arrived flight = %v", err)
 	}
 }
+
+// A revised manifest lists what the earlier one loaded and it leaves out.
+func TestRevisedManifestDrops(t *testing.T) {
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: []Load{{"020-00000011", 2, 100, 1}, {"020-00000022", 3, 200, 2}}})
+	events, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m2", Carrier: "LH",
+		Shipments: []ManifestCandidate{{Load: Load{"020-00000011", 2, 100, 1}, Known: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := events[0].(ManifestSubmitted)
+	if len(m.Dropped) != 1 || m.Dropped[0].AWBNumber != "020-00000022" || m.Dropped[0].Pieces != 3 {
+		t.Errorf("dropped = %+v", m.Dropped)
+	}
+	if st := DroppedStatus(m, m.Dropped[0]); st.XFSUCode() != "DIS_OFLD" || st.Source != StatusFromManifest || *st.Pieces != 3 {
+		t.Errorf("status of the dropped shipment = %+v", st)
+	}
+}

@@ -61,6 +61,14 @@ func ManifestedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 		Source: StatusFromManifest}
 }
 
+// DroppedStatus is the DIS/OFLD status a revised manifest gives a
+// shipment the earlier manifest loaded and it leaves out.
+func DroppedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
+	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
+		EventDate: m.SubmittedAt, Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg,
+		Notes: "not on the revised manifest of " + m.FlightID, RecordedAt: m.SubmittedAt, Source: StatusFromManifest}
+}
+
 // OffloadedStatus is the DIS/OFLD status an offload gives its shipment,
 // under the offload's id.
 func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {

@@ -232,6 +232,19 @@ func TestManifestAndOffload(t *testing.T) {
 	elsewhere["origin"], elsewhere["destination"] = "SIN", "HKG"
 	s.mustCreate(t, fwd, "/api/mawb", elsewhere)
 	s.mustCreate(t, lh, manifests, map[string]any{"awbNumbers": []string{awb, "020-50000016"}})
+	// A revised manifest without it takes it off the flight: DIS/OFLD.
+	s.mustCreate(t, lh, manifests, map[string]any{"awbNumbers": []string{awb}})
+	eventually(t, "the dropped shipment's DIS/OFLD", func() []string {
+		var tl struct{ Events []struct{ XFSUCode *string } }
+		s.do(t, request{method: "GET", path: "/api/shipments/020-50000016/events", token: fwd}).json(t, &tl)
+		var codes []string
+		for _, e := range tl.Events {
+			if e.XFSUCode != nil {
+				codes = append(codes, *e.XFSUCode)
+			}
+		}
+		return codes
+	}, func(codes []string) bool { return strings.Join(codes, " ") == "MAN DIS_OFLD" })
 	many := make([]string, 1001)
 	for i := range many {
 		many[i] = "x"
