@@ -94,8 +94,8 @@ type SubmitManifest struct {
 }
 
 // DecideSubmitManifest checks a manifest: the flight is the airline's and
-// flying, every AWB is booked on it or a known shipment of the airline,
-// none twice. Totals that differ from the shipments' declarations are
+// has not arrived, every AWB is booked on it or waiting at its origin (see
+// ManifestCandidate), none twice. Totals that differ from the shipments' declarations are
 // accepted — the airline's scales are the truth — and reported.
 func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	if err := checkOwnFlight(f, c.Carrier); err != nil {
@@ -123,7 +123,7 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		case seen[s.AWBNumber]:
 			p.Add(field, CodeDuplicate, "%s is named twice", s.AWBNumber)
 		case !s.Known:
-			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a known shipment of prefix %s", s.AWBNumber, f.ID, f.AWBPrefix)
+			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
 		}
 		seen[s.AWBNumber] = true
 		e.Shipments = append(e.Shipments, s.Load)
@@ -134,7 +134,7 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	e.TotalPieces, e.TotalWeightKg, e.TotalVolumeM3 = declared.Pieces, round3(declared.WeightKg), round3(declared.VolumeM3)
 	if v := c.TotalPieces; v != nil {
 		if *v < 0 || *v > maxPieces*MaxManifestShipments {
-			p.Add("totalPieces", CodeInvalidRange, "must be 0 or more")
+			p.Add("totalPieces", CodeInvalidRange, "must be from 0 to %d", maxPieces*MaxManifestShipments)
 		} else {
 			e.TotalPieces = *v
 		}
