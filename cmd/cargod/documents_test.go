@@ -304,6 +304,45 @@ func TestDocumentUploadLimit(t *testing.T) {
 	t.Logf("answered after %.1f MiB of %d MiB", float64(atAnswer)/(1<<20), tooLarge>>20)
 }
 
+// tooLarge is the size of the uploads that must not be read whole.
+const tooLarge = 25 << 20
+
+// streamUpload sends a file of size bytes, beginning with head, chunked
+// (without Content-Length), and returns the answer and how many bytes had
+// been sent when it came.
+func streamUpload(t *testing.T, s *testServer, token, fileName, head string, size int64) (response, int64) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	var sent atomic.Int64
+	mw := multipart.NewWriter(countingWriter{pw, &sent})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mw.WriteField("awbNumber", "020-81140743")
+		mw.WriteField("documentType", "INVOICE")
+		fw, _ := mw.CreateFormFile("file", fileName)
+		chunk := pdfOf(64 << 10)
+		copy(chunk, head)
+		for sent.Load() < size {
+			if _, err := fw.Write(chunk); err != nil {
+				return // the request is over
+			}
+		}
+		pw.CloseWithError(mw.Close())
+	}()
+	req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	r := s.send(t, req, nil)
+	atAnswer := sent.Load()
+	pr.CloseWithError(errors.New("answered")) // stops the writer if the transport has not
+	<-done
+	return r, atAnswer
+}
+
 func TestDocumentStreamingLimit(t *testing.T) {
 	// A limit well below 25 MiB: between what the server reads and what
 	// the client has sent when the answer comes lie the sockets' buffers,
@@ -322,42 +361,26 @@ func TestDocumentStreamingLimit(t *testing.T) {
 	}
 
 	// Chunked, without Content-Length: the server reads up to the limit,
-	// then answers and stops reading, long before 25 MiB are sent.
-	const tooLarge = 25 << 20
-	pr, pw := io.Pipe()
-	var sent atomic.Int64
-	mw := multipart.NewWriter(countingWriter{pw, &sent})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		mw.WriteField("awbNumber", "020-81140743")
-		mw.WriteField("documentType", "INVOICE")
-		fw, _ := mw.CreateFormFile("file", "endless.pdf")
-		chunk := pdfOf(64 << 10)
-		for sent.Load() < tooLarge {
-			if _, err := fw.Write(chunk); err != nil {
-				return // the request is over
-			}
+	// then answers and stops reading, long before 25 MiB are sent. A
+	// program is refused on its first bytes.
+	for _, tt := range []struct {
+		name   string
+		head   string
+		status int
+		code   string
+	}{
+		{"endless.pdf", "%PDF-1.7\n", http.StatusRequestEntityTooLarge, "payload_too_large"},
+		{"setup.exe", "MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff", http.StatusUnsupportedMediaType, "unsupported_media_type"},
+	} {
+		r, atAnswer := streamUpload(t, s, fwd, tt.name, tt.head, tooLarge)
+		if r.status != tt.status || !r.closed || r.apiError(t).Error != tt.code {
+			t.Errorf("chunked 25 MiB %s = %d %s", tt.name, r.status, r.body)
 		}
-		pw.CloseWithError(mw.Close())
-	}()
-	req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
-	if err != nil {
-		t.Fatal(err)
+		if atAnswer >= tooLarge {
+			t.Errorf("%s: the server answered after %d bytes: it read the whole body", tt.name, atAnswer)
+		}
+		t.Logf("%s answered after %.1f MiB of %d MiB", tt.name, float64(atAnswer)/(1<<20), tooLarge>>20)
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+fwd)
-	r := s.send(t, req, nil)
-	atAnswer := sent.Load()
-	pr.CloseWithError(errors.New("answered")) // stops the writer if the transport has not
-	<-done
-	if r.status != http.StatusRequestEntityTooLarge || !r.closed || r.apiError(t).Error != "payload_too_large" {
-		t.Errorf("chunked 25 MiB = %d %s", r.status, r.body)
-	}
-	if atAnswer >= tooLarge {
-		t.Errorf("the server answered after %d bytes: it read the whole body", atAnswer)
-	}
-	t.Logf("answered after %.1f MiB of %d MiB", float64(atAnswer)/(1<<20), tooLarge>>20)
 
 	// Nothing of the refusals was kept in the way: the service goes on.
 	if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "small.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
