@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -14,7 +15,7 @@ func TestDecideCSD(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(c *SubmitCSD)
-		status string // the status recorded, or the first problem's code
+		status string // the status recorded, or the first problem's code and field
 	}{
 		{"screened", func(*SubmitCSD) {}, "SPX"},
 		{"several methods", func(c *SubmitCSD) { c.ScreeningMethod = ""; c.ScreeningMethods = []string{"EDD", "etd", "EDD"} }, "SPX"},
@@ -22,23 +23,81 @@ func TestDecideCSD(t *testing.T) {
 		{"exempt mail", func(c *SubmitCSD) {
 			c.ScreeningMethod, c.ScreeningResult, c.ScreeningDate, c.Exemption = "", "", "", "MAIL"
 		}, "SPX"},
-		{"failed but secure", func(c *SubmitCSD) { c.ScreeningResult, c.SecurityStatus = "fail", "SHR" }, "INVALID_SECURITY_STATUS"},
-		{"secure unscreened", func(c *SubmitCSD) { c.ScreeningMethod, c.ScreeningResult = "", "" }, "INVALID_SCREENING_RESULT"},
-		{"unknown exemption", func(c *SubmitCSD) { c.Exemption = "VIP" }, "INVALID_EXEMPTION"},
-		{"future screening", func(c *SubmitCSD) { c.ScreeningDate = "2026-11-25T14:00:00Z" }, CodeInvalidDate},
+		{"failed but secure", func(c *SubmitCSD) { c.ScreeningResult, c.SecurityStatus = "fail", "SHR" }, "INVALID_SECURITY_STATUS securityStatus"},
+		{"secure unscreened", func(c *SubmitCSD) { c.ScreeningMethod, c.ScreeningResult = "", "" }, "INVALID_SCREENING_RESULT screeningResult"},
+		{"unknown exemption", func(c *SubmitCSD) { c.Exemption = "VIP" }, "INVALID_EXEMPTION exemption"},
+		{"future screening", func(c *SubmitCSD) { c.ScreeningDate = "2026-11-25T14:00:00Z" }, "INVALID_DATE screeningDate"},
+		{"screening date not a date", func(c *SubmitCSD) { c.ScreeningDate = "25/11/2026" }, "INVALID_DATE screeningDate"},
+		{"no screening date", func(c *SubmitCSD) { c.ScreeningDate = "" }, "REQUIRED screeningDate"},
+		{"unknown status", func(c *SubmitCSD) { c.SecurityStatus = "SAFE" }, "INVALID_SECURITY_STATUS securityStatus"},
+		{"unknown result", func(c *SubmitCSD) { c.ScreeningResult = "maybe" }, "INVALID_SCREENING_RESULT screeningResult"},
+		{"unknown method", func(c *SubmitCSD) { c.ScreeningMethod = "SNIFF" }, "INVALID_SCREENING_METHOD screeningMethod"},
+		{"unknown method in the list", func(c *SubmitCSD) { c.ScreeningMethods = []string{"XRY", "ASK"} }, "INVALID_SCREENING_METHOD screeningMethods[1]"},
+		{"regulated entity category too long", func(c *SubmitCSD) {
+			c.RegulatedEntity = &RegulatedEntity{Category: "REGULATED-AGENT", Identifier: "DE/RA/0001"}
+		}, "TOO_LONG regulatedEntity.category"},
+		{"regulated entity identifier too long", func(c *SubmitCSD) {
+			c.RegulatedEntity = &RegulatedEntity{Category: "RA", Identifier: strings.Repeat("9", 51)}
+		}, "TOO_LONG regulatedEntity.identifier"},
 	}
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
 		events, err := DecideCSD(c)
 		got := ""
-		if e, ok := err.(*Error); ok {
-			got = e.Fields[0].Code
-		} else if err == nil {
+		if err == nil {
 			got = events[0].(CSDSubmitted).SecurityStatus
+		} else {
+			got = problemOf(err)
 		}
 		if got != tt.status {
 			t.Errorf("%s = %q (%v), want %q", tt.name, got, err, tt.status)
+		}
+	}
+}
+
+func TestDecidePLACI(t *testing.T) {
+	base := func() PLACISubmitted {
+		return PLACISubmitted{AWBNumber: "020-00000011", Origin: "fra", Destination: "JFK", DepartureDate: "2026-11-26",
+			CargoDescription: "Machine parts, steel", ShipperName: "Shipper", ConsigneeName: "Consignee"}
+	}
+	long := strings.Repeat("x", 2001)
+	tests := []struct {
+		name   string
+		change func(c *PLACISubmitted)
+		want   string // the first problem's code and field, or "" when accepted
+	}{
+		{"complete", func(*PLACISubmitted) {}, ""},
+		{"with addresses, pieces and weight", func(c *PLACISubmitted) {
+			c.ShipperAddress, c.ConsigneeAddress, c.Pieces, c.WeightKg = "Frankfurt", "New York", new(3), new(120.5)
+		}, ""},
+		{"no origin", func(c *PLACISubmitted) { c.Origin = "" }, "REQUIRED origin"},
+		{"no destination", func(c *PLACISubmitted) { c.Destination = " " }, "REQUIRED destination"},
+		{"destination not a code", func(c *PLACISubmitted) { c.Destination = "NYC1" }, "INVALID_FORMAT destination"},
+		{"unknown origin", func(c *PLACISubmitted) { c.Origin = "XXX" }, "UNKNOWN_AIRPORT origin"},
+		{"no departure date", func(c *PLACISubmitted) { c.DepartureDate = "" }, "REQUIRED departureDate"},
+		{"departure date with time", func(c *PLACISubmitted) { c.DepartureDate = "2026-11-26T10:00:00Z" }, "INVALID_DATE departureDate"},
+		{"no description", func(c *PLACISubmitted) { c.CargoDescription = "" }, "REQUIRED cargoDescription"},
+		{"vague description", func(c *PLACISubmitted) { c.CargoDescription = "Consolidation" }, "INVALID_VALUE cargoDescription"},
+		{"description too long", func(c *PLACISubmitted) { c.CargoDescription = long }, "TOO_LONG cargoDescription"},
+		{"no shipper", func(c *PLACISubmitted) { c.ShipperName = "" }, "REQUIRED shipperName"},
+		{"no consignee", func(c *PLACISubmitted) { c.ConsigneeName = "  " }, "REQUIRED consigneeName"},
+		{"consignee name too long", func(c *PLACISubmitted) { c.ConsigneeName = long }, "TOO_LONG consigneeName"},
+		{"shipper address too long", func(c *PLACISubmitted) { c.ShipperAddress = long }, "TOO_LONG shipperAddress"},
+		{"consignee address too long", func(c *PLACISubmitted) { c.ConsigneeAddress = long }, "TOO_LONG consigneeAddress"},
+		{"no pieces", func(c *PLACISubmitted) { c.Pieces = new(0) }, "INVALID_RANGE pieces"},
+		{"negative weight", func(c *PLACISubmitted) { c.WeightKg = new(-3.0) }, "INVALID_RANGE weight"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecidePLACI(c, knownAirports{})
+		if got := problemOf(err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+			continue
+		}
+		if err == nil && events[0].(PLACISubmitted).Origin != "FRA" {
+			t.Errorf("%s: recorded %+v", tt.name, events[0])
 		}
 	}
 }

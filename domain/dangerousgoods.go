@@ -120,7 +120,7 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	case c.Quantity == nil:
 		p.Add("quantity", CodeRequired, "is required")
 	case !(*c.Quantity > 0 && *c.Quantity <= maxWeightKg):
-		p.Add("quantity", CodeInvalidRange, "must be more than 0")
+		p.Add("quantity", CodeInvalidRange, "must be more than 0 and at most %d", maxWeightKg)
 	default:
 		e.Quantity = *c.Quantity
 	}

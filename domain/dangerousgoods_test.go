@@ -75,6 +75,13 @@ func TestDecideDGD(t *testing.T) {
 		}, "INVALID_PACKING_INSTRUCTION packingInstructions"},
 		{"no quantity", func(c *SubmitDGD) { c.Quantity = nil }, "REQUIRED quantity"},
 		{"gross below net", func(c *SubmitDGD) { c.GrossWeightKg = num(10) }, "INVALID_RANGE grossWeight"},
+		{"gross weight out of range", func(c *SubmitDGD) { c.GrossWeightKg = num(0) }, "INVALID_RANGE grossWeight"},
+		{"no net weight", func(c *SubmitDGD) { c.NetWeightKg = nil }, "REQUIRED netWeight"},
+		{"negative net weight", func(c *SubmitDGD) { c.NetWeightKg = num(-20) }, "INVALID_RANGE netWeight"},
+		{"quantity zero", func(c *SubmitDGD) { c.Quantity = num(0) }, "INVALID_RANGE quantity"},
+		{"no proper shipping name", func(c *SubmitDGD) { c.ProperShippingName = "" }, "REQUIRED properShippingName"},
+		{"proper shipping name too long", func(c *SubmitDGD) { c.ProperShippingName = strings.Repeat("x", 201) }, "TOO_LONG properShippingName"},
+		{"declaration too long", func(c *SubmitDGD) { c.ShipperDeclaration = strings.Repeat("x", 2001) }, "TOO_LONG shipperDeclaration"},
 		{"no declaration", func(c *SubmitDGD) { c.ShipperDeclaration = " " }, "REQUIRED shipperDeclaration"},
 		{"class against the reference", func(c *SubmitDGD) { c.Class, c.PackingGroup = "8", "II" }, "MISMATCH class"},
 		{"one of the reference's classes", func(c *SubmitDGD) {

@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,6 +36,13 @@ func TestDecideSubmitManifest(t *testing.T) {
 		{"empty", nil, func(c *SubmitManifest) { c.Shipments = nil }, "REQUIRED awbNumbers", nil},
 		{"other flight in body", nil, func(c *SubmitManifest) { c.FlightID = "LH8401-2026-11-26" }, "MISMATCH flightId", nil},
 		{"negative weight", nil, func(c *SubmitManifest) { c.TotalWeight = num(-1) }, "INVALID_RANGE totalWeight", nil},
+		{"negative pieces", nil, func(c *SubmitManifest) { c.TotalPieces = pieces(-1) }, "INVALID_RANGE totalPieces", nil},
+		{"volume out of range", nil, func(c *SubmitManifest) { c.TotalVolume = num(1e9) }, "INVALID_RANGE totalVolume", nil},
+		{"too many AWBs", nil, func(c *SubmitManifest) {
+			for i := range MaxManifestShipments {
+				c.Shipments = append(c.Shipments, known(fmt.Sprintf("020-%08d", i), 1, 1, 0))
+			}
+		}, "TOO_MANY awbNumbers", nil},
 		{"another airline's flight", nil, func(c *SubmitManifest) { c.Carrier = "AF" }, "forbidden", nil},
 		{"cancelled flight", func(f *Flight) { f.Status = FlightStatusCancelled }, func(*SubmitManifest) {}, "conflict", nil},
 		{"no flight", func(f *Flight) { *f = Flight{} }, func(*SubmitManifest) {}, "not_found", nil},
@@ -103,6 +112,11 @@ func TestOffloadAgainstLoad(t *testing.T) {
 		{"no reason", func() ReportOffload { c := offload(1, 1); c.Reason = ""; return c }(), "REQUIRED reason"},
 		{"not loaded", func() ReportOffload { c := offload(1, 1); c.AWBNumber = "020-00000022"; return c }(), "AWB_NOT_ON_FLIGHT awbNumber"},
 		{"no pieces", func() ReportOffload { c := offload(1, 1); c.Pieces = nil; return c }(), "REQUIRED pieces"},
+		{"no weight", func() ReportOffload { c := offload(1, 1); c.WeightKg = nil; return c }(), "REQUIRED weight"},
+		{"weightless", offload(1, 0), "INVALID_RANGE weight"},
+		{"no pieces at all", offload(0, 1), "INVALID_RANGE pieces"},
+		{"reason too long", func() ReportOffload { c := offload(1, 1); c.Reason = strings.Repeat("x", 201); return c }(), "TOO_LONG reason"},
+		{"notes too long", func() ReportOffload { c := offload(1, 1); c.Notes = strings.Repeat("x", 2001); return c }(), "TOO_LONG notes"},
 		{"all the weight, not all pieces", offload(1, 75), "EXCEEDS_LOADED weight"},
 		{"another airline", func() ReportOffload { c := offload(1, 1); c.Carrier = "AF"; return c }(), "forbidden"},
 	} {

@@ -1,41 +1,55 @@
 package domain
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestDecideRecordStatus(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	base := func() RecordStatus {
+		return RecordStatus{AWBNumber: "020-00000011", EventType: "rcs", EventDate: "2026-11-25T10:00:00Z", Location: "fra", At: now}
+	}
 	tests := []struct {
-		eventType, discrepancy, date string
-		xfsu, field                  string // the XFSU code, or the field refused
+		name   string
+		change func(c *RecordStatus)
+		want   string // the XFSU code recorded, or the first problem's code and field
 	}{
-		{"rcs", "", "2026-11-25T10:00:00Z", "RCS", ""},
-		{"DIS/OFLD", "", "2026-11-25T10:00:00+01:00", "DIS_OFLD", ""},
-		{"DIS", "msca", "2026-11-25T12:10:00Z", "DIS_MSCA", ""}, // within the clock tolerance
-		{"DIS", "", "2026-11-25T10:00:00Z", "", "discrepancyCode"},
-		{"ARR", "OFLD", "2026-11-25T10:00:00Z", "", "discrepancyCode"},
-		{"LOST", "", "2026-11-25T10:00:00Z", "", "eventType"},
-		{"DEP", "", "2026-11-25T13:00:00Z", "", "eventDate"},
-		{"DEP", "", "yesterday", "", "eventDate"},
+		{"received", func(*RecordStatus) {}, "RCS"},
+		{"offloaded, qualifier in the type", func(c *RecordStatus) { c.EventType, c.EventDate = "DIS/OFLD", "2026-11-25T10:00:00+01:00" }, "DIS_OFLD"},
+		{"within the clock tolerance", func(c *RecordStatus) {
+			c.EventType, c.DiscrepancyCode, c.EventDate = "DIS", "msca", "2026-11-25T12:10:00Z"
+		}, "DIS_MSCA"},
+		{"with pieces and weight", func(c *RecordStatus) { c.Pieces, c.Weight = new(0), new(12.5) }, "RCS"},
+		{"no type", func(c *RecordStatus) { c.EventType = " " }, "REQUIRED eventType"},
+		{"unknown type", func(c *RecordStatus) { c.EventType = "LOST" }, "INVALID_EVENT_TYPE eventType"},
+		{"discrepancy without code", func(c *RecordStatus) { c.EventType = "DIS" }, "INVALID_EVENT_TYPE discrepancyCode"},
+		{"discrepancy with unknown code", func(c *RecordStatus) { c.EventType = "DIS/LOST" }, "INVALID_EVENT_TYPE discrepancyCode"},
+		{"qualifier on arrival", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "ARR", "OFLD" }, "INVALID_EVENT_TYPE discrepancyCode"},
+		{"no location", func(c *RecordStatus) { c.Location = "" }, "REQUIRED location"},
+		{"location not a code", func(c *RecordStatus) { c.Location = "Frankfurt" }, "INVALID_FORMAT location"},
+		{"unknown location", func(c *RecordStatus) { c.Location = "XXX" }, "UNKNOWN_AIRPORT location"},
+		{"no date", func(c *RecordStatus) { c.EventDate = "" }, "REQUIRED eventDate"},
+		{"future", func(c *RecordStatus) { c.EventDate = "2026-11-25T13:00:00Z" }, "INVALID_DATE eventDate"},
+		{"not a date", func(c *RecordStatus) { c.EventDate = "yesterday" }, "INVALID_DATE eventDate"},
+		{"negative pieces", func(c *RecordStatus) { c.Pieces = new(-1) }, "INVALID_RANGE pieces"},
+		{"negative weight", func(c *RecordStatus) { c.Weight = new(-0.5) }, "INVALID_RANGE weight"},
+		{"notes too long", func(c *RecordStatus) { c.Notes = strings.Repeat("x", 2001) }, "TOO_LONG notes"},
 	}
 	for _, tt := range tests {
-		events, err := DecideRecordStatus(RecordStatus{AWBNumber: "020-00000011", EventType: tt.eventType, DiscrepancyCode: tt.discrepancy,
-			EventDate: tt.date, Location: "fra", At: now}, nil)
-		if tt.field != "" {
-			if e, ok := err.(*Error); !ok || e.Fields[0].Field != tt.field {
-				t.Errorf("%s %s %s: err = %v, want a problem with %s", tt.eventType, tt.discrepancy, tt.date, err, tt.field)
+		c := base()
+		tt.change(&c)
+		events, err := DecideRecordStatus(c, knownAirports{})
+		if err != nil {
+			if got := problemOf(err); got != tt.want {
+				t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 			}
 			continue
 		}
-		if err != nil {
-			t.Errorf("%s: %v", tt.eventType, err)
-			continue
-		}
 		e := events[0].(ShipmentStatusRecorded)
-		if e.XFSUCode() != tt.xfsu || e.Location != "FRA" || e.EventDate.Location() != time.UTC {
-			t.Errorf("%s = %+v", tt.eventType, e)
+		if e.XFSUCode() != tt.want || e.Location != "FRA" || e.EventDate.Location() != time.UTC {
+			t.Errorf("%s = %+v, want %s", tt.name, e, tt.want)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDecideCreateHAWB(t *testing.T) {
 	master := Waybills{MAWB: &MAWBCreated{AWBNumber: "020-00000011", OrganizationID: "f", Pieces: 10, WeightKg: 500},
@@ -18,6 +21,12 @@ func TestDecideCreateHAWB(t *testing.T) {
 		{"another forwarder's master", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "g", Pieces: new(1), WeightKg: new(1.0), Shipper: party, Consignee: party}, "mawbNumber UNKNOWN_MAWB"},
 		{"no master", Waybills{}, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", Pieces: new(1), WeightKg: new(1.0), Shipper: party, Consignee: party}, "mawbNumber UNKNOWN_MAWB"},
 		{"bad number", master, CreateHAWB{HAWBNumber: "H-2", OrganizationID: "f", Pieces: new(1), WeightKg: new(1.0), Shipper: party, Consignee: party}, "hawbNumber INVALID_FORMAT"},
+		{"no pieces", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", WeightKg: new(1.0), Shipper: party, Consignee: party}, "pieces REQUIRED"},
+		{"no weight", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", Pieces: new(1), Shipper: party, Consignee: party}, "weight REQUIRED"},
+		{"weight out of range", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", Pieces: new(1), WeightKg: new(-1.0), Shipper: party, Consignee: party}, "weight INVALID_RANGE"},
+		{"consignee unnamed", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", Pieces: new(1), WeightKg: new(1.0), Shipper: party}, "consignee.name REQUIRED"},
+		{"shipper address too long", master, CreateHAWB{HAWBNumber: "H2", OrganizationID: "f", Pieces: new(1), WeightKg: new(1.0),
+			Shipper: FullParty{Name: "x", Address: strings.Repeat("x", 501)}, Consignee: party}, "shipper.address TOO_LONG"},
 	}
 	for _, tt := range tests {
 		events, err := DecideCreateHAWB(tt.w, tt.c)
@@ -31,5 +40,61 @@ func TestDecideCreateHAWB(t *testing.T) {
 	}
 	if _, err := DecideCreateHAWB(master, CreateHAWB{HAWBNumber: "H1", OrganizationID: "f", Pieces: new(1), WeightKg: new(1.0), Shipper: party, Consignee: party}); ErrorCode(err) != Conflict {
 		t.Errorf("a repeated house = %v", err)
+	}
+}
+
+// knownAirports is reference data that knows a few airports and nothing else.
+type knownAirports struct{ Lookup }
+
+func (knownAirports) Airport(code string) (Airport, bool) {
+	return Airport{IATACode: code}, code == "FRA" || code == "JFK"
+}
+
+func TestDecideCreateMAWB(t *testing.T) {
+	long := strings.Repeat("x", 501)
+	base := func() CreateMAWB {
+		return CreateMAWB{AWBNumber: "020-00000011", OrganizationID: "f", Origin: "fra", Destination: "JFK", Pieces: new(2), WeightKg: new(150.0),
+			VolumeM3: new(1.0), Commodity: "gen", Shipper: FullParty{Name: "Shipper"}, Consignee: FullParty{Name: "Consignee"}}
+	}
+	tests := []struct {
+		name   string
+		change func(c *CreateMAWB)
+		want   string // the first problem's code and field, or "" when accepted
+	}{
+		{"complete", func(*CreateMAWB) {}, ""},
+		{"no volume", func(c *CreateMAWB) { c.VolumeM3 = nil }, ""},
+		{"no origin", func(c *CreateMAWB) { c.Origin = " " }, "REQUIRED origin"},
+		{"no destination", func(c *CreateMAWB) { c.Destination = "" }, "REQUIRED destination"},
+		{"origin of four letters", func(c *CreateMAWB) { c.Origin = "EDDF" }, "INVALID_FORMAT origin"},
+		{"unknown airport", func(c *CreateMAWB) { c.Destination = "XXX" }, "UNKNOWN_AIRPORT destination"},
+		{"round trip", func(c *CreateMAWB) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+		{"no pieces", func(c *CreateMAWB) { c.Pieces = nil }, "REQUIRED pieces"},
+		{"no pieces at all", func(c *CreateMAWB) { c.Pieces = new(0) }, "INVALID_RANGE pieces"},
+		{"no weight", func(c *CreateMAWB) { c.WeightKg = nil }, "REQUIRED weight"},
+		{"weightless", func(c *CreateMAWB) { c.WeightKg = new(0.0) }, "INVALID_RANGE weight"},
+		{"negative volume", func(c *CreateMAWB) { c.VolumeM3 = new(-1.0) }, "INVALID_RANGE volume"},
+		{"commodity too long", func(c *CreateMAWB) { c.Commodity = strings.Repeat("A", 21) }, "TOO_LONG commodity"},
+		{"shipper unnamed", func(c *CreateMAWB) { c.Shipper.Name = "" }, "REQUIRED shipper.name"},
+		{"consignee unnamed", func(c *CreateMAWB) { c.Consignee.Name = "\t" }, "REQUIRED consignee.name"},
+		{"shipper name too long", func(c *CreateMAWB) { c.Shipper.Name = long }, "TOO_LONG shipper.name"},
+		{"consignee address too long", func(c *CreateMAWB) { c.Consignee.Address = long }, "TOO_LONG consignee.address"},
+		{"shipper contact too long", func(c *CreateMAWB) { c.Shipper.Contact = long }, "TOO_LONG shipper.contact"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecideCreateMAWB(Waybills{}, c, knownAirports{})
+		if got := problemOf(err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+			continue
+		}
+		if err == nil {
+			if m := events[0].(MAWBCreated); m.Origin != "FRA" || m.Commodity != "GEN" || m.Pieces != 2 {
+				t.Errorf("%s: recorded %+v", tt.name, m)
+			}
+		}
+	}
+	if _, err := DecideCreateMAWB(Waybills{MAWB: &MAWBCreated{}}, base(), knownAirports{}); ErrorCode(err) != Conflict {
+		t.Errorf("a repeated master = %v", err)
 	}
 }
