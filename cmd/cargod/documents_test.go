@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
 )
 
 // part is a part of an upload: a text field, or a file when fileName is
@@ -184,7 +186,8 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 }
 
 func TestDocumentRules(t *testing.T) {
-	s := startServer(t, t.TempDir(), nil)
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	holdNumber(t, s, fwd)
 	pdf := pdfOf(2048)
@@ -203,6 +206,8 @@ func TestDocumentRules(t *testing.T) {
 		{"file first, then bad fields", []part{{name: "file", value: string(pdf), fileName: "a.pdf"}, {name: "documentType", value: "x"},
 			{name: "awbNumber", value: "1"}}, 400, "awbNumber:INVALID_AWB_NUMBER documentType:INVALID_VALUE"},
 		{"the file twice", append(documentParts("020-81140743", "INVOICE", "a.pdf", pdf), part{name: "file", value: "x", fileName: "b.txt"}), 400, "file:DUPLICATE"},
+		{"the AWB number twice", append(documentParts("020-81140743", "INVOICE", "a.pdf", pdf)[:2], part{name: "awbNumber", value: "020-81140743"}), 400, "awbNumber:DUPLICATE"},
+		{"a document type of 2 KiB", documentParts("020-81140743", strings.Repeat("A", 2048), "a.pdf", pdf), 400, "documentType:TOO_LONG"},
 		{"file first", []part{{name: "file", value: string(pdf), fileName: "a.pdf"}, {name: "documentType", value: "awb"}, {name: "awbNumber", value: "020-81140743"}}, 201, ""},
 		{"TIFF", documentParts("020-81140743", "OTHER", "scan.tif", []byte("II*\x00\x08\x00\x00\x00")), 201, ""},
 		{"JSON", documentParts("020-81140743", "OTHER", "data.json", []byte(`  {"pieces": 2}`)), 201, ""},
@@ -210,6 +215,7 @@ func TestDocumentRules(t *testing.T) {
 		{"a Windows program", documentParts("020-81140743", "OTHER", "invoice.pdf.exe", append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff"), make([]byte, 4096)...)), 415, ""},
 		{"HTML", documentParts("020-81140743", "OTHER", "page.html", []byte("<!DOCTYPE html><script>alert(1)</script>")), 415, ""},
 	}
+	kept := map[string]bool{} // the files of accepted uploads, by document id
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.upload(t, fwd, tt.parts...)
@@ -217,6 +223,10 @@ func TestDocumentRules(t *testing.T) {
 				t.Fatalf("= %d %s", r.status, r.body)
 			}
 			switch r.status {
+			case http.StatusCreated:
+				var d document
+				r.json(t, &d)
+				kept[d.DocumentID] = true
 			case http.StatusBadRequest:
 				checkFields(t, r, tt.fields)
 			case http.StatusUnsupportedMediaType:
@@ -235,8 +245,15 @@ func TestDocumentRules(t *testing.T) {
 	}
 	// The forwarder's uploads made the shipment its own: another forwarder
 	// may not upload for it.
-	if r := s.upload(t, s.rivalForwarder(t), documentParts("020-81140743", "INVOICE", "a.pdf", pdf)...); r.status != http.StatusForbidden {
+	rival := s.rivalForwarder(t)
+	if r := s.upload(t, rival, documentParts("020-81140743", "INVOICE", "a.pdf", pdf)...); r.status != http.StatusForbidden {
 		t.Errorf("another forwarder's upload = %d %s", r.status, r.body)
+	}
+	// Sent before the AWB number, the file is stored before the upload can
+	// be refused: then it is deleted.
+	if r := s.upload(t, rival, []part{{name: "file", value: string(pdf), fileName: "a.pdf"}, {name: "documentType", value: "INVOICE"},
+		{name: "awbNumber", value: "020-81140743"}}...); r.status != http.StatusForbidden {
+		t.Errorf("another forwarder's upload, file first = %d %s", r.status, r.body)
 	}
 	// Idempotency-Key is not honoured on uploads: each is a document.
 	var first, second document
@@ -254,6 +271,31 @@ func TestDocumentRules(t *testing.T) {
 	}
 	if first.DocumentID == "" || first.DocumentID == second.DocumentID {
 		t.Errorf("two uploads with one Idempotency-Key = %s, %s", first.DocumentID, second.DocumentID)
+	}
+	kept[first.DocumentID], kept[second.DocumentID] = true, true
+
+	// No refused upload left its file behind.
+	s.stop()
+	store, err := eventstore.Open(t.Context(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	files, err := store.Objects(t.Context(), "documents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := files.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range stored {
+		if !kept[f.Name] {
+			t.Errorf("the file %s of a refused upload is stored", f.Name)
+		}
+	}
+	if len(stored) != len(kept) {
+		t.Errorf("%d files stored for %d accepted uploads", len(stored), len(kept))
 	}
 }
 

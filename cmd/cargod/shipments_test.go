@@ -37,6 +37,7 @@ func TestShipmentTimeline(t *testing.T) {
 		return time.Now().UTC().Add(time.Duration(h-10) * time.Hour).Truncate(time.Second).Format(time.RFC3339)
 	}
 	// Posted out of order: the timeline is by event date.
+	posted := map[string]time.Time{} // event id → recorded at
 	for _, e := range []map[string]any{
 		{"eventType": "RCS", "eventDate": at(1), "location": "FRA", "pieces": 2, "weight": 350.5},
 		{"eventType": "DEP", "eventDate": at(4), "location": "fra"},
@@ -54,17 +55,28 @@ func TestShipmentTimeline(t *testing.T) {
 			created.EventType != strings.ToUpper(e["eventType"].(string)) {
 			t.Fatalf("event %v = %d %s", e["eventType"], r.status, r.body)
 		}
+		posted[created.EventID] = created.RecordedAt
 	}
 	check := func(s *testServer, tok string) {
 		t.Helper()
-		var tl struct{ Events []statusEvent }
+		var tl struct {
+			AWBNumber string
+			Events    []statusEvent
+		}
 		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: tok}).json(t, &tl)
 		var codes []string
 		for _, e := range tl.Events {
 			codes = append(codes, e.XFSUCode)
+			if recorded, ok := posted[e.EventID]; e.AWBNumber != awb || !ok || !e.RecordedAt.Equal(recorded) {
+				t.Errorf("timeline event %+v is not the one posted", e)
+			}
 		}
-		if strings.Join(codes, ",") != "RCS,MAN,DEP,DIS_OFLD,ARR" {
-			t.Fatalf("timeline = %v", codes)
+		if tl.AWBNumber != awb || strings.Join(codes, ",") != "RCS,MAN,DEP,DIS_OFLD,ARR" {
+			t.Fatalf("timeline of %s = %v", tl.AWBNumber, codes)
+		}
+		if rcs, arr := tl.Events[0], tl.Events[4]; rcs.Location != "FRA" || *rcs.Pieces != 2 || *rcs.Weight != 350.5 || rcs.DiscrepancyCode != nil ||
+			arr.Location != "JFK" || *arr.Pieces != 1 || *arr.Weight != 175 || tl.Events[1].Pieces != nil || tl.Events[2].Location != "FRA" {
+			t.Errorf("timeline = %+v", tl.Events)
 		}
 		var window struct{ Events []statusEvent }
 		// From the MAN on, to the offload (excluded).
@@ -73,8 +85,12 @@ func TestShipmentTimeline(t *testing.T) {
 		if len(window.Events) != 2 || window.Events[0].EventType != "MAN" || window.Events[1].EventType != "DEP" {
 			t.Errorf("events from %s to %s = %+v", from, to, window.Events)
 		}
-		if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?from=yesterday", token: tok}); r.status != http.StatusBadRequest {
-			t.Errorf("from=yesterday = %d", r.status)
+		for query, fields := range map[string]string{"from=yesterday": "from:INVALID_DATE", "to=2026-13-01": "to:INVALID_DATE"} {
+			if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?" + query, token: tok}); r.status != http.StatusBadRequest {
+				t.Errorf("%s = %d", query, r.status)
+			} else {
+				checkFields(t, r, fields)
+			}
 		}
 		var off struct{ Events []statusEvent }
 		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: tok}).json(t, &off)
@@ -155,6 +171,13 @@ func TestShipmentEventRules(t *testing.T) {
 	}
 	if r := s.do(t, request{method: "GET", path: "/api/shipments/020-99999992", token: lh}); r.status != 404 {
 		t.Errorf("unknown shipment: %d", r.status)
+	}
+	for _, path := range []string{"/api/shipments/020-12345670", "/api/shipments/020-1234567/events"} {
+		if r := s.do(t, request{method: "GET", path: path, token: lh}); r.status != 400 {
+			t.Errorf("%s = %d", path, r.status)
+		} else {
+			checkFields(t, r, "awb:INVALID_AWB_NUMBER")
+		}
 	}
 }
 

@@ -60,9 +60,20 @@ func TestWaybills(t *testing.T) {
 	}
 	s.mustCreate(t, fwd, "/api/hawb", hawb("H2", 4, 200))
 
+	rival := s.rivalForwarder(t)
 	tests := []apiCase{
 		{"houses beyond the master", fwd, "/api/hawb", hawb("H3", 1, 1), 400, "pieces:EXCEEDS_MAWB weight:EXCEEDS_MAWB"},
-		{"the same house again", fwd, "/api/hawb", hawb("H1", 0, 0), 400, "pieces:INVALID_RANGE weight:INVALID_RANGE"},
+		{"a house of nothing", fwd, "/api/hawb", hawb("H3", 0, 0), 400, "pieces:INVALID_RANGE weight:INVALID_RANGE"},
+		{"a house without amounts or consignee", fwd, "/api/hawb", map[string]any{"hawbNumber": "H3", "mawbNumber": awb, "shipper": party("s")}, 400,
+			"consignee.name:REQUIRED pieces:REQUIRED weight:REQUIRED"},
+		{"a house with mistyped pieces", fwd, "/api/hawb", withFields(hawb("H3", 1, 1), map[string]any{"pieces": "six"}), 400, "pieces:INVALID_TYPE"},
+		{"a house with an overlong address", fwd, "/api/hawb", withFields(hawb("H3", 1, 1), map[string]any{
+			"shipper": map[string]any{"name": "s", "address": strings.Repeat("a", 501)}}), 400, "shipper.address:TOO_LONG"},
+		{"MAWB on another forwarder's number", rival, "/api/mawb", mawbBody("020-00000033"), 400, "awbNumber:AWB_NOT_IN_STOCK"},
+		{"MAWB without ends or consignee", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"origin": "", "destination": nil,
+			"consignee": party("")}), 400, "consignee.name:REQUIRED destination:REQUIRED origin:REQUIRED"},
+		{"MAWB with mistyped weight", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"weight": "500 kg"}), 400, "weight:INVALID_TYPE"},
+		{"MAWB with a key in the wrong case", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"Pieces": 3}), 400, "Pieces:INVALID_FORMAT"},
 		{"no such master", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000022", "pieces": 1, "weight": 1.0,
 			"shipper": party("a"), "consignee": party("b")}, 400, "mawbNumber:UNKNOWN_MAWB"},
 		{"master number with a bad check digit", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000012"}, 400, "mawbNumber:INVALID_AWB_NUMBER"},
@@ -73,7 +84,7 @@ func TestWaybills(t *testing.T) {
 		{"airlines file no MAWB", s.demoToken(t, "demo-airline-lh"), "/api/mawb", mawbBody("020-00000022"), 403, ""},
 		{"MAWB number with a bad check digit", fwd, "/api/mawb", mawbBody("020-00000021"), 400, "awbNumber:INVALID_AWB_NUMBER"},
 		{"house number with a dash", fwd, "/api/hawb", hawb("H-3", 1, 1), 400, "hawbNumber:INVALID_FORMAT"},
-		{"HAWB under another forwarder's master", s.rivalForwarder(t), "/api/hawb", hawb("R1", 1, 1), 400, "mawbNumber:UNKNOWN_MAWB"},
+		{"HAWB under another forwarder's master", rival, "/api/hawb", hawb("R1", 1, 1), 400, "mawbNumber:UNKNOWN_MAWB"},
 		{"airlines file no HAWB", s.demoToken(t, "demo-airline-lh"), "/api/hawb", hawb("L1", 1, 1), 403, ""},
 		{"the first house again", fwd, "/api/hawb", hawb("H1", 1, 1), 409, ""},
 		{"MAWB with malformed airports", fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"origin": "FR", "destination": "FR"}), 400,
@@ -86,16 +97,32 @@ func TestWaybills(t *testing.T) {
 	// A MAWB with bad fields used no number: 020-00000022 is still free.
 	s.mustCreate(t, fwd, "/api/mawb", mawbBody("020-00000022"))
 
+	// The shipment reads the master back as filed, its houses with it.
+	type filedParty struct{ Name, Address, Contact string }
 	var sh struct {
-		MAWB *struct {
-			AWBNumber string
-			Pieces    int
+		AWBNumber string
+		MAWB      *struct {
+			AWBNumber, Origin, Destination, Commodity, Status string
+			Pieces                                            int
+			Weight, Volume                                    float64
+			Shipper, Consignee                                filedParty
+			CreatedAt                                         time.Time
 		}
-		HAWBs    []struct{ HAWBNumber string }
-		Declared struct{ Pieces *int }
+		HAWBs    []struct{ HAWBNumber, MAWBNumber, Status string }
+		Declared struct {
+			Pieces *int
+			Weight *float64
+		}
 	}
 	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
-	if sh.MAWB == nil || sh.MAWB.Pieces != 10 || len(sh.HAWBs) != 2 || *sh.Declared.Pieces != 10 {
+	m := sh.MAWB
+	if sh.AWBNumber != awb || m == nil || m.AWBNumber != awb || m.Origin != "FRA" || m.Destination != "JFK" || m.Pieces != 10 ||
+		m.Weight != 500 || m.Volume != 3.2 || m.Commodity != "GEN" || m.Status != "created" || !m.CreatedAt.Equal(created.CreatedAt) ||
+		m.Shipper != (filedParty{"ACME Consolidators", "1 Cargo Road", "ops@example.com"}) || m.Consignee.Name != "ACME USA" {
+		t.Errorf("shipment's MAWB = %+v", m)
+	}
+	if len(sh.HAWBs) != 2 || sh.HAWBs[0].HAWBNumber != "H1" || sh.HAWBs[1].MAWBNumber != awb || sh.HAWBs[1].Status != "created" ||
+		*sh.Declared.Pieces != 10 || *sh.Declared.Weight != 500 {
 		t.Errorf("shipment = %+v", sh)
 	}
 	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: s.demoToken(t, "demo-airline-ek")}); r.status != http.StatusNotFound {
