@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
@@ -93,5 +94,19 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.Header().Set("Retry-After", "1")
 	}
 	body.ErrorURI = "/docs/errors#" + body.Error
+	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
 	writeJSON(w, status, body)
+}
+
+// maxErrorDescription bounds an error's description: descriptions quote
+// what the client sent (an id, a path), and a 10 000-character id need
+// not come back whole.
+const maxErrorDescription = 500
+
+// clip cuts s to at most max characters, marking the cut with "…".
+func clip(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -63,12 +62,9 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		if err := requireRole(r, domain.RoleAirline); err != nil {
 			return err
 		}
-		if !isJSON(mediaType(r)) {
-			return errorf(codeUnsupportedMedia, "the body must be application/json")
-		}
-		body, err := io.ReadAll(r.Body)
+		body, err := readJSONBody(r)
 		if err != nil {
-			return readError(err)
+			return err
 		}
 		var reqs []flightRequest
 		batch := bytes.HasPrefix(bytes.TrimSpace(body), []byte("["))

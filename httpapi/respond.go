@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -38,14 +43,32 @@ func isJSON(mt string) bool { return mt == "application/json" || strings.HasSuff
 // decodeJSON reads a JSON request body into dst, turning every way a body
 // can be wrong into an error the client can act on.
 func decodeJSON(r *http.Request, dst any) error {
-	if !isJSON(mediaType(r)) {
-		return errorf(codeUnsupportedMedia, "the body must be application/json")
+	body, err := readJSONBody(r)
+	if err != nil {
+		return err
+	}
+	return unmarshal(body, dst)
+}
+
+// readJSONBody reads a body sent as JSON: uncompressed UTF-8, as RFC 8259
+// has it. A body in another charset or encoding would otherwise be read
+// as UTF-8 and stored garbled.
+func readJSONBody(r *http.Request) ([]byte, error) {
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if !isJSON(mt) {
+		return nil, errorf(codeUnsupportedMedia, "the body must be application/json")
+	}
+	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") {
+		return nil, errorf(codeUnsupportedMedia, fmt.Sprintf("the body must be UTF-8, not charset %.40q", cs))
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, errorf(codeUnsupportedMedia, fmt.Sprintf("Content-Encoding %.40q is not accepted: send the body uncompressed", ce))
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return readError(err)
+		return nil, readError(err)
 	}
-	return unmarshal(body, dst)
+	return body, nil
 }
 
 func readError(err error) error {
@@ -57,10 +80,15 @@ func readError(err error) error {
 }
 
 func unmarshal(body []byte, dst any) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	switch trimmed := bytes.TrimSpace(body); {
+	case len(trimmed) == 0:
 		return domain.Errorf(domain.InvalidRequest, "the body is empty; a JSON object is expected")
+	case string(trimmed) == "null":
+		return domain.Errorf(domain.InvalidRequest, "the body must be a JSON object, not null")
+	case !utf8.Valid(body):
+		return domain.Errorf(domain.InvalidRequest, "the body is not valid UTF-8")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	err := dec.Decode(dst)
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -69,7 +97,11 @@ func unmarshal(body []byte, dst any) error {
 		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v (at byte %d)", syntaxErr, syntaxErr.Offset)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		var p domain.Problems
-		p.Add(typeErr.Field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		if numberOutOfRange(typeErr) {
+			p.Add(typeErr.Field, domain.CodeInvalidRange, "%s is too large", strings.TrimPrefix(typeErr.Value, "number "))
+		} else {
+			p.Add(typeErr.Field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		}
 		return p.Err()
 	case errors.As(err, &typeErr):
 		return domain.Errorf(domain.InvalidRequest, "the body must be a JSON object, not %s", typeErr.Value)
@@ -79,7 +111,71 @@ func unmarshal(body []byte, dst any) error {
 	if dec.More() {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
-	return exactKeys(body, dst)
+	if err := exactKeys(body, dst); err != nil {
+		return err
+	}
+	return plainText(body)
+}
+
+// numberOutOfRange tells a number too large for its field (1e400, or
+// 1e20 pieces) from one of the wrong kind (1.5 pieces).
+func numberOutOfRange(e *json.UnmarshalTypeError) bool {
+	n, ok := strings.CutPrefix(e.Value, "number ")
+	if !ok {
+		return false
+	}
+	switch e.Type.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		f, err := strconv.ParseFloat(n, 64)
+		return err != nil || f == math.Trunc(f)
+	}
+	return false
+}
+
+// plainText refuses strings with control characters other than tab and
+// line breaks, bidirectional overrides, or U+FFFD (what encoding/json
+// makes of a lone surrogate): a name or description holding them would
+// garble the documents and messages made from it, or hide what it says.
+func plainText(body []byte) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil // decoded already; cannot happen
+	}
+	var p domain.Problems
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case string:
+			if i := strings.IndexFunc(v, notPlainText); i >= 0 {
+				r, _ := utf8.DecodeRuneInString(v[i:])
+				p.Add(path, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(v[:i])+1)
+			}
+		case []any:
+			for i, item := range v {
+				walk(path+"["+strconv.Itoa(i)+"]", item)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(strings.TrimPrefix(path+"."+k, "."), v[k])
+			}
+		}
+	}
+	walk("", v)
+	return p.Err()
+}
+
+func notPlainText(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case unicode.IsControl(r), r == utf8.RuneError:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069: // bidi embeddings, overrides, isolates
+		return true
+	}
+	return false
 }
 
 // exactKeys refuses top-level keys that name a field in another case

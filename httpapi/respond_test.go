@@ -18,15 +18,45 @@ func TestUnmarshalRefusesKeysInAnotherCaseAndTwice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var req offloadRequest
-		err := unmarshal([]byte(tt.body), &req)
-		got := ""
-		if e, ok := err.(*domain.Error); ok && len(e.Fields) > 0 {
-			got = e.Fields[0].Field + " " + e.Fields[0].Code
-		} else if err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
+		if got := firstProblem(unmarshal([]byte(tt.body), &req)); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
 		}
 	}
+}
+
+func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // first field and code, the error, or "" when accepted
+	}{
+		{`{"shipper":{"name":"ACME\tGmbH","address":"Line 1\r\nLine 2"},"commodity":"Größe 7 ✈"}`, ""},
+		{`null`, "invalid_request: the body must be a JSON object, not null"},
+		{"{\"commodity\":\"\xff\xfe\"}", "invalid_request: the body is not valid UTF-8"},
+		{`{"weight":1e400}`, "weight INVALID_RANGE"},
+		{`{"pieces":1e20}`, "pieces INVALID_RANGE"},
+		{`{"pieces":1.5}`, "pieces INVALID_TYPE"},
+		{`{"pieces":"2"}`, "pieces INVALID_TYPE"},
+		{`{"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
+		{`{"consignee":{"contact":"x\u0007"}}`, "consignee.contact INVALID_FORMAT"},
+		{`{"commodity":"GEN\u202eXE"}`, "commodity INVALID_FORMAT"},
+		{`{"commodity":"\ud800"}`, "commodity INVALID_FORMAT"},
+		{`{"unknown":["ok","\u0085"]}`, "unknown[1] INVALID_FORMAT"},
+	}
+	for _, tt := range tests {
+		var req mawbRequest
+		if got := firstProblem(unmarshal([]byte(tt.body), &req)); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
+// firstProblem names an error for a table: its first field and code, or
+// the error itself; "" for none.
+func firstProblem(err error) string {
+	if e, ok := err.(*domain.Error); ok && len(e.Fields) > 0 {
+		return e.Fields[0].Field + " " + e.Fields[0].Code
+	} else if err != nil {
+		return err.Error()
+	}
+	return ""
 }

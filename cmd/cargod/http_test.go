@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestHTTPBasics(t *testing.T) {
@@ -23,6 +24,9 @@ func TestHTTPBasics(t *testing.T) {
 		{"body too large", request{method: "POST", path: "/api/quotes", token: tok, body: big}, 413, "payload_too_large"},
 		{"wrong content type", request{method: "POST", path: "/api/quotes", token: tok, body: "<rfq/>", contentType: "application/xml"}, 415, "unsupported_media_type"},
 		{"no content type", request{method: "POST", path: "/api/quotes", token: tok, body: "{}", contentType: ";"}, 415, "unsupported_media_type"},
+		{"JSON in another charset", request{method: "POST", path: "/api/quotes", token: tok, body: rfq(), contentType: "application/json; charset=latin1"}, 415, "unsupported_media_type"},
+		{"compressed JSON", request{method: "POST", path: "/api/quotes", token: tok, body: "\x1f\x8b\x08", header: map[string]string{"Content-Encoding": "gzip"}}, 415, "unsupported_media_type"},
+		{"a null body", request{method: "POST", path: "/api/quotes", token: tok, body: "null"}, 400, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +38,12 @@ func TestHTTPBasics(t *testing.T) {
 				t.Error("no X-Request-Id")
 			}
 		})
+	}
+
+	// An error quotes what was sent, but not all of a 5000-character id.
+	if e := s.do(t, request{method: "GET", path: "/api/flights/" + strings.Repeat("L", 5000), token: tok}).apiError(t); e.Error != "not_found" ||
+		!strings.HasPrefix(e.ErrorDescription, "no flight LLL") || !strings.HasSuffix(e.ErrorDescription, "L…") || utf8.RuneCountInString(e.ErrorDescription) != 500 {
+		t.Errorf("404 of a long id = %s %.80s", e.Error, e.ErrorDescription)
 	}
 
 	r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"X-Request-Id": "trace-42"}})
