@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // e-CSD code lists (DESIGN §3).
@@ -14,6 +16,13 @@ var (
 	screeningResults = []string{"PASS", "FAIL"}
 	exemptionCodes   = []string{"BIOM", "DIPL", "LFSM", "MAIL", "NUCL", "SMUS", "TRNS"}
 )
+
+// vagueDescriptions are labels, not descriptions of goods: PLACI regimes
+// refuse them.
+var vagueDescriptions = []string{"consolidation", "consol", "general cargo", "gen", "freight of all kinds", "fak", "said to contain", "stc", "parts", "goods"}
+
+// placiDaysAround is how far from today a PLACI's departure date may be.
+const placiDaysAround = 30
 
 // PLACISubmitted records pre-loading advance cargo information.
 type PLACISubmitted struct {
@@ -41,14 +50,15 @@ func (PLACISubmitted) EventType() string { return "PLACISubmitted" }
 func DecidePLACI(c PLACISubmitted, ref Lookup) ([]Event, error) {
 	var p Problems
 	c.Origin, c.Destination = strings.ToUpper(strings.TrimSpace(c.Origin)), strings.ToUpper(strings.TrimSpace(c.Destination))
-	for _, end := range []struct{ field, code string }{{"origin", c.Origin}, {"destination", c.Destination}} {
-		checkAirport(&p, end.field, end.code)
-		checkKnownAirport(&p, ref, end.field, end.code)
-	}
-	if _, err := time.Parse(time.DateOnly, c.DepartureDate); c.DepartureDate == "" {
+	checkRoute(&p, ref, "", c.Origin, c.Destination)
+	// PLACI is filed before loading: the flight leaves within days, or
+	// left lately when the filing is late.
+	if d, err := time.Parse(time.DateOnly, c.DepartureDate); c.DepartureDate == "" {
 		p.Add("departureDate", CodeRequired, "is required")
 	} else if err != nil {
 		p.Add("departureDate", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+	} else if day := c.SubmittedAt.Truncate(24 * time.Hour); d.Before(day.AddDate(0, 0, -placiDaysAround)) || d.After(day.AddDate(0, 0, placiDaysAround)) {
+		p.Add("departureDate", CodeInvalidDate, "must be within %d days of today", placiDaysAround)
 	}
 	for _, f := range []struct{ field, value string }{{"cargoDescription", c.CargoDescription}, {"shipperName", c.ShipperName}, {"consigneeName", c.ConsigneeName}} {
 		if strings.TrimSpace(f.value) == "" {
@@ -57,8 +67,13 @@ func DecidePLACI(c PLACISubmitted, ref Lookup) ([]Event, error) {
 	}
 	// A vague description ("consolidation", "general cargo") is what
 	// PLACI regimes refuse; ask for words, not a label.
-	if d := strings.ToLower(strings.TrimSpace(c.CargoDescription)); slices.Contains([]string{"consolidation", "general cargo", "gen", "freight of all kinds", "said to contain"}, d) {
-		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods precisely, not %q", c.CargoDescription)
+	d := strings.ToLower(strings.Join(strings.Fields(c.CargoDescription), " "))
+	switch {
+	case d == "":
+	case slices.Contains(vagueDescriptions, d):
+		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods precisely, not %q", d)
+	case strings.IndexFunc(d, unicode.IsLetter) < 0 || utf8.RuneCountInString(d) < 3:
+		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods in words")
 	}
 	checkLength(&p, "cargoDescription", c.CargoDescription, maxNotes)
 	for _, f := range []struct{ field, value string }{{"shipperName", c.ShipperName}, {"consigneeName", c.ConsigneeName}} {
@@ -163,12 +178,8 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 		if e.Exemption == "" {
 			p.Add("screeningDate", CodeRequired, "is required")
 		}
-	} else if t, err := time.Parse(time.RFC3339, c.ScreeningDate); err != nil {
-		p.Add("screeningDate", CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
-	} else if t.After(e.SubmittedAt.Add(eventDateTolerance)) {
-		p.Add("screeningDate", CodeInvalidDate, "must not be in the future")
 	} else {
-		e.ScreeningDate = t.UTC()
+		e.ScreeningDate = pastDateTime(&p, "screeningDate", c.ScreeningDate, e.SubmittedAt)
 	}
 	if r := e.RegulatedEntity; r != nil {
 		checkLength(&p, "regulatedEntity.category", r.Category, 10)

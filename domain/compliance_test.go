@@ -28,6 +28,7 @@ func TestDecideCSD(t *testing.T) {
 		{"unknown exemption", func(c *SubmitCSD) { c.Exemption = "VIP" }, "INVALID_EXEMPTION exemption"},
 		{"future screening", func(c *SubmitCSD) { c.ScreeningDate = "2026-11-25T14:00:00Z" }, "INVALID_DATE screeningDate"},
 		{"screening date not a date", func(c *SubmitCSD) { c.ScreeningDate = "25/11/2026" }, "INVALID_DATE screeningDate"},
+		{"screening date zero", func(c *SubmitCSD) { c.ScreeningDate = "0001-01-01T00:00:00Z" }, "INVALID_DATE screeningDate"},
 		{"no screening date", func(c *SubmitCSD) { c.ScreeningDate = "" }, "REQUIRED screeningDate"},
 		{"unknown status", func(c *SubmitCSD) { c.SecurityStatus = "SAFE" }, "INVALID_SECURITY_STATUS securityStatus"},
 		{"unknown result", func(c *SubmitCSD) { c.ScreeningResult = "maybe" }, "INVALID_SCREENING_RESULT screeningResult"},
@@ -59,7 +60,8 @@ func TestDecideCSD(t *testing.T) {
 func TestDecidePLACI(t *testing.T) {
 	base := func() PLACISubmitted {
 		return PLACISubmitted{AWBNumber: "020-00000011", Origin: "fra", Destination: "JFK", DepartureDate: "2026-11-26",
-			CargoDescription: "Machine parts, steel", ShipperName: "Shipper", ConsigneeName: "Consignee"}
+			CargoDescription: "Machine parts, steel", ShipperName: "Shipper", ConsigneeName: "Consignee",
+			SubmittedAt: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
 	}
 	long := strings.Repeat("x", 2001)
 	tests := []struct {
@@ -79,6 +81,14 @@ func TestDecidePLACI(t *testing.T) {
 		{"departure date with time", func(c *PLACISubmitted) { c.DepartureDate = "2026-11-26T10:00:00Z" }, "INVALID_DATE departureDate"},
 		{"no description", func(c *PLACISubmitted) { c.CargoDescription = "" }, "REQUIRED cargoDescription"},
 		{"vague description", func(c *PLACISubmitted) { c.CargoDescription = "Consolidation" }, "INVALID_VALUE cargoDescription"},
+		{"vague description, spaced", func(c *PLACISubmitted) { c.CargoDescription = "  general   CARGO " }, "INVALID_VALUE cargoDescription"},
+		{"a letter", func(c *PLACISubmitted) { c.CargoDescription = "x" }, "INVALID_VALUE cargoDescription"},
+		{"no letters", func(c *PLACISubmitted) { c.CargoDescription = "1234 / 56" }, "INVALID_VALUE cargoDescription"},
+		{"same origin and destination", func(c *PLACISubmitted) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+		{"departure long ago", func(c *PLACISubmitted) { c.DepartureDate = "1900-01-01" }, "INVALID_DATE departureDate"},
+		{"departure far ahead", func(c *PLACISubmitted) { c.DepartureDate = "2026-12-26" }, "INVALID_DATE departureDate"},
+		{"departure a month ahead", func(c *PLACISubmitted) { c.DepartureDate = "2026-12-25" }, ""},
+		{"departure yesterday", func(c *PLACISubmitted) { c.DepartureDate = "2026-11-24" }, ""},
 		{"description too long", func(c *PLACISubmitted) { c.CargoDescription = long }, "TOO_LONG cargoDescription"},
 		{"no shipper", func(c *PLACISubmitted) { c.ShipperName = "" }, "REQUIRED shipperName"},
 		{"no consignee", func(c *PLACISubmitted) { c.ConsigneeName = "  " }, "REQUIRED consigneeName"},

@@ -166,18 +166,8 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	} else if m[1] != c.Carrier {
 		p.Add(prefix+"flightNumber", CodeInvalidValue, "must be one of your own flights (%s…)", c.Carrier)
 	}
-	for _, end := range []struct {
-		field, code string
-		zone        *string
-	}{{"origin", e.Origin, &e.OriginZone}, {"destination", e.Destination, &e.DestinationZone}} {
-		checkAirport(&p, prefix+end.field, end.code)
-		if a, ok := checkKnownAirport(&p, ref, prefix+end.field, end.code); ok {
-			*end.zone = a.Timezone
-		}
-	}
-	if e.Origin == e.Destination && e.Origin != "" {
-		p.Add(prefix+"destination", CodeInvalidValue, "must differ from the origin")
-	}
+	from, to := checkRoute(&p, ref, prefix, e.Origin, e.Destination)
+	e.OriginZone, e.DestinationZone = from.Timezone, to.Timezone
 	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.OriginZone)
 	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.DestinationZone)
 	if !dep.IsZero() && !arr.IsZero() {

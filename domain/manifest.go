@@ -132,25 +132,27 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		declared.VolumeM3 += s.VolumeM3
 	}
 	e.TotalPieces, e.TotalWeightKg, e.TotalVolumeM3 = declared.Pieces, round3(declared.WeightKg), round3(declared.VolumeM3)
+	// A manifest loads at least one AWB: its pieces and weight are more
+	// than nothing. Its volume may be unknown (0).
 	if v := c.TotalPieces; v != nil {
-		if *v < 0 || *v > maxPieces*MaxManifestShipments {
-			p.Add("totalPieces", CodeInvalidRange, "must be from 0 to %d", maxPieces*MaxManifestShipments)
+		if *v < 1 || *v > maxPieces*MaxManifestShipments {
+			p.Add("totalPieces", CodeInvalidRange, "must be from 1 to %d", maxPieces*MaxManifestShipments)
 		} else {
 			e.TotalPieces = *v
 		}
 	}
-	for _, t := range []struct {
-		field string
-		value *float64
-		total *float64
-	}{{"totalWeight", c.TotalWeight, &e.TotalWeightKg}, {"totalVolume", c.TotalVolume, &e.TotalVolumeM3}} {
-		if t.value == nil {
-			continue
-		}
-		if !(*t.value >= 0 && *t.value <= maxWeightKg) {
-			p.Add(t.field, CodeInvalidRange, "must be from 0 to %d", maxWeightKg)
+	if v := c.TotalWeight; v != nil {
+		if !(*v > 0 && *v <= maxWeightKg) {
+			p.Add("totalWeight", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
 		} else {
-			*t.total = *t.value
+			e.TotalWeightKg = *v
+		}
+	}
+	if v := c.TotalVolume; v != nil {
+		if !(*v >= 0 && *v <= maxWeightKg) {
+			p.Add("totalVolume", CodeInvalidRange, "must be from 0 to %d m³", maxWeightKg)
+		} else {
+			e.TotalVolumeM3 = *v
 		}
 	}
 	if err := p.Err(); err != nil {

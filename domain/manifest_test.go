@@ -36,7 +36,9 @@ func TestDecideSubmitManifest(t *testing.T) {
 		{"empty", nil, func(c *SubmitManifest) { c.Shipments = nil }, "REQUIRED awbNumbers", nil},
 		{"other flight in body", nil, func(c *SubmitManifest) { c.FlightID = "LH8401-2026-11-26" }, "MISMATCH flightId", nil},
 		{"negative weight", nil, func(c *SubmitManifest) { c.TotalWeight = num(-1) }, "INVALID_RANGE totalWeight", nil},
-		{"negative pieces", nil, func(c *SubmitManifest) { c.TotalPieces = pieces(-1) }, "INVALID_RANGE totalPieces", nil},
+		{"no pieces", nil, func(c *SubmitManifest) { c.TotalPieces = pieces(0) }, "INVALID_RANGE totalPieces", nil},
+		{"weightless", nil, func(c *SubmitManifest) { c.TotalWeight = num(0) }, "INVALID_RANGE totalWeight", nil},
+		{"volume unknown", nil, func(c *SubmitManifest) { c.TotalVolume = num(0) }, "", []ManifestDifference{{"totalVolume", 0, 1.5}}},
 		{"volume out of range", nil, func(c *SubmitManifest) { c.TotalVolume = num(1e9) }, "INVALID_RANGE totalVolume", nil},
 		{"too many AWBs", nil, func(c *SubmitManifest) {
 			for i := range MaxManifestShipments {

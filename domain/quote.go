@@ -182,17 +182,11 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 	checkLength(&p, "commodity.code", e.Commodity.Code, 20)
 	checkLength(&p, "commodity.description", e.Commodity.Description, maxText)
 	checkLength(&p, "notes", e.Notes, maxNotes)
-	checkAirport(&p, "routing.origin", e.Origin)
-	checkAirport(&p, "routing.destination", e.Destination)
-	checkKnownAirport(&p, ref, "routing.origin", e.Origin)
-	checkKnownAirport(&p, ref, "routing.destination", e.Destination)
+	checkRoute(&p, ref, "routing.", e.Origin, e.Destination)
 	if code := e.Commodity.Code; ref != nil && code != "" {
 		if _, ok := ref.Commodity(code); !ok {
 			p.Add("commodity.code", CodeUnknownCommodity, "%s is not a known commodity code (see GET /api/commodities)", code)
 		}
-	}
-	if e.Origin != "" && e.Origin == e.Destination {
-		p.Add("routing.destination", CodeInvalidValue, "must differ from the origin")
 	}
 	if w := e.GrossWeightKg; !(w > 0 && w <= maxWeightKg) {
 		p.Add("grossWeightKg", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)

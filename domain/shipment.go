@@ -25,8 +25,39 @@ var discrepancyCodes = map[string]string{
 }
 
 // eventDateTolerance is how far in the future an event may be dated:
-// clocks of handling systems drift.
-const eventDateTolerance = 15 * time.Minute
+// clocks of handling systems drift. eventDateHorizon is how far back: an
+// air waybill's life is days to weeks, so a date a year old is a typo or
+// a zero date, and would sort before everything the shipment did.
+const (
+	eventDateTolerance = 15 * time.Minute
+	eventDateHorizon   = 366 * 24 * time.Hour
+)
+
+// pastDateTime reads the date-time of something that happened: an RFC
+// 3339 date-time, not in the future, not more than a year before now.
+func pastDateTime(p *Problems, field, value string, now time.Time) time.Time {
+	t, err := time.Parse(time.RFC3339, value)
+	switch {
+	case err != nil:
+		p.Add(field, CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
+	case t.After(now.Add(eventDateTolerance)):
+		p.Add(field, CodeInvalidDate, "must not be in the future")
+	case t.Before(now.Add(-eventDateHorizon)):
+		p.Add(field, CodeInvalidDate, "must not be more than a year ago")
+	default:
+		return t.UTC()
+	}
+	return time.Time{}
+}
+
+// KnownStatus tells whether code is an IATA status code and discrepancy,
+// if any, a discrepancy code of a DIS.
+func KnownStatus(code, discrepancy string) bool {
+	if _, ok := statusCodes[code]; !ok {
+		return false
+	}
+	return discrepancy == "" || (code == "DIS" && discrepancyCodes[discrepancy] != "")
+}
 
 // ShipmentStatusRecorded records a status event of a shipment.
 type ShipmentStatusRecorded struct {
@@ -110,8 +141,11 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
 		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
 	code, qualifier, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(c.EventType)), "/")
-	if qualifier == "" {
-		qualifier = strings.ToUpper(strings.TrimSpace(c.DiscrepancyCode))
+	switch field := strings.ToUpper(strings.TrimSpace(c.DiscrepancyCode)); {
+	case qualifier == "":
+		qualifier = field
+	case field != "" && field != qualifier:
+		p.Add("discrepancyCode", CodeMismatch, "is %s, but eventType says %s", field, qualifier)
 	}
 	e.StatusCode, e.DiscrepancyCode = code, qualifier
 	switch _, known := statusCodes[code]; {
@@ -128,12 +162,8 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 	checkKnownAirport(&p, ref, "location", e.Location)
 	if c.EventDate == "" {
 		p.Add("eventDate", CodeRequired, "is required")
-	} else if t, err := time.Parse(time.RFC3339, c.EventDate); err != nil {
-		p.Add("eventDate", CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
-	} else if t.After(c.At.Add(eventDateTolerance)) {
-		p.Add("eventDate", CodeInvalidDate, "must not be in the future")
 	} else {
-		e.EventDate = t.UTC()
+		e.EventDate = pastDateTime(&p, "eventDate", c.EventDate, c.At)
 	}
 	if c.Pieces != nil && (*c.Pieces < 0 || *c.Pieces > maxPieces) {
 		p.Add("pieces", CodeInvalidRange, "must be 0 to %d", maxPieces)

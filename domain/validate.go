@@ -25,6 +25,20 @@ func checkAirport(p *Problems, field, code string) {
 	}
 }
 
+// checkRoute checks the two ends of a route, their fields named with
+// prefix: airport codes, known ones when reference data is loaded, not the
+// same. It returns the airports the reference data knows.
+func checkRoute(p *Problems, ref Lookup, prefix, origin, destination string) (from, to Airport) {
+	checkAirport(p, prefix+"origin", origin)
+	checkAirport(p, prefix+"destination", destination)
+	from, _ = checkKnownAirport(p, ref, prefix+"origin", origin)
+	to, _ = checkKnownAirport(p, ref, prefix+"destination", destination)
+	if airportCodePattern.MatchString(origin) && origin == destination {
+		p.Add(prefix+"destination", CodeInvalidValue, "must differ from the origin")
+	}
+	return from, to
+}
+
 // upperList checks a short list of codes, returning them in upper case
 // without repeats.
 func upperList(p *Problems, field string, in []string, pattern *regexp.Regexp, msg string) []string {

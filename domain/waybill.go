@@ -80,13 +80,7 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 	e := MAWBCreated{AWBNumber: c.AWBNumber, OrganizationID: c.OrganizationID, Origin: strings.ToUpper(strings.TrimSpace(c.Origin)),
 		Destination: strings.ToUpper(strings.TrimSpace(c.Destination)), Commodity: strings.ToUpper(strings.TrimSpace(c.Commodity)),
 		Shipper: c.Shipper, Consignee: c.Consignee, CreatedAt: c.At}
-	for _, end := range []struct{ field, code string }{{"origin", e.Origin}, {"destination", e.Destination}} {
-		checkAirport(&p, end.field, end.code)
-		checkKnownAirport(&p, ref, end.field, end.code)
-	}
-	if airportCodePattern.MatchString(e.Origin) && e.Origin == e.Destination {
-		p.Add("destination", CodeInvalidValue, "must differ from the origin")
-	}
+	checkRoute(&p, ref, "", e.Origin, e.Destination)
 	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)
 	if c.VolumeM3 != nil {
 		if v := *c.VolumeM3; !(v >= 0 && v <= 1500) {

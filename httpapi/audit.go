@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -96,8 +97,7 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		var p domain.Problems
 		page, limit := pageParams(q, &p)
 		f := projections.AuditFilter{Action: q.Get("action"), Resource: q.Get("resource"), UserID: q.Get("userId")}
-		f.From = timeParam(q.Get("from"), "from", &p)
-		f.To = timeParam(q.Get("to"), "to", &p)
+		f.From, f.To = timeWindow(q, &p)
 		if err := p.Err(); err != nil {
 			return err
 		}
@@ -119,6 +119,16 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
+}
+
+// timeWindow reads the from and to parameters of a list; to may not be
+// before from.
+func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
+	from, to = timeParam(q.Get("from"), "from", p), timeParam(q.Get("to"), "to", p)
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		p.Add("to", domain.CodeInvalidDate, "must not be before from")
+	}
+	return from, to
 }
 
 // timeParam reads a date-time (RFC 3339) or a date (its midnight UTC).

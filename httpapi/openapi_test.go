@@ -934,7 +934,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			`,"shipper":{"name":"Shipper ` + number + `"},"consignee":{"name":"Consignee","contact":"receiving@example.com"}}`
 	}
 
-	placiBody := `{"awbNumber":"` + bookedAWB + `","origin":"fra","destination":"JFK","departureDate":"2026-07-01","cargoDescription":"Machine parts: gearboxes",` +
+	placiBody := `{"awbNumber":"` + bookedAWB + `","origin":"fra","destination":"JFK","departureDate":"` + time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly) + `","cargoDescription":"Machine parts: gearboxes",` +
 		`"shipperName":"ACME Consolidators GmbH","consigneeName":"ACME USA Inc.","pieces":4,"weight":1250.5}`
 	csdBody := `{"awbNumber":"` + bookedAWB + `","screeningMethod":"XRY","screeningDate":"` + hoursAgo(2) + `","screeningResult":"pass",` +
 		`"screeningMethods":["etd"],"regulatedEntity":{"category":"RA","identifier":"DE/RA/00123-01"}}`
@@ -2257,7 +2257,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for i, c := range []domain.SubmitManifest{
 		{Shipments: onBoard},
 		{FlightID: flight.ID, Shipments: onBoard, TotalPieces: count(6), TotalWeight: amount(1862), TotalVolume: amount(3.5)},
-		{FlightID: flight.ID, Shipments: onBoard[:1], TotalPieces: count(6), TotalWeight: amount(0), TotalVolume: amount(0)},
+		{FlightID: flight.ID, Shipments: onBoard[:1], TotalPieces: count(6), TotalWeight: amount(1250), TotalVolume: amount(0)},
 	} {
 		m, err := manifestOf(i, c)
 		if err != nil {

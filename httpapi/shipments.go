@@ -150,7 +150,11 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 		}
 		q := r.URL.Query()
 		var p domain.Problems
-		from, to := timeParam(q.Get("from"), "from", &p), timeParam(q.Get("to"), "to", &p)
+		from, to := timeWindow(q, &p)
+		code, disc, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(q.Get("eventType"))), "/")
+		if code != "" && !projections.IsTimelineType(code, disc) {
+			p.Add("eventType", "INVALID_EVENT_TYPE", "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (MAWB, HAWB, DGD, CSD, PLACI, DOCUMENT)")
+		}
 		if err := p.Err(); err != nil {
 			return err
 		}
@@ -158,7 +162,6 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 		if !s.canSeeShipment(principal(r.Context()), awb) || len(timeline) == 0 {
 			return domain.Errorf(domain.NotFound, "no shipment events of %s", awb)
 		}
-		code, disc, _ := strings.Cut(strings.ToUpper(q.Get("eventType")), "/")
 		out := struct {
 			AWBNumber string            `json:"awbNumber"`
 			Events    []statusEventJSON `json:"events"`

@@ -82,6 +82,15 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 	}
 }
 
+// filingKinds are the event types of filings in a timeline.
+var filingKinds = []string{"MAWB", "HAWB", "DGD", "CSD", "PLACI", "DOCUMENT"}
+
+// IsTimelineType tells whether an event type (with its discrepancy code)
+// can be in a timeline: an IATA status code, or a filing's kind.
+func IsTimelineType(code, discrepancy string) bool {
+	return domain.KnownStatus(code, discrepancy) || (discrepancy == "" && slices.Contains(filingKinds, code))
+}
+
 // addFiling adds the entry of a filing.
 func (m *Shipments) addFiling(awb, id, kind, source string, at time.Time, location string, pieces *int, weight *float64, notes string) {
 	m.add(TimelineEntry{domain.ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: kind, EventDate: at,

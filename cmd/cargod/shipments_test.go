@@ -85,12 +85,20 @@ func TestShipmentTimeline(t *testing.T) {
 		if len(window.Events) != 2 || window.Events[0].EventType != "MAN" || window.Events[1].EventType != "DEP" {
 			t.Errorf("events from %s to %s = %+v", from, to, window.Events)
 		}
-		for query, fields := range map[string]string{"from=yesterday": "from:INVALID_DATE", "to=2026-13-01": "to:INVALID_DATE"} {
+		for query, fields := range map[string]string{"from=yesterday": "from:INVALID_DATE", "to=2026-13-01": "to:INVALID_DATE",
+			"from=2026-12-01&to=2026-11-01": "to:INVALID_DATE", "eventType=FOO": "eventType:INVALID_EVENT_TYPE", "eventType=DIS/LOST": "eventType:INVALID_EVENT_TYPE",
+			"eventType=ARR/OFLD": "eventType:INVALID_EVENT_TYPE"} {
 			if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?" + query, token: tok}); r.status != http.StatusBadRequest {
 				t.Errorf("%s = %d", query, r.status)
 			} else {
 				checkFields(t, r, fields)
 			}
+		}
+		var filings struct{ Events []statusEvent }
+		if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=dgd", token: tok}); r.status != 200 {
+			t.Errorf("filter by a filing = %d %s", r.status, r.body)
+		} else if r.json(t, &filings); len(filings.Events) != 0 {
+			t.Errorf("e-DGDs = %+v", filings.Events)
 		}
 		var off struct{ Events []statusEvent }
 		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: tok}).json(t, &off)
