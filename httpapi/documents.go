@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -401,7 +402,18 @@ func bodyError(err error) error {
 	case errors.Is(err, errTooMuchBesideFile):
 		return errorf(codePayloadTooLarge, fmt.Sprintf("the parts of an upload beside its file, with all part headers, may have at most %d KiB", uploadAllowance>>10))
 	}
-	return &httpError{code: string(domain.InvalidRequest), msg: "the multipart body could not be read: it is malformed, broke off, or stalled", err: err}
+	// The client is told which of three things went wrong, in fixed
+	// words: the cause, such as a network error naming addresses, is
+	// logged.
+	msg := "the multipart body is malformed: check its boundary and part headers (which may not hold control characters)"
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		msg = fmt.Sprintf("the upload stalled: no bytes came for %s, or it took longer than %s", stallTimeout, uploadReadTimeout)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "the multipart body broke off before its closing boundary"
+	}
+	return &httpError{code: string(domain.InvalidRequest), msg: msg, err: err}
 }
 
 // errorCode is the code an error is answered with.

@@ -240,6 +240,17 @@ func TestDocumentRules(t *testing.T) {
 	if e := s.upload(t, fwd, documentParts("020-81140743", "OTHER", "x.exe", []byte("MZ\x90\x00"))...).apiError(t); !strings.Contains(e.ErrorDescription, "the file is application/octet-stream") {
 		t.Errorf("the refusal of a program names %q", e.ErrorDescription)
 	}
+	// Bodies that cannot be read say why.
+	for body, want := range map[string]string{
+		"--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\x01b.pdf\"\r\n\r\n%PDF-1.7\r\n--XX--\r\n": "the multipart body is malformed",
+		"--XX\r\nContent-Disposition: form-data; name=\"awbNumber\"\r\n\r\n020-81140743\r\n--XX\r\n" +
+			"Content-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.7 and no end": "broke off before its closing boundary",
+	} {
+		r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: []byte(body), contentType: "multipart/form-data; boundary=XX"})
+		if e := r.apiError(t); r.status != http.StatusBadRequest || e.Error != "invalid_request" || !strings.Contains(e.ErrorDescription, want) {
+			t.Errorf("%q = %d %s", body, r.status, r.body)
+		}
+	}
 	if r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: map[string]string{"awbNumber": "020-81140743"}}); r.status != http.StatusUnsupportedMediaType {
 		t.Errorf("a JSON body = %d", r.status)
 	}
