@@ -239,6 +239,10 @@ func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
 	return nil, Errorf(Conflict, "flight %s is already scheduled with another schedule or capacity", e.FlightID)
 }
 
+// maxEarlyDeparture is how long before its scheduled time a flight may
+// be reported departed.
+const maxEarlyDeparture = 12 * time.Hour
+
 // DecideChangeFlightStatus moves a flight to a new status.
 func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, error) {
 	if !f.Exists() {
@@ -253,6 +257,13 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 	}
 	if status == f.Status && status != FlightStatusDelayed {
 		return nil, nil
+	}
+	// Freighters leave early when loaded, but not by half a day: a flight
+	// marked departed days ahead is a mistake, and would close it to
+	// offloads and bookings.
+	if status == FlightStatusDeparted && !f.DepartsAt.IsZero() && at.Before(f.DepartsAt.Add(-maxEarlyDeparture)) {
+		return nil, Errorf(Conflict, "flight %s is scheduled to depart at %s: it cannot have departed more than %d hours early",
+			f.ID, f.DepartsAt.Format(time.RFC3339), int(maxEarlyDeparture.Hours()))
 	}
 	for _, next := range flightTransitions[f.Status] {
 		if next == status {

@@ -396,11 +396,12 @@ func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
 func TestFlightsAndRates(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	lh := s.demoToken(t, "demo-airline-lh")
-	date := time.Now().UTC().AddDate(0, 0, 5).Format(time.DateOnly)
-	flight := func(number, origin, dest string) map[string]any {
+	date, today := time.Now().UTC().AddDate(0, 0, 5).Format(time.DateOnly), time.Now().UTC().Format(time.DateOnly)
+	flightOn := func(date, number, origin, dest string) map[string]any {
 		return map[string]any{"flightNumber": number, "origin": origin, "destination": dest, "departureDate": date,
 			"departureTime": "09:00", "arrivalDate": date, "arrivalTime": "10:10", "aircraftType": "A333"}
 	}
+	flight := func(number, origin, dest string) map[string]any { return flightOn(date, number, origin, dest) }
 	var batch struct{ Flights []struct{ ID, Status string } }
 	s.mustCreate(t, lh, "/api/flights", []any{flight("LH1000", "FRA", "LHR"), flight("LH1001", "FRA", "CDG")}).json(t, &batch)
 	if len(batch.Flights) != 2 || batch.Flights[0].Status != "scheduled" {
@@ -421,8 +422,10 @@ func TestFlightsAndRates(t *testing.T) {
 		{"same flight again", lh, "POST", "/api/flights", flight("LH1000", "FRA", "LHR"), 201},
 		{"forwarders do not publish", s.demoToken(t, "demo-forwarder"), "POST", "/api/flights", flight("LH1004", "FRA", "LHR"), 403},
 		{"delay", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "delayed"}, 200},
-		{"depart", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "departed"}, 200},
-		{"cannot be cancelled once departed", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "cancelled"}, 409},
+		{"depart five days early", lh, "PATCH", "/api/flights/" + batch.Flights[0].ID, map[string]any{"status": "departed"}, 409},
+		{"today's flight", lh, "POST", "/api/flights", flightOn(today, "LH1005", "FRA", "LHR"), 201},
+		{"depart", lh, "PATCH", "/api/flights/LH1005-" + today, map[string]any{"status": "departed"}, 200},
+		{"cannot be cancelled once departed", lh, "PATCH", "/api/flights/LH1005-" + today, map[string]any{"status": "cancelled"}, 409},
 		{"another airline's flight", s.demoToken(t, "demo-airline-ek"), "PATCH", "/api/flights/" + batch.Flights[1].ID, map[string]any{"status": "cancelled"}, 403},
 		{"unknown flight", lh, "PATCH", "/api/flights/LH9-2020-01-01", map[string]any{"status": "cancelled"}, 404},
 		{"rate card", lh, "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "eur", "minimumCharge": 60,
@@ -442,7 +445,7 @@ func TestFlightsAndRates(t *testing.T) {
 		Flights    []struct{ ID, Status, OriginTimezone string }
 		Pagination struct{ Total int }
 	}
-	s.do(t, request{method: "GET", path: "/api/flights?origin=FRA&date=" + date + "&status=departed", token: lh}).json(t, &list)
+	s.do(t, request{method: "GET", path: "/api/flights?origin=FRA&date=" + today + "&status=departed", token: lh}).json(t, &list)
 	if list.Pagination.Total != 1 || list.Flights[0].OriginTimezone != "Europe/Berlin" {
 		t.Errorf("departed flights = %+v", list)
 	}
