@@ -108,7 +108,8 @@ func TestDangerousGoodsDeclaration(t *testing.T) {
 func TestManifestAndOffload(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
-	awb := bookedShipment(t, s, fwd)
+	// A flight that leaves soon: the test marks it departed at the end.
+	awb := bookedShipmentOn(t, s, fwd, flightWithinTheHour(t, s))
 	b := s.shipmentBooking(t, fwd, awb)
 	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
 	manifests := "/api/flights/" + b.FlightID + "/manifests"

@@ -18,14 +18,45 @@ type statusEvent struct {
 // bookedShipment books an RFQ from the forwarder's LH stock and returns
 // its AWB number.
 func bookedShipment(t *testing.T, s *testServer, fwd string) string {
+	return bookedShipmentOn(t, s, fwd, "")
+}
+
+// bookedShipmentOn books an RFQ on the flight with the id given (the first
+// offered when "") and returns its AWB number.
+func bookedShipmentOn(t *testing.T, s *testServer, fwd, flightID string) string {
+	t.Helper()
 	s.approvedStock(t, fwd, "020", 10, "", "")
 	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	if flightID == "" {
+		flightID = q.PriceOptions[0].FlightID
+	}
 	var b booking
-	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}).json(t, &b)
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": flightID}).json(t, &b)
 	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" || b.AWBNumber == nil {
 		t.Fatalf("booking = %+v", b)
 	}
 	return *b.AWBNumber
+}
+
+// flightWithinTheHour schedules LH8300 FRA–JFK to leave within the hour,
+// so that it may be marked departed, and returns its id.
+func flightWithinTheHour(t *testing.T, s *testServer) string {
+	t.Helper()
+	fra, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nyc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := time.Now().In(fra).Add(30 * time.Minute)
+	arr := dep.Add(9 * time.Hour).In(nyc)
+	var f struct{ ID string }
+	s.mustCreate(t, s.demoToken(t, "demo-airline-lh"), "/api/flights", map[string]any{"flightNumber": "LH8300", "origin": "FRA", "destination": "JFK",
+		"departureDate": dep.Format(time.DateOnly), "departureTime": dep.Format("15:04"), "arrivalDate": arr.Format(time.DateOnly),
+		"arrivalTime": arr.Format("15:04"), "aircraftType": "B77F"}).json(t, &f)
+	return f.ID
 }
 
 func TestShipmentTimeline(t *testing.T) {
@@ -87,7 +118,7 @@ func TestShipmentTimeline(t *testing.T) {
 		}
 		for query, fields := range map[string]string{"from=yesterday": "from:INVALID_DATE", "to=2026-13-01": "to:INVALID_DATE",
 			"from=2026-12-01&to=2026-11-01": "to:INVALID_DATE", "eventType=FOO": "eventType:INVALID_EVENT_TYPE", "eventType=DIS/LOST": "eventType:INVALID_EVENT_TYPE",
-			"eventType=ARR/OFLD": "eventType:INVALID_EVENT_TYPE"} {
+			"eventType=ARR/OFLD": "eventType:INVALID_EVENT_TYPE", "eventType=/OFLD": "eventType:INVALID_EVENT_TYPE"} {
 			if r := s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?" + query, token: tok}); r.status != http.StatusBadRequest {
 				t.Errorf("%s = %d", query, r.status)
 			} else {
