@@ -103,10 +103,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 // not come back whole.
 const maxErrorDescription = 500
 
-// clip cuts s to at most max characters, marking the cut with "…".
-func clip(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
+// clip cuts s to at most limit characters, marking the cut with "…".
+func clip(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
-	return string([]rune(s)[:max-1]) + "…"
+	return string([]rune(s)[:limit-1]) + "…"
 }

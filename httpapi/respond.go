@@ -31,11 +31,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // mediaType is the request's content type without parameters.
 func mediaType(r *http.Request) string {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil {
-		return ""
-	}
+	mt, _ := mediaTypeParams(r)
 	return mt
+}
+
+// mediaTypeParams is the request's content type and its parameters; ""
+// for a header that does not parse, parameters included.
+func mediaTypeParams(r *http.Request) (string, map[string]string) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return "", nil
+	}
+	return mt, params
 }
 
 func isJSON(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
@@ -54,11 +61,11 @@ func decodeJSON(r *http.Request, dst any) error {
 // has it. A body in another charset or encoding would otherwise be read
 // as UTF-8 and stored garbled.
 func readJSONBody(r *http.Request) ([]byte, error) {
-	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, params := mediaTypeParams(r)
 	if !isJSON(mt) {
 		return nil, errorf(codeUnsupportedMedia, "the body must be application/json")
 	}
-	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") {
+	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 		return nil, errorf(codeUnsupportedMedia, fmt.Sprintf("the body must be UTF-8, not charset %.40q", cs))
 	}
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
@@ -98,7 +105,7 @@ func unmarshal(body []byte, dst any) error {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		var p domain.Problems
 		if numberOutOfRange(typeErr) {
-			p.Add(typeErr.Field, domain.CodeInvalidRange, "%s is too large", strings.TrimPrefix(typeErr.Value, "number "))
+			p.Add(typeErr.Field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
 		} else {
 			p.Add(typeErr.Field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
@@ -117,8 +124,8 @@ func unmarshal(body []byte, dst any) error {
 	return plainText(body)
 }
 
-// numberOutOfRange tells a number too large for its field (1e400, or
-// 1e20 pieces) from one of the wrong kind (1.5 pieces).
+// numberOutOfRange tells a number its field cannot hold (1e400, or 1e20
+// pieces) from one of the wrong kind (1.5 or 1.0 pieces).
 func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	n, ok := strings.CutPrefix(e.Value, "number ")
 	if !ok {
@@ -126,10 +133,13 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	}
 	switch e.Type.Kind() {
 	case reflect.Float32, reflect.Float64:
-		return true
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true // a number refused by a float field overflows it
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		f, err := strconv.ParseFloat(n, 64)
-		return err != nil || f == math.Trunc(f)
+		if err != nil {
+			return true
+		}
+		return f == math.Trunc(f) && (f < math.MinInt64 || f >= math.MaxInt64 || reflect.Zero(e.Type).OverflowInt(int64(f)))
 	}
 	return false
 }
@@ -139,9 +149,13 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 // makes of a lone surrogate): a name or description holding them would
 // garble the documents and messages made from it, or hide what it says.
 func plainText(body []byte) error {
+	// Numbers stay text: a number no float holds, in a field the request
+	// does not know, must not stop the check.
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil // decoded already; cannot happen
+	if err := dec.Decode(&v); err != nil {
+		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v", err)
 	}
 	var p domain.Problems
 	var walk func(path string, v any)

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
@@ -35,6 +37,11 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 		{`{"weight":1e400}`, "weight INVALID_RANGE"},
 		{`{"pieces":1e20}`, "pieces INVALID_RANGE"},
 		{`{"pieces":1.5}`, "pieces INVALID_TYPE"},
+		{`{"pieces":1.0}`, "pieces INVALID_TYPE"},
+		{`{"pieces":1e2}`, "pieces INVALID_TYPE"},
+		{`{"pieces":-1e20}`, "pieces INVALID_RANGE"},
+		{`{"pieces":99999999999999999999}`, "pieces INVALID_RANGE"},
+		{`{"extra":1e400,"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
 		{`{"pieces":"2"}`, "pieces INVALID_TYPE"},
 		{`{"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
 		{`{"consignee":{"contact":"x\u0007"}}`, "consignee.contact INVALID_FORMAT"},
@@ -59,4 +66,32 @@ func firstProblem(err error) string {
 		return err.Error()
 	}
 	return ""
+}
+
+func TestReadJSONBody(t *testing.T) {
+	tests := []struct {
+		contentType, encoding string
+		want                  string // the error's code, or "" when read
+	}{
+		{"application/json", "", ""},
+		{"application/json; charset=UTF-8", "", ""},
+		{"application/json; charset=utf8", "", ""},
+		{"application/problem+json", "identity", ""},
+		{"application/json; charset=latin1", "", codeUnsupportedMedia},
+		{"application/json; charset=latin1; x", "", codeUnsupportedMedia}, // a parameter that does not parse hides none
+		{"application/json", "gzip", codeUnsupportedMedia},
+		{"text/plain", "", codeUnsupportedMedia},
+		{"", "", codeUnsupportedMedia},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("POST", "/api/quotes", strings.NewReader("{}"))
+		r.Header.Set("Content-Type", tt.contentType)
+		if tt.encoding != "" {
+			r.Header.Set("Content-Encoding", tt.encoding)
+		}
+		body, err := readJSONBody(r)
+		if got := errorCode(err); (err == nil && string(body) != "{}") || (err != nil && got != tt.want) || (err == nil) != (tt.want == "") {
+			t.Errorf("%q %q = %q, %v; want %q", tt.contentType, tt.encoding, body, err, tt.want)
+		}
+	}
 }
