@@ -219,8 +219,8 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		}
 	}
 	if c.VolumeM3 != nil {
-		if v := *c.VolumeM3; !(v >= 0 && v <= 1500) {
-			p.Add("volume", CodeInvalidRange, "must be from 0 to 1500 m³")
+		if v := *c.VolumeM3; !(v >= 0 && v <= maxVolumeM3) {
+			p.Add("volume", CodeInvalidRange, "must be from 0 to %d m³", maxVolumeM3)
 		} else if len(c.Dimensions) == 0 {
 			// The booked volume replaces the quote's dimension lines.
 			e.VolumeM3, e.Dimensions = v, nil

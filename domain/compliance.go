@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 )
 
 // e-CSD code lists (DESIGN §3).
@@ -20,6 +19,18 @@ var (
 // vagueDescriptions are labels, not descriptions of goods: PLACI regimes
 // refuse them.
 var vagueDescriptions = []string{"consolidation", "consol", "general cargo", "gen", "freight of all kinds", "fak", "said to contain", "stc", "parts", "goods"}
+
+// letters counts the letters of s, of any script: "茶叶" (tea) is a
+// description, "x" or "1234" is not.
+func letters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
+}
 
 // placiDaysAround is how far from today a PLACI's departure date may be.
 const placiDaysAround = 30
@@ -72,7 +83,7 @@ func DecidePLACI(c PLACISubmitted, ref Lookup) ([]Event, error) {
 	case d == "":
 	case slices.Contains(vagueDescriptions, d):
 		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods precisely, not %q", d)
-	case strings.IndexFunc(d, unicode.IsLetter) < 0 || utf8.RuneCountInString(d) < 3:
+	case letters(d) < 2:
 		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods in words")
 	}
 	checkLength(&p, "cargoDescription", c.CargoDescription, maxNotes)

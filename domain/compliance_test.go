@@ -84,6 +84,7 @@ func TestDecidePLACI(t *testing.T) {
 		{"vague description, spaced", func(c *PLACISubmitted) { c.CargoDescription = "  general   CARGO " }, "INVALID_VALUE cargoDescription"},
 		{"a letter", func(c *PLACISubmitted) { c.CargoDescription = "x" }, "INVALID_VALUE cargoDescription"},
 		{"no letters", func(c *PLACISubmitted) { c.CargoDescription = "1234 / 56" }, "INVALID_VALUE cargoDescription"},
+		{"tea leaves, in Chinese", func(c *PLACISubmitted) { c.CargoDescription = "茶叶" }, ""},
 		{"same origin and destination", func(c *PLACISubmitted) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
 		{"departure long ago", func(c *PLACISubmitted) { c.DepartureDate = "1900-01-01" }, "INVALID_DATE departureDate"},
 		{"departure far ahead", func(c *PLACISubmitted) { c.DepartureDate = "2026-12-26" }, "INVALID_DATE departureDate"},

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -189,7 +190,7 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 		v     *float64
 		dst   *float64
 		max   float64
-	}{{"capacityKg", c.CapacityKg, &e.CapacityKg, 200000}, {"capacityM3", c.CapacityM3, &e.CapacityM3, 1500}} {
+	}{{"capacityKg", c.CapacityKg, &e.CapacityKg, 200000}, {"capacityM3", c.CapacityM3, &e.CapacityM3, maxVolumeM3}} {
 		switch {
 		case cp.v != nil && !(*cp.v >= 0 && *cp.v <= cp.max):
 			p.Add(prefix+cp.field, CodeInvalidRange, "must be from 0 to %g", cp.max)
@@ -258,6 +259,9 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 	if status == f.Status && status != FlightStatusDelayed {
 		return nil, nil
 	}
+	if !slices.Contains(flightTransitions[f.Status], status) {
+		return nil, Errorf(Conflict, "a %s flight cannot become %s", f.Status, status)
+	}
 	// Freighters leave early when loaded, but not by half a day: a flight
 	// marked departed days ahead is a mistake, and would close it to
 	// offloads and bookings.
@@ -265,12 +269,7 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 		return nil, Errorf(Conflict, "flight %s is scheduled to depart at %s: it cannot have departed more than %d hours early",
 			f.ID, f.DepartsAt.Format(time.RFC3339), int(maxEarlyDeparture.Hours()))
 	}
-	for _, next := range flightTransitions[f.Status] {
-		if next == status {
-			return []Event{FlightStatusChanged{FlightID: f.ID, Status: status, Previous: f.Status, ChangedAt: at}}, nil
-		}
-	}
-	return nil, Errorf(Conflict, "a %s flight cannot become %s", f.Status, status)
+	return []Event{FlightStatusChanged{FlightID: f.ID, Status: status, Previous: f.Status, ChangedAt: at}}, nil
 }
 
 // DecideReserveCapacity takes capacity for a booking, once: a booking

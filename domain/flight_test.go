@@ -22,7 +22,8 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		{"departed on time", flight(FlightStatusScheduled), FlightStatusDeparted, departs, FlightStatusDeparted},
 		{"departed late", flight(FlightStatusDelayed), FlightStatusDeparted, departs.Add(5 * time.Hour), FlightStatusDeparted},
 		{"departed early", flight(FlightStatusScheduled), FlightStatusDeparted, departs.Add(-12 * time.Hour), FlightStatusDeparted},
-		{"departed days early", flight(FlightStatusScheduled), FlightStatusDeparted, departs.Add(-13 * time.Hour), "conflict"},
+		{"departed 13 hours early", flight(FlightStatusScheduled), FlightStatusDeparted, departs.Add(-13 * time.Hour), "conflict"},
+		{"cancelled, then departed days early", flight(FlightStatusCancelled), FlightStatusDeparted, departs.Add(-72 * time.Hour), "conflict"},
 		{"arrived", flight(FlightStatusDeparted), FlightStatusArrived, departs.Add(8 * time.Hour), FlightStatusArrived},
 		{"arrived without departing", flight(FlightStatusScheduled), FlightStatusArrived, departs.Add(8 * time.Hour), "conflict"},
 		{"cancelled after departure", flight(FlightStatusDeparted), FlightStatusCancelled, departs, "conflict"},
@@ -39,5 +40,10 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+	// A move the table forbids is named as such, whatever the time.
+	if _, err := DecideChangeFlightStatus(flight(FlightStatusCancelled), FlightStatusDeparted, departs.Add(-72*time.Hour)); err == nil ||
+		err.Error() != "conflict: a cancelled flight cannot become departed" {
+		t.Errorf("cancelled, then departed = %v", err)
 	}
 }

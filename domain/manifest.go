@@ -149,8 +149,8 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		}
 	}
 	if v := c.TotalVolume; v != nil {
-		if !(*v >= 0 && *v <= maxWeightKg) {
-			p.Add("totalVolume", CodeInvalidRange, "must be from 0 to %d m³", maxWeightKg)
+		if !(*v >= 0 && *v <= maxVolumeM3) {
+			p.Add("totalVolume", CodeInvalidRange, "must be from 0 to %d m³", maxVolumeM3)
 		} else {
 			e.TotalVolumeM3 = *v
 		}

@@ -23,6 +23,7 @@ const (
 	maxNotes         = 2000
 	maxPieces        = 99999
 	maxWeightKg      = 500000 // more than any freighter's payload
+	maxVolumeM3      = 1500   // more than any freighter's hold
 	maxDimensionCm   = 10000
 	maxDimensionRows = 100
 	maxListItems     = 20

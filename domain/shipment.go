@@ -148,10 +148,10 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 		p.Add("discrepancyCode", CodeMismatch, "is %s, but eventType says %s", field, qualifier)
 	}
 	e.StatusCode, e.DiscrepancyCode = code, qualifier
-	switch _, known := statusCodes[code]; {
+	switch {
 	case code == "":
 		p.Add("eventType", CodeRequired, "is required")
-	case !known:
+	case !KnownStatus(code, ""):
 		p.Add("eventType", "INVALID_EVENT_TYPE", "%q is not an IATA status code (RCS, MAN, DEP, ARR, DLV, DIS, …)", code)
 	case code == "DIS" && discrepancyCodes[qualifier] == "":
 		p.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)")

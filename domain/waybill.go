@@ -83,8 +83,8 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 	checkRoute(&p, ref, "", e.Origin, e.Destination)
 	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)
 	if c.VolumeM3 != nil {
-		if v := *c.VolumeM3; !(v >= 0 && v <= 1500) {
-			p.Add("volume", CodeInvalidRange, "must be from 0 to 1500 m³")
+		if v := *c.VolumeM3; !(v >= 0 && v <= maxVolumeM3) {
+			p.Add("volume", CodeInvalidRange, "must be from 0 to %d m³", maxVolumeM3)
 		} else {
 			e.VolumeM3 = v
 		}

@@ -151,9 +151,10 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		from, to := timeWindow(q, &p)
-		code, disc, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(q.Get("eventType"))), "/")
-		if code != "" && !projections.IsTimelineType(code, disc) {
-			p.Add("eventType", "INVALID_EVENT_TYPE", "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (MAWB, HAWB, DGD, CSD, PLACI, DOCUMENT)")
+		eventType := strings.ToUpper(strings.TrimSpace(q.Get("eventType")))
+		code, disc, _ := strings.Cut(eventType, "/")
+		if eventType != "" && !projections.IsTimelineType(code, disc) {
+			p.Add("eventType", "INVALID_EVENT_TYPE", "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (%s)", strings.Join(projections.FilingKinds, ", "))
 		}
 		if err := p.Err(); err != nil {
 			return err

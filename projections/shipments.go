@@ -68,27 +68,38 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 	case domain.ShipmentStatusRecorded:
 		m.add(TimelineEntry{e, cmp.Or(e.Source, SourceStatus)})
 	case domain.MAWBCreated:
-		m.addFiling(e.AWBNumber, r.EventID, "MAWB", SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
+		m.addFiling(e.AWBNumber, r.EventID, KindMAWB, SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
 	case domain.HAWBCreated:
-		m.addFiling(e.MAWBNumber, r.EventID, "HAWB", SourceHAWB, e.CreatedAt, "", &e.Pieces, &e.WeightKg, "HAWB "+e.HAWBNumber+" created")
+		m.addFiling(e.MAWBNumber, r.EventID, KindHAWB, SourceHAWB, e.CreatedAt, "", &e.Pieces, &e.WeightKg, "HAWB "+e.HAWBNumber+" created")
 	case domain.DGDSubmitted:
-		m.addFiling(e.AWBNumber, e.DGDID, "DGD", SourceDGD, e.SubmittedAt, "", nil, &e.NetWeightKg, "e-DGD "+e.UNNumber+" "+e.ProperShippingName)
+		m.addFiling(e.AWBNumber, e.DGDID, KindDGD, SourceDGD, e.SubmittedAt, "", nil, &e.NetWeightKg, "e-DGD "+e.UNNumber+" "+e.ProperShippingName)
 	case domain.CSDSubmitted:
-		m.addFiling(e.AWBNumber, e.CSDID, "CSD", SourceCSD, e.SubmittedAt, "", nil, nil, "e-CSD, security status "+e.SecurityStatus)
+		m.addFiling(e.AWBNumber, e.CSDID, KindCSD, SourceCSD, e.SubmittedAt, "", nil, nil, "e-CSD, security status "+e.SecurityStatus)
 	case domain.PLACISubmitted:
-		m.addFiling(e.AWBNumber, e.PLACIID, "PLACI", SourcePLACI, e.SubmittedAt, e.Origin, e.Pieces, e.WeightKg, "PLACI filed")
+		m.addFiling(e.AWBNumber, e.PLACIID, KindPLACI, SourcePLACI, e.SubmittedAt, e.Origin, e.Pieces, e.WeightKg, "PLACI filed")
 	case domain.DocumentUploaded:
-		m.addFiling(e.AWBNumber, e.DocumentID, "DOCUMENT", SourceDocument, e.UploadedAt, "", nil, nil, e.DocumentType+" "+e.FileName)
+		m.addFiling(e.AWBNumber, e.DocumentID, KindDocument, SourceDocument, e.UploadedAt, "", nil, nil, e.DocumentType+" "+e.FileName)
 	}
 }
 
-// filingKinds are the event types of filings in a timeline.
-var filingKinds = []string{"MAWB", "HAWB", "DGD", "CSD", "PLACI", "DOCUMENT"}
+// The event types of filings in a timeline.
+const (
+	KindMAWB     = "MAWB"
+	KindHAWB     = "HAWB"
+	KindDGD      = "DGD"
+	KindCSD      = "CSD"
+	KindPLACI    = "PLACI"
+	KindDocument = "DOCUMENT"
+)
+
+// FilingKinds are the event types of filings, in the order a shipment
+// usually gets them.
+var FilingKinds = []string{KindMAWB, KindHAWB, KindDGD, KindCSD, KindPLACI, KindDocument}
 
 // IsTimelineType tells whether an event type (with its discrepancy code)
 // can be in a timeline: an IATA status code, or a filing's kind.
 func IsTimelineType(code, discrepancy string) bool {
-	return domain.KnownStatus(code, discrepancy) || (discrepancy == "" && slices.Contains(filingKinds, code))
+	return domain.KnownStatus(code, discrepancy) || (discrepancy == "" && slices.Contains(FilingKinds, code))
 }
 
 // addFiling adds the entry of a filing.
