@@ -17,16 +17,23 @@ import (
 // through is repaired by redelivery; fn must therefore be idempotent.
 // Consume returns when ctx ends.
 func (s *Store) Consume(ctx context.Context, name string, filters []string, fn func(Record) error, onError func(Record, error)) error {
-	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.name, jetstream.ConsumerConfig{
-		Durable:        s.prefix + "-" + name,
-		Description:    "Cargostream reactor " + name,
-		FilterSubjects: filters,
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        time.Minute,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-		MaxAckPending:  1, // one event at a time: reactors see the stream in order
-		Replicas:       s.replicas,
-	})
+	cfg := jetstream.ConsumerConfig{
+		Durable:       s.prefix + "-" + name,
+		Description:   "Cargostream reactor " + name,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       time.Minute,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: 1, // one event at a time: reactors see the stream in order
+		Replicas:      s.replicas,
+	}
+	// Several filters need NATS 2.10; one is set the way older servers
+	// understand too.
+	if len(filters) == 1 {
+		cfg.FilterSubject = filters[0]
+	} else {
+		cfg.FilterSubjects = filters
+	}
+	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.name, cfg)
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
@@ -43,16 +50,24 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, fn f
 			if err == nil {
 				err = fn(r)
 			}
-			if err != nil {
-				if ctx.Err() == nil { // cut short by shutdown is no failure
-					onError(r, err)
-				}
+			switch {
+			case err != nil && ctx.Err() != nil:
+				// Cut short by shutdown, which is no failure: redelivered
+				// at once, to this process restarted or another replica.
+				m.Nak()
+			case err != nil:
+				onError(r, err)
 				m.NakWithDelay(redeliveryDelay(m))
-				continue
+			default:
+				// Acknowledged even when shutdown has begun: an event
+				// handled but left unacknowledged blocks the consumer
+				// (one event at a time) for AckWait, a minute, after a
+				// restart. A lost acknowledgement only means a
+				// redelivery, which fn tolerates.
+				ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
+				m.DoubleAck(ackCtx)
+				cancel()
 			}
-			// A lost acknowledgement only means a redelivery, which
-			// fn tolerates.
-			m.DoubleAck(ctx)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			pause(ctx, time.Second)
@@ -60,6 +75,10 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, fn f
 	}
 	return ctx.Err()
 }
+
+// ackTimeout bounds the wait for the server to confirm an
+// acknowledgement.
+const ackTimeout = 5 * time.Second
 
 // redeliveryDelay backs off from a second to a minute as an event keeps
 // failing.

@@ -84,6 +84,7 @@ func TestConformance(t *testing.T) {
 			t.Run("messages can be neither deleted nor purged", func(t *testing.T) { testDenyDelete(t, b) })
 			t.Run("bucket create keeps the first value", func(t *testing.T) { testBucket(t, b) })
 			t.Run("objects stream in and out, and survive a restart", func(t *testing.T) { testObjects(t, b) })
+			t.Run("a consumer stopped after an event goes on with the next", func(t *testing.T) { testConsumerResumes(t, b) })
 		})
 	}
 }
@@ -380,5 +381,33 @@ func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
 	}
 	if _, err := s.Load(ctx, Aggregate{"quote", "poison"}); err == nil {
 		t.Error("loading an aggregate with an unreadable event succeeded")
+	}
+}
+
+// testConsumerResumes: an event handled as the process shuts down is
+// acknowledged all the same. Else the consumer, one event at a time, would
+// hand out nothing after a restart until the event's AckWait, a minute,
+// had passed.
+func testConsumerResumes(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, Aggregate{"quote", "q1"}, 0, []Event{event("QuoteRequested", "e1", "c1", `{}`), event("QuoteStatusPriced", "e2", "c2", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	filters := []string{s.Filter("quote", "")}
+	failed := func(r Record, err error) { t.Errorf("event %s failed: %v", r.EventID, err) }
+	first, shutdown := context.WithCancel(ctx)
+	if err := s.Consume(first, "resume", filters, func(Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
+		t.Fatalf("consume = %v", err)
+	}
+
+	again, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	var got []string
+	if err := s.Consume(again, "resume", filters, func(r Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
+		t.Fatalf("consume again = %v", err)
+	}
+	if strings.Join(got, ",") != "e2" {
+		t.Errorf("after the restart the consumer handled %v, want e2", got)
 	}
 }
