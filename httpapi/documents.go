@@ -440,8 +440,10 @@ func sniffContentType(head []byte) string {
 }
 
 // handleGetDocument streams a document's file with its type, size, name
-// and digests. Others than admins, the uploader and the airline of the
-// AWB number's prefix are told it does not exist. The server has no
+// and digests; HEAD answers the same headers without the file. Others
+// than admins, the uploader and the airline of the AWB number's prefix are
+// told it does not exist. The SHA-256 is the ETag: a document never
+// changes, so a client that has it gets 304. The server has no
 // WriteTimeout, as a large file to a slow client takes long: the write
 // deadline moves forward as the client takes bytes, so that one that
 // stops reading is cut off after stallTimeout.
@@ -451,6 +453,12 @@ func (s *Server) handleGetDocument() handlerFunc {
 		d, ok := s.documents.Get(id)
 		if !ok || !s.canReadDocument(principal(r.Context()), d) {
 			return domain.Errorf(domain.NotFound, "no document %s", id)
+		}
+		etag := `"` + d.SHA256 + `"`
+		w.Header().Set("ETag", etag)
+		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return nil
 		}
 		file, size, err := s.objects.Get(r.Context(), id)
 		if errors.Is(err, eventstore.ErrNoObject) {
@@ -479,6 +487,9 @@ func (s *Server) handleGetDocument() handlerFunc {
 		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530
 		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
 		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodHead {
+			return nil
+		}
 		out := &downloadWriter{w: w, deadline: movingDeadline{set: http.NewResponseController(w).SetWriteDeadline}}
 		if _, err := io.Copy(out, file); err != nil {
 			// The status is out: the client sees the body end short of
@@ -487,6 +498,18 @@ func (s *Server) handleGetDocument() handlerFunc {
 		}
 		return nil
 	}
+}
+
+// etagMatches tells whether an If-None-Match header names etag, or is *
+// (RFC 9110 §13.1.2; weak tags compare by their opaque part).
+func etagMatches(ifNoneMatch, etag string) bool {
+	for tag := range strings.SplitSeq(ifNoneMatch, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // downloadWriter moves the write deadline forward before each write.

@@ -63,7 +63,7 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/placi", s.api(s.handleSubmitPLACI())).Methods(http.MethodPost)
 	r.Handle("/api/csd", s.api(s.handleSubmitCSD())).Methods(http.MethodPost)
 	r.Handle(uploadPath, s.api(s.handleUploadDocument())).Methods(http.MethodPost)
-	r.Handle(uploadPath+"/{id}", s.api(s.handleGetDocument())).Methods(http.MethodGet)
+	r.Handle(uploadPath+"/{id}", s.api(s.handleGetDocument())).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/api/shipments/{awb}", s.api(s.handleShipment())).Methods(http.MethodGet)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleRecordStatus())).Methods(http.MethodPost)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleShipmentEvents())).Methods(http.MethodGet)

@@ -125,11 +125,30 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 		if h.Get("Content-Type") != "application/pdf" || h.Get("Content-Length") != strconv.Itoa(len(big)) ||
 			h.Get("Content-Disposition") != `attachment; filename=certificate.pdf` ||
 			h.Get("Repr-Digest") != "sha-256=:"+digest+":" || h.Get("Digest") != "SHA-256="+digest ||
-			h.Get("Content-Security-Policy") != "sandbox; default-src 'none'" || h.Get("X-Content-Type-Options") != "nosniff" {
+			h.Get("Content-Security-Policy") != "sandbox; default-src 'none'" || h.Get("X-Content-Type-Options") != "nosniff" ||
+			h.Get("ETag") != `"`+bigDoc.SHA256+`"` {
 			t.Errorf("download headers = %v", h)
 		}
 	}
 	download(s, fwd)
+	// HEAD answers the headers alone; the ETag spares a second download.
+	head := s.do(t, request{method: "HEAD", path: "/api/documents/" + bigDoc.DocumentID, token: fwd})
+	if head.status != http.StatusOK || len(head.body) != 0 || head.header.Get("Content-Length") != strconv.Itoa(len(big)) ||
+		head.header.Get("Repr-Digest") != "sha-256=:"+digest+":" || head.header.Get("ETag") != `"`+bigDoc.SHA256+`"` {
+		t.Errorf("HEAD = %d, %d bytes, %v", head.status, len(head.body), head.header)
+	}
+	for _, ifNoneMatch := range []string{`"` + bigDoc.SHA256 + `"`, `"other", W/"` + bigDoc.SHA256 + `"`, "*"} {
+		r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: fwd, header: map[string]string{"If-None-Match": ifNoneMatch}})
+		if r.status != http.StatusNotModified || len(r.body) != 0 || r.header.Get("ETag") != `"`+bigDoc.SHA256+`"` {
+			t.Errorf("If-None-Match %s = %d, %d bytes", ifNoneMatch, r.status, len(r.body))
+		}
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: fwd, header: map[string]string{"If-None-Match": `"other"`}}); r.status != http.StatusOK {
+		t.Errorf("If-None-Match of another file = %d", r.status)
+	}
+	if r := s.do(t, request{method: "HEAD", path: "/api/documents/" + bigDoc.DocumentID, token: ek}); r.status != http.StatusNotFound || len(r.body) != 0 {
+		t.Errorf("HEAD by another airline = %d %s", r.status, r.body)
+	}
 	download(s, lh) // the airline of the prefix
 	download(s, admin)
 	for name, token := range map[string]string{"another forwarder": otherForwarder, "another airline": ek} {
