@@ -478,26 +478,89 @@ func (s *Server) handleGetDocument() handlerFunc {
 		digest := base64.StdEncoding.EncodeToString(sum)
 		h := w.Header()
 		h.Set("Content-Type", d.ContentType)
-		h.Set("Content-Length", strconv.FormatInt(size, 10))
 		// Names recorded before the file-name rule get it here.
 		h.Set("Content-Disposition", contentDisposition(domain.DocumentFileName(d.FileName, d.ContentType)))
 		// Should a browser render the file after all, it runs nothing
 		// and loads nothing.
 		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530
+		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530: of the whole file, also in a 206
 		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
-		w.WriteHeader(http.StatusOK)
+		h.Set("Accept-Ranges", "bytes")
+		status, start, length := http.StatusOK, int64(0), size
+		// A download broken off on a poor link goes on where it stopped,
+		// unless the file is not the one the client has the start of.
+		if ifRange := r.Header.Get("If-Range"); ifRange == "" || ifRange == etag {
+			var ok bool
+			start, length, ok, err = requestedRange(r.Header.Get("Range"), size)
+			if err != nil {
+				h.Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
+				return err
+			}
+			if ok {
+				status = http.StatusPartialContent
+				h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, size))
+			} else {
+				start, length = 0, size
+			}
+		}
+		h.Set("Content-Length", strconv.FormatInt(length, 10))
+		w.WriteHeader(status)
 		if r.Method == http.MethodHead {
 			return nil
 		}
 		out := &downloadWriter{w: w, deadline: movingDeadline{set: http.NewResponseController(w).SetWriteDeadline}}
-		if _, err := io.Copy(out, file); err != nil {
+		_, err = io.CopyN(io.Discard, file, start) // the object store streams; it cannot seek
+		if err == nil {
+			_, err = io.CopyN(out, file, length)
+		}
+		if err != nil {
 			// The status is out: the client sees the body end short of
 			// Content-Length.
 			s.log.WarnContext(r.Context(), "document download cut short", "request_id", requestID(r.Context()), "document", id, "err", err)
 		}
 		return nil
 	}
+}
+
+// requestedRange reads a Range header of one byte range (RFC 9110
+// §14.1.2) against a file of size bytes: from the start (start-end,
+// start-) or the end (-suffix). ok is false when there is none to honour
+// (no header, another unit, several ranges, a malformed one): then the
+// whole file goes. A range that starts past the end cannot be served.
+func requestedRange(header string, size int64) (start, length int64, ok bool, err error) {
+	spec, isBytes := strings.CutPrefix(header, "bytes=")
+	first, last, dash := strings.Cut(strings.TrimSpace(spec), "-")
+	if !isBytes || !dash || strings.Contains(spec, ",") {
+		return 0, 0, false, nil
+	}
+	unsatisfiable := errorf(codeRangeNotSatisfiable, fmt.Sprintf("the file has %d bytes: no byte of %s is in it", size, header))
+	if first == "" {
+		n, perr := strconv.ParseInt(last, 10, 64)
+		switch {
+		case perr != nil || n < 0:
+			return 0, 0, false, nil
+		case n == 0 || size == 0:
+			return 0, 0, false, unsatisfiable
+		}
+		n = min(n, size)
+		return size - n, n, true, nil
+	}
+	start, perr := strconv.ParseInt(first, 10, 64)
+	if perr != nil || start < 0 {
+		return 0, 0, false, nil
+	}
+	end := size - 1
+	if last != "" {
+		l, perr := strconv.ParseInt(last, 10, 64)
+		if perr != nil || l < start {
+			return 0, 0, false, nil
+		}
+		end = min(l, size-1)
+	}
+	if start >= size {
+		return 0, 0, false, unsatisfiable
+	}
+	return start, end - start + 1, true, nil
 }
 
 // etagMatches tells whether an If-None-Match header names etag, or is *

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -42,5 +43,43 @@ func TestSweepOrphanFiles(t *testing.T) {
 	left, err := files.List(ctx)
 	if err != nil || len(left) != 1 || left[0].Name != "recorded" {
 		t.Errorf("left = %+v, %v", left, err)
+	}
+}
+
+func TestRequestedRange(t *testing.T) {
+	tests := []struct {
+		header string
+		want   string // start+length, "whole" when ignored, or "416"
+	}{
+		{"", "whole"},
+		{"bytes=0-9", "0+10"},
+		{"bytes=10-", "10+90"},
+		{"bytes=90-200", "90+10"},
+		{"bytes=-10", "90+10"},
+		{"bytes=-500", "0+100"},
+		{"bytes=99-99", "99+1"},
+		{"bytes=100-", "416"},
+		{"bytes=-0", "416"},
+		{"bytes=9-5", "whole"},
+		{"bytes=0-9,20-29", "whole"},
+		{"items=0-9", "whole"},
+		{"bytes=a-b", "whole"},
+		{"bytes=-", "whole"},
+		{"bytes=5", "whole"},
+	}
+	for _, tt := range tests {
+		start, length, ok, err := requestedRange(tt.header, 100)
+		got := fmt.Sprintf("%d+%d", start, length)
+		switch {
+		case err != nil && errorCode(err) == codeRangeNotSatisfiable:
+			got = "416"
+		case err != nil:
+			got = err.Error()
+		case !ok:
+			got = "whole"
+		}
+		if got != tt.want {
+			t.Errorf("%q = %s, want %s", tt.header, got, tt.want)
+		}
 	}
 }

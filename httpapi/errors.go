@@ -12,11 +12,12 @@ import (
 
 // Error values of the HTTP layer itself, beside the domain's codes.
 const (
-	codeMethodNotAllowed   = "method_not_allowed"
-	codePayloadTooLarge    = "payload_too_large"
-	codeUnsupportedMedia   = "unsupported_media_type"
-	codeIdempotencyReused  = "idempotency_key_reused"
-	codeServiceUnavailable = "service_unavailable"
+	codeMethodNotAllowed    = "method_not_allowed"
+	codePayloadTooLarge     = "payload_too_large"
+	codeUnsupportedMedia    = "unsupported_media_type"
+	codeIdempotencyReused   = "idempotency_key_reused"
+	codeServiceUnavailable  = "service_unavailable"
+	codeRangeNotSatisfiable = "range_not_satisfiable"
 )
 
 // statusOf is the one place that maps error codes to HTTP statuses.
@@ -36,6 +37,7 @@ var statusOf = map[string]int{
 	codeIdempotencyReused:               http.StatusUnprocessableEntity,
 	string(domain.Internal):             http.StatusInternalServerError,
 	codeServiceUnavailable:              http.StatusServiceUnavailable,
+	codeRangeNotSatisfiable:             http.StatusRequestedRangeNotSatisfiable,
 	codeRateLimited:                     http.StatusTooManyRequests,
 }
 

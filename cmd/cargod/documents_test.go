@@ -146,6 +146,38 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 	if r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: fwd, header: map[string]string{"If-None-Match": `"other"`}}); r.status != http.StatusOK {
 		t.Errorf("If-None-Match of another file = %d", r.status)
 	}
+	// A broken-off download goes on where it stopped.
+	n := len(big)
+	for _, tt := range []struct {
+		rangeHeader, ifRange string
+		status               int
+		from, to             int // the bytes sent, to exclusive
+	}{
+		{"bytes=0-1023", "", http.StatusPartialContent, 0, 1024},
+		{"bytes=4194304-", `"` + bigDoc.SHA256 + `"`, http.StatusPartialContent, 4194304, n},
+		{"bytes=-100", "", http.StatusPartialContent, n - 100, n},
+		{"bytes=0-9,20-29", "", http.StatusOK, 0, n},
+		{"bytes=100-", `"another file"`, http.StatusOK, 0, n},
+	} {
+		header := map[string]string{"Range": tt.rangeHeader}
+		if tt.ifRange != "" {
+			header["If-Range"] = tt.ifRange
+		}
+		r := s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: fwd, header: header})
+		contentRange := ""
+		if tt.status == http.StatusPartialContent {
+			contentRange = fmt.Sprintf("bytes %d-%d/%d", tt.from, tt.to-1, n)
+		}
+		if r.status != tt.status || !bytes.Equal(r.body, big[tt.from:tt.to]) || r.header.Get("Content-Range") != contentRange ||
+			r.header.Get("Repr-Digest") != "sha-256=:"+digest+":" || r.header.Get("Accept-Ranges") != "bytes" {
+			t.Errorf("Range %s = %d, %d bytes, Content-Range %q", tt.rangeHeader, r.status, len(r.body), r.header.Get("Content-Range"))
+		}
+	}
+	r = s.do(t, request{method: "GET", path: "/api/documents/" + bigDoc.DocumentID, token: fwd, header: map[string]string{"Range": fmt.Sprintf("bytes=%d-", n)}})
+	if e := r.apiError(t); r.status != http.StatusRequestedRangeNotSatisfiable || e.Error != "range_not_satisfiable" ||
+		r.header.Get("Content-Range") != fmt.Sprintf("bytes */%d", n) {
+		t.Errorf("a range past the end = %d %s %v", r.status, r.body, r.header)
+	}
 	if r := s.do(t, request{method: "HEAD", path: "/api/documents/" + bigDoc.DocumentID, token: ek}); r.status != http.StatusNotFound || len(r.body) != 0 {
 		t.Errorf("HEAD by another airline = %d %s", r.status, r.body)
 	}
