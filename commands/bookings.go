@@ -51,6 +51,10 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 		if m.Principal.Role == domain.RoleAirline {
 			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		return domain.DecideCancelBooking(b, "", at)
+		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "")
+		if err != nil {
+			return nil, err
+		}
+		return domain.DecideCancelBooking(b, f, "", at)
 	})
 }

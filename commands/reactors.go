@@ -129,7 +129,7 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 					if b.Status != domain.BookingStatusConfirmed && b.Status != domain.BookingStatusPending {
 						return nil, nil
 					}
-					return domain.DecideCancelBooking(b, domain.ReasonFlightCanceled, now)
+					return domain.DecideCancelBooking(b, f, domain.ReasonFlightCanceled, now)
 				})
 			if err != nil {
 				return err

@@ -322,14 +322,18 @@ func DecideRejectBooking(b Booking, refusal error, at time.Time) ([]Event, error
 }
 
 // DecideCancelBooking withdraws a booking that is pending or confirmed.
-func DecideCancelBooking(b Booking, reason string, at time.Time) ([]Event, error) {
-	switch b.Status {
-	case "":
+func DecideCancelBooking(b Booking, flight Flight, reason string, at time.Time) ([]Event, error) {
+	switch {
+	case b.Status == "":
 		return nil, Errorf(NotFound, "no such booking")
-	case BookingStatusCancelled:
+	case b.Status == BookingStatusCancelled:
 		return nil, nil
-	case BookingStatusRejected:
+	case b.Status == BookingStatusRejected:
 		return nil, Errorf(Conflict, "booking %s was rejected and cannot be cancelled", b.ID)
+	case flight.Status == FlightStatusDeparted || flight.Status == FlightStatusArrived:
+		// The cargo flew (or was offloaded, which the airline reports):
+		// its capacity is spent, not given back.
+		return nil, Errorf(Conflict, "flight %s has %s: booking %s can no longer be cancelled", flight.ID, flight.Status, b.ID)
 	}
 	return []Event{BookingCancelled{BookingID: b.ID, Reason: reason, CancelledAt: at}}, nil
 }

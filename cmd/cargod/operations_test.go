@@ -276,6 +276,10 @@ func TestManifestAndOffload(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/api/offloads", token: lh, body: offload(nil)}); r.status != http.StatusConflict {
 		t.Errorf("offload from an arrived flight = %d %s", r.status, r.body)
 	}
+	// The cargo flew: its booking stands, and the capacity is not given back.
+	if r := s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}); r.status != http.StatusConflict {
+		t.Errorf("cancel of a flown booking = %d %s", r.status, r.body)
+	}
 	if r := s.do(t, request{method: "POST", path: manifests, token: lh, body: map[string]any{"awbNumbers": []string{awb}}}); r.status != http.StatusConflict {
 		t.Errorf("manifest of an arrived flight = %d %s", r.status, r.body)
 	}
