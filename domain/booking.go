@@ -2,6 +2,7 @@ package domain
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -183,12 +184,24 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	if e.Consignee.Name == "" {
 		e.Consignee.Name = q.Consignee.Name
 	}
-	if c.Commodity != "" {
-		e.Commodity = strings.ToUpper(strings.TrimSpace(c.Commodity))
+	// The quote was priced, and accepted or refused by the airline, for
+	// its commodity and handling codes: a booking may drop a code, but not
+	// bring other goods (file a new RFQ for them).
+	switch commodity := strings.ToUpper(strings.TrimSpace(c.Commodity)); {
+	case commodity == "" || commodity == e.Commodity:
+	case e.Commodity == "": // the quote named goods without a code: the booking may give it
+		e.Commodity = commodity
 		checkLength(&p, "commodity", e.Commodity, 20)
+	default:
+		p.Add("commodity", CodeMismatch, "is %.20q but the quote is for %s: file a new RFQ for other goods", commodity, e.Commodity)
 	}
 	if len(c.SHC) > 0 {
 		e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
+		for i, code := range e.SHC {
+			if !slices.Contains(q.SHC, code) {
+				p.Add("shc["+strconv.Itoa(i)+"]", CodeMismatch, "%s was not on the quote (%s): file a new RFQ for it", code, strings.Join(q.SHC, ", "))
+			}
+		}
 	}
 	if c.Pieces != nil {
 		if e.Pieces = *c.Pieces; e.Pieces < 1 || e.Pieces > maxPieces {

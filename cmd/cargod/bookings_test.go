@@ -303,6 +303,8 @@ func TestBookingRefusals(t *testing.T) {
 		{"bad routing leg", fwd, map[string]any{"quoteId": q.ID, "flightId": flight,
 			"routing": []any{map[string]any{"from": "FRA", "to": "JFK", "carrier": "LH", "flightNumber": ".....", "date": "soon"}}}, 400, "validation_error", "routing[0].flightNumber"},
 		{"endless commodity", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": strings.Repeat("x", 200000)}, 400, "validation_error", "commodity"},
+		{"other goods than quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": "UN3480"}, 400, "validation_error", "commodity"},
+		{"a handling code not quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "shc": []string{"eap", "AVI"}}, 400, "validation_error", "shc[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
