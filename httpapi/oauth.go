@@ -142,8 +142,14 @@ func (s *Server) secretMatches(found bool, hash, secret string) bool {
 
 // claimedSubject is who a token request said it was.
 func claimedSubject(req tokenRequest) string {
+	// The name goes into the audit log, which keeps everything: a name
+	// no client or user can have is cut short, so that failed logins
+	// with megabyte names cannot fill the stream.
 	if req.GrantType == "password" {
-		return "user:" + req.Username
+		return "user:" + clip(req.Username, maxClaimedName)
 	}
-	return "client:" + req.ClientID
+	return "client:" + clip(req.ClientID, maxClaimedName)
 }
+
+// maxClaimedName is longer than any client id or username may be.
+const maxClaimedName = 256

@@ -28,6 +28,12 @@ func TestAuditLog(t *testing.T) {
 	}
 	// A failed login.
 	s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong"}})
+	// A failed login under a name no client can have is recorded under
+	// its first 256 characters: the audit log keeps everything.
+	long := strings.Repeat("z", 60000)
+	if r := s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "client_credentials", "clientId": long, "clientSecret": "x"}}); r.status != 401 {
+		t.Errorf("a login with a 60 000-character client id = %d", r.status)
+	}
 	// A forbidden attempt.
 	s.do(t, request{method: "POST", path: "/api/quotes", token: lh, body: rfq()})
 
@@ -49,8 +55,12 @@ func TestAuditLog(t *testing.T) {
 
 	admin := s.demoToken(t, "demo-admin")
 	s.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed", token: admin}).json(t, &log)
-	if len(log.Logs) != 1 || log.Logs[0].ResourceID != "user:forwarder" || log.Logs[0].IPAddress != "127.0.0.1" {
-		t.Errorf("failed logins = %+v", log.Logs)
+	failed := map[string]bool{}
+	for _, e := range log.Logs {
+		failed[e.ResourceID] = e.IPAddress == "127.0.0.1"
+	}
+	if len(log.Logs) != 2 || !failed["user:forwarder"] || !failed["client:"+long[:255]+"…"] {
+		t.Errorf("failed logins = %d entries, of %d names", len(log.Logs), len(failed))
 	}
 	s.do(t, request{method: "GET", path: "/api/audit-logs?action=access.denied&userId=client:demo-airline-lh", token: admin}).json(t, &log)
 	if len(log.Logs) != 1 || !strings.Contains(log.Logs[0].Details.NewValue, "POST /api/quotes") {
