@@ -53,6 +53,7 @@ func (a *authRecorder) admit(key string, now time.Time) (bool, int) {
 // are always recorded; failures are folded. A failure to record is logged,
 // never shown to the client.
 func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
+	e.Detail = clip(e.Detail, maxErrorDescription) // it quotes the request's path
 	ip := clientIP(r)
 	if e.Action != domain.ActionTokenIssued {
 		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+ip, time.Now())
