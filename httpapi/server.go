@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -131,6 +132,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // with the spec's error body.
 func (s *Server) handle(f handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// r.URL.Query() drops what it cannot parse: a filter sent as
+		// iataCode=%ZZ would vanish, and the answer be wider than asked.
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
+			return
+		}
 		if err := f(w, r); err != nil {
 			if domain.ErrorCode(err) == domain.Forbidden {
 				p := principal(r.Context())

@@ -27,6 +27,8 @@ func TestHTTPBasics(t *testing.T) {
 		{"JSON in another charset", request{method: "POST", path: "/api/quotes", token: tok, body: rfq(), contentType: "application/json; charset=latin1"}, 415, "unsupported_media_type"},
 		{"compressed JSON", request{method: "POST", path: "/api/quotes", token: tok, body: "\x1f\x8b\x08", header: map[string]string{"Content-Encoding": "gzip"}}, 415, "unsupported_media_type"},
 		{"a null body", request{method: "POST", path: "/api/quotes", token: tok, body: "null"}, 400, "invalid_request"},
+		{"a filter that does not parse", request{method: "GET", path: "/api/airports?country=FR&iataCode=%ZZ", token: tok}, 400, "invalid_request"},
+		{"a query with semicolons", request{method: "GET", path: "/api/airports?limit=1;iataCode=FRA", token: tok}, 400, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
