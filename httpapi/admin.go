@@ -33,6 +33,11 @@ func (s *Server) handleCreateOrganization() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+		// One organisation per airline: a second one with its prefix or
+		// code would see the first one's quotes, rates and stock.
+		if o, ok := s.identity.Airline(req.AWBPrefix, req.IATACode); ok && req.Role == domain.RoleAirline && o.ID != req.ID {
+			return domain.Errorf(domain.Conflict, "organisation %s is the airline %s with AWB prefix %s already", o.ID, o.AirlineCode, o.AWBPrefix)
+		}
 		res, err := s.commands.CreateOrganization(r.Context(), meta(r), domain.CreateOrganization{
 			OrganizationID: req.ID, Name: req.Name, Role: req.Role, AWBPrefix: req.AWBPrefix, AirlineCode: req.IATACode,
 		})

@@ -114,12 +114,19 @@ func (m *Identity) APIKeys(orgID string) []domain.APIKey {
 // AirlineWithPrefix reports whether an airline with that AWB prefix uses
 // the service.
 func (m *Identity) AirlineWithPrefix(prefix string) bool {
+	_, ok := m.Airline(prefix, "")
+	return ok
+}
+
+// Airline is the airline organisation with the AWB prefix or, if code is
+// given, the IATA code.
+func (m *Identity) Airline(prefix, code string) (domain.Organization, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for _, o := range m.orgs {
-		if o.Role == domain.RoleAirline && o.AWBPrefix == prefix {
-			return true
+		if o.Role == domain.RoleAirline && (o.AWBPrefix == prefix || (code != "" && strings.EqualFold(o.AirlineCode, code))) {
+			return o, true
 		}
 	}
-	return false
+	return domain.Organization{}, false
 }

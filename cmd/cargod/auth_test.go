@@ -281,6 +281,8 @@ func TestAdminEndpoints(t *testing.T) {
 		{"bad organisation", admin, "/api/admin/organizations", map[string]any{"id": "a b", "role": "shipper"}, 400, []string{"id", "name", "role"}},
 		{"airline without prefix", admin, "/api/admin/organizations", map[string]any{"name": "X", "role": "airline", "iataCode": "X"}, 400, []string{"awbPrefix", "iataCode"}},
 		{"existing organisation", admin, "/api/admin/organizations", map[string]any{"id": "qr-cargo", "name": "Again", "role": "forwarder"}, 409, nil},
+		{"a second LH, by prefix", admin, "/api/admin/organizations", map[string]any{"name": "Air Dup", "role": "airline", "iataCode": "XD", "awbPrefix": "020"}, 409, nil},
+		{"a second LH, by code", admin, "/api/admin/organizations", map[string]any{"name": "Air Dup", "role": "airline", "iataCode": "lh", "awbPrefix": "999"}, 409, nil},
 		{"client of no organisation", admin, "/api/admin/clients", map[string]any{"organizationId": "nope", "clientId": "c1", "clientSecret": "long enough secret"}, 400, []string{"organizationId"}},
 		{"client with a bad id", admin, "/api/admin/clients", map[string]any{"organizationId": "qr-cargo", "clientId": "has space", "clientSecret": "long enough secret"}, 400, []string{"clientId"}},
 		{"existing client", admin, "/api/admin/clients", map[string]any{"organizationId": "qr-cargo", "clientId": "qr-api", "clientSecret": "long enough secret"}, 409, nil},
