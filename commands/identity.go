@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/cargostream/cargostream/domain"
@@ -82,6 +83,22 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 	}
 	return execute(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, m, domain.EvolveClient,
 		func(c domain.Client) ([]domain.Event, error) { return domain.DecideCreateClient(c, org, cmd) })
+}
+
+// CheckClient tells whether the client clientID is of the organisation
+// orgID and has the secret: the bootstrap admin's, which a start with
+// CARGO_ADMIN_SECRET expects, may have been taken or created otherwise.
+func (h *Handler) CheckClient(ctx context.Context, clientID, orgID, secret string) error {
+	c, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, domain.EvolveClient, "")
+	switch {
+	case err != nil:
+		return err
+	case c.OrganizationID != orgID:
+		return fmt.Errorf("client %s is of organisation %q, not %q", clientID, c.OrganizationID, orgID)
+	case bcrypt.CompareHashAndPassword([]byte(c.SecretHash), []byte(secret)) != nil:
+		return fmt.Errorf("client %s has another secret than the one given: a secret is set when its client is created, not on later starts", clientID)
+	}
+	return nil
 }
 
 // UserID is the aggregate id of a username: usernames may hold characters

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -304,4 +306,45 @@ func TestAdminEndpoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startFails runs cargod as startServer would and returns why it stopped
+// at start; a cargod that starts instead fails the test.
+func startFails(t *testing.T, dataDir string, env map[string]string) error {
+	t.Helper()
+	vars := testEnv(dataDir, env)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	err := run(ctx, nil, func(k string) string { return vars[k] }, &stdout, &stderr)
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cargod started (%v):\n%s", err, stdout.String())
+	}
+	return err
+}
+
+// A start with CARGO_ADMIN_SECRET stops, saying why, rather than leave the
+// operator without the admin it asked for.
+func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
+	t.Run("client id taken by a forwarder", func(t *testing.T) {
+		dir := t.TempDir()
+		s := startServer(t, dir, nil)
+		s.mustCreate(t, s.demoToken(t, "demo-admin"), "/api/admin/clients", map[string]any{"organizationId": "demo-forwarder", "clientId": "admin"})
+		s.stop()
+		err := startFails(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"})
+		if !strings.Contains(err.Error(), `client admin is of organisation "demo-forwarder", not "operator"`) {
+			t.Errorf("start = %v", err)
+		}
+	})
+	t.Run("another secret", func(t *testing.T) {
+		dir := t.TempDir()
+		startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"}).stop()
+		err := startFails(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-456"})
+		if !strings.Contains(err.Error(), "has another secret") || !strings.Contains(err.Error(), "CARGO_ADMIN_CLIENT_ID") {
+			t.Errorf("start = %v", err)
+		}
+		// With its own id, the new secret makes a second admin.
+		s := startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-456", "CARGO_ADMIN_CLIENT_ID": "admin2"})
+		s.token(t, "admin2", "operator-secret-456")
+	})
 }

@@ -49,6 +49,13 @@ func bootstrap(ctx context.Context, cmds *commands.Handler, cfg config.Config) e
 	if cfg.AdminSecret != "" {
 		s.org(domain.CreateOrganization{OrganizationID: "operator", Name: "Service operator", Role: domain.RoleAdmin})
 		s.client(cfg.AdminClientID, "operator", cfg.AdminSecret, false)
+		// A start that would leave the operator without the admin it
+		// asked for stops, saying why.
+		if s.err == nil {
+			if err := cmds.CheckClient(ctx, cfg.AdminClientID, "operator", cfg.AdminSecret); err != nil {
+				return fmt.Errorf("bootstrap: CARGO_ADMIN_SECRET: %w (set CARGO_ADMIN_CLIENT_ID to another id)", err)
+			}
+		}
 	}
 	if cfg.Demo {
 		for _, o := range demoOrganizations {

@@ -51,23 +51,7 @@ var listening = regexp.MustCompile(`cargod listening on (http://\S+)`)
 // and stops it when the test ends.
 func startServer(t testing.TB, dataDir string, env map[string]string) *testServer {
 	t.Helper()
-	vars := map[string]string{
-		"CARGO_ADDR":               "127.0.0.1:0",
-		"CARGO_DATA_DIR":           dataDir,
-		"CARGO_PASSWORD_HASH_COST": "4", // bcrypt's minimum: tests need speed, not strength
-		"CARGO_LOG_LEVEL":          "error",
-		"CARGO_DEMO_DAYS":          "3", // enough flights to book, quick to seed
-		// Tests poll; TestRateLimit sets a tight limit of its own.
-		"CARGO_RATE_LIMIT_PER_MINUTE": "1000000",
-		"CARGO_RATE_LIMIT_PER_HOUR":   "10000000",
-		"CARGO_RATE_LIMIT_PER_DAY":    "10000000",
-		// Receivers run on loopback; retries come quickly.
-		"CARGO_WEBHOOK_ALLOW_PRIVATE":  "true",
-		"CARGO_WEBHOOK_RETRY_SCHEDULE": "100ms,100ms,100ms,100ms,100ms",
-	}
-	for k, v := range env {
-		vars[k] = v
-	}
+	vars := testEnv(dataDir, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
@@ -105,6 +89,29 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// testEnv is the environment of a test's cargod: the test defaults, with
+// env on top.
+func testEnv(dataDir string, env map[string]string) map[string]string {
+	vars := map[string]string{
+		"CARGO_ADDR":               "127.0.0.1:0",
+		"CARGO_DATA_DIR":           dataDir,
+		"CARGO_PASSWORD_HASH_COST": "4", // bcrypt's minimum: tests need speed, not strength
+		"CARGO_LOG_LEVEL":          "error",
+		"CARGO_DEMO_DAYS":          "3", // enough flights to book, quick to seed
+		// Tests poll; TestRateLimit sets a tight limit of its own.
+		"CARGO_RATE_LIMIT_PER_MINUTE": "1000000",
+		"CARGO_RATE_LIMIT_PER_HOUR":   "10000000",
+		"CARGO_RATE_LIMIT_PER_DAY":    "10000000",
+		// Receivers run on loopback; retries come quickly.
+		"CARGO_WEBHOOK_ALLOW_PRIVATE":  "true",
+		"CARGO_WEBHOOK_RETRY_SCHEDULE": "100ms,100ms,100ms,100ms,100ms",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	return vars
 }
 
 // request is one call to the API.
