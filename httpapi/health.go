@@ -2,8 +2,12 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/cargostream/cargostream/projections"
 )
 
 func uitoa(n uint64) string { return strconv.FormatUint(n, 10) }
@@ -58,10 +62,15 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 			writeError(w, r, s.log, errorf("invalid_request", "Cargo-Sequence must be a stream sequence number"))
 			return
 		}
-		if err := s.settle(w, r, seq); err != nil {
+		switch err := s.settle(w, r, seq); {
+		case errors.Is(err, projections.ErrPastEnd):
+			writeError(w, r, s.log, errorf("invalid_request", fmt.Sprintf("Cargo-Sequence %d is past the end of the stream: send back one a response gave you", seq)))
+		case errors.Is(err, projections.ErrBehind):
+			writeError(w, r, s.log, errorf(codeServiceUnavailable, fmt.Sprintf("this replica has not reached Cargo-Sequence %d yet; nothing was done: retry", seq)))
+		case err != nil:
 			writeError(w, r, s.log, err)
-			return
+		default:
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
 }

@@ -72,6 +72,21 @@ func TestHTTPBasics(t *testing.T) {
 	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"Cargo-Sequence": seq}}); r.status != 200 {
 		t.Errorf("GET with Cargo-Sequence %s = %d", seq, r.status)
 	}
+	// A sequence the stream has not reached is refused at once, and the
+	// write it came with is not made.
+	quotes := func() int {
+		var list struct{ Pagination struct{ Total int } }
+		s.do(t, request{method: "GET", path: "/api/quotes", token: tok}).json(t, &list)
+		return list.Pagination.Total
+	}
+	before := quotes()
+	r = s.do(t, request{method: "POST", path: "/api/quotes", token: tok, body: rfq(), header: map[string]string{"Cargo-Sequence": "999999999"}})
+	if e := r.apiError(t); r.status != 400 || e.Error != "invalid_request" || !strings.Contains(e.ErrorDescription, "past the end of the stream") {
+		t.Errorf("a Cargo-Sequence past the end = %d %s", r.status, r.body)
+	}
+	if after := quotes(); after != before {
+		t.Errorf("the write of a refused request was made: %d quotes, then %d", before, after)
+	}
 	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"Cargo-Sequence": "soon"}}); r.status != 400 {
 		t.Errorf("GET with a bad Cargo-Sequence = %d", r.status)
 	}
