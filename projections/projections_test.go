@@ -81,10 +81,15 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 	if q, ok := quotes.Get(domain.Principal{Role: domain.RoleAdmin}, "q1"); !ok || q.Status != domain.QuoteStatusPending {
 		t.Errorf("quote after WaitFor = %+v, %v", q, ok)
 	}
+	if err := p.WaitFor(ctx, seqs[0]+1); err != ErrPastEnd {
+		t.Errorf("waiting for a sequence the stream has not reached = %v", err)
+	}
+	// A projector that does not run falls behind the stream.
+	idle := NewProjector(store, slog.New(slog.DiscardHandler), NewQuotes())
 	short, stop2 := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer stop2()
-	if err := p.WaitFor(short, seqs[0]+1); err != ErrBehind {
-		t.Errorf("waiting for a sequence that never comes = %v", err)
+	if err := idle.WaitFor(short, seqs[0]); err != ErrBehind {
+		t.Errorf("waiting for a sequence not applied in time = %v", err)
 	}
 }
 
