@@ -80,6 +80,11 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 			return req, readError(err)
 		}
 		f := r.PostForm
+		for _, name := range []string{"grant_type", "client_id", "client_secret", "username", "password"} {
+			if len(f[name]) > 1 { // RFC 6749 §3.2: which one would count?
+				return req, domain.Errorf(domain.InvalidRequest, "the parameter %s is given %d times; send it once", name, len(f[name]))
+			}
+		}
 		req = tokenRequest{GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
 			Username: f.Get("username"), Password: f.Get("password")}
 	default:

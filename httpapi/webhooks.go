@@ -198,6 +198,9 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no delivery %s of webhook %s", mux.Vars(r)["deliveryId"], wh.ID)
 		}
+		if err := deliverable(wh); err != nil {
+			return err
+		}
 		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.EventSeq)
 		if err != nil {
 			return err
@@ -213,6 +216,9 @@ func (s *Server) handlePing() handlerFunc {
 		if err != nil {
 			return err
 		}
+		if err := deliverable(wh); err != nil {
+			return err
+		}
 		id, err := s.dispatcher.Ping(r.Context(), wh)
 		if err != nil {
 			return err
@@ -220,6 +226,16 @@ func (s *Server) handlePing() handlerFunc {
 		writeJSON(w, http.StatusAccepted, queuedJSON{DeliveryID: id})
 		return nil
 	}
+}
+
+// deliverable refuses sending to a subscription its receiver has
+// disabled: the dispatcher would drop the delivery, and the 202 promise
+// what never comes.
+func deliverable(wh domain.Webhook) error {
+	if wh.Disabled {
+		return domain.Errorf(domain.Conflict, "webhook %s is disabled: its receiver answered 410 Gone; subscribe again to receive deliveries", wh.ID)
+	}
+	return nil
 }
 
 // RenderWebhook is the data of a webhook delivery: the resource as the

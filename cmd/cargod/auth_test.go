@@ -38,6 +38,8 @@ func TestTokenEndpoint(t *testing.T) {
 			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "forwarder-password"}},
 		{name: "form post", status: 200, subject: "client:demo-airline-lh", contentType: "application/x-www-form-urlencoded",
 			body: form("grant_type", "client_credentials", "client_id", "demo-airline-lh", "client_secret", "demo-airline-lh-secret")},
+		{name: "a form parameter twice", status: 400, error: "invalid_request", contentType: "application/x-www-form-urlencoded",
+			body: form("grant_type", "client_credentials", "client_id", "demo-forwarder", "client_id", "demo-airline-lh", "client_secret", "demo-forwarder-secret")},
 		{name: "basic authentication", status: 200, subject: "client:demo-admin", contentType: "application/x-www-form-urlencoded",
 			body: form("grant_type", "client_credentials"), header: basic("demo-admin", "demo-admin-secret")},
 		{name: "a bearer value sent along is ignored", status: 200, subject: "client:demo-forwarder",

@@ -410,7 +410,7 @@ func (d *apiDoc) check(t testing.TB, req *http.Request, reqBody []byte, resp res
 func form(kv ...string) string {
 	v := url.Values{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		v.Set(kv[i], kv[i+1])
+		v.Add(kv[i], kv[i+1])
 	}
 	return v.Encode()
 }

@@ -267,4 +267,8 @@ func TestGoneDisablesTheWebhook(t *testing.T) {
 		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: fwd}).json(t, &w)
 		return w.Status
 	}, func(st string) bool { return st == "disabled" })
+	// Nothing is sent to it any more, and a ping says so.
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusConflict {
+		t.Errorf("ping of a disabled webhook = %d %s", r.status, r.body)
+	}
 }
