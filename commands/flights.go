@@ -14,13 +14,15 @@ func flightAggregate(id string) eventstore.Aggregate {
 }
 
 // ScheduleFlights publishes flights of the calling airline. All are
-// validated before any is stored; each is then its own aggregate, and
-// publishing the same flight again changes nothing, so a batch that
-// failed half way can simply be sent again.
+// validated, and checked against the flights scheduled already, before
+// any is stored; each is then its own aggregate, and publishing the same
+// flight again changes nothing, so a batch that failed half way (a
+// concurrent publisher, a lost connection) can simply be sent again.
 func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.ScheduleFlight) ([]Result[domain.Flight], error) {
 	events := make([]domain.FlightScheduled, len(flights))
 	var problems domain.Problems
 	at := h.now().UTC()
+	first := map[string]int{} // flight id → the item that names it first
 	for i, c := range flights {
 		c.Carrier, c.AWBPrefix, c.At = m.Principal.AirlineCode, m.Principal.AWBPrefix, at
 		prefix := ""
@@ -30,11 +32,26 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 		e, err := c.Normalise(prefix, h.ref)
 		if err != nil {
 			problems = append(problems, err.(*domain.Error).Fields...)
+		} else if j, ok := first[e.FlightID]; ok {
+			problems.Add(prefix+"flightNumber", domain.CodeDuplicate, "flight %s is item %d of the batch already", e.FlightID, j)
+		} else {
+			first[e.FlightID] = i
 		}
 		events[i] = e
 	}
 	if err := problems.Err(); err != nil {
 		return nil, err
+	}
+	// A flight scheduled otherwise already refuses the whole batch before
+	// any of it is stored.
+	for _, e := range events {
+		f, _, _, err := load(ctx, h, flightAggregate(e.FlightID), domain.EvolveFlight, "")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := domain.DecideScheduleFlight(f, e); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]Result[domain.Flight], len(events))
 	for i, e := range events {
