@@ -197,28 +197,30 @@ type capacityJSON struct {
 }
 
 // handleCapacity reports booked (projected) and manifested (actual) load
-// per flight, and what is left: capacity less the larger of the two.
+// per flight, and what is left: capacity less the larger of the two;
+// nothing on a flight that takes no more bookings. Paged like the flights.
 func (s *Server) handleCapacity() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p domain.Problems
+		page, limit := pageParams(r.URL.Query(), &p)
 		f := flightFilter(r, &p)
 		if err := p.Err(); err != nil {
 			return err
 		}
-		flights, _ := s.flights.List(f, 1, maxFlightBatch)
-		out := struct {
-			Capacity []capacityJSON `json:"capacity"`
-		}{Capacity: make([]capacityJSON, len(flights))}
-		for i, fl := range flights {
-			actualKg, actualM3 := fl.ActualKg, fl.ActualM3
-			out.Capacity[i] = capacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
-				ProjectedWeight: round3(fl.ReservedKg), ActualWeight: actualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: actualM3,
-				AvailableWeight: round3(max(0, fl.CapacityKg-max(fl.ReservedKg, actualKg))),
-				AvailableVolume: round3(max(0, fl.CapacityM3-max(fl.ReservedM3, actualM3)))}
-		}
-		writeJSON(w, http.StatusOK, out)
+		flights, total := s.flights.List(f, page, limit)
+		writePage(w, "capacity", flights, toCapacityJSON, page, limit, total)
 		return nil
 	}
+}
+
+func toCapacityJSON(fl domain.Flight) capacityJSON {
+	c := capacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
+		ProjectedWeight: round3(fl.ReservedKg), ActualWeight: fl.ActualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: fl.ActualM3}
+	if fl.Bookable() {
+		c.AvailableWeight = round3(max(0, fl.CapacityKg-max(fl.ReservedKg, fl.ActualKg)))
+		c.AvailableVolume = round3(max(0, fl.CapacityM3-max(fl.ReservedM3, fl.ActualM3)))
+	}
+	return c
 }
 
 // round3 hides the float noise of sums (to the gram, or the litre).

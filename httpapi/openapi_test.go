@@ -1918,12 +1918,13 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Flights []flightJSON `json:"flights"`
 	}{flights}
 	capacity := struct {
-		Capacity []capacityJSON `json:"capacity"`
+		Capacity   []capacityJSON `json:"capacity"`
+		Pagination pagination     `json:"pagination"`
 	}{[]capacityJSON{
 		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: 1250.5,
 			ProjectedVolume: 2.16, AvailableWeight: 100749.5, AvailableVolume: 650.84},
 		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01"},
-	}}
+	}, newPagination(1, 20, 2)}
 
 	// Rate cards as the airline sets them: full, and minimal with a
 	// wildcard destination.
@@ -2322,11 +2323,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	}
 	// The capacity of the flight, as handleCapacity reports it.
 	loadedCapacity := struct {
-		Capacity []capacityJSON `json:"capacity"`
-	}{[]capacityJSON{{FlightID: loaded.ID, FlightNumber: loaded.FlightNumber, DepartureDate: loaded.DepartureDate, ProjectedWeight: round3(loaded.ReservedKg),
-		ActualWeight: loaded.ActualKg, ProjectedVolume: round3(loaded.ReservedM3), ActualVolume: loaded.ActualM3,
-		AvailableWeight: round3(max(0, loaded.CapacityKg-max(loaded.ReservedKg, loaded.ActualKg))),
-		AvailableVolume: round3(max(0, loaded.CapacityM3-max(loaded.ReservedM3, loaded.ActualM3)))}}}
+		Capacity   []capacityJSON `json:"capacity"`
+		Pagination pagination     `json:"pagination"`
+	}{[]capacityJSON{toCapacityJSON(loaded)}, newPagination(1, 20, 1)}
 	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
 		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
 	}

@@ -276,6 +276,9 @@ func TestManifestAndOffload(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/api/offloads", token: lh, body: offload(nil)}); r.status != http.StatusConflict {
 		t.Errorf("offload from an arrived flight = %d %s", r.status, r.body)
 	}
+	if c := s.capacityOf(t, lh, flightNumber, date); c.AvailableWeight != 0 {
+		t.Errorf("capacity of an arrived flight = %+v", c)
+	}
 	// The cargo flew: its booking stands, and the capacity is not given back.
 	if r := s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}); r.status != http.StatusConflict {
 		t.Errorf("cancel of a flown booking = %d %s", r.status, r.body)
