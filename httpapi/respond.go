@@ -172,7 +172,7 @@ func plainText(body []byte) error {
 			}
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(v)) {
-				walk(strings.TrimPrefix(path+"."+k, "."), v[k])
+				walk(joinPath(path, k), v[k])
 			}
 		}
 	}
@@ -192,45 +192,104 @@ func notPlainText(r rune) bool {
 	return false
 }
 
-// exactKeys refuses top-level keys that name a field in another case
-// ("AWBNUMBER") and keys given twice: encoding/json takes either for the
+// exactKeys refuses keys that name a field in another case ("AWBNUMBER")
+// and keys given twice, at any depth: encoding/json takes either for the
 // field, and the last one wins without a word.
 func exactKeys(body []byte, dst any) error {
-	t := reflect.TypeOf(dst)
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil
+	var p domain.Problems
+	checkKeys(&p, "", body, reflect.TypeOf(dst))
+	return p.Err()
+}
+
+var (
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// checkKeys walks a JSON value alongside the Go type it decodes into. A
+// value of another shape is left alone: decoding has refused it already.
+func checkKeys(p *domain.Problems, path string, raw []byte, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	fields := map[string]string{} // lower case → as named
-	for f := range t.Elem().Fields() {
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-			fields[strings.ToLower(name)] = name
+	if t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return // decoded its own way
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		fields := map[string]reflect.StructField{} // lower case → field
+		for _, f := range reflect.VisibleFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" && f.IsExported() && !f.Anonymous {
+				name = f.Name
+			}
+			if name != "" && name != "-" {
+				f.Name = name
+				fields[strings.ToLower(name)] = f
+			}
+		}
+		seen := map[string]bool{}
+		eachMember(raw, func(key string, value []byte) {
+			f, known := fields[strings.ToLower(key)]
+			switch {
+			case known && f.Name != key:
+				p.Add(joinPath(path, key), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
+			case known && seen[key]:
+				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+			case known:
+				checkKeys(p, joinPath(path, key), value, f.Type)
+			}
+			seen[key] = true
+		})
+	case reflect.Map:
+		seen := map[string]bool{}
+		eachMember(raw, func(key string, value []byte) {
+			if seen[key] {
+				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+			}
+			seen[key] = true
+			checkKeys(p, joinPath(path, key), value, t.Elem())
+		})
+	case reflect.Slice, reflect.Array:
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return
+		}
+		for i := 0; dec.More(); i++ {
+			var value json.RawMessage
+			if dec.Decode(&value) != nil {
+				return
+			}
+			checkKeys(p, path+"["+strconv.Itoa(i)+"]", value, t.Elem())
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if _, err := dec.Token(); err != nil { // the opening brace, checked by Decode
-		return nil
+}
+
+// eachMember calls fn with each key and value of a JSON object, in order.
+func eachMember(raw []byte, fn func(key string, value []byte)) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return
 	}
-	var p domain.Problems
-	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil
+			return
 		}
 		key, _ := tok.(string)
 		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil
+		if dec.Decode(&value) != nil {
+			return
 		}
-		switch name, known := fields[strings.ToLower(key)]; {
-		case known && name != key:
-			p.Add(key, domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", name)
-		case known && seen[key]:
-			p.Add(key, domain.CodeDuplicate, "is given twice")
-		}
-		seen[key] = true
+		fn(key, value)
 	}
-	return p.Err()
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 // jsonKind names a Go kind the way a JSON client thinks of it.

@@ -95,3 +95,26 @@ func TestReadJSONBody(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmarshalChecksKeysAtEveryDepth(t *testing.T) {
+	tests := []struct {
+		body string
+		dst  any
+		want string // first field and code, or "" when accepted
+	}{
+		{`{"routing":{"origin":"FRA","destination":"JFK"},"dimensionsCm":[{"l":1,"w":2,"h":3,"pieces":1}]}`, &rfqRequest{}, ""},
+		{`{"routing":{"origin":"FRA","destination":"JFK","origin":"LHR"}}`, &rfqRequest{}, "routing.origin DUPLICATE"},
+		{`{"routing":{"ORIGIN":"FRA"}}`, &rfqRequest{}, "routing.ORIGIN INVALID_FORMAT"},
+		{`{"dimensionsCm":[{"l":1},{"l":1,"L":2}]}`, &rfqRequest{}, "dimensionsCm[1].L INVALID_FORMAT"},
+		{`{"shipper":{"name":"a","name":"b"}}`, &rfqRequest{}, "shipper.name DUPLICATE"},
+		{`{"weightBreaks":{"N":1.0,"45":0.9,"N":900}}`, &rateCardRequest{}, "weightBreaks.N DUPLICATE"},
+		{`{"weightBreaks":{"N":1.0,"n":0.9}}`, &rateCardRequest{}, ""}, // distinct keys: the rate card's own rules judge them
+		{`[{"flightNumber":"LH1","flightNumber":"LH2"}]`, &[]flightRequest{}, "[0].flightNumber DUPLICATE"},
+		{`{"routing":"FRA-JFK"}`, &rfqRequest{}, "routing INVALID_TYPE"}, // refused by decoding, not walked
+	}
+	for _, tt := range tests {
+		if got := firstProblem(unmarshal([]byte(tt.body), tt.dst)); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
