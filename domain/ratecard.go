@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -83,8 +84,14 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 			checkAirport(&p, end.field, end.code)
 		}
 	}
-	if !currencyPattern.MatchString(card.Currency) {
+	if card.Origin != AnyAirport && card.Origin == card.Destination {
+		p.Add("destination", CodeInvalidValue, "must differ from the origin")
+	}
+	switch {
+	case !currencyPattern.MatchString(card.Currency):
 		p.Add("currency", CodeInvalidFormat, "must be an ISO 4217 code such as EUR")
+	case !slices.Contains(currencies, card.Currency):
+		p.Add("currency", CodeInvalidValue, "%s is not an ISO 4217 currency", card.Currency)
 	}
 	if !(c.MinimumCharge >= 0 && c.MinimumCharge < 1e6) {
 		p.Add("minimumCharge", CodeInvalidRange, "must be from 0 to 999999")
@@ -108,9 +115,20 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 		card.Breaks = append(card.Breaks, RateBreak{FromKg: from, PerKg: rate})
 	}
 	slices.SortFunc(card.Breaks, func(a, b RateBreak) int { return int(a.FromKg - b.FromKg) })
+	// A heavier shipment is charged less per kg, never more: a rate that
+	// rises with its break is a typo.
+	for i := 1; i < len(card.Breaks); i++ {
+		if lower, b := card.Breaks[i-1], card.Breaks[i]; b.PerKg > lower.PerKg {
+			p.Add("weightBreaks."+strconv.FormatFloat(b.FromKg, 'f', -1, 64), CodeInvalidRange,
+				"is %g per kg, more than the %g of the lighter break before it: rates fall as weight rises", b.PerKg, lower.PerKg)
+		}
+	}
 	card.Surcharges = make(map[string]float64, len(c.Surcharges))
-	for code, rate := range c.Surcharges {
-		code = strings.ToUpper(code)
+	for _, key := range slices.Sorted(maps.Keys(c.Surcharges)) {
+		code, rate := strings.ToUpper(key), c.Surcharges[key]
+		if _, twice := card.Surcharges[code]; twice {
+			p.Add("surcharges."+key, CodeDuplicate, "%s is given twice, in another case", code)
+		}
 		card.Surcharges[code] = rate
 		if !specialHandlingCodePattern.MatchString(code) {
 			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
@@ -127,8 +145,11 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	if err2 != nil {
 		p.Add("validTo", CodeInvalidDate, "must be a date as YYYY-MM-DD")
 	}
-	if err1 == nil && err2 == nil && to.Before(from) {
+	switch {
+	case err1 == nil && err2 == nil && to.Before(from):
 		p.Add("validTo", CodeInvalidDate, "must not be before validFrom")
+	case err2 == nil && to.Before(c.At.Truncate(24*time.Hour)):
+		p.Add("validTo", CodeInvalidDate, "must not be in the past: the card would never price anything")
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

@@ -625,9 +625,11 @@ func (s *Server) sweepFiles(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		if s.projector.CaughtUp() {
-			if n, err := s.SweepOrphanFiles(ctx, orphanAge); err != nil {
+			switch n, err := s.SweepOrphanFiles(ctx, orphanAge); {
+			case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
+			case err != nil:
 				s.log.Error("orphaned files not swept", "err", err)
-			} else if n > 0 {
+			case n > 0:
 				s.log.Info("orphaned files swept", "files", n)
 			}
 		}

@@ -1933,7 +1933,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{Origin: "fra", Destination: "jfk", Currency: "eur", MinimumCharge: 85,
 			WeightBreaks: map[string]float64{"N": 4.1, "45": 3.2, "100": 2.9, "300": 2.6, "500": 2.4, "1000": 2.1},
 			Surcharges:   map[string]float64{"DGR": 0.5}, NotAccepted: []string{"rry"}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"},
-		{Origin: "FRA", Destination: "*", Currency: "USD", WeightBreaks: map[string]float64{"N": 5}, ValidFrom: "2026-01-01", ValidTo: "2026-01-01"},
+		{Origin: "FRA", Destination: "*", Currency: "USD", WeightBreaks: map[string]float64{"N": 5}, ValidFrom: "2026-06-20", ValidTo: "2026-06-20"},
 	} {
 		c.Carrier, c.At = "LH", created
 		events, err := domain.DecideSetRateCard(c)

@@ -19,7 +19,7 @@ func TestAuditLog(t *testing.T) {
 	lh := s.demoToken(t, "demo-airline-lh")
 	// A create and an update: a rate card set twice, the second time
 	// with another minimum charge.
-	card := map[string]any{"currency": "EUR", "minimumCharge": 60, "weightBreaks": map[string]any{"N": 2.5}, "validFrom": "2026-01-01", "validTo": "2027-12-31"}
+	card := map[string]any{"currency": "EUR", "minimumCharge": 60, "weightBreaks": map[string]any{"N": 2.5}, "validFrom": "2026-01-01", "validTo": "2099-12-31"}
 	for _, min := range []int{60, 80} {
 		card["minimumCharge"] = min
 		if r := s.do(t, request{method: "PUT", path: "/api/rates/FRA/LHR", token: lh, body: card}); r.status != 200 {

@@ -434,7 +434,7 @@ func TestFlightsAndRates(t *testing.T) {
 		{"another airline's flight", s.demoToken(t, "demo-airline-ek"), "PATCH", "/api/flights/" + batch.Flights[1].ID, map[string]any{"status": "cancelled"}, 403},
 		{"unknown flight", lh, "PATCH", "/api/flights/LH9-2020-01-01", map[string]any{"status": "cancelled"}, 404},
 		{"rate card", lh, "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "eur", "minimumCharge": 60,
-			"weightBreaks": map[string]any{"N": 2.5, "100": 2}, "validFrom": "2026-01-01", "validTo": "2027-12-31"}, 200},
+			"weightBreaks": map[string]any{"N": 2.5, "100": 2}, "validFrom": "2026-01-01", "validTo": "2099-12-31"}, 200},
 		{"bad rate card", lh, "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "euro", "weightBreaks": map[string]any{"45": 0, "7": 1},
 			"validFrom": "2027-01-01", "validTo": "2026-01-01"}, 400},
 		{"forwarders keep no rates", s.demoToken(t, "demo-forwarder"), "PUT", "/api/rates/FRA/LHR", map[string]any{}, 403},

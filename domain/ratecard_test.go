@@ -1,0 +1,50 @@
+package domain
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDecideSetRateCard(t *testing.T) {
+	base := func() SetRateCard {
+		return SetRateCard{Carrier: "LH", Origin: "fra", Destination: "JFK", Currency: "eur", MinimumCharge: 75,
+			WeightBreaks: map[string]float64{"N": 4.5, "45": 3.8, "100": 3.2}, Surcharges: map[string]float64{"dgr": 0.6},
+			ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	}
+	tests := []struct {
+		name   string
+		change func(c *SetRateCard)
+		want   string // the first problem's code and field, or "" when accepted
+	}{
+		{"complete", func(*SetRateCard) {}, ""},
+		{"any destination", func(c *SetRateCard) { c.Destination = "*" }, ""},
+		{"valid to today", func(c *SetRateCard) { c.ValidTo = "2026-11-26" }, ""},
+		{"a flat rate over the breaks", func(c *SetRateCard) { c.WeightBreaks = map[string]float64{"N": 3, "45": 3, "100": 3} }, ""},
+		{"no normal rate", func(c *SetRateCard) { delete(c.WeightBreaks, "N") }, "REQUIRED weightBreaks.N"},
+		{"a break of no standard weight", func(c *SetRateCard) { c.WeightBreaks["50"] = 3 }, "INVALID_VALUE weightBreaks.50"},
+		{"a rate rising with weight", func(c *SetRateCard) { c.WeightBreaks["100"] = 50 }, "INVALID_RANGE weightBreaks.100"},
+		{"a rate of nothing", func(c *SetRateCard) { c.WeightBreaks["45"] = 0 }, "INVALID_RANGE weightBreaks.45"},
+		{"a surcharge twice, in two cases", func(c *SetRateCard) { c.Surcharges["DGR"] = 500 }, "DUPLICATE surcharges.dgr"},
+		{"a surcharge of no handling code", func(c *SetRateCard) { c.Surcharges["DANGER"] = 1 }, "INVALID_FORMAT surcharges.DANGER"},
+		{"a currency of no country", func(c *SetRateCard) { c.Currency = "ZZZ" }, "INVALID_VALUE currency"},
+		{"a currency of four letters", func(c *SetRateCard) { c.Currency = "EURO" }, "INVALID_FORMAT currency"},
+		{"to where it starts", func(c *SetRateCard) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+		{"valid until last year", func(c *SetRateCard) { c.ValidFrom, c.ValidTo = "2025-01-01", "2025-12-31" }, "INVALID_DATE validTo"},
+		{"valid to before from", func(c *SetRateCard) { c.ValidFrom = "2027-01-01" }, "INVALID_DATE validTo"},
+		{"a negative minimum", func(c *SetRateCard) { c.MinimumCharge = -1 }, "INVALID_RANGE minimumCharge"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecideSetRateCard(c)
+		if got := problemOf(err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+			continue
+		}
+		if err == nil {
+			if card := events[0].(RateCardSet).RateCard; card.Currency != "EUR" || card.Surcharges["DGR"] != 0.6 || card.Breaks[0].FromKg != 0 {
+				t.Errorf("%s: recorded %+v", tt.name, card)
+			}
+		}
+	}
+}
