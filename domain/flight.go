@@ -179,6 +179,11 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 			p.Add(prefix+"arrivalTime", CodeInvalidValue, "no cargo flight lasts %s", d.Round(time.Minute))
 		}
 	}
+	// A timetable runs up to a year ahead; a flight may be published a
+	// few days late (a charter that flew), not years off.
+	if !dep.IsZero() && (dep.Before(c.At.AddDate(0, 0, -maxDaysLate)) || dep.After(c.At.AddDate(0, 0, maxDaysAhead))) {
+		p.Add(prefix+"departureDate", CodeInvalidDate, "must be from %d days ago to %d days ahead", maxDaysLate, maxDaysAhead)
+	}
 	e.DepartsAt = dep.UTC()
 	typical, known := AircraftTypeCapacity(e.AircraftType)
 	if e.AircraftType == "" {
@@ -223,6 +228,9 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 		return time.Time{}
 	}
 	t, _ := time.ParseInLocation("2006-01-02 15:04", day.Format(time.DateOnly)+" "+clock, loc)
+	if t.Format("15:04") != clock { // Go moves a time the clocks skip
+		p.Add(field+"Time", CodeInvalidValue, "%s does not exist on %s in %s: the clocks go forward then", clock, date, zone)
+	}
 	return t
 }
 

@@ -47,3 +47,47 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		t.Errorf("cancelled, then departed = %v", err)
 	}
 }
+
+// zonedAirports is reference data of three airports with their zones.
+type zonedAirports struct{ Lookup }
+
+func (zonedAirports) Airport(code string) (Airport, bool) {
+	zone, ok := map[string]string{"FRA": "Europe/Berlin", "LHR": "Europe/London", "JFK": "America/New_York"}[code]
+	return Airport{IATACode: code, Timezone: zone}, ok
+}
+
+func TestScheduleFlightNormalise(t *testing.T) {
+	base := func() ScheduleFlight {
+		return ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
+			DepartureDate: "2027-03-27", DepartureTime: "10:05", ArrivalDate: "2027-03-27", ArrivalTime: "12:55", AircraftType: "B77F",
+			At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	}
+	tests := []struct {
+		name   string
+		change func(c *ScheduleFlight)
+		want   string // the first problem's code and field, or the flight's departure in UTC
+	}{
+		{"in winter time", func(*ScheduleFlight) {}, "2027-03-27T09:05:00Z"},
+		{"in summer time", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2027-03-28", "2027-03-28" }, "2027-03-28T08:05:00Z"},
+		{"at a time the clocks skip", func(c *ScheduleFlight) {
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-03-28", "02:30", "2027-03-28", "05:30"
+		}, "INVALID_VALUE departureTime"},
+		{"a few days late", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2026-11-20", "2026-11-20" }, "2026-11-20T09:05:00Z"},
+		{"long past", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2020-01-01", "2020-01-01" }, "INVALID_DATE departureDate"},
+		{"years ahead", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "9999-12-31", "9999-12-31" }, "INVALID_DATE departureDate"},
+		{"no such zone's airport", func(c *ScheduleFlight) { c.Destination = "XXX" }, "UNKNOWN_AIRPORT destination"},
+		{"to where it starts", func(c *ScheduleFlight) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		e, err := c.Normalise("", zonedAirports{})
+		got := problemOf(err)
+		if err == nil {
+			got = e.DepartsAt.Format(time.RFC3339)
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ const (
 	maxDimensionRows = 100
 	maxListItems     = 20
 	maxDaysAhead     = 366
+	maxDaysLate      = 7 // how long after its departure a flight may be published
 )
 
 // Party is a shipper or consignee.

@@ -795,12 +795,14 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// Flights of LH in the event store, for manifests and offloads: one
 	// flying, one cancelled.
 	lhPrincipal := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
-	const manifestFlight, cancelledFlight = "LH400-2026-07-01", "LH402-2026-07-01"
+	// Published now, they fly tomorrow: a timetable takes no flights long past.
+	flightDay, nextDay := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly), time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
+	manifestFlight, cancelledFlight := "LH400-"+flightDay, "LH402-"+flightDay
 	published, err := cmds.ScheduleFlights(ctx, commands.NewMeta(lhPrincipal, "", ""), []domain.ScheduleFlight{
-		{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "23:50",
-			ArrivalDate: "2026-07-02", ArrivalTime: "02:20", AircraftType: "B77F"},
-		{FlightNumber: "LH402", Origin: "FRA", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "13:40",
-			ArrivalDate: "2026-07-01", ArrivalTime: "16:15", AircraftType: "B77F"},
+		{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK", DepartureDate: flightDay, DepartureTime: "23:50",
+			ArrivalDate: nextDay, ArrivalTime: "02:20", AircraftType: "B77F"},
+		{FlightNumber: "LH402", Origin: "FRA", Destination: "JFK", DepartureDate: flightDay, DepartureTime: "13:40",
+			ArrivalDate: flightDay, ArrivalTime: "16:15", AircraftType: "B77F"},
 	})
 	if err != nil || len(published) != 2 || published[0].State.ID != manifestFlight || published[1].State.ID != cancelledFlight {
 		t.Fatalf("flights: %+v, %v", published, err)
