@@ -150,6 +150,8 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
 	case len(rawURL) > 2000:
 		p.Add("url", CodeTooLong, "must be at most 2000 characters")
+	case !validPort(u.Port()):
+		p.Add("url", CodeInvalidFormat, "the port must be from 1 to 65535")
 	default:
 		if why := urlAllowed(u); why != "" {
 			p.Add("url", "URL_NOT_ALLOWED", "%s", why)
@@ -166,6 +168,12 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		}
 	}
 	return p.Err()
+}
+
+// validPort: none (the scheme's), or 1 to 65535.
+func validPort(port string) bool {
+	n, err := strconv.Atoi(port)
+	return port == "" || (err == nil && n >= 1 && n <= 65535)
 }
 
 // DecideRegisterWebhook records the subscription once.

@@ -35,11 +35,19 @@ func toWebhookJSON(w domain.Webhook) webhookJSON {
 	return webhookJSON{WebhookID: w.ID, URL: w.URL, Events: w.Events, CreatedAt: w.CreatedAt, Status: status}
 }
 
+// maxWebhooksPerOrganization bounds an organisation's subscriptions.
+const maxWebhooksPerOrganization = 25
+
 func (s *Server) handleCreateWebhook() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req webhookRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
+		}
+		// Each subscription is a copy of every matching event: many of
+		// them to one URL would be a way to flood it.
+		if n := len(s.webhooks.List(principal(r.Context()).OrganizationID)); n >= maxWebhooksPerOrganization {
+			return domain.Errorf(domain.Conflict, "your organisation has %d webhooks, the most it may have: delete one first", n)
 		}
 		err := domain.ValidateWebhook(req.URL, req.Events, s.webhookGuard.Check)
 		generated := req.Secret == ""

@@ -225,6 +225,8 @@ func TestWebhookRegistration(t *testing.T) {
 		{"metadata", map[string]any{"url": "http://169.254.169.254/", "events": []string{"*"}}, "url:URL_NOT_ALLOWED"},
 		{"private", map[string]any{"url": "http://10.0.0.1/", "events": []string{"*"}}, "url:URL_NOT_ALLOWED"},
 		{"not http", map[string]any{"url": "ftp://x", "events": []string{"*"}}, "url:INVALID_FORMAT"},
+		{"port out of range", map[string]any{"url": "https://192.0.2.1:99999/", "events": []string{"*"}}, "url:INVALID_FORMAT"},
+		{"port 0", map[string]any{"url": "https://192.0.2.1:0/", "events": []string{"*"}}, "url:INVALID_FORMAT"},
 		{"unknown event", map[string]any{"url": "https://192.0.2.1/", "events": []string{"quote.exploded"}}, "events[0]:INVALID_VALUE"},
 		{"no events", map[string]any{"url": "https://192.0.2.1/"}, "events:REQUIRED"},
 		{"short secret", map[string]any{"url": "https://192.0.2.1/", "events": []string{"booking.*"}, "secret": "short"}, "secret:INVALID_FORMAT"},
@@ -243,6 +245,13 @@ func TestWebhookRegistration(t *testing.T) {
 	s.do(t, request{method: "GET", path: "/api/webhooks", token: fwd}).json(t, &list)
 	if len(list.Webhooks) != 1 || list.Webhooks[0].Status != "active" {
 		t.Errorf("list = %+v", list)
+	}
+	// Twenty-five subscriptions an organisation may have, no more.
+	for range 24 {
+		s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1:8443/hooks", "events": []string{"quote.*"}})
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks", token: fwd, body: map[string]any{"url": "https://192.0.2.1/", "events": []string{"*"}}}); r.status != 409 {
+		t.Errorf("a 26th webhook = %d %s", r.status, r.body)
 	}
 	if r := s.do(t, request{method: "GET", path: "/api/webhooks/" + created.WebhookID, token: s.demoToken(t, "demo-airline-lh")}); r.status != 404 {
 		t.Errorf("another organisation reads the webhook: %d", r.status)
