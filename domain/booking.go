@@ -232,14 +232,19 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		}
 	}
 	if c.VolumeM3 != nil {
-		if v := *c.VolumeM3; !(v >= 0 && v <= maxVolumeM3) {
-			p.Add("volume", CodeInvalidRange, "must be from 0 to %d m³", maxVolumeM3)
+		if v := *c.VolumeM3; !(v > 0 && v <= maxVolumeM3) {
+			p.Add("volume", CodeInvalidRange, "must be more than 0 and at most %d m³", maxVolumeM3)
 		} else if len(c.Dimensions) == 0 {
 			// The booked volume replaces the quote's dimension lines.
 			e.VolumeM3, e.Dimensions = v, nil
 		} else if math.Abs(v-e.VolumeM3) > 0.001 {
 			p.Add("volume", CodeMismatch, "is %g m³ but the dimensions make %g m³", v, e.VolumeM3)
 		}
+	}
+	// The dimension lines, the quote's or the booking's, describe every
+	// piece: pieces that differ from them leave the volume unknown.
+	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && c.Pieces != nil && e.Pieces != n {
+		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}
 	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, DefaultVolumeDivisor)
 	if len(e.Dimensions) == 0 {
@@ -366,4 +371,13 @@ func EvolveBooking(b Booking, e Event) Booking {
 		b.Status, b.Reason = BookingStatusCancelled, e.Reason
 	}
 	return b
+}
+
+// linePieces is the pieces of dimension lines.
+func linePieces(lines []DimensionLine) int {
+	n := 0
+	for _, d := range lines {
+		n += d.Pieces
+	}
+	return n
 }

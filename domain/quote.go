@@ -216,6 +216,9 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 			cm3 += d.L * d.W * d.H * float64(d.Pieces)
 		}
 		e.VolumeM3 = math.Round(cm3/1e3) / 1e3 // cm³ to m³, to the litre
+		if e.VolumeM3 > maxVolumeM3 {
+			p.Add("dimensionsCm", CodeInvalidRange, "the lines make %g m³, more than the %d m³ any aircraft holds", e.VolumeM3, maxVolumeM3)
+		}
 	}
 
 	switch {
@@ -228,6 +231,9 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 		}
 	case len(c.Dimensions) > 0:
 		e.Pieces = dimPieces
+		if dimPieces > maxPieces {
+			p.Add("dimensionsCm", CodeInvalidRange, "the lines add up to %d pieces, more than %d", dimPieces, maxPieces)
+		}
 	default:
 		p.Add("pieces", CodeRequired, "is required (or give dimensionsCm)")
 	}

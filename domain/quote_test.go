@@ -42,6 +42,12 @@ func TestDecideRequestQuote(t *testing.T) {
 		{name: "two days ago is past", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2026-11-23" }, code: ValidationError},
 		{name: "too far ahead", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2028-01-01" }, code: ValidationError},
 		{name: "heavier than any aircraft", change: func(c *RequestQuote) { c.GrossWeightKg = ptr(600000.0) }, code: ValidationError},
+		{name: "bigger than any aircraft", change: func(c *RequestQuote) {
+			c.Pieces, c.Dimensions = nil, []DimensionLine{{L: 10000, W: 10000, H: 10000, Pieces: 2}}
+		}, code: ValidationError},
+		{name: "more pieces than allowed, line by line", change: func(c *RequestQuote) {
+			c.Pieces, c.Dimensions = nil, []DimensionLine{{L: 1, W: 1, H: 1, Pieces: 99999}, {L: 1, W: 1, H: 1, Pieces: 99999}}
+		}, code: ValidationError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -305,6 +305,8 @@ func TestBookingRefusals(t *testing.T) {
 		{"endless commodity", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": strings.Repeat("x", 200000)}, 400, "validation_error", "commodity"},
 		{"other goods than quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": "UN3480"}, 400, "validation_error", "commodity"},
 		{"a handling code not quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "shc": []string{"eap", "AVI"}}, 400, "validation_error", "shc[1]"},
+		{"more pieces than the dimension lines", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "pieces": 5}, 400, "validation_error", "pieces"},
+		{"a volume of nothing", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "volume": 0}, 400, "validation_error", "volume"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
