@@ -201,8 +201,16 @@ func (c ReplyStock) Validate(r StockRequest) (AWBRange, error) {
 			p.Add(d.field, CodeInvalidDate, "must be a date as YYYY-MM-DD")
 		}
 	}
-	if errFrom == nil && errTo == nil && to.Before(from) {
+	granted := c.Status != StockStatusRejected
+	switch {
+	case errFrom != nil || errTo != nil:
+	case to.Before(from):
 		p.Add("validTo", CodeInvalidDate, "must not be before validFrom")
+	case granted && to.Before(c.At.Truncate(24*time.Hour)):
+		// Stock that expired before it was given would be no stock, and
+		// a re-reply taking it back this way would strand the forwarder's
+		// bookings: shorten it to today at the earliest.
+		p.Add("validTo", CodeInvalidDate, "must not be in the past")
 	}
 	checkLength(&p, "notes", c.Notes, maxNotes)
 	checkLength(&p, "rejectionReason", c.RejectionReason, maxNotes)

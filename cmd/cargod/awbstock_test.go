@@ -113,6 +113,7 @@ func TestStockReply(t *testing.T) {
 		{"approved with none", lh, path, reply(map[string]any{"allocatedStock": 0}), 400, "allocatedStock:INVALID_ALLOCATION"},
 		{"partial but all", lh, path, reply(map[string]any{"status": "partially_approved"}), 400, "allocatedStock:INVALID_ALLOCATION"},
 		{"dates backwards", lh, path, reply(map[string]any{"validFrom": today(10), "validTo": today(0)}), 400, "validTo:INVALID_DATE"},
+		{"expired before it is given", lh, path, reply(map[string]any{"validFrom": "0001-01-01", "validTo": today(-1)}), 400, "validTo:INVALID_DATE"},
 		{"missing fields", lh, path, map[string]any{}, 400, "allocatedStock:REQUIRED status:REQUIRED validFrom:REQUIRED validTo:REQUIRED"},
 		{"bad check digit", lh, path, reply(map[string]any{"startNumber": "020-10000010", "endNumber": "020-10001003"}), 400,
 			"startNumber:INVALID_AWB_NUMBER"},
