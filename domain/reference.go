@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -192,9 +191,8 @@ func ValidateAirport(a Airport, zoneKnown func(string) bool) []string {
 	if a.ICAOCode != "" && !icaoAirportPattern.MatchString(a.ICAOCode) {
 		bad = append(bad, "icaoCode must be four letters or digits")
 	}
-	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
-		bad = append(bad, "name must be 1 to 200 characters")
-	}
+	rowText(&bad, "name", a.Name, 200, true)
+	rowText(&bad, "city", a.City, 200, false)
 	if !countryPattern.MatchString(a.Country) {
 		bad = append(bad, "country must be a two-letter ISO code")
 	}
@@ -213,9 +211,7 @@ func ValidateAirline(a Airline) []string {
 	if a.ICAOCode != "" && !icaoAirlinePattern.MatchString(a.ICAOCode) {
 		bad = append(bad, "icaoCode must be three capital letters")
 	}
-	if strings.TrimSpace(a.Name) == "" || len(a.Name) > 200 {
-		bad = append(bad, "name must be 1 to 200 characters")
-	}
+	rowText(&bad, "name", a.Name, 200, true)
 	if a.Country != "" && !countryPattern.MatchString(a.Country) {
 		bad = append(bad, "country must be a two-letter ISO code")
 	}
@@ -234,8 +230,19 @@ func ValidateCommodity(c KnownCommodity) []string {
 	if !commodityPattern.MatchString(c.Code) {
 		bad = append(bad, "code must be 1 to 20 capital letters, digits, '-' or '_'")
 	}
-	if strings.TrimSpace(c.Name) == "" || len(c.Name) > 500 {
-		bad = append(bad, "name must be 1 to 500 characters")
+	rowText(&bad, "name", c.Name, 500, true)
+	for _, name := range c.OtherNames {
+		rowText(&bad, "other name", name, 500, true)
+	}
+	for _, class := range orOne(c.HazardClasses, c.HazardClass) {
+		if class != "" && !IsHazardClass(class) {
+			bad = append(bad, "hazardClass must be a class or division, as 3 or 2.1")
+		}
+	}
+	for _, pg := range orOne(c.PackingGroups, c.PackingGroup) {
+		if pg != "" && !slices.Contains(packingGroups, pg) {
+			bad = append(bad, "packingGroup must be I, II or III")
+		}
 	}
 	if c.HSCode != "" && !hsCodePattern.MatchString(c.HSCode) {
 		bad = append(bad, "hsCode must be 2, 4, 6, 8 or 10 digits")

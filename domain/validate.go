@@ -1,14 +1,48 @@
 package domain
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 var specialHandlingCodePattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Unprintable tells the characters text may not hold: controls other
+// than tab and line breaks, bidirectional embeddings, overrides and
+// isolates, and U+FFFD (what a decoder makes of bytes that are not text).
+// Text with them garbles the waybills and messages made from it, or hides
+// what it says.
+func Unprintable(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case unicode.IsControl(r), r == utf8.RuneError:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// rowText checks a text field of a reference data row: at most max
+// characters, all printable; required ones not blank.
+func rowText(bad *[]string, field, s string, max int, required bool) {
+	switch {
+	case required && strings.TrimSpace(s) == "", utf8.RuneCountInString(s) > max:
+		if required {
+			*bad = append(*bad, fmt.Sprintf("%s must be 1 to %d characters", field, max))
+		} else {
+			*bad = append(*bad, fmt.Sprintf("%s must be at most %d characters", field, max))
+		}
+	case strings.IndexFunc(s, Unprintable) >= 0:
+		*bad = append(*bad, field+" holds a control character")
+	}
+}
 
 func checkLength(p *Problems, field, s string, max int) {
 	if utf8.RuneCountInString(s) > max {

@@ -133,6 +133,9 @@ func (s *Server) handleImportReference() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
+		if err := plainUTF8(r); err != nil {
+			return err
+		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return readError(err)

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
@@ -61,21 +60,30 @@ func decodeJSON(r *http.Request, dst any) error {
 // has it. A body in another charset or encoding would otherwise be read
 // as UTF-8 and stored garbled.
 func readJSONBody(r *http.Request) ([]byte, error) {
-	mt, params := mediaTypeParams(r)
-	if !isJSON(mt) {
+	if !isJSON(mediaType(r)) {
 		return nil, errorf(codeUnsupportedMedia, "the body must be application/json")
 	}
-	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-		return nil, errorf(codeUnsupportedMedia, fmt.Sprintf("the body must be UTF-8, not charset %.40q", cs))
-	}
-	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return nil, errorf(codeUnsupportedMedia, fmt.Sprintf("Content-Encoding %.40q is not accepted: send the body uncompressed", ce))
+	if err := plainUTF8(r); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, readError(err)
 	}
 	return body, nil
+}
+
+// plainUTF8 refuses a text body declared in another charset than UTF-8,
+// or compressed: it would be read as UTF-8 and stored garbled.
+func plainUTF8(r *http.Request) error {
+	_, params := mediaTypeParams(r)
+	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return errorf(codeUnsupportedMedia, fmt.Sprintf("the body must be UTF-8, not charset %.40q", cs))
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return errorf(codeUnsupportedMedia, fmt.Sprintf("Content-Encoding %.40q is not accepted: send the body uncompressed", ce))
+	}
+	return nil
 }
 
 func readError(err error) error {
@@ -144,10 +152,8 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	return false
 }
 
-// plainText refuses strings with control characters other than tab and
-// line breaks, bidirectional overrides, or U+FFFD (what encoding/json
-// makes of a lone surrogate): a name or description holding them would
-// garble the documents and messages made from it, or hide what it says.
+// plainText refuses strings holding a character domain.Unprintable names
+// (U+FFFD is what encoding/json makes of a lone surrogate).
 func plainText(body []byte) error {
 	// Numbers stay text: a number no float holds, in a field the request
 	// does not know, must not stop the check.
@@ -162,7 +168,7 @@ func plainText(body []byte) error {
 	walk = func(path string, v any) {
 		switch v := v.(type) {
 		case string:
-			if i := strings.IndexFunc(v, notPlainText); i >= 0 {
+			if i := strings.IndexFunc(v, domain.Unprintable); i >= 0 {
 				r, _ := utf8.DecodeRuneInString(v[i:])
 				p.Add(path, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(v[:i])+1)
 			}
@@ -178,18 +184,6 @@ func plainText(body []byte) error {
 	}
 	walk("", v)
 	return p.Err()
-}
-
-func notPlainText(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return false
-	case unicode.IsControl(r), r == utf8.RuneError:
-		return true
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069: // bidi embeddings, overrides, isolates
-		return true
-	}
-	return false
 }
 
 // exactKeys refuses keys that name a field in another case ("AWBNUMBER")

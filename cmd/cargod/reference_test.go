@@ -136,6 +136,16 @@ func TestReferenceImport(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/api/admin/reference/airports", token: admin, body: "what,is,this\n1,2,3\n", contentType: "text/csv"}); r.status != 400 {
 		t.Errorf("import of an unknown format = %d", r.status)
 	}
+	// A file in another charset would be stored garbled: say so instead.
+	for _, header := range []map[string]string{{"Content-Type": "text/csv; charset=iso-8859-1"}, {"Content-Encoding": "gzip"}} {
+		contentType := header["Content-Type"]
+		if contentType == "" {
+			contentType = "text/csv"
+		}
+		if r := s.do(t, request{method: "POST", path: "/api/admin/reference/airports", token: admin, body: file, contentType: contentType, header: header}); r.status != 415 {
+			t.Errorf("import with %v = %d", header, r.status)
+		}
+	}
 }
 
 // TestImportFullAirportsFile imports the full airportsdata file through
