@@ -151,7 +151,7 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 				"icao": &c.icao, "iata": &c.iata, "name": &c.name, "city": &c.city, "country": &c.country, "tz": &c.tz,
 			})
 		}
-		return refParseLines(r, ',', firstLine, header, func(rec []string) (domain.Airport, bool, []string) {
+		return refParseLines(r, ',', firstLine, header, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
 			if len(rec) != c.width {
 				return domain.Airport{}, false, []string{refFieldCount(len(rec), c.width)}
 			}
@@ -172,7 +172,7 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 			return a, false, domain.ValidateAirport(a, zoneKnown)
 		})
 	case FormatOpenFlights:
-		return refParseLines(r, ',', firstLine, nil, func(rec []string) (domain.Airport, bool, []string) {
+		return refParseLines(r, ',', firstLine, nil, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
 			if len(rec) < 12 || len(rec) > 14 {
 				return domain.Airport{}, false, []string{fmt.Sprintf("has %d fields, want 14", len(rec))}
 			}
@@ -246,7 +246,7 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 			})
 			return nil
 		}
-		return refParseLines(r, ',', firstLine, header, func(rec []string) (domain.Airline, bool, []string) {
+		return refParseLines(r, ',', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
 			if len(rec) != width {
 				return domain.Airline{}, false, []string{refFieldCount(len(rec), width)}
 			}
@@ -283,7 +283,7 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 			return nil
 		}
 		today := time.Now().UTC().Format(time.DateOnly)
-		return refParseLines(r, '^', firstLine, header, func(rec []string) (domain.Airline, bool, []string) {
+		return refParseLines(r, '^', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
 			if len(rec) != width {
 				return domain.Airline{}, false, []string{refFieldCount(len(rec), width)}
 			}
@@ -345,7 +345,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			width = len(h)
 			return nil
 		}
-		return refParseLines(r, ',', firstLine, header, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		return refParseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
 			}
@@ -377,7 +377,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			width = len(h)
 			return refRequireColumns(refColumnIndex(h), map[string]*int{"hscode": &code, "description": &desc})
 		}
-		return refParseLines(r, ',', firstLine, header, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		return refParseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
 			}
@@ -400,7 +400,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		// together give its classes, packing groups and whether any may
 		// fly.
 		entries := map[string]*dangerousGoodEntries{}
-		parsed, err := refParseLines(r, ',', firstLine, header, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		parsed, err := refParseLines(r, ',', firstLine, header, nil, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
 			}
@@ -469,8 +469,9 @@ func (d *dangerousGoodEntries) add(name, class, group, cargoAircraftQuantity str
 // hands the header (when header is not nil) to header and every other
 // non-blank line's fields, trimmed, to row, which returns the row, whether
 // it is skipped on purpose, or its problems.
-func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]string) error, row func([]string) (T, bool, []string)) (Parsed[T], error) {
+func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]string) error, key func(T) string, row func([]string) (T, bool, []string)) (Parsed[T], error) {
 	var p Parsed[T]
+	lineOf := map[string]int{} // key → the line that gave it
 	if firstLine < 1 {
 		firstLine = 1
 	}
@@ -513,7 +514,14 @@ func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]
 			p.Skipped++
 		case len(bad) > 0:
 			p.Rejected = append(p.Rejected, RowError{Line: line, Message: strings.Join(bad, "; ")})
+		case key != nil && lineOf[key(v)] > 0:
+			// Else the last of the two would stand, and the count of rows
+			// read not add up.
+			p.Rejected = append(p.Rejected, RowError{Line: line, Message: fmt.Sprintf("%s is on line %d already: the first stands", key(v), lineOf[key(v)])})
 		default:
+			if key != nil {
+				lineOf[key(v)] = line
+			}
 			p.Rows = append(p.Rows, v)
 		}
 	}

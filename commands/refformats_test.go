@@ -568,6 +568,21 @@ func refLogRejected(t *testing.T, name string, rej []RowError) {
 }
 
 // TestParseRealFiles parses the full reference files when they are there.
+// A key given twice in one file keeps its first row and reports the
+// second, so that the rows read add up.
+func TestParseRepeatedKeys(t *testing.T) {
+	lines := refLines(t, "airportsdata.csv")
+	file := strings.Join([]string{lines[0], lines[2], lines[3], lines[2], lines[3]}, "\n") // FRA and JFK, twice
+	p, err := ParseAirports(strings.NewReader(file), FormatAirportsData, 1, refKnownZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refCheckRejected(t, p.Rejected, []refWantReject{{4, "FRA is on line 2 already"}, {5, "JFK is on line 3 already"}})
+	if len(p.Rows) != 2 {
+		t.Errorf("rows = %+v", p.Rows)
+	}
+}
+
 func TestParseRealFiles(t *testing.T) {
 	if _, err := os.Stat(refDataDir); err != nil {
 		t.Skipf("no %s", refDataDir)

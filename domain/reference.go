@@ -22,6 +22,12 @@ type Airport struct {
 	Timezone string `json:"timezone"` // IANA zone name
 }
 
+// Key identifies an airport: its IATA code.
+func (a Airport) Key() string { return a.IATACode }
+
+// Key identifies a commodity: its code.
+func (c KnownCommodity) Key() string { return c.Code }
+
 // Key identifies an airline: IATA codes are shared now and then (LH is
 // both Lufthansa, DLH, prefix 220, and Lufthansa Cargo, GEC, prefix 020),
 // so the ICAO code goes with it.
@@ -120,9 +126,9 @@ func EvolveReference(r Reference, e Event) Reference {
 	if !ok {
 		return r
 	}
-	r.Airports = upsert(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
+	r.Airports = upsert(r.Airports, c.Airports, Airport.Key)
 	r.Airlines = upsert(r.Airlines, c.Airlines, Airline.Key)
-	r.Commodities = upsert(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
+	r.Commodities = upsert(r.Commodities, c.Commodities, KnownCommodity.Key)
 	return r
 }
 
@@ -143,9 +149,9 @@ func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
 // DecideReferenceChange keeps only the rows that are new or differ from
 // what is stored; nothing changed, no event.
 func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
-	c.Airports = changed(r.Airports, c.Airports, func(a Airport) string { return a.IATACode })
+	c.Airports = changed(r.Airports, c.Airports, Airport.Key)
 	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key)
-	c.Commodities = changed(r.Commodities, c.Commodities, func(c KnownCommodity) string { return c.Code })
+	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key)
 	if len(c.Airports)+len(c.Airlines)+len(c.Commodities) == 0 {
 		return nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,10 @@ var importKinds = map[string]struct{ kind, format string }{
 // importChunkLines is how many lines go in one request: well below the
 // server's body limit for any of the formats.
 const importChunkLines = 3000
+
+// importMaxLine is the longest line read: longer than any row of the
+// formats by far, and well below the server's body limit.
+const importMaxLine = 1 << 20
 
 type importReport struct {
 	Changed   int `json:"changed"`
@@ -101,7 +106,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 
 	total := importReport{}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), importMaxLine)
 	var header string
 	var chunk strings.Builder
 	line, chunkStart, lines := 0, 1, 0
@@ -157,16 +162,28 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading %s at line %d: %w", positional[1], line, err)
-	}
+	// What was read before a line that cannot be goes in all the same, so
+	// that the message can say exactly where the import stopped.
+	readErr := sc.Err()
 	if err := send(); err != nil {
 		return err
+	}
+	switch {
+	case errors.Is(readErr, bufio.ErrTooLong):
+		return fmt.Errorf("%s: line %d is longer than %d bytes: lines 1-%d are imported, nothing from line %d on",
+			positional[1], line+1, importMaxLine, line, line+1)
+	case readErr != nil:
+		return fmt.Errorf("reading %s after line %d (lines 1-%d are imported): %w", positional[1], line, line, readErr)
 	}
 	for _, r := range total.Rejected {
 		fmt.Fprintf(stdout, "line %d: %s\n", r.Line, r.Message)
 	}
 	fmt.Fprintf(stdout, "%s (%s): %d lines; %d changed, %d unchanged, %d skipped, %d rejected\n",
 		positional[0], *format, line, total.Changed, total.Unchanged, total.Skipped, len(total.Rejected))
+	if n := len(total.Rejected); n > 0 {
+		// The good rows are in; the exit status tells a script that not
+		// all of the file is.
+		return fmt.Errorf("%d of %d lines rejected (listed above)", n, line)
+	}
 	return nil
 }

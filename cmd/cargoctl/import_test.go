@@ -37,7 +37,8 @@ func TestImport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if err := run(t.Context(), tt.args, adminEnv(url), &out, &errOut); err != nil {
+			// The good rows go in; the rejected ones fail the command.
+			if err := run(t.Context(), tt.args, adminEnv(url), &out, &errOut); err == nil || err.Error() != "2 of 6 lines rejected (listed above)" {
 				t.Fatalf("%v\n%s", err, errOut.String())
 			}
 			if !strings.Contains(out.String(), tt.summary) {
@@ -56,5 +57,15 @@ func TestImport(t *testing.T) {
 	var out, errOut strings.Builder
 	if err := run(t.Context(), []string{"import", "planets", good}, adminEnv(url), &out, &errOut); exitCode(err) != 2 {
 		t.Errorf("unknown kind = %v", err)
+	}
+	// A line too long to read stops the import there; what came before is in.
+	long := write("long.csv", `"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"
+"EDDF","FRA","Frankfurt am Main Airport","Frankfurt am Main","Hesse","DE",364,50.0333,8.5706,"Europe/Berlin",""
+"EDDM","MUC","`+strings.Repeat("M", 2<<20)+`"
+"KJFK","JFK","x"
+`)
+	err := run(t.Context(), []string{"import", "airports", long}, adminEnv(url), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 1048576 bytes: lines 1-2 are imported, nothing from line 3 on") {
+		t.Errorf("a file with a 2 MiB line = %v", err)
 	}
 }
