@@ -147,6 +147,22 @@ type ScheduleFlight struct {
 	At            time.Time
 }
 
+// CanonicalFlightNumber writes a flight number one way: upper case,
+// without spaces or leading zeros, so that LH084 and LH0084 are LH84, one
+// flight, as timetables (SSIM) pad them.
+func CanonicalFlightNumber(s string) string {
+	s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
+	m := flightNumberPattern.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	number := strings.TrimLeft(m[2], "0")
+	if number == "" || number[0] < '0' || number[0] > '9' {
+		number = "0" + number // all zeros, or zeros before a suffix letter
+	}
+	return m[1] + number
+}
+
 // FlightID is the id of a flight number's departure on a local date.
 func FlightID(flightNumber, departureDate string) string { return flightNumber + "-" + departureDate }
 
@@ -156,7 +172,7 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	var p Problems
 	e := FlightScheduled{
 		Carrier: c.Carrier, AWBPrefix: c.AWBPrefix,
-		FlightNumber: strings.ToUpper(strings.ReplaceAll(c.FlightNumber, " ", "")),
+		FlightNumber: CanonicalFlightNumber(c.FlightNumber),
 		Origin:       strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
 		DepartureDate: c.DepartureDate, DepartureTime: c.DepartureTime,
 		ArrivalDate: c.ArrivalDate, ArrivalTime: c.ArrivalTime,

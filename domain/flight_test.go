@@ -91,3 +91,15 @@ func TestScheduleFlightNormalise(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonicalFlightNumber(t *testing.T) {
+	for in, want := range map[string]string{
+		"LH8400": "LH8400", "lh 8400": "LH8400", "LH084": "LH84", "LH0084": "LH84", "LH84": "LH84",
+		"9W0012": "9W12", "U21234": "U21234", "LH0": "LH0", "LH0000": "LH0", "LH012A": "LH12A", "LH00A": "LH0A",
+		"not a flight": "NOTAFLIGHT",
+	} {
+		if got := CanonicalFlightNumber(in); got != want {
+			t.Errorf("%q = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -150,7 +150,7 @@ func flightFilter(r *http.Request, p *domain.Problems) projections.FlightFilter 
 	f := projections.FlightFilter{
 		Origin: strings.ToUpper(q.Get("origin")), Destination: strings.ToUpper(q.Get("destination")),
 		Status: q.Get("status"), Date: q.Get("date"),
-		FlightNumber: strings.ToUpper(q.Get("flightNumber")), AircraftType: strings.ToUpper(q.Get("aircraftType")),
+		FlightNumber: domain.CanonicalFlightNumber(q.Get("flightNumber")), AircraftType: strings.ToUpper(q.Get("aircraftType")),
 	}
 	for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
 		if code != "" && !domain.ValidAirportCode(code) {
