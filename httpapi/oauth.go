@@ -49,8 +49,8 @@ func (s *Server) handleToken() handlerFunc {
 		}
 		if err != nil {
 			if domain.ErrorCode(err) == domain.InvalidGrant {
-				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed,
-					Subject: claimedSubject(req), Detail: req.GrantType + ": " + err.(*domain.Error).Message})
+				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: claimedSubject(req),
+					OrganizationID: s.claimedOrganization(req), Detail: req.GrantType + ": " + err.(*domain.Error).Message})
 			}
 			return err
 		}
@@ -143,6 +143,18 @@ func (s *Server) secretMatches(found bool, hash, secret string) bool {
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(secret)) == nil
+}
+
+// claimedOrganization is the organisation of the client or user a token
+// request named, if there is one: a failed login is its business, and goes
+// into its audit log.
+func (s *Server) claimedOrganization(req tokenRequest) string {
+	if req.GrantType == "password" {
+		u, _ := s.identity.User(req.Username)
+		return u.OrganizationID
+	}
+	c, _ := s.identity.Client(req.ClientID)
+	return c.OrganizationID
 }
 
 // claimedSubject is who a token request said it was.

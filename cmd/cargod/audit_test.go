@@ -66,6 +66,12 @@ func TestAuditLog(t *testing.T) {
 	if len(log.Logs) != 1 || !strings.Contains(log.Logs[0].Details.NewValue, "POST /api/quotes") {
 		t.Errorf("forbidden attempts = %+v", log.Logs)
 	}
+	// A failed login against the airline's own client is the airline's to see.
+	s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "client_credentials", "clientId": "demo-airline-lh", "clientSecret": "guess"}})
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed", token: lh}).json(t, &log)
+	if len(log.Logs) != 1 || log.Logs[0].ResourceID != "client:demo-airline-lh" {
+		t.Errorf("the airline's failed logins = %+v", log.Logs)
+	}
 	// A forwarder sees none of the airline's entries.
 	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=ratecard", token: s.demoToken(t, "demo-forwarder")}).json(t, &log)
 	if log.Pagination.Total != 0 {
