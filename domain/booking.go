@@ -187,18 +187,13 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	// The quote was priced, and accepted or refused by the airline, for
 	// its commodity and handling codes: a booking may drop a code, but not
 	// bring other goods (file a new RFQ for them).
-	switch commodity := strings.ToUpper(strings.TrimSpace(c.Commodity)); {
-	case commodity == "" || commodity == e.Commodity:
-	case e.Commodity == "": // the quote named goods without a code: the booking may give it
-		e.Commodity = commodity
-		checkLength(&p, "commodity", e.Commodity, 20)
-	default:
-		p.Add("commodity", CodeMismatch, "is %.20q but the quote is for %s: file a new RFQ for other goods", commodity, e.Commodity)
+	if commodity := strings.ToUpper(strings.TrimSpace(c.Commodity)); commodity != "" && commodity != e.Commodity {
+		p.Add("commodity", CodeMismatch, "is %.20q but the quote is for %q: file a new RFQ for other goods", commodity, e.Commodity)
 	}
 	if len(c.SHC) > 0 {
 		e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
-		for i, code := range e.SHC {
-			if !slices.Contains(q.SHC, code) {
+		for i, code := range c.SHC {
+			if code = strings.ToUpper(strings.TrimSpace(code)); specialHandlingCodePattern.MatchString(code) && !slices.Contains(q.SHC, code) {
 				p.Add("shc["+strconv.Itoa(i)+"]", CodeMismatch, "%s was not on the quote (%s): file a new RFQ for it", code, strings.Join(q.SHC, ", "))
 			}
 		}
@@ -242,8 +237,12 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		}
 	}
 	// The dimension lines, the quote's or the booking's, describe every
-	// piece: pieces that differ from them leave the volume unknown.
-	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && c.Pieces != nil && e.Pieces != n {
+	// piece: pieces that differ from them leave the volume unknown. Lines
+	// sent without pieces give them.
+	if c.Pieces == nil && len(c.Dimensions) > 0 {
+		e.Pieces = linePieces(c.Dimensions)
+	}
+	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && e.Pieces != n {
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}
 	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, DefaultVolumeDivisor)

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -29,6 +30,43 @@ func TestDecideCancelBooking(t *testing.T) {
 		got := problemOf(err)
 		if err == nil && len(events) == 1 {
 			got = "cancelled"
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideRequestBookingCargo(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, Commodity: Commodity{Code: "GEN"}, SHC: []string{"EAP", "DGR"},
+		Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
+	base := func() RequestBooking {
+		return RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	}
+	tests := []struct {
+		name   string
+		change func(c *RequestBooking)
+		want   string // the first problem's code and field, or the pieces booked
+	}{
+		{"as quoted", func(*RequestBooking) {}, "2"},
+		{"lines of their own give the pieces", func(c *RequestBooking) { c.Dimensions = []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 3}} }, "3"},
+		{"pieces against the quote's lines", func(c *RequestBooking) { c.Pieces = new(5) }, "MISMATCH pieces"},
+		{"pieces against its own lines", func(c *RequestBooking) {
+			c.Pieces, c.Dimensions = new(4), []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 3}}
+		}, "MISMATCH pieces"},
+		{"the quote's commodity", func(c *RequestBooking) { c.Commodity = "gen" }, "2"},
+		{"other goods", func(c *RequestBooking) { c.Commodity = "UN3480" }, "MISMATCH commodity"},
+		{"a handling code dropped", func(c *RequestBooking) { c.SHC = []string{"eap"} }, "2"},
+		{"a handling code added, after a repeat", func(c *RequestBooking) { c.SHC = []string{"EAP", "eap", "AVI"} }, "MISMATCH shc[2]"},
+		{"a volume of nothing", func(c *RequestBooking) { c.VolumeM3 = new(0.0) }, "INVALID_RANGE volume"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecideRequestBooking(Booking{}, q, c)
+		got := problemOf(err)
+		if err == nil {
+			got = strconv.Itoa(events[0].(BookingRequested).Pieces)
 		}
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)

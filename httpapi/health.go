@@ -62,9 +62,11 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 			writeError(w, r, s.log, errorf("invalid_request", "Cargo-Sequence must be a stream sequence number"))
 			return
 		}
-		switch err := s.settle(w, r, seq); {
-		case errors.Is(err, projections.ErrPastEnd):
+		if s.projector.PastEnd(r.Context(), seq) {
 			writeError(w, r, s.log, errorf("invalid_request", fmt.Sprintf("Cargo-Sequence %d is past the end of the stream: send back one a response gave you", seq)))
+			return
+		}
+		switch err := s.settle(w, r, seq); {
 		case errors.Is(err, projections.ErrBehind):
 			writeError(w, r, s.log, errorf(codeServiceUnavailable, fmt.Sprintf("this replica has not reached Cargo-Sequence %d yet; nothing was done: retry", seq)))
 		case err != nil:

@@ -96,22 +96,23 @@ func (p *Projector) CaughtUp() bool {
 // ErrBehind means the read models did not reach a sequence in time.
 var ErrBehind = errors.New("projections: read models are behind")
 
-// ErrPastEnd means a sequence the stream has not reached: no write made
-// it, and waiting would not bring it.
-var ErrPastEnd = errors.New("projections: the sequence is past the end of the stream")
-
-// WaitFor returns once the read models have applied sequence seq, so a
-// reader sees its own writes; ErrBehind if ctx ends first, ErrPastEnd at
-// once for a sequence past the end of the stream.
-func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
+// PastEnd reports whether seq, a sequence a client sent back, is past
+// the end of the stream: then no write made it, and waiting would not
+// bring it. Only a sequence not applied yet costs a look at the stream.
+func (p *Projector) PastEnd(ctx context.Context, seq uint64) bool {
 	p.mu.Lock()
 	applied := p.applied
 	p.mu.Unlock()
-	if applied < seq {
-		if last, err := p.store.LastSequence(ctx); err == nil && seq > last {
-			return ErrPastEnd
-		}
+	if applied >= seq {
+		return false
 	}
+	last, err := p.store.LastSequence(ctx)
+	return err == nil && seq > last
+}
+
+// WaitFor returns once the read models have applied sequence seq, so a
+// reader sees its own writes; ErrBehind if ctx ends first.
+func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 	for {
 		p.mu.Lock()
 		applied, changed := p.applied, p.changed

@@ -304,7 +304,7 @@ func TestBookingRefusals(t *testing.T) {
 			"routing": []any{map[string]any{"from": "FRA", "to": "JFK", "carrier": "LH", "flightNumber": ".....", "date": "soon"}}}, 400, "validation_error", "routing[0].flightNumber"},
 		{"endless commodity", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": strings.Repeat("x", 200000)}, 400, "validation_error", "commodity"},
 		{"other goods than quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "commodity": "UN3480"}, 400, "validation_error", "commodity"},
-		{"a handling code not quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "shc": []string{"eap", "AVI"}}, 400, "validation_error", "shc[1]"},
+		{"a handling code not quoted", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "shc": []string{"eap", "EAP", "AVI"}}, 400, "validation_error", "shc[2]"},
 		{"more pieces than the dimension lines", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "pieces": 5}, 400, "validation_error", "pieces"},
 		{"a volume of nothing", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "volume": 0}, 400, "validation_error", "volume"},
 	}
