@@ -85,14 +85,21 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 		func(c domain.Client) ([]domain.Event, error) { return domain.DecideCreateClient(c, org, cmd) })
 }
 
-// CheckClient tells whether the client clientID is of the organisation
-// orgID and has the secret: the bootstrap admin's, which a start with
-// CARGO_ADMIN_SECRET expects, may have been taken or created otherwise.
-func (h *Handler) CheckClient(ctx context.Context, clientID, orgID, secret string) error {
+// CheckAdminClient tells whether the client clientID is of the admin
+// organisation orgID and has the secret: the bootstrap admin's, which a
+// start with CARGO_ADMIN_SECRET expects, may have been taken or created
+// otherwise.
+func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret string) error {
 	c, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, domain.EvolveClient, "")
+	if err != nil {
+		return err
+	}
+	org, err := h.organization(ctx, orgID)
 	switch {
 	case err != nil:
 		return err
+	case org.Role != domain.RoleAdmin:
+		return fmt.Errorf("organisation %q is a %s organisation, not an admin one", orgID, org.Role)
 	case c.OrganizationID != orgID:
 		return fmt.Errorf("client %s is of organisation %q, not %q", clientID, c.OrganizationID, orgID)
 	case bcrypt.CompareHashAndPassword([]byte(c.SecretHash), []byte(secret)) != nil:

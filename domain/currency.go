@@ -2,10 +2,12 @@ package domain
 
 import "strings"
 
-// currencies are the active codes of ISO 4217 list one (2025), without
-// the funds, precious metals and testing codes: what a rate is quoted in.
+// currencies are the active codes of ISO 4217 list one (2026: without
+// ANG, replaced by XCG in 2025, and BGN, replaced by the euro in 2026),
+// without the funds, precious metals and testing codes: what a rate is
+// quoted in.
 var currencies = strings.Fields(`
-AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD
+AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD
 CAD CDF CHF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD
 GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT
 LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR

@@ -163,6 +163,16 @@ func CanonicalFlightNumber(s string) string {
 	return m[1] + number
 }
 
+// CanonicalFlightID writes a flight id as FlightID does, whatever way its
+// number was written: LH0084-2026-11-26 is LH84-2026-11-26.
+func CanonicalFlightID(id string) string {
+	number, date, ok := strings.Cut(id, "-")
+	if !ok {
+		return id
+	}
+	return CanonicalFlightNumber(number) + "-" + date
+}
+
 // FlightID is the id of a flight number's departure on a local date.
 func FlightID(flightNumber, departureDate string) string { return flightNumber + "-" + departureDate }
 

@@ -71,6 +71,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+		req.FlightID = domain.CanonicalFlightID(req.FlightID)
 		if _, ok := s.flights.Get(req.FlightID); req.FlightID != "" && !ok {
 			var p domain.Problems
 			p.Add("flightId", "UNKNOWN_FLIGHT", "no flight %q", req.FlightID)
@@ -112,7 +113,7 @@ func (s *Server) handleListBookings() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		page, limit := pageParams(q, &p)
-		f := projections.BookingFilter{Status: q.Get("status"), FlightID: q.Get("flightId"), QuoteID: q.Get("quoteId")}
+		f := projections.BookingFilter{Status: q.Get("status"), FlightID: domain.CanonicalFlightID(q.Get("flightId")), QuoteID: q.Get("quoteId")}
 		switch f.Status {
 		case "", domain.BookingStatusPending, domain.BookingStatusConfirmed, domain.BookingStatusRejected, domain.BookingStatusCancelled:
 		default:

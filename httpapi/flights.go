@@ -109,6 +109,10 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 	}
 }
 
+// flightIDOf is the flight id of the path, its number written as the
+// service writes it.
+func flightIDOf(r *http.Request) string { return domain.CanonicalFlightID(mux.Vars(r)["id"]) }
+
 // handleChangeFlight changes a flight's status.
 func (s *Server) handleChangeFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -121,7 +125,7 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.ChangeFlightStatus(r.Context(), meta(r), mux.Vars(r)["id"], req.Status)
+		res, err := s.commands.ChangeFlightStatus(r.Context(), meta(r), flightIDOf(r), req.Status)
 		if err != nil {
 			return err
 		}
@@ -135,9 +139,9 @@ func (s *Server) handleChangeFlight() handlerFunc {
 
 func (s *Server) handleGetFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		f, ok := s.flights.Get(mux.Vars(r)["id"])
+		f, ok := s.flights.Get(flightIDOf(r))
 		if !ok {
-			return domain.Errorf(domain.NotFound, "no flight %s", mux.Vars(r)["id"])
+			return domain.Errorf(domain.NotFound, "no flight %s", flightIDOf(r))
 		}
 		writeJSON(w, http.StatusOK, toFlightJSON(f))
 		return nil

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/gorilla/mux"
 )
 
 type manifestRequest struct {
@@ -74,7 +73,7 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		id := mux.Vars(r)["id"]
+		id := flightIDOf(r)
 		flight, _ := s.flights.Get(id)
 		// Whose flight it is, and how many AWBs, before any AWB is read.
 		if flight.Exists() && flight.Carrier != principal(r.Context()).AirlineCode {
@@ -85,7 +84,7 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 			p.Add("awbNumbers", domain.CodeTooMany, "at most %d AWBs per manifest", domain.MaxManifestShipments)
 			return p.Err()
 		}
-		c := domain.SubmitManifest{FlightID: req.FlightID, TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
+		c := domain.SubmitManifest{FlightID: domain.CanonicalFlightID(req.FlightID), TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
 		for i, n := range req.AWBNumbers {
 			awb, err := domain.ParseAWB(n)
 			if err != nil {
@@ -157,7 +156,7 @@ func (s *Server) handleReportOffload() handlerFunc {
 			p.Add("flightId", domain.CodeRequired, "is required")
 			return p.Err()
 		}
-		res, err := s.commands.ReportOffload(r.Context(), meta(r), req.FlightID, domain.ReportOffload{AWBNumber: awb, Reason: req.Reason,
+		res, err := s.commands.ReportOffload(r.Context(), meta(r), domain.CanonicalFlightID(req.FlightID), domain.ReportOffload{AWBNumber: awb, Reason: req.Reason,
 			Pieces: req.Pieces, WeightKg: req.Weight, Notes: req.Notes})
 		if err != nil {
 			return err

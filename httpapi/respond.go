@@ -211,20 +211,20 @@ func checkKeys(p *domain.Problems, path string, raw []byte, t reflect.Type) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		fields := map[string]reflect.StructField{} // lower case → field
+		fields := map[string]reflect.StructField{} // folded name → field
 		for _, f := range reflect.VisibleFields(t) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" && f.IsExported() && !f.Anonymous {
+			if name == "" && !f.Anonymous {
 				name = f.Name
 			}
-			if name != "" && name != "-" {
+			if name != "" && name != "-" && f.IsExported() {
 				f.Name = name
-				fields[strings.ToLower(name)] = f
+				fields[foldKey(name)] = f
 			}
 		}
 		seen := map[string]bool{}
 		eachMember(raw, func(key string, value []byte) {
-			f, known := fields[strings.ToLower(key)]
+			f, known := fields[foldKey(key)]
 			switch {
 			case known && f.Name != key:
 				p.Add(joinPath(path, key), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
@@ -278,6 +278,10 @@ func eachMember(raw []byte, fn func(key string, value []byte)) {
 		fn(key, value)
 	}
 }
+
+// foldKey folds a key the way encoding/json matches keys to fields: "ſ"
+// (long s) is an S to it, the Kelvin sign a K.
+func foldKey(key string) string { return strings.ToLower(strings.ToUpper(key)) }
 
 func joinPath(path, key string) string {
 	if path == "" {

@@ -110,7 +110,8 @@ func TestUnmarshalChecksKeysAtEveryDepth(t *testing.T) {
 		{`{"weightBreaks":{"N":1.0,"45":0.9,"N":900}}`, &rateCardRequest{}, "weightBreaks.N DUPLICATE"},
 		{`{"weightBreaks":{"N":1.0,"n":0.9}}`, &rateCardRequest{}, ""}, // distinct keys: the rate card's own rules judge them
 		{`[{"flightNumber":"LH1","flightNumber":"LH2"}]`, &[]flightRequest{}, "[0].flightNumber DUPLICATE"},
-		{`{"routing":"FRA-JFK"}`, &rfqRequest{}, "routing INVALID_TYPE"}, // refused by decoding, not walked
+		{`{"routing":"FRA-JFK"}`, &rfqRequest{}, "routing INVALID_TYPE"},                             // refused by decoding, not walked
+		{`{"shipper":{"name":"a"},"ſhipper":{"name":"b"}}`, &rfqRequest{}, "ſhipper INVALID_FORMAT"}, // encoding/json folds ſ to s
 	}
 	for _, tt := range tests {
 		if got := firstProblem(unmarshal([]byte(tt.body), tt.dst)); got != tt.want {

@@ -44,8 +44,8 @@ var importKinds = map[string]struct{ kind, format string }{
 const importChunkLines = 3000
 
 // importMaxLine is the longest line read: longer than any row of the
-// formats by far, and well below the server's body limit.
-const importMaxLine = 1 << 20
+// formats by far, and well below the server's default body limit (1 MiB).
+const importMaxLine = 256 << 10
 
 type importReport struct {
 	Changed   int `json:"changed"`
@@ -168,15 +168,15 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if err := send(); err != nil {
 		return err
 	}
+	for _, r := range total.Rejected {
+		fmt.Fprintf(stdout, "line %d: %s\n", r.Line, r.Message)
+	}
 	switch {
 	case errors.Is(readErr, bufio.ErrTooLong):
 		return fmt.Errorf("%s: line %d is longer than %d bytes: lines 1-%d are imported, nothing from line %d on",
 			positional[1], line+1, importMaxLine, line, line+1)
 	case readErr != nil:
 		return fmt.Errorf("reading %s after line %d (lines 1-%d are imported): %w", positional[1], line, line, readErr)
-	}
-	for _, r := range total.Rejected {
-		fmt.Fprintf(stdout, "line %d: %s\n", r.Line, r.Message)
 	}
 	fmt.Fprintf(stdout, "%s (%s): %d lines; %d changed, %d unchanged, %d skipped, %d rejected\n",
 		positional[0], *format, line, total.Changed, total.Unchanged, total.Skipped, len(total.Rejected))

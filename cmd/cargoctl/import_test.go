@@ -65,7 +65,7 @@ func TestImport(t *testing.T) {
 "KJFK","JFK","x"
 `)
 	err := run(t.Context(), []string{"import", "airports", long}, adminEnv(url), &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 1048576 bytes: lines 1-2 are imported, nothing from line 3 on") {
+	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 262144 bytes: lines 1-2 are imported, nothing from line 3 on") {
 		t.Errorf("a file with a 2 MiB line = %v", err)
 	}
 }

@@ -338,6 +338,16 @@ func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
 			t.Errorf("start = %v", err)
 		}
 	})
+	t.Run("operator organisation taken by a forwarder", func(t *testing.T) {
+		dir := t.TempDir()
+		s := startServer(t, dir, nil)
+		s.mustCreate(t, s.demoToken(t, "demo-admin"), "/api/admin/organizations", map[string]any{"id": "operator", "name": "Not the operator", "role": "forwarder"})
+		s.stop()
+		err := startFails(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"})
+		if !strings.Contains(err.Error(), `organisation "operator" is a forwarder organisation, not an admin one`) {
+			t.Errorf("start = %v", err)
+		}
+	})
 	t.Run("another secret", func(t *testing.T) {
 		dir := t.TempDir()
 		startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"}).stop()

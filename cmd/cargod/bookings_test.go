@@ -426,6 +426,7 @@ func TestFlightsAndRates(t *testing.T) {
 		{"same flight again", lh, "POST", "/api/flights", flight("LH1000", "FRA", "LHR"), 201},
 		{"a zero-padded flight number", lh, "POST", "/api/flights", flight("LH0123", "FRA", "LHR"), 201},
 		{"is that flight, unpadded", lh, "GET", "/api/flights/LH123-" + date, nil, 200},
+		{"and padded", lh, "GET", "/api/flights/LH0123-" + date, nil, 200},
 		{"the same flight, padded otherwise", lh, "POST", "/api/flights", flight("lh 123", "FRA", "LHR"), 201},
 		{"one flight twice in a batch", lh, "POST", "/api/flights", []any{flight("LH1006", "FRA", "LHR"), flightOn(date, "LH1006", "FRA", "CDG")}, 400},
 		{"a batch with a flight scheduled otherwise", lh, "POST", "/api/flights", []any{flight("LH1007", "FRA", "LHR"), flight("LH1000", "FRA", "CDG")}, 409},

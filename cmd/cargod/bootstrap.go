@@ -52,7 +52,7 @@ func bootstrap(ctx context.Context, cmds *commands.Handler, cfg config.Config) e
 		// A start that would leave the operator without the admin it
 		// asked for stops, saying why.
 		if s.err == nil {
-			if err := cmds.CheckClient(ctx, cfg.AdminClientID, "operator", cfg.AdminSecret); err != nil {
+			if err := cmds.CheckAdminClient(ctx, cfg.AdminClientID, "operator", cfg.AdminSecret); err != nil {
 				return fmt.Errorf("bootstrap: CARGO_ADMIN_SECRET: %w (set CARGO_ADMIN_CLIENT_ID to another id)", err)
 			}
 		}
