@@ -113,6 +113,9 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		for i, e := range entries {
 			out.Logs[i] = auditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource,
 				ResourceID: e.ResourceID, UserID: e.UserID, IPAddress: e.IPAddress}
+			if f.Tenant != "" && e.Tenant != f.Tenant {
+				out.Logs[i].IPAddress = "" // another organisation's address is its own business
+			}
 			if e.Details != nil {
 				out.Logs[i].Details = &auditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
 			}

@@ -22,6 +22,7 @@ type AuditEntry struct {
 	UserID     string // the actor: client:<id>, user:<name>, reactor:<name>, system:…
 	IPAddress  string
 	Tenant     string // the actor's organisation
+	Owner      string // the organisation the resource is of, as its events name it
 	Details    *AuditDetail
 }
 
@@ -82,6 +83,13 @@ func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
 	} else {
 		base.Action = "update"
 	}
+	// What others do to an organisation's resource (an airline replying to
+	// its stock request, a reactor confirming its booking, an admin
+	// deleting its webhook) is in its log too.
+	base.Owner = old["organizationId"]
+	if owner, err := unquote(data["organizationId"]); err == nil && owner != "" {
+		base.Owner = owner
+	}
 	names := make([]string, 0, len(data))
 	for name := range data {
 		names = append(names, name)
@@ -128,7 +136,7 @@ func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return pageOf(m.entries, true, func(e AuditEntry) AuditEntry { return e }, func(e AuditEntry) bool {
-		return (f.Tenant == "" || e.Tenant == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
+		return (f.Tenant == "" || e.Tenant == f.Tenant || e.Owner == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
 			(f.Resource == "" || e.Resource == f.Resource) && (f.UserID == "" || e.UserID == f.UserID) &&
 			(f.From.IsZero() || !e.Timestamp.Before(f.From)) && (f.To.IsZero() || e.Timestamp.Before(f.To))
 	}, page, limit)

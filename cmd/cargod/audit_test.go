@@ -72,6 +72,18 @@ func TestAuditLog(t *testing.T) {
 	if len(log.Logs) != 1 || log.Logs[0].ResourceID != "client:demo-airline-lh" {
 		t.Errorf("the airline's failed logins = %+v", log.Logs)
 	}
+	// What others do to the forwarder's resources is in its log: here an
+	// admin deleting its webhook, without the admin's address.
+	fwd := s.demoToken(t, "demo-forwarder")
+	var hook struct{ WebhookID string }
+	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/hooks", "events": []string{"quote.*"}}).json(t, &hook)
+	if r := s.do(t, request{method: "DELETE", path: "/api/webhooks/" + hook.WebhookID, token: admin}); r.status != 204 {
+		t.Fatalf("the admin deletes the webhook: %d %s", r.status, r.body)
+	}
+	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=webhook&userId=client:demo-admin", token: fwd}).json(t, &log)
+	if len(log.Logs) == 0 || log.Logs[0].ResourceID != hook.WebhookID || log.Logs[0].IPAddress != "" {
+		t.Errorf("the admin's deletion in the forwarder's log = %+v", log.Logs)
+	}
 	// A forwarder sees none of the airline's entries.
 	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=ratecard", token: s.demoToken(t, "demo-forwarder")}).json(t, &log)
 	if log.Pagination.Total != 0 {
