@@ -271,8 +271,17 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	} else {
 		for i, leg := range c.Routing {
 			field := "routing[" + strconv.Itoa(i) + "]."
-			checkAirport(&p, field+"from", strings.ToUpper(leg.From))
-			checkAirport(&p, field+"to", strings.ToUpper(leg.To))
+			from, to := strings.ToUpper(leg.From), strings.ToUpper(leg.To)
+			checkAirport(&p, field+"from", from)
+			checkAirport(&p, field+"to", to)
+			// The legs are one journey: each goes somewhere, from where
+			// the one before arrived, not before it.
+			switch {
+			case from != "" && from == to:
+				p.Add(field+"to", CodeInvalidValue, "must differ from from")
+			case i > 0 && !strings.EqualFold(c.Routing[i-1].To, leg.From):
+				p.Add(field+"from", CodeMismatch, "must be where the leg before arrives, %s", strings.ToUpper(c.Routing[i-1].To))
+			}
 			if !airlineCodePattern.MatchString(strings.ToUpper(leg.Carrier)) {
 				p.Add(field+"carrier", CodeInvalidFormat, "must be a two-character IATA airline code")
 			}
@@ -281,6 +290,8 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			}
 			if _, err := time.Parse(time.DateOnly, leg.Date); err != nil {
 				p.Add(field+"date", CodeInvalidDate, "must be a date as YYYY-MM-DD")
+			} else if i > 0 && leg.Date < c.Routing[i-1].Date {
+				p.Add(field+"date", CodeInvalidDate, "must not be before the leg before, %s", c.Routing[i-1].Date)
 			}
 		}
 	}

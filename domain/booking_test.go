@@ -59,6 +59,16 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 		{"a handling code dropped", func(c *RequestBooking) { c.SHC = []string{"eap"} }, "2"},
 		{"a handling code added, after a repeat", func(c *RequestBooking) { c.SHC = []string{"EAP", "eap", "AVI"} }, "MISMATCH shc[2]"},
 		{"a volume of nothing", func(c *RequestBooking) { c.VolumeM3 = new(0.0) }, "INVALID_RANGE volume"},
+		{"a journey in two legs", func(c *RequestBooking) {
+			c.Routing = []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"dxb", "HKG", "EK", "EK380", "2026-11-27"}}
+		}, "2"},
+		{"a leg to where it starts", func(c *RequestBooking) { c.Routing = []RoutingLeg{{"FRA", "fra", "LH", "LH1", "2026-11-26"}} }, "INVALID_VALUE routing[0].to"},
+		{"legs that do not connect", func(c *RequestBooking) {
+			c.Routing = []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"DOH", "HKG", "QR", "QR816", "2026-11-27"}}
+		}, "MISMATCH routing[1].from"},
+		{"a leg before the one before", func(c *RequestBooking) {
+			c.Routing = []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"DXB", "HKG", "EK", "EK380", "2026-11-25"}}
+		}, "INVALID_DATE routing[1].date"},
 	}
 	for _, tt := range tests {
 		c := base()
