@@ -509,18 +509,22 @@ func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]
 			continue
 		}
 		v, skip, bad := row(fields)
+		k := "" // the row's key, when rows are keyed
+		if key != nil && !skip && len(bad) == 0 {
+			k = key(v)
+		}
 		switch {
 		case skip:
 			p.Skipped++
 		case len(bad) > 0:
 			p.Rejected = append(p.Rejected, RowError{Line: line, Message: strings.Join(bad, "; ")})
-		case key != nil && lineOf[key(v)] > 0:
+		case lineOf[k] > 0:
 			// Else the last of the two would stand, and the count of rows
 			// read not add up.
-			p.Rejected = append(p.Rejected, RowError{Line: line, Message: fmt.Sprintf("%s is on line %d already: the first stands", key(v), lineOf[key(v)])})
+			p.Rejected = append(p.Rejected, RowError{Line: line, Message: fmt.Sprintf("%s is on line %d already: the first stands", k, lineOf[k])})
 		default:
-			if key != nil {
-				lineOf[key(v)] = line
+			if k != "" {
+				lineOf[k] = line
 			}
 			p.Rows = append(p.Rows, v)
 		}

@@ -32,13 +32,12 @@ func Unprintable(r rune) bool {
 // rowText checks a text field of a reference data row: at most max
 // characters, all printable; required ones not blank.
 func rowText(bad *[]string, field, s string, max int, required bool) {
+	tooLong := utf8.RuneCountInString(s) > max
 	switch {
-	case required && strings.TrimSpace(s) == "", utf8.RuneCountInString(s) > max:
-		if required {
-			*bad = append(*bad, fmt.Sprintf("%s must be 1 to %d characters", field, max))
-		} else {
-			*bad = append(*bad, fmt.Sprintf("%s must be at most %d characters", field, max))
-		}
+	case required && (tooLong || strings.TrimSpace(s) == ""):
+		*bad = append(*bad, fmt.Sprintf("%s must be 1 to %d characters", field, max))
+	case tooLong:
+		*bad = append(*bad, fmt.Sprintf("%s must be at most %d characters", field, max))
 	case strings.IndexFunc(s, Unprintable) >= 0:
 		*bad = append(*bad, field+" holds a control character")
 	}

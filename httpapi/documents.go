@@ -499,8 +499,6 @@ func (s *Server) handleGetDocument() handlerFunc {
 			if ok {
 				status = http.StatusPartialContent
 				h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, size))
-			} else {
-				start, length = 0, size
 			}
 		}
 		h.Set("Content-Length", strconv.FormatInt(length, 10))
@@ -526,39 +524,43 @@ func (s *Server) handleGetDocument() handlerFunc {
 // §14.1.2) against a file of size bytes: from the start (start-end,
 // start-) or the end (-suffix). ok is false when there is none to honour
 // (no header, another unit, several ranges, a malformed one): then the
-// whole file goes. A range that starts past the end cannot be served.
+// range is the whole file. A range that starts past the end cannot be
+// served.
 func requestedRange(header string, size int64) (start, length int64, ok bool, err error) {
+	whole := func() (int64, int64, bool, error) { return 0, size, false, nil }
+	unsatisfiable := func() (int64, int64, bool, error) {
+		return 0, 0, false, errorf(codeRangeNotSatisfiable, fmt.Sprintf("the file has %d bytes: no byte of %s is in it", size, header))
+	}
 	spec, isBytes := strings.CutPrefix(header, "bytes=")
 	first, last, dash := strings.Cut(strings.TrimSpace(spec), "-")
 	if !isBytes || !dash || strings.Contains(spec, ",") {
-		return 0, 0, false, nil
+		return whole()
 	}
-	unsatisfiable := errorf(codeRangeNotSatisfiable, fmt.Sprintf("the file has %d bytes: no byte of %s is in it", size, header))
 	if first == "" {
 		n, perr := strconv.ParseInt(last, 10, 64)
 		switch {
 		case perr != nil || n < 0:
-			return 0, 0, false, nil
+			return whole()
 		case n == 0 || size == 0:
-			return 0, 0, false, unsatisfiable
+			return unsatisfiable()
 		}
 		n = min(n, size)
 		return size - n, n, true, nil
 	}
 	start, perr := strconv.ParseInt(first, 10, 64)
 	if perr != nil || start < 0 {
-		return 0, 0, false, nil
+		return whole()
 	}
 	end := size - 1
 	if last != "" {
 		l, perr := strconv.ParseInt(last, 10, 64)
 		if perr != nil || l < start {
-			return 0, 0, false, nil
+			return whole()
 		}
 		end = min(l, size-1)
 	}
 	if start >= size {
-		return 0, 0, false, unsatisfiable
+		return unsatisfiable()
 	}
 	return start, end - start + 1, true, nil
 }

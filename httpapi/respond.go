@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,10 +124,7 @@ func unmarshal(body []byte, dst any) error {
 	if dec.More() {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
-	if err := exactKeys(body, dst); err != nil {
-		return err
-	}
-	return plainText(body)
+	return checkBody(body, dst)
 }
 
 // numberOutOfRange tells a number its field cannot hold (1e400, or 1e20
@@ -152,46 +147,17 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	return false
 }
 
-// plainText refuses strings holding a character domain.Unprintable names
-// (U+FFFD is what encoding/json makes of a lone surrogate).
-func plainText(body []byte) error {
-	// Numbers stay text: a number no float holds, in a field the request
-	// does not know, must not stop the check.
+// checkBody walks a decoded body once more, alongside the Go type it went
+// into, for what decoding lets pass without a word: a key naming a field
+// in another case ("AWBNUMBER") or given twice, at any depth (the last one
+// wins), and text holding a character domain.Unprintable names (U+FFFD is
+// what encoding/json makes of a lone surrogate), in any value, known
+// fields or not.
+func checkBody(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v", err)
-	}
+	dec.UseNumber() // a number no float holds, in a field the request does not know, is no stop
 	var p domain.Problems
-	var walk func(path string, v any)
-	walk = func(path string, v any) {
-		switch v := v.(type) {
-		case string:
-			if i := strings.IndexFunc(v, domain.Unprintable); i >= 0 {
-				r, _ := utf8.DecodeRuneInString(v[i:])
-				p.Add(path, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(v[:i])+1)
-			}
-		case []any:
-			for i, item := range v {
-				walk(path+"["+strconv.Itoa(i)+"]", item)
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				walk(joinPath(path, k), v[k])
-			}
-		}
-	}
-	walk("", v)
-	return p.Err()
-}
-
-// exactKeys refuses keys that name a field in another case ("AWBNUMBER")
-// and keys given twice, at any depth: encoding/json takes either for the
-// field, and the last one wins without a word.
-func exactKeys(body []byte, dst any) error {
-	var p domain.Problems
-	checkKeys(&p, "", body, reflect.TypeOf(dst))
+	walkValue(dec, &p, "", reflect.TypeOf(dst))
 	return p.Err()
 }
 
@@ -200,30 +166,59 @@ var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
-// checkKeys walks a JSON value alongside the Go type it decodes into. A
-// value of another shape is left alone: decoding has refused it already.
-func checkKeys(p *domain.Problems, path string, raw []byte, t reflect.Type) {
-	for t.Kind() == reflect.Pointer {
+// walkValue reads one value from dec; t is the type it decodes into, nil
+// when unknown (a field the request does not have, a value decoded its own
+// way), where only its text is checked.
+func walkValue(dec *json.Decoder, p *domain.Problems, path string, t reflect.Type) {
+	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType) {
-		return // decoded its own way
+	if t != nil && (t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType)) {
+		t = nil
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		fields := map[string]reflect.StructField{} // folded name → field
-		for _, f := range reflect.VisibleFields(t) {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" && !f.Anonymous {
-				name = f.Name
-			}
-			if name != "" && name != "-" && f.IsExported() {
-				f.Name = name
-				fields[foldKey(name)] = f
-			}
+	tok, err := dec.Token()
+	if err != nil {
+		return // decoding has refused the body already
+	}
+	switch tok := tok.(type) {
+	case string:
+		if i := strings.IndexFunc(tok, domain.Unprintable); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(tok[i:])
+			p.Add(path, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(tok[:i])+1)
 		}
-		seen := map[string]bool{}
-		eachMember(raw, func(key string, value []byte) {
+	case json.Delim:
+		switch tok {
+		case '{':
+			walkObject(dec, p, path, t)
+		case '[':
+			var elem reflect.Type
+			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+				elem = t.Elem()
+			}
+			for i := 0; dec.More(); i++ {
+				walkValue(dec, p, path+"["+strconv.Itoa(i)+"]", elem)
+			}
+			dec.Token() // ]
+		}
+	}
+}
+
+// walkObject reads the members of an object whose { has been read.
+func walkObject(dec *json.Decoder, p *domain.Problems, path string, t reflect.Type) {
+	var fields map[string]reflect.StructField // folded name → field
+	if t != nil && t.Kind() == reflect.Struct {
+		fields = decodedFields(t)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		key, _ := tok.(string)
+		var next reflect.Type
+		switch {
+		case fields != nil:
 			f, known := fields[foldKey(key)]
 			switch {
 			case known && f.Name != key:
@@ -231,52 +226,48 @@ func checkKeys(p *domain.Problems, path string, raw []byte, t reflect.Type) {
 			case known && seen[key]:
 				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
 			case known:
-				checkKeys(p, joinPath(path, key), value, f.Type)
+				next = f.Type
 			}
-			seen[key] = true
-		})
-	case reflect.Map:
-		seen := map[string]bool{}
-		eachMember(raw, func(key string, value []byte) {
+		case t != nil && t.Kind() == reflect.Map:
 			if seen[key] {
 				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
 			}
-			seen[key] = true
-			checkKeys(p, joinPath(path, key), value, t.Elem())
-		})
-	case reflect.Slice, reflect.Array:
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return
+			next = t.Elem()
 		}
-		for i := 0; dec.More(); i++ {
-			var value json.RawMessage
-			if dec.Decode(&value) != nil {
-				return
-			}
-			checkKeys(p, path+"["+strconv.Itoa(i)+"]", value, t.Elem())
-		}
+		seen[key] = true
+		walkValue(dec, p, joinPath(path, key), next)
 	}
+	dec.Token() // }
 }
 
-// eachMember calls fn with each key and value of a JSON object, in order.
-func eachMember(raw []byte, fn func(key string, value []byte)) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return
+// decodedFields are the fields encoding/json fills in a struct, by their
+// folded JSON name, each named as the JSON names it: those of an embedded
+// struct without a JSON name are promoted, and yield to the struct's own.
+func decodedFields(t reflect.Type) map[string]reflect.StructField {
+	fields := map[string]reflect.StructField{}
+	var add func(t reflect.Type, promoted bool)
+	add = func(t reflect.Type, promoted bool) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
+			switch {
+			case f.Anonymous && name == "" && tag != "-" && f.Type.Kind() == reflect.Struct:
+				add(f.Type, true)
+			case !f.IsExported() || name == "-":
+			default:
+				if name == "" {
+					name = f.Name
+				}
+				if _, shadowed := fields[foldKey(name)]; !promoted || !shadowed {
+					f.Name = name
+					fields[foldKey(name)] = f
+				}
+			}
 		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			return
-		}
-		fn(key, value)
 	}
+	add(t, false)
+	return fields
 }
 
 // foldKey folds a key the way encoding/json matches keys to fields: "ſ"

@@ -96,6 +96,17 @@ func TestReadJSONBody(t *testing.T) {
 	}
 }
 
+// withEmbedded holds a struct the way encoding/json promotes (inner) and
+// the way it does not (tagged).
+type withEmbedded struct {
+	embedded
+	Tagged embedded `json:"tagged"`
+}
+
+type embedded struct {
+	Inner string `json:"inner"`
+}
+
 func TestUnmarshalChecksKeysAtEveryDepth(t *testing.T) {
 	tests := []struct {
 		body string
@@ -112,6 +123,9 @@ func TestUnmarshalChecksKeysAtEveryDepth(t *testing.T) {
 		{`[{"flightNumber":"LH1","flightNumber":"LH2"}]`, &[]flightRequest{}, "[0].flightNumber DUPLICATE"},
 		{`{"routing":"FRA-JFK"}`, &rfqRequest{}, "routing INVALID_TYPE"},                             // refused by decoding, not walked
 		{`{"shipper":{"name":"a"},"ſhipper":{"name":"b"}}`, &rfqRequest{}, "ſhipper INVALID_FORMAT"}, // encoding/json folds ſ to s
+		{`{"inner":"a","INNER":"b"}`, &withEmbedded{}, "INNER INVALID_FORMAT"},
+		{`{"tagged":{"inner":"a","inner":"b"}}`, &withEmbedded{}, "tagged.inner DUPLICATE"},
+		{`{"tagged":{"inner":"a"},"inner":"b"}`, &withEmbedded{}, ""},
 	}
 	for _, tt := range tests {
 		if got := firstProblem(unmarshal([]byte(tt.body), tt.dst)); got != tt.want {
