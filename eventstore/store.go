@@ -57,6 +57,7 @@ type Store struct {
 	upcasters map[upcasterKey]Upcaster
 	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
+	committer *committer
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -106,6 +107,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
 		}
 		s.replicas = s.stream.CachedInfo().Config.Replicas
+		s.committer = newCommitter(s.nc, s.js)
 		return s, nil
 	}
 	s.stream, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
@@ -122,10 +124,17 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		DenyPurge:   true,
 		Duplicates:  dedupeWindow,
 		Replicas:    o.Replicas,
+		// A decision's events are one atomic batch. A stream made
+		// before this setting existed is updated here.
+		AllowAtomicPublish: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, o.Replicas, err)
 	}
+	if !s.stream.CachedInfo().Config.AllowAtomicPublish {
+		return nil, fmt.Errorf("eventstore: the NATS server does not support atomic batch publish on stream %s: it needs nats-server 2.12 or later", s.name)
+	}
+	s.committer = newCommitter(s.nc, s.js)
 	return s, nil
 }
 
@@ -183,6 +192,9 @@ func (s *Store) startEmbedded(o Options) error {
 // Close drains the connection, so in-flight publishes finish, and stops
 // the embedded server.
 func (s *Store) Close() {
+	if s.committer != nil {
+		s.committer.close()
+	}
 	if s.nc != nil {
 		closed := make(chan struct{})
 		s.nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
@@ -216,46 +228,52 @@ func (s *Store) ClientURL() string {
 	return s.srv.ClientURL()
 }
 
-// Append stores events on an aggregate if the aggregate's last event is
-// still at sequence expected (0: the aggregate must not exist yet). It
-// returns the stream sequence of each event, or ErrConflict.
+// Append stores a decision: events on one aggregate, if the aggregate's
+// last event is still at sequence expected (0: the aggregate must not
+// exist yet). The events are stored all or none. It returns the stream
+// sequence of each event, or ErrConflict.
 //
-// Every write goes through here, so that group commit can later be added
-// in one place without changing callers. Each event's EventID is its
-// Nats-Msg-Id: a repeated publish of the same event is dropped by the
-// server and answered with the original sequence.
+// Every write goes through here, and through the store's committer, which
+// commits the decisions of many aggregates together (see committer.go).
+// Each event's EventID is its Nats-Msg-Id, and a decision whose events are
+// already the aggregate's last (a retry after a lost acknowledgement) is
+// answered with their sequences instead of a conflict.
 func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, events []Event) ([]uint64, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
-	seqs := make([]uint64, 0, len(events))
-	for _, e := range events {
-		if e.Type == "" || e.EventID == "" {
-			return seqs, errors.New("eventstore: an event needs a type and an id")
+	if len(events) == 0 || len(events) > maxBatch {
+		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(events))
+	}
+	d, err := newDecision(ctx, s.subject(agg), expected, events)
+	if err != nil {
+		return nil, err
+	}
+	out := s.committer.submit(ctx, d)
+	if out.err != nil && ctx.Err() == nil {
+		// Stored by an earlier try, or by this one with the
+		// acknowledgement lost: the events are the aggregate's last.
+		if last, ours := s.lastIs(ctx, d.subject, events[len(events)-1].EventID); ours {
+			out = outcome{last: last}
 		}
-		msg := &nats.Msg{Subject: s.subject(agg), Header: e.header(), Data: e.Data}
-		ack, err := s.js.PublishMsg(ctx, msg, jetstream.WithMsgID(e.EventID), jetstream.WithExpectLastSequencePerSubject(expected))
-		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-			seq, ours := s.lastIs(ctx, msg.Subject, e.EventID)
-			if !ours {
-				return seqs, ErrConflict
-			}
-			ack, err = &jetstream.PubAck{Sequence: seq}, nil
-		}
-		if err != nil {
-			return seqs, fmt.Errorf("eventstore: append to %s: %w", agg, err)
-		}
-		seqs = append(seqs, ack.Sequence)
-		expected = ack.Sequence
+	}
+	switch {
+	case errors.Is(out.err, errWrongLast):
+		return nil, ErrConflict
+	case out.err != nil:
+		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, out.err)
+	}
+	seqs := make([]uint64, len(events))
+	for i := range seqs {
+		seqs[i] = out.last - uint64(len(events)-1-i)
 	}
 	return seqs, nil
 }
 
 // lastIs reports whether the last event on subject is eventID, and its
-// sequence. The server checks the expected sequence before its
-// de-duplication window, so a publish retried after a lost acknowledgement
-// looks like a conflict with itself; this tells the two apart.
+// sequence. A decision retried after a lost acknowledgement looks like a
+// conflict with itself (or, in a batch, like a duplicate); this tells the
+// two apart.
 func (s *Store) lastIs(ctx context.Context, subject, eventID string) (uint64, bool) {
 	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
 	if err != nil || last.Header.Get(hdrEventID) != eventID {

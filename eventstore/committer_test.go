@@ -1,0 +1,369 @@
+package eventstore
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// decisionOf is a decision of n events on aggregate crash/<name>, with
+// event ids that a retry of the same command repeats.
+func decisionOf(name string, n int) []Event {
+	events := make([]Event, n)
+	for i := range events {
+		events[i] = event("Step", fmt.Sprintf("%s-e%d", name, i), name, fmt.Sprintf(`{"step":%d}`, i))
+	}
+	return events
+}
+
+func TestAFaultBetweenTheEventsOfADecisionStoresNone(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := Aggregate{"stock", "s1"}
+	s.committer.betweenEvents = func(sent int) error { return fmt.Errorf("fault after %d of 3 events", sent) }
+	if _, err := s.Append(ctx, agg, 0, decisionOf("d1", 3)); err == nil || !strings.Contains(err.Error(), "fault after 1") {
+		t.Fatalf("append with a fault = %v, want the injected fault", err)
+	}
+	if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 0 {
+		t.Fatalf("after the fault the aggregate has %d events (%v), want none", len(recs), err)
+	}
+	s.committer.betweenEvents = nil
+	seqs, err := s.Append(ctx, agg, 0, decisionOf("d1", 3))
+	if err != nil || len(seqs) != 3 || seqs[2] != seqs[0]+2 {
+		t.Fatalf("retried decision = %v, %v", seqs, err)
+	}
+	if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 3 {
+		t.Errorf("after the retry the aggregate has %d events (%v), want 3", len(recs), err)
+	}
+}
+
+func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	// Called directly, as the committer's loop would with three decisions
+	// waiting: deterministic, where racing appenders would not be.
+	var batch []*decision
+	for _, name := range []string{"a", "b", "c"} {
+		batch = append(batch, decisionFor(t, s, Aggregate{"quote", name}, 0, decisionOf(name, 2)))
+	}
+	s.committer.commit(batch)
+	var lasts []uint64
+	for _, d := range batch {
+		out := <-d.done
+		if out.err != nil {
+			t.Fatalf("%s: %v", d.subject, out.err)
+		}
+		lasts = append(lasts, out.last)
+	}
+	if lasts[0] != 2 || lasts[1] != 4 || lasts[2] != 6 {
+		t.Errorf("last sequences = %v, want [2 4 6]: the batch's events in order, without gaps", lasts)
+	}
+	batchIDs := map[string]bool{}
+	for seq := uint64(1); seq <= 6; seq++ {
+		m, err := s.stream.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batchIDs[m.Header.Get(hdrBatchID)] = true
+	}
+	if len(batchIDs) != 1 || batchIDs[""] {
+		t.Errorf("six events carry batch ids %v, want one", batchIDs)
+	}
+}
+
+func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1)); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer's progress, unknown to the committer's cache: the
+	// server rejects the whole batch, and each decision is tried alone.
+	clear(s.committer.lastSeq)
+	batch := []*decision{
+		decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a", 2)),
+		decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 2)), // stale: b is at 1
+		decisionFor(t, s, Aggregate{"quote", "c"}, 0, decisionOf("c", 2)),
+	}
+	s.committer.commit(batch)
+	for i, want := range []error{nil, errWrongLast, nil} {
+		if out := <-batch[i].done; !errors.Is(out.err, want) || (want == nil && out.last == 0) {
+			t.Errorf("%s = %+v, want error %v", batch[i].subject, out, want)
+		}
+	}
+	for name, want := range map[string]int{"a": 2, "b": 1, "c": 2} {
+		if recs, err := s.Load(ctx, Aggregate{"quote", name}); err != nil || len(recs) != want {
+			t.Errorf("quote %s has %d events (%v), want %d", name, len(recs), err, want)
+		}
+	}
+}
+
+func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) {
+	c := &committer{lastSeq: map[string]uint64{"x": 5, "y": 3}}
+	d := func(subject string, expected uint64, events int) *decision {
+		return &decision{ctx: context.Background(), subject: subject, expected: expected,
+			msgs: make([]*nats.Msg, events), done: make(chan outcome, 1)}
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	gone := d("z", 0, 1)
+	gone.ctx = cancelled
+	tests := []struct {
+		name             string
+		waiting          []*decision
+		batch, rest      []int // indexes into waiting
+		answered         map[int]error
+		forgetsCachedFor string
+	}{
+		{name: "different aggregates share a batch", waiting: []*decision{d("a", 0, 2), d("b", 0, 1)}, batch: []int{0, 1}},
+		{name: "a second decision on an aggregate waits for the next batch",
+			waiting: []*decision{d("a", 0, 1), d("a", 1, 1), d("b", 0, 1)}, batch: []int{0, 2}, rest: []int{1}},
+		{name: "a decision behind the known last sequence is a conflict at once",
+			waiting: []*decision{d("x", 4, 1), d("b", 0, 1)}, batch: []int{1}, answered: map[int]error{0: errWrongLast}},
+		{name: "a decision ahead of the cache is left to the server", waiting: []*decision{d("y", 7, 1)},
+			batch: []int{0}, forgetsCachedFor: "y"},
+		{name: "the batch stops at the server's limit of events",
+			waiting: []*decision{d("a", 0, 600), d("b", 0, 600), d("c", 0, 400)}, batch: []int{0, 2}, rest: []int{1}},
+		{name: "a decision whose caller gave up is dropped", waiting: []*decision{gone, d("b", 0, 1)},
+			batch: []int{1}, answered: map[int]error{0: context.Canceled}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			batch, rest := c.pick(tt.waiting)
+			if got, want := indexes(tt.waiting, batch), fmt.Sprint(tt.batch); got != want {
+				t.Errorf("batch = %s, want %s", got, want)
+			}
+			if got, want := indexes(tt.waiting, rest), fmt.Sprint(tt.rest); got != want && !(len(rest) == 0 && len(tt.rest) == 0) {
+				t.Errorf("rest = %s, want %s", got, want)
+			}
+			for i, want := range tt.answered {
+				if out := <-tt.waiting[i].done; !errors.Is(out.err, want) {
+					t.Errorf("decision %d answered %v, want %v", i, out.err, want)
+				}
+			}
+			if _, ok := c.lastSeq[tt.forgetsCachedFor]; tt.forgetsCachedFor != "" && ok {
+				t.Errorf("the cache still holds %s", tt.forgetsCachedFor)
+			}
+		})
+	}
+}
+
+func indexes(all, some []*decision) string {
+	var out []int
+	for _, d := range some {
+		for i, a := range all {
+			if a == d {
+				out = append(out, i)
+			}
+		}
+	}
+	return fmt.Sprint(out)
+}
+
+// decisionFor builds the decision Append would hand the committer.
+func decisionFor(t *testing.T, s *Store, agg Aggregate, expected uint64, events []Event) *decision {
+	t.Helper()
+	d, err := newDecision(context.Background(), s.subject(agg), expected, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestARetriedMultiEventDecisionGetsItsSequencesBack(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := Aggregate{"stock", "s1"}
+	first, err := s.Append(ctx, agg, 0, decisionOf("d1", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Append(ctx, agg, 0, decisionOf("d1", 2))
+	if err != nil || fmt.Sprint(again) != fmt.Sprint(first) {
+		t.Fatalf("retry = %v, %v; want %v", again, err, first)
+	}
+	if _, err := s.Append(ctx, agg, 0, decisionOf("d2", 2)); !errors.Is(err, ErrConflict) {
+		t.Errorf("another decision with the same stale expectation = %v, want ErrConflict", err)
+	}
+}
+
+func TestAStreamMadeWithoutAtomicBatchesIsUpdatedOnOpen(t *testing.T) {
+	dir := t.TempDir()
+	s := openForTest(t, Options{DataDir: dir})
+	cfg := s.stream.CachedInfo().Config
+	cfg.AllowAtomicPublish = false
+	if _, err := s.js.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openForTest(t, Options{DataDir: dir})
+	if !s.stream.CachedInfo().Config.AllowAtomicPublish {
+		t.Fatal("the stream still refuses atomic batches")
+	}
+	if _, err := s.Append(context.Background(), Aggregate{"stock", "s1"}, 0, decisionOf("d1", 2)); err != nil {
+		t.Errorf("a two-event decision after the update: %v", err)
+	}
+}
+
+func TestConcurrentDecisionsAreStoredWholeAndInOrder(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	const writers, each = 32, 10
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			agg := Aggregate{"counter", fmt.Sprint("w", w)}
+			var last uint64
+			for i := range each {
+				seqs, err := s.Append(ctx, agg, last, decisionOf(fmt.Sprintf("w%d-%d", w, i), 1+i%3))
+				if err != nil {
+					t.Errorf("writer %d, decision %d: %v", w, i, err)
+					return
+				}
+				last = seqs[len(seqs)-1]
+			}
+		}()
+	}
+	wg.Wait()
+	batches := map[string]bool{}
+	err := s.Read(ctx, nil, 0, 0, func(r Record) error {
+		m, err := s.stream.GetMsg(ctx, r.Sequence)
+		if err == nil {
+			batches[m.Header.Get(hdrBatchID)] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w := range writers {
+		recs, err := s.Load(ctx, Aggregate{"counter", fmt.Sprint("w", w)})
+		if err != nil || len(recs) != 19 { // 10 decisions of 1, 2, 3, 1, 2, 3, 1, 2, 3, 1 events
+			t.Fatalf("writer %d: %d events, %v", w, len(recs), err)
+		}
+		for i, r := range recs {
+			if want := fmt.Sprintf("w%d-", w); !strings.HasPrefix(r.CommandID, want) || (i > 0 && r.Sequence <= recs[i-1].Sequence) {
+				t.Errorf("writer %d, event %d: command %s at %d", w, i, r.CommandID, r.Sequence)
+			}
+		}
+	}
+	t.Logf("%d decisions in %d batches", writers*each, len(batches))
+}
+
+// crashChildEnv names the data directory of a child process that appends
+// decisions until it is killed; see TestKillDuringDecisions.
+const crashChildEnv = "CARGO_TEST_CRASH_CHILD_DIR"
+
+// TestCrashChild is the child's side: not a test of its own.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv(crashChildEnv)
+	if dir == "" {
+		t.Skip("runs only as the child of TestKillDuringDecisions")
+	}
+	s, err := Open(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(1)
+	}
+	round := os.Getenv("CARGO_TEST_CRASH_ROUND")
+	var n atomic.Int64
+	var out sync.Mutex
+	say := func(f string, args ...any) { out.Lock(); fmt.Printf(f+"\n", args...); out.Unlock() }
+	for range 16 {
+		go func() {
+			for {
+				name := fmt.Sprintf("r%s-d%d", round, n.Add(1))
+				say("start %s", name)
+				if _, err := s.Append(context.Background(), Aggregate{"crash", name}, 0, decisionOf(name, 3)); err != nil {
+					say("error %s %v", name, err)
+					continue
+				}
+				say("acked %s", name)
+			}
+		}()
+	}
+	select {} // until killed
+}
+
+// TestKillDuringDecisions kills a process (kill -9) while it appends
+// three-event decisions from 16 goroutines, three times over. After each
+// restart every acknowledged decision is there, no decision is there in
+// part, and a retry of each one that is missing completes it.
+func TestKillDuringDecisions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, fmt.Sprint("CARGO_TEST_CRASH_ROUND=", round))
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		started, acked := map[string]bool{}, map[string]bool{}
+		killAt := 100 + rand.IntN(300)
+		lines := bufio.NewScanner(stdout)
+		for len(acked) < killAt && lines.Scan() {
+			verb, name, _ := strings.Cut(lines.Text(), " ")
+			switch verb {
+			case "start":
+				started[name] = true
+			case "acked":
+				acked[name] = true
+			default:
+				t.Fatalf("child: %s", lines.Text())
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if len(acked) < killAt {
+			t.Fatalf("round %d: the child stopped after %d acknowledged decisions", round, len(acked))
+		}
+
+		s, err := Open(ctx, Options{DataDir: dir})
+		if err != nil {
+			t.Fatalf("round %d: reopening after the kill: %v", round, err)
+		}
+		missing := 0
+		for name := range started {
+			agg := Aggregate{"crash", name}
+			recs, err := s.Load(ctx, agg)
+			if err != nil {
+				t.Fatalf("round %d: load %s: %v", round, name, err)
+			}
+			switch {
+			case len(recs) == 3:
+			case len(recs) == 0 && !acked[name]:
+				missing++
+				if _, err := s.Append(ctx, agg, 0, decisionOf(name, 3)); err != nil {
+					t.Errorf("round %d: retrying %s: %v", round, name, err)
+				}
+			default:
+				t.Errorf("round %d: %s has %d of 3 events (acknowledged: %v)", round, name, len(recs), acked[name])
+			}
+		}
+		t.Logf("round %d: killed after %d acknowledged of %d started decisions; %d not stored were retried",
+			round, len(acked), len(started), missing)
+		s.Close()
+	}
+}
