@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // backend opens stores on one kind of server. reopen opens the same
@@ -20,39 +22,64 @@ type backend struct {
 	open func(t *testing.T) (s *Store, reopen func() *Store)
 }
 
-// backends are the servers the conformance suite runs against: always the
-// embedded one, and the external server at CARGO_TEST_NATS_URL if set.
+// backends are the servers the conformance suite runs against: the
+// embedded one; a separate server reached by URL, as a cluster would be
+// (started here from the nats-server module, never the machine's own
+// package, which is too old); and the server at CARGO_TEST_NATS_URL if set.
 func backends(t *testing.T) []backend {
-	bs := []backend{{name: "embedded", open: func(t *testing.T) (*Store, func() *Store) {
+	embedded := backend{name: "embedded", open: func(t *testing.T) (*Store, func() *Store) {
 		opts := Options{DataDir: t.TempDir(), Stream: "CARGO"}
 		return openForTest(t, opts), func() *Store { return openForTest(t, opts) }
-	}}}
-	url := os.Getenv("CARGO_TEST_NATS_URL")
-	if url == "" {
-		t.Log("CARGO_TEST_NATS_URL not set: external server not tested")
-		return bs
-	}
-	return append(bs, backend{name: "external", open: func(t *testing.T) (*Store, func() *Store) {
-		b := make([]byte, 6)
-		rand.Read(b)
-		opts := Options{URL: url, Stream: "CARGOTEST_" + strings.ToUpper(hex.EncodeToString(b)), Replicas: 1}
-		s := openForTest(t, opts)
-		t.Cleanup(func() {
-			// Tests remove their own per-run stream; the deny-delete
-			// setting protects messages, not the stream.
-			c, err := Open(context.Background(), opts)
-			if err != nil {
-				t.Errorf("cleanup: %v", err)
-				return
+	}}
+	byURL := func(name, url string) backend {
+		return backend{name: name, open: func(t *testing.T) (*Store, func() *Store) {
+			url := url
+			if url == "" {
+				url = startServerForTest(t)
 			}
-			defer c.Close()
-			ctx := context.Background()
-			c.js.DeleteStream(ctx, opts.Stream)
-			c.js.DeleteKeyValue(ctx, opts.Stream+"_test")
-			c.js.DeleteObjectStore(ctx, opts.Stream+"_test")
-		})
-		return s, func() *Store { return openForTest(t, opts) }
-	}})
+			b := make([]byte, 6)
+			rand.Read(b)
+			opts := Options{URL: url, Stream: "CARGOTEST_" + strings.ToUpper(hex.EncodeToString(b)), Replicas: 1}
+			s := openForTest(t, opts)
+			t.Cleanup(func() {
+				// Tests remove their own per-run stream; the deny-delete
+				// setting protects messages, not the stream.
+				c, err := Open(context.Background(), opts)
+				if err != nil {
+					t.Errorf("cleanup: %v", err)
+					return
+				}
+				defer c.Close()
+				ctx := context.Background()
+				c.js.DeleteStream(ctx, opts.Stream)
+				c.js.DeleteKeyValue(ctx, opts.Stream+"_test")
+				c.js.DeleteObjectStore(ctx, opts.Stream+"_test")
+			})
+			return s, func() *Store { return openForTest(t, opts) }
+		}}
+	}
+	bs := []backend{embedded, byURL("by URL", "")}
+	if url := os.Getenv("CARGO_TEST_NATS_URL"); url != "" {
+		bs = append(bs, byURL("external", url))
+	}
+	return bs
+}
+
+// startServerForTest starts a JetStream server on a free loopback port,
+// syncing every write as production servers must, and returns its URL.
+func startServerForTest(t *testing.T) string {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
+		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv.ClientURL()
 }
 
 func openForTest(t testing.TB, o Options) *Store {
