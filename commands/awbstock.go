@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"sync"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -124,41 +123,6 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	res.Sequence = max(res.Sequence, set.Sequence)
 	return res, nil
-}
-
-// keyedLocks serialise work on one key within a process.
-type keyedLocks struct {
-	mu    sync.Mutex
-	locks map[string]*keyedLock
-}
-
-type keyedLock struct {
-	sync.Mutex
-	users int
-}
-
-// lock takes the lock of key and returns its release.
-func (k *keyedLocks) lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedLock{}
-	}
-	l := k.locks[key]
-	if l == nil {
-		l = &keyedLock{}
-		k.locks[key] = l
-	}
-	l.users++
-	k.mu.Unlock()
-	l.Lock()
-	return func() {
-		l.Unlock()
-		k.mu.Lock()
-		if l.users--; l.users == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
-	}
 }
 
 // UseAWB takes an AWB number of prefix from the forwarder's stock for

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"strconv"
 	"sync"
@@ -60,10 +59,12 @@ type Handler struct {
 	now      func() time.Time
 	hashCost int
 	cache    aggregateCache
-	// locks serialise the commands of this process on one aggregate
-	// (striped by hash): they queue instead of conflicting. Replicas
-	// still meet at the store's optimistic concurrency check.
-	locks [256]sync.Mutex
+	// aggregates serialise the commands of this process on one
+	// aggregate: they queue instead of conflicting. A lock per aggregate,
+	// not per hash stripe, so that commands on different aggregates never
+	// wait for each other and go to the store's committer together.
+	// Replicas still meet at the store's optimistic concurrency check.
+	aggregates keyedLocks
 	// replies queues the replies to one stock request (several steps).
 	replies keyedLocks
 }
@@ -125,10 +126,8 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
-	lock := &h.locks[stripe(agg)]
 	err := eventstore.RetryOnConflict(ctx, func() error {
-		lock.Lock()
-		defer lock.Unlock()
+		defer h.aggregates.lock(agg.String())()
 		state, last, done, err := load(ctx, h, agg, evolve, m.CommandID)
 		if err != nil {
 			return err
@@ -186,9 +185,37 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// stripe picks the lock of an aggregate.
-func stripe(agg eventstore.Aggregate) int {
-	h := fnv.New32a()
-	h.Write([]byte(agg.Type + "/" + agg.ID))
-	return int(h.Sum32() % 256)
+// keyedLocks serialise work on one key within a process.
+type keyedLocks struct {
+	mu    sync.Mutex
+	locks map[string]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock takes the lock of key and returns its release.
+func (k *keyedLocks) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedLock{}
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.locks[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
 }
