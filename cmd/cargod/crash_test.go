@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// childEnv carries the environment of a cargod that a test runs as a
+// child process, so that it can be killed with SIGKILL.
+const childEnv = "CARGO_TEST_CHILD_ENV"
+
+// TestChildProcess is the child's side: not a test of its own.
+func TestChildProcess(t *testing.T) {
+	raw := os.Getenv(childEnv)
+	if raw == "" {
+		t.Skip("runs only as a child of a crash test")
+	}
+	var vars map[string]string
+	if err := json.Unmarshal([]byte(raw), &vars); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), nil, func(k string) string { return vars[k] }, os.Stdout, os.Stderr)
+	t.Fatalf("cargod stopped: %v", err)
+}
+
+// startChild starts cargod as a child process on dataDir and returns its
+// base URL and the process.
+func startChild(t *testing.T, dataDir string) (string, *exec.Cmd) {
+	t.Helper()
+	raw, _ := json.Marshal(testEnv(dataDir, nil))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$")
+	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, stdout)
+			return m[1], cmd
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatalf("the child cargod did not start:\n%s", stderr.String())
+	return "", nil
+}
+
+// TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere kills cargod with
+// SIGKILL while 16 clients create quotes, five times over on one data
+// directory. After each restart every quote answered 201 is served.
+func TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	body, _ := json.Marshal(rfq())
+	var acked []string
+	for round := range 5 {
+		base, cmd := startChild(t, dir)
+		s := &testServer{base: base, doc: loadDoc(t)}
+		tok := s.demoToken(t, "demo-forwarder")
+
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		killAt := len(acked) + 150
+		killed := make(chan struct{})
+		kill := sync.OnceFunc(func() { cmd.Process.Signal(syscall.SIGKILL); close(killed) })
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-killed:
+						return
+					default:
+					}
+					id, ok := postQuote(base, tok, body)
+					if !ok {
+						continue // refused or cut off by the kill: not acknowledged
+					}
+					mu.Lock()
+					acked = append(acked, id)
+					if len(acked) >= killAt {
+						kill()
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		cmd.Wait()
+
+		base, cmd = startChild(t, dir)
+		s.base = base
+		tok = s.demoToken(t, "demo-forwarder")
+		missing := 0
+		for _, id := range acked {
+			if status := getStatus(base+"/api/quotes/"+id, tok); status != http.StatusOK {
+				missing++
+				t.Errorf("round %d: acknowledged quote %s answers %d after the restart", round, id, status)
+			}
+		}
+		t.Logf("round %d: %d acknowledged quotes so far, %d missing", round, len(acked), missing)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+}
+
+// postQuote posts an RFQ and returns the new quote's id if the answer
+// was 201.
+func postQuote(base, token string, body []byte) (string, bool) {
+	req, _ := http.NewRequest("POST", base+"/api/quotes", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", false
+	}
+	defer resp.Body.Close()
+	var q quote
+	if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&q) != nil || q.ID == "" {
+		return "", false
+	}
+	return q.ID, true
+}
+
+func getStatus(url, token string) int {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
