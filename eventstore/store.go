@@ -439,6 +439,13 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // is called whenever the subscription has caught up with the stream (after
 // the last matching event, or after a second without one); an error from
 // it also ends the subscription.
+//
+// One ordered consumer serves the whole subscription: it hands over the
+// events in order without gaps, and re-creates itself on the server from
+// the last event handed over when it misses a heartbeat or a sequence. A
+// re-creation that keeps failing ends the subscription with the error,
+// so that the caller knows, logs it and resumes from its own position;
+// nothing retries forever out of sight.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Record) error, idle func() error) error {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
@@ -447,52 +454,54 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		from = 1
 	}
 	cons, err := s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
-		FilterSubjects: filters,
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    from,
+		FilterSubjects:   filters,
+		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:      from,
+		MaxResetAttempts: maxConsumerResets,
 	})
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(500))
+	if err != nil {
+		return fmt.Errorf("eventstore: subscribe: %w", err)
+	}
+	defer msgs.Stop()
+	stop := context.AfterFunc(ctx, msgs.Stop)
+	defer stop()
 	for {
-		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("eventstore: fetch: %w", err)
-		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			r, err := s.followable(m)
-			if err != nil {
-				return err
-			}
-			if err := fn(r); err != nil {
-				return err
-			}
-			// Nothing matching is left: caught up, without waiting for
-			// a fetch to time out.
-			if meta, err := m.Metadata(); err == nil && meta.NumPending == 0 && idle != nil {
+		m, err := msgs.Next(jetstream.NextMaxWait(time.Second))
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, nats.ErrTimeout):
+			// A second without a matching event: caught up.
+			if idle != nil {
 				if err := idle(); err != nil {
 					return err
 				}
 			}
+			continue
+		case err != nil:
+			return fmt.Errorf("eventstore: subscription: %w", err)
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("eventstore: fetch: %w", err)
+		r, err := s.followable(m)
+		if err != nil {
+			return err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := fn(r); err != nil {
+			return err
 		}
-		if n == 0 && idle != nil {
+		// Nothing matching is left: caught up, without waiting a second.
+		if meta, err := m.Metadata(); err == nil && meta.NumPending == 0 && idle != nil {
 			if err := idle(); err != nil {
 				return err
 			}
 		}
 	}
 }
+
+// maxConsumerResets is how often in a row an ordered consumer tries to
+// re-create itself on the server (backing off from 1 s to 10 s) before its
+// subscription fails.
+const maxConsumerResets = 5
