@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -113,5 +114,22 @@ func TestAirlinesSharingAnIATACode(t *testing.T) {
 		{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo AG", Country: "DE", Prefix: "020"}}})
 	if _, total := m.Airlines(AirlineFilter{IATACode: "LH"}, 1, 20); total != 2 {
 		t.Errorf("after an update, %d LH airlines", total)
+	}
+}
+
+func TestTheProjectorRefusesToSkipASequence(t *testing.T) {
+	p := NewProjector(nil, slog.New(slog.DiscardHandler), NewQuotes())
+	rec := func(seq uint64) eventstore.Record {
+		return eventstore.Record{Sequence: seq, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}}
+	}
+	for _, step := range []struct {
+		seq     uint64
+		gap     bool
+		applied uint64
+	}{{1, false, 1}, {2, false, 2}, {4, true, 2}, {2, true, 2}, {3, false, 3}} {
+		err := p.apply(rec(step.seq))
+		if errors.Is(err, errGap) != step.gap || p.Applied() != step.applied {
+			t.Errorf("apply(%d) = %v, applied %d; want gap %v, applied %d", step.seq, err, p.Applied(), step.gap, step.applied)
+		}
 	}
 }

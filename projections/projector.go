@@ -6,6 +6,7 @@ package projections
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -59,7 +60,16 @@ func (p *Projector) Run(ctx context.Context) {
 	}
 }
 
+// errGap ends a subscription that skipped a sequence. The projector
+// follows every subject of a stream that never loses a message, so each
+// event's sequence is the last one's plus one; a jump means events went
+// missing on the way, and the subscription resumes after the last applied.
+var errGap = errors.New("projections: the subscription skipped events")
+
 func (p *Projector) apply(r eventstore.Record) error {
+	if want := p.Applied() + 1; r.Sequence != want {
+		return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
+	}
 	e, err := domain.DecodeEvent(r.Type, r.Data)
 	if err != nil {
 		// An event this version does not know (written by a newer one)
