@@ -19,11 +19,15 @@ type Bucket struct {
 // Bucket opens (creating if needed) the bucket name of this store; values
 // older than ttl are dropped (0 keeps them).
 func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bucket, error) {
-	kv, err := s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:   s.name + "_" + name,
-		TTL:      ttl,
-		Storage:  jetstream.FileStorage,
-		Replicas: s.replicas,
+	var kv jetstream.KeyValue
+	err := s.provision(ctx, "bucket "+name, func(ctx context.Context) (err error) {
+		kv, err = s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:   s.name + "_" + name,
+			TTL:      ttl,
+			Storage:  jetstream.FileStorage,
+			Replicas: s.replicas,
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: bucket %s: %w", name, err)

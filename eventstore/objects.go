@@ -25,10 +25,14 @@ type Objects struct {
 // Objects opens (creating if needed) the object store name of this
 // store, kept on file with the stream's replicas like the events.
 func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
-	store, err := s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket:   s.name + "_" + name,
-		Storage:  jetstream.FileStorage,
-		Replicas: s.replicas,
+	var store jetstream.ObjectStore
+	err := s.provision(ctx, "object store "+name, func(ctx context.Context) (err error) {
+		store, err = s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:   s.name + "_" + name,
+			Storage:  jetstream.FileStorage,
+			Replicas: s.replicas,
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)

@@ -91,7 +91,8 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, err
 		}
 	} else {
-		opts := []nats.Option{nats.Name("cargostream"), nats.MaxReconnects(-1)}
+		// A cluster that is not up yet is waited for, here and below.
+		opts := []nats.Option{nats.Name("cargostream"), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true)}
 		if o.CredsFile != "" {
 			opts = append(opts, nats.UserCredentials(o.CredsFile))
 		}
@@ -103,14 +104,18 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		return nil, err
 	}
 	if o.Existing {
-		if s.stream, err = s.js.Stream(ctx, s.name); err != nil {
+		err := s.provision(ctx, "stream "+s.name, func(ctx context.Context) (err error) {
+			s.stream, err = s.js.Stream(ctx, s.name)
+			return err
+		})
+		if err != nil {
 			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
 		}
 		s.replicas = s.stream.CachedInfo().Config.Replicas
 		s.committer = newCommitter(s.nc, s.js)
 		return s, nil
 	}
-	s.stream, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:        s.name,
 		Description: "Cargostream events: the system of record",
 		Subjects:    []string{s.prefix + ".evt.>"},
@@ -127,6 +132,10 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		// A decision's events are one atomic batch. A stream made
 		// before this setting existed is updated here.
 		AllowAtomicPublish: true,
+	}
+	err = s.provision(ctx, "stream "+s.name, func(ctx context.Context) (err error) {
+		s.stream, err = s.js.CreateOrUpdateStream(ctx, cfg)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, o.Replicas, err)

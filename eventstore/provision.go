@@ -1,0 +1,72 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// provisionAttempt bounds one try at creating a stream, bucket or
+// consumer: a cluster still electing its leaders may not answer.
+const provisionAttempt = 10 * time.Second
+
+// provision runs create until it succeeds, fails for good, or ctx ends,
+// backing off from half a second to ten and logging every failure that may
+// pass. Replicas started together on a cluster that is still forming, or
+// before it, wait for it instead of exiting; a mistake in the settings
+// fails at once.
+func (s *Store) provision(ctx context.Context, what string, create func(context.Context) error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 500 * time.Millisecond
+	b.MaxInterval = 10 * time.Second
+	b.MaxElapsedTime = 0 // until ctx ends
+	attempt := func() error {
+		actx, cancel := context.WithTimeout(ctx, provisionAttempt)
+		defer cancel()
+		err := create(actx)
+		if err != nil && (ctx.Err() != nil || !transient(err)) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}
+	return backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
+		s.log.Warn("eventstore: NATS not ready; trying again", "provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", err)
+	})
+}
+
+// transient reports whether an error may pass by itself: no server
+// answered yet, or the JetStream cluster has no leader, quorum or peers
+// for the replicas yet. Anything else (a setting the server refuses, say)
+// is for an operator to fix.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return slices.Contains(clusterNotReady, apiErr.ErrorCode)
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrNoServers)
+}
+
+// clusterNotReady are the JetStream API error codes of a cluster that is
+// forming, electing or recovering (nats-server's errors.json).
+var clusterNotReady = []jetstream.ErrorCode{
+	10004, // cluster incomplete results
+	10005, // no peers for the replicas asked for
+	10007, // cluster not assigned to this server
+	10008, // JetStream system temporarily unavailable
+	10009, // cluster can not handle request (no leader)
+	10023, // insufficient resources
+	10041, // raft error
+	10075, // peer remap failed
+	10118, // stream is offline
+	10119, // consumer is offline
+	10163, // expected last sequence per subject temporarily unavailable
+	10194, // stream is offline: reason
+	10195, // consumer is offline: reason
+}

@@ -1,0 +1,86 @@
+package eventstore
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
+	// A free loopback port, for a server that starts only later.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Open(context.Background(), Options{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), Stream: "LATE"})
+		if err == nil {
+			t.Cleanup(s.Close)
+			_, err = s.Append(context.Background(), Aggregate{"quote", "q1"}, 0, decisionOf("d1", 2))
+		}
+		opened <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // Open is trying by now
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
+		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatalf("open once the server is up: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("open did not finish within 30 s of the server's start")
+	}
+}
+
+func TestReplicasStartedTogetherBothOpen(t *testing.T) {
+	url := startServerForTest(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(context.Background(), Options{URL: url})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			if _, err := s.Bucket(context.Background(), "secrets", 0); err != nil {
+				errs <- err
+			}
+			if _, err := s.Objects(context.Background(), "documents"); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("a replica failed to start: %v", err)
+	}
+}
+
+func TestASettingsMistakeFailsAtOnce(t *testing.T) {
+	url := startServerForTest(t)
+	// Three replicas on a server that is not a cluster: no wait helps.
+	_, err := Open(context.Background(), Options{URL: url, Replicas: 3})
+	if err == nil || transient(err) {
+		t.Fatalf("open with 3 replicas on one server = %v, want an error that is not transient", err)
+	}
+}
