@@ -40,6 +40,8 @@ type Config struct {
 	WebhookPrivate   bool
 	WebhookSchedule  string
 	ShutdownTimeout  time.Duration
+	ReadyMaxLag      int           // events the read models may be behind and stay ready
+	ReadyStall       time.Duration // how long they may apply nothing while events wait
 	LogLevel         slog.Level
 }
 
@@ -102,6 +104,10 @@ var options = []option{
 		set: func(c *Config, v string) error { return setBool(&c.WebhookPrivate, v) }},
 	{env: "CARGO_WEBHOOK_RETRY_SCHEDULE", flag: "webhook-retry-schedule", def: "5s,5m,30m,2h,5h,10h,14h,20h,24h", usage: "waits before each webhook retry; after the last a delivery is dead-lettered",
 		set: func(c *Config, v string) error { c.WebhookSchedule = v; return nil }},
+	{env: "CARGO_READY_MAX_LAG", flag: "ready-max-lag", def: "10000", usage: "/readyz answers 503 when the read models are more events than this behind the stream",
+		set: func(c *Config, v string) error { return setInt(&c.ReadyMaxLag, v, 1, 100_000_000) }},
+	{env: "CARGO_READY_STALL", flag: "ready-stall", def: "10s", usage: "/readyz answers 503 when the read models apply nothing this long while events wait",
+		set: func(c *Config, v string) error { return setDuration(&c.ReadyStall, v, time.Second, time.Hour) }},
 	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)

@@ -19,17 +19,34 @@ func (s *Server) handleHealth() http.Handler {
 	})
 }
 
-// handleReady answers 200 once NATS is connected and the read models hold
-// everything that was in the stream at start; 503 before.
+// handleReady answers 200 while this replica may serve: NATS is
+// connected, the read models hold every event that was in the stream at
+// start, are at most ReadyMaxLag events behind it and not stuck. Otherwise
+// 503, with the reason, so that a load balancer sends reads elsewhere.
 func (s *Server) handleReady() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		connected, caughtUp := s.ready(), s.projector.CaughtUp()
-		status, word := http.StatusOK, "ready"
-		if !connected || !caughtUp {
-			status, word = http.StatusServiceUnavailable, "not ready"
+		body := map[string]any{"natsConnected": connected, "readModelsCaughtUp": caughtUp,
+			"appliedSequence": s.projector.Applied(), "subscriptionResumes": s.projector.Resumes()}
+		var problem string
+		switch lag, err := s.projector.Lag(r.Context()); {
+		case !connected:
+			problem = "not connected to NATS"
+		case err != nil:
+			problem = "the stream cannot be read: " + err.Error()
+		case !caughtUp:
+			problem = "read models are still replaying the stream"
+		default:
+			body["streamSequence"], body["lag"] = lag.StreamLast, lag.Events()
+			problem = lag.Problem(s.opts.ReadyMaxLag, s.opts.ReadyStall)
 		}
-		writeJSON(w, status, map[string]any{"status": word, "natsConnected": connected,
-			"readModelsCaughtUp": caughtUp, "appliedSequence": s.projector.Applied()})
+		status := http.StatusOK
+		body["status"] = "ready"
+		if problem != "" {
+			status = http.StatusServiceUnavailable
+			body["status"], body["reason"] = "not ready", problem
+		}
+		writeJSON(w, status, body)
 	})
 }
 

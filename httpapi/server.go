@@ -25,6 +25,8 @@ type Options struct {
 	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
 	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
 	Metering       bool              // count usage and enforce rate limits
+	ReadyMaxLag    uint64            // /readyz: events the read models may be behind
+	ReadyStall     time.Duration     // /readyz: how long they may apply nothing while events wait
 }
 
 // Server serves the API.

@@ -133,3 +133,25 @@ func TestTheProjectorRefusesToSkipASequence(t *testing.T) {
 		}
 	}
 }
+
+func TestLagSaysWhenReadModelsShouldNotServe(t *testing.T) {
+	const maxEvents, stalled = 100, 10 * time.Second
+	for _, tt := range []struct {
+		name string
+		lag  Lag
+		want string // part of the problem, "" for none
+	}{
+		{"caught up and idle", Lag{Applied: 50, StreamLast: 50, Idle: time.Hour}, ""},
+		{"a little behind and moving", Lag{Applied: 40, StreamLast: 50, Idle: time.Second}, ""},
+		{"too far behind", Lag{Applied: 40, StreamLast: 141, Idle: time.Millisecond}, "101 events behind"},
+		{"stuck while events wait", Lag{Applied: 49, StreamLast: 50, Idle: 11 * time.Second}, "applied nothing for 11s while 1 events wait"},
+		{"ahead of a stream read a moment earlier", Lag{Applied: 51, StreamLast: 50, Idle: time.Hour}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.lag.Problem(maxEvents, stalled)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("Problem = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -28,10 +28,12 @@ type Projector struct {
 	models []ReadModel
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	applied uint64        // last sequence applied to every model
-	target  uint64        // stream's last sequence at start: ready once applied
-	changed chan struct{} // closed (and replaced) whenever applied moves
+	mu        sync.Mutex
+	applied   uint64        // last sequence applied to every model
+	appliedAt time.Time     // when applied last moved
+	target    uint64        // stream's last sequence at start: ready once applied
+	changed   chan struct{} // closed (and replaced) whenever applied moves
+	resumes   int           // subscriptions that failed and were resumed
 }
 
 // NewProjector returns a projector for models.
@@ -52,7 +54,10 @@ func (p *Projector) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "err", err)
+		p.mu.Lock()
+		p.resumes++
+		p.mu.Unlock()
+		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -81,11 +86,18 @@ func (p *Projector) apply(r eventstore.Record) error {
 		}
 	}
 	p.mu.Lock()
-	p.applied = r.Sequence
+	p.applied, p.appliedAt = r.Sequence, time.Now()
 	close(p.changed)
 	p.changed = make(chan struct{})
 	p.mu.Unlock()
 	return nil
+}
+
+// Resumes counts the subscriptions that failed and were resumed.
+func (p *Projector) Resumes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.resumes
 }
 
 // Applied is the sequence of the last event applied.
@@ -101,6 +113,40 @@ func (p *Projector) CaughtUp() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.applied >= p.target
+}
+
+// Lag is how far the read models are behind the stream.
+type Lag struct {
+	Applied    uint64        // the last sequence applied
+	StreamLast uint64        // the stream's last sequence
+	Idle       time.Duration // since the last event was applied
+}
+
+// Events is the number of events in the stream not applied yet.
+func (l Lag) Events() uint64 { return l.StreamLast - min(l.Applied, l.StreamLast) }
+
+// Problem says why read models this far behind should not serve reads,
+// or "" when they may: more than maxEvents behind, or nothing applied for
+// stalled while events wait.
+func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
+	switch {
+	case l.Events() > maxEvents:
+		return fmt.Sprintf("read models are %d events behind the stream (at most %d allowed)", l.Events(), maxEvents)
+	case l.Events() > 0 && l.Idle > stalled:
+		return fmt.Sprintf("read models applied nothing for %s while %d events wait", l.Idle.Round(time.Second), l.Events())
+	}
+	return ""
+}
+
+// Lag asks the stream for its last sequence and compares.
+func (p *Projector) Lag(ctx context.Context) (Lag, error) {
+	last, err := p.store.LastSequence(ctx)
+	if err != nil {
+		return Lag{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Lag{Applied: p.applied, StreamLast: last, Idle: time.Since(p.appliedAt)}, nil
 }
 
 // ErrBehind means the read models did not reach a sequence in time.

@@ -58,12 +58,15 @@ func TestHTTPBasics(t *testing.T) {
 		}
 	}
 	var ready struct {
-		Status             string
-		NatsConnected      bool
-		ReadModelsCaughtUp bool
+		Status                          string
+		NatsConnected                   bool
+		ReadModelsCaughtUp              bool
+		AppliedSequence, StreamSequence uint64
+		Lag                             *uint64
 	}
 	s.do(t, request{method: "GET", path: "/readyz"}).json(t, &ready)
-	if ready.Status != "ready" || !ready.NatsConnected || !ready.ReadModelsCaughtUp {
+	if ready.Status != "ready" || !ready.NatsConnected || !ready.ReadModelsCaughtUp || ready.StreamSequence == 0 ||
+		ready.Lag == nil || *ready.Lag != ready.StreamSequence-min(ready.AppliedSequence, ready.StreamSequence) {
 		t.Errorf("readyz = %+v", ready)
 	}
 	// A GET may wait for a sequence the client saw on a write.

@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	limits := domain.RateLimits{PerMinute: cfg.RateLimits[0], PerHour: cfg.RateLimits[1], PerDay: cfg.RateLimits[2]}
 	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
-		RateLimits: limits, Metering: cfg.Metering}, httpapi.Deps{
+		RateLimits: limits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Shipments: shipments, Documents: documents, Objects: files,
