@@ -41,6 +41,11 @@ func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers 
 	return &Reactors{h: h, store: store, data: data, readers: readers, log: log}
 }
 
+// reactorParallel is how many events, of different aggregates, each
+// reactor handles at once. Their commands then reach the event store
+// together, where concurrent appends share the cost of a synced write.
+const reactorParallel = 64
+
 // Run runs every reactor until ctx ends.
 func (r *Reactors) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -57,7 +62,7 @@ func (r *Reactors) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := r.store.Consume(ctx, name, filters, handle, func(rec eventstore.Record, err error) {
+			err := r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec eventstore.Record, err error) {
 				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})

@@ -4,27 +4,53 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+)
+
+const (
+	// consumerAckWait is how long an event handed to a process that then
+	// died waits before it is delivered again. Events in hand are kept
+	// alive by progress acknowledgements every consumerAckWait/3, so long
+	// work is never taken away while its process lives.
+	consumerAckWait = 3 * time.Second
+	// consumerInHand bounds the events delivered but not yet acknowledged,
+	// all replicas together: the work waiting behind a slow aggregate.
+	consumerInHand = 1000
+	// consumerGroup is the priority group the replicas pull through: the
+	// server pins it to one of them, so that the events of an aggregate
+	// are never handled by two replicas at once. A replica that stops
+	// pulling loses the pin after consumerPinnedTTL; its pulls (expiring
+	// every consumerPullExpiry, sooner) keep it while it lives.
+	consumerGroup      = "reactors"
+	consumerPinnedTTL  = 4 * time.Second
+	consumerPullExpiry = 2 * time.Second
 )
 
 // Consume hands each event matching filters to fn through the durable
 // consumer name, which all replicas share: every event is handled until fn
-// returns nil for it, by one replica at a time, in stream order. An event
-// whose fn fails is delivered again after a pause, so a crash part way
-// through is repaired by redelivery; fn must therefore be idempotent.
-// Consume returns when ctx ends.
-func (s *Store) Consume(ctx context.Context, name string, filters []string, fn func(Record) error, onError func(Record, error)) error {
+// returns nil for it, by one replica at a time. The events of one
+// aggregate go to fn one after another in stream order; those of
+// different aggregates go to fn concurrently, up to parallel at a time.
+// An event whose fn fails is tried again after a pause, and the later
+// events of its aggregate wait for it. An event in hand when the process
+// dies is delivered again within seconds, so a crash part way through is
+// repaired by redelivery; fn must therefore be idempotent. Consume returns
+// when ctx ends, once the events in hand are handled or handed back.
+func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
 	cfg := jetstream.ConsumerConfig{
-		Durable:       s.prefix + "-" + name,
-		Description:   "Cargostream reactor " + name,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       time.Minute,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		MaxAckPending: 1, // one event at a time: reactors see the stream in order
-		Replicas:      s.replicas,
+		Durable:        s.prefix + "-" + name,
+		Description:    "Cargostream reactor " + name,
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        consumerAckWait,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		MaxAckPending:  consumerInHand,
+		PriorityPolicy: jetstream.PriorityPolicyPinned,
+		PriorityGroups: []string{consumerGroup},
+		PinnedTTL:      consumerPinnedTTL,
+		Replicas:       s.replicas,
 	}
 	// Several filters need NATS 2.10; one is set the way older servers
 	// understand too.
@@ -37,58 +63,187 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, fn f
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
-	for ctx.Err() == nil {
-		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+	// A long-lived pull: an event stored is in hand within milliseconds,
+	// with no polling in between.
+	msgs, err := cons.Messages(jetstream.PullPriorityGroup(consumerGroup), jetstream.PullExpiry(consumerPullExpiry))
+	if err != nil {
+		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
+	}
+	l := &lanes{ctx: ctx, s: s, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
+		pulled: make(chan struct{}), queues: map[string][]jetstream.Msg{}}
+	drained := make(chan struct{})
+	go l.keepAlive(drained)
+	go func() {
+		<-ctx.Done()
+		// The events already buffered still come out, to be handed
+		// back at once rather than after AckWait.
+		msgs.Drain()
+	}()
+	var last error
+	pinned := false
+	for {
+		m, err := msgs.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			break
+		}
 		if err != nil {
-			if ctx.Err() == nil {
-				pause(ctx, time.Second)
-			}
+			// Missed heartbeats and the like: the iterator pulls
+			// again by itself, or closes for good.
+			s.log.Warn("eventstore: consumer "+name+" interrupted", "err", err)
+			last = err
 			continue
 		}
-		for m := range batch.Messages() {
-			r, err := s.followable(m)
-			if err == nil {
-				err = fn(r)
-			}
-			switch {
-			case err != nil && ctx.Err() != nil:
-				// Cut short by shutdown, which is no failure: redelivered
-				// at once, to this process restarted or another replica.
-				m.Nak()
-			case err != nil:
-				onError(r, err)
-				m.NakWithDelay(redeliveryDelay(m))
-			default:
-				// Acknowledged even when shutdown has begun: an event
-				// handled but left unacknowledged blocks the consumer
-				// (one event at a time) for AckWait, a minute, after a
-				// restart. A lost acknowledgement only means a
-				// redelivery, which fn tolerates.
-				ackCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
-				m.DoubleAck(ackCtx)
-				cancel()
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
-			pause(ctx, time.Second)
+		pinned = pinned || m.Headers().Get("Nats-Pin-Id") != ""
+		l.add(m)
+	}
+	close(l.pulled)
+	l.wg.Wait()
+	close(drained)
+	if pinned {
+		// Another replica, or this one restarted, need not wait for
+		// the pin to time out.
+		unpinCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
+		defer cancel()
+		if err := s.stream.UnpinConsumer(unpinCtx, cfg.Durable, consumerGroup); err != nil {
+			s.log.Warn("eventstore: consumer "+name+" not unpinned", "err", err)
 		}
 	}
+	if ctx.Err() == nil {
+		return fmt.Errorf("eventstore: consumer %s closed: %w", name, last)
+	}
 	return ctx.Err()
+}
+
+// lanes hold the events in hand, a queue per aggregate (subject), each
+// queue worked through by one goroutine.
+type lanes struct {
+	ctx     context.Context
+	s       *Store
+	fn      func(Record) error
+	onError func(Record, error)
+	slots   chan struct{} // one per event being handled
+	pulled  chan struct{} // closed when no more events come in
+
+	mu     sync.Mutex
+	queues map[string][]jetstream.Msg // the first of each is being handled
+	wg     sync.WaitGroup
+}
+
+// add queues m behind the events of its aggregate in hand, starting the
+// aggregate's goroutine if there are none. It never blocks: the consumer's
+// cap on events in hand bounds the queues.
+func (l *lanes) add(m jetstream.Msg) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	subject := m.Subject()
+	q := l.queues[subject]
+	l.queues[subject] = append(q, m)
+	if len(q) == 0 {
+		l.wg.Add(1)
+		go l.work(subject)
+	}
+}
+
+// work handles the events queued for subject, in order, until none is left.
+func (l *lanes) work(subject string) {
+	defer l.wg.Done()
+	for {
+		l.mu.Lock()
+		m := l.queues[subject][0]
+		l.mu.Unlock()
+		l.handle(m)
+		l.mu.Lock()
+		q := l.queues[subject][1:]
+		if len(q) == 0 {
+			delete(l.queues, subject)
+			l.mu.Unlock()
+			return
+		}
+		l.queues[subject] = q
+		l.mu.Unlock()
+	}
+}
+
+// handle runs fn on m until it succeeds or shutdown begins, and settles m
+// with the server.
+func (l *lanes) handle(m jetstream.Msg) {
+	r, err := l.s.followable(m)
+	if err != nil {
+		// Without a position the event can never be handled.
+		l.onError(r, err)
+		m.Term()
+		return
+	}
+	for attempt := 1; ; attempt++ {
+		if l.ctx.Err() != nil {
+			// Shutdown is no failure: handed back at once, to this
+			// process restarted or another replica. Not before the
+			// pull has ended, or the server would hand it to this
+			// pull again, behind the later events of its aggregate.
+			<-l.pulled
+			l.handBack(m)
+			return
+		}
+		l.slots <- struct{}{}
+		err := l.fn(r)
+		<-l.slots
+		switch {
+		case err == nil:
+			// Acknowledged even when shutdown has begun: a lost
+			// acknowledgement only means a redelivery, which fn
+			// tolerates, but a handled event need not be handled again.
+			ackCtx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), ackTimeout)
+			m.DoubleAck(ackCtx)
+			cancel()
+			return
+		case l.ctx.Err() == nil:
+			l.onError(r, err)
+			pause(l.ctx, retryDelay(attempt))
+		}
+	}
+}
+
+// handBack has the server deliver m again at once, and waits until it has
+// taken m back: a plain Nak may reach it after the next consumer has been
+// given the events behind m.
+func (l *lanes) handBack(m jetstream.Msg) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), ackTimeout)
+	defer cancel()
+	l.s.nc.RequestWithContext(ctx, m.Reply(), []byte("-NAK"))
+}
+
+// keepAlive tells the server, until drained is closed, that the events
+// in hand are still being worked on, so that it does not deliver them
+// again while this process lives: shutdown included, as handlers finish.
+func (l *lanes) keepAlive(drained <-chan struct{}) {
+	tick := time.NewTicker(consumerAckWait / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-drained:
+			return
+		case <-tick.C:
+		}
+		l.mu.Lock()
+		var inHand []jetstream.Msg
+		for _, q := range l.queues {
+			inHand = append(inHand, q...)
+		}
+		l.mu.Unlock()
+		for _, m := range inHand {
+			m.InProgress()
+		}
+	}
 }
 
 // ackTimeout bounds the wait for the server to confirm an
 // acknowledgement.
 const ackTimeout = 5 * time.Second
 
-// redeliveryDelay backs off from a second to a minute as an event keeps
+// retryDelay backs off from a second to a minute as an event keeps
 // failing.
-func redeliveryDelay(m jetstream.Msg) time.Duration {
-	meta, err := m.Metadata()
-	if err != nil {
-		return time.Second
-	}
-	d := time.Second << min(meta.NumDelivered, 6)
-	return min(d, time.Minute)
+func retryDelay(attempt int) time.Duration {
+	return min(time.Second<<min(attempt-1, 6), time.Minute)
 }
 
 func pause(ctx context.Context, d time.Duration) {

@@ -83,7 +83,7 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 
 // Work hands jobs to fn, up to parallel at a time, until ctx ends. A job
 // whose worker dies is handed out again after a minute. fn gets a context
-// that outlives ctx, so a job under way when shutdown begins finishes.
+// that outlives ctx, so a job in hand when shutdown begins finishes.
 func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable:   "workers",
@@ -98,43 +98,57 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context,
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
+	// A long-lived pull: a job put is in hand within milliseconds. The
+	// client buffers no more jobs than there are workers, so none waits
+	// there long.
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(parallel))
+	if err != nil {
+		return fmt.Errorf("eventstore: queue workers: %w", err)
+	}
+	go func() {
+		<-ctx.Done()
+		// The jobs already buffered still come out, and are done like
+		// those under way.
+		msgs.Drain()
+	}()
 	slots := make(chan struct{}, parallel)
-	for ctx.Err() == nil {
-		free := parallel - len(slots)
-		if free == 0 {
-			pause(ctx, 10*time.Millisecond)
-			continue
+	for {
+		slots <- struct{}{} // a free worker first, then a job
+		m, err := msgs.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			<-slots
+			break
 		}
-		batch, err := cons.Fetch(free, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
-			pause(ctx, time.Second)
+			// Missed heartbeats and the like: the iterator pulls
+			// again by itself.
+			<-slots
+			q.s.log.Warn("eventstore: queue workers interrupted", "queue", q.stream, "err", err)
 			continue
 		}
-		for m := range batch.Messages() {
-			meta, err := m.Metadata()
-			if err != nil {
-				m.Term()
-				continue
+		meta, err := m.Metadata()
+		if err != nil {
+			<-slots
+			m.Term()
+			continue
+		}
+		job := Job{ID: m.Headers().Get(jetstream.MsgIDHeader), Data: m.Data(), Attempt: int(meta.NumDelivered)}
+		go func() {
+			defer func() { <-slots }()
+			// The outcome stands even if shutdown began meanwhile:
+			// a finished job must not be done twice.
+			if out := fn(context.WithoutCancel(ctx), job); out.drop {
+				m.DoubleAck(context.WithoutCancel(ctx))
+			} else {
+				m.NakWithDelay(out.retryIn)
 			}
-			job := Job{ID: m.Headers().Get(jetstream.MsgIDHeader), Data: m.Data(), Attempt: int(meta.NumDelivered)}
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots }()
-				// The outcome stands even if shutdown began meanwhile:
-				// a finished job must not be done twice.
-				if out := fn(context.WithoutCancel(ctx), job); out.drop {
-					m.DoubleAck(context.WithoutCancel(ctx))
-				} else {
-					m.NakWithDelay(out.retryIn)
-				}
-			}()
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
-			pause(ctx, time.Second)
-		}
+		}()
 	}
 	for range parallel { // wait for the jobs in hand
 		slots <- struct{}{}
+	}
+	if ctx.Err() == nil {
+		return fmt.Errorf("eventstore: queue %s workers stopped", q.stream)
 	}
 	return ctx.Err()
 }

@@ -424,14 +424,14 @@ func testConsumerResumes(t *testing.T, b backend) {
 	filters := []string{s.Filter("quote", "")}
 	failed := func(r Record, err error) { t.Errorf("event %s failed: %v", r.EventID, err) }
 	first, shutdown := context.WithCancel(ctx)
-	if err := s.Consume(first, "resume", filters, func(Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
+	if err := s.Consume(first, "resume", filters, 1, func(Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
 		t.Fatalf("consume = %v", err)
 	}
 
 	again, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	var got []string
-	if err := s.Consume(again, "resume", filters, func(r Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
+	if err := s.Consume(again, "resume", filters, 1, func(r Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
 		t.Fatalf("consume again = %v", err)
 	}
 	if strings.Join(got, ",") != "e2" {

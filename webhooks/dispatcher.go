@@ -57,7 +57,7 @@ type Dispatcher struct {
 	Guard    Guard
 	Schedule []time.Duration
 	Log      *slog.Logger
-	Parallel int
+	Parallel int // deliveries sent at once, and events turned into deliveries at once
 	client   *http.Client
 }
 
@@ -78,7 +78,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
 	d.client = &http.Client{
 		Timeout:   15 * time.Second,
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 16, Proxy: nil},
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: d.Parallel, Proxy: nil},
 		// A redirect is an answer, not an instruction: it is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -89,7 +89,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			d.Log.Error("webhook senders stopped", "err", err)
 		}
 	}()
-	err := d.Store.Consume(ctx, "webhooks", nil, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
+	err := d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
 		func(rec eventstore.Record, err error) {
 			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
 		})

@@ -204,5 +204,5 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 		return nil, err
 	}
 	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: api.RenderWebhook, Recorder: rec, Readers: readers,
-		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 16}, nil
+		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 64}, nil
 }

@@ -1,0 +1,142 @@
+package eventstore
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// appendEach appends, for each aggregate id, one event per event id given.
+func appendEach(t *testing.T, s *Store, events map[string][]string) {
+	t.Helper()
+	for id, eventIDs := range events {
+		var last uint64
+		for _, e := range eventIDs {
+			seqs, err := s.Append(context.Background(), Aggregate{"quote", id}, last, []Event{event("QuoteRequested", e, "c-"+e, `{}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = seqs[0]
+		}
+	}
+}
+
+// consumeUntil runs Consume until done is closed, or fails the test
+// after a minute, which only a hung consumer takes.
+func consumeUntil(t *testing.T, s *Store, name string, parallel int, done <-chan struct{}, fn func(ctx context.Context, r Record) error) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Error("the consumer did not finish within a minute")
+		}
+		stop()
+	}()
+	err := s.Consume(ctx, name, []string{s.Filter("quote", "")}, parallel, func(r Record) error { return fn(ctx, r) }, func(Record, error) {})
+	if err != context.Canceled {
+		t.Errorf("consume = %v", err)
+	}
+}
+
+func TestConsumerKeepsAggregateOrderAndRunsAggregatesConcurrently(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2", "a3"}, "b": {"b1"}})
+
+	var mu sync.Mutex
+	var order []string
+	inside := map[string]int{} // handlers running, by aggregate
+	// a1 and b1 each wait for the other to be inside: only concurrent
+	// handling lets both finish.
+	met := make(chan struct{})
+	var meet sync.WaitGroup
+	meet.Add(2)
+	go func() { meet.Wait(); close(met) }()
+	done := make(chan struct{})
+	consumeUntil(t, s, "order", 4, done, func(ctx context.Context, r Record) error {
+		mu.Lock()
+		inside[r.Aggregate.ID]++
+		if inside[r.Aggregate.ID] > 1 {
+			t.Errorf("%s handled while an earlier event of its aggregate was", r.EventID)
+		}
+		mu.Unlock()
+		if r.EventID == "a1" || r.EventID == "b1" {
+			meet.Done()
+			select {
+			case <-met:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		inside[r.Aggregate.ID]--
+		order = append(order, r.EventID)
+		if len(order) == 4 {
+			close(done)
+		}
+		return nil
+	})
+	var ofA []string
+	for _, id := range order {
+		if strings.HasPrefix(id, "a") {
+			ofA = append(ofA, id)
+		}
+	}
+	if got := strings.Join(ofA, ","); got != "a1,a2,a3" || len(order) != 4 {
+		t.Errorf("handled %v; the events of a in order %s, want a1,a2,a3", order, got)
+	}
+}
+
+func TestConsumerTriesAFailedEventAgainBeforeTheNextOfItsAggregate(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+
+	var calls []string
+	done := make(chan struct{})
+	consumeUntil(t, s, "retry", 4, done, func(ctx context.Context, r Record) error {
+		calls = append(calls, r.EventID)
+		if len(calls) == 1 {
+			return context.DeadlineExceeded // any failure
+		}
+		if r.EventID == "a2" {
+			close(done)
+		}
+		return nil
+	})
+	if got := strings.Join(calls, ","); got != "a1,a1,a2" {
+		t.Errorf("calls %s, want a1,a1,a2", got)
+	}
+}
+
+func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+
+	// a1 is under way, a2 waits behind it, when the consumer stops.
+	stopping := make(chan struct{})
+	consumeUntil(t, s, "handover", 4, stopping, func(ctx context.Context, r Record) error {
+		if r.EventID == "a1" {
+			close(stopping)
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+
+	var got []string
+	done := make(chan struct{})
+	consumeUntil(t, s, "handover", 4, done, func(ctx context.Context, r Record) error {
+		got = append(got, r.EventID)
+		if r.EventID == "a2" {
+			close(done)
+		}
+		return nil
+	})
+	if strings.Join(got, ",") != "a1,a2" {
+		t.Errorf("the next consumer handled %v, want a1,a2", got)
+	}
+}
