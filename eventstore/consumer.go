@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -38,7 +39,8 @@ const (
 // events of its aggregate wait for it. An event in hand when the process
 // dies is delivered again within seconds, so a crash part way through is
 // repaired by redelivery; fn must therefore be idempotent. Consume returns
-// when ctx ends, once the events in hand are handled or handed back.
+// when ctx ends, once the events in hand are handled or left for the server
+// to deliver again.
 func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
 	cfg := jetstream.ConsumerConfig{
 		Durable:        s.prefix + "-" + name,
@@ -70,13 +72,13 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
 	l := &lanes{ctx: ctx, s: s, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
-		pulled: make(chan struct{}), queues: map[string][]jetstream.Msg{}}
+		queues: map[string][]jetstream.Msg{}}
 	drained := make(chan struct{})
 	go l.keepAlive(drained)
 	go func() {
 		<-ctx.Done()
-		// The events already buffered still come out, to be handed
-		// back at once rather than after AckWait.
+		// The events already buffered still come out, and wait in
+		// hand (see handle) rather than be taken by nobody.
 		msgs.Drain()
 	}()
 	var last error
@@ -96,12 +98,13 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 		pinned = pinned || m.Headers().Get("Nats-Pin-Id") != ""
 		l.add(m)
 	}
-	close(l.pulled)
 	l.wg.Wait()
 	close(drained)
-	if pinned {
+	if pinned && !l.leftInHand.Load() {
 		// Another replica, or this one restarted, need not wait for
-		// the pin to time out.
+		// the pin to time out. With events left in hand it must: the
+		// pin outlasts their AckWait, so they are delivered again
+		// before the events behind them are delivered at all.
 		unpinCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
 		defer cancel()
 		if err := s.stream.UnpinConsumer(unpinCtx, cfg.Durable, consumerGroup); err != nil {
@@ -122,7 +125,8 @@ type lanes struct {
 	fn      func(Record) error
 	onError func(Record, error)
 	slots   chan struct{} // one per event being handled
-	pulled  chan struct{} // closed when no more events come in
+
+	leftInHand atomic.Bool // events not handled because shutdown began
 
 	mu     sync.Mutex
 	queues map[string][]jetstream.Msg // the first of each is being handled
@@ -176,12 +180,15 @@ func (l *lanes) handle(m jetstream.Msg) {
 	}
 	for attempt := 1; ; attempt++ {
 		if l.ctx.Err() != nil {
-			// Shutdown is no failure: handed back at once, to this
-			// process restarted or another replica. Not before the
-			// pull has ended, or the server would hand it to this
-			// pull again, behind the later events of its aggregate.
-			<-l.pulled
-			l.handBack(m)
+			// Shutdown is no failure. The event is left in hand: once
+			// the progress acknowledgements stop, the server delivers
+			// it again within consumerAckWait, to this process
+			// restarted or another replica, with the events behind it
+			// in stream order. A Nak would be quicker but not safe: the
+			// server may hand the event to a pull of this consumer that
+			// it has not expired yet, and the next consumer would get
+			// the later events of the aggregate first.
+			l.leftInHand.Store(true)
 			return
 		}
 		l.slots <- struct{}{}
@@ -201,15 +208,6 @@ func (l *lanes) handle(m jetstream.Msg) {
 			pause(l.ctx, retryDelay(attempt))
 		}
 	}
-}
-
-// handBack has the server deliver m again at once, and waits until it has
-// taken m back: a plain Nak may reach it after the next consumer has been
-// given the events behind m.
-func (l *lanes) handBack(m jetstream.Msg) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), ackTimeout)
-	defer cancel()
-	l.s.nc.RequestWithContext(ctx, m.Reply(), []byte("-NAK"))
 }
 
 // keepAlive tells the server, until drained is closed, that the events
