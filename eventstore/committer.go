@@ -54,10 +54,12 @@ var (
 )
 
 // decision is one Append waiting for the committer: the events of one
-// aggregate and the sequence its last event must have now.
+// aggregate and the sequence its last event must have now. A queue's job
+// is a decision too, of one message and without an expectation.
 type decision struct {
 	ctx      context.Context
 	subject  string
+	expect   bool // expected applies; without it the subject is no aggregate
 	expected uint64
 	msgs     []*nats.Msg
 	done     chan outcome // buffered: the committer never waits on a caller
@@ -66,7 +68,7 @@ type decision struct {
 // newDecision makes the messages of a decision: each event's envelope,
 // with its id as Nats-Msg-Id, to the aggregate's subject.
 func newDecision(ctx context.Context, subject string, expected uint64, events []Event) (*decision, error) {
-	d := &decision{ctx: ctx, subject: subject, expected: expected, done: make(chan outcome, 1)}
+	d := &decision{ctx: ctx, subject: subject, expect: true, expected: expected, done: make(chan outcome, 1)}
 	for _, e := range events {
 		if e.Type == "" || e.EventID == "" {
 			return nil, errors.New("eventstore: an event needs a type and an id")
@@ -89,7 +91,7 @@ type outcome struct {
 type committer struct {
 	js       jetstream.JetStream
 	nc       *nats.Conn
-	incoming chan *decision // unbuffered: a decision handed over is answered
+	incoming chan []*decision // unbuffered: a decision handed over is answered
 	stop     chan struct{}
 	stopped  chan struct{}
 	// lastSeq is each aggregate subject's last sequence as this process
@@ -103,27 +105,37 @@ type committer struct {
 }
 
 func newCommitter(nc *nats.Conn, js jetstream.JetStream) *committer {
-	c := &committer{js: js, nc: nc, incoming: make(chan *decision), stop: make(chan struct{}),
+	c := &committer{js: js, nc: nc, incoming: make(chan []*decision), stop: make(chan struct{}),
 		stopped: make(chan struct{}), lastSeq: map[string]uint64{}}
 	go c.run()
 	return c
 }
 
-// submit hands a decision to the committer and waits for its outcome.
-func (c *committer) submit(ctx context.Context, d *decision) outcome {
+// submit hands decisions to the committer, all at once, and waits for
+// their outcomes, in the same order.
+func (c *committer) submit(ctx context.Context, ds ...*decision) []outcome {
+	outs := make([]outcome, len(ds))
+	fail := func(err error) []outcome {
+		for i := range outs {
+			outs[i] = outcome{err: err}
+		}
+		return outs
+	}
 	select {
-	case c.incoming <- d:
+	case c.incoming <- ds:
 	case <-c.stopped:
-		return outcome{err: errClosed}
+		return fail(errClosed)
 	case <-ctx.Done():
-		return outcome{err: ctx.Err()}
+		return fail(ctx.Err())
 	}
-	select {
-	case o := <-d.done:
-		return o
-	case <-ctx.Done():
-		return outcome{err: ctx.Err()}
+	for i, d := range ds {
+		select {
+		case outs[i] = <-d.done:
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		}
 	}
+	return outs
 }
 
 // close answers the decisions still waiting and stops the committer once
@@ -145,8 +157,8 @@ func (c *committer) run() {
 	for {
 		if len(waiting) == 0 {
 			select {
-			case d := <-c.incoming:
-				waiting = append(waiting, d)
+			case ds := <-c.incoming:
+				waiting = append(waiting, ds...)
 			case <-c.stop:
 				return
 			}
@@ -158,8 +170,8 @@ func (c *committer) run() {
 	more:
 		for len(waiting) < maxBatch {
 			select {
-			case d := <-c.incoming:
-				waiting = append(waiting, d)
+			case ds := <-c.incoming:
+				waiting = append(waiting, ds...)
 				continue
 			default:
 			}
@@ -167,8 +179,8 @@ func (c *committer) run() {
 				break
 			}
 			select {
-			case d := <-c.incoming:
-				waiting = append(waiting, d)
+			case ds := <-c.incoming:
+				waiting = append(waiting, ds...)
 			case <-timer.C:
 				break more
 			}
@@ -204,11 +216,11 @@ func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 			d.done <- outcome{err: d.ctx.Err()}
 		case c.stale(d):
 			d.done <- outcome{err: errWrongLast}
-		case subjects[d.subject], events+len(d.msgs) > maxBatch:
+		case (d.expect && subjects[d.subject]), events+len(d.msgs) > maxBatch:
 			rest = append(rest, d)
 		default:
 			batch = append(batch, d)
-			subjects[d.subject] = true
+			subjects[d.subject] = d.expect
 			events += len(d.msgs)
 		}
 	}
@@ -219,6 +231,9 @@ func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 // sequence. A cached sequence below the expected one is another writer's
 // progress: it is forgotten, and the server judges.
 func (c *committer) stale(d *decision) bool {
+	if !d.expect {
+		return false
+	}
 	last, ok := c.lastSeq[d.subject]
 	if ok && last < d.expected {
 		delete(c.lastSeq, d.subject)
@@ -237,7 +252,7 @@ func (c *committer) commit(batch []*decision) {
 	for _, d := range batch {
 		for i, m := range d.msgs {
 			m.Header.Del(jetstream.ExpectedLastSubjSeqHeader)
-			if i == 0 {
+			if i == 0 && d.expect {
 				m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(d.expected, 10))
 			}
 			msgs = append(msgs, m)
@@ -252,7 +267,9 @@ func (c *committer) commit(batch []*decision) {
 		end := last - uint64(len(msgs))
 		for _, d := range batch {
 			end += uint64(len(d.msgs))
-			c.remember(d.subject, end)
+			if d.expect {
+				c.remember(d.subject, end)
+			}
 			d.done <- outcome{last: end}
 		}
 	case errors.As(err, &apiErr) && rejectedAsConflict(apiErr.ErrorCode):

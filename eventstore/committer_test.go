@@ -112,8 +112,11 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) {
 	c := &committer{lastSeq: map[string]uint64{"x": 5, "y": 3}}
 	d := func(subject string, expected uint64, events int) *decision {
-		return &decision{ctx: context.Background(), subject: subject, expected: expected,
+		return &decision{ctx: context.Background(), subject: subject, expect: true, expected: expected,
 			msgs: make([]*nats.Msg, events), done: make(chan outcome, 1)}
+	}
+	job := func(subject string) *decision {
+		return &decision{ctx: context.Background(), subject: subject, msgs: make([]*nats.Msg, 1), done: make(chan outcome, 1)}
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -135,6 +138,8 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 			batch: []int{0}, forgetsCachedFor: "y"},
 		{name: "the batch stops at the server's limit of events",
 			waiting: []*decision{d("a", 0, 600), d("b", 0, 600), d("c", 0, 400)}, batch: []int{0, 2}, rest: []int{1}},
+		{name: "jobs of a queue, without expectations, share a batch though they share a subject",
+			waiting: []*decision{job("q"), job("q"), d("q", 0, 1)}, batch: []int{0, 1, 2}},
 		{name: "a decision whose caller gave up is dropped", waiting: []*decision{gone, d("b", 0, 1)},
 			batch: []int{1}, answered: map[int]error{0: context.Canceled}},
 	}
@@ -365,5 +370,31 @@ func TestKillDuringDecisions(t *testing.T) {
 		t.Logf("round %d: killed after %d acknowledged of %d started decisions; %d not stored were retried",
 			round, len(acked), len(started), missing)
 		s.Close()
+	}
+}
+
+func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q, err := s.Queue(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := map[string][]byte{"j1": []byte("1"), "j2": []byte("2"), "j3": []byte("3")}
+	if err := q.Put(ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	// Put again with one new job: the repeated ids spoil a shared batch,
+	// and each job is then stored alone, the repeats dropped.
+	jobs["j4"] = []byte("4")
+	if err := q.Put(ctx, jobs); err != nil {
+		t.Fatalf("putting known jobs again: %v", err)
+	}
+	info, err := s.js.Stream(ctx, q.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.CachedInfo().State.Msgs; n != 4 {
+		t.Errorf("the queue holds %d jobs, want 4", n)
 	}
 }

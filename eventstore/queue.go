@@ -12,11 +12,14 @@ import (
 
 // Queue is a work queue on a JetStream stream of its own: each job is
 // taken by one worker of any replica and removed once done; a job put
-// twice under one id within a day is kept once.
+// twice under one id within a day is kept once. Jobs are stored through a
+// committer of the queue's own, so the jobs put at the same moment share
+// one atomic batch's disk flushes, as events do.
 type Queue struct {
-	s       *Store
-	stream  string
-	subject string
+	s         *Store
+	stream    string
+	subject   string
+	committer *committer
 }
 
 // Job is a job as a worker gets it.
@@ -43,39 +46,39 @@ func RetryIn(d time.Duration) Outcome { return Outcome{retryIn: max(d, time.Mill
 // Queue opens (creating if needed) the work queue name of this store.
 func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	q := &Queue{s: s, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name}
-	_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:       q.stream,
-		Subjects:   []string{q.subject},
-		Storage:    jetstream.FileStorage,
-		Retention:  jetstream.WorkQueuePolicy,
-		Duplicates: 24 * time.Hour,
-		Replicas:   s.replicas,
+	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
+		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:               q.stream,
+			Subjects:           []string{q.subject},
+			Storage:            jetstream.FileStorage,
+			Retention:          jetstream.WorkQueuePolicy,
+			Duplicates:         24 * time.Hour,
+			Replicas:           s.replicas,
+			AllowAtomicPublish: true,
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: queue %s: %w", name, err)
 	}
+	q.committer = newCommitter(s.nc, s.js)
+	s.closers = append(s.closers, q.committer.close)
 	return q, nil
 }
 
 // Put adds jobs, by id; a job whose id was put within a day is not added
-// again. The jobs are published together and Put returns once the server
-// has stored every one.
+// again. Put returns once the server has stored every one.
 func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
-	acks := make([]jetstream.PubAckFuture, 0, len(jobs))
+	ds := make([]*decision, 0, len(jobs))
 	for id, data := range jobs {
-		f, err := q.s.js.PublishMsgAsync(&nats.Msg{Subject: q.subject, Data: data}, jetstream.WithMsgID(id))
-		if err != nil {
-			return fmt.Errorf("eventstore: queue put %s: %w", id, err)
-		}
-		acks = append(acks, f)
+		h := nats.Header{}
+		h.Set(jetstream.MsgIDHeader, id)
+		ds = append(ds, &decision{ctx: ctx, subject: q.subject, done: make(chan outcome, 1),
+			msgs: []*nats.Msg{{Subject: q.subject, Header: h, Data: data}}})
 	}
-	for _, f := range acks {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return fmt.Errorf("eventstore: queue put: %w", err)
-		case <-ctx.Done():
-			return ctx.Err()
+	for _, out := range q.committer.submit(ctx, ds...) {
+		if out.err != nil {
+			return fmt.Errorf("eventstore: queue put: %w", out.err)
 		}
 	}
 	return nil

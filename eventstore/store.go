@@ -58,6 +58,7 @@ type Store struct {
 	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
 	committer *committer
+	closers   []func() // the committers of queues, closed with the store
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -201,6 +202,9 @@ func (s *Store) startEmbedded(o Options) error {
 // Close drains the connection, so in-flight publishes finish, and stops
 // the embedded server.
 func (s *Store) Close() {
+	for _, close := range s.closers {
+		close()
+	}
 	if s.committer != nil {
 		s.committer.close()
 	}
@@ -258,7 +262,7 @@ func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, even
 	if err != nil {
 		return nil, err
 	}
-	out := s.committer.submit(ctx, d)
+	out := s.committer.submit(ctx, d)[0]
 	if out.err != nil && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
 		// acknowledgement lost: the events are the aggregate's last.
