@@ -16,7 +16,7 @@ func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	cfg := loadtest.DefaultConfig()
 	cfg.URL = s.base
-	cfg.Clients, cfg.Duration, cfg.Warmup = 4, 300*time.Millisecond, 50*time.Millisecond
+	cfg.Clients, cfg.Duration, cfg.Warmup = 4, 400*time.Millisecond, 0
 	cfg.Bookings, cfg.Subscribers, cfg.RFQs, cfg.Sequential = 4, 2, 20, 5
 
 	rep, err := loadtest.Run(context.Background(), cfg)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 )
 
@@ -11,7 +12,7 @@ import (
 // what any JSON handler must (decode and encode once) and nothing else, so
 // that ours/bare is the cost of what cargod does on top.
 type bare struct {
-	url  string
+	url  *url.URL
 	srv  *http.Server
 	mu   sync.Mutex
 	body any // what GET answers: a quote as cargod answers it
@@ -39,8 +40,12 @@ func startBare() (*bare, error) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(v)
 	})
-	var err error
-	b.url, b.srv, err = serveLoopback(mux)
+	base, srv, err := serveLoopback(mux)
+	if err != nil {
+		return nil, err
+	}
+	b.srv = srv
+	b.url, err = url.Parse(base)
 	return b, err
 }
 

@@ -111,9 +111,8 @@ func timed(f func() error) (time.Duration, error) {
 }
 
 // measure runs op from clients goroutines for the warm-up and then the
-// duration, and counts the operations that start after the warm-up.
-// Operations under way at the end finish and count; the rate is over the
-// time until the last of them ended.
+// duration, and counts the operations that end within the duration (as
+// wrk does): operations slower than the warm-up still count.
 func measure(ctx context.Context, cfg Config, scenario, name, unit string, clients int, o op) Row {
 	t := newTally()
 	stopProgress := progress(cfg.Progress, scenario+" "+name, "operations", &t.done)
@@ -122,16 +121,12 @@ func measure(ctx context.Context, cfg Config, scenario, name, unit string, clien
 	var wg sync.WaitGroup
 	for w := range clients {
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				start := time.Now()
-				if !start.Before(end) {
-					return
-				}
+			for ctx.Err() == nil && time.Now().Before(end) {
 				d, err := o(ctx, w)
-				switch {
+				switch now := time.Now(); {
 				case ctx.Err() != nil: // interrupted: not an outcome of the server's
-				case start.Before(measured):
-					t.done.Add(1) // warming up: shown in progress, not measured
+				case now.Before(measured) || now.After(end):
+					t.done.Add(1) // shown in progress, not measured
 				case err != nil:
 					t.fail(err)
 				default:
@@ -142,7 +137,7 @@ func measure(ctx context.Context, cfg Config, scenario, name, unit string, clien
 	}
 	wg.Wait()
 	stopProgress()
-	return t.row(scenario, name, unit, time.Since(measured))
+	return t.row(scenario, name, unit, cfg.Duration)
 }
 
 // progress prints a line a second on w: the time, how many things so far

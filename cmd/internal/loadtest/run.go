@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -22,10 +23,11 @@ type Report struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Clean is true when every scenario ran without a single error.
+// Clean is true when every scenario ran and measured, without a single
+// error.
 func (r Report) Clean() bool {
 	for _, row := range r.Rows {
-		if row.ErrorCount() > 0 {
+		if row.ErrorCount() > 0 || row.Count == 0 {
 			return false
 		}
 	}
@@ -34,12 +36,12 @@ func (r Report) Clean() bool {
 
 // bench is one run: its clients of cargod and of the bare handler.
 type bench struct {
-	cfg     Config
-	client  *http.Client // to cargod
-	fwd     *api         // the forwarder
-	bare    *bare
-	bareAPI *api
-	notes   []string
+	cfg    Config
+	server *url.URL     // cargod
+	client *http.Client // to cargod, for all but the request rows
+	fwd    *api         // the forwarder
+	bare   *bare
+	notes  []string
 }
 
 func (b *bench) note(format string, args ...any) {
@@ -53,6 +55,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := cfg.validate(); err != nil {
 		return Report{}, err
 	}
+	cfg.URL = strings.TrimSuffix(cfg.URL, "/")
 	client := newHTTPClient(max(cfg.Clients, cfg.Bookings))
 	fwd, c, err := login(ctx, cfg.URL, client, cfg.ForwarderID, cfg.ForwarderSecret)
 	if err != nil {
@@ -66,7 +69,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	defer bare.srv.Close()
-	b := &bench{cfg: cfg, client: client, fwd: fwd, bare: bare, bareAPI: &api{base: bare.url, client: newHTTPClient(cfg.Clients)}}
+	server, _ := url.Parse(cfg.URL) // validated
+	b := &bench{cfg: cfg, server: server, client: client, fwd: fwd, bare: bare}
 	scenarios := map[string]func(context.Context) ([]Row, error){
 		CreateQuote: b.createQuote, GetQuote: b.getQuote, Booking: b.booking, Webhooks: b.webhooks,
 	}
@@ -83,6 +87,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			b.note("%s: not measured: %v", name, err)
 		}
 		rep.Rows = append(rep.Rows, rows...)
+	}
+	for _, row := range rep.Rows {
+		if row.Count == 0 {
+			b.note("%s %s: nothing succeeded within the measured time; a longer -duration may help", row.Scenario, row.Name)
+		}
 	}
 	for _, row := range rep.Rows {
 		if row.Errors["429"] > 0 {
