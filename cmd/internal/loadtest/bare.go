@@ -9,8 +9,8 @@ import (
 )
 
 // bare is the yardstick: a net/http server on loopback whose handlers do
-// what any JSON handler must (decode and encode once) and nothing else, so
-// that ours/bare is the cost of what cargod does on top.
+// what any JSON handler must (decode what is sent, encode the answer) and
+// nothing else, so that ours/bare is the cost of what cargod does on top.
 type bare struct {
 	url  *url.URL
 	srv  *http.Server
