@@ -47,7 +47,8 @@ func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
 		if row.Scenario != w.scenario || row.Name != w.name {
 			t.Errorf("row %d is %s %q, want %s %q", i, row.Scenario, row.Name, w.scenario, w.name)
 		}
-		if row.Count == 0 || row.Rate <= 0 || row.P50Ms <= 0 || row.P99Ms < row.P50Ms {
+		// A delivery may arrive before its RFQ's 201 is read: a latency of 0.
+		if row.Count == 0 || row.Rate <= 0 || row.P50Ms < 0 || row.P99Ms < row.P50Ms {
 			t.Errorf("%s %s measured nothing: %+v", row.Scenario, row.Name, row)
 		}
 		if row.ErrorCount() > 0 {

@@ -111,8 +111,8 @@ func timed(f func() error) (time.Duration, error) {
 }
 
 // measure runs op from clients goroutines for the warm-up and then the
-// duration, and counts the operations that end within the duration (as
-// wrk does): operations slower than the warm-up still count.
+// duration, and counts the operations whose measured part ends within the
+// duration (as wrk does): operations slower than the warm-up still count.
 func measure(ctx context.Context, cfg Config, scenario, name, unit string, clients int, o op) Row {
 	t := newTally()
 	stopProgress := progress(cfg.Progress, scenario+" "+name, "operations", &t.done)
@@ -122,10 +122,15 @@ func measure(ctx context.Context, cfg Config, scenario, name, unit string, clien
 	for w := range clients {
 		wg.Go(func() {
 			for ctx.Err() == nil && time.Now().Before(end) {
+				start := time.Now()
 				d, err := o(ctx, w)
-				switch now := time.Now(); {
+				at := time.Now()
+				if err == nil {
+					at = start.Add(d) // when the measured part ended: a booking is confirmed before it is cancelled
+				}
+				switch {
 				case ctx.Err() != nil: // interrupted: not an outcome of the server's
-				case now.Before(measured) || now.After(end):
+				case at.Before(measured) || at.After(end):
 					t.done.Add(1) // shown in progress, not measured
 				case err != nil:
 					t.fail(err)
