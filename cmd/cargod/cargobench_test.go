@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/cmd/internal/loadtest"
+)
+
+// The load tool (cmd/cargobench) is tested against a real server, briefly
+// and with few clients: that every scenario works and reports, never how
+// fast.
+func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	cfg := loadtest.DefaultConfig()
+	cfg.URL = s.base
+	cfg.Clients, cfg.Duration, cfg.Warmup = 4, 400*time.Millisecond, 0
+	cfg.Bookings, cfg.Subscribers, cfg.RFQs, cfg.Sequential = 4, 2, 20, 5
+
+	rep, err := loadtest.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Notes) > 0 {
+		t.Errorf("notes: %q", rep.Notes)
+	}
+	want := []struct {
+		scenario, name string
+		ratio          bool // compared with a bare handler
+	}{
+		{loadtest.CreateQuote, "POST /api/quotes", true},
+		{loadtest.CreateQuote, "bare POST echo", false},
+		{loadtest.GetQuote, "GET /api/quotes?id=", true},
+		{loadtest.GetQuote, "GET /api/quotes/{id}", true},
+		{loadtest.GetQuote, "bare GET JSON", false},
+		{loadtest.Booking, "POST booking → confirmed on GET, 4 in flight", false},
+		{loadtest.Webhooks, "20 RFQs from 4 clients, 2 subscribers", false},
+		{loadtest.Webhooks, "one RFQ at a time, 5 RFQs, 2 subscribers", false},
+	}
+	if len(rep.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rep.Rows), len(want), rep.Rows)
+	}
+	for i, w := range want {
+		row := rep.Rows[i]
+		if row.Scenario != w.scenario || row.Name != w.name {
+			t.Errorf("row %d is %s %q, want %s %q", i, row.Scenario, row.Name, w.scenario, w.name)
+		}
+		// A delivery may arrive before its RFQ's 201 is read: a latency of 0.
+		if row.Count == 0 || row.Rate <= 0 || row.P50Ms < 0 || row.P99Ms < row.P50Ms {
+			t.Errorf("%s %s measured nothing: %+v", row.Scenario, row.Name, row)
+		}
+		if row.ErrorCount() > 0 {
+			t.Errorf("%s %s has errors %v: %q", row.Scenario, row.Name, row.Errors, row.Examples)
+		}
+		if (row.Ratio > 0) != w.ratio {
+			t.Errorf("%s %s has ratio %v", row.Scenario, row.Name, row.Ratio)
+		}
+	}
+	if got, want := rep.Rows[6].Count, 20*2; got != want {
+		t.Errorf("the burst verified %d deliveries, want %d", got, want)
+	}
+
+	var table strings.Builder
+	rep.WriteTable(&table)
+	t.Log("\n" + table.String())
+	for _, col := range []string{"scenario", "p50", "p99", "errors", "ours/bare", "req/s", "bookings/s", "deliveries/s", "×"} {
+		if !strings.Contains(table.String(), col) {
+			t.Errorf("the table has no %q:\n%s", col, table.String())
+		}
+	}
+
+	// The tool deletes the subscriptions it made.
+	var subs struct{ Webhooks []any }
+	s.do(t, request{method: "GET", path: "/api/webhooks", token: s.demoToken(t, "demo-forwarder")}).json(t, &subs)
+	if len(subs.Webhooks) != 0 {
+		t.Errorf("%d subscriptions left behind", len(subs.Webhooks))
+	}
+}
