@@ -1,6 +1,9 @@
 # cargod and cargoctl in an image with nothing else: static binaries on
 # distroless, run as a user without privileges. Build: docker build -t cargostream .
 
+# golang:1.26 is the newest 1.26 release; go.mod asks for 1.26.8 or later and
+# the image does not fetch toolchains, so an older local copy fails the
+# build: docker compose build --pull.
 FROM golang:1.26 AS build
 WORKDIR /src
 # Modules first, in their own layer, so that a change of the code does not
