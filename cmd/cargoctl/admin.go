@@ -260,15 +260,15 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 }
 
 func (c connFlags) client(cmd string, getenv func(string) string) (*apiClient, error) {
-	u, err := url.Parse(c.url)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usagef(cmd, "--url %q is not an http or https URL", c.url)
+	if err := checkURL(cmd, c.url); err != nil {
+		return nil, err
 	}
 	if c.clientID == "" {
 		return nil, usagef(cmd, "no admin client: set CARGOCTL_CLIENT_ID or --client-id")
 	}
 	secret := getenv("CARGOCTL_CLIENT_SECRET")
 	if c.secretFile != "" {
+		var err error
 		if secret, err = readSecretFile(c.secretFile); err != nil {
 			return nil, fmt.Errorf("--client-secret-file: %w", err)
 		}
@@ -280,6 +280,15 @@ func (c connFlags) client(cmd string, getenv func(string) string) (*apiClient, e
 		base: strings.TrimRight(c.url, "/"), clientID: c.clientID, secret: secret,
 		http: &http.Client{Timeout: 30 * time.Second},
 	}, nil
+}
+
+// checkURL is a usage error unless raw is an http or https URL with a host.
+func checkURL(cmd, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef(cmd, "--url %q is not an http or https URL", raw)
+	}
+	return nil
 }
 
 // apiClient calls the HTTP API as one API client.

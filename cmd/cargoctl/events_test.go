@@ -265,6 +265,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"admin", "help"}, "create-org", 0},
 		{[]string{"admin", "help", "create-user"}, "--password-file", 0},
 		{[]string{"admin", "create-org", "-h"}, "--awb-prefix", 0},
+		{[]string{"help", "health"}, "--timeout", 0},
 		{[]string{"frobnicate"}, "", 2},
 		{[]string{"admin", "frobnicate"}, "", 2},
 	}

@@ -30,6 +30,7 @@ Commands:
   events   print events from the event stream, one JSON object a line
   admin    manage organisations, clients, users and API keys through the HTTP API
   import   import reference data (airports, airlines, commodities, hs-codes, dangerous-goods) through the HTTP API
+  health   exit 0 when cargod is ready to serve (GET /readyz), 1 otherwise
   help     print this help, or a command's: cargoctl help <command>
 
 Run 'cargoctl <command> --help' for the flags of a command.
@@ -48,8 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAdmin(ctx, rest, getenv, stdout, stderr)
 	case "import":
 		return runImport(ctx, rest, getenv, stdout, stderr)
+	case "health":
+		return runHealth(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && (rest[0] == "events" || rest[0] == "admin" || rest[0] == "import") {
+		if len(rest) > 0 && (rest[0] == "events" || rest[0] == "admin" || rest[0] == "import" || rest[0] == "health") {
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
