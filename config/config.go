@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ type Config struct {
 	ReadyMaxLag      int           // events the read models may be behind and stay ready
 	ReadyStall       time.Duration // how long they may apply nothing while events wait
 	LogLevel         slog.Level
+	ProfileAddr      string // loopback host:port serving net/http/pprof; empty: none
 }
 
 // option is one row of the configuration table.
@@ -114,6 +116,21 @@ var options = []option{
 		}},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
+	{env: "CARGO_PROFILE_ADDR", flag: "profile-addr", def: "", usage: "loopback host:port that serves Go's profiles (net/http/pprof); empty serves none",
+		set: func(c *Config, v string) error {
+			if v != "" && !loopback(v) {
+				return fmt.Errorf("%q is not a loopback host:port: profiles reveal the process's memory", v)
+			}
+			c.ProfileAddr = v
+			return nil
+		}},
+}
+
+// loopback reports whether addr is a host:port on this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return err == nil && (host == "localhost" || (ip != nil && ip.IsLoopback()))
 }
 
 // ErrHelp is returned by Load when --help was asked for; the usage has been

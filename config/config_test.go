@@ -65,6 +65,18 @@ func TestLoad(t *testing.T) {
 		}},
 		{name: "upload limit too small", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "10"}, err: "CARGO_MAX_UPLOAD_BYTES"},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
+		{name: "profiles on loopback", env: map[string]string{"CARGO_PROFILE_ADDR": "127.0.0.1:6060"}, check: func(t *testing.T, c Config) {
+			if c.ProfileAddr != "127.0.0.1:6060" {
+				t.Errorf("profile address = %q", c.ProfileAddr)
+			}
+		}},
+		{name: "profiles on a public address", env: map[string]string{"CARGO_PROFILE_ADDR": "0.0.0.0:6060"}, err: "not a loopback"},
+		{name: "readiness bounds", env: map[string]string{"CARGO_READY_MAX_LAG": "500", "CARGO_READY_STALL": "30s"}, check: func(t *testing.T, c Config) {
+			if c.ReadyMaxLag != 500 || c.ReadyStall != 30*time.Second {
+				t.Errorf("readiness bounds = %d, %s", c.ReadyMaxLag, c.ReadyStall)
+			}
+		}},
+		{name: "readiness lag of nothing", env: map[string]string{"CARGO_READY_MAX_LAG": "0"}, err: "CARGO_READY_MAX_LAG"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

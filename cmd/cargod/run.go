@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -134,6 +135,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printDemoHelp(stdout, base)
 	}
 
+	if cfg.ProfileAddr != "" {
+		if err := serveProfiles(projCtx, cfg.ProfileAddr, log); err != nil {
+			return err
+		}
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); api.Run(projCtx) }()
 	serveErr := make(chan error, 1)
@@ -205,4 +211,22 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 	}
 	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: api.RenderWebhook, Recorder: rec, Readers: readers,
 		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 64}, nil
+}
+
+// serveProfiles serves Go's profiles (net/http/pprof) on addr, a loopback
+// address, until ctx ends: what an operator measuring a slow replica needs.
+func serveProfiles(ctx context.Context, addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("CARGO_PROFILE_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	context.AfterFunc(ctx, func() { srv.Close() })
+	log.Info("profiles served", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return nil
 }
