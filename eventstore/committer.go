@@ -104,11 +104,22 @@ type committer struct {
 	betweenEvents func(sent int) error
 }
 
-func newCommitter(nc *nats.Conn, js jetstream.JetStream) *committer {
+// newCommitter starts a committer on a connection of its own.
+func (s *Store) newCommitter(name string) (*committer, error) {
+	nc, err := s.dial("cargostream " + name + " committer")
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
 	c := &committer{js: js, nc: nc, incoming: make(chan []*decision), stop: make(chan struct{}),
 		stopped: make(chan struct{}), lastSeq: map[string]uint64{}}
+	s.committers = append(s.committers, c)
 	go c.run()
-	return c
+	return c, nil
 }
 
 // submit hands decisions to the committer, all at once, and waits for
@@ -138,8 +149,8 @@ func (c *committer) submit(ctx context.Context, ds ...*decision) []outcome {
 	return outs
 }
 
-// close answers the decisions still waiting and stops the committer once
-// the batch in flight is done.
+// close answers the decisions still waiting, stops the committer once
+// the batch in flight is done, and closes its connection.
 func (c *committer) close() {
 	select {
 	case <-c.stop:
@@ -147,6 +158,7 @@ func (c *committer) close() {
 		close(c.stop)
 	}
 	<-c.stopped
+	c.nc.Close()
 }
 
 func (c *committer) run() {

@@ -61,8 +61,9 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: queue %s: %w", name, err)
 	}
-	q.committer = newCommitter(s.nc, s.js)
-	s.closers = append(s.closers, q.committer.close)
+	if q.committer, err = s.newCommitter("queue " + name); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 

@@ -57,8 +57,12 @@ type Store struct {
 	upcasters map[upcasterKey]Upcaster
 	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
-	committer *committer
-	closers   []func() // the committers of queues, closed with the store
+	// dial opens a connection to the server; committers have their own,
+	// so that their batches do not queue behind the deliveries to the
+	// read models and reactors.
+	dial       func(name string) (*nats.Conn, error)
+	committer  *committer   // of the event stream
+	committers []*committer // every one, to close with the store
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -91,15 +95,30 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		if err := s.startEmbedded(o); err != nil {
 			return nil, err
 		}
+		s.dial = func(name string) (*nats.Conn, error) {
+			nc, err := nats.Connect("", nats.InProcessServer(s.srv), nats.Name(name))
+			if err != nil {
+				return nil, fmt.Errorf("eventstore: in-process connection: %w", err)
+			}
+			return nc, nil
+		}
 	} else {
-		// A cluster that is not up yet is waited for, here and below.
-		opts := []nats.Option{nats.Name("cargostream"), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true)}
-		if o.CredsFile != "" {
-			opts = append(opts, nats.UserCredentials(o.CredsFile))
+		s.dial = func(name string) (*nats.Conn, error) {
+			// A cluster that is not up yet is waited for, here and in
+			// provisioning.
+			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true)}
+			if o.CredsFile != "" {
+				opts = append(opts, nats.UserCredentials(o.CredsFile))
+			}
+			nc, err := nats.Connect(o.URL, opts...)
+			if err != nil {
+				return nil, fmt.Errorf("eventstore: connecting to %s: %w", o.URL, err)
+			}
+			return nc, nil
 		}
-		if s.nc, err = nats.Connect(o.URL, opts...); err != nil {
-			return nil, fmt.Errorf("eventstore: connecting to %s: %w", o.URL, err)
-		}
+	}
+	if s.nc, err = s.dial("cargostream"); err != nil {
+		return nil, err
 	}
 	if s.js, err = jetstream.New(s.nc); err != nil {
 		return nil, err
@@ -113,7 +132,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
 		}
 		s.replicas = s.stream.CachedInfo().Config.Replicas
-		s.committer = newCommitter(s.nc, s.js)
+		if s.committer, err = s.newCommitter("events"); err != nil {
+			return nil, err
+		}
 		return s, nil
 	}
 	cfg := jetstream.StreamConfig{
@@ -144,7 +165,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	if !s.stream.CachedInfo().Config.AllowAtomicPublish {
 		return nil, fmt.Errorf("eventstore: the NATS server does not support atomic batch publish on stream %s: it needs nats-server 2.12 or later", s.name)
 	}
-	s.committer = newCommitter(s.nc, s.js)
+	if s.committer, err = s.newCommitter("events"); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -192,21 +215,14 @@ func (s *Store) startEmbedded(o Options) error {
 	if !srv.ReadyForConnections(30 * time.Second) {
 		return errors.New("eventstore: embedded server did not start within 30s (is the data directory in use by another process?)")
 	}
-	s.nc, err = nats.Connect("", nats.InProcessServer(srv), nats.Name("cargostream"))
-	if err != nil {
-		return fmt.Errorf("eventstore: in-process connection: %w", err)
-	}
 	return nil
 }
 
 // Close drains the connection, so in-flight publishes finish, and stops
 // the embedded server.
 func (s *Store) Close() {
-	for _, close := range s.closers {
-		close()
-	}
-	if s.committer != nil {
-		s.committer.close()
+	for _, c := range s.committers {
+		c.close()
 	}
 	if s.nc != nil {
 		closed := make(chan struct{})
