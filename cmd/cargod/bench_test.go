@@ -76,16 +76,28 @@ func benchmarkCreateQuote(b *testing.B, env ...string) {
 	reportOps(b)
 }
 
+// BenchmarkGetQuote and BenchmarkGetQuoteByQuery read one quote in the
+// two ways the API offers, metered as BenchmarkCreateQuote is: compare
+// each with BenchmarkBareJSON of the same run.
 func BenchmarkGetQuote(b *testing.B) {
+	benchmarkGetQuote(b, func(id string) string { return "/api/quotes/" + id })
+}
+
+func BenchmarkGetQuoteByQuery(b *testing.B) {
+	benchmarkGetQuote(b, func(id string) string { return "/api/quotes?id=" + id })
+}
+
+func benchmarkGetQuote(b *testing.B, path func(id string) string) {
 	s, tok, client := benchServer(b)
 	body, _ := json.Marshal(rfq())
 	var q quote
 	json.Unmarshal(send(b, client, "POST", s.base+"/api/quotes", tok, body, http.StatusCreated), &q)
+	url := s.base + path(q.ID)
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			send(b, client, "GET", s.base+"/api/quotes/"+q.ID, tok, nil, http.StatusOK)
+			send(b, client, "GET", url, tok, nil, http.StatusOK)
 		}
 	})
 	reportOps(b)
