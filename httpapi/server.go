@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -134,9 +135,13 @@ func (s *Server) handle(f handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// r.URL.Query() drops what it cannot parse: a filter sent as
 		// iataCode=%ZZ would vanish, and the answer be wider than asked.
-		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
-			return
+		// Only an escape, a semicolon or too many parameters fail to
+		// parse: a query without %, ; and & (one parameter) always parses.
+		if strings.ContainsAny(r.URL.RawQuery, "%;&") {
+			if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+				writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
+				return
+			}
 		}
 		if err := f(w, r); err != nil {
 			if domain.ErrorCode(err) == domain.Forbidden {
