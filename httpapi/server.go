@@ -30,21 +30,22 @@ type Options struct {
 
 // Server serves the API.
 type Server struct {
-	opts      Options
-	log       *slog.Logger
-	commands  *commands.Handler
-	projector *projections.Projector
-	identity  *projections.Identity
-	quotes    *projections.Quotes
-	flights   *projections.Flights
-	rates     *projections.Rates
-	bookings  *projections.Bookings
-	stock     *projections.AWBStock
-	reference *projections.Reference
-	audit     *projections.Audit
-	authLog   authRecorder
-	usage     *usageMeter
-	limiter   rateLimiter // per organisation
+	opts       Options
+	log        *slog.Logger
+	commands   *commands.Handler
+	projector  *projections.Projector
+	identity   *projections.Identity
+	quotes     *projections.Quotes
+	quoteViews quoteViews
+	flights    *projections.Flights
+	rates      *projections.Rates
+	bookings   *projections.Bookings
+	stock      *projections.AWBStock
+	reference  *projections.Reference
+	audit      *projections.Audit
+	authLog    authRecorder
+	usage      *usageMeter
+	limiter    rateLimiter // per organisation
 	// tokenLimiter is separate: its keys are chosen by anonymous
 	// callers, who must not be able to crowd out organisations' counts.
 	tokenLimiter rateLimiter
@@ -94,6 +95,7 @@ func New(opts Options, d Deps) *Server {
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
+	s.quoteViews.max = maxQuoteViews
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
 	return s
