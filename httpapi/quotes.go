@@ -159,9 +159,9 @@ func (s *Server) handleListQuotes() handlerFunc {
 		default:
 			p.Add("status", domain.CodeInvalidValue, "must be pending, priced, accepted or rejected")
 		}
-		for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
-			if code != "" && !domain.ValidAirportCode(code) {
-				p.Add(name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
+		for _, c := range [...]struct{ name, code string }{{"origin", f.Origin}, {"destination", f.Destination}} {
+			if c.code != "" && !domain.ValidAirportCode(c.code) {
+				p.Add(c.name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
 			}
 		}
 		if err := p.Err(); err != nil {

@@ -3,8 +3,8 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
@@ -68,7 +68,9 @@ func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []by
 
 // writeQuoteListOfOne answers as writeJSON of a quoteList of one quote
 // would, with view, the quote's JSON from quoteViews.
-func writeQuoteListOfOne(w http.ResponseWriter, view []byte, page pagination) {
-	p, _ := json.Marshal(page)
-	writeEncoded(w, http.StatusOK, slices.Concat([]byte(`{"quotes":[`), view, []byte(`],"pagination":`), p, []byte("}")))
+func writeQuoteListOfOne(w http.ResponseWriter, view []byte, p pagination) {
+	b := make([]byte, 0, len(view)+100)
+	b = append(append(b, `{"quotes":[`...), view...)
+	b = fmt.Appendf(b, `],"pagination":{"page":%d,"limit":%d,"total":%d,"totalPages":%d}}`, p.Page, p.Limit, p.Total, p.TotalPages)
+	writeEncoded(w, http.StatusOK, b)
 }
