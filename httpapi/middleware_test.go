@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 func TestPanicBecomes500WithRequestID(t *testing.T) {
@@ -71,5 +73,20 @@ func TestAccessLogLineAtLevelsThatKeepIt(t *testing.T) {
 		if _, ok := line["duration"].(float64); !ok {
 			t.Errorf("at %v: no duration in %s", c.level, logs.String())
 		}
+	}
+}
+
+func TestGeneratedRequestIDsAreDistinctVersion4UUIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newRequestID()
+		u, err := uuid.Parse(id)
+		if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 || u.String() != id {
+			t.Fatalf("%q: version %v, variant %v, %v", id, u.Version(), u.Variant(), err)
+		}
+		if seen[id] {
+			t.Fatalf("%s twice", id)
+		}
+		seen[id] = true
 	}
 }
