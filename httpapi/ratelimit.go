@@ -104,10 +104,7 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 	}
 	if tightest >= 0 {
 		reset := w[tightest].start.Add(windowLengths[tightest]).Sub(now)
-		b := make([]byte, 0, 48)
-		b = append(append(append(b, '"'), windowNames[tightest]...), `";r=`...)
-		b = append(strconv.AppendInt(b, int64(max(0, tightestLeft)), 10), ";t="...)
-		d.remaining = string(strconv.AppendInt(b, int64(reset.Seconds()+0.999), 10))
+		d.remaining = `"` + windowNames[tightest] + `";r=` + strconv.Itoa(max(0, tightestLeft)) + ";t=" + strconv.Itoa(int(reset.Seconds()+0.999))
 	}
 	return d
 }
