@@ -22,8 +22,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			writeError(w, r, s.log, err)
 			return
 		}
-		if holder, ok := r.Context().Value(keyPrincipal).(*domain.Principal); ok {
-			*holder = p
+		if st := stateOf(r.Context()); st != nil {
+			st.principal = p
 		}
 		next.ServeHTTP(w, r)
 	})

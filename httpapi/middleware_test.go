@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 func TestPanicBecomes500WithRequestID(t *testing.T) {
@@ -30,5 +32,61 @@ func TestPanicBecomes500WithRequestID(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "secret internal detail") || !strings.Contains(logs.String(), id) {
 		t.Errorf("the log lacks the panic or the request id:\n%s", logs.String())
+	}
+}
+
+func TestAccessLogLineAtLevelsThatKeepIt(t *testing.T) {
+	for _, c := range []struct {
+		level slog.Level
+		line  bool
+	}{
+		{slog.LevelDebug, true},
+		{slog.LevelInfo, true},
+		{slog.LevelWarn, false},
+	} {
+		var logs bytes.Buffer
+		log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: c.level}))
+		h := withRequestID(withAccessLog(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stateOf(r.Context()).principal.Subject = "client:acme" // as authentication does
+			w.WriteHeader(http.StatusTeapot)
+			w.Write([]byte("short"))
+		})))
+		r := httptest.NewRequest("GET", "/api/quotes?id=1", nil)
+		r.Header.Set("X-Request-Id", "trace-7")
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if !c.line {
+			if logs.Len() != 0 {
+				t.Errorf("at %v: logged %s", c.level, logs.String())
+			}
+			continue
+		}
+		var line map[string]any
+		if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+			t.Fatalf("at %v: %v in %s", c.level, err, logs.String())
+		}
+		for k, v := range map[string]any{"msg": "request", "request_id": "trace-7", "method": "GET", "path": "/api/quotes",
+			"status": 418.0, "bytes": 5.0, "remote": "192.0.2.1:1234", "subject": "client:acme"} {
+			if line[k] != v {
+				t.Errorf("at %v: %s = %v, want %v", c.level, k, line[k], v)
+			}
+		}
+		if _, ok := line["duration"].(float64); !ok {
+			t.Errorf("at %v: no duration in %s", c.level, logs.String())
+		}
+	}
+}
+
+func TestGeneratedRequestIDsAreDistinctVersion4UUIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newRequestID()
+		u, err := uuid.Parse(id)
+		if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 || u.String() != id {
+			t.Fatalf("%q: version %v, variant %v, %v", id, u.Version(), u.Variant(), err)
+		}
+		if seen[id] {
+			t.Fatalf("%s twice", id)
+		}
+		seen[id] = true
 	}
 }

@@ -159,9 +159,9 @@ func (s *Server) handleListQuotes() handlerFunc {
 		default:
 			p.Add("status", domain.CodeInvalidValue, "must be pending, priced, accepted or rejected")
 		}
-		for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
-			if code != "" && !domain.ValidAirportCode(code) {
-				p.Add(name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
+		for _, c := range [...]struct{ name, code string }{{"origin", f.Origin}, {"destination", f.Destination}} {
+			if c.code != "" && !domain.ValidAirportCode(c.code) {
+				p.Add(c.name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
 			}
 		}
 		if err := p.Err(); err != nil {
@@ -169,11 +169,11 @@ func (s *Server) handleListQuotes() handlerFunc {
 		}
 		who := principal(r.Context())
 		if id := q.Get("id"); id != "" {
-			quote, ok := s.quotes.Get(who, id)
+			quote, version, ok := s.quotes.GetVersion(who, id)
 			if !ok || !f.Matches(quote) {
 				return domain.Errorf(domain.NotFound, "no quote %s", id)
 			}
-			writeJSON(w, http.StatusOK, quoteList{Quotes: []quoteResponse{quoteJSON(quote, who)}, Pagination: newPagination(1, limit, 1)})
+			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who), newPagination(1, limit, 1))
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -194,11 +194,12 @@ func (s *Server) handleListQuotes() handlerFunc {
 func (s *Server) handleGetQuote() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := mux.Vars(r)["id"]
-		q, ok := s.quotes.Get(principal(r.Context()), id)
+		who := principal(r.Context())
+		q, version, ok := s.quotes.GetVersion(who, id)
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
-		writeJSON(w, http.StatusOK, quoteJSON(q, principal(r.Context())))
+		writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who))
 		return nil
 	}
 }

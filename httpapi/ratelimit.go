@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +19,16 @@ const codeRateLimited = "rate_limited"
 type rateLimiter struct {
 	mu   sync.Mutex
 	now  func() time.Time
-	keys map[string]*[3]rateWindow
+	keys map[string]*rateKey
+}
+
+// rateKey is what a limiter keeps of one key: its windows, and the
+// RateLimit-Policy of the limits it last saw, which seldom change, so that
+// a request builds no policy text.
+type rateKey struct {
+	windows [3]rateWindow
+	limits  [3]int
+	policy  string
 }
 
 type rateWindow struct {
@@ -43,14 +53,14 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.keys == nil {
-		l.keys = map[string]*[3]rateWindow{}
+		l.keys = map[string]*rateKey{}
 	}
 	if len(l.keys) > 100_000 {
 		// Forget keys whose day is over; only if that is not enough,
 		// everything (of this limiter: organisations have their own).
 		today := now.UTC().Truncate(24 * time.Hour)
-		for k, w := range l.keys {
-			if w[2].start.Before(today) {
+		for k, e := range l.keys {
+			if e.windows[2].start.Before(today) {
 				delete(l.keys, k)
 			}
 		}
@@ -58,12 +68,16 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 			clear(l.keys)
 		}
 	}
-	w := l.keys[key]
-	if w == nil {
-		w = &[3]rateWindow{}
-		l.keys[key] = w
+	e := l.keys[key]
+	if e == nil {
+		e = &rateKey{policy: policyOf(limits), limits: limits}
+		l.keys[key] = e
 	}
-	d := rateDecision{allowed: true}
+	if e.limits != limits {
+		e.policy, e.limits = policyOf(limits), limits
+	}
+	w := &e.windows
+	d := rateDecision{allowed: true, policy: e.policy}
 	tightest, tightestLeft := -1, 0
 	for i := range w {
 		start := now.UTC().Truncate(windowLengths[i])
@@ -73,10 +87,6 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 		if limits[i] <= 0 {
 			continue
 		}
-		if d.policy != "" {
-			d.policy += ", "
-		}
-		d.policy += fmt.Sprintf(`"%s";q=%d;w=%d`, windowNames[i], limits[i], int(windowLengths[i].Seconds()))
 		left := limits[i] - w[i].count
 		if left <= 0 {
 			d.allowed = false
@@ -94,13 +104,25 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 	}
 	if tightest >= 0 {
 		reset := w[tightest].start.Add(windowLengths[tightest]).Sub(now)
-		d.remaining = fmt.Sprintf(`"%s";r=%d;t=%d`, windowNames[tightest], max(0, tightestLeft), int(reset.Seconds()+0.999))
+		d.remaining = `"` + windowNames[tightest] + `";r=` + strconv.Itoa(max(0, tightestLeft)) + ";t=" + strconv.Itoa(int(reset.Seconds()+0.999))
 	}
 	return d
 }
 
-// apply sets the RateLimit headers, and refuses with 429 when over.
-func (d rateDecision) apply(w http.ResponseWriter, what string) error {
+// policyOf is the RateLimit-Policy of limits: "" when none applies.
+func policyOf(limits [3]int) string {
+	var items []string
+	for i, n := range limits {
+		if n > 0 {
+			items = append(items, fmt.Sprintf(`"%s";q=%d;w=%d`, windowNames[i], n, int(windowLengths[i].Seconds())))
+		}
+	}
+	return strings.Join(items, ", ")
+}
+
+// apply sets the RateLimit headers, and refuses with 429 when over,
+// saying the limits of what were exceeded ("for organisation x").
+func (d rateDecision) apply(w http.ResponseWriter, what ...string) error {
 	if d.policy != "" {
 		w.Header().Set("RateLimit-Policy", d.policy)
 		w.Header().Set("RateLimit", d.remaining)
@@ -109,7 +131,7 @@ func (d rateDecision) apply(w http.ResponseWriter, what string) error {
 		return nil
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(int(d.retryAfter.Seconds()+0.999)))
-	return errorf(codeRateLimited, "too many requests "+what+"; retry after "+d.retryAfter.Round(time.Second).String())
+	return errorf(codeRateLimited, "too many requests "+strings.Join(what, "")+"; retry after "+d.retryAfter.Round(time.Second).String())
 }
 
 // limitsOf is an organisation's limits: its own where set, else the
@@ -135,7 +157,7 @@ func (s *Server) rateLimited(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		org := principal(r.Context()).OrganizationID
 		l := s.limitsOf(org)
-		if err := s.limiter.take("org:"+org, [3]int{l.PerMinute, l.PerHour, l.PerDay}).apply(w, "for organisation "+org); err != nil {
+		if err := s.limiter.take(org, [3]int{l.PerMinute, l.PerHour, l.PerDay}).apply(w, "for organisation ", org); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
@@ -155,5 +177,5 @@ func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subj
 	if err := s.tokenLimiter.take("ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
-	return s.tokenLimiter.take("subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for "+subject)
+	return s.tokenLimiter.take("subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for ", subject)
 }

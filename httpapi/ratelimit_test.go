@@ -39,6 +39,30 @@ func TestRateLimiterWindows(t *testing.T) {
 	}
 }
 
+func TestRateLimiterHeadersFollowChangedLimits(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
+	l := rateLimiter{now: func() time.Time { return now }}
+	// One key, its limits changed between requests (an admin sets them):
+	// each answer states the limits it was counted against.
+	for i, c := range []struct {
+		limits            [3]int
+		policy, remaining string
+		allowed           bool
+	}{
+		{[3]int{0, 0, 0}, "", "", true},
+		{[3]int{10, 0, 0}, `"minute";q=10;w=60`, `"minute";r=8;t=30`, true}, // the first request counted too
+		{[3]int{10, 0, 0}, `"minute";q=10;w=60`, `"minute";r=7;t=30`, true},
+		{[3]int{0, 100, 5}, `"hour";q=100;w=3600, "day";q=5;w=86400`, `"day";r=1;t=50370`, true},
+		{[3]int{4, 0, 0}, `"minute";q=4;w=60`, `"minute";r=0;t=30`, false},
+		{[3]int{0, 0, 0}, "", "", true},
+	} {
+		d := l.take("acme", c.limits)
+		if d.policy != c.policy || d.remaining != c.remaining || d.allowed != c.allowed {
+			t.Errorf("request %d with %v = %+v; want %q %q allowed %v", i+1, c.limits, d, c.policy, c.remaining, c.allowed)
+		}
+	}
+}
+
 func TestAuthRecorderFoldsFailures(t *testing.T) {
 	var a authRecorder
 	now := time.Now()

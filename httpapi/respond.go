@@ -26,6 +26,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
+// writeEncoded answers with body, JSON encoded before, as writeJSON would.
+func writeEncoded(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+	w.Write(newline)
+}
+
+var newline = []byte("\n") // ends every JSON body, as json.Encoder does
+
 // mediaType is the request's content type without parameters.
 func mediaType(r *http.Request) string {
 	mt, _ := mediaTypeParams(r)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -31,21 +32,22 @@ type Options struct {
 
 // Server serves the API.
 type Server struct {
-	opts      Options
-	log       *slog.Logger
-	commands  *commands.Handler
-	projector *projections.Projector
-	identity  *projections.Identity
-	quotes    *projections.Quotes
-	flights   *projections.Flights
-	rates     *projections.Rates
-	bookings  *projections.Bookings
-	stock     *projections.AWBStock
-	reference *projections.Reference
-	audit     *projections.Audit
-	authLog   authRecorder
-	usage     *usageMeter
-	limiter   rateLimiter // per organisation
+	opts       Options
+	log        *slog.Logger
+	commands   *commands.Handler
+	projector  *projections.Projector
+	identity   *projections.Identity
+	quotes     *projections.Quotes
+	quoteViews quoteViews
+	flights    *projections.Flights
+	rates      *projections.Rates
+	bookings   *projections.Bookings
+	stock      *projections.AWBStock
+	reference  *projections.Reference
+	audit      *projections.Audit
+	authLog    authRecorder
+	usage      *usageMeter
+	limiter    rateLimiter // per organisation
 	// tokenLimiter is separate: its keys are chosen by anonymous
 	// callers, who must not be able to crowd out organisations' counts.
 	tokenLimiter rateLimiter
@@ -95,6 +97,7 @@ func New(opts Options, d Deps) *Server {
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
+	s.quoteViews.max = maxQuoteViews
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
 	return s
@@ -136,9 +139,13 @@ func (s *Server) handle(f handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// r.URL.Query() drops what it cannot parse: a filter sent as
 		// iataCode=%ZZ would vanish, and the answer be wider than asked.
-		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
-			return
+		// Only an escape, a semicolon or too many parameters fail to
+		// parse: a query without %, ; and & (one parameter) always parses.
+		if strings.ContainsAny(r.URL.RawQuery, "%;&") {
+			if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+				writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
+				return
+			}
 		}
 		if err := f(w, r); err != nil {
 			if domain.ErrorCode(err) == domain.Forbidden {

@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -32,10 +31,12 @@ type Tokens struct {
 	issuer  string
 	ttl     time.Duration
 
-	// verified remembers tokens whose signature checked out, until they
-	// expire: an ECDSA verification costs more than the rest of a read.
-	mu       sync.Mutex
-	verified map[[32]byte]verifiedToken
+	// verified remembers tokens whose signature checked out, by the token
+	// itself, until they expire: an ECDSA verification costs more than the
+	// rest of a read. It holds at most maxVerified tokens.
+	mu          sync.Mutex
+	verified    map[string]verifiedToken
+	maxVerified int
 }
 
 type verifiedToken struct {
@@ -44,7 +45,7 @@ type verifiedToken struct {
 	expires   time.Time
 }
 
-// maxVerified bounds the cache of verified tokens.
+// maxVerified bounds the cache of verified tokens: some megabytes.
 const maxVerified = 10000
 
 // GenerateSigningKey returns a new P-256 key as PKCS#8 PEM.
@@ -93,7 +94,7 @@ func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error)
 	pub.Set(jwk.KeyUsageKey, "sig")
 	set := jwk.NewSet()
 	set.AddKey(pub)
-	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[[32]byte]verifiedToken{}}, nil
+	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
 }
 
 // Issue returns a signed token for p and its lifetime.
@@ -125,9 +126,8 @@ func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, ti
 // Verify checks a token's signature, issuer, audience and times, and
 // returns the caller it names and whether it is a demo identity.
 func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
-	key := sha256.Sum256([]byte(raw))
 	t.mu.Lock()
-	v, ok := t.verified[key]
+	v, ok := t.verified[raw]
 	t.mu.Unlock()
 	if ok && now.Before(v.expires) {
 		return v.principal, v.demo, nil
@@ -138,17 +138,17 @@ func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, erro
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.verified) >= maxVerified {
+	if len(t.verified) >= t.maxVerified {
 		for k, v := range t.verified {
 			if !now.Before(v.expires) {
 				delete(t.verified, k)
 			}
 		}
-		if len(t.verified) >= maxVerified {
+		if len(t.verified) >= t.maxVerified {
 			clear(t.verified)
 		}
 	}
-	t.verified[key] = verifiedToken{principal: p, demo: demo, expires: expires}
+	t.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
 	return p, demo, nil
 }
 

@@ -7,7 +7,8 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-func TestTokensVerifyAndCache(t *testing.T) {
+func newTestTokens(t *testing.T) *Tokens {
+	t.Helper()
 	key, err := GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
@@ -16,26 +17,67 @@ func TestTokensVerifyAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tokens
+}
+
+func TestTokensVerifyAndCache(t *testing.T) {
+	tokens := newTestTokens(t)
 	now := time.Now()
 	p := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	raw, ttl, err := tokens.Issue(p, true, now)
 	if err != nil || ttl != time.Hour {
 		t.Fatal(ttl, err)
 	}
-	for _, when := range []string{"first", "cached"} {
-		got, demo, err := tokens.Verify(raw, now.Add(time.Minute))
-		if err != nil || got != p || !demo {
-			t.Errorf("%s: = %+v %v %v", when, got, demo, err)
+	// In this order: the first verification fills the cache, the rest
+	// may answer from it.
+	for _, c := range []struct {
+		name  string
+		token string
+		at    time.Time
+		ok    bool
+	}{
+		{"a fresh token verifies", raw, now.Add(time.Minute), true},
+		{"a cached token verifies", raw, now.Add(time.Minute), true},
+		{"a cached token is refused once expired", raw, now.Add(2 * time.Hour), false},
+		{"a changed token is refused", raw + "x", now, false},
+		{"a token cut short is refused", raw[:len(raw)-1], now, false},
+		{"the token still verifies before it expires", raw, now.Add(59 * time.Minute), true},
+	} {
+		got, demo, err := tokens.Verify(c.token, c.at)
+		if c.ok && (err != nil || got != p || !demo) {
+			t.Errorf("%s: = %+v %v %v", c.name, got, demo, err)
 		}
-	}
-	// The cache never outlives the token.
-	if _, _, err := tokens.Verify(raw, now.Add(2*time.Hour)); err == nil {
-		t.Error("an expired token verified from the cache")
-	}
-	if _, _, err := tokens.Verify(raw+"x", now); err == nil {
-		t.Error("a changed token verified")
+		if !c.ok && err == nil {
+			t.Errorf("%s: it verified", c.name)
+		}
 	}
 	if _, err := NewTokens([]byte("not a key"), "x", time.Hour); err == nil {
 		t.Error("a non-PEM key was accepted")
+	}
+}
+
+func TestTokensCacheIsBounded(t *testing.T) {
+	tokens := newTestTokens(t)
+	tokens.maxVerified = 3
+	now := time.Now()
+	var raws []string
+	for i := range 10 {
+		raw, _, err := tokens.Issue(domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}, false, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, raw)
+		if _, _, err := tokens.Verify(raw, now); err != nil {
+			t.Fatalf("token %d: %v", i, err)
+		}
+		if n := len(tokens.verified); n > 3 {
+			t.Fatalf("after %d tokens the cache holds %d", i+1, n)
+		}
+	}
+	// A token the cache forgot verifies again, the slow way.
+	for i, raw := range raws {
+		if _, _, err := tokens.Verify(raw, now); err != nil {
+			t.Errorf("token %d again: %v", i, err)
+		}
 	}
 }

@@ -23,8 +23,29 @@ import (
 type usageMeter struct {
 	bucket  *eventstore.Bucket
 	mu      sync.Mutex
-	pending map[string]map[string]int64 // "<org>.<day>" → "<endpoint> <status>" → count
+	pending map[usageCounter]int64
 }
+
+// usageCounter names one count. A request only bumps it: the bucket's
+// key and the text of its counts are made when they are flushed.
+type usageCounter struct {
+	org      string
+	day      int64 // days since 1970-01-01, UTC
+	endpoint string
+	status   int
+}
+
+func dayNumber(t time.Time) int64 { return t.Unix() / secondsPerDay }
+
+const secondsPerDay = 24 * 60 * 60
+
+// key is the bucket key the counter is stored under.
+func (c usageCounter) key() string {
+	return usageKey(c.org, time.Unix(c.day*secondsPerDay, 0))
+}
+
+// name is how the counter is named in the stored counts.
+func (c usageCounter) name() string { return c.endpoint + " " + strconv.Itoa(c.status) }
 
 // usageFlushEvery is how often counts go to the bucket.
 const usageFlushEvery = 5 * time.Second
@@ -34,16 +55,13 @@ func usageKey(org string, day time.Time) string {
 }
 
 func (u *usageMeter) count(org, endpoint string, status int, at time.Time) {
-	key := usageKey(org, at)
+	c := usageCounter{org: org, day: dayNumber(at), endpoint: endpoint, status: status}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.pending == nil {
-		u.pending = map[string]map[string]int64{}
+		u.pending = map[usageCounter]int64{}
 	}
-	if u.pending[key] == nil {
-		u.pending[key] = map[string]int64{}
-	}
-	u.pending[key][endpoint+" "+strconv.Itoa(status)]++
+	u.pending[c]++
 }
 
 // run flushes the counts until ctx ends, and once more then.
@@ -72,19 +90,24 @@ func (u *usageMeter) flush(ctx context.Context) error {
 	pending := u.pending
 	u.pending = nil
 	u.mu.Unlock()
+	byKey := map[string]map[usageCounter]int64{}
+	for c, n := range pending {
+		k := c.key()
+		if byKey[k] == nil {
+			byKey[k] = map[usageCounter]int64{}
+		}
+		byKey[k][c] = n
+	}
 	var firstErr error
-	for key, counts := range pending {
+	for key, counts := range byKey {
 		if err := u.add(ctx, key, counts); err != nil {
 			firstErr = err
 			u.mu.Lock()
 			if u.pending == nil {
-				u.pending = map[string]map[string]int64{}
+				u.pending = map[usageCounter]int64{}
 			}
-			if u.pending[key] == nil {
-				u.pending[key] = map[string]int64{}
-			}
-			for k, n := range counts {
-				u.pending[key][k] += n
+			for c, n := range counts {
+				u.pending[c] += n
 			}
 			u.mu.Unlock()
 		}
@@ -92,7 +115,7 @@ func (u *usageMeter) flush(ctx context.Context) error {
 	return firstErr
 }
 
-func (u *usageMeter) add(ctx context.Context, key string, counts map[string]int64) error {
+func (u *usageMeter) add(ctx context.Context, key string, counts map[usageCounter]int64) error {
 	for range 20 {
 		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
 		if err != nil {
@@ -102,8 +125,8 @@ func (u *usageMeter) add(ctx context.Context, key string, counts map[string]int6
 		if found {
 			json.Unmarshal(raw, &stored)
 		}
-		for k, n := range counts {
-			stored[k] += n
+		for c, n := range counts {
+			stored[c.name()] += n
 		}
 		next, _ := json.Marshal(stored)
 		if !found {
@@ -122,16 +145,17 @@ func (u *usageMeter) add(ctx context.Context, key string, counts map[string]int6
 
 // counts returns an organisation's counts of a day: stored plus pending.
 func (u *usageMeter) counts(ctx context.Context, org string, day time.Time) (map[string]int64, error) {
-	key := usageKey(org, day)
 	out := map[string]int64{}
-	if raw, found, err := u.bucket.Get(ctx, key); err != nil {
+	if raw, found, err := u.bucket.Get(ctx, usageKey(org, day)); err != nil {
 		return nil, err
 	} else if found {
 		json.Unmarshal(raw, &out)
 	}
 	u.mu.Lock()
-	for k, n := range u.pending[key] {
-		out[k] += n
+	for c, n := range u.pending {
+		if c.org == org && c.day == dayNumber(day) {
+			out[c.name()] += n
+		}
 	}
 	u.mu.Unlock()
 	return out, nil

@@ -9,15 +9,16 @@ import (
 
 // Quotes is the read model of quotes.
 type Quotes struct {
-	mu    sync.RWMutex
-	byID  map[string]domain.Quote
-	order []string            // ids, oldest first
-	byOrg map[string][]string // forwarder → its quote ids, oldest first
+	mu       sync.RWMutex
+	byID     map[string]domain.Quote
+	versions map[string]uint64   // id → sequence of the quote's last event
+	order    []string            // ids, oldest first
+	byOrg    map[string][]string // forwarder → its quote ids, oldest first
 }
 
 // NewQuotes returns an empty quotes read model.
 func NewQuotes() *Quotes {
-	return &Quotes{byID: map[string]domain.Quote{}, byOrg: map[string][]string{}}
+	return &Quotes{byID: map[string]domain.Quote{}, versions: map[string]uint64{}, byOrg: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -31,6 +32,7 @@ func (m *Quotes) Apply(r eventstore.Record, e domain.Event) {
 	q, existed := m.byID[id]
 	q = domain.EvolveQuote(q, e)
 	m.byID[id] = q
+	m.versions[id] = r.Sequence
 	if !existed {
 		m.order = append(m.order, id)
 		m.byOrg[q.OrganizationID] = append(m.byOrg[q.OrganizationID], id)
@@ -52,13 +54,20 @@ func (f QuoteFilter) Matches(q domain.Quote) bool {
 // Get returns a quote p may see. A quote p may not see is reported as
 // missing, so its existence is not revealed.
 func (m *Quotes) Get(p domain.Principal, id string) (domain.Quote, bool) {
+	q, _, ok := m.GetVersion(p, id)
+	return q, ok
+}
+
+// GetVersion is Get, with the quote's version: the stream sequence of
+// its last event, which changes whenever the quote does.
+func (m *Quotes) GetVersion(p domain.Principal, id string) (domain.Quote, uint64, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	q, ok := m.byID[id]
 	if !ok || !q.VisibleTo(p) {
-		return domain.Quote{}, false
+		return domain.Quote{}, 0, false
 	}
-	return q, true
+	return q, m.versions[id], true
 }
 
 // List returns one page (from 1) of the quotes p may see that match f,

@@ -76,16 +76,28 @@ func benchmarkCreateQuote(b *testing.B, env ...string) {
 	reportOps(b)
 }
 
+// BenchmarkGetQuote and BenchmarkGetQuoteByQuery read one quote in the
+// two ways the API offers, metered as BenchmarkCreateQuote is: compare
+// each with BenchmarkBareJSON of the same run.
 func BenchmarkGetQuote(b *testing.B) {
+	benchmarkGetQuote(b, func(id string) string { return "/api/quotes/" + id })
+}
+
+func BenchmarkGetQuoteByQuery(b *testing.B) {
+	benchmarkGetQuote(b, func(id string) string { return "/api/quotes?id=" + id })
+}
+
+func benchmarkGetQuote(b *testing.B, path func(id string) string) {
 	s, tok, client := benchServer(b)
 	body, _ := json.Marshal(rfq())
 	var q quote
 	json.Unmarshal(send(b, client, "POST", s.base+"/api/quotes", tok, body, http.StatusCreated), &q)
+	url := s.base + path(q.ID)
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			send(b, client, "GET", s.base+"/api/quotes/"+q.ID, tok, nil, http.StatusOK)
+			send(b, client, "GET", url, tok, nil, http.StatusOK)
 		}
 	})
 	reportOps(b)
@@ -93,6 +105,21 @@ func BenchmarkGetQuote(b *testing.B) {
 
 // BenchmarkBareJSON answers with a quote-sized JSON body and nothing else.
 func BenchmarkBareJSON(b *testing.B) {
+	url := bareJSONServer(b)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			send(b, client, "GET", url, "x", nil, http.StatusOK)
+		}
+	})
+	reportOps(b)
+}
+
+// bareJSONServer serves the yardstick: a net/http handler that writes a
+// quote-sized JSON body. It returns its URL.
+func bareJSONServer(b *testing.B) string {
 	payload, _ := json.Marshal(quote{ID: "3eeb7d56-42f5-53b2-b5c5-09311e2dc3ea", Status: "pending", Origin: "FRA", Destination: "JFK",
 		Pieces: 2, Weight: 350.5, Volume: 1.92, Commodity: "GEN", SHC: []string{"EAP"}, CreatedAt: time.Now(), PriceOptions: []any{}})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,16 +129,47 @@ func BenchmarkBareJSON(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(v)
 	}))
-	defer srv.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			send(b, client, "GET", srv.URL, "x", nil, http.StatusOK)
-		}
-	})
-	reportOps(b)
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// BenchmarkGetQuoteVsBare compares both ways of reading a quote with the
+// bare handler in one run: 64 clients, as in the wrk runs, read
+// from cargod and from the bare handler in turns of 50 ms, so that both
+// meet the same load from the rest of this shared machine. x-bare is
+// cargod's requests per second over the bare handler's.
+func BenchmarkGetQuoteVsBare(b *testing.B) {
+	s, tok, client := benchServer(b)
+	body, _ := json.Marshal(rfq())
+	var q quote
+	json.Unmarshal(send(b, client, "POST", s.base+"/api/quotes", tok, body, http.StatusCreated), &q)
+	bare := bareJSONServer(b)
+	for _, c := range []struct{ name, path string }{{"path", "/api/quotes/" + q.ID}, {"query", "/api/quotes?id=" + q.ID}} {
+		b.Run(c.name, func(b *testing.B) {
+			const turn = 50 * time.Millisecond
+			urls := [2]string{s.base + c.path, bare}
+			var served [2]atomic.Int64
+			b.SetParallelism(32)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					k := int(time.Since(start) / turn % 2)
+					send(b, client, "GET", urls[k], tok, nil, http.StatusOK)
+					served[k].Add(1)
+				}
+			})
+			// Time spent in each one's turns.
+			elapsed := time.Since(start)
+			rounds, rest := elapsed/(2*turn), elapsed%(2*turn)
+			spent := [2]time.Duration{rounds*turn + min(rest, turn), rounds*turn + max(0, rest-turn)}
+			if spent[1] > 0 && served[1].Load() > 0 {
+				ours := float64(served[0].Load()) / spent[0].Seconds()
+				b.ReportMetric(ours/(float64(served[1].Load())/spent[1].Seconds()), "x-bare")
+				b.ReportMetric(ours, "ops/s")
+			}
+		})
+	}
 }
 
 // BenchmarkBookingConfirmation measures, per booking, the time from

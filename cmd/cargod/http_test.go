@@ -29,6 +29,8 @@ func TestHTTPBasics(t *testing.T) {
 		{"a null body", request{method: "POST", path: "/api/quotes", token: tok, body: "null"}, 400, "invalid_request"},
 		{"a filter that does not parse", request{method: "GET", path: "/api/airports?country=FR&iataCode=%ZZ", token: tok}, 400, "invalid_request"},
 		{"a query with semicolons", request{method: "GET", path: "/api/airports?limit=1;iataCode=FRA", token: tok}, 400, "invalid_request"},
+		{"a lone filter that does not parse", request{method: "GET", path: "/api/airports?iataCode=%ZZ", token: tok}, 400, "invalid_request"},
+		{"a lone filter with a semicolon", request{method: "GET", path: "/api/airports?iataCode=FRA;", token: tok}, 400, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// quoteViews keeps the JSON of quotes as their readers see them, each
+// with the version of the quote it shows: a quote is read far more often
+// than it changes, and encoding it is most of what a read does itself.
+type quoteViews struct {
+	mu    sync.Mutex
+	views map[quoteViewKey]quoteView
+	max   int // entries kept, at most
+}
+
+// quoteViewKey names what a reader sees of a quote: an airline only its
+// own price options (quoteJSON), anyone else all of them.
+type quoteViewKey struct {
+	id      string
+	airline bool
+	code    string // the airline's
+}
+
+type quoteView struct {
+	version uint64
+	json    []byte // as writeJSON writes it, without the final newline
+}
+
+// maxQuoteViews bounds the views kept: some megabytes.
+const maxQuoteViews = 10000
+
+// of returns the JSON of quote q at version as p sees it. The bytes are
+// shared: never change them.
+func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []byte {
+	k := quoteViewKey{id: q.ID, airline: p.Role == domain.RoleAirline}
+	if k.airline {
+		k.code = p.AirlineCode
+	}
+	v.mu.Lock()
+	view, ok := v.views[k]
+	v.mu.Unlock()
+	if ok && view.version == version {
+		return view.json
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(quoteJSON(q, p))
+	view = quoteView{version: version, json: bytes.TrimSuffix(b.Bytes(), []byte("\n"))}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.views == nil || len(v.views) >= v.max {
+		v.views = map[quoteViewKey]quoteView{}
+	}
+	// Readers racing with a change of the quote may get here out of
+	// order: the newer view stays.
+	if old, ok := v.views[k]; !ok || old.version < version {
+		v.views[k] = view
+	}
+	return view.json
+}
+
+// writeQuoteListOfOne answers as writeJSON of a quoteList of one quote
+// would, with view, the quote's JSON from quoteViews.
+func writeQuoteListOfOne(w http.ResponseWriter, view []byte, p pagination) {
+	b := make([]byte, 0, len(view)+100)
+	b = append(append(b, `{"quotes":[`...), view...)
+	b = fmt.Appendf(b, `],"pagination":{"page":%d,"limit":%d,"total":%d,"totalPages":%d}}`, p.Page, p.Limit, p.Total, p.TotalPages)
+	writeEncoded(w, http.StatusOK, b)
+}

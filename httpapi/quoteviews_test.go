@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
+	created := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	pending := domain.Quote{ID: "q1", OrganizationID: "f1", Status: domain.QuoteStatusPending, Origin: "FRA", Destination: "JFK",
+		Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, Commodity: domain.Commodity{Code: "GEN"}, CreatedAt: created}
+	priced := pending
+	priced.Status, priced.PricedAt, priced.ChargeableWeightKg = domain.QuoteStatusPriced, created.Add(time.Minute), 350.5
+	priced.Options = []domain.PriceOption{
+		{FlightID: "LH8400-2026-11-27", FlightNumber: "LH8400", Carrier: "LH", DepartureDate: "2026-11-27", PricePerKg: 2.9, TotalAmount: 1016.45, Currency: "EUR", ValidityHours: 48},
+		{FlightID: "EK9901-2026-11-27", FlightNumber: "EK9901", Carrier: "EK", DepartureDate: "2026-11-27", PricePerKg: 3.1, TotalAmount: 1086.55, Currency: "EUR", ValidityHours: 24},
+	}
+	rejected := pending
+	rejected.Status, rejected.Reason = domain.QuoteStatusRejected, "no flights <FRA & JFK>" // not HTML-escaped
+	forwarder := domain.Principal{Role: domain.RoleForwarder, OrganizationID: "f1"}
+	lh := domain.Principal{Role: domain.RoleAirline, OrganizationID: "lh", AirlineCode: "LH"}
+	ek := domain.Principal{Role: domain.RoleAirline, OrganizationID: "ek", AirlineCode: "EK"}
+	codeless := domain.Principal{Role: domain.RoleAirline, OrganizationID: "x"}
+	admin := domain.Principal{Role: domain.RoleAdmin}
+
+	v := quoteViews{max: 3}
+	// In this order, through one cache: each answer is what encoding the
+	// quote for its reader gives, whatever was read before.
+	for i, c := range []struct {
+		name    string
+		quote   domain.Quote
+		version uint64
+		who     domain.Principal
+	}{
+		{"a pending quote", pending, 1, forwarder},
+		{"the same, cached", pending, 1, forwarder},
+		{"the quote priced", priced, 2, forwarder},
+		{"an airline sees its own options", priced, 2, lh},
+		{"another airline its own", priced, 2, ek},
+		{"an airline without a code none", priced, 2, codeless},
+		{"the forwarder again, after the cache was full", priced, 2, forwarder},
+		{"an admin sees all", priced, 2, admin},
+		{"a reader behind the change", pending, 1, admin},
+		{"a reader after it again", priced, 2, admin},
+		{"the quote rejected", rejected, 3, lh},
+	} {
+		want, got := httptest.NewRecorder(), httptest.NewRecorder()
+		writeJSON(want, 200, quoteJSON(c.quote, c.who))
+		writeEncoded(got, 200, v.of(c.quote, c.version, c.who))
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			t.Errorf("%d, %s: = %s, want %s", i+1, c.name, got.Body, want.Body)
+		}
+		want, got = httptest.NewRecorder(), httptest.NewRecorder()
+		writeJSON(want, 200, quoteList{Quotes: []quoteResponse{quoteJSON(c.quote, c.who)}, Pagination: newPagination(1, 7, 1)})
+		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who), newPagination(1, 7, 1))
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("%d, %s, in a list: = %s, want %s", i+1, c.name, got.Body, want.Body)
+		}
+		if len(v.views) > v.max {
+			t.Fatalf("%d, %s: %d views kept, at most %d wanted", i+1, c.name, len(v.views), v.max)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"context"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
+	ctx := t.Context()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	bucket, err := store.Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &usageMeter{bucket: bucket}
+	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	requests := []struct {
+		org, endpoint string
+		status        int
+		at            time.Time
+	}{
+		{"acme", "/api/quotes/{id}", 200, day.Add(time.Second)},
+		{"acme", "/api/quotes/{id}", 200, day.Add(23 * time.Hour)},
+		{"acme", "/api/quotes/{id}", 404, day.Add(time.Hour)},
+		{"acme", "/api/quotes", 201, day.Add(-time.Second)}, // the day before
+		{"globex", "/api/quotes/{id}", 200, day.Add(time.Hour)},
+	}
+	want := map[string]map[time.Time]map[string]int64{
+		"acme": {
+			day:                   {"/api/quotes/{id} 200": 2, "/api/quotes/{id} 404": 1},
+			day.AddDate(0, 0, -1): {"/api/quotes 201": 1},
+		},
+		"globex": {day: {"/api/quotes/{id} 200": 1}},
+	}
+	check := func(when string, times int64) {
+		t.Helper()
+		for org, days := range want {
+			for d, counts := range days {
+				got, err := u.counts(ctx, org, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scaled := map[string]int64{}
+				for k, n := range counts {
+					scaled[k] = n * times
+				}
+				if !maps.Equal(got, scaled) {
+					t.Errorf("%s: counts of %s on %s = %v, want %v", when, org, d.Format(time.DateOnly), got, scaled)
+				}
+			}
+		}
+	}
+	countAll := func() {
+		for _, r := range requests {
+			u.count(r.org, r.endpoint, r.status, r.at)
+		}
+	}
+	countAll()
+	check("pending", 1)
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("stored", 1)
+	// Stored and pending add up, and a second flush adds to what is stored.
+	countAll()
+	check("stored and pending", 2)
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("stored twice", 2)
+	// Counts that could not be stored stay pending for the next flush.
+	countAll()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := u.flush(cancelled); err == nil {
+		t.Fatal("a flush without a store succeeded")
+	}
+	check("kept after a failed flush", 3)
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("stored after a failed flush", 3)
+}
