@@ -48,7 +48,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	unlock := h.replies.lock(requestID)
 	defer unlock()
-	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "")
+	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", true)
 	if err != nil {
 		return none, err
 	}
@@ -70,7 +70,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	prefixAgg := eventstore.Aggregate{Type: typeAWBPrefix, ID: r.AirlinePrefix}
 	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
 	rangeNow := func() (domain.AWBRange, error) {
-		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "")
+		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", true)
 		return p.Ranges[requestID], err
 	}
 
@@ -83,7 +83,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 			}
 			// Numbers the forwarder used cannot be taken back.
 			next := domain.EvolveAWBPrefixStock(s, events[0]).Ranges[requestID]
-			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "")
+			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "", true)
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +111,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 			if err != nil {
 				return nil, err
 			}
-			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "")
+			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", true)
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBo
 	var q domain.Quote
 	if domain.ValidIdentifier(c.QuoteID) {
 		var err error
-		if q, _, _, err = load(ctx, h, quoteAggregate(c.QuoteID), domain.EvolveQuote, ""); err != nil {
+		if q, _, _, err = load(ctx, h, quoteAggregate(c.QuoteID), domain.EvolveQuote, "", true); err != nil {
 			return Result[domain.Booking]{}, err
 		}
 	}
@@ -51,7 +51,7 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 		if m.Principal.Role == domain.RoleAirline {
 			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "")
+		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "", true)
 		if err != nil {
 			return nil, err
 		}

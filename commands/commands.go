@@ -85,18 +85,23 @@ type Result[S any] struct {
 }
 
 // load rebuilds an aggregate: from the cache, with the events appended
-// since. It also reports the sequence of the last event that commandID
+// since. With fresh false it trusts a cached state to be the newest, as it
+// is while this process is the aggregate's only writer, and asks the store
+// nothing. It also reports the sequence of the last event that commandID
 // appended, if that command has run before.
-func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evolve func(S, domain.Event) S, commandID string) (state S, last, done uint64, err error) {
-	entry, _ := h.cache.get(agg)
+func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evolve func(S, domain.Event) S, commandID string, fresh bool) (state S, entry cacheEntry, done uint64, err error) {
+	entry, _ = h.cache.get(agg)
 	if cached, ok := entry.state.(S); ok {
 		state = cached
 	} else {
 		entry = cacheEntry{}
 	}
+	if !fresh && entry.last != 0 {
+		return state, entry, entry.commands[commandID], nil
+	}
 	recs, err := h.store.LoadAfter(ctx, agg, entry.last)
 	if err != nil {
-		return state, 0, 0, err
+		return state, entry, 0, err
 	}
 	if len(recs) > 0 {
 		// Entries are shared: change copies only.
@@ -105,7 +110,7 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 		for _, r := range recs {
 			e, err := domain.DecodeEvent(r.Type, r.Data)
 			if err != nil {
-				return state, 0, 0, fmt.Errorf("loading %s: %w", agg, err)
+				return state, entry, 0, fmt.Errorf("loading %s: %w", agg, err)
 			}
 			state = evolve(state, e)
 			if r.CommandID != "" {
@@ -116,71 +121,102 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 		entry = cacheEntry{state: state, last: entry.last, commands: commands}
 		h.cache.put(agg, entry)
 	}
-	return state, entry.last, entry.commands[commandID], nil
+	return state, entry, entry.commands[commandID], nil
 }
 
 // execute runs decide against the current state of agg and appends what
 // it decides. A command that already ran (same command id in the
 // aggregate's history) is not decided again: its result is returned as it
 // stands, which makes retried commands safe.
+//
+// The first try decides on the cached state, if there is one, without
+// asking the store: the expected sequence of the append still guards it,
+// so a state that another replica made stale ends in a conflict and a
+// fresh load. A refusal, or nothing to do, is only trusted from a fresh
+// state.
 func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
+	fresh := false
 	err := eventstore.RetryOnConflict(ctx, func() error {
 		defer h.aggregates.lock(agg.String())()
-		state, last, done, err := load(ctx, h, agg, evolve, m.CommandID)
-		if err != nil {
-			return err
-		}
-		if done != 0 {
-			// The command ran before: its own event, not the latest.
-			rec, err := h.store.Get(ctx, agg, done)
+		defer func() { fresh = true }() // a retry loads from the store
+		for {
+			state, entry, done, err := load(ctx, h, agg, evolve, m.CommandID, fresh)
 			if err != nil {
 				return err
 			}
-			e, err := domain.DecodeEvent(rec.Type, rec.Data)
-			if err != nil {
-				return fmt.Errorf("loading %s: %w", agg, err)
+			if done != 0 {
+				// The command ran before: its own event, not the latest.
+				rec, err := h.store.Get(ctx, agg, done)
+				if err != nil {
+					return err
+				}
+				e, err := domain.DecodeEvent(rec.Type, rec.Data)
+				if err != nil {
+					return fmt.Errorf("loading %s: %w", agg, err)
+				}
+				res = Result[S]{State: state, Event: e, Sequence: done}
+				return nil
 			}
-			res = Result[S]{State: state, Event: e, Sequence: done}
+			events, err := decide(state)
+			if (err != nil || len(events) == 0) && !fresh {
+				fresh = true
+				continue
+			}
+			if err != nil || len(events) == 0 {
+				res = Result[S]{State: state, Sequence: entry.last}
+				return err
+			}
+			envelopes, err := h.envelopes(agg, m, events)
+			if err != nil {
+				return err
+			}
+			seqs, err := h.store.Append(ctx, agg, entry.last, envelopes)
+			if err != nil {
+				return err
+			}
+			for _, e := range events {
+				state = evolve(state, e)
+			}
+			last := seqs[len(seqs)-1]
+			commands := maps.Clone(entry.commands)
+			if commands == nil {
+				commands = map[string]uint64{}
+			}
+			commands[m.CommandID] = last
+			h.cache.put(agg, cacheEntry{state: state, last: last, commands: commands})
+			res = Result[S]{State: state, Event: events[len(events)-1], Sequence: last}
 			return nil
 		}
-		events, err := decide(state)
-		if err != nil || len(events) == 0 {
-			res = Result[S]{State: state, Sequence: last}
-			return err
-		}
-		envelopes := make([]eventstore.Event, len(events))
-		for i, e := range events {
-			data, err := json.Marshal(e)
-			if err != nil {
-				return fmt.Errorf("encoding %s: %w", e.EventType(), err)
-			}
-			envelopes[i] = eventstore.Event{
-				Type:          e.EventType(),
-				SchemaVersion: schemaVersion,
-				EventID:       uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String(),
-				CommandID:     m.CommandID,
-				CorrelationID: m.CorrelationID,
-				CausationID:   m.CausationID,
-				Actor:         m.Principal.Subject,
-				Tenant:        m.Principal.OrganizationID,
-				ClientIP:      m.ClientIP,
-				OccurredAt:    h.now().UTC(),
-				Data:          data,
-			}
-		}
-		seqs, err := h.store.Append(ctx, agg, last, envelopes)
-		if err != nil {
-			return err
-		}
-		for _, e := range events {
-			state = evolve(state, e)
-		}
-		res = Result[S]{State: state, Event: events[len(events)-1], Sequence: seqs[len(seqs)-1]}
-		return nil
 	})
 	return res, err
+}
+
+// envelopes wraps a decision's events for the store, each with an id
+// derived from the command, so that a retried command repeats them.
+func (h *Handler) envelopes(agg eventstore.Aggregate, m Meta, events []domain.Event) ([]eventstore.Event, error) {
+	out := make([]eventstore.Event, len(events))
+	for i, e := range events {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encoding %s: %w", e.EventType(), err)
+		}
+		out[i] = eventstore.Event{
+			Type:          e.EventType(),
+			SchemaVersion: schemaVersion,
+			EventID:       uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String(),
+			CommandID:     m.CommandID,
+			CorrelationID: m.CorrelationID,
+			CausationID:   m.CausationID,
+			Actor:         m.Principal.Subject,
+			Tenant:        m.Principal.OrganizationID,
+			ClientIP:      m.ClientIP,
+			OccurredAt:    h.now().UTC(),
+			Data:          data,
+		}
+	}
+	return out, nil
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

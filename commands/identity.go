@@ -43,7 +43,7 @@ func (h *Handler) organization(ctx context.Context, id string) (domain.Organizat
 	if !domain.ValidIdentifier(id) {
 		return domain.Organization{}, nil
 	}
-	o, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeOrganization, ID: id}, domain.EvolveOrganization, "")
+	o, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeOrganization, ID: id}, domain.EvolveOrganization, "", true)
 	return o, err
 }
 
@@ -90,7 +90,7 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 // start with CARGO_ADMIN_SECRET expects, may have been taken or created
 // otherwise.
 func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret string) error {
-	c, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, domain.EvolveClient, "")
+	c, _, _, err := load(ctx, h, eventstore.Aggregate{Type: typeClient, ID: clientID}, domain.EvolveClient, "", true)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 	case domain.BookingRequested{}.EventType():
 		return r.confirm(ctx, rec)
 	case domain.BookingCancelled{}.EventType():
-		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "")
+		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", true)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
 		return err
 	case domain.FlightStatusChanged{}.EventType():
-		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "")
+		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", true)
 		if err != nil || f.Status != domain.FlightStatusCancelled {
 			return err
 		}
@@ -150,12 +150,12 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 // stock, then the quote's acceptance, and finally confirms it. Each step
 // is idempotent, so after a crash the redelivered event finishes the work.
 func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
-	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "")
+	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", true)
 	if err != nil || b.Status != domain.BookingStatusPending {
 		return err
 	}
 	now := r.h.now().UTC()
-	q, _, _, err := load(ctx, r.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "")
+	q, _, _, err := load(ctx, r.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", true)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 // the flight's airline: the one asked for, or the next free one. Without
 // any stock of that airline, the booking goes without a number.
 func (r *Reactors) assignAWB(ctx context.Context, rec eventstore.Record, b domain.Booking) (string, error) {
-	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "")
+	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "", true)
 	if err != nil {
 		return "", err
 	}
@@ -204,7 +204,7 @@ func (r *Reactors) assignAWB(ctx context.Context, rec eventstore.Record, b domai
 		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
 	}
 	if b.AWBNumber == "" {
-		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "")
+		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "", true)
 		if err != nil || len(ledger.Ranges) == 0 {
 			return "", err
 		}

@@ -81,7 +81,7 @@ func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
 	if err := w.reactors.price(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "")
+	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "", true)
 	if q.Status != domain.QuoteStatusPriced || len(q.Options) != 1 {
 		t.Fatalf("quote after pricing = %+v", q)
 	}
@@ -98,7 +98,7 @@ func (w *world) book(t *testing.T, q domain.Quote) eventstore.Record {
 }
 
 func (w *world) booking(t *testing.T, id string) domain.Booking {
-	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "")
+	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func (w *world) booking(t *testing.T, id string) domain.Booking {
 }
 
 func (w *world) flight(t *testing.T) domain.Flight {
-	f, _, _, err := load(context.Background(), w.h, flightAggregate(w.flightID), domain.EvolveFlight, "")
+	f, _, _, err := load(context.Background(), w.h, flightAggregate(w.flightID), domain.EvolveFlight, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 		t.Errorf("after cancelling, %g kg reserved", f.ReservedKg)
 	}
 	// The quote may be booked again.
-	if q2, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, ""); q2.Status != domain.QuoteStatusPriced {
+	if q2, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, "", true); q2.Status != domain.QuoteStatusPriced {
 		t.Errorf("quote after its booking was cancelled = %s", q2.Status)
 	}
 }
