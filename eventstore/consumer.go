@@ -196,12 +196,12 @@ func (l *lanes) handle(m jetstream.Msg) {
 		<-l.slots
 		switch {
 		case err == nil:
-			// Acknowledged even when shutdown has begun: a lost
-			// acknowledgement only means a redelivery, which fn
-			// tolerates, but a handled event need not be handled again.
-			ackCtx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), ackTimeout)
-			m.DoubleAck(ackCtx)
-			cancel()
+			// Acknowledged even when shutdown has begun, and without
+			// waiting for the server to confirm (the store drains its
+			// connection on close): a lost acknowledgement only means a
+			// redelivery, which fn tolerates, and a confirmed one costs
+			// a round trip per event.
+			m.Ack()
 			return
 		case l.ctx.Err() == nil:
 			l.onError(r, err)
