@@ -1,12 +1,14 @@
 package projections
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -117,7 +119,13 @@ func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
 	}
 }
 
+// unquote reads a JSON string. Most have no escapes: those are cut out
+// as they are, without the decoder, as this runs for every field of
+// every event.
 func unquote(raw json.RawMessage) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && !bytes.ContainsAny(raw[1:len(raw)-1], "\\\"") && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
 	var s string
 	err := json.Unmarshal(raw, &s)
 	return s, err

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -153,5 +154,16 @@ func TestLagSaysWhenReadModelsShouldNotServe(t *testing.T) {
 				t.Errorf("Problem = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestUnquoteReadsJSONStringsAsTheDecoderWould(t *testing.T) {
+	for _, raw := range []string{`"FRA"`, `""`, `"Café"`, `"a \"quoted\" word"`, `"line\nbreak"`, `"\u00e9"`, `"tab\tand slash \/"`, "\"\xff\"", `12`, `null`, `"`} {
+		var want string
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, err := unquote(json.RawMessage(raw))
+		if got != want || (err == nil) != (wantErr == nil) {
+			t.Errorf("unquote(%s) = %q, %v; the decoder gives %q, %v", raw, got, err, want, wantErr)
+		}
 	}
 }
