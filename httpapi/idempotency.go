@@ -19,8 +19,11 @@ import (
 var idempotencyNamespace = uuid.MustParse("0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21")
 
 // abandonedAfter is how long a request may hold its Idempotency-Key
-// unfinished before a repeat may take it over (its process died).
-const abandonedAfter = time.Minute
+// unfinished before a repeat may take it over: its process died, most
+// likely, as a request waits at most a few seconds. Taking over is safe
+// even if the first request still runs: both carry out one command, with
+// the same id, which appends once.
+const abandonedAfter = 10 * time.Second
 
 // storedResponse is what is kept under an Idempotency-Key: first a marker
 // that a request is under way, then its successful response for replay.
