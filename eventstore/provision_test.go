@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
@@ -82,5 +85,24 @@ func TestASettingsMistakeFailsAtOnce(t *testing.T) {
 	_, err := Open(context.Background(), Options{URL: url, Replicas: 3})
 	if err == nil || transient(err) {
 		t.Fatalf("open with 3 replicas on one server = %v, want an error that is not transient", err)
+	}
+}
+
+func TestTransientErrorsAreThoseAWaitMayCure(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{context.DeadlineExceeded, true},
+		{fmt.Errorf("publish: %w", nats.ErrTimeout), true},
+		{nats.ErrNoResponders, true},
+		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
+		{&jetstream.APIError{Code: 500, ErrorCode: 10074, Description: "replicas > 1 not supported in non-clustered mode"}, false},
+		{&jetstream.APIError{Code: 400, ErrorCode: 10071, Description: "wrong last sequence: 5"}, false},
+		{errors.New("disk full"), false},
+	} {
+		if got := transient(tt.err); got != tt.want {
+			t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

@@ -24,6 +24,11 @@ import (
 // loaded: reload, decide again, and retry.
 var ErrConflict = errors.New("eventstore: aggregate changed concurrently")
 
+// ErrUnavailable means NATS did not answer an append in time, or its
+// cluster has no leader or quorum: the events were not found stored
+// afterwards, and a retry of the same command is safe.
+var ErrUnavailable = errors.New("eventstore: NATS is not available")
+
 // dedupeWindow is how long JetStream remembers event ids to drop repeated
 // publishes. Older repeats are caught by the command id in the aggregate's
 // history, so the window only needs to cover in-flight retries.
@@ -289,6 +294,8 @@ func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, even
 	switch {
 	case errors.Is(out.err, errWrongLast):
 		return nil, ErrConflict
+	case out.err != nil && ctx.Err() == nil && transient(out.err):
+		return nil, fmt.Errorf("%w: append to %s: %w", ErrUnavailable, agg, out.err)
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, out.err)
 	}

@@ -44,9 +44,7 @@ func (s *Server) handleCreateOrganization() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusCreated, orgJSON(res.State))
 		return nil
 	}
@@ -86,9 +84,7 @@ func (s *Server) handleCreateClient() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusCreated, clientJSON{ClientID: res.State.ClientID, OrganizationID: res.State.OrganizationID, ClientSecret: req.ClientSecret})
 		return nil
 	}
@@ -113,9 +109,7 @@ func (s *Server) handleCreateUser() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusCreated, userJSON{Username: res.State.Username, OrganizationID: res.State.OrganizationID})
 		return nil
 	}
@@ -146,9 +140,7 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		out := keyJSON(res.State)
 		out.APIKey = key
 		writeJSON(w, http.StatusCreated, out)
@@ -175,9 +167,7 @@ func (s *Server) handleRevokeAPIKey() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -199,9 +189,7 @@ func (s *Server) handleSetRateLimits() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		l := s.limitsOf(res.State.ID)
 		writeJSON(w, http.StatusOK, rateLimitsJSON{l.PerMinute, l.PerHour, l.PerDay})
 		return nil

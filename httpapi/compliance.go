@@ -130,9 +130,7 @@ func (s *Server) handleSubmitPLACI() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/shipments/"+awb)
 		writeJSON(w, http.StatusCreated, toPLACIJSON(res.Event.(domain.PLACISubmitted)))
 		return nil
@@ -165,9 +163,7 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/shipments/"+awb)
 		writeJSON(w, http.StatusCreated, toCSDJSON(res.Event.(domain.CSDSubmitted)))
 		return nil
@@ -236,9 +232,7 @@ func (s *Server) handleSubmitDGD() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/shipments/"+awb)
 		writeJSON(w, http.StatusCreated, toDGDJSON(res.Event.(domain.DGDSubmitted)))
 		return nil

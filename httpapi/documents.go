@@ -141,9 +141,7 @@ func (s *Server) handleUploadDocument() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", uploadPath+"/"+res.State.DocumentID)
 		writeJSON(w, http.StatusCreated, toDocumentJSON(res.State))
 		return nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -80,7 +81,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case errors.As(err, &he):
 		body.Error, body.ErrorDescription = he.code, he.msg
 	case errors.Is(err, projections.ErrBehind):
-		body.Error, body.ErrorDescription = codeServiceUnavailable, "the write was stored but this replica has not caught up yet; retry the read"
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "this replica's read models have not caught up yet; retry"
+	case errors.Is(err, eventstore.ErrUnavailable):
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time and nothing was found stored; retry, with the same Idempotency-Key"
 	}
 	status, ok := statusOf[body.Error]
 	if !ok {

@@ -90,9 +90,7 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res[len(res)-1].Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res[len(res)-1].Sequence)
 		if !batch {
 			w.Header().Set("Location", "/api/flights/"+res[0].State.ID)
 			writeJSON(w, http.StatusCreated, toFlightJSON(res[0].State))
@@ -129,9 +127,7 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusOK, toFlightJSON(res.State))
 		return nil
 	}

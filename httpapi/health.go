@@ -83,7 +83,8 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 			writeError(w, r, s.log, errorf("invalid_request", fmt.Sprintf("Cargo-Sequence %d is past the end of the stream: send back one a response gave you", seq)))
 			return
 		}
-		switch err := s.settle(w, r, seq); {
+		w.Header().Set("Cargo-Sequence", uitoa(seq))
+		switch err := s.waitFor(r, seq); {
 		case errors.Is(err, projections.ErrBehind):
 			writeError(w, r, s.log, errorf(codeServiceUnavailable, fmt.Sprintf("this replica has not reached Cargo-Sequence %d yet; nothing was done: retry", seq)))
 		case err != nil:

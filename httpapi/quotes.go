@@ -127,9 +127,7 @@ func (s *Server) handleCreateQuote() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/quotes/"+res.State.ID)
 		writeJSON(w, http.StatusCreated, quoteJSON(res.State, principal(r.Context())))
 		return nil

@@ -65,9 +65,7 @@ func (s *Server) handleSetRateCard() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusOK, toRateCardJSON(res.State))
 		return nil
 	}

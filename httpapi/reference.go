@@ -177,9 +177,7 @@ func (s *Server) handleImportReference() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		report.Changed, report.Unchanged = res.Changed, res.Rows-res.Changed
 		if report.Rejected == nil {
 			report.Rejected = []commands.RowError{}

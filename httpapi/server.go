@@ -164,10 +164,22 @@ const maxConsistencyWait = 5 * time.Second
 
 // settle waits until the read models include sequence seq, so that the
 // response and the next read show the write, and tells the client the
-// sequence (Cargo-Sequence) to pass to a GET on another replica.
-func (s *Server) settle(w http.ResponseWriter, r *http.Request, seq uint64) error {
+// sequence (Cargo-Sequence) to pass to a GET on another replica. The write
+// is stored whatever happens here: read models that take longer than
+// maxConsistencyWait only leave the client that sequence to wait on. An
+// error would make it retry a write that is done.
+func (s *Server) settle(w http.ResponseWriter, r *http.Request, seq uint64) {
+	w.Header().Set("Cargo-Sequence", uitoa(seq))
+	if err := s.waitFor(r, seq); err != nil && r.Context().Err() == nil {
+		s.log.WarnContext(r.Context(), "a write is answered before this replica's read models include it",
+			"request_id", requestID(r.Context()), "sequence", seq, "applied", s.projector.Applied())
+	}
+}
+
+// waitFor waits, at most maxConsistencyWait, until the read models
+// include sequence seq.
+func (s *Server) waitFor(r *http.Request, seq uint64) error {
 	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
 	defer cancel()
-	w.Header().Set("Cargo-Sequence", uitoa(seq))
 	return s.projector.WaitFor(ctx, seq)
 }

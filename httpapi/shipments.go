@@ -126,9 +126,7 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		e := res.Event.(domain.ShipmentStatusRecorded)
 		code := e.StatusCode
 		if e.DiscrepancyCode != "" {
@@ -372,9 +370,7 @@ func (s *Server) handleCreateMAWB() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/shipments/"+awb)
 		writeJSON(w, http.StatusCreated, mawbCreatedJSON{AWBNumber: awb, Status: "created", CreatedAt: res.Event.(domain.MAWBCreated).CreatedAt})
 		return nil
@@ -401,9 +397,7 @@ func (s *Server) handleCreateHAWB() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		h := res.Event.(domain.HAWBCreated)
 		w.Header().Set("Location", "/api/shipments/"+mawb)
 		writeJSON(w, http.StatusCreated, toHAWBJSON(h))

@@ -69,9 +69,7 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		out := toWebhookJSON(res.State)
 		if generated {
 			out.Secret = req.Secret
@@ -126,9 +124,7 @@ func (s *Server) handleDeleteWebhook() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := s.settle(w, r, res.Sequence); err != nil {
-			return err
-		}
+		s.settle(w, r, res.Sequence)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}

@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
+)
+
+func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{"the event store did not answer", fmt.Errorf("creating quote: %w", fmt.Errorf("%w: append: nats: timeout", eventstore.ErrUnavailable)),
+			http.StatusServiceUnavailable, "1"},
+		{"read models behind", projections.ErrBehind, http.StatusServiceUnavailable, "1"},
+		{"anything else", errors.New("disk on fire"), http.StatusInternalServerError, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			writeError(w, httptest.NewRequest("POST", "/api/quotes", nil), slog.New(slog.DiscardHandler), tt.err)
+			var body errorBody
+			json.Unmarshal(w.Body.Bytes(), &body)
+			if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter || body.ErrorDescription == "" {
+				t.Errorf("= %d, Retry-After %q, %+v; want %d, %q", w.Code, w.Header().Get("Retry-After"), body, tt.status, tt.retryAfter)
+			}
+		})
+	}
+}
