@@ -31,9 +31,11 @@ const (
 const (
 	// maxBatch is the server's limit on the messages of one atomic batch.
 	maxBatch = 1000
-	// commitTimeout bounds the wait for a batch's acknowledgement; the
-	// server itself abandons a batch not committed within 10 s.
-	commitTimeout = 10 * time.Second
+	// commitTimeout bounds the wait for a batch's acknowledgement. A batch
+	// takes milliseconds; one sent to a cluster node that died gets no
+	// answer, and its callers learn after this long whether it was stored.
+	// (The server itself abandons a batch not committed within 10 s.)
+	commitTimeout = 4 * time.Second
 	// linger is the longest the committer waits for the callers of the
 	// last batch to come back with their next decisions: without it,
 	// batches alternate between a few decisions and all the rest, and a

@@ -1,0 +1,151 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// cluster is three nats-server nodes started in the test process, routed
+// to each other on loopback, each with its own store directory.
+type cluster struct {
+	nodes []*server.Server
+	urls  []string
+}
+
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	ports := freePorts(t, 6) // a client and a route port per node
+	var routes []*url.URL
+	for i := range 3 {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", ports[3+i])})
+	}
+	c := &cluster{}
+	for i := range 3 {
+		opts := &server.Options{
+			ServerName: fmt.Sprint("n", i), Host: "127.0.0.1", Port: ports[i],
+			JetStream: true, StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true,
+			Cluster: server.ClusterOpts{Name: "cargo", Host: "127.0.0.1", Port: ports[3+i]},
+			Routes:  routes,
+		}
+		srv, err := server.NewServer(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Start()
+		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		c.nodes = append(c.nodes, srv)
+		c.urls = append(c.urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
+	}
+	for _, srv := range c.nodes {
+		if !srv.ReadyForConnections(10 * time.Second) {
+			t.Fatal("a node did not start")
+		}
+	}
+	return c
+}
+
+// TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision writes
+// two-event decisions to a stream of three replicas from 8 writers, stops
+// the stream's leader part way, and checks that writes go on once a new
+// leader is elected and that every acknowledged decision is there whole.
+func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	c := startCluster(t)
+	ctx := context.Background()
+	s := openForTest(t, Options{URL: strings.Join(c.urls, ","), Replicas: 3})
+
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var failed int
+	write := func(name string) {
+		_, err := s.Append(ctx, Aggregate{"quote", name}, 0, decisionOf(name, 2))
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			acked[name] = true
+		case errors.Is(err, ErrUnavailable), errors.Is(err, ErrConflict):
+			failed++ // during the failover: the caller retries
+		default:
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				write(fmt.Sprintf("w%d-%d", w, i))
+			}
+		}()
+	}
+	waitFor := func(n int, what string) {
+		deadline := time.Now().Add(30 * time.Second)
+		for count() < n {
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("%s: %d acknowledged decisions after 30 s, want %d", what, count(), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor(200, "before the node is lost")
+	leader := s.stream.CachedInfo().Cluster.Leader
+	info, err := s.stream.Info(ctx)
+	if err == nil {
+		leader = info.Cluster.Leader
+	}
+	for _, n := range c.nodes {
+		if n.Name() == leader {
+			n.Shutdown()
+		}
+	}
+	lost := time.Now()
+	before := count()
+	waitFor(before+200, "after the leader "+leader+" was lost")
+	t.Logf("leader %s lost: 200 more decisions acknowledged %s later; %d writes failed meanwhile and would be retried",
+		leader, time.Since(lost).Round(time.Millisecond), failed)
+	close(stop)
+	wg.Wait()
+
+	for name := range acked {
+		recs, err := s.Load(ctx, Aggregate{"quote", name})
+		if err != nil || len(recs) != 2 {
+			t.Errorf("acknowledged %s has %d of 2 events (%v)", name, len(recs), err)
+		}
+	}
+}
