@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -45,7 +46,19 @@ var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
 func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
 	actor := deliveryActor
 	actor.OrganizationID = e.OrgID
-	_, err := execute(ctx, r.H, eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(actor, commandID, ""),
+	agg, m := eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(actor, commandID, "")
+	// Most deliveries succeed at the first attempt, the aggregate's first
+	// event: appended as such without reading the aggregate first, which
+	// would cost a round trip to the store per delivery. A later attempt
+	// conflicts (answered by the store's own cache) and goes the usual way.
+	envelopes, err := r.H.envelopes(agg, m, []domain.Event{e})
+	if err != nil {
+		return err
+	}
+	if _, err := r.H.store.Append(ctx, agg, 0, envelopes); !errors.Is(err, eventstore.ErrConflict) {
+		return err
+	}
+	_, err = execute(ctx, r.H, agg, m,
 		func(s struct{}, _ domain.Event) struct{} { return s },
 		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
 	return err
