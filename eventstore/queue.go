@@ -139,10 +139,12 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context,
 		job := Job{ID: m.Headers().Get(jetstream.MsgIDHeader), Data: m.Data(), Attempt: int(meta.NumDelivered)}
 		go func() {
 			defer func() { <-slots }()
-			// The outcome stands even if shutdown began meanwhile:
-			// a finished job must not be done twice.
+			// The outcome stands even if shutdown began meanwhile. The
+			// removal is not waited for: the store drains its connection
+			// on close, and only a crash in between makes a job run twice
+			// (a webhook receiver dedupes by webhook-id).
 			if out := fn(context.WithoutCancel(ctx), job); out.drop {
-				m.DoubleAck(context.WithoutCancel(ctx))
+				m.Ack()
 			} else {
 				m.NakWithDelay(out.retryIn)
 			}
