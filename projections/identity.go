@@ -31,6 +31,14 @@ func NewIdentity() *Identity {
 
 // Apply implements ReadModel.
 func (m *Identity) Apply(_ eventstore.Record, e domain.Event) {
+	switch e.(type) {
+	case domain.OrganizationCreated, domain.OrganizationRateLimitsSet, domain.ClientCreated, domain.UserCreated,
+		domain.APIKeyCreated, domain.APIKeyRevoked:
+	default:
+		// Not an identity event: no write lock, which would hold up
+		// every request authenticating meanwhile.
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch e := e.(type) {
