@@ -68,9 +68,15 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	}
 	m := commands.NewMeta(p, "", requestID(r.Context()))
 	m.ClientIP = ip
-	if _, err := s.commands.RecordAuthorization(context.WithoutCancel(r.Context()), m, e); err != nil {
+	seq, err := s.commands.RecordAuthorization(context.WithoutCancel(r.Context()), m, e)
+	if err != nil {
 		s.log.ErrorContext(r.Context(), "audit: authorization event not recorded", "request_id", requestID(r.Context()), "action", e.Action, "err", err)
+		return
 	}
+	// Like any write, it is in this replica's audit log before the
+	// answer goes out, so the caller reading the log next finds it; a
+	// replica too far behind answers anyway (the event is stored).
+	_ = s.waitFor(r, seq)
 }
 
 type auditEntryJSON struct {
