@@ -4,68 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
-
-// cluster is three nats-server nodes started in the test process, routed
-// to each other on loopback, each with its own store directory.
-type cluster struct {
-	nodes []*server.Server
-	urls  []string
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
-func startCluster(t *testing.T) *cluster {
-	t.Helper()
-	ports := freePorts(t, 6) // a client and a route port per node
-	var routes []*url.URL
-	for i := range 3 {
-		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", ports[3+i])})
-	}
-	c := &cluster{}
-	for i := range 3 {
-		opts := &server.Options{
-			ServerName: fmt.Sprint("n", i), Host: "127.0.0.1", Port: ports[i],
-			JetStream: true, StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true,
-			Cluster: server.ClusterOpts{Name: "cargo", Host: "127.0.0.1", Port: ports[3+i]},
-			Routes:  routes,
-		}
-		srv, err := server.NewServer(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Start()
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-		c.nodes = append(c.nodes, srv)
-		c.urls = append(c.urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
-	}
-	for _, srv := range c.nodes {
-		if !srv.ReadyForConnections(10 * time.Second) {
-			t.Fatal("a node did not start")
-		}
-	}
-	return c
-}
 
 // TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision writes
 // two-event decisions to a stream of three replicas from 8 writers, stops
@@ -75,9 +19,9 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
-	c := startCluster(t)
+	c := natstest.StartCluster(t)
 	ctx := context.Background()
-	s := openForTest(t, Options{URL: strings.Join(c.urls, ","), Replicas: 3})
+	s := openForTest(t, Options{URL: c.URL(), Replicas: 3})
 
 	var mu sync.Mutex
 	acked := map[string]bool{}
@@ -129,7 +73,7 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 	if err == nil {
 		leader = info.Cluster.Leader
 	}
-	for _, n := range c.nodes {
+	for _, n := range c.Nodes {
 		if n.Name() == leader {
 			n.Shutdown()
 		}

@@ -1,0 +1,73 @@
+// Package natstest starts real NATS servers inside a test process: a
+// JetStream cluster of three nodes on loopback, as production runs on,
+// without a server binary of the machine's (which may be too old).
+package natstest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Cluster is three nats-server nodes started in the test process, routed
+// to each other on loopback, each with its own store directory.
+type Cluster struct {
+	Nodes []*server.Server
+	URLs  []string // client URLs, one per node
+}
+
+// URL lists every node, for a client that should fail over between them.
+func (c *Cluster) URL() string { return strings.Join(c.URLs, ",") }
+
+func freePorts(t testing.TB, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// StartCluster starts three JetStream nodes, syncing every write, routed
+// to each other on loopback ports of their own; the test's end stops them.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	ports := freePorts(t, 6) // a client and a route port per node
+	var routes []*url.URL
+	for i := range 3 {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", ports[3+i])})
+	}
+	c := &Cluster{}
+	for i := range 3 {
+		opts := &server.Options{
+			ServerName: fmt.Sprint("n", i), Host: "127.0.0.1", Port: ports[i],
+			JetStream: true, StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true,
+			Cluster: server.ClusterOpts{Name: "cargo", Host: "127.0.0.1", Port: ports[3+i]},
+			Routes:  routes,
+		}
+		srv, err := server.NewServer(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Start()
+		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		c.Nodes = append(c.Nodes, srv)
+		c.URLs = append(c.URLs, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
+	}
+	for _, srv := range c.Nodes {
+		if !srv.ReadyForConnections(10 * time.Second) {
+			t.Fatal("a node did not start")
+		}
+	}
+	return c
+}
