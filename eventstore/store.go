@@ -24,10 +24,18 @@ import (
 // loaded: reload, decide again, and retry.
 var ErrConflict = errors.New("eventstore: aggregate changed concurrently")
 
-// ErrUnavailable means NATS did not answer an append in time, or its
-// cluster has no leader or quorum: the events were not found stored
-// afterwards, and a retry of the same command is safe.
+// ErrUnavailable means NATS did not answer in time, or its cluster has no
+// leader or quorum. Nothing was stored (an append checks afterwards), and
+// a retry of the same command is safe.
 var ErrUnavailable = errors.New("eventstore: NATS is not available")
+
+// unavailable marks err as ErrUnavailable if a wait may cure it.
+func unavailable(err error) error {
+	if transient(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
 
 // dedupeWindow is how long JetStream remembers event ids to drop repeated
 // publishes. Older repeats are caught by the command id in the aggregate's
@@ -294,8 +302,8 @@ func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, even
 	switch {
 	case errors.Is(out.err, errWrongLast):
 		return nil, ErrConflict
-	case out.err != nil && ctx.Err() == nil && transient(out.err):
-		return nil, fmt.Errorf("%w: append to %s: %w", ErrUnavailable, agg, out.err)
+	case out.err != nil && ctx.Err() == nil:
+		return nil, unavailable(fmt.Errorf("eventstore: append to %s: %w", agg, out.err))
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, out.err)
 	}
@@ -352,7 +360,7 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: load %s: %w", agg, err)
+		return nil, unavailable(fmt.Errorf("eventstore: load %s: %w", agg, err))
 	}
 	if last.Sequence <= after {
 		return nil, nil
@@ -370,7 +378,7 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 	for seq := after + 1; seq < last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if err != nil {
-			return nil, fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err)
+			return nil, unavailable(fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err))
 		}
 		if m.Sequence >= last.Sequence {
 			break
@@ -391,7 +399,7 @@ func (s *Store) Get(ctx context.Context, agg Aggregate, seq uint64) (Record, err
 	subject := s.subject(agg)
 	m, err := s.stream.GetMsg(ctx, seq)
 	if err != nil {
-		return Record{}, fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err)
+		return Record{}, unavailable(fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err))
 	}
 	if m.Subject != subject {
 		return Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
@@ -481,9 +489,12 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // the last event handed over when it misses a heartbeat or a sequence. A
 // re-creation that keeps failing ends the subscription with the error,
 // so that the caller knows, logs it and resumes from its own position;
-// nothing retries forever out of sight.
+// nothing retries forever out of sight. A subscription to every event
+// also watches for a consumer that went quiet while the stream grew (its
+// server died and nats.go did not notice): it ends after stallAfter.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Record) error, idle func() error) error {
-	if len(filters) == 0 {
+	everything := len(filters) == 0
+	if everything {
 		filters = []string{s.prefix + ".evt.>"}
 	}
 	if from == 0 {
@@ -498,19 +509,28 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(500))
+	// Heartbeats every second: a consumer on a server that died is
+	// noticed in two, not ten.
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
 	defer msgs.Stop()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
+	delivered, lastHeard := from-1, time.Now()
 	for {
 		m, err := msgs.Next(jetstream.NextMaxWait(time.Second))
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, nats.ErrTimeout):
+			if everything && time.Since(lastHeard) > stallAfter {
+				if last, err := s.LastSequence(ctx); err == nil && last > delivered {
+					return fmt.Errorf("eventstore: subscription stalled: nothing after %d for %s while the stream is at %d",
+						delivered, time.Since(lastHeard).Round(time.Second), last)
+				}
+			}
 			// A second without a matching event: caught up.
 			if idle != nil {
 				if err := idle(); err != nil {
@@ -525,6 +545,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		if err != nil {
 			return err
 		}
+		delivered, lastHeard = r.Sequence, time.Now()
 		if err := fn(r); err != nil {
 			return err
 		}
@@ -537,7 +558,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	}
 }
 
+// stallAfter is how long a subscription to every event may hear nothing
+// while the stream has events it has not delivered.
+const stallAfter = 3 * time.Second
+
 // maxConsumerResets is how often in a row an ordered consumer tries to
-// re-create itself on the server (backing off from 1 s to 10 s) before its
-// subscription fails.
-const maxConsumerResets = 5
+// re-create itself on the server (each try waits up to 10 s, backing off
+// from 1 s) before its subscription fails and its caller starts anew.
+const maxConsumerResets = 2
