@@ -80,11 +80,16 @@ func (b *Bucket) Delete(ctx context.Context, key string) error {
 func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, bool, error) {
 	_, err := b.kv.Create(ctx, key, value)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		v, ok, err := b.Get(ctx, key)
-		if err == nil && !ok {
-			err = fmt.Errorf("eventstore: %s vanished after a conflicting create", key)
+		// On a cluster the read may be served by a replica that has not
+		// the other creator's value yet: it comes within moments.
+		for range 50 {
+			v, ok, err := b.Get(ctx, key)
+			if err != nil || ok {
+				return v, false, err
+			}
+			pause(ctx, 100*time.Millisecond)
 		}
-		return v, false, err
+		return nil, false, fmt.Errorf("eventstore: %s is taken, but its value was not readable within 5 s", key)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("eventstore: create %s: %w", key, err)

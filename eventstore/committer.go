@@ -309,15 +309,21 @@ func (c *committer) commit(batch []*decision) {
 
 // rejectedAsConflict reports whether the server refused a batch because an
 // expectation failed (10164 on replicated streams and for a subject written
-// twice in a batch) or because an event id was already stored (10201).
+// twice in a batch), because an event id was already stored (10201), or
+// because another writer is storing the same event id at this moment
+// (10158: two replicas carrying out one command, as when both seed a new
+// cluster).
 func rejectedAsConflict(code jetstream.ErrorCode) bool {
 	return code == jetstream.JSErrCodeStreamWrongLastSequence ||
-		code == jetstream.JSErrCodeStreamWrongLastSequenceConstant || code == errCodeBatchDuplicateID
+		code == jetstream.JSErrCodeStreamWrongLastSequenceConstant || code == errCodeBatchDuplicateID ||
+		code == errCodeDuplicateInProcess
 }
 
-// errCodeBatchDuplicateID: "atomic publish batch contains duplicate
-// message id", which nats.go has no name for.
-const errCodeBatchDuplicateID jetstream.ErrorCode = 10201
+// Error codes nats.go has no name for.
+const (
+	errCodeBatchDuplicateID   jetstream.ErrorCode = 10201 // atomic publish batch contains duplicate message id
+	errCodeDuplicateInProcess jetstream.ErrorCode = 10158 // duplicate message id is in process
+)
 
 func (c *committer) remember(subject string, seq uint64) {
 	if len(c.lastSeq) >= maxKnownSubjects {
