@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // childEnv carries the environment of a cargod that a test runs as a
@@ -150,4 +151,59 @@ func getStatus(url, token string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart files 40 bookings
+// and kills cargod with SIGKILL as soon as they are answered, while the
+// booking reactor works on them; after the restart every one is
+// confirmed, and the test reports how long that took.
+func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	base, cmd := startChild(t, dir)
+	s := &testServer{base: base, doc: loadDoc(t)}
+	fwd := s.demoToken(t, "demo-forwarder")
+	var quotes []pricedQuote
+	for range 40 {
+		quotes = append(quotes, s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID))
+	}
+	ids := make([]string, len(quotes))
+	var wg sync.WaitGroup
+	for i, q := range quotes {
+		if len(q.PriceOptions) == 0 {
+			t.Fatalf("quote %s has no price options: %+v", q.ID, q)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var b booking
+			s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}).json(t, &b)
+			ids[i] = b.ID
+		}()
+	}
+	wg.Wait()
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	restarted := time.Now()
+	base, cmd = startChild(t, dir)
+	defer func() { cmd.Process.Signal(syscall.SIGKILL); cmd.Wait() }()
+	s.base = base
+	fwd = s.demoToken(t, "demo-forwarder")
+	pending := 0
+	for _, id := range ids {
+		var b booking
+		s.do(t, request{method: "GET", path: "/api/bookings/" + id, token: fwd}).json(t, &b)
+		if b.Status == "pending" {
+			pending++
+		}
+	}
+	for _, id := range ids {
+		if b := s.bookingOutcome(t, fwd, id); b.Status != "confirmed" {
+			t.Errorf("booking %s after the restart = %+v", id, b)
+		}
+	}
+	t.Logf("%d of %d bookings were pending at the restart; all confirmed %s after it", pending, len(ids), time.Since(restarted).Round(time.Millisecond))
 }
