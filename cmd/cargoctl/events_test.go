@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // env is a getenv over a map.
@@ -283,5 +285,36 @@ func TestHelp(t *testing.T) {
 				t.Errorf("help printed on stderr: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestEventsFromACluster reads the test events, and 500 more, from a
+// stream of three replicas on a three-node cluster: every one, in order.
+func TestEventsFromACluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	c := natstest.StartCluster(t)
+	ctx := context.Background()
+	s, err := eventstore.Open(ctx, eventstore.Options{URL: c.URL(), Replicas: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, testEvents)
+	for i := range 500 {
+		id := fmt.Sprint("bulk-", i)
+		e := eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: id, OccurredAt: time.Now(), Data: []byte(`{}`)}
+		if _, err := s.Append(ctx, eventstore.Aggregate{Type: "quote", ID: id}, 0, []eventstore.Event{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	out, errOut, err := runCmd(t, env(nil), "events", "--nats-url", c.URL(), "--to-seq", "5")
+	if err != nil || out != linesOf(1, 2, 3, 4, 5) {
+		t.Errorf("the test events from the cluster: %v\n%s\nstderr %s", err, out, errOut)
+	}
+	out, errOut, err = runCmd(t, env(nil), "events", "--nats-url", c.URL(), "--type", "quote", "--from-seq", "6")
+	if lines := strings.Count(out, "\n"); err != nil || lines != 500 {
+		t.Errorf("the bulk events from the cluster: %d lines, %v; stderr %s", lines, err, errOut)
 	}
 }
