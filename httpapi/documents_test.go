@@ -13,14 +13,22 @@ import (
 	"github.com/cargostream/cargostream/projections"
 )
 
-// Files no upload names are swept once old enough; recorded ones stay.
-func TestSweepOrphanFiles(t *testing.T) {
-	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+// openTestStore opens an event store on an embedded server of the test's
+// own, closed when the test ends.
+func openTestStore(t *testing.T) *eventstore.Store {
+	t.Helper()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
+	return store
+}
+
+// Files no upload names are swept once old enough; recorded ones stay.
+func TestSweepOrphanFiles(t *testing.T) {
+	ctx := context.Background()
+	store := openTestStore(t)
 	files, err := store.Objects(ctx, "documents")
 	if err != nil {
 		t.Fatal(err)

@@ -693,11 +693,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// forbidden attempts) and admin writes; read models that the test
 	// fills below and the projector keeps following.
 	ctx := t.Context() // cancelled before the cleanups run
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	usage, err := store.Bucket(ctx, "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
