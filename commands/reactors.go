@@ -62,13 +62,11 @@ func (r *Reactors) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec eventstore.Record, err error) {
+			// Runs until ctx ends: a consumer that fails is begun again.
+			r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec eventstore.Record, err error) {
 				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})
-			if err != nil && ctx.Err() == nil {
-				r.log.Error("reactor stopped", "reactor", name, "err", err)
-			}
 		}()
 	}
 	wg.Wait()

@@ -40,8 +40,29 @@ const (
 // dies is delivered again within seconds, so a crash part way through is
 // repaired by redelivery; fn must therefore be idempotent. Consume returns
 // when ctx ends, once the events in hand are handled or left for the server
-// to deliver again.
+// to deliver again; a consumer that fails before (its server lost, say) is
+// begun again.
 func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
+	return s.keepFollowing(ctx, "consumer "+name, func() error {
+		return s.consume(ctx, name, filters, parallel, fn, onError)
+	})
+}
+
+// keepFollowing runs session until ctx ends. A session that ends before
+// (its consumer could not be made, or its pull closed for good) is logged
+// and begun again after a pause: a follower never stops out of sight.
+func (s *Store) keepFollowing(ctx context.Context, what string, session func() error) error {
+	for {
+		err := session()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
+		pause(ctx, time.Second)
+	}
+}
+
+func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
 	cfg := jetstream.ConsumerConfig{
 		Durable:        s.prefix + "-" + name,
 		Description:    "Cargostream reactor " + name,

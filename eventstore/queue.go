@@ -89,6 +89,10 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 // whose worker dies is handed out again after a minute. fn gets a context
 // that outlives ctx, so a job in hand when shutdown begins finishes.
 func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
+	return q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
+}
+
+func (q *Queue) work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable:   "workers",
 		AckPolicy: jetstream.AckExplicitPolicy,

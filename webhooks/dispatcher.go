@@ -85,17 +85,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := d.Queue.Work(ctx, d.Parallel, d.send); err != nil && ctx.Err() == nil {
-			d.Log.Error("webhook senders stopped", "err", err)
-		}
+		d.Queue.Work(ctx, d.Parallel, d.send) // until ctx ends, begun again on failure
 	}()
-	err := d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
+	d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
 		func(rec eventstore.Record, err error) {
 			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
 		})
-	if err != nil && ctx.Err() == nil {
-		d.Log.Error("webhook dispatcher stopped", "err", err)
-	}
 	<-done
 }
 
