@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/cargostream/cargostream/projections"
 )
@@ -28,17 +30,14 @@ func (s *Server) handleReady() http.Handler {
 		connected, caughtUp := s.ready(), s.projector.CaughtUp()
 		body := map[string]any{"natsConnected": connected, "readModelsCaughtUp": caughtUp,
 			"appliedSequence": s.projector.Applied(), "subscriptionResumes": s.projector.Resumes()}
-		var problem string
-		switch lag, err := s.projector.Lag(r.Context()); {
+		problem := ""
+		switch {
 		case !connected:
 			problem = "not connected to NATS"
-		case err != nil:
-			problem = "the stream cannot be read: " + err.Error()
 		case !caughtUp:
 			problem = "read models are still replaying the stream"
 		default:
-			body["streamSequence"], body["lag"] = lag.StreamLast, lag.Events()
-			problem = lag.Problem(s.opts.ReadyMaxLag, s.opts.ReadyStall)
+			problem = s.lagProblem(r, body)
 		}
 		status := http.StatusOK
 		body["status"] = "ready"
@@ -48,6 +47,23 @@ func (s *Server) handleReady() http.Handler {
 		}
 		writeJSON(w, status, body)
 	})
+}
+
+// readyLagTimeout bounds /readyz's look at the stream: a probe must get
+// its answer, with the reason, within a probe's usual timeout.
+const readyLagTimeout = time.Second
+
+// lagProblem compares the read models with the stream, adds what it found
+// to body, and says why they should not serve, or "".
+func (s *Server) lagProblem(r *http.Request, body map[string]any) string {
+	ctx, cancel := context.WithTimeout(r.Context(), readyLagTimeout)
+	defer cancel()
+	lag, err := s.projector.Lag(ctx)
+	if err != nil {
+		return "the stream cannot be read: " + err.Error()
+	}
+	body["streamSequence"], body["lag"] = lag.StreamLast, lag.Events()
+	return lag.Problem(s.opts.ReadyMaxLag, s.opts.ReadyStall)
 }
 
 func (s *Server) handleJWKS() http.Handler {

@@ -167,3 +167,29 @@ func TestUnquoteReadsJSONStringsAsTheDecoderWould(t *testing.T) {
 		}
 	}
 }
+
+func TestEventsWaitFromWhenTheyAreFirstSeenWaiting(t *testing.T) {
+	p := NewProjector(nil, slog.New(slog.DiscardHandler), NewQuotes())
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	if err := p.apply(eventstore.Record{Sequence: 1, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		at   time.Duration // after start, an hour after the last apply
+		last uint64
+		idle time.Duration
+	}{
+		{0, 1, 0},                               // caught up
+		{time.Second, 2, 0},                     // a write a moment ago: first seen waiting
+		{11 * time.Second, 2, 10 * time.Second}, // still waiting
+	} {
+		if l := p.lagAt(step.last, start.Add(step.at)); l.Idle != step.idle {
+			t.Errorf("at +%s with the stream at %d: idle %s, want %s", step.at, step.last, l.Idle, step.idle)
+		}
+	}
+	p.apply(eventstore.Record{Sequence: 2, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}})
+	p.lagAt(3, start.Add(time.Minute))
+	if l := p.lagAt(3, start.Add(time.Minute+time.Second)); l.Idle != time.Second {
+		t.Errorf("after an apply the wait starts anew: idle %s, want 1s", l.Idle)
+	}
+}

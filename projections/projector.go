@@ -28,12 +28,14 @@ type Projector struct {
 	models []ReadModel
 	log    *slog.Logger
 
-	mu        sync.Mutex
-	applied   uint64        // last sequence applied to every model
-	appliedAt time.Time     // when applied last moved
-	target    uint64        // stream's last sequence at start: ready once applied
-	changed   chan struct{} // closed (and replaced) whenever applied moves
-	resumes   int           // subscriptions that failed and were resumed
+	mu      sync.Mutex
+	applied uint64 // last sequence applied to every model
+	// waitingSince is when events were first seen waiting (by Lag)
+	// since the last apply; zero while none were seen.
+	waitingSince time.Time
+	target       uint64        // stream's last sequence at start: ready once applied
+	changed      chan struct{} // closed (and replaced) whenever applied moves
+	resumes      int           // subscriptions that failed and were resumed
 }
 
 // NewProjector returns a projector for models.
@@ -86,7 +88,7 @@ func (p *Projector) apply(r eventstore.Record) error {
 		}
 	}
 	p.mu.Lock()
-	p.applied, p.appliedAt = r.Sequence, time.Now()
+	p.applied, p.waitingSince = r.Sequence, time.Time{}
 	close(p.changed)
 	p.changed = make(chan struct{})
 	p.mu.Unlock()
@@ -119,7 +121,7 @@ func (p *Projector) CaughtUp() bool {
 type Lag struct {
 	Applied    uint64        // the last sequence applied
 	StreamLast uint64        // the stream's last sequence
-	Idle       time.Duration // since the last event was applied
+	Idle       time.Duration // how long events have waited with nothing applied
 }
 
 // Events is the number of events in the stream not applied yet.
@@ -146,7 +148,22 @@ func (p *Projector) Lag(ctx context.Context) (Lag, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Lag{Applied: p.applied, StreamLast: last, Idle: time.Since(p.appliedAt)}, nil
+	return p.lagAt(last, time.Now()), nil
+}
+
+// lagAt, with p.mu held, is the lag against a stream at last, now. Events wait from the
+// first time they are seen waiting: a quiet replica is not stalled
+// because a write landed a moment ago.
+func (p *Projector) lagAt(last uint64, now time.Time) Lag {
+	l := Lag{Applied: p.applied, StreamLast: last}
+	switch {
+	case l.Events() == 0:
+	case p.waitingSince.IsZero():
+		p.waitingSince = now
+	default:
+		l.Idle = now.Sub(p.waitingSince)
+	}
+	return l
 }
 
 // ErrBehind means the read models did not reach a sequence in time.
