@@ -31,35 +31,45 @@ func NewIdentity() *Identity {
 
 // Apply implements ReadModel.
 func (m *Identity) Apply(_ eventstore.Record, e domain.Event) {
-	switch e.(type) {
-	case domain.OrganizationCreated, domain.OrganizationRateLimitsSet, domain.ClientCreated, domain.UserCreated,
-		domain.APIKeyCreated, domain.APIKeyRevoked:
-	default:
-		// Not an identity event: no write lock, which would hold up
-		// every request authenticating meanwhile.
+	// Only identity events take the write lock: every request reads
+	// this model to authenticate, and need not wait for other events.
+	change := m.change(e)
+	if change == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	change()
+}
+
+// change is what e does to the model, or nil for an event of another kind.
+func (m *Identity) change(e domain.Event) func() {
 	switch e := e.(type) {
 	case domain.OrganizationCreated:
-		if _, ok := m.orgs[e.OrganizationID]; !ok {
-			m.orgOrder = append(m.orgOrder, e.OrganizationID)
+		return func() {
+			if _, ok := m.orgs[e.OrganizationID]; !ok {
+				m.orgOrder = append(m.orgOrder, e.OrganizationID)
+			}
+			m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
 		}
-		m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
 	case domain.OrganizationRateLimitsSet:
-		m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
+		return func() { m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e) }
 	case domain.ClientCreated:
-		m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
+		return func() { m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e) }
 	case domain.UserCreated:
-		key := strings.ToLower(e.Username)
-		m.users[key] = domain.EvolveUser(m.users[key], e)
+		return func() {
+			key := strings.ToLower(e.Username)
+			m.users[key] = domain.EvolveUser(m.users[key], e)
+		}
 	case domain.APIKeyCreated:
-		m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e)
-		m.keyByHash[e.KeyHash] = e.KeyID
+		return func() {
+			m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e)
+			m.keyByHash[e.KeyHash] = e.KeyID
+		}
 	case domain.APIKeyRevoked:
-		m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e)
+		return func() { m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e) }
 	}
+	return nil
 }
 
 // Organization returns an organisation by id.
