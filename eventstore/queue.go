@@ -79,7 +79,7 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 	}
 	for _, out := range q.committer.submit(ctx, ds...) {
 		if out.err != nil {
-			return fmt.Errorf("eventstore: queue put: %w", out.err)
+			return unavailable(fmt.Errorf("eventstore: queue put: %w", out.err))
 		}
 	}
 	return nil
