@@ -75,11 +75,20 @@ func newDecision(ctx context.Context, subject string, expected uint64, events []
 		if e.Type == "" || e.EventID == "" {
 			return nil, errors.New("eventstore: an event needs a type and an id")
 		}
-		h := e.header()
-		h.Set(jetstream.MsgIDHeader, e.EventID)
-		d.msgs = append(d.msgs, &nats.Msg{Subject: subject, Header: h, Data: e.Data})
+		d.msgs = append(d.msgs, message(subject, e.EventID, e.header(), e.Data))
 	}
 	return d, nil
+}
+
+// newJob is a queue's job as a decision: one message, no expectation.
+func newJob(ctx context.Context, subject, id string, data []byte) *decision {
+	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, id, nats.Header{}, data)}, done: make(chan outcome, 1)}
+}
+
+// message is a message to store once: its id is its Nats-Msg-Id.
+func message(subject, id string, h nats.Header, data []byte) *nats.Msg {
+	h.Set(jetstream.MsgIDHeader, id)
+	return &nats.Msg{Subject: subject, Header: h, Data: data}
 }
 
 // outcome is what became of a decision: the sequence of its last event,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -72,10 +71,7 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 	ds := make([]*decision, 0, len(jobs))
 	for id, data := range jobs {
-		h := nats.Header{}
-		h.Set(jetstream.MsgIDHeader, id)
-		ds = append(ds, &decision{ctx: ctx, subject: q.subject, done: make(chan outcome, 1),
-			msgs: []*nats.Msg{{Subject: q.subject, Header: h, Data: data}}})
+		ds = append(ds, newJob(ctx, q.subject, id, data))
 	}
 	for _, out := range q.committer.submit(ctx, ds...) {
 		if out.err != nil {

@@ -145,11 +145,18 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
 		}
 		s.replicas = s.stream.CachedInfo().Config.Replicas
-		if s.committer, err = s.newCommitter("events"); err != nil {
-			return nil, err
-		}
-		return s, nil
+	} else if err := s.provisionStream(ctx, o.Replicas); err != nil {
+		return nil, err
 	}
+	if s.committer, err = s.newCommitter("events"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// provisionStream creates the event stream, or updates it to the settings
+// of this version.
+func (s *Store) provisionStream(ctx context.Context, replicas int) error {
 	cfg := jetstream.StreamConfig{
 		Name:        s.name,
 		Description: "Cargostream events: the system of record",
@@ -163,25 +170,22 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		DenyDelete:  true,
 		DenyPurge:   true,
 		Duplicates:  dedupeWindow,
-		Replicas:    o.Replicas,
+		Replicas:    replicas,
 		// A decision's events are one atomic batch. A stream made
 		// before this setting existed is updated here.
 		AllowAtomicPublish: true,
 	}
-	err = s.provision(ctx, "stream "+s.name, func(ctx context.Context) (err error) {
+	err := s.provision(ctx, "stream "+s.name, func(ctx context.Context) (err error) {
 		s.stream, err = s.js.CreateOrUpdateStream(ctx, cfg)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, o.Replicas, err)
+		return fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, replicas, err)
 	}
 	if !s.stream.CachedInfo().Config.AllowAtomicPublish {
-		return nil, fmt.Errorf("eventstore: the NATS server does not support atomic batch publish on stream %s: it needs nats-server 2.12 or later", s.name)
+		return fmt.Errorf("eventstore: the NATS server does not support atomic batch publish on stream %s: it needs nats-server 2.12 or later", s.name)
 	}
-	if s.committer, err = s.newCommitter("events"); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return nil
 }
 
 func (s *Store) startEmbedded(o Options) error {
