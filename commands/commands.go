@@ -137,60 +137,64 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
-	fresh := false
+	cached := true // the first try may decide on the cached state
 	err := eventstore.RetryOnConflict(ctx, func() error {
 		defer h.aggregates.lock(agg.String())()
-		defer func() { fresh = true }() // a retry loads from the store
-		for {
-			state, entry, done, err := load(ctx, h, agg, evolve, m.CommandID, fresh)
-			if err != nil {
-				return err
-			}
-			if done != 0 {
-				// The command ran before: its own event, not the latest.
-				rec, err := h.store.Get(ctx, agg, done)
-				if err != nil {
-					return err
-				}
-				e, err := domain.DecodeEvent(rec.Type, rec.Data)
-				if err != nil {
-					return fmt.Errorf("loading %s: %w", agg, err)
-				}
-				res = Result[S]{State: state, Event: e, Sequence: done}
-				return nil
-			}
-			events, err := decide(state)
-			if (err != nil || len(events) == 0) && !fresh {
-				fresh = true
-				continue
-			}
-			if err != nil || len(events) == 0 {
-				res = Result[S]{State: state, Sequence: entry.last}
-				return err
-			}
-			envelopes, err := h.envelopes(agg, m, events)
-			if err != nil {
-				return err
-			}
-			seqs, err := h.store.Append(ctx, agg, entry.last, envelopes)
-			if err != nil {
-				return err
-			}
-			for _, e := range events {
-				state = evolve(state, e)
-			}
-			last := seqs[len(seqs)-1]
-			commands := maps.Clone(entry.commands)
-			if commands == nil {
-				commands = map[string]uint64{}
-			}
-			commands[m.CommandID] = last
-			h.cache.put(agg, cacheEntry{state: state, last: last, commands: commands})
-			res = Result[S]{State: state, Event: events[len(events)-1], Sequence: last}
-			return nil
+		var trusted bool
+		var err error
+		if res, trusted, err = decideOnce(ctx, h, agg, m, evolve, decide, cached); !trusted {
+			res, _, err = decideOnce(ctx, h, agg, m, evolve, decide, false)
 		}
+		cached = false // a conflict means another writer: load from the store
+		return err
 	})
 	return res, err
+}
+
+// decideOnce loads agg (from the cache if cached), decides, and appends
+// what it decided. It reports false when it decided nothing on the cached
+// state, which only a fresh state may settle.
+func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (Result[S], bool, error) {
+	state, entry, done, err := load(ctx, h, agg, evolve, m.CommandID, !cached)
+	if err != nil {
+		return Result[S]{}, true, err
+	}
+	if done != 0 {
+		// The command ran before: its own event, not the latest.
+		rec, err := h.store.Get(ctx, agg, done)
+		if err != nil {
+			return Result[S]{}, true, err
+		}
+		e, err := domain.DecodeEvent(rec.Type, rec.Data)
+		if err != nil {
+			return Result[S]{}, true, fmt.Errorf("loading %s: %w", agg, err)
+		}
+		return Result[S]{State: state, Event: e, Sequence: done}, true, nil
+	}
+	events, err := decide(state)
+	if err != nil || len(events) == 0 {
+		return Result[S]{State: state, Sequence: entry.last}, !cached, err
+	}
+	envelopes, err := h.envelopes(agg, m, events)
+	if err != nil {
+		return Result[S]{}, true, err
+	}
+	seqs, err := h.store.Append(ctx, agg, entry.last, envelopes)
+	if err != nil {
+		return Result[S]{}, true, err
+	}
+	for _, e := range events {
+		state = evolve(state, e)
+	}
+	last := seqs[len(seqs)-1]
+	commands := maps.Clone(entry.commands)
+	if commands == nil {
+		commands = map[string]uint64{}
+	}
+	commands[m.CommandID] = last
+	h.cache.put(agg, cacheEntry{state: state, last: last, commands: commands})
+	return Result[S]{State: state, Event: events[len(events)-1], Sequence: last}, true, nil
 }
 
 // envelopes wraps a decision's events for the store, each with an id
