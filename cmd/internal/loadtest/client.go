@@ -56,13 +56,19 @@ func (a *api) do(ctx context.Context, method, path string, body []byte, want int
 		return nil, &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: reading the answer: %v", method, path, err)}
 	}
 	if resp.StatusCode != want {
-		detail := fmt.Sprintf("%s %s: %d %s", method, path, resp.StatusCode, clip(out))
-		if resp.StatusCode == http.StatusTooManyRequests {
-			detail += " (" + rateLimitHint + ")"
-		}
-		return out, &failure{kind: strconv.Itoa(resp.StatusCode), detail: detail}
+		return out, statusFailure(method, path, resp.StatusCode, out)
 	}
 	return out, nil
+}
+
+// statusFailure is an answer with another status than the one expected:
+// its kind is the status, and a 429 carries the hint to lift the limits.
+func statusFailure(method, path string, status int, body []byte) *failure {
+	detail := fmt.Sprintf("%s %s: %d %s", method, path, status, clip(body))
+	if status == http.StatusTooManyRequests {
+		detail += " (" + rateLimitHint + ")"
+	}
+	return &failure{kind: strconv.Itoa(status), detail: detail}
 }
 
 // json is do with v marshalled as the body and the answer decoded into

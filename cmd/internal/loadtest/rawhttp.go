@@ -66,11 +66,7 @@ func (c *conn) send(req request, want int) error {
 		return &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: %v", req.method, req.path, err)}
 	}
 	if status != want {
-		detail := fmt.Sprintf("%s %s: %d %s", req.method, req.path, status, clip(c.body))
-		if status == 429 {
-			detail += " (" + rateLimitHint + ")"
-		}
-		return &failure{kind: strconv.Itoa(status), detail: detail}
+		return statusFailure(req.method, req.path, status, c.body)
 	}
 	return nil
 }

@@ -174,6 +174,7 @@ func (b *bench) webhooks(ctx context.Context) ([]Row, error) {
 	one := newTally()
 	name = fmt.Sprintf("one RFQ at a time, %d RFQs, %d subscribers", b.cfg.Sequential, b.cfg.Subscribers)
 	start = time.Now()
+	stop = progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &one.done)
 	for range b.cfg.Sequential {
 		id, err := b.fileRFQ(ctx, body)
 		if err != nil {
@@ -184,6 +185,7 @@ func (b *bench) webhooks(ctx context.Context) ([]Row, error) {
 		rc.await(ctx, func() bool { return len(rc.delivered(id)) >= b.cfg.Subscribers })
 		rc.tally(one, map[string]time.Time{id: at}, b.cfg.Subscribers)
 	}
+	stop()
 	oneRow := one.row(Webhooks, name, "deliveries/s", time.Since(start))
 	return []Row{burstRow, oneRow}, nil
 }
