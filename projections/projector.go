@@ -74,7 +74,8 @@ func (p *Projector) Run(ctx context.Context) {
 var errGap = errors.New("projections: the subscription skipped events")
 
 func (p *Projector) apply(r eventstore.Record) error {
-	if want := p.Applied() + 1; r.Sequence != want {
+	// Only this goroutine changes applied: it reads it without the lock.
+	if want := p.applied + 1; r.Sequence != want {
 		return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
 	}
 	e, err := domain.DecodeEvent(r.Type, r.Data)
