@@ -75,8 +75,8 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		PinnedTTL:      consumerPinnedTTL,
 		Replicas:       s.replicas,
 	}
-	// Several filters need NATS 2.10; one is set the way older servers
-	// understand too.
+	// One filter goes in FilterSubject, where consumers made by earlier
+	// versions have it, so that starting this version changes no filter.
 	if len(filters) == 1 {
 		cfg.FilterSubject = filters[0]
 	} else {
