@@ -254,6 +254,12 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 	switch rec.Aggregate.Type {
 	case "quote":
 		q, ok := s.quotes.Get(p, rec.Aggregate.ID)
+		if requested, created := e.(domain.QuoteRequested); created {
+			// quote.created shows the quote as its first event made it:
+			// the read model may hold its pricing already, as the
+			// pricing reactor runs beside the dispatcher.
+			q = domain.EvolveQuote(domain.Quote{}, requested)
+		}
 		return quoteJSON(q, p), ok
 	case "booking":
 		b, ok := s.bookings.Get(p, rec.Aggregate.ID)
