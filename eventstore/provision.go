@@ -12,8 +12,12 @@ import (
 )
 
 // provisionAttempt bounds one try at creating a stream, bucket or
-// consumer: a cluster still electing its leaders may not answer.
-const provisionAttempt = 10 * time.Second
+// consumer: a cluster still electing its leaders may not answer. Short,
+// because of what replicas started together meet: when two clients create
+// the same stream at once on a cluster, nats-server 2.15 answers neither
+// (measured: both wait out any timeout), while the next try finds the
+// stream made and returns at once. A slow cluster only costs more tries.
+const provisionAttempt = 2 * time.Second
 
 // provision runs create until it succeeds, fails for good, or ctx ends,
 // backing off from half a second to ten and logging every failure that may
