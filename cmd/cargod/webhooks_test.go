@@ -132,7 +132,8 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "other-fwd", "name": "Other", "role": "forwarder"})
 	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "other-fwd", "clientId": "other", "clientSecret": "other-secret-long"})
 	theirs := newReceiver(t)
-	s.subscribe(t, s.token(t, "other", "other-secret-long"), theirs, []string{"*"}, "")
+	other := s.token(t, "other", "other-secret-long")
+	s.subscribe(t, other, theirs, []string{"*"}, "")
 
 	q := createQuote(t, s, fwd, rfq())
 	got := eventually(t, "quote.created and quote.priced", mine.received, func(d []delivery) bool { return len(d) >= 2 })
@@ -141,9 +142,15 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 		t.Errorf("deliveries = %+v", got)
 	}
 	eventually(t, "plain-secret delivery", plain.received, func(d []delivery) bool { return len(d) == 1 })
-	time.Sleep(300 * time.Millisecond)
-	if n := len(theirs.received()); n != 0 {
-		t.Errorf("another forwarder received %d of our events", n)
+	// The other forwarder's own quote, filed after ours was delivered,
+	// reaches it: by then the dispatcher has long been past ours, and
+	// what the other forwarder heard is its own quote only.
+	theirQuote := createQuote(t, s, other, rfq())
+	heard := eventually(t, "the other forwarder's own quote.created and quote.priced", theirs.received, func(d []delivery) bool { return len(d) >= 2 })
+	for _, d := range heard {
+		if d.Data["id"] != theirQuote.ID {
+			t.Errorf("another forwarder received %s of quote %v, not its own %s", d.Type, d.Data["id"], theirQuote.ID)
+		}
 	}
 }
 
@@ -196,7 +203,7 @@ func TestWebhookDeliveryAcrossARestart(t *testing.T) {
 	fwd := s.demoToken(t, "demo-forwarder")
 	rc := newReceiver(t)
 	rc.fail = 1
-	s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
 	createQuote(t, s, fwd, rfq())
 	eventually(t, "the first, failed attempt", func() int {
 		rc.mu.Lock()
@@ -206,10 +213,26 @@ func TestWebhookDeliveryAcrossARestart(t *testing.T) {
 	s.stop() // mid-retry
 
 	s = startServer(t, dir, map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s"})
-	got := eventually(t, "the delivery after the restart", rc.received, func(d []delivery) bool { return len(d) >= 1 })
-	time.Sleep(500 * time.Millisecond)
-	if got = rc.received(); len(got) != 1 || got[0].Type != "quote.created" {
+	fwd = s.demoToken(t, "demo-forwarder")
+	// Once the delivery log says delivered, no attempt is left to come.
+	var log struct {
+		Deliveries []struct {
+			Status   string
+			Attempts []struct{ Outcome string }
+		}
+	}
+	eventually(t, "the delivery recorded after the restart", func() string {
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
+		if len(log.Deliveries) == 0 {
+			return ""
+		}
+		return log.Deliveries[0].Status
+	}, func(st string) bool { return st == "delivered" })
+	if got := rc.received(); len(got) != 1 || got[0].Type != "quote.created" {
 		t.Errorf("received %+v, want quote.created once", got)
+	}
+	if a := log.Deliveries[0].Attempts; len(a) != 2 || a[0].Outcome != "retrying" || a[1].Outcome != "delivered" {
+		t.Errorf("attempts = %+v, want one failed before the restart and one delivered after", a)
 	}
 }
 
