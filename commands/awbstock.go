@@ -7,18 +7,12 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-const (
-	typeStockRequest = "stockrequest"
-	typeAWBPrefix    = "awbprefix"
-	typeStockLedger  = "awbledger"
-)
-
 func stockRequestAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: typeStockRequest, ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateStockRequest, ID: id}
 }
 
 func ledgerAggregate(orgID, prefix string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: typeStockLedger, ID: orgID + "-" + prefix}
+	return eventstore.Aggregate{Type: domain.AggregateStockLedger, ID: orgID + "-" + prefix}
 }
 
 // RequestStock files a forwarder's AWB stock request. knownPrefix tells
@@ -67,7 +61,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if c.Status != domain.StockStatusRejected {
 		count = *c.AllocatedStock
 	}
-	prefixAgg := eventstore.Aggregate{Type: typeAWBPrefix, ID: r.AirlinePrefix}
+	prefixAgg := eventstore.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}
 	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
 	rangeNow := func() (domain.AWBRange, error) {
 		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", true)

@@ -7,17 +7,12 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-const (
-	typeBooking = "booking"
-	typeAWB     = "awb"
-)
-
 func bookingAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: typeBooking, ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateBooking, ID: id}
 }
 
 func quoteAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: typeQuote, ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateQuote, ID: id}
 }
 
 // RequestBooking files a booking of a quoted flight as pending; the

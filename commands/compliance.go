@@ -8,7 +8,7 @@ import (
 )
 
 func complianceAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: "compliance", ID: awb}
+	return eventstore.Aggregate{Type: domain.AggregateCompliance, ID: awb}
 }
 
 // SubmitPLACI files pre-loading advance cargo information for an AWB.

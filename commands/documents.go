@@ -8,7 +8,7 @@ import (
 )
 
 func documentAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: "document", ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateDocument, ID: id}
 }
 
 // DocumentID is the id of the document the command m uploads. The file

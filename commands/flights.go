@@ -7,10 +7,8 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-const typeFlight = "flight"
-
 func flightAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: typeFlight, ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateFlight, ID: id}
 }
 
 // ScheduleFlights publishes flights of the calling airline. All are
@@ -89,7 +87,7 @@ func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard)
 		return Result[domain.RateCard]{}, err
 	}
 	card := events[0].(domain.RateCardSet)
-	agg := eventstore.Aggregate{Type: "ratecard", ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
+	agg := eventstore.Aggregate{Type: domain.AggregateRateCard, ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
 	return execute(ctx, h, agg, m, evolveRateCard, func(domain.RateCard) ([]domain.Event, error) { return events, nil })
 }
 

@@ -53,9 +53,9 @@ func (r *Reactors) Run(ctx context.Context) {
 		filters []string
 		react   func(context.Context, eventstore.Record) error
 	}{
-		"pricing":   {[]string{r.store.Filter(typeQuote, "")}, r.price},
-		"bookings":  {[]string{r.store.Filter(typeBooking, ""), r.store.Filter(typeFlight, "")}, r.book},
-		"shipments": {[]string{r.store.Filter(typeFlight, "")}, r.ship},
+		"pricing":   {[]string{r.store.Filter(domain.AggregateQuote, "")}, r.price},
+		"bookings":  {[]string{r.store.Filter(domain.AggregateBooking, ""), r.store.Filter(domain.AggregateFlight, "")}, r.book},
+		"shipments": {[]string{r.store.Filter(domain.AggregateFlight, "")}, r.ship},
 	} {
 		filters := reactor.filters
 		handle := func(rec eventstore.Record) error { return reactor.react(ctx, rec) }

@@ -30,7 +30,7 @@ func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.Refe
 	if events, _ := domain.DecideReferenceChange(domain.Reference{}, batch); len(events) == 1 {
 		batch = events[0].(domain.ReferenceChanged)
 	}
-	agg := eventstore.Aggregate{Type: "reference", ID: batch.Kind}
+	agg := eventstore.Aggregate{Type: domain.AggregateReference, ID: batch.Kind}
 	out := ImportResult{Rows: len(batch.Airports) + len(batch.Airlines) + len(batch.Commodities)}
 	for i, chunk := range referenceChunks(batch) {
 		sub := m

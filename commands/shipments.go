@@ -18,7 +18,7 @@ func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.Rec
 }
 
 func shipmentAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: "shipment", ID: awb}
+	return eventstore.Aggregate{Type: domain.AggregateShipment, ID: awb}
 }
 
 // noState is the evolve function of an aggregate whose decisions need no

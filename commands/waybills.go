@@ -8,7 +8,7 @@ import (
 )
 
 func waybillAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: "waybill", ID: awb}
+	return eventstore.Aggregate{Type: domain.AggregateWaybill, ID: awb}
 }
 
 // waybillCodes name the refusals of an AWB number on a MAWB.

@@ -9,7 +9,7 @@ import (
 )
 
 func webhookAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: "webhook", ID: id}
+	return eventstore.Aggregate{Type: domain.AggregateWebhook, ID: id}
 }
 
 // RegisterWebhook subscribes the caller's organisation to events. The
@@ -46,7 +46,7 @@ var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
 func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
 	actor := deliveryActor
 	actor.OrganizationID = e.OrgID
-	agg, m := eventstore.Aggregate{Type: "delivery", ID: e.DeliveryID}, NewMeta(actor, commandID, "")
+	agg, m := eventstore.Aggregate{Type: domain.AggregateDelivery, ID: e.DeliveryID}, NewMeta(actor, commandID, "")
 	// Most deliveries succeed at the first attempt, the aggregate's first
 	// event: appended as such without reading the aggregate first, which
 	// would cost a round trip to the store per delivery. A later attempt

@@ -252,7 +252,7 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 	}
 	p := domain.Principal{Subject: "webhook", OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
 	switch rec.Aggregate.Type {
-	case "quote":
+	case domain.AggregateQuote:
 		q, ok := s.quotes.Get(p, rec.Aggregate.ID)
 		if requested, created := e.(domain.QuoteRequested); created {
 			// quote.created shows the quote as its first event made it:
@@ -261,21 +261,21 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 			q = domain.EvolveQuote(domain.Quote{}, requested)
 		}
 		return quoteJSON(q, p), ok
-	case "booking":
+	case domain.AggregateBooking:
 		b, ok := s.bookings.Get(p, rec.Aggregate.ID)
 		return toBookingJSON(b), ok
-	case "stockrequest":
+	case domain.AggregateStockRequest:
 		sr, ok := s.stock.Request(p, rec.Aggregate.ID)
 		return toStockRequestJSON(sr), ok
-	case "shipment":
+	case domain.AggregateShipment:
 		return s.renderShipmentEvent(rec, e, p)
-	case "waybill":
+	case domain.AggregateWaybill:
 		return s.renderWaybill(e, p)
-	case "compliance":
+	case domain.AggregateCompliance:
 		return s.renderCompliance(e, p)
-	case "flight":
+	case domain.AggregateFlight:
 		return s.renderFlightOperation(e, p)
-	case "document":
+	case domain.AggregateDocument:
 		return s.renderDocument(e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {

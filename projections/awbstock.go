@@ -26,7 +26,7 @@ func NewAWBStock() *AWBStock {
 // Apply implements ReadModel.
 func (m *AWBStock) Apply(r eventstore.Record, e domain.Event) {
 	switch r.Aggregate.Type {
-	case "stockrequest":
+	case domain.AggregateStockRequest:
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		id := r.Aggregate.ID
@@ -34,7 +34,7 @@ func (m *AWBStock) Apply(r eventstore.Record, e domain.Event) {
 			m.order = append(m.order, id)
 		}
 		m.requests[id] = domain.EvolveStockRequest(m.requests[id], e)
-	case "awbledger":
+	case domain.AggregateStockLedger:
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.ledgers[r.Aggregate.ID] = domain.EvolveStockLedger(m.ledgers[r.Aggregate.ID], e)

@@ -23,7 +23,7 @@ func NewBookings() *Bookings {
 
 // Apply implements ReadModel.
 func (m *Bookings) Apply(r eventstore.Record, e domain.Event) {
-	if r.Aggregate.Type != "booking" {
+	if r.Aggregate.Type != domain.AggregateBooking {
 		return
 	}
 	m.mu.Lock()

@@ -26,7 +26,7 @@ func NewFlights() *Flights {
 
 // Apply implements ReadModel.
 func (m *Flights) Apply(r eventstore.Record, e domain.Event) {
-	if r.Aggregate.Type != "flight" {
+	if r.Aggregate.Type != domain.AggregateFlight {
 		return
 	}
 	m.mu.Lock()

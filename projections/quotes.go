@@ -23,7 +23,7 @@ func NewQuotes() *Quotes {
 
 // Apply implements ReadModel.
 func (m *Quotes) Apply(r eventstore.Record, e domain.Event) {
-	if r.Aggregate.Type != "quote" {
+	if r.Aggregate.Type != domain.AggregateQuote {
 		return
 	}
 	m.mu.Lock()

@@ -59,9 +59,9 @@ func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch r.Aggregate.Type {
-	case "waybill":
+	case domain.AggregateWaybill:
 		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
-	case "compliance":
+	case domain.AggregateCompliance:
 		m.filings[r.Aggregate.ID] = domain.EvolveCompliance(m.filings[r.Aggregate.ID], e)
 	}
 	switch e := e.(type) {
