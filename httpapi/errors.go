@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,10 @@ const (
 	codeIdempotencyReused   = "idempotency_key_reused"
 	codeServiceUnavailable  = "service_unavailable"
 	codeRangeNotSatisfiable = "range_not_satisfiable"
+	// A client that hung up before the answer: not a failure of ours,
+	// and no one is left to read the body. The access log shows it as
+	// nginx does, 499.
+	codeClientClosedRequest = "client_closed_request"
 )
 
 // statusOf is the one place that maps error codes to HTTP statuses.
@@ -40,6 +45,7 @@ var statusOf = map[string]int{
 	codeServiceUnavailable:              http.StatusServiceUnavailable,
 	codeRangeNotSatisfiable:             http.StatusRequestedRangeNotSatisfiable,
 	codeRateLimited:                     http.StatusTooManyRequests,
+	codeClientClosedRequest:             499,
 }
 
 // errorBody is the spec's OAuth-style error body, used for every error.
@@ -71,11 +77,15 @@ func errorf(code, msg string) error { return &httpError{code: code, msg: msg} }
 
 // writeError answers with the error body for err. Only errors the client
 // cannot cause are logged as errors; they are never shown to the client.
+// The access log shows the error's code.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
 	var de *domain.Error
 	var he *httpError
 	switch {
+	case errors.Is(r.Context().Err(), context.Canceled):
+		// The client hung up: whatever failed, failed because of that.
+		body.Error, body.ErrorDescription = codeClientClosedRequest, "the client closed the connection before the answer"
 	case errors.As(err, &de):
 		body.Error, body.ErrorDescription, body.ValidationErrors = string(de.Code), de.Message, de.Fields
 	case errors.As(err, &he):
@@ -98,9 +108,17 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
+	setErrorCode(r, body.Error)
 	body.ErrorURI = "/docs/errors#" + body.Error
 	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
 	writeJSON(w, status, body)
+}
+
+// setErrorCode tells the access log which error r was answered with.
+func setErrorCode(r *http.Request, code string) {
+	if st := stateOf(r.Context()); st != nil {
+		st.errorCode = code
+	}
 }
 
 // maxErrorDescription bounds an error's description: descriptions quote

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,5 +36,18 @@ func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
 				t.Errorf("= %d, Retry-After %q, %+v; want %d, %q", w.Code, w.Header().Get("Retry-After"), body, tt.status, tt.retryAfter)
 			}
 		})
+	}
+}
+
+func TestAClientThatHungUpIsA499AndNotAFailure(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
+	ctx, hangUp := context.WithCancel(context.Background())
+	hangUp()
+	w := httptest.NewRecorder()
+	// What a command returns when its request's context ends mid-way.
+	writeError(w, httptest.NewRequest("POST", "/api/quotes", nil).WithContext(ctx), log, fmt.Errorf("creating quote: %w", context.Canceled))
+	if w.Code != 499 || logged.Len() != 0 {
+		t.Errorf("= %d, logged %q; want 499 and nothing logged", w.Code, logged.String())
 	}
 }

@@ -30,6 +30,7 @@ const (
 type requestState struct {
 	id        string
 	principal domain.Principal
+	errorCode string // the error answered, if any
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -142,10 +143,14 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 			}
 			// Checked first: the attributes cost more than a dropped line.
 			if ctx := r.Context(); log.Enabled(ctx, slog.LevelInfo) {
-				log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", requestID(ctx)), slog.String("method", r.Method),
+				attrs := []slog.Attr{slog.String("request_id", requestID(ctx)), slog.String("method", r.Method),
 					slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
 					slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr),
-					slog.String("subject", principal(ctx).Subject))
+					slog.String("subject", principal(ctx).Subject)}
+				if st := stateOf(ctx); st != nil && st.errorCode != "" {
+					attrs = append(attrs, slog.String("error", st.errorCode))
+				}
+				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 			}
 		}()
 		next.ServeHTTP(rec, r)

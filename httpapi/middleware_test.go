@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/google/uuid"
 )
 
@@ -88,5 +89,22 @@ func TestGeneratedRequestIDsAreDistinctVersion4UUIDs(t *testing.T) {
 			t.Fatalf("%s twice", id)
 		}
 		seen[id] = true
+	}
+}
+
+func TestTheAccessLogShowsTheErrorCodeOfAnAnswer(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
+	h := withRequestID(withAccessLog(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, log, domain.Errorf(domain.NotFound, "no quote q1"))
+	})))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/quotes/q1", nil))
+	var line struct {
+		Status int
+		Error  string
+	}
+	json.Unmarshal(logged.Bytes(), &line)
+	if line.Status != 404 || line.Error != "not_found" {
+		t.Errorf("access log line %s; want status 404 and error not_found", logged.String())
 	}
 }
