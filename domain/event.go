@@ -3,6 +3,8 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Event is a fact that has happened. Its type name is stable forever:
@@ -64,6 +66,11 @@ func decoder[E Event](data []byte) (Event, error) {
 	var e E
 	err := json.Unmarshal(data, &e)
 	return e, err
+}
+
+// EventTypes lists every event type, sorted.
+func EventTypes() []string {
+	return slices.Sorted(maps.Keys(decoders))
 }
 
 // DecodeEvent turns a stored payload back into its event.

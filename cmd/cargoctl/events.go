@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 )
 
@@ -34,6 +36,7 @@ plain date includes that whole day.
 type eventsOptions struct {
 	natsURL, natsCreds, dataDir, stream string
 	aggType, aggID, eventType           string
+	correlationID, actor, tenant        string
 	fromSeq, toSeq                      uint64
 	since, until                        time.Time // zero: unbounded; both inclusive
 	follow                              bool
@@ -92,9 +95,12 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
 	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`, opened when there is no --nats-url; only while cargod is not running on it (env CARGO_DATA_DIR)")
 	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
-	fs.StringVar(&o.aggType, "type", "", "only events of this aggregate `type`: quote, org, client, user, apikey")
+	fs.StringVar(&o.aggType, "type", "", "only events of this aggregate `type`: "+strings.Join(domain.AggregateTypes, ", "))
 	fs.StringVar(&o.aggID, "id", "", "only events of the aggregate with this `id` (needs --type)")
-	fs.StringVar(&o.eventType, "event-type", "", "only events of this event type, such as QuoteRequested")
+	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
+	fs.StringVar(&o.correlationID, "correlation-id", "", "only events of this correlation `id`: all that one request caused")
+	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject` (a client id, user name, API key or reactor:<name>)")
+	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`")
 	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "first stream `sequence` to print")
 	fs.Uint64Var(&o.toSeq, "to-seq", 0, "last stream `sequence` to print")
 	since := fs.String("since", "", "only events that occurred at or after this `time`")
@@ -112,8 +118,10 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 		return bad("give either --nats-url or --data-dir, not both")
 	case o.aggID != "" && o.aggType == "":
 		return bad("--id needs --type")
-	case o.aggType != "" && !validToken(o.aggType):
-		return bad("--type %q is not an aggregate type", o.aggType)
+	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
+		return bad("--type %q is not an aggregate type; one of: %s", o.aggType, strings.Join(domain.AggregateTypes, ", "))
+	case o.eventType != "" && !slices.Contains(domain.EventTypes(), o.eventType):
+		return bad("--event-type %q is not an event type%s; one of: %s", o.eventType, didYouMean(o.eventType, domain.EventTypes()), strings.Join(domain.EventTypes(), ", "))
 	case o.aggID != "" && !validToken(o.aggID):
 		return bad("--id %q is not an aggregate id", o.aggID)
 	case o.toSeq != 0 && o.fromSeq > o.toSeq:
@@ -154,6 +162,9 @@ func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) 
 // matches applies the filters that are not subject filters.
 func (o eventsOptions) matches(r eventstore.Record) bool {
 	return (o.eventType == "" || r.Type == o.eventType) &&
+		(o.correlationID == "" || r.CorrelationID == o.correlationID) &&
+		(o.actor == "" || r.Actor == o.actor) &&
+		(o.tenant == "" || r.Tenant == o.tenant) &&
 		(o.since.IsZero() || !r.OccurredAt.Before(o.since)) &&
 		(o.until.IsZero() || !r.OccurredAt.After(o.until))
 }
@@ -211,6 +222,16 @@ func parseTime(s string, endOfDay bool) (time.Time, error) {
 		d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
 	}
 	return d, nil
+}
+
+// didYouMean names the entry of known that s matches but for case.
+func didYouMean(s string, known []string) string {
+	for _, k := range known {
+		if strings.EqualFold(k, s) {
+			return fmt.Sprintf(" (did you mean %s?)", k)
+		}
+	}
+	return ""
 }
 
 // validToken reports whether s can be one token of a subject filter:

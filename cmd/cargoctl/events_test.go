@@ -128,6 +128,10 @@ func TestEvents(t *testing.T) {
 		{"times with an offset", []string{"--since", "2026-11-25T13:30:00+01:00"}, linesOf(4, 5)},
 		{"event type", []string{"--event-type", "QuoteRequested"}, linesOf(1, 3)},
 		{"all filters", []string{"--type", "quote", "--event-type", "QuoteRequested", "--since", "2026-11-25", "--from-seq", "2", "--to-seq", "5"}, linesOf(3)},
+		{"what one request caused", []string{"--correlation-id", "corr1"}, linesOf(1, 4)},
+		{"one actor", []string{"--actor", "user:bob"}, linesOf(3)},
+		{"one tenant", []string{"--tenant", "acme"}, linesOf(1, 3)},
+		{"one tenant's events of a type", []string{"--tenant", "lh", "--event-type", "QuoteRequested"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +224,10 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "quote.*"}, `--type "quote.*" is not an aggregate type`},
 		{[]string{"--type", ">"}, "is not an aggregate type"},
 		{[]string{"--type", "quote", "--id", "a b"}, "is not an aggregate id"},
+		{[]string{"--type", "Quote"}, `--type "Quote" is not an aggregate type; one of: org, client, user,`},
+		{[]string{"--type", "shipments"}, "booking, flight, ratecard, stockrequest, awbprefix, awbledger, awb, waybill"},
+		{[]string{"--event-type", "quoterequested"}, `--event-type "quoterequested" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
+		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
 		{[]string{"--from-seq", "-1"}, "invalid value"},
 		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},
