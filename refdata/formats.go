@@ -1,4 +1,4 @@
-package commands
+package refdata
 
 // The parsing layer of the reference-data importers: it turns the files in
 // the formats below into domain.Airport, domain.Airline and

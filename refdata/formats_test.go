@@ -1,4 +1,4 @@
-package commands
+package refdata
 
 import (
 	"bufio"
