@@ -1,14 +1,25 @@
-package refdata
-
-// The parsing layer of the reference-data importers: it turns the files in
-// the formats below into domain.Airport, domain.Airline and
-// domain.KnownCommodity rows, keeping the good rows and reporting every bad
-// one with its line number.
+// Package refdata parses the reference-data files an admin imports into
+// domain.Airport, domain.Airline and domain.KnownCommodity rows, keeping the
+// good rows and reporting every bad one with its line number. It reads:
+//
+//   - airports: the airportsdata CSV and OpenFlights airports.dat;
+//   - airlines: the merged airlines CSV and OPTD optd_airlines.csv;
+//   - commodities: our own commodities CSV, the harmonized-system (HS code)
+//     CSV and the US DOT hazardous materials table.
+//
+// DetectFormat tells which from a file's first line.
+//
+// It is parsing only: it reads nothing but the io.Reader it is given (and
+// the time-zone database, when the caller leaves the zone check to it) and
+// knows nothing of NATS, HTTP or the event store, so that a whole file, a
+// chunk of one or a test's string parse alike. Storing the rows is the
+// commands package's job.
 //
 // Each line is read on its own and parsed with encoding/csv, so that broken
 // quoting on one line rejects that line only and never swallows the lines
 // after it. A consequence: quoted fields that span several lines are not
 // supported (none of the formats has them).
+package refdata
 
 import (
 	"bufio"
