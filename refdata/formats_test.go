@@ -44,6 +44,22 @@ func checkRejected(t *testing.T, got []RowError, want []wantReject) {
 	}
 }
 
+// checkParsed checks what a fixture parsed into against what the test
+// wants of it.
+func checkParsed[T any](t *testing.T, p Parsed[T], err error, rows []T, rejected []wantReject, skipped int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Rows, rows) {
+		t.Errorf("rows\n got %+v\nwant %+v", p.Rows, rows)
+	}
+	checkRejected(t, p.Rejected, rejected)
+	if p.Skipped != skipped {
+		t.Errorf("skipped %d, want %d", p.Skipped, skipped)
+	}
+}
+
 func openFixture(t *testing.T, name string) *os.File {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
@@ -118,16 +134,7 @@ func TestParseAirportsFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, err := ParseAirports(openFixture(t, tt.file), tt.format, 1, knownZone)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			checkRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
@@ -197,16 +204,7 @@ func TestParseAirlinesFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, err := ParseAirlines(openFixture(t, tt.file), tt.format, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			checkRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
@@ -294,16 +292,7 @@ func TestParseCommoditiesFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			p, err := ParseCommodities(openFixture(t, tt.file), tt.format, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			checkRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
