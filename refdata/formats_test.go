@@ -556,7 +556,6 @@ func logRejected(t *testing.T, name string, rej []RowError) {
 	}
 }
 
-// TestParseRealFiles parses the full reference files when they are there.
 // A key given twice in one file keeps its first row and reports the
 // second, so that the rows read add up.
 func TestParseRepeatedKeys(t *testing.T) {
@@ -572,6 +571,7 @@ func TestParseRepeatedKeys(t *testing.T) {
 	}
 }
 
+// TestParseRealFiles parses the full reference files when they are there.
 func TestParseRealFiles(t *testing.T) {
 	if _, err := os.Stat(sharedDataDir); err != nil {
 		t.Skipf("no %s", sharedDataDir)
