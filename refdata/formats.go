@@ -185,7 +185,7 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 	case FormatOpenFlights:
 		return parseLines(r, ',', firstLine, nil, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
 			if len(rec) < 12 || len(rec) > 14 {
-				return domain.Airport{}, false, []string{fmt.Sprintf("has %d fields, want 14", len(rec))}
+				return domain.Airport{}, false, []string{fieldCountProblem(len(rec), 14)}
 			}
 			for i, f := range rec {
 				if f == `\N` {
