@@ -25,6 +25,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/refdata"
 	"github.com/cargostream/cargostream/webhooks"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -561,7 +562,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "Airline", goType: airlineJSON{}, response: true},
 		{schema: "Commodity", goType: commodityJSON{}, response: true},
 		{schema: "ImportReport", goType: importReport{}, response: true},
-		{schema: "RejectedRow", goType: commands.RowError{}, response: true},
+		{schema: "RejectedRow", goType: refdata.RowError{}, response: true},
 		{schema: "AuditEntry", goType: auditEntryJSON{}, response: true},
 		{schema: "AuditDetail", goType: auditDetailJSON{}, response: true},
 		{schema: "Usage", goType: usageJSON{}, response: true},
@@ -2494,45 +2495,45 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		status int
 		value  any
 	}
-	report := func(kind, format string, rows, skipped int, rejected []commands.RowError, res commands.ImportResult) importReport {
+	report := func(kind, format string, rows, skipped int, rejected []refdata.RowError, res commands.ImportResult) importReport {
 		r := importReport{Kind: kind, Format: format, Rows: rows, Skipped: skipped, Rejected: rejected}
 		r.Changed, r.Unchanged = res.Changed, res.Rows-res.Changed
 		if r.Rejected == nil {
-			r.Rejected = []commands.RowError{}
+			r.Rejected = []refdata.RowError{}
 		}
 		return r
 	}
-	airportsChunk, err := commands.ParseAirports(strings.NewReader(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"
+	airportsChunk, err := refdata.ParseAirports(strings.NewReader(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"
 "EDDF","FRA","Frankfurt am Main Airport","Frankfurt am Main","Hesse","DE",364,50.033333,8.570556,"Europe/Berlin",""
 "00AA","","Aero B Ranch Airport","Leoti","Kansas","US",3435,38.704022,-101.473911,"America/Chicago","00AA"
 "EDDM","MUC","Munich Airport","Munich","Bavaria","DE",1487,48.353783,11.786086,"Europe/Nowhere",""
 "EDDH","HAM","Hamburg Airport","Hamburg,"Hamburg","DE",53,53.630389,9.988228,"Europe/Berlin",""
-`), commands.FormatAirportsData, 501, zoneKnown)
+`), refdata.FormatAirportsData, 501, zoneKnown)
 	if err != nil || len(airportsChunk.Rows) != 1 || len(airportsChunk.Rejected) != 2 || airportsChunk.Rejected[0].Line != 503 || airportsChunk.Skipped != 1 {
 		t.Fatalf("airports chunk: %+v, %v", airportsChunk, err)
 	}
-	openFlights, err := commands.ParseAirports(strings.NewReader(`507,"London Heathrow Airport","London","United Kingdom","LHR","EGLL",51.4706,-0.461941,83,0,"E","Europe/London","airport","OurAirports"
+	openFlights, err := refdata.ParseAirports(strings.NewReader(`507,"London Heathrow Airport","London","United Kingdom","LHR","EGLL",51.4706,-0.461941,83,0,"E","Europe/London","airport","OurAirports"
 508,"Nowhere Airport","Nowhere","Atlantis","NWH","XXXX",0,0,0,0,"E","Europe/London","airport","OurAirports"
-`), commands.FormatOpenFlights, 1, zoneKnown)
+`), refdata.FormatOpenFlights, 1, zoneKnown)
 	if err != nil || len(openFlights.Rows) != 1 || len(openFlights.Rejected) != 1 {
 		t.Fatalf("OpenFlights: %+v, %v", openFlights, err)
 	}
-	dangerous, err := commands.ParseCommodities(strings.NewReader(`row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note
+	dangerous, err := refdata.ParseCommodities(strings.NewReader(`row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note
 1,UN1088,1088,Acetal,,3,II,3,IB2 T4 TP1,,5 L,60 L,E,
 2,NA1993,,"Combustible liquid, n.o.s.",,Comb liq,III,None,IB3 T1 T4 TP1,D,60 L,220 L,A,
-`), commands.FormatDangerousGoods, 1)
+`), refdata.FormatDangerousGoods, 1)
 	if err != nil || len(dangerous.Rows) != 1 || dangerous.Rejected != nil {
 		t.Fatalf("dangerous goods: %+v, %v", dangerous, err)
 	}
 	const importRoute = "/api/admin/reference/{kind}"
 	tests = append(tests,
-		valueTest{"import of a chunk with bad rows", importRoute, "post", 200, report(domain.RefAirports, commands.FormatAirportsData,
+		valueTest{"import of a chunk with bad rows", importRoute, "post", 200, report(domain.RefAirports, refdata.FormatAirportsData,
 			len(airportsChunk.Rows), airportsChunk.Skipped, airportsChunk.Rejected, commands.ImportResult{Rows: 1, Changed: 1, Sequence: 42})},
-		valueTest{"import again, with an unknown country", importRoute, "post", 200, report(domain.RefAirports, commands.FormatOpenFlights,
+		valueTest{"import again, with an unknown country", importRoute, "post", 200, report(domain.RefAirports, refdata.FormatOpenFlights,
 			len(openFlights.Rows), openFlights.Skipped, openFlights.Rejected, commands.ImportResult{Rows: 1, Changed: 0, Sequence: 42})},
-		valueTest{"import of good rows", importRoute, "post", 200, report(domain.RefCommodities, commands.FormatDangerousGoods,
+		valueTest{"import of good rows", importRoute, "post", 200, report(domain.RefCommodities, refdata.FormatDangerousGoods,
 			len(dangerous.Rows), dangerous.Skipped, dangerous.Rejected, commands.ImportResult{Rows: 1, Changed: 1, Sequence: 43})},
-		valueTest{"import of an empty file", importRoute, "post", 200, report(domain.RefAirlines, commands.FormatOPTD, 0, 0, nil, commands.ImportResult{})},
+		valueTest{"import of an empty file", importRoute, "post", 200, report(domain.RefAirlines, refdata.FormatOPTD, 0, 0, nil, commands.ImportResult{})},
 	)
 	// e-DGDs, manifests and offloads, and their refusals, built above.
 	for i, d := range dgds {

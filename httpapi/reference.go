@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/refdata"
 	"github.com/gorilla/mux"
 )
 
@@ -107,13 +107,13 @@ func (s *Server) handleCommodities() handlerFunc {
 
 // importReport tells what an import did with each row.
 type importReport struct {
-	Kind      string              `json:"kind"`
-	Format    string              `json:"format"`
-	Rows      int                 `json:"rows"`      // good rows in the file
-	Changed   int                 `json:"changed"`   // new or different, now stored
-	Unchanged int                 `json:"unchanged"` // already stored as they are
-	Skipped   int                 `json:"skipped"`   // left out on purpose (e.g. airports without an IATA code)
-	Rejected  []commands.RowError `json:"rejected"`  // bad rows, with their lines
+	Kind      string             `json:"kind"`
+	Format    string             `json:"format"`
+	Rows      int                `json:"rows"`      // good rows in the file
+	Changed   int                `json:"changed"`   // new or different, now stored
+	Unchanged int                `json:"unchanged"` // already stored as they are
+	Skipped   int                `json:"skipped"`   // left out on purpose (e.g. airports without an IATA code)
+	Rejected  []refdata.RowError `json:"rejected"`  // bad rows, with their lines
 }
 
 // handleImportReference imports a reference file (or a chunk of one: a
@@ -143,7 +143,7 @@ func (s *Server) handleImportReference() handlerFunc {
 		format := q.Get("format")
 		if format == "" {
 			first, _, _ := bufio.NewReader(bytes.NewReader(body)).ReadLine()
-			if format = commands.DetectFormat(kind, string(first)); format == "" {
+			if format = refdata.DetectFormat(kind, string(first)); format == "" {
 				return domain.Errorf(domain.InvalidRequest, "cannot tell the format of this %s file from its first line; name it with format", kind)
 			}
 		}
@@ -155,19 +155,19 @@ func (s *Server) handleImportReference() handlerFunc {
 		report := importReport{Kind: kind, Format: format}
 		switch kind {
 		case domain.RefAirports:
-			parsed, err := commands.ParseAirports(bytes.NewReader(body), format, firstLine, zoneKnown)
+			parsed, err := refdata.ParseAirports(bytes.NewReader(body), format, firstLine, zoneKnown)
 			if err != nil {
 				return domain.Errorf(domain.InvalidRequest, "%s", err.Error())
 			}
 			batch.Airports, report.Rows, report.Skipped, report.Rejected = parsed.Rows, len(parsed.Rows), parsed.Skipped, parsed.Rejected
 		case domain.RefAirlines:
-			parsed, err := commands.ParseAirlines(bytes.NewReader(body), format, firstLine)
+			parsed, err := refdata.ParseAirlines(bytes.NewReader(body), format, firstLine)
 			if err != nil {
 				return domain.Errorf(domain.InvalidRequest, "%s", err.Error())
 			}
 			batch.Airlines, report.Rows, report.Skipped, report.Rejected = parsed.Rows, len(parsed.Rows), parsed.Skipped, parsed.Rejected
 		default:
-			parsed, err := commands.ParseCommodities(bytes.NewReader(body), format, firstLine)
+			parsed, err := refdata.ParseCommodities(bytes.NewReader(body), format, firstLine)
 			if err != nil {
 				return domain.Errorf(domain.InvalidRequest, "%s", err.Error())
 			}
@@ -180,7 +180,7 @@ func (s *Server) handleImportReference() handlerFunc {
 		s.settle(w, r, res.Sequence)
 		report.Changed, report.Unchanged = res.Changed, res.Rows-res.Changed
 		if report.Rejected == nil {
-			report.Rejected = []commands.RowError{}
+			report.Rejected = []refdata.RowError{}
 		}
 		writeJSON(w, http.StatusOK, report)
 		return nil

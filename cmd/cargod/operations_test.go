@@ -417,7 +417,7 @@ func TestDangerousGoodsAgainstTheDOTTable(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	awb := bookedShipment(t, s, fwd)
-	table, err := os.ReadFile("../../commands/testdata/dg.csv")
+	table, err := os.ReadFile("../../refdata/testdata/dg.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

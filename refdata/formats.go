@@ -1,14 +1,25 @@
-package commands
-
-// The parsing layer of the reference-data importers: it turns the files in
-// the formats below into domain.Airport, domain.Airline and
-// domain.KnownCommodity rows, keeping the good rows and reporting every bad
-// one with its line number.
+// Package refdata parses the reference-data files an admin imports into
+// domain.Airport, domain.Airline and domain.KnownCommodity rows, keeping the
+// good rows and reporting every bad one with its line number. It reads:
+//
+//   - airports: the airportsdata CSV and OpenFlights airports.dat;
+//   - airlines: the merged airlines CSV and OPTD optd_airlines.csv;
+//   - commodities: our own commodities CSV, the harmonized-system (HS code)
+//     CSV and the US DOT hazardous materials table.
+//
+// DetectFormat tells which from a file's first line.
+//
+// It is parsing only: it reads nothing but the io.Reader it is given (and
+// the time-zone database, when the caller leaves the zone check to it) and
+// knows nothing of NATS, HTTP or the event store, so that a whole file, a
+// chunk of one or a test's string parse alike. Storing the rows is the
+// commands package's job.
 //
 // Each line is read on its own and parsed with encoding/csv, so that broken
 // quoting on one line rejects that line only and never swallows the lines
 // after it. A consequence: quoted fields that span several lines are not
 // supported (none of the formats has them).
+package refdata
 
 import (
 	"bufio"
@@ -48,8 +59,8 @@ const (
 	FormatDangerousGoods = "dangerous-goods" // commodities from the US DOT hazardous materials table CSV
 )
 
-// refMaxLineBytes bounds one line of an import file.
-const refMaxLineBytes = 1 << 20
+// maxLineBytes bounds one line of an import file.
+const maxLineBytes = 1 << 20
 
 // commodityHeader is the header of our own commodities CSV; the last two
 // columns may be left out.
@@ -66,11 +77,11 @@ func DetectFormat(kind, firstLine string) string {
 	if line == "" {
 		return ""
 	}
-	fields, err := refSplitLine(line, ',')
+	fields, err := splitLine(line, ',')
 	if err != nil {
 		fields = nil
 	}
-	cols := refColumnIndex(fields)
+	cols := columnIndex(fields)
 	has := func(names ...string) bool {
 		for _, n := range names {
 			if _, ok := cols[strings.ToLower(n)]; !ok {
@@ -91,8 +102,8 @@ func DetectFormat(kind, firstLine string) string {
 		}
 	case domain.RefAirlines:
 		if strings.Contains(line, "^") {
-			if optd, err := refSplitLine(line, '^'); err == nil {
-				c := refColumnIndex(optd)
+			if optd, err := splitLine(line, '^'); err == nil {
+				c := columnIndex(optd)
 				_, pk := c["pk"]
 				_, iata := c["2char_code"]
 				if pk && iata {
@@ -147,13 +158,13 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 		var c struct{ icao, iata, name, city, country, tz, width int }
 		header := func(h []string) error {
 			c.width = len(h)
-			return refRequireColumns(refColumnIndex(h), map[string]*int{
+			return requireColumns(columnIndex(h), map[string]*int{
 				"icao": &c.icao, "iata": &c.iata, "name": &c.name, "city": &c.city, "country": &c.country, "tz": &c.tz,
 			})
 		}
-		return refParseLines(r, ',', firstLine, header, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
+		return parseLines(r, ',', firstLine, header, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
 			if len(rec) != c.width {
-				return domain.Airport{}, false, []string{refFieldCount(len(rec), c.width)}
+				return domain.Airport{}, false, []string{fieldCountProblem(len(rec), c.width)}
 			}
 			a := domain.Airport{
 				IATACode: strings.ToUpper(rec[c.iata]),
@@ -172,9 +183,9 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 			return a, false, domain.ValidateAirport(a, zoneKnown)
 		})
 	case FormatOpenFlights:
-		return refParseLines(r, ',', firstLine, nil, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
+		return parseLines(r, ',', firstLine, nil, domain.Airport.Key, func(rec []string) (domain.Airport, bool, []string) {
 			if len(rec) < 12 || len(rec) > 14 {
-				return domain.Airport{}, false, []string{fmt.Sprintf("has %d fields, want 14", len(rec))}
+				return domain.Airport{}, false, []string{fieldCountProblem(len(rec), 14)}
 			}
 			for i, f := range rec {
 				if f == `\N` {
@@ -236,35 +247,35 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 		var width int
 		header := func(h []string) error {
 			width = len(h)
-			cols := refColumnIndex(h)
-			if err := refRequireColumns(cols, map[string]*int{"iatacode": &c.iata, "name": &c.name}); err != nil {
+			cols := columnIndex(h)
+			if err := requireColumns(cols, map[string]*int{"iatacode": &c.iata, "name": &c.name}); err != nil {
 				return err
 			}
-			refOptionalColumns(cols, map[string]*int{
+			optionalColumns(cols, map[string]*int{
 				"icaocode": &c.icao, "country": &c.country, "countrycode": &c.countryCode,
 				"alliance": &c.alliance, "alliancestatus": &c.status, "prefix": &c.prefix,
 			})
 			return nil
 		}
-		return refParseLines(r, ',', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
+		return parseLines(r, ',', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
 			if len(rec) != width {
-				return domain.Airline{}, false, []string{refFieldCount(len(rec), width)}
+				return domain.Airline{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
 			a := domain.Airline{
 				IATACode: strings.ToUpper(rec[c.iata]),
-				ICAOCode: strings.ToUpper(refField(rec, c.icao)),
+				ICAOCode: strings.ToUpper(field(rec, c.icao)),
 				Name:     rec[c.name],
-				Country:  strings.ToUpper(refField(rec, c.countryCode)),
-				Prefix:   refField(rec, c.prefix),
+				Country:  strings.ToUpper(field(rec, c.countryCode)),
+				Prefix:   field(rec, c.prefix),
 			}
-			if !refIsAirlineCode(a.IATACode) {
+			if !isAirlineCode(a.IATACode) {
 				return a, true, nil
 			}
 			var bad []string
-			if name := refField(rec, c.country); name != "" && a.Country == "" {
+			if name := field(rec, c.country); name != "" && a.Country == "" {
 				bad = append(bad, fmt.Sprintf("country %q has no countryCode", name))
 			}
-			a.Alliance = allianceOf(refField(rec, c.alliance), refField(rec, c.status), c.status >= 0)
+			a.Alliance = allianceOf(field(rec, c.alliance), field(rec, c.status), c.status >= 0)
 			return a, false, append(bad, domain.ValidateAirline(a)...)
 		})
 	case FormatOPTD:
@@ -272,20 +283,20 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 		var width int
 		header := func(h []string) error {
 			width = len(h)
-			cols := refColumnIndex(h)
-			if err := refRequireColumns(cols, map[string]*int{
+			cols := columnIndex(h)
+			if err := requireColumns(cols, map[string]*int{
 				"env_id": &c.env, "validity_to": &c.validTo, "3char_code": &c.icao, "2char_code": &c.iata,
 				"num_code": &c.num, "name": &c.name, "alliance_code": &c.alliance, "alliance_status": &c.status,
 			}); err != nil {
 				return err
 			}
-			refOptionalColumns(cols, map[string]*int{"name2": &c.name2})
+			optionalColumns(cols, map[string]*int{"name2": &c.name2})
 			return nil
 		}
 		today := time.Now().UTC().Format(time.DateOnly)
-		return refParseLines(r, '^', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
+		return parseLines(r, '^', firstLine, header, domain.Airline.Key, func(rec []string) (domain.Airline, bool, []string) {
 			if len(rec) != width {
-				return domain.Airline{}, false, []string{refFieldCount(len(rec), width)}
+				return domain.Airline{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
 			if rec[c.env] != "" {
 				return domain.Airline{}, true, nil
@@ -305,11 +316,11 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 				Prefix:   optdPrefix(rec[c.num]),
 				Alliance: allianceOf(rec[c.alliance], rec[c.status], true),
 			}
-			if !refIsAirlineCode(a.IATACode) {
+			if !isAirlineCode(a.IATACode) {
 				return a, true, nil
 			}
 			if a.Name == "" {
-				a.Name = refField(rec, c.name2)
+				a.Name = field(rec, c.name2)
 			}
 			return a, false, domain.ValidateAirline(a)
 		})
@@ -345,9 +356,9 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			width = len(h)
 			return nil
 		}
-		return refParseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		return parseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
-				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
+				return domain.KnownCommodity{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
 			c := domain.KnownCommodity{
 				Code:     strings.ToUpper(rec[0]),
@@ -375,14 +386,14 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		var code, desc, width int
 		header := func(h []string) error {
 			width = len(h)
-			return refRequireColumns(refColumnIndex(h), map[string]*int{"hscode": &code, "description": &desc})
+			return requireColumns(columnIndex(h), map[string]*int{"hscode": &code, "description": &desc})
 		}
-		return refParseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		return parseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
-				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
+				return domain.KnownCommodity{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
 			hs := rec[code]
-			if !refAllDigits(hs) {
+			if !allDigits(hs) {
 				return domain.KnownCommodity{}, true, nil
 			}
 			c := domain.KnownCommodity{Code: "HS" + hs, Name: rec[desc], HSCode: hs}
@@ -392,7 +403,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		var id, name, class, pg, cargo, width int
 		header := func(h []string) error {
 			width = len(h)
-			return refRequireColumns(refColumnIndex(h), map[string]*int{
+			return requireColumns(columnIndex(h), map[string]*int{
 				"id_number": &id, "proper_shipping_name": &name, "hazard_class": &class, "packing_group": &pg, "cargo_aircraft_only_max_qty": &cargo,
 			})
 		}
@@ -400,9 +411,9 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		// together give its classes, packing groups and whether any may
 		// fly.
 		entries := map[string]*dangerousGoodEntries{}
-		parsed, err := refParseLines(r, ',', firstLine, header, nil, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		parsed, err := parseLines(r, ',', firstLine, header, nil, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
-				return domain.KnownCommodity{}, false, []string{refFieldCount(len(rec), width)}
+				return domain.KnownCommodity{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
 			un := strings.ToUpper(strings.ReplaceAll(rec[id], " ", ""))
 			if !strings.HasPrefix(un, "UN") {
@@ -465,18 +476,18 @@ func (d *dangerousGoodEntries) add(name, class, group, cargoAircraftQuantity str
 	d.mayFly = d.mayFly || (cargoAircraftQuantity != "" && cargoAircraftQuantity != "Forbidden")
 }
 
-// refParseLines drives the parsing of one file: it reads it line by line,
+// parseLines drives the parsing of one file: it reads it line by line,
 // hands the header (when header is not nil) to header and every other
 // non-blank line's fields, trimmed, to row, which returns the row, whether
 // it is skipped on purpose, or its problems.
-func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]string) error, key func(T) string, row func([]string) (T, bool, []string)) (Parsed[T], error) {
+func parseLines[T any](r io.Reader, comma rune, firstLine int, header func([]string) error, key func(T) string, row func([]string) (T, bool, []string)) (Parsed[T], error) {
 	var p Parsed[T]
 	lineOf := map[string]int{} // key → the line that gave it
 	if firstLine < 1 {
 		firstLine = 1
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), refMaxLineBytes)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
 	line := firstLine - 1 // the number of the line last read
 	first := true
 	for sc.Scan() {
@@ -489,7 +500,7 @@ func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]
 			if firstLine == 1 {
 				line++
 			}
-			fields, err := refSplitLine(text, comma)
+			fields, err := splitLine(text, comma)
 			if err == nil {
 				err = header(fields)
 			}
@@ -503,7 +514,7 @@ func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		fields, err := refSplitLine(text, comma)
+		fields, err := splitLine(text, comma)
 		if err != nil {
 			p.Rejected = append(p.Rejected, RowError{Line: line, Message: err.Error()})
 			continue
@@ -538,9 +549,9 @@ func refParseLines[T any](r io.Reader, comma rune, firstLine int, header func([]
 	return p, nil
 }
 
-// refSplitLine parses one line as CSV with the given separator and trims the
+// splitLine parses one line as CSV with the given separator and trims the
 // fields.
-func refSplitLine(text string, comma rune) ([]string, error) {
+func splitLine(text string, comma rune) ([]string, error) {
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1
@@ -561,8 +572,8 @@ func refSplitLine(text string, comma rune) ([]string, error) {
 	return rec, nil
 }
 
-// refColumnIndex maps lower-cased header names to their positions.
-func refColumnIndex(h []string) map[string]int {
+// columnIndex maps lower-cased header names to their positions.
+func columnIndex(h []string) map[string]int {
 	cols := make(map[string]int, len(h))
 	for i, name := range h {
 		name = strings.ToLower(strings.TrimSpace(name))
@@ -573,9 +584,9 @@ func refColumnIndex(h []string) map[string]int {
 	return cols
 }
 
-// refRequireColumns sets each wanted column's position, or names the missing
+// requireColumns sets each wanted column's position, or names the missing
 // ones.
-func refRequireColumns(cols map[string]int, want map[string]*int) error {
+func requireColumns(cols map[string]int, want map[string]*int) error {
 	var missing []string
 	for name, pos := range want {
 		i, ok := cols[name]
@@ -592,9 +603,9 @@ func refRequireColumns(cols map[string]int, want map[string]*int) error {
 	return nil
 }
 
-// refOptionalColumns sets the position of each column present; the others
+// optionalColumns sets the position of each column present; the others
 // keep theirs (-1: absent).
-func refOptionalColumns(cols map[string]int, want map[string]*int) {
+func optionalColumns(cols map[string]int, want map[string]*int) {
 	for name, pos := range want {
 		if i, ok := cols[name]; ok {
 			*pos = i
@@ -602,15 +613,15 @@ func refOptionalColumns(cols map[string]int, want map[string]*int) {
 	}
 }
 
-// refField is rec[i], or "" for an absent column.
-func refField(rec []string, i int) string {
+// field is rec[i], or "" for an absent column.
+func field(rec []string, i int) string {
 	if i < 0 || i >= len(rec) {
 		return ""
 	}
 	return rec[i]
 }
 
-func refFieldCount(got, want int) string {
+func fieldCountProblem(got, want int) string {
 	return fmt.Sprintf("has %d fields, want %d", got, want)
 }
 
@@ -626,7 +637,7 @@ func isCommodityHeader(h []string) bool {
 	return true
 }
 
-func refIsAirlineCode(s string) bool {
+func isAirlineCode(s string) bool {
 	if len(s) != 2 {
 		return false
 	}
@@ -638,7 +649,7 @@ func refIsAirlineCode(s string) bool {
 	return true
 }
 
-func refAllDigits(s string) bool {
+func allDigits(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -654,10 +665,10 @@ func refAllDigits(s string) bool {
 // empty is no prefix. Anything else is kept as is for the validator to
 // reject.
 func optdPrefix(num string) string {
-	if num == "" || (refAllDigits(num) && strings.Trim(num, "0") == "") {
+	if num == "" || (allDigits(num) && strings.Trim(num, "0") == "") {
 		return ""
 	}
-	if refAllDigits(num) && len(num) < 3 {
+	if allDigits(num) && len(num) < 3 {
 		return strings.Repeat("0", 3-len(num)) + num
 	}
 	return num

@@ -1,4 +1,4 @@
-package commands
+package refdata
 
 import (
 	"bufio"
@@ -14,10 +14,10 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-// refDataDir is the shared reference-data folder, seen from the package.
-const refDataDir = "../../shared/data"
+// sharedDataDir is the shared reference-data folder, seen from the package.
+const sharedDataDir = "../../shared/data"
 
-func refKnownZone(z string) bool {
+func knownZone(z string) bool {
 	if z == "" || z == "Local" {
 		return false
 	}
@@ -25,13 +25,13 @@ func refKnownZone(z string) bool {
 	return err == nil
 }
 
-// refWantReject is a rejected line and a part of its message.
-type refWantReject struct {
+// wantReject is a rejected line and a part of its message.
+type wantReject struct {
 	line int
 	msg  string
 }
 
-func refCheckRejected(t *testing.T, got []RowError, want []refWantReject) {
+func checkRejected(t *testing.T, got []RowError, want []wantReject) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("rejected %d rows, want %d: %+v", len(got), len(want), got)
@@ -44,7 +44,23 @@ func refCheckRejected(t *testing.T, got []RowError, want []refWantReject) {
 	}
 }
 
-func refFixture(t *testing.T, name string) *os.File {
+// checkParsed checks what a fixture parsed into against what the test
+// wants of it.
+func checkParsed[T any](t *testing.T, p Parsed[T], err error, rows []T, rejected []wantReject, skipped int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Rows, rows) {
+		t.Errorf("rows\n got %+v\nwant %+v", p.Rows, rows)
+	}
+	checkRejected(t, p.Rejected, rejected)
+	if p.Skipped != skipped {
+		t.Errorf("skipped %d, want %d", p.Skipped, skipped)
+	}
+}
+
+func openFixture(t *testing.T, name string) *os.File {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
@@ -58,7 +74,7 @@ func TestParseAirportsFormats(t *testing.T) {
 	tests := []struct {
 		file, format string
 		rows         []domain.Airport
-		rejected     []refWantReject
+		rejected     []wantReject
 		skipped      int
 	}{
 		{
@@ -78,7 +94,7 @@ func TestParseAirportsFormats(t *testing.T) {
 				{IATACode: "DXB", ICAOCode: "OMDB", Name: "Dubai International Airport", City: "Dubai", Country: "AE", Timezone: "Asia/Dubai"},
 				{IATACode: "HKG", ICAOCode: "VHHH", Name: "Hong Kong International Airport", City: "Hong Kong", Country: "HK", Timezone: "Asia/Hong_Kong"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{3, "timezone must be an IANA zone name"},
 				{4, "icaoCode must be four letters or digits"},
 				{5, "malformed CSV"},
@@ -106,7 +122,7 @@ func TestParseAirportsFormats(t *testing.T) {
 				{IATACode: "DXB", ICAOCode: "OMDB", Name: "Dubai International Airport", City: "Dubai", Country: "AE", Timezone: "Asia/Dubai"},
 				{IATACode: "STR", ICAOCode: "EDDS", Name: "Stuttgart Airport", City: "Stuttgart", Country: "DE", Timezone: "Europe/Berlin"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{2, `unknown country name "Atlantis"`},
 				{3, "timezone must be an IANA zone name"},
 				{4, "malformed CSV"},
@@ -117,17 +133,8 @@ func TestParseAirportsFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			p, err := ParseAirports(refFixture(t, tt.file), tt.format, 1, refKnownZone)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			refCheckRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			p, err := ParseAirports(openFixture(t, tt.file), tt.format, 1, knownZone)
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
@@ -136,7 +143,7 @@ func TestParseAirlinesFormats(t *testing.T) {
 	tests := []struct {
 		file, format string
 		rows         []domain.Airline
-		rejected     []refWantReject
+		rejected     []wantReject
 		skipped      int
 	}{
 		{
@@ -158,7 +165,7 @@ func TestParseAirlinesFormats(t *testing.T) {
 				{IATACode: "AF", ICAOCode: "AFR", Name: "Air France", Country: "FR", Alliance: "SkyTeam", Prefix: "057"},
 				{IATACode: "CX", ICAOCode: "CPA", Name: "Cathay Pacific", Country: "HK", Alliance: "oneworld", Prefix: "160"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{2, "prefix must be three digits"},
 				{4, `country "Luxembourg" has no countryCode`},
 				{5, "malformed CSV"},
@@ -186,7 +193,7 @@ func TestParseAirlinesFormats(t *testing.T) {
 				{IATACode: "AF", ICAOCode: "AFR", Name: "Air France", Alliance: "SkyTeam", Prefix: "057"},
 				{IATACode: "EK", ICAOCode: "UAE", Name: "Emirates", Prefix: "176"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{3, "prefix must be three digits"},
 				{4, `validity_to "someday" is not a date`},
 				{5, "icaoCode must be three capital letters"},
@@ -196,17 +203,8 @@ func TestParseAirlinesFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			p, err := ParseAirlines(refFixture(t, tt.file), tt.format, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			refCheckRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			p, err := ParseAirlines(openFixture(t, tt.file), tt.format, 1)
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
@@ -215,7 +213,7 @@ func TestParseCommoditiesFormats(t *testing.T) {
 	tests := []struct {
 		file, format string
 		rows         []domain.KnownCommodity
-		rejected     []refWantReject
+		rejected     []wantReject
 		skipped      int
 	}{
 		{
@@ -233,7 +231,7 @@ func TestParseCommoditiesFormats(t *testing.T) {
 				{Code: "GEN", Name: "General cargo"},
 				{Code: "ELEC", Name: "Electronics", HSCode: "8471"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{3, `dangerousGoods must be true or false, not "maybe"`},
 				{4, "malformed CSV"},
 				{5, "unNumber must be UN and four digits"},
@@ -258,7 +256,7 @@ func TestParseCommoditiesFormats(t *testing.T) {
 				{Code: "HS01", Name: "Animals; live", HSCode: "01"},
 				{Code: "HS300490", Name: "Medicaments; n.e.c. in heading 3004", HSCode: "300490"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{3, "hsCode must be 2, 4, 6, 8 or 10 digits"},
 				{4, "name must be 1 to 500 characters"},
 				{5, "malformed CSV"},
@@ -283,7 +281,7 @@ func TestParseCommoditiesFormats(t *testing.T) {
 				{Code: "UN0381", Name: "Cartridges, power device", DangerousGoods: true, UNNumber: "UN0381", HazardClass: "1.2C", CargoAircraftForbidden: true},
 				{Code: "UN1090", Name: "Acetone", DangerousGoods: true, UNNumber: "UN1090", HazardClass: "3", PackingGroup: "II"},
 			},
-			rejected: []refWantReject{
+			rejected: []wantReject{
 				{2, "name must be 1 to 500 characters"},
 				{4, "unNumber must be UN and four digits"},
 				{5, "malformed CSV"},
@@ -293,26 +291,17 @@ func TestParseCommoditiesFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			p, err := ParseCommodities(refFixture(t, tt.file), tt.format, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(p.Rows, tt.rows) {
-				t.Errorf("rows\n got %+v\nwant %+v", p.Rows, tt.rows)
-			}
-			refCheckRejected(t, p.Rejected, tt.rejected)
-			if p.Skipped != tt.skipped {
-				t.Errorf("skipped %d, want %d", p.Skipped, tt.skipped)
-			}
+			p, err := ParseCommodities(openFixture(t, tt.file), tt.format, 1)
+			checkParsed(t, p, err, tt.rows, tt.rejected, tt.skipped)
 		})
 	}
 }
 
 func TestParseFormatErrors(t *testing.T) {
-	if _, err := ParseCommodities(refFixture(t, "commodities_badheader.csv"), FormatCommodities, 1); err == nil {
+	if _, err := ParseCommodities(openFixture(t, "commodities_badheader.csv"), FormatCommodities, 1); err == nil {
 		t.Error("a wrong commodities header must be an error")
 	}
-	if _, err := ParseAirports(refFixture(t, "openflights.dat"), FormatAirportsData, 1, refKnownZone); err == nil {
+	if _, err := ParseAirports(openFixture(t, "openflights.dat"), FormatAirportsData, 1, knownZone); err == nil {
 		t.Error("an airportsdata file without its header must be an error")
 	}
 	if _, err := ParseAirlines(strings.NewReader(""), FormatOPTD, 1); err == nil {
@@ -321,7 +310,7 @@ func TestParseFormatErrors(t *testing.T) {
 	if _, err := ParseAirlines(strings.NewReader("pk^name\n"), FormatOPTD, 1); err == nil || !strings.Contains(err.Error(), "2char_code") {
 		t.Errorf("missing OPTD columns: err = %v", err)
 	}
-	if _, err := ParseAirports(strings.NewReader("x"), "ourairports", 1, refKnownZone); err == nil {
+	if _, err := ParseAirports(strings.NewReader("x"), "ourairports", 1, knownZone); err == nil {
 		t.Error("unknown airports format must be an error")
 	}
 	if _, err := ParseAirlines(strings.NewReader("x"), FormatAirportsData, 1); err == nil {
@@ -357,11 +346,11 @@ func TestParseBOMAndCRLF(t *testing.T) {
 	}
 }
 
-// refLines reads a fixture's lines.
-func refLines(t *testing.T, name string) []string {
+// fixtureLines reads a fixture's lines.
+func fixtureLines(t *testing.T, name string) []string {
 	t.Helper()
 	var lines []string
-	sc := bufio.NewScanner(refFixture(t, name))
+	sc := bufio.NewScanner(openFixture(t, name))
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
@@ -371,16 +360,16 @@ func refLines(t *testing.T, name string) []string {
 	return lines
 }
 
-// refParseFixture parses text in the given format and returns the rows (a
+// parseText parses text in the given format and returns the rows (a
 // slice of the format's row type), the rejected rows and the skipped count.
-func refParseFixture(t *testing.T, format, text string, firstLine int) (rows any, rejected []RowError, skipped int) {
+func parseText(t *testing.T, format, text string, firstLine int) (rows any, rejected []RowError, skipped int) {
 	t.Helper()
 	r := strings.NewReader(text)
 	var err error
 	switch format {
 	case FormatAirportsData, FormatOpenFlights:
 		var p Parsed[domain.Airport]
-		p, err = ParseAirports(r, format, firstLine, refKnownZone)
+		p, err = ParseAirports(r, format, firstLine, knownZone)
 		rows, rejected, skipped = p.Rows, p.Rejected, p.Skipped
 	case FormatMergedAirlines, FormatOPTD:
 		var p Parsed[domain.Airline]
@@ -414,8 +403,8 @@ func TestParseChunkedFormats(t *testing.T) {
 		{"dg_bad.csv", FormatDangerousGoods, true},
 	}
 	for _, fx := range fixtures {
-		lines := refLines(t, fx.file)
-		wholeRows, wholeRejected, wholeSkipped := refParseFixture(t, fx.format, strings.Join(lines, "\n")+"\n", 1)
+		lines := fixtureLines(t, fx.file)
+		wholeRows, wholeRejected, wholeSkipped := parseText(t, fx.format, strings.Join(lines, "\n")+"\n", 1)
 		for size := 1; size <= 3; size++ {
 			var rows []any
 			var rejected []RowError
@@ -439,7 +428,7 @@ func TestParseChunkedFormats(t *testing.T) {
 				default:
 					text = strings.Join(lines[i:end], "\n")
 				}
-				r, rej, sk := refParseFixture(t, fx.format, text, firstLine)
+				r, rej, sk := parseText(t, fx.format, text, firstLine)
 				rv := reflect.ValueOf(r)
 				for j := 0; j < rv.Len(); j++ {
 					rows = append(rows, rv.Index(j).Interface())
@@ -462,24 +451,24 @@ func TestParseChunkedFormats(t *testing.T) {
 
 // A chunk of the middle of a file: its repeated header does not count.
 func TestParseChunkLineNumbers(t *testing.T) {
-	lines := refLines(t, "airportsdata_bad.csv")
+	lines := fixtureLines(t, "airportsdata_bad.csv")
 	chunk := lines[0] + "\n" + strings.Join(lines[4:], "\n") // lines 5 to 11
-	p, err := ParseAirports(strings.NewReader(chunk), FormatAirportsData, 5, refKnownZone)
+	p, err := ParseAirports(strings.NewReader(chunk), FormatAirportsData, 5, knownZone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refCheckRejected(t, p.Rejected, []refWantReject{{5, "malformed CSV"}, {8, "has 7 fields"}, {10, "iataCode"}})
+	checkRejected(t, p.Rejected, []wantReject{{5, "malformed CSV"}, {8, "has 7 fields"}, {10, "iataCode"}})
 	if len(p.Rows) != 2 || p.Rows[0].IATACode != "DXB" || p.Rows[1].IATACode != "HKG" || p.Skipped != 1 {
 		t.Errorf("got %+v", p)
 	}
 
 	// Headerless: the first line read is line firstLine.
-	lines = refLines(t, "openflights_bad.dat")
-	p, err = ParseAirports(strings.NewReader(strings.Join(lines[3:], "\n")), FormatOpenFlights, 4, refKnownZone)
+	lines = fixtureLines(t, "openflights_bad.dat")
+	p, err = ParseAirports(strings.NewReader(strings.Join(lines[3:], "\n")), FormatOpenFlights, 4, knownZone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refCheckRejected(t, p.Rejected, []refWantReject{{4, "malformed CSV"}, {6, "Netherlands Antilles"}, {7, "has 5 fields"}})
+	checkRejected(t, p.Rejected, []wantReject{{4, "malformed CSV"}, {6, "Netherlands Antilles"}, {7, "has 5 fields"}})
 }
 
 func TestDetectFormat(t *testing.T) {
@@ -504,7 +493,7 @@ func TestDetectFormat(t *testing.T) {
 		{"flights", "airportsdata.csv", ""},
 	}
 	for _, tt := range tests {
-		first := refLines(t, tt.file)[0]
+		first := fixtureLines(t, tt.file)[0]
 		if got := DetectFormat(tt.kind, first); got != tt.want {
 			t.Errorf("DetectFormat(%q, first line of %s) = %q, want %q", tt.kind, tt.file, got, tt.want)
 		}
@@ -530,12 +519,12 @@ func TestDetectFormat(t *testing.T) {
 		{"airlines", "airlines/optd_airline_alliance_membership.csv", ""},
 		{"airports", "airports/ourairports_countries.csv", ""},
 	}
-	if _, err := os.Stat(refDataDir); err != nil {
-		t.Logf("no %s: real files not checked", refDataDir)
+	if _, err := os.Stat(sharedDataDir); err != nil {
+		t.Logf("no %s: real files not checked", sharedDataDir)
 		return
 	}
 	for _, tt := range real {
-		f, err := os.Open(filepath.Join(refDataDir, tt.file))
+		f, err := os.Open(filepath.Join(sharedDataDir, tt.file))
 		if err != nil {
 			t.Error(err)
 			continue
@@ -549,9 +538,9 @@ func TestDetectFormat(t *testing.T) {
 	}
 }
 
-func refOpenReal(t *testing.T, file string) *os.File {
+func openReal(t *testing.T, file string) *os.File {
 	t.Helper()
-	f, err := os.Open(filepath.Join(refDataDir, file))
+	f, err := os.Open(filepath.Join(sharedDataDir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +548,7 @@ func refOpenReal(t *testing.T, file string) *os.File {
 	return f
 }
 
-func refLogRejected(t *testing.T, name string, rej []RowError) {
+func logRejected(t *testing.T, name string, rej []RowError) {
 	t.Helper()
 	t.Logf("%s: %d rejected", name, len(rej))
 	for _, r := range rej[:min(len(rej), 5)] {
@@ -567,34 +556,34 @@ func refLogRejected(t *testing.T, name string, rej []RowError) {
 	}
 }
 
-// TestParseRealFiles parses the full reference files when they are there.
 // A key given twice in one file keeps its first row and reports the
 // second, so that the rows read add up.
 func TestParseRepeatedKeys(t *testing.T) {
-	lines := refLines(t, "airportsdata.csv")
+	lines := fixtureLines(t, "airportsdata.csv")
 	file := strings.Join([]string{lines[0], lines[2], lines[3], lines[2], lines[3]}, "\n") // FRA and JFK, twice
-	p, err := ParseAirports(strings.NewReader(file), FormatAirportsData, 1, refKnownZone)
+	p, err := ParseAirports(strings.NewReader(file), FormatAirportsData, 1, knownZone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refCheckRejected(t, p.Rejected, []refWantReject{{4, "FRA is on line 2 already"}, {5, "JFK is on line 3 already"}})
+	checkRejected(t, p.Rejected, []wantReject{{4, "FRA is on line 2 already"}, {5, "JFK is on line 3 already"}})
 	if len(p.Rows) != 2 {
 		t.Errorf("rows = %+v", p.Rows)
 	}
 }
 
+// TestParseRealFiles parses the full reference files when they are there.
 func TestParseRealFiles(t *testing.T) {
-	if _, err := os.Stat(refDataDir); err != nil {
-		t.Skipf("no %s", refDataDir)
+	if _, err := os.Stat(sharedDataDir); err != nil {
+		t.Skipf("no %s", sharedDataDir)
 	}
 
 	t.Run("airportsdata", func(t *testing.T) {
-		p, err := ParseAirports(refOpenReal(t, "airports/airportsdata_airports.csv"), FormatAirportsData, 1, refKnownZone)
+		p, err := ParseAirports(openReal(t, "airports/airportsdata_airports.csv"), FormatAirportsData, 1, knownZone)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("airportsdata: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "airportsdata", p.Rejected)
+		logRejected(t, "airportsdata", p.Rejected)
 		if len(p.Rows) < 7000 || len(p.Rejected) > 20 {
 			t.Errorf("%d rows, %d rejected", len(p.Rows), len(p.Rejected))
 		}
@@ -610,12 +599,12 @@ func TestParseRealFiles(t *testing.T) {
 	})
 
 	t.Run("openflights", func(t *testing.T) {
-		p, err := ParseAirports(refOpenReal(t, "airports/openflights_airports.dat"), FormatOpenFlights, 1, refKnownZone)
+		p, err := ParseAirports(openReal(t, "airports/openflights_airports.dat"), FormatOpenFlights, 1, knownZone)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("openflights: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "openflights", p.Rejected)
+		logRejected(t, "openflights", p.Rejected)
 		if len(p.Rows) < 5000 {
 			t.Errorf("%d rows", len(p.Rows))
 		}
@@ -638,7 +627,7 @@ func TestParseRealFiles(t *testing.T) {
 	t.Run("openflights countries", func(t *testing.T) {
 		// Every country name of countries.dat with a code maps to it
 		// (but the dissolved Netherlands Antilles, resolved per airport).
-		cr := csv.NewReader(refOpenReal(t, "airports/openflights_countries.dat"))
+		cr := csv.NewReader(openReal(t, "airports/openflights_countries.dat"))
 		recs, err := cr.ReadAll()
 		if err != nil {
 			t.Fatal(err)
@@ -655,38 +644,38 @@ func TestParseRealFiles(t *testing.T) {
 	})
 
 	t.Run("airlines-merged", func(t *testing.T) {
-		p, err := ParseAirlines(refOpenReal(t, "airlines/airlines-merged.csv"), FormatMergedAirlines, 1)
+		p, err := ParseAirlines(openReal(t, "airlines/airlines-merged.csv"), FormatMergedAirlines, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("airlines-merged: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "airlines-merged", p.Rejected)
+		logRejected(t, "airlines-merged", p.Rejected)
 		if len(p.Rows) < 500 {
 			t.Errorf("%d rows", len(p.Rows))
 		}
-		refCheckAirlines(t, p.Rows, true)
+		checkAirlines(t, p.Rows, true)
 	})
 
 	t.Run("optd", func(t *testing.T) {
-		p, err := ParseAirlines(refOpenReal(t, "airlines/optd_airlines.csv"), FormatOPTD, 1)
+		p, err := ParseAirlines(openReal(t, "airlines/optd_airlines.csv"), FormatOPTD, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("optd: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "optd", p.Rejected)
+		logRejected(t, "optd", p.Rejected)
 		if len(p.Rows) < 500 {
 			t.Errorf("%d rows", len(p.Rows))
 		}
-		refCheckAirlines(t, p.Rows, false)
+		checkAirlines(t, p.Rows, false)
 	})
 
 	t.Run("hs-codes", func(t *testing.T) {
-		p, err := ParseCommodities(refOpenReal(t, "hs-codes/harmonized-system.csv"), FormatHSCodes, 1)
+		p, err := ParseCommodities(openReal(t, "hs-codes/harmonized-system.csv"), FormatHSCodes, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("hs-codes: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "hs-codes", p.Rejected)
+		logRejected(t, "hs-codes", p.Rejected)
 		if len(p.Rows) < 5000 {
 			t.Errorf("%d rows", len(p.Rows))
 		}
@@ -702,12 +691,12 @@ func TestParseRealFiles(t *testing.T) {
 	})
 
 	t.Run("dangerous-goods", func(t *testing.T) {
-		p, err := ParseCommodities(refOpenReal(t, "dangerous-goods/us-dot-hmt-49cfr172101-2019.csv"), FormatDangerousGoods, 1)
+		p, err := ParseCommodities(openReal(t, "dangerous-goods/us-dot-hmt-49cfr172101-2019.csv"), FormatDangerousGoods, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("dangerous-goods: %d rows, %d skipped", len(p.Rows), p.Skipped)
-		refLogRejected(t, "dangerous-goods", p.Rejected)
+		logRejected(t, "dangerous-goods", p.Rejected)
 		if len(p.Rows) < 2000 {
 			t.Errorf("%d rows", len(p.Rows))
 		}
@@ -727,8 +716,8 @@ func TestParseRealFiles(t *testing.T) {
 	})
 }
 
-// refCheckAirlines checks a few well-known carriers among the parsed rows.
-func refCheckAirlines(t *testing.T, rows []domain.Airline, withCountry bool) {
+// checkAirlines checks a few well-known carriers among the parsed rows.
+func checkAirlines(t *testing.T, rows []domain.Airline, withCountry bool) {
 	t.Helper()
 	byCode := map[string][]domain.Airline{}
 	for _, a := range rows {
