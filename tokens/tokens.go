@@ -1,4 +1,14 @@
-package httpapi
+// Package tokens issues and verifies the service's access tokens.
+//
+// A token is a JWT signed with ES256 (ECDSA P-256): a small key and a short
+// signature, and a public key that clients and every replica can check
+// tokens with, published as a JWKS. It names its caller in its claims (sub,
+// org, role, and airline and awbPrefix for airlines) so that a request is
+// authenticated without a lookup, and marks demo identities with demo, so
+// that their tokens are refused once demo mode is off. Nothing revokes a
+// token: it lives for the configured lifetime (an hour by default), and
+// that short life is what bounds a stolen one.
+package tokens
 
 import (
 	"crypto"
@@ -23,9 +33,9 @@ import (
 // audience of every access token this service issues.
 const audience = "cargostream-api"
 
-// Tokens issues and verifies access tokens: JWTs signed with ES256, whose
-// public key is published at /.well-known/jwks.json.
-type Tokens struct {
+// An Authority issues access tokens and verifies the ones signed with its
+// key.
+type Authority struct {
 	private jwk.Key
 	public  jwk.Set
 	issuer  string
@@ -61,9 +71,9 @@ func GenerateSigningKey() ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
-// NewTokens loads the PEM signing key. The key id is the key's RFC 7638
+// New loads the PEM signing key. The key id is the key's RFC 7638
 // thumbprint, so every replica with the same key names it the same.
-func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error) {
+func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
 	block, _ := pem.Decode(keyPEM)
 	if block == nil {
 		return nil, errors.New("signing key: not PEM")
@@ -94,11 +104,11 @@ func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error)
 	pub.Set(jwk.KeyUsageKey, "sig")
 	set := jwk.NewSet()
 	set.AddKey(pub)
-	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
+	return &Authority{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
 }
 
 // Issue returns a signed token for p and its lifetime.
-func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
+func (t *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
 	b := jwt.NewBuilder().
 		Issuer(t.issuer).
 		Audience([]string{audience}).
@@ -125,7 +135,7 @@ func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, ti
 
 // Verify checks a token's signature, issuer, audience and times, and
 // returns the caller it names and whether it is a demo identity.
-func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+func (t *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
 	t.mu.Lock()
 	v, ok := t.verified[raw]
 	t.mu.Unlock()
@@ -152,7 +162,7 @@ func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, erro
 	return p, demo, nil
 }
 
-func (t *Tokens) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
+func (t *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
 	tok, err := jwt.Parse([]byte(raw),
 		jwt.WithKeySet(t.public),
 		jwt.WithValidate(true),
@@ -185,4 +195,4 @@ func (t *Tokens) verify(raw string, now time.Time) (domain.Principal, bool, time
 }
 
 // JWKS is the public key set, for clients that verify tokens themselves.
-func (t *Tokens) JWKS() jwk.Set { return t.public }
+func (t *Authority) JWKS() jwk.Set { return t.public }
