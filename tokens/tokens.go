@@ -108,14 +108,14 @@ func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
 }
 
 // Issue returns a signed token for p and its lifetime.
-func (t *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
+func (a *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
 	b := jwt.NewBuilder().
-		Issuer(t.issuer).
+		Issuer(a.issuer).
 		Audience([]string{audience}).
 		Subject(p.Subject).
 		IssuedAt(now).
 		NotBefore(now).
-		Expiration(now.Add(t.ttl)).
+		Expiration(now.Add(a.ttl)).
 		JwtID(uuid.NewString()).
 		Claim("org", p.OrganizationID).
 		Claim("role", string(p.Role))
@@ -129,44 +129,44 @@ func (t *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string,
 	if err != nil {
 		return "", 0, err
 	}
-	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, t.private))
-	return string(signed), t.ttl, err
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, a.private))
+	return string(signed), a.ttl, err
 }
 
 // Verify checks a token's signature, issuer, audience and times, and
 // returns the caller it names and whether it is a demo identity.
-func (t *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
-	t.mu.Lock()
-	v, ok := t.verified[raw]
-	t.mu.Unlock()
+func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+	a.mu.Lock()
+	v, ok := a.verified[raw]
+	a.mu.Unlock()
 	if ok && now.Before(v.expires) {
 		return v.principal, v.demo, nil
 	}
-	p, demo, expires, err := t.verify(raw, now)
+	p, demo, expires, err := a.verify(raw, now)
 	if err != nil {
 		return p, demo, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.verified) >= t.maxVerified {
-		for k, v := range t.verified {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.verified) >= a.maxVerified {
+		for k, v := range a.verified {
 			if !now.Before(v.expires) {
-				delete(t.verified, k)
+				delete(a.verified, k)
 			}
 		}
-		if len(t.verified) >= t.maxVerified {
-			clear(t.verified)
+		if len(a.verified) >= a.maxVerified {
+			clear(a.verified)
 		}
 	}
-	t.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
+	a.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
 	return p, demo, nil
 }
 
-func (t *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
+func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
 	tok, err := jwt.Parse([]byte(raw),
-		jwt.WithKeySet(t.public),
+		jwt.WithKeySet(a.public),
 		jwt.WithValidate(true),
-		jwt.WithIssuer(t.issuer),
+		jwt.WithIssuer(a.issuer),
 		jwt.WithAudience(audience),
 		jwt.WithClock(jwt.ClockFunc(func() time.Time { return now })),
 		jwt.WithAcceptableSkew(30*time.Second),
@@ -195,4 +195,4 @@ func (t *Authority) verify(raw string, now time.Time) (domain.Principal, bool, t
 }
 
 // JWKS is the public key set, for clients that verify tokens themselves.
-func (t *Authority) JWKS() jwk.Set { return t.public }
+func (a *Authority) JWKS() jwk.Set { return a.public }
