@@ -26,6 +26,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/webhooks"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -678,11 +679,11 @@ func validateJSON(t *testing.T, sch *jsonschema.Schema, body []byte) {
 func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	doc := openAPIDoc(t)
 	c := openAPICompiler(t)
-	key, err := GenerateSigningKey()
+	key, err := tokens.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokens, err := NewTokens(key, "https://cargostream.invalid", time.Hour)
+	tokenAuthority, err := tokens.New(key, "https://cargostream.invalid", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,7 +722,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	s := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Documents: documents, Objects: files, Tokens: tokens,
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Documents: documents, Objects: files, Tokens: tokenAuthority,
 		Responses: responses, Ready: func() bool { return connected },
 	})
 	// One instant for the rate limiter, so that no window ends mid-test.
@@ -845,7 +846,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		s.stock.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: e.id}}, e.event)
 	}
 	bearer := func(p domain.Principal) http.Header {
-		tok, _, err := tokens.Issue(p, false, time.Now())
+		tok, _, err := tokenAuthority.Issue(p, false, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/webhooks"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -60,7 +61,7 @@ type Server struct {
 	dispatcher   *webhooks.Dispatcher
 	sealer       *webhooks.Sealer
 	webhookGuard webhooks.Guard
-	tokens       *Tokens
+	tokens       *tokens.Authority
 	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready        func() bool
 	dummyHash    []byte
@@ -85,7 +86,7 @@ type Deps struct {
 	Shipments *projections.Shipments
 	Documents *projections.Documents
 	Objects   *eventstore.Objects
-	Tokens    *Tokens
+	Tokens    *tokens.Authority
 	Responses *eventstore.Bucket
 	Ready     func() bool // the event store is connected
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/tokens"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -35,11 +36,11 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	key, err := httpapi.GenerateSigningKey()
+	key, err := tokens.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokens, err := httpapi.NewTokens(key, "cargoctl-test", time.Hour)
+	tokenAuthority, err := tokens.New(key, "cargoctl-test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func startServer(t *testing.T) string {
 	}
 	api := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Reference: reference,
-		Tokens: tokens, Responses: responses, Ready: store.Connected,
+		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

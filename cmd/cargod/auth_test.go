@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/lestrrat-go/jwx/v2/jwt"
@@ -115,7 +115,7 @@ func (s *testServer) jwks(t *testing.T) jwk.Set {
 func TestUnauthenticatedRequestsAre401(t *testing.T) {
 	// A known signing key lets the test forge tokens the way an attacker
 	// or a misconfigured client would produce them.
-	pemKey, err := httpapi.GenerateSigningKey()
+	pemKey, err := tokens.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 	good := s.demoToken(t, "demo-forwarder")
 
 	serverKey := mustKey(t, pemKey, s.jwks(t))
-	otherPEM, _ := httpapi.GenerateSigningKey()
+	otherPEM, _ := tokens.GenerateSigningKey()
 	otherKey := mustKey(t, otherPEM, nil)
 	claims := func(change func(b *jwt.Builder) *jwt.Builder) jwt.Token {
 		now := time.Now()

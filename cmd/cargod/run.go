@@ -20,6 +20,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/webhooks"
 )
 
@@ -47,7 +48,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("embedded NATS server accepts clients", "url", url)
 	}
 
-	tokens, err := loadTokens(ctx, store, cfg)
+	tokenAuthority, err := loadTokenAuthority(ctx, store, cfg)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Shipments: shipments, Documents: documents, Objects: files,
-		Tokens: tokens, Responses: responses, Ready: store.Connected,
+		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	dispatcher, err := newDispatcher(ctx, store, cfg, log, subscriptions, api, commands.WebhookRecorder{H: cmds}, projector)
 	if err != nil {
@@ -158,16 +159,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// loadTokens uses the configured signing key, or the one all replicas
-// share in JetStream, generating it on first start.
-func loadTokens(ctx context.Context, store *eventstore.Store, cfg config.Config) (*httpapi.Tokens, error) {
+// loadTokenAuthority uses the configured signing key, or the one all
+// replicas share in JetStream, generating it on first start.
+func loadTokenAuthority(ctx context.Context, store *eventstore.Store, cfg config.Config) (*tokens.Authority, error) {
 	key := []byte(cfg.SigningKey)
 	if len(key) == 0 {
 		secrets, err := store.Bucket(ctx, "secrets", 0)
 		if err != nil {
 			return nil, err
 		}
-		fresh, err := httpapi.GenerateSigningKey()
+		fresh, err := tokens.GenerateSigningKey()
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +176,7 @@ func loadTokens(ctx context.Context, store *eventstore.Store, cfg config.Config)
 			return nil, err
 		}
 	}
-	return httpapi.NewTokens(key, cfg.TokenIssuer, cfg.TokenTTL)
+	return tokens.New(key, cfg.TokenIssuer, cfg.TokenTTL)
 }
 
 // newDispatcher sets up webhook delivery: its work queue, the key that

@@ -1,4 +1,4 @@
-package httpapi
+package tokens
 
 import (
 	"testing"
@@ -7,13 +7,13 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-func newTestTokens(t *testing.T) *Tokens {
+func newTestTokens(t *testing.T) *Authority {
 	t.Helper()
 	key, err := GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokens, err := NewTokens(key, "cargostream", time.Hour)
+	tokens, err := New(key, "cargostream", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestTokensVerifyAndCache(t *testing.T) {
 			t.Errorf("%s: it verified", c.name)
 		}
 	}
-	if _, err := NewTokens([]byte("not a key"), "x", time.Hour); err == nil {
+	if _, err := New([]byte("not a key"), "x", time.Hour); err == nil {
 		t.Error("a non-PEM key was accepted")
 	}
 }

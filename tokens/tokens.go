@@ -1,4 +1,14 @@
-package httpapi
+// Package tokens issues and verifies the service's access tokens.
+//
+// A token is a JWT signed with ES256 (ECDSA P-256): a small key and a short
+// signature, and a public key that clients and every replica can check
+// tokens with, published as a JWKS. It names its caller in its claims (sub,
+// org, role, and airline and awbPrefix for airlines) so that a request is
+// authenticated without a lookup, and marks demo identities with demo, so
+// that their tokens are refused once demo mode is off. Nothing revokes a
+// token: it lives for the configured lifetime (an hour by default), and
+// that short life is what bounds a stolen one.
+package tokens
 
 import (
 	"crypto"
@@ -23,9 +33,9 @@ import (
 // audience of every access token this service issues.
 const audience = "cargostream-api"
 
-// Tokens issues and verifies access tokens: JWTs signed with ES256, whose
-// public key is published at /.well-known/jwks.json.
-type Tokens struct {
+// An Authority issues access tokens and verifies the ones signed with its
+// key.
+type Authority struct {
 	private jwk.Key
 	public  jwk.Set
 	issuer  string
@@ -61,9 +71,9 @@ func GenerateSigningKey() ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
-// NewTokens loads the PEM signing key. The key id is the key's RFC 7638
+// New loads the PEM signing key. The key id is the key's RFC 7638
 // thumbprint, so every replica with the same key names it the same.
-func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error) {
+func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
 	block, _ := pem.Decode(keyPEM)
 	if block == nil {
 		return nil, errors.New("signing key: not PEM")
@@ -94,18 +104,18 @@ func NewTokens(keyPEM []byte, issuer string, ttl time.Duration) (*Tokens, error)
 	pub.Set(jwk.KeyUsageKey, "sig")
 	set := jwk.NewSet()
 	set.AddKey(pub)
-	return &Tokens{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
+	return &Authority{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
 }
 
 // Issue returns a signed token for p and its lifetime.
-func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
+func (a *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
 	b := jwt.NewBuilder().
-		Issuer(t.issuer).
+		Issuer(a.issuer).
 		Audience([]string{audience}).
 		Subject(p.Subject).
 		IssuedAt(now).
 		NotBefore(now).
-		Expiration(now.Add(t.ttl)).
+		Expiration(now.Add(a.ttl)).
 		JwtID(uuid.NewString()).
 		Claim("org", p.OrganizationID).
 		Claim("role", string(p.Role))
@@ -119,44 +129,44 @@ func (t *Tokens) Issue(p domain.Principal, demo bool, now time.Time) (string, ti
 	if err != nil {
 		return "", 0, err
 	}
-	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, t.private))
-	return string(signed), t.ttl, err
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, a.private))
+	return string(signed), a.ttl, err
 }
 
 // Verify checks a token's signature, issuer, audience and times, and
 // returns the caller it names and whether it is a demo identity.
-func (t *Tokens) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
-	t.mu.Lock()
-	v, ok := t.verified[raw]
-	t.mu.Unlock()
+func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+	a.mu.Lock()
+	v, ok := a.verified[raw]
+	a.mu.Unlock()
 	if ok && now.Before(v.expires) {
 		return v.principal, v.demo, nil
 	}
-	p, demo, expires, err := t.verify(raw, now)
+	p, demo, expires, err := a.verify(raw, now)
 	if err != nil {
 		return p, demo, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.verified) >= t.maxVerified {
-		for k, v := range t.verified {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.verified) >= a.maxVerified {
+		for k, v := range a.verified {
 			if !now.Before(v.expires) {
-				delete(t.verified, k)
+				delete(a.verified, k)
 			}
 		}
-		if len(t.verified) >= t.maxVerified {
-			clear(t.verified)
+		if len(a.verified) >= a.maxVerified {
+			clear(a.verified)
 		}
 	}
-	t.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
+	a.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
 	return p, demo, nil
 }
 
-func (t *Tokens) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
+func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
 	tok, err := jwt.Parse([]byte(raw),
-		jwt.WithKeySet(t.public),
+		jwt.WithKeySet(a.public),
 		jwt.WithValidate(true),
-		jwt.WithIssuer(t.issuer),
+		jwt.WithIssuer(a.issuer),
 		jwt.WithAudience(audience),
 		jwt.WithClock(jwt.ClockFunc(func() time.Time { return now })),
 		jwt.WithAcceptableSkew(30*time.Second),
@@ -185,4 +195,4 @@ func (t *Tokens) verify(raw string, now time.Time) (domain.Principal, bool, time
 }
 
 // JWKS is the public key set, for clients that verify tokens themselves.
-func (t *Tokens) JWKS() jwk.Set { return t.public }
+func (a *Authority) JWKS() jwk.Set { return a.public }
