@@ -26,9 +26,6 @@ func orgJSON(o domain.Organization) organizationJSON {
 
 func (s *Server) handleCreateOrganization() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		var req organizationJSON
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -52,9 +49,6 @@ func (s *Server) handleCreateOrganization() handlerFunc {
 
 func (s *Server) handleListOrganizations() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		writeList(w, "organizations", s.identity.Organizations(), orgJSON)
 		return nil
 	}
@@ -70,9 +64,6 @@ type clientJSON struct {
 // service generates one; either way the secret is in this response only.
 func (s *Server) handleCreateClient() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		var req clientJSON
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -98,9 +89,6 @@ type userJSON struct {
 
 func (s *Server) handleCreateUser() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		var req userJSON
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -129,9 +117,6 @@ func keyJSON(k domain.APIKey) apiKeyJSON {
 
 func (s *Server) handleCreateAPIKey() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		var req apiKeyJSON
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -150,9 +135,6 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 
 func (s *Server) handleListAPIKeys() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		writeList(w, "apiKeys", s.identity.APIKeys(r.URL.Query().Get("organizationId")), keyJSON)
 		return nil
 	}
@@ -160,9 +142,6 @@ func (s *Server) handleListAPIKeys() handlerFunc {
 
 func (s *Server) handleRevokeAPIKey() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		res, err := s.commands.RevokeAPIKey(r.Context(), meta(r), mux.Vars(r)["id"])
 		if err != nil {
 			return err
@@ -177,9 +156,6 @@ func (s *Server) handleRevokeAPIKey() handlerFunc {
 // service's default).
 func (s *Server) handleSetRateLimits() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleAdmin); err != nil {
-			return err
-		}
 		var req rateLimitsJSON
 		if err := decodeJSON(r, &req); err != nil {
 			return err

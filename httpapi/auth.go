@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,13 +69,14 @@ func (s *Server) orgPrincipal(subject, orgID string) (domain.Principal, error) {
 	return domain.Principal{Subject: subject, OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}, nil
 }
 
-// requireRole refuses callers of other roles with 403.
-func requireRole(r *http.Request, roles ...domain.Role) error {
-	p := principal(r.Context())
-	for _, role := range roles {
-		if p.Role == role {
-			return nil
+// onlyFor serves h to callers of roles, and refuses the others with 403
+// before anything else is looked at.
+func onlyFor(roles []domain.Role, h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p := principal(r.Context())
+		if !slices.Contains(roles, p.Role) {
+			return domain.Errorf(domain.Forbidden, "this operation is not open to the %s role", p.Role)
 		}
+		return h(w, r)
 	}
-	return domain.Errorf(domain.Forbidden, "this operation is not open to the %s role", p.Role)
 }

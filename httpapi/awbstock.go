@@ -61,9 +61,6 @@ func toStockRequestJSON(r domain.StockRequest) stockRequestJSON {
 
 func (s *Server) handleCreateStockRequest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleForwarder); err != nil {
-			return err
-		}
 		var req stockRequestBody
 		if err := decodeJSON(r, &req); err != nil {
 			return err

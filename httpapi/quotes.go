@@ -110,9 +110,6 @@ func clientIP(r *http.Request) string {
 
 func (s *Server) handleCreateQuote() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireRole(r, domain.RoleForwarder); err != nil {
-			return err
-		}
 		var req rfqRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/gorilla/mux"
 )
 
@@ -26,28 +27,31 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/.well-known/jwks.json", s.handleJWKS()).Methods(http.MethodGet)
 	r.Handle("/api/auth/token", s.handle(s.handleToken())).Methods(http.MethodPost)
 
-	// Everything else needs a token or an API key.
-	r.Handle("/api/quotes", s.api(s.handleCreateQuote())).Methods(http.MethodPost)
+	// Everything else needs a token or an API key; the roles after a
+	// handler are the only ones it serves (403 for the others). Which of
+	// the resources a caller of those roles may see or change is the
+	// handler's and the domain's business.
+	r.Handle("/api/quotes", s.api(s.handleCreateQuote(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/quotes", s.api(s.handleListQuotes())).Methods(http.MethodGet)
 	r.Handle("/api/quotes/{id}", s.api(s.handleGetQuote())).Methods(http.MethodGet)
 
-	r.Handle("/api/flights", s.api(s.handleScheduleFlights())).Methods(http.MethodPost)
+	r.Handle("/api/flights", s.api(s.handleScheduleFlights(), domain.RoleAirline)).Methods(http.MethodPost)
 	r.Handle("/api/flights", s.api(s.handleListFlights())).Methods(http.MethodGet)
 	r.Handle("/api/flights/{id}", s.api(s.handleGetFlight())).Methods(http.MethodGet)
-	r.Handle("/api/flights/{id}", s.api(s.handleChangeFlight())).Methods(http.MethodPatch)
+	r.Handle("/api/flights/{id}", s.api(s.handleChangeFlight(), domain.RoleAirline)).Methods(http.MethodPatch)
 	r.Handle("/api/capacity", s.api(s.handleCapacity())).Methods(http.MethodGet)
-	r.Handle("/api/flights/{id}/manifests", s.api(s.handleSubmitManifest())).Methods(http.MethodPost)
-	r.Handle("/api/offloads", s.api(s.handleReportOffload())).Methods(http.MethodPost)
-	r.Handle("/api/rates", s.api(s.handleListRates())).Methods(http.MethodGet)
-	r.Handle("/api/rates/{origin}/{destination}", s.api(s.handleSetRateCard())).Methods(http.MethodPut)
+	r.Handle("/api/flights/{id}/manifests", s.api(s.handleSubmitManifest(), domain.RoleAirline)).Methods(http.MethodPost)
+	r.Handle("/api/offloads", s.api(s.handleReportOffload(), domain.RoleAirline)).Methods(http.MethodPost)
+	r.Handle("/api/rates", s.api(s.handleListRates(), domain.RoleAirline, domain.RoleAdmin)).Methods(http.MethodGet)
+	r.Handle("/api/rates/{origin}/{destination}", s.api(s.handleSetRateCard(), domain.RoleAirline)).Methods(http.MethodPut)
 
-	r.Handle("/api/bookings", s.api(s.handleCreateBooking())).Methods(http.MethodPost)
+	r.Handle("/api/bookings", s.api(s.handleCreateBooking(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/bookings", s.api(s.handleListBookings())).Methods(http.MethodGet)
 	r.Handle("/api/bookings/{id}", s.api(s.handleGetBooking())).Methods(http.MethodGet)
 	r.Handle("/api/bookings/{id}/cancel", s.api(s.handleCancelBooking())).Methods(http.MethodPost)
 
 	r.Handle("/api/awb-stock", s.api(s.handleStock())).Methods(http.MethodGet)
-	r.Handle("/api/awb-stock/requests", s.api(s.handleCreateStockRequest())).Methods(http.MethodPost)
+	r.Handle("/api/awb-stock/requests", s.api(s.handleCreateStockRequest(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/awb-stock/requests", s.api(s.handleListStockRequests())).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/requests/{id}", s.api(s.handleGetStockRequest())).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/reply/{requestId}", s.api(s.handleReplyStock())).Methods(http.MethodPut)
@@ -55,12 +59,12 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/airlines", s.api(s.handleAirlines())).Methods(http.MethodGet)
 	r.Handle("/api/airports", s.api(s.handleAirports())).Methods(http.MethodGet)
 	r.Handle("/api/commodities", s.api(s.handleCommodities())).Methods(http.MethodGet)
-	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference())).Methods(http.MethodPost)
+	r.Handle("/api/admin/reference/{kind}", s.api(s.handleImportReference(), domain.RoleAdmin)).Methods(http.MethodPost)
 
-	r.Handle("/api/mawb", s.api(s.handleCreateMAWB())).Methods(http.MethodPost)
-	r.Handle("/api/hawb", s.api(s.handleCreateHAWB())).Methods(http.MethodPost)
-	r.Handle("/api/dangerous-goods", s.api(s.handleSubmitDGD())).Methods(http.MethodPost)
-	r.Handle("/api/placi", s.api(s.handleSubmitPLACI())).Methods(http.MethodPost)
+	r.Handle("/api/mawb", s.api(s.handleCreateMAWB(), domain.RoleForwarder)).Methods(http.MethodPost)
+	r.Handle("/api/hawb", s.api(s.handleCreateHAWB(), domain.RoleForwarder)).Methods(http.MethodPost)
+	r.Handle("/api/dangerous-goods", s.api(s.handleSubmitDGD(), domain.RoleForwarder)).Methods(http.MethodPost)
+	r.Handle("/api/placi", s.api(s.handleSubmitPLACI(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/csd", s.api(s.handleSubmitCSD())).Methods(http.MethodPost)
 	r.Handle(uploadPath, s.api(s.handleUploadDocument())).Methods(http.MethodPost)
 	r.Handle(uploadPath+"/{id}", s.api(s.handleGetDocument())).Methods(http.MethodGet, http.MethodHead)
@@ -79,19 +83,23 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/audit-logs", s.api(s.handleAuditLogs())).Methods(http.MethodGet)
 	r.Handle("/api/usage", s.api(s.handleUsage())).Methods(http.MethodGet)
 
-	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization())).Methods(http.MethodPost)
-	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations())).Methods(http.MethodGet)
-	r.Handle("/api/admin/organizations/{id}/rate-limits", s.api(s.handleSetRateLimits())).Methods(http.MethodPut)
-	r.Handle("/api/admin/clients", s.api(s.handleCreateClient())).Methods(http.MethodPost)
-	r.Handle("/api/admin/users", s.api(s.handleCreateUser())).Methods(http.MethodPost)
-	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey())).Methods(http.MethodPost)
-	r.Handle("/api/admin/api-keys", s.api(s.handleListAPIKeys())).Methods(http.MethodGet)
-	r.Handle("/api/admin/api-keys/{id}", s.api(s.handleRevokeAPIKey())).Methods(http.MethodDelete)
+	r.Handle("/api/admin/organizations", s.api(s.handleCreateOrganization(), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/organizations", s.api(s.handleListOrganizations(), domain.RoleAdmin)).Methods(http.MethodGet)
+	r.Handle("/api/admin/organizations/{id}/rate-limits", s.api(s.handleSetRateLimits(), domain.RoleAdmin)).Methods(http.MethodPut)
+	r.Handle("/api/admin/clients", s.api(s.handleCreateClient(), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/users", s.api(s.handleCreateUser(), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey(), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/api-keys", s.api(s.handleListAPIKeys(), domain.RoleAdmin)).Methods(http.MethodGet)
+	r.Handle("/api/admin/api-keys/{id}", s.api(s.handleRevokeAPIKey(), domain.RoleAdmin)).Methods(http.MethodDelete)
 	return r
 }
 
-// api wraps an endpoint that needs a token or an API key.
-func (s *Server) api(h handlerFunc) http.Handler {
+// api wraps an endpoint that needs a token or an API key, open to callers
+// of the roles given, or of any role when none is.
+func (s *Server) api(h handlerFunc, roles ...domain.Role) http.Handler {
+	if len(roles) > 0 {
+		h = onlyFor(roles, h)
+	}
 	inner := s.consistentReads(s.idempotent(s.handle(h)))
 	if s.opts.Metering {
 		inner = s.metered(s.rateLimited(inner))
