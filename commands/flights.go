@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
@@ -28,8 +29,11 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 			prefix = "[" + itoa(i) + "]."
 		}
 		e, err := c.Normalise(prefix, h.ref)
-		if err != nil {
-			problems = append(problems, err.(*domain.Error).Fields...)
+		var invalid *domain.Error
+		if errors.As(err, &invalid) {
+			problems = append(problems, invalid.Fields...)
+		} else if err != nil {
+			return nil, err
 		} else if j, ok := first[e.FlightID]; ok {
 			problems.Add(prefix+"flightNumber", domain.CodeDuplicate, "flight %s is item %d of the batch already", e.FlightID, j)
 		} else {

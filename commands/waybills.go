@@ -12,7 +12,7 @@ func waybillAggregate(awb string) eventstore.Aggregate {
 }
 
 // waybillCodes name the refusals of an AWB number on a MAWB.
-var waybillCodes = map[string]string{domain.ReasonAWBNotInStock: "AWB_NOT_IN_STOCK", domain.ReasonAWBUsed: "AWB_IN_USE"}
+var waybillCodes = map[string]domain.FieldCode{domain.ReasonAWBNotInStock: domain.CodeAWBNotInStock, domain.ReasonAWBUsed: domain.CodeAWBInUse}
 
 // CreateMAWB files a forwarder's master air waybill. Its number must be
 // the one of the forwarder's own confirmed booking (booked), or else a
@@ -31,7 +31,7 @@ func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, b
 		if _, err := h.UseAWB(ctx, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {
 			if code, ok := waybillCodes[domain.ReasonOf(err)]; ok {
 				var p domain.Problems
-				p.Add("awbNumber", code, "%s", err.(*domain.Error).Message)
+				p.Add("awbNumber", code, "%s", domain.ErrorMessage(err))
 				return none, p.Err()
 			}
 			return none, err

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// CodeUnknownFlight: a booking of a flight that does not exist.
+const CodeUnknownFlight FieldCode = "UNKNOWN_FLIGHT"
+
 // Booking states.
 const (
 	BookingStatusPending   = "pending"
@@ -164,7 +167,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	if c.FlightID == "" {
 		p.Add("flightId", CodeRequired, "is required")
 	} else if !ValidIdentifier(c.FlightID) {
-		p.Add("flightId", "UNKNOWN_FLIGHT", "no flight %q", c.FlightID)
+		p.Add("flightId", CodeUnknownFlight, "no flight %q", c.FlightID)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -257,7 +260,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	if c.AWBPrefix != "" || c.AWBSerial != "" {
 		awb, err := ParseAWB(c.AWBPrefix + "-" + strings.TrimPrefix(c.AWBSerial, c.AWBPrefix+"-"))
 		if err != nil {
-			p.Add("awb", "INVALID_AWB_NUMBER", "%s", err.Error())
+			p.Add("awb", CodeInvalidAWBNumber, "%s", err.Error())
 		}
 		e.AWBNumber = awb
 	}

@@ -8,6 +8,13 @@ import (
 	"unicode"
 )
 
+// Field codes of the e-CSD.
+const (
+	CodeInvalidSecurityStatus  FieldCode = "INVALID_SECURITY_STATUS"
+	CodeInvalidScreeningResult FieldCode = "INVALID_SCREENING_RESULT"
+	CodeInvalidExemption       FieldCode = "INVALID_EXEMPTION"
+)
+
 // e-CSD code lists (DESIGN §3).
 var (
 	securityStatuses = []string{"SPX", "SCO", "SHR", "NSC"}
@@ -169,21 +176,21 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 		}
 	}
 	if !slices.Contains(securityStatuses, e.SecurityStatus) {
-		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "must be SPX, SCO, SHR or NSC")
+		p.Add("securityStatus", CodeInvalidSecurityStatus, "must be SPX, SCO, SHR or NSC")
 	}
 	resultOK := e.ScreeningResult == "" || slices.Contains(screeningResults, e.ScreeningResult)
 	if !resultOK {
-		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "must be pass or fail")
+		p.Add("screeningResult", CodeInvalidScreeningResult, "must be pass or fail")
 	}
 	if e.Exemption != "" && !slices.Contains(exemptionCodes, e.Exemption) {
-		p.Add("exemption", "INVALID_EXEMPTION", "must be one of %s", strings.Join(exemptionCodes, ", "))
+		p.Add("exemption", CodeInvalidExemption, "must be one of %s", strings.Join(exemptionCodes, ", "))
 	}
 	secure := e.SecurityStatus != "NSC"
 	switch {
 	case e.ScreeningResult == "FAIL" && secure:
-		p.Add("securityStatus", "INVALID_SECURITY_STATUS", "cargo that failed screening is NSC")
+		p.Add("securityStatus", CodeInvalidSecurityStatus, "cargo that failed screening is NSC")
 	case secure && resultOK && e.Exemption == "" && (len(methods) == 0 || e.ScreeningResult != "PASS"):
-		p.Add("screeningResult", "INVALID_SCREENING_RESULT", "a secure status (%s) needs a passed screening by a listed method, or an exemption", e.SecurityStatus)
+		p.Add("screeningResult", CodeInvalidScreeningResult, "a secure status (%s) needs a passed screening by a listed method, or an exemption", e.SecurityStatus)
 	}
 	if c.ScreeningDate == "" {
 		if e.Exemption == "" {

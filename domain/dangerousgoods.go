@@ -13,10 +13,10 @@ const DGDValidity = 7 * 24 * time.Hour
 
 // Validation codes of the e-DGD beyond the spec's two.
 const (
-	CodeInvalidUNNumber           = "INVALID_UN_NUMBER"
-	CodeInvalidHazardClass        = "INVALID_HAZARD_CLASS"
-	CodeInvalidPackingGroup       = "INVALID_PACKING_GROUP"
-	CodeInvalidPackingInstruction = "INVALID_PACKING_INSTRUCTION"
+	CodeInvalidUNNumber           FieldCode = "INVALID_UN_NUMBER"
+	CodeInvalidHazardClass        FieldCode = "INVALID_HAZARD_CLASS"
+	CodeInvalidPackingGroup       FieldCode = "INVALID_PACKING_GROUP"
+	CodeInvalidPackingInstruction FieldCode = "INVALID_PACKING_INSTRUCTION"
 )
 
 var (

@@ -104,7 +104,7 @@ func TestDecideDGD(t *testing.T) {
 		events, err := DecideDGD(c, dgRef{})
 		got := ""
 		if e, ok := err.(*Error); ok {
-			got = e.Fields[0].Code + " " + e.Fields[0].Field
+			got = string(e.Fields[0].Code) + " " + e.Fields[0].Field
 		} else if err != nil {
 			got = err.Error()
 		}

@@ -39,7 +39,7 @@ func TestDecideUploadDocument(t *testing.T) {
 			var got []string
 			if e, ok := err.(*Error); ok {
 				for _, f := range e.Fields {
-					got = append(got, f.Field+":"+f.Code)
+					got = append(got, f.Field+":"+string(f.Code))
 				}
 			} else if err != nil {
 				t.Fatal(err)

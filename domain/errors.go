@@ -9,48 +9,53 @@ import (
 	"fmt"
 )
 
-// Code classifies an error. The values are the spec's error values, so the
-// HTTP layer maps each to a status in one table and passes it on as is.
-type Code string
+// ErrorClass classifies an error as a whole. The values are the spec's
+// error values, so the HTTP layer maps each to a status in one table and
+// passes it on as is. What is wrong with one field is a FieldCode.
+type ErrorClass string
 
 const (
-	InvalidRequest       Code = "invalid_request"        // malformed, or a required field missing
-	ValidationError      Code = "validation_error"       // fields with bad values; see Error.Fields
-	InvalidGrant         Code = "invalid_grant"          // wrong client secret or password
-	InvalidClient        Code = "invalid_client"         // client authentication missing or malformed
-	InvalidToken         Code = "invalid_token"          // bearer token or API key missing or bad
-	UnsupportedGrantType Code = "unsupported_grant_type" // token request with another grant
-	Forbidden            Code = "forbidden"              // authenticated, but not allowed
-	NotFound             Code = "not_found"
-	Conflict             Code = "conflict" // the request contradicts the current state
-	Internal             Code = "server_error"
+	InvalidRequest       ErrorClass = "invalid_request"        // malformed, or a required field missing
+	ValidationError      ErrorClass = "validation_error"       // fields with bad values; see Error.Fields
+	InvalidGrant         ErrorClass = "invalid_grant"          // wrong client secret or password
+	InvalidClient        ErrorClass = "invalid_client"         // client authentication missing or malformed
+	InvalidToken         ErrorClass = "invalid_token"          // bearer token or API key missing or bad
+	UnsupportedGrantType ErrorClass = "unsupported_grant_type" // token request with another grant
+	Forbidden            ErrorClass = "forbidden"              // authenticated, but not allowed
+	NotFound             ErrorClass = "not_found"
+	Conflict             ErrorClass = "conflict" // the request contradicts the current state
+	Internal             ErrorClass = "server_error"
 )
 
 // FieldError is one problem with one field of a request.
 type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-	Code    string `json:"code"`
+	Field   string    `json:"field"`
+	Message string    `json:"message"`
+	Code    FieldCode `json:"code"`
 }
 
-// Validation codes of FieldError. The spec names some; the rest follow the
-// same style.
+// FieldCode says what is wrong with one field of a request. The spec
+// names some; the rest follow the same style. Every one is a constant of
+// this type, beside the rules that use it.
+type FieldCode string
+
+// Field codes of any request.
 const (
-	CodeRequired      = "REQUIRED"
-	CodeInvalidFormat = "INVALID_FORMAT"
-	CodeInvalidRange  = "INVALID_RANGE"
-	CodeInvalidDate   = "INVALID_DATE"
-	CodeInvalidValue  = "INVALID_VALUE"
-	CodeTooLong       = "TOO_LONG"
-	CodeTooMany       = "TOO_MANY"
-	CodeMismatch      = "MISMATCH"
-	CodeDuplicate     = "DUPLICATE"
+	CodeRequired      FieldCode = "REQUIRED"
+	CodeInvalidFormat FieldCode = "INVALID_FORMAT"
+	CodeInvalidRange  FieldCode = "INVALID_RANGE"
+	CodeInvalidDate   FieldCode = "INVALID_DATE"
+	CodeInvalidValue  FieldCode = "INVALID_VALUE"
+	CodeTooLong       FieldCode = "TOO_LONG"
+	CodeTooMany       FieldCode = "TOO_MANY"
+	CodeMismatch      FieldCode = "MISMATCH"
+	CodeDuplicate     FieldCode = "DUPLICATE"
 )
 
 // Error is an error a client can act on. Message is for the client;
 // anything else goes into the wrapped error of the log.
 type Error struct {
-	Code    Code
+	Code    ErrorClass
 	Message string
 	Fields  []FieldError
 	Reason  string // a business reason code, such as no_capacity, for events that record a refusal
@@ -59,13 +64,13 @@ type Error struct {
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Errorf makes an *Error.
-func Errorf(code Code, format string, args ...any) error {
+func Errorf(code ErrorClass, format string, args ...any) error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of err, and Internal for errors that are not
-// domain errors.
-func ErrorCode(err error) Code {
+// ErrorCode returns the class of err, and Internal for errors that are
+// not domain errors.
+func ErrorCode(err error) ErrorClass {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
@@ -73,11 +78,21 @@ func ErrorCode(err error) Code {
 	return Internal
 }
 
+// ErrorMessage returns the message of err for a client, and a generic one
+// for errors that are not domain errors: their text is for the log.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
 // Problems collects field errors while a command is validated.
 type Problems []FieldError
 
 // Add records a problem with field.
-func (p *Problems) Add(field, code, format string, args ...any) {
+func (p *Problems) Add(field string, code FieldCode, format string, args ...any) {
 	*p = append(*p, FieldError{Field: field, Message: fmt.Sprintf(format, args...), Code: code})
 }
 

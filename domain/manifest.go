@@ -15,8 +15,8 @@ const MaxManifestShipments = 1000
 
 // Codes of manifest and offload refusals.
 const (
-	CodeNotOnFlight   = "AWB_NOT_ON_FLIGHT"
-	CodeExceedsLoaded = "EXCEEDS_LOADED"
+	CodeNotOnFlight   FieldCode = "AWB_NOT_ON_FLIGHT"
+	CodeExceedsLoaded FieldCode = "EXCEEDS_LOADED"
 )
 
 // Load is what one AWB puts on a flight, as its air waybill (or else its

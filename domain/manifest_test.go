@@ -79,7 +79,7 @@ func problemOf(err error) string {
 	case !ok:
 		return err.Error()
 	case len(e.Fields) > 0:
-		return e.Fields[0].Code + " " + e.Fields[0].Field
+		return string(e.Fields[0].Code) + " " + e.Fields[0].Field
 	}
 	return string(e.Code)
 }

@@ -17,7 +17,7 @@ func TestDecideRequestQuote(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(c *RequestQuote)
-		code   Code
+		code   ErrorClass
 		check  func(t *testing.T, e QuoteRequested)
 	}{
 		{name: "normalised and measured", check: func(t *testing.T, e QuoteRequested) {

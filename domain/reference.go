@@ -74,8 +74,8 @@ type Lookup interface {
 
 // Codes of references to unknown reference data.
 const (
-	CodeUnknownAirport   = "UNKNOWN_AIRPORT"
-	CodeUnknownCommodity = "UNKNOWN_COMMODITY"
+	CodeUnknownAirport   FieldCode = "UNKNOWN_AIRPORT"
+	CodeUnknownCommodity FieldCode = "UNKNOWN_COMMODITY"
 )
 
 // checkKnownAirport adds a problem when a well-formed airport code is not

@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// CodeInvalidEventType: a status event that is not an IATA status code,
+// or a discrepancy code where none belongs.
+const CodeInvalidEventType FieldCode = "INVALID_EVENT_TYPE"
+
 // statusCodes are the IATA shipment status codes (Cargo-XML XFSU), and
 // the discrepancy codes that qualify DIS.
 var statusCodes = map[string]string{
@@ -152,11 +156,11 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 	case code == "":
 		p.Add("eventType", CodeRequired, "is required")
 	case !KnownStatus(code, ""):
-		p.Add("eventType", "INVALID_EVENT_TYPE", "%q is not an IATA status code (RCS, MAN, DEP, ARR, DLV, DIS, …)", code)
+		p.Add("eventType", CodeInvalidEventType, "%q is not an IATA status code (RCS, MAN, DEP, ARR, DLV, DIS, …)", code)
 	case code == "DIS" && discrepancyCodes[qualifier] == "":
-		p.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)")
+		p.Add("discrepancyCode", CodeInvalidEventType, "a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)")
 	case code != "DIS" && qualifier != "":
-		p.Add("discrepancyCode", "INVALID_EVENT_TYPE", "only a DIS event takes a discrepancy code")
+		p.Add("discrepancyCode", CodeInvalidEventType, "only a DIS event takes a discrepancy code")
 	}
 	checkAirport(&p, "location", e.Location)
 	checkKnownAirport(&p, ref, "location", e.Location)

@@ -15,12 +15,12 @@ const (
 
 // Validation codes of the spec for AWB stock, and ours beside them.
 const (
-	CodeInvalidAllocation = "INVALID_ALLOCATION"
-	CodeInvalidStatus     = "INVALID_STATUS"
-	CodeInvalidAWBNumber  = "INVALID_AWB_NUMBER"
-	CodeInvalidAWBRange   = "INVALID_AWB_RANGE"
-	CodeRangeOverlap      = "RANGE_OVERLAP"
-	CodeUnknownAirline    = "UNKNOWN_AIRLINE"
+	CodeInvalidAllocation FieldCode = "INVALID_ALLOCATION"
+	CodeInvalidStatus     FieldCode = "INVALID_STATUS"
+	CodeInvalidAWBNumber  FieldCode = "INVALID_AWB_NUMBER"
+	CodeInvalidAWBRange   FieldCode = "INVALID_AWB_RANGE"
+	CodeRangeOverlap      FieldCode = "RANGE_OVERLAP"
+	CodeUnknownAirline    FieldCode = "UNKNOWN_AIRLINE"
 )
 
 // AWBRange is a block of consecutive 7-digit serials of a prefix.

@@ -6,6 +6,14 @@ import (
 	"time"
 )
 
+// Field codes of waybills.
+const (
+	CodeUnknownMAWB   FieldCode = "UNKNOWN_MAWB"
+	CodeExceedsMAWB   FieldCode = "EXCEEDS_MAWB"
+	CodeAWBNotInStock FieldCode = "AWB_NOT_IN_STOCK"
+	CodeAWBInUse      FieldCode = "AWB_IN_USE"
+)
+
 // hawbPattern: house waybill numbers are the forwarder's own, up to 12
 // letters and digits.
 var hawbPattern = regexp.MustCompile(`^[A-Z0-9]{1,12}$`)
@@ -128,7 +136,7 @@ func DecideCreateHAWB(w Waybills, c CreateHAWB) ([]Event, error) {
 		return nil, err
 	}
 	if w.MAWB == nil || w.MAWB.OrganizationID != c.OrganizationID {
-		p.Add("mawbNumber", "UNKNOWN_MAWB", "no MAWB %s of yours", c.MAWBNumber)
+		p.Add("mawbNumber", CodeUnknownMAWB, "no MAWB %s of yours", c.MAWBNumber)
 		return nil, p.Err()
 	}
 	pieces, weight := e.Pieces, e.WeightKg
@@ -140,10 +148,10 @@ func DecideCreateHAWB(w Waybills, c CreateHAWB) ([]Event, error) {
 		weight += h.WeightKg
 	}
 	if pieces > w.MAWB.Pieces {
-		p.Add("pieces", "EXCEEDS_MAWB", "the houses would hold %d pieces, the master %d", pieces, w.MAWB.Pieces)
+		p.Add("pieces", CodeExceedsMAWB, "the houses would hold %d pieces, the master %d", pieces, w.MAWB.Pieces)
 	}
 	if weight > w.MAWB.WeightKg+0.001 {
-		p.Add("weight", "EXCEEDS_MAWB", "the houses would weigh %g kg, the master %g kg", weight, w.MAWB.WeightKg)
+		p.Add("weight", CodeExceedsMAWB, "the houses would weigh %g kg, the master %g kg", weight, w.MAWB.WeightKg)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func TestDecideCreateHAWB(t *testing.T) {
 		events, err := DecideCreateHAWB(tt.w, tt.c)
 		got := ""
 		if e, ok := err.(*Error); ok {
-			got = e.Fields[0].Field + " " + e.Fields[0].Code
+			got = e.Fields[0].Field + " " + string(e.Fields[0].Code)
 		}
 		if got != tt.fields || (tt.fields == "" && len(events) != 1) {
 			t.Errorf("%s: = %q, %v; want %q", tt.name, got, err, tt.fields)

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// CodeURLNotAllowed: a webhook target the service will not call.
+const CodeURLNotAllowed FieldCode = "URL_NOT_ALLOWED"
+
 // WebhookEvents is the catalogue of webhook event names.
 var WebhookEvents = []string{
 	"quote.created", "quote.priced", "quote.rejected", "quote.accepted",
@@ -154,7 +157,7 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("url", CodeInvalidFormat, "the port must be from 1 to 65535")
 	default:
 		if why := urlAllowed(u); why != "" {
-			p.Add("url", "URL_NOT_ALLOWED", "%s", why)
+			p.Add("url", CodeURLNotAllowed, "%s", why)
 		}
 	}
 	if len(events) == 0 {

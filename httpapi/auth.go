@@ -17,9 +17,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		p, err := s.principalOf(r)
 		if err != nil {
 			s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenRejected, Subject: "anonymous",
-				Detail: r.Method + " " + r.URL.Path + ": " + err.(*domain.Error).Message})
+				Detail: r.Method + " " + r.URL.Path + ": " + domain.ErrorMessage(err)})
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
-				strings.ReplaceAll(err.(*domain.Error).Message, `"`, "'")+`"`)
+				strings.ReplaceAll(domain.ErrorMessage(err), `"`, "'")+`"`)
 			writeError(w, r, s.log, err)
 			return
 		}

@@ -71,7 +71,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 		req.FlightID = domain.CanonicalFlightID(req.FlightID)
 		if _, ok := s.flights.Get(req.FlightID); req.FlightID != "" && !ok {
 			var p domain.Problems
-			p.Add("flightId", "UNKNOWN_FLIGHT", "no flight %q", req.FlightID)
+			p.Add("flightId", domain.CodeUnknownFlight, "no flight %q", req.FlightID)
 			return p.Err()
 		}
 		c := domain.RequestBooking{QuoteID: req.QuoteID, FlightID: req.FlightID, Pieces: req.Pieces, WeightKg: req.Weight,

@@ -50,7 +50,7 @@ func (s *Server) handleToken() handlerFunc {
 		if err != nil {
 			if domain.ErrorCode(err) == domain.InvalidGrant {
 				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: claimedSubject(req),
-					OrganizationID: s.claimedOrganization(req), Detail: req.GrantType + ": " + err.(*domain.Error).Message})
+					OrganizationID: s.claimedOrganization(req), Detail: req.GrantType + ": " + domain.ErrorMessage(err)})
 			}
 			return err
 		}

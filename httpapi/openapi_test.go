@@ -2142,9 +2142,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		houses = append(houses, toHAWBJSON(h))
 	}
 	var waybillProblems domain.Problems
-	waybillProblems.Add("awbNumber", "AWB_NOT_IN_STOCK", "020-10000023 is not in your stock")
-	waybillProblems.Add("pieces", "EXCEEDS_MAWB", "the houses would hold 5 pieces, the master 4")
-	waybillProblems.Add("mawbNumber", "UNKNOWN_MAWB", "no MAWB 020-10000023 of yours")
+	waybillProblems.Add("awbNumber", domain.CodeAWBNotInStock, "020-10000023 is not in your stock")
+	waybillProblems.Add("pieces", domain.CodeExceedsMAWB, "the houses would hold 5 pieces, the master 4")
+	waybillProblems.Add("mawbNumber", domain.CodeUnknownMAWB, "no MAWB 020-10000023 of yours")
 	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
@@ -2152,7 +2152,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, LatestEvent: &latest,
 		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
 	var statusProblems domain.Problems
-	statusProblems.Add("discrepancyCode", "INVALID_EVENT_TYPE", "a DIS event needs a discrepancy code")
+	statusProblems.Add("discrepancyCode", domain.CodeInvalidEventType, "a DIS event needs a discrepancy code")
 	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: statusProblems}
 

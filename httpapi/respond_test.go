@@ -61,7 +61,7 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 // the error itself; "" for none.
 func firstProblem(err error) string {
 	if e, ok := err.(*domain.Error); ok && len(e.Fields) > 0 {
-		return e.Fields[0].Field + " " + e.Fields[0].Code
+		return e.Fields[0].Field + " " + string(e.Fields[0].Code)
 	} else if err != nil {
 		return err.Error()
 	}

@@ -152,7 +152,7 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 		eventType := strings.ToUpper(strings.TrimSpace(q.Get("eventType")))
 		code, disc, _ := strings.Cut(eventType, "/")
 		if eventType != "" && !projections.IsTimelineType(code, disc) {
-			p.Add("eventType", "INVALID_EVENT_TYPE", "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (%s)", strings.Join(projections.FilingKinds, ", "))
+			p.Add("eventType", domain.CodeInvalidEventType, "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (%s)", strings.Join(projections.FilingKinds, ", "))
 		}
 		if err := p.Err(); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -55,8 +56,8 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 			req.Secret = webhooks.NewSecret()
 		} else if why := webhooks.ValidSecret(req.Secret); why != "" {
 			var p domain.Problems
-			if de, ok := err.(*domain.Error); ok {
-				p = de.Fields
+			if invalid := (*domain.Error)(nil); errors.As(err, &invalid) {
+				p = invalid.Fields
 			}
 			p.Add("secret", domain.CodeInvalidFormat, "%s", why)
 			err = p.Err()
