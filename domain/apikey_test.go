@@ -22,6 +22,8 @@ func TestDecideCreateAPIKey(t *testing.T) {
 		{"without a name", APIKey{}, Organization{ID: "f1"}, func(c *CreateAPIKey) { c.Name = "" }, `k1 of f1 named "", hash 5e88`},
 		{"a name of 200 characters", APIKey{}, Organization{ID: "f1"}, func(c *CreateAPIKey) { c.Name = strings.Repeat("n", 200) },
 			`k1 of f1 named "` + strings.Repeat("n", 200) + `", hash 5e88`},
+		{"a name of 100 Chinese characters", APIKey{}, Organization{ID: "f1"}, func(c *CreateAPIKey) { c.Name = strings.Repeat("机", 100) },
+			`k1 of f1 named "` + strings.Repeat("机", 100) + `", hash 5e88`},
 		{"a name of 201 characters", APIKey{}, Organization{ID: "f1"}, func(c *CreateAPIKey) { c.Name = strings.Repeat("n", 201) }, "TOO_LONG name"},
 		{"no organisation", APIKey{}, Organization{}, func(*CreateAPIKey) {}, "INVALID_VALUE organizationId"},
 		{"created already", APIKey{KeyID: "k1"}, Organization{ID: "f1"}, func(*CreateAPIKey) {}, "conflict"},

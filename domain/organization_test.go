@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -10,8 +11,9 @@ func TestDecideCreateOrganization(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	airline := CreateOrganization{OrganizationID: "lh-cargo", Name: " Lufthansa Cargo ", Role: RoleAirline, AWBPrefix: "020", AirlineCode: "lh", At: at}
 	forwarder := CreateOrganization{OrganizationID: "f1", Name: "F1 Forwarding", Role: RoleForwarder, Demo: true, At: at}
-	nameless, prefixless := forwarder, airline
+	nameless, prefixless, chinese, tooLong := forwarder, airline, forwarder, forwarder
 	nameless.Name, prefixless.AWBPrefix = " ", ""
+	chinese.Name, tooLong.Name = strings.Repeat("货", 100), strings.Repeat("n", 201)
 	tests := []struct {
 		name string
 		o    Organization
@@ -20,6 +22,8 @@ func TestDecideCreateOrganization(t *testing.T) {
 	}{
 		{"an airline", Organization{}, airline, `lh-cargo airline "Lufthansa Cargo", prefix "020", code "LH", demo false`},
 		{"a demo forwarder", Organization{}, forwarder, `f1 forwarder "F1 Forwarding", prefix "", code "", demo true`},
+		{"a name of 100 Chinese characters", Organization{}, chinese, `f1 forwarder "` + chinese.Name + `", prefix "", code "", demo true`},
+		{"a name of 201 characters", Organization{}, tooLong, "TOO_LONG name"},
 		{"no name", Organization{}, nameless, "REQUIRED name"},
 		{"an airline without its prefix", Organization{}, prefixless, "INVALID_FORMAT awbPrefix"},
 		{"created already", Organization{ID: "f1"}, forwarder, "conflict"},
