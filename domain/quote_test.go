@@ -133,12 +133,13 @@ func TestCreateOrganizationValidate(t *testing.T) {
 	}
 }
 
-// The history of quote q1, of 100 kg in a metre cube (167 kg chargeable),
-// priced for flight LH8400-2026-11-26.
+// The history of quote q1, of 100 kg in a metre cube (167 kg chargeable):
+// priced for flight LH8400-2026-11-26, or rejected.
 var (
 	q1Requested = QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, GrossWeightKg: 100,
 		Dimensions: []DimensionLine{{L: 100, W: 100, H: 100, Pieces: 1}}}
-	q1Priced = QuotePriced{QuoteID: "q1", ChargeableWeightKg: 167, Options: []PriceOption{{FlightID: "LH8400-2026-11-26"}}}
+	q1Priced   = QuotePriced{QuoteID: "q1", ChargeableWeightKg: 167, Options: []PriceOption{{FlightID: "LH8400-2026-11-26"}}}
+	q1Rejected = QuoteRejected{QuoteID: "q1", Reason: ReasonNoRoute}
 )
 
 func q1AcceptedBy(bookingID string) QuoteAccepted {
@@ -159,7 +160,7 @@ func TestDecidePriceQuote(t *testing.T) {
 		{"options", []Event{q1Requested}, options, nil, "q1 priced at 167 kg for LH8400-2026-11-26, EK9903-2026-11-27"},
 		{"refused", []Event{q1Requested}, nil, noRoute, `q1 rejected, no_route: "no flight serves this route"`},
 		{"priced already", []Event{q1Requested, q1Priced}, options, nil, ""},
-		{"rejected already", []Event{q1Requested, QuoteRejected{QuoteID: "q1", Reason: ReasonNoRoute}}, options, nil, ""},
+		{"rejected already", []Event{q1Requested, q1Rejected}, options, nil, ""},
 		{"accepted", []Event{q1Requested, q1Priced, q1AcceptedBy("b1")}, nil, noRoute, ""},
 		{"no quote", nil, options, nil, ""},
 	}
@@ -197,7 +198,7 @@ func TestDecideAcceptQuote(t *testing.T) {
 		{"accepted by this booking already", []Event{q1Requested, q1Priced, q1AcceptedBy("b1")}, ""},
 		{"accepted by another booking", []Event{q1Requested, q1Priced, q1AcceptedBy("b0")}, "conflict quote_not_priced"},
 		{"not priced yet", []Event{q1Requested}, "conflict quote_not_priced"},
-		{"rejected", []Event{q1Requested, QuoteRejected{QuoteID: "q1", Reason: ReasonNoRoute}}, "conflict quote_not_priced"},
+		{"rejected", []Event{q1Requested, q1Rejected}, "conflict quote_not_priced"},
 		{"no quote", nil, "conflict quote_not_priced"},
 	}
 	for _, tt := range tests {

@@ -6,8 +6,13 @@ import (
 	"time"
 )
 
-// w1Registered is forwarder f1's subscription w1 to its bookings.
-var w1Registered = WebhookRegistered{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*"}}
+// The history of forwarder f1's subscription w1 to its bookings: it is
+// registered, then deleted, or disabled because its receiver is gone.
+var (
+	w1Registered = WebhookRegistered{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*"}}
+	w1Deleted    = WebhookDeleted{WebhookID: "w1"}
+	w1Disabled   = WebhookDisabled{WebhookID: "w1", Reason: "410 Gone"}
+)
 
 func TestDecideRegisterWebhook(t *testing.T) {
 	c := RegisterWebhook{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*", "stock.low"},
@@ -19,7 +24,7 @@ func TestDecideRegisterWebhook(t *testing.T) {
 	}{
 		{"a new one", nil, `w1 of f1 to https://f1.example/hooks for [booking.* stock.low], secret "sealed"`},
 		{"registered already", []Event{w1Registered}, "conflict"},
-		{"registered, then deleted", []Event{w1Registered, WebhookDeleted{WebhookID: "w1"}}, "conflict"},
+		{"registered, then deleted", []Event{w1Registered, w1Deleted}, "conflict"},
 	}
 	for _, tt := range tests {
 		events, err := DecideRegisterWebhook(given(EvolveWebhook, tt.history...), c)
@@ -42,9 +47,9 @@ func TestDecideDeleteWebhook(t *testing.T) {
 	}{
 		{"by its organisation", []Event{w1Registered}, "f1", "w1"},
 		{"by an admin", []Event{w1Registered}, "", "w1"},
-		{"disabled, by its organisation", []Event{w1Registered, WebhookDisabled{WebhookID: "w1"}}, "f1", "w1"},
+		{"disabled, by its organisation", []Event{w1Registered, w1Disabled}, "f1", "w1"},
 		{"by another organisation", []Event{w1Registered}, "f2", "not_found"},
-		{"deleted already", []Event{w1Registered, WebhookDeleted{WebhookID: "w1"}}, "f1", "not_found"},
+		{"deleted already", []Event{w1Registered, w1Deleted}, "f1", "not_found"},
 		{"no subscription", nil, "", "not_found"},
 	}
 	for _, tt := range tests {
@@ -63,8 +68,8 @@ func TestDecideDisableWebhook(t *testing.T) {
 		want    string // the subscription disabled and why, or "" for no change
 	}{
 		{"active", []Event{w1Registered}, "w1: 410 Gone"},
-		{"disabled already", []Event{w1Registered, WebhookDisabled{WebhookID: "w1"}}, ""},
-		{"deleted", []Event{w1Registered, WebhookDeleted{WebhookID: "w1"}}, ""},
+		{"disabled already", []Event{w1Registered, w1Disabled}, ""},
+		{"deleted", []Event{w1Registered, w1Deleted}, ""},
 		{"no subscription", nil, ""},
 	}
 	for _, tt := range tests {
