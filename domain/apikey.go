@@ -46,9 +46,7 @@ type CreateAPIKey struct {
 func DecideCreateAPIKey(k APIKey, org Organization, cmd CreateAPIKey) ([]Event, error) {
 	var p Problems
 	requireOrganization(&p, org, cmd.OrganizationID)
-	if name := strings.TrimSpace(cmd.Name); len(name) > 200 {
-		p.Add("name", CodeTooLong, "must be at most 200 characters")
-	}
+	checkLength(&p, "name", strings.TrimSpace(cmd.Name), 200)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

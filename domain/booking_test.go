@@ -1,14 +1,66 @@
 package domain
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 )
 
+// bookingIn is booking b1 of flight LH8400-2026-11-26 in a status.
+func bookingIn(status string) Booking {
+	return Booking{ID: "b1", FlightID: "LH8400-2026-11-26", Status: status}
+}
+
+func TestDecideConfirmBooking(t *testing.T) {
+	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		b    Booking
+		want string // the booking, flight and AWB number confirmed, or "" for no change
+	}{
+		{"pending", bookingIn(BookingStatusPending), "b1 on LH8400-2026-11-26 as 020-12345675"},
+		{"confirmed already", bookingIn(BookingStatusConfirmed), ""},
+		{"rejected", bookingIn(BookingStatusRejected), ""},
+		{"cancelled", bookingIn(BookingStatusCancelled), ""},
+		{"no booking", Booking{}, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideConfirmBooking(tt.b, "020-12345675", at)
+		got := outcomeOf(events, err, func(e BookingConfirmed) string { return e.BookingID + " on " + e.FlightID + " as " + e.AWBNumber })
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideRejectBooking(t *testing.T) {
+	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	noRoom := Refusal(ReasonNoCapacity, "flight LH8400-2026-11-26 has 0 kg and 0 m³ left")
+	tests := []struct {
+		name    string
+		b       Booking
+		refusal error
+		want    string // the booking rejected, its reason and message, or "" for no change
+	}{
+		{"pending, no room", bookingIn(BookingStatusPending), noRoom, `b1 no_capacity: "flight LH8400-2026-11-26 has 0 kg and 0 m³ left"`},
+		{"pending, an error that is no refusal", bookingIn(BookingStatusPending), errors.New("disk full"), `b1 : "disk full"`},
+		{"rejected already", bookingIn(BookingStatusRejected), noRoom, ""},
+		{"confirmed", bookingIn(BookingStatusConfirmed), noRoom, ""},
+		{"cancelled", bookingIn(BookingStatusCancelled), noRoom, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideRejectBooking(tt.b, tt.refusal, at)
+		got := outcomeOf(events, err, func(e BookingRejected) string { return fmt.Sprintf("%s %s: %q", e.BookingID, e.Reason, e.Message) })
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideCancelBooking(t *testing.T) {
 	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
-	booking := func(status string) Booking { return Booking{ID: "b1", FlightID: "LH8400-2026-11-26", Status: status} }
 	flight := func(status string) Flight { return Flight{ID: "LH8400-2026-11-26", Status: status} }
 	tests := []struct {
 		name string
@@ -16,13 +68,13 @@ func TestDecideCancelBooking(t *testing.T) {
 		f    Flight
 		want string // "cancelled", "" for no change, or the error's code
 	}{
-		{"confirmed", booking(BookingStatusConfirmed), flight(FlightStatusScheduled), "cancelled"},
-		{"pending, flight delayed", booking(BookingStatusPending), flight(FlightStatusDelayed), "cancelled"},
-		{"flight cancelled", booking(BookingStatusConfirmed), flight(FlightStatusCancelled), "cancelled"},
-		{"cancelled already", booking(BookingStatusCancelled), flight(FlightStatusDeparted), ""},
-		{"rejected", booking(BookingStatusRejected), flight(FlightStatusScheduled), "conflict"},
-		{"flight departed", booking(BookingStatusConfirmed), flight(FlightStatusDeparted), "conflict"},
-		{"flight arrived", booking(BookingStatusConfirmed), flight(FlightStatusArrived), "conflict"},
+		{"confirmed", bookingIn(BookingStatusConfirmed), flight(FlightStatusScheduled), "cancelled"},
+		{"pending, flight delayed", bookingIn(BookingStatusPending), flight(FlightStatusDelayed), "cancelled"},
+		{"flight cancelled", bookingIn(BookingStatusConfirmed), flight(FlightStatusCancelled), "cancelled"},
+		{"cancelled already", bookingIn(BookingStatusCancelled), flight(FlightStatusDeparted), ""},
+		{"rejected", bookingIn(BookingStatusRejected), flight(FlightStatusScheduled), "conflict"},
+		{"flight departed", bookingIn(BookingStatusConfirmed), flight(FlightStatusDeparted), "conflict"},
+		{"flight arrived", bookingIn(BookingStatusConfirmed), flight(FlightStatusArrived), "conflict"},
 		{"no booking", Booking{}, flight(FlightStatusScheduled), "not_found"},
 	}
 	for _, tt := range tests {

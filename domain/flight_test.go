@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -45,6 +46,119 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 	if _, err := DecideChangeFlightStatus(flight(FlightStatusCancelled), FlightStatusDeparted, departs.Add(-72*time.Hour)); err == nil ||
 		err.Error() != "conflict: a cancelled flight cannot become departed" {
 		t.Errorf("cancelled, then departed = %v", err)
+	}
+}
+
+func TestDecideScheduleFlight(t *testing.T) {
+	published := FlightScheduled{FlightID: "LH8400-2027-03-27", Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400",
+		Origin: "FRA", Destination: "JFK", DepartureDate: "2027-03-27", DepartureTime: "10:05", ArrivalDate: "2027-03-27",
+		ArrivalTime: "12:55", AircraftType: "B77F", CapacityKg: 102000, CapacityM3: 650}
+	tests := []struct {
+		name    string
+		history []Event
+		change  func(e *FlightScheduled)
+		want    string // the flight scheduled, "" for no change, or the error's code
+	}{
+		{"a new flight", nil, func(*FlightScheduled) {}, "LH8400-2027-03-27 FRA-JFK 102000 kg 650 m³"},
+		{"the same schedule again", []Event{published}, func(*FlightScheduled) {}, ""},
+		{"the same schedule, once delayed", []Event{published, FlightStatusChanged{Status: FlightStatusDelayed}}, func(*FlightScheduled) {}, ""},
+		{"another departure time", []Event{published}, func(e *FlightScheduled) { e.DepartureTime = "11:05" }, "conflict"},
+		{"another destination", []Event{published}, func(e *FlightScheduled) { e.Destination = "ORD" }, "conflict"},
+		{"another arrival day", []Event{published}, func(e *FlightScheduled) { e.ArrivalDate = "2027-03-28" }, "conflict"},
+		{"another aircraft", []Event{published}, func(e *FlightScheduled) { e.AircraftType = "B748" }, "conflict"},
+		{"more capacity", []Event{published}, func(e *FlightScheduled) { e.CapacityKg = 110000 }, "conflict"},
+	}
+	for _, tt := range tests {
+		e := published
+		tt.change(&e)
+		events, err := DecideScheduleFlight(given(EvolveFlight, tt.history...), e)
+		got := outcomeOf(events, err, func(e FlightScheduled) string {
+			return fmt.Sprintf("%s %s-%s %g kg %g m³", e.FlightID, e.Origin, e.Destination, e.CapacityKg, e.CapacityM3)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Capacity of flight LH8400-2026-11-26: its schedule, and what bookings
+// reserve and release of it.
+var (
+	lh8400Departs   = time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	lh8400Scheduled = FlightScheduled{FlightID: "LH8400-2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
+)
+
+func reservedOnLH8400(bookingID string, kg, m3 float64) CapacityReserved {
+	return CapacityReserved{FlightID: "LH8400-2026-11-26", BookingID: bookingID, WeightKg: kg, VolumeM3: m3}
+}
+
+func releasedOnLH8400(bookingID string, kg, m3 float64) CapacityReleased {
+	return CapacityReleased{FlightID: "LH8400-2026-11-26", BookingID: bookingID, WeightKg: kg, VolumeM3: m3}
+}
+
+// tellCapacity names capacity reserved or released for a table.
+func tellCapacity(e Event) string {
+	switch e := e.(type) {
+	case CapacityReserved:
+		return fmt.Sprintf("reserved %s on %s: %g kg %g m³", e.BookingID, e.FlightID, e.WeightKg, e.VolumeM3)
+	case CapacityReleased:
+		return fmt.Sprintf("released %s on %s: %g kg %g m³", e.BookingID, e.FlightID, e.WeightKg, e.VolumeM3)
+	}
+	return e.EventType()
+}
+
+func TestDecideReserveCapacity(t *testing.T) {
+	before := lh8400Departs.Add(-time.Hour)
+	status := func(s string) Event { return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: s} }
+	tests := []struct {
+		name    string
+		history []Event
+		r       Reservation
+		now     time.Time
+		want    string // what is reserved, "" for no change, or the error's code and reason
+	}{
+		{"room left", []Event{lh8400Scheduled}, Reservation{400, 4}, before, "reserved b1 on LH8400-2026-11-26: 400 kg 4 m³"},
+		{"the last of the room", []Event{lh8400Scheduled, reservedOnLH8400("b0", 600, 6)}, Reservation{400, 4}, before,
+			"reserved b1 on LH8400-2026-11-26: 400 kg 4 m³"},
+		{"delayed", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, Reservation{400, 4}, before,
+			"reserved b1 on LH8400-2026-11-26: 400 kg 4 m³"},
+		{"released, then reserved again", []Event{lh8400Scheduled, reservedOnLH8400("b1", 400, 4), releasedOnLH8400("b1", 400, 4)},
+			Reservation{500, 5}, before, "reserved b1 on LH8400-2026-11-26: 500 kg 5 m³"},
+		{"reserved already", []Event{lh8400Scheduled, reservedOnLH8400("b1", 400, 4)}, Reservation{400, 4}, before, ""},
+		{"reserved already, and the flight gone", []Event{lh8400Scheduled, reservedOnLH8400("b1", 400, 4), status(FlightStatusDeparted)},
+			Reservation{400, 4}, lh8400Departs, ""},
+		{"a kilo too heavy", []Event{lh8400Scheduled, reservedOnLH8400("b0", 600, 6)}, Reservation{401, 4}, before, "conflict no_capacity"},
+		{"too bulky", []Event{lh8400Scheduled, reservedOnLH8400("b0", 600, 6)}, Reservation{100, 4.5}, before, "conflict no_capacity"},
+		{"cancelled", []Event{lh8400Scheduled, status(FlightStatusCancelled)}, Reservation{400, 4}, before, "conflict flight_closed"},
+		{"departed", []Event{lh8400Scheduled, status(FlightStatusDeparted)}, Reservation{400, 4}, before, "conflict flight_closed"},
+		{"at departure time", []Event{lh8400Scheduled}, Reservation{400, 4}, lh8400Departs, "conflict flight_closed"},
+		{"no flight", nil, Reservation{400, 4}, before, "conflict unknown_flight"},
+	}
+	for _, tt := range tests {
+		events, err := DecideReserveCapacity(given(EvolveFlight, tt.history...), "b1", tt.r, tt.now)
+		if got := outcomeOf(events, err, tellCapacity); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideReleaseCapacity(t *testing.T) {
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // what is released, or "" for no change
+	}{
+		{"held", []Event{lh8400Scheduled, reservedOnLH8400("b0", 100, 1), reservedOnLH8400("b1", 400, 4)},
+			"released b1 on LH8400-2026-11-26: 400 kg 4 m³"},
+		{"another booking's", []Event{lh8400Scheduled, reservedOnLH8400("b0", 100, 1)}, ""},
+		{"released already", []Event{lh8400Scheduled, reservedOnLH8400("b1", 400, 4), releasedOnLH8400("b1", 400, 4)}, ""},
+		{"no flight", nil, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideReleaseCapacity(given(EvolveFlight, tt.history...), "b1")
+		if got := outcomeOf(events, err, tellCapacity); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

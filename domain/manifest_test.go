@@ -70,7 +70,7 @@ func TestDecideSubmitManifest(t *testing.T) {
 }
 
 // problemOf names an error for a table: its first field's code and field,
-// or its code.
+// its code and reason for a refusal, or its code.
 func problemOf(err error) string {
 	e, ok := err.(*Error)
 	switch {
@@ -80,8 +80,36 @@ func problemOf(err error) string {
 		return err.Error()
 	case len(e.Fields) > 0:
 		return string(e.Fields[0].Code) + " " + e.Fields[0].Field
+	case e.Reason != "":
+		return string(e.Code) + " " + e.Reason
 	}
 	return string(e.Code)
+}
+
+// outcomeOf names what a decision did for a table: its events, each as
+// tell names it ("; " between them; one that is not an E by its type), ""
+// for none, or its error as problemOf does.
+func outcomeOf[E Event](events []Event, err error, tell func(E) string) string {
+	if err != nil {
+		return problemOf(err)
+	}
+	names := make([]string, len(events))
+	for i, e := range events {
+		names[i] = e.EventType()
+		if e, ok := e.(E); ok {
+			names[i] = tell(e)
+		}
+	}
+	return strings.Join(names, "; ")
+}
+
+// given is the state an aggregate's history makes.
+func given[S any](evolve func(S, Event) S, history ...Event) S {
+	var s S
+	for _, e := range history {
+		s = evolve(s, e)
+	}
+	return s
 }
 
 func TestOffloadAgainstLoad(t *testing.T) {

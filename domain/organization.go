@@ -3,6 +3,7 @@ package domain
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Organization is a party using the service: a forwarder, an airline or
@@ -56,7 +57,7 @@ func (c *CreateOrganization) Validate() error {
 	switch {
 	case c.Name == "":
 		p.Add("name", CodeRequired, "is required")
-	case len(c.Name) > 200:
+	case utf8.RuneCountInString(c.Name) > 200:
 		p.Add("name", CodeTooLong, "must be at most 200 characters")
 	}
 	if !c.Role.Valid() {

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,5 +130,104 @@ func TestCreateOrganizationValidate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The history of quote q1, of 100 kg in a metre cube (167 kg chargeable):
+// priced for flight LH8400-2026-11-26, or rejected.
+var (
+	q1Requested = QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, GrossWeightKg: 100,
+		Dimensions: []DimensionLine{{L: 100, W: 100, H: 100, Pieces: 1}}}
+	q1Priced   = QuotePriced{QuoteID: "q1", ChargeableWeightKg: 167, Options: []PriceOption{{FlightID: "LH8400-2026-11-26"}}}
+	q1Rejected = QuoteRejected{QuoteID: "q1", Reason: ReasonNoRoute}
+)
+
+func q1AcceptedBy(bookingID string) QuoteAccepted {
+	return QuoteAccepted{QuoteID: "q1", BookingID: bookingID, FlightID: "LH8400-2026-11-26"}
+}
+
+func TestDecidePriceQuote(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	options := []PriceOption{{FlightID: "LH8400-2026-11-26"}, {FlightID: "EK9903-2026-11-27"}}
+	noRoute := Refusal(ReasonNoRoute, "no flight serves this route")
+	tests := []struct {
+		name    string
+		history []Event
+		options []PriceOption
+		refusal error
+		want    string // the quote priced or rejected, or "" for no change
+	}{
+		{"options", []Event{q1Requested}, options, nil, "q1 priced at 167 kg for LH8400-2026-11-26, EK9903-2026-11-27"},
+		{"refused", []Event{q1Requested}, nil, noRoute, `q1 rejected, no_route: "no flight serves this route"`},
+		{"priced already", []Event{q1Requested, q1Priced}, options, nil, ""},
+		{"rejected already", []Event{q1Requested, q1Rejected}, options, nil, ""},
+		{"accepted", []Event{q1Requested, q1Priced, q1AcceptedBy("b1")}, nil, noRoute, ""},
+		{"no quote", nil, options, nil, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecidePriceQuote(given(EvolveQuote, tt.history...), tt.options, tt.refusal, at)
+		got := outcomeOf(events, err, func(e Event) string {
+			switch e := e.(type) {
+			case QuotePriced:
+				var flights []string
+				for _, o := range e.Options {
+					flights = append(flights, o.FlightID)
+				}
+				return fmt.Sprintf("%s priced at %g kg for %s", e.QuoteID, e.ChargeableWeightKg, strings.Join(flights, ", "))
+			case QuoteRejected:
+				return fmt.Sprintf("%s rejected, %s: %q", e.QuoteID, e.Reason, e.Message)
+			}
+			return e.EventType()
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideAcceptQuote(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // the quote's booking and flight, "" for no change, or the error's code and reason
+	}{
+		{"priced", []Event{q1Requested, q1Priced}, "q1 by b1 for LH8400-2026-11-26"},
+		{"given back by another booking", []Event{q1Requested, q1Priced, q1AcceptedBy("b0"), QuoteReopened{QuoteID: "q1", BookingID: "b0"}},
+			"q1 by b1 for LH8400-2026-11-26"},
+		{"accepted by this booking already", []Event{q1Requested, q1Priced, q1AcceptedBy("b1")}, ""},
+		{"accepted by another booking", []Event{q1Requested, q1Priced, q1AcceptedBy("b0")}, "conflict quote_not_priced"},
+		{"not priced yet", []Event{q1Requested}, "conflict quote_not_priced"},
+		{"rejected", []Event{q1Requested, q1Rejected}, "conflict quote_not_priced"},
+		{"no quote", nil, "conflict quote_not_priced"},
+	}
+	for _, tt := range tests {
+		events, err := DecideAcceptQuote(given(EvolveQuote, tt.history...), "b1", "LH8400-2026-11-26", at)
+		got := outcomeOf(events, err, func(e QuoteAccepted) string { return e.QuoteID + " by " + e.BookingID + " for " + e.FlightID })
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideReopenQuote(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // the quote and the booking that gave it back, or "" for no change
+	}{
+		{"accepted by the booking", []Event{q1Requested, q1Priced, q1AcceptedBy("b1")}, "q1 from b1"},
+		{"accepted by another booking", []Event{q1Requested, q1Priced, q1AcceptedBy("b0")}, ""},
+		{"given back already", []Event{q1Requested, q1Priced, q1AcceptedBy("b1"), QuoteReopened{QuoteID: "q1", BookingID: "b1"}}, ""},
+		{"priced, not accepted", []Event{q1Requested, q1Priced}, ""},
+		{"no quote", nil, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideReopenQuote(given(EvolveQuote, tt.history...), "b1", at)
+		got := outcomeOf(events, err, func(e QuoteReopened) string { return e.QuoteID + " from " + e.BookingID })
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

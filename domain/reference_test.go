@@ -46,3 +46,53 @@ func TestValidateRows(t *testing.T) {
 		}
 	}
 }
+
+func TestDecideReferenceChange(t *testing.T) {
+	fra := Airport{IATACode: "FRA", Name: "Frankfurt am Main", Country: "DE", Timezone: "Europe/Berlin"}
+	jfk := Airport{IATACode: "JFK", Name: "John F. Kennedy", Country: "US", Timezone: "America/New_York"}
+	renamed := fra
+	renamed.Name = "Frankfurt"
+	lh := Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Prefix: "020"}
+	gen := KnownCommodity{Code: "GEN", Name: "General cargo"}
+	stored := given(EvolveReference, ReferenceChanged{Airports: []Airport{fra}, Airlines: []Airline{lh}, Commodities: []KnownCommodity{gen}})
+	tests := []struct {
+		name string
+		c    ReferenceChanged
+		want string // the source and the rows kept, by key and name, or "" for no change
+	}{
+		{"a new airport", ReferenceChanged{Airports: []Airport{jfk}}, "import.csv: airports JFK John F. Kennedy"},
+		{"the same airport again", ReferenceChanged{Airports: []Airport{fra}}, ""},
+		{"an airport renamed", ReferenceChanged{Airports: []Airport{renamed}}, "import.csv: airports FRA Frankfurt"},
+		{"one new among the same", ReferenceChanged{Airports: []Airport{fra, jfk}}, "import.csv: airports JFK John F. Kennedy"},
+		{"an airport twice, the last wins", ReferenceChanged{Airports: []Airport{fra, jfk, renamed}},
+			"import.csv: airports JFK John F. Kennedy, FRA Frankfurt"},
+		{"an airport twice, the last as stored", ReferenceChanged{Airports: []Airport{renamed, fra}}, ""},
+		{"the same airline and commodity again", ReferenceChanged{Airlines: []Airline{lh}, Commodities: []KnownCommodity{gen}}, ""},
+		{"an airline with another ICAO code", ReferenceChanged{Airlines: []Airline{{IATACode: "LH", ICAOCode: "DLH", Name: "Lufthansa"}}},
+			"import.csv: airlines LH/DLH Lufthansa"},
+		{"a new commodity", ReferenceChanged{Commodities: []KnownCommodity{gen, {Code: "PER", Name: "Perishables"}}}, "import.csv: commodities PER Perishables"},
+	}
+	for _, tt := range tests {
+		tt.c.Source = "import.csv"
+		events, err := DecideReferenceChange(stored, tt.c)
+		got := outcomeOf(events, err, func(e ReferenceChanged) string {
+			kinds := []string{e.Source + ":"}
+			for _, k := range []struct {
+				name string
+				rows []string
+			}{
+				{"airports", keysOf(e.Airports, func(a Airport) string { return a.Key() + " " + a.Name })},
+				{"airlines", keysOf(e.Airlines, func(a Airline) string { return a.Key() + " " + a.Name })},
+				{"commodities", keysOf(e.Commodities, func(c KnownCommodity) string { return c.Key() + " " + c.Name })},
+			} {
+				if len(k.rows) > 0 {
+					kinds = append(kinds, k.name+" "+strings.Join(k.rows, ", "))
+				}
+			}
+			return strings.Join(kinds, " ")
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

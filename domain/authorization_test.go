@@ -1,0 +1,38 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestDecideSetRateLimits(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	f1 := []Event{OrganizationCreated{OrganizationID: "f1", Role: RoleForwarder}}
+	limited := slices.Concat(f1, []Event{OrganizationRateLimitsSet{OrganizationID: "f1", Limits: RateLimits{PerMinute: 60}}})
+	tests := []struct {
+		name    string
+		history []Event
+		l       RateLimits
+		want    string // the limits set, "" for no change, or the first problem's code and field, or the error's code
+	}{
+		{"limits of its own", f1, RateLimits{PerMinute: 60, PerHour: 1000, PerDay: 10_000_000}, "f1: 60/min 1000/h 10000000/day"},
+		{"other limits", limited, RateLimits{PerMinute: 120}, "f1: 120/min 0/h 0/day"},
+		{"back to the defaults", limited, RateLimits{}, "f1: 0/min 0/h 0/day"},
+		{"the same limits again", limited, RateLimits{PerMinute: 60}, ""},
+		{"the defaults, never changed", f1, RateLimits{}, ""},
+		{"a negative limit", f1, RateLimits{PerMinute: -1}, "INVALID_RANGE requestsPerMinute"},
+		{"too many a day", f1, RateLimits{PerDay: 10_000_001}, "INVALID_RANGE requestsPerDay"},
+		{"no organisation", nil, RateLimits{PerMinute: 60}, "not_found"},
+	}
+	for _, tt := range tests {
+		events, err := DecideSetRateLimits(given(EvolveOrganization, tt.history...), tt.l, at)
+		got := outcomeOf(events, err, func(e OrganizationRateLimitsSet) string {
+			return fmt.Sprintf("%s: %d/min %d/h %d/day", e.OrganizationID, e.Limits.PerMinute, e.Limits.PerHour, e.Limits.PerDay)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

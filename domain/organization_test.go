@@ -1,0 +1,40 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecideCreateOrganization(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	airline := CreateOrganization{OrganizationID: "lh-cargo", Name: " Lufthansa Cargo ", Role: RoleAirline, AWBPrefix: "020", AirlineCode: "lh", At: at}
+	forwarder := CreateOrganization{OrganizationID: "f1", Name: "F1 Forwarding", Role: RoleForwarder, Demo: true, At: at}
+	nameless, prefixless, chinese, tooLong := forwarder, airline, forwarder, forwarder
+	nameless.Name, prefixless.AWBPrefix = " ", ""
+	chinese.Name, tooLong.Name = strings.Repeat("货", 100), strings.Repeat("n", 201)
+	tests := []struct {
+		name string
+		o    Organization
+		c    CreateOrganization
+		want string // the organisation created, or the first problem's code and field, or the error's code
+	}{
+		{"an airline", Organization{}, airline, `lh-cargo airline "Lufthansa Cargo", prefix "020", code "LH", demo false`},
+		{"a demo forwarder", Organization{}, forwarder, `f1 forwarder "F1 Forwarding", prefix "", code "", demo true`},
+		{"a name of 100 Chinese characters", Organization{}, chinese, `f1 forwarder "` + chinese.Name + `", prefix "", code "", demo true`},
+		{"a name of 201 characters", Organization{}, tooLong, "TOO_LONG name"},
+		{"no name", Organization{}, nameless, "REQUIRED name"},
+		{"an airline without its prefix", Organization{}, prefixless, "INVALID_FORMAT awbPrefix"},
+		{"created already", Organization{ID: "f1"}, forwarder, "conflict"},
+	}
+	for _, tt := range tests {
+		events, err := DecideCreateOrganization(tt.o, tt.c)
+		got := outcomeOf(events, err, func(e OrganizationCreated) string {
+			return fmt.Sprintf("%s %s %q, prefix %q, code %q, demo %v", e.OrganizationID, e.Role, e.Name, e.AWBPrefix, e.AirlineCode, e.Demo)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Forwarder f1's stock of prefix 020: request r1's range of ten numbers
+// valid for a year, and request r2's of ten valid to the end of 2026.
+var (
+	r1Range = LedgerRange{RequestID: "r1", Range: AWBRange{First: 100, Count: 10}, ValidFrom: "2026-11-01", ValidTo: "2027-10-31"}
+	r2Range = LedgerRange{RequestID: "r2", Range: AWBRange{First: 500, Count: 10}, ValidFrom: "2026-11-01", ValidTo: "2026-12-31"}
+)
+
+func f1StockOf020(r LedgerRange) StockAllocated {
+	return StockAllocated{OrganizationID: "f1", Prefix: "020", Range: r}
+}
+
+// f1Used is f1's use of n numbers of prefix 020 from serial first on.
+func f1Used(first, n int) []Event {
+	var events []Event
+	for s := first; s < first+n; s++ {
+		events = append(events, AWBNumberUsed{OrganizationID: "f1", AWBNumber: AWBNumber("020", s), Reference: "earlier"})
+	}
+	return events
+}
+
+func TestDecideSetStock(t *testing.T) {
+	extended, grown, shrunk, moved, emptied := r1Range, r1Range, r1Range, r1Range, LedgerRange{RequestID: "r1"}
+	extended.ValidTo = "2028-10-31"
+	grown.Range = AWBRange{First: 100, Count: 20}
+	shrunk.Range = AWBRange{First: 100, Count: 5}
+	moved.Range = AWBRange{First: 102, Count: 8}
+	usedOne := append([]Event{f1StockOf020(r1Range)}, f1Used(101, 1)...)
+	tests := []struct {
+		name    string
+		history []Event
+		r       LedgerRange
+		want    string // what changes in the ledger, "" for nothing, or the error's code
+	}{
+		{"a first range", nil, r1Range, "allocated r1 to f1/020: 100..109 until 2027-10-31"},
+		{"the same range again", []Event{f1StockOf020(r1Range)}, r1Range, ""},
+		{"its validity extended", []Event{f1StockOf020(r1Range)}, extended, "allocated r1 to f1/020: 100..109 until 2028-10-31"},
+		{"grown around a number used", usedOne, grown, "allocated r1 to f1/020: 100..119 until 2027-10-31"},
+		{"shrunk, keeping a number used", usedOne, shrunk, "allocated r1 to f1/020: 100..104 until 2027-10-31"},
+		{"moved off a number used", usedOne, moved, "conflict"},
+		{"another request's range beside a number used", usedOne, r2Range, "allocated r2 to f1/020: 500..509 until 2026-12-31"},
+		{"taken back unused", []Event{f1StockOf020(r1Range)}, emptied, "withdrawn r1 from f1/020"},
+		{"taken back after use", usedOne, emptied, "conflict"},
+		{"taken back, never given", nil, emptied, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideSetStock(given(EvolveStockLedger, tt.history...), "f1", "020", tt.r)
+		got := outcomeOf(events, err, func(e Event) string {
+			switch e := e.(type) {
+			case StockAllocated:
+				return fmt.Sprintf("allocated %s to %s/%s: %d..%d until %s",
+					e.Range.RequestID, e.OrganizationID, e.Prefix, e.Range.Range.First, e.Range.Range.Last(), e.Range.ValidTo)
+			case StockWithdrawn:
+				return fmt.Sprintf("withdrawn %s from %s/%s", e.RequestID, e.OrganizationID, e.Prefix)
+			}
+			return e.EventType()
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideUseAWB(t *testing.T) {
+	stock := []Event{f1StockOf020(r1Range), f1StockOf020(r2Range)}
+	lastThree := slices.Concat(stock, f1Used(100, 10), f1Used(500, 7))
+	told := StockLow{OrganizationID: "f1", Prefix: "020", Available: 2, Allocated: 20}
+	r2Extended := r2Range
+	r2Extended.ValidTo = "2027-06-30"
+	tests := []struct {
+		name    string
+		history []Event
+		awb     string
+		day     string
+		want    string // the number used and any warning of low stock, or the error's code and reason
+	}{
+		{"the next number of the stock that expires first", stock, "", "2026-11-26", "020-00005003 by f1 for b1"},
+		{"past the numbers used", slices.Concat(stock, f1Used(500, 2)), "", "2026-11-26", "020-00005025 by f1 for b1"},
+		{"the stock that expires first used up", slices.Concat(stock, f1Used(500, 10)), "", "2026-11-26", "020-00001002 by f1 for b1"},
+		{"the stock that expires first expired", stock, "", "2027-01-15", "020-00001002 by f1 for b1"},
+		{"the number asked for", stock, "020-00001050", "2026-11-26", "020-00001050 by f1 for b1"},
+		{"a number asked for, used already", slices.Concat(stock, f1Used(105, 1)), "020-00001050", "2026-11-26", "conflict awb_in_use"},
+		{"a number asked for outside the stock", stock, "020-00002004", "2026-11-26", "conflict awb_not_in_stock"},
+		{"a number asked for of expired stock", stock, "020-00005003", "2027-01-15", "conflict awb_not_in_stock"},
+		{"a number asked for before its stock is valid", stock, "020-00001050", "2026-10-31", "conflict awb_not_in_stock"},
+		{"all valid stock used", slices.Concat(stock, f1Used(100, 10), f1Used(500, 10)), "", "2026-11-26", "conflict no_awb_stock"},
+		{"no stock", nil, "", "2026-11-26", "conflict no_awb_stock"},
+		{"the third number from the end", lastThree, "", "2026-11-26", "020-00005073 by f1 for b1; low: 2 of 20 of 020 with f1"},
+		{"the third from the end, low told already", slices.Concat(lastThree, []Event{told}), "", "2026-11-26", "020-00005073 by f1 for b1"},
+		{"low told, then stock extended", slices.Concat(lastThree, []Event{told, f1StockOf020(r2Extended)}), "", "2026-11-26",
+			"020-00005073 by f1 for b1; low: 2 of 20 of 020 with f1"},
+	}
+	for _, tt := range tests {
+		events, number, err := DecideUseAWB(given(EvolveStockLedger, tt.history...), tt.awb, "b1", tt.day)
+		got := outcomeOf(events, err, func(e Event) string {
+			switch e := e.(type) {
+			case AWBNumberUsed:
+				return e.AWBNumber + " by " + e.OrganizationID + " for " + e.Reference
+			case StockLow:
+				return fmt.Sprintf("low: %d of %d of %s with %s", e.Available, e.Allocated, e.Prefix, e.OrganizationID)
+			}
+			return e.EventType()
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+		if err == nil && number != events[0].(AWBNumberUsed).AWBNumber {
+			t.Errorf("%s returned %s but recorded %s", tt.name, number, got)
+		}
+	}
+}

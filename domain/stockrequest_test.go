@@ -1,0 +1,81 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecideRequestStock(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	base := func() RequestStock {
+		return RequestStock{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: " 020 ", RequestedStock: new(100), ValidityPeriod: new(12), At: at}
+	}
+	known := func(prefix string) bool { return prefix == "020" }
+	tests := []struct {
+		name    string
+		history []Event
+		change  func(c *RequestStock)
+		want    string // the request filed, or the first problem's code and field, or the error's code
+	}{
+		{name: "a request", change: func(*RequestStock) {}, want: "s1 of f1: 100 of 020 for 12 months"},
+		{name: "the most for the longest", change: func(c *RequestStock) { c.RequestedStock, c.ValidityPeriod = new(10000), new(24) },
+			want: "s1 of f1: 10000 of 020 for 24 months"},
+		{name: "no prefix", change: func(c *RequestStock) { c.AirlinePrefix = " " }, want: "REQUIRED airlinePrefix"},
+		{name: "a prefix of two digits", change: func(c *RequestStock) { c.AirlinePrefix = "20" }, want: "INVALID_FORMAT airlinePrefix"},
+		{name: "an airline not on the service", change: func(c *RequestStock) { c.AirlinePrefix = "176" }, want: "UNKNOWN_AIRLINE airlinePrefix"},
+		{name: "no count", change: func(c *RequestStock) { c.RequestedStock = nil }, want: "REQUIRED requestedStock"},
+		{name: "none asked for", change: func(c *RequestStock) { c.RequestedStock = new(0) }, want: "INVALID_RANGE requestedStock"},
+		{name: "too many asked for", change: func(c *RequestStock) { c.RequestedStock = new(10001) }, want: "INVALID_RANGE requestedStock"},
+		{name: "no validity", change: func(c *RequestStock) { c.ValidityPeriod = nil }, want: "REQUIRED validityPeriod"},
+		{name: "valid for no month", change: func(c *RequestStock) { c.ValidityPeriod = new(0) }, want: "INVALID_RANGE validityPeriod"},
+		{name: "valid for over two years", change: func(c *RequestStock) { c.ValidityPeriod = new(25) }, want: "INVALID_RANGE validityPeriod"},
+		{name: "notes too long", change: func(c *RequestStock) { c.Notes = strings.Repeat("n", 2001) }, want: "TOO_LONG notes"},
+		{name: "filed already", history: []Event{StockRequested{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020"}},
+			change: func(*RequestStock) {}, want: "conflict"},
+	}
+	for _, tt := range tests {
+		c := base()
+		tt.change(&c)
+		events, err := DecideRequestStock(given(EvolveStockRequest, tt.history...), c, known)
+		got := outcomeOf(events, err, func(e StockRequested) string {
+			return fmt.Sprintf("%s of %s: %d of %s for %d months", e.RequestID, e.OrganizationID, e.RequestedStock, e.AirlinePrefix, e.ValidityPeriod)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideReplyStock(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	filed := StockRequested{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 100, ValidityPeriod: 12}
+	approved := ReplyStock{Status: StockStatusApproved, AllocatedStock: new(100), ValidFrom: "2026-12-01", ValidTo: "2027-11-30", At: at}
+	partly := ReplyStock{Status: StockStatusPartiallyApproved, AllocatedStock: new(50), ValidFrom: "2026-12-01", ValidTo: "2027-11-30", At: at}
+	rejected := ReplyStock{Status: StockStatusRejected, ValidFrom: "2026-12-01", ValidTo: "2026-12-01", RejectionReason: "no credit", At: at}
+	tests := []struct {
+		name      string
+		history   []Event
+		c         ReplyStock
+		allocated AWBRange
+		want      string // the reply recorded, or the error's code
+	}{
+		{"approved", []Event{filed}, approved, AWBRange{First: 1, Count: 100},
+			`s1 of f1/020 approved: 100 as {First:1 Count:100} from 2026-12-01 to 2027-11-30 ""`},
+		{"rejected, without a count", []Event{filed}, rejected, AWBRange{}, `s1 of f1/020 rejected: 0 as {First:0 Count:0} from 2026-12-01 to 2026-12-01 "no credit"`},
+		{"partly approved after an approval", []Event{filed, StockReplied{RequestID: "s1", Status: StockStatusApproved, AllocatedStock: 100}},
+			partly, AWBRange{First: 1, Count: 50}, `s1 of f1/020 partially_approved: 50 as {First:1 Count:50} from 2026-12-01 to 2027-11-30 ""`},
+		{"no request", nil, approved, AWBRange{First: 1, Count: 100}, "not_found"},
+	}
+	for _, tt := range tests {
+		events, err := DecideReplyStock(given(EvolveStockRequest, tt.history...), tt.c, tt.allocated)
+		got := outcomeOf(events, err, func(e StockReplied) string {
+			return fmt.Sprintf("%s of %s/%s %s: %d as %+v from %s to %s %q", e.RequestID, e.OrganizationID, e.AirlinePrefix, e.Status,
+				e.AllocatedStock, e.Range, e.ValidFrom, e.ValidTo, e.RejectionReason)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package domain
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// The history of forwarder f1's subscription w1 to its bookings: it is
+// registered, then deleted, or disabled because its receiver is gone.
+var (
+	w1Registered = WebhookRegistered{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*"}}
+	w1Deleted    = WebhookDeleted{WebhookID: "w1"}
+	w1Disabled   = WebhookDisabled{WebhookID: "w1", Reason: "410 Gone"}
+)
+
+func TestDecideRegisterWebhook(t *testing.T) {
+	c := RegisterWebhook{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*", "stock.low"},
+		SealedSecret: []byte("sealed"), At: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // the subscription recorded, or the error's code
+	}{
+		{"a new one", nil, `w1 of f1 to https://f1.example/hooks for [booking.* stock.low], secret "sealed"`},
+		{"registered already", []Event{w1Registered}, "conflict"},
+		{"registered, then deleted", []Event{w1Registered, w1Deleted}, "conflict"},
+	}
+	for _, tt := range tests {
+		events, err := DecideRegisterWebhook(given(EvolveWebhook, tt.history...), c)
+		got := outcomeOf(events, err, func(e WebhookRegistered) string {
+			return fmt.Sprintf("%s of %s to %s for %v, secret %q", e.WebhookID, e.OrganizationID, e.URL, e.Events, e.SealedSecret)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideDeleteWebhook(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		history []Event
+		orgID   string // "" for an admin
+		want    string // the subscription deleted, or the error's code
+	}{
+		{"by its organisation", []Event{w1Registered}, "f1", "w1"},
+		{"by an admin", []Event{w1Registered}, "", "w1"},
+		{"disabled, by its organisation", []Event{w1Registered, w1Disabled}, "f1", "w1"},
+		{"by another organisation", []Event{w1Registered}, "f2", "not_found"},
+		{"deleted already", []Event{w1Registered, w1Deleted}, "f1", "not_found"},
+		{"no subscription", nil, "", "not_found"},
+	}
+	for _, tt := range tests {
+		events, err := DecideDeleteWebhook(given(EvolveWebhook, tt.history...), tt.orgID, at)
+		if got := outcomeOf(events, err, func(e WebhookDeleted) string { return e.WebhookID }); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecideDisableWebhook(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // the subscription disabled and why, or "" for no change
+	}{
+		{"active", []Event{w1Registered}, "w1: 410 Gone"},
+		{"disabled already", []Event{w1Registered, w1Disabled}, ""},
+		{"deleted", []Event{w1Registered, w1Deleted}, ""},
+		{"no subscription", nil, ""},
+	}
+	for _, tt := range tests {
+		events, err := DecideDisableWebhook(given(EvolveWebhook, tt.history...), "410 Gone", at)
+		if got := outcomeOf(events, err, func(e WebhookDisabled) string { return e.WebhookID + ": " + e.Reason }); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
