@@ -118,6 +118,35 @@ func (s *testServer) subscribe(t *testing.T, token string, rc *receiver, events 
 	return created.WebhookID
 }
 
+// deliveryAttempt is one attempt in a webhook's delivery log.
+type deliveryAttempt struct {
+	Attempt    int
+	StatusCode *int
+	Outcome    string
+	LatencyMs  int
+}
+
+// deliveredAttempts waits until the delivery log of webhook id says its
+// first delivery was delivered, when no attempt is left to come, and
+// returns that delivery's attempts.
+func (s *testServer) deliveredAttempts(t *testing.T, token, id string) []deliveryAttempt {
+	t.Helper()
+	var log struct {
+		Deliveries []struct {
+			Status   string
+			Attempts []deliveryAttempt
+		}
+	}
+	eventually(t, "the delivery log's delivered", func() string {
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: token}).json(t, &log)
+		if len(log.Deliveries) == 0 {
+			return ""
+		}
+		return log.Deliveries[0].Status
+	}, func(st string) bool { return st == "delivered" })
+	return log.Deliveries[0].Attempts
+}
+
 func TestWebhooksAreSignedAndScoped(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -168,25 +197,7 @@ func TestWebhookRetriesWithTheSameID(t *testing.T) {
 	if tries != 4 {
 		t.Errorf("webhook-id %s came %d times, want 4 (3 failures, then the delivery)", got[0].ID, tries)
 	}
-	var log struct {
-		Deliveries []struct {
-			Status   string
-			Attempts []struct {
-				Attempt    int
-				StatusCode *int
-				Outcome    string
-				LatencyMs  int
-			}
-		}
-	}
-	eventually(t, "the delivery log", func() string {
-		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
-		if len(log.Deliveries) == 0 {
-			return ""
-		}
-		return log.Deliveries[0].Status
-	}, func(st string) bool { return st == "delivered" })
-	a := log.Deliveries[0].Attempts
+	a := s.deliveredAttempts(t, fwd, id)
 	if len(a) != 4 || a[0].Outcome != "retrying" || *a[0].StatusCode != 500 || a[3].Outcome != "delivered" || a[3].Attempt != 4 {
 		t.Errorf("attempts = %+v", a)
 	}
@@ -214,24 +225,11 @@ func TestWebhookDeliveryAcrossARestart(t *testing.T) {
 
 	s = startServer(t, dir, map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s"})
 	fwd = s.demoToken(t, "demo-forwarder")
-	// Once the delivery log says delivered, no attempt is left to come.
-	var log struct {
-		Deliveries []struct {
-			Status   string
-			Attempts []struct{ Outcome string }
-		}
-	}
-	eventually(t, "the delivery recorded after the restart", func() string {
-		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
-		if len(log.Deliveries) == 0 {
-			return ""
-		}
-		return log.Deliveries[0].Status
-	}, func(st string) bool { return st == "delivered" })
+	a := s.deliveredAttempts(t, fwd, id)
 	if got := rc.received(); len(got) != 1 || got[0].Type != "quote.created" {
 		t.Errorf("received %+v, want quote.created once", got)
 	}
-	if a := log.Deliveries[0].Attempts; len(a) != 2 || a[0].Outcome != "retrying" || a[1].Outcome != "delivered" {
+	if len(a) != 2 || a[0].Outcome != "retrying" || a[1].Outcome != "delivered" {
 		t.Errorf("attempts = %+v, want one failed before the restart and one delivered after", a)
 	}
 }
