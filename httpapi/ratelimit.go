@@ -173,9 +173,11 @@ const (
 )
 
 // limitTokenRequests refuses token requests beyond the guessing limits.
+// A name is counted without its case, as login reads usernames: else
+// each spelling of a name would have guesses of its own.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
 	if err := s.tokenLimiter.take("ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
-	return s.tokenLimiter.take("subject:"+subject, [3]int{tokenTriesPerSubject}).apply(w, "for ", subject)
+	return s.tokenLimiter.take("subject:"+strings.ToLower(subject), [3]int{tokenTriesPerSubject}).apply(w, "for ", subject)
 }
