@@ -64,7 +64,9 @@ func (g Guard) Check(u *url.URL) string {
 	}
 	for _, a := range addrs {
 		if blocked(a) {
-			return fmt.Sprintf("%s resolves to %s, a loopback, private, link-local or multicast address", host, a)
+			// Never where it points: that would map our network for
+			// whoever registers names.
+			return fmt.Sprintf("%s is not allowed: a webhook target must be reachable on the public internet", host)
 		}
 	}
 	return ""

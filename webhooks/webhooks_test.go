@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,12 @@ func TestGuard(t *testing.T) {
 		if got := g.Check(u) == ""; got != tt.allowed {
 			t.Errorf("Check(%s) allowed = %v", tt.url, got)
 		}
+	}
+	// A name that resolves to an internal address is refused without
+	// saying where it points: the tenant learns nothing of our network.
+	u, _ := url.Parse("http://localhost:8080/hooks")
+	if why := g.Check(u); why == "" || strings.Contains(why, "127.0.0.1") || strings.Contains(why, "::1") {
+		t.Errorf("Check(localhost) = %q, want a refusal that names no address", why)
 	}
 	if err := g.control("tcp", "127.0.0.1:80", nil); err == nil {
 		t.Error("a connection to loopback was allowed")
