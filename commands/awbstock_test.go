@@ -12,7 +12,7 @@ import (
 
 // stockedWorld is a store in which forwarder f holds an approved range of
 // count numbers of LH's prefix 020.
-func stockedWorld(t *testing.T, dir string, count int) (*Handler, domain.Principal) {
+func stockedWorld(t testing.TB, dir string, count int) (*Handler, domain.Principal) {
 	t.Helper()
 	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
 	if err != nil {
@@ -169,4 +169,71 @@ func TestConcurrentRepliesAgree(t *testing.T) {
 	if got := prefix.Ranges[req.State.ID]; got.Count != 100 || got != request.Range || got != inLedger {
 		t.Errorf("prefix holds %+v, the request %+v, the ledger %+v", got, request.Range, inLedger)
 	}
+}
+
+// Two handlers on one store stand for two replicas: each decides on its
+// own cached and pending state, and their decisions conflict in the store.
+func TestAssignmentsOfTwoReplicasAtOnceAreDistinctAndBounded(t *testing.T) {
+	const stock, callers = 300, 400
+	a, fwd := stockedWorld(t, t.TempDir(), stock)
+	b := New(a.store, 4, builtinReference())
+	var mu sync.Mutex
+	seen, refused := map[string]bool{}, 0
+	var wg sync.WaitGroup
+	for i := range callers {
+		h := []*Handler{a, b}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && !seen[n]:
+				seen[n] = true
+			case err == nil:
+				t.Errorf("%s assigned twice", n)
+			case domain.ReasonOf(err) == domain.ReasonNoStock:
+				refused++
+			default:
+				t.Errorf("assignment %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != stock || refused != callers-stock {
+		t.Errorf("%d numbers and %d refusals, want %d and %d", len(seen), refused, stock, callers-stock)
+	}
+}
+
+// BenchmarkAssignmentsFromOneLedger takes AWB numbers from one forwarder's
+// ledger with 64 callers at once, as bookings of one forwarder do: every
+// command on the same aggregate, durable. The ledger holds 10,000
+// numbers, so run it with -benchtime=5000x or less.
+func BenchmarkAssignmentsFromOneLedger(b *testing.B) {
+	const stock = 10_000
+	if b.N > stock {
+		b.Skipf("%d assignments from a stock of %d: use -benchtime=5000x", b.N, stock)
+	}
+	h, fwd := stockedWorld(b, b.TempDir(), stock)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if _, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i)); err != nil {
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "assignments/s")
 }

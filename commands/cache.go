@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"maps"
 	"sync"
 
 	"github.com/cargostream/cargostream/eventstore"
@@ -43,4 +44,92 @@ func (c *aggregateCache) put(agg eventstore.Aggregate, e cacheEntry) {
 		clear(c.entries)
 	}
 	c.entries[agg] = e
+}
+
+// extend records e, the state after one more decision, if the cache holds
+// the state it was decided after, ending at sequence base: the command
+// ids of e are then those of that state and commandID. Otherwise the
+// cache is left as it is; a later load reads what it lacks.
+func (c *aggregateCache) extend(agg eventstore.Aggregate, base uint64, e cacheEntry, commandID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.entries[agg]
+	if base != 0 && (!ok || old.last != base) {
+		return
+	}
+	e.commands = maps.Clone(old.commands)
+	if e.commands == nil {
+		e.commands = map[string]uint64{}
+	}
+	e.commands[commandID] = e.last
+	if len(c.entries) >= maxCachedAggregates {
+		clear(c.entries)
+	}
+	c.entries[agg] = e
+}
+
+// pipeline is an aggregate's state after the decisions this process has
+// handed to the store and not yet seen stored, and the last of them, which
+// the next decision follows. Its fields change under the aggregate's lock
+// and the pipelines' mutex both.
+type pipeline struct {
+	state    any
+	tail     *eventstore.Pending
+	commands map[string]int // ids of the commands with a decision pending
+}
+
+// pipelines are the aggregates' pipelines. A pipeline ends when its last
+// decision has its answer and the cache holds what it decided.
+type pipelines struct {
+	mu sync.Mutex
+	m  map[eventstore.Aggregate]*pipeline
+}
+
+// get returns agg's pipeline, or nil when nothing is pending on it.
+func (ps *pipelines) get(agg eventstore.Aggregate) *pipeline {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.m[agg]
+}
+
+// pending reports whether a decision of commandID is pending on agg.
+func (ps *pipelines) pending(agg eventstore.Aggregate, commandID string) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[agg]
+	return p != nil && p.commands[commandID] > 0
+}
+
+// push makes tail, of commandID, agg's last pending decision, after which
+// agg is in state.
+func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.Pending, commandID string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.m == nil {
+		ps.m = map[eventstore.Aggregate]*pipeline{}
+	}
+	p := ps.m[agg]
+	if p == nil {
+		p = &pipeline{commands: map[string]int{}}
+		ps.m[agg] = p
+	}
+	p.state, p.tail = state, tail
+	p.commands[commandID]++
+}
+
+// done takes the decision of commandID, which has its answer, out of
+// agg's pipeline, and ends the pipeline if it was the last.
+func (ps *pipelines) done(agg eventstore.Aggregate, decision *eventstore.Pending, commandID string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[agg]
+	if p == nil {
+		return
+	}
+	if p.commands[commandID]--; p.commands[commandID] <= 0 {
+		delete(p.commands, commandID)
+	}
+	if p.tail == decision {
+		delete(ps.m, agg)
+	}
 }

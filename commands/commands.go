@@ -67,6 +67,9 @@ type Handler struct {
 	aggregates keyedLocks
 	// replies queues the replies to one stock request (several steps).
 	replies keyedLocks
+	// pipelines hold the state of aggregates after the decisions handed
+	// to the store and not yet stored.
+	pipelines pipelines
 }
 
 // New returns a Handler. hashCost is the bcrypt cost for secrets; ref is
@@ -129,72 +132,150 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 // aggregate's history) is not decided again: its result is returned as it
 // stands, which makes retried commands safe.
 //
-// The first try decides on the cached state, if there is one, without
-// asking the store: the expected sequence of the append still guards it,
-// so a state that another replica made stale ends in a conflict and a
-// fresh load. A refusal, or nothing to do, is only trusted from a fresh
-// state.
+// The first try decides on the newest state this process knows without
+// asking the store: the state after the decisions on agg it has handed to
+// the store and not yet seen stored (its pipeline), or else the cached
+// state. The decision then follows those in the store's batches, or
+// expects the cached state's sequence, so a state that another replica
+// made stale ends in a conflict and a fresh load. A refusal, or nothing to
+// do, is only trusted from a fresh state, with nothing pending.
+//
+// The aggregate is locked while deciding and handing over, not while the
+// decision is stored: the next command on a busy aggregate decides on the
+// pending state at once, and many decisions on it share a batch.
 func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
-	cached := true // the first try may decide on the cached state
+	cached := true // the first try may decide on the cached or pending state
 	err := eventstore.RetryOnConflict(ctx, func() error {
-		defer h.aggregates.lock(agg.String())()
-		var trusted bool
-		var err error
-		if res, trusted, err = decideOnce(ctx, h, agg, m, evolve, decide, cached); !trusted {
-			res, _, err = decideOnce(ctx, h, agg, m, evolve, decide, false)
+		for {
+			stored, behind, err := decideLocked(ctx, h, agg, m, evolve, decide, cached)
+			cached = false // a conflict means another writer: load from the store
+			if behind != nil {
+				// Decide again once what is pending is stored (or not).
+				behind.Wait(ctx)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			res, err = stored()
+			return err
 		}
-		cached = false // a conflict means another writer: load from the store
-		return err
 	})
 	return res, err
 }
 
-// decideOnce loads agg (from the cache if cached), decides, and appends
-// what it decided. It reports false when it decided nothing on the cached
-// state, which only a fresh state may settle.
-func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (Result[S], bool, error) {
-	state, entry, done, err := load(ctx, h, agg, evolve, m.CommandID, !cached)
-	if err != nil {
-		return Result[S]{}, true, err
+// decideLocked decides under the aggregate's lock and hands the decision
+// to the store; stored then waits for it. When the decision needs a state
+// without pending decisions, it returns the last of those instead, to be
+// waited for before trying again.
+func decideLocked[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), behind *eventstore.Pending, err error) {
+	defer h.aggregates.lock(agg.String())()
+	pipe := h.pipelines.get(agg)
+	if pipe != nil && !cached && pipe.tail.Settled() {
+		// Over, whether stored or not: a fresh load tells.
+		pipe = nil
 	}
-	if done != 0 {
-		// The command ran before: its own event, not the latest.
-		rec, err := h.store.Get(ctx, agg, done)
-		if err != nil {
-			return Result[S]{}, true, err
+	if pipe != nil && (!cached || h.pipelines.pending(agg, m.CommandID)) {
+		// A fresh state, or this command's own earlier try: wait.
+		return nil, pipe.tail, nil
+	}
+	if pipe != nil {
+		if _, ok := pipe.state.(S); !ok {
+			return nil, pipe.tail, nil // made by a command of another kind
 		}
-		e, err := domain.DecodeEvent(rec.Type, rec.Data)
-		if err != nil {
-			return Result[S]{}, true, fmt.Errorf("loading %s: %w", agg, err)
+	}
+	stored, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, cached)
+	switch {
+	case trusted:
+		return stored, nil, err
+	case pipe != nil:
+		return nil, pipe.tail, nil
+	}
+	stored, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, false)
+	return stored, nil, err
+}
+
+// decideOnce decides on agg's pending state (pipe), or else on its state
+// loaded (from the cache if cached), and hands what it decided to the
+// store. It reports false when it decided nothing on a state that was not
+// fresh, which only a fresh state may settle.
+func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, pipe *pipeline, m Meta,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (func() (Result[S], error), bool, error) {
+	var state S
+	var entry cacheEntry
+	var after *eventstore.Pending
+	if pipe != nil {
+		state, after = pipe.state.(S), pipe.tail
+	} else {
+		var done uint64
+		var err error
+		if state, entry, done, err = load(ctx, h, agg, evolve, m.CommandID, !cached); err != nil {
+			return nil, true, err
 		}
-		return Result[S]{State: state, Event: e, Sequence: done}, true, nil
+		if done != 0 {
+			// The command ran before: its own event, not the latest.
+			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done) }, true, nil
+		}
 	}
 	events, err := decide(state)
 	if err != nil || len(events) == 0 {
-		return Result[S]{State: state, Sequence: entry.last}, !cached, err
+		res := Result[S]{State: state, Sequence: entry.last}
+		return func() (Result[S], error) { return res, err }, !cached && pipe == nil, err
 	}
 	envelopes, err := h.envelopes(agg, m, events)
 	if err != nil {
-		return Result[S]{}, true, err
+		return nil, true, err
 	}
-	seqs, err := h.store.Append(ctx, agg, entry.last, envelopes)
+	pending, err := h.store.Submit(ctx, agg, entry.last, after, envelopes)
 	if err != nil {
-		return Result[S]{}, true, err
+		return nil, true, err
 	}
 	for _, e := range events {
 		state = evolve(state, e)
 	}
-	last := seqs[len(seqs)-1]
-	commands := maps.Clone(entry.commands)
-	if commands == nil {
-		commands = map[string]uint64{}
+	h.pipelines.push(agg, state, pending, m.CommandID)
+	return func() (Result[S], error) {
+		// The pipeline ends with its last decision, once the cache holds
+		// what it decided: the next command then finds one or the other.
+		defer h.pipelines.done(agg, pending, m.CommandID)
+		seqs, err := pending.Wait(ctx)
+		if err != nil {
+			return Result[S]{}, err
+		}
+		res := Result[S]{State: state, Event: events[len(events)-1], Sequence: seqs[len(seqs)-1]}
+		base := entry.last
+		if after != nil {
+			// Stored before this one, as it was decided after it: its
+			// answer is in already.
+			prior, err := after.Wait(context.WithoutCancel(ctx))
+			if err != nil {
+				return res, nil
+			}
+			base = prior[len(prior)-1]
+		}
+		h.cache.extend(agg, base, cacheEntry{state: state, last: res.Sequence}, m.CommandID)
+		return res, nil
+	}, true, nil
+}
+
+// ranBefore is the result of a command that ran before: its own event,
+// not the latest.
+func ranBefore[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, state S, done uint64) (Result[S], error) {
+	rec, err := h.store.Get(ctx, agg, done)
+	if err != nil {
+		return Result[S]{}, err
 	}
-	commands[m.CommandID] = last
-	h.cache.put(agg, cacheEntry{state: state, last: last, commands: commands})
-	return Result[S]{State: state, Event: events[len(events)-1], Sequence: last}, true, nil
+	e, err := domain.DecodeEvent(rec.Type, rec.Data)
+	if err != nil {
+		return Result[S]{}, fmt.Errorf("loading %s: %w", agg, err)
+	}
+	return Result[S]{State: state, Event: e, Sequence: done}, nil
 }
 
 // envelopes wraps a decision's events for the store, each with an id

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,14 +64,24 @@ type decision struct {
 	subject  string
 	expect   bool // expected applies; without it the subject is no aggregate
 	expected uint64
-	msgs     []*nats.Msg
-	done     chan outcome // buffered: the committer never waits on a caller
+	// after is the decision on the same aggregate that this one was
+	// decided after while that one waited to be stored (a pipeline on a
+	// busy aggregate). This one is stored right after it: in the same
+	// batch, where only the first decision on a subject may carry an
+	// expectation and the server stores the others after it or none, or
+	// in a later batch with after's last sequence as its expectation. If
+	// after fails, so does this one: it was decided on after's outcome.
+	after   *decision
+	chained bool // in its batch right after `after`, without an expectation
+	msgs    []*nats.Msg
+	out     outcome       // set by the committer before settled is closed
+	settled chan struct{} // closed once the decision has its outcome
 }
 
 // newDecision makes the messages of a decision: each event's envelope,
 // with its id as Nats-Msg-Id, to the aggregate's subject.
 func newDecision(ctx context.Context, subject string, expected uint64, events []Event) (*decision, error) {
-	d := &decision{ctx: ctx, subject: subject, expect: true, expected: expected, done: make(chan outcome, 1)}
+	d := &decision{ctx: ctx, subject: subject, expect: true, expected: expected, settled: make(chan struct{})}
 	for _, e := range events {
 		if e.Type == "" || e.EventID == "" {
 			return nil, errors.New("eventstore: an event needs a type and an id")
@@ -82,7 +93,7 @@ func newDecision(ctx context.Context, subject string, expected uint64, events []
 
 // newJob is a queue's job as a decision: one message, no expectation.
 func newJob(ctx context.Context, subject, id string, data []byte) *decision {
-	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, id, nats.Header{}, data)}, done: make(chan outcome, 1)}
+	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, id, nats.Header{}, data)}, settled: make(chan struct{})}
 }
 
 // message is a message to store once: its id is its Nats-Msg-Id.
@@ -99,12 +110,44 @@ type outcome struct {
 	err  error
 }
 
+// answer gives d its outcome. Only the committer's goroutine answers.
+func (d *decision) answer(o outcome) {
+	d.out = o
+	close(d.settled)
+}
+
+// answered reports whether d has its outcome.
+func (d *decision) answered() bool {
+	select {
+	case <-d.settled:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait returns d's outcome once it has one.
+func (d *decision) wait(ctx context.Context) outcome {
+	select {
+	case <-d.settled:
+		return d.out
+	case <-ctx.Done():
+		return outcome{err: ctx.Err()}
+	}
+}
+
 type committer struct {
-	js       jetstream.JetStream
-	nc       *nats.Conn
-	incoming chan []*decision // unbuffered: a decision handed over is answered
-	stop     chan struct{}
-	stopped  chan struct{}
+	js jetstream.JetStream
+	nc *nats.Conn
+	// queue holds the decisions handed over and not yet taken: callers
+	// hand over while a batch is in flight, without waiting for it, so
+	// that the next batch gathers all of them. wake says there are some.
+	mu      sync.Mutex
+	queue   []*decision
+	closed  bool // every decision handed over from now on is refused
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
 	// lastSeq is each aggregate subject's last sequence as this process
 	// stored it. Sequences only grow, so a decision expecting less than
 	// this is a conflict whatever other writers did since; one expecting
@@ -126,7 +169,7 @@ func (s *Store) newCommitter(name string) (*committer, error) {
 		nc.Close()
 		return nil, err
 	}
-	c := &committer{js: js, nc: nc, incoming: make(chan []*decision), stop: make(chan struct{}),
+	c := &committer{js: js, nc: nc, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		stopped: make(chan struct{}), lastSeq: map[string]uint64{}}
 	s.committers = append(s.committers, c)
 	go c.run()
@@ -137,27 +180,45 @@ func (s *Store) newCommitter(name string) (*committer, error) {
 // their outcomes, in the same order.
 func (c *committer) submit(ctx context.Context, ds ...*decision) []outcome {
 	outs := make([]outcome, len(ds))
-	fail := func(err error) []outcome {
+	if err := c.handOver(ctx, ds...); err != nil {
 		for i := range outs {
 			outs[i] = outcome{err: err}
 		}
 		return outs
 	}
-	select {
-	case c.incoming <- ds:
-	case <-c.stopped:
-		return fail(errClosed)
-	case <-ctx.Done():
-		return fail(ctx.Err())
-	}
 	for i, d := range ds {
-		select {
-		case outs[i] = <-d.done:
-		case <-ctx.Done():
-			return fail(ctx.Err())
-		}
+		outs[i] = d.wait(ctx)
 	}
 	return outs
+}
+
+// handOver gives decisions to the committer, all at once, without
+// waiting for their outcomes.
+func (c *committer) handOver(ctx context.Context, ds ...*decision) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errClosed
+	}
+	c.queue = append(c.queue, ds...)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default: // already woken
+	}
+	return nil
+}
+
+// take returns the decisions handed over since the last take.
+func (c *committer) take() []*decision {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.queue
+	c.queue = nil
+	return q
 }
 
 // close answers the decisions still waiting, stops the committer once
@@ -178,11 +239,13 @@ func (c *committer) run() {
 	lastBatch := 0
 	timer := time.NewTimer(0)
 	for {
+		waiting = append(waiting, c.take()...)
 		if len(waiting) == 0 {
 			select {
-			case ds := <-c.incoming:
-				waiting = append(waiting, ds...)
+			case <-c.wake:
+				continue
 			case <-c.stop:
+				c.refuse(nil)
 				return
 			}
 		}
@@ -191,19 +254,10 @@ func (c *committer) run() {
 		// they come within the linger: a lone writer never waits.
 		timer.Reset(linger)
 	more:
-		for len(waiting) < maxBatch {
+		for len(waiting) < maxBatch && len(waiting) < lastBatch {
 			select {
-			case ds := <-c.incoming:
-				waiting = append(waiting, ds...)
-				continue
-			default:
-			}
-			if len(waiting) >= lastBatch {
-				break
-			}
-			select {
-			case ds := <-c.incoming:
-				waiting = append(waiting, ds...)
+			case <-c.wake:
+				waiting = append(waiting, c.take()...)
 			case <-timer.C:
 				break more
 			}
@@ -211,9 +265,7 @@ func (c *committer) run() {
 		timer.Stop()
 		select {
 		case <-c.stop:
-			for _, d := range waiting {
-				d.done <- outcome{err: errClosed}
-			}
+			c.refuse(waiting)
 			return
 		default:
 		}
@@ -224,30 +276,73 @@ func (c *committer) run() {
 	}
 }
 
+// refuse answers waiting, and every decision handed over from now on,
+// with errClosed.
+func (c *committer) refuse(waiting []*decision) {
+	c.mu.Lock()
+	c.closed = true
+	waiting = append(waiting, c.queue...)
+	c.queue = nil
+	c.mu.Unlock()
+	for _, d := range waiting {
+		d.answer(outcome{err: errClosed})
+	}
+}
+
 // pick chooses the next batch from the waiting decisions, in their order,
 // and returns the rest. Decisions whose expectation is already known to be
 // stale are answered here: a single stale one would have the server reject
-// the whole batch. A batch holds at most one decision per aggregate (the
-// server checks a second expectation on a subject against the first) and
-// at most maxBatch events.
+// the whole batch. A batch holds at most one independent decision per
+// aggregate (the server checks a second expectation on a subject against
+// the first), followed by those decided after it, and at most maxBatch
+// events.
 func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 	subjects := map[string]bool{}
+	picked := map[*decision]bool{}
 	events := 0
 	for _, d := range waiting {
+		if d.after != nil && d.after.answered() && !c.follow(d) {
+			continue
+		}
 		switch {
 		case d.ctx.Err() != nil:
-			d.done <- outcome{err: d.ctx.Err()}
+			d.answer(outcome{err: d.ctx.Err()})
+		case events+len(d.msgs) > maxBatch:
+			rest = append(rest, d)
+		case d.after != nil && picked[d.after]:
+			d.chained = true
+			batch = append(batch, d)
+			picked[d] = true
+			events += len(d.msgs)
+		case d.after != nil: // after waits for a later batch
+			rest = append(rest, d)
 		case c.stale(d):
-			d.done <- outcome{err: errWrongLast}
-		case (d.expect && subjects[d.subject]), events+len(d.msgs) > maxBatch:
+			d.answer(outcome{err: errWrongLast})
+		case d.expect && subjects[d.subject]:
 			rest = append(rest, d)
 		default:
 			batch = append(batch, d)
+			picked[d] = true
 			subjects[d.subject] = d.expect
 			events += len(d.msgs)
 		}
 	}
 	return batch, rest
+}
+
+// follow turns d, whose predecessor has its outcome, into a decision of
+// its own that expects the predecessor's last sequence; or, when the
+// predecessor failed, answers d as a conflict (it was decided on a state
+// that never came to be) and reports false.
+func (c *committer) follow(d *decision) bool {
+	after := d.after
+	d.after, d.chained = nil, false
+	if after.out.err != nil {
+		d.answer(outcome{err: errWrongLast})
+		return false
+	}
+	d.expected = after.out.last
+	return true
 }
 
 // stale reports whether d expects less than the aggregate's known last
@@ -275,7 +370,7 @@ func (c *committer) commit(batch []*decision) {
 	for _, d := range batch {
 		for i, m := range d.msgs {
 			m.Header.Del(jetstream.ExpectedLastSubjSeqHeader)
-			if i == 0 && d.expect {
+			if i == 0 && d.expect && !d.chained {
 				m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(d.expected, 10))
 			}
 			msgs = append(msgs, m)
@@ -293,25 +388,29 @@ func (c *committer) commit(batch []*decision) {
 			if d.expect {
 				c.remember(d.subject, end)
 			}
-			d.done <- outcome{last: end}
+			d.answer(outcome{last: end})
 		}
 	case errors.As(err, &apiErr) && rejectedAsConflict(apiErr.ErrorCode):
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
 		}
 		if len(batch) == 1 {
-			batch[0].done <- outcome{err: errWrongLast}
+			batch[0].answer(outcome{err: errWrongLast})
 			return
 		}
 		// One decision spoiled the batch and the server does not say
-		// which: each goes again on its own, and meets its own fate.
+		// which: each goes again on its own, and meets its own fate; one
+		// decided after another goes once that one has its outcome.
 		for _, d := range batch {
+			if d.chained && !c.follow(d) {
+				continue
+			}
 			c.commit([]*decision{d})
 		}
 	default:
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
-			d.done <- outcome{err: err}
+			d.answer(outcome{err: err})
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	s.committer.commit(batch)
 	var lasts []uint64
 	for _, d := range batch {
-		out := <-d.done
+		out := d.wait(context.Background())
 		if out.err != nil {
 			t.Fatalf("%s: %v", d.subject, out.err)
 		}
@@ -98,7 +98,7 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 	}
 	s.committer.commit(batch)
 	for i, want := range []error{nil, errWrongLast, nil} {
-		if out := <-batch[i].done; !errors.Is(out.err, want) || (want == nil && out.last == 0) {
+		if out := batch[i].wait(context.Background()); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
 			t.Errorf("%s = %+v, want error %v", batch[i].subject, out, want)
 		}
 	}
@@ -113,15 +113,25 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 	c := &committer{lastSeq: map[string]uint64{"x": 5, "y": 3}}
 	d := func(subject string, expected uint64, events int) *decision {
 		return &decision{ctx: context.Background(), subject: subject, expect: true, expected: expected,
-			msgs: make([]*nats.Msg, events), done: make(chan outcome, 1)}
+			msgs: make([]*nats.Msg, events), settled: make(chan struct{})}
 	}
 	job := func(subject string) *decision {
-		return &decision{ctx: context.Background(), subject: subject, msgs: make([]*nats.Msg, 1), done: make(chan outcome, 1)}
+		return &decision{ctx: context.Background(), subject: subject, msgs: make([]*nats.Msg, 1), settled: make(chan struct{})}
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	gone := d("z", 0, 1)
 	gone.ctx = cancelled
+	// after makes a decision decided after predecessor, as Submit does.
+	after := func(predecessor *decision, events int) *decision {
+		next := d(predecessor.subject, 0, events)
+		next.after = predecessor
+		return next
+	}
+	head, big := d("a", 0, 1), d("b", 0, 600)
+	failed, stored := d("f", 0, 1), d("s", 0, 1)
+	failed.answer(outcome{err: errors.New("acknowledgement lost")})
+	stored.answer(outcome{last: 9})
 	tests := []struct {
 		name             string
 		waiting          []*decision
@@ -142,6 +152,14 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 			waiting: []*decision{job("q"), job("q"), d("q", 0, 1)}, batch: []int{0, 1, 2}},
 		{name: "a decision whose caller gave up is dropped", waiting: []*decision{gone, d("b", 0, 1)},
 			batch: []int{1}, answered: map[int]error{0: context.Canceled}},
+		{name: "decisions decided one after another on an aggregate share a batch",
+			waiting: []*decision{head, after(head, 2), d("c", 0, 1)}, batch: []int{0, 1, 2}},
+		{name: "a decision decided after one left for the next batch is left too",
+			waiting: []*decision{d("c", 0, 600), big, after(big, 1)}, batch: []int{0}, rest: []int{1, 2}},
+		{name: "a decision decided after one that failed is a conflict",
+			waiting: []*decision{after(failed, 1)}, answered: map[int]error{0: errWrongLast}},
+		{name: "a decision decided after one that was stored goes on its own",
+			waiting: []*decision{after(stored, 1)}, batch: []int{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,14 +171,116 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 				t.Errorf("rest = %s, want %s", got, want)
 			}
 			for i, want := range tt.answered {
-				if out := <-tt.waiting[i].done; !errors.Is(out.err, want) {
+				if out := tt.waiting[i].wait(context.Background()); !errors.Is(out.err, want) {
 					t.Errorf("decision %d answered %v, want %v", i, out.err, want)
 				}
 			}
 			if _, ok := c.lastSeq[tt.forgetsCachedFor]; tt.forgetsCachedFor != "" && ok {
 				t.Errorf("the cache still holds %s", tt.forgetsCachedFor)
 			}
+			for _, d := range batch {
+				if d.after != nil && !d.chained {
+					t.Errorf("%s is in the batch after a decision that is not", d.subject)
+				}
+			}
 		})
+	}
+	if head.chained || !head.expect {
+		t.Error("the first decision of a pipeline lost its expectation")
+	}
+}
+
+func TestADecisionDecidedAfterAStoredOneExpectsItsLastSequence(t *testing.T) {
+	c := &committer{lastSeq: map[string]uint64{}}
+	stored := &decision{ctx: context.Background(), subject: "s", expect: true, settled: make(chan struct{})}
+	stored.answer(outcome{last: 9})
+	next := &decision{ctx: context.Background(), subject: "s", expect: true, after: stored, msgs: make([]*nats.Msg, 1), settled: make(chan struct{})}
+	if batch, _ := c.pick([]*decision{next}); len(batch) != 1 || next.expected != 9 || next.chained || next.after != nil {
+		t.Errorf("picked %d; expected %d, chained %v: want it alone, expecting 9", len(batch), next.expected, next.chained)
+	}
+}
+
+func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := Aggregate{"flight", "f1"}
+	var pending []*Pending
+	var previous *Pending
+	for i := range 5 {
+		p, err := s.Submit(ctx, agg, 0, previous, decisionOf(fmt.Sprint("d", i), 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending, previous = append(pending, p), p
+	}
+	var seqs []uint64
+	for i, p := range pending {
+		got, err := p.Wait(ctx)
+		if err != nil {
+			t.Fatalf("decision %d: %v", i, err)
+		}
+		seqs = append(seqs, got...)
+	}
+	recs, err := s.Load(ctx, agg)
+	if err != nil || len(recs) != 10 {
+		t.Fatalf("the aggregate has %d events (%v), want 10", len(recs), err)
+	}
+	for i, r := range recs {
+		if want := fmt.Sprintf("d%d-e%d", i/2, i%2); r.Sequence != seqs[i] || r.EventID != want {
+			t.Errorf("event %d = %s at %d, want %s at %d", i, r.EventID, r.Sequence, want, seqs[i])
+		}
+	}
+}
+
+func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := Aggregate{"flight", "f1"}
+	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := s.Submit(ctx, agg, 0, nil, decisionOf("stale", 1)) // the aggregate is at 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.Submit(ctx, agg, 0, stale, decisionOf("next", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*Pending{"the stale decision": stale, "the one decided after it": next} {
+		if _, err := p.Wait(ctx); !errors.Is(err, ErrConflict) {
+			t.Errorf("%s = %v, want ErrConflict", name, err)
+		}
+	}
+	if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 1 {
+		t.Errorf("the aggregate has %d events (%v), want the first only", len(recs), err)
+	}
+}
+
+func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1)); err != nil {
+		t.Fatal(err)
+	}
+	clear(s.committer.lastSeq) // the server, not the cache, finds b stale
+	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 1))
+	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 1))
+	a1.after, a1.chained = a, true
+	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 1)) // stale: b is at 1
+	b1 := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b2", 1))
+	b1.after, b1.chained = b, true
+	s.committer.commit([]*decision{a, a1, b, b1})
+	for i, want := range []error{nil, nil, errWrongLast, errWrongLast} {
+		d := []*decision{a, a1, b, b1}[i]
+		if out := d.wait(ctx); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
+			t.Errorf("decision %d = %+v, want error %v", i, out, want)
+		}
+	}
+	for name, want := range map[string]int{"a": 2, "b": 1} {
+		if recs, err := s.Load(ctx, Aggregate{"quote", name}); err != nil || len(recs) != want {
+			t.Errorf("quote %s has %d events (%v), want %d", name, len(recs), err, want)
+		}
 	}
 }
 

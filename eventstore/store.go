@@ -285,21 +285,66 @@ func (s *Store) ClientURL() string {
 // already the aggregate's last (a retry after a lost acknowledgement) is
 // answered with their sequences instead of a conflict.
 func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, events []Event) ([]uint64, error) {
+	p, err := s.Submit(ctx, agg, expected, nil, events)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait(ctx)
+}
+
+// Pending is a decision the store has taken, not yet known to be stored.
+type Pending struct {
+	s      *Store
+	agg    Aggregate
+	d      *decision
+	lastID string // the id of its last event
+	n      int    // its events
+}
+
+// Submit is Append in two steps: it hands the decision to the committer
+// and returns, and Wait waits for it to be stored. after, if not nil, is
+// the caller's pending decision on the same aggregate that this one was
+// decided after: it is then stored right after that one, in the same
+// batch or the next, expected is not used, and it fails with ErrConflict
+// if that one fails. So a busy aggregate takes many decisions per batch,
+// instead of one per batch with the caller waiting in between.
+func (s *Store) Submit(ctx context.Context, agg Aggregate, expected uint64, after *Pending, events []Event) (*Pending, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
 	if len(events) == 0 || len(events) > maxBatch {
 		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(events))
 	}
+	if after != nil && after.agg != agg {
+		return nil, fmt.Errorf("eventstore: a decision on %s cannot follow one on %s", agg, after.agg)
+	}
 	d, err := newDecision(ctx, s.subject(agg), expected, events)
 	if err != nil {
 		return nil, err
 	}
-	out := s.committer.submit(ctx, d)[0]
+	if after != nil {
+		d.after = after.d
+	}
+	if err := s.committer.handOver(ctx, d); err != nil {
+		if ctx.Err() == nil {
+			err = unavailable(err)
+		}
+		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
+	}
+	return &Pending{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
+}
+
+// Settled reports whether p has its answer, so that Wait returns at once.
+func (p *Pending) Settled() bool { return p.d.answered() }
+
+// Wait returns the stream sequence of each event of p once they are
+// stored, or ErrConflict.
+func (p *Pending) Wait(ctx context.Context) ([]uint64, error) {
+	out := p.d.wait(ctx)
 	if out.err != nil && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
 		// acknowledgement lost: the events are the aggregate's last.
-		if last, ours := s.lastIs(ctx, d.subject, events[len(events)-1].EventID); ours {
+		if last, ours := p.s.lastIs(ctx, p.d.subject, p.lastID); ours {
 			out = outcome{last: last}
 		}
 	}
@@ -307,13 +352,13 @@ func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, even
 	case errors.Is(out.err, errWrongLast):
 		return nil, ErrConflict
 	case out.err != nil && ctx.Err() == nil:
-		return nil, unavailable(fmt.Errorf("eventstore: append to %s: %w", agg, out.err))
+		return nil, unavailable(fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err))
 	case out.err != nil:
-		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, out.err)
+		return nil, fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 	}
-	seqs := make([]uint64, len(events))
+	seqs := make([]uint64, p.n)
 	for i := range seqs {
-		seqs[i] = out.last - uint64(len(events)-1-i)
+		seqs[i] = out.last - uint64(p.n-1-i)
 	}
 	return seqs, nil
 }
