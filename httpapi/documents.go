@@ -95,7 +95,7 @@ func toDocumentJSON(d domain.DocumentUploaded) documentJSON {
 // who see its shipment (admins, the airline of the prefix, the forwarder
 // the shipment is of).
 func (s *Server) canReadDocument(p domain.Principal, d domain.DocumentUploaded) bool {
-	return p.OrganizationID == d.OrganizationID || s.canSeeShipment(p, d.AWBNumber)
+	return p.OrganizationID == d.OrganizationID || s.shipmentFacts.Ownership(d.AWBNumber).VisibleTo(p)
 }
 
 // checkUploader refuses an airline's upload for another airline's AWB
@@ -107,7 +107,7 @@ func (s *Server) checkUploader(p domain.Principal, awbNumber string) error {
 	case err != nil:
 		return nil
 	case p.Role == domain.RoleForwarder:
-		return s.mayFile(p, awb)
+		return s.shipmentFacts.Ownership(awb).CheckFiler(p)
 	case p.AWBPrefix != awb[:3]:
 		return domain.Errorf(domain.Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
 	}
