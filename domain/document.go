@@ -86,14 +86,7 @@ func CheckDocumentUploaderRole(p Principal) error {
 // number the upload names. Others are refused before, by
 // CheckDocumentUploaderRole.
 func CheckDocumentUploader(p Principal, shipment ShipmentOwnership) error {
-	awb := shipment.AWBNumber
-	switch {
-	case p.Role == RoleForwarder:
-		return shipment.CheckFiler(p)
-	case p.AWBPrefix != awb[:3]:
-		return Errorf(Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
-	}
-	return nil
+	return shipment.checkOwnerOrAirline(p, "documents of %s are uploaded by forwarders and the airline with prefix %s")
 }
 
 // CheckDocumentParts checks the text parts of an upload and returns them

@@ -224,3 +224,18 @@ func (s ShipmentOwnership) CheckFiler(p Principal) error {
 	}
 	return nil
 }
+
+// checkOwnerOrAirline: a forwarder files for its own shipments only (see
+// CheckFiler), an airline for the AWB numbers of its prefix. Anyone else
+// is refused in the words of refusal, a format of the AWB number and its
+// prefix.
+func (s ShipmentOwnership) checkOwnerOrAirline(p Principal, refusal string) error {
+	awb := s.AWBNumber
+	switch {
+	case p.Role == RoleForwarder:
+		return s.CheckFiler(p)
+	case p.Role != RoleAirline || p.AWBPrefix != awb[:3]:
+		return Errorf(Forbidden, refusal, awb, awb[:3])
+	}
+	return nil
+}

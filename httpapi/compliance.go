@@ -146,12 +146,8 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if p := principal(r.Context()); p.Role != domain.RoleForwarder && !(p.Role == domain.RoleAirline && p.AWBPrefix == awb[:3]) {
-			return domain.Errorf(domain.Forbidden, "an e-CSD for %s is filed by a forwarder or the airline with prefix %s", awb, awb[:3])
-		} else if p.Role == domain.RoleForwarder {
-			if err := s.shipmentFacts.Ownership(awb).CheckFiler(p); err != nil {
-				return err
-			}
+		if err := domain.CheckCSDFiler(principal(r.Context()), s.shipmentFacts.Ownership(awb)); err != nil {
+			return err
 		}
 		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
 			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,
