@@ -229,3 +229,10 @@ func EvolveCompliance(c Compliance, e Event) Compliance {
 	}
 	return c
 }
+
+// CheckCSDFiler: an e-CSD is filed by a forwarder (as regulated agent),
+// for its own shipment only (see ShipmentOwnership.CheckFiler), or by the
+// airline of the AWB's prefix.
+func CheckCSDFiler(p Principal, shipment ShipmentOwnership) error {
+	return shipment.checkOwnerOrAirline(p, "an e-CSD for %s is filed by a forwarder or the airline with prefix %s")
+}

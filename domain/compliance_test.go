@@ -112,3 +112,25 @@ func TestDecidePLACI(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCSDFiler(t *testing.T) {
+	shipment := ShipmentOwnership{AWBNumber: "020-00000011", BookedBy: "f1"}
+	notYours := "forbidden: 020-00000011 is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock"
+	notAFiler := "forbidden: an e-CSD for 020-00000011 is filed by a forwarder or the airline with prefix 020"
+	tests := []struct {
+		name string
+		p    Principal
+		want string
+	}{
+		{"the forwarder the shipment is of files it, as regulated agent", Principal{OrganizationID: "f1", Role: RoleForwarder}, ""},
+		{"another forwarder may file e-CSDs, but not for this shipment", Principal{OrganizationID: "f2", Role: RoleForwarder}, notYours},
+		{"the airline of the prefix files it", Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, ""},
+		{"an airline of another prefix does not", Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"}, notAFiler},
+		{"an admin does not", Principal{OrganizationID: "ops", Role: RoleAdmin}, notAFiler},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckCSDFiler(tt.p, shipment)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -64,6 +64,31 @@ func EvolveDocument(d DocumentUploaded, e Event) DocumentUploaded {
 	return d
 }
 
+// VisibleTo: the organisation that uploaded the document, and all who
+// see its shipment (see ShipmentOwnership.VisibleTo); shipment is the
+// ownership of the document's AWB number.
+func (d DocumentUploaded) VisibleTo(p Principal, shipment ShipmentOwnership) bool {
+	return p.OrganizationID == d.OrganizationID || shipment.VisibleTo(p)
+}
+
+// CheckDocumentUploaderRole refuses an upload by anyone but a forwarder or an
+// airline, before any of it is read.
+func CheckDocumentUploaderRole(p Principal) error {
+	if p.Role != RoleForwarder && p.Role != RoleAirline {
+		return Errorf(Forbidden, "documents are uploaded by forwarders and by the airline of the AWB number's prefix")
+	}
+	return nil
+}
+
+// CheckDocumentUploader refuses an airline's upload for another airline's
+// AWB number, and a forwarder's for another forwarder's shipment (see
+// ShipmentOwnership.CheckFiler); shipment is the ownership of the AWB
+// number the upload names. Others are refused before, by
+// CheckDocumentUploaderRole.
+func CheckDocumentUploader(p Principal, shipment ShipmentOwnership) error {
+	return shipment.checkOwnerOrAirline(p, "documents of %s are uploaded by forwarders and the airline with prefix %s")
+}
+
 // CheckDocumentParts checks the text parts of an upload and returns them
 // as recorded: the AWB number in its canonical form and the document type
 // in upper case.

@@ -113,3 +113,63 @@ func TestDocumentFileName(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentVisibleTo(t *testing.T) {
+	d := DocumentUploaded{DocumentID: "d1", AWBNumber: "020-00000011", OrganizationID: "f2"}
+	shipment := ShipmentOwnership{AWBNumber: "020-00000011", BookedBy: "f1"}
+	tests := []struct {
+		name string
+		p    Principal
+		want bool
+	}{
+		{"the organisation that uploaded it sees it, though the shipment is another's", Principal{OrganizationID: "f2", Role: RoleForwarder}, true},
+		{"the forwarder the shipment is of sees it", Principal{OrganizationID: "f1", Role: RoleForwarder}, true},
+		{"the airline of the prefix sees it", Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, true},
+		{"an admin sees it", Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"another forwarder does not", Principal{OrganizationID: "f3", Role: RoleForwarder}, false},
+		{"an airline of another prefix does not", Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"}, false},
+	}
+	for _, tt := range tests {
+		if got := d.VisibleTo(tt.p, shipment); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckDocumentUploaderRole(t *testing.T) {
+	tests := []struct {
+		name string
+		role Role
+		want string
+	}{
+		{"a forwarder uploads", RoleForwarder, ""},
+		{"an airline uploads", RoleAirline, ""},
+		{"an admin does not", RoleAdmin, "forbidden: documents are uploaded by forwarders and by the airline of the AWB number's prefix"},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckDocumentUploaderRole(Principal{OrganizationID: "o", Role: tt.role})); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckDocumentUploader(t *testing.T) {
+	shipment := ShipmentOwnership{AWBNumber: "020-00000011", WaybilledBy: "f1"}
+	tests := []struct {
+		name string
+		p    Principal
+		want string
+	}{
+		{"a forwarder uploads for its own shipment", Principal{OrganizationID: "f1", Role: RoleForwarder}, ""},
+		{"a forwarder does not upload for another's shipment", Principal{OrganizationID: "f2", Role: RoleForwarder},
+			"forbidden: 020-00000011 is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock"},
+		{"the airline of the prefix uploads", Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, ""},
+		{"an airline of another prefix does not", Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"},
+			"forbidden: documents of 020-00000011 are uploaded by forwarders and the airline with prefix 020"},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckDocumentUploader(tt.p, shipment)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package domain holds Cargostream's business rules: aggregates, the pure
 // decisions that turn commands into events, value types that validate
-// themselves, and the error codes every layer speaks. It imports neither
-// NATS nor HTTP.
+// themselves, the access rules (who may see or file what, given the facts
+// the read models hold), and the error codes every layer speaks. It
+// imports neither NATS nor HTTP.
 package domain
 
 import (

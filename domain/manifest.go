@@ -81,6 +81,37 @@ type ManifestCandidate struct {
 	Known bool
 }
 
+// ManifestFacts are what the read models know of an AWB named on a
+// manifest: the confirmed booking that carries the number (zero when
+// none) and the flight that booking is on, and the shipment's MAWB (nil
+// when none).
+type ManifestFacts struct {
+	AWBNumber    string // canonical
+	Booking      Booking
+	BookedFlight Flight
+	MAWB         *MAWBCreated
+}
+
+// NewManifestCandidate decides whether an AWB named on a manifest of
+// flight may go: if its confirmed booking is on the flight, or if it is a
+// shipment of the airline's prefix waiting at the flight's origin (its
+// MAWB from there, or its confirmed booking on another flight from
+// there): freight on hand the airline moves to this flight. Its load is
+// as the MAWB declares it, else as booked.
+func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
+	c := ManifestCandidate{Load: Load{AWBNumber: awb.AWBNumber}}
+	own := awb.AWBNumber[:3] == flight.AWBPrefix
+	if b := awb.Booking; b.Status == BookingStatusConfirmed {
+		c.Pieces, c.WeightKg, c.VolumeM3 = b.Pieces, b.WeightKg, b.VolumeM3
+		c.Known = b.FlightID == flight.ID || (own && awb.BookedFlight.Origin == flight.Origin)
+	}
+	if m := awb.MAWB; m != nil {
+		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
+		c.Known = c.Known || (own && m.Origin == flight.Origin)
+	}
+	return c
+}
+
 // SubmitManifest is a manifest as posted, its AWBs looked up.
 type SubmitManifest struct {
 	ManifestID  string

@@ -187,3 +187,45 @@ func TestRevisedManifestDrops(t *testing.T) {
 		t.Errorf("status of the dropped shipment = %+v", st)
 	}
 }
+
+func TestNewManifestCandidate(t *testing.T) {
+	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
+	fromFRA := Flight{ID: "LH8402-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
+	fromMUC := Flight{ID: "LH9000-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "MUC"}
+	bookedOn := func(f Flight, status string) Booking {
+		return Booking{ID: "b1", FlightID: f.ID, Status: status, Pieces: 2, WeightKg: 100, VolumeM3: 0.5}
+	}
+	mawbFrom := func(origin string) *MAWBCreated {
+		return &MAWBCreated{Origin: origin, Pieces: 3, WeightKg: 120, VolumeM3: 0.7}
+	}
+	tests := []struct {
+		name  string
+		facts ManifestFacts
+		want  string // known or unknown, with the load
+	}{
+		{"a confirmed booking on the flight goes, as booked",
+			ManifestFacts{AWBNumber: "176-00000011", Booking: bookedOn(flight, BookingStatusConfirmed), BookedFlight: flight}, "known 2 100 0.5"},
+		{"a booking on the flight not yet confirmed does not",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(flight, BookingStatusPending), BookedFlight: flight}, "unknown 0 0 0"},
+		{"the airline's shipment booked on another flight from the origin goes",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromFRA, BookingStatusConfirmed), BookedFlight: fromFRA}, "known 2 100 0.5"},
+		{"the airline's shipment booked on a flight from elsewhere does not",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromMUC, BookingStatusConfirmed), BookedFlight: fromMUC}, "unknown 2 100 0.5"},
+		{"another airline's shipment booked on another flight from the origin does not",
+			ManifestFacts{AWBNumber: "176-00000011", Booking: bookedOn(fromFRA, BookingStatusConfirmed), BookedFlight: fromFRA}, "unknown 2 100 0.5"},
+		{"the airline's shipment with a MAWB from the origin goes, as the MAWB declares it",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA")}, "known 3 120 0.7"},
+		{"the MAWB's load counts over the booking's",
+			ManifestFacts{AWBNumber: "176-00000011", Booking: bookedOn(flight, BookingStatusConfirmed), BookedFlight: flight, MAWB: mawbFrom("MUC")}, "known 3 120 0.7"},
+		{"another airline's shipment with a MAWB from the origin does not",
+			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("FRA")}, "unknown 3 120 0.7"},
+		{"a number nothing is known of does not", ManifestFacts{AWBNumber: "020-00000011"}, "unknown 0 0 0"},
+	}
+	for _, tt := range tests {
+		c := NewManifestCandidate(flight, tt.facts)
+		known := map[bool]string{true: "known", false: "unknown"}[c.Known]
+		if got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3); got != tt.want || c.AWBNumber != tt.facts.AWBNumber {
+			t.Errorf("%s: %s of %s, want %s", tt.name, got, c.AWBNumber, tt.want)
+		}
+	}
+}

@@ -105,6 +105,33 @@ func (q Quote) VisibleTo(p Principal) bool {
 	return false
 }
 
+// PriceOptionsSeenBy says which price options of a quote p sees: an
+// airline only those of its own code (carrier), never its competitors'
+// prices; anyone else all of them.
+func PriceOptionsSeenBy(p Principal) (carrier string, all bool) {
+	if p.Role == RoleAirline {
+		return p.AirlineCode, false
+	}
+	return "", true
+}
+
+// AsSeenBy is the quote with only the price options p sees (see
+// PriceOptionsSeenBy).
+func (q Quote) AsSeenBy(p Principal) Quote {
+	carrier, all := PriceOptionsSeenBy(p)
+	if all {
+		return q
+	}
+	var own []PriceOption
+	for _, o := range q.Options {
+		if o.Carrier == carrier {
+			own = append(own, o)
+		}
+	}
+	q.Options = own
+	return q
+}
+
 // QuoteRequested records an RFQ as filed.
 type QuoteRequested struct {
 	QuoteID               string          `json:"quoteId"`

@@ -99,6 +99,33 @@ func TestQuoteVisibleTo(t *testing.T) {
 	}
 }
 
+func TestQuoteAsSeenBy(t *testing.T) {
+	q := Quote{ID: "q1", Options: []PriceOption{{FlightID: "LH8400-2026-11-26", Carrier: "LH"}, {FlightID: "EK9903-2026-11-27", Carrier: "EK"},
+		{FlightID: "LH8402-2026-11-27", Carrier: "LH"}}}
+	tests := []struct {
+		name string
+		p    Principal
+		want string // the flights of the options seen
+	}{
+		{"an airline sees only its own options", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, "[LH8400-2026-11-26 LH8402-2026-11-27]"},
+		{"an airline without options sees none of its competitors'", Principal{OrganizationID: "qr", Role: RoleAirline, AirlineCode: "QR"}, "[]"},
+		{"the forwarder sees them all", Principal{OrganizationID: "f1", Role: RoleForwarder}, "[LH8400-2026-11-26 EK9903-2026-11-27 LH8402-2026-11-27]"},
+		{"an admin sees them all", Principal{OrganizationID: "ops", Role: RoleAdmin}, "[LH8400-2026-11-26 EK9903-2026-11-27 LH8402-2026-11-27]"},
+	}
+	for _, tt := range tests {
+		var flights []string
+		for _, o := range q.AsSeenBy(tt.p).Options {
+			flights = append(flights, o.FlightID)
+		}
+		if got := fmt.Sprint(flights); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	if len(q.Options) != 3 {
+		t.Errorf("AsSeenBy changed the quote it was given: %v", q.Options)
+	}
+}
+
 func TestCreateOrganizationValidate(t *testing.T) {
 	tests := []struct {
 		name   string

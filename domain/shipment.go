@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"strings"
 	"time"
 )
@@ -180,4 +181,61 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 		return nil, err
 	}
 	return []Event{e}, nil
+}
+
+// ShipmentOwnership is what the read models know of whose a shipment is:
+// the forwarder organisation whose confirmed booking carries the AWB
+// number, the one that filed its MAWB, and the one whose AWB stock holds
+// the number; "" where there is none. The access rules of a shipment
+// take it as an argument so that they stay pure.
+type ShipmentOwnership struct {
+	AWBNumber   string // canonical
+	BookedBy    string
+	WaybilledBy string
+	StockHolder string
+}
+
+// Owner is the forwarder organisation the shipment is of: the booking's,
+// else the MAWB's, else the stock's; "" when none. Filings and uploads
+// never make a shipment anyone's: else a forwarder could file first on a
+// number it does not hold and so read the shipment.
+func (s ShipmentOwnership) Owner() string {
+	return cmp.Or(s.BookedBy, s.WaybilledBy, s.StockHolder)
+}
+
+// VisibleTo: admins; the airline of the AWB's prefix; the forwarder the
+// shipment is of (see Owner).
+func (s ShipmentOwnership) VisibleTo(p Principal) bool {
+	switch p.Role {
+	case RoleAdmin:
+		return true
+	case RoleAirline:
+		return p.AWBPrefix == s.AWBNumber[:3]
+	}
+	return s.Owner() == p.OrganizationID
+}
+
+// CheckFiler: a forwarder files declarations and uploads documents for
+// its own shipments only (see Owner) — a declaration may come before the
+// MAWB, for a number of its stock.
+func (s ShipmentOwnership) CheckFiler(p Principal) error {
+	if s.Owner() != p.OrganizationID {
+		return Errorf(Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", s.AWBNumber)
+	}
+	return nil
+}
+
+// checkOwnerOrAirline: a forwarder files for its own shipments only (see
+// CheckFiler), an airline for the AWB numbers of its prefix. Anyone else
+// is refused in the words of refusal, a format of the AWB number and its
+// prefix.
+func (s ShipmentOwnership) checkOwnerOrAirline(p Principal, refusal string) error {
+	awb := s.AWBNumber
+	switch {
+	case p.Role == RoleForwarder:
+		return s.CheckFiler(p)
+	case p.Role != RoleAirline || p.AWBPrefix != awb[:3]:
+		return Errorf(Forbidden, refusal, awb, awb[:3])
+	}
+	return nil
 }

@@ -57,3 +57,74 @@ func TestDecideRecordStatus(t *testing.T) {
 		}
 	}
 }
+
+// errText is an error as a table names it: "" for none, else class and
+// message.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestShipmentOwner(t *testing.T) {
+	tests := []struct {
+		name      string
+		ownership ShipmentOwnership
+		want      string
+	}{
+		{"the forwarder that booked owns it over the one that filed the MAWB", ShipmentOwnership{BookedBy: "f1", WaybilledBy: "f2", StockHolder: "f3"}, "f1"},
+		{"without a booking, the forwarder that filed the MAWB owns it", ShipmentOwnership{WaybilledBy: "f2", StockHolder: "f3"}, "f2"},
+		{"without booking or MAWB, the holder of the number's stock owns it", ShipmentOwnership{StockHolder: "f3"}, "f3"},
+		{"a number nobody booked, waybilled or holds is nobody's", ShipmentOwnership{}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.ownership.Owner(); got != tt.want {
+			t.Errorf("%s: owner = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestShipmentVisibleTo(t *testing.T) {
+	booked := ShipmentOwnership{AWBNumber: "020-00000011", BookedBy: "f1", WaybilledBy: "f2"}
+	tests := []struct {
+		name      string
+		ownership ShipmentOwnership
+		p         Principal
+		want      bool
+	}{
+		{"an admin sees any shipment", booked, Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"the airline of the prefix sees it", booked, Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, true},
+		{"an airline of another prefix does not", booked, Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"}, false},
+		{"the forwarder the shipment is of sees it", booked, Principal{OrganizationID: "f1", Role: RoleForwarder}, true},
+		{"a forwarder that filed the MAWB of another's booking does not", booked, Principal{OrganizationID: "f2", Role: RoleForwarder}, false},
+		{"the holder of the stock sees a shipment not booked or waybilled",
+			ShipmentOwnership{AWBNumber: "020-00000011", StockHolder: "f3"}, Principal{OrganizationID: "f3", Role: RoleForwarder}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.ownership.VisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestShipmentCheckFiler(t *testing.T) {
+	stocked := ShipmentOwnership{AWBNumber: "020-00000011", StockHolder: "f1"}
+	tests := []struct {
+		name      string
+		ownership ShipmentOwnership
+		p         Principal
+		want      string
+	}{
+		{"a forwarder files for a number of its stock before any MAWB", stocked, Principal{OrganizationID: "f1", Role: RoleForwarder}, ""},
+		{"a forwarder does not file for another's shipment", stocked, Principal{OrganizationID: "f2", Role: RoleForwarder},
+			"forbidden: 020-00000011 is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock"},
+		{"nobody's number is no forwarder's to file for", ShipmentOwnership{AWBNumber: "020-00000022"}, Principal{OrganizationID: "f1", Role: RoleForwarder},
+			"forbidden: 020-00000022 is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock"},
+	}
+	for _, tt := range tests {
+		if got := errText(tt.ownership.CheckFiler(tt.p)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -113,6 +113,12 @@ type StockLow struct {
 
 func (StockLow) EventType() string { return "StockLow" }
 
+// VisibleTo: admins, the forwarder whose stock runs low, and the airline
+// of its prefix.
+func (l StockLow) VisibleTo(p Principal) bool {
+	return p.Role == RoleAdmin || l.OrganizationID == p.OrganizationID || (p.Role == RoleAirline && l.Prefix == p.AWBPrefix)
+}
+
 // DecideSetStock puts a request's range into the ledger (count 0 takes it
 // out). Numbers already used outside the new range cannot be taken back.
 func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange) ([]Event, error) {

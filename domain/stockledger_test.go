@@ -116,3 +116,23 @@ func TestDecideUseAWB(t *testing.T) {
 		}
 	}
 }
+
+func TestStockLowVisibleTo(t *testing.T) {
+	low := StockLow{OrganizationID: "f1", Prefix: "020", Available: 1, Allocated: 10}
+	tests := []struct {
+		name string
+		p    Principal
+		want bool
+	}{
+		{"the forwarder whose stock runs low hears of it", Principal{OrganizationID: "f1", Role: RoleForwarder}, true},
+		{"the airline of the prefix hears of it", Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, true},
+		{"an admin hears of it", Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"another forwarder does not", Principal{OrganizationID: "f2", Role: RoleForwarder}, false},
+		{"an airline of another prefix does not", Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"}, false},
+	}
+	for _, tt := range tests {
+		if got := low.VisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

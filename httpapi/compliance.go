@@ -12,11 +12,11 @@ import (
 func (s *Server) renderCompliance(e domain.Event, p domain.Principal) (any, bool) {
 	switch e := e.(type) {
 	case domain.PLACISubmitted:
-		return toPLACIJSON(e), s.canSeeShipment(p, e.AWBNumber)
+		return toPLACIJSON(e), s.shipmentFacts.Ownership(e.AWBNumber).VisibleTo(p)
 	case domain.CSDSubmitted:
-		return toCSDJSON(e), s.canSeeShipment(p, e.AWBNumber)
+		return toCSDJSON(e), s.shipmentFacts.Ownership(e.AWBNumber).VisibleTo(p)
 	case domain.DGDSubmitted:
-		return toDGDJSON(e), s.canSeeShipment(p, e.AWBNumber)
+		return toDGDJSON(e), s.shipmentFacts.Ownership(e.AWBNumber).VisibleTo(p)
 	}
 	return nil, false
 }
@@ -110,7 +110,7 @@ func (s *Server) forwarderFiling(r *http.Request, req any, awbNumber *string) (s
 	if err != nil {
 		return "", err
 	}
-	return awb, s.mayFile(principal(r.Context()), awb)
+	return awb, s.shipmentFacts.Ownership(awb).CheckFiler(principal(r.Context()))
 }
 
 // handleSubmitPLACI files PLACI (forwarders).
@@ -146,12 +146,8 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if p := principal(r.Context()); p.Role != domain.RoleForwarder && !(p.Role == domain.RoleAirline && p.AWBPrefix == awb[:3]) {
-			return domain.Errorf(domain.Forbidden, "an e-CSD for %s is filed by a forwarder or the airline with prefix %s", awb, awb[:3])
-		} else if p.Role == domain.RoleForwarder {
-			if err := s.mayFile(p, awb); err != nil {
-				return err
-			}
+		if err := domain.CheckCSDFiler(principal(r.Context()), s.shipmentFacts.Ownership(awb)); err != nil {
+			return err
 		}
 		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
 			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,

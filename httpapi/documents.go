@@ -91,29 +91,6 @@ func toDocumentJSON(d domain.DocumentUploaded) documentJSON {
 		ContentType: d.ContentType, Size: d.Size, SHA256: d.SHA256, UploadedAt: d.UploadedAt}
 }
 
-// canReadDocument: the organisation that uploaded the document, and all
-// who see its shipment (admins, the airline of the prefix, the forwarder
-// the shipment is of).
-func (s *Server) canReadDocument(p domain.Principal, d domain.DocumentUploaded) bool {
-	return p.OrganizationID == d.OrganizationID || s.canSeeShipment(p, d.AWBNumber)
-}
-
-// checkUploader refuses an airline's upload for another airline's AWB
-// number, and a forwarder's for another forwarder's shipment. A malformed
-// number is left to validation.
-func (s *Server) checkUploader(p domain.Principal, awbNumber string) error {
-	awb, err := domain.ParseAWB(awbNumber)
-	switch {
-	case err != nil:
-		return nil
-	case p.Role == domain.RoleForwarder:
-		return s.mayFile(p, awb)
-	case p.AWBPrefix != awb[:3]:
-		return domain.Errorf(domain.Forbidden, "documents of %s are uploaded by forwarders and the airline with prefix %s", awb, awb[:3])
-	}
-	return nil
-}
-
 // errUploadTooLarge is the answer to an upload over the limit.
 func (s *Server) errUploadTooLarge() error {
 	return errorf(codePayloadTooLarge, fmt.Sprintf("a document may have at most %d bytes (CARGO_MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes))
@@ -155,8 +132,8 @@ func (s *Server) handleUploadDocument() handlerFunc {
 func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (commands.Result[domain.DocumentUploaded], error) {
 	var none commands.Result[domain.DocumentUploaded]
 	p := principal(r.Context())
-	if p.Role != domain.RoleForwarder && p.Role != domain.RoleAirline {
-		return none, domain.Errorf(domain.Forbidden, "documents are uploaded by forwarders and by the airline of the AWB number's prefix")
+	if err := domain.CheckDocumentUploaderRole(p); err != nil {
+		return none, err
 	}
 	// A body that says it is too large is refused before any of it is
 	// read.
@@ -228,8 +205,10 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, body *upl
 		}
 		switch name {
 		case "awbNumber":
-			if c.AWBNumber, err = readTextPart(part, name); err == nil {
-				err = s.checkUploader(p, c.AWBNumber)
+			c.AWBNumber, err = readTextPart(part, name)
+			// A malformed number is left to validation.
+			if awb, parseErr := domain.ParseAWB(c.AWBNumber); err == nil && parseErr == nil {
+				err = domain.CheckDocumentUploader(p, s.shipmentFacts.Ownership(awb))
 			}
 		case "documentType":
 			c.DocumentType, err = readTextPart(part, name)
@@ -449,7 +428,7 @@ func (s *Server) handleGetDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := mux.Vars(r)["id"]
 		d, ok := s.documents.Get(id)
-		if !ok || !s.canReadDocument(principal(r.Context()), d) {
+		if !ok || !d.VisibleTo(principal(r.Context()), s.shipmentFacts.Ownership(d.AWBNumber)) {
 			return domain.Errorf(domain.NotFound, "no document %s", id)
 		}
 		etag := `"` + d.SHA256 + `"`
@@ -608,7 +587,7 @@ func contentDisposition(name string) string {
 // its bytes.
 func (s *Server) renderDocument(e domain.Event, p domain.Principal) (any, bool) {
 	d, ok := e.(domain.DocumentUploaded)
-	if !ok || !s.canReadDocument(p, d) {
+	if !ok || !d.VisibleTo(p, s.shipmentFacts.Ownership(d.AWBNumber)) {
 		return nil, false
 	}
 	return toDocumentJSON(d), true

@@ -42,27 +42,6 @@ func toManifestJSON(m domain.ManifestSubmitted) manifestJSON {
 	return out
 }
 
-// manifestCandidate looks up an AWB named on a manifest of flight: it may
-// go if its confirmed booking is on the flight, or if it is a shipment of
-// the airline's prefix waiting at the flight's origin (its MAWB from
-// there, or its confirmed booking on another flight from there): freight
-// on hand the airline moves to this flight. Its load is as the MAWB
-// declares it, else as booked.
-func (s *Server) manifestCandidate(flight domain.Flight, awb string) domain.ManifestCandidate {
-	c := domain.ManifestCandidate{Load: domain.Load{AWBNumber: awb}}
-	own := awb[:3] == flight.AWBPrefix
-	if b, ok := s.bookings.ByAWB(awb); ok && b.Status == domain.BookingStatusConfirmed {
-		c.Pieces, c.WeightKg, c.VolumeM3 = b.Pieces, b.WeightKg, b.VolumeM3
-		booked, _ := s.flights.Get(b.FlightID)
-		c.Known = b.FlightID == flight.ID || (own && booked.Origin == flight.Origin)
-	}
-	if m := s.shipments.Waybills(awb).MAWB; m != nil {
-		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
-		c.Known = c.Known || (own && m.Origin == flight.Origin)
-	}
-	return c
-}
-
 // handleSubmitManifest files the airline's manifest of one of its flights.
 func (s *Server) handleSubmitManifest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -88,7 +67,7 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 				p.Add("awbNumbers["+strconv.Itoa(i)+"]", domain.CodeInvalidAWBNumber, "%s", err.Error())
 				continue
 			}
-			c.Shipments = append(c.Shipments, s.manifestCandidate(flight, awb))
+			c.Shipments = append(c.Shipments, domain.NewManifestCandidate(flight, s.shipmentFacts.ForManifest(awb)))
 		}
 		if err := p.Err(); err != nil {
 			return err

@@ -58,18 +58,9 @@ type priceOption struct {
 	ValidityHours int     `json:"validityHours"`
 }
 
-// quoteJSON is a quote as p may see it: an airline sees only its own
-// price options, never its competitors' prices.
+// quoteJSON is a quote as p may see it (see domain.Quote.AsSeenBy).
 func quoteJSON(q domain.Quote, p domain.Principal) quoteResponse {
-	if p.Role == domain.RoleAirline {
-		var own []domain.PriceOption
-		for _, o := range q.Options {
-			if o.Carrier == p.AirlineCode {
-				own = append(own, o)
-			}
-		}
-		q.Options = own
-	}
+	q = q.AsSeenBy(p)
 	shc := q.SHC
 	if shc == nil {
 		shc = []string{}

@@ -19,12 +19,12 @@ type quoteViews struct {
 	max   int // entries kept, at most
 }
 
-// quoteViewKey names what a reader sees of a quote: an airline only its
-// own price options (quoteJSON), anyone else all of them.
+// quoteViewKey names what a reader sees of a quote: the price options of
+// one carrier, or all of them (domain.PriceOptionsSeenBy).
 type quoteViewKey struct {
 	id      string
-	airline bool
-	code    string // the airline's
+	all     bool
+	carrier string
 }
 
 type quoteView struct {
@@ -38,10 +38,8 @@ const maxQuoteViews = 10000
 // of returns the JSON of quote q at version as p sees it. The bytes are
 // shared: never change them.
 func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []byte {
-	k := quoteViewKey{id: q.ID, airline: p.Role == domain.RoleAirline}
-	if k.airline {
-		k.code = p.AirlineCode
-	}
+	k := quoteViewKey{id: q.ID}
+	k.carrier, k.all = domain.PriceOptionsSeenBy(p)
 	v.mu.Lock()
 	view, ok := v.views[k]
 	v.mu.Unlock()

@@ -55,7 +55,10 @@ type Server struct {
 	webhooks     *projections.Webhooks
 	shipments    *projections.Shipments
 	documents    *projections.Documents
-	objects      *eventstore.Objects // the files of documents
+	// shipmentFacts gathers what domain's access rules of a shipment
+	// need to know.
+	shipmentFacts projections.ShipmentFacts
+	objects       *eventstore.Objects // the files of documents
 	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
 	// server to render payloads.
 	dispatcher   *webhooks.Dispatcher
@@ -97,6 +100,7 @@ func New(opts Options, d Deps) *Server {
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
+	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)

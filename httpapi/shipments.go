@@ -68,44 +68,6 @@ func shipmentAWB(r *http.Request) (string, error) {
 	return awb, nil
 }
 
-// canSeeShipment: admins; the airline of the AWB's prefix; the forwarder
-// the shipment is of (see shipmentOwner).
-func (s *Server) canSeeShipment(p domain.Principal, awb string) bool {
-	switch p.Role {
-	case domain.RoleAdmin:
-		return true
-	case domain.RoleAirline:
-		return p.AWBPrefix == awb[:3]
-	}
-	return s.shipmentOwner(awb) == p.OrganizationID
-}
-
-// shipmentOwner is the forwarder organisation a shipment is of: the one
-// whose confirmed booking carries the AWB number, else who filed its MAWB,
-// else whose AWB stock holds the number; "" when none. Filings and
-// uploads never make a shipment anyone's: else a forwarder could file
-// first on a number it does not hold and so read the shipment.
-func (s *Server) shipmentOwner(awb string) string {
-	if b, ok := s.bookings.ByAWB(awb); ok {
-		return b.OrganizationID
-	}
-	if w := s.shipments.Waybills(awb); w.MAWB != nil {
-		return w.MAWB.OrganizationID
-	}
-	holder, _ := s.stock.Holder(awb)
-	return holder
-}
-
-// mayFile: a forwarder files declarations and uploads documents for its
-// own shipments only (see shipmentOwner) — a declaration may come before
-// the MAWB, for a number of its stock.
-func (s *Server) mayFile(p domain.Principal, awb string) error {
-	if owner := s.shipmentOwner(awb); owner != p.OrganizationID {
-		return domain.Errorf(domain.Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", awb)
-	}
-	return nil
-}
-
 // handleRecordStatus records a status event; status events are the
 // airline's to post, for AWBs of its prefix.
 func (s *Server) handleRecordStatus() handlerFunc {
@@ -158,7 +120,7 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 			return err
 		}
 		timeline := s.shipments.Timeline(awb)
-		if !s.canSeeShipment(principal(r.Context()), awb) || len(timeline) == 0 {
+		if !s.shipmentFacts.Ownership(awb).VisibleTo(principal(r.Context())) || len(timeline) == 0 {
 			return domain.Errorf(domain.NotFound, "no shipment events of %s", awb)
 		}
 		out := struct {
@@ -211,7 +173,7 @@ func (s *Server) handleShipment() handlerFunc {
 		b, booked := s.bookings.ByAWB(awb)
 		timeline := s.shipments.Timeline(awb)
 		waybills, filings := s.shipments.Waybills(awb), s.shipments.Compliance(awb)
-		if !s.canSeeShipment(principal(r.Context()), awb) || (!booked && len(timeline) == 0) {
+		if !s.shipmentFacts.Ownership(awb).VisibleTo(principal(r.Context())) || (!booked && len(timeline) == 0) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
 		out := shipmentJSON{AWBNumber: awb, EventCount: len(timeline), HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}}
@@ -268,7 +230,7 @@ func (s *Server) handleShipment() handlerFunc {
 // renderShipmentEvent is the webhook data of a status event.
 func (s *Server) renderShipmentEvent(rec eventstore.Record, e domain.Event, p domain.Principal) (any, bool) {
 	se, ok := e.(domain.ShipmentStatusRecorded)
-	if !ok || !s.canSeeShipment(p, se.AWBNumber) {
+	if !ok || !s.shipmentFacts.Ownership(se.AWBNumber).VisibleTo(p) {
 		return nil, false
 	}
 	return toStatusEventJSON(projections.TimelineEntry{Event: se, Source: cmp.Or(se.Source, projections.SourceStatus)}), true
@@ -404,9 +366,9 @@ func (s *Server) handleCreateHAWB() handlerFunc {
 func (s *Server) renderWaybill(e domain.Event, p domain.Principal) (any, bool) {
 	switch e := e.(type) {
 	case domain.MAWBCreated:
-		return toMAWBJSON(e), s.canSeeShipment(p, e.AWBNumber)
+		return toMAWBJSON(e), s.shipmentFacts.Ownership(e.AWBNumber).VisibleTo(p)
 	case domain.HAWBCreated:
-		return toHAWBJSON(e), s.canSeeShipment(p, e.MAWBNumber)
+		return toHAWBJSON(e), s.shipmentFacts.Ownership(e.MAWBNumber).VisibleTo(p)
 	}
 	return nil, false
 }

@@ -280,8 +280,7 @@ func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID stri
 		return s.renderDocument(e, p)
 	}
 	if low, ok := e.(domain.StockLow); ok {
-		visible := p.Role == domain.RoleAdmin || low.OrganizationID == p.OrganizationID || (p.Role == domain.RoleAirline && low.Prefix == p.AWBPrefix)
-		return low, visible
+		return low, low.VisibleTo(p)
 	}
 	return nil, false
 }

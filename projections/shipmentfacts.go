@@ -1,0 +1,38 @@
+package projections
+
+import "github.com/cargostream/cargostream/domain"
+
+// ShipmentFacts gathers from the read models the facts that domain's
+// rules of a shipment take as arguments: whose it is, and what is known
+// of it when a manifest names it. The rules stay pure; only this reads.
+type ShipmentFacts struct {
+	Bookings  *Bookings
+	Shipments *Shipments
+	Stock     *AWBStock
+	Flights   *Flights
+}
+
+// Ownership is whose the shipment of a (canonical) AWB number is, for
+// the access rules of domain.ShipmentOwnership.
+func (f ShipmentFacts) Ownership(awb string) domain.ShipmentOwnership {
+	o := domain.ShipmentOwnership{AWBNumber: awb}
+	if b, ok := f.Bookings.ByAWB(awb); ok {
+		o.BookedBy = b.OrganizationID
+	}
+	if m := f.Shipments.Waybills(awb).MAWB; m != nil {
+		o.WaybilledBy = m.OrganizationID
+	}
+	o.StockHolder, _ = f.Stock.Holder(awb)
+	return o
+}
+
+// ForManifest is what is known of a (canonical) AWB number a manifest
+// names, for domain.NewManifestCandidate.
+func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
+	facts := domain.ManifestFacts{AWBNumber: awb, MAWB: f.Shipments.Waybills(awb).MAWB}
+	if b, ok := f.Bookings.ByAWB(awb); ok {
+		facts.Booking = b
+		facts.BookedFlight, _ = f.Flights.Get(b.FlightID)
+	}
+	return facts
+}
