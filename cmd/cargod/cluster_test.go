@@ -54,6 +54,7 @@ func (r *replica) base(t *testing.T) string {
 // replicas stay current during the outage and serve every quote that was
 // answered 201.
 func TestTwoReplicasOnAClusterSurviveTheLossOfANode(t *testing.T) {
+	// Serial: three nodes and two replicas measured against staleBound, on ports picked before they are bound.
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
