@@ -69,9 +69,6 @@ var (
 	errTooMuchBesideFile = errors.New("the upload has more than its allowance beside the file")
 )
 
-// uploads holds a token for each upload this process is taking.
-var uploads = make(chan struct{}, maxUploads)
-
 // documentJSON is the spec's document response (documentId, awbNumber,
 // documentType, uploadedAt) with what the service learned of the file.
 // The webhook document.uploaded sends it too.
@@ -144,8 +141,8 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
 	}
 	select {
-	case uploads <- struct{}{}:
-		defer func() { <-uploads }()
+	case s.uploads <- struct{}{}:
+		defer func() { <-s.uploads }()
 	default:
 		return none, errorf(codeServiceUnavailable, fmt.Sprintf("this replica is taking %d uploads, the most it takes at once; retry shortly", maxUploads))
 	}

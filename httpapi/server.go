@@ -59,6 +59,10 @@ type Server struct {
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
 	objects       *eventstore.Objects // the files of documents
+	// uploads holds a token for each upload this server is taking: a
+	// field, not a global, so that servers in one process (tests) each
+	// have their own maxUploads.
+	uploads chan struct{}
 	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
 	// server to render payloads.
 	dispatcher   *webhooks.Dispatcher
@@ -103,6 +107,7 @@ func New(opts Options, d Deps) *Server {
 	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
+	s.uploads = make(chan struct{}, maxUploads)
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
 	return s

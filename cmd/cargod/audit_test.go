@@ -15,6 +15,7 @@ type auditLog struct {
 }
 
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	lh := s.demoToken(t, "demo-airline-lh")
 	// A create and an update: a rate card set twice, the second time
@@ -95,6 +96,7 @@ func TestAuditLog(t *testing.T) {
 }
 
 func TestUsageCountsSurviveARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	tok := s.demoToken(t, "demo-forwarder")
@@ -130,6 +132,7 @@ func TestUsageCountsSurviveARestart(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	admin := s.demoToken(t, "demo-admin")
 	if r := s.do(t, request{method: "PUT", path: "/api/admin/organizations/demo-forwarder/rate-limits", token: admin,

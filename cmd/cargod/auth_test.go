@@ -19,6 +19,7 @@ import (
 )
 
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	basic := func(id, secret string) map[string]string {
 		return map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+secret))}
@@ -113,6 +114,7 @@ func (s *testServer) jwks(t *testing.T) jwk.Set {
 }
 
 func TestUnauthenticatedRequestsAre401(t *testing.T) {
+	t.Parallel()
 	// A known signing key lets the test forge tokens the way an attacker
 	// or a misconfigured client would produce them.
 	pemKey, err := tokens.GenerateSigningKey()
@@ -206,6 +208,7 @@ func mustKey(t *testing.T, pemKey []byte, set jwk.Set) jwk.Key {
 }
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	admin := s.demoToken(t, "demo-admin")
 	var key struct{ ID, APIKey, OrganizationID string }
@@ -234,6 +237,7 @@ func TestAPIKeys(t *testing.T) {
 }
 
 func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	tok := s.demoToken(t, "demo-forwarder")
@@ -256,6 +260,7 @@ func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
 }
 
 func TestAdminEndpoints(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	admin := s.demoToken(t, "demo-admin")
 	var org struct{ ID, Name, Role, AWBPrefix, IATACode string }
@@ -328,7 +333,9 @@ func startFails(t *testing.T, dataDir string, env map[string]string) error {
 // A start with CARGO_ADMIN_SECRET stops, saying why, rather than leave the
 // operator without the admin it asked for.
 func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
+	t.Parallel()
 	t.Run("client id taken by a forwarder", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		s := startServer(t, dir, nil)
 		s.mustCreate(t, s.demoToken(t, "demo-admin"), "/api/admin/clients", map[string]any{"organizationId": "demo-forwarder", "clientId": "admin"})
@@ -339,6 +346,7 @@ func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
 		}
 	})
 	t.Run("operator organisation taken by a forwarder", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		s := startServer(t, dir, nil)
 		s.mustCreate(t, s.demoToken(t, "demo-admin"), "/api/admin/organizations", map[string]any{"id": "operator", "name": "Not the operator", "role": "forwarder"})
@@ -349,6 +357,7 @@ func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
 		}
 	})
 	t.Run("another secret", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"}).stop()
 		err := startFails(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-456"})

@@ -30,6 +30,7 @@ func (s *testServer) approvedStock(t testing.TB, fwd, prefix string, count int, 
 func today(days int) string { return time.Now().UTC().AddDate(0, 0, days).Format(time.DateOnly) }
 
 func TestStockRequestValidation(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	tests := []struct {
@@ -93,6 +94,7 @@ func checkFields(t *testing.T, r response, want string) {
 }
 
 func TestStockReply(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	lh := s.demoToken(t, "demo-airline-lh")
@@ -205,6 +207,7 @@ func TestStockReply(t *testing.T) {
 }
 
 func TestLargeApprovalIsQuickAndValid(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	var req struct{ RequestID string }

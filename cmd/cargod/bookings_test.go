@@ -82,6 +82,7 @@ func (s *testServer) capacityOf(t *testing.T, token, flightNumber, date string) 
 }
 
 func TestRFQToConfirmedBooking(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	body := rfq()
@@ -213,6 +214,7 @@ func raceFlight(t *testing.T, s *testServer) map[string]any {
 }
 
 func TestBookingRaceNeverOverbooks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -276,6 +278,7 @@ func TestBookingRaceNeverOverbooks(t *testing.T) {
 }
 
 func TestBookingRefusals(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
@@ -342,6 +345,7 @@ func TestBookingRefusals(t *testing.T) {
 }
 
 func TestRejectedQuoteHasAReason(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	tests := []struct {
@@ -369,6 +373,7 @@ func TestRejectedQuoteHasAReason(t *testing.T) {
 }
 
 func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -398,6 +403,7 @@ func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
 }
 
 func TestFlightsAndRates(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	lh := s.demoToken(t, "demo-airline-lh")
 	date, today := time.Now().UTC().AddDate(0, 0, 5).Format(time.DateOnly), time.Now().UTC().Format(time.DateOnly)

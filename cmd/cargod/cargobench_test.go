@@ -13,6 +13,7 @@ import (
 // and with few clients: that every scenario works and reports, never how
 // fast.
 func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
+	// Serial: each scenario runs for a fixed 400 ms and must count work done in it, which parallel servers would starve.
 	s := startServer(t, t.TempDir(), nil)
 	cfg := loadtest.DefaultConfig()
 	cfg.URL = s.base

@@ -7,6 +7,7 @@ import (
 )
 
 func TestComplianceFilings(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)

@@ -39,6 +39,7 @@ func loadCompose(t *testing.T) *types.Project {
 }
 
 func TestComposeFile(t *testing.T) {
+	t.Parallel()
 	project := loadCompose(t)
 	service := func(t *testing.T, name string) types.ServiceConfig {
 		t.Helper()

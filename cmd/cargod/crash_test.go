@@ -21,6 +21,7 @@ const childEnv = "CARGO_TEST_CHILD_ENV"
 
 // TestChildProcess is the child's side: not a test of its own.
 func TestChildProcess(t *testing.T) {
+	// Not parallel: in the child it is the only test, and elsewhere it skips at once.
 	raw := os.Getenv(childEnv)
 	if raw == "" {
 		t.Skip("runs only as a child of a crash test")
@@ -66,6 +67,7 @@ func startChild(t *testing.T, dataDir string) (string, *exec.Cmd) {
 // SIGKILL while 16 clients create quotes, five times over on one data
 // directory. After each restart every quote answered 201 is served.
 func TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere(t *testing.T) {
+	// Serial: it SIGKILLs a child process, a whole second cargod under load, which must not share the cores with parallel servers.
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -158,6 +160,7 @@ func getStatus(url, token string) int {
 // booking reactor works on them; after the restart every one is
 // confirmed, and the test reports how long that took.
 func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
+	// Serial: it SIGKILLs a child process, a whole second cargod under load, which must not share the cores with parallel servers.
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

@@ -72,6 +72,7 @@ func pdfOf(size int) []byte {
 }
 
 func TestDocumentUploadAndDownload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
@@ -237,6 +238,7 @@ func TestDocumentUploadAndDownload(t *testing.T) {
 }
 
 func TestDocumentRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -374,6 +376,7 @@ func (c countingWriter) Write(p []byte) (int, error) {
 }
 
 func TestDocumentUploadLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	holdNumber(t, s, fwd)
@@ -448,6 +451,7 @@ func streamUpload(t *testing.T, s *testServer, token, fileName, head string, siz
 }
 
 func TestDocumentStreamingLimit(t *testing.T) {
+	t.Parallel()
 	// A limit well below 25 MiB: between what the server reads and what
 	// the client has sent when the answer comes lie the sockets' buffers,
 	// several MiB on loopback.
@@ -517,6 +521,7 @@ func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, cont
 }
 
 func TestDocumentUploadBeyondTheFile(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	holdNumber(t, s, fwd)
@@ -567,6 +572,7 @@ func TestDocumentUploadBeyondTheFile(t *testing.T) {
 }
 
 func TestDocumentUploadsAtOnce(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	holdNumber(t, s, fwd)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHTTPBasics(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), map[string]string{"CARGO_MAX_BODY_BYTES": "2048"})
 	tok := s.demoToken(t, "demo-forwarder")
 	big := rfq()
@@ -98,6 +99,7 @@ func TestHTTPBasics(t *testing.T) {
 }
 
 func TestServedDocuments(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	r := s.do(t, request{method: "GET", path: "/openapi.json"})
 	if doc, err := parseDoc(r.body); err != nil || len(doc.paths) == 0 {
@@ -112,6 +114,7 @@ func TestServedDocuments(t *testing.T) {
 }
 
 func TestHelpListsEverySetting(t *testing.T) {
+	t.Parallel()
 	out := &syncBuffer{}
 	if err := run(t.Context(), []string{"--help"}, func(string) string { return "" }, out, out); err != nil {
 		t.Fatal(err)
@@ -129,6 +132,7 @@ func TestHelpListsEverySetting(t *testing.T) {
 }
 
 func TestOddPathsGetTheErrorBody(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-airline-lh")
 	for _, path := range []string{"/api/shipments/%2E%2E/events", "/api//quotes", "/api/quotes/../flights"} {

@@ -43,6 +43,7 @@ func dgdBody(awb string, change map[string]any) map[string]any {
 }
 
 func TestDangerousGoodsDeclaration(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)
@@ -106,6 +107,7 @@ func TestDangerousGoodsDeclaration(t *testing.T) {
 }
 
 func TestManifestAndOffload(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
 	// A flight that leaves soon: the test marks it departed at the end.
@@ -291,6 +293,7 @@ func TestManifestAndOffload(t *testing.T) {
 // TestShipmentFullLife files everything a shipment goes through and reads
 // it back as one timeline, in order, before and after a restart.
 func TestShipmentFullLife(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
@@ -374,6 +377,7 @@ func TestShipmentFullLife(t *testing.T) {
 }
 
 func TestOperationsWebhooks(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)
@@ -414,6 +418,7 @@ func TestOperationsWebhooks(t *testing.T) {
 // With the US DOT table loaded, an e-DGD is checked against every entry of
 // its UN number.
 func TestDangerousGoodsAgainstTheDOTTable(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	awb := bookedShipment(t, s, fwd)

@@ -50,6 +50,7 @@ func createQuote(t *testing.T, s *testServer, token string, body map[string]any)
 }
 
 func TestCreateQuoteAndReadItBack(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-forwarder")
 	r := s.do(t, request{method: "POST", path: "/api/quotes", token: tok, body: rfq()})
@@ -89,6 +90,7 @@ func TestCreateQuoteAndReadItBack(t *testing.T) {
 }
 
 func TestQuoteSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	q := createQuote(t, s, s.demoToken(t, "demo-forwarder"), rfq())
@@ -110,6 +112,7 @@ func TestQuoteSurvivesRestart(t *testing.T) {
 }
 
 func TestQuoteValidation(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-forwarder")
 	with := func(change func(m map[string]any)) map[string]any {
@@ -191,6 +194,7 @@ func TestQuoteValidation(t *testing.T) {
 }
 
 func TestQuoteVisibility(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	open := createQuote(t, s, fwd, rfq())
@@ -254,6 +258,7 @@ func TestQuoteVisibility(t *testing.T) {
 }
 
 func TestQuoteListFilters(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-forwarder")
 	for _, route := range [][2]string{{"FRA", "JFK"}, {"FRA", "ORD"}, {"DXB", "JFK"}} {
@@ -308,6 +313,7 @@ func TestQuoteListFilters(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-forwarder")
 	send := func(key string, body map[string]any) response {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestReferenceFilters(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	tok := s.demoToken(t, "demo-forwarder")
 	codes := func(path, list, key string) (string, int) {
@@ -69,6 +70,7 @@ func TestReferenceFilters(t *testing.T) {
 }
 
 func TestValidationUsesReferenceData(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	body := rfq()
@@ -84,6 +86,7 @@ func TestValidationUsesReferenceData(t *testing.T) {
 }
 
 func TestReferenceImport(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	admin := s.demoToken(t, "demo-admin")
 	file := strings.Join([]string{
@@ -152,6 +155,7 @@ func TestReferenceImport(t *testing.T) {
 // cargoctl's path (chunks of the file to the admin endpoint) and reports
 // time and memory.
 func TestImportFullAirportsFile(t *testing.T) {
+	// Serial: it reports the heap growth of the process, to which parallel tests would add theirs.
 	const path = "../../../shared/data/airports/airportsdata_airports.csv"
 	raw, err := os.ReadFile(path)
 	if err != nil {

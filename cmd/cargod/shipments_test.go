@@ -60,6 +60,7 @@ func flightWithinTheHour(t *testing.T, s *testServer) string {
 }
 
 func TestShipmentTimeline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
@@ -161,6 +162,7 @@ func TestShipmentTimeline(t *testing.T) {
 }
 
 func TestShipmentEventRules(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)
@@ -221,6 +223,7 @@ func TestShipmentEventRules(t *testing.T) {
 }
 
 func TestShipmentWebhooks(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)

@@ -29,6 +29,7 @@ func withFields(body map[string]any, change map[string]any) map[string]any {
 }
 
 func TestWaybills(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	s.approvedStock(t, fwd, "020", 5, "", "") // 020-00000011 .. 020-00000055
@@ -131,6 +132,7 @@ func TestWaybills(t *testing.T) {
 }
 
 func TestMAWBOfABookedShipment(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	awb := bookedShipment(t, s, fwd) // the booking used the number already

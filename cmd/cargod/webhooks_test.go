@@ -148,6 +148,7 @@ func (s *testServer) deliveredAttempts(t *testing.T, token, id string) []deliver
 }
 
 func TestWebhooksAreSignedAndScoped(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	mine := newReceiver(t)
@@ -184,6 +185,7 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 }
 
 func TestWebhookRetriesWithTheSameID(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	rc := newReceiver(t)
@@ -209,6 +211,7 @@ func TestWebhookRetriesWithTheSameID(t *testing.T) {
 }
 
 func TestWebhookDeliveryAcrossARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s"})
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -235,6 +238,7 @@ func TestWebhookDeliveryAcrossARestart(t *testing.T) {
 }
 
 func TestWebhookRegistration(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
 	fwd := s.demoToken(t, "demo-forwarder")
 	tests := []struct {
@@ -286,6 +290,7 @@ func TestWebhookRegistration(t *testing.T) {
 }
 
 func TestGoneDisablesTheWebhook(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	rc := newReceiver(t)
