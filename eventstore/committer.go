@@ -366,6 +366,10 @@ func (c *committer) commit(batch []*decision) {
 	if len(batch) == 0 {
 		return
 	}
+	if len(batch) > 1 && len(batch) <= maxOneByOne && singleEvents(batch) {
+		c.oneByOne(batch)
+		return
+	}
 	var msgs []*nats.Msg
 	for _, d := range batch {
 		for i, m := range d.msgs {
@@ -399,19 +403,39 @@ func (c *committer) commit(batch []*decision) {
 			return
 		}
 		// One decision spoiled the batch and the server does not say
-		// which: each goes again on its own, and meets its own fate; one
-		// decided after another goes once that one has its outcome.
-		for _, d := range batch {
-			if d.chained && !c.follow(d) {
-				continue
-			}
-			c.commit([]*decision{d})
-		}
+		// which: each goes again on its own, and meets its own fate.
+		c.oneByOne(batch)
 	default:
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
 			d.answer(outcome{err: err})
 		}
+	}
+}
+
+// maxOneByOne is the most single-event decisions that are stored one
+// after another rather than as an atomic batch: a plain publish costs one
+// fsync, a batch six flushes and a staging store of its own, whatever its
+// size (research: 0.2 ms against 2.4 ms).
+const maxOneByOne = 4
+
+func singleEvents(batch []*decision) bool {
+	for _, d := range batch {
+		if len(d.msgs) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// oneByOne stores the decisions of a batch each on its own, in order; one
+// decided after another goes once that one has its outcome.
+func (c *committer) oneByOne(batch []*decision) {
+	for _, d := range batch {
+		if d.chained && !c.follow(d) {
+			continue
+		}
+		c.commit([]*decision{d})
 	}
 }
 

@@ -48,6 +48,26 @@ func TestAFaultBetweenTheEventsOfADecisionStoresNone(t *testing.T) {
 	}
 }
 
+func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 1))
+	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 1))
+	a1.after, a1.chained = a, true
+	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1))
+	s.committer.commit([]*decision{a, a1, b})
+	for i, d := range []*decision{a, a1, b} {
+		if out := d.wait(ctx); out.err != nil || out.last != uint64(i+1) {
+			t.Errorf("decision %d = %+v, want stored at %d", i, out, i+1)
+		}
+	}
+	for seq := uint64(1); seq <= 3; seq++ {
+		if m, err := s.stream.GetMsg(ctx, seq); err != nil || m.Header.Get(hdrBatchID) != "" {
+			t.Errorf("event %d: batch id %q (%v), want a plain publish", seq, m.Header.Get(hdrBatchID), err)
+		}
+	}
+}
+
 func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
@@ -257,6 +277,7 @@ func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 	}
 }
 
+// Decisions of two events each, so that they go as one atomic batch.
 func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
@@ -264,11 +285,11 @@ func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) 
 		t.Fatal(err)
 	}
 	clear(s.committer.lastSeq) // the server, not the cache, finds b stale
-	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 1))
-	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 1))
+	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 2))
+	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 2))
 	a1.after, a1.chained = a, true
-	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 1)) // stale: b is at 1
-	b1 := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b2", 1))
+	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 2)) // stale: b is at 1
+	b1 := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b2", 2))
 	b1.after, b1.chained = b, true
 	s.committer.commit([]*decision{a, a1, b, b1})
 	for i, want := range []error{nil, nil, errWrongLast, errWrongLast} {
@@ -277,7 +298,7 @@ func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) 
 			t.Errorf("decision %d = %+v, want error %v", i, out, want)
 		}
 	}
-	for name, want := range map[string]int{"a": 2, "b": 1} {
+	for name, want := range map[string]int{"a": 4, "b": 1} {
 		if recs, err := s.Load(ctx, Aggregate{"quote", name}); err != nil || len(recs) != want {
 			t.Errorf("quote %s has %d events (%v), want %d", name, len(recs), err, want)
 		}
