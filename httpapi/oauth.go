@@ -80,10 +80,15 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 			return req, readError(err)
 		}
 		f := r.PostForm
+		var p domain.Problems
 		for _, name := range []string{"grant_type", "client_id", "client_secret", "username", "password"} {
 			if len(f[name]) > 1 { // RFC 6749 §3.2: which one would count?
 				return req, domain.Errorf(domain.InvalidRequest, "the parameter %s is given %d times; send it once", name, len(f[name]))
 			}
+			checkPrintable(&p, name, f.Get(name))
+		}
+		if err := p.Err(); err != nil {
+			return req, err
 		}
 		req = tokenRequest{GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
 			Username: f.Get("username"), Password: f.Get("password")}
@@ -103,6 +108,11 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 				return req, domain.Errorf(domain.InvalidClient, "the client id in the Basic header and the body differ")
 			}
 			req.ClientID, req.ClientSecret = id, secret
+			var p domain.Problems
+			checkPrintable(&p, "Authorization", id+":"+secret)
+			if err := p.Err(); err != nil {
+				return req, err
+			}
 		}
 		if !ok {
 			return req, domain.Errorf(domain.InvalidClient, "the Basic authorization header is malformed")

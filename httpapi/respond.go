@@ -171,6 +171,16 @@ func checkBody(body []byte, dst any) error {
 	return p.Err()
 }
 
+// checkPrintable adds a problem with field if text holds a character
+// domain.Unprintable names: it would garble what is made of the text, the
+// audit log among them.
+func checkPrintable(p *domain.Problems, field, text string) {
+	if i := strings.IndexFunc(text, domain.Unprintable); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(text[i:])
+		p.Add(field, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(text[:i])+1)
+	}
+}
+
 var (
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -192,10 +202,7 @@ func walkValue(dec *json.Decoder, p *domain.Problems, path string, t reflect.Typ
 	}
 	switch tok := tok.(type) {
 	case string:
-		if i := strings.IndexFunc(tok, domain.Unprintable); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(tok[i:])
-			p.Add(path, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(tok[:i])+1)
-		}
+		checkPrintable(p, path, tok)
 	case json.Delim:
 		switch tok {
 		case '{':
