@@ -146,6 +146,6 @@ func (s *Server) renderFlightOperation(e domain.Event, p domain.Principal) (any,
 	if !ok {
 		return nil, false
 	}
-	f, known := s.flights.Get(m.FlightID)
-	return toManifestJSON(m), known && (p.Role == domain.RoleAdmin || (p.Role == domain.RoleAirline && p.AirlineCode == f.Carrier))
+	f, _ := s.flights.Get(m.FlightID)
+	return toManifestJSON(m), f.ManifestsVisibleTo(p)
 }
