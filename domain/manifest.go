@@ -264,6 +264,13 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 	return []Event{e}, nil
 }
 
+// ManifestsVisibleTo: a flight's manifests are its airline's and admins';
+// the flight's shipments hear of them as MAN status events. A flight not
+// scheduled (yet) shows its manifests to nobody.
+func (f Flight) ManifestsVisibleTo(p Principal) bool {
+	return f.Exists() && (p.Role == RoleAdmin || (p.Role == RoleAirline && p.AirlineCode == f.Carrier))
+}
+
 // checkOwnFlight: manifests and offloads are for a flight of the posting
 // airline that is not cancelled.
 func checkOwnFlight(f Flight, carrier string) error {

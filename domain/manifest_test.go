@@ -229,3 +229,24 @@ func TestNewManifestCandidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFlightManifestsVisibleTo(t *testing.T) {
+	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020"}
+	tests := []struct {
+		name   string
+		flight Flight
+		p      Principal
+		want   bool
+	}{
+		{"the flight's airline sees them", flight, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, true},
+		{"an admin sees them", flight, Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"another airline does not", flight, Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK"}, false},
+		{"a forwarder does not", flight, Principal{OrganizationID: "f1", Role: RoleForwarder}, false},
+		{"nobody of an unknown flight", Flight{}, Principal{OrganizationID: "ops", Role: RoleAdmin}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.flight.ManifestsVisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -2,31 +2,28 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
 // Admin endpoints: enough to run a real deployment without demo data.
 
-type organizationJSON struct {
-	ID        string      `json:"id"`
-	Name      string      `json:"name"`
-	Role      domain.Role `json:"role"`
-	AWBPrefix string      `json:"awbPrefix,omitempty"`
-	IATACode  string      `json:"iataCode,omitempty"`
-	CreatedAt time.Time   `json:"createdAt"`
-}
-
-func orgJSON(o domain.Organization) organizationJSON {
-	return organizationJSON{ID: o.ID, Name: o.Name, Role: o.Role, AWBPrefix: o.AWBPrefix, IATACode: o.AirlineCode, CreatedAt: o.CreatedAt}
-}
+// The bodies that create an organisation, a client, a user or an API key
+// are what the API shows of them: fields the service sets are read and
+// ignored.
+type (
+	organizationRequest views.OrganizationJSON
+	clientRequest       views.ClientJSON
+	userRequest         views.UserJSON
+	apiKeyRequest       views.APIKeyJSON
+)
 
 func (s *Server) handleCreateOrganization() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var req organizationJSON
+		var req organizationRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
@@ -42,29 +39,23 @@ func (s *Server) handleCreateOrganization() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusCreated, orgJSON(res.State))
+		writeJSON(w, http.StatusCreated, views.ToOrganizationJSON(res.State))
 		return nil
 	}
 }
 
 func (s *Server) handleListOrganizations() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		writeList(w, "organizations", s.identity.Organizations(), orgJSON)
+		writeList(w, "organizations", s.identity.Organizations(), views.ToOrganizationJSON)
 		return nil
 	}
-}
-
-type clientJSON struct {
-	ClientID       string `json:"clientId"`
-	OrganizationID string `json:"organizationId"`
-	ClientSecret   string `json:"clientSecret,omitempty"`
 }
 
 // handleCreateClient creates an API client. Without a clientSecret the
 // service generates one; either way the secret is in this response only.
 func (s *Server) handleCreateClient() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var req clientJSON
+		var req clientRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
@@ -76,20 +67,14 @@ func (s *Server) handleCreateClient() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusCreated, clientJSON{ClientID: res.State.ClientID, OrganizationID: res.State.OrganizationID, ClientSecret: req.ClientSecret})
+		writeJSON(w, http.StatusCreated, views.ToClientJSON(res.State, req.ClientSecret))
 		return nil
 	}
 }
 
-type userJSON struct {
-	Username       string `json:"username"`
-	OrganizationID string `json:"organizationId"`
-	Password       string `json:"password,omitempty"`
-}
-
 func (s *Server) handleCreateUser() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var req userJSON
+		var req userRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
@@ -98,26 +83,14 @@ func (s *Server) handleCreateUser() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusCreated, userJSON{Username: res.State.Username, OrganizationID: res.State.OrganizationID})
+		writeJSON(w, http.StatusCreated, views.ToUserJSON(res.State))
 		return nil
 	}
 }
 
-type apiKeyJSON struct {
-	ID             string `json:"id"`
-	OrganizationID string `json:"organizationId"`
-	Name           string `json:"name"`
-	Revoked        bool   `json:"revoked"`
-	APIKey         string `json:"apiKey,omitempty"` // only when created
-}
-
-func keyJSON(k domain.APIKey) apiKeyJSON {
-	return apiKeyJSON{ID: k.KeyID, OrganizationID: k.OrganizationID, Name: k.Name, Revoked: k.Revoked}
-}
-
 func (s *Server) handleCreateAPIKey() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var req apiKeyJSON
+		var req apiKeyRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
@@ -126,7 +99,7 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		out := keyJSON(res.State)
+		out := views.ToAPIKeyJSON(res.State)
 		out.APIKey = key
 		writeJSON(w, http.StatusCreated, out)
 		return nil
@@ -135,7 +108,7 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 
 func (s *Server) handleListAPIKeys() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		writeList(w, "apiKeys", s.identity.APIKeys(r.URL.Query().Get("organizationId")), keyJSON)
+		writeList(w, "apiKeys", s.identity.APIKeys(r.URL.Query().Get("organizationId")), views.ToAPIKeyJSON)
 		return nil
 	}
 }
@@ -152,11 +125,14 @@ func (s *Server) handleRevokeAPIKey() handlerFunc {
 	}
 }
 
+// rateLimitsRequest is an organisation's limits as the API shows them.
+type rateLimitsRequest views.RateLimitsJSON
+
 // handleSetRateLimits sets an organisation's own request limits (0: the
 // service's default).
 func (s *Server) handleSetRateLimits() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var req rateLimitsJSON
+		var req rateLimitsRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
@@ -166,8 +142,7 @@ func (s *Server) handleSetRateLimits() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		l := s.limitsOf(res.State.ID)
-		writeJSON(w, http.StatusOK, rateLimitsJSON{l.PerMinute, l.PerHour, l.PerDay})
+		writeJSON(w, http.StatusOK, views.ToRateLimitsJSON(s.limitsOf(res.State.ID)))
 		return nil
 	}
 }

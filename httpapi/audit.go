@@ -10,6 +10,7 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/views"
 )
 
 // authWindow is how often one kind of failure from one place is recorded.
@@ -79,23 +80,6 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	_ = s.waitFor(r, seq)
 }
 
-type auditEntryJSON struct {
-	ID         string           `json:"id"`
-	Timestamp  time.Time        `json:"timestamp"`
-	Action     string           `json:"action"`
-	Resource   string           `json:"resource"`
-	ResourceID string           `json:"resourceId"`
-	UserID     string           `json:"userId"`
-	IPAddress  string           `json:"ipAddress"`
-	Details    *auditDetailJSON `json:"details"`
-}
-
-type auditDetailJSON struct {
-	Field    string `json:"field"`
-	OldValue string `json:"oldValue"`
-	NewValue string `json:"newValue"`
-}
-
 // handleAuditLogs serves the audit log: admins see every organisation's
 // entries, anyone else their own organisation's.
 func (s *Server) handleAuditLogs() handlerFunc {
@@ -112,21 +96,13 @@ func (s *Server) handleAuditLogs() handlerFunc {
 			f.Tenant = who.OrganizationID
 		}
 		entries, total := s.audit.Entries(f, page, limit)
-		out := struct {
-			Logs       []auditEntryJSON `json:"logs"`
-			Pagination pagination       `json:"pagination"`
-		}{Logs: make([]auditEntryJSON, len(entries)), Pagination: newPagination(page, limit, total)}
-		for i, e := range entries {
-			out.Logs[i] = auditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource,
-				ResourceID: e.ResourceID, UserID: e.UserID, IPAddress: e.IPAddress}
+		writePage(w, "logs", entries, func(e projections.AuditEntry) views.AuditEntryJSON {
+			entry := views.ToAuditEntryJSON(e)
 			if f.Tenant != "" && e.Tenant != f.Tenant {
-				out.Logs[i].IPAddress = "" // another organisation's address is its own business
+				entry.IPAddress = "" // another organisation's address is its own business
 			}
-			if e.Details != nil {
-				out.Logs[i].Details = &auditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
-			}
-		}
-		writeJSON(w, http.StatusOK, out)
+			return entry
+		}, page, limit, total)
 		return nil
 	}
 }

@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
@@ -30,34 +30,6 @@ type bookingRequest struct {
 type awbRef struct {
 	Prefix string `json:"prefix"`
 	Number string `json:"number"`
-}
-
-// bookingJSON is the spec's booking, with what a forwarder needs to act
-// on it: the reason of a rejection and the cargo as booked.
-type bookingJSON struct {
-	ID                 string    `json:"id"`
-	QuoteID            string    `json:"quoteId"`
-	Status             string    `json:"status"`
-	FlightID           string    `json:"flightId"`
-	AWBNumber          *string   `json:"awbNumber"`
-	CreatedAt          time.Time `json:"createdAt"`
-	Pieces             int       `json:"pieces"`
-	Weight             float64   `json:"weight"`
-	Volume             float64   `json:"volume"`
-	ChargeableWeightKg float64   `json:"chargeableWeightKg"`
-	RejectionReason    *string   `json:"rejectionReason"`
-}
-
-func toBookingJSON(b domain.Booking) bookingJSON {
-	out := bookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
-		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg}
-	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
-		out.AWBNumber = &b.AWBNumber
-	}
-	if b.Reason != "" && b.Status == domain.BookingStatusRejected {
-		out.RejectionReason = &b.Reason
-	}
-	return out
 }
 
 // handleCreateBooking files a booking as pending; it is confirmed or
@@ -87,7 +59,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/bookings/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, toBookingJSON(res.State))
+		writeJSON(w, http.StatusCreated, views.ToBookingJSON(res.State))
 		return nil
 	}
 }
@@ -98,7 +70,7 @@ func (s *Server) handleGetBooking() handlerFunc {
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no booking %s", mux.Vars(r)["id"])
 		}
-		writeJSON(w, http.StatusOK, toBookingJSON(b))
+		writeJSON(w, http.StatusOK, views.ToBookingJSON(b))
 		return nil
 	}
 }
@@ -118,7 +90,7 @@ func (s *Server) handleListBookings() handlerFunc {
 			return err
 		}
 		bookings, total := s.bookings.List(principal(r.Context()), f, page, limit)
-		writePage(w, "bookings", bookings, toBookingJSON, page, limit, total)
+		writePage(w, "bookings", bookings, views.ToBookingJSON, page, limit, total)
 		return nil
 	}
 }
@@ -130,7 +102,7 @@ func (s *Server) handleCancelBooking() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusOK, toBookingJSON(res.State))
+		writeJSON(w, http.StatusOK, views.ToBookingJSON(res.State))
 		return nil
 	}
 }

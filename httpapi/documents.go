@@ -21,6 +21,7 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
@@ -69,25 +70,6 @@ var (
 	errTooMuchBesideFile = errors.New("the upload has more than its allowance beside the file")
 )
 
-// documentJSON is the spec's document response (documentId, awbNumber,
-// documentType, uploadedAt) with what the service learned of the file.
-// The webhook document.uploaded sends it too.
-type documentJSON struct {
-	DocumentID   string    `json:"documentId"`
-	AWBNumber    string    `json:"awbNumber"`
-	DocumentType string    `json:"documentType"`
-	FileName     string    `json:"fileName"`
-	ContentType  string    `json:"contentType"`
-	Size         int64     `json:"size"`
-	SHA256       string    `json:"sha256"`
-	UploadedAt   time.Time `json:"uploadedAt"`
-}
-
-func toDocumentJSON(d domain.DocumentUploaded) documentJSON {
-	return documentJSON{DocumentID: d.DocumentID, AWBNumber: d.AWBNumber, DocumentType: d.DocumentType, FileName: d.FileName,
-		ContentType: d.ContentType, Size: d.Size, SHA256: d.SHA256, UploadedAt: d.UploadedAt}
-}
-
 // errUploadTooLarge is the answer to an upload over the limit.
 func (s *Server) errUploadTooLarge() error {
 	return errorf(codePayloadTooLarge, fmt.Sprintf("a document may have at most %d bytes (CARGO_MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes))
@@ -117,7 +99,7 @@ func (s *Server) handleUploadDocument() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", uploadPath+"/"+res.State.DocumentID)
-		writeJSON(w, http.StatusCreated, toDocumentJSON(res.State))
+		writeJSON(w, http.StatusCreated, views.ToDocumentJSON(res.State))
 		return nil
 	}
 }
@@ -578,16 +560,6 @@ func contentDisposition(name string) string {
 		v += strings.TrimPrefix(mime.FormatMediaType("attachment", map[string]string{"filename": name}), "attachment")
 	}
 	return v
-}
-
-// renderDocument is the webhook data of an upload: the document without
-// its bytes.
-func (s *Server) renderDocument(e domain.Event, p domain.Principal) (any, bool) {
-	d, ok := e.(domain.DocumentUploaded)
-	if !ok || !d.VisibleTo(p, s.shipmentFacts.Ownership(d.AWBNumber)) {
-		return nil, false
-	}
-	return toDocumentJSON(d), true
 }
 
 // orphanAge is how old a file no upload names must be before it is swept:

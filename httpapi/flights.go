@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"math"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
@@ -24,32 +24,6 @@ type flightRequest struct {
 	AircraftType  string   `json:"aircraftType"`
 	CapacityKg    *float64 `json:"capacityKg"`
 	CapacityM3    *float64 `json:"capacityM3"`
-}
-
-// flightJSON is the spec's flight, with the capacity and time zones a
-// cargo system needs beside it.
-type flightJSON struct {
-	ID              string  `json:"id"`
-	FlightNumber    string  `json:"flightNumber"`
-	Origin          string  `json:"origin"`
-	Destination     string  `json:"destination"`
-	DepartureDate   string  `json:"departureDate"`
-	DepartureTime   string  `json:"departureTime"`
-	ArrivalDate     string  `json:"arrivalDate"`
-	ArrivalTime     string  `json:"arrivalTime"`
-	AircraftType    string  `json:"aircraftType"`
-	Status          string  `json:"status"`
-	OriginZone      string  `json:"originTimezone"`
-	DestinationZone string  `json:"destinationTimezone"`
-	CapacityKg      float64 `json:"capacityKg"`
-	CapacityM3      float64 `json:"capacityM3"`
-}
-
-func toFlightJSON(f domain.Flight) flightJSON {
-	return flightJSON{ID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
-		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
-		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
-		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
 // maxFlightBatch bounds one timetable upload.
@@ -90,16 +64,14 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		s.settle(w, r, res[len(res)-1].Sequence)
 		if !batch {
 			w.Header().Set("Location", "/api/flights/"+res[0].State.ID)
-			writeJSON(w, http.StatusCreated, toFlightJSON(res[0].State))
+			writeJSON(w, http.StatusCreated, views.ToFlightJSON(res[0].State))
 			return nil
 		}
-		out := struct {
-			Flights []flightJSON `json:"flights"`
-		}{Flights: make([]flightJSON, len(res))}
+		flights := make([]views.FlightJSON, len(res))
 		for i, f := range res {
-			out.Flights[i] = toFlightJSON(f.State)
+			flights[i] = views.ToFlightJSON(f.State)
 		}
-		writeJSON(w, http.StatusCreated, out)
+		writeJSON(w, http.StatusCreated, map[string]any{"flights": flights})
 		return nil
 	}
 }
@@ -122,7 +94,7 @@ func (s *Server) handleChangeFlight() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusOK, toFlightJSON(res.State))
+		writeJSON(w, http.StatusOK, views.ToFlightJSON(res.State))
 		return nil
 	}
 }
@@ -133,7 +105,7 @@ func (s *Server) handleGetFlight() handlerFunc {
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no flight %s", flightIDOf(r))
 		}
-		writeJSON(w, http.StatusOK, toFlightJSON(f))
+		writeJSON(w, http.StatusOK, views.ToFlightJSON(f))
 		return nil
 	}
 }
@@ -172,22 +144,9 @@ func (s *Server) handleListFlights() handlerFunc {
 			return err
 		}
 		flights, total := s.flights.List(f, page, limit)
-		writePage(w, "flights", flights, toFlightJSON, page, limit, total)
+		writePage(w, "flights", flights, views.ToFlightJSON, page, limit, total)
 		return nil
 	}
-}
-
-// capacityJSON is the spec's capacity snapshot of a flight.
-type capacityJSON struct {
-	FlightID        string  `json:"flightId"`
-	FlightNumber    string  `json:"flightNumber"`
-	DepartureDate   string  `json:"departureDate"`
-	ProjectedWeight float64 `json:"projectedWeight"`
-	ActualWeight    float64 `json:"actualWeight"`
-	ProjectedVolume float64 `json:"projectedVolume"`
-	ActualVolume    float64 `json:"actualVolume"`
-	AvailableWeight float64 `json:"availableWeight"`
-	AvailableVolume float64 `json:"availableVolume"`
 }
 
 // handleCapacity reports booked (projected) and manifested (actual) load
@@ -202,20 +161,7 @@ func (s *Server) handleCapacity() handlerFunc {
 			return err
 		}
 		flights, total := s.flights.List(f, page, limit)
-		writePage(w, "capacity", flights, toCapacityJSON, page, limit, total)
+		writePage(w, "capacity", flights, views.ToCapacityJSON, page, limit, total)
 		return nil
 	}
 }
-
-func toCapacityJSON(fl domain.Flight) capacityJSON {
-	c := capacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
-		ProjectedWeight: round3(fl.ReservedKg), ActualWeight: fl.ActualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: fl.ActualM3}
-	if fl.Bookable() {
-		c.AvailableWeight = round3(max(0, fl.CapacityKg-max(fl.ReservedKg, fl.ActualKg)))
-		c.AvailableVolume = round3(max(0, fl.CapacityM3-max(fl.ReservedM3, fl.ActualM3)))
-	}
-	return c
-}
-
-// round3 hides the float noise of sums (to the gram, or the litre).
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -3,9 +3,9 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 )
 
 type manifestRequest struct {
@@ -14,32 +14,6 @@ type manifestRequest struct {
 	TotalPieces *int     `json:"totalPieces"`
 	TotalWeight *float64 `json:"totalWeight"`
 	TotalVolume *float64 `json:"totalVolume"`
-}
-
-// manifestJSON is the spec's manifest response, with the totals recorded
-// and where they differ from the shipments' declarations.
-type manifestJSON struct {
-	ManifestID  string                      `json:"manifestId"`
-	FlightID    string                      `json:"flightId"`
-	Status      string                      `json:"status"`
-	AWBNumbers  []string                    `json:"awbNumbers"`
-	TotalPieces int                         `json:"totalPieces"`
-	TotalWeight float64                     `json:"totalWeight"`
-	TotalVolume float64                     `json:"totalVolume"`
-	Differences []domain.ManifestDifference `json:"differences"`
-	SubmittedAt time.Time                   `json:"submittedAt"`
-}
-
-func toManifestJSON(m domain.ManifestSubmitted) manifestJSON {
-	out := manifestJSON{ManifestID: m.ManifestID, FlightID: m.FlightID, Status: "submitted", AWBNumbers: make([]string, len(m.Shipments)),
-		TotalPieces: m.TotalPieces, TotalWeight: m.TotalWeightKg, TotalVolume: m.TotalVolumeM3, Differences: m.Differences, SubmittedAt: m.SubmittedAt}
-	for i, s := range m.Shipments {
-		out.AWBNumbers[i] = s.AWBNumber
-	}
-	if out.Differences == nil {
-		out.Differences = []domain.ManifestDifference{}
-	}
-	return out
 }
 
 // handleSubmitManifest files the airline's manifest of one of its flights.
@@ -78,7 +52,7 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/flights/"+id)
-		writeJSON(w, http.StatusCreated, toManifestJSON(res.Event.(domain.ManifestSubmitted)))
+		writeJSON(w, http.StatusCreated, views.ToManifestJSON(res.Event.(domain.ManifestSubmitted)))
 		return nil
 	}
 }
@@ -90,24 +64,6 @@ type offloadRequest struct {
 	Pieces    *int     `json:"pieces"`
 	Weight    *float64 `json:"weight"`
 	Notes     string   `json:"notes"`
-}
-
-// offloadJSON is the spec's offload response, with what was recorded.
-type offloadJSON struct {
-	OffloadID  string    `json:"offloadId"`
-	AWBNumber  string    `json:"awbNumber"`
-	Status     string    `json:"status"`
-	FlightID   string    `json:"flightId"`
-	Reason     string    `json:"reason"`
-	Pieces     int       `json:"pieces"`
-	Weight     float64   `json:"weight"`
-	Notes      string    `json:"notes"`
-	ReportedAt time.Time `json:"reportedAt"`
-}
-
-func toOffloadJSON(o domain.OffloadReported) offloadJSON {
-	return offloadJSON{OffloadID: o.OffloadID, AWBNumber: o.AWBNumber, Status: "reported", FlightID: o.FlightID, Reason: o.Reason,
-		Pieces: o.Pieces, Weight: o.WeightKg, Notes: o.Notes, ReportedAt: o.ReportedAt}
 }
 
 // handleReportOffload records cargo the airline took off one of its
@@ -134,18 +90,7 @@ func (s *Server) handleReportOffload() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
-		writeJSON(w, http.StatusCreated, toOffloadJSON(res.Event.(domain.OffloadReported)))
+		writeJSON(w, http.StatusCreated, views.ToOffloadJSON(res.Event.(domain.OffloadReported)))
 		return nil
 	}
-}
-
-// renderFlightOperation is the webhook data of a manifest, for the
-// flight's airline. Its shipments hear of it as MAN status events.
-func (s *Server) renderFlightOperation(e domain.Event, p domain.Principal) (any, bool) {
-	m, ok := e.(domain.ManifestSubmitted)
-	if !ok {
-		return nil, false
-	}
-	f, known := s.flights.Get(m.FlightID)
-	return toManifestJSON(m), known && (p.Role == domain.RoleAdmin || (p.Role == domain.RoleAirline && p.AirlineCode == f.Carrier))
 }

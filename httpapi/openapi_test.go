@@ -27,6 +27,7 @@ import (
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
 	"github.com/cargostream/cargostream/tokens"
+	"github.com/cargostream/cargostream/views"
 	"github.com/cargostream/cargostream/webhooks"
 	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -507,73 +508,73 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "RFQ", goType: rfqRequest{}},
 		{schema: "Party", goType: domain.Party{}},
 		{schema: "DimensionLine", goType: domain.DimensionLine{}},
-		{schema: "Quote", goType: quoteResponse{}, response: true},
-		{schema: "PriceOption", goType: priceOption{}, response: true},
-		{schema: "QuoteList", goType: quoteList{}, response: true},
-		{schema: "Pagination", goType: pagination{}, response: true},
-		{schema: "CreateOrganization", goType: organizationJSON{}, ignore: []string{"createdAt"}},
-		{schema: "Organization", goType: organizationJSON{}, response: true},
-		{schema: "CreateClient", goType: clientJSON{}},
-		{schema: "Client", goType: clientJSON{}, response: true, alwaysWritten: []string{"clientSecret"}},
-		{schema: "CreateUser", goType: userJSON{}},
-		{schema: "User", goType: userJSON{}, response: true, ignore: []string{"password"}},
-		{schema: "CreateAPIKey", goType: apiKeyJSON{}, ignore: []string{"id", "revoked", "apiKey"}},
-		{schema: "APIKey", goType: apiKeyJSON{}, response: true},
+		{schema: "Quote", goType: views.QuoteJSON{}, response: true},
+		{schema: "PriceOption", goType: views.PriceOptionJSON{}, response: true},
+		{schema: "QuoteList", goType: views.QuoteListJSON{}, response: true},
+		{schema: "Pagination", goType: views.PaginationJSON{}, response: true},
+		{schema: "CreateOrganization", goType: organizationRequest{}, ignore: []string{"createdAt"}},
+		{schema: "Organization", goType: views.OrganizationJSON{}, response: true},
+		{schema: "CreateClient", goType: clientRequest{}},
+		{schema: "Client", goType: views.ClientJSON{}, response: true, alwaysWritten: []string{"clientSecret"}},
+		{schema: "CreateUser", goType: userRequest{}},
+		{schema: "User", goType: views.UserJSON{}, response: true, ignore: []string{"password"}},
+		{schema: "CreateAPIKey", goType: apiKeyRequest{}, ignore: []string{"id", "revoked", "apiKey"}},
+		{schema: "APIKey", goType: views.APIKeyJSON{}, response: true},
 		{schema: "FlightRequest", goType: flightRequest{}},
-		{schema: "Flight", goType: flightJSON{}, response: true},
-		{schema: "Capacity", goType: capacityJSON{}, response: true},
+		{schema: "Flight", goType: views.FlightJSON{}, response: true},
+		{schema: "Capacity", goType: views.CapacityJSON{}, response: true},
 		{schema: "RateCardRequest", goType: rateCardRequest{}},
-		{schema: "RateCard", goType: rateCardJSON{}, response: true},
+		{schema: "RateCard", goType: views.RateCardJSON{}, response: true},
 		{schema: "BookingRequest", goType: bookingRequest{}},
 		{schema: "BookingParty", goType: domain.FullParty{}},
 		{schema: "AWBReference", goType: awbRef{}},
 		{schema: "RoutingLeg", goType: domain.RoutingLeg{}},
-		{schema: "Booking", goType: bookingJSON{}, response: true},
+		{schema: "Booking", goType: views.BookingJSON{}, response: true},
 		{schema: "CreateStockRequest", goType: stockRequestBody{}},
-		{schema: "StockRequest", goType: stockRequestJSON{}, response: true},
+		{schema: "StockRequest", goType: views.StockRequestJSON{}, response: true},
 		{schema: "StockReplyRequest", goType: stockReplyBody{}},
-		{schema: "StockReply", goType: stockReplyJSON{}, response: true},
-		{schema: "StockLedger", goType: ledgerJSON{}, response: true},
-		{schema: "StockLedgerRange", goType: ledgerRangeJSON{}, response: true},
+		{schema: "StockReply", goType: views.StockReplyJSON{}, response: true},
+		{schema: "StockLedger", goType: views.LedgerJSON{}, response: true},
+		{schema: "StockLedgerRange", goType: views.LedgerRangeJSON{}, response: true},
 		{schema: "ShipmentEventRequest", goType: statusEventRequest{}},
-		{schema: "ShipmentEventCreated", goType: statusEventCreatedJSON{}, response: true},
-		{schema: "ShipmentEvent", goType: statusEventJSON{}, response: true},
-		{schema: "ShipmentCargo", goType: cargoJSON{}, response: true},
-		{schema: "Shipment", goType: shipmentJSON{}, response: true},
+		{schema: "ShipmentEventCreated", goType: views.StatusEventCreatedJSON{}, response: true},
+		{schema: "ShipmentEvent", goType: views.StatusEventJSON{}, response: true},
+		{schema: "ShipmentCargo", goType: views.CargoJSON{}, response: true},
+		{schema: "Shipment", goType: views.ShipmentJSON{}, response: true},
 		{schema: "WaybillParty", goType: domain.FullParty{}, response: true},
 		{schema: "MAWBRequest", goType: mawbRequest{}},
-		{schema: "MAWBCreated", goType: mawbCreatedJSON{}, response: true},
-		{schema: "MAWB", goType: mawbJSON{}, response: true},
+		{schema: "MAWBCreated", goType: views.MAWBCreatedJSON{}, response: true},
+		{schema: "MAWB", goType: views.MAWBJSON{}, response: true},
 		{schema: "HAWBRequest", goType: hawbRequest{}},
-		{schema: "HAWB", goType: hawbJSON{}, response: true},
+		{schema: "HAWB", goType: views.HAWBJSON{}, response: true},
 		{schema: "PLACIRequest", goType: placiRequest{}},
-		{schema: "PLACI", goType: placiJSON{}, response: true},
+		{schema: "PLACI", goType: views.PLACIJSON{}, response: true},
 		{schema: "CSDRequest", goType: csdRequest{}},
-		{schema: "CSD", goType: csdJSON{}, response: true},
+		{schema: "CSD", goType: views.CSDJSON{}, response: true},
 		{schema: "DGDRequest", goType: dgdRequest{}},
-		{schema: "DGD", goType: dgdJSON{}, response: true},
+		{schema: "DGD", goType: views.DGDJSON{}, response: true},
 		{schema: "ManifestRequest", goType: manifestRequest{}},
-		{schema: "Manifest", goType: manifestJSON{}, response: true},
+		{schema: "Manifest", goType: views.ManifestJSON{}, response: true},
 		{schema: "ManifestDifference", goType: domain.ManifestDifference{}, response: true},
 		{schema: "OffloadRequest", goType: offloadRequest{}},
-		{schema: "Offload", goType: offloadJSON{}, response: true},
-		{schema: "Document", goType: documentJSON{}, response: true},
+		{schema: "Offload", goType: views.OffloadJSON{}, response: true},
+		{schema: "Document", goType: views.DocumentJSON{}, response: true},
 		{schema: "RegulatedEntity", goType: domain.RegulatedEntity{}, response: true},
-		{schema: "Airport", goType: airportJSON{}, response: true},
-		{schema: "Airline", goType: airlineJSON{}, response: true},
-		{schema: "Commodity", goType: commodityJSON{}, response: true},
-		{schema: "ImportReport", goType: importReport{}, response: true},
+		{schema: "Airport", goType: views.AirportJSON{}, response: true},
+		{schema: "Airline", goType: views.AirlineJSON{}, response: true},
+		{schema: "Commodity", goType: views.CommodityJSON{}, response: true},
+		{schema: "ImportReport", goType: views.ImportReportJSON{}, response: true},
 		{schema: "RejectedRow", goType: refdata.RowError{}, response: true},
-		{schema: "AuditEntry", goType: auditEntryJSON{}, response: true},
-		{schema: "AuditDetail", goType: auditDetailJSON{}, response: true},
-		{schema: "Usage", goType: usageJSON{}, response: true},
-		{schema: "SetRateLimits", goType: rateLimitsJSON{}},
-		{schema: "RateLimits", goType: rateLimitsJSON{}, response: true},
+		{schema: "AuditEntry", goType: views.AuditEntryJSON{}, response: true},
+		{schema: "AuditDetail", goType: views.AuditDetailJSON{}, response: true},
+		{schema: "Usage", goType: views.UsageJSON{}, response: true},
+		{schema: "SetRateLimits", goType: rateLimitsRequest{}},
+		{schema: "RateLimits", goType: views.RateLimitsJSON{}, response: true},
 		{schema: "WebhookRequest", goType: webhookRequest{}},
-		{schema: "Webhook", goType: webhookJSON{}, response: true},
-		{schema: "WebhookDelivery", goType: deliveryJSON{}, response: true},
-		{schema: "WebhookDeliveryAttempt", goType: attemptJSON{}, response: true},
-		{schema: "WebhookQueued", goType: queuedJSON{}, response: true},
+		{schema: "Webhook", goType: views.WebhookJSON{}, response: true},
+		{schema: "WebhookDelivery", goType: views.DeliveryJSON{}, response: true},
+		{schema: "WebhookDeliveryAttempt", goType: views.AttemptJSON{}, response: true},
+		{schema: "WebhookQueued", goType: views.QueuedDeliveryJSON{}, response: true},
 		{schema: "WebhookStockLow", goType: domain.StockLow{}, response: true},
 	}
 	for _, tt := range tests {
@@ -717,19 +718,6 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	t.Cleanup(func() { <-projected }) // before the store closes
 	cmds := commands.New(store, bcrypt.MinCost, reference)
 	const maxBody, maxUpload = 1024, 4096
-	// Metering on, with the service's default limits, so that responses
-	// carry the RateLimit headers and GET /api/usage has counts.
-	s := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
-		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
-		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Shipments: shipments, Documents: documents, Objects: files, Tokens: tokenAuthority,
-		Responses: responses, Ready: func() bool { return connected },
-	})
-	// One instant for the rate limiter, so that no window ends mid-test.
-	limiterNow := time.Now()
-	s.limiter.now, s.tokenLimiter.now = func() time.Time { return limiterNow }, func() time.Time { return limiterNow }
-	handler := http.Handler(s)
-
 	// Webhook delivery as the service sets it up, without the senders: the
 	// deliveries that ping and redeliver queue stay in the queue. The SSRF
 	// guard is on; the test's targets are public addresses (TEST-NET).
@@ -741,7 +729,22 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.UseWebhooks(&webhooks.Dispatcher{Store: store, Queue: queue, Subs: hooks, Render: s.RenderWebhook, Sealer: sealer, Guard: webhooks.Guard{}})
+	renderer := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights,
+		ShipmentFacts: projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}}
+	dispatcher := &webhooks.Dispatcher{Store: store, Queue: queue, Subs: hooks, Render: renderer.Render, Sealer: sealer, Guard: webhooks.Guard{}}
+
+	// Metering on, with the service's default limits, so that responses
+	// carry the RateLimit headers and GET /api/usage has counts.
+	s := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
+		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
+		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Dispatcher: dispatcher,
+		Shipments: shipments, Documents: documents, Objects: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
+	})
+	// One instant for the rate limiter, so that no window ends mid-test.
+	limiterNow := time.Now()
+	s.limiter.now, s.tokenLimiter.now = func() time.Time { return limiterNow }, func() time.Time { return limiterNow }
+	handler := http.Handler(s)
 
 	// Organisations: acme, and one limited to a request a minute, hour and
 	// day. Their writes are in the audit log.
@@ -1839,7 +1842,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			data, org := p.data, cmp.Or(p.org, "acme")
 			if data == nil {
 				var ok bool
-				if data, ok = s.RenderWebhook(p.rec, p.e, org); !ok {
+				if data, ok = renderer.Render(p.rec.Aggregate.Type, p.rec.Aggregate.ID, p.e, org); !ok {
 					t.Fatal("not rendered for " + org)
 				}
 			}
@@ -1876,7 +1879,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Destination: "JFK", Pieces: 1, WeightKg: 10, CreatedAt: created}
 	airline := domain.Organization{ID: "lh", Name: "Lufthansa Cargo", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: created}
 	forwarder := domain.Organization{ID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}
-	keyCreated := keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Name: "scanner"})
+	keyCreated := views.ToAPIKeyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Name: "scanner"})
 	keyCreated.APIKey = "csk_abc"
 	var problems domain.Problems
 	problems.Add("routing.origin", domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
@@ -1893,7 +1896,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// Flights as published, one with the aircraft type's capacity, one
 	// with its own, and one after a status change.
 	capacityKg, capacityM3 := 15500.0, 98.5
-	var flights []flightJSON
+	var flights []views.FlightJSON
 	for _, c := range []domain.ScheduleFlight{
 		{FlightNumber: "lh 8400", Origin: "fra", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "10:35",
 			ArrivalDate: "2026-07-01", ArrivalTime: "13:05", AircraftType: "b77f"},
@@ -1905,31 +1908,31 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flights = append(flights, toFlightJSON(domain.EvolveFlight(domain.Flight{}, e)))
+		flights = append(flights, views.ToFlightJSON(domain.EvolveFlight(domain.Flight{}, e)))
 	}
 	delayed := flights[0]
 	delayed.Status = domain.FlightStatusDelayed
 	flightList := struct {
-		Flights    []flightJSON `json:"flights"`
-		Pagination pagination   `json:"pagination"`
-	}{flights, newPagination(1, 20, 2)}
+		Flights    []views.FlightJSON   `json:"flights"`
+		Pagination views.PaginationJSON `json:"pagination"`
+	}{flights, views.ToPaginationJSON(1, 20, 2)}
 	noFlights := flightList
-	noFlights.Flights, noFlights.Pagination = []flightJSON{}, newPagination(1, 20, 0)
+	noFlights.Flights, noFlights.Pagination = []views.FlightJSON{}, views.ToPaginationJSON(1, 20, 0)
 	batch := struct {
-		Flights []flightJSON `json:"flights"`
+		Flights []views.FlightJSON `json:"flights"`
 	}{flights}
 	capacity := struct {
-		Capacity   []capacityJSON `json:"capacity"`
-		Pagination pagination     `json:"pagination"`
-	}{[]capacityJSON{
+		Capacity   []views.CapacityJSON `json:"capacity"`
+		Pagination views.PaginationJSON `json:"pagination"`
+	}{[]views.CapacityJSON{
 		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: 1250.5,
 			ProjectedVolume: 2.16, AvailableWeight: 100749.5, AvailableVolume: 650.84},
 		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01"},
-	}, newPagination(1, 20, 2)}
+	}, views.ToPaginationJSON(1, 20, 2)}
 
 	// Rate cards as the airline sets them: full, and minimal with a
 	// wildcard destination.
-	var cards []rateCardJSON
+	var cards []views.RateCardJSON
 	for _, c := range []domain.SetRateCard{
 		{Origin: "fra", Destination: "jfk", Currency: "eur", MinimumCharge: 85,
 			WeightBreaks: map[string]float64{"N": 4.1, "45": 3.2, "100": 2.9, "300": 2.6, "500": 2.4, "1000": 2.1},
@@ -1941,7 +1944,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cards = append(cards, toRateCardJSON(events[0].(domain.RateCardSet).RateCard))
+		cards = append(cards, views.ToRateCardJSON(events[0].(domain.RateCardSet).RateCard))
 	}
 
 	// A booking as filed, and each of its outcomes.
@@ -1959,9 +1962,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	rejected := domain.EvolveBooking(pending, domain.BookingRejected{BookingID: pending.ID, Reason: domain.ReasonNoCapacity, RejectedAt: created})
 	cancelled := domain.EvolveBooking(confirmed, domain.BookingCancelled{BookingID: pending.ID, CancelledAt: created})
 	bookingList := struct {
-		Bookings   []bookingJSON `json:"bookings"`
-		Pagination pagination    `json:"pagination"`
-	}{[]bookingJSON{toBookingJSON(confirmed), toBookingJSON(rejected), toBookingJSON(withoutAWB)}, newPagination(1, 20, 3)}
+		Bookings   []views.BookingJSON  `json:"bookings"`
+		Pagination views.PaginationJSON `json:"pagination"`
+	}{[]views.BookingJSON{views.ToBookingJSON(confirmed), views.ToBookingJSON(rejected), views.ToBookingJSON(withoutAWB)}, views.ToPaginationJSON(1, 20, 3)}
 
 	// A stock request as filed, and the airline's replies to it: approved
 	// with a range of its own, approved with the range the service
@@ -1991,8 +1994,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		}
 		return domain.EvolveStockRequest(stockPending, events[0])
 	}
-	replyOf := func(st domain.StockRequest) stockReplyJSON {
-		out := stockReplyJSON{RequestID: st.ID, Status: st.Status, AllocatedStock: st.AllocatedStock, RepliedAt: st.ProcessedAt,
+	replyOf := func(st domain.StockRequest) views.StockReplyJSON {
+		out := views.StockReplyJSON{RequestID: st.ID, Status: st.Status, AllocatedStock: st.AllocatedStock, RepliedAt: st.ProcessedAt,
 			ValidFrom: st.ValidFrom, ValidTo: st.ValidTo, Notes: st.ApprovalNotes}
 		if st.Range.Count > 0 {
 			out.StartNumber = domain.AWBNumber(st.AirlinePrefix, st.Range.First)
@@ -2012,14 +2015,14 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	stockRejectedBare := replied(domain.ReplyStock{Status: domain.StockStatusRejected, AllocatedStock: &none, ValidFrom: "2026-07-01", ValidTo: "2026-07-01"},
 		domain.AWBRange{})
 	stockList := struct {
-		Requests   []stockRequestJSON `json:"requests"`
-		Pagination pagination         `json:"pagination"`
-	}{[]stockRequestJSON{toStockRequestJSON(stockPending), toStockRequestJSON(stockApproved), toStockRequestJSON(stockPartial),
-		toStockRequestJSON(stockRejected), toStockRequestJSON(stockRejectedBare)}, newPagination(1, 20, 5)}
+		Requests   []views.StockRequestJSON `json:"requests"`
+		Pagination views.PaginationJSON     `json:"pagination"`
+	}{[]views.StockRequestJSON{views.ToStockRequestJSON(stockPending), views.ToStockRequestJSON(stockApproved), views.ToStockRequestJSON(stockPartial),
+		views.ToStockRequestJSON(stockRejected), views.ToStockRequestJSON(stockRejectedBare)}, views.ToPaginationJSON(1, 20, 5)}
 	noStockRequests := struct {
-		Requests   []stockRequestJSON `json:"requests"`
-		Pagination pagination         `json:"pagination"`
-	}{[]stockRequestJSON{}, newPagination(1, 20, 0)}
+		Requests   []views.StockRequestJSON `json:"requests"`
+		Pagination views.PaginationJSON     `json:"pagination"`
+	}{[]views.StockRequestJSON{}, views.ToPaginationJSON(1, 20, 0)}
 	var stockProblems domain.Problems
 	stockProblems.Add("startNumber", domain.CodeRangeOverlap, "overlaps")
 	stockValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "startNumber: overlaps",
@@ -2047,25 +2050,25 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			Actor: "client:ops", Tenant: "ops", ClientIP: "198.51.100.23", OccurredAt: created.Add(time.Duration(i) * time.Second), Data: data}}, e.event)
 	}
 	type auditLogJSON struct {
-		Logs       []auditEntryJSON `json:"logs"`
-		Pagination pagination       `json:"pagination"`
+		Logs       []views.AuditEntryJSON `json:"logs"`
+		Pagination views.PaginationJSON   `json:"pagination"`
 	}
 	entries, total := auditLog.Entries(projections.AuditFilter{}, 1, 20)
-	audited := auditLogJSON{Logs: []auditEntryJSON{}, Pagination: newPagination(1, 20, total)}
+	audited := auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(1, 20, total)}
 	for _, e := range entries {
-		entry := auditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource, ResourceID: e.ResourceID,
+		entry := views.AuditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource, ResourceID: e.ResourceID,
 			UserID: e.UserID, IPAddress: e.IPAddress}
 		if e.Details != nil {
-			entry.Details = &auditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
+			entry.Details = &views.AuditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
 		}
 		audited.Logs = append(audited.Logs, entry)
 	}
 	if len(audited.Logs) < 5 {
 		t.Fatalf("audit log: %+v", audited)
 	}
-	limits := rateLimitsJSON{RequestsPerMinute: 5, RequestsPerHour: 20000, RequestsPerDay: 200000}
-	usageOf := func(period string, byStatus, byDay map[string]int64) usageJSON {
-		return usageJSON{Period: period, TotalRequests: 1532, RequestsByEndpoint: map[string]int64{"/api/quotes": 1204, "/api/quotes/{id}": 311, "/api/bookings": 17},
+	limits := views.RateLimitsJSON{RequestsPerMinute: 5, RequestsPerHour: 20000, RequestsPerDay: 200000}
+	usageOf := func(period string, byStatus, byDay map[string]int64) views.UsageJSON {
+		return views.UsageJSON{Period: period, TotalRequests: 1532, RequestsByEndpoint: map[string]int64{"/api/quotes": 1204, "/api/quotes/{id}": 311, "/api/bookings": 17},
 			RequestsByStatus: byStatus, RequestsByDay: byDay, RateLimits: limits, OrganizationID: "acme"}
 	}
 
@@ -2087,20 +2090,20 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		}
 		timeline = append(timeline, projections.TimelineEntry{Event: events[0].(domain.ShipmentStatusRecorded), Source: projections.SourceStatus})
 	}
-	createdOf := func(e domain.ShipmentStatusRecorded) statusEventCreatedJSON {
+	createdOf := func(e domain.ShipmentStatusRecorded) views.StatusEventCreatedJSON {
 		code := e.StatusCode
 		if e.DiscrepancyCode != "" {
 			code += "/" + e.DiscrepancyCode
 		}
-		return statusEventCreatedJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: code, RecordedAt: e.RecordedAt}
+		return views.StatusEventCreatedJSON{EventID: e.StatusEventID, AWBNumber: e.AWBNumber, EventType: code, RecordedAt: e.RecordedAt}
 	}
 	type eventListJSON struct {
-		AWBNumber string            `json:"awbNumber"`
-		Events    []statusEventJSON `json:"events"`
+		AWBNumber string                  `json:"awbNumber"`
+		Events    []views.StatusEventJSON `json:"events"`
 	}
-	eventList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}
+	eventList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []views.StatusEventJSON{}}
 	for _, e := range timeline {
-		eventList.Events = append(eventList.Events, toStatusEventJSON(e))
+		eventList.Events = append(eventList.Events, views.ToStatusEventJSON(e))
 	}
 	// Waybills as handleCreateMAWB and handleCreateHAWB file them: a
 	// master with every field and one with the least, and houses under the
@@ -2134,13 +2137,13 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		}
 		waybills = domain.EvolveWaybills(waybills, events[0])
 	}
-	mawbOf := func(e domain.Event) *mawbJSON {
-		m := toMAWBJSON(e.(domain.MAWBCreated))
+	mawbOf := func(e domain.Event) *views.MAWBJSON {
+		m := views.ToMAWBJSON(e.(domain.MAWBCreated))
 		return &m
 	}
-	houses := []hawbJSON{}
+	houses := []views.HAWBJSON{}
 	for _, h := range waybills.HAWBs {
-		houses = append(houses, toHAWBJSON(h))
+		houses = append(houses, views.ToHAWBJSON(h))
 	}
 	var waybillProblems domain.Problems
 	waybillProblems.Add("awbNumber", domain.CodeAWBNotInStock, "020-10000023 is not in your stock")
@@ -2149,9 +2152,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
 		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
-	confirmedJSON, latest := toBookingJSON(confirmed), toStatusEventJSON(timeline[len(timeline)-1])
-	shipment := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, LatestEvent: &latest,
-		Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
+	confirmedJSON, latest := views.ToBookingJSON(confirmed), views.ToStatusEventJSON(timeline[len(timeline)-1])
+	shipment := views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []views.HAWBJSON{}, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, LatestEvent: &latest,
+		Declared: views.CargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}, Reported: views.CargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", domain.CodeInvalidEventType, "a DIS event needs a discrepancy code")
 	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
@@ -2186,7 +2189,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		return events[0].(domain.DGDSubmitted), nil
 	}
 	var dgdEvents []domain.DGDSubmitted
-	var dgds []dgdJSON
+	var dgds []views.DGDJSON
 	for i, c := range []domain.SubmitDGD{
 		{DGDSubmitted: domain.DGDSubmitted{UNNumber: "un3480", ProperShippingName: "Lithium ion batteries", Class: "9", GrossWeightKg: amount(42.5),
 			PackingInstructions: "965"}, Quantity: amount(35), NetWeightKg: amount(35)},
@@ -2206,7 +2209,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		dgdEvents = append(dgdEvents, d)
-		dgds = append(dgds, toDGDJSON(d))
+		dgds = append(dgds, views.ToDGDJSON(d))
 	}
 	if dgds[0].ReviewNotes != "" || dgds[1].ReviewNotes == "" || dgds[2].ReviewNotes == "" {
 		t.Fatalf("review notes: %q, %q, %q", dgds[0].ReviewNotes, dgds[1].ReviewNotes, dgds[2].ReviewNotes)
@@ -2324,9 +2327,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	}
 	// The capacity of the flight, as handleCapacity reports it.
 	loadedCapacity := struct {
-		Capacity   []capacityJSON `json:"capacity"`
-		Pagination pagination     `json:"pagination"`
-	}{[]capacityJSON{toCapacityJSON(loaded)}, newPagination(1, 20, 1)}
+		Capacity   []views.CapacityJSON `json:"capacity"`
+		Pagination views.PaginationJSON `json:"pagination"`
+	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded)}, views.ToPaginationJSON(1, 20, 1)}
 	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
 		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
 	}
@@ -2360,25 +2363,25 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 			Event: eventstore.Event{Type: e.event.EventType(), EventID: "1b3d5f7a-9c2e-5f4a-8b6d-0e2a4c6e8f" + strconv.Itoa(10+i)}}, e.event)
 	}
 	fullTimeline := derived.Timeline(confirmed.AWBNumber)
-	fullList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}
+	fullList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []views.StatusEventJSON{}}
 	sources := map[string]bool{}
 	for _, e := range fullTimeline {
 		sources[e.Source] = true
-		fullList.Events = append(fullList.Events, toStatusEventJSON(e))
+		fullList.Events = append(fullList.Events, views.ToStatusEventJSON(e))
 	}
 	if len(sources) != 8 || len(fullTimeline) != 11 {
 		t.Fatalf("timeline of %d entries of sources %v", len(fullTimeline), sources)
 	}
 	declarations := derived.Compliance(confirmed.AWBNumber)
-	placiJ, csdJ := toPLACIJSON(*declarations.PLACI), toCSDJSON(*declarations.CSD)
-	consolidated := shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, PLACI: &placiJ, CSD: &csdJ,
-		DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight}, EventCount: len(fullTimeline)}
+	placiJ, csdJ := views.ToPLACIJSON(*declarations.PLACI), views.ToCSDJSON(*declarations.CSD)
+	consolidated := views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, PLACI: &placiJ, CSD: &csdJ,
+		DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, Declared: views.CargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight}, EventCount: len(fullTimeline)}
 	for _, d := range declarations.DGDs {
-		consolidated.DangerousGoods = append(consolidated.DangerousGoods, toDGDJSON(d))
+		consolidated.DangerousGoods = append(consolidated.DangerousGoods, views.ToDGDJSON(d))
 	}
 	for _, e := range fullTimeline {
 		if e.IsStatus() {
-			latest := toStatusEventJSON(e)
+			latest := views.ToStatusEventJSON(e)
 			consolidated.LatestEvent = &latest
 			if e.Event.StatusCode != "DIS" {
 				consolidated.Reported.Pieces, consolidated.Reported.Weight = cmp.Or(e.Event.Pieces, consolidated.Reported.Pieces), cmp.Or(e.Event.Weight, consolidated.Reported.Weight)
@@ -2400,47 +2403,47 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"offload recorded", "/api/shipments/{awb}/events", "post", 201, createdOf(timeline[1].Event)},
 		{"status event invalid", "/api/shipments/{awb}/events", "post", 400, statusValidation},
 		{"status events", "/api/shipments/{awb}/events", "get", 200, eventList},
-		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []statusEventJSON{}}},
+		{"no status events matching", "/api/shipments/{awb}/events", "get", 200, eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []views.StatusEventJSON{}}},
 		{"shipment", "/api/shipments/{awb}", "get", 200, shipment},
-		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
-		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []hawbJSON{}, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{},
+		{"shipment before its first status event", "/api/shipments/{awb}", "get", 200, views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
+			HAWBs: []views.HAWBJSON{}, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, Declared: views.CargoJSON{Pieces: &confirmed.Pieces, Weight: &confirmed.WeightKg}}},
+		{"shipment without a booking", "/api/shipments/{awb}", "get", 200, views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, HAWBs: []views.HAWBJSON{}, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{},
 			LatestEvent: &latest, EventCount: len(timeline)}},
-		{"shipment with its waybills", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
-			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, LatestEvent: &latest, Declared: cargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
-			Reported: cargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}},
-		{"shipment of a MAWB only", "/api/shipments/{awb}", "get", 200, shipmentJSON{AWBNumber: "020-10000023", MAWB: mawbOf(leastMAWB[0]), HAWBs: []hawbJSON{},
-			DangerousGoods: []dgdJSON{}, Documents: []documentJSON{}, Declared: cargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
+		{"shipment with its waybills", "/api/shipments/{awb}", "get", 200, views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON,
+			MAWB: mawbOf(fullMAWB[0]), HAWBs: houses, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, LatestEvent: &latest, Declared: views.CargoJSON{Pieces: &mawbPieces, Weight: &mawbWeight},
+			Reported: views.CargoJSON{Pieces: &two, Weight: &weighed}, EventCount: len(timeline)}},
+		{"shipment of a MAWB only", "/api/shipments/{awb}", "get", 200, views.ShipmentJSON{AWBNumber: "020-10000023", MAWB: mawbOf(leastMAWB[0]), HAWBs: []views.HAWBJSON{},
+			DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, Declared: views.CargoJSON{Pieces: &leastPieces, Weight: &leastWeight}}},
 		{"shipment with its declarations, manifest and offload", "/api/shipments/{awb}", "get", 200, consolidated},
 		{"timeline of every source", "/api/shipments/{awb}/events", "get", 200, fullList},
 		{"capacity of a manifested flight", "/api/capacity", "get", 200, loadedCapacity},
-		{"MAWB filed", "/api/mawb", "post", 201, mawbCreatedJSON{AWBNumber: confirmed.AWBNumber, Status: "created", CreatedAt: fullMAWB[0].(domain.MAWBCreated).CreatedAt}},
+		{"MAWB filed", "/api/mawb", "post", 201, views.MAWBCreatedJSON{AWBNumber: confirmed.AWBNumber, Status: "created", CreatedAt: fullMAWB[0].(domain.MAWBCreated).CreatedAt}},
 		{"MAWB invalid", "/api/mawb", "post", 400, waybillValidation},
 		{"HAWB filed", "/api/hawb", "post", 201, houses[0]},
 		{"HAWB invalid", "/api/hawb", "post", 400, waybillValidation},
-		{"RFQ", "/api/quotes", "post", 201, quoteJSON(quote, domain.Principal{})},
-		{"RFQ without SHC", "/api/quotes", "post", 201, quoteJSON(bare, domain.Principal{})},
+		{"RFQ", "/api/quotes", "post", 201, views.ToQuoteJSON(quote, domain.Principal{})},
+		{"RFQ without SHC", "/api/quotes", "post", 201, views.ToQuoteJSON(bare, domain.Principal{})},
 		{"RFQ invalid", "/api/quotes", "post", 400, validation},
-		{"quote", "/api/quotes/{id}", "get", 200, quoteJSON(quote, domain.Principal{})},
-		{"quote list", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{}), quoteJSON(bare, domain.Principal{})}, Pagination: newPagination(1, 20, 2)}},
-		{"quote by id", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{})}, Pagination: newPagination(1, 20, 1)}},
+		{"quote", "/api/quotes/{id}", "get", 200, views.ToQuoteJSON(quote, domain.Principal{})},
+		{"quote list", "/api/quotes", "get", 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(quote, domain.Principal{}), views.ToQuoteJSON(bare, domain.Principal{})}, Pagination: views.ToPaginationJSON(1, 20, 2)}},
+		{"quote by id", "/api/quotes", "get", 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(quote, domain.Principal{})}, Pagination: views.ToPaginationJSON(1, 20, 1)}},
 		{"token", "/api/auth/token", "post", 200, tokenResponse{AccessToken: "a.b.c", TokenType: "Bearer", ExpiresIn: 3600}},
-		{"airline", "/api/admin/organizations", "post", 201, orgJSON(airline)},
-		{"forwarder", "/api/admin/organizations", "post", 201, orgJSON(forwarder)},
+		{"airline", "/api/admin/organizations", "post", 201, views.ToOrganizationJSON(airline)},
+		{"forwarder", "/api/admin/organizations", "post", 201, views.ToOrganizationJSON(forwarder)},
 		{"organisations", "/api/admin/organizations", "get", 200, struct {
-			Organizations []organizationJSON `json:"organizations"`
-		}{[]organizationJSON{orgJSON(airline), orgJSON(forwarder)}}},
-		{"client", "/api/admin/clients", "post", 201, clientJSON{ClientID: "tms", OrganizationID: "acme", ClientSecret: "cs_abc"}},
-		{"user", "/api/admin/users", "post", 201, userJSON{Username: "ana", OrganizationID: "acme"}},
+			Organizations []views.OrganizationJSON `json:"organizations"`
+		}{[]views.OrganizationJSON{views.ToOrganizationJSON(airline), views.ToOrganizationJSON(forwarder)}}},
+		{"client", "/api/admin/clients", "post", 201, views.ClientJSON{ClientID: "tms", OrganizationID: "acme", ClientSecret: "cs_abc"}},
+		{"user", "/api/admin/users", "post", 201, views.UserJSON{Username: "ana", OrganizationID: "acme"}},
 		{"API key", "/api/admin/api-keys", "post", 201, keyCreated},
 		{"API keys", "/api/admin/api-keys", "get", 200, struct {
-			APIKeys []apiKeyJSON `json:"apiKeys"`
-		}{[]apiKeyJSON{keyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Revoked: true})}}},
-		{"priced quote", "/api/quotes/{id}", "get", 200, quoteJSON(priced, domain.Principal{})},
-		{"rejected quote", "/api/quotes/{id}", "get", 200, quoteJSON(rejectedQuote, domain.Principal{})},
-		{"accepted quote", "/api/quotes/{id}", "get", 200, quoteJSON(accepted, domain.Principal{})},
-		{"quotes in every status", "/api/quotes", "get", 200, quoteList{Quotes: []quoteResponse{quoteJSON(quote, domain.Principal{}), quoteJSON(priced, domain.Principal{}), quoteJSON(rejectedQuote, domain.Principal{}),
-			quoteJSON(accepted, domain.Principal{})}, Pagination: newPagination(1, 20, 4)}},
+			APIKeys []views.APIKeyJSON `json:"apiKeys"`
+		}{[]views.APIKeyJSON{views.ToAPIKeyJSON(domain.APIKey{KeyID: "k1", OrganizationID: "acme", Revoked: true})}}},
+		{"priced quote", "/api/quotes/{id}", "get", 200, views.ToQuoteJSON(priced, domain.Principal{})},
+		{"rejected quote", "/api/quotes/{id}", "get", 200, views.ToQuoteJSON(rejectedQuote, domain.Principal{})},
+		{"accepted quote", "/api/quotes/{id}", "get", 200, views.ToQuoteJSON(accepted, domain.Principal{})},
+		{"quotes in every status", "/api/quotes", "get", 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(quote, domain.Principal{}), views.ToQuoteJSON(priced, domain.Principal{}), views.ToQuoteJSON(rejectedQuote, domain.Principal{}),
+			views.ToQuoteJSON(accepted, domain.Principal{})}, Pagination: views.ToPaginationJSON(1, 20, 4)}},
 		{"flight published", "/api/flights", "post", 201, flights[0]},
 		{"flight with its own capacity", "/api/flights", "post", 201, flights[1]},
 		{"flights published", "/api/flights", "post", 201, batch},
@@ -2453,21 +2456,21 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"rate card", "/api/rates/{origin}/{destination}", "put", 200, cards[0]},
 		{"rate card for any destination", "/api/rates/{origin}/{destination}", "put", 200, cards[1]},
 		{"rate cards", "/api/rates", "get", 200, struct {
-			Rates []rateCardJSON `json:"rates"`
+			Rates []views.RateCardJSON `json:"rates"`
 		}{cards}},
-		{"booking filed", "/api/bookings", "post", 201, toBookingJSON(pending)},
-		{"booking filed without AWB", "/api/bookings", "post", 201, toBookingJSON(withoutAWB)},
-		{"booking confirmed", "/api/bookings/{id}", "get", 200, toBookingJSON(confirmed)},
-		{"booking rejected", "/api/bookings/{id}", "get", 200, toBookingJSON(rejected)},
-		{"booking cancelled", "/api/bookings/{id}/cancel", "post", 200, toBookingJSON(cancelled)},
+		{"booking filed", "/api/bookings", "post", 201, views.ToBookingJSON(pending)},
+		{"booking filed without AWB", "/api/bookings", "post", 201, views.ToBookingJSON(withoutAWB)},
+		{"booking confirmed", "/api/bookings/{id}", "get", 200, views.ToBookingJSON(confirmed)},
+		{"booking rejected", "/api/bookings/{id}", "get", 200, views.ToBookingJSON(rejected)},
+		{"booking cancelled", "/api/bookings/{id}/cancel", "post", 200, views.ToBookingJSON(cancelled)},
 		{"bookings", "/api/bookings", "get", 200, bookingList},
-		{"stock requested", "/api/awb-stock/requests", "post", 201, toStockRequestJSON(stockPending)},
+		{"stock requested", "/api/awb-stock/requests", "post", 201, views.ToStockRequestJSON(stockPending)},
 		{"stock request invalid", "/api/awb-stock/requests", "post", 400, validation},
-		{"stock request approved", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockApproved)},
-		{"stock request allocated", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockAllocated)},
-		{"stock request partially approved", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockPartial)},
-		{"stock request rejected", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockRejected)},
-		{"stock request rejected without a reason", "/api/awb-stock/requests/{id}", "get", 200, toStockRequestJSON(stockRejectedBare)},
+		{"stock request approved", "/api/awb-stock/requests/{id}", "get", 200, views.ToStockRequestJSON(stockApproved)},
+		{"stock request allocated", "/api/awb-stock/requests/{id}", "get", 200, views.ToStockRequestJSON(stockAllocated)},
+		{"stock request partially approved", "/api/awb-stock/requests/{id}", "get", 200, views.ToStockRequestJSON(stockPartial)},
+		{"stock request rejected", "/api/awb-stock/requests/{id}", "get", 200, views.ToStockRequestJSON(stockRejected)},
+		{"stock request rejected without a reason", "/api/awb-stock/requests/{id}", "get", 200, views.ToStockRequestJSON(stockRejectedBare)},
 		{"stock requests", "/api/awb-stock/requests", "get", 200, stockList},
 		{"no stock requests", "/api/awb-stock/requests", "get", 200, noStockRequests},
 		{"stock approved", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockApproved)},
@@ -2477,14 +2480,14 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"stock rejected without a reason", "/api/awb-stock/reply/{requestId}", "put", 200, replyOf(stockRejectedBare)},
 		{"stock reply overlapping", "/api/awb-stock/reply/{requestId}", "put", 400, stockValidation},
 		{"no stock", "/api/awb-stock", "get", 200, struct {
-			Stock []ledgerJSON `json:"stock"`
-		}{[]ledgerJSON{}}},
+			Stock []views.LedgerJSON `json:"stock"`
+		}{[]views.LedgerJSON{}}},
 		{"audit log", "/api/audit-logs", "get", 200, audited},
-		{"empty audit log", "/api/audit-logs", "get", 200, auditLogJSON{Logs: []auditEntryJSON{}, Pagination: newPagination(3, 20, 0)}},
+		{"empty audit log", "/api/audit-logs", "get", 200, auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(3, 20, 0)}},
 		{"usage", "/api/usage", "get", 200, usageOf("day", nil, nil)},
 		{"usage by status", "/api/usage", "get", 200, usageOf("week", map[string]int64{"200": 1388, "201": 129, "400": 12, "429": 3}, nil)},
 		{"usage by day", "/api/usage", "get", 200, usageOf("2026-06-01/2026-06-30", nil, map[string]int64{"2026-06-19": 1000, "2026-06-20": 532})},
-		{"usage of nothing", "/api/usage", "get", 200, usageJSON{Period: "month", RequestsByEndpoint: map[string]int64{}, OrganizationID: "acme"}},
+		{"usage of nothing", "/api/usage", "get", 200, views.UsageJSON{Period: "month", RequestsByEndpoint: map[string]int64{}, OrganizationID: "acme"}},
 		{"rate limits", "/api/admin/organizations/{id}/rate-limits", "put", 200, limits},
 	}
 	// Import reports, built as handleImportReference builds them from what
@@ -2497,8 +2500,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		status int
 		value  any
 	}
-	report := func(kind, format string, rows, skipped int, rejected []refdata.RowError, res commands.ImportResult) importReport {
-		r := importReport{Kind: kind, Format: format, Rows: rows, Skipped: skipped, Rejected: rejected}
+	report := func(kind, format string, rows, skipped int, rejected []refdata.RowError, res commands.ImportResult) views.ImportReportJSON {
+		r := views.ImportReportJSON{Kind: kind, Format: format, Rows: rows, Skipped: skipped, Rejected: rejected}
 		r.Changed, r.Unchanged = res.Changed, res.Rows-res.Changed
 		if r.Rejected == nil {
 			r.Rejected = []refdata.RowError{}
@@ -2545,13 +2548,13 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		tests = append(tests, valueTest{"e-DGD refused " + strconv.Itoa(i), "/api/dangerous-goods", "post", 400, b})
 	}
 	for i, m := range manifests {
-		tests = append(tests, valueTest{"manifest " + strconv.Itoa(i), "/api/flights/{id}/manifests", "post", 201, toManifestJSON(m)})
+		tests = append(tests, valueTest{"manifest " + strconv.Itoa(i), "/api/flights/{id}/manifests", "post", 201, views.ToManifestJSON(m)})
 	}
 	for i, b := range manifestRefusals {
 		tests = append(tests, valueTest{"manifest refused " + strconv.Itoa(i), "/api/flights/{id}/manifests", "post", 400, b})
 	}
 	for i, o := range offloads {
-		tests = append(tests, valueTest{"offload " + strconv.Itoa(i), "/api/offloads", "post", 201, toOffloadJSON(o)})
+		tests = append(tests, valueTest{"offload " + strconv.Itoa(i), "/api/offloads", "post", 201, views.ToOffloadJSON(o)})
 	}
 	for i, b := range offloadRefusals {
 		tests = append(tests, valueTest{"offload refused " + strconv.Itoa(i), "/api/offloads", "post", 400, b})
@@ -2563,11 +2566,11 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for page := 1; ; page++ {
 		rows, total := ref.Airports(projections.AirportFilter{}, page, 100)
 		out := struct {
-			Airports   []airportJSON `json:"airports"`
-			Pagination pagination    `json:"pagination"`
-		}{Airports: []airportJSON{}, Pagination: newPagination(page, 100, total)}
+			Airports   []views.AirportJSON  `json:"airports"`
+			Pagination views.PaginationJSON `json:"pagination"`
+		}{Airports: []views.AirportJSON{}, Pagination: views.ToPaginationJSON(page, 100, total)}
 		for _, a := range rows {
-			out.Airports = append(out.Airports, airportJSON(a))
+			out.Airports = append(out.Airports, views.AirportJSON(a))
 		}
 		tests = append(tests, valueTest{"built-in airports, page " + strconv.Itoa(page), "/api/airports", "get", 200, out})
 		if page*100 >= total {
@@ -2577,11 +2580,11 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for page := 1; ; page++ {
 		rows, total := ref.Airlines(projections.AirlineFilter{}, page, 100)
 		out := struct {
-			Airlines   []airlineJSON `json:"airlines"`
-			Pagination pagination    `json:"pagination"`
-		}{Airlines: []airlineJSON{}, Pagination: newPagination(page, 100, total)}
+			Airlines   []views.AirlineJSON  `json:"airlines"`
+			Pagination views.PaginationJSON `json:"pagination"`
+		}{Airlines: []views.AirlineJSON{}, Pagination: views.ToPaginationJSON(page, 100, total)}
 		for _, a := range rows {
-			out.Airlines = append(out.Airlines, airlineJSON(a))
+			out.Airlines = append(out.Airlines, views.AirlineJSON(a))
 		}
 		tests = append(tests, valueTest{"built-in airlines, page " + strconv.Itoa(page), "/api/airlines", "get", 200, out})
 		if page*100 >= total {
@@ -2591,11 +2594,11 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	for page := 1; ; page++ {
 		rows, total := ref.Commodities(projections.CommodityFilter{}, page, 100)
 		out := struct {
-			Commodities []commodityJSON `json:"commodities"`
-			Pagination  pagination      `json:"pagination"`
-		}{Commodities: []commodityJSON{}, Pagination: newPagination(page, 100, total)}
+			Commodities []views.CommodityJSON `json:"commodities"`
+			Pagination  views.PaginationJSON  `json:"pagination"`
+		}{Commodities: []views.CommodityJSON{}, Pagination: views.ToPaginationJSON(page, 100, total)}
 		for _, c := range rows {
-			out.Commodities = append(out.Commodities, commodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber})
+			out.Commodities = append(out.Commodities, views.CommodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber})
 		}
 		tests = append(tests, valueTest{"built-in commodities, page " + strconv.Itoa(page), "/api/commodities", "get", 200, out})
 		if page*100 >= total {

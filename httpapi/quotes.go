@@ -4,11 +4,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
@@ -28,59 +28,6 @@ type rfqRequest struct {
 	DeliveryToAirlineDate string                 `json:"deliveryToAirlineDate"`
 	Notes                 string                 `json:"notes"`
 	AirlineFilter         []string               `json:"airlineFilter"`
-}
-
-// quoteResponse is the spec's quote.
-type quoteResponse struct {
-	ID           string        `json:"id"`
-	Status       string        `json:"status"`
-	Origin       string        `json:"origin"`
-	Destination  string        `json:"destination"`
-	Pieces       int           `json:"pieces"`
-	Weight       float64       `json:"weight"` // gross, kg
-	Volume       float64       `json:"volume"` // m³
-	Commodity    string        `json:"commodity"`
-	SHC          []string      `json:"shc"`
-	CreatedAt    time.Time     `json:"createdAt"`
-	PriceOptions []priceOption `json:"priceOptions"`
-	// Beyond the spec: why nothing was offered, and the weight priced.
-	RejectionReason    *string  `json:"rejectionReason"`
-	ChargeableWeightKg *float64 `json:"chargeableWeightKg"`
-}
-
-type priceOption struct {
-	FlightID      string  `json:"flightId"`
-	FlightNumber  string  `json:"flightNumber"`
-	DepartureDate string  `json:"departureDate"`
-	PricePerKg    float64 `json:"pricePerKg"`
-	TotalAmount   float64 `json:"totalAmount"`
-	Currency      string  `json:"currency"`
-	ValidityHours int     `json:"validityHours"`
-}
-
-// quoteJSON is a quote as p may see it (see domain.Quote.AsSeenBy).
-func quoteJSON(q domain.Quote, p domain.Principal) quoteResponse {
-	q = q.AsSeenBy(p)
-	shc := q.SHC
-	if shc == nil {
-		shc = []string{}
-	}
-	out := quoteResponse{
-		ID: q.ID, Status: q.Status, Origin: q.Origin, Destination: q.Destination, Pieces: q.Pieces,
-		Weight: q.WeightKg, Volume: q.VolumeM3, Commodity: q.Commodity.Code, SHC: shc,
-		CreatedAt: q.CreatedAt, PriceOptions: make([]priceOption, len(q.Options)),
-	}
-	for i, o := range q.Options {
-		out.PriceOptions[i] = priceOption{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
-			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours}
-	}
-	if q.Reason != "" {
-		out.RejectionReason = &q.Reason
-	}
-	if !q.PricedAt.IsZero() {
-		out.ChargeableWeightKg = &q.ChargeableWeightKg
-	}
-	return out
 }
 
 // meta is the metadata of the command this request carries out.
@@ -117,14 +64,9 @@ func (s *Server) handleCreateQuote() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		w.Header().Set("Location", "/api/quotes/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, quoteJSON(res.State, principal(r.Context())))
+		writeJSON(w, http.StatusCreated, views.ToQuoteJSON(res.State, principal(r.Context())))
 		return nil
 	}
-}
-
-type quoteList struct {
-	Quotes     []quoteResponse `json:"quotes"`
-	Pagination pagination      `json:"pagination"`
 }
 
 // handleListQuotes lists the quotes the caller may see. With id it
@@ -159,16 +101,16 @@ func (s *Server) handleListQuotes() handlerFunc {
 			if !ok || !f.Matches(quote) {
 				return domain.Errorf(domain.NotFound, "no quote %s", id)
 			}
-			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who), newPagination(1, limit, 1))
+			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who), views.ToPaginationJSON(1, limit, 1))
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
 		if total == 0 {
 			return domain.Errorf(domain.NotFound, "no quotes match")
 		}
-		out := quoteList{Quotes: make([]quoteResponse, len(quotes)), Pagination: newPagination(page, limit, total)}
+		out := views.QuoteListJSON{Quotes: make([]views.QuoteJSON, len(quotes)), Pagination: views.ToPaginationJSON(page, limit, total)}
 		for i, q := range quotes {
-			out.Quotes[i] = quoteJSON(q, who)
+			out.Quotes[i] = views.ToQuoteJSON(q, who)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 )
 
 // quoteViews keeps the JSON of quotes as their readers see them, each
@@ -49,7 +50,7 @@ func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []by
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(quoteJSON(q, p))
+	enc.Encode(views.ToQuoteJSON(q, p))
 	view = quoteView{version: version, json: bytes.TrimSuffix(b.Bytes(), []byte("\n"))}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -64,9 +65,9 @@ func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []by
 	return view.json
 }
 
-// writeQuoteListOfOne answers as writeJSON of a quoteList of one quote
-// would, with view, the quote's JSON from quoteViews.
-func writeQuoteListOfOne(w http.ResponseWriter, view []byte, p pagination) {
+// writeQuoteListOfOne answers as writeJSON of a views.QuoteListJSON of
+// one quote would, with view, the quote's JSON from quoteViews.
+func writeQuoteListOfOne(w http.ResponseWriter, view []byte, p views.PaginationJSON) {
 	b := make([]byte, 0, len(view)+100)
 	b = append(append(b, `{"quotes":[`...), view...)
 	b = fmt.Appendf(b, `],"pagination":{"page":%d,"limit":%d,"total":%d,"totalPages":%d}}`, p.Page, p.Limit, p.Total, p.TotalPages)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 )
 
 func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
@@ -49,14 +50,14 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 		{"the quote rejected", rejected, 3, lh},
 	} {
 		want, got := httptest.NewRecorder(), httptest.NewRecorder()
-		writeJSON(want, 200, quoteJSON(c.quote, c.who))
+		writeJSON(want, 200, views.ToQuoteJSON(c.quote, c.who))
 		writeEncoded(got, 200, v.of(c.quote, c.version, c.who))
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
 			t.Errorf("%d, %s: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}
 		want, got = httptest.NewRecorder(), httptest.NewRecorder()
-		writeJSON(want, 200, quoteList{Quotes: []quoteResponse{quoteJSON(c.quote, c.who)}, Pagination: newPagination(1, 7, 1)})
-		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who), newPagination(1, 7, 1))
+		writeJSON(want, 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(c.quote, c.who)}, Pagination: views.ToPaginationJSON(1, 7, 1)})
+		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who), views.ToPaginationJSON(1, 7, 1))
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
 			t.Errorf("%d, %s, in a list: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}

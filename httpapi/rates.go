@@ -4,46 +4,13 @@ import (
 	"net/http"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
-// rateCardRequest is an airline's card for the route in the path.
-type rateCardRequest struct {
-	Currency      string             `json:"currency"`
-	MinimumCharge float64            `json:"minimumCharge"`
-	WeightBreaks  map[string]float64 `json:"weightBreaks"`
-	Surcharges    map[string]float64 `json:"surcharges"`
-	NotAccepted   []string           `json:"notAccepted"`
-	ValidFrom     string             `json:"validFrom"`
-	ValidTo       string             `json:"validTo"`
-}
-
-type rateCardJSON struct {
-	rateCardRequest
-	Carrier     string `json:"carrier"`
-	Origin      string `json:"origin"`
-	Destination string `json:"destination"`
-}
-
-func toRateCardJSON(c domain.RateCard) rateCardJSON {
-	out := rateCardJSON{Carrier: c.Carrier, Origin: c.Origin, Destination: c.Destination,
-		rateCardRequest: rateCardRequest{Currency: c.Currency, MinimumCharge: c.MinimumCharge, WeightBreaks: map[string]float64{},
-			Surcharges: c.Surcharges, NotAccepted: c.NotAccepted, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo}}
-	for _, b := range c.Breaks {
-		name := "N"
-		if b.FromKg > 0 {
-			name = uitoa(uint64(b.FromKg))
-		}
-		out.WeightBreaks[name] = b.PerKg
-	}
-	if out.Surcharges == nil {
-		out.Surcharges = map[string]float64{}
-	}
-	if out.NotAccepted == nil {
-		out.NotAccepted = []string{}
-	}
-	return out
-}
+// rateCardRequest is an airline's card for the route in the path: the
+// terms the API shows of it.
+type rateCardRequest views.RateCardTermsJSON
 
 // handleSetRateCard stores the calling airline's card for a route; "*"
 // as origin or destination covers every airport.
@@ -63,7 +30,7 @@ func (s *Server) handleSetRateCard() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeJSON(w, http.StatusOK, toRateCardJSON(res.State))
+		writeJSON(w, http.StatusOK, views.ToRateCardJSON(res.State))
 		return nil
 	}
 }
@@ -76,7 +43,7 @@ func (s *Server) handleListRates() handlerFunc {
 		if p := principal(r.Context()); p.Role == domain.RoleAirline {
 			carriers = []string{p.AirlineCode}
 		}
-		writeList(w, "rates", s.rates.RateCards(carriers), toRateCardJSON)
+		writeList(w, "rates", s.rates.RateCards(carriers), views.ToRateCardJSON)
 		return nil
 	}
 }

@@ -12,34 +12,9 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
-
-type airportJSON struct {
-	IATACode string `json:"iataCode"`
-	ICAOCode string `json:"icaoCode"`
-	Name     string `json:"name"`
-	City     string `json:"city"`
-	Country  string `json:"country"`
-	Timezone string `json:"timezone"`
-}
-
-type airlineJSON struct {
-	IATACode string `json:"iataCode"`
-	ICAOCode string `json:"icaoCode"`
-	Name     string `json:"name"`
-	Country  string `json:"country"`
-	Alliance string `json:"alliance"`
-	Prefix   string `json:"prefix"`
-}
-
-type commodityJSON struct {
-	Code           string `json:"code"`
-	Name           string `json:"name"`
-	HSCode         string `json:"hsCode"`
-	DangerousGoods bool   `json:"dangerousGoods"`
-	UNNumber       string `json:"unNumber"`
-}
 
 // upperQuery reads the query parameters named, in upper case.
 func upperQuery(r *http.Request, names ...string) []string {
@@ -61,7 +36,7 @@ func (s *Server) handleAirports() handlerFunc {
 		q := r.URL.Query()
 		airports, total := s.reference.Airports(projections.AirportFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
 			Name: q.Get("name"), City: q.Get("city")}, page, limit)
-		writePage(w, "airports", airports, func(a domain.Airport) airportJSON { return airportJSON(a) }, page, limit, total)
+		writePage(w, "airports", airports, views.ToAirportJSON, page, limit, total)
 		return nil
 	}
 }
@@ -77,7 +52,7 @@ func (s *Server) handleAirlines() handlerFunc {
 		q := r.URL.Query()
 		airlines, total := s.reference.Airlines(projections.AirlineFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
 			Name: q.Get("name"), Alliance: q.Get("alliance")}, page, limit)
-		writePage(w, "airlines", airlines, func(a domain.Airline) airlineJSON { return airlineJSON(a) }, page, limit, total)
+		writePage(w, "airlines", airlines, views.ToAirlineJSON, page, limit, total)
 		return nil
 	}
 }
@@ -98,22 +73,9 @@ func (s *Server) handleCommodities() handlerFunc {
 			return err
 		}
 		items, total := s.reference.Commodities(f, page, limit)
-		writePage(w, "commodities", items, func(c domain.KnownCommodity) commodityJSON {
-			return commodityJSON{Code: c.Code, Name: c.Name, HSCode: c.HSCode, DangerousGoods: c.DangerousGoods, UNNumber: c.UNNumber}
-		}, page, limit, total)
+		writePage(w, "commodities", items, views.ToCommodityJSON, page, limit, total)
 		return nil
 	}
-}
-
-// importReport tells what an import did with each row.
-type importReport struct {
-	Kind      string             `json:"kind"`
-	Format    string             `json:"format"`
-	Rows      int                `json:"rows"`      // good rows in the file
-	Changed   int                `json:"changed"`   // new or different, now stored
-	Unchanged int                `json:"unchanged"` // already stored as they are
-	Skipped   int                `json:"skipped"`   // left out on purpose (e.g. airports without an IATA code)
-	Rejected  []refdata.RowError `json:"rejected"`  // bad rows, with their lines
 }
 
 // handleImportReference imports a reference file (or a chunk of one: a
@@ -149,7 +111,7 @@ func (s *Server) handleImportReference() handlerFunc {
 			source = "upload"
 		}
 		batch := domain.ReferenceChanged{Kind: kind, Source: source}
-		report := importReport{Kind: kind, Format: format}
+		report := views.ImportReportJSON{Kind: kind, Format: format}
 		switch kind {
 		case domain.RefAirports:
 			parsed, err := refdata.ParseAirports(bytes.NewReader(body), format, firstLine, zoneKnown)

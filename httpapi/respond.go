@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/views"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -336,18 +337,6 @@ func intParam(q url.Values, name string, def, min, max int, p *domain.Problems) 
 	return n
 }
 
-// pagination is the spec's pagination object.
-type pagination struct {
-	Page       int `json:"page"`
-	Limit      int `json:"limit"`
-	Total      int `json:"total"`
-	TotalPages int `json:"totalPages"`
-}
-
-func newPagination(page, limit, total int) pagination {
-	return pagination{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit}
-}
-
 // writeList answers a list as {<key>: [...]}, each item as toJSON makes
 // it (an empty list is [], never null).
 func writeList[T, J any](w http.ResponseWriter, key string, items []T, toJSON func(T) J) {
@@ -356,7 +345,7 @@ func writeList[T, J any](w http.ResponseWriter, key string, items []T, toJSON fu
 
 // writePage answers a page of a list as {<key>: [...], pagination}.
 func writePage[T, J any](w http.ResponseWriter, key string, items []T, toJSON func(T) J, page, limit, total int) {
-	writeJSON(w, http.StatusOK, map[string]any{key: mapItems(items, toJSON), "pagination": newPagination(page, limit, total)})
+	writeJSON(w, http.StatusOK, map[string]any{key: mapItems(items, toJSON), "pagination": views.ToPaginationJSON(page, limit, total)})
 }
 
 func mapItems[T, J any](items []T, toJSON func(T) J) []J {

@@ -1,5 +1,6 @@
 // Package httpapi is Cargostream's HTTP interface: it decodes and checks
-// requests, runs commands, and answers from the read models.
+// requests, runs commands, and answers from the read models in the
+// representations of package views.
 package httpapi
 
 import (
@@ -62,47 +63,44 @@ type Server struct {
 	// uploads holds a token for each upload this server is taking: a
 	// field, not a global, so that servers in one process (tests) each
 	// have their own maxUploads.
-	uploads chan struct{}
-	// webhook machinery: set by UseWebhooks, as the dispatcher needs the
-	// server to render payloads.
-	dispatcher   *webhooks.Dispatcher
-	sealer       *webhooks.Sealer
-	webhookGuard webhooks.Guard
-	tokens       *tokens.Authority
-	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
-	ready        func() bool
-	dummyHash    []byte
-	handler      http.Handler
+	uploads    chan struct{}
+	dispatcher *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
+	tokens     *tokens.Authority
+	responses  *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	ready      func() bool
+	dummyHash  []byte
+	handler    http.Handler
 }
 
 // Deps are what the server works with.
 type Deps struct {
-	Log       *slog.Logger
-	Commands  *commands.Handler
-	Projector *projections.Projector
-	Identity  *projections.Identity
-	Quotes    *projections.Quotes
-	Flights   *projections.Flights
-	Rates     *projections.Rates
-	Bookings  *projections.Bookings
-	Stock     *projections.AWBStock
-	Reference *projections.Reference
-	Audit     *projections.Audit
-	Usage     *eventstore.Bucket // request counts, shared by all replicas
-	Webhooks  *projections.Webhooks
-	Shipments *projections.Shipments
-	Documents *projections.Documents
-	Objects   *eventstore.Objects
-	Tokens    *tokens.Authority
-	Responses *eventstore.Bucket
-	Ready     func() bool // the event store is connected
+	Log        *slog.Logger
+	Commands   *commands.Handler
+	Projector  *projections.Projector
+	Identity   *projections.Identity
+	Quotes     *projections.Quotes
+	Flights    *projections.Flights
+	Rates      *projections.Rates
+	Bookings   *projections.Bookings
+	Stock      *projections.AWBStock
+	Reference  *projections.Reference
+	Audit      *projections.Audit
+	Usage      *eventstore.Bucket // request counts, shared by all replicas
+	Webhooks   *projections.Webhooks
+	Dispatcher *webhooks.Dispatcher
+	Shipments  *projections.Shipments
+	Documents  *projections.Documents
+	Objects    *eventstore.Objects
+	Tokens     *tokens.Authority
+	Responses  *eventstore.Bucket
+	Ready      func() bool // the event store is connected
 }
 
 // New returns the API's handler.
 func New(opts Options, d Deps) *Server {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
@@ -124,12 +122,6 @@ func (s *Server) bodyLimit(r *http.Request) int64 {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
-
-// UseWebhooks connects the webhook dispatcher (which renders payloads
-// through this server).
-func (s *Server) UseWebhooks(d *webhooks.Dispatcher) {
-	s.dispatcher, s.sealer, s.webhookGuard = d, d.Sealer, d.Guard
-}
 
 // Run does the server's background work until ctx ends: it flushes usage
 // counts (and once more at the end) and sweeps orphaned document files.

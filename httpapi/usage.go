@@ -13,6 +13,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
 
@@ -177,22 +178,6 @@ func (s *Server) metered(next http.Handler) http.Handler {
 	})
 }
 
-type usageJSON struct {
-	Period             string           `json:"period"`
-	TotalRequests      int64            `json:"totalRequests"`
-	RequestsByEndpoint map[string]int64 `json:"requestsByEndpoint"`
-	RequestsByStatus   map[string]int64 `json:"requestsByStatus,omitempty"`
-	RequestsByDay      map[string]int64 `json:"requestsByDay,omitempty"`
-	RateLimits         rateLimitsJSON   `json:"rateLimits"`
-	OrganizationID     string           `json:"organizationId"`
-}
-
-type rateLimitsJSON struct {
-	RequestsPerMinute int `json:"requestsPerMinute"`
-	RequestsPerHour   int `json:"requestsPerHour"`
-	RequestsPerDay    int `json:"requestsPerDay"`
-}
-
 // handleUsage reports an organisation's requests over a period (day, week,
 // month, or from/to dates), by endpoint and, with groupBy, by status or
 // day; and its rate limits. Admins may name any organisation.
@@ -237,9 +222,8 @@ func (s *Server) handleUsage() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
-		limits := s.limitsOf(org)
-		out := usageJSON{Period: period, RequestsByEndpoint: map[string]int64{}, OrganizationID: org,
-			RateLimits: rateLimitsJSON{limits.PerMinute, limits.PerHour, limits.PerDay}}
+		out := views.UsageJSON{Period: period, RequestsByEndpoint: map[string]int64{}, OrganizationID: org,
+			RateLimits: views.ToRateLimitsJSON(s.limitsOf(org))}
 		byStatus, byDay := map[string]int64{}, map[string]int64{}
 		for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
 			counts, err := s.usage.counts(r.Context(), org, day)

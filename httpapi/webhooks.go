@@ -3,10 +3,9 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/views"
 	"github.com/cargostream/cargostream/webhooks"
 	"github.com/gorilla/mux"
 )
@@ -15,25 +14,6 @@ type webhookRequest struct {
 	URL    string   `json:"url"`
 	Events []string `json:"events"`
 	Secret string   `json:"secret"`
-}
-
-// webhookJSON is the spec's webhook response; the secret only when the
-// service generated it, once.
-type webhookJSON struct {
-	WebhookID string    `json:"webhookId"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	CreatedAt time.Time `json:"createdAt"`
-	Status    string    `json:"status"` // active, or disabled after a 410 Gone
-	Secret    string    `json:"secret,omitempty"`
-}
-
-func toWebhookJSON(w domain.Webhook) webhookJSON {
-	status := "active"
-	if w.Disabled {
-		status = "disabled"
-	}
-	return webhookJSON{WebhookID: w.ID, URL: w.URL, Events: w.Events, CreatedAt: w.CreatedAt, Status: status}
 }
 
 // maxWebhooksPerOrganization bounds an organisation's subscriptions.
@@ -50,7 +30,7 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 		if n := len(s.webhooks.List(principal(r.Context()).OrganizationID)); n >= maxWebhooksPerOrganization {
 			return domain.Errorf(domain.Conflict, "your organisation has %d webhooks, the most it may have: delete one first", n)
 		}
-		err := domain.ValidateWebhook(req.URL, req.Events, s.webhookGuard.Check)
+		err := domain.ValidateWebhook(req.URL, req.Events, s.dispatcher.Guard.Check)
 		generated := req.Secret == ""
 		if generated {
 			req.Secret = webhooks.NewSecret()
@@ -66,12 +46,12 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 			return err
 		}
 		res, err := s.commands.RegisterWebhook(r.Context(), meta(r), domain.RegisterWebhook{URL: req.URL, Events: req.Events,
-			SealedSecret: s.sealer.Seal(req.Secret)})
+			SealedSecret: s.dispatcher.Sealer.Seal(req.Secret)})
 		if err != nil {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		out := toWebhookJSON(res.State)
+		out := views.ToWebhookJSON(res.State)
 		if generated {
 			out.Secret = req.Secret
 		}
@@ -99,7 +79,7 @@ func (s *Server) handleListWebhooks() handlerFunc {
 		if principal(r.Context()).Role == domain.RoleAdmin {
 			org = ""
 		}
-		writeList(w, "webhooks", s.webhooks.List(org), toWebhookJSON)
+		writeList(w, "webhooks", s.webhooks.List(org), views.ToWebhookJSON)
 		return nil
 	}
 }
@@ -110,7 +90,7 @@ func (s *Server) handleGetWebhook() handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, toWebhookJSON(wh))
+		writeJSON(w, http.StatusOK, views.ToWebhookJSON(wh))
 		return nil
 	}
 }
@@ -131,24 +111,6 @@ func (s *Server) handleDeleteWebhook() handlerFunc {
 	}
 }
 
-type attemptJSON struct {
-	Attempt    int        `json:"attempt"`
-	At         time.Time  `json:"at"`
-	StatusCode *int       `json:"statusCode"`
-	LatencyMs  int64      `json:"latencyMs"`
-	Error      *string    `json:"error"`
-	Outcome    string     `json:"outcome"`
-	NextTryAt  *time.Time `json:"nextTryAt"`
-}
-
-type deliveryJSON struct {
-	DeliveryID string        `json:"deliveryId"`
-	EventName  string        `json:"eventName"`
-	EventID    string        `json:"eventId"`
-	Status     string        `json:"status"`
-	Attempts   []attemptJSON `json:"attempts"`
-}
-
 // handleDeliveries is a subscription's delivery log: each attempt's time,
 // status code, latency and error.
 func (s *Server) handleDeliveries() handlerFunc {
@@ -163,34 +125,9 @@ func (s *Server) handleDeliveries() handlerFunc {
 			return err
 		}
 		ds, total := s.webhooks.Deliveries(wh.ID, page, limit)
-		out := struct {
-			Deliveries []deliveryJSON `json:"deliveries"`
-			Pagination pagination     `json:"pagination"`
-		}{Deliveries: make([]deliveryJSON, len(ds)), Pagination: newPagination(page, limit, total)}
-		for i, d := range ds {
-			dj := deliveryJSON{DeliveryID: d.ID, EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]attemptJSON, len(d.Attempts))}
-			for k, a := range d.Attempts {
-				aj := attemptJSON{Attempt: a.Attempt, At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
-				if a.StatusCode != 0 {
-					aj.StatusCode = &a.StatusCode
-				}
-				if a.Error != "" {
-					aj.Error = &a.Error
-				}
-				if !a.NextTryAt.IsZero() {
-					aj.NextTryAt = &a.NextTryAt
-				}
-				dj.Attempts[k] = aj
-			}
-			out.Deliveries[i] = dj
-		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, "deliveries", ds, views.ToDeliveryJSON, page, limit, total)
 		return nil
 	}
-}
-
-type queuedJSON struct {
-	DeliveryID string `json:"deliveryId"`
 }
 
 func (s *Server) handleRedeliver() handlerFunc {
@@ -210,7 +147,7 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusAccepted, queuedJSON{DeliveryID: id})
+		writeJSON(w, http.StatusAccepted, views.QueuedDeliveryJSON{DeliveryID: id})
 		return nil
 	}
 }
@@ -228,7 +165,7 @@ func (s *Server) handlePing() handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusAccepted, queuedJSON{DeliveryID: id})
+		writeJSON(w, http.StatusAccepted, views.QueuedDeliveryJSON{DeliveryID: id})
 		return nil
 	}
 }
@@ -241,46 +178,4 @@ func deliverable(wh domain.Webhook) error {
 		return domain.Errorf(domain.Conflict, "webhook %s is disabled: its receiver answered 410 Gone; subscribe again to receive deliveries", wh.ID)
 	}
 	return nil
-}
-
-// RenderWebhook is the data of a webhook delivery: the resource as the
-// API returns it to the subscribing organisation, and false when that
-// organisation may not see it.
-func (s *Server) RenderWebhook(rec eventstore.Record, e domain.Event, orgID string) (any, bool) {
-	o, ok := s.identity.Organization(orgID)
-	if !ok {
-		return nil, false
-	}
-	p := domain.Principal{Subject: "webhook", OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
-	switch rec.Aggregate.Type {
-	case domain.AggregateQuote:
-		q, ok := s.quotes.Get(p, rec.Aggregate.ID)
-		if requested, created := e.(domain.QuoteRequested); created {
-			// quote.created shows the quote as its first event made it:
-			// the read model may hold its pricing already, as the
-			// pricing reactor runs beside the dispatcher.
-			q = domain.EvolveQuote(domain.Quote{}, requested)
-		}
-		return quoteJSON(q, p), ok
-	case domain.AggregateBooking:
-		b, ok := s.bookings.Get(p, rec.Aggregate.ID)
-		return toBookingJSON(b), ok
-	case domain.AggregateStockRequest:
-		sr, ok := s.stock.Request(p, rec.Aggregate.ID)
-		return toStockRequestJSON(sr), ok
-	case domain.AggregateShipment:
-		return s.renderShipmentEvent(rec, e, p)
-	case domain.AggregateWaybill:
-		return s.renderWaybill(e, p)
-	case domain.AggregateCompliance:
-		return s.renderCompliance(e, p)
-	case domain.AggregateFlight:
-		return s.renderFlightOperation(e, p)
-	case domain.AggregateDocument:
-		return s.renderDocument(e, p)
-	}
-	if low, ok := e.(domain.StockLow); ok {
-		return low, low.VisibleTo(p)
-	}
-	return nil, false
 }

@@ -29,10 +29,10 @@ type Subscriptions interface {
 	Matching(name string, seq uint64) []domain.Webhook
 }
 
-// Render turns an event into the payload's data for a subscriber: the
-// resource as the API returns it to that organisation, and false when the
-// organisation may not see it.
-type Render func(rec eventstore.Record, e domain.Event, subscriber string) (any, bool)
+// Render turns an event of an aggregate into the payload's data for a
+// subscriber: the resource as the API returns it to that organisation,
+// and false when the organisation may not see it (see views.Renderer).
+type Render func(aggregateType, aggregateID string, e domain.Event, subscriber string) (any, bool)
 
 // Recorder appends what the dispatcher learns.
 type Recorder interface {
@@ -111,7 +111,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec eventstore.Record) error 
 	}
 	jobs := map[string][]byte{}
 	for _, w := range d.Subs.Matching(name, rec.Sequence) {
-		data, ok := d.Render(rec, e, w.OrganizationID)
+		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
 		if !ok {
 			continue
 		}
@@ -174,7 +174,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 	if err != nil {
 		return "", err
 	}
-	data, ok := d.Render(rec, e, w.OrganizationID)
+	data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
 	if !ok {
 		return "", domain.Errorf(domain.NotFound, "the resource of that delivery is no longer visible to you")
 	}

@@ -1,0 +1,79 @@
+package views
+
+import (
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// QuoteJSON is the spec's quote.
+type QuoteJSON struct {
+	ID           string            `json:"id"`
+	Status       string            `json:"status"`
+	Origin       string            `json:"origin"`
+	Destination  string            `json:"destination"`
+	Pieces       int               `json:"pieces"`
+	Weight       float64           `json:"weight"` // gross, kg
+	Volume       float64           `json:"volume"` // m³
+	Commodity    string            `json:"commodity"`
+	SHC          []string          `json:"shc"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	PriceOptions []PriceOptionJSON `json:"priceOptions"`
+	// Beyond the spec: why nothing was offered, and the weight priced.
+	RejectionReason    *string  `json:"rejectionReason"`
+	ChargeableWeightKg *float64 `json:"chargeableWeightKg"`
+}
+
+// PriceOptionJSON is one flight and price a quote offers.
+type PriceOptionJSON struct {
+	FlightID      string  `json:"flightId"`
+	FlightNumber  string  `json:"flightNumber"`
+	DepartureDate string  `json:"departureDate"`
+	PricePerKg    float64 `json:"pricePerKg"`
+	TotalAmount   float64 `json:"totalAmount"`
+	Currency      string  `json:"currency"`
+	ValidityHours int     `json:"validityHours"`
+}
+
+// QuoteListJSON is the spec's list of quotes.
+type QuoteListJSON struct {
+	Quotes     []QuoteJSON    `json:"quotes"`
+	Pagination PaginationJSON `json:"pagination"`
+}
+
+// ToQuoteJSON is a quote as p may see it (see domain.Quote.AsSeenBy).
+func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
+	q = q.AsSeenBy(p)
+	shc := q.SHC
+	if shc == nil {
+		shc = []string{}
+	}
+	out := QuoteJSON{
+		ID: q.ID, Status: q.Status, Origin: q.Origin, Destination: q.Destination, Pieces: q.Pieces,
+		Weight: q.WeightKg, Volume: q.VolumeM3, Commodity: q.Commodity.Code, SHC: shc,
+		CreatedAt: q.CreatedAt, PriceOptions: make([]PriceOptionJSON, len(q.Options)),
+	}
+	for i, o := range q.Options {
+		out.PriceOptions[i] = PriceOptionJSON{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
+			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours}
+	}
+	if q.Reason != "" {
+		out.RejectionReason = &q.Reason
+	}
+	if !q.PricedAt.IsZero() {
+		out.ChargeableWeightKg = &q.ChargeableWeightKg
+	}
+	return out
+}
+
+// renderQuote is the webhook data of a quote event.
+func (r *Renderer) renderQuote(id string, e domain.Event, p domain.Principal) (any, bool) {
+	q, ok := r.Quotes.Get(p, id)
+	if requested, created := e.(domain.QuoteRequested); created {
+		// quote.created shows the quote as its first event made it:
+		// the read model may hold its pricing already, as the
+		// pricing reactor runs beside the dispatcher.
+		q = domain.EvolveQuote(domain.Quote{}, requested)
+	}
+	return ToQuoteJSON(q, p), ok
+}

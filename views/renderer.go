@@ -1,0 +1,51 @@
+package views
+
+import (
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// Renderer makes the data of webhook deliveries from the read models.
+type Renderer struct {
+	Identity      *projections.Identity
+	Quotes        *projections.Quotes
+	Bookings      *projections.Bookings
+	Stock         *projections.AWBStock
+	Flights       *projections.Flights
+	ShipmentFacts projections.ShipmentFacts
+}
+
+// Render is the data of a webhook delivery of event e of an aggregate:
+// the resource as the API returns it to the subscribing organisation,
+// and false when that organisation may not see it.
+func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, orgID string) (any, bool) {
+	o, ok := r.Identity.Organization(orgID)
+	if !ok {
+		return nil, false
+	}
+	p := domain.Principal{Subject: "webhook", OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
+	switch aggregateType {
+	case domain.AggregateQuote:
+		return r.renderQuote(aggregateID, e, p)
+	case domain.AggregateBooking:
+		b, ok := r.Bookings.Get(p, aggregateID)
+		return ToBookingJSON(b), ok
+	case domain.AggregateStockRequest:
+		sr, ok := r.Stock.Request(p, aggregateID)
+		return ToStockRequestJSON(sr), ok
+	case domain.AggregateShipment:
+		return r.renderStatusEvent(e, p)
+	case domain.AggregateWaybill:
+		return r.renderWaybill(e, p)
+	case domain.AggregateCompliance:
+		return r.renderCompliance(e, p)
+	case domain.AggregateFlight:
+		return r.renderManifest(e, p)
+	case domain.AggregateDocument:
+		return r.renderDocument(e, p)
+	}
+	if low, ok := e.(domain.StockLow); ok {
+		return low, low.VisibleTo(p)
+	}
+	return nil, false
+}
