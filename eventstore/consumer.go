@@ -16,7 +16,7 @@ const (
 	// died waits before it is delivered again. Events in hand are kept
 	// alive by progress acknowledgements every consumerAckWait/3, so long
 	// work is never taken away while its process lives.
-	consumerAckWait = 3 * time.Second
+	consumerAckWait = 2 * time.Second
 	// consumerInHand bounds the events delivered but not yet acknowledged,
 	// all replicas together: the work waiting behind a slow aggregate.
 	consumerInHand = 1000
@@ -24,10 +24,18 @@ const (
 	// server pins it to one of them, so that the events of an aggregate
 	// are never handled by two replicas at once. A replica that stops
 	// pulling loses the pin after consumerPinnedTTL; its pulls (expiring
-	// every consumerPullExpiry, sooner) keep it while it lives.
+	// every consumerPullExpiry, sooner) keep it while it lives. The pin
+	// outlasts the AckWait of the events a stopped replica left in hand,
+	// counted from its last pull (4 s ≥ 1 s + 2 s, with a second to spare
+	// for a last progress acknowledgement), so that they are delivered
+	// again before the events behind them. Among themselves they may come
+	// back in another order: a redelivery the server cannot hand to the
+	// pinned replica goes to the back of its queue (nats-server 2.15,
+	// consumer.go, getNextMsg). Reactors do not mind: every step loads the
+	// current state of what it works on.
 	consumerGroup      = "reactors"
 	consumerPinnedTTL  = 4 * time.Second
-	consumerPullExpiry = 2 * time.Second
+	consumerPullExpiry = 1 * time.Second
 )
 
 // Consume hands each event matching filters to fn through the durable
