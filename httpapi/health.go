@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -15,10 +16,43 @@ import (
 func uitoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // handleHealth answers while the process runs.
-func (s *Server) handleHealth() http.Handler {
+func (s *Server) handleHealth() http.Handler { return health() }
+
+func health() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+}
+
+// StartProgress is how far a starting replica has come.
+type StartProgress struct {
+	Stage         string // what it is doing now, for people
+	NATSConnected bool
+	Applied       uint64 // the read models' replay: applied so far,
+	StreamLast    uint64 // of the stream's events when last asked (0: not known)
+}
+
+// Starting serves while a replica starts, before it serves the API:
+// /healthz answers 200 from the first second, so that a liveness probe
+// never kills a replica for replaying a long stream; /readyz answers 503
+// with how far the start has come; every other request gets the spec's
+// 503 body with Retry-After.
+func Starting(log *slog.Logger, progress func(context.Context) StartProgress) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", health())
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		p := progress(r.Context())
+		body := map[string]any{"status": "not ready", "natsConnected": p.NATSConnected, "readModelsCaughtUp": false,
+			"appliedSequence": p.Applied, "subscriptionResumes": 0, "reason": "starting: " + p.Stage}
+		if p.StreamLast > 0 {
+			body["streamSequence"], body["lag"] = p.StreamLast, p.StreamLast-min(p.Applied, p.StreamLast)
+		}
+		writeJSON(w, http.StatusServiceUnavailable, body)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+progress(r.Context()).Stage+"); retry shortly"))
+	})
+	return withRequestID(withAccessLog(log, mux))
 }
 
 // handleReady answers 200 while this replica may serve: NATS is

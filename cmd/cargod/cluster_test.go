@@ -17,15 +17,19 @@ import (
 // waiting, so that two can start together.
 type replica struct {
 	stdout, stderr *syncBuffer
-	done           chan error
+	done           chan struct{} // closed when run returns, with err
+	err            error
 	stop           context.CancelFunc
 }
 
 func startReplica(dataDir string, env map[string]string) *replica {
 	vars := testEnv(dataDir, env)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replica{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1), stop: cancel}
-	go func() { r.done <- run(ctx, nil, func(k string) string { return vars[k] }, r.stdout, r.stderr) }()
+	r := &replica{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
+	go func() {
+		defer close(r.done)
+		r.err = run(ctx, nil, func(k string) string { return vars[k] }, r.stdout, r.stderr)
+	}()
 	return r
 }
 
@@ -38,8 +42,8 @@ func (r *replica) base(t *testing.T) string {
 			return m[1]
 		}
 		select {
-		case err := <-r.done:
-			t.Fatalf("a replica stopped at start: %v\n%s", err, r.stderr.String())
+		case <-r.done:
+			t.Fatalf("a replica stopped at start: %v\n%s", r.err, r.stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

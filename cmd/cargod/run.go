@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -36,7 +37,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	started := time.Now()
 
+	// The port opens at once, serving the starting handler until the
+	// API is ready: a liveness probe sees the process alive while it
+	// waits for NATS or replays a long stream, and /readyz says how far
+	// it has come.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	var start starting
+	var handler atomic.Pointer[http.Handler]
+	handler.Store(new(httpapi.Starting(log, start.progress)))
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer srv.Close() // a start that fails closes the port
+	base := "http://" + ln.Addr().String()
+	log.Info("cargod started: /healthz answers now, the API once /readyz does", "addr", ln.Addr().String())
+
+	start.set("connecting to NATS and provisioning the stream", nil, nil)
 	store, err := eventstore.Open(ctx, eventstore.Options{
 		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen,
 		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log,
@@ -71,6 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
 	subscriptions, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
 	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments, documents)
+	start.set("replaying the stream into the read models", store, projector)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
 	projCtx, stopProjector := context.WithCancel(context.WithoutCancel(ctx))
@@ -86,6 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := waitCaughtUp(ctx, projector); err != nil {
 		return err
 	}
+	start.set("seeding reference data and the demo", store, projector)
 	if err := seedReference(ctx, cmds, projector, reference); err != nil {
 		return err
 	}
@@ -94,6 +123,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
+	start.set("starting reactors and webhook delivery", store, projector)
 	reactors := commands.NewReactors(cmds, store, struct {
 		*projections.Flights
 		*projections.Rates
@@ -119,21 +149,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{
-		Handler:           api,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && cfg.Demo && !tcp.IP.IsLoopback() {
 		log.Warn("demo mode on a non-loopback address: the demo credentials, an admin among them, are public; set CARGO_DEMO=false", "addr", ln.Addr().String())
 	}
-	base := "http://" + ln.Addr().String()
+	handler.Store(new(http.Handler(api)))
+	log.Info("cargod ready", "took", time.Since(started).Round(time.Millisecond).String(), "eventsReplayed", projector.Applied())
 	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
 	if cfg.Demo {
 		printDemoHelp(stdout, base)
@@ -146,8 +166,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); api.Run(projCtx) }()
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
 	select {
 	case err := <-serveErr:
 		return err
@@ -159,7 +177,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	log.Info("cargod stopped", "after", time.Since(started).Round(time.Second).String())
 	return nil
+}
+
+// starting is how far run has come, for the starting handler's /readyz.
+type starting struct {
+	mu        sync.Mutex
+	stage     string
+	store     *eventstore.Store
+	projector *projections.Projector
+}
+
+func (s *starting) set(stage string, store *eventstore.Store, projector *projections.Projector) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stage, s.store, s.projector = stage, store, projector
+}
+
+func (s *starting) progress(ctx context.Context) httpapi.StartProgress {
+	s.mu.Lock()
+	p := httpapi.StartProgress{Stage: s.stage}
+	store, projector := s.store, s.projector
+	s.mu.Unlock()
+	if store != nil {
+		p.NATSConnected = store.Connected()
+	}
+	if projector != nil {
+		p.Applied = projector.Applied()
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if lag, err := projector.Lag(ctx); err == nil {
+			p.StreamLast = lag.StreamLast
+		}
+	}
+	return p
 }
 
 // loadTokenAuthority uses the configured signing key, or the one all

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// TestThePortOpensBeforeTheEventStoreIsThere starts cargod against a NATS
+// server that is not up yet: /healthz answers at once, /readyz and the
+// API answer 503 saying that it is starting, and once the server comes the
+// API serves.
+func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
+	t.Parallel()
+	httpPort, natsPort := freePort(t), freePort(t)
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_ADDR": fmt.Sprintf("127.0.0.1:%d", httpPort),
+		"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1", "CARGO_DEMO": "true", "CARGO_SIGNING_KEY": ""})
+	defer func() { r.stop(); <-r.done }()
+	s := &testServer{base: fmt.Sprintf("http://127.0.0.1:%d", httpPort), doc: loadDoc(t)}
+
+	eventually(t, "/healthz while NATS is away", func() int {
+		resp, err := http.Get(s.base + "/healthz")
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}, func(status int) bool { return status == http.StatusOK })
+	var ready struct {
+		Status, Reason string
+		NATSConnected  bool `json:"natsConnected"`
+	}
+	if got := s.do(t, request{method: "GET", path: "/readyz"}); got.status != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz while starting = %d %s", got.status, got.body)
+	} else if got.json(t, &ready); ready.Status != "not ready" || ready.NATSConnected || !strings.HasPrefix(ready.Reason, "starting: connecting to NATS") {
+		t.Errorf("/readyz while starting = %+v", ready)
+	}
+	got := s.do(t, request{method: "POST", path: "/api/quotes", body: rfq()})
+	if e := got.apiError(t); got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" ||
+		e.Error != "service_unavailable" || !strings.Contains(e.ErrorDescription, "starting") {
+		t.Errorf("a request while starting = %d, Retry-After %q, %+v", got.status, got.header.Get("Retry-After"), e)
+	}
+
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true,
+		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	if base := r.base(t); base != s.base {
+		t.Fatalf("cargod listens on %s, want %s", base, s.base)
+	}
+	if got := s.do(t, request{method: "GET", path: "/readyz"}); got.status != http.StatusOK {
+		t.Errorf("/readyz once started = %d %s", got.status, got.body)
+	}
+	createQuote(t, s, s.demoToken(t, "demo-forwarder"), rfq())
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
