@@ -25,6 +25,16 @@ type Principal struct {
 	AWBPrefix      string // airlines only
 }
 
+// OrganizationScope is the organisation whose records (webhooks, audit
+// log) p reads and manages: its own, or "" for an admin, who runs the
+// service for every organisation.
+func (p Principal) OrganizationScope() string {
+	if p.Role == RoleAdmin {
+		return ""
+	}
+	return p.OrganizationID
+}
+
 var (
 	airportCodePattern = regexp.MustCompile(`^[A-Z]{3}$`)
 	airlineCodePattern = regexp.MustCompile(`^[A-Z0-9]{2}$`)
