@@ -26,6 +26,15 @@ type AuthorizationRecorded struct {
 
 func (AuthorizationRecorded) EventType() string { return "AuthorizationRecorded" }
 
+// AuditClientIPVisibleTo: the client address of an audit entry is its
+// organisation's (the actor's) business. An organisation's log also shows
+// others' acts on its resources; their addresses it does not see. Admins
+// see every address.
+func AuditClientIPVisibleTo(p Principal, entryOrganization string) bool {
+	scope := p.OrganizationScope()
+	return scope == "" || entryOrganization == scope
+}
+
 // RateLimits are an organisation's request limits; 0 means the default.
 type RateLimits struct {
 	PerMinute int `json:"requestsPerMinute"`
