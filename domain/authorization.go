@@ -31,8 +31,16 @@ func (AuthorizationRecorded) EventType() string { return "AuthorizationRecorded"
 // others' acts on its resources; their addresses it does not see. Admins
 // see every address.
 func AuditClientIPVisibleTo(p Principal, entryOrganization string) bool {
-	scope := p.OrganizationScope()
-	return scope == "" || entryOrganization == scope
+	return p.ActsFor(entryOrganization)
+}
+
+// CheckUsageReader: an organisation's usage and rate limits are its own
+// business, and the operator's, who sets the limits.
+func CheckUsageReader(p Principal, organizationID string) error {
+	if !p.ActsFor(organizationID) {
+		return Errorf(Forbidden, "only an admin reads another organisation's usage")
+	}
+	return nil
 }
 
 // RateLimits are an organisation's request limits; 0 means the default.

@@ -35,6 +35,13 @@ func (p Principal) OrganizationScope() string {
 	return p.OrganizationID
 }
 
+// ActsFor reports whether p answers for an organisation's records: its
+// own organisation's, or any for an admin (see OrganizationScope).
+func (p Principal) ActsFor(organizationID string) bool {
+	scope := p.OrganizationScope()
+	return scope == "" || organizationID == scope
+}
+
 var (
 	airportCodePattern = regexp.MustCompile(`^[A-Z]{3}$`)
 	airlineCodePattern = regexp.MustCompile(`^[A-Z0-9]{2}$`)

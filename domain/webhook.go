@@ -97,11 +97,10 @@ type Webhook struct {
 }
 
 // VisibleTo: a live subscription is its organisation's to see and
-// manage, and admins' (see Principal.OrganizationScope); to anyone else,
-// and once deleted, it does not exist.
+// manage, and admins' (see Principal.ActsFor); to anyone else, and once
+// deleted, it does not exist.
 func (w Webhook) VisibleTo(p Principal) bool {
-	scope := p.OrganizationScope()
-	return !w.Deleted && (scope == "" || w.OrganizationID == scope)
+	return !w.Deleted && p.ActsFor(w.OrganizationID)
 }
 
 // Wants reports whether the subscription takes an event name.
