@@ -76,8 +76,8 @@ func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID, stat
 	}
 	at := h.now().UTC()
 	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
-		if f.Exists() && f.Carrier != m.Principal.AirlineCode {
-			return nil, domain.Errorf(domain.Forbidden, "flight %s is not one of yours", flightID)
+		if err := f.CheckCarrier(m.Principal.AirlineCode); err != nil {
+			return nil, err
 		}
 		return domain.DecideChangeFlightStatus(f, status, at)
 	})

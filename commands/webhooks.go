@@ -27,13 +27,9 @@ func (h *Handler) DeleteWebhook(ctx context.Context, m Meta, id string) (Result[
 	if !domain.ValidIdentifier(id) {
 		return Result[domain.Webhook]{}, domain.Errorf(domain.NotFound, "no such webhook")
 	}
-	org := m.Principal.OrganizationID
-	if m.Principal.Role == domain.RoleAdmin {
-		org = ""
-	}
 	at := h.now().UTC()
 	return execute(ctx, h, webhookAggregate(id), m, domain.EvolveWebhook,
-		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, org, at) })
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, m.Principal, at) })
 }
 
 // WebhookRecorder records what webhook delivery learns, as the service.

@@ -7,6 +7,48 @@ import (
 	"time"
 )
 
+func TestAuditClientIPVisibleTo(t *testing.T) {
+	f1 := Principal{OrganizationID: "f1", Role: RoleForwarder}
+	tests := []struct {
+		name              string
+		p                 Principal
+		entryOrganization string
+		want              bool
+	}{
+		{"an organisation sees the addresses of its own entries", f1, "f1", true},
+		{"not those of another organisation acting on its resources", f1, "lh", false},
+		{"nor of an entry of no organisation", f1, "", false},
+		{"an airline is no different", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, "f1", false},
+		{"an admin sees every organisation's", Principal{OrganizationID: "ops", Role: RoleAdmin}, "f1", true},
+	}
+	for _, tt := range tests {
+		if got := AuditClientIPVisibleTo(tt.p, tt.entryOrganization); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckUsageReader(t *testing.T) {
+	tests := []struct {
+		name         string
+		p            Principal
+		organization string
+		want         string
+	}{
+		{"an organisation reads its own usage", Principal{OrganizationID: "f1", Role: RoleForwarder}, "f1", ""},
+		{"a forwarder does not read another's", Principal{OrganizationID: "f1", Role: RoleForwarder}, "f2",
+			"forbidden: only an admin reads another organisation's usage"},
+		{"nor does an airline read a forwarder's", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, "f1",
+			"forbidden: only an admin reads another organisation's usage"},
+		{"an admin reads any organisation's", Principal{OrganizationID: "ops", Role: RoleAdmin}, "f1", ""},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckUsageReader(tt.p, tt.organization)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideSetRateLimits(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	f1 := []Event{OrganizationCreated{OrganizationID: "f1", Role: RoleForwarder}}

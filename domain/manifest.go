@@ -271,15 +271,27 @@ func (f Flight) ManifestsVisibleTo(p Principal) bool {
 	return f.Exists() && (p.Role == RoleAdmin || (p.Role == RoleAirline && p.AirlineCode == f.Carrier))
 }
 
+// CheckCarrier: a flight's status, manifest and offloads are its own
+// airline's to post. A flight not scheduled passes, so that a caller may
+// check this first and leave "no such flight" to the decision, after the
+// request's own problems.
+func (f Flight) CheckCarrier(airlineCode string) error {
+	if f.Exists() && f.Carrier != airlineCode {
+		return Errorf(Forbidden, "flight %s is not one of yours", f.ID)
+	}
+	return nil
+}
+
 // checkOwnFlight: manifests and offloads are for a flight of the posting
 // airline that is not cancelled.
 func checkOwnFlight(f Flight, carrier string) error {
-	switch {
-	case !f.Exists():
+	if !f.Exists() {
 		return Errorf(NotFound, "no such flight")
-	case f.Carrier != carrier:
-		return Errorf(Forbidden, "flight %s is not one of yours", f.ID)
-	case f.Status == FlightStatusCancelled:
+	}
+	if err := f.CheckCarrier(carrier); err != nil {
+		return err
+	}
+	if f.Status == FlightStatusCancelled {
 		return Errorf(Conflict, "flight %s is cancelled", f.ID)
 	}
 	return nil

@@ -230,6 +230,24 @@ func TestNewManifestCandidate(t *testing.T) {
 	}
 }
 
+func TestFlightCheckCarrier(t *testing.T) {
+	tests := []struct {
+		name   string
+		flight Flight
+		want   string
+	}{
+		{"the flight's airline passes", Flight{ID: "LH8400-2026-11-26", Carrier: "LH"}, ""},
+		{"it passes a cancelled flight too: that is the decision's to refuse", Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusCancelled}, ""},
+		{"another airline's flight is refused", Flight{ID: "EK0001-2026-11-26", Carrier: "EK"}, "forbidden: flight EK0001-2026-11-26 is not one of yours"},
+		{"a flight not scheduled passes, for the decision to find missing", Flight{}, ""},
+	}
+	for _, tt := range tests {
+		if got := errText(tt.flight.CheckCarrier("LH")); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestFlightManifestsVisibleTo(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020"}
 	tests := []struct {

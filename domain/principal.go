@@ -25,6 +25,23 @@ type Principal struct {
 	AWBPrefix      string // airlines only
 }
 
+// OrganizationScope is the organisation whose records (webhooks, audit
+// log) p reads and manages: its own, or "" for an admin, who runs the
+// service for every organisation.
+func (p Principal) OrganizationScope() string {
+	if p.Role == RoleAdmin {
+		return ""
+	}
+	return p.OrganizationID
+}
+
+// ActsFor reports whether p answers for an organisation's records: its
+// own organisation's, or any for an admin (see OrganizationScope).
+func (p Principal) ActsFor(organizationID string) bool {
+	scope := p.OrganizationScope()
+	return scope == "" || organizationID == scope
+}
+
 var (
 	airportCodePattern = regexp.MustCompile(`^[A-Z]{3}$`)
 	airlineCodePattern = regexp.MustCompile(`^[A-Z0-9]{2}$`)

@@ -157,6 +157,12 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	return []Event{RateCardSet{RateCard: card, SetAt: c.At}}, nil
 }
 
+// VisibleTo: rates are each airline's business, so an airline sees its
+// own cards and admins see all; forwarders see prices on quotes.
+func (c RateCard) VisibleTo(p Principal) bool {
+	return p.Role == RoleAdmin || (p.Role == RoleAirline && c.Carrier == p.AirlineCode)
+}
+
 // ValidOn reports whether the card applies on a date (YYYY-MM-DD).
 func (c RateCard) ValidOn(date string) bool { return c.ValidFrom <= date && date <= c.ValidTo }
 

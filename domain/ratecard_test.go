@@ -5,6 +5,25 @@ import (
 	"time"
 )
 
+func TestRateCardVisibleTo(t *testing.T) {
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK"}
+	tests := []struct {
+		name string
+		p    Principal
+		want bool
+	}{
+		{"the airline sees its own card", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, true},
+		{"another airline does not see it", Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK", AWBPrefix: "176"}, false},
+		{"an admin sees every card", Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"a forwarder sees prices on quotes, not cards", Principal{OrganizationID: "f1", Role: RoleForwarder}, false},
+	}
+	for _, tt := range tests {
+		if got := card.VisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideSetRateCard(t *testing.T) {
 	base := func() SetRateCard {
 		return SetRateCard{Carrier: "LH", Origin: "fra", Destination: "JFK", Currency: "eur", MinimumCharge: 75,

@@ -210,9 +210,25 @@ func (s ShipmentOwnership) VisibleTo(p Principal) bool {
 	case RoleAdmin:
 		return true
 	case RoleAirline:
-		return p.AWBPrefix == s.AWBNumber[:3]
+		return carries(p, s.AWBNumber)
 	}
 	return s.Owner() == p.OrganizationID
+}
+
+// carries: the airline whose AWB prefix a number bears issued it and
+// carries the shipment.
+func carries(p Principal, awb string) bool {
+	return p.Role == RoleAirline && p.AWBPrefix == awb[:3]
+}
+
+// CheckStatusPoster: a shipment's status events (received, departed,
+// discrepancies, …) report what the carrier does with the cargo, so only
+// the airline of the AWB's prefix posts them.
+func CheckStatusPoster(p Principal, awb string) error {
+	if !carries(p, awb) {
+		return Errorf(Forbidden, "status events of %s are posted by the airline with prefix %s", awb, awb[:3])
+	}
+	return nil
 }
 
 // CheckFiler: a forwarder files declarations and uploads documents for
@@ -234,7 +250,7 @@ func (s ShipmentOwnership) checkOwnerOrAirline(p Principal, refusal string) erro
 	switch {
 	case p.Role == RoleForwarder:
 		return s.CheckFiler(p)
-	case p.Role != RoleAirline || p.AWBPrefix != awb[:3]:
+	case !carries(p, awb):
 		return Errorf(Forbidden, refusal, awb, awb[:3])
 	}
 	return nil

@@ -108,6 +108,29 @@ func TestShipmentVisibleTo(t *testing.T) {
 	}
 }
 
+func TestCheckStatusPoster(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Principal
+		want string
+	}{
+		{"the airline of the prefix posts", Principal{OrganizationID: "lh", Role: RoleAirline, AWBPrefix: "020"}, ""},
+		{"an airline of another prefix does not",
+			Principal{OrganizationID: "ek", Role: RoleAirline, AWBPrefix: "176"}, "forbidden: status events of 020-00000011 are posted by the airline with prefix 020"},
+		{"the forwarder of the shipment does not",
+			Principal{OrganizationID: "f1", Role: RoleForwarder}, "forbidden: status events of 020-00000011 are posted by the airline with prefix 020"},
+		{"an admin does not either",
+			Principal{OrganizationID: "ops", Role: RoleAdmin}, "forbidden: status events of 020-00000011 are posted by the airline with prefix 020"},
+		{"a forwarder that shares the prefix's digits is still no airline",
+			Principal{OrganizationID: "f2", Role: RoleForwarder, AWBPrefix: "020"}, "forbidden: status events of 020-00000011 are posted by the airline with prefix 020"},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckStatusPoster(tt.p, "020-00000011")); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestShipmentCheckFiler(t *testing.T) {
 	stocked := ShipmentOwnership{AWBNumber: "020-00000011", StockHolder: "f1"}
 	tests := []struct {

@@ -114,6 +114,16 @@ type RequestStock struct {
 	At             time.Time
 }
 
+// CheckStockRequester: a forwarder requests stock for its own
+// organisation. A request may name it, or none; naming another would be
+// asking for numbers in that organisation's name.
+func CheckStockRequester(p Principal, organizationID string) error {
+	if organizationID != "" && organizationID != p.OrganizationID {
+		return Errorf(Forbidden, "organizationId must be your own organisation, %s", p.OrganizationID)
+	}
+	return nil
+}
+
 // DecideRequestStock files the request once.
 func DecideRequestStock(r StockRequest, c RequestStock, knownPrefix func(string) bool) ([]Event, error) {
 	var p Problems

@@ -48,6 +48,24 @@ func TestDecideRequestStock(t *testing.T) {
 	}
 }
 
+func TestCheckStockRequester(t *testing.T) {
+	f1 := Principal{OrganizationID: "f1", Role: RoleForwarder}
+	tests := []struct {
+		name         string
+		organization string
+		want         string
+	}{
+		{"a forwarder names its own organisation", "f1", ""},
+		{"or none, which is its own", "", ""},
+		{"but never another's", "f2", "forbidden: organizationId must be your own organisation, f1"},
+	}
+	for _, tt := range tests {
+		if got := errText(CheckStockRequester(f1, tt.organization)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideReplyStock(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	filed := StockRequested{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 100, ValidityPeriod: 12}

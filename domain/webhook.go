@@ -96,6 +96,13 @@ type Webhook struct {
 	Disabled       bool // the receiver answered 410 Gone
 }
 
+// VisibleTo: a live subscription is its organisation's to see and
+// manage, and admins' (see Principal.ActsFor); to anyone else, and once
+// deleted, it does not exist.
+func (w Webhook) VisibleTo(p Principal) bool {
+	return !w.Deleted && p.ActsFor(w.OrganizationID)
+}
+
 // Wants reports whether the subscription takes an event name.
 func (w Webhook) Wants(name string) bool {
 	return !w.Deleted && !w.Disabled && slices.ContainsFunc(w.Events, func(p string) bool { return MatchesPattern(p, name) })
@@ -188,9 +195,9 @@ func DecideRegisterWebhook(w Webhook, c RegisterWebhook) ([]Event, error) {
 		Events: c.Events, SealedSecret: c.SealedSecret, CreatedAt: c.At}}, nil
 }
 
-// DecideDeleteWebhook ends one of an organisation's subscriptions.
-func DecideDeleteWebhook(w Webhook, orgID string, at time.Time) ([]Event, error) {
-	if w.ID == "" || w.Deleted || (orgID != "" && w.OrganizationID != orgID) {
+// DecideDeleteWebhook ends a subscription p sees (see VisibleTo).
+func DecideDeleteWebhook(w Webhook, p Principal, at time.Time) ([]Event, error) {
+	if w.ID == "" || !w.VisibleTo(p) {
 		return nil, Errorf(NotFound, "no such webhook")
 	}
 	return []Event{WebhookDeleted{WebhookID: w.ID, DeletedAt: at}}, nil

@@ -12,6 +12,9 @@ var (
 	w1Registered = WebhookRegistered{WebhookID: "w1", OrganizationID: "f1", URL: "https://f1.example/hooks", Events: []string{"booking.*"}}
 	w1Deleted    = WebhookDeleted{WebhookID: "w1"}
 	w1Disabled   = WebhookDisabled{WebhookID: "w1", Reason: "410 Gone"}
+
+	f1Forwarder = Principal{OrganizationID: "f1", Role: RoleForwarder}
+	opsAdmin    = Principal{OrganizationID: "ops", Role: RoleAdmin}
 )
 
 func TestDecideRegisterWebhook(t *testing.T) {
@@ -37,23 +40,46 @@ func TestDecideRegisterWebhook(t *testing.T) {
 	}
 }
 
+func TestWebhookVisibleTo(t *testing.T) {
+	live := given(EvolveWebhook, w1Registered)
+	tests := []struct {
+		name string
+		w    Webhook
+		p    Principal
+		want bool
+	}{
+		{"its organisation sees its subscription", live, f1Forwarder, true},
+		{"an admin sees any organisation's", live, opsAdmin, true},
+		{"another forwarder does not", live, Principal{OrganizationID: "f2", Role: RoleForwarder}, false},
+		{"an airline does not", live, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, false},
+		{"its organisation still sees it disabled", given(EvolveWebhook, w1Registered, w1Disabled), f1Forwarder, true},
+		{"nobody sees it deleted, not even its organisation", given(EvolveWebhook, w1Registered, w1Deleted), f1Forwarder, false},
+		{"nor an admin", given(EvolveWebhook, w1Registered, w1Deleted), opsAdmin, false},
+	}
+	for _, tt := range tests {
+		if got := tt.w.VisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideDeleteWebhook(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
 		history []Event
-		orgID   string // "" for an admin
+		p       Principal
 		want    string // the subscription deleted, or the error's code
 	}{
-		{"by its organisation", []Event{w1Registered}, "f1", "w1"},
-		{"by an admin", []Event{w1Registered}, "", "w1"},
-		{"disabled, by its organisation", []Event{w1Registered, w1Disabled}, "f1", "w1"},
-		{"by another organisation", []Event{w1Registered}, "f2", "not_found"},
-		{"deleted already", []Event{w1Registered, w1Deleted}, "f1", "not_found"},
-		{"no subscription", nil, "", "not_found"},
+		{"by its organisation", []Event{w1Registered}, f1Forwarder, "w1"},
+		{"by an admin", []Event{w1Registered}, opsAdmin, "w1"},
+		{"disabled, by its organisation", []Event{w1Registered, w1Disabled}, f1Forwarder, "w1"},
+		{"by another organisation", []Event{w1Registered}, Principal{OrganizationID: "f2", Role: RoleForwarder}, "not_found"},
+		{"deleted already", []Event{w1Registered, w1Deleted}, f1Forwarder, "not_found"},
+		{"no subscription", nil, opsAdmin, "not_found"},
 	}
 	for _, tt := range tests {
-		events, err := DecideDeleteWebhook(given(EvolveWebhook, tt.history...), tt.orgID, at)
+		events, err := DecideDeleteWebhook(given(EvolveWebhook, tt.history...), tt.p, at)
 		if got := outcomeOf(events, err, func(e WebhookDeleted) string { return e.WebhookID }); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}

@@ -80,8 +80,9 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	_ = s.waitFor(r, seq)
 }
 
-// handleAuditLogs serves the audit log: admins see every organisation's
-// entries, anyone else their own organisation's.
+// handleAuditLogs serves the audit log of the caller's organisation scope
+// (every organisation's, for an admin), client addresses as
+// domain.AuditClientIPVisibleTo allows.
 func (s *Server) handleAuditLogs() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -92,14 +93,13 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if who := principal(r.Context()); who.Role != domain.RoleAdmin {
-			f.Tenant = who.OrganizationID
-		}
+		who := principal(r.Context())
+		f.Tenant = who.OrganizationScope()
 		entries, total := s.audit.Entries(f, page, limit)
 		writePage(w, "logs", entries, func(e projections.AuditEntry) views.AuditEntryJSON {
 			entry := views.ToAuditEntryJSON(e)
-			if f.Tenant != "" && e.Tenant != f.Tenant {
-				entry.IPAddress = "" // another organisation's address is its own business
+			if !domain.AuditClientIPVisibleTo(who, e.Tenant) {
+				entry.IPAddress = ""
 			}
 			return entry
 		}, page, limit, total)

@@ -23,8 +23,8 @@ func (s *Server) handleCreateStockRequest() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		if p := principal(r.Context()); req.OrganizationID != "" && req.OrganizationID != p.OrganizationID {
-			return domain.Errorf(domain.Forbidden, "organizationId must be your own organisation, %s", p.OrganizationID)
+		if err := domain.CheckStockRequester(principal(r.Context()), req.OrganizationID); err != nil {
+			return err
 		}
 		res, err := s.commands.RequestStock(r.Context(), meta(r), domain.RequestStock{AirlinePrefix: req.AirlinePrefix,
 			RequestedStock: req.RequestedStock, ValidityPeriod: req.ValidityPeriod, Notes: req.Notes}, s.knownPrefix)

@@ -26,8 +26,8 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		id := flightIDOf(r)
 		flight, _ := s.flights.Get(id)
 		// Whose flight it is, and how many AWBs, before any AWB is read.
-		if flight.Exists() && flight.Carrier != principal(r.Context()).AirlineCode {
-			return domain.Errorf(domain.Forbidden, "flight %s is not one of yours", id)
+		if err := flight.CheckCarrier(principal(r.Context()).AirlineCode); err != nil {
+			return err
 		}
 		var p domain.Problems
 		if len(req.AWBNumbers) > domain.MaxManifestShipments {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
@@ -35,15 +36,13 @@ func (s *Server) handleSetRateCard() handlerFunc {
 	}
 }
 
-// handleListRates lists rate cards: an airline its own, admin all. Rates
-// are the airlines' business; forwarders see prices on quotes.
+// handleListRates lists the rate cards the caller sees (see
+// domain.RateCard.VisibleTo).
 func (s *Server) handleListRates() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var carriers []string
-		if p := principal(r.Context()); p.Role == domain.RoleAirline {
-			carriers = []string{p.AirlineCode}
-		}
-		writeList(w, "rates", s.rates.RateCards(carriers), views.ToRateCardJSON)
+		p := principal(r.Context())
+		cards := slices.DeleteFunc(s.rates.RateCards(nil), func(c domain.RateCard) bool { return !c.VisibleTo(p) })
+		writeList(w, "rates", cards, views.ToRateCardJSON)
 		return nil
 	}
 }

@@ -31,16 +31,16 @@ func shipmentAWB(r *http.Request) (string, error) {
 	return awb, nil
 }
 
-// handleRecordStatus records a status event; status events are the
-// airline's to post, for AWBs of its prefix.
+// handleRecordStatus records a status event of the carrying airline (see
+// domain.CheckStatusPoster), who is checked before the body is read.
 func (s *Server) handleRecordStatus() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		awb, err := shipmentAWB(r)
 		if err != nil {
 			return err
 		}
-		if p := principal(r.Context()); p.Role != domain.RoleAirline || p.AWBPrefix != awb[:3] {
-			return domain.Errorf(domain.Forbidden, "status events of %s are posted by the airline with prefix %s", awb, awb[:3])
+		if err := domain.CheckStatusPoster(principal(r.Context()), awb); err != nil {
+			return err
 		}
 		var req statusEventRequest
 		if err := decodeJSON(r, &req); err != nil {

@@ -180,7 +180,8 @@ func (s *Server) metered(next http.Handler) http.Handler {
 
 // handleUsage reports an organisation's requests over a period (day, week,
 // month, or from/to dates), by endpoint and, with groupBy, by status or
-// day; and its rate limits. Admins may name any organisation.
+// day; and its rate limits. Admins may name any organisation (see
+// domain.CheckUsageReader).
 func (s *Server) handleUsage() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -188,8 +189,8 @@ func (s *Server) handleUsage() handlerFunc {
 		who := principal(r.Context())
 		org := who.OrganizationID
 		if o := q.Get("organizationId"); o != "" && o != org {
-			if who.Role != domain.RoleAdmin {
-				return domain.Errorf(domain.Forbidden, "only an admin reads another organisation's usage")
+			if err := domain.CheckUsageReader(who, o); err != nil {
+				return err
 			}
 			if _, ok := s.identity.Organization(o); !ok {
 				return domain.Errorf(domain.NotFound, "no organisation %s", o)

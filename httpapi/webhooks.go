@@ -61,13 +61,12 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 	}
 }
 
-// ownWebhook is a subscription of the caller's organisation (any, for an
-// admin); others are not found.
-func (s *Server) ownWebhook(r *http.Request) (domain.Webhook, error) {
+// visibleWebhook is the subscription of the path, if the caller sees it
+// (see domain.Webhook.VisibleTo); others are not found.
+func (s *Server) visibleWebhook(r *http.Request) (domain.Webhook, error) {
 	id := mux.Vars(r)["id"]
 	wh, ok := s.webhooks.Webhook(id)
-	p := principal(r.Context())
-	if !ok || wh.Deleted || (p.Role != domain.RoleAdmin && wh.OrganizationID != p.OrganizationID) {
+	if !ok || !wh.VisibleTo(principal(r.Context())) {
 		return domain.Webhook{}, domain.Errorf(domain.NotFound, "no webhook %s", id)
 	}
 	return wh, nil
@@ -75,18 +74,14 @@ func (s *Server) ownWebhook(r *http.Request) (domain.Webhook, error) {
 
 func (s *Server) handleListWebhooks() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		org := principal(r.Context()).OrganizationID
-		if principal(r.Context()).Role == domain.RoleAdmin {
-			org = ""
-		}
-		writeList(w, "webhooks", s.webhooks.List(org), views.ToWebhookJSON)
+		writeList(w, "webhooks", s.webhooks.List(principal(r.Context()).OrganizationScope()), views.ToWebhookJSON)
 		return nil
 	}
 }
 
 func (s *Server) handleGetWebhook() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.ownWebhook(r)
+		wh, err := s.visibleWebhook(r)
 		if err != nil {
 			return err
 		}
@@ -97,7 +92,7 @@ func (s *Server) handleGetWebhook() handlerFunc {
 
 func (s *Server) handleDeleteWebhook() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.ownWebhook(r)
+		wh, err := s.visibleWebhook(r)
 		if err != nil {
 			return err
 		}
@@ -115,7 +110,7 @@ func (s *Server) handleDeleteWebhook() handlerFunc {
 // status code, latency and error.
 func (s *Server) handleDeliveries() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.ownWebhook(r)
+		wh, err := s.visibleWebhook(r)
 		if err != nil {
 			return err
 		}
@@ -132,7 +127,7 @@ func (s *Server) handleDeliveries() handlerFunc {
 
 func (s *Server) handleRedeliver() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.ownWebhook(r)
+		wh, err := s.visibleWebhook(r)
 		if err != nil {
 			return err
 		}
@@ -154,7 +149,7 @@ func (s *Server) handleRedeliver() handlerFunc {
 
 func (s *Server) handlePing() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.ownWebhook(r)
+		wh, err := s.visibleWebhook(r)
 		if err != nil {
 			return err
 		}
