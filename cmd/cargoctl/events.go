@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -91,10 +92,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 
 func parseEventsFlags(args []string, getenv func(string) string, stdout io.Writer) (o eventsOptions, help bool, err error) {
 	fs := newFlagSet("events", eventsSynopsis)
-	fs.StringVar(&o.natsURL, "nats-url", getenv("CARGO_NATS_URL"), "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
-	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
-	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`, opened when there is no --nats-url; only while cargod is not running on it (env CARGO_DATA_DIR)")
-	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
+	storeFlags(fs, &o, getenv)
 	fs.StringVar(&o.aggType, "type", "", "only events of this aggregate `type`: "+strings.Join(domain.AggregateTypes, ", "))
 	fs.StringVar(&o.aggID, "id", "", "only events of the aggregate with this `id` (needs --type)")
 	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
@@ -139,6 +137,14 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 		return bad("--until %s is before --since %s", *until, *since)
 	}
 	return o, false, nil
+}
+
+// storeFlags are the flags that say where the event stream is.
+func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) {
+	fs.StringVar(&o.natsURL, "nats-url", getenv("CARGO_NATS_URL"), "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
+	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
+	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`, opened when there is no --nats-url; only while cargod is not running on it (env CARGO_DATA_DIR)")
+	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
 }
 
 // openStore attaches to the stream as it is: a read must neither create

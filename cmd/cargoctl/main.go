@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -28,6 +29,7 @@ const usage = `Usage: cargoctl <command> [flags]
 
 Commands:
   events   print events from the event stream, one JSON object a line
+  trace    print everything one request caused: its events and the reactors' that followed
   admin    manage organisations, clients, users and API keys through the HTTP API
   import   import reference data (airports, airlines, commodities, hs-codes, dangerous-goods) through the HTTP API
   health   exit 0 when cargod is ready to serve (GET /readyz), 1 otherwise
@@ -45,6 +47,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "events":
 		return runEvents(ctx, rest, getenv, stdout, stderr)
+	case "trace":
+		return runTrace(ctx, rest, getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, rest, getenv, stdout, stderr)
 	case "import":
@@ -52,7 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "health":
 		return runHealth(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && (rest[0] == "events" || rest[0] == "admin" || rest[0] == "import" || rest[0] == "health") {
+		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "admin", "import", "health"}, rest[0]) {
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
