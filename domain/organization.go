@@ -22,6 +22,14 @@ type Organization struct {
 // Exists reports whether the organisation has been created.
 func (o Organization) Exists() bool { return o.ID != "" }
 
+// UsableInDemoMode reports whether the organisation's clients, users and
+// API keys authenticate, and its tokens are accepted, on a service running
+// with demo mode on (demoMode) or off. A demo organisation's credentials
+// are public, so with demo mode off it is closed whole, credentials an
+// admin added to it later included; its records stay, as events do, and
+// turning demo mode on again opens it.
+func (o Organization) UsableInDemoMode(demoMode bool) bool { return demoMode || !o.Demo }
+
 // OrganizationCreated records a new organisation.
 type OrganizationCreated struct {
 	OrganizationID string    `json:"organizationId"`

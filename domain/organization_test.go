@@ -38,3 +38,26 @@ func TestDecideCreateOrganization(t *testing.T) {
 		}
 	}
 }
+
+func TestOrganizationUsableInDemoMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		o        Organization
+		demoMode bool
+		want     bool
+	}{
+		{"a demo organisation, demo mode on", Organization{ID: "demo-forwarder", Role: RoleForwarder, Demo: true}, true, true},
+		{"a demo organisation, demo mode off", Organization{ID: "demo-forwarder", Role: RoleForwarder, Demo: true}, false, false},
+		{"the demo's admin organisation, demo mode off", Organization{ID: "demo-admin", Role: RoleAdmin, Demo: true}, false, false},
+		{"an organisation an admin created, demo mode on", Organization{ID: "f1", Role: RoleForwarder}, true, true},
+		{"an organisation an admin created, demo mode off", Organization{ID: "f1", Role: RoleForwarder}, false, true},
+		{"the operator, demo mode off", Organization{ID: "operator", Role: RoleAdmin}, false, true},
+		// The flag the demo seeding set decides, not the name.
+		{"an organisation an admin named demo-x, demo mode off", Organization{ID: "demo-x", Role: RoleForwarder}, false, true},
+	}
+	for _, tt := range tests {
+		if got := tt.o.UsableInDemoMode(tt.demoMode); got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

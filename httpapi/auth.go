@@ -38,6 +38,9 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 		if !ok || k.Revoked {
 			return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the API key is not valid")
 		}
+		if err := s.refuseClosedDemo(domain.InvalidToken, k.OrganizationID); err != nil {
+			return domain.Principal{}, err
+		}
 		return s.orgPrincipal("apikey:"+k.KeyID, k.OrganizationID)
 	}
 	h := r.Header.Get("Authorization")
@@ -54,10 +57,30 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 		s.log.DebugContext(r.Context(), "token rejected", "request_id", requestID(r.Context()), "err", err)
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the access token is invalid or expired")
 	}
+	// The demo claim marks the tokens of the demo's own credentials; a
+	// token of a credential an admin added to a demo organisation has
+	// none, and its organisation closes it.
 	if demo && !s.opts.Demo {
-		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "demo credentials are disabled on this server")
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "%s", demoDisabled)
+	}
+	if err := s.refuseClosedDemo(domain.InvalidToken, p.OrganizationID); err != nil {
+		return domain.Principal{}, err
 	}
 	return p, nil
+}
+
+// demoDisabled is why every credential of a demo organisation is refused
+// while the service runs without demo mode.
+const demoDisabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
+
+// refuseClosedDemo refuses, as code, a credential of organisation orgID
+// if the organisation is a demo one and demo mode is off (see
+// domain.Organization.UsableInDemoMode).
+func (s *Server) refuseClosedDemo(code domain.ErrorClass, orgID string) error {
+	if o, ok := s.identity.Organization(orgID); ok && !o.UsableInDemoMode(s.opts.Demo) {
+		return domain.Errorf(code, "%s", demoDisabled)
+	}
+	return nil
 }
 
 // orgPrincipal is the caller acting for organisation orgID.

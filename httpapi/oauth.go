@@ -126,8 +126,13 @@ func (s *Server) clientGrant(req tokenRequest) (domain.Principal, bool, error) {
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidRequest, "clientId and clientSecret are required for client_credentials")
 	}
 	c, ok := s.identity.Client(req.ClientID)
-	if !s.secretMatches(ok, c.SecretHash, req.ClientSecret) || (c.Demo && !s.opts.Demo) {
+	if !s.secretMatches(ok, c.SecretHash, req.ClientSecret) {
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid client credentials")
+	}
+	// Only after the secret matched: the reason tells nobody else which
+	// clients belong to a demo organisation.
+	if err := s.refuseClosedDemo(domain.InvalidGrant, c.OrganizationID); err != nil {
+		return domain.Principal{}, false, err
 	}
 	p, err := s.orgPrincipal("client:"+c.ClientID, c.OrganizationID)
 	return p, c.Demo, err
@@ -138,8 +143,11 @@ func (s *Server) passwordGrant(req tokenRequest) (domain.Principal, bool, error)
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidRequest, "username and password are required for the password grant")
 	}
 	u, ok := s.identity.User(req.Username)
-	if !s.secretMatches(ok, u.PasswordHash, req.Password) || (u.Demo && !s.opts.Demo) {
+	if !s.secretMatches(ok, u.PasswordHash, req.Password) {
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid username or password")
+	}
+	if err := s.refuseClosedDemo(domain.InvalidGrant, u.OrganizationID); err != nil {
+		return domain.Principal{}, false, err
 	}
 	p, err := s.orgPrincipal("user:"+u.Username, u.OrganizationID)
 	return p, u.Demo, err

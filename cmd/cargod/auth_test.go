@@ -259,6 +259,103 @@ func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
 	s.token(t, "admin", "operator-secret-123")
 }
 
+// TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff covers
+// credentials an admin added to the demo organisations, which carry no
+// demo mark of their own: the organisation closes them.
+func TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	admin := s.demoToken(t, "demo-admin")
+	var key struct{ ID, APIKey string }
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "demo-forwarder", "name": "TMS integration"}).json(t, &key)
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "demo-forwarder", "clientId": "demo-erp", "clientSecret": "erp-secret-123"})
+	s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "demo-airline-lh", "username": "ops@lh", "password": "a long enough password"})
+	earlier := s.token(t, "demo-erp", "erp-secret-123")
+	s.stop()
+
+	s = startServer(t, dir, map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "operator-secret-123"})
+	const disabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
+	withKey := request{method: "GET", path: "/api/airports", header: map[string]string{"X-Api-Key": key.APIKey}}
+	refused := []struct {
+		name string
+		req  request
+		code string
+	}{
+		{"an API key an admin created", withKey, "invalid_token"},
+		{"a token issued while demo mode was on", request{method: "GET", path: "/api/airports", token: earlier}, "invalid_token"},
+		{"a client an admin created", request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-erp", "clientSecret": "erp-secret-123"}}, "invalid_grant"},
+		{"a user an admin created", request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "password", "username": "ops@lh", "password": "a long enough password"}}, "invalid_grant"},
+		{"a client the demo seeded", request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-admin", "clientSecret": "demo-admin-secret"}}, "invalid_grant"},
+		{"a user the demo seeded", request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "forwarder-password"}}, "invalid_grant"},
+	}
+	for _, c := range refused {
+		r := s.do(t, c.req)
+		if e := r.apiError(t); r.status != http.StatusUnauthorized || e.Error != c.code || e.ErrorDescription != disabled {
+			t.Errorf("%s with demo off = %d %s", c.name, r.status, r.body)
+		}
+	}
+	if h := s.do(t, withKey).header.Get("WWW-Authenticate"); !strings.Contains(h, disabled) {
+		t.Errorf("WWW-Authenticate = %q", h)
+	}
+	// Without the secret, nobody learns that a client is of a demo
+	// organisation.
+	r := s.do(t, request{method: "POST", path: "/api/auth/token",
+		body: map[string]string{"grantType": "client_credentials", "clientId": "demo-erp", "clientSecret": "a-wrong-guess"}})
+	if e := r.apiError(t); e.Error != "invalid_grant" || e.ErrorDescription != "invalid client credentials" {
+		t.Errorf("a wrong secret with demo off = %d %s", r.status, r.body)
+	}
+
+	// The operator's admin works, sees the demo organisations and their
+	// keys, and finds the refusals in the audit log.
+	operator := s.token(t, "admin", "operator-secret-123")
+	var orgs struct{ Organizations []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/admin/organizations", token: operator}).json(t, &orgs)
+	listed := map[string]bool{}
+	for _, o := range orgs.Organizations {
+		listed[o.ID] = true
+	}
+	if !listed["demo-forwarder"] || !listed["demo-airline-lh"] || !listed["demo-admin"] || !listed["operator"] {
+		t.Errorf("organisations = %+v", orgs)
+	}
+	var keys struct{ APIKeys []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/admin/api-keys?organizationId=demo-forwarder", token: operator}).json(t, &keys)
+	if len(keys.APIKeys) != 1 || keys.APIKeys[0].ID != key.ID {
+		t.Errorf("the demo forwarder's keys = %+v", keys)
+	}
+	var log auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed", token: operator}).json(t, &log)
+	failed := map[string]bool{}
+	for _, e := range log.Logs {
+		failed[e.ResourceID] = failed[e.ResourceID] || e.Details != nil && strings.Contains(e.Details.NewValue, disabled)
+	}
+	if !failed["client:demo-erp"] || !failed["user:ops@lh"] || !failed["client:demo-admin"] || !failed["user:forwarder"] {
+		t.Errorf("failed logins = %+v", log.Logs)
+	}
+	// Refused tokens and keys are folded into one entry a minute per
+	// address: the first, the API key's, says why.
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=token.rejected", token: operator}).json(t, &log)
+	if len(log.Logs) != 1 || log.Logs[0].Details == nil || !strings.Contains(log.Logs[0].Details.NewValue, disabled) {
+		t.Errorf("rejected tokens = %+v", log.Logs)
+	}
+	s.stop()
+
+	// Demo mode on again opens the organisations again.
+	s = startServer(t, dir, nil)
+	if r := s.do(t, withKey); r.status != http.StatusOK {
+		t.Errorf("the API key with demo on again = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/airports", token: earlier}); r.status != http.StatusOK {
+		t.Errorf("the earlier token with demo on again = %d %s", r.status, r.body)
+	}
+	s.token(t, "demo-erp", "erp-secret-123")
+	s.passwordToken(t, "ops@lh", "a long enough password")
+}
+
 func TestAdminEndpoints(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
