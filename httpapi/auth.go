@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 	p, demo, err := s.tokens.Verify(raw, time.Now())
 	if err != nil {
 		s.log.DebugContext(r.Context(), "token rejected", "request_id", requestID(r.Context()), "err", err)
+		var refusal *domain.Error
+		if errors.As(err, &refusal) {
+			return domain.Principal{}, refusal
+		}
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the access token is invalid or expired")
 	}
 	// The demo claim marks the tokens of the demo's own credentials; a

@@ -8,6 +8,18 @@
 // that their tokens are refused once demo mode is off. Nothing revokes a
 // token: it lives for the configured lifetime (an hour by default), and
 // that short life is what bounds a stolen one.
+//
+// A token has exactly one spelling, the one Issue writes (RFC 8725): the
+// compact serialisation, three base64url segments without padding; a header
+// with alg ES256 and typ JWT; a low-S signature (Go's ECDSA signer returns s
+// or n−s at random, and Sign keeps the lower); and an exp claim. Verify
+// refuses every other spelling before the JWT library sees it, because the
+// library also takes padding, the +/ alphabet, line breaks and the JSON
+// serialisation, and ECDSA verification takes either s. One spelling keeps a
+// token's identity its exact string, for the verified-token cache and for
+// anything that ever counts or remembers tokens. Tokens issued before this
+// check have a high s about half the time: after an upgrade they are refused,
+// saying so, and their clients get a new token.
 package tokens
 
 import (
@@ -17,9 +29,12 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +47,31 @@ import (
 
 // audience of every access token this service issues.
 const audience = "cargostream-api"
+
+// tokenType is the typ header of every token: the JWT library writes JWT,
+// and tokens issued before Verify checked typ carry it too, so requiring it
+// refuses none of them.
+const tokenType = "JWT"
+
+// An ES256 signature is r and s, 32 bytes each (RFC 7518 §3.4).
+const signatureSize = 64
+
+// p256HalfOrder is the largest s of a low-S signature: s and n−s both
+// verify, and only the lower is the token's spelling.
+var (
+	p256Order     = elliptic.P256().Params().N
+	p256HalfOrder = new(big.Int).Rsh(p256Order, 1)
+)
+
+// The refusals that tell the client why, beyond "invalid or expired": the
+// token is not in the form Issue writes, and a client that respells or
+// builds tokens can fix that.
+var (
+	errNotCompact = domain.Errorf(domain.InvalidToken, "the access token must be three base64url segments without padding or whitespace, as issued")
+	errWrongType  = domain.Errorf(domain.InvalidToken, "the access token's typ must be JWT, as issued")
+	errHighS      = domain.Errorf(domain.InvalidToken, "the access token's signature must be in low-S form, as issued: request a new token")
+	errNoExpiry   = domain.Errorf(domain.InvalidToken, "the access token has no expiry (exp)")
+)
 
 // An Authority issues access tokens and verifies the ones signed with its
 // key.
@@ -129,12 +169,33 @@ func (a *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string,
 	if err != nil {
 		return "", 0, err
 	}
-	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, a.private))
-	return string(signed), a.ttl, err
+	signed, err := Sign(tok, a.private)
+	return signed, a.ttl, err
 }
 
-// Verify checks a token's signature, issuer, audience and times, and
-// returns the caller it names and whether it is a demo identity.
+// Sign signs tok with key in the one spelling Verify accepts: compact,
+// ES256, typ JWT, with the low s of the two that verify.
+func Sign(tok jwt.Token, key jwk.Key) (string, error) {
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
+	if err != nil {
+		return "", err
+	}
+	dot := strings.LastIndexByte(string(signed), '.')
+	signingInput, encoded := string(signed[:dot]), string(signed[dot+1:])
+	sig, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil || len(sig) != signatureSize {
+		return "", fmt.Errorf("signing: unexpected ES256 signature %q", encoded)
+	}
+	if s := new(big.Int).SetBytes(sig[32:]); s.Cmp(p256HalfOrder) > 0 {
+		s.Sub(p256Order, s).FillBytes(sig[32:])
+	}
+	return signingInput + "." + base64.RawURLEncoding.EncodeToString(sig), nil
+}
+
+// Verify checks a token's spelling, signature, issuer, audience and times,
+// and returns the caller it names and whether it is a demo identity. An
+// error that is a *domain.Error tells the client why; any other means the
+// token is invalid or expired.
 func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
 	a.mu.Lock()
 	v, ok := a.verified[raw]
@@ -163,6 +224,9 @@ func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, e
 }
 
 func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
+	if err := checkSpelling(raw); err != nil {
+		return domain.Principal{}, false, time.Time{}, err
+	}
 	tok, err := jwt.Parse([]byte(raw),
 		jwt.WithKeySet(a.public),
 		jwt.WithValidate(true),
@@ -190,9 +254,56 @@ func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, t
 	if !p.Role.Valid() || p.Subject == "" || p.OrganizationID == "" {
 		return domain.Principal{}, false, time.Time{}, errors.New("token lacks a subject, organisation or role")
 	}
+	if tok.Expiration().IsZero() {
+		return domain.Principal{}, false, time.Time{}, errNoExpiry
+	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
 	return p, demo, tok.Expiration(), nil
 }
+
+// checkSpelling refuses raw unless it is spelled as Sign spells tokens. It
+// reads the raw string itself: the JWT library decodes leniently.
+func checkSpelling(raw string) error {
+	segments := strings.Split(raw, ".")
+	if len(segments) != 3 {
+		return errNotCompact
+	}
+	var decoded [3][]byte
+	for i, segment := range segments {
+		if strings.TrimLeft(segment, base64URLAlphabet) != "" {
+			return errNotCompact
+		}
+		// Strict refuses non-zero unused bits in the last character, a
+		// second spelling of the same bytes; the alphabet check above has
+		// already refused the line breaks that Go's decoder skips.
+		b, err := base64.RawURLEncoding.Strict().DecodeString(segment)
+		if err != nil {
+			return fmt.Errorf("segment %d: %w", i+1, err)
+		}
+		decoded[i] = b
+	}
+	// A map, not a struct: encoding/json would match "TYP" to a Typ field,
+	// and the JWT library would not.
+	var header map[string]any
+	if err := json.Unmarshal(decoded[0], &header); err != nil {
+		return fmt.Errorf("header: %w", err)
+	}
+	if header["alg"] != string(jwa.ES256) {
+		return fmt.Errorf("alg %v", header["alg"])
+	}
+	if header["typ"] != tokenType {
+		return errWrongType
+	}
+	if len(decoded[2]) != signatureSize {
+		return fmt.Errorf("signature of %d bytes", len(decoded[2]))
+	}
+	if new(big.Int).SetBytes(decoded[2][32:]).Cmp(p256HalfOrder) > 0 {
+		return errHighS
+	}
+	return nil
+}
+
+const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 // JWKS is the public key set, for clients that verify tokens themselves.
 func (a *Authority) JWKS() jwk.Set { return a.public }

@@ -140,13 +140,15 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 		return tok
 	}
 	sign := func(tok jwt.Token, key jwk.Key) string {
-		b, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
+		signed, err := tokens.Sign(tok, key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(b)
+		return signed
 	}
 	same := func(b *jwt.Builder) *jwt.Builder { return b }
+	noExpiry := claims(same)
+	noExpiry.Remove(jwt.ExpirationKey)
 	// alg none: a header and payload with an empty signature.
 	payload, _ := json.Marshal(map[string]any{"iss": "cargostream", "aud": "cargostream-api", "sub": "client:demo-forwarder",
 		"exp": time.Now().Add(time.Hour).Unix(), "org": "demo-forwarder", "role": "admin"})
@@ -158,20 +160,23 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 	tests := []struct {
 		name   string
 		header map[string]string
+		says   string // the start of the description, for refusals that say why
 	}{
-		{"no credentials", nil},
-		{"empty bearer", map[string]string{"Authorization": "Bearer "}},
-		{"basic instead of bearer", map[string]string{"Authorization": "Basic ZGVtbzpkZW1v"}},
-		{"garbage token", map[string]string{"Authorization": "Bearer not.a.jwt"}},
-		{"truncated token", map[string]string{"Authorization": "Bearer " + good[:len(good)-5]}},
+		{"no credentials", nil, ""},
+		{"empty bearer", map[string]string{"Authorization": "Bearer "}, ""},
+		{"basic instead of bearer", map[string]string{"Authorization": "Basic ZGVtbzpkZW1v"}, ""},
+		{"garbage token", map[string]string{"Authorization": "Bearer not.a.jwt"}, "the access token is invalid or expired"},
+		{"truncated token", map[string]string{"Authorization": "Bearer " + good[:len(good)-5]}, "the access token is invalid or expired"},
 		{"expired", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder {
 			return b.IssuedAt(time.Now().Add(-3 * time.Hour)).Expiration(time.Now().Add(-2 * time.Hour))
-		}), serverKey)}},
-		{"wrong issuer", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Issuer("evil") }), serverKey)}},
-		{"wrong audience", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Audience([]string{"other"}) }), serverKey)}},
-		{"signed by another key", map[string]string{"Authorization": "Bearer " + sign(claims(same), otherKey)}},
-		{"alg none", map[string]string{"Authorization": "Bearer " + none}},
-		{"unknown API key", map[string]string{"X-Api-Key": "csk_nothing"}},
+		}), serverKey)}, "the access token is invalid or expired"},
+		{"wrong issuer", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Issuer("evil") }), serverKey)}, "the access token is invalid or expired"},
+		{"wrong audience", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Audience([]string{"other"}) }), serverKey)}, "the access token is invalid or expired"},
+		{"signed by another key", map[string]string{"Authorization": "Bearer " + sign(claims(same), otherKey)}, "the access token is invalid or expired"},
+		{"alg none", map[string]string{"Authorization": "Bearer " + none}, "the access token is invalid or expired"},
+		{"unknown API key", map[string]string{"X-Api-Key": "csk_nothing"}, ""},
+		{"padded token", map[string]string{"Authorization": "Bearer " + good + "=="}, "the access token must be three base64url segments"},
+		{"no exp", map[string]string{"Authorization": "Bearer " + sign(noExpiry, serverKey)}, "the access token has no expiry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +184,7 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 			if r.status != http.StatusUnauthorized {
 				t.Fatalf("= %d %s, want 401", r.status, r.body)
 			}
-			if e := r.apiError(t); e.Error != "invalid_token" || e.ErrorDescription == "" {
+			if e := r.apiError(t); e.Error != "invalid_token" || e.ErrorDescription == "" || !strings.HasPrefix(e.ErrorDescription, tt.says) {
 				t.Errorf("body = %s", r.body)
 			}
 			if h := r.header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="invalid_token"`) {
