@@ -165,19 +165,30 @@ func (s *Server) rateLimited(next http.Handler) http.Handler {
 	})
 }
 
-// Guessing limits of the token endpoint, per client id (or username) and
-// per address.
+// Guessing limits of the token endpoint, a minute: per client id (or
+// username) from one address, per address, and per name from everywhere.
+// The tight limit is per name and address, so that an attacker guessing
+// a tenant's secret from elsewhere does not lock the tenant out; the
+// ceiling per name, far above what a person or a looping client reaches,
+// still stops a guess spread over many addresses.
 const (
-	tokenTriesPerSubject = 20
-	tokenTriesPerAddress = 120
+	tokenTriesPerSubject        = 20
+	tokenTriesPerAddress        = 120
+	tokenTriesPerSubjectCeiling = 600
 )
 
 // limitTokenRequests refuses token requests beyond the guessing limits.
 // A name is counted without its case, as login reads usernames: else
 // each spelling of a name would have guesses of its own.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
-	if err := s.tokenLimiter.take("ip:"+clientIP(r), [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
+	ip, name := clientIP(r), strings.ToLower(subject)
+	if err := s.tokenLimiter.take("ip:"+ip, [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
-	return s.tokenLimiter.take("subject:"+strings.ToLower(subject), [3]int{tokenTriesPerSubject}).apply(w, "for ", subject)
+	// Only tries an address may make count toward the ceiling: one
+	// address adds at most tokenTriesPerSubject to it.
+	if err := s.tokenLimiter.take("subject:"+name+"@"+ip, [3]int{tokenTriesPerSubject}).apply(w, "for ", subject, " from this address"); err != nil {
+		return err
+	}
+	return s.tokenLimiter.take("subject:"+name, [3]int{tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses")
 }

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -79,5 +81,41 @@ func TestAuthRecorderFoldsFailures(t *testing.T) {
 	}
 	if ok, n := a.admit("k", now.Add(2*time.Minute)); !ok || n != 50 {
 		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
+	}
+}
+
+func TestGuessesFromElsewhereDoNotLockATenantOut(t *testing.T) {
+	s := &Server{}
+	s.tokenLimiter.now = func() time.Time { return time.Date(2026, 11, 26, 8, 0, 30, 0, time.UTC) }
+	try := func(address, name string) int {
+		r := httptest.NewRequest("POST", "/api/auth/token", nil)
+		r.RemoteAddr = address + ":40000"
+		w := httptest.NewRecorder()
+		if err := s.limitTokenRequests(r, w, name); err != nil {
+			return http.StatusTooManyRequests
+		}
+		return http.StatusOK
+	}
+	for range tokenTriesPerSubject {
+		try("198.51.100.7", "acme")
+	}
+	if got := try("198.51.100.7", "ACME"); got != http.StatusTooManyRequests {
+		t.Errorf("the guessing address's next try at the name = %d, want 429", got)
+	}
+	if got := try("203.0.113.9", "acme"); got != http.StatusOK {
+		t.Errorf("the tenant's own address = %d, want it let through", got)
+	}
+	// Many addresses at once reach the ceiling of the name, each at most
+	// its own limit.
+	for i := range tokenTriesPerSubjectCeiling / tokenTriesPerSubject {
+		for range tokenTriesPerSubject {
+			try(fmt.Sprintf("192.0.2.%d", i+1), "acme")
+		}
+	}
+	if got := try("203.0.113.10", "acme"); got != http.StatusTooManyRequests {
+		t.Errorf("a new address past the name's ceiling = %d, want 429", got)
+	}
+	if got := try("203.0.113.10", "other"); got != http.StatusOK {
+		t.Errorf("another name = %d, want it let through", got)
 	}
 }
