@@ -48,15 +48,20 @@ const (
 	// slow each other down; and slow or stalled clients cannot pile up
 	// without end.
 	maxUploads = 32
+	// maxUploadsPerOrganization bounds one organisation's share of them,
+	// so that one tenant's slow or stalled uploads cannot take every
+	// place and refuse everyone else's.
+	maxUploadsPerOrganization = 8
 	// stallTimeout is how long an upload may send no byte, or a download
 	// take none, before the connection is cut off. The deadline moves
 	// forward as bytes move, so a slow but steady transfer goes on.
-	stallTimeout = 60 * time.Second
+	stallTimeout = 30 * time.Second
 	// uploadReadTimeout is how long an upload's body may take in all,
-	// so that a drip of a byte a minute still ends. The server's
-	// ReadTimeout suits JSON bodies; a file of 20 MiB on a slow link takes
-	// longer. It is granted only once the caller is authenticated.
-	uploadReadTimeout = 15 * time.Minute
+	// so that a drip of a byte now and then still ends: 20 MiB in 5
+	// minutes is 70 KB/s, less than any office link. The server's
+	// ReadTimeout suits JSON bodies; a file on a slow link takes longer.
+	// It is granted only once the caller is authenticated.
+	uploadReadTimeout = 5 * time.Minute
 	// sniffLen is how much of a file content sniffing looks at, as
 	// http.DetectContentType does.
 	sniffLen = 512
@@ -69,6 +74,31 @@ var (
 	// the file have passed uploadAllowance.
 	errTooMuchBesideFile = errors.New("the upload has more than its allowance beside the file")
 )
+
+// takeUploadPlace takes one of the replica's places for an upload by
+// organisation org, and returns its release; or refuses with 503 when the
+// replica, or the organisation's share of it, is full.
+func (s *Server) takeUploadPlace(org string) (func(), error) {
+	s.uploadsMu.Lock()
+	defer s.uploadsMu.Unlock()
+	if s.uploadsByOrg[org] >= maxUploadsPerOrganization {
+		return nil, errorf(codeServiceUnavailable, fmt.Sprintf("your organisation is sending %d uploads to this replica, the most one organisation may at once; retry when one has ended", maxUploadsPerOrganization))
+	}
+	select {
+	case s.uploads <- struct{}{}:
+	default:
+		return nil, errorf(codeServiceUnavailable, fmt.Sprintf("this replica is taking %d uploads, the most it takes at once; retry shortly", maxUploads))
+	}
+	s.uploadsByOrg[org]++
+	return func() {
+		s.uploadsMu.Lock()
+		defer s.uploadsMu.Unlock()
+		if s.uploadsByOrg[org]--; s.uploadsByOrg[org] == 0 {
+			delete(s.uploadsByOrg, org)
+		}
+		<-s.uploads
+	}, nil
+}
 
 // errUploadTooLarge is the answer to an upload over the limit.
 func (s *Server) errUploadTooLarge() error {
@@ -122,12 +152,11 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	if mediaType(r) != "multipart/form-data" {
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
 	}
-	select {
-	case s.uploads <- struct{}{}:
-		defer func() { <-s.uploads }()
-	default:
-		return none, errorf(codeServiceUnavailable, fmt.Sprintf("this replica is taking %d uploads, the most it takes at once; retry shortly", maxUploads))
+	release, err := s.takeUploadPlace(p.OrganizationID)
+	if err != nil {
+		return none, err
 	}
+	defer release()
 	body := &uploadBody{ReadCloser: r.Body, deadline: movingDeadline{
 		set: http.NewResponseController(w).SetReadDeadline, end: time.Now().Add(uploadReadTimeout)}}
 	body.deadline.move()

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -63,13 +64,17 @@ type Server struct {
 	// uploads holds a token for each upload this server is taking: a
 	// field, not a global, so that servers in one process (tests) each
 	// have their own maxUploads.
-	uploads    chan struct{}
-	dispatcher *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
-	tokens     *tokens.Authority
-	responses  *eventstore.Bucket // remembered responses to Idempotency-Key requests
-	ready      func() bool
-	dummyHash  []byte
-	handler    http.Handler
+	uploads chan struct{}
+	// uploadsByOrg counts the uploads each organisation is sending, under
+	// uploadsMu: its share of uploads.
+	uploadsMu    sync.Mutex
+	uploadsByOrg map[string]int
+	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
+	tokens       *tokens.Authority
+	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	ready        func() bool
+	dummyHash    []byte
+	handler      http.Handler
 }
 
 // Deps are what the server works with.
@@ -105,7 +110,7 @@ func New(opts Options, d Deps) *Server {
 	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
-	s.uploads = make(chan struct{}, maxUploads)
+	s.uploads, s.uploadsByOrg = make(chan struct{}, maxUploads), map[string]int{}
 	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
 	return s

@@ -500,7 +500,7 @@ func TestDocumentStreamingLimit(t *testing.T) {
 // until the answer has come: the answer must not wait for the rest.
 func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, contentType string) response {
 	t.Helper()
-	// Far below the 60 seconds a stalled upload is given.
+	// Far below the 30 seconds a stalled upload is given.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -571,26 +571,32 @@ func TestDocumentUploadBeyondTheFile(t *testing.T) {
 	}
 }
 
-func TestDocumentUploadsAtOnce(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, t.TempDir(), nil)
-	fwd := s.demoToken(t, "demo-forwarder")
-	holdNumber(t, s, fwd)
-	const most, tried = 32, 40 // most is httpapi's maxUploads
+// forwarders makes n forwarder organisations and returns a token of each.
+func (s *testServer) forwarders(t *testing.T, n int) []string {
+	t.Helper()
+	admin := s.demoToken(t, "demo-admin")
+	var tokens []string
+	for i := range n {
+		id := fmt.Sprintf("uploader-%d", i)
+		s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": id, "name": "Uploader " + id, "role": "forwarder"})
+		var client struct{ ClientID, ClientSecret string }
+		s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": id, "clientId": id + "-tms"}).json(t, &client)
+		tokens = append(tokens, s.token(t, client.ClientID, client.ClientSecret))
+	}
+	return tokens
+}
+
+// stalledUploads starts an upload for each token that sends its
+// beginning and then stalls, and returns the answers as they come and a
+// function that breaks the uploads off.
+func (s *testServer) stalledUploads(t *testing.T, tokens []string) (<-chan uploadAnswer, func()) {
+	t.Helper()
 	var start bytes.Buffer
 	mw := multipart.NewWriter(&start)
 	mw.WriteField("documentType", "INVOICE")
-
-	// tried uploads that send their beginning, then stall: most are
-	// taken and wait for the rest, the others are refused at once.
-	type result struct {
-		status     int
-		retryAfter string
-		err        error
-	}
-	results := make(chan result, tried)
+	answers := make(chan uploadAnswer, len(tokens))
 	var writers []*io.PipeWriter
-	for range tried {
+	for _, token := range tokens {
 		pr, pw := io.Pipe()
 		writers = append(writers, pw)
 		go pw.Write(start.Bytes())
@@ -599,51 +605,108 @@ func TestDocumentUploadsAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", mw.FormDataContentType())
-		req.Header.Set("Authorization", "Bearer "+fwd)
+		req.Header.Set("Authorization", "Bearer "+token)
 		go func() {
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
-				results <- result{err: err}
+				answers <- uploadAnswer{err: err}
 				return
 			}
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			results <- result{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
+			answers <- uploadAnswer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(body)}
 		}()
 	}
-	defer func() {
+	return answers, func() {
 		for _, pw := range writers {
-			pw.CloseWithError(errors.New("test over"))
-		}
-	}()
-	timeout := time.After(15 * time.Second)
-	for range tried - most {
-		select {
-		case res := <-results:
-			if res.status != http.StatusServiceUnavailable || res.retryAfter == "" {
-				t.Fatalf("an upload beyond %d = %+v, want 503 with Retry-After", most, res)
-			}
-		case <-timeout:
-			t.Fatalf("fewer than %d uploads were refused", tried-most)
+			pw.CloseWithError(errors.New("client gone"))
 		}
 	}
-	r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...)
+}
+
+type uploadAnswer struct {
+	status     int
+	retryAfter string
+	body       string
+	err        error
+}
+
+// refusals waits for n answers, each of which must be a 503 with
+// Retry-After whose description holds want.
+func refusals(t *testing.T, answers <-chan uploadAnswer, n int, want string) {
+	t.Helper()
+	timeout := time.After(15 * time.Second)
+	for range n {
+		select {
+		case a := <-answers:
+			if a.status != http.StatusServiceUnavailable || a.retryAfter == "" || !strings.Contains(a.body, want) {
+				t.Fatalf("an upload beyond the limit = %+v, want 503 with Retry-After saying %q", a, want)
+			}
+		case <-timeout:
+			t.Fatalf("fewer than %d uploads were refused", n)
+		}
+	}
+}
+
+func TestDocumentUploadsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	const most, share = 32, 8 // httpapi's maxUploads and maxUploadsPerOrganization
+	orgs := append([]string{fwd}, s.forwarders(t, most/share)...)
+
+	// Each of four organisations sends share+2 uploads that stall: share
+	// of each are taken and wait for the rest, the others are refused at
+	// once; the replica's places are all taken.
+	var tokens []string
+	for _, token := range orgs[:most/share] {
+		for range share + 2 {
+			tokens = append(tokens, token)
+		}
+	}
+	answers, breakOff := s.stalledUploads(t, tokens)
+	defer breakOff()
+	refusals(t, answers, 2*most/share, "the most one organisation may at once")
+	// An organisation with places of its own to spare is refused too, at
+	// once and without its body being read: the replica is full.
+	r := s.upload(t, orgs[most/share], documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...)
 	if e := r.apiError(t); r.status != http.StatusServiceUnavailable || e.Error != "service_unavailable" ||
 		!strings.Contains(e.ErrorDescription, "32 uploads") || r.header.Get("Retry-After") == "" || !r.closed {
 		t.Errorf("one more upload = %d %v %s", r.status, r.header, r.body)
 	}
-	if len(results) != 0 {
-		t.Errorf("%d of the stalled uploads were answered while they stalled", len(results))
+	if len(answers) != 0 {
+		t.Errorf("%d of the stalled uploads were answered while they stalled", len(answers))
 	}
 
 	// The stalled uploads break off: their places are free again.
-	for _, pw := range writers {
-		pw.CloseWithError(errors.New("client gone"))
-	}
+	breakOff()
 	for range most {
-		<-results
+		<-answers
 	}
 	// Taken, and found wanting.
 	eventually(t, "an upload after the stalled ones", func() int {
 		return s.upload(t, fwd, documentParts("", "INVOICE", "a.pdf", pdfOf(1000))[1:]...).status
 	}, func(status int) bool { return status == http.StatusBadRequest })
+}
+
+// One organisation's stalled uploads take no more than its share of a
+// replica's places: another organisation's upload goes through.
+func TestOneOrganisationsUploadsLeaveRoomForOthers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	other := s.forwarders(t, 1)[0]
+	holdNumber(t, s, fwd)
+	const share, tried = 8, 12
+	tokens := make([]string, tried)
+	for i := range tokens {
+		tokens[i] = other
+	}
+	answers, breakOff := s.stalledUploads(t, tokens)
+	defer breakOff()
+	refusals(t, answers, tried-share, "the most one organisation may at once")
+	if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
+		t.Errorf("another organisation's upload while one stalls %d = %d %s", share, r.status, r.body)
+	}
 }
