@@ -592,7 +592,7 @@ func contentDisposition(name string) string {
 }
 
 // orphanAge is how old a file no upload names must be before it is swept:
-// well past the longest upload (15 minutes), so that a file whose upload
+// well past the longest upload (uploadReadTimeout), so that a file whose upload
 // is being recorded this moment is left alone.
 const orphanAge = time.Hour
 
