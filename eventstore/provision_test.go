@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -33,13 +33,7 @@ func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 		opened <- err
 	}()
 	time.Sleep(300 * time.Millisecond) // Open is trying by now
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
-		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	natstest.StartServer(t, port)
 	select {
 	case err := <-opened:
 		if err != nil {

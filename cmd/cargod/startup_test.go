@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // TestThePortOpensBeforeTheEventStoreIsThere starts cargod against a NATS
@@ -45,13 +45,7 @@ func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 		t.Errorf("a request while starting = %d, Retry-After %q, %+v", got.status, got.header.Get("Retry-After"), e)
 	}
 
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true,
-		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	natstest.StartServer(t, natsPort)
 	if base := r.base(t); base != s.base {
 		t.Fatalf("cargod listens on %s, want %s", base, s.base)
 	}

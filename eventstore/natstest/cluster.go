@@ -71,3 +71,17 @@ func StartCluster(t testing.TB) *Cluster {
 	}
 	return c
 }
+
+// StartServer starts one JetStream node, syncing every write, on port of
+// loopback; the test's end stops it. For a test that starts a server only
+// after its client began waiting for it.
+func StartServer(t testing.TB, port int) {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
+		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+}
