@@ -19,9 +19,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if err != nil {
 			s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenRejected, Subject: "anonymous",
 				Detail: r.Method + " " + r.URL.Path + ": " + domain.ErrorMessage(err)})
-			w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
-				strings.ReplaceAll(domain.ErrorMessage(err), `"`, "'")+`"`)
-			writeError(w, r, s.log, err)
+			writeError(w, r, s.log, withHeader(err, "WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
+				strings.ReplaceAll(domain.ErrorMessage(err), `"`, "'")+`"`))
 			return
 		}
 		if st := stateOf(r.Context()); st != nil {

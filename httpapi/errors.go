@@ -56,15 +56,28 @@ type errorBody struct {
 	ValidationErrors []domain.FieldError `json:"validationErrors,omitempty"`
 }
 
-// httpError is an error of the HTTP layer: a message for the client, and
-// the underlying error for the log.
+// httpError is an error of the HTTP layer: a message for the client, the
+// headers that go with it (Retry-After, WWW-Authenticate), and the
+// underlying error for the log. Without a code of its own it only adds
+// headers to the error it wraps.
 type httpError struct {
-	code string
-	msg  string
-	err  error
+	code   string
+	msg    string
+	header http.Header
+	err    error
+}
+
+// withHeader is err, answered with the header key: value as well.
+func withHeader(err error, key, value string) error {
+	h := http.Header{}
+	h.Set(key, value)
+	return &httpError{header: h, err: err}
 }
 
 func (e *httpError) Error() string {
+	if e.code == "" {
+		return e.err.Error()
+	}
 	if e.err != nil {
 		return e.code + ": " + e.msg + ": " + e.err.Error()
 	}
@@ -72,6 +85,18 @@ func (e *httpError) Error() string {
 }
 
 func (e *httpError) Unwrap() error { return e.err }
+
+// codedError is the outermost httpError in err's chain that has a code
+// of its own, or nil.
+func codedError(err error) *httpError {
+	var he *httpError
+	for e := err; errors.As(e, &he); e = he.err {
+		if he.code != "" {
+			return he
+		}
+	}
+	return nil
+}
 
 func errorf(code, msg string) error { return &httpError{code: code, msg: msg} }
 
@@ -81,19 +106,29 @@ func errorf(code, msg string) error { return &httpError{code: code, msg: msg} }
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
 	var de *domain.Error
-	var he *httpError
 	switch {
 	case errors.Is(r.Context().Err(), context.Canceled):
 		// The client hung up: whatever failed, failed because of that.
 		body.Error, body.ErrorDescription = codeClientClosedRequest, "the client closed the connection before the answer"
 	case errors.As(err, &de):
 		body.Error, body.ErrorDescription, body.ValidationErrors = string(de.Code), de.Message, de.Fields
-	case errors.As(err, &he):
+	case codedError(err) != nil:
+		he := codedError(err)
 		body.Error, body.ErrorDescription = he.code, he.msg
 	case errors.Is(err, projections.ErrBehind):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "this replica's read models have not caught up yet; retry"
 	case errors.Is(err, eventstore.ErrUnavailable):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time and nothing was found stored; retry, with the same Idempotency-Key"
+	}
+	// Headers the error carries, from the outermost in: the first to
+	// set one wins.
+	var he *httpError
+	for e := err; errors.As(e, &he); e = he.err {
+		for k, v := range he.header {
+			if w.Header().Get(k) == "" {
+				w.Header()[k] = v
+			}
+		}
 	}
 	status, ok := statusOf[body.Error]
 	if !ok {
@@ -105,7 +140,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="`+body.Error+`"`)
 	}
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
 	}
 	setErrorCode(r, body.Error)

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
@@ -49,5 +50,34 @@ func TestAClientThatHungUpIsA499AndNotAFailure(t *testing.T) {
 	writeError(w, httptest.NewRequest("POST", "/api/quotes", nil).WithContext(ctx), log, fmt.Errorf("creating quote: %w", context.Canceled))
 	if w.Code != 499 || logged.Len() != 0 {
 		t.Errorf("= %d, logged %q; want 499 and nothing logged", w.Code, logged.String())
+	}
+}
+
+func TestAnErrorCarriesItsHeadersToTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		err        error
+		status     int
+		header     string // the header checked
+		want       string
+		retryAfter string
+	}{
+		{"a domain error with a challenge", withHeader(domain.Errorf(domain.InvalidToken, "expired"), "WWW-Authenticate", `Bearer error="invalid_token"`),
+			http.StatusUnauthorized, "WWW-Authenticate", `Bearer error="invalid_token"`, ""},
+		{"a conflict to retry soon", withHeader(domain.Errorf(domain.Conflict, "in progress"), "Retry-After", "1"),
+			http.StatusConflict, "Retry-After", "1", "1"},
+		{"a coded error of this layer, wrapped", withHeader(&httpError{code: codeRateLimited, msg: "too many",
+			header: http.Header{"Retry-After": {"30"}}}, "X-Extra", "yes"), http.StatusTooManyRequests, "X-Extra", "yes", "30"},
+		{"a 503 keeps the Retry-After it carries", &httpError{code: codeServiceUnavailable, msg: "starting",
+			header: http.Header{"Retry-After": {"5"}}}, http.StatusServiceUnavailable, "Retry-After", "5", "5"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			writeError(w, httptest.NewRequest("GET", "/api/quotes", nil), slog.New(slog.DiscardHandler), tt.err)
+			if w.Code != tt.status || w.Header().Get(tt.header) != tt.want || w.Header().Get("Retry-After") != tt.retryAfter {
+				t.Errorf("= %d, %s %q, Retry-After %q; want %d, %q, %q", w.Code, tt.header, w.Header().Get(tt.header),
+					w.Header().Get("Retry-After"), tt.status, tt.want, tt.retryAfter)
+			}
+		})
 	}
 }

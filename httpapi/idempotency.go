@@ -86,8 +86,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		case prev.RequestHash != reqHash:
 			return errorf(codeIdempotencyReused, "this Idempotency-Key was used with a different request")
 		case prev.Pending:
-			w.Header().Set("Retry-After", "1")
-			return domain.Errorf(domain.Conflict, "a request with this Idempotency-Key is still in progress; retry shortly")
+			return withHeader(domain.Errorf(domain.Conflict, "a request with this Idempotency-Key is still in progress; retry shortly"), "Retry-After", "1")
 		}
 		for k, v := range prev.Header {
 			w.Header()[k] = v

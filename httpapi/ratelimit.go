@@ -130,8 +130,8 @@ func (d rateDecision) apply(w http.ResponseWriter, what ...string) error {
 	if d.allowed {
 		return nil
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(int(d.retryAfter.Seconds()+0.999)))
-	return errorf(codeRateLimited, "too many requests "+strings.Join(what, "")+"; retry after "+d.retryAfter.Round(time.Second).String())
+	return &httpError{code: codeRateLimited, msg: "too many requests " + strings.Join(what, "") + "; retry after " + d.retryAfter.Round(time.Second).String(),
+		header: http.Header{"Retry-After": {strconv.Itoa(int(d.retryAfter.Seconds() + 0.999))}}}
 }
 
 // limitsOf is an organisation's limits: its own where set, else the

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -22,9 +23,14 @@ func TestRateLimiterWindows(t *testing.T) {
 		t.Fatalf("sixth = %+v, want refused for 30s", d)
 	}
 	w := httptest.NewRecorder()
-	if err := d.apply(w, "for a"); err == nil || w.Header().Get("Retry-After") != "30" ||
+	err := d.apply(w, "for a")
+	if err != nil {
+		// The refusal carries its Retry-After to the answer.
+		writeError(w, httptest.NewRequest("GET", "/api/quotes", nil), slog.New(slog.DiscardHandler), err)
+	}
+	if err == nil || w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "30" ||
 		w.Header().Get("RateLimit-Policy") != `"minute";q=5;w=60, "hour";q=7;w=3600` || w.Header().Get("RateLimit") != `"minute";r=0;t=30` {
-		t.Errorf("429 headers = %v, err %v", w.Header(), err)
+		t.Errorf("429 = %d, headers %v, err %v", w.Code, w.Header(), err)
 	}
 	if d := l.take("org:b", limits); !d.allowed {
 		t.Error("another organisation was limited")
