@@ -40,7 +40,10 @@ func TestSweepOrphanFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := New(Options{}, Deps{Log: slog.New(slog.DiscardHandler), Documents: documents, Objects: files})
+	s, err := New(Options{}, Deps{Log: slog.New(slog.DiscardHandler), Documents: documents, Objects: files})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	if n, err := s.SweepOrphanFiles(ctx, time.Hour); err != nil || n != 0 {
 		t.Fatalf("sweep of young files = %d, %v", n, err)

@@ -735,12 +735,15 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 
 	// Metering on, with the service's default limits, so that responses
 	// carry the RateLimit headers and GET /api/usage has counts.
-	s := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
+	s, err := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
 		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Dispatcher: dispatcher,
 		Shipments: shipments, Documents: documents, Objects: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// One instant for the rate limiter, so that no window ends mid-test.
 	limiterNow := time.Now()
 	s.limiter.now, s.tokenLimiter.now = func() time.Time { return limiterNow }, func() time.Time { return limiterNow }

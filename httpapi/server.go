@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -102,7 +103,7 @@ type Deps struct {
 }
 
 // New returns the API's handler.
-func New(opts Options, d Deps) *Server {
+func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
@@ -111,9 +112,14 @@ func New(opts Options, d Deps) *Server {
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
 	s.uploads, s.uploadsByOrg = make(chan struct{}, maxUploads), map[string]int{}
-	s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost)
+	// Checked against when no such client or user exists, so that an
+	// unknown name costs the same work as a wrong secret.
+	var err error
+	if s.dummyHash, err = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost); err != nil {
+		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
+	}
 	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
-	return s
+	return s, nil
 }
 
 // bodyLimit is the largest body a request may have: a document upload

@@ -68,10 +68,13 @@ func startServer(t *testing.T) string {
 	if err := projector.WaitFor(ctx, res.Sequence); err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
+	api, err := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Reference: reference,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -141,13 +141,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 
 	limits := domain.RateLimits{PerMinute: cfg.RateLimits[0], PerHour: cfg.RateLimits[1], PerDay: cfg.RateLimits[2]}
-	api := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
+	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
 		RateLimits: limits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, Objects: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
+	if err != nil {
+		return err
+	}
 
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && cfg.Demo && !tcp.IP.IsLoopback() {
 		log.Warn("demo mode on a non-loopback address: the demo credentials, an admin among them, are public; set CARGO_DEMO=false", "addr", ln.Addr().String())
