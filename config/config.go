@@ -4,6 +4,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 // Config is the typed configuration of cargod.
@@ -35,11 +38,11 @@ type Config struct {
 	PasswordHashCost int
 	MaxBodyBytes     int64
 	MaxUploadBytes   int64
-	RateLimits       [3]int // per organisation per minute, hour, day; 0 = none
+	RateLimits       domain.RateLimits // per organisation; 0 = none
 	Metering         bool
-	WebhookKey       string
+	WebhookKey       []byte // decoded; empty = the one kept in JetStream
 	WebhookPrivate   bool
-	WebhookSchedule  string
+	WebhookSchedule  []time.Duration
 	ShutdownTimeout  time.Duration
 	ReadyMaxLag      int           // events the read models may be behind and stay ready
 	ReadyStall       time.Duration // how long they may apply nothing while events wait
@@ -93,19 +96,19 @@ var options = []option{
 	{env: "CARGO_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", def: "20971520", usage: "largest document file accepted by POST /api/documents (413 above)",
 		set: func(c *Config, v string) error { return setBytes(&c.MaxUploadBytes, v, 1024, 1<<32) }},
 	{env: "CARGO_RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", def: "600", usage: "requests per minute an organisation may make (0: no limit); admins set other limits per organisation",
-		set: func(c *Config, v string) error { return setInt(&c.RateLimits[0], v, 0, 10_000_000) }},
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits.PerMinute, v, 0, 10_000_000) }},
 	{env: "CARGO_RATE_LIMIT_PER_HOUR", flag: "rate-limit-per-hour", def: "20000", usage: "requests per hour an organisation may make (0: no limit)",
-		set: func(c *Config, v string) error { return setInt(&c.RateLimits[1], v, 0, 10_000_000) }},
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits.PerHour, v, 0, 10_000_000) }},
 	{env: "CARGO_RATE_LIMIT_PER_DAY", flag: "rate-limit-per-day", def: "200000", usage: "requests per day an organisation may make (0: no limit)",
-		set: func(c *Config, v string) error { return setInt(&c.RateLimits[2], v, 0, 10_000_000) }},
+		set: func(c *Config, v string) error { return setInt(&c.RateLimits.PerDay, v, 0, 10_000_000) }},
 	{env: "CARGO_METERING", flag: "metering", def: "true", usage: "count requests for GET /api/usage and enforce rate limits",
 		set: func(c *Config, v string) error { return setBool(&c.Metering, v) }},
 	{env: "CARGO_WEBHOOK_KEY", flag: "webhook-key", def: "", secret: true, usage: "32 bytes in base64 that encrypt webhook secrets at rest; empty = a key generated once and kept in JetStream",
-		set: func(c *Config, v string) error { c.WebhookKey = v; return nil }},
+		set: setWebhookKey},
 	{env: "CARGO_WEBHOOK_ALLOW_PRIVATE", flag: "webhook-allow-private", def: "false", usage: "allow webhook URLs on loopback, private and link-local addresses (tests, closed networks)",
 		set: func(c *Config, v string) error { return setBool(&c.WebhookPrivate, v) }},
 	{env: "CARGO_WEBHOOK_RETRY_SCHEDULE", flag: "webhook-retry-schedule", def: "5s,5m,30m,2h,5h,10h,14h,20h,24h", usage: "waits before each webhook retry; after the last a delivery is dead-lettered",
-		set: func(c *Config, v string) error { c.WebhookSchedule = v; return nil }},
+		set: func(c *Config, v string) error { return setDurations(&c.WebhookSchedule, v) }},
 	{env: "CARGO_READY_MAX_LAG", flag: "ready-max-lag", def: "10000", usage: "/readyz answers 503 when the read models are more events than this behind the stream",
 		set: func(c *Config, v string) error { return setInt(&c.ReadyMaxLag, v, 1, 100_000_000) }},
 	{env: "CARGO_READY_STALL", flag: "ready-stall", def: "10s", usage: "/readyz answers 503 when the read models apply nothing this long while events wait",
@@ -249,6 +252,35 @@ func setBool(dst *bool, v string) error {
 		return fmt.Errorf("%q is not true or false", v)
 	}
 	*dst = b
+	return nil
+}
+
+// setWebhookKey decodes the key that seals webhook secrets: 32 bytes in
+// base64, or nothing for the one kept in JetStream.
+func setWebhookKey(c *Config, v string) error {
+	key, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return errors.New("not base64")
+	}
+	if len(key) != 0 && len(key) != 32 {
+		return fmt.Errorf("%d bytes, not 32", len(key))
+	}
+	c.WebhookKey = key
+	return nil
+}
+
+// setDurations reads a comma-separated list of positive durations, such
+// as a retry schedule "5s,5m,30m".
+func setDurations(dst *[]time.Duration, v string) error {
+	var out []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%q is not a positive duration such as 5s or 30m", strings.TrimSpace(part))
+		}
+		out = append(out, d)
+	}
+	*dst = out
 	return nil
 }
 

@@ -58,6 +58,23 @@ func TestLoad(t *testing.T) {
 		{name: "bad bool", env: map[string]string{"CARGO_DEMO": "maybe"}, err: "CARGO_DEMO"},
 		{name: "bad level", env: map[string]string{"CARGO_LOG_LEVEL": "loud"}, err: "CARGO_LOG_LEVEL"},
 		{name: "bad cost", env: map[string]string{"CARGO_PASSWORD_HASH_COST": "40"}, err: "CARGO_PASSWORD_HASH_COST"},
+		{name: "parsed values", env: map[string]string{"CARGO_WEBHOOK_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+			"CARGO_WEBHOOK_RETRY_SCHEDULE": "5s, 5m,2h", "CARGO_RATE_LIMIT_PER_HOUR": "7"},
+			check: func(t *testing.T, c Config) {
+				if len(c.WebhookKey) != 32 || c.WebhookKey[31] != 31 || len(c.WebhookSchedule) != 3 || c.WebhookSchedule[1] != 5*time.Minute ||
+					c.RateLimits.PerMinute != 600 || c.RateLimits.PerHour != 7 || c.RateLimits.PerDay != 200000 {
+					t.Errorf("key %v, schedule %v, limits %+v", c.WebhookKey, c.WebhookSchedule, c.RateLimits)
+				}
+			}},
+		{name: "no webhook key: the one kept in JetStream", check: func(t *testing.T, c Config) {
+			if len(c.WebhookKey) != 0 || len(c.WebhookSchedule) != 9 {
+				t.Errorf("key %v, schedule %v", c.WebhookKey, c.WebhookSchedule)
+			}
+		}},
+		{name: "a webhook key that is not base64", env: map[string]string{"CARGO_WEBHOOK_KEY": "not base64!"}, err: "CARGO_WEBHOOK_KEY"},
+		{name: "a webhook key of 16 bytes", env: map[string]string{"CARGO_WEBHOOK_KEY": "AAECAwQFBgcICQoLDA0ODw=="}, err: "16 bytes, not 32"},
+		{name: "a retry schedule with a word in it", env: map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "5s,soon"}, err: `"soon" is not a positive duration`},
+		{name: "a retry schedule that waits nothing", env: map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "0s"}, err: "CARGO_WEBHOOK_RETRY_SCHEDULE"},
 		{name: "upload limit", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "1048576"}, check: func(t *testing.T, c Config) {
 			if c.MaxUploadBytes != 1<<20 {
 				t.Errorf("upload limit = %d", c.MaxUploadBytes)

@@ -271,16 +271,3 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 func jitter(d time.Duration) time.Duration {
 	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
 }
-
-// ParseSchedule reads a retry schedule such as "5s,5m,30m".
-func ParseSchedule(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	for _, part := range strings.Split(s, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("retry schedule %q: %q is not a positive duration", s, part)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}

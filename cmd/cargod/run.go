@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
-	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/projections"
@@ -140,9 +138,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wg.Add(1)
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 
-	limits := domain.RateLimits{PerMinute: cfg.RateLimits[0], PerHour: cfg.RateLimits[1], PerDay: cfg.RateLimits[2]}
 	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
-		RateLimits: limits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
+		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, Objects: files,
@@ -241,14 +238,7 @@ func loadTokenAuthority(ctx context.Context, store *eventstore.Store, cfg config
 // seals subscribers' secrets, and the retry schedule.
 func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Config, log *slog.Logger, subs *projections.Webhooks,
 	render webhooks.Render, rec commands.WebhookRecorder, readers *projections.Projector) (*webhooks.Dispatcher, error) {
-	schedule, err := webhooks.ParseSchedule(cfg.WebhookSchedule)
-	if err != nil {
-		return nil, err
-	}
-	key, err := base64.StdEncoding.DecodeString(cfg.WebhookKey)
-	if err != nil {
-		return nil, fmt.Errorf("CARGO_WEBHOOK_KEY: %w", err)
-	}
+	key := cfg.WebhookKey
 	if len(key) == 0 {
 		secrets, err := store.Bucket(ctx, "secrets", 0)
 		if err != nil {
@@ -272,7 +262,7 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 	// group commit of its recorded attempt, so more senders make fuller
 	// batches (measured: 2.4k verified deliveries/s against 1.9-2.1k with 64).
 	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: render, Recorder: rec, Readers: readers,
-		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: schedule, Log: log, Parallel: 128}, nil
+		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: cfg.WebhookSchedule, Log: log, Parallel: 128}, nil
 }
 
 // serveProfiles serves Go's profiles (net/http/pprof) on addr, a loopback
