@@ -148,9 +148,10 @@ func TestComposeFile(t *testing.T) {
 				t.Errorf("%s is not a setting of cargod", name)
 			}
 		}
-		// The secret files exist only in the containers: a stand-in is read.
+		// The secret files exist only in the containers: a stand-in is
+		// read, 32 bytes in base64 as the webhook key must be.
 		standIn := filepath.Join(t.TempDir(), "secret")
-		if err := os.WriteFile(standIn, []byte("stand-in"), 0o600); err != nil {
+		if err := os.WriteFile(standIn, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cfg, err := config.Load(nil, func(k string) string {
