@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -16,12 +15,7 @@ import (
 
 func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 	// A free loopback port, for a server that starts only later.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := natstest.FreePorts(t, 1)[0]
 
 	opened := make(chan error, 1)
 	go func() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,7 +15,8 @@ import (
 // API serves.
 func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 	t.Parallel()
-	httpPort, natsPort := freePort(t), freePort(t)
+	ports := natstest.FreePorts(t, 2)
+	httpPort, natsPort := ports[0], ports[1]
 	r := startReplica(t.TempDir(), map[string]string{"CARGO_ADDR": fmt.Sprintf("127.0.0.1:%d", httpPort),
 		"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1", "CARGO_DEMO": "true", "CARGO_SIGNING_KEY": ""})
 	defer func() { r.stop(); <-r.done }()
@@ -53,14 +53,4 @@ func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 		t.Errorf("/readyz once started = %d %s", got.status, got.body)
 	}
 	createQuote(t, s, s.demoToken(t, "demo-forwarder"), rfq())
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -24,7 +24,8 @@ type Cluster struct {
 // URL lists every node, for a client that should fail over between them.
 func (c *Cluster) URL() string { return strings.Join(c.URLs, ",") }
 
-func freePorts(t testing.TB, n int) []int {
+// FreePorts returns n loopback ports free at this moment.
+func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ports []int
 	for range n {
@@ -42,7 +43,7 @@ func freePorts(t testing.TB, n int) []int {
 // to each other on loopback ports of their own; the test's end stops them.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
-	ports := freePorts(t, 6) // a client and a route port per node
+	ports := FreePorts(t, 6) // a client and a route port per node
 	var routes []*url.URL
 	for i := range 3 {
 		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", ports[3+i])})
