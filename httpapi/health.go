@@ -37,7 +37,9 @@ type StartProgress struct {
 // never kills a replica for replaying a long stream; /readyz answers 503
 // with how far the start has come; every other request gets the spec's
 // 503 body with Retry-After.
-func Starting(log *slog.Logger, progress func(context.Context) StartProgress) http.Handler {
+// stage names what the replica is doing, cheaply: every other request
+// asks it; only /readyz asks progress, which may read the stream.
+func Starting(log *slog.Logger, stage func() string, progress func(context.Context) StartProgress) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", health())
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
@@ -50,7 +52,7 @@ func Starting(log *slog.Logger, progress func(context.Context) StartProgress) ht
 		writeJSON(w, http.StatusServiceUnavailable, body)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+progress(r.Context()).Stage+"); retry shortly"))
+		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+stage()+"); retry shortly"))
 	})
 	return withRequestID(withAccessLog(log, mux))
 }

@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	var start starting
 	var handler atomic.Pointer[http.Handler]
-	handler.Store(new(httpapi.Starting(log, start.progress)))
+	handler.Store(new(httpapi.Starting(log, start.current, start.progress)))
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -193,6 +193,12 @@ func (s *starting) set(stage string, store *eventstore.Store, projector *project
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stage, s.store, s.projector = stage, store, projector
+}
+
+func (s *starting) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stage
 }
 
 func (s *starting) progress(ctx context.Context) httpapi.StartProgress {
