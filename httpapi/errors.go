@@ -107,7 +107,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
 	var de *domain.Error
 	switch {
-	case errors.Is(r.Context().Err(), context.Canceled):
+	case errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled):
 		// The client hung up: whatever failed, failed because of that.
 		body.Error, body.ErrorDescription = codeClientClosedRequest, "the client closed the connection before the answer"
 	case errors.As(err, &de):

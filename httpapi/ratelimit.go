@@ -187,8 +187,14 @@ func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subj
 	}
 	// Only tries an address may make count toward the ceiling: one
 	// address adds at most tokenTriesPerSubject to it.
-	if err := s.tokenLimiter.take("subject:"+name+"@"+ip, [3]int{tokenTriesPerSubject}).apply(w, "for ", subject, " from this address"); err != nil {
+	fromHere := s.tokenLimiter.take("subject:"+name+"@"+ip, [3]int{tokenTriesPerSubject})
+	if err := fromHere.apply(w, "for ", subject, " from this address"); err != nil {
 		return err
 	}
-	return s.tokenLimiter.take("subject:"+name, [3]int{tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses")
+	if err := s.tokenLimiter.take("subject:"+name, [3]int{tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses"); err != nil {
+		return err
+	}
+	// The RateLimit headers a client paces itself by are those of its
+	// own limit, not of the ceiling.
+	return fromHere.apply(w)
 }
