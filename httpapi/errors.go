@@ -106,15 +106,15 @@ func errorf(code, msg string) error { return &httpError{code: code, msg: msg} }
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
 	var de *domain.Error
+	coded := codedError(err)
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled):
 		// The client hung up: whatever failed, failed because of that.
 		body.Error, body.ErrorDescription = codeClientClosedRequest, "the client closed the connection before the answer"
 	case errors.As(err, &de):
 		body.Error, body.ErrorDescription, body.ValidationErrors = string(de.Code), de.Message, de.Fields
-	case codedError(err) != nil:
-		he := codedError(err)
-		body.Error, body.ErrorDescription = he.code, he.msg
+	case coded != nil:
+		body.Error, body.ErrorDescription = coded.code, coded.msg
 	case errors.Is(err, projections.ErrBehind):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "this replica's read models have not caught up yet; retry"
 	case errors.Is(err, eventstore.ErrUnavailable):
