@@ -16,7 +16,8 @@ const traceSynopsis = `Usage: cargoctl trace [flags] CORRELATION_ID
 
 Prints everything one request caused, in stream order: the events of the
 command it carried out and those of the reactors' steps that followed
-(pricing, confirmation, statuses, webhook deliveries), one line each with
+(pricing, confirmation, statuses; not webhook deliveries, which are recorded
+under a correlation id of their own), one line each with
 the time, the stream sequence, the aggregate, the event type and who caused
 it. The correlation id is the request's X-Request-Id: sent by the client,
 or made by cargod and returned in the response's header.

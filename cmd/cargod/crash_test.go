@@ -203,6 +203,9 @@ func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
 			pending++
 		}
 	}
+	if pending == 0 {
+		t.Skip("the reactor confirmed every booking before the kill: nothing was in flight to redeliver")
+	}
 	for _, id := range ids {
 		if b := s.bookingOutcome(t, fwd, id); b.Status != "confirmed" {
 			t.Errorf("booking %s after the restart = %+v", id, b)
