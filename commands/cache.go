@@ -73,9 +73,14 @@ func (c *aggregateCache) extend(agg eventstore.Aggregate, base uint64, e cacheEn
 // the next decision follows. Its fields change under the aggregate's lock
 // and the pipelines' mutex both.
 type pipeline struct {
-	state    any
-	tail     *eventstore.Pending
-	commands map[string]int // ids of the commands with a decision pending
+	state any
+	tail  *eventstore.Pending
+	// commands are the ids of the commands decided in the pipeline,
+	// pending or stored since, and base those of the state it began
+	// from: a retried command is not decided again on the pipeline's
+	// state, where no expected sequence would catch it.
+	commands map[string]int
+	base     map[string]uint64
 }
 
 // pipelines are the aggregates' pipelines. A pipeline ends when its last
@@ -92,17 +97,23 @@ func (ps *pipelines) get(agg eventstore.Aggregate) *pipeline {
 	return ps.m[agg]
 }
 
-// pending reports whether a decision of commandID is pending on agg.
-func (ps *pipelines) pending(agg eventstore.Aggregate, commandID string) bool {
+// decided reports whether commandID was decided on agg before or during
+// its pipeline.
+func (ps *pipelines) decided(agg eventstore.Aggregate, commandID string) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]
-	return p != nil && p.commands[commandID] > 0
+	if p == nil {
+		return false
+	}
+	_, during := p.commands[commandID]
+	return during || p.base[commandID] != 0
 }
 
 // push makes tail, of commandID, agg's last pending decision, after which
-// agg is in state.
-func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.Pending, commandID string) {
+// agg is in state; base are the command ids of the state a new pipeline
+// begins from.
+func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.Pending, commandID string, base map[string]uint64) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.m == nil {
@@ -110,24 +121,21 @@ func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.
 	}
 	p := ps.m[agg]
 	if p == nil {
-		p = &pipeline{commands: map[string]int{}}
+		p = &pipeline{commands: map[string]int{}, base: base}
 		ps.m[agg] = p
 	}
 	p.state, p.tail = state, tail
 	p.commands[commandID]++
 }
 
-// done takes the decision of commandID, which has its answer, out of
-// agg's pipeline, and ends the pipeline if it was the last.
-func (ps *pipelines) done(agg eventstore.Aggregate, decision *eventstore.Pending, commandID string) {
+// done ends agg's pipeline if decision, which has its answer, was its
+// last.
+func (ps *pipelines) done(agg eventstore.Aggregate, decision *eventstore.Pending) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]
 	if p == nil {
 		return
-	}
-	if p.commands[commandID]--; p.commands[commandID] <= 0 {
-		delete(p.commands, commandID)
 	}
 	if p.tail == decision {
 		delete(ps.m, agg)

@@ -181,7 +181,7 @@ func decideLocked[S any](ctx context.Context, h *Handler, agg eventstore.Aggrega
 		// Over, whether stored or not: a fresh load tells.
 		pipe = nil
 	}
-	if pipe != nil && (!cached || h.pipelines.pending(agg, m.CommandID)) {
+	if pipe != nil && (!cached || h.pipelines.decided(agg, m.CommandID)) {
 		// A fresh state, or this command's own earlier try: wait.
 		return nil, pipe.tail, nil
 	}
@@ -239,11 +239,11 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate
 	for _, e := range events {
 		state = evolve(state, e)
 	}
-	h.pipelines.push(agg, state, pending, m.CommandID)
+	h.pipelines.push(agg, state, pending, m.CommandID, entry.commands)
 	return func() (Result[S], error) {
 		// The pipeline ends with its last decision, once the cache holds
 		// what it decided: the next command then finds one or the other.
-		defer h.pipelines.done(agg, pending, m.CommandID)
+		defer h.pipelines.done(agg, pending)
 		seqs, err := pending.Wait(ctx)
 		if err != nil {
 			return Result[S]{}, err
