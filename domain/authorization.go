@@ -26,14 +26,6 @@ type AuthorizationRecorded struct {
 
 func (AuthorizationRecorded) EventType() string { return "AuthorizationRecorded" }
 
-// AuditClientIPVisibleTo: the client address of an audit entry is its
-// organisation's (the actor's) business. An organisation's log also shows
-// others' acts on its resources; their addresses it does not see. Admins
-// see every address.
-func AuditClientIPVisibleTo(p Principal, entryOrganization string) bool {
-	return p.ActsFor(entryOrganization)
-}
-
 // CheckUsageReader: an organisation's usage and rate limits are its own
 // business, and the operator's, who sets the limits.
 func CheckUsageReader(p Principal, organizationID string) error {

@@ -7,27 +7,6 @@ import (
 	"time"
 )
 
-func TestAuditClientIPVisibleTo(t *testing.T) {
-	f1 := Principal{OrganizationID: "f1", Role: RoleForwarder}
-	tests := []struct {
-		name              string
-		p                 Principal
-		entryOrganization string
-		want              bool
-	}{
-		{"an organisation sees the addresses of its own entries", f1, "f1", true},
-		{"not those of another organisation acting on its resources", f1, "lh", false},
-		{"nor of an entry of no organisation", f1, "", false},
-		{"an airline is no different", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, "f1", false},
-		{"an admin sees every organisation's", Principal{OrganizationID: "ops", Role: RoleAdmin}, "f1", true},
-	}
-	for _, tt := range tests {
-		if got := AuditClientIPVisibleTo(tt.p, tt.entryOrganization); got != tt.want {
-			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestCheckUsageReader(t *testing.T) {
 	tests := []struct {
 		name         string

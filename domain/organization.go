@@ -30,6 +30,12 @@ func (o Organization) Exists() bool { return o.ID != "" }
 // turning demo mode on again opens it.
 func (o Organization) UsableInDemoMode(demoMode bool) bool { return demoMode || !o.Demo }
 
+// Principal is subject acting for the organisation, with the role and
+// airline identity the access rules look at.
+func (o Organization) Principal(subject string) Principal {
+	return Principal{Subject: subject, OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
+}
+
 // OrganizationCreated records a new organisation.
 type OrganizationCreated struct {
 	OrganizationID string    `json:"organizationId"`

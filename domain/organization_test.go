@@ -61,3 +61,24 @@ func TestOrganizationUsableInDemoMode(t *testing.T) {
 		}
 	}
 }
+
+func TestOrganizationPrincipal(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       Organization
+		subject string
+		want    Principal
+	}{
+		{"a forwarder's client acts as a forwarder of it", Organization{ID: "f1", Name: "F1", Role: RoleForwarder}, "client:f1-api",
+			Principal{Subject: "client:f1-api", OrganizationID: "f1", Role: RoleForwarder}},
+		{"an airline's user carries its IATA code and AWB prefix", Organization{ID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020", Demo: true},
+			"user:ops", Principal{Subject: "user:ops", OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}},
+		{"a webhook subscriber is seen as its organisation", Organization{ID: "ops", Role: RoleAdmin}, "webhook",
+			Principal{Subject: "webhook", OrganizationID: "ops", Role: RoleAdmin}},
+	}
+	for _, tt := range tests {
+		if got := tt.o.Principal(tt.subject); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

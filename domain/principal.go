@@ -36,7 +36,10 @@ func (p Principal) OrganizationScope() string {
 }
 
 // ActsFor reports whether p answers for an organisation's records: its
-// own organisation's, or any for an admin (see OrganizationScope).
+// own organisation's, or any for an admin (see OrganizationScope). So
+// the client address of an audit entry is shown only to whom ActsFor the
+// entry's organisation (the actor's): an organisation's log also shows
+// others' acts on its resources, but not their addresses.
 func (p Principal) ActsFor(organizationID string) bool {
 	scope := p.OrganizationScope()
 	return scope == "" || organizationID == scope

@@ -82,7 +82,7 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 
 // handleAuditLogs serves the audit log of the caller's organisation scope
 // (every organisation's, for an admin), client addresses as
-// domain.AuditClientIPVisibleTo allows.
+// domain.Principal.ActsFor allows.
 func (s *Server) handleAuditLogs() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -98,7 +98,7 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		entries, total := s.audit.Entries(f, page, limit)
 		writePage(w, "logs", entries, func(e projections.AuditEntry) views.AuditEntryJSON {
 			entry := views.ToAuditEntryJSON(e)
-			if !domain.AuditClientIPVisibleTo(who, e.Tenant) {
+			if !who.ActsFor(e.Tenant) {
 				entry.IPAddress = ""
 			}
 			return entry

@@ -38,10 +38,7 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 		if !ok || k.Revoked {
 			return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the API key is not valid")
 		}
-		if err := s.refuseClosedDemo(domain.InvalidToken, k.OrganizationID); err != nil {
-			return domain.Principal{}, err
-		}
-		return s.orgPrincipal("apikey:"+k.KeyID, k.OrganizationID)
+		return s.orgPrincipal(domain.InvalidToken, "apikey:"+k.KeyID, k.OrganizationID)
 	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -67,7 +64,7 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 	if demo && !s.opts.Demo {
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "%s", demoDisabled)
 	}
-	if err := s.refuseClosedDemo(domain.InvalidToken, p.OrganizationID); err != nil {
+	if _, _, err := s.openOrganization(domain.InvalidToken, p.OrganizationID); err != nil {
 		return domain.Principal{}, err
 	}
 	return p, nil
@@ -77,23 +74,28 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 // while the service runs without demo mode.
 const demoDisabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
 
-// refuseClosedDemo refuses, as code, a credential of organisation orgID
-// if the organisation is a demo one and demo mode is off (see
-// domain.Organization.UsableInDemoMode).
-func (s *Server) refuseClosedDemo(code domain.ErrorClass, orgID string) error {
-	if o, ok := s.identity.Organization(orgID); ok && !o.UsableInDemoMode(s.opts.Demo) {
-		return domain.Errorf(code, "%s", demoDisabled)
+// openOrganization looks organisation orgID up (ok false when there is
+// none), and refuses, as code, a credential of it while it is a demo one
+// and demo mode is off (see domain.Organization.UsableInDemoMode).
+func (s *Server) openOrganization(code domain.ErrorClass, orgID string) (o domain.Organization, ok bool, err error) {
+	o, ok = s.identity.Organization(orgID)
+	if ok && !o.UsableInDemoMode(s.opts.Demo) {
+		return o, ok, domain.Errorf(code, "%s", demoDisabled)
 	}
-	return nil
+	return o, ok, nil
 }
 
-// orgPrincipal is the caller acting for organisation orgID.
-func (s *Server) orgPrincipal(subject, orgID string) (domain.Principal, error) {
-	o, ok := s.identity.Organization(orgID)
-	if !ok {
+// orgPrincipal is the caller, subject, acting for organisation orgID: a
+// credential of a closed demo organisation is refused as code.
+func (s *Server) orgPrincipal(code domain.ErrorClass, subject, orgID string) (domain.Principal, error) {
+	o, ok, err := s.openOrganization(code, orgID)
+	switch {
+	case err != nil:
+		return domain.Principal{}, err
+	case !ok:
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the credential's organisation does not exist")
 	}
-	return domain.Principal{Subject: subject, OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}, nil
+	return o.Principal(subject), nil
 }
 
 // onlyFor serves h to callers of roles, and refuses the others with 403

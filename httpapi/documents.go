@@ -81,22 +81,21 @@ var (
 func (s *Server) takeUploadPlace(org string) (func(), error) {
 	s.uploadsMu.Lock()
 	defer s.uploadsMu.Unlock()
-	if s.uploadsByOrg[org] >= maxUploadsPerOrganization {
+	switch {
+	case s.uploadsByOrg[org] >= maxUploadsPerOrganization:
 		return nil, errorf(codeServiceUnavailable, fmt.Sprintf("your organisation is sending %d uploads to this replica, the most one organisation may at once; retry when one has ended", maxUploadsPerOrganization))
-	}
-	select {
-	case s.uploads <- struct{}{}:
-	default:
+	case s.uploads >= maxUploads:
 		return nil, errorf(codeServiceUnavailable, fmt.Sprintf("this replica is taking %d uploads, the most it takes at once; retry shortly", maxUploads))
 	}
+	s.uploads++
 	s.uploadsByOrg[org]++
 	return func() {
 		s.uploadsMu.Lock()
 		defer s.uploadsMu.Unlock()
+		s.uploads--
 		if s.uploadsByOrg[org]--; s.uploadsByOrg[org] == 0 {
 			delete(s.uploadsByOrg, org)
 		}
-		<-s.uploads
 	}, nil
 }
 

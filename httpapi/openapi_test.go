@@ -729,8 +729,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renderer := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights,
-		ShipmentFacts: projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}}
+	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
+	renderer := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
 	dispatcher := &webhooks.Dispatcher{Store: store, Queue: queue, Subs: hooks, Render: renderer.Render, Sealer: sealer, Guard: webhooks.Guard{}}
 
 	// Metering on, with the service's default limits, so that responses
@@ -739,7 +739,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
 		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Dispatcher: dispatcher,
-		Shipments: shipments, Documents: documents, Objects: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
+		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Objects: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
 	})
 	if err != nil {
 		t.Fatal(err)

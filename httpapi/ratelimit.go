@@ -27,7 +27,7 @@ type rateLimiter struct {
 // a request builds no policy text.
 type rateKey struct {
 	windows [3]rateWindow
-	limits  [3]int
+	limits  domain.RateLimits
 	policy  string
 }
 
@@ -39,6 +39,9 @@ type rateWindow struct {
 var windowLengths = [3]time.Duration{time.Minute, time.Hour, 24 * time.Hour}
 var windowNames = [3]string{"minute", "hour", "day"}
 
+// perWindow is the limit of each window, in the order of windowLengths.
+func perWindow(l domain.RateLimits) [3]int { return [3]int{l.PerMinute, l.PerHour, l.PerDay} }
+
 // rateDecision is the outcome of a request against its limits.
 type rateDecision struct {
 	allowed    bool
@@ -48,7 +51,7 @@ type rateDecision struct {
 }
 
 // take counts a request of key against limits (0: no limit in a window).
-func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
+func (l *rateLimiter) take(key string, limits domain.RateLimits) rateDecision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -76,7 +79,7 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 	if e.limits != limits {
 		e.policy, e.limits = policyOf(limits), limits
 	}
-	w := &e.windows
+	w, quota := &e.windows, perWindow(limits)
 	d := rateDecision{allowed: true, policy: e.policy}
 	tightest, tightestLeft := -1, 0
 	for i := range w {
@@ -84,10 +87,10 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 		if !w[i].start.Equal(start) {
 			w[i] = rateWindow{start: start}
 		}
-		if limits[i] <= 0 {
+		if quota[i] <= 0 {
 			continue
 		}
-		left := limits[i] - w[i].count
+		left := quota[i] - w[i].count
 		if left <= 0 {
 			d.allowed = false
 			d.retryAfter = max(d.retryAfter, start.Add(windowLengths[i]).Sub(now))
@@ -110,9 +113,9 @@ func (l *rateLimiter) take(key string, limits [3]int) rateDecision {
 }
 
 // policyOf is the RateLimit-Policy of limits: "" when none applies.
-func policyOf(limits [3]int) string {
+func policyOf(limits domain.RateLimits) string {
 	var items []string
-	for i, n := range limits {
+	for i, n := range perWindow(limits) {
 		if n > 0 {
 			items = append(items, fmt.Sprintf(`"%s";q=%d;w=%d`, windowNames[i], n, int(windowLengths[i].Seconds())))
 		}
@@ -156,8 +159,7 @@ func (s *Server) limitsOf(orgID string) domain.RateLimits {
 func (s *Server) rateLimited(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		org := principal(r.Context()).OrganizationID
-		l := s.limitsOf(org)
-		if err := s.limiter.take(org, [3]int{l.PerMinute, l.PerHour, l.PerDay}).apply(w, "for organisation ", org); err != nil {
+		if err := s.limiter.take(org, s.limitsOf(org)).apply(w, "for organisation ", org); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
@@ -182,16 +184,16 @@ const (
 // each spelling of a name would have guesses of its own.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
 	ip, name := clientIP(r), strings.ToLower(subject)
-	if err := s.tokenLimiter.take("ip:"+ip, [3]int{tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
+	if err := s.tokenLimiter.take("ip:"+ip, domain.RateLimits{PerMinute: tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
 	// Only tries an address may make count toward the ceiling: one
 	// address adds at most tokenTriesPerSubject to it.
-	fromHere := s.tokenLimiter.take("subject:"+name+"@"+ip, [3]int{tokenTriesPerSubject})
+	fromHere := s.tokenLimiter.take("subject:"+name+"@"+ip, domain.RateLimits{PerMinute: tokenTriesPerSubject})
 	if err := fromHere.apply(w, "for ", subject, " from this address"); err != nil {
 		return err
 	}
-	if err := s.tokenLimiter.take("subject:"+name, [3]int{tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses"); err != nil {
+	if err := s.tokenLimiter.take("subject:"+name, domain.RateLimits{PerMinute: tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses"); err != nil {
 		return err
 	}
 	// The RateLimit headers a client paces itself by are those of its

@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 func TestRateLimiterWindows(t *testing.T) {
 	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
 	l := rateLimiter{now: func() time.Time { return now }}
-	limits := [3]int{5, 7, 0}
+	limits := domain.RateLimits{PerMinute: 5, PerHour: 7}
 	for i := range 5 {
 		if d := l.take("org:a", limits); !d.allowed {
 			t.Fatalf("request %d refused", i+1)
@@ -53,16 +55,16 @@ func TestRateLimiterHeadersFollowChangedLimits(t *testing.T) {
 	// One key, its limits changed between requests (an admin sets them):
 	// each answer states the limits it was counted against.
 	for i, c := range []struct {
-		limits            [3]int
+		limits            domain.RateLimits
 		policy, remaining string
 		allowed           bool
 	}{
-		{[3]int{0, 0, 0}, "", "", true},
-		{[3]int{10, 0, 0}, `"minute";q=10;w=60`, `"minute";r=8;t=30`, true}, // the first request counted too
-		{[3]int{10, 0, 0}, `"minute";q=10;w=60`, `"minute";r=7;t=30`, true},
-		{[3]int{0, 100, 5}, `"hour";q=100;w=3600, "day";q=5;w=86400`, `"day";r=1;t=50370`, true},
-		{[3]int{4, 0, 0}, `"minute";q=4;w=60`, `"minute";r=0;t=30`, false},
-		{[3]int{0, 0, 0}, "", "", true},
+		{domain.RateLimits{}, "", "", true},
+		{domain.RateLimits{PerMinute: 10}, `"minute";q=10;w=60`, `"minute";r=8;t=30`, true}, // the first request counted too
+		{domain.RateLimits{PerMinute: 10}, `"minute";q=10;w=60`, `"minute";r=7;t=30`, true},
+		{domain.RateLimits{PerHour: 100, PerDay: 5}, `"hour";q=100;w=3600, "day";q=5;w=86400`, `"day";r=1;t=50370`, true},
+		{domain.RateLimits{PerMinute: 4}, `"minute";q=4;w=60`, `"minute";r=0;t=30`, false},
+		{domain.RateLimits{}, "", "", true},
 	} {
 		d := l.take("acme", c.limits)
 		if d.policy != c.policy || d.remaining != c.remaining || d.allowed != c.allowed {

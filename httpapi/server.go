@@ -62,13 +62,12 @@ type Server struct {
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
 	objects       *eventstore.Objects // the files of documents
-	// uploads holds a token for each upload this server is taking: a
-	// field, not a global, so that servers in one process (tests) each
-	// have their own maxUploads.
-	uploads chan struct{}
-	// uploadsByOrg counts the uploads each organisation is sending, under
-	// uploadsMu: its share of uploads.
+	// uploads counts the uploads this server is taking, uploadsByOrg
+	// those each organisation is sending (its share of them), both under
+	// uploadsMu: fields, not globals, so that servers in one process
+	// (tests) each have their own maxUploads.
 	uploadsMu    sync.Mutex
+	uploads      int
 	uploadsByOrg map[string]int
 	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
 	tokens       *tokens.Authority
@@ -96,22 +95,24 @@ type Deps struct {
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
 	Documents  *projections.Documents
-	Objects    *eventstore.Objects
-	Tokens     *tokens.Authority
-	Responses  *eventstore.Bucket
-	Ready      func() bool // the event store is connected
+	// ShipmentFacts gathers what domain's access rules of a shipment
+	// need to know; the webhook renderer uses the same.
+	ShipmentFacts projections.ShipmentFacts
+	Objects       *eventstore.Objects
+	Tokens        *tokens.Authority
+	Responses     *eventstore.Bucket
+	Ready         func() bool // the event store is connected
 }
 
 // New returns the API's handler.
 func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
-	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
-	s.uploads, s.uploadsByOrg = make(chan struct{}, maxUploads), map[string]int{}
+	s.uploadsByOrg = map[string]int{}
 	// Checked against when no such client or user exists, so that an
 	// unknown name costs the same work as a wrong secret.
 	var err error

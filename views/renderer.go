@@ -23,7 +23,7 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 	if !ok {
 		return nil, false
 	}
-	p := domain.Principal{Subject: "webhook", OrganizationID: o.ID, Role: o.Role, AirlineCode: o.AirlineCode, AWBPrefix: o.AWBPrefix}
+	p := o.Principal("webhook")
 	switch aggregateType {
 	case domain.AggregateQuote:
 		return r.renderQuote(aggregateID, e, p)

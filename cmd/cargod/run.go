@@ -129,8 +129,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wg.Add(1)
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
 
-	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights,
-		ShipmentFacts: projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}}
+	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
+	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
 	dispatcher, err := newDispatcher(ctx, store, cfg, log, subscriptions, payloads.Render, commands.WebhookRecorder{H: cmds}, projector)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, Objects: files,
+		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Objects: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	if err != nil {
