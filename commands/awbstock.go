@@ -4,15 +4,14 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func stockRequestAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateStockRequest, ID: id}
+func stockRequestAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateStockRequest, ID: id}
 }
 
-func ledgerAggregate(orgID, prefix string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateStockLedger, ID: orgID + "-" + prefix}
+func ledgerAggregate(orgID, prefix string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateStockLedger, ID: orgID + "-" + prefix}
 }
 
 // RequestStock files a forwarder's AWB stock request. knownPrefix tells
@@ -61,7 +60,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if c.Status != domain.StockStatusRejected {
 		count = *c.AllocatedStock
 	}
-	prefixAgg := eventstore.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}
+	prefixAgg := domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}
 	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
 	rangeNow := func() (domain.AWBRange, error) {
 		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", true)
@@ -145,7 +144,7 @@ func (h *Handler) UseAWB(ctx context.Context, m Meta, orgID, prefix, awb, refere
 }
 
 // numberUsedBy finds the AWB number a command took from a ledger.
-func (h *Handler) numberUsedBy(ctx context.Context, agg eventstore.Aggregate, commandID string) (string, error) {
+func (h *Handler) numberUsedBy(ctx context.Context, agg domain.Aggregate, commandID string) (string, error) {
 	recs, err := h.store.Load(ctx, agg)
 	if err != nil {
 		return "", err

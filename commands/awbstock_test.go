@@ -157,7 +157,7 @@ func TestConcurrentRepliesAgree(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	prefix, _, _, _ := load(ctx, h, eventstore.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}, domain.EvolveAWBPrefixStock, "", true)
+	prefix, _, _, _ := load(ctx, h, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}, domain.EvolveAWBPrefixStock, "", true)
 	request, _, _, _ := load(ctx, h, stockRequestAggregate(req.State.ID), domain.EvolveStockRequest, "", true)
 	ledger, _, _, _ := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", true)
 	var inLedger domain.AWBRange

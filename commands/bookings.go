@@ -4,15 +4,14 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func bookingAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateBooking, ID: id}
+func bookingAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateBooking, ID: id}
 }
 
-func quoteAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateQuote, ID: id}
+func quoteAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateQuote, ID: id}
 }
 
 // RequestBooking files a booking of a quoted flight as pending; the

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"sync"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 )
 
@@ -17,7 +18,7 @@ const maxCachedAggregates = 20000
 // every append checks the sequence the state was built to.
 type aggregateCache struct {
 	mu      sync.Mutex
-	entries map[eventstore.Aggregate]cacheEntry
+	entries map[domain.Aggregate]cacheEntry
 }
 
 type cacheEntry struct {
@@ -26,7 +27,7 @@ type cacheEntry struct {
 	commands map[string]uint64 // command id → sequence of its last event
 }
 
-func (c *aggregateCache) get(agg eventstore.Aggregate) (cacheEntry, bool) {
+func (c *aggregateCache) get(agg domain.Aggregate) (cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[agg]
@@ -34,7 +35,7 @@ func (c *aggregateCache) get(agg eventstore.Aggregate) (cacheEntry, bool) {
 }
 
 // put keeps e unless the cache already holds a newer state.
-func (c *aggregateCache) put(agg eventstore.Aggregate, e cacheEntry) {
+func (c *aggregateCache) put(agg domain.Aggregate, e cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.entries[agg]; ok && old.last >= e.last {
@@ -50,7 +51,7 @@ func (c *aggregateCache) put(agg eventstore.Aggregate, e cacheEntry) {
 // the state it was decided after, ending at sequence base: the command
 // ids of e are then those of that state and commandID. Otherwise the
 // cache is left as it is; a later load reads what it lacks.
-func (c *aggregateCache) extend(agg eventstore.Aggregate, base uint64, e cacheEntry, commandID string) {
+func (c *aggregateCache) extend(agg domain.Aggregate, base uint64, e cacheEntry, commandID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, ok := c.entries[agg]
@@ -87,11 +88,11 @@ type pipeline struct {
 // decision has its answer and the cache holds what it decided.
 type pipelines struct {
 	mu sync.Mutex
-	m  map[eventstore.Aggregate]*pipeline
+	m  map[domain.Aggregate]*pipeline
 }
 
 // get returns agg's pipeline, or nil when nothing is pending on it.
-func (ps *pipelines) get(agg eventstore.Aggregate) *pipeline {
+func (ps *pipelines) get(agg domain.Aggregate) *pipeline {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.m[agg]
@@ -99,7 +100,7 @@ func (ps *pipelines) get(agg eventstore.Aggregate) *pipeline {
 
 // decided reports whether commandID was decided on agg before or during
 // its pipeline.
-func (ps *pipelines) decided(agg eventstore.Aggregate, commandID string) bool {
+func (ps *pipelines) decided(agg domain.Aggregate, commandID string) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]
@@ -113,11 +114,11 @@ func (ps *pipelines) decided(agg eventstore.Aggregate, commandID string) bool {
 // push makes tail, of commandID, agg's last pending decision, after which
 // agg is in state; base are the command ids of the state a new pipeline
 // begins from.
-func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.Pending, commandID string, base map[string]uint64) {
+func (ps *pipelines) push(agg domain.Aggregate, state any, tail *eventstore.Pending, commandID string, base map[string]uint64) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.m == nil {
-		ps.m = map[eventstore.Aggregate]*pipeline{}
+		ps.m = map[domain.Aggregate]*pipeline{}
 	}
 	p := ps.m[agg]
 	if p == nil {
@@ -130,7 +131,7 @@ func (ps *pipelines) push(agg eventstore.Aggregate, state any, tail *eventstore.
 
 // done ends agg's pipeline if decision, which has its answer, was its
 // last.
-func (ps *pipelines) done(agg eventstore.Aggregate, decision *eventstore.Pending) {
+func (ps *pipelines) done(agg domain.Aggregate, decision *eventstore.Pending) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]

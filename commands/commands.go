@@ -75,7 +75,7 @@ type Handler struct {
 // New returns a Handler. hashCost is the bcrypt cost for secrets; ref is
 // the reference data that validation consults.
 func New(store *eventstore.Store, hashCost int, ref domain.Lookup) *Handler {
-	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[eventstore.Aggregate]cacheEntry{}}}
+	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[domain.Aggregate]cacheEntry{}}}
 }
 
 // Result is an aggregate after a command, the last event the command
@@ -92,7 +92,7 @@ type Result[S any] struct {
 // is while this process is the aggregate's only writer, and asks the store
 // nothing. It also reports the sequence of the last event that commandID
 // appended, if that command has run before.
-func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evolve func(S, domain.Event) S, commandID string, fresh bool) (state S, entry cacheEntry, done uint64, err error) {
+func load[S any](ctx context.Context, h *Handler, agg domain.Aggregate, evolve func(S, domain.Event) S, commandID string, fresh bool) (state S, entry cacheEntry, done uint64, err error) {
 	entry, _ = h.cache.get(agg)
 	if cached, ok := entry.state.(S); ok {
 		state = cached
@@ -143,7 +143,7 @@ func load[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, evol
 // The aggregate is locked while deciding and handing over, not while the
 // decision is stored: the next command on a busy aggregate decides on the
 // pending state at once, and many decisions on it share a batch.
-func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
+func execute[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
 	cached := true // the first try may decide on the cached or pending state
@@ -173,7 +173,7 @@ func execute[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m
 // to the store; stored then waits for it. When the decision needs a state
 // without pending decisions, it returns the last of those instead, to be
 // waited for before trying again.
-func decideLocked[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, m Meta,
+func decideLocked[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), behind *eventstore.Pending, err error) {
 	defer h.aggregates.lock(agg.String())()
 	pipe := h.pipelines.get(agg)
@@ -205,7 +205,7 @@ func decideLocked[S any](ctx context.Context, h *Handler, agg eventstore.Aggrega
 // loaded (from the cache if cached), and hands what it decided to the
 // store. It reports false when it decided nothing on a state that was not
 // fresh, which only a fresh state may settle.
-func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, pipe *pipeline, m Meta,
+func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pipe *pipeline, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (func() (Result[S], error), bool, error) {
 	var state S
 	var entry cacheEntry
@@ -266,7 +266,7 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate
 
 // ranBefore is the result of a command that ran before: its own event,
 // not the latest.
-func ranBefore[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate, state S, done uint64) (Result[S], error) {
+func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, state S, done uint64) (Result[S], error) {
 	rec, err := h.store.Get(ctx, agg, done)
 	if err != nil {
 		return Result[S]{}, err
@@ -280,14 +280,14 @@ func ranBefore[S any](ctx context.Context, h *Handler, agg eventstore.Aggregate,
 
 // envelopes wraps a decision's events for the store, each with an id
 // derived from the command, so that a retried command repeats them.
-func (h *Handler) envelopes(agg eventstore.Aggregate, m Meta, events []domain.Event) ([]eventstore.Event, error) {
-	out := make([]eventstore.Event, len(events))
+func (h *Handler) envelopes(agg domain.Aggregate, m Meta, events []domain.Event) ([]domain.Envelope, error) {
+	out := make([]domain.Envelope, len(events))
 	for i, e := range events {
 		data, err := json.Marshal(e)
 		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", e.EventType(), err)
 		}
-		out[i] = eventstore.Event{
+		out[i] = domain.Envelope{
 			Type:          e.EventType(),
 			SchemaVersion: schemaVersion,
 			EventID:       uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String(),

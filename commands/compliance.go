@@ -4,11 +4,10 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func complianceAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateCompliance, ID: awb}
+func complianceAggregate(awb string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateCompliance, ID: awb}
 }
 
 // SubmitPLACI files pre-loading advance cargo information for an AWB.

@@ -4,11 +4,10 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func documentAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateDocument, ID: id}
+func documentAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateDocument, ID: id}
 }
 
 // DocumentID is the id of the document the command m uploads. The file

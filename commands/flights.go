@@ -5,11 +5,10 @@ import (
 	"errors"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func flightAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateFlight, ID: id}
+func flightAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateFlight, ID: id}
 }
 
 // ScheduleFlights publishes flights of the calling airline. All are
@@ -91,7 +90,7 @@ func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard)
 		return Result[domain.RateCard]{}, err
 	}
 	card := events[0].(domain.RateCardSet)
-	agg := eventstore.Aggregate{Type: domain.AggregateRateCard, ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
+	agg := domain.Aggregate{Type: domain.AggregateRateCard, ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
 	return execute(ctx, h, agg, m, evolveRateCard, func(domain.RateCard) ([]domain.Event, error) { return events, nil })
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -21,7 +20,7 @@ func (h *Handler) CreateOrganization(ctx context.Context, m Meta, c domain.Creat
 		c.OrganizationID = m.DeriveID("org")
 	}
 	c.At = h.now().UTC()
-	agg := eventstore.Aggregate{Type: domain.AggregateOrganization, ID: c.OrganizationID}
+	agg := domain.Aggregate{Type: domain.AggregateOrganization, ID: c.OrganizationID}
 	if !domain.ValidIdentifier(c.OrganizationID) {
 		return Result[domain.Organization]{}, c.Validate()
 	}
@@ -35,7 +34,7 @@ func (h *Handler) organization(ctx context.Context, id string) (domain.Organizat
 	if !domain.ValidIdentifier(id) {
 		return domain.Organization{}, nil
 	}
-	o, _, _, err := load(ctx, h, eventstore.Aggregate{Type: domain.AggregateOrganization, ID: id}, domain.EvolveOrganization, "", true)
+	o, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: id}, domain.EvolveOrganization, "", true)
 	return o, err
 }
 
@@ -73,7 +72,7 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 		_, err := domain.DecideCreateClient(domain.Client{}, org, cmd)
 		return none, err
 	}
-	return execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateClient, ID: clientID}, m, domain.EvolveClient,
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, m, domain.EvolveClient,
 		func(c domain.Client) ([]domain.Event, error) { return domain.DecideCreateClient(c, org, cmd) })
 }
 
@@ -82,7 +81,7 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 // start with CARGO_ADMIN_SECRET expects, may have been taken or created
 // otherwise.
 func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret string) error {
-	c, _, _, err := load(ctx, h, eventstore.Aggregate{Type: domain.AggregateClient, ID: clientID}, domain.EvolveClient, "", true)
+	c, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, domain.EvolveClient, "", true)
 	if err != nil {
 		return err
 	}
@@ -119,7 +118,7 @@ func (h *Handler) CreateUser(ctx context.Context, m Meta, username, orgID, passw
 	}
 	id := UserID(username)
 	cmd := domain.CreateUser{UserID: id, Username: username, OrganizationID: orgID, PasswordHash: hash, Demo: demo, At: h.now().UTC()}
-	return execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateUser, ID: id}, m, domain.EvolveUser,
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateUser, ID: id}, m, domain.EvolveUser,
 		func(u domain.User) ([]domain.Event, error) { return domain.DecideCreateUser(u, org, cmd) })
 }
 
@@ -140,7 +139,7 @@ func (h *Handler) CreateAPIKey(ctx context.Context, m Meta, orgID, name string) 
 	}
 	id := m.DeriveID("apikey")
 	cmd := domain.CreateAPIKey{KeyID: id, OrganizationID: orgID, Name: name, KeyHash: HashAPIKey(key), At: h.now().UTC()}
-	res, err := execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateAPIKey, ID: id}, m, domain.EvolveAPIKey,
+	res, err := execute(ctx, h, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id}, m, domain.EvolveAPIKey,
 		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideCreateAPIKey(k, org, cmd) })
 	if res.State.KeyHash != cmd.KeyHash {
 		key = "" // a repeated command: the key was shown the first time
@@ -154,7 +153,7 @@ func (h *Handler) RevokeAPIKey(ctx context.Context, m Meta, keyID string) (Resul
 		return Result[domain.APIKey]{}, domain.Errorf(domain.NotFound, "no such API key")
 	}
 	at := h.now().UTC()
-	return execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateAPIKey, ID: keyID}, m, domain.EvolveAPIKey,
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateAPIKey, ID: keyID}, m, domain.EvolveAPIKey,
 		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideRevokeAPIKey(k, at) })
 }
 
@@ -164,7 +163,7 @@ func (h *Handler) SetRateLimits(ctx context.Context, m Meta, orgID string, l dom
 		return Result[domain.Organization]{}, domain.Errorf(domain.NotFound, "no organisation %s", orgID)
 	}
 	at := h.now().UTC()
-	return execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateOrganization, ID: orgID}, m, domain.EvolveOrganization,
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: orgID}, m, domain.EvolveOrganization,
 		func(o domain.Organization) ([]domain.Event, error) { return domain.DecideSetRateLimits(o, l, at) })
 }
 
@@ -172,7 +171,7 @@ func (h *Handler) SetRateLimits(ctx context.Context, m Meta, orgID string, l dom
 // Each is an aggregate of its own: they never contend with each other.
 func (h *Handler) RecordAuthorization(ctx context.Context, m Meta, e domain.AuthorizationRecorded) (uint64, error) {
 	e.At = h.now().UTC()
-	res, err := execute(ctx, h, eventstore.Aggregate{Type: domain.AggregateAuthorization, ID: m.DeriveID("auth")}, m,
+	res, err := execute(ctx, h, domain.Aggregate{Type: domain.AggregateAuthorization, ID: m.DeriveID("auth")}, m,
 		func(s struct{}, _ domain.Event) struct{} { return s },
 		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
 	return res.Sequence, err

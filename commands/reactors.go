@@ -51,19 +51,19 @@ func (r *Reactors) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for name, reactor := range map[string]struct {
 		filters []string
-		react   func(context.Context, eventstore.Record) error
+		react   func(context.Context, domain.Record) error
 	}{
 		"pricing":   {[]string{r.store.Filter(domain.AggregateQuote, "")}, r.price},
 		"bookings":  {[]string{r.store.Filter(domain.AggregateBooking, ""), r.store.Filter(domain.AggregateFlight, "")}, r.book},
 		"shipments": {[]string{r.store.Filter(domain.AggregateFlight, "")}, r.ship},
 	} {
 		filters := reactor.filters
-		handle := func(rec eventstore.Record) error { return reactor.react(ctx, rec) }
+		handle := func(rec domain.Record) error { return reactor.react(ctx, rec) }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			// Runs until ctx ends: a consumer that fails is begun again.
-			r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec eventstore.Record, err error) {
+			r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec domain.Record, err error) {
 				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})
@@ -73,7 +73,7 @@ func (r *Reactors) Run(ctx context.Context) {
 }
 
 // step is the metadata of one command a reactor issues for an event.
-func step(rec eventstore.Record, name string) Meta {
+func step(rec domain.Record, name string) Meta {
 	return Meta{
 		CommandID:     rec.EventID + ":" + name,
 		CorrelationID: rec.CorrelationID,
@@ -83,7 +83,7 @@ func step(rec eventstore.Record, name string) Meta {
 }
 
 // price answers a new RFQ with priced options, or rejects it.
-func (r *Reactors) price(ctx context.Context, rec eventstore.Record) error {
+func (r *Reactors) price(ctx context.Context, rec domain.Record) error {
 	if rec.Type != (domain.QuoteRequested{}).EventType() {
 		return nil
 	}
@@ -104,7 +104,7 @@ func (r *Reactors) price(ctx context.Context, rec eventstore.Record) error {
 
 // book confirms or rejects a new booking; gives back the capacity and the
 // quote of a cancelled one; and cancels the bookings of a cancelled flight.
-func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
+func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 	switch rec.Type {
 	case domain.BookingRequested{}.EventType():
 		return r.confirm(ctx, rec)
@@ -147,7 +147,7 @@ func (r *Reactors) book(ctx context.Context, rec eventstore.Record) error {
 // bookings never overbook), then the AWB number from the forwarder's
 // stock, then the quote's acceptance, and finally confirms it. Each step
 // is idempotent, so after a crash the redelivered event finishes the work.
-func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
+func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", true)
 	if err != nil || b.Status != domain.BookingStatusPending {
 		return err
@@ -193,7 +193,7 @@ func (r *Reactors) confirm(ctx context.Context, rec eventstore.Record) error {
 // assignAWB takes the booking's AWB number from the forwarder's stock of
 // the flight's airline: the one asked for, or the next free one. Without
 // any stock of that airline, the booking goes without a number.
-func (r *Reactors) assignAWB(ctx context.Context, rec eventstore.Record, b domain.Booking) (string, error) {
+func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Booking) (string, error) {
 	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "", true)
 	if err != nil {
 		return "", err
@@ -211,7 +211,7 @@ func (r *Reactors) assignAWB(ctx context.Context, rec eventstore.Record, b domai
 }
 
 // release gives back the capacity a booking holds, if any.
-func (r *Reactors) release(ctx context.Context, rec eventstore.Record, b domain.Booking) error {
+func (r *Reactors) release(ctx context.Context, rec domain.Record, b domain.Booking) error {
 	if !domain.ValidIdentifier(b.FlightID) {
 		return nil
 	}
@@ -224,7 +224,7 @@ func (r *Reactors) release(ctx context.Context, rec eventstore.Record, b domain.
 // shipment a revised manifest leaves out, and on an offloaded one, its
 // DIS/OFLD status: so the shipment's timeline and
 // its webhook subscribers (the forwarder's too) hear of them.
-func (r *Reactors) ship(ctx context.Context, rec eventstore.Record) error {
+func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
 	switch rec.Type {
 	case domain.ManifestSubmitted{}.EventType(), domain.OffloadReported{}.EventType():

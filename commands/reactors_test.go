@@ -60,7 +60,7 @@ func newWorld(t *testing.T, capacityKg float64) *world {
 }
 
 // lastRecord is the newest event of an aggregate, as a reactor gets it.
-func (w *world) lastRecord(t *testing.T, agg eventstore.Aggregate) eventstore.Record {
+func (w *world) lastRecord(t *testing.T, agg domain.Aggregate) domain.Record {
 	t.Helper()
 	recs, err := w.store.Load(context.Background(), agg)
 	if err != nil || len(recs) == 0 {
@@ -88,7 +88,7 @@ func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
 	return q
 }
 
-func (w *world) book(t *testing.T, q domain.Quote) eventstore.Record {
+func (w *world) book(t *testing.T, q domain.Quote) domain.Record {
 	t.Helper()
 	res, err := w.h.RequestBooking(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestBooking{QuoteID: q.ID, FlightID: w.flightID})
 	if err != nil {
@@ -237,7 +237,7 @@ func TestRepeatedCommandIDAppendsOnce(t *testing.T) {
 // builtinReference is the built-in reference data, as the service loads it.
 func builtinReference() *projections.Reference {
 	ref := projections.NewReference()
-	ref.Apply(eventstore.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
+	ref.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
 		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
 	return ref
 }

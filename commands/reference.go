@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // referenceChunk is how many rows one reference event holds at most: an
@@ -30,7 +29,7 @@ func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.Refe
 	if events, _ := domain.DecideReferenceChange(domain.Reference{}, batch); len(events) == 1 {
 		batch = events[0].(domain.ReferenceChanged)
 	}
-	agg := eventstore.Aggregate{Type: domain.AggregateReference, ID: batch.Kind}
+	agg := domain.Aggregate{Type: domain.AggregateReference, ID: batch.Kind}
 	out := ImportResult{Rows: len(batch.Airports) + len(batch.Airlines) + len(batch.Commodities)}
 	for i, chunk := range referenceChunks(batch) {
 		sub := m

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // RecordShipmentStatus records a status event of the shipment with that
@@ -17,8 +16,8 @@ func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.Rec
 		func(struct{}) ([]domain.Event, error) { return domain.DecideRecordStatus(c, h.ref) })
 }
 
-func shipmentAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateShipment, ID: awb}
+func shipmentAggregate(awb string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateShipment, ID: awb}
 }
 
 // noState is the evolve function of an aggregate whose decisions need no

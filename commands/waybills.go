@@ -4,11 +4,10 @@ import (
 	"context"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func waybillAggregate(awb string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateWaybill, ID: awb}
+func waybillAggregate(awb string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateWaybill, ID: awb}
 }
 
 // waybillCodes name the refusals of an AWB number on a MAWB.

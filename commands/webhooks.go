@@ -5,11 +5,10 @@ import (
 	"errors"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
-func webhookAggregate(id string) eventstore.Aggregate {
-	return eventstore.Aggregate{Type: domain.AggregateWebhook, ID: id}
+func webhookAggregate(id string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateWebhook, ID: id}
 }
 
 // RegisterWebhook subscribes the caller's organisation to events. The
@@ -42,7 +41,7 @@ var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
 func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
 	actor := deliveryActor
 	actor.OrganizationID = e.OrgID
-	agg, m := eventstore.Aggregate{Type: domain.AggregateDelivery, ID: e.DeliveryID}, NewMeta(actor, commandID, "")
+	agg, m := domain.Aggregate{Type: domain.AggregateDelivery, ID: e.DeliveryID}, NewMeta(actor, commandID, "")
 	// Most deliveries succeed at the first attempt, the aggregate's first
 	// event: appended as such without reading the aggregate first, which
 	// would cost a round trip to the store per delivery. A later attempt
@@ -51,7 +50,7 @@ func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e
 	if err != nil {
 		return err
 	}
-	if _, err := r.H.store.Append(ctx, agg, 0, envelopes); !errors.Is(err, eventstore.ErrConflict) {
+	if _, err := r.H.store.Append(ctx, agg, 0, envelopes); !errors.Is(err, domain.ErrAggregateChanged) {
 		return err
 	}
 	_, err = execute(ctx, r.H, agg, m,

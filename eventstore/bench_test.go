@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -37,11 +38,11 @@ func BenchmarkAppendDecisionOfThree(b *testing.B) {
 func benchAppend(b *testing.B, events int) {
 	s := openForTest(b, Options{DataDir: b.TempDir()})
 	benchWrites(b, func(id string) error {
-		decision := make([]Event, events)
+		decision := make([]domain.Envelope, events)
 		for i := range decision {
 			decision[i] = benchEvent(fmt.Sprint(id, "-", i), id)
 		}
-		_, err := s.Append(context.Background(), Aggregate{"quote", id}, 0, decision)
+		_, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: id}, 0, decision)
 		return err
 	})
 }
@@ -52,14 +53,14 @@ func BenchmarkRawPublish(b *testing.B) {
 	s := openForTest(b, Options{DataDir: b.TempDir()})
 	benchWrites(b, func(id string) error {
 		e := benchEvent(id, id)
-		msg := &nats.Msg{Subject: s.subject(Aggregate{"quote", id}), Header: e.header(), Data: e.Data}
+		msg := &nats.Msg{Subject: s.subject(domain.Aggregate{Type: "quote", ID: id}), Header: header(e), Data: e.Data}
 		_, err := s.js.PublishMsg(context.Background(), msg, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(0))
 		return err
 	})
 }
 
-func benchEvent(id, commandID string) Event {
-	return Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: commandID, OccurredAt: time.Now(), Data: benchData}
+func benchEvent(id, commandID string) domain.Envelope {
+	return domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: commandID, OccurredAt: time.Now(), Data: benchData}
 }
 
 // benchWrites runs write from benchWriters goroutines, each time with a

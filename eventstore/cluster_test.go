@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
@@ -27,13 +28,13 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 	acked := map[string]bool{}
 	var failed int
 	write := func(name string) {
-		_, err := s.Append(ctx, Aggregate{"quote", name}, 0, decisionOf(name, 2))
+		_, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: name}, 0, decisionOf(name, 2))
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case err == nil:
 			acked[name] = true
-		case errors.Is(err, ErrUnavailable), errors.Is(err, ErrConflict):
+		case errors.Is(err, domain.ErrStoreUnavailable), errors.Is(err, domain.ErrAggregateChanged):
 			failed++ // during the failover: the caller retries
 		default:
 			t.Errorf("%s: %v", name, err)
@@ -87,7 +88,7 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 	wg.Wait()
 
 	for name := range acked {
-		recs, err := s.Load(ctx, Aggregate{"quote", name})
+		recs, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: name})
 		if err != nil || len(recs) != 2 {
 			t.Errorf("acknowledged %s has %d of 2 events (%v)", name, len(recs), err)
 		}

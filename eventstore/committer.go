@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -80,13 +81,13 @@ type decision struct {
 
 // newDecision makes the messages of a decision: each event's envelope,
 // with its id as Nats-Msg-Id, to the aggregate's subject.
-func newDecision(ctx context.Context, subject string, expected uint64, events []Event) (*decision, error) {
+func newDecision(ctx context.Context, subject string, expected uint64, events []domain.Envelope) (*decision, error) {
 	d := &decision{ctx: ctx, subject: subject, expect: true, expected: expected, settled: make(chan struct{})}
 	for _, e := range events {
 		if e.Type == "" || e.EventID == "" {
 			return nil, errors.New("eventstore: an event needs a type and an id")
 		}
-		d.msgs = append(d.msgs, message(subject, e.EventID, e.header(), e.Data))
+		d.msgs = append(d.msgs, message(subject, e.EventID, header(e), e.Data))
 	}
 	return d, nil
 }

@@ -14,13 +14,14 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go"
 )
 
 // decisionOf is a decision of n events on aggregate crash/<name>, with
 // event ids that a retry of the same command repeats.
-func decisionOf(name string, n int) []Event {
-	events := make([]Event, n)
+func decisionOf(name string, n int) []domain.Envelope {
+	events := make([]domain.Envelope, n)
 	for i := range events {
 		events[i] = event("Step", fmt.Sprintf("%s-e%d", name, i), name, fmt.Sprintf(`{"step":%d}`, i))
 	}
@@ -30,7 +31,7 @@ func decisionOf(name string, n int) []Event {
 func TestAFaultBetweenTheEventsOfADecisionStoresNone(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"stock", "s1"}
+	agg := domain.Aggregate{Type: "stock", ID: "s1"}
 	s.committer.betweenEvents = func(sent int) error { return fmt.Errorf("fault after %d of 3 events", sent) }
 	if _, err := s.Append(ctx, agg, 0, decisionOf("d1", 3)); err == nil || !strings.Contains(err.Error(), "fault after 1") {
 		t.Fatalf("append with a fault = %v, want the injected fault", err)
@@ -51,10 +52,10 @@ func TestAFaultBetweenTheEventsOfADecisionStoresNone(t *testing.T) {
 func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 1))
-	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 1))
+	a := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a0", 1))
+	a1 := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a1", 1))
 	a1.after, a1.chained = a, true
-	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1))
+	b := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b0", 1))
 	s.committer.commit([]*decision{a, a1, b})
 	for i, d := range []*decision{a, a1, b} {
 		if out := d.wait(ctx); out.err != nil || out.last != uint64(i+1) {
@@ -75,7 +76,7 @@ func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	// waiting: deterministic, where racing appenders would not be.
 	var batch []*decision
 	for _, name := range []string{"a", "b", "c"} {
-		batch = append(batch, decisionFor(t, s, Aggregate{"quote", name}, 0, decisionOf(name, 2)))
+		batch = append(batch, decisionFor(t, s, domain.Aggregate{Type: "quote", ID: name}, 0, decisionOf(name, 2)))
 	}
 	s.committer.commit(batch)
 	var lasts []uint64
@@ -105,16 +106,16 @@ func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	if _, err := s.Append(ctx, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1)); err != nil {
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b0", 1)); err != nil {
 		t.Fatal(err)
 	}
 	// Another writer's progress, unknown to the committer's cache: the
 	// server rejects the whole batch, and each decision is tried alone.
 	clear(s.committer.lastSeq)
 	batch := []*decision{
-		decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a", 2)),
-		decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 2)), // stale: b is at 1
-		decisionFor(t, s, Aggregate{"quote", "c"}, 0, decisionOf("c", 2)),
+		decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a", 2)),
+		decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b1", 2)), // stale: b is at 1
+		decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "c"}, 0, decisionOf("c", 2)),
 	}
 	s.committer.commit(batch)
 	for i, want := range []error{nil, errWrongLast, nil} {
@@ -123,7 +124,7 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]int{"a": 2, "b": 1, "c": 2} {
-		if recs, err := s.Load(ctx, Aggregate{"quote", name}); err != nil || len(recs) != want {
+		if recs, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: name}); err != nil || len(recs) != want {
 			t.Errorf("quote %s has %d events (%v), want %d", name, len(recs), err, want)
 		}
 	}
@@ -223,7 +224,7 @@ func TestADecisionDecidedAfterAStoredOneExpectsItsLastSequence(t *testing.T) {
 func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"flight", "f1"}
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
 	var pending []*Pending
 	var previous *Pending
 	for i := range 5 {
@@ -255,7 +256,7 @@ func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
 func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"flight", "f1"}
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
 	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +269,8 @@ func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, p := range map[string]*Pending{"the stale decision": stale, "the one decided after it": next} {
-		if _, err := p.Wait(ctx); !errors.Is(err, ErrConflict) {
-			t.Errorf("%s = %v, want ErrConflict", name, err)
+		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
+			t.Errorf("%s = %v, want domain.ErrAggregateChanged", name, err)
 		}
 	}
 	if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 1 {
@@ -281,15 +282,15 @@ func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	if _, err := s.Append(ctx, Aggregate{"quote", "b"}, 0, decisionOf("b0", 1)); err != nil {
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b0", 1)); err != nil {
 		t.Fatal(err)
 	}
 	clear(s.committer.lastSeq) // the server, not the cache, finds b stale
-	a := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a0", 2))
-	a1 := decisionFor(t, s, Aggregate{"quote", "a"}, 0, decisionOf("a1", 2))
+	a := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a0", 2))
+	a1 := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a1", 2))
 	a1.after, a1.chained = a, true
-	b := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b1", 2)) // stale: b is at 1
-	b1 := decisionFor(t, s, Aggregate{"quote", "b"}, 0, decisionOf("b2", 2))
+	b := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b1", 2)) // stale: b is at 1
+	b1 := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b2", 2))
 	b1.after, b1.chained = b, true
 	s.committer.commit([]*decision{a, a1, b, b1})
 	for i, want := range []error{nil, nil, errWrongLast, errWrongLast} {
@@ -299,7 +300,7 @@ func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) 
 		}
 	}
 	for name, want := range map[string]int{"a": 4, "b": 1} {
-		if recs, err := s.Load(ctx, Aggregate{"quote", name}); err != nil || len(recs) != want {
+		if recs, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: name}); err != nil || len(recs) != want {
 			t.Errorf("quote %s has %d events (%v), want %d", name, len(recs), err, want)
 		}
 	}
@@ -318,7 +319,7 @@ func indexes(all, some []*decision) string {
 }
 
 // decisionFor builds the decision Append would hand the committer.
-func decisionFor(t *testing.T, s *Store, agg Aggregate, expected uint64, events []Event) *decision {
+func decisionFor(t *testing.T, s *Store, agg domain.Aggregate, expected uint64, events []domain.Envelope) *decision {
 	t.Helper()
 	d, err := newDecision(context.Background(), s.subject(agg), expected, events)
 	if err != nil {
@@ -330,7 +331,7 @@ func decisionFor(t *testing.T, s *Store, agg Aggregate, expected uint64, events 
 func TestARetriedMultiEventDecisionGetsItsSequencesBack(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"stock", "s1"}
+	agg := domain.Aggregate{Type: "stock", ID: "s1"}
 	first, err := s.Append(ctx, agg, 0, decisionOf("d1", 2))
 	if err != nil {
 		t.Fatal(err)
@@ -339,8 +340,8 @@ func TestARetriedMultiEventDecisionGetsItsSequencesBack(t *testing.T) {
 	if err != nil || fmt.Sprint(again) != fmt.Sprint(first) {
 		t.Fatalf("retry = %v, %v; want %v", again, err, first)
 	}
-	if _, err := s.Append(ctx, agg, 0, decisionOf("d2", 2)); !errors.Is(err, ErrConflict) {
-		t.Errorf("another decision with the same stale expectation = %v, want ErrConflict", err)
+	if _, err := s.Append(ctx, agg, 0, decisionOf("d2", 2)); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Errorf("another decision with the same stale expectation = %v, want domain.ErrAggregateChanged", err)
 	}
 }
 
@@ -357,7 +358,7 @@ func TestAStreamMadeWithoutAtomicBatchesIsUpdatedOnOpen(t *testing.T) {
 	if !s.stream.CachedInfo().Config.AllowAtomicPublish {
 		t.Fatal("the stream still refuses atomic batches")
 	}
-	if _, err := s.Append(context.Background(), Aggregate{"stock", "s1"}, 0, decisionOf("d1", 2)); err != nil {
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "stock", ID: "s1"}, 0, decisionOf("d1", 2)); err != nil {
 		t.Errorf("a two-event decision after the update: %v", err)
 	}
 }
@@ -371,7 +372,7 @@ func TestConcurrentDecisionsAreStoredWholeAndInOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			agg := Aggregate{"counter", fmt.Sprint("w", w)}
+			agg := domain.Aggregate{Type: "counter", ID: fmt.Sprint("w", w)}
 			var last uint64
 			for i := range each {
 				seqs, err := s.Append(ctx, agg, last, decisionOf(fmt.Sprintf("w%d-%d", w, i), 1+i%3))
@@ -385,7 +386,7 @@ func TestConcurrentDecisionsAreStoredWholeAndInOrder(t *testing.T) {
 	}
 	wg.Wait()
 	batches := map[string]bool{}
-	err := s.Read(ctx, nil, 0, 0, func(r Record) error {
+	err := s.Read(ctx, nil, 0, 0, func(r domain.Record) error {
 		m, err := s.stream.GetMsg(ctx, r.Sequence)
 		if err == nil {
 			batches[m.Header.Get(hdrBatchID)] = true
@@ -396,7 +397,7 @@ func TestConcurrentDecisionsAreStoredWholeAndInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for w := range writers {
-		recs, err := s.Load(ctx, Aggregate{"counter", fmt.Sprint("w", w)})
+		recs, err := s.Load(ctx, domain.Aggregate{Type: "counter", ID: fmt.Sprint("w", w)})
 		if err != nil || len(recs) != 19 { // 10 decisions of 1, 2, 3, 1, 2, 3, 1, 2, 3, 1 events
 			t.Fatalf("writer %d: %d events, %v", w, len(recs), err)
 		}
@@ -433,7 +434,7 @@ func TestCrashChild(t *testing.T) {
 			for {
 				name := fmt.Sprintf("r%s-d%d", round, n.Add(1))
 				say("start %s", name)
-				if _, err := s.Append(context.Background(), Aggregate{"crash", name}, 0, decisionOf(name, 3)); err != nil {
+				if _, err := s.Append(context.Background(), domain.Aggregate{Type: "crash", ID: name}, 0, decisionOf(name, 3)); err != nil {
 					say("error %s %v", name, err)
 					continue
 				}
@@ -492,7 +493,7 @@ func TestKillDuringDecisions(t *testing.T) {
 		}
 		missing := 0
 		for name := range started {
-			agg := Aggregate{"crash", name}
+			agg := domain.Aggregate{Type: "crash", ID: name}
 			recs, err := s.Load(ctx, agg)
 			if err != nil {
 				t.Fatalf("round %d: load %s: %v", round, name, err)

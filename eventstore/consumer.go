@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -50,7 +51,7 @@ const (
 // when ctx ends, once the events in hand are handled or left for the server
 // to deliver again; a consumer that fails before (its server lost, say) is
 // begun again.
-func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
+func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error {
 	return s.keepFollowing(ctx, "consumer "+name, func() error {
 		return s.consume(ctx, name, filters, parallel, fn, onError)
 	})
@@ -70,7 +71,7 @@ func (s *Store) keepFollowing(ctx context.Context, what string, session func() e
 	}
 }
 
-func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(Record) error, onError func(Record, error)) error {
+func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error {
 	cfg := jetstream.ConsumerConfig{
 		Durable:        s.prefix + "-" + name,
 		Description:    "Cargostream reactor " + name,
@@ -151,8 +152,8 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 type lanes struct {
 	ctx     context.Context
 	s       *Store
-	fn      func(Record) error
-	onError func(Record, error)
+	fn      func(domain.Record) error
+	onError func(domain.Record, error)
 	slots   chan struct{} // one per event being handled
 
 	leftInHand atomic.Bool // events not handled because shutdown began

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 // appendEach appends, for each aggregate id, one event per event id given.
@@ -14,7 +16,7 @@ func appendEach(t *testing.T, s *Store, events map[string][]string) {
 	for id, eventIDs := range events {
 		var last uint64
 		for _, e := range eventIDs {
-			seqs, err := s.Append(context.Background(), Aggregate{"quote", id}, last, []Event{event("QuoteRequested", e, "c-"+e, `{}`)})
+			seqs, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: id}, last, []domain.Envelope{event("QuoteRequested", e, "c-"+e, `{}`)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -25,7 +27,7 @@ func appendEach(t *testing.T, s *Store, events map[string][]string) {
 
 // consumeUntil runs Consume until done is closed, or fails the test
 // after a minute, which only a hung consumer takes.
-func consumeUntil(t *testing.T, s *Store, name string, parallel int, done <-chan struct{}, fn func(ctx context.Context, r Record) error) {
+func consumeUntil(t *testing.T, s *Store, name string, parallel int, done <-chan struct{}, fn func(ctx context.Context, r domain.Record) error) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -37,7 +39,7 @@ func consumeUntil(t *testing.T, s *Store, name string, parallel int, done <-chan
 		}
 		stop()
 	}()
-	err := s.Consume(ctx, name, []string{s.Filter("quote", "")}, parallel, func(r Record) error { return fn(ctx, r) }, func(Record, error) {})
+	err := s.Consume(ctx, name, []string{s.Filter("quote", "")}, parallel, func(r domain.Record) error { return fn(ctx, r) }, func(domain.Record, error) {})
 	if err != context.Canceled {
 		t.Errorf("consume = %v", err)
 	}
@@ -57,7 +59,7 @@ func TestConsumerKeepsAggregateOrderAndRunsAggregatesConcurrently(t *testing.T) 
 	meet.Add(2)
 	go func() { meet.Wait(); close(met) }()
 	done := make(chan struct{})
-	consumeUntil(t, s, "order", 4, done, func(ctx context.Context, r Record) error {
+	consumeUntil(t, s, "order", 4, done, func(ctx context.Context, r domain.Record) error {
 		mu.Lock()
 		inside[r.Aggregate.ID]++
 		if inside[r.Aggregate.ID] > 1 {
@@ -98,7 +100,7 @@ func TestConsumerTriesAFailedEventAgainBeforeTheNextOfItsAggregate(t *testing.T)
 
 	var calls []string
 	done := make(chan struct{})
-	consumeUntil(t, s, "retry", 4, done, func(ctx context.Context, r Record) error {
+	consumeUntil(t, s, "retry", 4, done, func(ctx context.Context, r domain.Record) error {
 		calls = append(calls, r.EventID)
 		if len(calls) == 1 {
 			return context.DeadlineExceeded // any failure
@@ -119,7 +121,7 @@ func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) 
 
 	// a1 is under way, a2 waits behind it, when the consumer stops.
 	stopping := make(chan struct{})
-	consumeUntil(t, s, "handover", 4, stopping, func(ctx context.Context, r Record) error {
+	consumeUntil(t, s, "handover", 4, stopping, func(ctx context.Context, r domain.Record) error {
 		if r.EventID == "a1" {
 			close(stopping)
 		}
@@ -127,7 +129,7 @@ func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) 
 		return ctx.Err()
 	})
 	// An event stored after the stop.
-	if _, err := s.Append(context.Background(), Aggregate{"quote", "a"}, 2, []Event{event("E", "a3", "c3", "{}")}); err != nil {
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "a"}, 2, []domain.Envelope{event("E", "a3", "c3", "{}")}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -135,7 +137,7 @@ func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) 
 	// behind them; the server may return the two in either order.
 	var got []string
 	done := make(chan struct{})
-	consumeUntil(t, s, "handover", 4, done, func(ctx context.Context, r Record) error {
+	consumeUntil(t, s, "handover", 4, done, func(ctx context.Context, r domain.Record) error {
 		got = append(got, r.EventID)
 		if r.EventID == "a3" {
 			close(done)

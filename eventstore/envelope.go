@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -26,44 +27,13 @@ const (
 	hdrOccurredAt    = "Cargo-Occurred-At"
 )
 
-// Aggregate names the stream of one aggregate instance, such as the quote
-// with a given id. Each aggregate has a subject of its own, which is what
-// optimistic concurrency is checked against.
-type Aggregate struct {
-	Type string
-	ID   string
-}
-
-func (a Aggregate) String() string { return a.Type + "/" + a.ID }
-
 // validToken reports whether s can be one token of a NATS subject.
 func validToken(s string) bool {
 	return s != "" && !strings.ContainsAny(s, ". \t\r\n*>")
 }
 
-// Event is an event to append, or one read back as part of a Record.
-type Event struct {
-	Type          string
-	SchemaVersion int
-	EventID       string
-	CommandID     string
-	CorrelationID string
-	CausationID   string
-	Actor         string
-	Tenant        string
-	ClientIP      string // the address the command came from, for the audit log
-	OccurredAt    time.Time
-	Data          []byte
-}
-
-// Record is a stored event with its position in the stream.
-type Record struct {
-	Event
-	Aggregate Aggregate
-	Sequence  uint64 // stream sequence: the global order of all events
-}
-
-func (e Event) header() nats.Header {
+// header is the envelope of e, as message headers.
+func header(e domain.Envelope) nats.Header {
 	h := nats.Header{}
 	h.Set(hdrType, e.Type)
 	h.Set(hdrSchemaVersion, strconv.Itoa(e.SchemaVersion))
@@ -85,9 +55,9 @@ func (e Event) header() nats.Header {
 // yields a Record with its sequence and aggregate, but without a type, and
 // an error saying why: followers log it and move past it, so one bad
 // message cannot stop every read model and reactor.
-func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byte) (Record, error) {
+func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byte) (domain.Record, error) {
 	agg, _ := s.aggregateOf(subject)
-	r := Record{Aggregate: agg, Sequence: seq, Event: Event{
+	r := domain.Record{Aggregate: agg, Sequence: seq, Envelope: domain.Envelope{
 		EventID: h.Get(hdrEventID), CommandID: h.Get(hdrCommandID), CorrelationID: h.Get(hdrCorrelationID),
 		CausationID: h.Get(hdrCausationID), Actor: h.Get(hdrActor), Tenant: h.Get(hdrTenant), ClientIP: h.Get(hdrClientIP), Data: data,
 	}}
@@ -112,7 +82,7 @@ func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byt
 
 // followable is recordFromMsg for followers: an unreadable message is
 // logged and handed on without a type, which every follower ignores.
-func (s *Store) followable(m jetstream.Msg) (Record, error) {
+func (s *Store) followable(m jetstream.Msg) (domain.Record, error) {
 	r, err := s.recordFromMsg(m)
 	if err != nil && r.Sequence == 0 {
 		return r, err // no metadata: not even a position to move past
@@ -123,23 +93,23 @@ func (s *Store) followable(m jetstream.Msg) (Record, error) {
 	return r, nil
 }
 
-func (s *Store) recordFromMsg(m jetstream.Msg) (Record, error) {
+func (s *Store) recordFromMsg(m jetstream.Msg) (domain.Record, error) {
 	meta, err := m.Metadata()
 	if err != nil {
-		return Record{}, fmt.Errorf("eventstore: message without metadata: %w", err)
+		return domain.Record{}, fmt.Errorf("eventstore: message without metadata: %w", err)
 	}
 	return s.recordFrom(m.Subject(), meta.Sequence.Stream, m.Headers(), m.Data())
 }
 
-func (s *Store) subject(a Aggregate) string {
+func (s *Store) subject(a domain.Aggregate) string {
 	return s.prefix + ".evt." + a.Type + "." + a.ID
 }
 
-func (s *Store) aggregateOf(subject string) (Aggregate, bool) {
+func (s *Store) aggregateOf(subject string) (domain.Aggregate, bool) {
 	rest, ok := strings.CutPrefix(subject, s.prefix+".evt.")
 	if !ok {
-		return Aggregate{}, false
+		return domain.Aggregate{}, false
 	}
 	typ, id, ok := strings.Cut(rest, ".")
-	return Aggregate{Type: typ, ID: id}, ok
+	return domain.Aggregate{Type: typ, ID: id}, ok
 }

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// ErrNoObject means there is no object of that name.
-var ErrNoObject = errors.New("eventstore: no such object")
 
 // Objects keeps files, such as uploaded documents, in a JetStream object
 // store shared by all replicas. Files are too large to be events: an
@@ -53,12 +50,12 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 }
 
 // Get returns a reader of the object name, which the caller must close,
-// and its size; ErrNoObject if there is none. The bytes arrive as the
-// caller reads them.
+// and its size; domain.ErrNoStoredFile if there is none. The bytes arrive
+// as the caller reads them.
 func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
 	res, err := o.store.Get(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, 0, ErrNoObject
+		return nil, 0, domain.ErrNoStoredFile
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
@@ -71,15 +68,8 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 	return res, int64(info.Size), nil
 }
 
-// ObjectInfo describes a stored object.
-type ObjectInfo struct {
-	Name    string
-	Size    int64
-	ModTime time.Time
-}
-
 // List describes every object of the store.
-func (o *Objects) List(ctx context.Context) ([]ObjectInfo, error) {
+func (o *Objects) List(ctx context.Context) ([]domain.StoredFile, error) {
 	infos, err := o.store.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
@@ -87,9 +77,9 @@ func (o *Objects) List(ctx context.Context) ([]ObjectInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: list objects: %w", err)
 	}
-	out := make([]ObjectInfo, len(infos))
+	out := make([]domain.StoredFile, len(infos))
 	for i, info := range infos {
-		out[i] = ObjectInfo{Name: info.Name, Size: int64(info.Size), ModTime: info.ModTime}
+		out[i] = domain.StoredFile{Name: info.Name, Size: int64(info.Size), ModTime: info.ModTime}
 	}
 	return out, nil
 }

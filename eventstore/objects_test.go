@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 // trickle yields its bytes a few at a time, as a network body arrives.
@@ -92,8 +94,8 @@ func testObjects(t *testing.T, b backend) {
 		if _, err := objs.Put(ctx, "broken", &failingReader{n: n}); !errors.Is(err, errBroken) {
 			t.Errorf("put of a reader failing after %d bytes = %v, want its error", n, err)
 		}
-		if _, _, err := objs.Get(ctx, "broken"); !errors.Is(err, ErrNoObject) {
-			t.Errorf("get after a failed put of %d bytes = %v, want ErrNoObject", n, err)
+		if _, _, err := objs.Get(ctx, "broken"); !errors.Is(err, domain.ErrNoStoredFile) {
+			t.Errorf("get after a failed put of %d bytes = %v, want domain.ErrNoStoredFile", n, err)
 		}
 		if after := stored(); after != before {
 			t.Errorf("after a failed put of %d bytes the bucket holds %d bytes, before %d", n, after, before)
@@ -103,8 +105,8 @@ func testObjects(t *testing.T, b backend) {
 	if err := objs.Delete(ctx, "tiny.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := objs.Get(ctx, "tiny.txt"); !errors.Is(err, ErrNoObject) {
-		t.Errorf("get after delete = %v, want ErrNoObject", err)
+	if _, _, err := objs.Get(ctx, "tiny.txt"); !errors.Is(err, domain.ErrNoStoredFile) {
+		t.Errorf("get after delete = %v, want domain.ErrNoStoredFile", err)
 	}
 	for _, name := range []string{"tiny.txt", "never"} {
 		if err := objs.Delete(ctx, name); err != nil {

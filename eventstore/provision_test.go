@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -22,7 +23,7 @@ func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 		s, err := Open(context.Background(), Options{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), Stream: "LATE"})
 		if err == nil {
 			t.Cleanup(s.Close)
-			_, err = s.Append(context.Background(), Aggregate{"quote", "q1"}, 0, decisionOf("d1", 2))
+			_, err = s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q1"}, 0, decisionOf("d1", 2))
 		}
 		opened <- err
 	}()

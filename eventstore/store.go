@@ -14,25 +14,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrConflict means another writer appended to the aggregate since it was
-// loaded: reload, decide again, and retry.
-var ErrConflict = errors.New("eventstore: aggregate changed concurrently")
-
-// ErrUnavailable means NATS did not answer in time, or its cluster has no
-// leader or quorum. Nothing was stored (an append checks afterwards), and
-// a retry of the same command is safe.
-var ErrUnavailable = errors.New("eventstore: NATS is not available")
-
-// unavailable marks err as ErrUnavailable if a wait may cure it.
+// unavailable marks err as domain.ErrStoreUnavailable if a wait may cure
+// it: NATS did not answer in time, or its cluster has no leader or quorum.
 func unavailable(err error) error {
 	if transient(err) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", domain.ErrStoreUnavailable, err)
 	}
 	return err
 }
@@ -277,14 +270,14 @@ func (s *Store) ClientURL() string {
 // Append stores a decision: events on one aggregate, if the aggregate's
 // last event is still at sequence expected (0: the aggregate must not
 // exist yet). The events are stored all or none. It returns the stream
-// sequence of each event, or ErrConflict.
+// sequence of each event, or domain.ErrAggregateChanged.
 //
 // Every write goes through here, and through the store's committer, which
 // commits the decisions of many aggregates together (see committer.go).
 // Each event's EventID is its Nats-Msg-Id, and a decision whose events are
 // already the aggregate's last (a retry after a lost acknowledgement) is
 // answered with their sequences instead of a conflict.
-func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, events []Event) ([]uint64, error) {
+func (s *Store) Append(ctx context.Context, agg domain.Aggregate, expected uint64, events []domain.Envelope) ([]uint64, error) {
 	p, err := s.Submit(ctx, agg, expected, nil, events)
 	if err != nil {
 		return nil, err
@@ -295,7 +288,7 @@ func (s *Store) Append(ctx context.Context, agg Aggregate, expected uint64, even
 // Pending is a decision the store has taken, not yet known to be stored.
 type Pending struct {
 	s      *Store
-	agg    Aggregate
+	agg    domain.Aggregate
 	d      *decision
 	lastID string // the id of its last event
 	n      int    // its events
@@ -305,10 +298,10 @@ type Pending struct {
 // and returns, and Wait waits for it to be stored. after, if not nil, is
 // the caller's pending decision on the same aggregate that this one was
 // decided after: it is then stored right after that one, in the same
-// batch or the next, expected is not used, and it fails with ErrConflict
-// if that one fails. So a busy aggregate takes many decisions per batch,
+// batch or the next, expected is not used, and it fails with
+// domain.ErrAggregateChanged if that one fails. So a busy aggregate takes many decisions per batch,
 // instead of one per batch with the caller waiting in between.
-func (s *Store) Submit(ctx context.Context, agg Aggregate, expected uint64, after *Pending, events []Event) (*Pending, error) {
+func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after *Pending, events []domain.Envelope) (*Pending, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
@@ -338,7 +331,7 @@ func (s *Store) Submit(ctx context.Context, agg Aggregate, expected uint64, afte
 func (p *Pending) Settled() bool { return p.d.answered() }
 
 // Wait returns the stream sequence of each event of p once they are
-// stored, or ErrConflict.
+// stored, or domain.ErrAggregateChanged.
 func (p *Pending) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
 	if out.err != nil && ctx.Err() == nil {
@@ -350,7 +343,7 @@ func (p *Pending) Wait(ctx context.Context) ([]uint64, error) {
 	}
 	switch {
 	case errors.Is(out.err, errWrongLast):
-		return nil, ErrConflict
+		return nil, domain.ErrAggregateChanged
 	case out.err != nil && ctx.Err() == nil:
 		return nil, unavailable(fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err))
 	case out.err != nil:
@@ -376,7 +369,7 @@ func (s *Store) lastIs(ctx context.Context, subject, eventID string) (uint64, bo
 }
 
 // RetryOnConflict runs attempt until it returns something other than
-// ErrConflict, backing off with jitter, at most a bounded number of times.
+// domain.ErrAggregateChanged, backing off with jitter, at most a bounded number of times.
 func RetryOnConflict(ctx context.Context, attempt func() error) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 2 * time.Millisecond
@@ -384,7 +377,7 @@ func RetryOnConflict(ctx context.Context, attempt func() error) error {
 	policy := backoff.WithContext(backoff.WithMaxRetries(b, 50), ctx)
 	return backoff.Retry(func() error {
 		err := attempt()
-		if err != nil && !errors.Is(err, ErrConflict) {
+		if err != nil && !errors.Is(err, domain.ErrAggregateChanged) {
 			return backoff.Permanent(err)
 		}
 		return err
@@ -393,13 +386,13 @@ func RetryOnConflict(ctx context.Context, attempt func() error) error {
 
 // Load reads every event of one aggregate, oldest first. The sequence of
 // the last one is what Append expects next.
-func (s *Store) Load(ctx context.Context, agg Aggregate) ([]Record, error) {
+func (s *Store) Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {
 	return s.LoadAfter(ctx, agg, 0)
 }
 
 // LoadAfter reads the events of one aggregate after sequence after, for a
 // caller that holds the aggregate's state up to there.
-func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]Record, error) {
+func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
@@ -418,7 +411,7 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 	// which is already here: a caller one event behind (the cache) costs
 	// one round trip. A consumer per load would be quicker for long
 	// histories, but consumers outlive the load and pile up under traffic.
-	var out []Record
+	var out []domain.Record
 	add := func(m *jetstream.RawStreamMsg) error {
 		r, err := s.recordFrom(subject, m.Sequence, m.Header, m.Data)
 		out = append(out, r)
@@ -444,14 +437,14 @@ func (s *Store) LoadAfter(ctx context.Context, agg Aggregate, after uint64) ([]R
 }
 
 // Get reads the event of agg at stream sequence seq.
-func (s *Store) Get(ctx context.Context, agg Aggregate, seq uint64) (Record, error) {
+func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {
 	subject := s.subject(agg)
 	m, err := s.stream.GetMsg(ctx, seq)
 	if err != nil {
-		return Record{}, unavailable(fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err))
+		return domain.Record{}, unavailable(fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err))
 	}
 	if m.Subject != subject {
-		return Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
+		return domain.Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
 	}
 	return s.recordFrom(subject, m.Sequence, m.Header, m.Data)
 }
@@ -468,7 +461,7 @@ func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 // Read calls fn for each event from sequence from to sequence to
 // (inclusive; 0 = up to the newest at the time of the call) whose subject
 // matches one of the filters (see Filter), in order.
-func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn func(Record) error) error {
+func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error {
 	if to == 0 {
 		last, err := s.LastSequence(ctx)
 		if err != nil {
@@ -497,14 +490,14 @@ func (s *Store) Filter(aggregateType, id string) string {
 	return s.prefix + ".evt." + aggregateType + "." + id
 }
 
-func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn func(Record) error) error {
+func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := errors.New("done")
-	err := s.Subscribe(ctx, filters, from, func(r Record) error {
+	err := s.Subscribe(ctx, filters, from, func(r domain.Record) error {
 		if r.Sequence > to {
 			return done
 		}
@@ -541,7 +534,7 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // nothing retries forever out of sight. A subscription to every event
 // also watches for a consumer that went quiet while the stream grew (its
 // server died and nats.go did not notice): it ends after stallAfter.
-func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Record) error, idle func() error) error {
+func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	if everything {
 		filters = []string{s.prefix + ".evt.>"}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -92,8 +93,8 @@ func openForTest(t testing.TB, o Options) *Store {
 	return s
 }
 
-func event(typ, id, commandID string, data string) Event {
-	return Event{Type: typ, SchemaVersion: 1, EventID: id, CommandID: commandID,
+func event(typ, id, commandID string, data string) domain.Envelope {
+	return domain.Envelope{Type: typ, SchemaVersion: 1, EventID: id, CommandID: commandID,
 		CorrelationID: "corr-" + id, CausationID: "cause-" + id, Actor: "user:alice", Tenant: "org-1",
 		OccurredAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), Data: []byte(data)}
 }
@@ -119,9 +120,9 @@ func TestConformance(t *testing.T) {
 func testRoundTrip(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q1"}
+	agg := domain.Aggregate{Type: "quote", ID: "q1"}
 	want := event("QuoteRequested", "e1", "c1", `{"a":1}`)
-	seqs, err := s.Append(ctx, agg, 0, []Event{want, event("QuoteStatusPriced", "e2", "c2", `{"b":2}`)})
+	seqs, err := s.Append(ctx, agg, 0, []domain.Envelope{want, event("QuoteStatusPriced", "e2", "c2", `{"b":2}`)})
 	if err != nil || len(seqs) != 2 || seqs[1] != seqs[0]+1 {
 		t.Fatalf("append = %v, %v", seqs, err)
 	}
@@ -136,15 +137,15 @@ func testRoundTrip(t *testing.T, b backend) {
 	if got.Type != want.Type || got.SchemaVersion != 1 || got.EventID != want.EventID || got.CommandID != want.CommandID ||
 		got.CorrelationID != want.CorrelationID || got.CausationID != want.CausationID || got.Actor != want.Actor ||
 		got.Tenant != want.Tenant || !got.OccurredAt.Equal(want.OccurredAt) || string(got.Data) != string(want.Data) {
-		t.Errorf("record = %+v, want %+v", got.Event, want)
+		t.Errorf("record = %+v, want %+v", got.Envelope, want)
 	}
 	if recs[1].Type != "QuoteStatusPriced" {
 		t.Errorf("second record type = %q", recs[1].Type)
 	}
-	if recs, err := s.Load(ctx, Aggregate{"quote", "none"}); err != nil || len(recs) != 0 {
+	if recs, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "none"}); err != nil || len(recs) != 0 {
 		t.Errorf("load of an unknown aggregate = %d, %v", len(recs), err)
 	}
-	if _, err := s.Append(ctx, Aggregate{"quote", "a.b"}, 0, []Event{want}); err == nil {
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "a.b"}, 0, []domain.Envelope{want}); err == nil {
 		t.Error("an aggregate id with a dot was accepted")
 	}
 }
@@ -152,12 +153,12 @@ func testRoundTrip(t *testing.T, b backend) {
 func testConflict(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q1"}
-	if _, err := s.Append(ctx, agg, 0, []Event{event("A", "e1", "c1", "{}")}); err != nil {
+	agg := domain.Aggregate{Type: "quote", ID: "q1"}
+	if _, err := s.Append(ctx, agg, 0, []domain.Envelope{event("A", "e1", "c1", "{}")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, agg, 0, []Event{event("A", "e2", "c2", "{}")}); !errors.Is(err, ErrConflict) {
-		t.Fatalf("append with stale expectation = %v, want ErrConflict", err)
+	if _, err := s.Append(ctx, agg, 0, []domain.Envelope{event("A", "e2", "c2", "{}")}); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Fatalf("append with stale expectation = %v, want domain.ErrAggregateChanged", err)
 	}
 	if recs, _ := s.Load(ctx, agg); len(recs) != 1 {
 		t.Errorf("aggregate has %d events after a conflict, want 1", len(recs))
@@ -167,7 +168,7 @@ func testConflict(t *testing.T, b backend) {
 func testConcurrent(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"counter", "c"}
+	agg := domain.Aggregate{Type: "counter", ID: "c"}
 	const n = 16
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -185,7 +186,7 @@ func testConcurrent(t *testing.T, b backend) {
 				if len(recs) > 0 {
 					last = recs[len(recs)-1].Sequence
 				}
-				_, err = s.Append(ctx, agg, last, []Event{event("Incremented", cmd+"-e", cmd, "{}")})
+				_, err = s.Append(ctx, agg, last, []domain.Envelope{event("Incremented", cmd+"-e", cmd, "{}")})
 				return err
 			})
 		}()
@@ -216,15 +217,15 @@ func testConcurrent(t *testing.T, b backend) {
 func testRepeatedCommand(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q1"}
+	agg := domain.Aggregate{Type: "quote", ID: "q1"}
 	e := event("QuoteRequested", "e1", "c1", "{}")
-	first, err := s.Append(ctx, agg, 0, []Event{e})
+	first, err := s.Append(ctx, agg, 0, []domain.Envelope{e})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same command retried (say, after a lost acknowledgement) with
 	// the same stale expectation must neither conflict nor append.
-	again, err := s.Append(ctx, agg, 0, []Event{e})
+	again, err := s.Append(ctx, agg, 0, []domain.Envelope{e})
 	if err != nil || again[0] != first[0] {
 		t.Fatalf("repeat = %v, %v; want sequence %d", again, err, first[0])
 	}
@@ -236,8 +237,8 @@ func testRepeatedCommand(t *testing.T, b backend) {
 func testRestart(t *testing.T, b backend) {
 	s, reopen := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q1"}
-	if _, err := s.Append(ctx, agg, 0, []Event{event("QuoteRequested", "e1", "c1", `{"x":1}`)}); err != nil {
+	agg := domain.Aggregate{Type: "quote", ID: "q1"}
+	if _, err := s.Append(ctx, agg, 0, []domain.Envelope{event("QuoteRequested", "e1", "c1", `{"x":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -251,8 +252,8 @@ func testRestart(t *testing.T, b backend) {
 func testUpcaster(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q1"}
-	if _, err := s.Append(ctx, agg, 0, []Event{event("QuoteRequested", "e1", "c1", `{"w":1}`)}); err != nil {
+	agg := domain.Aggregate{Type: "quote", ID: "q1"}
+	if _, err := s.Append(ctx, agg, 0, []domain.Envelope{event("QuoteRequested", "e1", "c1", `{"w":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	s.RegisterUpcaster("QuoteRequested", 1, func(d []byte) ([]byte, error) {
@@ -272,8 +273,8 @@ func testSubscribe(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
 	var seqs []uint64
-	for i, agg := range []Aggregate{{"quote", "a"}, {"org", "b"}, {"quote", "c"}} {
-		got, err := s.Append(ctx, agg, 0, []Event{event("E", fmt.Sprint("e", i), fmt.Sprint("c", i), "{}")})
+	for i, agg := range []domain.Aggregate{{Type: "quote", ID: "a"}, {Type: "org", ID: "b"}, {Type: "quote", ID: "c"}} {
+		got, err := s.Append(ctx, agg, 0, []domain.Envelope{event("E", fmt.Sprint("e", i), fmt.Sprint("c", i), "{}")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,9 +287,9 @@ func testSubscribe(t *testing.T, b backend) {
 	var got []string
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		s.Append(ctx, Aggregate{"quote", "d"}, 0, []Event{event("E", "e9", "c9", "{}")})
+		s.Append(ctx, domain.Aggregate{Type: "quote", ID: "d"}, 0, []domain.Envelope{event("E", "e9", "c9", "{}")})
 	}()
-	err := s.Subscribe(sub, nil, seqs[1], func(r Record) error {
+	err := s.Subscribe(sub, nil, seqs[1], func(r domain.Record) error {
 		got = append(got, r.Aggregate.ID)
 		if len(got) == 3 {
 			return errors.New("enough")
@@ -299,7 +300,7 @@ func testSubscribe(t *testing.T, b backend) {
 		t.Fatalf("subscribe saw %v, ended with %v", got, err)
 	}
 	got = nil
-	err = s.Read(ctx, []string{s.Filter("quote", "")}, 0, 0, func(r Record) error {
+	err = s.Read(ctx, []string{s.Filter("quote", "")}, 0, 0, func(r domain.Record) error {
 		got = append(got, r.Aggregate.ID)
 		return nil
 	})
@@ -311,7 +312,7 @@ func testSubscribe(t *testing.T, b backend) {
 func testDenyDelete(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	seqs, err := s.Append(ctx, Aggregate{"quote", "a"}, 0, []Event{event("E", "e1", "c1", "{}")})
+	seqs, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "a"}, 0, []domain.Envelope{event("E", "e1", "c1", "{}")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func testDenyDelete(t *testing.T, b backend) {
 	if err := s.stream.Purge(ctx); err == nil {
 		t.Error("the stream was purged")
 	}
-	if recs, _ := s.Load(ctx, Aggregate{"quote", "a"}); len(recs) != 1 {
+	if recs, _ := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "a"}); len(recs) != 1 {
 		t.Errorf("%d events left, want 1", len(recs))
 	}
 }
@@ -364,7 +365,7 @@ func TestExisting(t *testing.T) {
 		t.Fatal("Existing created a stream")
 	}
 	s := openForTest(t, Options{DataDir: dir})
-	if _, err := s.Append(ctx, Aggregate{"quote", "q1"}, 0, []Event{event("E", "e1", "c1", "{}")}); err != nil {
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{event("E", "e1", "c1", "{}")}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := s.stream.CachedInfo().Config
@@ -379,7 +380,7 @@ func TestExisting(t *testing.T) {
 	if err != nil || info.Config.Description != "changed by an operator" {
 		t.Errorf("after an Existing open the description is %q (%v); it must not be updated", info.Config.Description, err)
 	}
-	if recs, err := s.Load(ctx, Aggregate{"quote", "q1"}); err != nil || len(recs) != 1 {
+	if recs, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "q1"}); err != nil || len(recs) != 1 {
 		t.Errorf("load = %d records, %v", len(recs), err)
 	}
 	if _, err := Open(ctx, Options{DataDir: t.TempDir(), Stream: "OTHER", Existing: true}); err == nil {
@@ -394,19 +395,19 @@ func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
 	if _, err := s.js.Publish(ctx, s.prefix+".evt.quote.poison", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	seqs, err := s.Append(ctx, Aggregate{"quote", "good"}, 0, []Event{event("QuoteRequested", "e1", "c1", "{}")})
+	seqs, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "good"}, 0, []domain.Envelope{event("QuoteRequested", "e1", "c1", "{}")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	err = s.Read(ctx, nil, 0, 0, func(r Record) error {
+	err = s.Read(ctx, nil, 0, 0, func(r domain.Record) error {
 		got = append(got, fmt.Sprintf("%d:%s", r.Sequence, r.Type))
 		return nil
 	})
 	if want := fmt.Sprintf("1: %d:QuoteRequested", seqs[0]); err != nil || strings.Join(got, " ") != want {
 		t.Errorf("read = %v, %v; want %s", got, err, want)
 	}
-	if _, err := s.Load(ctx, Aggregate{"quote", "poison"}); err == nil {
+	if _, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "poison"}); err == nil {
 		t.Error("loading an aggregate with an unreadable event succeeded")
 	}
 }
@@ -418,20 +419,20 @@ func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
 func testConsumerResumes(t *testing.T, b backend) {
 	s, _ := b.open(t)
 	ctx := context.Background()
-	if _, err := s.Append(ctx, Aggregate{"quote", "q1"}, 0, []Event{event("QuoteRequested", "e1", "c1", `{}`), event("QuoteStatusPriced", "e2", "c2", `{}`)}); err != nil {
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{event("QuoteRequested", "e1", "c1", `{}`), event("QuoteStatusPriced", "e2", "c2", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	filters := []string{s.Filter("quote", "")}
-	failed := func(r Record, err error) { t.Errorf("event %s failed: %v", r.EventID, err) }
+	failed := func(r domain.Record, err error) { t.Errorf("event %s failed: %v", r.EventID, err) }
 	first, shutdown := context.WithCancel(ctx)
-	if err := s.Consume(first, "resume", filters, 1, func(Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
+	if err := s.Consume(first, "resume", filters, 1, func(domain.Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
 		t.Fatalf("consume = %v", err)
 	}
 
 	again, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	var got []string
-	if err := s.Consume(again, "resume", filters, 1, func(r Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
+	if err := s.Consume(again, "resume", filters, 1, func(r domain.Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
 		t.Fatalf("consume again = %v", err)
 	}
 	if strings.Join(got, ",") != "e2" {

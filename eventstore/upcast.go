@@ -1,6 +1,10 @@
 package eventstore
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cargostream/cargostream/domain"
+)
 
 // Upcaster turns the payload of an event stored with an older schema
 // version into the payload of the next version. History is never
@@ -19,7 +23,7 @@ func (s *Store) RegisterUpcaster(eventType string, fromVersion int, u Upcaster) 
 	s.upcasters[upcasterKey{eventType, fromVersion}] = u
 }
 
-func (s *Store) upcast(r Record) (Record, error) {
+func (s *Store) upcast(r domain.Record) (domain.Record, error) {
 	for {
 		u, ok := s.upcasters[upcasterKey{r.Type, r.SchemaVersion}]
 		if !ok {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
@@ -445,7 +444,7 @@ func (s *Server) handleGetDocument() handlerFunc {
 			return nil
 		}
 		file, size, err := s.objects.Get(r.Context(), id)
-		if errors.Is(err, eventstore.ErrNoObject) {
+		if errors.Is(err, domain.ErrNoStoredFile) {
 			// Recorded, but its file is gone: no fault of the client,
 			// and nothing a retry mends. Operators must see it.
 			s.log.ErrorContext(r.Context(), "document recorded but its file is not in the object store", "request_id", requestID(r.Context()), "document", id)

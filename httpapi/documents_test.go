@@ -34,7 +34,7 @@ func TestSweepOrphanFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	documents := projections.NewDocuments()
-	documents.Apply(eventstore.Record{}, domain.DocumentUploaded{DocumentID: "recorded", AWBNumber: "020-00000011"})
+	documents.Apply(domain.Record{}, domain.DocumentUploaded{DocumentID: "recorded", AWBNumber: "020-00000011"})
 	for _, name := range []string{"recorded", "orphan"} {
 		if _, err := files.Put(ctx, name, strings.NewReader("%PDF-1.7\n"+name)); err != nil {
 			t.Fatal(err)

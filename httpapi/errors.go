@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -117,7 +116,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		body.Error, body.ErrorDescription = coded.code, coded.msg
 	case errors.Is(err, projections.ErrBehind):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "this replica's read models have not caught up yet; retry"
-	case errors.Is(err, eventstore.ErrUnavailable):
+	case errors.Is(err, domain.ErrStoreUnavailable):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time and nothing was found stored; retry, with the same Idempotency-Key"
 	}
 	// Headers the error carries, from the outermost in: the first to

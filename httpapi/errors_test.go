@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -23,7 +22,7 @@ func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
 		status     int
 		retryAfter string
 	}{
-		{"the event store did not answer", fmt.Errorf("creating quote: %w", fmt.Errorf("%w: append: nats: timeout", eventstore.ErrUnavailable)),
+		{"the event store did not answer", fmt.Errorf("creating quote: %w", fmt.Errorf("%w: append: nats: timeout", domain.ErrStoreUnavailable)),
 			http.StatusServiceUnavailable, "1"},
 		{"read models behind", projections.ErrBehind, http.StatusServiceUnavailable, "1"},
 		{"anything else", errors.New("disk on fire"), http.StatusInternalServerError, ""},

@@ -23,7 +23,6 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
 	"github.com/cargostream/cargostream/tokens"
@@ -774,7 +773,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	const confirmedID, rejectedID = "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", "5a1b2c3d-4e5f-5061-8273-8495a6b7c8d9"
-	flightRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: scheduled.FlightID}}
+	flightRec := domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: scheduled.FlightID}}
 	s.flights.Apply(flightRec, scheduled)
 	s.flights.Apply(flightRec, domain.CapacityReserved{FlightID: scheduled.FlightID, BookingID: confirmedID, WeightKg: 1250.5, VolumeM3: 2.16})
 	cards, err := domain.DecideSetRateCard(domain.SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "*", Currency: "EUR",
@@ -782,7 +781,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.rates.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "ratecard", ID: "LH-FRA-ANY"}}, cards[0])
+	s.rates.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "ratecard", ID: "LH-FRA-ANY"}}, cards[0])
 	for _, e := range []struct {
 		booking string
 		event   domain.Event
@@ -794,7 +793,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			OrganizationID: "acme", Pieces: 1, WeightKg: 10, ChargeableWeightKg: 10, RequestedAt: created}},
 		{rejectedID, domain.BookingRejected{BookingID: rejectedID, Reason: domain.ReasonOptionExpired, RejectedAt: created}},
 	} {
-		s.bookings.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: e.booking}}, e.event)
+		s.bookings.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "booking", ID: e.booking}}, e.event)
 	}
 	// Flights of LH in the event store, for manifests and offloads: one
 	// flying, one cancelled.
@@ -849,7 +848,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{"awbledger", "globex-176", domain.StockAllocated{OrganizationID: "globex", Prefix: "176",
 			Range: domain.LedgerRange{RequestID: partialStockID, Range: partialRange, ValidFrom: "2020-01-01", ValidTo: "2099-12-31"}}},
 	} {
-		s.stock.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: e.id}}, e.event)
+		s.stock.Apply(domain.Record{Aggregate: domain.Aggregate{Type: e.agg, ID: e.id}}, e.event)
 	}
 	bearer := func(p domain.Principal) http.Header {
 		tok, _, err := tokenAuthority.Issue(p, false, time.Now())
@@ -889,7 +888,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		return res.State.ID
 	}
 	acmeHook, doomedHook, goneHook := register("quote.*", "stock.*"), register("*"), register("booking.confirmed")
-	hooks.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "webhook", ID: goneHook}},
+	hooks.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "webhook", ID: goneHook}},
 		domain.WebhookDisabled{WebhookID: goneHook, Reason: "the receiver answered 410 Gone", DisabledAt: created})
 	requestedStock, validity := 10, 6
 	filed, err := cmds.RequestStock(ctx, commands.NewMeta(forwarderPrincipal, "", ""), domain.RequestStock{AirlinePrefix: "020",
@@ -916,7 +915,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			Outcome: domain.DeliveryDelivered, At: created},
 	} {
 		a.WebhookID = acmeHook
-		hooks.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "delivery", ID: a.DeliveryID}}, a)
+		hooks.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "delivery", ID: a.DeliveryID}}, a)
 	}
 	hookPath := "/api/webhooks/" + acmeHook
 
@@ -1748,7 +1747,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// The bodies of deliveries to acme, rendered by the server as the
 	// dispatcher renders them (and a ping's), match the documented payloads.
 	const quoteID = "3f2b8c1e-9a4d-5e7f-8b6a-1c2d3e4f5a6b"
-	quoteRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "quote", ID: quoteID}}
+	quoteRec := domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: quoteID}}
 	s.quotes.Apply(quoteRec, domain.QuoteRequested{QuoteID: quoteID, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 4,
 		GrossWeightKg: 1250.5, VolumeM3: 2.16, Commodity: domain.Commodity{Code: "GEN", Description: "Machine parts"}, RequestedAt: created})
 	// The status events as posted (the timeline holds manifests, offloads
@@ -1775,7 +1774,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		t.Fatalf("filings of %s: %+v", bookedAWB, filings)
 	}
 	// The manifests and offloads of the flight, as recorded.
-	flownRecs, err := store.Load(ctx, eventstore.Aggregate{Type: "flight", ID: manifestFlight})
+	flownRecs, err := store.Load(ctx, domain.Aggregate{Type: "flight", ID: manifestFlight})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1801,27 +1800,27 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err := projector.WaitFor(ctx, lh.Sequence); err != nil {
 		t.Fatal(err)
 	}
-	flownRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: manifestFlight}}
-	complianceRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "compliance", ID: bookedAWB}}
-	waybillRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: bookedAWB}}
-	shipmentRec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}}
+	flownRec := domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: manifestFlight}}
+	complianceRec := domain.Record{Aggregate: domain.Aggregate{Type: "compliance", ID: bookedAWB}}
+	waybillRec := domain.Record{Aggregate: domain.Aggregate{Type: "waybill", ID: bookedAWB}}
+	shipmentRec := domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}}
 	payloads := []struct {
 		webhook, event string
-		rec            eventstore.Record
+		rec            domain.Record
 		e              domain.Event
 		data           any    // instead of rendering
 		org            string // the subscriber, acme if empty
 	}{
 		{webhook: "quote", event: "quote.created", rec: quoteRec},
-		{webhook: "booking", event: "booking.confirmed", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: confirmedID}}},
-		{webhook: "booking", event: "booking.rejected", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "booking", ID: rejectedID}}},
-		{webhook: "stock-request", event: "stock.requested", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "stockrequest", ID: filed.State.ID}}},
-		{webhook: "stock-request", event: "stock.replied", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "stockrequest", ID: approvedStockID}}},
-		{webhook: "stock-low", event: "stock.low", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "awbledger", ID: "acme-020"}},
+		{webhook: "booking", event: "booking.confirmed", rec: domain.Record{Aggregate: domain.Aggregate{Type: "booking", ID: confirmedID}}},
+		{webhook: "booking", event: "booking.rejected", rec: domain.Record{Aggregate: domain.Aggregate{Type: "booking", ID: rejectedID}}},
+		{webhook: "stock-request", event: "stock.requested", rec: domain.Record{Aggregate: domain.Aggregate{Type: "stockrequest", ID: filed.State.ID}}},
+		{webhook: "stock-request", event: "stock.replied", rec: domain.Record{Aggregate: domain.Aggregate{Type: "stockrequest", ID: approvedStockID}}},
+		{webhook: "stock-low", event: "stock.low", rec: domain.Record{Aggregate: domain.Aggregate{Type: "awbledger", ID: "acme-020"}},
 			e: domain.StockLow{OrganizationID: "acme", Prefix: "020", Available: 49, Allocated: 500}},
-		{webhook: "shipment-status", event: "shipment.status", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
+		{webhook: "shipment-status", event: "shipment.status", rec: domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}},
 			e: status},
-		{webhook: "shipment-status", event: "shipment.offloaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "shipment", ID: bookedAWB}},
+		{webhook: "shipment-status", event: "shipment.offloaded", rec: domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}},
 			e: offload},
 		{webhook: "mawb", event: "mawb.created", rec: waybillRec, e: *filedWaybills.MAWB},
 		{webhook: "hawb", event: "hawb.created", rec: waybillRec, e: filedWaybills.HAWBs[0]},
@@ -1836,7 +1835,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[1].(domain.OffloadReported)), org: "lh"},
 		{webhook: "shipment-status", event: "shipment.status", rec: shipmentRec,
 			e: domain.ManifestedStatus(manifests[0].(domain.ManifestSubmitted), domain.Load{AWBNumber: bookedAWB, Pieces: 4, WeightKg: 1250.5})},
-		{webhook: "document", event: "document.uploaded", rec: eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: uploaded.State.DocumentID}},
+		{webhook: "document", event: "document.uploaded", rec: domain.Record{Aggregate: domain.Aggregate{Type: "document", ID: uploaded.State.DocumentID}},
 			e: uploaded.State},
 		{webhook: "ping", event: "webhook.ping", data: map[string]string{"webhookId": acmeHook, "message": "ping from Cargostream"}},
 	}
@@ -2035,21 +2034,21 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// folded failed login and an import, as handleAuditLogs answers it.
 	auditLog := projections.NewAudit()
 	for i, e := range []struct {
-		agg   eventstore.Aggregate
+		agg   domain.Aggregate
 		event domain.Event
 	}{
-		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationCreated{OrganizationID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}},
-		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerMinute: 5}, SetAt: created}},
-		{eventstore.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerDay: 900}, SetAt: created}},
-		{eventstore.Aggregate{Type: "auth", ID: "a1"}, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: "client:acme-tms",
+		{domain.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationCreated{OrganizationID: "acme", Name: "Acme Forwarding", Role: domain.RoleForwarder, CreatedAt: created}},
+		{domain.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerMinute: 5}, SetAt: created}},
+		{domain.Aggregate{Type: "org", ID: "acme"}, domain.OrganizationRateLimitsSet{OrganizationID: "acme", Limits: domain.RateLimits{PerDay: 900}, SetAt: created}},
+		{domain.Aggregate{Type: "auth", ID: "a1"}, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: "client:acme-tms",
 			Detail: "client_credentials: invalid client credentials", Repeats: 4, At: created}},
-		{eventstore.Aggregate{Type: "reference", ID: "airports"}, domain.ReferenceChanged{Kind: domain.RefAirports, Source: "airports.csv", ChangedAt: created}},
+		{domain.Aggregate{Type: "reference", ID: "airports"}, domain.ReferenceChanged{Kind: domain.RefAirports, Source: "airports.csv", ChangedAt: created}},
 	} {
 		data, err := json.Marshal(e.event)
 		if err != nil {
 			t.Fatal(err)
 		}
-		auditLog.Apply(eventstore.Record{Aggregate: e.agg, Event: eventstore.Event{Type: e.event.EventType(), EventID: "8c1d7e0a-5b2f-5c3d-9e4f-0a1b2c3d4e5" + strconv.Itoa(i),
+		auditLog.Apply(domain.Record{Aggregate: e.agg, Envelope: domain.Envelope{Type: e.event.EventType(), EventID: "8c1d7e0a-5b2f-5c3d-9e4f-0a1b2c3d4e5" + strconv.Itoa(i),
 			Actor: "client:ops", Tenant: "ops", ClientIP: "198.51.100.23", OccurredAt: created.Add(time.Duration(i) * time.Second), Data: data}}, e.event)
 	}
 	type auditLogJSON struct {
@@ -2362,8 +2361,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"shipment", domain.ManifestedStatus(manifests[1], manifests[1].Shipments[0])}, {"shipment", domain.OffloadedStatus(offloads[0])},
 	} {
 		id := confirmed.AWBNumber
-		derived.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: e.agg, ID: id},
-			Event: eventstore.Event{Type: e.event.EventType(), EventID: "1b3d5f7a-9c2e-5f4a-8b6d-0e2a4c6e8f" + strconv.Itoa(10+i)}}, e.event)
+		derived.Apply(domain.Record{Aggregate: domain.Aggregate{Type: e.agg, ID: id},
+			Envelope: domain.Envelope{Type: e.event.EventType(), EventID: "1b3d5f7a-9c2e-5f4a-8b6d-0e2a4c6e8f" + strconv.Itoa(10+i)}}, e.event)
 	}
 	fullTimeline := derived.Timeline(confirmed.AWBNumber)
 	fullList := eventListJSON{AWBNumber: confirmed.AWBNumber, Events: []views.StatusEventJSON{}}
@@ -2624,7 +2623,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 // builtinReference is the built-in reference data, as the service loads it.
 func builtinReference() *projections.Reference {
 	ref := projections.NewReference()
-	ref.Apply(eventstore.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
+	ref.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
 		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
 	return ref
 }

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // AuditEntry is one line of the audit log.
@@ -50,7 +49,7 @@ var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "r
 	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true}
 
 // Apply implements ReadModel.
-func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
+func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	base := AuditEntry{ID: r.EventID, Timestamp: r.OccurredAt, Resource: r.Aggregate.Type, ResourceID: r.Aggregate.ID,
 		UserID: r.Actor, IPAddress: r.ClientIP, Tenant: r.Tenant}
 	m.mu.Lock()

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // AWBStock is the read model of stock requests and of the forwarders'
@@ -24,7 +23,7 @@ func NewAWBStock() *AWBStock {
 }
 
 // Apply implements ReadModel.
-func (m *AWBStock) Apply(r eventstore.Record, e domain.Event) {
+func (m *AWBStock) Apply(r domain.Record, e domain.Event) {
 	switch r.Aggregate.Type {
 	case domain.AggregateStockRequest:
 		m.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Bookings is the read model of bookings.
@@ -22,7 +21,7 @@ func NewBookings() *Bookings {
 }
 
 // Apply implements ReadModel.
-func (m *Bookings) Apply(r eventstore.Record, e domain.Event) {
+func (m *Bookings) Apply(r domain.Record, e domain.Event) {
 	if r.Aggregate.Type != domain.AggregateBooking {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Documents is the read model of uploaded documents, by id and by AWB
@@ -21,7 +20,7 @@ func NewDocuments() *Documents {
 }
 
 // Apply implements ReadModel.
-func (m *Documents) Apply(_ eventstore.Record, e domain.Event) {
+func (m *Documents) Apply(_ domain.Record, e domain.Event) {
 	d, ok := e.(domain.DocumentUploaded)
 	if !ok {
 		return

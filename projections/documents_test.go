@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 func TestDocuments(t *testing.T) {
@@ -15,11 +14,11 @@ func TestDocuments(t *testing.T) {
 		{DocumentID: "d2", AWBNumber: "176-12345675", DocumentType: "MSDS"},
 		{DocumentID: "d3", AWBNumber: "020-81140743", DocumentType: "COO"},
 	} {
-		m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: d.DocumentID}}, d)
+		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "document", ID: d.DocumentID}}, d)
 	}
-	m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "waybill", ID: "020-81140743"}}, domain.MAWBCreated{AWBNumber: "020-81140743"})
+	m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "waybill", ID: "020-81140743"}}, domain.MAWBCreated{AWBNumber: "020-81140743"})
 	before := m.ByAWB("020-81140743")
-	m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "document", ID: "d4"}},
+	m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "document", ID: "d4"}},
 		domain.DocumentUploaded{DocumentID: "d4", AWBNumber: "020-81140743", DocumentType: "OTHER"})
 	ids := func(ds []domain.DocumentUploaded) string {
 		var out []string

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Flights is the read model of the timetable, with each flight's
@@ -25,7 +24,7 @@ func NewFlights() *Flights {
 }
 
 // Apply implements ReadModel.
-func (m *Flights) Apply(r eventstore.Record, e domain.Event) {
+func (m *Flights) Apply(r domain.Record, e domain.Event) {
 	if r.Aggregate.Type != domain.AggregateFlight {
 		return
 	}

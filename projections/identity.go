@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Identity is the read model of organisations and their credentials, used
@@ -30,7 +29,7 @@ func NewIdentity() *Identity {
 }
 
 // Apply implements ReadModel.
-func (m *Identity) Apply(_ eventstore.Record, e domain.Event) {
+func (m *Identity) Apply(_ domain.Record, e domain.Event) {
 	// Only identity events take the write lock: every request reads
 	// this model to authenticate, and need not wait for other events.
 	change := m.change(e)

@@ -43,7 +43,7 @@ func TestFlightsInDepartureOrder(t *testing.T) {
 	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for i, hour := range []int{9, 7, 12, 7} {
 		id := fmt.Sprintf("LH%d-2026-12-01", i)
-		m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: "flight", ID: id}},
+		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: id}},
 			domain.FlightScheduled{FlightID: id, Origin: "FRA", Destination: "JFK", DepartsAt: base.Add(time.Duration(hour) * time.Hour)})
 	}
 	all, total := m.List(FlightFilter{}, 1, 10)
@@ -69,7 +69,7 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
-	seqs, err := store.Append(ctx, eventstore.Aggregate{Type: "quote", ID: "q1"}, 0, []eventstore.Event{{
+	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
 		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
 		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
 	if err != nil {
@@ -97,7 +97,7 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 
 func TestAirlinesSharingAnIATACode(t *testing.T) {
 	m := NewReference()
-	m.Apply(eventstore.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
+	m.Apply(domain.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
 		{IATACode: "LH", ICAOCode: "DLH", Name: "Lufthansa", Country: "DE", Alliance: "Star Alliance", Prefix: "220"},
 		{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Country: "DE", Prefix: "020"},
 	}})
@@ -111,7 +111,7 @@ func TestAirlinesSharingAnIATACode(t *testing.T) {
 		}
 	}
 	// A changed row replaces its own airline only.
-	m.Apply(eventstore.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
+	m.Apply(domain.Record{}, domain.ReferenceChanged{Airlines: []domain.Airline{
 		{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo AG", Country: "DE", Prefix: "020"}}})
 	if _, total := m.Airlines(AirlineFilter{IATACode: "LH"}, 1, 20); total != 2 {
 		t.Errorf("after an update, %d LH airlines", total)
@@ -120,8 +120,8 @@ func TestAirlinesSharingAnIATACode(t *testing.T) {
 
 func TestTheProjectorRefusesToSkipASequence(t *testing.T) {
 	p := NewProjector(nil, slog.New(slog.DiscardHandler), NewQuotes())
-	rec := func(seq uint64) eventstore.Record {
-		return eventstore.Record{Sequence: seq, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}}
+	rec := func(seq uint64) domain.Record {
+		return domain.Record{Sequence: seq, Envelope: domain.Envelope{Type: "NotAnEventOfThisVersion"}}
 	}
 	for _, step := range []struct {
 		seq     uint64
@@ -171,7 +171,7 @@ func TestUnquoteReadsJSONStringsAsTheDecoderWould(t *testing.T) {
 func TestEventsWaitFromWhenTheyAreFirstSeenWaiting(t *testing.T) {
 	p := NewProjector(nil, slog.New(slog.DiscardHandler), NewQuotes())
 	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	if err := p.apply(eventstore.Record{Sequence: 1, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}}); err != nil {
+	if err := p.apply(domain.Record{Sequence: 1, Envelope: domain.Envelope{Type: "NotAnEventOfThisVersion"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []struct {
@@ -187,7 +187,7 @@ func TestEventsWaitFromWhenTheyAreFirstSeenWaiting(t *testing.T) {
 			t.Errorf("at +%s with the stream at %d: idle %s, want %s", step.at, step.last, l.Idle, step.idle)
 		}
 	}
-	p.apply(eventstore.Record{Sequence: 2, Event: eventstore.Event{Type: "NotAnEventOfThisVersion"}})
+	p.apply(domain.Record{Sequence: 2, Envelope: domain.Envelope{Type: "NotAnEventOfThisVersion"}})
 	p.lagAt(3, start.Add(time.Minute))
 	if l := p.lagAt(3, start.Add(time.Minute+time.Second)); l.Idle != time.Second {
 		t.Errorf("after an apply the wait starts anew: idle %s, want 1s", l.Idle)

@@ -19,7 +19,7 @@ import (
 // event in stream order, from one goroutine; a model ignores the events it
 // does not need.
 type ReadModel interface {
-	Apply(r eventstore.Record, e domain.Event)
+	Apply(r domain.Record, e domain.Event)
 }
 
 // Projector feeds read models from the stream.
@@ -73,7 +73,7 @@ func (p *Projector) Run(ctx context.Context) {
 // missing on the way, and the subscription resumes after the last applied.
 var errGap = errors.New("projections: the subscription skipped events")
 
-func (p *Projector) apply(r eventstore.Record) error {
+func (p *Projector) apply(r domain.Record) error {
 	// Only this goroutine changes applied: it reads it without the lock.
 	if want := p.applied + 1; r.Sequence != want {
 		return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)

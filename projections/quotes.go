@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Quotes is the read model of quotes.
@@ -22,7 +21,7 @@ func NewQuotes() *Quotes {
 }
 
 // Apply implements ReadModel.
-func (m *Quotes) Apply(r eventstore.Record, e domain.Event) {
+func (m *Quotes) Apply(r domain.Record, e domain.Event) {
 	if r.Aggregate.Type != domain.AggregateQuote {
 		return
 	}

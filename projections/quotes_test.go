@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 func TestQuoteVersionIsTheSequenceOfItsLastEvent(t *testing.T) {
 	m := NewQuotes()
-	record := func(id string, seq uint64) eventstore.Record {
-		return eventstore.Record{Aggregate: eventstore.Aggregate{Type: "quote", ID: id}, Sequence: seq}
+	record := func(id string, seq uint64) domain.Record {
+		return domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: id}, Sequence: seq}
 	}
 	m.Apply(record("q1", 3), domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1"})
 	m.Apply(record("q2", 5), domain.QuoteRequested{QuoteID: "q2", OrganizationID: "f2"})

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Rates is the read model of the airlines' rate cards.
@@ -19,7 +18,7 @@ type Rates struct {
 func NewRates() *Rates { return &Rates{cards: map[string]domain.RateCard{}} }
 
 // Apply implements ReadModel.
-func (m *Rates) Apply(r eventstore.Record, e domain.Event) {
+func (m *Rates) Apply(r domain.Record, e domain.Event) {
 	if e, ok := e.(domain.RateCardSet); ok {
 		m.mu.Lock()
 		m.cards[r.Aggregate.ID] = e.RateCard

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Reference is the read model of airports, airlines and commodities, with
@@ -41,7 +40,7 @@ func NewReference() *Reference {
 }
 
 // Apply implements ReadModel.
-func (m *Reference) Apply(_ eventstore.Record, e domain.Event) {
+func (m *Reference) Apply(_ domain.Record, e domain.Event) {
 	c, ok := e.(domain.ReferenceChanged)
 	if !ok {
 		return

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 func TestShipmentFacts(t *testing.T) {
@@ -13,7 +12,7 @@ func TestShipmentFacts(t *testing.T) {
 	facts := ShipmentFacts{Bookings: NewBookings(), Shipments: NewShipments(), Stock: NewAWBStock(), Flights: NewFlights()}
 	apply := func(m ReadModel, aggregate, id string, events ...domain.Event) {
 		for _, e := range events {
-			m.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: aggregate, ID: id}}, e)
+			m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: aggregate, ID: id}}, e)
 		}
 	}
 	apply(facts.Flights, domain.AggregateFlight, "LH8402-2026-11-25", domain.FlightScheduled{FlightID: "LH8402-2026-11-25", Carrier: "LH", Origin: "FRA"})

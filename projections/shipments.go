@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Sources of timeline entries: a status event as posted, or an entry the
@@ -55,7 +54,7 @@ func NewShipments() *Shipments {
 }
 
 // Apply implements ReadModel.
-func (m *Shipments) Apply(r eventstore.Record, e domain.Event) {
+func (m *Shipments) Apply(r domain.Record, e domain.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch r.Aggregate.Type {

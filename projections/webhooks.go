@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // Delivery is one delivery of an event to a subscription, with every
@@ -36,7 +35,7 @@ func NewWebhooks() *Webhooks {
 }
 
 // Apply implements ReadModel.
-func (m *Webhooks) Apply(r eventstore.Record, e domain.Event) {
+func (m *Webhooks) Apply(r domain.Record, e domain.Event) {
 	switch e := e.(type) {
 	case domain.WebhookRegistered, domain.WebhookDeleted, domain.WebhookDisabled:
 		m.mu.Lock()

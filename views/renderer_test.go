@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -16,11 +15,11 @@ func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) 
 		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
 		{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
 	} {
-		identity.Apply(eventstore.Record{Aggregate: eventstore.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
+		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
 	}
 	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
 		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
-	rec := eventstore.Record{Aggregate: eventstore.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}
+	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}
 	quotes.Apply(rec, requested)
 	// Priced before the dispatcher comes to quote.created, as the pricing
 	// reactor runs beside it.

@@ -87,8 +87,8 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		defer close(done)
 		d.Queue.Work(ctx, d.Parallel, d.send) // until ctx ends, begun again on failure
 	}()
-	d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec eventstore.Record) error { return d.dispatch(ctx, rec) },
-		func(rec eventstore.Record, err error) {
+	d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
+		func(rec domain.Record, err error) {
 			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
 		})
 	<-done
@@ -97,7 +97,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // dispatch queues one delivery per subscription that wants the event and
 // may see it. Delivery ids follow from subscription and event, so a
 // redelivered event queues nothing twice.
-func (d *Dispatcher) dispatch(ctx context.Context, rec eventstore.Record) error {
+func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	e, err := domain.DecodeEvent(rec.Type, rec.Data)
 	if err != nil {
 		return nil // not an event this version knows: nothing to deliver
@@ -165,8 +165,8 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 	if eventSeq == 0 { // a ping
 		return d.Ping(ctx, w)
 	}
-	var rec eventstore.Record
-	err := d.Store.Read(ctx, nil, eventSeq, eventSeq, func(r eventstore.Record) error { rec = r; return nil })
+	var rec domain.Record
+	err := d.Store.Read(ctx, nil, eventSeq, eventSeq, func(r domain.Record) error { rec = r; return nil })
 	if err != nil || rec.Sequence == 0 {
 		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %v", deliveryID, err)
 	}

@@ -61,7 +61,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	emit := func(r eventstore.Record) error {
+	emit := func(r domain.Record) error {
 		if !o.matches(r) {
 			return nil
 		}
@@ -166,7 +166,7 @@ func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) 
 }
 
 // matches applies the filters that are not subject filters.
-func (o eventsOptions) matches(r eventstore.Record) bool {
+func (o eventsOptions) matches(r domain.Record) bool {
 	return (o.eventType == "" || r.Type == o.eventType) &&
 		(o.correlationID == "" || r.CorrelationID == o.correlationID) &&
 		(o.actor == "" || r.Actor == o.actor) &&
@@ -194,7 +194,7 @@ type eventLine struct {
 
 // lineOf turns a record into its output line. A payload that is not JSON
 // (which cargod never writes) is printed as a string, with a warning.
-func lineOf(r eventstore.Record, warnings io.Writer) eventLine {
+func lineOf(r domain.Record, warnings io.Writer) eventLine {
 	data := json.RawMessage(r.Data)
 	switch {
 	case len(data) == 0:

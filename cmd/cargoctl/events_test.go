@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 )
@@ -29,8 +30,8 @@ func runCmd(t *testing.T, getenv func(string) string, args ...string) (stdout, s
 }
 
 type testEvent struct {
-	agg eventstore.Aggregate
-	e   eventstore.Event
+	agg domain.Aggregate
+	e   domain.Envelope
 }
 
 func at(s string) time.Time {
@@ -43,20 +44,20 @@ func at(s string) time.Time {
 
 // testEvents are appended in this order: sequence i+1.
 var testEvents = []testEvent{
-	{eventstore.Aggregate{Type: "quote", ID: "q1"}, eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1",
+	{domain.Aggregate{Type: "quote", ID: "q1"}, domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1",
 		CommandID: "c1", CorrelationID: "corr1", CausationID: "cause1", Actor: "user:alice", Tenant: "acme",
 		OccurredAt: at("2026-11-24T10:00:00Z"), Data: []byte(`{ "weightKg": 120, "note": "<fragile> & dry" }`)}},
-	{eventstore.Aggregate{Type: "org", ID: "acme"}, eventstore.Event{Type: "OrganizationCreated", SchemaVersion: 1, EventID: "e2",
+	{domain.Aggregate{Type: "org", ID: "acme"}, domain.Envelope{Type: "OrganizationCreated", SchemaVersion: 1, EventID: "e2",
 		CommandID: "c2", CorrelationID: "c2", Actor: "system:cargod",
 		OccurredAt: at("2026-11-24T23:59:59.5Z"), Data: []byte(`{"organizationId":"acme"}`)}},
-	{eventstore.Aggregate{Type: "quote", ID: "q2"}, eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e3",
+	{domain.Aggregate{Type: "quote", ID: "q2"}, domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e3",
 		CommandID: "c3", CorrelationID: "c3", Actor: "user:bob", Tenant: "acme",
 		OccurredAt: at("2026-11-25T00:00:00Z"), Data: []byte(`{"weightKg":5}`)}},
-	{eventstore.Aggregate{Type: "quote", ID: "q1"}, eventstore.Event{Type: "QuotePriced", SchemaVersion: 2, EventID: "e4",
+	{domain.Aggregate{Type: "quote", ID: "q1"}, domain.Envelope{Type: "QuotePriced", SchemaVersion: 2, EventID: "e4",
 		CommandID: "c4", CorrelationID: "corr1", CausationID: "e1", Actor: "client:lh", Tenant: "lh",
 		OccurredAt: at("2026-11-25T12:30:00.123456789Z"), Data: []byte(`{"amount":"99.50"}`)}},
 	// Only the required headers.
-	{eventstore.Aggregate{Type: "client", ID: "c-1"}, eventstore.Event{Type: "ClientCreated", SchemaVersion: 1, EventID: "e5",
+	{domain.Aggregate{Type: "client", ID: "c-1"}, domain.Envelope{Type: "ClientCreated", SchemaVersion: 1, EventID: "e5",
 		OccurredAt: at("2026-11-26T08:00:00Z"), Data: []byte(`{}`)}},
 }
 
@@ -88,7 +89,7 @@ func appendTestEvents(t *testing.T, s *eventstore.Store, events []testEvent) {
 		if len(recs) > 0 {
 			last = recs[len(recs)-1].Sequence
 		}
-		if _, err := s.Append(context.Background(), e.agg, last, []eventstore.Event{e.e}); err != nil {
+		if _, err := s.Append(context.Background(), e.agg, last, []domain.Envelope{e.e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -311,8 +312,8 @@ func TestEventsFromACluster(t *testing.T) {
 	appendTestEvents(t, s, testEvents)
 	for i := range 500 {
 		id := fmt.Sprint("bulk-", i)
-		e := eventstore.Event{Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: id, OccurredAt: time.Now(), Data: []byte(`{}`)}
-		if _, err := s.Append(ctx, eventstore.Aggregate{Type: "quote", ID: id}, 0, []eventstore.Event{e}); err != nil {
+		e := domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: id, OccurredAt: time.Now(), Data: []byte(`{}`)}
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{e}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/domain"
 )
 
 const traceSynopsis = `Usage: cargoctl trace [flags] CORRELATION_ID
@@ -52,7 +52,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	enc.SetEscapeHTML(false)
 	var first, last time.Time
 	found := 0
-	err = store.Read(ctx, nil, 0, 0, func(r eventstore.Record) error {
+	err = store.Read(ctx, nil, 0, 0, func(r domain.Record) error {
 		if !o.matches(r) {
 			return nil
 		}
@@ -88,7 +88,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // traceLine is one event of a trace, for people.
-func traceLine(r eventstore.Record) string {
+func traceLine(r domain.Record) string {
 	line := fmt.Sprintf("%s  #%-6d %s/%s  %s  by %s", r.OccurredAt.UTC().Format("2006-01-02T15:04:05.000Z"), r.Sequence,
 		r.Aggregate.Type, r.Aggregate.ID, r.Type, or(r.Actor, "?"))
 	if r.Tenant != "" {

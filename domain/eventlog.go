@@ -1,0 +1,76 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The event log's vocabulary: how events are addressed, wrapped and read
+// back, and how storing them fails. Package eventstore keeps them in
+// NATS JetStream; the packages above it speak of them in these terms
+// only, through interfaces of their own that the store satisfies.
+
+// Aggregate names the history of one aggregate instance, such as the
+// quote with a given id. Each has a subject of its own in the stream,
+// which is what optimistic concurrency is checked against.
+type Aggregate struct {
+	Type string // one of the Aggregate* constants
+	ID   string
+}
+
+func (a Aggregate) String() string { return a.Type + "/" + a.ID }
+
+// Envelope is an event's payload with everything recorded about it: to
+// append, or read back as part of a Record.
+type Envelope struct {
+	Type          string // the event's EventType
+	SchemaVersion int
+	EventID       string
+	CommandID     string
+	CorrelationID string
+	CausationID   string
+	Actor         string
+	Tenant        string
+	ClientIP      string // the address the command came from, for the audit log
+	OccurredAt    time.Time
+	Data          []byte // the event, encoded as JSON
+}
+
+// Record is a stored event with its position in the stream.
+type Record struct {
+	Envelope
+	Aggregate Aggregate
+	Sequence  uint64 // stream sequence: the global order of all events
+}
+
+// PendingAppend is a decision handed to the event store, not yet known to
+// be stored.
+type PendingAppend interface {
+	// Settled reports whether the decision has its answer, so that Wait
+	// returns at once.
+	Settled() bool
+	// Wait returns the stream sequence of each of the decision's events
+	// once they are stored, or ErrAggregateChanged.
+	Wait(ctx context.Context) ([]uint64, error)
+}
+
+// StoredFile describes a file kept beside the events, such as the file of
+// an uploaded document.
+type StoredFile struct {
+	Name    string
+	Size    int64
+	ModTime time.Time
+}
+
+var (
+	// ErrAggregateChanged means another writer appended to the aggregate
+	// since it was loaded: reload, decide again, and retry.
+	ErrAggregateChanged = errors.New("the aggregate changed concurrently")
+	// ErrStoreUnavailable means the event store did not answer in time, or
+	// its cluster has no leader or quorum. Nothing was stored (an append
+	// checks afterwards), and a retry of the same command is safe.
+	ErrStoreUnavailable = errors.New("the event store is not available")
+	// ErrNoStoredFile means no file of that name is stored.
+	ErrNoStoredFile = errors.New("no such file in the store")
+)
