@@ -81,7 +81,7 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 	}
 
 	// After a restart, the ledger knows every number is used.
-	h.store.Close()
+	h.store.(*eventstore.Store).Close()
 	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)

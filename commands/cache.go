@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // maxCachedAggregates bounds the cache; past it the cache starts afresh.
@@ -75,7 +74,7 @@ func (c *aggregateCache) extend(agg domain.Aggregate, base uint64, e cacheEntry,
 // and the pipelines' mutex both.
 type pipeline struct {
 	state any
-	tail  *eventstore.Pending
+	tail  domain.PendingAppend
 	// commands are the ids of the commands decided in the pipeline,
 	// pending or stored since, and base those of the state it began
 	// from: a retried command is not decided again on the pipeline's
@@ -114,7 +113,7 @@ func (ps *pipelines) decided(agg domain.Aggregate, commandID string) bool {
 // push makes tail, of commandID, agg's last pending decision, after which
 // agg is in state; base are the command ids of the state a new pipeline
 // begins from.
-func (ps *pipelines) push(agg domain.Aggregate, state any, tail *eventstore.Pending, commandID string, base map[string]uint64) {
+func (ps *pipelines) push(agg domain.Aggregate, state any, tail domain.PendingAppend, commandID string, base map[string]uint64) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.m == nil {
@@ -131,7 +130,7 @@ func (ps *pipelines) push(agg domain.Aggregate, state any, tail *eventstore.Pend
 
 // done ends agg's pipeline if decision, which has its answer, was its
 // last.
-func (ps *pipelines) done(agg domain.Aggregate, decision *eventstore.Pending) {
+func (ps *pipelines) done(agg domain.Aggregate, decision domain.PendingAppend) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]

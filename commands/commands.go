@@ -6,6 +6,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cenkalti/backoff/v4"
 	"github.com/google/uuid"
 )
 
@@ -52,9 +53,21 @@ func (m Meta) DeriveID(kind string) string {
 	return uuid.NewSHA1(idNamespace, []byte(kind+":"+m.CommandID)).String()
 }
 
+// EventLog is what carrying out commands takes of the event store
+// (eventstore.Store implements it): an aggregate's events, from the start
+// or after a sequence; one event; and storing decisions, waiting for them
+// (Append) or not (Submit).
+type EventLog interface {
+	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+	LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error)
+	Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error)
+	Append(ctx context.Context, agg domain.Aggregate, expected uint64, events []domain.Envelope) ([]uint64, error)
+	Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after domain.PendingAppend, events []domain.Envelope) (domain.PendingAppend, error)
+}
+
 // Handler carries out commands against one event store.
 type Handler struct {
-	store    *eventstore.Store
+	store    EventLog
 	ref      domain.Lookup
 	now      func() time.Time
 	hashCost int
@@ -74,7 +87,7 @@ type Handler struct {
 
 // New returns a Handler. hashCost is the bcrypt cost for secrets; ref is
 // the reference data that validation consults.
-func New(store *eventstore.Store, hashCost int, ref domain.Lookup) *Handler {
+func New(store EventLog, hashCost int, ref domain.Lookup) *Handler {
 	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[domain.Aggregate]cacheEntry{}}}
 }
 
@@ -147,7 +160,7 @@ func execute[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Met
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
 	cached := true // the first try may decide on the cached or pending state
-	err := eventstore.RetryOnConflict(ctx, func() error {
+	err := retryOnConflict(ctx, func() error {
 		for {
 			stored, behind, err := decideLocked(ctx, h, agg, m, evolve, decide, cached)
 			cached = false // a conflict means another writer: load from the store
@@ -174,7 +187,7 @@ func execute[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Met
 // without pending decisions, it returns the last of those instead, to be
 // waited for before trying again.
 func decideLocked[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), behind *eventstore.Pending, err error) {
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), behind domain.PendingAppend, err error) {
 	defer h.aggregates.lock(agg.String())()
 	pipe := h.pipelines.get(agg)
 	if pipe != nil && !cached && pipe.tail.Settled() {
@@ -209,7 +222,7 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (func() (Result[S], error), bool, error) {
 	var state S
 	var entry cacheEntry
-	var after *eventstore.Pending
+	var after domain.PendingAppend
 	if pipe != nil {
 		state, after = pipe.state.(S), pipe.tail
 	} else {
@@ -262,6 +275,23 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		h.cache.extend(agg, base, cacheEntry{state: state, last: res.Sequence}, m.CommandID)
 		return res, nil
 	}, true, nil
+}
+
+// retryOnConflict runs attempt until it returns something other than
+// domain.ErrAggregateChanged, backing off with jitter, at most a bounded
+// number of times.
+func retryOnConflict(ctx context.Context, attempt func() error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 2 * time.Millisecond
+	b.MaxInterval = 200 * time.Millisecond
+	policy := backoff.WithContext(backoff.WithMaxRetries(b, 50), ctx)
+	return backoff.Retry(func() error {
+		err := attempt()
+		if err != nil && !errors.Is(err, domain.ErrAggregateChanged) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, policy)
 }
 
 // ranBefore is the result of a command that ran before: its own event,

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // PricingData is what the pricing reactor reads: the read models of
@@ -16,6 +15,15 @@ import (
 type PricingData interface {
 	FlightsBetween(origin, destination string) []domain.Flight
 	RateCards(carriers []string) []domain.RateCard
+}
+
+// EventFeed hands events to consumers that all replicas share
+// (eventstore.Store implements it): each event to one of them, again
+// until it is handled. Filter names the events of an aggregate type, or
+// of one aggregate.
+type EventFeed interface {
+	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error
+	Filter(aggregateType, id string) string
 }
 
 // Waiter waits until the read models have applied a sequence.
@@ -30,15 +38,15 @@ type Waiter interface {
 // derived from the event, so a redelivered event repeats nothing.
 type Reactors struct {
 	h       *Handler
-	store   *eventstore.Store
+	feed    EventFeed
 	data    PricingData
 	readers Waiter
 	log     *slog.Logger
 }
 
 // NewReactors returns the reactors of h.
-func NewReactors(h *Handler, store *eventstore.Store, data PricingData, readers Waiter, log *slog.Logger) *Reactors {
-	return &Reactors{h: h, store: store, data: data, readers: readers, log: log}
+func NewReactors(h *Handler, feed EventFeed, data PricingData, readers Waiter, log *slog.Logger) *Reactors {
+	return &Reactors{h: h, feed: feed, data: data, readers: readers, log: log}
 }
 
 // reactorParallel is how many events, of different aggregates, each
@@ -53,9 +61,9 @@ func (r *Reactors) Run(ctx context.Context) {
 		filters []string
 		react   func(context.Context, domain.Record) error
 	}{
-		"pricing":   {[]string{r.store.Filter(domain.AggregateQuote, "")}, r.price},
-		"bookings":  {[]string{r.store.Filter(domain.AggregateBooking, ""), r.store.Filter(domain.AggregateFlight, "")}, r.book},
-		"shipments": {[]string{r.store.Filter(domain.AggregateFlight, "")}, r.ship},
+		"pricing":   {[]string{r.feed.Filter(domain.AggregateQuote, "")}, r.price},
+		"bookings":  {[]string{r.feed.Filter(domain.AggregateBooking, ""), r.feed.Filter(domain.AggregateFlight, "")}, r.book},
+		"shipments": {[]string{r.feed.Filter(domain.AggregateFlight, "")}, r.ship},
 	} {
 		filters := reactor.filters
 		handle := func(rec domain.Record) error { return reactor.react(ctx, rec) }
@@ -63,7 +71,7 @@ func (r *Reactors) Run(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			// Runs until ctx ends: a consumer that fails is begun again.
-			r.store.Consume(ctx, name, filters, reactorParallel, handle, func(rec domain.Record, err error) {
+			r.feed.Consume(ctx, name, filters, reactorParallel, handle, func(rec domain.Record, err error) {
 				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})

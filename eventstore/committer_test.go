@@ -225,8 +225,8 @@ func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
 	agg := domain.Aggregate{Type: "flight", ID: "f1"}
-	var pending []*Pending
-	var previous *Pending
+	var pending []domain.PendingAppend
+	var previous domain.PendingAppend
 	for i := range 5 {
 		p, err := s.Submit(ctx, agg, 0, previous, decisionOf(fmt.Sprint("d", i), 2))
 		if err != nil {
@@ -268,7 +268,7 @@ func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, p := range map[string]*Pending{"the stale decision": stale, "the one decided after it": next} {
+	for name, p := range map[string]domain.PendingAppend{"the stale decision": stale, "the one decided after it": next} {
 		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
 			t.Errorf("%s = %v, want domain.ErrAggregateChanged", name, err)
 		}

@@ -21,27 +21,6 @@ type Queue struct {
 	committer *committer
 }
 
-// Job is a job as a worker gets it.
-type Job struct {
-	ID      string
-	Data    []byte
-	Attempt int // 1 for the first try
-}
-
-// Outcome tells the queue what became of a job.
-type Outcome struct {
-	retryIn time.Duration
-	drop    bool
-}
-
-var (
-	// JobDone removes the job.
-	JobDone = Outcome{drop: true}
-)
-
-// RetryIn has the job tried again after d.
-func RetryIn(d time.Duration) Outcome { return Outcome{retryIn: max(d, time.Millisecond)} }
-
 // Queue opens (creating if needed) the work queue name of this store.
 func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	q := &Queue{s: s, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name}
@@ -81,14 +60,17 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 	return nil
 }
 
-// Work hands jobs to fn, up to parallel at a time, until ctx ends. A job
-// whose worker dies is handed out again after a minute. fn gets a context
-// that outlives ctx, so a job in hand when shutdown begins finishes.
-func (q *Queue) Work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
+// Work hands jobs to fn, up to parallel at a time, until ctx ends: each
+// job's id and data, and the attempt (1 for the first). fn returns 0 when
+// the job is done, which removes it, or how long to wait before it is
+// tried again. A job whose worker dies is handed out again after a
+// minute. fn gets a context that outlives ctx, so a job in hand when
+// shutdown begins finishes.
+func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
 	return q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
 }
 
-func (q *Queue) work(ctx context.Context, parallel int, fn func(context.Context, Job) Outcome) error {
+func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable:   "workers",
 		AckPolicy: jetstream.AckExplicitPolicy,
@@ -136,17 +118,17 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(context.Context,
 			m.Term()
 			continue
 		}
-		job := Job{ID: m.Headers().Get(jetstream.MsgIDHeader), Data: m.Data(), Attempt: int(meta.NumDelivered)}
+		id, attempt := m.Headers().Get(jetstream.MsgIDHeader), int(meta.NumDelivered)
 		go func() {
 			defer func() { <-slots }()
 			// The outcome stands even if shutdown began meanwhile. The
 			// removal is not waited for: the store drains its connection
 			// on close, and only a crash in between makes a job run twice
 			// (a webhook receiver dedupes by webhook-id).
-			if out := fn(context.WithoutCancel(ctx), job); out.drop {
+			if retryIn := fn(context.WithoutCancel(ctx), id, m.Data(), attempt); retryIn == 0 {
 				m.Ack()
 			} else {
-				m.NakWithDelay(out.retryIn)
+				m.NakWithDelay(max(retryIn, time.Millisecond))
 			}
 		}()
 	}

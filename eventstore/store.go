@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -285,8 +284,9 @@ func (s *Store) Append(ctx context.Context, agg domain.Aggregate, expected uint6
 	return p.Wait(ctx)
 }
 
-// Pending is a decision the store has taken, not yet known to be stored.
-type Pending struct {
+// pendingAppend is a decision the store has taken, not yet known to be stored:
+// the domain.PendingAppend that Submit returns.
+type pendingAppend struct {
 	s      *Store
 	agg    domain.Aggregate
 	d      *decision
@@ -296,27 +296,32 @@ type Pending struct {
 
 // Submit is Append in two steps: it hands the decision to the committer
 // and returns, and Wait waits for it to be stored. after, if not nil, is
-// the caller's pending decision on the same aggregate that this one was
-// decided after: it is then stored right after that one, in the same
-// batch or the next, expected is not used, and it fails with
-// domain.ErrAggregateChanged if that one fails. So a busy aggregate takes many decisions per batch,
-// instead of one per batch with the caller waiting in between.
-func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after *Pending, events []domain.Envelope) (*Pending, error) {
+// the caller's pending decision on the same aggregate, submitted to this
+// store, that this one was decided after: it is then stored right after
+// that one, in the same batch or the next, expected is not used, and it
+// fails with domain.ErrAggregateChanged if that one fails. So a busy
+// aggregate takes many decisions per batch, instead of one per batch with
+// the caller waiting in between.
+func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after domain.PendingAppend, events []domain.Envelope) (domain.PendingAppend, error) {
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
 	if len(events) == 0 || len(events) > maxBatch {
 		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(events))
 	}
-	if after != nil && after.agg != agg {
-		return nil, fmt.Errorf("eventstore: a decision on %s cannot follow one on %s", agg, after.agg)
+	prior, ours := after.(*pendingAppend)
+	switch {
+	case after != nil && (!ours || prior.s != s):
+		return nil, fmt.Errorf("eventstore: a decision on %s can only follow one submitted to this store", agg)
+	case after != nil && prior.agg != agg:
+		return nil, fmt.Errorf("eventstore: a decision on %s cannot follow one on %s", agg, prior.agg)
 	}
 	d, err := newDecision(ctx, s.subject(agg), expected, events)
 	if err != nil {
 		return nil, err
 	}
 	if after != nil {
-		d.after = after.d
+		d.after = prior.d
 	}
 	if err := s.committer.handOver(ctx, d); err != nil {
 		if ctx.Err() == nil {
@@ -324,15 +329,15 @@ func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint6
 		}
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
 	}
-	return &Pending{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
+	return &pendingAppend{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
 }
 
 // Settled reports whether p has its answer, so that Wait returns at once.
-func (p *Pending) Settled() bool { return p.d.answered() }
+func (p *pendingAppend) Settled() bool { return p.d.answered() }
 
 // Wait returns the stream sequence of each event of p once they are
 // stored, or domain.ErrAggregateChanged.
-func (p *Pending) Wait(ctx context.Context) ([]uint64, error) {
+func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
 	if out.err != nil && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
@@ -366,22 +371,6 @@ func (s *Store) lastIs(ctx context.Context, subject, eventID string) (uint64, bo
 		return 0, false
 	}
 	return last.Sequence, true
-}
-
-// RetryOnConflict runs attempt until it returns something other than
-// domain.ErrAggregateChanged, backing off with jitter, at most a bounded number of times.
-func RetryOnConflict(ctx context.Context, attempt func() error) error {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 2 * time.Millisecond
-	b.MaxInterval = 200 * time.Millisecond
-	policy := backoff.WithContext(backoff.WithMaxRetries(b, 50), ctx)
-	return backoff.Retry(func() error {
-		err := attempt()
-		if err != nil && !errors.Is(err, domain.ErrAggregateChanged) {
-			return backoff.Permanent(err)
-		}
-		return err
-	}, policy)
 }
 
 // Load reads every event of one aggregate, oldest first. The sequence of

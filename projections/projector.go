@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 // ReadModel is kept up to date by the projector. Apply is called for every
@@ -22,9 +21,18 @@ type ReadModel interface {
 	Apply(r domain.Record, e domain.Event)
 }
 
+// Stream is what the projector reads of the event stream
+// (eventstore.Store implements it): every event in order from a sequence
+// on, then live, until ctx ends or fn fails (see Subscribe there); and the
+// sequence of the newest.
+type Stream interface {
+	Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error
+	LastSequence(ctx context.Context) (uint64, error)
+}
+
 // Projector feeds read models from the stream.
 type Projector struct {
-	store  *eventstore.Store
+	stream Stream
 	models []ReadModel
 	log    *slog.Logger
 
@@ -39,20 +47,20 @@ type Projector struct {
 }
 
 // NewProjector returns a projector for models.
-func NewProjector(store *eventstore.Store, log *slog.Logger, models ...ReadModel) *Projector {
-	return &Projector{store: store, models: models, log: log, changed: make(chan struct{})}
+func NewProjector(stream Stream, log *slog.Logger, models ...ReadModel) *Projector {
+	return &Projector{stream: stream, models: models, log: log, changed: make(chan struct{})}
 }
 
 // Run replays the stream into the read models and then follows it, until
 // ctx ends. A failed subscription is resumed after the last applied event.
 func (p *Projector) Run(ctx context.Context) {
-	if last, err := p.store.LastSequence(ctx); err == nil {
+	if last, err := p.stream.LastSequence(ctx); err == nil {
 		p.mu.Lock()
 		p.target = last
 		p.mu.Unlock()
 	}
 	for ctx.Err() == nil {
-		err := p.store.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
+		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
 		if ctx.Err() != nil {
 			return
 		}
@@ -143,7 +151,7 @@ func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
 
 // Lag asks the stream for its last sequence and compares.
 func (p *Projector) Lag(ctx context.Context) (Lag, error) {
-	last, err := p.store.LastSequence(ctx)
+	last, err := p.stream.LastSequence(ctx)
 	if err != nil {
 		return Lag{}, err
 	}
@@ -180,7 +188,7 @@ func (p *Projector) PastEnd(ctx context.Context, seq uint64) bool {
 	if applied >= seq {
 		return false
 	}
-	last, err := p.store.LastSequence(ctx)
+	last, err := p.stream.LastSequence(ctx)
 	return err == nil && seq > last
 }
 

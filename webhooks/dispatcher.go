@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/google/uuid"
 )
 
@@ -45,10 +44,28 @@ type Waiter interface {
 	WaitFor(ctx context.Context, seq uint64) error
 }
 
+// Events is what the dispatcher reads of the event log (eventstore.Store
+// implements it): every event, through a consumer all replicas share that
+// hands each to one of them, again until it is handled; and the events
+// from one sequence to another.
+type Events interface {
+	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error
+	Read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error
+}
+
+// Queue holds the deliveries waiting to be sent (eventstore.Queue
+// implements it): Put adds jobs by id, once each; Work hands them to fn,
+// which returns 0 when a job is done or how long to wait before it is
+// tried again.
+type Queue interface {
+	Put(ctx context.Context, jobs map[string][]byte) error
+	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error
+}
+
 // Dispatcher turns events into deliveries and delivers them.
 type Dispatcher struct {
-	Store    *eventstore.Store
-	Queue    *eventstore.Queue
+	Events   Events
+	Queue    Queue
 	Subs     Subscriptions
 	Render   Render
 	Recorder Recorder
@@ -87,7 +104,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		defer close(done)
 		d.Queue.Work(ctx, d.Parallel, d.send) // until ctx ends, begun again on failure
 	}()
-	d.Store.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
+	d.Events.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
 		func(rec domain.Record, err error) {
 			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
 		})
@@ -166,7 +183,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		return d.Ping(ctx, w)
 	}
 	var rec domain.Record
-	err := d.Store.Read(ctx, nil, eventSeq, eventSeq, func(r domain.Record) error { rec = r; return nil })
+	err := d.Events.Read(ctx, nil, eventSeq, eventSeq, func(r domain.Record) error { rec = r; return nil })
 	if err != nil || rec.Sequence == 0 {
 		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %v", deliveryID, err)
 	}
@@ -183,19 +200,21 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		rec.OccurredAt, data)
 }
 
-// send makes one delivery attempt and records it.
-func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Outcome {
+// send makes the try-th attempt at the delivery queued as id with data,
+// and records it. It returns how long to wait before the next attempt,
+// or 0 when there is none.
+func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) (retryIn time.Duration) {
 	var j job
-	if err := json.Unmarshal(qj.Data, &j); err != nil {
-		d.Log.Error("unreadable webhook job dropped", "id", qj.ID, "err", err)
-		return eventstore.JobDone
+	if err := json.Unmarshal(data, &j); err != nil {
+		d.Log.Error("unreadable webhook job dropped", "id", id, "err", err)
+		return 0
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
 	if !ok || w.Deleted || w.Disabled {
-		return eventstore.JobDone // nobody to deliver to any more
+		return 0 // nobody to deliver to any more
 	}
 	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, OrgID: w.OrganizationID, EventName: j.EventName,
-		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: qj.Attempt}
+		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: try}
 	// The context outlives shutdown (see Queue.Work): a delivery under
 	// way finishes, within the client's timeout, rather than being cut
 	// off after the receiver may have acted on it.
@@ -205,7 +224,6 @@ func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Out
 	if err != nil {
 		attempt.Error = err.Error()
 	}
-	out := eventstore.JobDone
 	switch {
 	case status >= 200 && status < 300:
 		attempt.Outcome = domain.DeliveryDelivered
@@ -214,20 +232,20 @@ func (d *Dispatcher) send(ctx context.Context, qj eventstore.Job) eventstore.Out
 		if err := d.Recorder.DisableWebhook(ctx, "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone"); err != nil {
 			d.Log.Error("webhook not disabled", "webhook", w.ID, "err", err)
 		}
-	case qj.Attempt > len(d.Schedule):
+	case try > len(d.Schedule):
 		attempt.Outcome = domain.DeliveryDead
 	default:
-		delay := jitter(d.Schedule[qj.Attempt-1])
+		delay := jitter(d.Schedule[try-1])
 		if retryAfter > 0 {
 			delay = retryAfter
 		}
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
-		out = eventstore.RetryIn(delay)
+		retryIn = delay
 	}
-	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(qj.Attempt), attempt); err != nil {
+	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(try), attempt); err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)
 	}
-	return out
+	return retryIn
 }
 
 // post sends the delivery, signed; it returns the status (0 when there

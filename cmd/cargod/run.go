@@ -267,7 +267,7 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 	// 128 deliveries at once: each waits mostly on its receiver and on the
 	// group commit of its recorded attempt, so more senders make fuller
 	// batches (measured: 2.4k verified deliveries/s against 1.9-2.1k with 64).
-	return &webhooks.Dispatcher{Store: store, Queue: queue, Subs: subs, Render: render, Recorder: rec, Readers: readers,
+	return &webhooks.Dispatcher{Events: store, Queue: queue, Subs: subs, Render: render, Recorder: rec, Readers: readers,
 		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: cfg.WebhookSchedule, Log: log, Parallel: 128}, nil
 }
 
