@@ -173,7 +173,7 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	// A failure of the event store may have recorded the upload all the
 	// same: then its file stays.
 	if err != nil && stored && errorCode(err) != string(domain.Internal) {
-		if err := s.objects.Delete(context.WithoutCancel(r.Context()), id); err != nil {
+		if err := s.files.Delete(context.WithoutCancel(r.Context()), id); err != nil {
 			s.log.ErrorContext(r.Context(), "the file of a refused upload was not deleted", "request_id", requestID(r.Context()), "document", id, "err", err)
 		}
 	}
@@ -271,7 +271,7 @@ func (s *Server) storeFile(ctx context.Context, id string, file io.Reader) (cont
 	}
 	hash := sha256.New()
 	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), file), max: s.opts.MaxUploadBytes}
-	size, err = s.objects.Put(ctx, id, io.TeeReader(body, hash))
+	size, err = s.files.Put(ctx, id, io.TeeReader(body, hash))
 	switch {
 	case errors.Is(err, errFileTooLarge):
 		return "", 0, "", s.errUploadTooLarge()
@@ -443,7 +443,7 @@ func (s *Server) handleGetDocument() handlerFunc {
 			w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
-		file, size, err := s.objects.Get(r.Context(), id)
+		file, size, err := s.files.Get(r.Context(), id)
 		if errors.Is(err, domain.ErrNoStoredFile) {
 			// Recorded, but its file is gone: no fault of the client,
 			// and nothing a retry mends. Operators must see it.
@@ -587,53 +587,4 @@ func contentDisposition(name string) string {
 		v += strings.TrimPrefix(mime.FormatMediaType("attachment", map[string]string{"filename": name}), "attachment")
 	}
 	return v
-}
-
-// orphanAge is how old a file no upload names must be before it is swept:
-// well past the longest upload (uploadReadTimeout), so that a file whose upload
-// is being recorded this moment is left alone.
-const orphanAge = time.Hour
-
-// sweepFiles deletes orphaned files every hour, while ctx lasts.
-func (s *Server) sweepFiles(ctx context.Context) {
-	tick := time.NewTicker(orphanAge)
-	defer tick.Stop()
-	for {
-		if s.projector.CaughtUp() {
-			switch n, err := s.SweepOrphanFiles(ctx, orphanAge); {
-			case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
-			case err != nil:
-				s.log.Error("orphaned files not swept", "err", err)
-			case n > 0:
-				s.log.Info("orphaned files swept", "files", n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// SweepOrphanFiles deletes the files older than age that no recorded
-// upload names, and says how many. They are left by a crash between
-// storing a file and recording its upload, or by a refused upload whose
-// cleanup failed. Every replica may sweep: deleting twice is harmless.
-func (s *Server) SweepOrphanFiles(ctx context.Context, age time.Duration) (int, error) {
-	files, err := s.objects.List(ctx)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, f := range files {
-		if _, recorded := s.documents.Get(f.Name); recorded || time.Since(f.ModTime) < age {
-			continue
-		}
-		if err := s.objects.Delete(ctx, f.Name); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
 }

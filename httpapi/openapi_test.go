@@ -696,7 +696,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// fills below and the projector keeps following.
 	ctx := t.Context() // cancelled before the cleanups run
 	store := openTestStore(t)
-	usage, err := store.Bucket(ctx, "usage", time.Hour)
+	usageCounts, err := store.Bucket(ctx, "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,8 +737,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	s, err := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
-		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage, Webhooks: hooks, Dispatcher: dispatcher,
-		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Objects: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
+		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: commands.NewUsageMeter(usageCounts, log), Webhooks: hooks, Dispatcher: dispatcher,
+		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Files: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
 	})
 	if err != nil {
 		t.Fatal(err)

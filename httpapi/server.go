@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/webhooks"
@@ -50,7 +50,7 @@ type Server struct {
 	reference  *projections.Reference
 	audit      *projections.Audit
 	authLog    authRecorder
-	usage      *usageMeter
+	usage      *commands.UsageMeter
 	limiter    rateLimiter // per organisation
 	// tokenLimiter is separate: its keys are chosen by anonymous
 	// callers, who must not be able to crowd out organisations' counts.
@@ -61,7 +61,7 @@ type Server struct {
 	// shipmentFacts gathers what domain's access rules of a shipment
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
-	objects       *eventstore.Objects // the files of documents
+	files         FileStore
 	// uploads counts the uploads this server is taking, uploadsByOrg
 	// those each organisation is sending (its share of them), both under
 	// uploadsMu: fields, not globals, so that servers in one process
@@ -71,7 +71,7 @@ type Server struct {
 	uploadsByOrg map[string]int
 	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
 	tokens       *tokens.Authority
-	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	responses    ResponseStore
 	ready        func() bool
 	dummyHash    []byte
 	handler      http.Handler
@@ -90,7 +90,7 @@ type Deps struct {
 	Stock      *projections.AWBStock
 	Reference  *projections.Reference
 	Audit      *projections.Audit
-	Usage      *eventstore.Bucket // request counts, shared by all replicas
+	Usage      *commands.UsageMeter
 	Webhooks   *projections.Webhooks
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
@@ -98,17 +98,41 @@ type Deps struct {
 	// ShipmentFacts gathers what domain's access rules of a shipment
 	// need to know; the webhook renderer uses the same.
 	ShipmentFacts projections.ShipmentFacts
-	Objects       *eventstore.Objects
+	Files         FileStore
 	Tokens        *tokens.Authority
-	Responses     *eventstore.Bucket
+	Responses     ResponseStore
 	Ready         func() bool // the event store is connected
+}
+
+// FileStore keeps the files of documents, shared by all replicas
+// (eventstore.Objects implements it). Put reads r to its end, and keeps
+// nothing if that fails; Get returns domain.ErrNoStoredFile for a name
+// without a file; deleting one that is not there is no error.
+type FileStore interface {
+	Put(ctx context.Context, name string, r io.Reader) (int64, error)
+	Get(ctx context.Context, name string) (io.ReadCloser, int64, error)
+	Delete(ctx context.Context, name string) error
+}
+
+// ResponseStore keeps the responses to Idempotency-Key requests, shared by
+// all replicas (eventstore.Bucket implements it): GetRevision reports
+// false for a key without a value; Create stores a value unless the key
+// has one, and returns the value stored afterwards and whether it was
+// this one; Update replaces a value still at revision, and reports false
+// when someone changed it first.
+type ResponseStore interface {
+	GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error)
+	Create(ctx context.Context, key string, value []byte) ([]byte, bool, error)
+	Update(ctx context.Context, key string, value []byte, revision uint64) (bool, error)
+	Put(ctx context.Context, key string, value []byte) error
+	Delete(ctx context.Context, key string) error
 }
 
 // New returns the API's handler.
 func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
@@ -134,15 +158,6 @@ func (s *Server) bodyLimit(r *http.Request) int64 {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
-
-// Run does the server's background work until ctx ends: it flushes usage
-// counts (and once more at the end) and sweeps orphaned document files.
-func (s *Server) Run(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { defer close(done); s.sweepFiles(ctx) }()
-	s.usage.run(ctx, func(err error) { s.log.Error("usage counts not stored; kept for the next try", "err", err) })
-	<-done
-}
 
 // handlerFunc is a handler that returns its error instead of writing it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error

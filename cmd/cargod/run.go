@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	usage, err := store.Bucket(ctx, "usage", 400*24*time.Hour)
+	usageCounts, err := store.Bucket(ctx, "usage", 400*24*time.Hour)
 	if err != nil {
 		return err
 	}
@@ -128,6 +128,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}{flights, rates}, projector, log)
 	wg.Add(1)
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
+	// Background jobs: the usage counts go to their bucket every few
+	// seconds, and once more after the last request; orphaned files of
+	// documents are swept every hour.
+	usage := commands.NewUsageMeter(usageCounts, log)
+	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, projector, log).Run} {
+		wg.Add(1)
+		go func() { defer wg.Done(); job(projCtx) }()
+	}
 
 	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
 	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
@@ -142,7 +150,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Objects: files,
+		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Files: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	if err != nil {
@@ -164,8 +172,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
-	wg.Add(1)
-	go func() { defer wg.Done(); api.Run(projCtx) }()
 	select {
 	case err := <-serveErr:
 		return err

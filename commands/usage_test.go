@@ -1,19 +1,27 @@
-package httpapi
+package commands
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
 )
 
 func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &usageMeter{bucket: bucket}
+	t.Cleanup(store.Close)
+	bucket, err := store.Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
 	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	requests := []struct {
 		org, endpoint string
@@ -37,7 +45,7 @@ func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 		t.Helper()
 		for org, days := range want {
 			for d, counts := range days {
-				got, err := u.counts(ctx, org, d)
+				got, err := u.Counts(ctx, org, d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -53,7 +61,7 @@ func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 	}
 	countAll := func() {
 		for _, r := range requests {
-			u.count(r.org, r.endpoint, r.status, r.at)
+			u.Count(r.org, r.endpoint, r.status, r.at)
 		}
 	}
 	countAll()

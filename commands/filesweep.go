@@ -1,0 +1,93 @@
+package commands
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// StoredFiles are the files kept beside the events, by name
+// (eventstore.Objects implements it). Deleting a file that is not there
+// is no error.
+type StoredFiles interface {
+	List(ctx context.Context) ([]domain.StoredFile, error)
+	Delete(ctx context.Context, name string) error
+}
+
+// RecordedDocuments are the document uploads the read models know of, by
+// document id, which is also the name of a document's file.
+type RecordedDocuments interface {
+	Get(id string) (domain.DocumentUploaded, bool)
+}
+
+// Replay tells whether the read models hold every event that was in the
+// stream when they started.
+type Replay interface {
+	CaughtUp() bool
+}
+
+// FileSweep deletes orphaned files: those no recorded upload names. They
+// are left by a crash between storing a file and recording its upload,
+// or by a refused upload whose cleanup failed.
+type FileSweep struct {
+	files     StoredFiles
+	documents RecordedDocuments
+	replay    Replay
+	log       *slog.Logger
+}
+
+// NewFileSweep returns the sweep of files by the uploads in documents,
+// which it trusts once replay has caught up.
+func NewFileSweep(files StoredFiles, documents RecordedDocuments, replay Replay, log *slog.Logger) *FileSweep {
+	return &FileSweep{files: files, documents: documents, replay: replay, log: log}
+}
+
+// orphanAge is how old a file no upload names must be before it is swept:
+// well past the longest an upload may take (five minutes, httpapi's
+// uploadReadTimeout), so that a file whose upload is being recorded this
+// moment is left alone.
+const orphanAge = time.Hour
+
+// Run sweeps every hour, while ctx lasts.
+func (f *FileSweep) Run(ctx context.Context) {
+	tick := time.NewTicker(orphanAge)
+	defer tick.Stop()
+	for {
+		if f.replay.CaughtUp() {
+			switch n, err := f.Sweep(ctx, orphanAge); {
+			case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
+			case err != nil:
+				f.log.Error("orphaned files not swept", "err", err)
+			case n > 0:
+				f.log.Info("orphaned files swept", "files", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Sweep deletes the files older than age that no recorded upload names,
+// and says how many. Every replica may sweep: deleting twice is harmless.
+func (f *FileSweep) Sweep(ctx context.Context, age time.Duration) (int, error) {
+	files, err := f.files.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, file := range files {
+		if _, recorded := f.documents.Get(file.Name); recorded || time.Since(file.ModTime) < age {
+			continue
+		}
+		if err := f.files.Delete(ctx, file.Name); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

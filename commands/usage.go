@@ -1,0 +1,182 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// KeyValues is a key-value bucket shared by all replicas
+// (eventstore.Bucket implements it): Get and GetRevision report false for
+// a key without a value; Create stores a value unless the key has one,
+// and returns the value stored afterwards and whether it was this one;
+// Update replaces a value still at revision, and reports false when
+// someone changed it first.
+type KeyValues interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error)
+	Create(ctx context.Context, key string, value []byte) ([]byte, bool, error)
+	Update(ctx context.Context, key string, value []byte, revision uint64) (bool, error)
+}
+
+// UsageMeter counts requests per organisation, day, endpoint and status.
+// Counts gather in memory and are added every few seconds (and at
+// shutdown) to a key-value bucket shared by all replicas, one key per
+// organisation and day, with compare-and-set: requests cost no write.
+type UsageMeter struct {
+	bucket  KeyValues
+	log     *slog.Logger
+	mu      sync.Mutex
+	pending map[usageCounter]int64
+}
+
+// NewUsageMeter returns a meter that keeps its counts in bucket.
+func NewUsageMeter(bucket KeyValues, log *slog.Logger) *UsageMeter {
+	return &UsageMeter{bucket: bucket, log: log}
+}
+
+// usageCounter names one count. A request only bumps it: the bucket's
+// key and the text of its counts are made when they are flushed.
+type usageCounter struct {
+	org      string
+	day      int64 // days since 1970-01-01, UTC
+	endpoint string
+	status   int
+}
+
+func dayNumber(t time.Time) int64 { return t.Unix() / secondsPerDay }
+
+const secondsPerDay = 24 * 60 * 60
+
+// key is the bucket key the counter is stored under.
+func (c usageCounter) key() string {
+	return usageKey(c.org, time.Unix(c.day*secondsPerDay, 0))
+}
+
+// name is how the counter is named in the stored counts.
+func (c usageCounter) name() string { return c.endpoint + " " + strconv.Itoa(c.status) }
+
+// usageFlushEvery is how often counts go to the bucket.
+const usageFlushEvery = 5 * time.Second
+
+func usageKey(org string, day time.Time) string {
+	return "usage." + org + "." + day.UTC().Format(time.DateOnly)
+}
+
+// Count counts a request of organisation org to endpoint (its route
+// pattern) answered with status at time at.
+func (u *UsageMeter) Count(org, endpoint string, status int, at time.Time) {
+	c := usageCounter{org: org, day: dayNumber(at), endpoint: endpoint, status: status}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.pending == nil {
+		u.pending = map[usageCounter]int64{}
+	}
+	u.pending[c]++
+}
+
+// Run flushes the counts until ctx ends, and once more then.
+func (u *UsageMeter) Run(ctx context.Context) {
+	t := time.NewTicker(usageFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			u.flushLogged(context.WithoutCancel(ctx))
+			return
+		}
+		u.flushLogged(ctx)
+	}
+}
+
+// flushLogged flushes, and logs a failure: the counts wait for the next
+// flush.
+func (u *UsageMeter) flushLogged(ctx context.Context) {
+	if err := u.flush(ctx); err != nil {
+		u.log.Error("usage counts not stored; kept for the next try", "err", err)
+	}
+}
+
+// flush adds the pending counts to the bucket. Counts that could not be
+// stored stay pending for the next flush.
+func (u *UsageMeter) flush(ctx context.Context) error {
+	u.mu.Lock()
+	pending := u.pending
+	u.pending = nil
+	u.mu.Unlock()
+	byKey := map[string]map[usageCounter]int64{}
+	for c, n := range pending {
+		k := c.key()
+		if byKey[k] == nil {
+			byKey[k] = map[usageCounter]int64{}
+		}
+		byKey[k][c] = n
+	}
+	var firstErr error
+	for key, counts := range byKey {
+		if err := u.add(ctx, key, counts); err != nil {
+			firstErr = err
+			u.mu.Lock()
+			if u.pending == nil {
+				u.pending = map[usageCounter]int64{}
+			}
+			for c, n := range counts {
+				u.pending[c] += n
+			}
+			u.mu.Unlock()
+		}
+	}
+	return firstErr
+}
+
+func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounter]int64) error {
+	for range 20 {
+		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
+		if err != nil {
+			return err
+		}
+		stored := map[string]int64{}
+		if found {
+			json.Unmarshal(raw, &stored)
+		}
+		for c, n := range counts {
+			stored[c.name()] += n
+		}
+		next, _ := json.Marshal(stored)
+		if !found {
+			_, created, err := u.bucket.Create(ctx, key, next)
+			if err != nil || created {
+				return err
+			}
+			continue // another replica created it first
+		}
+		if ok, err := u.bucket.Update(ctx, key, next, rev); err != nil || ok {
+			return err
+		}
+	}
+	return fmt.Errorf("usage counts of %s kept changing under us", key)
+}
+
+// Counts returns an organisation's counts of a day, each named by
+// endpoint and status ("/api/quotes/{id} 200"): stored plus pending.
+func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map[string]int64, error) {
+	out := map[string]int64{}
+	if raw, found, err := u.bucket.Get(ctx, usageKey(org, day)); err != nil {
+		return nil, err
+	} else if found {
+		json.Unmarshal(raw, &out)
+	}
+	u.mu.Lock()
+	for c, n := range u.pending {
+		if c.org == org && c.day == dayNumber(day) {
+			out[c.name()] += n
+		}
+	}
+	u.mu.Unlock()
+	return out, nil
+}
