@@ -1,6 +1,11 @@
-// Package commands carries out commands: it loads an aggregate from the
-// event store, lets the domain decide, and appends the resulting events
-// with optimistic concurrency, retrying on conflicts.
+// Package commands is the service's write side. It carries out commands:
+// it loads an aggregate from the event store, lets the domain decide, and
+// appends the resulting events with optimistic concurrency, retrying on
+// conflicts. Beside them run the reactors (flows that follow events) and
+// the background jobs: the usage meter's flush and the sweep of orphaned
+// document files. What it takes of the store and the read models it
+// declares as small interfaces (EventLog, EventFeed, KeyValues,
+// StoredFiles, PricingData, ...), which cmd/cargod fills in.
 package commands
 
 import (

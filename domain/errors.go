@@ -1,8 +1,10 @@
 // Package domain holds Cargostream's business rules: aggregates, the pure
 // decisions that turn commands into events, value types that validate
 // themselves, the access rules (who may see or file what, given the facts
-// the read models hold), and the error codes every layer speaks. It
-// imports neither NATS nor HTTP.
+// the read models hold), and the error codes every layer speaks. It also
+// names what the event log holds (eventlog.go: Aggregate, Envelope,
+// Record and the store's errors), so that the layers above the store speak
+// of events without importing it. It imports neither NATS nor HTTP.
 package domain
 
 import (

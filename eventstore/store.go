@@ -1,6 +1,9 @@
-// Package eventstore keeps Cargostream's events in a NATS JetStream stream.
-// It is the only package that talks to NATS: everything else sees
-// aggregates, events and sequences.
+// Package eventstore keeps Cargostream's events in a NATS JetStream stream,
+// with the key-value buckets, object store and work queue beside it. It is
+// the only package that talks to NATS: it turns domain's Envelope and
+// Record into messages and back, and implements the interfaces that
+// commands, projections, webhooks and httpapi declare for what they need.
+// Only cmd/cargod and the tools import it.
 package eventstore
 
 import (

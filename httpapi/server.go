@@ -1,6 +1,8 @@
 // Package httpapi is Cargostream's HTTP interface: it decodes and checks
 // requests, runs commands, and answers from the read models in the
-// representations of package views.
+// representations of package views. It depends on commands, projections,
+// views and small interfaces (FileStore, ResponseStore), never on the
+// event store; background work is cmd/cargod's to start.
 package httpapi
 
 import (
@@ -61,7 +63,7 @@ type Server struct {
 	// shipmentFacts gathers what domain's access rules of a shipment
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
-	files         FileStore
+	files         FileStore // the files of documents
 	// uploads counts the uploads this server is taking, uploadsByOrg
 	// those each organisation is sending (its share of them), both under
 	// uploadsMu: fields, not globals, so that servers in one process
@@ -71,7 +73,7 @@ type Server struct {
 	uploadsByOrg map[string]int
 	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
 	tokens       *tokens.Authority
-	responses    ResponseStore
+	responses    ResponseStore // remembered responses to Idempotency-Key requests
 	ready        func() bool
 	dummyHash    []byte
 	handler      http.Handler
@@ -90,7 +92,7 @@ type Deps struct {
 	Stock      *projections.AWBStock
 	Reference  *projections.Reference
 	Audit      *projections.Audit
-	Usage      *commands.UsageMeter
+	Usage      *commands.UsageMeter // counts requests when Options.Metering is on
 	Webhooks   *projections.Webhooks
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
@@ -98,10 +100,10 @@ type Deps struct {
 	// ShipmentFacts gathers what domain's access rules of a shipment
 	// need to know; the webhook renderer uses the same.
 	ShipmentFacts projections.ShipmentFacts
-	Files         FileStore
+	Files         FileStore // the files of documents
 	Tokens        *tokens.Authority
-	Responses     ResponseStore
-	Ready         func() bool // the event store is connected
+	Responses     ResponseStore // remembered responses to Idempotency-Key requests
+	Ready         func() bool   // the event store is connected
 }
 
 // FileStore keeps the files of documents, shared by all replicas

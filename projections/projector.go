@@ -1,6 +1,8 @@
 // Package projections keeps the read models that GET endpoints are served
-// from. A single projector per process follows the event stream and
-// hands each event to every read model, in stream order.
+// from. A single projector per process follows the event stream (a Stream,
+// which the event store implements) and hands each event to every read
+// model, in stream order. ShipmentFacts gathers from them the facts that
+// domain's rules of a shipment take.
 package projections
 
 import (

@@ -1,6 +1,7 @@
 // Package webhooks delivers events to subscribers' URLs: signed per the
 // Standard Webhooks specification, retried with backoff until delivered
-// or dead-lettered, from a durable work queue shared by all replicas.
+// or dead-lettered, from a durable work queue shared by all replicas. The
+// events and the queue come through its Events and Queue interfaces.
 package webhooks
 
 import (
