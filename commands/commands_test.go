@@ -8,14 +8,22 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
-// A command run again returns the event it recorded the first time, not
-// the aggregate's latest.
-func TestRepeatedCommandReturnsItsOwnEvent(t *testing.T) {
+// openTestStore opens an event store on an embedded server of the test's
+// own, closed when the test ends.
+func openTestStore(t *testing.T) *eventstore.Store {
+	t.Helper()
 	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
+	return store
+}
+
+// A command run again returns the event it recorded the first time, not
+// the aggregate's latest.
+func TestRepeatedCommandReturnsItsOwnEvent(t *testing.T) {
+	store := openTestStore(t)
 	h := New(store, 4, builtinReference())
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	dgd := func(un, class string) domain.SubmitDGD {

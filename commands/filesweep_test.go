@@ -8,18 +8,13 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
 // Files no upload names are swept once old enough; recorded ones stay.
 func TestFileSweepDeletesOnlyOldFilesNoUploadNames(t *testing.T) {
 	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	files, err := store.Objects(ctx, "documents")
 	if err != nil {
 		t.Fatal(err)

@@ -25,11 +25,7 @@ type world struct {
 
 func newWorld(t *testing.T, capacityKg float64) *world {
 	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	w := &world{store: store, h: New(store, 4, builtinReference()), flights: projections.NewFlights(),
 		now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC),
 		fwd: domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}}

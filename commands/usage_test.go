@@ -6,17 +6,11 @@ import (
 	"maps"
 	"testing"
 	"time"
-
-	"github.com/cargostream/cargostream/eventstore"
 )
 
 func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 	ctx := t.Context()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	bucket, err := store.Bucket(ctx, "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
