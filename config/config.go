@@ -38,6 +38,7 @@ type Config struct {
 	PasswordHashCost int
 	MaxBodyBytes     int64
 	MaxUploadBytes   int64
+	DocumentQuota    int64             // bytes of document files per organisation; 0 = no quota
 	RateLimits       domain.RateLimits // per organisation; 0 = none
 	Metering         bool
 	WebhookKey       []byte // decoded; empty = the one kept in JetStream
@@ -95,6 +96,8 @@ var options = []option{
 		set: func(c *Config, v string) error { return setBytes(&c.MaxBodyBytes, v, 1024, 1<<30) }},
 	{env: "CARGO_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", def: "20971520", usage: "largest document file accepted by POST /api/documents (413 above)",
 		set: func(c *Config, v string) error { return setBytes(&c.MaxUploadBytes, v, 1024, 1<<32) }},
+	{env: "CARGO_DOCUMENT_QUOTA_BYTES", flag: "document-quota-bytes", def: "10737418240", usage: "bytes of document files each organisation may store (413 quota_exceeded beyond; 0: no quota)",
+		set: func(c *Config, v string) error { return setBytes(&c.DocumentQuota, v, 0, 1<<50) }},
 	{env: "CARGO_RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", def: "600", usage: "requests per minute an organisation may make (0: no limit); admins set other limits per organisation",
 		set: func(c *Config, v string) error { return setInt(&c.RateLimits.PerMinute, v, 0, 10_000_000) }},
 	{env: "CARGO_RATE_LIMIT_PER_HOUR", flag: "rate-limit-per-hour", def: "20000", usage: "requests per hour an organisation may make (0: no limit)",

@@ -39,6 +39,7 @@ var statusOf = map[string]int{
 	codeMethodNotAllowed:                http.StatusMethodNotAllowed,
 	string(domain.Conflict):             http.StatusConflict,
 	codePayloadTooLarge:                 http.StatusRequestEntityTooLarge,
+	string(domain.QuotaExceeded):        http.StatusRequestEntityTooLarge,
 	codeUnsupportedMedia:                http.StatusUnsupportedMediaType,
 	codeIdempotencyReused:               http.StatusUnprocessableEntity,
 	string(domain.Internal):             http.StatusInternalServerError,

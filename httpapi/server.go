@@ -27,6 +27,7 @@ type Options struct {
 	Demo           bool              // demo credentials are accepted
 	MaxBodyBytes   int64             // larger request bodies get 413
 	MaxUploadBytes int64             // larger document files get 413
+	DocumentQuota  int64             // bytes of document files an organisation may store; 0 = no quota
 	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
 	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
 	Metering       bool              // count usage and enforce rate limits
@@ -67,15 +68,19 @@ type Server struct {
 	// have their own maxUploads.
 	uploads chan struct{}
 	// uploadsByOrg counts the uploads each organisation is sending, under
-	// uploadsMu: its share of uploads.
-	uploadsMu    sync.Mutex
-	uploadsByOrg map[string]int
-	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
-	tokens       *tokens.Authority
-	responses    *eventstore.Bucket // remembered responses to Idempotency-Key requests
-	ready        func() bool
-	dummyHash    []byte
-	handler      http.Handler
+	// uploadsMu: its share of uploads. uploadBytesByOrg holds the bytes of
+	// each organisation's files stored by uploads that the documents read
+	// model does not count yet: uploads at the same time must not each
+	// fit into the same room under the quota.
+	uploadsMu        sync.Mutex
+	uploadsByOrg     map[string]int
+	uploadBytesByOrg map[string]int64
+	dispatcher       *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
+	tokens           *tokens.Authority
+	responses        *eventstore.Bucket // remembered responses to Idempotency-Key requests
+	ready            func() bool
+	dummyHash        []byte
+	handler          http.Handler
 }
 
 // Deps are what the server works with.
@@ -111,7 +116,7 @@ func New(opts Options, d Deps) (*Server, error) {
 	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
-	s.uploads, s.uploadsByOrg = make(chan struct{}, maxUploads), map[string]int{}
+	s.uploads, s.uploadsByOrg, s.uploadBytesByOrg = make(chan struct{}, maxUploads), map[string]int{}, map[string]int64{}
 	// Checked against when no such client or user exists, so that an
 	// unknown name costs the same work as a wrong secret.
 	var err error
