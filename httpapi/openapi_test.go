@@ -324,12 +324,20 @@ func TestOpenAPIOperations(t *testing.T) {
 			}
 
 			security, hasSecurity := op["security"].([]any)
-			if slices.Contains(openEndpoints, name) {
+			switch got, _ := json.Marshal(security); {
+			case name == "get /readyz":
+				// Open, and an admin's credential adds the details.
+				if string(got) != `[{},{"bearerAuth":[]},{"apiKey":[]}]` {
+					t.Errorf("security = %s; /readyz takes a credential or none", got)
+				}
+			case slices.Contains(openEndpoints, name):
 				if !hasSecurity || len(security) != 0 {
 					t.Errorf("an open endpoint needs security: [], has %v", op["security"])
 				}
-			} else if _, ok := op["security"]; ok {
-				t.Errorf("security = %v; endpoints that need a credential use the global requirement", op["security"])
+			default:
+				if _, ok := op["security"]; ok {
+					t.Errorf("security = %v; endpoints that need a credential use the global requirement", op["security"])
+				}
 			}
 
 			method, path, _ := strings.Cut(name, " ")
@@ -1008,6 +1016,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "health", method: "GET", path: "/healthz", route: "/healthz", status: 200},
 		{name: "ready", method: "GET", path: "/readyz", route: "/readyz", connected: true, status: 200},
 		{name: "not ready", method: "GET", path: "/readyz", route: "/readyz", status: 503},
+		{name: "ready, to an admin", method: "GET", path: "/readyz", route: "/readyz", header: admin, connected: true, status: 200},
+		{name: "not ready, to an admin", method: "GET", path: "/readyz", route: "/readyz", header: admin, status: 503},
+		{name: "ready, with a token that is not valid", method: "GET", path: "/readyz", route: "/readyz", header: http.Header{"Authorization": {"Bearer x.y.z"}}, connected: true, status: 200},
 		{name: "openapi", method: "GET", path: "/openapi.json", route: "/openapi.json", status: 200},
 		{name: "error docs", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200},
 		{name: "jwks", method: "GET", path: "/.well-known/jwks.json", route: "/.well-known/jwks.json", status: 200},
@@ -1928,9 +1939,10 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Capacity   []views.CapacityJSON `json:"capacity"`
 		Pagination views.PaginationJSON `json:"pagination"`
 	}{[]views.CapacityJSON{
-		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: 1250.5,
-			ProjectedVolume: 2.16, AvailableWeight: 100749.5, AvailableVolume: 650.84},
-		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01"},
+		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: new(1250.5), ActualWeight: new(0.0),
+			ProjectedVolume: new(2.16), ActualVolume: new(0.0), AvailableWeight: 100749.5, AvailableVolume: 650.84},
+		// As a forwarder sees it: what is left, in steps of 100 kg and 1 m³.
+		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01", AvailableWeight: 42300, AvailableVolume: 118},
 	}, views.ToPaginationJSON(1, 20, 2)}
 
 	// Rate cards as the airline sets them: full, and minimal with a
@@ -2332,7 +2344,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	loadedCapacity := struct {
 		Capacity   []views.CapacityJSON `json:"capacity"`
 		Pagination views.PaginationJSON `json:"pagination"`
-	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded)}, views.ToPaginationJSON(1, 20, 1)}
+	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded, domain.Principal{OrganizationID: airline.ID, Role: airline.Role, AirlineCode: airline.AirlineCode})}, views.ToPaginationJSON(1, 20, 1)}
 	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
 		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
 	}

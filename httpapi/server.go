@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -79,6 +80,7 @@ type Server struct {
 	tokens           *tokens.Authority
 	responses        *eventstore.Bucket // remembered responses to Idempotency-Key requests
 	ready            func() bool
+	wasReady         atomic.Bool // the last answer of /readyz, so that the log says when it turns
 	dummyHash        []byte
 	handler          http.Handler
 }
@@ -113,6 +115,7 @@ func New(opts Options, d Deps) (*Server, error) {
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: &usageMeter{bucket: d.Usage}, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, objects: d.Objects, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
+	s.wasReady.Store(true) // a server is made once the replica is ready
 	s.shipmentFacts = projections.ShipmentFacts{Bookings: d.Bookings, Shipments: d.Shipments, Stock: d.Stock, Flights: d.Flights}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
