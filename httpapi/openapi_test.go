@@ -2071,12 +2071,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	entries, total := auditLog.Entries(projections.AuditFilter{}, 1, 20)
 	audited := auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(1, 20, total)}
 	for _, e := range entries {
-		entry := views.AuditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource, ResourceID: e.ResourceID,
-			UserID: e.UserID, IPAddress: e.IPAddress}
-		if e.Details != nil {
-			entry.Details = &views.AuditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
-		}
-		audited.Logs = append(audited.Logs, entry)
+		audited.Logs = append(audited.Logs, views.ToAuditEntryJSON(e))
 	}
 	if len(audited.Logs) < 5 {
 		t.Fatalf("audit log: %+v", audited)

@@ -26,10 +26,11 @@ type AuditEntry struct {
 	IPAddress  string
 	Tenant     string // the actor's organisation
 	Owner      string // the organisation the resource is of, as its events name it
-	Details    *AuditDetail
+	Details    AuditDetail
 }
 
-// AuditDetail is one changed field of an update.
+// AuditDetail is one changed field of an update, the detail of an
+// authorization entry, or nothing (a create, an import).
 type AuditDetail struct {
 	Field, OldValue, NewValue string
 }
@@ -78,7 +79,7 @@ func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
 		if a.Repeats > 0 {
 			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
 		}
-		base.Details = &AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
+		base.Details = AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
 		m.entries = append(m.entries, base)
 		return
 	}
@@ -133,7 +134,7 @@ func (m *Audit) Apply(r eventstore.Record, e domain.Event) {
 		}
 		entry := base
 		entry.ID = fmt.Sprintf("%s-%d", r.EventID, changed)
-		entry.Details = &AuditDetail{Field: name, OldValue: before, NewValue: value}
+		entry.Details = AuditDetail{Field: name, OldValue: before, NewValue: value}
 		m.entries = append(m.entries, entry)
 		changed++
 	}
