@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ type Config struct {
 	DemoDays         int
 	TokenTTL         time.Duration
 	TokenIssuer      string
+	PublicURL        string // base URL clients reach the service at, without a trailing slash; empty: each request's scheme and host
 	SigningKey       string
 	AdminClientID    string
 	AdminSecret      string
@@ -84,6 +86,8 @@ var options = []option{
 		set: func(c *Config, v string) error { return setDuration(&c.TokenTTL, v, time.Minute, 24*time.Hour) }},
 	{env: "CARGO_TOKEN_ISSUER", flag: "token-issuer", def: "cargostream", usage: "iss claim of issued tokens (usually the public base URL)",
 		set: func(c *Config, v string) error { c.TokenIssuer = v; return nil }},
+	{env: "CARGO_PUBLIC_URL", flag: "public-url", def: "", usage: "base URL clients reach the service at, such as https://cargo.example.com, for absolute links (errorUri); empty: the scheme and host each request came to",
+		set: setPublicURL},
 	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
 		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
 	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
@@ -269,6 +273,23 @@ func setWebhookKey(c *Config, v string) error {
 		return fmt.Errorf("%d bytes, not 32", len(key))
 	}
 	c.WebhookKey = key
+	return nil
+}
+
+// setPublicURL reads the service's public base URL: absolute, http or
+// https, without query, fragment or credentials; a trailing slash is
+// dropped, as paths are appended to it.
+func setPublicURL(c *Config, v string) error {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return fmt.Errorf("%q is not an absolute http or https URL such as https://cargo.example.com", v)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("%q has a query, fragment or credentials: give the base URL alone", v)
+	}
+	c.PublicURL = strings.TrimRight(u.String(), "/")
 	return nil
 }
 

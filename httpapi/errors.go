@@ -145,7 +145,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.Header().Set("Retry-After", "1")
 	}
 	setErrorCode(r, body.Error)
-	body.ErrorURI = "/docs/errors#" + body.Error
+	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)
 	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
 	writeJSON(w, status, body)
 }

@@ -44,7 +44,8 @@ type StartProgress struct {
 // 503 body with Retry-After.
 // stage names what the replica is doing, cheaply: every other request
 // asks it; only /readyz asks progress, which may read the stream.
-func Starting(log *slog.Logger, stage func() string, progress func(context.Context) StartProgress) http.Handler {
+// publicURL is the base of absolute links, as Options.PublicURL.
+func Starting(log *slog.Logger, publicURL string, stage func() string, progress func(context.Context) StartProgress) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", health())
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +60,7 @@ func Starting(log *slog.Logger, stage func() string, progress func(context.Conte
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+stage()+"); retry shortly"))
 	})
-	return withRequestID(withAccessLog(log, mux))
+	return withRequestID(withPublicURL(publicURL, withAccessLog(log, mux)))
 }
 
 // handleReady answers 200 while this replica may serve: NATS is

@@ -1898,7 +1898,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var problems domain.Problems
 	problems.Add("routing.origin", domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
 	validation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "routing.origin: bad",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: problems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: problems}
 
 	// Quotes after pricing, built from the events the pricing reactor records.
 	priced := domain.EvolveQuote(quote, domain.QuotePriced{QuoteID: quote.ID, ChargeableWeightKg: 1250.5, PricedAt: created.Add(time.Second),
@@ -2041,7 +2041,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var stockProblems domain.Problems
 	stockProblems.Add("startNumber", domain.CodeRangeOverlap, "overlaps")
 	stockValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "startNumber: overlaps",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: stockProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: stockProblems}
 
 	// The audit log of a created organisation, its limits changed, a
 	// folded failed login and an import, as handleAuditLogs answers it.
@@ -2160,7 +2160,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	waybillProblems.Add("pieces", domain.CodeExceedsMAWB, "the houses would hold 5 pieces, the master 4")
 	waybillProblems.Add("mawbNumber", domain.CodeUnknownMAWB, "no MAWB 020-10000023 of yours")
 	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
 	confirmedJSON, latest := views.ToBookingJSON(confirmed), views.ToStatusEventJSON(timeline[len(timeline)-1])
 	shipment := views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []views.HAWBJSON{}, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, LatestEvent: &latest,
@@ -2168,7 +2168,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", domain.CodeInvalidEventType, "a DIS event needs a discrepancy code")
 	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: statusProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: statusProblems}
 
 	// A refusal of the domain, as writeError answers it.
 	refusal := func(err error) errorBody {
@@ -2177,7 +2177,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if !errors.As(err, &de) || de.Code != domain.ValidationError || len(de.Fields) == 0 {
 			t.Fatalf("not a validation error: %v", err)
 		}
-		return errorBody{Error: string(de.Code), ErrorDescription: de.Message, ErrorURI: "/docs/errors#" + string(de.Code), ValidationErrors: de.Fields}
+		return errorBody{Error: string(de.Code), ErrorDescription: de.Message, ErrorURI: "https://cargo.example.com/docs/errors#" + string(de.Code), ValidationErrors: de.Fields}
 	}
 	amount := func(v float64) *float64 { return &v }
 	count := func(n int) *int { return &n }

@@ -29,6 +29,7 @@ type Options struct {
 	MaxBodyBytes   int64             // larger request bodies get 413
 	MaxUploadBytes int64             // larger document files get 413
 	DocumentQuota  int64             // bytes of document files an organisation may store; 0 = no quota
+	PublicURL      string            // base of absolute links (errorUri); "" for each request's scheme and host
 	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
 	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
 	Metering       bool              // count usage and enforce rate limits
@@ -126,7 +127,7 @@ func New(opts Options, d Deps) (*Server, error) {
 	if s.dummyHash, err = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost); err != nil {
 		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
 	}
-	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
+	s.handler = withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, withLimits(s.bodyLimit, s.routes()))))
 	return s, nil
 }
 

@@ -36,8 +36,8 @@ func TestHTTPBasics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.do(t, tt.req)
-			if r.status != tt.status || r.apiError(t).Error != tt.error {
-				t.Errorf("= %d %s, want %d %s", r.status, r.body, tt.status, tt.error)
+			if e := r.apiError(t); r.status != tt.status || e.Error != tt.error || e.ErrorURI != s.base+"/docs/errors#"+tt.error {
+				t.Errorf("= %d %s, want %d %s linking to %s/docs/errors", r.status, r.body, tt.status, tt.error, s.base)
 			}
 			if r.header.Get("X-Request-Id") == "" {
 				t.Error("no X-Request-Id")
