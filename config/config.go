@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -32,12 +33,14 @@ type Config struct {
 	DemoDays         int
 	TokenTTL         time.Duration
 	TokenIssuer      string
+	PublicURL        string // base URL clients reach the service at, without a trailing slash; empty: each request's scheme and host
 	SigningKey       string
 	AdminClientID    string
 	AdminSecret      string
 	PasswordHashCost int
 	MaxBodyBytes     int64
 	MaxUploadBytes   int64
+	DocumentQuota    int64             // bytes of document files per organisation; 0 = no quota
 	RateLimits       domain.RateLimits // per organisation; 0 = none
 	Metering         bool
 	WebhookKey       []byte // decoded; empty = the one kept in JetStream
@@ -83,6 +86,8 @@ var options = []option{
 		set: func(c *Config, v string) error { return setDuration(&c.TokenTTL, v, time.Minute, 24*time.Hour) }},
 	{env: "CARGO_TOKEN_ISSUER", flag: "token-issuer", def: "cargostream", usage: "iss claim of issued tokens (usually the public base URL)",
 		set: func(c *Config, v string) error { c.TokenIssuer = v; return nil }},
+	{env: "CARGO_PUBLIC_URL", flag: "public-url", def: "", usage: "base URL clients reach the service at, such as https://cargo.example.com, for absolute links (errorUri); empty: the scheme and host each request came to",
+		set: setPublicURL},
 	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
 		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
 	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
@@ -95,6 +100,8 @@ var options = []option{
 		set: func(c *Config, v string) error { return setBytes(&c.MaxBodyBytes, v, 1024, 1<<30) }},
 	{env: "CARGO_MAX_UPLOAD_BYTES", flag: "max-upload-bytes", def: "20971520", usage: "largest document file accepted by POST /api/documents (413 above)",
 		set: func(c *Config, v string) error { return setBytes(&c.MaxUploadBytes, v, 1024, 1<<32) }},
+	{env: "CARGO_DOCUMENT_QUOTA_BYTES", flag: "document-quota-bytes", def: "10737418240", usage: "bytes of document files each organisation may store (413 quota_exceeded beyond; 0: no quota)",
+		set: func(c *Config, v string) error { return setBytes(&c.DocumentQuota, v, 0, 1<<50) }},
 	{env: "CARGO_RATE_LIMIT_PER_MINUTE", flag: "rate-limit-per-minute", def: "600", usage: "requests per minute an organisation may make (0: no limit); admins set other limits per organisation",
 		set: func(c *Config, v string) error { return setInt(&c.RateLimits.PerMinute, v, 0, 10_000_000) }},
 	{env: "CARGO_RATE_LIMIT_PER_HOUR", flag: "rate-limit-per-hour", def: "20000", usage: "requests per hour an organisation may make (0: no limit)",
@@ -266,6 +273,23 @@ func setWebhookKey(c *Config, v string) error {
 		return fmt.Errorf("%d bytes, not 32", len(key))
 	}
 	c.WebhookKey = key
+	return nil
+}
+
+// setPublicURL reads the service's public base URL: absolute, http or
+// https, without query, fragment or credentials; a trailing slash is
+// dropped, as paths are appended to it.
+func setPublicURL(c *Config, v string) error {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return fmt.Errorf("%q is not an absolute http or https URL such as https://cargo.example.com", v)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("%q has a query, fragment or credentials: give the base URL alone", v)
+	}
+	c.PublicURL = strings.TrimRight(u.String(), "/")
 	return nil
 }
 

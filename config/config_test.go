@@ -23,7 +23,7 @@ func TestLoad(t *testing.T) {
 		{name: "defaults", check: func(t *testing.T, c Config) {
 			if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.NATSURL != "" || !c.Demo || c.TokenTTL != time.Hour ||
 				c.NATSReplicas != 1 || c.NATSStream != "CARGO" || c.LogLevel != slog.LevelInfo || c.PasswordHashCost != 10 ||
-				c.MaxBodyBytes != 1<<20 || c.MaxUploadBytes != 20<<20 {
+				c.MaxBodyBytes != 1<<20 || c.MaxUploadBytes != 20<<20 || c.DocumentQuota != 10<<30 {
 				t.Errorf("defaults = %+v", c)
 			}
 		}},
@@ -80,7 +80,20 @@ func TestLoad(t *testing.T) {
 				t.Errorf("upload limit = %d", c.MaxUploadBytes)
 			}
 		}},
+		{name: "no document quota", env: map[string]string{"CARGO_DOCUMENT_QUOTA_BYTES": "0"}, check: func(t *testing.T, c Config) {
+			if c.DocumentQuota != 0 {
+				t.Errorf("document quota = %d", c.DocumentQuota)
+			}
+		}},
+		{name: "a negative document quota", env: map[string]string{"CARGO_DOCUMENT_QUOTA_BYTES": "-1"}, err: "CARGO_DOCUMENT_QUOTA_BYTES"},
 		{name: "upload limit too small", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "10"}, err: "CARGO_MAX_UPLOAD_BYTES"},
+		{name: "public URL", env: map[string]string{"CARGO_PUBLIC_URL": "https://cargo.example.com/api-gw/"}, check: func(t *testing.T, c Config) {
+			if c.PublicURL != "https://cargo.example.com/api-gw" {
+				t.Errorf("public URL = %q", c.PublicURL)
+			}
+		}},
+		{name: "a public URL without a scheme", env: map[string]string{"CARGO_PUBLIC_URL": "cargo.example.com"}, err: "not an absolute http or https URL"},
+		{name: "a public URL with a query", env: map[string]string{"CARGO_PUBLIC_URL": "https://cargo.example.com/?x=1"}, err: "base URL alone"},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
 		{name: "profiles on loopback", env: map[string]string{"CARGO_PROFILE_ADDR": "127.0.0.1:6060"}, check: func(t *testing.T, c Config) {
 			if c.ProfileAddr != "127.0.0.1:6060" {

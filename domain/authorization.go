@@ -35,6 +35,15 @@ func CheckUsageReader(p Principal, organizationID string) error {
 	return nil
 }
 
+// ReadinessDetailsVisibleTo: a replica's readiness figures (how many events
+// the stream holds and its read models applied, how far behind they are,
+// why it is not ready) are the operator's. Anyone, unauthenticated load
+// balancers and probes among them, learns whether it is ready; the number
+// of events would tell outsiders how much business the service does.
+func ReadinessDetailsVisibleTo(p Principal) bool {
+	return p.Role == RoleAdmin
+}
+
 // RateLimits are an organisation's request limits; 0 means the default.
 type RateLimits struct {
 	PerMinute int `json:"requestsPerMinute"`

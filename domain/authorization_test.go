@@ -57,3 +57,19 @@ func TestDecideSetRateLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestReadinessDetailsAreTheOperators(t *testing.T) {
+	for _, tt := range []struct {
+		p    Principal
+		want bool
+	}{
+		{Principal{}, false}, // no credential: a load balancer, a probe, anyone
+		{Principal{OrganizationID: "f1", Role: RoleForwarder}, false},
+		{Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, false},
+		{Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+	} {
+		if got := ReadinessDetailsVisibleTo(tt.p); got != tt.want {
+			t.Errorf("%+v: %v, want %v", tt.p, got, tt.want)
+		}
+	}
+}

@@ -24,10 +24,13 @@ type RangeAllocated struct {
 func (RangeAllocated) EventType() string { return "RangeAllocated" }
 
 // RangeReleased records that a stock request no longer holds its range.
+// OrganizationID, the request's forwarder, is empty in events stored
+// before it was added.
 type RangeReleased struct {
-	Prefix    string   `json:"prefix"`
-	RequestID string   `json:"requestId"`
-	Range     AWBRange `json:"range"`
+	Prefix         string   `json:"prefix"`
+	RequestID      string   `json:"requestId"`
+	OrganizationID string   `json:"organizationId,omitempty"`
+	Range          AWBRange `json:"range"`
 }
 
 func (RangeReleased) EventType() string { return "RangeReleased" }
@@ -62,7 +65,7 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 	case had && old == next, !had && next.Count == 0:
 		return nil, nil
 	case next.Count == 0:
-		return []Event{RangeReleased{Prefix: prefix, RequestID: requestID, Range: old}}, nil
+		return []Event{RangeReleased{Prefix: prefix, RequestID: requestID, OrganizationID: orgID, Range: old}}, nil
 	}
 	return []Event{RangeAllocated{Prefix: prefix, RequestID: requestID, OrganizationID: orgID, Range: next}}, nil
 }

@@ -30,7 +30,7 @@ func TestDecideAllocateRange(t *testing.T) {
 		{"after the others", others, AWBRange{}, 151, "allocated s1 of 020 to f1: 400..550"},
 		{"as many as before", withS1, AWBRange{}, 50, ""},
 		{"more than before, where its own were", withS1, AWBRange{}, 100, "allocated s1 of 020 to f1: 150..249"},
-		{"none, after some", withS1, AWBRange{}, 0, "released s1 of 020: 200..249"},
+		{"none, after some", withS1, AWBRange{}, 0, "released s1 of 020 of f1: 200..249"},
 		{"none, after none", others, AWBRange{}, 0, ""},
 		{"none left", []Event{held("s2", 1, maxSerial7)}, AWBRange{}, 1, "conflict"},
 		{"all that is left", others, AWBRange{}, maxSerial7 - 400 + 1, "allocated s1 of 020 to f1: 400..9999999"},
@@ -43,7 +43,7 @@ func TestDecideAllocateRange(t *testing.T) {
 			case RangeAllocated:
 				return fmt.Sprintf("allocated %s of %s to %s: %d..%d", e.RequestID, e.Prefix, e.OrganizationID, e.Range.First, e.Range.Last())
 			case RangeReleased:
-				return fmt.Sprintf("released %s of %s: %d..%d", e.RequestID, e.Prefix, e.Range.First, e.Range.Last())
+				return fmt.Sprintf("released %s of %s of %s: %d..%d", e.RequestID, e.Prefix, e.OrganizationID, e.Range.First, e.Range.Last())
 			}
 			return e.EventType()
 		})

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -170,4 +172,54 @@ func cleanFileName(name string) string {
 		return "document"
 	}
 	return name
+}
+
+// DocumentStorage is an organisation's room for the files of its
+// documents: Quota bytes in all (0: no quota), of which Stored are taken.
+type DocumentStorage struct {
+	Quota, Stored int64
+}
+
+// Left is how many more bytes fit: math.MaxInt64 without a quota, 0 when
+// the quota is full or passed.
+func (s DocumentStorage) Left() int64 {
+	if s.Quota == 0 {
+		return math.MaxInt64
+	}
+	return max(s.Quota-s.Stored, 0)
+}
+
+// CheckFile refuses a file of size bytes that does not fit. Files are
+// kept forever, so without a quota one organisation could fill the
+// store everyone's documents share. An upload still arriving is checked
+// with the bytes that came so far, and first with 1: a full quota is
+// refused before any of the file is read.
+func (s DocumentStorage) CheckFile(size int64) error {
+	left := s.Left()
+	if size <= left {
+		return nil
+	}
+	rest := "nothing is left"
+	if left > 0 {
+		rest = fmt.Sprintf("the %s left are fewer than this file has", byteSize(left))
+	}
+	return Errorf(QuotaExceeded, "the documents of your organisation take %s of its storage quota of %s; %s",
+		byteSize(s.Stored), byteSize(s.Quota), rest)
+}
+
+// byteSize writes n bytes for people, with the exact count: "1.5 MiB
+// (1572864 bytes)".
+func byteSize(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, unit := float64(n)/(1<<10), units[0]
+	for _, u := range units[1:] {
+		if v < 1<<10 {
+			break
+		}
+		v, unit = v/(1<<10), u
+	}
+	return fmt.Sprintf("%.1f %s (%d bytes)", v, unit, n)
 }

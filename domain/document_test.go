@@ -173,3 +173,32 @@ func TestCheckDocumentUploader(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentStorageRefusesFilesPastTheQuota(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name    string
+		storage DocumentStorage
+		size    int64
+		want    string // in the refusal, or "" for none
+	}{
+		{"no quota takes anything", DocumentStorage{Stored: 1 << 40}, 1 << 40, ""},
+		{"a file that fills the quota exactly", DocumentStorage{Quota: 10 * mib, Stored: 9 * mib}, mib, ""},
+		{"one byte more", DocumentStorage{Quota: 10 * mib, Stored: 9 * mib}, mib + 1,
+			"take 9.0 MiB (9437184 bytes) of its storage quota of 10.0 MiB (10485760 bytes); the 1.0 MiB (1048576 bytes) left are fewer than this file has"},
+		{"a full quota refuses the first byte", DocumentStorage{Quota: 10 * mib, Stored: 10 * mib}, 1, "; nothing is left"},
+		{"a quota lowered below what is stored", DocumentStorage{Quota: 5 * mib, Stored: 10 * mib}, 1, "take 10.0 MiB (10485760 bytes) of its storage quota of 5.0 MiB"},
+		{"a few bytes left", DocumentStorage{Quota: 1000, Stored: 990}, 11, "quota of 1000 bytes; the 10 bytes left"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.storage.CheckFile(tt.size)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (ErrorCode(err) != QuotaExceeded || !strings.Contains(ErrorMessage(err), tt.want)):
+				t.Errorf("= %v, want %s saying %q", err, QuotaExceeded, tt.want)
+			}
+		})
+	}
+}

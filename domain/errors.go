@@ -26,7 +26,8 @@ const (
 	UnsupportedGrantType ErrorClass = "unsupported_grant_type" // token request with another grant
 	Forbidden            ErrorClass = "forbidden"              // authenticated, but not allowed
 	NotFound             ErrorClass = "not_found"
-	Conflict             ErrorClass = "conflict" // the request contradicts the current state
+	Conflict             ErrorClass = "conflict"       // the request contradicts the current state
+	QuotaExceeded        ErrorClass = "quota_exceeded" // what the request would store does not fit the organisation's quota
 	Internal             ErrorClass = "server_error"
 )
 

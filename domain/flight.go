@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,6 +75,33 @@ func (f Flight) Exists() bool { return f.ID != "" }
 // Bookable reports whether the flight still takes reservations.
 func (f Flight) Bookable() bool {
 	return f.Status == FlightStatusScheduled || f.Status == FlightStatusDelayed
+}
+
+// Those who may not see a flight's load (LoadVisibleTo) see what is left
+// of it in steps of availabilityStepKg and availabilityStepM3: to the
+// kilogram, what is left against the capacity the timetable shows would
+// give the load away, and its changes the size of each booking.
+const (
+	availabilityStepKg = 100
+	availabilityStepM3 = 1
+)
+
+// Available is what is left of the flight to book, as p may see it: its
+// capacity less the larger of the load booked and the load on board by
+// its manifests, never below 0, and nothing on a flight that takes no
+// more bookings. Those who may not see the load see it rounded down to
+// availabilityStepKg and availabilityStepM3: at least that much is left.
+func (f Flight) Available(p Principal) (kg, m3 float64) {
+	if !f.Bookable() {
+		return 0, 0
+	}
+	kg = round3(max(0, f.CapacityKg-max(f.ReservedKg, f.ActualKg)))
+	m3 = round3(max(0, f.CapacityM3-max(f.ReservedM3, f.ActualM3)))
+	if !f.LoadVisibleTo(p) {
+		kg = math.Floor(kg/availabilityStepKg) * availabilityStepKg
+		m3 = math.Floor(m3/availabilityStepM3) * availabilityStepM3
+	}
+	return kg, m3
 }
 
 // FlightStatusScheduled records a flight published in a timetable.

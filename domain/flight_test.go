@@ -222,3 +222,34 @@ func TestCanonicalFlightNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
+	open := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusScheduled, CapacityKg: 10000, CapacityM3: 60,
+		ReservedKg: 1350.5, ReservedM3: 7.92, ActualKg: 1200, ActualM3: 8.25}
+	closed := open
+	closed.Status = FlightStatusDeparted
+	lh := Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}
+	ek := Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK"}
+	fwd := Principal{OrganizationID: "f1", Role: RoleForwarder}
+	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
+	tests := []struct {
+		name     string
+		flight   Flight
+		p        Principal
+		kg, m3   float64
+		seesLoad bool
+	}{
+		{"the flight's airline, to the gram and the litre", open, lh, 8649.5, 51.75, true},
+		{"an admin, to the gram and the litre", open, admin, 8649.5, 51.75, true},
+		{"a forwarder, in steps of 100 kg and 1 m³", open, fwd, 8600, 51, false},
+		{"another airline, in steps too", open, ek, 8600, 51, false},
+		{"nobody, on a flight that takes no more bookings", closed, lh, 0, 0, true},
+		{"a full flight is full to everyone", Flight{Carrier: "LH", Status: FlightStatusScheduled, CapacityKg: 1000, CapacityM3: 6, ReservedKg: 1000, ReservedM3: 6.5}, fwd, 0, 0, false},
+	}
+	for _, tt := range tests {
+		kg, m3 := tt.flight.Available(tt.p)
+		if kg != tt.kg || m3 != tt.m3 || tt.flight.LoadVisibleTo(tt.p) != tt.seesLoad {
+			t.Errorf("%s: %v kg, %v m³, load visible %v; want %v kg, %v m³, %v", tt.name, kg, m3, tt.flight.LoadVisibleTo(tt.p), tt.kg, tt.m3, tt.seesLoad)
+		}
+	}
+}

@@ -264,10 +264,14 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 	return []Event{e}, nil
 }
 
-// ManifestsVisibleTo: a flight's manifests are its airline's and admins';
-// the flight's shipments hear of them as MAN status events. A flight not
-// scheduled (yet) shows its manifests to nobody.
-func (f Flight) ManifestsVisibleTo(p Principal) bool {
+// LoadVisibleTo: a flight's load is its airline's and admins' business:
+// its manifests (the flight's shipments hear of them as MAN status
+// events), and the weight and volume its bookings hold and its manifests
+// put on board (others see only what is left to book, see Available). The
+// load of the airline's customers, and its changes with each booking, is
+// what competing airlines and forwarders must not learn. A flight not
+// scheduled (yet) shows its load to nobody.
+func (f Flight) LoadVisibleTo(p Principal) bool {
 	return f.Exists() && (p.Role == RoleAdmin || (p.Role == RoleAirline && p.AirlineCode == f.Carrier))
 }
 

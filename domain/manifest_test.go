@@ -248,7 +248,7 @@ func TestFlightCheckCarrier(t *testing.T) {
 	}
 }
 
-func TestFlightManifestsVisibleTo(t *testing.T) {
+func TestAFlightsLoadIsItsAirlinesAndAdmins(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020"}
 	tests := []struct {
 		name   string
@@ -263,7 +263,7 @@ func TestFlightManifestsVisibleTo(t *testing.T) {
 		{"nobody of an unknown flight", Flight{}, Principal{OrganizationID: "ops", Role: RoleAdmin}, false},
 	}
 	for _, tt := range tests {
-		if got := tt.flight.ManifestsVisibleTo(tt.p); got != tt.want {
+		if got := tt.flight.LoadVisibleTo(tt.p); got != tt.want {
 			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -176,8 +176,8 @@ type RequestQuote struct {
 
 // DecideRequestQuote files the RFQ once.
 func DecideRequestQuote(q Quote, c RequestQuote, ref Lookup) ([]Event, error) {
-	if c.GrossWeightKg == nil {
-		return nil, Errorf(InvalidRequest, "grossWeightKg is required")
+	if err := c.checkPresent(); err != nil {
+		return nil, err
 	}
 	e, err := c.normalise(ref)
 	if err != nil {
@@ -187,6 +187,36 @@ func DecideRequestQuote(q Quote, c RequestQuote, ref Lookup) ([]Event, error) {
 		return nil, Errorf(Conflict, "quote %s already exists", c.QuoteID)
 	}
 	return []Event{e}, nil
+}
+
+// checkPresent refuses an RFQ without a field it cannot do without: the
+// gross weight, the routing (origin and destination) and the pieces (or
+// dimension lines that count them). The spec's sample answers a missing
+// grossWeightKg with invalid_request, not validation_error: every
+// missing required field is answered alike.
+func (c RequestQuote) checkPresent() error {
+	var missing []string
+	if c.GrossWeightKg == nil {
+		missing = append(missing, "grossWeightKg")
+	}
+	switch origin, destination := strings.TrimSpace(c.Origin) == "", strings.TrimSpace(c.Destination) == ""; {
+	case origin && destination:
+		missing = append(missing, "routing")
+	case origin:
+		missing = append(missing, "routing.origin")
+	case destination:
+		missing = append(missing, "routing.destination")
+	}
+	if c.Pieces == nil && len(c.Dimensions) == 0 {
+		missing = append(missing, "pieces (or dimensionsCm)")
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return Errorf(InvalidRequest, "%s is required", missing[0])
+	}
+	return Errorf(InvalidRequest, "%s and %s are required", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
 }
 
 // normalise validates the RFQ and returns it as the event to record, with
@@ -256,13 +286,11 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 		} else if len(c.Dimensions) > 0 && dimPieces != e.Pieces {
 			p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d", e.Pieces, dimPieces)
 		}
-	case len(c.Dimensions) > 0:
+	default: // counted by the dimension lines (see checkPresent)
 		e.Pieces = dimPieces
 		if dimPieces > maxPieces {
 			p.Add("dimensionsCm", CodeInvalidRange, "the lines add up to %d pieces, more than %d", dimPieces, maxPieces)
 		}
-	default:
-		p.Add("pieces", CodeRequired, "is required (or give dimensionsCm)")
 	}
 
 	e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")

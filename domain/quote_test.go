@@ -41,6 +41,10 @@ func TestDecideRequestQuote(t *testing.T) {
 		}},
 		{name: "yesterday is still accepted", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2026-11-24" }},
 		{name: "missing weight is a bad request", change: func(c *RequestQuote) { c.GrossWeightKg = nil }, code: InvalidRequest},
+		{name: "missing routing is a bad request", change: func(c *RequestQuote) { c.Origin, c.Destination = "", "" }, code: InvalidRequest},
+		{name: "a routing without a destination is a bad request", change: func(c *RequestQuote) { c.Destination = " " }, code: InvalidRequest},
+		{name: "missing pieces, without dimension lines, is a bad request", change: func(c *RequestQuote) { c.Pieces, c.Dimensions = nil, nil }, code: InvalidRequest},
+		{name: "a malformed origin is a bad value", change: func(c *RequestQuote) { c.Origin = "FRANKFURT" }, code: ValidationError},
 		{name: "two days ago is past", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2026-11-23" }, code: ValidationError},
 		{name: "too far ahead", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2028-01-01" }, code: ValidationError},
 		{name: "heavier than any aircraft", change: func(c *RequestQuote) { c.GrossWeightKg = ptr(600000.0) }, code: ValidationError},
@@ -255,6 +259,26 @@ func TestDecideReopenQuote(t *testing.T) {
 		got := outcomeOf(events, err, func(e QuoteReopened) string { return e.QuoteID + " from " + e.BookingID })
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestEveryMissingRequiredFieldOfAnRFQIsNamed(t *testing.T) {
+	tests := []struct {
+		c    RequestQuote
+		want string
+	}{
+		{RequestQuote{Origin: "FRA", Destination: "JFK", Pieces: ptr(1)}, "grossWeightKg is required"},
+		{RequestQuote{GrossWeightKg: ptr(1.0), Pieces: ptr(1)}, "routing is required"},
+		{RequestQuote{GrossWeightKg: ptr(1.0), Destination: "JFK", Pieces: ptr(1)}, "routing.origin is required"},
+		{RequestQuote{GrossWeightKg: ptr(1.0), Origin: "FRA", Destination: "JFK"}, "pieces (or dimensionsCm) is required"},
+		{RequestQuote{}, "grossWeightKg, routing and pieces (or dimensionsCm) are required"},
+		{RequestQuote{Origin: "FRA", Dimensions: []DimensionLine{{L: 1, W: 1, H: 1, Pieces: 1}}}, "grossWeightKg and routing.destination are required"},
+	}
+	for _, tt := range tests {
+		_, err := DecideRequestQuote(Quote{}, tt.c, nil)
+		if ErrorCode(err) != InvalidRequest || ErrorMessage(err) != tt.want {
+			t.Errorf("%+v: %v, want invalid_request: %s", tt.c, err, tt.want)
 		}
 	}
 }

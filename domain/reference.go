@@ -147,7 +147,11 @@ func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
 }
 
 // DecideReferenceChange keeps only the rows that are new or differ from
-// what is stored; nothing changed, no event.
+// what is stored; nothing changed, no event. A row never empties what is
+// stored: a field it leaves empty (or false) keeps the stored value, since
+// the sources each know part of a row (OPTD has no countries, the merged
+// airlines file no ICAO code for some), and importing one after another
+// must add up, not wipe out.
 func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
 	c.Airports = changed(r.Airports, c.Airports, Airport.Key)
 	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key)
@@ -167,12 +171,28 @@ func changed[T any](m map[string]T, rows []T, key func(T) string) []T {
 			continue
 		}
 		seen[k] = true
-		if old, ok := m[k]; !ok || !reflect.DeepEqual(old, row) {
+		old, ok := m[k]
+		if ok {
+			row = keepKnown(old, row)
+		}
+		if !ok || !reflect.DeepEqual(old, row) {
 			out = append(out, row)
 		}
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// keepKnown is row with each field it leaves empty (its zero value) taken
+// from old.
+func keepKnown[T any](old, row T) T {
+	o, r := reflect.ValueOf(old), reflect.ValueOf(&row).Elem()
+	for i := range r.NumField() {
+		if f := r.Field(i); f.IsZero() {
+			f.Set(o.Field(i))
+		}
+	}
+	return row
 }
 
 var (

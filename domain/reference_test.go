@@ -95,4 +95,31 @@ func TestDecideReferenceChange(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+	// A row never empties what is stored: what it leaves empty is kept.
+	withCountry := lh
+	withCountry.Country, withCountry.Alliance = "DE", "Star Alliance"
+	stored = given(EvolveReference, ReferenceChanged{Airports: []Airport{fra}, Airlines: []Airline{withCountry}})
+	for _, tt := range []struct {
+		name string
+		row  Airline
+		want Airline // as stored after, or the zero Airline for no change
+	}{
+		{"a source without countries leaves them", Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Prefix: "020"}, Airline{}},
+		{"and adds what it knows", Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo AG"},
+			Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo AG", Country: "DE", Alliance: "Star Alliance", Prefix: "020"}},
+		{"a known value is replaced by another", Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Country: "AT"},
+			Airline{IATACode: "LH", ICAOCode: "GEC", Name: "Lufthansa Cargo", Country: "AT", Alliance: "Star Alliance", Prefix: "020"}},
+	} {
+		events, err := DecideReferenceChange(stored, ReferenceChanged{Airlines: []Airline{tt.row}})
+		var got Airline
+		if len(events) == 1 {
+			got = events[0].(ReferenceChanged).Airlines[0]
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %+v, %v; want %+v", tt.name, got, err, tt.want)
+		}
+	}
+	if events, _ := DecideReferenceChange(stored, ReferenceChanged{Airports: []Airport{{IATACode: "FRA", Name: "Frankfurt am Main", Timezone: "Europe/Berlin"}}}); len(events) != 0 {
+		t.Errorf("an airport without a country changed the stored one: %+v", events)
+	}
 }

@@ -98,6 +98,39 @@ func (s *Server) takeUploadPlace(org string) (func(), error) {
 	}, nil
 }
 
+// documentStorage is org's room for document files as this replica knows
+// it: the quota, and the bytes of the files the documents read model
+// counts and of those it does not count yet.
+func (s *Server) documentStorage(org string) domain.DocumentStorage {
+	s.uploadsMu.Lock()
+	defer s.uploadsMu.Unlock()
+	return s.documentStorageLocked(org)
+}
+
+func (s *Server) documentStorageLocked(org string) domain.DocumentStorage {
+	return domain.DocumentStorage{Quota: s.opts.DocumentQuota, Stored: s.documents.StoredBy(org).Bytes + s.uploadBytesByOrg[org]}
+}
+
+// holdStorage checks that a stored file of size bytes fits org's quota,
+// beside the files of other uploads that have just fitted, and holds its
+// room until the returned release, which the caller calls once the upload
+// is recorded and counted by the read model, or refused.
+func (s *Server) holdStorage(org string, size int64) (func(), error) {
+	s.uploadsMu.Lock()
+	defer s.uploadsMu.Unlock()
+	if err := s.documentStorageLocked(org).CheckFile(size); err != nil {
+		return nil, err
+	}
+	s.uploadBytesByOrg[org] += size
+	return func() {
+		s.uploadsMu.Lock()
+		defer s.uploadsMu.Unlock()
+		if s.uploadBytesByOrg[org] -= size; s.uploadBytesByOrg[org] == 0 {
+			delete(s.uploadBytesByOrg, org)
+		}
+	}, nil
+}
+
 // errUploadTooLarge is the answer to an upload over the limit.
 func (s *Server) errUploadTooLarge() error {
 	return errorf(codePayloadTooLarge, fmt.Sprintf("a document may have at most %d bytes (CARGO_MAX_UPLOAD_BYTES)", s.opts.MaxUploadBytes))
@@ -150,6 +183,11 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	if mediaType(r) != "multipart/form-data" {
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
 	}
+	// A full quota, or a body that says its file does not fit, is refused
+	// before any of it is read.
+	if err := s.documentStorage(p.OrganizationID).CheckFile(max(1, r.ContentLength-uploadAllowance)); err != nil {
+		return none, err
+	}
 	release, err := s.takeUploadPlace(p.OrganizationID)
 	if err != nil {
 		return none, err
@@ -168,7 +206,7 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	c, stored, err := s.readUpload(r.Context(), mr, body, id, p)
 	var res commands.Result[domain.DocumentUploaded]
 	if err == nil {
-		res, err = s.commands.UploadDocument(r.Context(), m, c)
+		res, err = s.recordUpload(r, m, c)
 	}
 	// A failure of the event store may have recorded the upload all the
 	// same: then its file stays.
@@ -176,6 +214,28 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 		if err := s.files.Delete(context.WithoutCancel(r.Context()), id); err != nil {
 			s.log.ErrorContext(r.Context(), "the file of a refused upload was not deleted", "request_id", requestID(r.Context()), "document", id, "err", err)
 		}
+	}
+	return res, err
+}
+
+// recordUpload records an upload whose file is stored, if the file fits
+// the organisation's quota beside those of uploads being recorded at the
+// same time. Its room is held until the read model counts it.
+func (s *Server) recordUpload(r *http.Request, m commands.Meta, c domain.DocumentUploaded) (commands.Result[domain.DocumentUploaded], error) {
+	// Without a file, the command refuses the upload.
+	if c.ContentType == "" {
+		return s.commands.UploadDocument(r.Context(), m, c)
+	}
+	release, err := s.holdStorage(m.Principal.OrganizationID, c.Size)
+	if err != nil {
+		return commands.Result[domain.DocumentUploaded]{}, err
+	}
+	defer release()
+	res, err := s.commands.UploadDocument(r.Context(), m, c)
+	if err == nil {
+		// The answer waits for this anyway (settle); a read model that
+		// takes longer leaves the room to the count of the next upload.
+		_ = s.waitFor(r, res.Sequence)
 	}
 	return res, err
 }
@@ -228,7 +288,7 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, body *upl
 			}
 			c.FileName, stored = part.FileName(), true
 			body.inFile = true
-			c.ContentType, c.Size, c.SHA256, err = s.storeFile(ctx, id, part)
+			c.ContentType, c.Size, c.SHA256, err = s.storeFile(ctx, id, part, s.documentStorage(p.OrganizationID))
 			body.inFile = false
 		default:
 			// Parts the service does not know are passed over.
@@ -258,9 +318,10 @@ func readTextPart(part io.Reader, field string) (string, error) {
 // storeFile streams a file into the object store under id. Its type is
 // sniffed from its first bytes, and a type that is not accepted is
 // refused before anything is stored; the bytes are hashed and counted on
-// the way, and reading stops past the upload limit. Put keeps nothing of
-// a file it could not read to the end.
-func (s *Server) storeFile(ctx context.Context, id string, file io.Reader) (contentType string, size int64, sum string, err error) {
+// the way, and reading stops past the upload limit or past what is left
+// of storage, the organisation's room under its quota. Put keeps nothing
+// of a file it could not read to the end.
+func (s *Server) storeFile(ctx context.Context, id string, file io.Reader, storage domain.DocumentStorage) (contentType string, size int64, sum string, err error) {
 	head, err := io.ReadAll(io.LimitReader(file, sniffLen))
 	if err != nil {
 		return "", 0, "", bodyError(err)
@@ -270,9 +331,11 @@ func (s *Server) storeFile(ctx context.Context, id string, file io.Reader) (cont
 		return "", 0, "", errorf(codeUnsupportedMedia, fmt.Sprintf("the file is %s; accepted are %s", contentType, strings.Join(domain.DocumentContentTypes, ", ")))
 	}
 	hash := sha256.New()
-	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), file), max: s.opts.MaxUploadBytes}
+	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), file), max: min(s.opts.MaxUploadBytes, storage.Left())}
 	size, err = s.files.Put(ctx, id, io.TeeReader(body, hash))
 	switch {
+	case errors.Is(err, errFileTooLarge) && body.max < s.opts.MaxUploadBytes:
+		return "", 0, "", storage.CheckFile(body.n)
 	case errors.Is(err, errFileTooLarge):
 		return "", 0, "", s.errUploadTooLarge()
 	case body.err != nil:

@@ -38,6 +38,7 @@ var statusOf = map[string]int{
 	codeMethodNotAllowed:                http.StatusMethodNotAllowed,
 	string(domain.Conflict):             http.StatusConflict,
 	codePayloadTooLarge:                 http.StatusRequestEntityTooLarge,
+	string(domain.QuotaExceeded):        http.StatusRequestEntityTooLarge,
 	codeUnsupportedMedia:                http.StatusUnsupportedMediaType,
 	codeIdempotencyReused:               http.StatusUnprocessableEntity,
 	string(domain.Internal):             http.StatusInternalServerError,
@@ -143,7 +144,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.Header().Set("Retry-After", "1")
 	}
 	setErrorCode(r, body.Error)
-	body.ErrorURI = "/docs/errors#" + body.Error
+	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)
 	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
 	writeJSON(w, status, body)
 }

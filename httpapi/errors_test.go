@@ -80,3 +80,36 @@ func TestAnErrorCarriesItsHeadersToTheAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorURIIsAbsolute(t *testing.T) {
+	tests := []struct {
+		name      string
+		publicURL string
+		target    string
+		tls       bool
+		want      string
+	}{
+		{"under the configured public URL", "https://cargo.example.com/gw", "http://10.0.0.5:8080/api/quotes", false,
+			"https://cargo.example.com/gw/docs/errors#not_found"},
+		{"under the host the request came to", "", "http://127.0.0.1:8080/api/quotes", false, "http://127.0.0.1:8080/docs/errors#not_found"},
+		{"over TLS", "", "https://cargo.example.com/api/quotes", true, "https://cargo.example.com/docs/errors#not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			h := withRequestID(withPublicURL(tt.publicURL, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				writeError(w, r, slog.New(slog.DiscardHandler), domain.Errorf(domain.NotFound, "no such thing"))
+			})))
+			r := httptest.NewRequest("GET", tt.target, nil)
+			if !tt.tls {
+				r.TLS = nil
+			}
+			h.ServeHTTP(w, r)
+			var body errorBody
+			json.Unmarshal(w.Body.Bytes(), &body)
+			if body.ErrorURI != tt.want {
+				t.Errorf("errorUri = %q, want %q", body.ErrorURI, tt.want)
+			}
+		})
+	}
+}

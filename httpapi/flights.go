@@ -149,9 +149,9 @@ func (s *Server) handleListFlights() handlerFunc {
 	}
 }
 
-// handleCapacity reports booked (projected) and manifested (actual) load
-// per flight, and what is left: capacity less the larger of the two;
-// nothing on a flight that takes no more bookings. Paged like the flights.
+// handleCapacity reports per flight what is left to book, and to the
+// flight's airline and admins its booked (projected) and manifested
+// (actual) load (see views.ToCapacityJSON). Paged like the flights.
 func (s *Server) handleCapacity() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p domain.Problems
@@ -160,8 +160,9 @@ func (s *Server) handleCapacity() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
+		who := principal(r.Context())
 		flights, total := s.flights.List(f, page, limit)
-		writePage(w, "capacity", flights, views.ToCapacityJSON, page, limit, total)
+		writePage(w, "capacity", flights, func(fl domain.Flight) views.CapacityJSON { return views.ToCapacityJSON(fl, who) }, page, limit, total)
 		return nil
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -35,32 +38,38 @@ type StartProgress struct {
 // Starting serves while a replica starts, before it serves the API:
 // /healthz answers 200 from the first second, so that a liveness probe
 // never kills a replica for replaying a long stream; /readyz answers 503
-// with how far the start has come; every other request gets the spec's
+// and logs how far the start has come (no caller can be told: none can be
+// authenticated before the read models are replayed, see
+// domain.ReadinessDetailsVisibleTo); every other request gets the spec's
 // 503 body with Retry-After.
 // stage names what the replica is doing, cheaply: every other request
 // asks it; only /readyz asks progress, which may read the stream.
-func Starting(log *slog.Logger, stage func() string, progress func(context.Context) StartProgress) http.Handler {
+// publicURL is the base of absolute links, as Options.PublicURL.
+func Starting(log *slog.Logger, publicURL string, stage func() string, progress func(context.Context) StartProgress) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", health())
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		p := progress(r.Context())
-		body := map[string]any{"status": "not ready", "natsConnected": p.NATSConnected, "readModelsCaughtUp": false,
-			"appliedSequence": p.Applied, "subscriptionResumes": 0, "reason": "starting: " + p.Stage}
+		attrs := []any{"reason", "starting: " + p.Stage, "natsConnected", p.NATSConnected, "appliedSequence", p.Applied}
 		if p.StreamLast > 0 {
-			body["streamSequence"], body["lag"] = p.StreamLast, p.StreamLast-min(p.Applied, p.StreamLast)
+			attrs = append(attrs, "streamSequence", p.StreamLast, "lag", p.StreamLast-min(p.Applied, p.StreamLast))
 		}
-		writeJSON(w, http.StatusServiceUnavailable, body)
+		log.InfoContext(r.Context(), "not ready yet", attrs...)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready"})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+stage()+"); retry shortly"))
 	})
-	return withRequestID(withAccessLog(log, mux))
+	return withRequestID(withPublicURL(publicURL, withAccessLog(log, mux)))
 }
 
 // handleReady answers 200 while this replica may serve: NATS is
 // connected, the read models hold every event that was in the stream at
 // start, are at most ReadyMaxLag events behind it and not stuck. Otherwise
-// 503, with the reason, so that a load balancer sends reads elsewhere.
+// 503, so that a load balancer sends reads elsewhere. The reason and the
+// figures are for admins (domain.ReadinessDetailsVisibleTo), who send
+// their credential as to any endpoint, and the log, which says when the
+// answer turns; everyone else learns the status alone.
 func (s *Server) handleReady() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		connected, caughtUp := s.ready(), s.projector.CaughtUp()
@@ -80,6 +89,20 @@ func (s *Server) handleReady() http.Handler {
 		if problem != "" {
 			status = http.StatusServiceUnavailable
 			body["status"], body["reason"] = "not ready", problem
+		}
+		if wasReady := s.wasReady.Swap(problem == ""); wasReady != (problem == "") {
+			attrs := make([]any, 0, 2*len(body))
+			for _, k := range slices.Sorted(maps.Keys(body)) {
+				attrs = append(attrs, k, body[k])
+			}
+			level := slog.LevelWarn
+			if problem == "" {
+				level = slog.LevelInfo
+			}
+			s.log.Log(r.Context(), level, "readiness changed", attrs...)
+		}
+		if who, err := s.principalOf(r); err != nil || !domain.ReadinessDetailsVisibleTo(who) {
+			body = map[string]any{"status": body["status"]}
 		}
 		writeJSON(w, status, body)
 	})

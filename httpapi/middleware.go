@@ -31,6 +31,7 @@ type requestState struct {
 	id        string
 	principal domain.Principal
 	errorCode string // the error answered, if any
+	publicURL string // the configured base of absolute links; "" for the request's own
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -77,6 +78,37 @@ func withRequestID(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequest, &requestState{id: id})))
 	})
+}
+
+// withPublicURL tells the handlers after it the configured public base
+// URL of the service (Options.PublicURL), for absolute links; inside
+// withRequestID.
+func withPublicURL(publicURL string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := stateOf(r.Context()); st != nil {
+			st.publicURL = publicURL
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// absoluteURL is path under the service's public base URL: the configured
+// one, or else the scheme and host the request came to (the host as the
+// server accepted it; forwarded headers are not trusted, so behind a
+// proxy that terminates TLS the base must be configured).
+func absoluteURL(r *http.Request, path string) string {
+	if st := stateOf(r.Context()); st != nil && st.publicURL != "" {
+		return st.publicURL + path
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host := r.Host
+	if host == "" { // HTTP/1.0 without a Host header
+		host = "localhost"
+	}
+	return scheme + "://" + host + path
 }
 
 // newRequestID is a random (version 4) UUID. A request id must be

@@ -323,12 +323,20 @@ func TestOpenAPIOperations(t *testing.T) {
 			}
 
 			security, hasSecurity := op["security"].([]any)
-			if slices.Contains(openEndpoints, name) {
+			switch got, _ := json.Marshal(security); {
+			case name == "get /readyz":
+				// Open, and an admin's credential adds the details.
+				if string(got) != `[{},{"bearerAuth":[]},{"apiKey":[]}]` {
+					t.Errorf("security = %s; /readyz takes a credential or none", got)
+				}
+			case slices.Contains(openEndpoints, name):
 				if !hasSecurity || len(security) != 0 {
 					t.Errorf("an open endpoint needs security: [], has %v", op["security"])
 				}
-			} else if _, ok := op["security"]; ok {
-				t.Errorf("security = %v; endpoints that need a credential use the global requirement", op["security"])
+			default:
+				if _, ok := op["security"]; ok {
+					t.Errorf("security = %v; endpoints that need a credential use the global requirement", op["security"])
+				}
 			}
 
 			method, path, _ := strings.Cut(name, " ")
@@ -1007,6 +1015,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "health", method: "GET", path: "/healthz", route: "/healthz", status: 200},
 		{name: "ready", method: "GET", path: "/readyz", route: "/readyz", connected: true, status: 200},
 		{name: "not ready", method: "GET", path: "/readyz", route: "/readyz", status: 503},
+		{name: "ready, to an admin", method: "GET", path: "/readyz", route: "/readyz", header: admin, connected: true, status: 200},
+		{name: "not ready, to an admin", method: "GET", path: "/readyz", route: "/readyz", header: admin, status: 503},
+		{name: "ready, with a token that is not valid", method: "GET", path: "/readyz", route: "/readyz", header: http.Header{"Authorization": {"Bearer x.y.z"}}, connected: true, status: 200},
 		{name: "openapi", method: "GET", path: "/openapi.json", route: "/openapi.json", status: 200},
 		{name: "error docs", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200},
 		{name: "jwks", method: "GET", path: "/.well-known/jwks.json", route: "/.well-known/jwks.json", status: 200},
@@ -1886,7 +1897,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var problems domain.Problems
 	problems.Add("routing.origin", domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
 	validation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "routing.origin: bad",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: problems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: problems}
 
 	// Quotes after pricing, built from the events the pricing reactor records.
 	priced := domain.EvolveQuote(quote, domain.QuotePriced{QuoteID: quote.ID, ChargeableWeightKg: 1250.5, PricedAt: created.Add(time.Second),
@@ -1927,9 +1938,10 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		Capacity   []views.CapacityJSON `json:"capacity"`
 		Pagination views.PaginationJSON `json:"pagination"`
 	}{[]views.CapacityJSON{
-		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: 1250.5,
-			ProjectedVolume: 2.16, AvailableWeight: 100749.5, AvailableVolume: 650.84},
-		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01"},
+		{FlightID: "LH8400-2026-07-01", FlightNumber: "LH8400", DepartureDate: "2026-07-01", ProjectedWeight: new(1250.5), ActualWeight: new(0.0),
+			ProjectedVolume: new(2.16), ActualVolume: new(0.0), AvailableWeight: 100749.5, AvailableVolume: 650.84},
+		// As a forwarder sees it: what is left, in steps of 100 kg and 1 m³.
+		{FlightID: "LH400-2026-07-01", FlightNumber: "LH400", DepartureDate: "2026-07-01", AvailableWeight: 42300, AvailableVolume: 118},
 	}, views.ToPaginationJSON(1, 20, 2)}
 
 	// Rate cards as the airline sets them: full, and minimal with a
@@ -2028,7 +2040,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var stockProblems domain.Problems
 	stockProblems.Add("startNumber", domain.CodeRangeOverlap, "overlaps")
 	stockValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "startNumber: overlaps",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: stockProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: stockProblems}
 
 	// The audit log of a created organisation, its limits changed, a
 	// folded failed login and an import, as handleAuditLogs answers it.
@@ -2058,12 +2070,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	entries, total := auditLog.Entries(projections.AuditFilter{}, 1, 20)
 	audited := auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(1, 20, total)}
 	for _, e := range entries {
-		entry := views.AuditEntryJSON{ID: e.ID, Timestamp: e.Timestamp, Action: e.Action, Resource: e.Resource, ResourceID: e.ResourceID,
-			UserID: e.UserID, IPAddress: e.IPAddress}
-		if e.Details != nil {
-			entry.Details = &views.AuditDetailJSON{Field: e.Details.Field, OldValue: e.Details.OldValue, NewValue: e.Details.NewValue}
-		}
-		audited.Logs = append(audited.Logs, entry)
+		audited.Logs = append(audited.Logs, views.ToAuditEntryJSON(e))
 	}
 	if len(audited.Logs) < 5 {
 		t.Fatalf("audit log: %+v", audited)
@@ -2152,7 +2159,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	waybillProblems.Add("pieces", domain.CodeExceedsMAWB, "the houses would hold 5 pieces, the master 4")
 	waybillProblems.Add("mawbNumber", domain.CodeUnknownMAWB, "no MAWB 020-10000023 of yours")
 	waybillValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "awbNumber: not in stock",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: waybillProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: waybillProblems}
 
 	confirmedJSON, latest := views.ToBookingJSON(confirmed), views.ToStatusEventJSON(timeline[len(timeline)-1])
 	shipment := views.ShipmentJSON{AWBNumber: confirmed.AWBNumber, Booking: &confirmedJSON, HAWBs: []views.HAWBJSON{}, DangerousGoods: []views.DGDJSON{}, Documents: []views.DocumentJSON{}, LatestEvent: &latest,
@@ -2160,7 +2167,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	var statusProblems domain.Problems
 	statusProblems.Add("discrepancyCode", domain.CodeInvalidEventType, "a DIS event needs a discrepancy code")
 	statusValidation := errorBody{Error: string(domain.ValidationError), ErrorDescription: "discrepancyCode: a DIS event needs a discrepancy code",
-		ErrorURI: "/docs/errors#validation_error", ValidationErrors: statusProblems}
+		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: statusProblems}
 
 	// A refusal of the domain, as writeError answers it.
 	refusal := func(err error) errorBody {
@@ -2169,7 +2176,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if !errors.As(err, &de) || de.Code != domain.ValidationError || len(de.Fields) == 0 {
 			t.Fatalf("not a validation error: %v", err)
 		}
-		return errorBody{Error: string(de.Code), ErrorDescription: de.Message, ErrorURI: "/docs/errors#" + string(de.Code), ValidationErrors: de.Fields}
+		return errorBody{Error: string(de.Code), ErrorDescription: de.Message, ErrorURI: "https://cargo.example.com/docs/errors#" + string(de.Code), ValidationErrors: de.Fields}
 	}
 	amount := func(v float64) *float64 { return &v }
 	count := func(n int) *int { return &n }
@@ -2331,7 +2338,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	loadedCapacity := struct {
 		Capacity   []views.CapacityJSON `json:"capacity"`
 		Pagination views.PaginationJSON `json:"pagination"`
-	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded)}, views.ToPaginationJSON(1, 20, 1)}
+	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded, domain.Principal{OrganizationID: airline.ID, Role: airline.Role, AirlineCode: airline.AirlineCode})}, views.ToPaginationJSON(1, 20, 1)}
 	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
 		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
 	}

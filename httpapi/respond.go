@@ -116,6 +116,15 @@ func unmarshal(body []byte, dst any) error {
 	err := dec.Decode(dst)
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
+	// Many serialisers write a whole number as 1.0: where a whole number
+	// is expected, it is taken for one, and the body decoded again.
+	if errors.As(err, &typeErr) && isWholeKind(typeErr.Type.Kind()) && strings.HasPrefix(typeErr.Value, "number") {
+		if fixed := walkBody(body, dst).withWholeNumbers(body); fixed != nil {
+			reflect.ValueOf(dst).Elem().SetZero()
+			body, dec = fixed, json.NewDecoder(bytes.NewReader(fixed))
+			err = dec.Decode(dst)
+		}
+	}
 	switch {
 	case errors.As(err, &syntaxErr):
 		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v (at byte %d)", syntaxErr, syntaxErr.Offset)
@@ -139,7 +148,7 @@ func unmarshal(body []byte, dst any) error {
 }
 
 // numberOutOfRange tells a number its field cannot hold (1e400, or 1e20
-// pieces) from one of the wrong kind (1.5 or 1.0 pieces).
+// pieces) from one of the wrong kind (1.5 pieces).
 func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	n, ok := strings.CutPrefix(e.Value, "number ")
 	if !ok {
@@ -158,18 +167,57 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 	return false
 }
 
-// checkBody walks a decoded body once more, alongside the Go type it went
+// isWholeKind tells the kinds that hold whole numbers.
+func isWholeKind(k reflect.Kind) bool {
+	return (k >= reflect.Int && k <= reflect.Int64) || (k >= reflect.Uint && k <= reflect.Uintptr)
+}
+
+// bodyWalk walks a decoded body once more, alongside the Go type it went
 // into, for what decoding lets pass without a word: a key naming a field
 // in another case ("AWBNUMBER") or given twice, at any depth (the last one
 // wins), and text holding a character domain.Unprintable names (U+FFFD is
 // what encoding/json makes of a lone surrogate), in any value, known
-// fields or not.
+// fields or not. On the way it notes the whole numbers written as
+// fractions (1.0, 1e2) where a whole number is expected.
+type bodyWalk struct {
+	dec      *json.Decoder
+	problems domain.Problems
+	whole    []wholeNumber
+}
+
+// wholeNumber is a whole number written as a fraction: the bytes
+// start:end of the body, and the number.
+type wholeNumber struct {
+	start, end int64
+	n          int64
+}
+
+// walkBody walks body, which decoded into dst.
+func walkBody(body []byte, dst any) *bodyWalk {
+	w := &bodyWalk{dec: json.NewDecoder(bytes.NewReader(body))}
+	w.dec.UseNumber() // a number no float holds, in a field the request does not know, is no stop
+	w.walkValue("", reflect.TypeOf(dst))
+	return w
+}
+
+// checkBody refuses what decoding lets pass (see bodyWalk).
 func checkBody(body []byte, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber() // a number no float holds, in a field the request does not know, is no stop
-	var p domain.Problems
-	walkValue(dec, &p, "", reflect.TypeOf(dst))
-	return p.Err()
+	return walkBody(body, dst).problems.Err()
+}
+
+// withWholeNumbers is body with the whole numbers the walk found written
+// as fractions written as whole numbers, or nil when it found none.
+func (w *bodyWalk) withWholeNumbers(body []byte) []byte {
+	if len(w.whole) == 0 {
+		return nil
+	}
+	var out []byte
+	last := int64(0)
+	for _, n := range w.whole {
+		out = append(append(out, body[last:n.start]...), strconv.FormatInt(n.n, 10)...)
+		last = n.end
+	}
+	return append(out, body[last:]...)
 }
 
 // checkPrintable adds a problem with field if text holds a character
@@ -187,49 +235,73 @@ var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
-// walkValue reads one value from dec; t is the type it decodes into, nil
-// when unknown (a field the request does not have, a value decoded its own
+// walkValue reads one value; t is the type it decodes into, nil when
+// unknown (a field the request does not have, a value decoded its own
 // way), where only its text is checked.
-func walkValue(dec *json.Decoder, p *domain.Problems, path string, t reflect.Type) {
+func (w *bodyWalk) walkValue(path string, t reflect.Type) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t != nil && (t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType)) {
 		t = nil
 	}
-	tok, err := dec.Token()
+	tok, err := w.dec.Token()
 	if err != nil {
 		return // decoding has refused the body already
 	}
 	switch tok := tok.(type) {
 	case string:
-		checkPrintable(p, path, tok)
+		checkPrintable(&w.problems, path, tok)
+	case json.Number:
+		if t != nil && isWholeKind(t.Kind()) {
+			w.noteWhole(tok, t)
+		}
 	case json.Delim:
 		switch tok {
 		case '{':
-			walkObject(dec, p, path, t)
+			w.walkObject(path, t)
 		case '[':
 			var elem reflect.Type
 			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 				elem = t.Elem()
 			}
-			for i := 0; dec.More(); i++ {
-				walkValue(dec, p, path+"["+strconv.Itoa(i)+"]", elem)
+			for i := 0; w.dec.More(); i++ {
+				w.walkValue(path+"["+strconv.Itoa(i)+"]", elem)
 			}
-			dec.Token() // ]
+			w.dec.Token() // ]
 		}
 	}
 }
 
+// noteWhole notes the number just read, for a field of type t, if it is
+// a whole number written as a fraction that t holds.
+func (w *bodyWalk) noteWhole(num json.Number, t reflect.Type) {
+	text := string(num)
+	if !strings.ContainsAny(text, ".eE") {
+		return // written as a whole number: decoding judges it
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return
+	}
+	n := int64(f)
+	if t.Kind() >= reflect.Uint && (n < 0 || reflect.Zero(t).OverflowUint(uint64(n))) ||
+		t.Kind() <= reflect.Int64 && reflect.Zero(t).OverflowInt(n) {
+		return // decoding refuses it as out of range
+	}
+	end := w.dec.InputOffset()
+	w.whole = append(w.whole, wholeNumber{start: end - int64(len(text)), end: end, n: n})
+}
+
 // walkObject reads the members of an object whose { has been read.
-func walkObject(dec *json.Decoder, p *domain.Problems, path string, t reflect.Type) {
+func (w *bodyWalk) walkObject(path string, t reflect.Type) {
 	var fields map[string]reflect.StructField // folded name → field
 	if t != nil && t.Kind() == reflect.Struct {
 		fields = decodedFields(t)
 	}
 	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for w.dec.More() {
+		tok, err := w.dec.Token()
 		if err != nil {
 			return
 		}
@@ -240,22 +312,22 @@ func walkObject(dec *json.Decoder, p *domain.Problems, path string, t reflect.Ty
 			f, known := fields[foldKey(key)]
 			switch {
 			case known && f.Name != key:
-				p.Add(joinPath(path, key), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
+				w.problems.Add(joinPath(path, key), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
 			case known && seen[key]:
-				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+				w.problems.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
 			case known:
 				next = f.Type
 			}
 		case t != nil && t.Kind() == reflect.Map:
 			if seen[key] {
-				p.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+				w.problems.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
 			}
 			next = t.Elem()
 		}
 		seen[key] = true
-		walkValue(dec, p, joinPath(path, key), next)
+		w.walkValue(joinPath(path, key), next)
 	}
-	dec.Token() // }
+	w.dec.Token() // }
 }
 
 // decodedFields are the fields encoding/json fills in a struct, by their

@@ -37,8 +37,6 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 		{`{"weight":1e400}`, "weight INVALID_RANGE"},
 		{`{"pieces":1e20}`, "pieces INVALID_RANGE"},
 		{`{"pieces":1.5}`, "pieces INVALID_TYPE"},
-		{`{"pieces":1.0}`, "pieces INVALID_TYPE"},
-		{`{"pieces":1e2}`, "pieces INVALID_TYPE"},
 		{`{"pieces":-1e20}`, "pieces INVALID_RANGE"},
 		{`{"pieces":99999999999999999999}`, "pieces INVALID_RANGE"},
 		{`{"extra":1e400,"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
@@ -54,6 +52,39 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 		if got := firstProblem(unmarshal([]byte(tt.body), &req)); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
 		}
+	}
+}
+
+func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
+	tests := []struct {
+		body   string
+		want   string // the first problem, or "" when accepted
+		pieces int    // as decoded, when accepted
+	}{
+		{`{"pieces":1.0}`, "", 1},
+		{`{"pieces": 2.000 ,"weight":1.0}`, "", 2},
+		{`{"pieces":1e2}`, "", 100},
+		{`{"pieces":250E-1}`, "", 25},
+		{`{"pieces":-0.0}`, "", 0},
+		{`{"pieces":1.5}`, "pieces INVALID_TYPE", 0},
+		{`{"pieces":1.0,"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT", 0},
+		{`{"pieces":1.0,"PIECES":2}`, "PIECES INVALID_FORMAT", 0},
+		{`{"pieces":1e19}`, "pieces INVALID_RANGE", 0},
+		{`{"pieces":1.0,"origin":7}`, "origin INVALID_TYPE", 0},
+	}
+	for _, tt := range tests {
+		var req mawbRequest
+		got := firstProblem(unmarshal([]byte(tt.body), &req))
+		if got != tt.want || (got == "" && (req.Pieces == nil || *req.Pieces != tt.pieces)) {
+			t.Errorf("%s = %q, pieces %v; want %q, %d", tt.body, got, req.Pieces, tt.want, tt.pieces)
+		}
+	}
+	// In arrays and nested objects too: a manifest's totals, a booking's
+	// dimension lines.
+	var booking bookingRequest
+	if err := unmarshal([]byte(`{"dimensionsCm":[{"l":120,"w":80,"h":100,"pieces":2.0}],"pieces":2.0}`), &booking); err != nil ||
+		len(booking.DimensionsCm) != 1 || booking.DimensionsCm[0].Pieces != 2 || booking.Pieces == nil || *booking.Pieces != 2 {
+		t.Errorf("a booking with whole numbers as fractions = %+v, %v", booking, err)
 	}
 }
 

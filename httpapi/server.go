@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -29,6 +30,8 @@ type Options struct {
 	Demo           bool              // demo credentials are accepted
 	MaxBodyBytes   int64             // larger request bodies get 413
 	MaxUploadBytes int64             // larger document files get 413
+	DocumentQuota  int64             // bytes of document files an organisation may store; 0 = no quota
+	PublicURL      string            // base of absolute links (errorUri); "" for each request's scheme and host
 	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
 	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
 	Metering       bool              // count usage and enforce rate limits
@@ -71,12 +74,17 @@ type Server struct {
 	uploadsMu    sync.Mutex
 	uploads      int
 	uploadsByOrg map[string]int
-	dispatcher   *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
-	tokens       *tokens.Authority
-	responses    ResponseStore // remembered responses to Idempotency-Key requests
-	ready        func() bool
-	dummyHash    []byte
-	handler      http.Handler
+	// uploadBytesByOrg holds the bytes of each organisation's files stored
+	// by uploads that the documents read model does not count yet: uploads
+	// at the same time must not each fit into the same room under the quota.
+	uploadBytesByOrg map[string]int64
+	dispatcher       *webhooks.Dispatcher // queues pings and redeliveries, and seals secrets and checks URLs as deliveries will
+	tokens           *tokens.Authority
+	responses        ResponseStore // remembered responses to Idempotency-Key requests
+	ready            func() bool
+	wasReady         atomic.Bool // the last answer of /readyz, so that the log says when it turns
+	dummyHash        []byte
+	handler          http.Handler
 }
 
 // Deps are what the server works with.
@@ -136,16 +144,17 @@ func New(opts Options, d Deps) (*Server, error) {
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
+	s.wasReady.Store(true) // a server is made once the replica is ready
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
-	s.uploadsByOrg = map[string]int{}
+	s.uploadsByOrg, s.uploadBytesByOrg = map[string]int{}, map[string]int64{}
 	// Checked against when no such client or user exists, so that an
 	// unknown name costs the same work as a wrong secret.
 	var err error
 	if s.dummyHash, err = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost); err != nil {
 		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
 	}
-	s.handler = withRequestID(withAccessLog(s.log, withLimits(s.bodyLimit, s.routes())))
+	s.handler = withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, withLimits(s.bodyLimit, s.routes()))))
 	return s, nil
 }
 

@@ -30,8 +30,8 @@ func (s *Server) metered(next http.Handler) http.Handler {
 
 // handleUsage reports an organisation's requests over a period (day, week,
 // month, or from/to dates), by endpoint and, with groupBy, by status or
-// day; and its rate limits. Admins may name any organisation (see
-// domain.CheckUsageReader).
+// day; its rate limits; and what its documents take of its storage quota.
+// Admins may name any organisation (see domain.CheckUsageReader).
 func (s *Server) handleUsage() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -73,8 +73,10 @@ func (s *Server) handleUsage() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
+		stored := s.documents.StoredBy(org)
 		out := views.UsageJSON{Period: period, RequestsByEndpoint: map[string]int64{}, OrganizationID: org,
-			RateLimits: views.ToRateLimitsJSON(s.limitsOf(org))}
+			RateLimits:      views.ToRateLimitsJSON(s.limitsOf(org)),
+			DocumentStorage: views.DocumentStorageJSON{Documents: stored.Documents, BytesStored: stored.Bytes, QuotaBytes: s.opts.DocumentQuota}}
 		byStatus, byDay := map[string]int64{}, map[string]int64{}
 		for day := from; !day.After(to); day = day.AddDate(0, 0, 1) {
 			counts, err := s.usage.Counts(r.Context(), org, day)

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -24,10 +25,11 @@ type AuditEntry struct {
 	IPAddress  string
 	Tenant     string // the actor's organisation
 	Owner      string // the organisation the resource is of, as its events name it
-	Details    *AuditDetail
+	Details    AuditDetail
 }
 
-// AuditDetail is one changed field of an update.
+// AuditDetail is one changed field of an update, the detail of an
+// authorization entry, or nothing (a create, an import).
 type AuditDetail struct {
 	Field, OldValue, NewValue string
 }
@@ -35,14 +37,27 @@ type AuditDetail struct {
 // Audit is the read model of the audit log: data changes (one entry per
 // changed field of an update), and authorization events. It keeps the
 // last value of each field of each aggregate to tell what changed.
+//
+// Some aggregates are shared by organisations: one per AWB prefix guards
+// the ranges of every forwarder, and an AWB's compliance filings come from
+// its forwarder and its airline. An event is compared only with the
+// earlier events of its own organisation on the aggregate (the one the
+// event names, else the aggregate's owner), so that no entry shows a value
+// that came from another. On a shared aggregate, an event that names no
+// organisation (a range release stored before releases named theirs) is
+// compared with those its actor's organisation made, and is in that
+// organisation's log only.
 type Audit struct {
 	mu      sync.RWMutex
 	entries []AuditEntry                 // oldest first
-	fields  map[string]map[string]string // aggregate → field → last value
+	fields  map[string]map[string]string // aggregate, or aggregate and organisation if shared → field → last value
+	shared  map[string]bool              // aggregates whose events named more than one organisation
 }
 
 // NewAudit returns an empty audit read model.
-func NewAudit() *Audit { return &Audit{fields: map[string]map[string]string{}} }
+func NewAudit() *Audit {
+	return &Audit{fields: map[string]map[string]string{}, shared: map[string]bool{}}
+}
 
 // unaudited fields change with every event and say nothing of their own.
 var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
@@ -63,7 +78,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		if a.Repeats > 0 {
 			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
 		}
-		base.Details = &AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
+		base.Details = AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
 		m.entries = append(m.entries, base)
 		return
 	}
@@ -76,20 +91,29 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	var data map[string]json.RawMessage
 	json.Unmarshal(r.Data, &data)
 	key := r.Aggregate.String()
-	old, existed := m.fields[key]
+	first, existed := m.fields[key]
+	base.Action = "update"
 	if !existed {
-		old = map[string]string{}
-		m.fields[key] = old
+		first = map[string]string{}
+		m.fields[key] = first
 		base.Action = "create"
-	} else {
-		base.Action = "update"
 	}
 	// What others do to an organisation's resource (an airline replying to
 	// its stock request, a reactor confirming its booking, an admin
 	// deleting its webhook) is in its log too.
-	base.Owner = old["organizationId"]
-	if owner, err := unquote(data["organizationId"]); err == nil && owner != "" {
-		base.Owner = owner
+	named, _ := unquote(data["organizationId"])
+	base.Owner = first["organizationId"]
+	old := first
+	switch {
+	case named == "" && m.shared[key]:
+		base.Owner = ""
+		old = m.fieldsOf(key, base.Tenant)
+	case named == "" || named == base.Owner || base.Owner == "":
+		base.Owner = cmp.Or(named, base.Owner)
+	default:
+		m.shared[key] = true
+		base.Owner = named
+		old = m.fieldsOf(key, named)
 	}
 	names := make([]string, 0, len(data))
 	for name := range data {
@@ -109,13 +133,25 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		}
 		entry := base
 		entry.ID = fmt.Sprintf("%s-%d", r.EventID, changed)
-		entry.Details = &AuditDetail{Field: name, OldValue: before, NewValue: value}
+		entry.Details = AuditDetail{Field: name, OldValue: before, NewValue: value}
 		m.entries = append(m.entries, entry)
 		changed++
 	}
 	if !existed || changed == 0 {
 		m.entries = append(m.entries, base)
 	}
+}
+
+// fieldsOf returns the last values of the fields of a shared aggregate
+// as one organisation's events left them.
+func (m *Audit) fieldsOf(key, org string) map[string]string {
+	key += "\x00" + org
+	f, ok := m.fields[key]
+	if !ok {
+		f = map[string]string{}
+		m.fields[key] = f
+	}
+	return f
 }
 
 // unquote reads a JSON string. Most have no escapes: those are cut out

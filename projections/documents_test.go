@@ -10,9 +10,9 @@ import (
 func TestDocuments(t *testing.T) {
 	m := NewDocuments()
 	for _, d := range []domain.DocumentUploaded{
-		{DocumentID: "d1", AWBNumber: "020-81140743", DocumentType: "INVOICE"},
-		{DocumentID: "d2", AWBNumber: "176-12345675", DocumentType: "MSDS"},
-		{DocumentID: "d3", AWBNumber: "020-81140743", DocumentType: "COO"},
+		{DocumentID: "d1", AWBNumber: "020-81140743", DocumentType: "INVOICE", OrganizationID: "f", Size: 1000},
+		{DocumentID: "d2", AWBNumber: "176-12345675", DocumentType: "MSDS", OrganizationID: "ek", Size: 20},
+		{DocumentID: "d3", AWBNumber: "020-81140743", DocumentType: "COO", OrganizationID: "f", Size: 300},
 	} {
 		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "document", ID: d.DocumentID}}, d)
 	}
@@ -44,6 +44,9 @@ func TestDocuments(t *testing.T) {
 	}
 	if d, ok := m.Get("d2"); !ok || d.DocumentType != "MSDS" {
 		t.Errorf("Get(d2) = %+v, %v", d, ok)
+	}
+	if f, ek, none := m.StoredBy("f"), m.StoredBy("ek"), m.StoredBy("lh"); f != (DocumentsStored{2, 1300}) || ek != (DocumentsStored{1, 20}) || none != (DocumentsStored{}) {
+		t.Errorf("stored by f, ek, lh = %+v, %+v, %+v", f, ek, none)
 	}
 	if _, ok := m.Get("nope"); ok {
 		t.Error("Get of an unknown id found something")

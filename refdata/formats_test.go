@@ -749,3 +749,41 @@ func checkAirlines(t *testing.T, rows []domain.Airline, withCountry bool) {
 		t.Errorf("EK = %+v, want no country", byCode["EK"])
 	}
 }
+
+// Importing the real airline files one after the other, in either order,
+// keeps every country the merged file gives: OPTD has none, and an import
+// never empties a known value.
+func TestImportingTheRealAirlineFilesAddsUp(t *testing.T) {
+	if _, err := os.Stat(sharedDataDir); err != nil {
+		t.Skipf("no %s", sharedDataDir)
+	}
+	merged, err := ParseAirlines(openReal(t, "airlines/airlines-merged.csv"), FormatMergedAirlines, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	optd, err := ParseAirlines(openReal(t, "airlines/optd_airlines.csv"), FormatOPTD, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]Parsed[domain.Airline]{{merged, optd}, {optd, merged}} {
+		var ref domain.Reference
+		for _, p := range order {
+			events, err := domain.DecideReferenceChange(ref, domain.ReferenceChanged{Kind: domain.RefAirlines, Airlines: p.Rows})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range events {
+				ref = domain.EvolveReference(ref, e)
+			}
+		}
+		lost := 0
+		for _, a := range merged.Rows {
+			if a.Country != "" && ref.Airlines[a.Key()].Country == "" {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("importing %d then %d rows: %d airlines lost their country", len(order[0].Rows), len(order[1].Rows), lost)
+		}
+	}
+}

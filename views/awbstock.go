@@ -7,7 +7,10 @@ import (
 )
 
 // StockRequestJSON is the spec's stock request response, with the
-// allocated range beside it.
+// allocated range beside it. What the spec types as a plain string or
+// date is left out while there is none (validFrom, validTo, and the range);
+// processedAt and approvalNotes, which it allows to be null, are null
+// until the airline replies.
 type StockRequestJSON struct {
 	RequestID      string     `json:"requestId"`
 	Status         string     `json:"status"`
@@ -17,27 +20,27 @@ type StockRequestJSON struct {
 	ValidityPeriod int        `json:"validityPeriod"`
 	SubmittedAt    time.Time  `json:"submittedAt"`
 	AllocatedStock int        `json:"allocatedStock"`
-	ValidFrom      *string    `json:"validFrom"`
-	ValidTo        *string    `json:"validTo"`
+	ValidFrom      string     `json:"validFrom,omitempty"`
+	ValidTo        string     `json:"validTo,omitempty"`
 	ProcessedAt    *time.Time `json:"processedAt"`
 	Notes          string     `json:"notes"`
 	ApprovalNotes  *string    `json:"approvalNotes"`
-	StartNumber    *string    `json:"startNumber"`
-	EndNumber      *string    `json:"endNumber"`
+	StartNumber    string     `json:"startNumber,omitempty"`
+	EndNumber      string     `json:"endNumber,omitempty"`
 }
 
 // ToStockRequestJSON shows the airline's reply once there is one.
 func ToStockRequestJSON(r domain.StockRequest) StockRequestJSON {
 	out := StockRequestJSON{RequestID: r.ID, Status: r.Status, OrganizationID: r.OrganizationID, AirlinePrefix: r.AirlinePrefix,
 		RequestedStock: r.RequestedStock, ValidityPeriod: r.ValidityPeriod, SubmittedAt: r.SubmittedAt,
-		AllocatedStock: r.AllocatedStock, ValidFrom: orNull(r.ValidFrom), ValidTo: orNull(r.ValidTo), Notes: r.Notes}
+		AllocatedStock: r.AllocatedStock, ValidFrom: r.ValidFrom, ValidTo: r.ValidTo, Notes: r.Notes}
 	if !r.ProcessedAt.IsZero() {
 		out.ProcessedAt = &r.ProcessedAt
 		out.ApprovalNotes = &r.ApprovalNotes
 	}
 	if r.Range.Count > 0 {
-		out.StartNumber = orNull(domain.AWBNumber(r.AirlinePrefix, r.Range.First))
-		out.EndNumber = orNull(domain.AWBNumber(r.AirlinePrefix, r.Range.Last()))
+		out.StartNumber = domain.AWBNumber(r.AirlinePrefix, r.Range.First)
+		out.EndNumber = domain.AWBNumber(r.AirlinePrefix, r.Range.Last())
 	}
 	return out
 }

@@ -13,7 +13,7 @@ type BookingJSON struct {
 	QuoteID            string    `json:"quoteId"`
 	Status             string    `json:"status"`
 	FlightID           string    `json:"flightId"`
-	AWBNumber          *string   `json:"awbNumber"`
+	AWBNumber          string    `json:"awbNumber,omitempty"` // a string, as the spec types it: left out while there is none
 	CreatedAt          time.Time `json:"createdAt"`
 	Pieces             int       `json:"pieces"`
 	Weight             float64   `json:"weight"`
@@ -28,7 +28,7 @@ func ToBookingJSON(b domain.Booking) BookingJSON {
 	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
 		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg}
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
-		out.AWBNumber = &b.AWBNumber
+		out.AWBNumber = b.AWBNumber
 	}
 	if b.Reason != "" && b.Status == domain.BookingStatusRejected {
 		out.RejectionReason = &b.Reason

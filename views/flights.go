@@ -32,28 +32,30 @@ func ToFlightJSON(f domain.Flight) FlightJSON {
 		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
-// CapacityJSON is the spec's capacity snapshot of a flight.
+// CapacityJSON is the spec's capacity snapshot of a flight. The load
+// (projected and actual) is left out for those who may not see it
+// (domain.Flight.LoadVisibleTo).
 type CapacityJSON struct {
-	FlightID        string  `json:"flightId"`
-	FlightNumber    string  `json:"flightNumber"`
-	DepartureDate   string  `json:"departureDate"`
-	ProjectedWeight float64 `json:"projectedWeight"`
-	ActualWeight    float64 `json:"actualWeight"`
-	ProjectedVolume float64 `json:"projectedVolume"`
-	ActualVolume    float64 `json:"actualVolume"`
-	AvailableWeight float64 `json:"availableWeight"`
-	AvailableVolume float64 `json:"availableVolume"`
+	FlightID        string   `json:"flightId"`
+	FlightNumber    string   `json:"flightNumber"`
+	DepartureDate   string   `json:"departureDate"`
+	ProjectedWeight *float64 `json:"projectedWeight,omitempty"`
+	ActualWeight    *float64 `json:"actualWeight,omitempty"`
+	ProjectedVolume *float64 `json:"projectedVolume,omitempty"`
+	ActualVolume    *float64 `json:"actualVolume,omitempty"`
+	AvailableWeight float64  `json:"availableWeight"`
+	AvailableVolume float64  `json:"availableVolume"`
 }
 
-// ToCapacityJSON is a flight's booked (projected) and manifested (actual)
-// load, and what is left: capacity less the larger of the two; nothing on
-// a flight that takes no more bookings.
-func ToCapacityJSON(fl domain.Flight) CapacityJSON {
-	c := CapacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate,
-		ProjectedWeight: round3(fl.ReservedKg), ActualWeight: fl.ActualKg, ProjectedVolume: round3(fl.ReservedM3), ActualVolume: fl.ActualM3}
-	if fl.Bookable() {
-		c.AvailableWeight = round3(max(0, fl.CapacityKg-max(fl.ReservedKg, fl.ActualKg)))
-		c.AvailableVolume = round3(max(0, fl.CapacityM3-max(fl.ReservedM3, fl.ActualM3)))
+// ToCapacityJSON is a flight's capacity as p may see it: the booked
+// (projected) and manifested (actual) load, to its airline and admins,
+// and what is left (see domain.Flight.Available).
+func ToCapacityJSON(fl domain.Flight, p domain.Principal) CapacityJSON {
+	c := CapacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate}
+	c.AvailableWeight, c.AvailableVolume = fl.Available(p)
+	if fl.LoadVisibleTo(p) {
+		c.ProjectedWeight, c.ActualWeight = new(round3(fl.ReservedKg)), new(fl.ActualKg)
+		c.ProjectedVolume, c.ActualVolume = new(round3(fl.ReservedM3)), new(fl.ActualM3)
 	}
 	return c
 }

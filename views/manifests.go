@@ -58,5 +58,5 @@ func (r *Renderer) renderManifest(e domain.Event, p domain.Principal) (any, bool
 		return nil, false
 	}
 	f, _ := r.Flights.Get(m.FlightID)
-	return ToManifestJSON(m), f.ManifestsVisibleTo(p)
+	return ToManifestJSON(m), f.LoadVisibleTo(p)
 }

@@ -160,3 +160,38 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("negative limit = %d", r.status)
 	}
 }
+
+// Two forwarders' ranges of one prefix are guarded by one aggregate; each
+// forwarder's audit log shows its own allocations, and nothing of the
+// other's.
+func TestAForwardersAuditLogShowsNothingOfAnothersStock(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	other := s.forwarders(t, 1)[0] // organisation uploader-0
+	fwd := s.demoToken(t, "demo-forwarder")
+	mine := s.approvedStock(t, fwd, "020", 10, "", "")
+	theirs := s.approvedStock(t, other, "020", 10, "", "")
+	s.approvedStock(t, fwd, "020", 5, "", "")
+	for _, tt := range []struct {
+		name, token, own string
+		secrets          []string
+	}{
+		// Ranges are allocated from the lowest free serial: the demo
+		// forwarder's 1–10, the other's 11–20, the demo forwarder's 21–25.
+		{"the demo forwarder", fwd, mine, []string{"uploader-0", theirs, `"first":11,`}},
+		{"the other forwarder", other, theirs, []string{"demo-forwarder", mine, `"first":1,`, `"first":21,`}},
+	} {
+		var log auditLog
+		s.do(t, request{method: "GET", path: "/api/audit-logs?resource=awbprefix", token: tt.token}).json(t, &log)
+		if len(log.Logs) == 0 {
+			t.Errorf("%s sees no entry of the prefix's ranges", tt.name)
+		}
+		for _, e := range log.Logs {
+			for _, secret := range tt.secrets {
+				if d := e.Details; d != nil && (strings.Contains(d.OldValue, secret) || strings.Contains(d.NewValue, secret)) {
+					t.Errorf("%s sees %q in %s %s: %+v", tt.name, secret, e.Action, e.ID, *d)
+				}
+			}
+		}
+	}
+}

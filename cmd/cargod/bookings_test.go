@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,8 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if len(seenByEK.PriceOptions) != 0 {
 		t.Errorf("EK sees LH's prices: %+v", seenByEK.PriceOptions)
 	}
-	before := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
+	lh := s.demoToken(t, "demo-airline-lh")
+	before := s.capacityOf(t, lh, opt.FlightNumber, opt.DepartureDate)
 	// The forwarder holds LH stock: 020-81140743 (serial 8114074) and the
 	// two numbers after it.
 	stock := s.approvedStock(t, fwd, "020", 3, "020-81140743", "020-81140765")
@@ -135,10 +137,24 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if accepted.Status != "accepted" {
 		t.Errorf("quote after booking = %s", accepted.Status)
 	}
-	after := s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate)
+	after := s.capacityOf(t, lh, opt.FlightNumber, opt.DepartureDate)
 	if after.ProjectedWeight != before.ProjectedWeight+350.5 || after.AvailableWeight != before.AvailableWeight-350.5 ||
 		after.ProjectedVolume != before.ProjectedVolume+1.92 {
 		t.Errorf("capacity %+v → %+v", before, after)
+	}
+	// The load is the airline's business: the forwarder and another
+	// airline see only what is left, in steps that hide each booking.
+	for name, token := range map[string]string{"the forwarder": fwd, "EK": s.demoToken(t, "demo-airline-ek")} {
+		var seen struct{ Capacity []map[string]any }
+		s.do(t, request{method: "GET", path: "/api/capacity?flightNumber=" + opt.FlightNumber + "&date=" + opt.DepartureDate, token: token}).json(t, &seen)
+		if len(seen.Capacity) != 1 {
+			t.Fatalf("%s sees the capacity of %d flights", name, len(seen.Capacity))
+		}
+		c := seen.Capacity[0]
+		wantKg, wantM3 := math.Floor(after.AvailableWeight/100)*100, math.Floor(after.AvailableVolume)
+		if _, load := c["projectedWeight"]; load || c["availableWeight"] != wantKg || c["availableVolume"] != wantM3 {
+			t.Errorf("%s sees %v; want only %v kg and %v m³ available", name, c, wantKg, wantM3)
+		}
 	}
 	// The airline sees the booking on its flight; the other airline does not.
 	if r := s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: s.demoToken(t, "demo-airline-lh")}); r.status != 200 {
@@ -158,7 +174,7 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if cancelled.Status != "cancelled" {
 		t.Fatalf("cancel = %+v", cancelled)
 	}
-	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, fwd, opt.FlightNumber, opt.DepartureDate) },
+	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, lh, opt.FlightNumber, opt.DepartureDate) },
 		func(c capacity) bool { return c.ProjectedWeight == before.ProjectedWeight })
 	// The AWB number is spent: another booking cannot use it; one
 	// without a number gets the next free one of the stock; one outside
@@ -261,7 +277,7 @@ func TestBookingRaceNeverOverbooks(t *testing.T) {
 	if got := count(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("outcomes = %v, want %v", got, want)
 	}
-	c := s.capacityOf(t, fwd, "LH8200", flight["date"].(string))
+	c := s.capacityOf(t, s.demoToken(t, "demo-airline-lh"), "LH8200", flight["date"].(string))
 	if c.ProjectedWeight != 1000 || c.AvailableWeight != 0 {
 		t.Errorf("capacity = %+v", c)
 	}
@@ -272,7 +288,7 @@ func TestBookingRaceNeverOverbooks(t *testing.T) {
 	if got := count(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a restart, outcomes = %v", got)
 	}
-	if c := s.capacityOf(t, fwd, "LH8200", flight["date"].(string)); c.ProjectedWeight != 1000 || c.AvailableWeight != 0 {
+	if c := s.capacityOf(t, s.demoToken(t, "demo-airline-lh"), "LH8200", flight["date"].(string)); c.ProjectedWeight != 1000 || c.AvailableWeight != 0 {
 		t.Errorf("after a restart, capacity = %+v", c)
 	}
 }

@@ -89,6 +89,7 @@ func surviveNodeLoss(t *testing.T, leader bool) {
 	}
 	a, b := servers[0], servers[1]
 	tokA, tokB := a.demoToken(t, "demo-forwarder"), b.demoToken(t, "demo-forwarder")
+	admin := a.demoToken(t, "demo-admin") // /readyz tells admins the sequence applied
 	logs := func() string { return replicas[0].stderr.String() + "\n" + replicas[1].stderr.String() }
 
 	// Written through one, read through the other.
@@ -174,7 +175,7 @@ func surviveNodeLoss(t *testing.T, leader bool) {
 		start := time.Now()
 		var ready struct{ AppliedSequence uint64 }
 		for time.Since(start) < bound {
-			s.do(t, request{method: "GET", path: "/readyz"}).json(t, &ready)
+			s.do(t, request{method: "GET", path: "/readyz", token: admin}).json(t, &ready)
 			if ready.AppliedSequence >= seq {
 				return time.Since(start), true
 			}

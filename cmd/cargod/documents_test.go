@@ -340,6 +340,13 @@ func TestDocumentRules(t *testing.T) {
 
 	// No refused upload left its file behind.
 	s.stop()
+	checkStoredFiles(t, dir, kept)
+}
+
+// checkStoredFiles checks that the object store of the stopped server of
+// dir holds the files of the uploads kept names and no others.
+func checkStoredFiles(t *testing.T, dir string, kept map[string]bool) {
+	t.Helper()
 	store, err := eventstore.Open(t.Context(), eventstore.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -497,8 +504,9 @@ func TestDocumentStreamingLimit(t *testing.T) {
 }
 
 // stalledUpload posts body, the beginning of an upload, and sends no more
-// until the answer has come: the answer must not wait for the rest.
-func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, contentType string) response {
+// until the answer has come: the answer must not wait for the rest. The
+// request declares a Content-Length of declared bytes, or none for 0.
+func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, contentType string, declared int64) response {
 	t.Helper()
 	// Far below the 30 seconds a stalled upload is given.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -515,6 +523,7 @@ func (s *testServer) stalledUpload(t *testing.T, token string, body []byte, cont
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.ContentLength = declared
 	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Authorization", "Bearer "+token)
 	return s.send(t, req, nil)
@@ -551,7 +560,7 @@ func TestDocumentUploadBeyondTheFile(t *testing.T) {
 			var body bytes.Buffer
 			mw := multipart.NewWriter(&body)
 			tt.write(mw)
-			r := s.stalledUpload(t, fwd, body.Bytes(), mw.FormDataContentType())
+			r := s.stalledUpload(t, fwd, body.Bytes(), mw.FormDataContentType(), 0)
 			if e := r.apiError(t); r.status != tt.status || e.Error != tt.code || !strings.Contains(e.ErrorDescription, tt.desc) {
 				t.Errorf("= %d %s", r.status, r.body)
 			}
@@ -709,4 +718,76 @@ func TestOneOrganisationsUploadsLeaveRoomForOthers(t *testing.T) {
 	if r := s.upload(t, fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
 		t.Errorf("another organisation's upload while one stalls %d = %d %s", share, r.status, r.body)
 	}
+}
+
+func TestAnOrganisationsDocumentsStayWithinItsStorageQuota(t *testing.T) {
+	t.Parallel()
+	const quota = 3000
+	dir := t.TempDir()
+	s := startServer(t, dir, map[string]string{"CARGO_DOCUMENT_QUOTA_BYTES": strconv.Itoa(quota)})
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	holdNumber(t, s, fwd)
+	type storage struct{ Documents, BytesStored, QuotaBytes int64 }
+	stored := func(token string) storage {
+		var u struct{ DocumentStorage storage }
+		s.do(t, request{method: "GET", path: "/api/usage", token: token}).json(t, &u)
+		return u.DocumentStorage
+	}
+	refused := func(what string, r response, desc string) {
+		t.Helper()
+		if e := r.apiError(t); r.status != http.StatusRequestEntityTooLarge || e.Error != "quota_exceeded" || !r.closed ||
+			!strings.Contains(e.ErrorDescription, desc) {
+			t.Errorf("%s = %d %s, want 413 quota_exceeded saying %q", what, r.status, r.body, desc)
+		}
+	}
+	kept := map[string]bool{}
+	upload := func(token string, size int) response {
+		r := s.upload(t, token, documentParts("020-81140743", "INVOICE", "inv.pdf", pdfOf(size))...)
+		if r.status == http.StatusCreated {
+			var d document
+			r.json(t, &d)
+			kept[d.DocumentID] = true
+		}
+		return r
+	}
+
+	if r := upload(fwd, 2000); r.status != http.StatusCreated {
+		t.Fatalf("2000 bytes of a quota of 3000 = %d %s", r.status, r.body)
+	}
+	if got := stored(fwd); got != (storage{1, 2000, quota}) {
+		t.Errorf("usage after one upload = %+v", got)
+	}
+	// The file passes what is left as it streams in: refused then.
+	refused("1001 bytes with 1000 left", upload(fwd, 1001),
+		"take 2.0 KiB (2000 bytes) of its storage quota of 2.9 KiB (3000 bytes); the 1000 bytes left are fewer than this file has")
+	// A body whose Content-Length says its file cannot fit is refused
+	// before it is read.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "big.pdf")
+	fw.Write(pdfOf(200 << 10))
+	mw.Close()
+	refused("a Content-Length of 200 KiB with 1000 bytes left",
+		s.stalledUpload(t, fwd, body.Bytes()[:1000], mw.FormDataContentType(), int64(body.Len())), "the 1000 bytes left")
+
+	if r := upload(fwd, 1000); r.status != http.StatusCreated {
+		t.Fatalf("the last 1000 bytes = %d %s", r.status, r.body)
+	}
+	// A full quota is refused before the body is read: here it never
+	// comes.
+	head := body.Bytes()[:100]
+	refused("an upload with the quota full", s.stalledUpload(t, fwd, head, mw.FormDataContentType(), 0), "; nothing is left")
+	if got := stored(fwd); got != (storage{2, quota, quota}) {
+		t.Errorf("usage with the quota full = %+v", got)
+	}
+	// The quota is each organisation's own.
+	if r := upload(lh, 2500); r.status != http.StatusCreated {
+		t.Errorf("the airline's upload = %d %s", r.status, r.body)
+	}
+	if got := stored(lh); got != (storage{1, 2500, quota}) {
+		t.Errorf("the airline's usage = %+v", got)
+	}
+	// No refused upload left its file behind.
+	s.stop()
+	checkStoredFiles(t, dir, kept)
 }

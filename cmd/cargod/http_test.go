@@ -36,8 +36,8 @@ func TestHTTPBasics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.do(t, tt.req)
-			if r.status != tt.status || r.apiError(t).Error != tt.error {
-				t.Errorf("= %d %s, want %d %s", r.status, r.body, tt.status, tt.error)
+			if e := r.apiError(t); r.status != tt.status || e.Error != tt.error || e.ErrorURI != s.base+"/docs/errors#"+tt.error {
+				t.Errorf("= %d %s, want %d %s linking to %s/docs/errors", r.status, r.body, tt.status, tt.error, s.base)
 			}
 			if r.header.Get("X-Request-Id") == "" {
 				t.Error("no X-Request-Id")
@@ -67,10 +67,19 @@ func TestHTTPBasics(t *testing.T) {
 		AppliedSequence, StreamSequence uint64
 		Lag                             *uint64
 	}
-	s.do(t, request{method: "GET", path: "/readyz"}).json(t, &ready)
+	s.do(t, request{method: "GET", path: "/readyz", token: s.demoToken(t, "demo-admin")}).json(t, &ready)
 	if ready.Status != "ready" || !ready.NatsConnected || !ready.ReadModelsCaughtUp || ready.StreamSequence == 0 ||
 		ready.Lag == nil || *ready.Lag != ready.StreamSequence-min(ready.AppliedSequence, ready.StreamSequence) {
-		t.Errorf("readyz = %+v", ready)
+		t.Errorf("readyz to an admin = %+v", ready)
+	}
+	// How many events the service holds is the operator's business: a
+	// probe, or any other caller, learns only whether it is ready.
+	for who, token := range map[string]string{"anyone": "", "a forwarder": tok, "an airline": s.demoToken(t, "demo-airline-lh"), "a bad token": "x.y.z"} {
+		var seen map[string]any
+		s.do(t, request{method: "GET", path: "/readyz", token: token}).json(t, &seen)
+		if len(seen) != 1 || seen["status"] != "ready" {
+			t.Errorf("readyz to %s = %v", who, seen)
+		}
 	}
 	// A GET may wait for a sequence the client saw on a write.
 	w := s.do(t, request{method: "POST", path: "/api/quotes", token: tok, body: rfq()})

@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	var start starting
 	var handler atomic.Pointer[http.Handler]
-	handler.Store(new(httpapi.Starting(log, start.current, start.progress)))
+	handler.Store(new(httpapi.Starting(log, cfg.PublicURL, start.current, start.progress)))
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	wg.Add(1)
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 
-	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, HashCost: cfg.PasswordHashCost,
+	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, HashCost: cfg.PasswordHashCost,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,

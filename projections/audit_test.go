@@ -1,0 +1,85 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// auditEvent is one event as the audit log reads it: its payload, actor
+// and tenant, on an aggregate.
+type auditEvent struct {
+	agg    domain.Aggregate
+	tenant string
+	event  domain.Event
+}
+
+func applyAudit(t *testing.T, m *Audit, events ...auditEvent) {
+	t.Helper()
+	for i, e := range events {
+		data, err := json.Marshal(e.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Apply(domain.Record{Aggregate: e.agg, Sequence: uint64(i + 1), Envelope: domain.Envelope{
+			Type: e.event.EventType(), EventID: fmt.Sprintf("e%d", i+1), Actor: "client:" + e.tenant, Tenant: e.tenant, Data: data}}, e.event)
+	}
+}
+
+func TestNoAuditEntryShowsAnotherOrganisationsValues(t *testing.T) {
+	prefix := domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}
+	compliance := domain.Aggregate{Type: domain.AggregateCompliance, ID: "020-81140743"}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		// secrets are values of one organisation that no entry another
+		// organisation sees may carry.
+		secrets map[string][]string
+	}{
+		{
+			name: "two forwarders' ranges of one prefix, allocated and released by the airline",
+			events: []auditEvent{
+				{prefix, "lh", domain.RangeAllocated{Prefix: "020", RequestID: "req-a", OrganizationID: "fwd-a", Range: domain.AWBRange{First: 1, Count: 100}}},
+				{prefix, "lh", domain.RangeAllocated{Prefix: "020", RequestID: "req-b", OrganizationID: "fwd-b", Range: domain.AWBRange{First: 101, Count: 50}}},
+				{prefix, "lh", domain.RangeReleased{Prefix: "020", RequestID: "req-a", OrganizationID: "fwd-a", Range: domain.AWBRange{First: 1, Count: 100}}},
+				{prefix, "lh", domain.RangeAllocated{Prefix: "020", RequestID: "req-a", OrganizationID: "fwd-a", Range: domain.AWBRange{First: 151, Count: 10}}},
+				// Stored before releases named their organisation.
+				{prefix, "lh", domain.RangeReleased{Prefix: "020", RequestID: "req-b", Range: domain.AWBRange{First: 101, Count: 50}}},
+			},
+			secrets: map[string][]string{"fwd-a": {"fwd-a", "req-a", `"first":1,`, `"first":151`}, "fwd-b": {"fwd-b", "req-b", `"first":101`}},
+		},
+		{
+			name: "a forwarder's filing and the airline's security declaration on one shipment",
+			events: []auditEvent{
+				{compliance, "fwd-a", domain.PLACISubmitted{PLACIID: "placi-1", AWBNumber: "020-81140743", OrganizationID: "fwd-a", ShipperName: "ACME Tools"}},
+				{compliance, "lh", domain.CSDSubmitted{CSDID: "csd-1", AWBNumber: "020-81140743", OrganizationID: "lh", SecurityStatus: "SPX"}},
+			},
+			secrets: map[string][]string{"fwd-a": {"fwd-a", "placi-1", "ACME Tools"}, "lh": {"csd-1", "SPX"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewAudit()
+			applyAudit(t, m, tt.events...)
+			for reader := range tt.secrets {
+				entries, _ := m.Entries(AuditFilter{Tenant: reader}, 1, 100)
+				if len(entries) == 0 {
+					t.Errorf("%s sees no entry", reader)
+				}
+				for _, e := range entries {
+					text := fmt.Sprintf("%+v", e.Details)
+					for owner, secrets := range tt.secrets {
+						for _, s := range secrets {
+							if owner != reader && strings.Contains(text, s) {
+								t.Errorf("%s sees %q of %s in %s %s: %s", reader, s, owner, e.Action, e.ID, text)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

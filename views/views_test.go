@@ -1,0 +1,47 @@
+package views
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+)
+
+func TestWhatTheSpecTypesAsAStringOrObjectIsNeverNull(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	pending := domain.StockRequest{ID: "s1", Status: domain.StockStatusPending, OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 10, SubmittedAt: at}
+	tests := []struct {
+		name    string
+		value   any
+		absent  []string // left out
+		present []string // with their JSON text
+	}{
+		{"a booking without an AWB number", ToBookingJSON(domain.Booking{ID: "b1", Status: domain.BookingStatusPending}),
+			[]string{`"awbNumber"`}, nil},
+		{"a booking with one", ToBookingJSON(domain.Booking{ID: "b1", Status: domain.BookingStatusConfirmed, AWBNumber: "020-81140743"}),
+			nil, []string{`"awbNumber":"020-81140743"`}},
+		{"a pending stock request", ToStockRequestJSON(pending),
+			[]string{`"validFrom"`, `"validTo"`, `"startNumber"`, `"endNumber"`}, []string{`"processedAt":null`, `"approvalNotes":null`}},
+		{"the audit entry of a create", ToAuditEntryJSON(projections.AuditEntry{ID: "e1", Action: "create", Resource: "quote"}),
+			nil, []string{`"details":{"field":"","oldValue":"","newValue":""}`}},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range tt.absent {
+			if strings.Contains(string(b), key) {
+				t.Errorf("%s: %s is there: %s", tt.name, key, b)
+			}
+		}
+		for _, text := range tt.present {
+			if !strings.Contains(string(b), text) {
+				t.Errorf("%s: no %s in %s", tt.name, text, b)
+			}
+		}
+	}
+}
