@@ -1743,8 +1743,16 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			headers, _ := v.(map[string]any)
 			for _, h := range []string{"X-Request-Id", "WWW-Authenticate", "Retry-After", "RateLimit", "RateLimit-Policy", "Location"} {
 				_, documented := headers[h]
-				if documented && res.Header.Get(h) == "" {
+				// The token endpoint refuses a malformed body before
+				// its limiter counts the request.
+				mayOmit := strings.HasPrefix(h, "RateLimit") && tt.route == "/api/auth/token" && tt.status < 500
+				if documented && res.Header.Get(h) == "" && !mayOmit {
 					t.Errorf("documented header %s is missing", h)
+				}
+			}
+			for _, h := range []string{"RateLimit", "RateLimit-Policy"} {
+				if _, documented := headers[h]; !documented && res.Header.Get(h) != "" {
+					t.Errorf("header %s is sent but not documented", h)
 				}
 			}
 		})
