@@ -542,6 +542,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "ShipmentCargo", goType: views.CargoJSON{}, response: true},
 		{schema: "Shipment", goType: views.ShipmentJSON{}, response: true},
 		{schema: "WaybillParty", goType: domain.FullParty{}, response: true},
+		{schema: "WaybillPartyRequest", goType: domain.FullParty{}},
 		{schema: "MAWBRequest", goType: mawbRequest{}},
 		{schema: "MAWBCreated", goType: views.MAWBCreatedJSON{}, response: true},
 		{schema: "MAWB", goType: views.MAWBJSON{}, response: true},
@@ -560,6 +561,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "Offload", goType: views.OffloadJSON{}, response: true},
 		{schema: "Document", goType: views.DocumentJSON{}, response: true},
 		{schema: "RegulatedEntity", goType: domain.RegulatedEntity{}, response: true},
+		{schema: "RegulatedEntityRequest", goType: domain.RegulatedEntity{}},
 		{schema: "Airport", goType: views.AirportJSON{}, response: true},
 		{schema: "Airline", goType: views.AirlineJSON{}, response: true},
 		{schema: "Commodity", goType: views.CommodityJSON{}, response: true},
@@ -606,6 +608,10 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 				t.Errorf("properties %v, the Go type has %v", props, fields)
 			}
 			if !tt.response {
+				// decodeJSON ignores fields a request does not have.
+				if sch["additionalProperties"] == false {
+					t.Error("a request schema refuses unknown fields, which the server ignores")
+				}
 				return
 			}
 			want := append(always, tt.alwaysWritten...)
