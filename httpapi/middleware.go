@@ -31,6 +31,7 @@ type requestState struct {
 	id        string
 	principal domain.Principal
 	errorCode string // the error answered, if any
+	oauth     bool   // errors name their description as RFC 6749 §5.2 does too
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -154,6 +155,18 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(rec, r)
+	})
+}
+
+// withOAuthErrors marks the errors of an OAuth endpoint: their body has
+// error_description beside the spec's errorDescription, for OAuth client
+// libraries.
+func withOAuthErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := stateOf(r.Context()); st != nil {
+			st.oauth = true
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

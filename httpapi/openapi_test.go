@@ -2479,7 +2479,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"quote", "/api/quotes/{id}", "get", 200, views.ToQuoteJSON(quote, domain.Principal{})},
 		{"quote list", "/api/quotes", "get", 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(quote, domain.Principal{}), views.ToQuoteJSON(bare, domain.Principal{})}, Pagination: views.ToPaginationJSON(1, 20, 2)}},
 		{"quote by id", "/api/quotes", "get", 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(quote, domain.Principal{})}, Pagination: views.ToPaginationJSON(1, 20, 1)}},
-		{"token", "/api/auth/token", "post", 200, tokenResponse{AccessToken: "a.b.c", TokenType: "Bearer", ExpiresIn: 3600}},
+		{"token", "/api/auth/token", "post", 200, newTokenResponse("a.b.c", time.Hour)},
 		{"airline", "/api/admin/organizations", "post", 201, views.ToOrganizationJSON(airline)},
 		{"forwarder", "/api/admin/organizations", "post", 201, views.ToOrganizationJSON(forwarder)},
 		{"organisations", "/api/admin/organizations", "get", 200, struct {
