@@ -1,6 +1,8 @@
 // A small use of a client generated from the served OpenAPI document:
-// .ci/run generates cargostream.d.ts with openapi-typescript and compiles
-// this with tsc, so the document yields types a program can use.
+// .ci/lint/run generates cargostream.ts with openapi-typescript and
+// compiles both with tsc, so the document yields types a program can use.
+// (A .ts, not a .d.ts: skipLibCheck passes over the libraries' .d.ts, not
+// over the generated types.)
 import createClient from "openapi-fetch";
 import type { components, paths } from "./cargostream";
 
