@@ -38,15 +38,15 @@ const (
 	eventDateHorizon   = 366 * 24 * time.Hour
 )
 
-// MaxDateTime is the length of the longest date-time a client may send:
+// maxDateTime is the length of the longest date-time a client may send:
 // RFC 3339 with nanoseconds and a zone offset, 2026-11-25T14:30:00.123456789+01:00.
 // time.Parse takes a fraction of any length, which no clock has.
-const MaxDateTime = 35
+const maxDateTime = 35
 
-// ParseDateTime reads an RFC 3339 date-time of at most MaxDateTime
+// ParseDateTime reads an RFC 3339 date-time of at most maxDateTime
 // characters.
 func ParseDateTime(s string) (time.Time, bool) {
-	if len(s) > MaxDateTime {
+	if len(s) > maxDateTime {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339, s)
