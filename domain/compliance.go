@@ -161,6 +161,10 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 		methods = append(methods, method{"screeningMethods[" + strconv.Itoa(i) + "]", m})
 	}
 	e.ScreeningMethods = nil
+	if len(methods) > maxListItems {
+		p.Add("screeningMethods", CodeTooMany, "must have at most %d items", maxListItems)
+		methods = nil
+	}
 	for _, m := range methods {
 		code := strings.ToUpper(strings.TrimSpace(m.code))
 		if !slices.Contains(screeningMethods, code) {
@@ -200,8 +204,15 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 		e.ScreeningDate = pastDateTime(&p, "screeningDate", c.ScreeningDate, e.SubmittedAt)
 	}
 	if r := e.RegulatedEntity; r != nil {
-		checkLength(&p, "regulatedEntity.category", r.Category, 10)
-		checkLength(&p, "regulatedEntity.identifier", r.Identifier, 50)
+		for _, f := range []struct {
+			field, value string
+			max          int
+		}{{"regulatedEntity.category", r.Category, 10}, {"regulatedEntity.identifier", r.Identifier, 50}} {
+			if strings.TrimSpace(f.value) == "" {
+				p.Add(f.field, CodeRequired, "is required: a regulated entity is known by its category and approval number")
+			}
+			checkLength(&p, f.field, f.value, f.max)
+		}
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,20 @@ func TestDecideCSD(t *testing.T) {
 		{"regulated entity identifier too long", func(c *SubmitCSD) {
 			c.RegulatedEntity = &RegulatedEntity{Category: "RA", Identifier: strings.Repeat("9", 51)}
 		}, "TOO_LONG regulatedEntity.identifier"},
+		{"regulated entity without identifier", func(c *SubmitCSD) {
+			c.RegulatedEntity = &RegulatedEntity{Category: "RA"}
+		}, "REQUIRED regulatedEntity.identifier"},
+		{"regulated entity without category", func(c *SubmitCSD) {
+			c.RegulatedEntity = &RegulatedEntity{Category: " ", Identifier: "DE/RA/0001"}
+		}, "REQUIRED regulatedEntity.category"},
+		{"a method for each item of a long list", func(c *SubmitCSD) {
+			c.ScreeningMethod = ""
+			c.ScreeningMethods = slices.Repeat([]string{"XRY"}, 21)
+		}, "TOO_MANY screeningMethods"},
+		{"a screening date with a fraction no clock has", func(c *SubmitCSD) {
+			c.ScreeningDate = "2026-11-25T10:00:00." + strings.Repeat("0", 20) + "Z"
+		}, "INVALID_DATE screeningDate"},
+		{"a screening date to the nanosecond, in another zone", func(c *SubmitCSD) { c.ScreeningDate = "2026-11-25T10:00:00.123456789+01:00" }, "SPX"},
 	}
 	for _, tt := range tests {
 		c := base()

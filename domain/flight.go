@@ -33,7 +33,19 @@ var flightTransitions = map[string][]string{
 var (
 	flightNumberPattern = regexp.MustCompile(`^([A-Z0-9]{2})([0-9]{1,4}[A-Z]?)$`)
 	clockPattern        = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	// An ICAO type designator (B77F) or IATA code (77F), or a freighter
+	// variant (B748F): letters and digits, nothing a timetable would not
+	// print.
+	aircraftTypePattern = regexp.MustCompile(`^[A-Z0-9]{2,8}$`)
 )
+
+// ValidFlightNumber reports whether s, in upper case without spaces, is a
+// flight number: an airline code and 1 to 4 digits, maybe a letter.
+func ValidFlightNumber(s string) bool { return flightNumberPattern.MatchString(s) }
+
+// ValidAircraftType reports whether s, in upper case, can be an aircraft
+// type.
+func ValidAircraftType(s string) bool { return aircraftTypePattern.MatchString(s) }
 
 // Reservation is the capacity a booking holds on a flight.
 type Reservation struct {
@@ -240,8 +252,11 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	}
 	e.DepartsAt = dep.UTC()
 	typical, known := AircraftTypeCapacity(e.AircraftType)
-	if e.AircraftType == "" {
+	switch {
+	case e.AircraftType == "":
 		p.Add(prefix+"aircraftType", CodeRequired, "is required")
+	case !ValidAircraftType(e.AircraftType):
+		p.Add(prefix+"aircraftType", CodeInvalidFormat, "must be 2 to 8 letters or digits, such as B77F")
 	}
 	e.CapacityKg, e.CapacityM3 = typical.PayloadKg, typical.VolumeM3
 	for _, cp := range []struct {

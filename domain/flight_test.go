@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -191,6 +192,9 @@ func TestScheduleFlightNormalise(t *testing.T) {
 		{"years ahead", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "9999-12-31", "9999-12-31" }, "INVALID_DATE departureDate"},
 		{"no such zone's airport", func(c *ScheduleFlight) { c.Destination = "XXX" }, "UNKNOWN_AIRPORT destination"},
 		{"to where it starts", func(c *ScheduleFlight) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+		{"a freighter variant in lower case", func(c *ScheduleFlight) { c.AircraftType = "b748f" }, "2027-03-27T09:05:00Z"},
+		{"an aircraft type no timetable prints", func(c *ScheduleFlight) { c.AircraftType = "B77F; DROP" }, "INVALID_FORMAT aircraftType"},
+		{"an aircraft type of a page", func(c *ScheduleFlight) { c.AircraftType = strings.Repeat("B", 9) }, "INVALID_FORMAT aircraftType"},
 	}
 	for _, tt := range tests {
 		c := base()

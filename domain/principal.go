@@ -59,3 +59,11 @@ func ValidIdentifier(s string) bool { return identifierPattern.MatchString(s) }
 // ValidAirportCode reports whether code has the shape of an IATA airport
 // code (three capital letters).
 func ValidAirportCode(code string) bool { return airportCodePattern.MatchString(code) }
+
+// ValidAirlineCode reports whether code has the shape of an IATA airline
+// code (two capital letters or digits).
+func ValidAirlineCode(code string) bool { return airlineCodePattern.MatchString(code) }
+
+// ValidAWBPrefix reports whether prefix has the shape of an airline's AWB
+// prefix (three digits).
+func ValidAWBPrefix(prefix string) bool { return awbPrefixPattern.MatchString(prefix) }

@@ -204,6 +204,19 @@ var (
 	commodityPattern   = regexp.MustCompile(`^[A-Z0-9][A-Z0-9_-]{0,19}$`)
 )
 
+// hsCodePrefixPattern is the start of an HS code, up to its 10 digits.
+var hsCodePrefixPattern = regexp.MustCompile(`^[0-9]{1,10}$`)
+
+// ValidICAOAirportCode, ValidICAOAirlineCode, ValidCountryCode,
+// ValidCommodityCode and ValidHSCodePrefix report whether a code has the
+// shape reference data gives it (capital letters): one of another shape
+// names nothing.
+func ValidICAOAirportCode(code string) bool { return icaoAirportPattern.MatchString(code) }
+func ValidICAOAirlineCode(code string) bool { return icaoAirlinePattern.MatchString(code) }
+func ValidCountryCode(code string) bool     { return countryPattern.MatchString(code) }
+func ValidCommodityCode(code string) bool   { return commodityPattern.MatchString(code) }
+func ValidHSCodePrefix(code string) bool    { return hsCodePrefixPattern.MatchString(code) }
+
 // Alliances a carrier may belong to.
 var Alliances = []string{"Star Alliance", "oneworld", "SkyTeam"}
 

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Field codes of waybills.
@@ -97,7 +98,12 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 			e.VolumeM3 = v
 		}
 	}
-	checkLength(&p, "commodity", e.Commodity, 20)
+	switch {
+	case utf8.RuneCountInString(e.Commodity) > 20:
+		p.Add("commodity", CodeTooLong, "must be at most 20 characters")
+	case e.Commodity != "" && !commodityPattern.MatchString(e.Commodity):
+		p.Add("commodity", CodeInvalidFormat, "must be a commodity code: letters, digits, '-' or '_', such as GEN")
+	}
 	checkParties(&p, e.Shipper, e.Consignee)
 	if err := p.Err(); err != nil {
 		return nil, err

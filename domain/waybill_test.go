@@ -74,6 +74,7 @@ func TestDecideCreateMAWB(t *testing.T) {
 		{"weightless", func(c *CreateMAWB) { c.WeightKg = new(0.0) }, "INVALID_RANGE weight"},
 		{"negative volume", func(c *CreateMAWB) { c.VolumeM3 = new(-1.0) }, "INVALID_RANGE volume"},
 		{"commodity too long", func(c *CreateMAWB) { c.Commodity = strings.Repeat("A", 21) }, "TOO_LONG commodity"},
+		{"commodity that is no code", func(c *CreateMAWB) { c.Commodity = "machine parts" }, "INVALID_FORMAT commodity"},
 		{"shipper unnamed", func(c *CreateMAWB) { c.Shipper.Name = "" }, "REQUIRED shipper.name"},
 		{"consignee unnamed", func(c *CreateMAWB) { c.Consignee.Name = "\t" }, "REQUIRED consignee.name"},
 		{"shipper name too long", func(c *CreateMAWB) { c.Shipper.Name = long }, "TOO_LONG shipper.name"},

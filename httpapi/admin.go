@@ -108,7 +108,12 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 
 func (s *Server) handleListAPIKeys() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		writeList(w, "apiKeys", s.identity.APIKeys(r.URL.Query().Get("organizationId")), views.ToAPIKeyJSON)
+		var p domain.Problems
+		org := idParam(r.URL.Query(), &p, "organizationId")
+		if err := p.Err(); err != nil {
+			return err
+		}
+		writeList(w, "apiKeys", s.identity.APIKeys(org), views.ToAPIKeyJSON)
 		return nil
 	}
 }

@@ -122,7 +122,7 @@ func timeParam(v, name string, p *domain.Problems) time.Time {
 	if v == "" {
 		return time.Time{}
 	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
+	if t, ok := domain.ParseDateTime(v); ok {
 		return t
 	}
 	if t, err := time.Parse(time.DateOnly, v); err == nil {

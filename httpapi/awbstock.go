@@ -43,7 +43,7 @@ func (s *Server) handleListStockRequests() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		page, limit := pageParams(q, &p)
-		status, prefix := q.Get("status"), q.Get("airlinePrefix")
+		status, prefix := q.Get("status"), codeParam(q, &p, "airlinePrefix", domain.ValidAWBPrefix, "a three-digit AWB prefix")
 		switch status {
 		case "", domain.StockStatusPending, domain.StockStatusApproved, domain.StockStatusRejected, domain.StockStatusPartiallyApproved:
 		default:

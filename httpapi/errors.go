@@ -49,11 +49,14 @@ var statusOf = map[string]int{
 }
 
 // errorBody is the spec's OAuth-style error body, used for every error.
+// The token endpoint's also has the description under its RFC 6749 §5.2
+// name (error is the same in both).
 type errorBody struct {
-	Error            string              `json:"error"`
-	ErrorDescription string              `json:"errorDescription"`
-	ErrorURI         string              `json:"errorUri"`
-	ValidationErrors []domain.FieldError `json:"validationErrors,omitempty"`
+	Error                   string              `json:"error"`
+	ErrorDescription        string              `json:"errorDescription"`
+	ErrorURI                string              `json:"errorUri"`
+	ValidationErrors        []domain.FieldError `json:"validationErrors,omitempty"`
+	RFC6749ErrorDescription string              `json:"error_description,omitempty"`
 }
 
 // httpError is an error of the HTTP layer: a message for the client, the
@@ -146,6 +149,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	setErrorCode(r, body.Error)
 	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)
 	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
+	if st := stateOf(r.Context()); st != nil && st.oauth {
+		body.RFC6749ErrorDescription = body.ErrorDescription
+	}
 	writeJSON(w, status, body)
 }
 

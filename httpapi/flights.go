@@ -116,7 +116,11 @@ func flightFilter(r *http.Request, p *domain.Problems) projections.FlightFilter 
 	f := projections.FlightFilter{
 		Origin: strings.ToUpper(q.Get("origin")), Destination: strings.ToUpper(q.Get("destination")),
 		Status: q.Get("status"), Date: q.Get("date"),
-		FlightNumber: domain.CanonicalFlightNumber(q.Get("flightNumber")), AircraftType: strings.ToUpper(q.Get("aircraftType")),
+		FlightNumber: domain.CanonicalFlightNumber(q.Get("flightNumber")),
+		AircraftType: codeParam(q, p, "aircraftType", domain.ValidAircraftType, "an aircraft type: 2 to 8 letters or digits"),
+	}
+	if f.FlightNumber != "" && !domain.ValidFlightNumber(f.FlightNumber) {
+		p.Add("flightNumber", domain.CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")
 	}
 	for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
 		if code != "" && !domain.ValidAirportCode(code) {

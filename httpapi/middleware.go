@@ -32,6 +32,7 @@ type requestState struct {
 	principal domain.Principal
 	errorCode string // the error answered, if any
 	publicURL string // the configured base of absolute links; "" for the request's own
+	oauth     bool   // errors name their description as RFC 6749 §5.2 does too
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -186,6 +187,18 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(rec, r)
+	})
+}
+
+// withOAuthErrors marks the errors of an OAuth endpoint: their body has
+// error_description beside the spec's errorDescription, for OAuth client
+// libraries.
+func withOAuthErrors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := stateOf(r.Context()); st != nil {
+			st.oauth = true
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -20,10 +20,25 @@ type tokenRequest struct {
 	Password     string `json:"password"`
 }
 
+// tokenResponse is the spec's token response, and the same token under
+// the names of RFC 6749 §5.1, which OAuth client libraries read.
 type tokenResponse struct {
 	AccessToken string `json:"accessToken"`
 	TokenType   string `json:"tokenType"`
 	ExpiresIn   int    `json:"expiresIn"` // seconds
+	rfc6749TokenResponse
+}
+
+type rfc6749TokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+func newTokenResponse(token string, ttl time.Duration) tokenResponse {
+	seconds := int(ttl.Seconds())
+	return tokenResponse{AccessToken: token, TokenType: "Bearer", ExpiresIn: seconds,
+		rfc6749TokenResponse: rfc6749TokenResponse{AccessToken: token, TokenType: "Bearer", ExpiresIn: seconds}}
 }
 
 func (s *Server) handleToken() handlerFunc {
@@ -61,7 +76,7 @@ func (s *Server) handleToken() handlerFunc {
 		s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: p.Subject,
 			OrganizationID: p.OrganizationID, Detail: req.GrantType})
 		w.Header().Set("Pragma", "no-cache")
-		writeJSON(w, http.StatusOK, tokenResponse{AccessToken: token, TokenType: "Bearer", ExpiresIn: int(ttl.Seconds())})
+		writeJSON(w, http.StatusOK, newTokenResponse(token, ttl))
 		return nil
 	}
 }

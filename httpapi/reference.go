@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -16,26 +15,27 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// upperQuery reads the query parameters named, in upper case.
-func upperQuery(r *http.Request, names ...string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = strings.ToUpper(strings.TrimSpace(r.URL.Query().Get(n)))
-	}
-	return out
-}
+// The shapes of the codes reference data filters take.
+const (
+	countryShape     = "a two-letter ISO 3166 country code"
+	airportShape     = "a three-letter IATA airport code"
+	icaoAirportShape = "a four-character ICAO airport code"
+	airlineShape     = "a two-character IATA airline code"
+	icaoAirlineShape = "a three-letter ICAO airline code"
+)
 
 func (s *Server) handleAirports() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
 		var p domain.Problems
-		page, limit := pageParams(r.URL.Query(), &p)
+		page, limit := pageParams(q, &p)
+		f := projections.AirportFilter{IATACode: codeParam(q, &p, "iataCode", domain.ValidAirportCode, airportShape),
+			ICAOCode: codeParam(q, &p, "icaoCode", domain.ValidICAOAirportCode, icaoAirportShape),
+			Country:  codeParam(q, &p, "country", domain.ValidCountryCode, countryShape), Name: q.Get("name"), City: q.Get("city")}
 		if err := p.Err(); err != nil {
 			return err
 		}
-		c := upperQuery(r, "iataCode", "icaoCode", "country")
-		q := r.URL.Query()
-		airports, total := s.reference.Airports(projections.AirportFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
-			Name: q.Get("name"), City: q.Get("city")}, page, limit)
+		airports, total := s.reference.Airports(f, page, limit)
 		writePage(w, "airports", airports, views.ToAirportJSON, page, limit, total)
 		return nil
 	}
@@ -43,15 +43,16 @@ func (s *Server) handleAirports() handlerFunc {
 
 func (s *Server) handleAirlines() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
 		var p domain.Problems
-		page, limit := pageParams(r.URL.Query(), &p)
+		page, limit := pageParams(q, &p)
+		f := projections.AirlineFilter{IATACode: codeParam(q, &p, "iataCode", domain.ValidAirlineCode, airlineShape),
+			ICAOCode: codeParam(q, &p, "icaoCode", domain.ValidICAOAirlineCode, icaoAirlineShape),
+			Country:  codeParam(q, &p, "country", domain.ValidCountryCode, countryShape), Name: q.Get("name"), Alliance: q.Get("alliance")}
 		if err := p.Err(); err != nil {
 			return err
 		}
-		c := upperQuery(r, "iataCode", "icaoCode", "country")
-		q := r.URL.Query()
-		airlines, total := s.reference.Airlines(projections.AirlineFilter{IATACode: c[0], ICAOCode: c[1], Country: c[2],
-			Name: q.Get("name"), Alliance: q.Get("alliance")}, page, limit)
+		airlines, total := s.reference.Airlines(f, page, limit)
 		writePage(w, "airlines", airlines, views.ToAirlineJSON, page, limit, total)
 		return nil
 	}
@@ -59,10 +60,12 @@ func (s *Server) handleAirlines() handlerFunc {
 
 func (s *Server) handleCommodities() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		q := r.URL.Query()
 		var p domain.Problems
-		page, limit := pageParams(r.URL.Query(), &p)
-		f := projections.CommodityFilter{Code: upperQuery(r, "code")[0], Name: r.URL.Query().Get("name"), HSCode: r.URL.Query().Get("hsCode")}
-		if v := r.URL.Query().Get("dangerousGoods"); v != "" {
+		page, limit := pageParams(q, &p)
+		f := projections.CommodityFilter{Code: codeParam(q, &p, "code", domain.ValidCommodityCode, "a commodity code: letters, digits, '-' or '_'"),
+			Name: q.Get("name"), HSCode: codeParam(q, &p, "hsCode", domain.ValidHSCodePrefix, "the first 1 to 10 digits of an HS code")}
+		if v := q.Get("dangerousGoods"); v != "" {
 			dg, err := strconv.ParseBool(v)
 			if err != nil {
 				p.Add("dangerousGoods", domain.CodeInvalidValue, "must be true or false")

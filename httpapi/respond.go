@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -387,6 +389,42 @@ func jsonKind(kind string) string {
 	default:
 		return "an object"
 	}
+}
+
+// maxQueryValue bounds every query parameter: the longest text a filter
+// compares is a name of 200 characters; codes, ids and dates are shorter.
+const maxQueryValue = 200
+
+// checkQueryLengths refuses a query parameter longer than maxQueryValue.
+func checkQueryLengths(q url.Values) error {
+	var p domain.Problems
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if slices.ContainsFunc(q[name], func(v string) bool { return utf8.RuneCountInString(v) > maxQueryValue }) {
+			p.Add(name, domain.CodeTooLong, "must be at most %d characters", maxQueryValue)
+		}
+	}
+	return p.Err()
+}
+
+// codeParam reads a filter that is a code, trimmed and in upper case as
+// the service keeps codes. A value of another shape could match nothing:
+// it is refused, as the same code in a body is.
+func codeParam(q url.Values, p *domain.Problems, name string, valid func(string) bool, shape string) string {
+	v := strings.ToUpper(strings.TrimSpace(q.Get(name)))
+	if v != "" && !valid(v) {
+		p.Add(name, domain.CodeInvalidFormat, "must be %s", shape)
+	}
+	return v
+}
+
+// idParam reads a filter that is an id: one that cannot be an id is
+// refused.
+func idParam(q url.Values, p *domain.Problems, name string) string {
+	v := q.Get(name)
+	if v != "" && !domain.ValidIdentifier(v) {
+		p.Add(name, domain.CodeInvalidFormat, "must be an id: 1 to 64 letters, digits, '-' or '_'")
+	}
+	return v
 }
 
 // pageParams reads page and limit: default 20, at most 100.

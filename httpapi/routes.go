@@ -20,12 +20,12 @@ func (s *Server) routes() http.Handler {
 	})
 
 	// Open to everyone.
-	r.Handle("/healthz", s.handleHealth()).Methods(http.MethodGet)
-	r.Handle("/readyz", s.handleReady()).Methods(http.MethodGet)
-	r.Handle("/openapi.json", handleOpenAPI()).Methods(http.MethodGet)
-	r.Handle("/docs/errors", handleErrorDocs()).Methods(http.MethodGet)
-	r.Handle("/.well-known/jwks.json", s.handleJWKS()).Methods(http.MethodGet)
-	r.Handle("/api/auth/token", s.handle(s.handleToken())).Methods(http.MethodPost)
+	r.Handle("/healthz", s.open(s.handleHealth())).Methods(http.MethodGet)
+	r.Handle("/readyz", s.open(s.handleReady())).Methods(http.MethodGet)
+	r.Handle("/openapi.json", s.open(handleOpenAPI())).Methods(http.MethodGet)
+	r.Handle("/docs/errors", s.open(handleErrorDocs())).Methods(http.MethodGet)
+	r.Handle("/.well-known/jwks.json", s.open(s.handleJWKS())).Methods(http.MethodGet)
+	r.Handle("/api/auth/token", withOAuthErrors(s.handle(s.handleToken()))).Methods(http.MethodPost)
 
 	// Everything else needs a token or an API key; the roles after a
 	// handler are the only ones it serves (403 for the others). Which of

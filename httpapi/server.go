@@ -177,15 +177,9 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // with the spec's error body.
 func (s *Server) handle(f handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// r.URL.Query() drops what it cannot parse: a filter sent as
-		// iataCode=%ZZ would vanish, and the answer be wider than asked.
-		// Only an escape, a semicolon or too many parameters fail to
-		// parse: a query without %, ; and & (one parameter) always parses.
-		if strings.ContainsAny(r.URL.RawQuery, "%;&") {
-			if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-				writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err))
-				return
-			}
+		if err := queryProblem(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
 		}
 		if err := f(w, r); err != nil {
 			if domain.ErrorCode(err) == domain.Forbidden {
@@ -195,6 +189,34 @@ func (s *Server) handle(f handlerFunc) http.Handler {
 			}
 			writeError(w, r, s.log, err)
 		}
+	})
+}
+
+// queryProblem is what is wrong with the query string every endpoint
+// refuses: one that does not parse, or a parameter longer than any the
+// service reads.
+func queryProblem(r *http.Request) error {
+	// r.URL.Query() drops what it cannot parse: a filter sent as
+	// iataCode=%ZZ would vanish, and the answer be wider than asked.
+	// Only an escape, a semicolon or too many parameters fail to
+	// parse: a query without %, ; and & (one parameter) always parses.
+	if strings.ContainsAny(r.URL.RawQuery, "%;&") {
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			return domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err)
+		}
+	}
+	return checkQueryLengths(r.URL.Query())
+}
+
+// open is an endpoint open to everyone, which takes no parameters but
+// refuses a query string as every endpoint does.
+func (s *Server) open(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := queryProblem(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
