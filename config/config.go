@@ -66,7 +66,7 @@ type option struct {
 var options = []option{
 	{env: "CARGO_ADDR", flag: "addr", def: "127.0.0.1:8080", usage: "HTTP listen address",
 		set: func(c *Config, v string) error { c.Addr = v; return nil }},
-	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files",
+	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files and of the key files secrets.key and nats-listen.nk",
 		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
 	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URL of an external NATS server with JetStream; empty runs an embedded server",
 		set: func(c *Config, v string) error { c.NATSURL = v; return nil }},

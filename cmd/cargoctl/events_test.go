@@ -176,17 +176,25 @@ func TestEventsDataDirInUse(t *testing.T) {
 	}
 }
 
-// TestEventsFollow reads through the server's NATS port, as from a
-// running cargod started with CARGO_NATS_LISTEN, with the seed it finds
-// in the data directory.
-func TestEventsFollow(t *testing.T) {
+// listening is a store holding events whose embedded server listens, as
+// cargod's with CARGO_NATS_LISTEN, and its data directory.
+func listening(t *testing.T, events []testEvent) (*eventstore.Store, string) {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	appendTestEvents(t, s, testEvents[:3])
+	t.Cleanup(s.Close)
+	appendTestEvents(t, s, events)
+	return s, dir
+}
+
+// TestEventsFollow reads through the server's NATS port, as from a
+// running cargod started with CARGO_NATS_LISTEN, with the seed it finds
+// in the data directory.
+func TestEventsFollow(t *testing.T) {
+	s, dir := listening(t, testEvents[:3])
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -223,13 +231,7 @@ func TestEventsFollow(t *testing.T) {
 // in --data-dir or named by --nats-nkey; without it, cargoctl says that
 // the server refused it.
 func TestEventsThroughTheListenerNeedItsSeed(t *testing.T) {
-	dir := t.TempDir()
-	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	appendTestEvents(t, s, testEvents)
+	s, dir := listening(t, testEvents)
 	elsewhere := filepath.Join(t.TempDir(), "cargod.nk")
 	if err := os.Rename(filepath.Join(dir, eventstore.ListenSeedFile), elsewhere); err != nil {
 		t.Fatal(err)
