@@ -4,7 +4,6 @@
 package config
 
 import (
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/vault"
 )
 
 // Config is the typed configuration of cargod.
@@ -27,6 +27,7 @@ type Config struct {
 	NATSURL          string
 	NATSCreds        string
 	NATSListen       string
+	NATSListenNkey   string // public key of the nkey user NATSListen accepts; empty: the seed in DataDir
 	NATSStream       string
 	NATSReplicas     int
 	Demo             bool
@@ -44,6 +45,8 @@ type Config struct {
 	RateLimits       domain.RateLimits // per organisation; 0 = none
 	Metering         bool
 	WebhookKey       []byte // decoded; empty = the one kept in JetStream
+	SecretsKey       []byte // decoded; seals the secrets kept in JetStream; empty = the key file in DataDir
+	SecretsPrevious  []byte // decoded; the sealing key being replaced
 	WebhookPrivate   bool
 	WebhookSchedule  []time.Duration
 	ShutdownTimeout  time.Duration
@@ -66,14 +69,16 @@ type option struct {
 var options = []option{
 	{env: "CARGO_ADDR", flag: "addr", def: "127.0.0.1:8080", usage: "HTTP listen address",
 		set: func(c *Config, v string) error { c.Addr = v; return nil }},
-	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files",
+	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files and of the key files secrets.key and nats-listen.nk",
 		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
 	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URL of an external NATS server with JetStream; empty runs an embedded server",
 		set: func(c *Config, v string) error { c.NATSURL = v; return nil }},
 	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
 		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
-	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl); empty = in-process only",
+	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl) that prove the nkey seed in <data dir>/nats-listen.nk; empty = in-process only",
 		set: func(c *Config, v string) error { c.NATSListen = v; return nil }},
+	{env: "CARGO_NATS_LISTEN_NKEY", flag: "nats-listen-nkey", def: "", usage: "public key (U…) of the nkey user whom CARGO_NATS_LISTEN accepts; empty = the one whose seed cargod writes to <data dir>/nats-listen.nk on first start",
+		set: func(c *Config, v string) error { c.NATSListenNkey = v; return nil }},
 	{env: "CARGO_NATS_STREAM", flag: "nats-stream", def: "CARGO", usage: "JetStream stream name; its subjects are <lower-case name>.evt.>",
 		set: func(c *Config, v string) error { c.NATSStream = v; return nil }},
 	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded",
@@ -111,7 +116,12 @@ var options = []option{
 	{env: "CARGO_METERING", flag: "metering", def: "true", usage: "count requests for GET /api/usage and enforce rate limits",
 		set: func(c *Config, v string) error { return setBool(&c.Metering, v) }},
 	{env: "CARGO_WEBHOOK_KEY", flag: "webhook-key", def: "", secret: true, usage: "32 bytes in base64 that encrypt webhook secrets at rest; empty = a key generated once and kept in JetStream",
-		set: setWebhookKey},
+		set: func(c *Config, v string) error { return setKey(&c.WebhookKey, v) }},
+	{env: "CARGO_SECRETS_KEY", flag: "secrets-key", def: "", secret: true, usage: "32 bytes in base64 that seal the secrets kept in JetStream (the generated signing and webhook keys), the same on every replica; " +
+		"empty = <data dir>/secrets.key with the embedded server (generated on first start); needed with CARGO_NATS_URL unless CARGO_SIGNING_KEY and CARGO_WEBHOOK_KEY are set",
+		set: func(c *Config, v string) error { return setKey(&c.SecretsKey, v) }},
+	{env: "CARGO_SECRETS_PREVIOUS_KEY", flag: "secrets-previous-key", def: "", secret: true, usage: "the sealing key being replaced (32 bytes in base64): secrets sealed with it are sealed again with the current one on start",
+		set: func(c *Config, v string) error { return setKey(&c.SecretsPrevious, v) }},
 	{env: "CARGO_WEBHOOK_ALLOW_PRIVATE", flag: "webhook-allow-private", def: "false", usage: "allow webhook URLs on loopback, private and link-local addresses (tests, closed networks)",
 		set: func(c *Config, v string) error { return setBool(&c.WebhookPrivate, v) }},
 	{env: "CARGO_WEBHOOK_RETRY_SCHEDULE", flag: "webhook-retry-schedule", def: "5s,5m,30m,2h,5h,10h,14h,20h,24h", usage: "waits before each webhook retry; after the last a delivery is dead-lettered",
@@ -262,18 +272,11 @@ func setBool(dst *bool, v string) error {
 	return nil
 }
 
-// setWebhookKey decodes the key that seals webhook secrets: 32 bytes in
-// base64, or nothing for the one kept in JetStream.
-func setWebhookKey(c *Config, v string) error {
-	key, err := base64.StdEncoding.DecodeString(v)
-	if err != nil {
-		return errors.New("not base64")
-	}
-	if len(key) != 0 && len(key) != 32 {
-		return fmt.Errorf("%d bytes, not 32", len(key))
-	}
-	c.WebhookKey = key
-	return nil
+// setKey decodes a 32-byte key written in base64.
+func setKey(dst *[]byte, v string) error {
+	key, err := vault.ParseKey(v)
+	*dst = key
+	return err
 }
 
 // setPublicURL reads the service's public base URL: absolute, http or

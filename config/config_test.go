@@ -13,6 +13,9 @@ import (
 func TestLoad(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "admin")
 	os.WriteFile(secretFile, []byte("from-a-file\n"), 0o600)
+	// A data directory's secrets.key can be given as CARGO_SECRETS_KEY_FILE.
+	keyFile := filepath.Join(t.TempDir(), "secrets.key")
+	os.WriteFile(keyFile, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"), 0o600)
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -73,6 +76,19 @@ func TestLoad(t *testing.T) {
 		}},
 		{name: "a webhook key that is not base64", env: map[string]string{"CARGO_WEBHOOK_KEY": "not base64!"}, err: "CARGO_WEBHOOK_KEY"},
 		{name: "a webhook key of 16 bytes", env: map[string]string{"CARGO_WEBHOOK_KEY": "AAECAwQFBgcICQoLDA0ODw=="}, err: "16 bytes, not 32"},
+		{name: "sealing keys", env: map[string]string{"CARGO_SECRETS_KEY_FILE": keyFile, "CARGO_SECRETS_PREVIOUS_KEY": "HyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4="},
+			check: func(t *testing.T, c Config) {
+				if len(c.SecretsKey) != 32 || c.SecretsKey[31] != 31 || len(c.SecretsPrevious) != 32 || c.SecretsPrevious[0] != 31 {
+					t.Errorf("sealing key %v, previous %v", c.SecretsKey, c.SecretsPrevious)
+				}
+			}},
+		{name: "no sealing key: the key file", check: func(t *testing.T, c Config) {
+			if c.SecretsKey != nil || c.SecretsPrevious != nil {
+				t.Errorf("sealing key %v, previous %v", c.SecretsKey, c.SecretsPrevious)
+			}
+		}},
+		{name: "a sealing key of 16 bytes", env: map[string]string{"CARGO_SECRETS_KEY": "AAECAwQFBgcICQoLDA0ODw=="}, err: "CARGO_SECRETS_KEY (--secrets-key): 16 bytes, not 32"},
+		{name: "a previous sealing key that is not base64", env: map[string]string{"CARGO_SECRETS_PREVIOUS_KEY": "not base64!"}, err: "CARGO_SECRETS_PREVIOUS_KEY"},
 		{name: "a retry schedule with a word in it", env: map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "5s,soon"}, err: `"soon" is not a positive duration`},
 		{name: "a retry schedule that waits nothing", env: map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "0s"}, err: "CARGO_WEBHOOK_RETRY_SCHEDULE"},
 		{name: "upload limit", env: map[string]string{"CARGO_MAX_UPLOAD_BYTES": "1048576"}, check: func(t *testing.T, c Config) {

@@ -104,3 +104,15 @@ func (b *Bucket) Put(ctx context.Context, key string, value []byte) error {
 	}
 	return nil
 }
+
+// Keys returns the keys that have a value.
+func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
+	keys, err := b.kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: keys of %s: %w", b.kv.Bucket(), err)
+	}
+	return keys, nil
+}

@@ -8,19 +8,25 @@ package eventstore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/vault"
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // unavailable marks err as domain.ErrStoreUnavailable if a wait may cure
@@ -41,11 +47,16 @@ const dedupeWindow = 10 * time.Minute
 type Options struct {
 	URL       string // external server; empty starts an embedded one
 	CredsFile string // credentials for the external server
+	NkeyFile  string // or the seed of its nkey user, such as an embedded server's ListenSeedFile
 	DataDir   string // embedded: JetStream files go to DataDir/jetstream
 	Listen    string // embedded: optional loopback host:port for other clients
-	Stream    string // stream name, e.g. CARGO
-	Replicas  int    // stream replicas (external cluster: 3)
-	Logger    *slog.Logger
+	// ListenNkey is the public key (U…) of the nkey user whom the embedded
+	// server accepts on Listen. Empty: the user whose seed is in
+	// DataDir/ListenSeedFile, generated on the first start with Listen.
+	ListenNkey string
+	Stream     string // stream name, e.g. CARGO
+	Replicas   int    // stream replicas (external cluster: 3)
+	Logger     *slog.Logger
 
 	// Existing uses the stream as it is: Open neither creates nor updates
 	// it, and fails if it does not exist. Tools that only read set it, so
@@ -65,6 +76,11 @@ type Store struct {
 	upcasters map[upcasterKey]Upcaster
 	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
+	// inProcessPassword lets this process's own connections in when the
+	// embedded server asks for credentials; it is made at start and
+	// never leaves memory.
+	inProcessPassword string
+	listenNkey        string // the public key of the nkey user Listen accepts
 	// dial opens a connection to the server; committers have their own,
 	// so that their batches do not queue behind the deliveries to the
 	// read models and reactors.
@@ -96,6 +112,11 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	}
 	defer func() {
 		if err != nil {
+			// Why the connection failed (such as an authorization
+			// violation) says more than the timeout it led to.
+			if s.nc != nil && s.nc.LastError() != nil && !errors.Is(err, s.nc.LastError()) {
+				err = fmt.Errorf("%w (the NATS connection: %w)", err, s.nc.LastError())
+			}
 			s.Close()
 		}
 	}()
@@ -104,7 +125,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, err
 		}
 		s.dial = func(name string) (*nats.Conn, error) {
-			nc, err := nats.Connect("", nats.InProcessServer(s.srv), nats.Name(name))
+			nc, err := nats.Connect("", nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword))
 			if err != nil {
 				return nil, fmt.Errorf("eventstore: in-process connection: %w", err)
 			}
@@ -117,6 +138,13 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true)}
 			if o.CredsFile != "" {
 				opts = append(opts, nats.UserCredentials(o.CredsFile))
+			}
+			if o.NkeyFile != "" {
+				nkey, err := nats.NkeyOptionFromSeed(o.NkeyFile)
+				if err != nil {
+					return nil, fmt.Errorf("eventstore: nkey seed file %s: %w", o.NkeyFile, err)
+				}
+				opts = append(opts, nkey)
 			}
 			nc, err := nats.Connect(o.URL, opts...)
 			if err != nil {
@@ -203,19 +231,8 @@ func (s *Store) startEmbedded(o Options) error {
 		NoLog:      true,
 	}
 	if o.Listen != "" {
-		host, port, err := net.SplitHostPort(o.Listen)
-		if err != nil {
-			return fmt.Errorf("eventstore: listen address %q: %w", o.Listen, err)
-		}
-		// The embedded server has no authentication: never expose it
-		// beyond this machine.
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("eventstore: listen address %q is not a loopback address", o.Listen)
-		}
-		opts.DontListen = false
-		opts.Host = host
-		if opts.Port, err = strconv.Atoi(port); err != nil {
-			return fmt.Errorf("eventstore: listen port %q: %w", port, err)
+		if err := s.listen(opts, o); err != nil {
+			return err
 		}
 	}
 	srv, err := server.NewServer(opts)
@@ -229,6 +246,82 @@ func (s *Store) startEmbedded(o Options) error {
 	}
 	return nil
 }
+
+// ListenSeedFile, in the data directory, holds the seed of the nkey user
+// whom the embedded server accepts on its listen address, unless the
+// options name another (ListenNkey).
+const ListenSeedFile = "nats-listen.nk"
+
+// inProcessUser is the user of the process's own connections to its
+// embedded server.
+const inProcessUser = "cargostream-in-process"
+
+// listen sets the embedded server up to accept clients on o.Listen as
+// well: clients that prove the nkey user's seed. Any process on the
+// machine can connect to the port, and the buckets hold secrets (sealed,
+// but their keys are what an intruder would want next), so a client must
+// authenticate; and the port stays on loopback, the server having no TLS.
+func (s *Store) listen(opts *server.Options, o Options) error {
+	host, port, err := net.SplitHostPort(o.Listen)
+	if err != nil {
+		return fmt.Errorf("eventstore: listen address %q: %w", o.Listen, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("eventstore: listen address %q is not a loopback address", o.Listen)
+	}
+	opts.DontListen = false
+	opts.Host = host
+	if opts.Port, err = strconv.Atoi(port); err != nil {
+		return fmt.Errorf("eventstore: listen port %q: %w", port, err)
+	}
+	if s.listenNkey = o.ListenNkey; s.listenNkey == "" {
+		if s.listenNkey, err = listenSeed(filepath.Join(o.DataDir, ListenSeedFile)); err != nil {
+			return err
+		}
+	} else if !nkeys.IsValidPublicUserKey(s.listenNkey) {
+		return fmt.Errorf("eventstore: %q is not the public key of an nkey user (U…)", s.listenNkey)
+	}
+	password := make([]byte, 32)
+	rand.Read(password)
+	s.inProcessPassword = base64.RawURLEncoding.EncodeToString(password)
+	// Each user is allowed in by one door only: the seed's holder
+	// through the port, this process in-process.
+	opts.Nkeys = []*server.NkeyUser{{Nkey: s.listenNkey,
+		AllowedConnectionTypes: map[string]struct{}{jwt.ConnectionTypeStandard: {}}}}
+	opts.Users = []*server.User{{Username: inProcessUser, Password: s.inProcessPassword,
+		AllowedConnectionTypes: map[string]struct{}{jwt.ConnectionTypeInProcess: {}}}}
+	return nil
+}
+
+// listenSeed returns the public key of the nkey user whose seed is in
+// path, generating the seed first if the file does not exist.
+func listenSeed(path string) (string, error) {
+	seed, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		user, err := nkeys.CreateUser()
+		if err != nil {
+			return "", fmt.Errorf("eventstore: generating the listener's nkey: %w", err)
+		}
+		if seed, err = user.Seed(); err != nil {
+			return "", err
+		}
+		if err := vault.CreateFile(path, append(seed, '\n')); err != nil {
+			return "", fmt.Errorf("eventstore: writing the listener's nkey seed: %w", err)
+		}
+	} else if err != nil {
+		return "", fmt.Errorf("eventstore: the listener's nkey seed: %w", err)
+	}
+	user, err := nkeys.ParseDecoratedUserNKey(seed)
+	if err != nil {
+		return "", fmt.Errorf("eventstore: the listener's nkey seed %s: %w (delete the file to have a new one generated)", path, err)
+	}
+	defer user.Wipe()
+	return user.PublicKey()
+}
+
+// ListenNkey is the public key of the nkey user whom the embedded server
+// accepts on its listen address, or "" when it listens in-process only.
+func (s *Store) ListenNkey() string { return s.listenNkey }
 
 // Close drains the connection, so in-flight publishes finish, and stops
 // the embedded server.

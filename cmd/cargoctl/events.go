@@ -24,9 +24,10 @@ Prints events from the event stream, oldest first, one JSON object a line.
 
 It reads through a NATS server: an external one, or cargod's embedded
 server when cargod was started with CARGO_NATS_LISTEN (pass that address
-as --nats-url). Without --nats-url it opens the data directory with an
-embedded server of its own, which works only while cargod is not running
-on that directory.
+as --nats-url; the seed that proves who you are is read from the data
+directory's nats-listen.nk, or --nats-nkey). Without --nats-url it opens
+the data directory with an embedded server of its own, which works only
+while cargod is not running on that directory.
 
 Times are RFC 3339 (2026-11-25T10:00:00Z) or plain dates (2026-11-25,
 UTC); they are compared with the time each event occurred. --until with a
@@ -35,12 +36,13 @@ plain date includes that whole day.
 
 // eventsOptions select what cargoctl events prints.
 type eventsOptions struct {
-	natsURL, natsCreds, dataDir, stream string
-	aggType, aggID, eventType           string
-	correlationID, actor, tenant        string
-	fromSeq, toSeq                      uint64
-	since, until                        time.Time // zero: unbounded; both inclusive
-	follow                              bool
+	natsURL, natsCreds, natsNkey string
+	dataDir, stream              string
+	aggType, aggID, eventType    string
+	correlationID, actor, tenant string
+	fromSeq, toSeq               uint64
+	since, until                 time.Time // zero: unbounded; both inclusive
+	follow                       bool
 }
 
 func runEvents(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -107,13 +109,10 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
 		return o, help, err
 	}
-	set := setFlags(fs)
 	bad := func(format string, args ...any) (eventsOptions, bool, error) {
 		return o, false, usagef("events", format, args...)
 	}
 	switch {
-	case set["nats-url"] && set["data-dir"]:
-		return bad("give either --nats-url or --data-dir, not both")
 	case o.aggID != "" && o.aggType == "":
 		return bad("--id needs --type")
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
@@ -143,15 +142,21 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) {
 	fs.StringVar(&o.natsURL, "nats-url", getenv("CARGO_NATS_URL"), "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
 	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
-	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`, opened when there is no --nats-url; only while cargod is not running on it (env CARGO_DATA_DIR)")
+	fs.StringVar(&o.natsNkey, "nats-nkey", getenv("CARGO_NATS_NKEY"), "nkey seed `file` for --nats-url; default: the data directory's "+eventstore.ListenSeedFile+
+		", the seed cargod's CARGO_NATS_LISTEN asks for, if there is one and no --nats-creds (env CARGO_NATS_NKEY)")
+	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`: opened when there is no --nats-url, only while cargod is not running on it; "+
+		"with --nats-url, where the listener's seed is (env CARGO_DATA_DIR)")
 	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
 }
 
 // openStore attaches to the stream as it is: a read must neither create
 // a stream nor change its settings.
 func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) {
-	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, DataDir: o.dataDir, Stream: o.stream, Existing: true}
+	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, NkeyFile: o.natsNkey, DataDir: o.dataDir, Stream: o.stream, Existing: true}
 	if o.natsURL != "" {
+		if seed := filepath.Join(o.dataDir, eventstore.ListenSeedFile); opts.NkeyFile == "" && opts.CredsFile == "" && exists(seed) {
+			opts.NkeyFile = seed
+		}
 		return eventstore.Open(ctx, opts)
 	}
 	if _, err := os.Stat(filepath.Join(o.dataDir, "jetstream")); err != nil {
@@ -163,6 +168,11 @@ func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) 
 			"to read from a running cargod, start it with CARGO_NATS_LISTEN=127.0.0.1:4222 and pass --nats-url nats://127.0.0.1:4222", o.dataDir, err)
 	}
 	return store, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // matches applies the filters that are not subject filters.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,15 +177,25 @@ func TestEventsDataDirInUse(t *testing.T) {
 	}
 }
 
-// TestEventsFollow reads through the server's NATS port, as from a
-// running cargod started with CARGO_NATS_LISTEN.
-func TestEventsFollow(t *testing.T) {
-	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+// listening is a store holding events whose embedded server listens, as
+// cargod's with CARGO_NATS_LISTEN, and its data directory.
+func listening(t *testing.T, events []testEvent) (*eventstore.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	appendTestEvents(t, s, testEvents[:3])
+	t.Cleanup(s.Close)
+	appendTestEvents(t, s, events)
+	return s, dir
+}
+
+// TestEventsFollow reads through the server's NATS port, as from a
+// running cargod started with CARGO_NATS_LISTEN, with the seed it finds
+// in the data directory.
+func TestEventsFollow(t *testing.T) {
+	s, dir := listening(t, testEvents[:3])
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -191,7 +203,7 @@ func TestEventsFollow(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		err := run(ctx, []string{"events", "--follow", "--type", "quote", "--since", "2026-11-24T12:00:00Z"},
-			env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), pw, io.Discard)
+			env(map[string]string{"CARGO_NATS_URL": s.ClientURL(), "CARGO_DATA_DIR": dir}), pw, io.Discard)
 		pw.Close()
 		done <- err
 	}()
@@ -216,6 +228,26 @@ func TestEventsFollow(t *testing.T) {
 	}
 }
 
+// TestEventsThroughTheListenerNeedItsSeed: the listener's seed is found
+// in --data-dir or named by --nats-nkey; without it, cargoctl says that
+// the server refused it.
+func TestEventsThroughTheListenerNeedItsSeed(t *testing.T) {
+	s, dir := listening(t, testEvents)
+	elsewhere := filepath.Join(t.TempDir(), "cargod.nk")
+	if err := os.Rename(filepath.Join(dir, eventstore.ListenSeedFile), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, err := runCmd(t, env(nil), "events", "--nats-url", s.ClientURL(), "--data-dir", dir, "--to-seq", "1")
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+		t.Errorf("without the seed: %q, %v; want the server's refusal", out, err)
+	}
+	out, _, err = runCmd(t, env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), "events", "--nats-nkey", elsewhere, "--to-seq", "1")
+	if err != nil || out != linesOf(1) {
+		t.Errorf("with --nats-nkey: %q, %v", out, err)
+	}
+}
+
 func TestEventsUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -236,7 +268,6 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--since", "2026-11-25", "--until", "2026-11-24"}, "--until 2026-11-24 is before --since 2026-11-25"},
 		{[]string{"--follow", "--to-seq", "3"}, "--follow cannot be combined"},
 		{[]string{"--follow", "--until", "2026-11-24"}, "--follow cannot be combined"},
-		{[]string{"--nats-url", "nats://127.0.0.1:4222", "--data-dir", "x"}, "either --nats-url or --data-dir"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	}

@@ -132,13 +132,6 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool, stdout io.Write
 	return false, nil
 }
 
-// setFlags are the names of the flags given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	return set
-}
-
 // readSecretFile reads a secret kept in a file, without the line end.
 func readSecretFile(path string) (string, error) {
 	b, err := os.ReadFile(path)

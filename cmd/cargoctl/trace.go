@@ -34,11 +34,8 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() != 1:
+	if fs.NArg() != 1 {
 		return usagef("trace", "give one correlation id, not %d arguments", fs.NArg())
-	case setFlags(fs)["nats-url"] && setFlags(fs)["data-dir"]:
-		return usagef("trace", "give either --nats-url or --data-dir, not both")
 	}
 	o.correlationID = fs.Arg(0)
 	store, err := openStore(ctx, o)

@@ -79,8 +79,10 @@ const staleBound = 15 * time.Second
 
 func surviveNodeLoss(t *testing.T, leader bool) {
 	c := natstest.StartCluster(t)
+	// The replicas share the key that seals the signing and webhook keys
+	// the first of them generates.
 	env := map[string]string{"CARGO_NATS_URL": c.URL(), "CARGO_NATS_REPLICAS": "3", "CARGO_DEMO": "true",
-		"CARGO_SIGNING_KEY": "", "CARGO_LOG_LEVEL": "error"}
+		"CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_LOG_LEVEL": "error"}
 	replicas := []*replica{startReplica(t.TempDir(), env), startReplica(t.TempDir(), env)}
 	var servers []*testServer
 	for _, r := range replicas {

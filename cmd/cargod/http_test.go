@@ -129,7 +129,8 @@ func TestHelpListsEverySetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, env := range []string{"CARGO_ADDR", "CARGO_DATA_DIR", "CARGO_NATS_URL", "CARGO_NATS_CREDS", "CARGO_NATS_LISTEN",
-		"CARGO_DEMO", "CARGO_TOKEN_TTL", "CARGO_LOG_LEVEL", "CARGO_SIGNING_KEY_FILE", "CARGO_ADMIN_SECRET_FILE"} {
+		"CARGO_DEMO", "CARGO_TOKEN_TTL", "CARGO_LOG_LEVEL", "CARGO_SIGNING_KEY_FILE", "CARGO_ADMIN_SECRET_FILE",
+		"CARGO_NATS_LISTEN_NKEY", "CARGO_SECRETS_KEY_FILE", "CARGO_SECRETS_PREVIOUS_KEY_FILE"} {
 		if !strings.Contains(out.String(), env) {
 			t.Errorf("--help does not mention %s", env)
 		}

@@ -18,7 +18,8 @@ func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 	ports := natstest.FreePorts(t, 2)
 	httpPort, natsPort := ports[0], ports[1]
 	r := startReplica(t.TempDir(), map[string]string{"CARGO_ADDR": fmt.Sprintf("127.0.0.1:%d", httpPort),
-		"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1", "CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_LOG_LEVEL": "info"})
+		"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1", "CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_LOG_LEVEL": "info",
+		"CARGO_SECRETS_KEY": testSecretsKey})
 	defer func() { r.stop(); <-r.done }()
 	s := &testServer{base: fmt.Sprintf("http://127.0.0.1:%d", httpPort), doc: loadDoc(t)}
 

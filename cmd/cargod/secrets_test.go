@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/tokens"
+	"github.com/cargostream/cargostream/vault"
+)
+
+// testSecretsKey seals the secrets of tests on an external server, where
+// replicas share the key through their configuration.
+var testSecretsKey = newSecretsKey()
+
+func newSecretsKey() string {
+	key := make([]byte, vault.KeySize)
+	rand.Read(key)
+	return base64.StdEncoding.EncodeToString(key)
+}
+
+// rawSecrets reads the secrets bucket of a stopped cargod's data directory
+// as anyone who can reach the NATS server would.
+func rawSecrets(t *testing.T, dataDir string) map[string][]byte {
+	t.Helper()
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	bucket, err := store.Bucket(ctx, "secrets", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := bucket.Keys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := map[string][]byte{}
+	for _, name := range names {
+		v, _, err := bucket.Get(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[name] = v
+	}
+	return raw
+}
+
+// openSecret opens a raw secret with the key in key file, as cargod does.
+func openSecret(t *testing.T, keyFile, name string, raw []byte) []byte {
+	t.Helper()
+	key, err := vault.ReadKeyFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.New(fixedBucket{name: raw}, vault.Keys{Current: key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := v.Get(context.Background(), name, nil)
+	if err != nil {
+		t.Fatalf("%s does not open with %s: %v", name, keyFile, err)
+	}
+	return secret
+}
+
+// fixedBucket holds values that are read, never written.
+type fixedBucket map[string][]byte
+
+func (b fixedBucket) GetRevision(_ context.Context, key string) ([]byte, uint64, bool, error) {
+	v, ok := b[key]
+	return v, 1, ok, nil
+}
+func (b fixedBucket) Create(context.Context, string, []byte) ([]byte, bool, error) {
+	panic("fixedBucket: create")
+}
+func (b fixedBucket) Update(context.Context, string, []byte, uint64) (bool, error) {
+	panic("fixedBucket: update")
+}
+func (b fixedBucket) Keys(context.Context) ([]string, error) { panic("fixedBucket: keys") }
+
+// TestTheSecretsInJetStreamAreSealed: the signing and webhook keys that
+// cargod generates are sealed in their bucket with the key file in the
+// data directory, and a restart opens them again: tokens issued before
+// are still good.
+func TestTheSecretsInJetStreamAreSealed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	jwks := s.do(t, request{method: "GET", path: "/.well-known/jwks.json"}).body
+	tok := s.demoToken(t, "demo-forwarder")
+	s.stop()
+
+	keyFile := filepath.Join(dir, secretsKeyFile)
+	if info, err := os.Stat(keyFile); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, mode %v; want one only its owner may read", err, info)
+	}
+	raw := rawSecrets(t, dir)
+	for _, name := range []string{"token-signing-key", "webhook-key"} {
+		secret := openSecret(t, keyFile, name, raw[name])
+		if len(secret) < 32 || bytes.Contains(raw[name], secret) || bytes.Contains(raw[name], []byte("PRIVATE KEY")) {
+			t.Errorf("%s is stored as %q: the plaintext shows", name, raw[name])
+		}
+	}
+
+	again := startServer(t, dir, nil)
+	if got := again.do(t, request{method: "GET", path: "/.well-known/jwks.json"}).body; !bytes.Equal(got, jwks) {
+		t.Errorf("after a restart the JWKS is %s, before %s", got, jwks)
+	}
+	if r := again.do(t, request{method: "GET", path: "/api/usage", token: tok}); r.status != 200 {
+		t.Errorf("a token issued before the restart: %d %s", r.status, r.body)
+	}
+}
+
+// TestAMissingOrWrongSealingKeyStopsTheStart: a start without the key the
+// secrets were sealed with fails saying what to do, and changes nothing;
+// the previous key, given as such, lets the secrets be sealed anew.
+func TestAMissingOrWrongSealingKeyStopsTheStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	noDemo := map[string]string{"CARGO_DEMO": "false"}
+	s := startServer(t, dir, noDemo)
+	jwks := s.do(t, request{method: "GET", path: "/.well-known/jwks.json"}).body
+	s.stop()
+	keyFile := filepath.Join(dir, secretsKeyFile)
+	oldKey, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := rawSecrets(t, dir)
+	with := func(kv ...string) map[string]string {
+		env := map[string]string{"CARGO_DEMO": "false"}
+		for i := 0; i < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+		return env
+	}
+	newKey := newSecretsKey()
+
+	if err := os.WriteFile(keyFile, []byte(newKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = startFails(t, dir, noDemo)
+	if want := "does not open with the sealing key: token-signing-key was sealed with another key"; !strings.Contains(err.Error(), want) ||
+		!strings.Contains(err.Error(), "restore the key file from a backup") || !strings.Contains(err.Error(), keyFile) {
+		t.Errorf("a wrong key file: %v", err)
+	}
+	err = startFails(t, dir, with("CARGO_SECRETS_KEY", newKey))
+	if !strings.Contains(err.Error(), "(the key is CARGO_SECRETS_KEY): set the key the secrets were sealed with") ||
+		!strings.Contains(err.Error(), "CARGO_SECRETS_PREVIOUS_KEY") {
+		t.Errorf("a wrong CARGO_SECRETS_KEY: %v", err)
+	}
+	if err := os.Remove(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	err = startFails(t, dir, noDemo)
+	if want := fmt.Sprintf("token-signing-key is sealed, and the key file %s is missing: restore", keyFile); !strings.Contains(err.Error(), want) {
+		t.Errorf("no key file: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(keyFile); err == nil {
+		t.Error("a start without the key file made a new one")
+	}
+	if got := rawSecrets(t, dir); !equalSecrets(got, sealed) {
+		t.Errorf("refused starts changed the bucket: %q, before %q", got, sealed)
+	}
+
+	// Rotation as the README says: the new key file, the old one as the
+	// previous key, and then the new key alone.
+	oldFile := keyFile + ".old"
+	if err := os.WriteFile(oldFile, oldKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, []byte(newKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := with("CARGO_SECRETS_PREVIOUS_KEY_FILE", oldFile)
+	for range 2 {
+		s := startServer(t, dir, env)
+		if got := s.do(t, request{method: "GET", path: "/.well-known/jwks.json"}).body; !bytes.Equal(got, jwks) {
+			t.Errorf("JWKS with the new key %s, before %s", got, jwks)
+		}
+		s.stop()
+		env = noDemo
+	}
+	raw := rawSecrets(t, dir)
+	for name := range sealed {
+		if bytes.Equal(raw[name], sealed[name]) {
+			t.Errorf("%s was not sealed anew", name)
+		}
+		openSecret(t, keyFile, name, raw[name])
+	}
+}
+
+func equalSecrets(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !bytes.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPlaintextSecretsOfAnEarlierVersionAreSealed starts cargod on a data
+// directory whose secrets an earlier version stored in plaintext: they are
+// sealed in place, and are the same keys.
+func TestPlaintextSecretsOfAnEarlierVersionAreSealed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	signingKey, err := tokens.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhookKey := make([]byte, 32)
+	rand.Read(webhookKey)
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket, err := store.Bucket(ctx, "secrets", 0)
+	if err == nil {
+		err = bucket.Put(ctx, "token-signing-key", signingKey)
+	}
+	if err == nil {
+		err = bucket.Put(ctx, "webhook-key", webhookKey)
+	}
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	authority, err := tokens.New(signingKey, "cargostream", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(authority.JWKS())
+
+	s := startServer(t, dir, map[string]string{"CARGO_DEMO": "false"})
+	if got, _ := json.Marshal(s.jwks(t)); !bytes.Equal(got, want) {
+		t.Errorf("JWKS %s, want that of the earlier signing key %s", got, want)
+	}
+	s.stop()
+	raw := rawSecrets(t, dir)
+	keyFile := filepath.Join(dir, secretsKeyFile)
+	for name, plain := range map[string][]byte{"token-signing-key": signingKey, "webhook-key": webhookKey} {
+		if bytes.Contains(raw[name], plain) {
+			t.Errorf("%s is still in plaintext", name)
+		}
+		if got := openSecret(t, keyFile, name, raw[name]); !bytes.Equal(got, plain) {
+			t.Errorf("%s opens to %q, want the earlier %q", name, got, plain)
+		}
+	}
+}
+
+// TestAnExternalServerNeedsTheSealingKeyInTheConfiguration: replicas on an
+// external server keep no key file, since each has a data directory of
+// its own; without CARGO_SECRETS_KEY the start fails, saying so.
+func TestAnExternalServerNeedsTheSealingKeyInTheConfiguration(t *testing.T) {
+	t.Parallel()
+	port := natstest.FreePorts(t, 1)[0]
+	natstest.StartServer(t, port)
+	dir := t.TempDir()
+	err := startFails(t, dir, map[string]string{"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", port), "CARGO_NATS_REPLICAS": "1"})
+	if !strings.Contains(err.Error(), "with an external NATS server, set CARGO_SECRETS_KEY") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, secretsKeyFile)); err == nil {
+		t.Error("a key file in the data directory of a replica on an external server")
+	}
+}
