@@ -13,10 +13,16 @@ func waybillAggregate(awb string) domain.Aggregate {
 // waybillCodes name the refusals of an AWB number on a MAWB.
 var waybillCodes = map[string]domain.FieldCode{domain.ReasonAWBNotInStock: domain.CodeAWBNotInStock, domain.ReasonAWBUsed: domain.CodeAWBInUse}
 
+// BookingsByAWB finds the booking that holds an AWB number, from the
+// bookings read model.
+type BookingsByAWB interface {
+	ByAWB(awb string) (domain.Booking, bool)
+}
+
 // CreateMAWB files a forwarder's master air waybill. Its number must be
-// the one of the forwarder's own confirmed booking (booked), or else a
+// the one of the forwarder's own booking (found in bookings), or else a
 // number of its valid stock, which the MAWB then uses up.
-func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, booked bool) (Result[domain.Waybills], error) {
+func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, bookings BookingsByAWB) (Result[domain.Waybills], error) {
 	var none Result[domain.Waybills]
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
@@ -24,7 +30,7 @@ func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, b
 	if _, err := domain.DecideCreateMAWB(domain.Waybills{}, c, h.ref); err != nil {
 		return none, err
 	}
-	if !booked {
+	if b, found := bookings.ByAWB(c.AWBNumber); !found || !b.NumberHeldBy(c.OrganizationID) {
 		sub := m
 		sub.CommandID = m.CommandID + ":awb"
 		if _, err := h.UseAWB(ctx, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {

@@ -68,6 +68,13 @@ type Booking struct {
 	CreatedAt          time.Time
 }
 
+// NumberHeldBy reports whether the booking's AWB number is organisation
+// orgID's own to file a master waybill under without using up stock: the
+// number was taken for its booking when the booking was confirmed.
+func (b Booking) NumberHeldBy(orgID string) bool {
+	return b.AWBNumber != "" && orgID != "" && b.OrganizationID == orgID
+}
+
 // VisibleTo: the forwarder that booked, the carrier of the flight (by
 // flight id prefix), and admins.
 func (b Booking) VisibleTo(p Principal) bool {

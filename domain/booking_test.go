@@ -135,3 +135,24 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 		}
 	}
 }
+
+func TestABookingsNumberIsHeldOnlyByTheForwarderThatBooked(t *testing.T) {
+	booked := Booking{OrganizationID: "acme", AWBNumber: "020-10000012"}
+	for _, c := range []struct {
+		name    string
+		booking Booking
+		org     string
+		want    bool
+	}{
+		{"the forwarder that booked", booked, "acme", true},
+		{"another forwarder", booked, "globex", false},
+		{"no organisation", booked, "", false},
+		{"a booking without a number yet", Booking{OrganizationID: "acme"}, "acme", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.booking.NumberHeldBy(c.org); got != c.want {
+				t.Errorf("NumberHeldBy(%q) = %v, want %v", c.org, got, c.want)
+			}
+		})
+	}
+}

@@ -161,10 +161,9 @@ func (s *Server) handleCreateMAWB() handlerFunc {
 		if err != nil {
 			return err
 		}
-		b, booked := s.bookings.ByAWB(awb)
 		res, err := s.commands.CreateMAWB(r.Context(), meta(r), domain.CreateMAWB{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
 			Pieces: req.Pieces, WeightKg: req.Weight, VolumeM3: req.Volume, Commodity: req.Commodity, Shipper: req.Shipper, Consignee: req.Consignee},
-			booked && b.OrganizationID == principal(r.Context()).OrganizationID)
+			s.bookings)
 		if err != nil {
 			return err
 		}
