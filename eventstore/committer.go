@@ -75,6 +75,7 @@ type decision struct {
 	after   *decision
 	chained bool // in its batch right after `after`, without an expectation
 	msgs    []*nats.Msg
+	handed  time.Time     // when it was handed to the committer
 	out     outcome       // set by the committer before settled is closed
 	settled chan struct{} // closed once the decision has its outcome
 }
@@ -157,10 +158,12 @@ type committer struct {
 	// betweenEvents, if set, runs before each event of a batch after the
 	// first: tests inject faults there.
 	betweenEvents func(sent int) error
+	obs           Observer // hears of every batch stored
 }
 
-// newCommitter starts a committer on a connection of its own.
-func (s *Store) newCommitter(name string) (*committer, error) {
+// newCommitter starts a committer on a connection of its own, which tells
+// obs what it stores.
+func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
 	nc, err := s.dial("cargostream " + name + " committer")
 	if err != nil {
 		return nil, err
@@ -171,7 +174,7 @@ func (s *Store) newCommitter(name string) (*committer, error) {
 		return nil, err
 	}
 	c := &committer{js: js, nc: nc, wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		stopped: make(chan struct{}), lastSeq: map[string]uint64{}}
+		stopped: make(chan struct{}), lastSeq: map[string]uint64{}, obs: obs}
 	s.committers = append(s.committers, c)
 	go c.run()
 	return c, nil
@@ -198,6 +201,10 @@ func (c *committer) submit(ctx context.Context, ds ...*decision) []outcome {
 func (c *committer) handOver(ctx context.Context, ds ...*decision) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	now := time.Now()
+	for _, d := range ds {
+		d.handed = now
 	}
 	c.mu.Lock()
 	if c.closed {
@@ -381,10 +388,13 @@ func (c *committer) commit(batch []*decision) {
 			msgs = append(msgs, m)
 		}
 	}
+	start := time.Now()
 	last, err := c.publish(msgs)
 	var apiErr *jetstream.APIError
 	switch {
 	case err == nil:
+		stored := time.Now()
+		c.obs.BatchStored(len(msgs), stored.Sub(start))
 		// An atomic batch is stored in order and without gaps: its
 		// events are the len(msgs) sequences ending at last.
 		end := last - uint64(len(msgs))
@@ -392,6 +402,10 @@ func (c *committer) commit(batch []*decision) {
 			end += uint64(len(d.msgs))
 			if d.expect {
 				c.remember(d.subject, end)
+			}
+			c.obs.DecisionStored(stored.Sub(d.handed))
+			for _, m := range d.msgs {
+				c.obs.EventStored(m.Header.Get(hdrType))
 			}
 			d.answer(outcome{last: end})
 		}

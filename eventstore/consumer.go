@@ -44,14 +44,22 @@ const (
 // returns nil for it, by one replica at a time. The events of one
 // aggregate go to fn one after another in stream order; those of
 // different aggregates go to fn concurrently, up to parallel at a time.
-// An event whose fn fails is tried again after a pause, and the later
-// events of its aggregate wait for it. An event in hand when the process
-// dies is delivered again within seconds, so a crash part way through is
-// repaired by redelivery; fn must therefore be idempotent. Consume returns
-// when ctx ends, once the events in hand are handled or left for the server
-// to deliver again; a consumer that fails before (its server lost, say) is
-// begun again.
+// An event whose fn fails (or panics) is tried again after a pause, and
+// the later events of its aggregate wait for it; after ConsumerAttempts
+// failures in a row it is parked (see parked.go) and they go on. The
+// retries of parked events that an operator asks for come to fn as well.
+// An event in hand when the process dies is delivered again within
+// seconds, so a crash part way through is repaired by redelivery; fn must
+// therefore be idempotent. Consume returns when ctx ends, once the events
+// in hand are handled or left for the server to deliver again; a consumer
+// that fails before (its server lost, say) is begun again.
 func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error {
+	retries := make(chan struct{})
+	go func() {
+		defer close(retries)
+		s.keepFollowing(ctx, "retries of consumer "+name, func() error { return s.followRetries(ctx, name, fn) })
+	}()
+	defer func() { <-retries }()
 	return s.keepFollowing(ctx, "consumer "+name, func() error {
 		return s.consume(ctx, name, filters, parallel, fn, onError)
 	})
@@ -101,7 +109,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
-	l := &lanes{ctx: ctx, s: s, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
+	l := &lanes{ctx: ctx, s: s, name: name, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
 		queues: map[string][]jetstream.Msg{}}
 	drained := make(chan struct{})
 	go l.keepAlive(drained)
@@ -152,6 +160,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 type lanes struct {
 	ctx     context.Context
 	s       *Store
+	name    string // the consumer's
 	fn      func(domain.Record) error
 	onError func(domain.Record, error)
 	slots   chan struct{} // one per event being handled
@@ -208,6 +217,7 @@ func (l *lanes) handle(m jetstream.Msg) {
 		m.Term()
 		return
 	}
+	failures := 0 // that count towards parking
 	for attempt := 1; ; attempt++ {
 		if l.ctx.Err() != nil {
 			// Shutdown is no failure. The event is left in hand: once
@@ -222,7 +232,7 @@ func (l *lanes) handle(m jetstream.Msg) {
 			return
 		}
 		l.slots <- struct{}{}
-		err := l.fn(r)
+		err := l.s.call(l.fn, r)
 		<-l.slots
 		switch {
 		case err == nil:
@@ -235,9 +245,32 @@ func (l *lanes) handle(m jetstream.Msg) {
 			return
 		case l.ctx.Err() == nil:
 			l.onError(r, err)
-			pause(l.ctx, retryDelay(attempt))
+			// NATS out of reach says nothing about the event.
+			if !errors.Is(err, domain.ErrStoreUnavailable) {
+				failures++
+			}
+			if failures >= l.s.attempts && l.park(m, r, failures, err) {
+				return
+			}
+			pause(l.ctx, l.s.retryDelay(attempt))
 		}
 	}
+}
+
+// park parks r, whose handling failed attempts times, the last with
+// cause, and settles m: the events behind it go on. It reports false if
+// the event could not be parked, and is then to be tried again.
+func (l *lanes) park(m jetstream.Msg, r domain.Record, attempts int, cause error) bool {
+	if err := l.s.park(l.ctx, l.name, r, attempts, cause); err != nil {
+		l.s.log.Error("eventstore: consumer "+l.name+" could not park an event; it is tried again", "sequence", r.Sequence, "err", err)
+		return false
+	}
+	m.Ack()
+	l.s.obs.EventParked(l.name)
+	l.s.log.Warn("eventstore: event parked after repeated failures; the consumer goes on with the next (cargoctl parked lists it)",
+		"consumer", l.name, "sequence", r.Sequence, "type", r.Type, "aggregate", r.Aggregate.String(), "eventId", r.EventID,
+		"attempts", attempts, "err", cause)
+	return true
 }
 
 // keepAlive tells the server, until drained is closed, that the events
@@ -268,10 +301,10 @@ func (l *lanes) keepAlive(drained <-chan struct{}) {
 // acknowledgement.
 const ackTimeout = 5 * time.Second
 
-// retryDelay backs off from a second to a minute as an event keeps
-// failing.
-func retryDelay(attempt int) time.Duration {
-	return min(time.Second<<min(attempt-1, 6), time.Minute)
+// retryDelay backs off from a second (the store's retryPause) to a
+// minute as an event keeps failing.
+func (s *Store) retryDelay(attempt int) time.Duration {
+	return min(s.retryPause<<min(attempt-1, 6), time.Minute)
 }
 
 func pause(ctx context.Context, d time.Duration) {

@@ -16,6 +16,7 @@ import (
 // one atomic batch's disk flushes, as events do.
 type Queue struct {
 	s         *Store
+	name      string
 	stream    string
 	subject   string
 	committer *committer
@@ -23,7 +24,7 @@ type Queue struct {
 
 // Queue opens (creating if needed) the work queue name of this store.
 func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
-	q := &Queue{s: s, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name}
+	q := &Queue{s: s, name: name, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name}
 	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
 		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:               q.stream,
@@ -39,7 +40,7 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: queue %s: %w", name, err)
 	}
-	if q.committer, err = s.newCommitter("queue " + name); err != nil {
+	if q.committer, err = s.newCommitter("queue "+name, unobserved{}); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -60,6 +61,9 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 	return nil
 }
 
+// queueWorkers is the durable consumer all replicas' workers share.
+const queueWorkers = "workers"
+
 // Work hands jobs to fn, up to parallel at a time, until ctx ends: each
 // job's id and data, and the attempt (1 for the first). fn returns 0 when
 // the job is done, which removes it, or how long to wait before it is
@@ -72,7 +76,7 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Cont
 
 func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
-		Durable:   "workers",
+		Durable:   queueWorkers,
 		AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait:   time.Minute,
 		// Jobs waiting to be retried count as pending on the server: a

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -62,6 +63,12 @@ type Options struct {
 	// it, and fails if it does not exist. Tools that only read set it, so
 	// that they cannot change the stream's settings (such as Replicas).
 	Existing bool
+
+	// ConsumerAttempts is how many failures in a row make a consumer
+	// (Consume) park an event; 0 means DefaultConsumerAttempts.
+	ConsumerAttempts int
+	// Observer hears what the store does, for metrics; nil: nobody.
+	Observer Observer
 }
 
 // Store appends and reads events. It is safe for concurrent use.
@@ -87,6 +94,13 @@ type Store struct {
 	dial       func(name string) (*nats.Conn, error)
 	committer  *committer   // of the event stream
 	committers []*committer // every one, to close with the store
+
+	existing   bool          // see Options.Existing
+	obs        Observer      // never nil
+	attempts   int           // see Options.ConsumerAttempts
+	retryPause time.Duration // a consumer's first pause after a failure; later ones double
+	parkedMu   sync.Mutex
+	parked     jetstream.Stream // the dead-letter stream (parked.go), once opened
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -100,12 +114,22 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.ConsumerAttempts == 0 {
+		o.ConsumerAttempts = DefaultConsumerAttempts
+	}
+	if o.Observer == nil {
+		o.Observer = unobserved{}
+	}
 	s := &Store{
-		name:      o.Stream,
-		prefix:    strings.ToLower(o.Stream),
-		replicas:  o.Replicas,
-		upcasters: map[upcasterKey]Upcaster{},
-		log:       o.Logger,
+		name:       o.Stream,
+		prefix:     strings.ToLower(o.Stream),
+		replicas:   o.Replicas,
+		upcasters:  map[upcasterKey]Upcaster{},
+		log:        o.Logger,
+		existing:   o.Existing,
+		obs:        o.Observer,
+		attempts:   o.ConsumerAttempts,
+		retryPause: time.Second,
 	}
 	if !validToken(s.prefix) {
 		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
@@ -171,7 +195,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	} else if err := s.provisionStream(ctx, o.Replicas); err != nil {
 		return nil, err
 	}
-	if s.committer, err = s.newCommitter("events"); err != nil {
+	if s.committer, err = s.newCommitter("events", s.obs); err != nil {
 		return nil, err
 	}
 	return s, nil

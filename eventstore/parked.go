@@ -1,0 +1,314 @@
+package eventstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/cargostream/cargostream/domain"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Parking. A consumer of Consume that fails on one event again and again
+// (a poison event: one its handler cannot take, or takes with a bug) would
+// try it forever while the later events of its aggregate wait. After
+// Options.ConsumerAttempts failures in a row it parks the event instead:
+// it records an entry on the dead-letter stream <STREAM>_PARKED, subject
+// <prefix>.parked.<consumer>.<sequence>, acknowledges the event and goes
+// on. The event itself stays where it is in the event stream; the entry
+// only points at it, with the last error. An operator who has fixed the
+// cause asks for a retry (RetryParked, cargoctl parked retry): the entry is
+// written again with RetryAsked, and the replica that follows the
+// consumer's entries hands the event to the handler once more. Handled,
+// the entry is removed; failed, it is parked again with the new error.
+//
+// A retry comes after the later events of the event's aggregate, which
+// went on without it: consumers here tolerate that, as they tolerate a
+// redelivery, since every step loads the current state it works on.
+
+// DefaultConsumerAttempts is how many times in a row a consumer tries an
+// event before it parks it, when Options.ConsumerAttempts is 0. With the
+// pauses between tries (1, 2, 4 and 8 s) an event is parked about 15 s
+// after its first failure. Failures while NATS is unavailable do not count:
+// they say nothing about the event.
+const DefaultConsumerAttempts = 5
+
+// Parked is an event a consumer gave up on.
+type Parked struct {
+	Consumer      string    `json:"consumer"`
+	Sequence      uint64    `json:"sequence"` // of the event in the event stream
+	AggregateType string    `json:"aggregateType"`
+	AggregateID   string    `json:"aggregateId"`
+	Type          string    `json:"type"`
+	EventID       string    `json:"eventId"`
+	ParkedAt      time.Time `json:"parkedAt"`
+	Attempts      int       `json:"attempts"` // failures so far, retries included
+	LastError     string    `json:"lastError"`
+	RetryAsked    bool      `json:"retryAsked,omitempty"` // a retry was asked for and is not done yet
+
+	entry uint64 // the entry's sequence in the parked stream
+}
+
+// parkedStream opens the dead-letter stream: creating or updating it, or,
+// for a store opened with Existing, only if it exists (nil if not).
+func (s *Store) parkedStream(ctx context.Context) (jetstream.Stream, error) {
+	s.parkedMu.Lock()
+	defer s.parkedMu.Unlock()
+	if s.parked != nil {
+		return s.parked, nil
+	}
+	name := s.name + "_PARKED"
+	var st jetstream.Stream
+	err := s.provision(ctx, "stream "+name, func(ctx context.Context) (err error) {
+		if s.existing {
+			st, err = s.js.Stream(ctx, name)
+			if errors.Is(err, jetstream.ErrStreamNotFound) {
+				return nil
+			}
+			return err
+		}
+		st, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        name,
+			Description: "Cargostream events that a reactor or the webhook dispatcher gave up on, until they are retried",
+			Subjects:    []string{s.prefix + ".parked.>"},
+			Storage:     jetstream.FileStorage,
+			// An entry per consumer and event: parking an event again
+			// replaces its entry, and a handled one is purged.
+			MaxMsgsPerSubject: 1,
+			Replicas:          s.replicas,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: stream %s: %w", name, err)
+	}
+	s.parked = st
+	return st, nil
+}
+
+func (s *Store) parkedSubject(consumer string, seq uint64) string {
+	return s.prefix + ".parked." + consumer + "." + strconv.FormatUint(seq, 10)
+}
+
+// writeParked stores p as its event's entry; with expect set, only if the
+// entry is still the one read at sequence p.entry.
+func (s *Store) writeParked(ctx context.Context, p Parked, expect bool) error {
+	if _, err := s.parkedStream(ctx); err != nil {
+		return err
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	var opts []jetstream.PublishOpt
+	if expect {
+		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(p.entry))
+	}
+	if _, err := s.js.Publish(ctx, s.parkedSubject(p.Consumer, p.Sequence), data, opts...); err != nil {
+		return unavailable(fmt.Errorf("eventstore: parking %d of %s: %w", p.Sequence, p.Consumer, err))
+	}
+	return nil
+}
+
+// ParkedEvents lists the parked events in stream order of the events.
+func (s *Store) ParkedEvents(ctx context.Context) ([]Parked, error) {
+	st, err := s.parkedStream(ctx)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
+	}
+	if info.State.Msgs == 0 {
+		return nil, nil
+	}
+	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
+	}
+	msgs, err := cons.Messages()
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
+	}
+	defer msgs.Stop()
+	var out []Parked
+	for {
+		m, err := msgs.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
+		}
+		meta, err := m.Metadata()
+		if err != nil {
+			return nil, fmt.Errorf("eventstore: parked events: %w", err)
+		}
+		var p Parked
+		if err := json.Unmarshal(m.Data(), &p); err != nil {
+			return nil, fmt.Errorf("eventstore: parked entry %s: %w", m.Subject(), err)
+		}
+		p.entry = meta.Sequence.Stream
+		out = append(out, p)
+		if meta.NumPending == 0 {
+			break
+		}
+	}
+	slices.SortFunc(out, func(a, b Parked) int {
+		return cmp.Or(cmp.Compare(a.Sequence, b.Sequence), strings.Compare(a.Consumer, b.Consumer))
+	})
+	return out, nil
+}
+
+// ErrNotParked means no parked event matched a retry.
+var ErrNotParked = errors.New("eventstore: no such parked event")
+
+// RetryParked asks for parked events to be handled again: the event at
+// sequence seq (every consumer's entry of it, or only consumer's when it
+// is not ""), or every parked event when seq is 0. The replica that
+// follows each consumer's entries carries the retry out, soon after; the
+// entries asked for are returned, and ErrNotParked if there are none.
+func (s *Store) RetryParked(ctx context.Context, consumer string, seq uint64) ([]Parked, error) {
+	all, err := s.ParkedEvents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var asked []Parked
+	for _, p := range all {
+		if (seq != 0 && p.Sequence != seq) || (consumer != "" && p.Consumer != consumer) {
+			continue
+		}
+		p.RetryAsked = true
+		if err := s.writeParked(ctx, p, true); err != nil {
+			return asked, err
+		}
+		asked = append(asked, p)
+	}
+	if len(asked) == 0 {
+		return nil, ErrNotParked
+	}
+	return asked, nil
+}
+
+// parkedCounts is the number of parked events of each consumer.
+func (s *Store) parkedCounts(ctx context.Context) (map[string]uint64, error) {
+	counts := map[string]uint64{}
+	st, err := s.parkedStream(ctx)
+	if err != nil || st == nil {
+		return counts, err
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(s.prefix+".parked.>"))
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
+	}
+	for subject, n := range info.State.Subjects {
+		rest := strings.TrimPrefix(subject, s.prefix+".parked.")
+		consumer, _, _ := strings.Cut(rest, ".")
+		counts[consumer] += n
+	}
+	return counts, nil
+}
+
+// park records r as given up on by consumer after attempts failures, the
+// last being cause.
+func (s *Store) park(ctx context.Context, consumer string, r domain.Record, attempts int, cause error) error {
+	return s.writeParked(ctx, Parked{Consumer: consumer, Sequence: r.Sequence, AggregateType: r.Aggregate.Type, AggregateID: r.Aggregate.ID,
+		Type: r.Type, EventID: r.EventID, ParkedAt: time.Now().UTC(), Attempts: attempts, LastError: cause.Error()}, false)
+}
+
+// retryAckWait is how long a retry in hand may take before the server
+// hands it to another replica: a handler's step waits at most seconds.
+const retryAckWait = time.Minute
+
+// followRetries carries out the retries asked for the events consumer
+// parked, with fn, until ctx ends: all replicas share one durable consumer
+// of the consumer's entries, so each retry is made once.
+func (s *Store) followRetries(ctx context.Context, consumer string, fn func(domain.Record) error) error {
+	st, err := s.parkedStream(ctx)
+	if err != nil {
+		return err
+	}
+	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       s.prefix + "-" + consumer + "-retries",
+		Description:   "Cargostream: retries of the events " + consumer + " parked",
+		FilterSubject: s.prefix + ".parked." + consumer + ".*",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       retryAckWait,
+		Replicas:      s.replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
+	}
+	msgs, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
+	}
+	stop := context.AfterFunc(ctx, msgs.Stop)
+	defer stop()
+	for {
+		m, err := msgs.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("eventstore: retries of %s closed", consumer)
+		}
+		if err != nil {
+			s.log.Warn("eventstore: retries of "+consumer+" interrupted", "err", err)
+			continue
+		}
+		s.retry(ctx, m, fn)
+		m.Ack()
+	}
+}
+
+// retry handles the entry m with fn if a retry was asked for: it removes
+// the entry when fn succeeds, and parks the event again when it fails.
+func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Record) error) {
+	var p Parked
+	meta, err := m.Metadata()
+	if err != nil || json.Unmarshal(m.Data(), &p) != nil || !p.RetryAsked {
+		return // a parking, not a retry
+	}
+	p.entry = meta.Sequence.Stream
+	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
+	if err == nil {
+		err = s.call(fn, r)
+	}
+	if err == nil {
+		if err := s.parked.Purge(ctx, jetstream.WithPurgeSubject(m.Subject())); err != nil {
+			s.log.Error("eventstore: a parked event was handled, but its entry stays", "consumer", p.Consumer, "sequence", p.Sequence, "err", err)
+		}
+		s.log.Info("eventstore: parked event handled on retry", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
+			"aggregate", p.AggregateType+"/"+p.AggregateID)
+		return
+	}
+	if ctx.Err() != nil {
+		return // shutdown: the entry still asks for a retry, for the next start
+	}
+	p.RetryAsked, p.Attempts, p.LastError, p.ParkedAt = false, p.Attempts+1, err.Error(), time.Now().UTC()
+	if werr := s.writeParked(ctx, p, true); werr != nil {
+		s.log.Error("eventstore: a retried event failed again and is not parked again", "consumer", p.Consumer, "sequence", p.Sequence, "err", werr)
+	}
+	s.log.Warn("eventstore: parked event failed again on retry; parked again", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
+		"aggregate", p.AggregateType+"/"+p.AggregateID, "attempts", p.Attempts, "err", err)
+}
+
+// call runs fn on r, turning a panic into an error (its stack logged): a
+// handler's bug on one event makes it a poison event, parked in time, and
+// does not bring the process down (to be started again, handed the same
+// event, and fall).
+func (s *Store) call(fn func(domain.Record) error, r domain.Record) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("eventstore: a consumer's handler panicked", "sequence", r.Sequence, "type", r.Type, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return fn(r)
+}

@@ -1,0 +1,205 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/cargostream/cargostream/domain"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// observed records what an Observer hears.
+type observed struct {
+	mu        sync.Mutex
+	batches   []int
+	decisions int
+	events    []string
+	parked    []string
+}
+
+func (o *observed) BatchStored(events int, took time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.batches = append(o.batches, events)
+}
+
+func (o *observed) DecisionStored(took time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.decisions++
+}
+
+func (o *observed) EventStored(eventType string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.events = append(o.events, eventType)
+}
+
+func (o *observed) EventParked(consumer string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.parked = append(o.parked, consumer)
+}
+
+func TestObserverHearsOfEveryBatchDecisionAndEventStored(t *testing.T) {
+	obs := &observed{}
+	s := openForTest(t, Options{DataDir: t.TempDir(), Observer: obs})
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{
+		event("QuoteRequested", "e1", "c1", `{}`), event("QuotePriced", "e2", "c1", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q2"}, 0, []domain.Envelope{event("QuoteRequested", "e3", "c3", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if !slices.Equal(obs.batches, []int{2, 1}) || obs.decisions != 2 ||
+		!slices.Equal(obs.events, []string{"QuoteRequested", "QuotePriced", "QuoteRequested"}) {
+		t.Errorf("heard batches %v, %d decisions, events %v; want [2 1], 2, QuoteRequested QuotePriced QuoteRequested",
+			obs.batches, obs.decisions, obs.events)
+	}
+}
+
+// waitUntil polls cond until it holds, or fails the test after a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s after a minute", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// parkedOf lists the parked events, failing the test on an error.
+func parkedOf(t *testing.T, s *Store) []Parked {
+	t.Helper()
+	parked, err := s.ParkedEvents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parked
+}
+
+func TestAConsumerParksAnEventThatKeepsFailingGoesOnAndHandlesItWhenRetriedAfterTheFix(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		fail      func() error
+		lastError string
+	}{
+		{name: "an error", fail: func() error { return errors.New("no rate card for FRA-JFK") }, lastError: "no rate card for FRA-JFK"},
+		{name: "a panic", fail: func() error { panic("nil map") }, lastError: "panic: nil map"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := &observed{}
+			s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 3, Observer: obs})
+			s.retryPause = time.Millisecond
+			appendEach(t, s, map[string][]string{"a": {"a1", "a2"}, "b": {"b1"}})
+
+			var mu sync.Mutex
+			handled := map[string]int{}
+			failures := 0
+			var fixed atomic.Bool
+			ctx, stop := context.WithCancel(context.Background())
+			consumed := make(chan error)
+			go func() {
+				consumed <- s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+					if r.EventID == "a1" && !fixed.Load() {
+						mu.Lock()
+						failures++
+						mu.Unlock()
+						return tt.fail()
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					handled[r.EventID]++
+					return nil
+				}, func(domain.Record, error) {})
+			}()
+			defer func() {
+				stop()
+				if err := <-consumed; err != context.Canceled {
+					t.Errorf("consume = %v", err)
+				}
+			}()
+			count := func(id string) int {
+				mu.Lock()
+				defer mu.Unlock()
+				return handled[id]
+			}
+
+			// The events behind the poison one, on its aggregate and another,
+			// are handled.
+			waitUntil(t, "a2 and b1", func() bool { return count("a2") == 1 && count("b1") == 1 })
+			mu.Lock()
+			if failures != 3 {
+				t.Errorf("a1 failed %d times before it was parked, want 3", failures)
+			}
+			mu.Unlock()
+			parked := parkedOf(t, s)
+			if len(parked) != 1 {
+				t.Fatalf("parked %+v, want a1", parked)
+			}
+			p := parked[0]
+			if p.Consumer != "pricing" || p.Sequence == 0 || p.AggregateType != "quote" || p.AggregateID != "a" || p.Type != "QuoteRequested" ||
+				p.EventID != "a1" || p.Attempts != 3 || p.LastError != tt.lastError || p.RetryAsked || p.ParkedAt.IsZero() {
+				t.Errorf("parked %+v", p)
+			}
+			obs.mu.Lock()
+			if !slices.Equal(obs.parked, []string{"pricing"}) {
+				t.Errorf("the observer heard of parked events of %v, want pricing", obs.parked)
+			}
+			obs.mu.Unlock()
+			backlogs, err := s.Backlogs(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.IndexFunc(backlogs, func(b Backlog) bool { return b.Consumer == "pricing" }); i < 0 || backlogs[i].Parked != 1 {
+				t.Errorf("backlogs %+v, want pricing with 1 parked", backlogs)
+			}
+
+			// Retried before the fix: it fails again and stays parked.
+			if asked, err := s.RetryParked(context.Background(), "", p.Sequence); err != nil || len(asked) != 1 {
+				t.Fatalf("retry = %+v, %v", asked, err)
+			}
+			waitUntil(t, "a1 to be parked again", func() bool {
+				parked := parkedOf(t, s)
+				return len(parked) == 1 && parked[0].Attempts == 4 && !parked[0].RetryAsked
+			})
+
+			// Retried after the fix: handled, and no longer parked.
+			fixed.Store(true)
+			if asked, err := s.RetryParked(context.Background(), "pricing", 0); err != nil || len(asked) != 1 || asked[0].EventID != "a1" {
+				t.Fatalf("retry = %+v, %v", asked, err)
+			}
+			waitUntil(t, "a1 handled and its entry gone", func() bool { return count("a1") == 1 && len(parkedOf(t, s)) == 0 })
+			if _, err := s.RetryParked(context.Background(), "", 0); !errors.Is(err, ErrNotParked) {
+				t.Errorf("retry with nothing parked = %v, want ErrNotParked", err)
+			}
+		})
+	}
+}
+
+func TestFailuresWhileNATSIsUnavailableDoNotCountTowardsParking(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 2})
+	s.retryPause = time.Millisecond
+	appendEach(t, s, map[string][]string{"a": {"a1"}})
+
+	calls := 0
+	done := make(chan struct{})
+	consumeUntil(t, s, "pricing", 4, done, func(ctx context.Context, r domain.Record) error {
+		calls++
+		if calls <= 5 {
+			return fmt.Errorf("%w: no quorum", domain.ErrStoreUnavailable)
+		}
+		close(done)
+		return nil
+	})
+	if parked := parkedOf(t, s); len(parked) != 0 {
+		t.Errorf("parked %+v after failures that were NATS's", parked)
+	}
+}
