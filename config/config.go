@@ -54,6 +54,8 @@ type Config struct {
 	ReadyStall       time.Duration // how long they may apply nothing while events wait
 	LogLevel         slog.Level
 	ProfileAddr      string // loopback host:port serving net/http/pprof; empty: none
+	MetricsAddr      string // host:port serving /metrics without authentication; empty: only the main port, to admins
+	ReactorAttempts  int    // failures in a row after which a reactor parks an event
 }
 
 // option is one row of the configuration table.
@@ -136,6 +138,16 @@ var options = []option{
 		}},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
+	{env: "CARGO_METRICS_ADDR", flag: "metrics-addr", def: "", usage: "host:port of a separate listener serving GET /metrics to anyone, without a token (bind it to an address only Prometheus reaches); empty: /metrics only on the main port, to admins",
+		set: func(c *Config, v string) error {
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				return fmt.Errorf("%q is not a host:port such as 10.0.0.5:9090", v)
+			}
+			c.MetricsAddr = v
+			return nil
+		}},
+	{env: "CARGO_REACTOR_ATTEMPTS", flag: "reactor-attempts", def: "5", usage: "failures in a row after which a reactor or the webhook dispatcher parks an event and goes on with the next (cargoctl parked lists and retries them)",
+		set: func(c *Config, v string) error { return setInt(&c.ReactorAttempts, v, 1, 100) }},
 	{env: "CARGO_PROFILE_ADDR", flag: "profile-addr", def: "", usage: "loopback host:port that serves Go's profiles (net/http/pprof); empty serves none",
 		set: func(c *Config, v string) error {
 			if v != "" && !loopback(v) {

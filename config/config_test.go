@@ -122,6 +122,19 @@ func TestLoad(t *testing.T) {
 				t.Errorf("readiness bounds = %d, %s", c.ReadyMaxLag, c.ReadyStall)
 			}
 		}},
+		{name: "metrics on a listener of their own, and reactors that park after 3 failures",
+			env: map[string]string{"CARGO_METRICS_ADDR": "10.0.0.5:9090", "CARGO_REACTOR_ATTEMPTS": "3"}, check: func(t *testing.T, c Config) {
+				if c.MetricsAddr != "10.0.0.5:9090" || c.ReactorAttempts != 3 {
+					t.Errorf("metrics address %q, reactor attempts %d", c.MetricsAddr, c.ReactorAttempts)
+				}
+			}},
+		{name: "metrics only on the main port, reactors parking after 5 failures, by default", check: func(t *testing.T, c Config) {
+			if c.MetricsAddr != "" || c.ReactorAttempts != 5 {
+				t.Errorf("metrics address %q, reactor attempts %d", c.MetricsAddr, c.ReactorAttempts)
+			}
+		}},
+		{name: "a metrics address without a port", env: map[string]string{"CARGO_METRICS_ADDR": "10.0.0.5"}, err: "CARGO_METRICS_ADDR"},
+		{name: "reactors that never give up", env: map[string]string{"CARGO_REACTOR_ATTEMPTS": "0"}, err: "CARGO_REACTOR_ATTEMPTS"},
 		{name: "readiness lag of nothing", env: map[string]string{"CARGO_READY_MAX_LAG": "0"}, err: "CARGO_READY_MAX_LAG"},
 	}
 	for _, tt := range tests {

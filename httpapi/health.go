@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/metrics"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -45,10 +46,10 @@ type StartProgress struct {
 // stage names what the replica is doing, cheaply: every other request
 // asks it; only /readyz asks progress, which may read the stream.
 // publicURL is the base of absolute links, as Options.PublicURL.
-func Starting(log *slog.Logger, publicURL string, stage func() string, progress func(context.Context) StartProgress) http.Handler {
+func Starting(log *slog.Logger, publicURL string, m *metrics.Metrics, stage func() string, progress func(context.Context) StartProgress) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /healthz", health())
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /healthz", routed("/healthz", health()))
+	mux.Handle("GET /readyz", routed("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := progress(r.Context())
 		attrs := []any{"reason", "starting: " + p.Stage, "natsConnected", p.NATSConnected, "appliedSequence", p.Applied}
 		if p.StreamLast > 0 {
@@ -56,11 +57,11 @@ func Starting(log *slog.Logger, publicURL string, stage func() string, progress 
 		}
 		log.InfoContext(r.Context(), "not ready yet", attrs...)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready"})
-	})
+	})))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, errorf(codeServiceUnavailable, "this replica is starting ("+stage()+"); retry shortly"))
 	})
-	return withRequestID(withPublicURL(publicURL, withAccessLog(log, mux)))
+	return withRequestID(withPublicURL(publicURL, withAccessLog(log, m, mux)))
 }
 
 // handleReady answers 200 while this replica may serve: NATS is
@@ -168,4 +169,14 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// handleMetrics serves the process's metrics in the Prometheus text
+// format, to admins (a separate listener, CARGO_METRICS_ADDR, serves them
+// to a scraper without a token).
+func (s *Server) handleMetrics() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		s.metrics.Handler().ServeHTTP(w, r)
+		return nil
+	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/metrics"
 	"github.com/google/uuid"
 )
 
@@ -33,6 +35,7 @@ type requestState struct {
 	errorCode string // the error answered, if any
 	publicURL string // the configured base of absolute links; "" for the request's own
 	oauth     bool   // errors name their description as RFC 6749 §5.2 does too
+	route     string // the pattern of the route it took, if any
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -156,9 +159,10 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// withAccessLog logs one line per request, and turns a panic into a 500
-// with the request id, so no client ever sees a stack trace.
-func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
+// withAccessLog logs one line per request, counts it in m, and turns a
+// panic into a 500 with the request id, so no client ever sees a stack
+// trace.
+func withAccessLog(log *slog.Logger, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
@@ -185,6 +189,11 @@ func withAccessLog(log *slog.Logger, next http.Handler) http.Handler {
 				}
 				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 			}
+			route := ""
+			if st := stateOf(r.Context()); st != nil {
+				route = st.route
+			}
+			m.Request(route, r.Method, cmp.Or(rec.status, http.StatusOK), time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)
 	})
@@ -200,6 +209,23 @@ func withOAuthErrors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// routed notes route, the pattern of the route a request took (see
+// noteRoute), before next serves it.
+func routed(route string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		noteRoute(r, route)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// noteRoute notes route, the pattern of the route r took, for its
+// metrics: a label of few values, where the path would take any.
+func noteRoute(r *http.Request, route string) {
+	if st := stateOf(r.Context()); st != nil {
+		st.route = route
+	}
 }
 
 // withLimits caps request bodies and sets headers every response needs.

@@ -16,7 +16,7 @@ import (
 func TestPanicBecomes500WithRequestID(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	h := withRequestID(withAccessLog(log, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := withRequestID(withAccessLog(log, nil, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("secret internal detail")
 	})))
 	w := httptest.NewRecorder()
@@ -47,7 +47,7 @@ func TestAccessLogLineAtLevelsThatKeepIt(t *testing.T) {
 	} {
 		var logs bytes.Buffer
 		log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: c.level}))
-		h := withRequestID(withAccessLog(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := withRequestID(withAccessLog(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			stateOf(r.Context()).principal.Subject = "client:acme" // as authentication does
 			w.WriteHeader(http.StatusTeapot)
 			w.Write([]byte("short"))
@@ -95,7 +95,7 @@ func TestGeneratedRequestIDsAreDistinctVersion4UUIDs(t *testing.T) {
 func TestTheAccessLogShowsTheErrorCodeOfAnAnswer(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
-	h := withRequestID(withAccessLog(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := withRequestID(withAccessLog(log, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, domain.Errorf(domain.NotFound, "no quote q1"))
 	})))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/quotes/q1", nil))

@@ -364,6 +364,12 @@ func TestOpenAPIOperations(t *testing.T) {
 					}
 					continue
 				}
+				if path == "/metrics" && code == http.StatusOK {
+					if _, ok := content["text/plain"]; !ok {
+						t.Errorf("%s: not text/plain", status)
+					}
+					continue
+				}
 				if path == "/api/documents/{id}" && (code == http.StatusOK || code == http.StatusPartialContent) {
 					// A document's file, of whatever type it has.
 					if _, ok := content["*/*"]; !ok {
@@ -1040,6 +1046,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "error docs with a malformed query", method: "GET", path: "/docs/errors?%", route: "/docs/errors", status: 400},
 		{name: "jwks with a malformed query", method: "GET", path: "/.well-known/jwks.json?kid=%g1", route: "/.well-known/jwks.json", status: 400},
 		{name: "jwks with a well-formed query", method: "GET", path: "/.well-known/jwks.json?kid=1", route: "/.well-known/jwks.json", status: 200},
+		{name: "metrics", method: "GET", path: "/metrics", route: "/metrics", header: admin, status: 200},
+		{name: "metrics without a token", method: "GET", path: "/metrics", route: "/metrics", status: 401},
+		{name: "metrics for a forwarder", method: "GET", path: "/metrics", route: "/metrics", header: forwarder, status: 403},
 		{name: "token without grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
 			contentType: "application/json", body: `{}`, status: 400},
 		{name: "token with unknown grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",

@@ -18,6 +18,14 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowedHandler = s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(codeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
 	})
+	// Run once a route matched: requests are counted by its pattern.
+	r.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			route, _ := mux.CurrentRoute(r).GetPathTemplate()
+			noteRoute(r, route)
+			next.ServeHTTP(w, r)
+		})
+	})
 
 	// Open to everyone.
 	r.Handle("/healthz", s.open(s.handleHealth())).Methods(http.MethodGet)
@@ -91,6 +99,9 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey(), domain.RoleAdmin)).Methods(http.MethodPost)
 	r.Handle("/api/admin/api-keys", s.api(s.handleListAPIKeys(), domain.RoleAdmin)).Methods(http.MethodGet)
 	r.Handle("/api/admin/api-keys/{id}", s.api(s.handleRevokeAPIKey(), domain.RoleAdmin)).Methods(http.MethodDelete)
+	// Admins only, and outside the API: a scraper's requests every few
+	// seconds are neither metered nor rate-limited.
+	r.Handle("/metrics", s.authenticate(s.handle(onlyFor([]domain.Role{domain.RoleAdmin}, s.handleMetrics())))).Methods(http.MethodGet)
 	return r
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/metrics"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/webhooks"
@@ -82,6 +83,7 @@ type Server struct {
 	tokens           *tokens.Authority
 	responses        ResponseStore // remembered responses to Idempotency-Key requests
 	ready            func() bool
+	metrics          *metrics.Metrics
 	wasReady         atomic.Bool // the last answer of /readyz, so that the log says when it turns
 	dummyHash        []byte
 	handler          http.Handler
@@ -110,8 +112,9 @@ type Deps struct {
 	ShipmentFacts projections.ShipmentFacts
 	Files         FileStore // the files of documents
 	Tokens        *tokens.Authority
-	Responses     ResponseStore // remembered responses to Idempotency-Key requests
-	Ready         func() bool   // the event store is connected
+	Responses     ResponseStore    // remembered responses to Idempotency-Key requests
+	Ready         func() bool      // the event store is connected
+	Metrics       *metrics.Metrics // counts requests and serves /metrics; nil: metrics of the server's own
 }
 
 // FileStore keeps the files of documents, shared by all replicas
@@ -145,6 +148,9 @@ func New(opts Options, d Deps) (*Server, error) {
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.wasReady.Store(true) // a server is made once the replica is ready
+	if s.metrics = d.Metrics; s.metrics == nil {
+		s.metrics = metrics.New()
+	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
 	s.uploadsByOrg, s.uploadBytesByOrg = map[string]int{}, map[string]int64{}
@@ -154,7 +160,7 @@ func New(opts Options, d Deps) (*Server, error) {
 	if s.dummyHash, err = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost); err != nil {
 		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
 	}
-	s.handler = withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, withLimits(s.bodyLimit, s.routes()))))
+	s.handler = withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, s.metrics, withLimits(s.bodyLimit, s.routes()))))
 	return s, nil
 }
 

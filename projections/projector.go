@@ -120,6 +120,14 @@ func (p *Projector) Applied() uint64 {
 	return p.applied
 }
 
+// Target is the stream's last sequence when the projector started: the
+// replay at start ends there.
+func (p *Projector) Target() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.target
+}
+
 // CaughtUp reports whether the read models hold every event that was in
 // the stream when the projector started.
 func (p *Projector) CaughtUp() bool {

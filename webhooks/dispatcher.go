@@ -75,7 +75,10 @@ type Dispatcher struct {
 	Schedule []time.Duration
 	Log      *slog.Logger
 	Parallel int // deliveries sent at once, and events turned into deliveries at once
-	client   *http.Client
+	// Attempted, if set, hears the outcome of every delivery attempt
+	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
+	Attempted func(outcome string)
+	client    *http.Client
 }
 
 // job is one delivery waiting in the queue.
@@ -241,6 +244,9 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) 
 		}
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		retryIn = delay
+	}
+	if d.Attempted != nil {
+		d.Attempted(attempt.Outcome)
 	}
 	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(try), attempt); err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)

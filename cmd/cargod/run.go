@@ -19,6 +19,7 @@ import (
 	"github.com/cargostream/cargostream/config"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/metrics"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/vault"
@@ -49,7 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	var start starting
 	var handler atomic.Pointer[http.Handler]
-	handler.Store(new(httpapi.Starting(log, cfg.PublicURL, start.current, start.progress)))
+	m := metrics.New()
+	handler.Store(new(httpapi.Starting(log, cfg.PublicURL, m, start.current, start.progress)))
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -62,11 +64,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer srv.Close() // a start that fails closes the port
 	base := "http://" + ln.Addr().String()
 	log.Info("cargod started: /healthz answers now, the API once /readyz does", "addr", ln.Addr().String())
+	if cfg.MetricsAddr != "" {
+		// Open at once too, so that a scraper follows the replay.
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 
 	start.set("connecting to NATS and provisioning the stream", nil, nil)
 	store, err := eventstore.Open(ctx, eventstore.Options{
 		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen, ListenNkey: cfg.NATSListenNkey,
-		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log,
+		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log, ConsumerAttempts: cfg.ReactorAttempts, Observer: m,
 	})
 	if err != nil {
 		return err
@@ -115,6 +125,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
 	subscriptions, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
 	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments, documents)
+	m.WatchReadModels(func(ctx context.Context) (metrics.ReadModels, error) {
+		lag, err := projector.Lag(ctx)
+		return metrics.ReadModels{Applied: lag.Applied, Target: projector.Target(), StreamLast: lag.StreamLast}, err
+	})
 	start.set("replaying the stream into the read models", store, projector)
 	// The projector and the reactors stop after the HTTP server has
 	// finished its requests.
@@ -158,19 +172,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
 	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
-	dispatcher, err := newDispatcher(ctx, store, cfg, webhookKey, log, subscriptions, payloads.Render, commands.WebhookRecorder{H: cmds}, projector)
+	deliveries, err := store.Queue(ctx, "webhooks")
 	if err != nil {
 		return err
 	}
+	dispatcher, err := newDispatcher(store, deliveries, cfg, webhookKey, log, subscriptions, payloads.Render, commands.WebhookRecorder{H: cmds}, projector)
+	if err != nil {
+		return err
+	}
+	dispatcher.Attempted = m.Delivered
 	wg.Add(1)
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
+	m.WatchBacklogs(func(ctx context.Context) ([]metrics.Backlog, error) { return backlogs(ctx, store, deliveries) })
 
 	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, HashCost: cfg.PasswordHashCost,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Files: files,
-		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
+		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected, Metrics: m,
 	})
 	if err != nil {
 		return err
@@ -303,15 +323,11 @@ func sealingKeyAdvice(err error, cfg config.Config) error {
 	return err
 }
 
-// newDispatcher sets up webhook delivery: its work queue, the key that
-// seals subscribers' secrets, and the retry schedule.
-func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Config, key []byte, log *slog.Logger, subs *projections.Webhooks,
+// newDispatcher sets up webhook delivery through the work queue: the key
+// that seals subscribers' secrets, and the retry schedule.
+func newDispatcher(store *eventstore.Store, queue *eventstore.Queue, cfg config.Config, key []byte, log *slog.Logger, subs *projections.Webhooks,
 	render webhooks.Render, rec commands.WebhookRecorder, readers *projections.Projector) (*webhooks.Dispatcher, error) {
 	sealer, err := webhooks.NewSealer(key)
-	if err != nil {
-		return nil, err
-	}
-	queue, err := store.Queue(ctx, "webhooks")
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +336,40 @@ func newDispatcher(ctx context.Context, store *eventstore.Store, cfg config.Conf
 	// batches (measured: 2.4k verified deliveries/s against 1.9-2.1k with 64).
 	return &webhooks.Dispatcher{Events: store, Queue: queue, Subs: subs, Render: render, Recorder: rec, Readers: readers,
 		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: cfg.WebhookSchedule, Log: log, Parallel: 128}, nil
+}
+
+// backlogs are the backlogs of the reactors, the webhook dispatcher and
+// the queue of webhook deliveries.
+func backlogs(ctx context.Context, store *eventstore.Store, deliveries *eventstore.Queue) ([]metrics.Backlog, error) {
+	all, err := store.Backlogs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	queued, err := deliveries.Backlog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []metrics.Backlog
+	for _, b := range append(all, queued) {
+		out = append(out, metrics.Backlog{Consumer: b.Consumer, Pending: b.Pending, InHand: b.InHand, Parked: b.Parked})
+	}
+	return out, nil
+}
+
+// serveMetrics serves GET /metrics on addr, to anyone, until stop is
+// called: for a Prometheus that reaches addr on a private network. It has
+// no authentication, so addr must be one only the scraper reaches.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("CARGO_METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	log.Info("metrics served without authentication", "url", "http://"+ln.Addr().String()+"/metrics")
+	return func() { srv.Close() }, nil
 }
 
 // serveProfiles serves Go's profiles (net/http/pprof) on addr, a loopback

@@ -1,0 +1,111 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape serves m's metrics once and parses them.
+func scrape(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("scrape = %d %s", rec.Code, rec.Body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("the scrape does not parse: %v", err)
+	}
+	return families
+}
+
+// labelsOf are the label sets of a family's series, as name=value maps.
+func labelsOf(f *dto.MetricFamily) []map[string]string {
+	var out []map[string]string
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		out = append(out, labels)
+	}
+	return out
+}
+
+func TestRequestLabelsTakeOnlyBoundedValues(t *testing.T) {
+	tests := []struct {
+		name          string
+		route, method string
+		want          map[string]string
+	}{
+		{name: "a route's pattern and a known method", route: "/api/quotes/{id}", method: "GET",
+			want: map[string]string{"route": "/api/quotes/{id}", "method": "GET", "code": "200"}},
+		{name: "no route", route: "", method: "POST", want: map[string]string{"route": "unmatched", "method": "POST", "code": "200"}},
+		{name: "a method a client made up", route: "/api/quotes", method: "BREW", want: map[string]string{"route": "/api/quotes", "method": "other", "code": "200"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New()
+			m.Request(tt.route, tt.method, http.StatusOK, 3*time.Millisecond)
+			families := scrape(t, m)
+			got := labelsOf(families["cargo_http_requests_total"])
+			if len(got) != 1 || len(got[0]) != len(tt.want) {
+				t.Fatalf("series %v, want one with %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[0][k] != v {
+					t.Errorf("label %s = %q, want %q", k, got[0][k], v)
+				}
+			}
+			h := families["cargo_http_request_duration_seconds"].GetMetric()
+			if len(h) != 1 || h[0].GetHistogram().GetSampleCount() != 1 || h[0].GetHistogram().GetSampleSum() != 0.003 {
+				t.Errorf("duration histogram %v, want one observation of 0.003 s", h)
+			}
+		})
+	}
+}
+
+func TestAScrapeReportsWhatItsSourcesAnswerAndGoesOnWithoutOneThatFails(t *testing.T) {
+	readModels := func(context.Context) (ReadModels, error) {
+		return ReadModels{Applied: 70, Target: 100, StreamLast: 120}, nil
+	}
+	tests := []struct {
+		name     string
+		backlogs func(context.Context) ([]Backlog, error)
+		want     map[string]float64 // of gauges; -1: none
+	}{
+		{name: "both answer", backlogs: func(context.Context) ([]Backlog, error) {
+			return []Backlog{{Consumer: "pricing", Pending: 3, InHand: 2, Parked: 1}}, nil
+		}, want: map[string]float64{"cargo_readmodel_applied_sequence": 70, "cargo_replay_target_sequence": 100, "cargo_stream_last_sequence": 120,
+			"cargo_readmodel_lag_events": 50, "cargo_consumer_pending": 3, "cargo_consumer_in_hand": 2, "cargo_consumer_parked": 1}},
+		{name: "the backlogs fail", backlogs: func(context.Context) ([]Backlog, error) { return nil, errors.New("no quorum") },
+			want: map[string]float64{"cargo_readmodel_lag_events": 50, "cargo_consumer_pending": -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New()
+			m.WatchReadModels(readModels)
+			m.WatchBacklogs(tt.backlogs)
+			families := scrape(t, m)
+			for name, want := range tt.want {
+				f, ok := families[name]
+				switch {
+				case want < 0 && ok:
+					t.Errorf("%s reported although its source failed: %v", name, f)
+				case want >= 0 && (!ok || f.GetMetric()[0].GetGauge().GetValue() != want):
+					t.Errorf("%s = %v, want %v", name, f, want)
+				}
+			}
+		})
+	}
+}
