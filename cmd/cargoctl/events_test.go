@@ -181,8 +181,15 @@ func TestEventsDataDirInUse(t *testing.T) {
 // cargod's with CARGO_NATS_LISTEN, and its data directory.
 func listening(t *testing.T, events []testEvent) (*eventstore.Store, string) {
 	t.Helper()
+	return listeningWith(t, events, eventstore.Options{})
+}
+
+// listeningWith is listening with the store's other options o.
+func listeningWith(t *testing.T, events []testEvent, o eventstore.Options) (*eventstore.Store, string) {
+	t.Helper()
 	dir := t.TempDir()
-	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir, Listen: "127.0.0.1:-1"})
+	o.DataDir, o.Listen = dir, "127.0.0.1:-1"
+	s, err := eventstore.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

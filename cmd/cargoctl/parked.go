@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+const parkedSynopsis = `Usage: cargoctl parked [flags]
+       cargoctl parked retry [flags] SEQUENCE|--all
+
+Lists the events that a reactor (pricing, bookings, shipments) or the
+webhook dispatcher (webhooks) gave up on after failing on them
+CARGO_REACTOR_ATTEMPTS times in a row (5 by default), oldest event first,
+one line each: when it was parked, the event's stream sequence, the
+reactor, the aggregate, the event type, the failures so far and the last
+error. A parked event holds nothing up: the reactor went on with the
+events after it. 'cargoctl events --from-seq N --to-seq N' prints the
+event itself; cargod's log has a WARN line for each parking.
+
+retry asks for the parked event at SEQUENCE (every reactor's entry of it,
+or only --reactor's), or for every parked event with --all, to be handled
+again: fix the cause first. A running cargod makes the retry within
+moments and removes the entry; if the event fails again it is parked
+again with the new error. Until the retry is made the list shows "retry
+asked"; asked while cargod is stopped, it is made when cargod starts.
+
+It finds the store as cargoctl events does (--nats-url, or --data-dir
+while cargod is stopped).
+`
+
+func runParked(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "retry" {
+		return runRetryParked(ctx, args[1:], getenv, stdout, stderr)
+	}
+	var o eventsOptions
+	fs := newFlagSet("parked", parkedSynopsis)
+	storeFlags(fs, &o, getenv)
+	asJSON := fs.Bool("json", false, "print one JSON object a line")
+	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
+		return err
+	}
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	parked, err := store.ParkedEvents(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, p := range parked {
+			if err := enc.Encode(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(parked) == 0 {
+		fmt.Fprintln(stderr, "no parked events")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PARKED AT\tSEQUENCE\tREACTOR\tAGGREGATE\tTYPE\tATTEMPTS\tLAST ERROR")
+	for _, p := range parked {
+		lastError := strings.Join(strings.Fields(p.LastError), " ") // one line
+		if p.RetryAsked {
+			lastError = "(retry asked) " + lastError
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s/%s\t%s\t%d\t%s\n", p.ParkedAt.UTC().Format("2006-01-02T15:04:05Z"), p.Sequence, p.Consumer,
+			p.AggregateType, p.AggregateID, p.Type, p.Attempts, lastError)
+	}
+	return tw.Flush()
+}
+
+func runRetryParked(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var o eventsOptions
+	fs := newFlagSet("parked retry", parkedSynopsis)
+	storeFlags(fs, &o, getenv)
+	all := fs.Bool("all", false, "retry every parked event")
+	reactor := fs.String("reactor", "", "retry only the entries of this `reactor` (pricing, bookings, shipments, webhooks)")
+	// The sequence may come before the flags or after them.
+	var positional []string
+	for {
+		if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
+	}
+	var seq uint64
+	switch {
+	case *all && len(positional) > 0:
+		return usagef("parked retry", "give a sequence or --all, not both")
+	case !*all && len(positional) != 1:
+		return usagef("parked retry", "give the sequence of one parked event, or --all")
+	case !*all:
+		n, err := strconv.ParseUint(positional[0], 10, 64)
+		if err != nil || n == 0 {
+			return usagef("parked retry", "%q is not a stream sequence", positional[0])
+		}
+		seq = n
+	}
+	store, err := openStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	asked, err := store.RetryParked(ctx, *reactor, seq)
+	for _, p := range asked {
+		fmt.Fprintf(stdout, "retry asked: %d %s %s/%s %s\n", p.Sequence, p.Consumer, p.AggregateType, p.AggregateID, p.Type)
+	}
+	if errors.Is(err, eventstore.ErrNotParked) {
+		switch {
+		case *all:
+			return errors.New("no event is parked")
+		case *reactor != "":
+			return fmt.Errorf("%s has not parked the event at sequence %d (cargoctl parked lists those parked)", *reactor, seq)
+		default:
+			return fmt.Errorf("no event is parked at sequence %d (cargoctl parked lists those parked)", seq)
+		}
+	}
+	return err
+}
