@@ -14,6 +14,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,7 @@ type Metrics struct {
 
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
+	requestSeries   sync.Map // requestKey → requestSeries
 	appendDuration  prometheus.Histogram
 	batchEvents     prometheus.Histogram
 	batchDuration   prometheus.Histogram
@@ -119,8 +121,31 @@ func (m *Metrics) Request(route, method string, code int, took time.Duration) {
 	if !ok {
 		method = "other"
 	}
-	m.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
-	m.requestDuration.WithLabelValues(route, method).Observe(took.Seconds())
+	key := requestKey{route, method, code}
+	series, ok := m.requestSeries.Load(key)
+	if !ok {
+		series, _ = m.requestSeries.LoadOrStore(key, requestSeries{
+			count:    m.requests.WithLabelValues(route, method, strconv.Itoa(code)),
+			duration: m.requestDuration.WithLabelValues(route, method),
+		})
+	}
+	s := series.(requestSeries)
+	s.count.Inc()
+	s.duration.Observe(took.Seconds())
+}
+
+// requestKey names the series of a request; requestSeries are they. The
+// vectors find a series by checking and hashing its label values at every
+// call; a map of the series found once (routes, methods and codes being
+// few) costs a third of that (BenchmarkRequest).
+type requestKey struct {
+	route, method string
+	code          int
+}
+
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // The event store's observer (eventstore.Observer).

@@ -109,3 +109,15 @@ func TestAScrapeReportsWhatItsSourcesAnswerAndGoesOnWithoutOneThatFails(t *testi
 		})
 	}
 }
+
+// BenchmarkRequest is what counting costs each request, from 64
+// goroutines (cargobench's clients) at once.
+func BenchmarkRequest(b *testing.B) {
+	m := New()
+	b.SetParallelism(32) // 64 goroutines on 2 cores
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Request("/api/quotes/{id}", http.MethodGet, http.StatusOK, 1200*time.Microsecond)
+		}
+	})
+}
