@@ -37,6 +37,11 @@ type Metrics struct {
 	deliveries      *prometheus.CounterVec
 }
 
+// latencyBuckets are the upper bounds, in seconds, of the latency
+// histograms: from half a millisecond (a read, a lone synced write) to
+// ten seconds (a request that waited out its limits).
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
 // New returns the metrics of a process, with the Go runtime's and the
 // process's own (memory, CPU, open files).
 func New() *Metrics {
@@ -52,12 +57,12 @@ func New() *Metrics {
 		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "cargo_http_request_duration_seconds",
 			Help:    "Time from a request's arrival to the end of its answer, by route pattern and method.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+			Buckets: latencyBuckets,
 		}, []string{"route", "method"}),
 		appendDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "cargo_eventstore_append_duration_seconds",
 			Help:    "Time from a decision's hand-over to the committer until its events are stored: queueing and the write.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+			Buckets: latencyBuckets,
 		}),
 		batchEvents: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "cargo_eventstore_batch_events",
@@ -67,7 +72,7 @@ func New() *Metrics {
 		batchDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "cargo_eventstore_batch_duration_seconds",
 			Help:    "Time the server took to store one write (batch) and acknowledge it, synced to disk.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+			Buckets: latencyBuckets,
 		}),
 		eventsAppended: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cargo_eventstore_events_appended_total",
