@@ -1049,6 +1049,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "metrics", method: "GET", path: "/metrics", route: "/metrics", header: admin, status: 200},
 		{name: "metrics without a token", method: "GET", path: "/metrics", route: "/metrics", status: 401},
 		{name: "metrics for a forwarder", method: "GET", path: "/metrics", route: "/metrics", header: forwarder, status: 403},
+		{name: "metrics with a malformed query", method: "GET", path: "/metrics?name[]=%zz", route: "/metrics", header: admin, status: 400},
 		{name: "token without grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
 			contentType: "application/json", body: `{}`, status: 400},
 		{name: "token with unknown grant", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
