@@ -83,16 +83,28 @@ func (u *UsageMeter) Count(org, endpoint string, status int, at time.Time) {
 func (u *UsageMeter) Run(ctx context.Context) {
 	t := time.NewTicker(usageFlushEvery)
 	defer t.Stop()
+	// A flush begun is finished, even when shutdown begins meanwhile: cut
+	// short, it would only log an error and leave its counts to the last
+	// flush.
+	flush := func() {
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usageFlushTimeout)
+		defer cancel()
+		u.flushLogged(flushCtx)
+	}
 	for {
 		select {
 		case <-t.C:
+			flush()
 		case <-ctx.Done():
-			u.flushLogged(context.WithoutCancel(ctx))
+			flush()
 			return
 		}
-		u.flushLogged(ctx)
 	}
 }
+
+// usageFlushTimeout bounds one flush, so that a stop never hangs on a
+// store that does not answer.
+const usageFlushTimeout = 10 * time.Second
 
 // flushLogged flushes, and logs a failure: the counts wait for the next
 // flush.
