@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // backend opens stores on one kind of server. reopen opens the same
@@ -36,7 +36,7 @@ func backends(t *testing.T) []backend {
 		return backend{name: name, open: func(t *testing.T) (*Store, func() *Store) {
 			url := url
 			if url == "" {
-				url = startServerForTest(t)
+				url = natstest.StartServer(t, 0)
 			}
 			b := make([]byte, 6)
 			rand.Read(b)
@@ -64,23 +64,6 @@ func backends(t *testing.T) []backend {
 		bs = append(bs, byURL("external", url))
 	}
 	return bs
-}
-
-// startServerForTest starts a JetStream server on a free loopback port,
-// syncing every write as production servers must, and returns its URL.
-func startServerForTest(t *testing.T) string {
-	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the test's NATS server did not start")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
 }
 
 func openForTest(t testing.TB, o Options) *Store {
