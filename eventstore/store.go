@@ -420,9 +420,7 @@ func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint6
 		d.after = prior.d
 	}
 	if err := s.committer.handOver(ctx, d); err != nil {
-		if ctx.Err() == nil {
-			err = unavailable(err)
-		}
+		// ctx ended or the store is closing: nothing a wait would cure.
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
 	}
 	return &pendingAppend{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
