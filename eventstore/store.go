@@ -433,7 +433,7 @@ func (p *pendingAppend) Settled() bool { return p.d.answered() }
 // stored, or domain.ErrAggregateChanged.
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
-	if out.err != nil && ctx.Err() == nil {
+	if out.err != nil && !out.known && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
 		// acknowledgement lost: the events are the aggregate's last.
 		if last, ours := p.s.lastIs(ctx, p.d.subject, p.lastID); ours {
