@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -169,6 +170,10 @@ type committer struct {
 	// this is a conflict whatever other writers did since; one expecting
 	// more means another writer moved on, and the server decides.
 	lastSeq map[string]lastEvent
+	// stored is the stream sequence of the last event stored: for a
+	// subscription that heard nothing for a while, proof without asking
+	// the server that it missed something.
+	stored atomic.Uint64
 	// betweenEvents, if set, runs before each event of a batch after the
 	// first: tests inject faults there.
 	betweenEvents func(sent int) error
@@ -425,6 +430,7 @@ func (c *committer) commit(batch []*decision) {
 		// A job put before: kept once, as the queue promises.
 		batch[0].answer(outcome{last: last})
 	case err == nil:
+		c.stored.Store(last)
 		// An atomic batch is stored in order and without gaps: its
 		// events are the len(msgs) sequences ending at last.
 		end := last - uint64(len(msgs))

@@ -548,7 +548,7 @@ func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
 func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"quote", "q"}
+	agg := domain.Aggregate{Type: "quote", ID: "q"}
 	for i, name := range []string{"d1", "d2"} {
 		if _, err := s.Append(ctx, agg, uint64(i), decisionOf(name, 1)); err != nil {
 			t.Fatal(err)
@@ -556,8 +556,8 @@ func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
 	}
 	// d1 again, expecting the aggregate's last sequence: the server drops
 	// it as a duplicate of the event at 1, which is not the last.
-	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d1", 1)); !errors.Is(err, ErrConflict) {
-		t.Errorf("d1 again = %v, %v; want ErrConflict", seqs, err)
+	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d1", 1)); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Errorf("d1 again = %v, %v; want domain.ErrAggregateChanged", seqs, err)
 	}
 	if last := s.committer.lastSeq[s.subject(agg)]; last.seq != 2 {
 		t.Errorf("the committer takes the aggregate's last sequence for %d, want 2", last.seq)
@@ -571,7 +571,7 @@ func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
 func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := Aggregate{"flight", "f1"}
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
 	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -597,9 +597,9 @@ func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []*Pending{stale, next} {
-		if _, err := p.Wait(ctx); !errors.Is(err, ErrConflict) {
-			t.Fatalf("wait = %v, want ErrConflict", err)
+	for _, p := range []domain.PendingAppend{stale, next} {
+		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
+			t.Fatalf("wait = %v, want domain.ErrAggregateChanged", err)
 		}
 	}
 	if err := nc.Flush(); err != nil {
