@@ -426,8 +426,8 @@ func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint6
 	return &pendingAppend{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
 }
 
-// Settled reports whether p has its answer, so that Wait returns at once.
-func (p *pendingAppend) Settled() bool { return p.d.answered() }
+// Done is closed once p has its answer.
+func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 
 // Wait returns the stream sequence of each event of p once they are
 // stored, or domain.ErrAggregateChanged.
