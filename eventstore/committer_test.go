@@ -575,18 +575,7 @@ func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := s.dial("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	reads, err := nc.SubscribeSync("$JS.API.STREAM.MSG.GET." + s.name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	reads := countRequests(t, s, "STREAM.MSG.GET")
 	// Stale by the committer's own last sequence, and decided after one
 	// that failed: neither was sent, and neither is the aggregate's last.
 	stale, err := s.Submit(ctx, agg, 0, nil, decisionOf("stale", 1))
@@ -602,21 +591,44 @@ func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 			t.Fatalf("wait = %v, want domain.ErrAggregateChanged", err)
 		}
 	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if n, _, err := reads.Pending(); err != nil || n != 0 {
-		t.Errorf("%d reads of a message (%v), want none", n, err)
+	if n := reads(); n != 0 {
+		t.Errorf("%d reads of a message, want none", n)
 	}
 	// The read still tells a retry of the aggregate's last decision from
 	// a conflict, and costs one.
 	if seqs, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil || fmt.Sprint(seqs) != "[1]" {
 		t.Errorf("first again = %v, %v; want [1]", seqs, err)
 	}
-	if err := nc.Flush(); err != nil {
+	if n := reads(); n != 1 {
+		t.Errorf("%d reads of a message, want one", n)
+	}
+}
+
+// countRequests counts the requests to the JetStream API call api (such
+// as STREAM.INFO) on s's stream from now on: each call of the function
+// returned says how many reached the server so far.
+func countRequests(t *testing.T, s *Store, api string) func() int {
+	t.Helper()
+	nc, err := s.dial("test")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _, err := reads.Pending(); err != nil || n != 1 {
-		t.Errorf("%d reads of a message (%v), want one", n, err)
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync("$JS.API." + api + "." + s.name)
+	if err != nil {
+		t.Fatal(err)
 	}
+	count := func() int {
+		// Whatever reached the server before the flush is here after it.
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		n, _, err := sub.Pending()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	count()
+	return count
 }

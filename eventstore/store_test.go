@@ -431,28 +431,13 @@ func testConsumerResumes(t *testing.T, b backend) {
 
 func TestAQuietSubscriptionSeldomAsksWhetherTheStreamGrew(t *testing.T) {
 	t.Parallel() // mostly waits
-	s := openForTest(t, Options{DataDir: t.TempDir()})
+	s, asks := oneEventAskedAbout(t)
 	ctx := context.Background()
-	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("d", 1)); err != nil {
-		t.Fatal(err)
-	}
-	nc, err := s.dial("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	asks, err := nc.SubscribeSync("$JS.API.STREAM.INFO." + s.name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	// Caught up at once, then idle once per quiet second: nine calls
 	// are eight seconds or more without an event.
 	idle, enough := 0, errors.New("enough")
 	start := time.Now()
-	err = s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, func() error {
+	err := s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, func() error {
 		if idle++; idle == 9 {
 			return enough
 		}
@@ -462,45 +447,33 @@ func TestAQuietSubscriptionSeldomAsksWhetherTheStreamGrew(t *testing.T) {
 	if !errors.Is(err, enough) {
 		t.Fatalf("subscribe = %v", err)
 	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	// Once after stallAfter, then once each time the quiet doubles.
-	n, _, _ := asks.Pending()
-	if most := 1 + int(math.Log2(quiet.Seconds()/stallAfter.Seconds())); n > most {
+	if n, most := asks(), 1+int(math.Log2(quiet.Seconds()/stallAfter.Seconds())); n > most {
 		t.Errorf("asked for the stream's last sequence %d times in %s of quiet, want at most %d", n, quiet.Round(time.Second), most)
 	}
 }
 
 func TestASubscriptionThatMissesWhatThisProcessStoredEndsWithoutAsking(t *testing.T) {
 	t.Parallel() // mostly waits
-	s := openForTest(t, Options{DataDir: t.TempDir()})
+	s, asks := oneEventAskedAbout(t)
 	ctx := context.Background()
-	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("d", 1)); err != nil {
-		t.Fatal(err)
-	}
-	nc, err := s.dial("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	asks, err := nc.SubscribeSync("$JS.API.STREAM.INFO." + s.name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	// As if the consumer's server had died after an event stored at 5.
 	s.committer.stored.Store(5)
-	err = s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, nil)
+	err := s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "stalled: nothing after 1") || !strings.Contains(err.Error(), "stream is at 5") {
 		t.Fatalf("subscribe = %v, want a stall after event 1 with the stream at 5", err)
 	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if n, _, _ := asks.Pending(); n != 0 {
+	if n := asks(); n != 0 {
 		t.Errorf("asked the server %d times, want none", n)
 	}
+}
+
+// oneEventAskedAbout is a store with one event, and the count of the
+// requests for its stream's last sequence from now on.
+func oneEventAskedAbout(t *testing.T) (*Store, func() int) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("d", 1)); err != nil {
+		t.Fatal(err)
+	}
+	return s, countRequests(t, s, "STREAM.INFO")
 }
