@@ -358,8 +358,10 @@ func (c *committer) follow(d *decision) bool {
 	after := d.after
 	d.after, d.chained = nil, false
 	if after.out.err != nil {
-		// Never sent: its events are not stored (a command is not
-		// decided twice in a process; see commands.decideLocked).
+		// Never sent, and decided on a state that never came to be:
+		// a conflict. (Its events could be stored only if a caller
+		// decided a command again after an earlier try stored it; the
+		// caller's fresh load after the conflict finds that try.)
 		d.answer(knownConflict)
 		return false
 	}
