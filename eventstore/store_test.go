@@ -448,7 +448,7 @@ func TestAQuietSubscriptionSeldomAsksWhetherTheStreamGrew(t *testing.T) {
 		t.Fatalf("subscribe = %v", err)
 	}
 	// Once after stallAfter, then once each time the quiet doubles.
-	if n, most := asks(), 1+int(math.Log2(quiet.Seconds()/stallAfter.Seconds())); n > most {
+	if n, most := asks(0), 1+int(math.Log2(quiet.Seconds()/stallAfter.Seconds())); n > most {
 		t.Errorf("asked for the stream's last sequence %d times in %s of quiet, want at most %d", n, quiet.Round(time.Second), most)
 	}
 }
@@ -463,14 +463,14 @@ func TestASubscriptionThatMissesWhatThisProcessStoredEndsWithoutAsking(t *testin
 	if err == nil || !strings.Contains(err.Error(), "stalled: nothing after 1") || !strings.Contains(err.Error(), "stream is at 5") {
 		t.Fatalf("subscribe = %v, want a stall after event 1 with the stream at 5", err)
 	}
-	if n := asks(); n != 0 {
+	if n := asks(0); n != 0 {
 		t.Errorf("asked the server %d times, want none", n)
 	}
 }
 
 // oneEventAskedAbout is a store with one event, and the count of the
 // requests for its stream's last sequence from now on.
-func oneEventAskedAbout(t *testing.T) (*Store, func() int) {
+func oneEventAskedAbout(t *testing.T) (*Store, func(int) int) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("d", 1)); err != nil {
 		t.Fatal(err)
