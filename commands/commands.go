@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -118,16 +117,17 @@ func load[S any](ctx context.Context, h *Handler, agg domain.Aggregate, evolve f
 		entry = cacheEntry{}
 	}
 	if !fresh && entry.last != 0 {
-		return state, entry, entry.commands[commandID], nil
+		return state, entry, entry.ran(commandID), nil
 	}
 	recs, err := h.store.LoadAfter(ctx, agg, entry.last)
 	if err != nil {
 		return state, entry, 0, err
 	}
 	if len(recs) > 0 {
-		// Entries are shared: change copies only.
-		commands := make(map[string]uint64, len(entry.commands)+len(recs))
-		maps.Copy(commands, entry.commands)
+		commands := entry.commands
+		if commands == nil {
+			commands = newCommandIndex()
+		}
 		for _, r := range recs {
 			e, err := domain.DecodeEvent(r.Type, r.Data)
 			if err != nil {
@@ -135,14 +135,15 @@ func load[S any](ctx context.Context, h *Handler, agg domain.Aggregate, evolve f
 			}
 			state = evolve(state, e)
 			if r.CommandID != "" {
-				commands[r.CommandID] = r.Sequence
+				commands.add(r.CommandID, r.Sequence)
 			}
 			entry.last = r.Sequence
 		}
+		// Entries are shared: a new one, not a change.
 		entry = cacheEntry{state: state, last: entry.last, commands: commands}
 		h.cache.put(agg, entry)
 	}
-	return state, entry, entry.commands[commandID], nil
+	return state, entry, entry.ran(commandID), nil
 }
 
 // execute runs decide against the current state of agg and appends what
@@ -166,57 +167,47 @@ func execute[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Met
 	var res Result[S]
 	cached := true // the first try may decide on the cached or pending state
 	err := retryOnConflict(ctx, func() error {
-		for {
-			stored, behind, err := decideLocked(ctx, h, agg, m, evolve, decide, cached)
-			cached = false // a conflict means another writer: load from the store
-			if behind != nil {
-				// Decide again once what is pending is stored (or not).
-				behind.Wait(ctx)
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			res, err = stored()
+		stored, err := decideLocked(ctx, h, agg, m, evolve, decide, cached)
+		cached = false // a conflict means another writer: load from the store
+		if err != nil {
 			return err
 		}
+		res, err = stored()
+		return err
 	})
 	return res, err
 }
 
 // decideLocked decides under the aggregate's lock and hands the decision
-// to the store; stored then waits for it. When the decision needs a state
-// without pending decisions, it returns the last of those instead, to be
-// waited for before trying again.
+// to the store; stored then waits for it. A decision that needs a state
+// without pending decisions waits for the last of them first, still
+// holding the lock: no decision joins the pipeline meanwhile, so the wait
+// is one, and this decision is the next.
 func decideLocked[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), behind domain.PendingAppend, err error) {
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), cached bool) (stored func() (Result[S], error), err error) {
 	defer h.aggregates.lock(agg.String())()
-	pipe := h.pipelines.get(agg)
-	if pipe != nil && !cached && pipe.tail.Settled() {
-		// Over, whether stored or not: a fresh load tells.
-		pipe = nil
-	}
-	if pipe != nil && (!cached || h.pipelines.decided(agg, m.CommandID)) {
-		// A fresh state, or this command's own earlier try: wait.
-		return nil, pipe.tail, nil
-	}
-	if pipe != nil {
-		if _, ok := pipe.state.(S); !ok {
-			return nil, pipe.tail, nil // made by a command of another kind
+	if pipe := h.pipelines.get(agg); pipe != nil {
+		// Not on the pending state: a fresh one is wanted, or this
+		// command decided before (where no expected sequence would catch
+		// a second decision), or a command of another kind made it.
+		if _, sameKind := pipe.state.(S); cached && sameKind && !h.pipelines.decided(agg, m.CommandID) {
+			stored, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, true)
+			if trusted {
+				return stored, err
+			}
 		}
+		select {
+		case <-pipe.tail.Done():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		cached = false
 	}
-	stored, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, cached)
-	switch {
-	case trusted:
-		return stored, nil, err
-	case pipe != nil:
-		return nil, pipe.tail, nil
+	stored, trusted, err := decideOnce(ctx, h, agg, nil, m, evolve, decide, cached)
+	if !trusted {
+		stored, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, false)
 	}
-	stored, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, false)
-	return stored, nil, err
+	return stored, err
 }
 
 // decideOnce decides on agg's pending state (pipe), or else on its state
@@ -257,28 +248,22 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 	for _, e := range events {
 		state = evolve(state, e)
 	}
-	h.pipelines.push(agg, state, pending, m.CommandID, entry.commands)
+	s := &pipelineStep{pending: pending, state: state, commandID: m.CommandID, follows: after != nil, base: entry.last}
+	h.pipelines.push(agg, pipe, s, entry)
 	return func() (Result[S], error) {
-		// The pipeline ends with its last decision, once the cache holds
-		// what it decided: the next command then finds one or the other.
-		defer h.pipelines.done(agg, pending)
 		seqs, err := pending.Wait(ctx)
+		var last uint64
+		if err == nil {
+			last = seqs[len(seqs)-1]
+		}
+		// The cache takes the pipeline's outcomes in order; the
+		// pipeline ends once it took them all, so the next command
+		// finds one or the other.
+		h.pipelines.settle(&h.cache, agg, s, last)
 		if err != nil {
 			return Result[S]{}, err
 		}
-		res := Result[S]{State: state, Event: events[len(events)-1], Sequence: seqs[len(seqs)-1]}
-		base := entry.last
-		if after != nil {
-			// Stored before this one, as it was decided after it: its
-			// answer is in already.
-			prior, err := after.Wait(context.WithoutCancel(ctx))
-			if err != nil {
-				return res, nil
-			}
-			base = prior[len(prior)-1]
-		}
-		h.cache.extend(agg, base, cacheEntry{state: state, last: res.Sequence}, m.CommandID)
-		return res, nil
+		return Result[S]{State: state, Event: events[len(events)-1], Sequence: last}, nil
 	}, true, nil
 }
 

@@ -22,7 +22,7 @@ type PricingData interface {
 // until it is handled. Filter names the events of an aggregate type, or
 // of one aggregate.
 type EventFeed interface {
-	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error
+	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error))
 	Filter(aggregateType, id string) string
 }
 

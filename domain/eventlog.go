@@ -47,9 +47,9 @@ type Record struct {
 // PendingAppend is a decision handed to the event store, not yet known to
 // be stored.
 type PendingAppend interface {
-	// Settled reports whether the decision has its answer, so that Wait
+	// Done is closed once the decision has its answer, so that Wait
 	// returns at once.
-	Settled() bool
+	Done() <-chan struct{}
 	// Wait returns the stream sequence of each of the decision's events
 	// once they are stored, or ErrAggregateChanged.
 	Wait(ctx context.Context) ([]uint64, error)

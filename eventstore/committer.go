@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -104,13 +105,28 @@ func message(subject, id string, h nats.Header, data []byte) *nats.Msg {
 	return &nats.Msg{Subject: subject, Header: h, Data: data}
 }
 
+// lastEvent is the sequence and id of an aggregate's last event.
+type lastEvent struct {
+	seq uint64
+	id  string
+}
+
 // outcome is what became of a decision: the sequence of its last event,
 // or why it was not stored. An error other than errWrongLast leaves it
 // open whether the batch was stored (a lost acknowledgement, say).
 type outcome struct {
 	last uint64
 	err  error
+	// known marks an errWrongLast the committer found by itself: the
+	// decision's events are not the aggregate's last (as far as this
+	// process stored it), so the caller need not read the last event to
+	// tell a conflict from its own earlier try.
+	known bool
 }
+
+// knownConflict is the outcome of a decision that the committer knows
+// to conflict without asking the server.
+var knownConflict = outcome{err: errWrongLast, known: true}
 
 // answer gives d its outcome. Only the committer's goroutine answers.
 func (d *decision) answer(o outcome) {
@@ -150,11 +166,15 @@ type committer struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
-	// lastSeq is each aggregate subject's last sequence as this process
+	// lastSeq is each aggregate subject's last event as this process
 	// stored it. Sequences only grow, so a decision expecting less than
 	// this is a conflict whatever other writers did since; one expecting
 	// more means another writer moved on, and the server decides.
-	lastSeq map[string]uint64
+	lastSeq map[string]lastEvent
+	// stored is the stream sequence of the last event stored: for a
+	// subscription that heard nothing for a while, proof without asking
+	// the server that it missed something.
+	stored atomic.Uint64
 	// betweenEvents, if set, runs before each event of a batch after the
 	// first: tests inject faults there.
 	betweenEvents func(sent int) error
@@ -174,7 +194,7 @@ func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
 		return nil, err
 	}
 	c := &committer{js: js, nc: nc, wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		stopped: make(chan struct{}), lastSeq: map[string]uint64{}, obs: obs}
+		stopped: make(chan struct{}), lastSeq: map[string]lastEvent{}, obs: obs}
 	s.committers = append(s.committers, c)
 	go c.run()
 	return c, nil
@@ -324,8 +344,7 @@ func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 			events += len(d.msgs)
 		case d.after != nil: // after waits for a later batch
 			rest = append(rest, d)
-		case c.stale(d):
-			d.answer(outcome{err: errWrongLast})
+		case c.answerStale(d):
 		case d.expect && subjects[d.subject]:
 			rest = append(rest, d)
 		default:
@@ -346,25 +365,44 @@ func (c *committer) follow(d *decision) bool {
 	after := d.after
 	d.after, d.chained = nil, false
 	if after.out.err != nil {
-		d.answer(outcome{err: errWrongLast})
+		// Never sent, and decided on a state that never came to be:
+		// a conflict. (Its events could be stored only if a caller
+		// decided a command again after an earlier try stored it; the
+		// caller's fresh load after the conflict finds that try.)
+		d.answer(knownConflict)
 		return false
 	}
 	d.expected = after.out.last
 	return true
 }
 
-// stale reports whether d expects less than the aggregate's known last
-// sequence. A cached sequence below the expected one is another writer's
+// answerStale answers d, and reports true, if d expects less than the
+// aggregate's known last sequence: a conflict, known as such unless that
+// last event is d's own (stored by an earlier try, which the caller then
+// confirms). A cached sequence below the expected one is another writer's
 // progress: it is forgotten, and the server judges.
-func (c *committer) stale(d *decision) bool {
+func (c *committer) answerStale(d *decision) bool {
 	if !d.expect {
 		return false
 	}
 	last, ok := c.lastSeq[d.subject]
-	if ok && last < d.expected {
+	if ok && last.seq < d.expected {
 		delete(c.lastSeq, d.subject)
 	}
-	return ok && last > d.expected
+	if !ok || last.seq <= d.expected {
+		return false
+	}
+	if last.id == lastID(d) {
+		d.answer(outcome{err: errWrongLast})
+	} else {
+		d.answer(knownConflict)
+	}
+	return true
+}
+
+// lastID is the id of d's last event.
+func lastID(d *decision) string {
+	return d.msgs[len(d.msgs)-1].Header.Get(jetstream.MsgIDHeader)
 }
 
 // commit stores a batch and answers its decisions. It never sends a batch
@@ -389,19 +427,29 @@ func (c *committer) commit(batch []*decision) {
 		}
 	}
 	start := time.Now()
-	last, err := c.publish(msgs)
+	last, duplicate, err := c.publish(msgs)
 	var apiErr *jetstream.APIError
 	switch {
+	case duplicate && batch[0].expect:
+		// An event stored before, within the duplicate window: the ack
+		// names where, not the aggregate's last, so it moves nothing. As
+		// after a lost acknowledgement, the caller reads whether it is
+		// the last (its own earlier try) or not (a conflict).
+		batch[0].answer(outcome{err: errWrongLast})
+	case duplicate:
+		// A job put before: kept once, as the queue promises.
+		batch[0].answer(outcome{last: last})
 	case err == nil:
 		stored := time.Now()
 		c.obs.BatchStored(len(msgs), stored.Sub(start))
+		c.stored.Store(last)
 		// An atomic batch is stored in order and without gaps: its
 		// events are the len(msgs) sequences ending at last.
 		end := last - uint64(len(msgs))
 		for _, d := range batch {
 			end += uint64(len(d.msgs))
 			if d.expect {
-				c.remember(d.subject, end)
+				c.remember(d.subject, lastEvent{seq: end, id: lastID(d)})
 			}
 			c.obs.DecisionStored(stored.Sub(d.handed))
 			for _, m := range d.msgs {
@@ -472,18 +520,20 @@ const (
 	errCodeDuplicateInProcess jetstream.ErrorCode = 10158 // duplicate message id is in process
 )
 
-func (c *committer) remember(subject string, seq uint64) {
+func (c *committer) remember(subject string, last lastEvent) {
 	if len(c.lastSeq) >= maxKnownSubjects {
 		clear(c.lastSeq)
 	}
-	c.lastSeq[subject] = seq
+	c.lastSeq[subject] = last
 }
 
 // publish stores msgs and returns the sequence of the last. A single
 // message is a plain publish, which is atomic by itself and costs one
 // fsync instead of a batch's six; more go as one atomic batch: all but the
-// last as plain messages, the last as the commit request.
-func (c *committer) publish(msgs []*nats.Msg) (uint64, error) {
+// last as plain messages, the last as the commit request. duplicate
+// reports a single message whose id the stream had stored before, at
+// the sequence returned (a batch with one is refused instead).
+func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
 	if len(msgs) == 1 {
@@ -493,9 +543,9 @@ func (c *committer) publish(msgs []*nats.Msg) (uint64, error) {
 		}
 		ack, err := c.js.PublishMsg(ctx, m)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
-		return ack.Sequence, nil
+		return ack.Sequence, ack.Duplicate, nil
 	}
 	id := uuid.NewString()
 	for i, m := range msgs {
@@ -504,12 +554,12 @@ func (c *committer) publish(msgs []*nats.Msg) (uint64, error) {
 		m.Header.Del(hdrBatchCommit)
 		if i > 0 && c.betweenEvents != nil {
 			if err := c.betweenEvents(i); err != nil {
-				return 0, err
+				return 0, false, err
 			}
 		}
 		if i < len(msgs)-1 {
 			if err := c.nc.PublishMsg(m); err != nil {
-				return 0, err
+				return 0, false, err
 			}
 		}
 	}
@@ -517,7 +567,7 @@ func (c *committer) publish(msgs []*nats.Msg) (uint64, error) {
 	commit.Header.Set(hdrBatchCommit, "1")
 	reply, err := c.nc.RequestMsgWithContext(ctx, commit)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	var ack struct {
 		Error *jetstream.APIError `json:"error"`
@@ -525,13 +575,13 @@ func (c *committer) publish(msgs []*nats.Msg) (uint64, error) {
 		Count int                 `json:"count"`
 	}
 	if err := json.Unmarshal(reply.Data, &ack); err != nil {
-		return 0, fmt.Errorf("eventstore: batch acknowledgement %q: %w", reply.Data, err)
+		return 0, false, fmt.Errorf("eventstore: batch acknowledgement %q: %w", reply.Data, err)
 	}
 	if ack.Error != nil {
-		return 0, ack.Error
+		return 0, false, ack.Error
 	}
 	if ack.Count != len(msgs) {
-		return 0, fmt.Errorf("eventstore: batch of %d acknowledged with count %d", len(msgs), ack.Count)
+		return 0, false, fmt.Errorf("eventstore: batch of %d acknowledged with count %d", len(msgs), ack.Count)
 	}
-	return ack.Seq, nil
+	return ack.Seq, false, nil
 }

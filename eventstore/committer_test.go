@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go"
@@ -131,10 +132,14 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 }
 
 func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) {
-	c := &committer{lastSeq: map[string]uint64{"x": 5, "y": 3}}
+	c := &committer{lastSeq: map[string]lastEvent{"x": {5, "x5"}, "y": {3, "y3"}}}
 	d := func(subject string, expected uint64, events int) *decision {
+		msgs := make([]*nats.Msg, events)
+		for i := range msgs {
+			msgs[i] = message(subject, fmt.Sprint(subject, "-", i), nats.Header{}, nil)
+		}
 		return &decision{ctx: context.Background(), subject: subject, expect: true, expected: expected,
-			msgs: make([]*nats.Msg, events), settled: make(chan struct{})}
+			msgs: msgs, settled: make(chan struct{})}
 	}
 	job := func(subject string) *decision {
 		return &decision{ctx: context.Background(), subject: subject, msgs: make([]*nats.Msg, 1), settled: make(chan struct{})}
@@ -212,7 +217,7 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 }
 
 func TestADecisionDecidedAfterAStoredOneExpectsItsLastSequence(t *testing.T) {
-	c := &committer{lastSeq: map[string]uint64{}}
+	c := &committer{lastSeq: map[string]lastEvent{}}
 	stored := &decision{ctx: context.Background(), subject: "s", expect: true, settled: make(chan struct{})}
 	stored.answer(outcome{last: 9})
 	next := &decision{ctx: context.Background(), subject: "s", expect: true, after: stored, msgs: make([]*nats.Msg, 1), settled: make(chan struct{})}
@@ -538,5 +543,98 @@ func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
 	}
 	if n := info.CachedInfo().State.Msgs; n != 4 {
 		t.Errorf("the queue holds %d jobs, want 4", n)
+	}
+}
+
+func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "quote", ID: "q"}
+	for i, name := range []string{"d1", "d2"} {
+		if _, err := s.Append(ctx, agg, uint64(i), decisionOf(name, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// d1 again, expecting the aggregate's last sequence: the server drops
+	// it as a duplicate of the event at 1, which is not the last.
+	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d1", 1)); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Errorf("d1 again = %v, %v; want domain.ErrAggregateChanged", seqs, err)
+	}
+	if last := s.committer.lastSeq[s.subject(agg)]; last.seq != 2 {
+		t.Errorf("the committer takes the aggregate's last sequence for %d, want 2", last.seq)
+	}
+	// d2 again: a duplicate too, but the aggregate's last event.
+	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d2", 1)); err != nil || fmt.Sprint(seqs) != "[2]" {
+		t.Errorf("d2 again = %v, %v; want [2]", seqs, err)
+	}
+}
+
+func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
+	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
+		t.Fatal(err)
+	}
+	reads := countRequests(t, s, "STREAM.MSG.GET")
+	// Stale by the committer's own last sequence, and decided after one
+	// that failed: neither was sent, and neither is the aggregate's last.
+	stale, err := s.Submit(ctx, agg, 0, nil, decisionOf("stale", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.Submit(ctx, agg, 0, stale, decisionOf("next", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []domain.PendingAppend{stale, next} {
+		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
+			t.Fatalf("wait = %v, want domain.ErrAggregateChanged", err)
+		}
+	}
+	if n := reads(0); n != 0 {
+		t.Errorf("%d reads of a message, want none", n)
+	}
+	// The read still tells a retry of the aggregate's last decision from
+	// a conflict, and costs one.
+	if seqs, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil || fmt.Sprint(seqs) != "[1]" {
+		t.Errorf("first again = %v, %v; want [1]", seqs, err)
+	}
+	if n := reads(1); n != 1 {
+		t.Errorf("%d reads of a message, want one", n)
+	}
+}
+
+// countRequests counts the requests to the JetStream API call api (such
+// as STREAM.INFO) on s's stream from now on. The function returned says
+// how many reached the server so far, once at least least have: a copy
+// may come to the test a moment after the server answered the request.
+func countRequests(t *testing.T, s *Store, api string) func(least int) int {
+	t.Helper()
+	nc, err := s.dial("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync("$JS.API." + api + "." + s.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return func(least int) int {
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			if err := nc.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			n, _, err := sub.Pending()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n >= least || time.Now().After(deadline) {
+				return n
+			}
+		}
 	}
 }

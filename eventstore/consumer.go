@@ -53,14 +53,14 @@ const (
 // therefore be idempotent. Consume returns when ctx ends, once the events
 // in hand are handled or left for the server to deliver again; a consumer
 // that fails before (its server lost, say) is begun again.
-func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error {
+func (s *Store) Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) {
 	retries := make(chan struct{})
 	go func() {
 		defer close(retries)
 		s.keepFollowing(ctx, "retries of consumer "+name, func() error { return s.followRetries(ctx, name, fn) })
 	}()
 	defer func() { <-retries }()
-	return s.keepFollowing(ctx, "consumer "+name, func() error {
+	s.keepFollowing(ctx, "consumer "+name, func() error {
 		return s.consume(ctx, name, filters, parallel, fn, onError)
 	})
 }
@@ -68,11 +68,11 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 // keepFollowing runs session until ctx ends. A session that ends before
 // (its consumer could not be made, or its pull closed for good) is logged
 // and begun again after a pause: a follower never stops out of sight.
-func (s *Store) keepFollowing(ctx context.Context, what string, session func() error) error {
+func (s *Store) keepFollowing(ctx context.Context, what string, session func() error) {
 	for {
 		err := session()
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return
 		}
 		s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
 		pause(ctx, time.Second)
@@ -113,12 +113,10 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		queues: map[string][]jetstream.Msg{}}
 	drained := make(chan struct{})
 	go l.keepAlive(drained)
-	go func() {
-		<-ctx.Done()
-		// The events already buffered still come out, and wait in
-		// hand (see handle) rather than be taken by nobody.
-		msgs.Drain()
-	}()
+	// Once ctx ends, the events already buffered still come out, and
+	// wait in hand (see handle) rather than be taken by nobody. A session
+	// that ends before leaves nothing waiting for ctx.
+	defer context.AfterFunc(ctx, msgs.Drain)()
 	var last error
 	pinned := false
 	for {
@@ -149,10 +147,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 			s.log.Warn("eventstore: consumer "+name+" not unpinned", "err", err)
 		}
 	}
-	if ctx.Err() == nil {
-		return fmt.Errorf("eventstore: consumer %s closed: %w", name, last)
-	}
-	return ctx.Err()
+	return fmt.Errorf("eventstore: consumer %s closed: %w", name, last)
 }
 
 // lanes hold the events in hand, a queue per aggregate (subject), each

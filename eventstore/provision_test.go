@@ -40,7 +40,7 @@ func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 }
 
 func TestReplicasStartedTogetherBothOpen(t *testing.T) {
-	url := startServerForTest(t)
+	url := natstest.StartServer(t, 0)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
@@ -69,7 +69,7 @@ func TestReplicasStartedTogetherBothOpen(t *testing.T) {
 }
 
 func TestASettingsMistakeFailsAtOnce(t *testing.T) {
-	url := startServerForTest(t)
+	url := natstest.StartServer(t, 0)
 	// Three replicas on a server that is not a cluster: no wait helps.
 	_, err := Open(context.Background(), Options{URL: url, Replicas: 3})
 	if err == nil || transient(err) {

@@ -70,8 +70,8 @@ const queueWorkers = "workers"
 // tried again. A job whose worker dies is handed out again after a
 // minute. fn gets a context that outlives ctx, so a job in hand when
 // shutdown begins finishes.
-func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
-	return q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
+func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) {
+	q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
 }
 
 func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
@@ -95,12 +95,9 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
-	go func() {
-		<-ctx.Done()
-		// The jobs already buffered still come out, and are done like
-		// those under way.
-		msgs.Drain()
-	}()
+	// Once ctx ends, the jobs already buffered still come out, and are
+	// done like those under way.
+	defer context.AfterFunc(ctx, msgs.Drain)()
 	slots := make(chan struct{}, parallel)
 	for {
 		slots <- struct{}{} // a free worker first, then a job
@@ -139,8 +136,5 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	for range parallel { // wait for the jobs in hand
 		slots <- struct{}{}
 	}
-	if ctx.Err() == nil {
-		return fmt.Errorf("eventstore: queue %s workers stopped", q.stream)
-	}
-	return ctx.Err()
+	return fmt.Errorf("eventstore: queue %s workers stopped", q.stream)
 }

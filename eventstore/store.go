@@ -444,22 +444,20 @@ func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint6
 		d.after = prior.d
 	}
 	if err := s.committer.handOver(ctx, d); err != nil {
-		if ctx.Err() == nil {
-			err = unavailable(err)
-		}
+		// ctx ended or the store is closing: nothing a wait would cure.
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
 	}
 	return &pendingAppend{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
 }
 
-// Settled reports whether p has its answer, so that Wait returns at once.
-func (p *pendingAppend) Settled() bool { return p.d.answered() }
+// Done is closed once p has its answer.
+func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 
 // Wait returns the stream sequence of each event of p once they are
 // stored, or domain.ErrAggregateChanged.
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
-	if out.err != nil && ctx.Err() == nil {
+	if out.err != nil && !out.known && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
 		// acknowledgement lost: the events are the aggregate's last.
 		if last, ours := p.s.lastIs(ctx, p.d.subject, p.lastID); ours {
@@ -642,7 +640,10 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // so that the caller knows, logs it and resumes from its own position;
 // nothing retries forever out of sight. A subscription to every event
 // also watches for a consumer that went quiet while the stream grew (its
-// server died and nats.go did not notice): it ends after stallAfter.
+// server died and nats.go did not notice): it ends after stallAfter
+// without an event while this process has stored one it has not heard
+// of, or once the server says the stream is ahead; the server is asked
+// less often the longer all stays quiet.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	if everything {
@@ -670,16 +671,24 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	delivered, lastHeard := from-1, time.Now()
+	askAfter := stallAfter // of quiet, when the server is asked next
 	for {
 		m, err := msgs.Next(jetstream.NextMaxWait(time.Second))
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, nats.ErrTimeout):
-			if everything && time.Since(lastHeard) > stallAfter {
-				if last, err := s.LastSequence(ctx); err == nil && last > delivered {
+			if quiet := time.Since(lastHeard); everything && quiet > stallAfter {
+				last := s.committer.stored.Load()
+				if last <= delivered && quiet > askAfter {
+					if l, err := s.LastSequence(ctx); err == nil {
+						last = l
+					}
+					askAfter = min(2*quiet, quiet+maxStallAsk)
+				}
+				if last > delivered {
 					return fmt.Errorf("eventstore: subscription stalled: nothing after %d for %s while the stream is at %d",
-						delivered, time.Since(lastHeard).Round(time.Second), last)
+						delivered, quiet.Round(time.Second), last)
 				}
 			}
 			// A second without a matching event: caught up.
@@ -696,7 +705,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		if err != nil {
 			return err
 		}
-		delivered, lastHeard = r.Sequence, time.Now()
+		delivered, lastHeard, askAfter = r.Sequence, time.Now(), stallAfter
 		if err := fn(r); err != nil {
 			return err
 		}
@@ -712,6 +721,10 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 // stallAfter is how long a subscription to every event may hear nothing
 // while the stream has events it has not delivered.
 const stallAfter = 3 * time.Second
+
+// maxStallAsk is the longest a quiet subscription to every event goes
+// without asking the server whether the stream grew.
+const maxStallAsk = time.Minute
 
 // maxConsumerResets is how often in a row an ordered consumer tries to
 // re-create itself on the server (each try waits up to 10 s, backing off

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -13,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // backend opens stores on one kind of server. reopen opens the same
@@ -36,7 +37,7 @@ func backends(t *testing.T) []backend {
 		return backend{name: name, open: func(t *testing.T) (*Store, func() *Store) {
 			url := url
 			if url == "" {
-				url = startServerForTest(t)
+				url = natstest.StartServer(t, 0)
 			}
 			b := make([]byte, 6)
 			rand.Read(b)
@@ -64,23 +65,6 @@ func backends(t *testing.T) []backend {
 		bs = append(bs, byURL("external", url))
 	}
 	return bs
-}
-
-// startServerForTest starts a JetStream server on a free loopback port,
-// syncing every write as production servers must, and returns its URL.
-func startServerForTest(t *testing.T) string {
-	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the test's NATS server did not start")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
 }
 
 func openForTest(t testing.TB, o Options) *Store {
@@ -431,17 +415,65 @@ func testConsumerResumes(t *testing.T, b backend) {
 	filters := []string{s.Filter("quote", "")}
 	failed := func(r domain.Record, err error) { t.Errorf("event %s failed: %v", r.EventID, err) }
 	first, shutdown := context.WithCancel(ctx)
-	if err := s.Consume(first, "resume", filters, 1, func(domain.Record) error { shutdown(); return nil }, failed); !errors.Is(err, context.Canceled) {
-		t.Fatalf("consume = %v", err)
-	}
+	s.Consume(first, "resume", filters, 1, func(domain.Record) error { shutdown(); return nil }, failed)
 
 	again, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	var got []string
-	if err := s.Consume(again, "resume", filters, 1, func(r domain.Record) error { got = append(got, r.EventID); stop(); return nil }, failed); !errors.Is(err, context.Canceled) {
-		t.Fatalf("consume again = %v", err)
+	s.Consume(again, "resume", filters, 1, func(r domain.Record) error { got = append(got, r.EventID); stop(); return nil }, failed)
+	if err := again.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("consume again ended with %v, want the stop after the event", err)
 	}
 	if strings.Join(got, ",") != "e2" {
 		t.Errorf("after the restart the consumer handled %v, want e2", got)
 	}
+}
+
+func TestAQuietSubscriptionSeldomAsksWhetherTheStreamGrew(t *testing.T) {
+	t.Parallel() // mostly waits
+	s, asks := oneEventAskedAbout(t)
+	ctx := context.Background()
+	// Caught up at once, then idle once per quiet second: nine calls
+	// are eight seconds or more without an event.
+	idle, enough := 0, errors.New("enough")
+	start := time.Now()
+	err := s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, func() error {
+		if idle++; idle == 9 {
+			return enough
+		}
+		return nil
+	})
+	quiet := time.Since(start)
+	if !errors.Is(err, enough) {
+		t.Fatalf("subscribe = %v", err)
+	}
+	// Once after stallAfter, then once each time the quiet doubles.
+	if n, most := asks(0), 1+int(math.Log2(quiet.Seconds()/stallAfter.Seconds())); n > most {
+		t.Errorf("asked for the stream's last sequence %d times in %s of quiet, want at most %d", n, quiet.Round(time.Second), most)
+	}
+}
+
+func TestASubscriptionThatMissesWhatThisProcessStoredEndsWithoutAsking(t *testing.T) {
+	t.Parallel() // mostly waits
+	s, asks := oneEventAskedAbout(t)
+	ctx := context.Background()
+	// As if the consumer's server had died after an event stored at 5.
+	s.committer.stored.Store(5)
+	err := s.Subscribe(ctx, nil, 0, func(domain.Record) error { return nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), "stalled: nothing after 1") || !strings.Contains(err.Error(), "stream is at 5") {
+		t.Fatalf("subscribe = %v, want a stall after event 1 with the stream at 5", err)
+	}
+	if n := asks(0); n != 0 {
+		t.Errorf("asked the server %d times, want none", n)
+	}
+}
+
+// oneEventAskedAbout is a store with one event, and the count of the
+// requests for its stream's last sequence from now on.
+func oneEventAskedAbout(t *testing.T) (*Store, func(int) int) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("d", 1)); err != nil {
+		t.Fatal(err)
+	}
+	return s, countRequests(t, s, "STREAM.INFO")
 }

@@ -49,7 +49,7 @@ type Waiter interface {
 // hands each to one of them, again until it is handled; and the events
 // from one sequence to another.
 type Events interface {
-	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error
+	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error))
 	Read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error
 }
 
@@ -59,7 +59,7 @@ type Events interface {
 // tried again.
 type Queue interface {
 	Put(ctx context.Context, jobs map[string][]byte) error
-	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error
+	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration))
 }
 
 // Dispatcher turns events into deliveries and delivers them.

@@ -28,9 +28,10 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 	var fixed atomic.Bool
 	handled := make(chan string, len(testEvents)+1)
 	ctx, stop := context.WithCancel(context.Background())
-	consumed := make(chan error)
+	consumed := make(chan struct{})
 	go func() {
-		consumed <- s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+		defer close(consumed)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
 			if r.Sequence == 1 && !fixed.Load() {
 				return errors.New("no rate card for FRA-JFK\non 2026-11-24")
 			}

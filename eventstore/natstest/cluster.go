@@ -74,10 +74,14 @@ func StartCluster(t testing.TB) *Cluster {
 }
 
 // StartServer starts one JetStream node, syncing every write, on port of
-// loopback; the test's end stops it. For a test that starts a server only
-// after its client began waiting for it.
-func StartServer(t testing.TB, port int) {
+// loopback (0: a free one), waits until it takes connections, and returns
+// its URL; the test's end stops it. A client may already be waiting for
+// it on that port.
+func StartServer(t testing.TB, port int) string {
 	t.Helper()
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
 		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
 	if err != nil {
@@ -85,4 +89,8 @@ func StartServer(t testing.TB, port int) {
 	}
 	go srv.Start()
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	return srv.ClientURL()
 }
