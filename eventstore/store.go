@@ -705,10 +705,13 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		if err != nil {
 			return err
 		}
-		delivered, lastHeard, askAfter = r.Sequence, time.Now(), stallAfter
+		delivered, askAfter = r.Sequence, stallAfter
 		if err := fn(r); err != nil {
 			return err
 		}
+		// Quiet is counted from here: the time fn took (a large import
+		// applied under load) is no silence of the server's.
+		lastHeard = time.Now()
 		// Nothing matching is left: caught up, without waiting a second.
 		if meta, err := m.Metadata(); err == nil && meta.NumPending == 0 && idle != nil {
 			if err := idle(); err != nil {
