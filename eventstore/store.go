@@ -640,10 +640,10 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // so that the caller knows, logs it and resumes from its own position;
 // nothing retries forever out of sight. A subscription to every event
 // also watches for a consumer that went quiet while the stream grew (its
-// server died and nats.go did not notice): it ends after stallAfter
-// without an event while this process has stored one it has not heard
-// of, or once the server says the stream is ahead; the server is asked
-// less often the longer all stays quiet.
+// server died and nats.go did not notice): it ends after stallAfter of
+// waiting (fn's time does not count) without an event while this process
+// has stored one it has not heard of, or once the server says the stream
+// is ahead; the server is asked less often the longer all stays quiet.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	if everything {

@@ -477,3 +477,26 @@ func oneEventAskedAbout(t *testing.T) (*Store, func(int) int) {
 	}
 	return s, countRequests(t, s, "STREAM.INFO")
 }
+
+func TestASlowHandlerIsNotTakenForAStalledSubscription(t *testing.T) {
+	t.Parallel() // mostly waits
+	s, _ := oneEventAskedAbout(t)
+	// Once the slow handler returns, an event is stored that the
+	// subscription has yet to hear of: a second later it has not, which
+	// is no stall, though stallAfter has passed since the last event.
+	idle, enough := 0, errors.New("enough")
+	err := s.Subscribe(context.Background(), nil, 0, func(domain.Record) error {
+		time.Sleep(stallAfter + time.Second) // the slow work
+		s.committer.stored.Store(2)
+		return nil
+	}, func() error {
+		// Caught up after the event, then a second without one.
+		if idle++; idle == 2 {
+			return enough
+		}
+		return nil
+	})
+	if !errors.Is(err, enough) {
+		t.Errorf("subscribe = %v, want it to wait on after the slow handler", err)
+	}
+}
