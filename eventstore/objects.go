@@ -42,7 +42,7 @@ func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 // returns that error (errors.Is finds it) and the chunks sent so far are
 // dropped: nothing is stored.
 func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
-	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name}, fullReader{r})
+	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}}, fullReader{r})
 	if err != nil {
 		return 0, fmt.Errorf("eventstore: put object %s: %w", name, err)
 	}
@@ -92,6 +92,13 @@ func (o *Objects) Delete(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// objectChunk is the size of an object's chunks, each one message. The
+// object store sends them without waiting for each to be stored, and
+// gives up when thousands wait at once; a snapshot of the read models
+// is hundreds of megabytes: in chunks of 512 KiB (half of NATS's default
+// message limit), that is hundreds of messages, not thousands.
+const objectChunk = 512 << 10
 
 // fullReader fills every read as far as the reader beneath allows. The
 // object store makes a chunk, a message, of each read; a request body

@@ -646,24 +646,10 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // is ahead; the server is asked less often the longer all stays quiet.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
-	if everything {
-		filters = []string{s.prefix + ".evt.>"}
-	}
-	if from == 0 {
-		from = 1
-	}
-	cons, err := s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
-		FilterSubjects:   filters,
-		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:      from,
-		MaxResetAttempts: maxConsumerResets,
-	})
-	if err != nil {
-		return fmt.Errorf("eventstore: subscribe: %w", err)
-	}
+	from = max(from, 1)
 	// Heartbeats every second: a consumer on a server that died is
 	// noticed in two, not ten.
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
+	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
@@ -719,6 +705,24 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 			}
 		}
 	}
+}
+
+// ordered pulls the events matching filters (all, if none) from sequence
+// from on through an ordered consumer.
+func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (jetstream.MessagesContext, error) {
+	if len(filters) == 0 {
+		filters = []string{s.prefix + ".evt.>"}
+	}
+	cons, err := s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
+		FilterSubjects:   filters,
+		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:      from,
+		MaxResetAttempts: maxConsumerResets,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cons.Messages(opts...)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing

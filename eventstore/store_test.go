@@ -93,6 +93,7 @@ func TestConformance(t *testing.T) {
 			t.Run("events survive a restart", func(t *testing.T) { testRestart(t, b) })
 			t.Run("upcasters bring old events up to date", func(t *testing.T) { testUpcaster(t, b) })
 			t.Run("subscribe from a sequence and read with filters", func(t *testing.T) { testSubscribe(t, b) })
+			t.Run("replay hands over batches in order up to the end asked for", func(t *testing.T) { testReplay(t, b) })
 			t.Run("messages can be neither deleted nor purged", func(t *testing.T) { testDenyDelete(t, b) })
 			t.Run("bucket create keeps the first value", func(t *testing.T) { testBucket(t, b) })
 			t.Run("objects stream in and out, and survive a restart", func(t *testing.T) { testObjects(t, b) })
@@ -296,6 +297,51 @@ func testSubscribe(t *testing.T, b backend) {
 	})
 	if err != nil || strings.Join(got, ",") != "a,c,d" {
 		t.Errorf("read quotes = %v, %v", got, err)
+	}
+}
+
+func testReplay(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	n := replayBatch + replayBatch/2
+	var first, last uint64
+	for i := range n {
+		seqs, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, []domain.Envelope{event("E", fmt.Sprint("e", i), fmt.Sprint("c", i), "{}")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = seqs[0]
+		if i == 0 {
+			first = last
+		}
+	}
+	// Events appended after the end asked for are not handed over.
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "later"}, 0, []domain.Envelope{event("E", "later", "later", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	next := first + 1
+	done, err := s.Replay(ctx, first+1, last, func(recs []domain.Record) error {
+		sizes = append(sizes, len(recs))
+		for _, r := range recs {
+			if r.Sequence != next || r.Aggregate.ID != fmt.Sprint("q", r.Sequence-first) {
+				return fmt.Errorf("got %d of %s, want %d", r.Sequence, r.Aggregate, next)
+			}
+			next++
+		}
+		return nil
+	})
+	if err != nil || done != last || fmt.Sprint(sizes) != fmt.Sprint([]int{replayBatch, n - 1 - replayBatch}) {
+		t.Errorf("replay = %d, %v in batches of %v; want %d in batches of [%d %d]", done, err, sizes, last, replayBatch, n-1-replayBatch)
+	}
+	// An error from fn ends the replay where it was.
+	stop := errors.New("stop")
+	done, err = s.Replay(ctx, first, last, func([]domain.Record) error { return stop })
+	if !errors.Is(err, stop) || done != first-1 {
+		t.Errorf("replay stopped by fn = %d, %v", done, err)
+	}
+	if done, err := s.Replay(ctx, last+1, last, nil); done != last || err != nil {
+		t.Errorf("an empty replay = %d, %v", done, err)
 	}
 }
 
