@@ -3,20 +3,19 @@ package projections
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
 )
 
 // AuditEntry is one line of the audit log.
 type AuditEntry struct {
-	ID         string
+	ID         string `snapshot:"text"`
 	Timestamp  time.Time
 	Action     string // create, update, or an authorization action
 	Resource   string // the aggregate type: quote, booking, flight, …
@@ -49,21 +48,40 @@ type AuditDetail struct {
 // organisation's log only.
 type Audit struct {
 	mu      sync.RWMutex
-	entries []AuditEntry                 // oldest first
-	fields  map[string]map[string]string // aggregate, or aggregate and organisation if shared → field → last value
-	shared  map[string]bool              // aggregates whose events named more than one organisation
+	entries appendLog[AuditEntry]     // oldest first
+	last    map[auditKey][]auditField // the fields' last values, by name
+	shared  map[domain.Aggregate]bool // aggregates whose events named more than one organisation
+
+	// Used by Apply alone, which runs on one goroutine: the names of
+	// fields, each kept once, and the members of the event at hand.
+	names   map[string]string
+	members []jsonMember
 }
+
+// auditKey names the last values of an aggregate's fields, or on a shared
+// aggregate those an organisation's events left.
+type auditKey struct {
+	Aggregate domain.Aggregate
+	Org       string
+}
+
+// auditField is the last value of one field: a string's text, or the
+// JSON of anything else.
+type auditField struct{ Name, Value string }
 
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
-	return &Audit{fields: map[string]map[string]string{}, shared: map[string]bool{}}
+	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{}}
 }
 
 // unaudited fields change with every event and say nothing of their own.
 var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
 	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true}
 
-// Apply implements ReadModel.
+// Apply implements ReadModel. It reads the event's fields from its JSON
+// as they are, without decoding them again, and compares them with the
+// last values in one walk, copying only those that changed: it runs for
+// every event, and most fields of an update are unchanged.
 func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	base := AuditEntry{ID: r.EventID, Timestamp: r.OccurredAt, Resource: r.Aggregate.Type, ResourceID: r.Aggregate.ID,
 		UserID: r.Actor, IPAddress: r.ClientIP, Tenant: r.Tenant}
@@ -79,91 +97,118 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
 		}
 		base.Details = AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
-		m.entries = append(m.entries, base)
+		m.entries.add(base)
 		return
 	}
 	if _, isRef := e.(domain.ReferenceChanged); isRef {
 		// Imports are rows by the thousand: one entry, no field diff.
 		base.Action = "update"
-		m.entries = append(m.entries, base)
+		m.entries.add(base)
 		return
 	}
-	var data map[string]json.RawMessage
-	json.Unmarshal(r.Data, &data)
-	key := r.Aggregate.String()
-	first, existed := m.fields[key]
+	// Sorted by name; a name given twice keeps its last value, as the
+	// decoder would.
+	m.members = jsonMembers(r.Data, m.members[:0])
+	slices.SortStableFunc(m.members, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
+	key := auditKey{Aggregate: r.Aggregate}
+	first, existed := m.last[key]
 	base.Action = "update"
 	if !existed {
-		first = map[string]string{}
-		m.fields[key] = first
 		base.Action = "create"
 	}
 	// What others do to an organisation's resource (an airline replying to
 	// its stock request, a reactor confirming its booking, an admin
 	// deleting its webhook) is in its log too.
-	named, _ := unquote(data["organizationId"])
-	base.Owner = first["organizationId"]
-	old := first
+	named := ""
+	for _, mem := range m.members {
+		if string(mem.name) == "organizationId" {
+			named, _ = mem.str()
+		}
+	}
+	base.Owner = fieldValue(first, "organizationId")
+	at := key
 	switch {
-	case named == "" && m.shared[key]:
-		base.Owner = ""
-		old = m.fieldsOf(key, base.Tenant)
+	case named == "" && m.shared[r.Aggregate]:
+		base.Owner, at.Org = "", base.Tenant
 	case named == "" || named == base.Owner || base.Owner == "":
 		base.Owner = cmp.Or(named, base.Owner)
 	default:
-		m.shared[key] = true
-		base.Owner = named
-		old = m.fieldsOf(key, named)
+		m.shared[r.Aggregate] = true
+		base.Owner, at.Org = named, named
 	}
-	names := make([]string, 0, len(data))
-	for name := range data {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	changed := 0
-	for _, name := range names {
-		value := string(data[name])
-		if s, err := unquote(data[name]); err == nil {
-			value = s
+	if !existed {
+		// A create: every field is new, and none makes an entry.
+		fields := make([]auditField, 0, len(m.members))
+		for _, mem := range m.members {
+			if n := len(fields); n > 0 && fields[n-1].Name == string(mem.name) {
+				fields[n-1].Value = mem.text()
+			} else {
+				fields = append(fields, auditField{m.name(mem.name), mem.text()})
+			}
 		}
-		before, had := old[name]
-		old[name] = value
-		if !existed || unaudited[name] || (had && before == value) {
+		m.last[at] = fields
+		m.entries.add(base)
+		return
+	}
+	// Both lists are sorted by name: one walk through them finds the old
+	// value of each field sent.
+	old := m.last[at]
+	var added []auditField
+	changed, i := 0, 0
+	for _, mem := range m.members {
+		for i < len(old) && old[i].Name < string(mem.name) {
+			i++
+		}
+		had := i < len(old) && old[i].Name == string(mem.name)
+		if had && mem.is(old[i].Value) {
+			continue
+		}
+		value, before, name := mem.text(), "", ""
+		switch n := len(added); {
+		case had:
+			name, before, old[i].Value = old[i].Name, old[i].Value, value
+		case n > 0 && added[n-1].Name == string(mem.name):
+			name, before, added[n-1].Value = added[n-1].Name, added[n-1].Value, value
+		default:
+			name = m.name(mem.name)
+			added = append(added, auditField{name, value})
+		}
+		if unaudited[name] {
 			continue
 		}
 		entry := base
-		entry.ID = fmt.Sprintf("%s-%d", r.EventID, changed)
+		entry.ID = r.EventID + "-" + strconv.Itoa(changed)
 		entry.Details = AuditDetail{Field: name, OldValue: before, NewValue: value}
-		m.entries = append(m.entries, entry)
+		m.entries.add(entry)
 		changed++
 	}
-	if !existed || changed == 0 {
-		m.entries = append(m.entries, base)
+	if len(added) > 0 {
+		old = append(old, added...)
+		slices.SortFunc(old, func(a, b auditField) int { return strings.Compare(a.Name, b.Name) })
+	}
+	m.last[at] = old
+	if changed == 0 {
+		m.entries.add(base)
 	}
 }
 
-// fieldsOf returns the last values of the fields of a shared aggregate
-// as one organisation's events left them.
-func (m *Audit) fieldsOf(key, org string) map[string]string {
-	key += "\x00" + org
-	f, ok := m.fields[key]
+// name is a field's name, each kept once however many aggregates have it.
+func (m *Audit) name(b []byte) string {
+	name, ok := m.names[string(b)]
 	if !ok {
-		f = map[string]string{}
-		m.fields[key] = f
+		name = string(b)
+		m.names[name] = name
 	}
-	return f
+	return name
 }
 
-// unquote reads a JSON string. Most have no escapes: those are cut out
-// as they are, without the decoder, as this runs for every field of
-// every event.
-func unquote(raw json.RawMessage) (string, error) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && !bytes.ContainsAny(raw[1:len(raw)-1], "\\\"") && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), nil
+// fieldValue is the last value of the field name, or "".
+func fieldValue(fields []auditField, name string) string {
+	i, ok := slices.BinarySearchFunc(fields, name, func(f auditField, name string) int { return strings.Compare(f.Name, name) })
+	if !ok {
+		return ""
 	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
+	return fields[i].Value
 }
 
 // AuditFilter narrows the audit log; empty fields match everything.
@@ -178,7 +223,7 @@ type AuditFilter struct {
 func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return pageOf(m.entries, true, func(e AuditEntry) AuditEntry { return e }, func(e AuditEntry) bool {
+	return pageOfN(m.entries.n, true, m.entries.at, func(e AuditEntry) bool {
 		return (f.Tenant == "" || e.Tenant == f.Tenant || e.Owner == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
 			(f.Resource == "" || e.Resource == f.Resource) && (f.UserID == "" || e.UserID == f.UserID) &&
 			(f.From.IsZero() || !e.Timestamp.Before(f.From)) && (f.To.IsZero() || e.Timestamp.Before(f.To))

@@ -4,15 +4,21 @@ package projections
 // newestFirst) and returns the page-th page (from 1) of limit items that
 // keep accepts, and how many it accepts in all.
 func pageOf[K, T any](ids []K, newestFirst bool, get func(id K) T, keep func(T) bool, page, limit int) ([]T, int) {
+	return pageOfN(len(ids), newestFirst, func(i int) T { return get(ids[i]) }, keep, page, limit)
+}
+
+// pageOfN is pageOf over n items, the i-th of which (oldest first) at
+// gives.
+func pageOfN[T any](n int, newestFirst bool, at func(i int) T, keep func(T) bool, page, limit int) ([]T, int) {
 	skip := (page - 1) * limit
 	var out []T
 	total := 0
-	for n := range ids {
-		i := n
+	for k := range n {
+		i := k
 		if newestFirst {
-			i = len(ids) - 1 - n
+			i = n - 1 - k
 		}
-		v := get(ids[i])
+		v := at(i)
 		if !keep(v) {
 			continue
 		}
@@ -23,3 +29,26 @@ func pageOf[K, T any](ids []K, newestFirst bool, get func(id K) T, keep func(T) 
 	}
 	return out, total
 }
+
+// chunkSize is how many items one chunk of a log holds.
+const chunkSize = 4096
+
+// appendLog is an append-only list kept in chunks: appending never copies the
+// items already there, as a growing slice does, which for a list of a
+// million (the audit log's) costs more than the appends themselves.
+type appendLog[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+func (l *appendLog[T]) add(v T) {
+	if l.n%chunkSize == 0 {
+		l.chunks = append(l.chunks, make([]T, 0, chunkSize))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, v)
+	l.n++
+}
+
+// at is the i-th item, oldest first.
+func (l *appendLog[T]) at(i int) T { return l.chunks[i/chunkSize][i%chunkSize] }
