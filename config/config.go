@@ -52,6 +52,8 @@ type Config struct {
 	ShutdownTimeout  time.Duration
 	ReadyMaxLag      int           // events the read models may be behind and stay ready
 	ReadyStall       time.Duration // how long they may apply nothing while events wait
+	Snapshots        bool          // keep snapshots of the read models in JetStream
+	SnapshotEvery    int           // events between snapshots; 0: only on a clean stop
 	LogLevel         slog.Level
 	ProfileAddr      string // loopback host:port serving net/http/pprof; empty: none
 	MetricsAddr      string // host:port serving /metrics without authentication; empty: only the main port, to admins
@@ -132,6 +134,10 @@ var options = []option{
 		set: func(c *Config, v string) error { return setInt(&c.ReadyMaxLag, v, 1, 100_000_000) }},
 	{env: "CARGO_READY_STALL", flag: "ready-stall", def: "10s", usage: "/readyz answers 503 when the read models apply nothing this long while events wait",
 		set: func(c *Config, v string) error { return setDuration(&c.ReadyStall, v, time.Second, time.Hour) }},
+	{env: "CARGO_SNAPSHOTS", flag: "snapshots", def: "true", usage: "start from the newest snapshot of the read models kept in JetStream, and write one on a clean stop and every CARGO_SNAPSHOT_EVERY events; false neither reads nor writes them",
+		set: func(c *Config, v string) error { return setBool(&c.Snapshots, v) }},
+	{env: "CARGO_SNAPSHOT_EVERY", flag: "snapshot-every", def: "0", usage: "also write a snapshot of the read models after this many events (0: only on a clean stop); they apply nothing while it is written",
+		set: func(c *Config, v string) error { return setInt(&c.SnapshotEvery, v, 0, 1_000_000_000) }},
 	{env: "CARGO_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "20s", usage: "how long shutdown waits for in-flight requests",
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)

@@ -33,7 +33,7 @@ type StartProgress struct {
 	Stage         string // what it is doing now, for people
 	NATSConnected bool
 	Applied       uint64 // the read models' replay: applied so far,
-	StreamLast    uint64 // of the stream's events when last asked (0: not known)
+	StreamLast    uint64 // of the stream's events at the start of the replay (0: not known)
 }
 
 // Starting serves while a replica starts, before it serves the API:
@@ -43,14 +43,15 @@ type StartProgress struct {
 // authenticated before the read models are replayed, see
 // domain.ReadinessDetailsVisibleTo); every other request gets the spec's
 // 503 body with Retry-After.
-// stage names what the replica is doing, cheaply: every other request
-// asks it; only /readyz asks progress, which may read the stream.
-// publicURL is the base of absolute links, as Options.PublicURL.
-func Starting(log *slog.Logger, publicURL string, m *metrics.Metrics, stage func() string, progress func(context.Context) StartProgress) http.Handler {
+// stage names what the replica is doing; progress says how far, from
+// what the replica knows: neither asks the stream, so that probes cost a
+// starting replica nothing. publicURL is the base of absolute links, as
+// Options.PublicURL.
+func Starting(log *slog.Logger, publicURL string, m *metrics.Metrics, stage func() string, progress func() StartProgress) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", routed("/healthz", health()))
 	mux.Handle("GET /readyz", routed("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := progress(r.Context())
+		p := progress()
 		attrs := []any{"reason", "starting: " + p.Stage, "natsConnected", p.NATSConnected, "appliedSequence", p.Applied}
 		if p.StreamLast > 0 {
 			attrs = append(attrs, "streamSequence", p.StreamLast, "lag", p.StreamLast-min(p.Applied, p.StreamLast))

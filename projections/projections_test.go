@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,13 +158,36 @@ func TestLagSaysWhenReadModelsShouldNotServe(t *testing.T) {
 	}
 }
 
-func TestUnquoteReadsJSONStringsAsTheDecoderWould(t *testing.T) {
-	for _, raw := range []string{`"FRA"`, `""`, `"Café"`, `"a \"quoted\" word"`, `"line\nbreak"`, `"\u00e9"`, `"tab\tand slash \/"`, "\"\xff\"", `12`, `null`, `"`} {
-		var want string
-		wantErr := json.Unmarshal([]byte(raw), &want)
-		got, err := unquote(json.RawMessage(raw))
-		if got != want || (err == nil) != (wantErr == nil) {
-			t.Errorf("unquote(%s) = %q, %v; the decoder gives %q, %v", raw, got, err, want, wantErr)
+func TestJSONMembersReadObjectsAsTheDecoderWould(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, ` { "a" : "FRA" , "b" : 12 } `, `{"a":null,"b":true,"c":false,"d":-1.5e3}`,
+		`{"nested":{"x":[1,"}",{"y":"]"}],"z":{}},"after":"ok"}`, `{"list":[[],[[]]],"n":0}`,
+		`{"q":"a \"quoted\" word","e":"ends in a backslash \\","u":"\u00e9","nl":"line\nbreak","slash":"tab\tand \/"}`,
+		`{"café":"Café","x":"\\\""}`, "{\"bad\":\"\xff\"}",
+	} {
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got := jsonMembers([]byte(raw), nil)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d members, want %d", raw, len(got), len(want))
+		}
+		for _, m := range got {
+			value, ok := want[string(m.name)]
+			var text string
+			if json.Unmarshal(value, &text) != nil {
+				text = string(value)
+			}
+			if !ok || string(m.value) != string(value) || m.text() != text || !m.is(text) {
+				t.Errorf("%s: member %s = %s (text %q), want %s (text %q)", raw, m.name, m.value, m.text(), value, text)
+			}
+		}
+	}
+	// Whatever is not an object yields what could be read, never a panic.
+	for _, raw := range []string{``, `[1,2]`, `"a"`, `{`, `{"a"`, `{"a":`, `{"a":,"b":1}`, `{"a":"open`, `{"a":1,"b":[1,2}`, `{"a":"\\"`, `{"a":1 "b":2}`} {
+		if got := jsonMembers([]byte(raw), nil); len(got) > 2 || (len(got) > 0 && string(got[0].name) != "a") {
+			t.Errorf("%s: %d members", raw, len(got))
 		}
 	}
 }
@@ -192,4 +216,60 @@ func TestEventsWaitFromWhenTheyAreFirstSeenWaiting(t *testing.T) {
 	if l := p.lagAt(3, start.Add(time.Minute+time.Second)); l.Idle != time.Second {
 		t.Errorf("after an apply the wait starts anew: idle %s, want 1s", l.Idle)
 	}
+}
+
+// blocking is a read model whose Apply waits for release, the first time.
+type blocking struct {
+	reached chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *blocking) Apply(domain.Record, domain.Event) {
+	b.once.Do(func() {
+		close(b.reached)
+		<-b.release
+	})
+}
+
+func TestTheProjectorIsCaughtUpOnlyOnceItHasReplayedWhatTheStreamHeldAtStart(t *testing.T) {
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last uint64
+	for i := range 3 {
+		seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, []domain.Envelope{{
+			Type: "QuoteRequested", SchemaVersion: 1, EventID: fmt.Sprint("e", i), OccurredAt: time.Now(),
+			Data: []byte(`{"quoteId":"q","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = seqs[0]
+	}
+	model := &blocking{reached: make(chan struct{}), release: make(chan struct{})}
+	p := NewProjector(store, slog.New(slog.DiscardHandler), NewQuotes(), model)
+	// Before it has asked the stream where it ends, nothing is caught up.
+	if applied, target := p.Applied(), p.Target(); p.CaughtUp() || applied != 0 || target != 0 {
+		t.Fatalf("before Run: caught up %v, progress %d of %d", p.CaughtUp(), applied, target)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	<-model.reached
+	// Mid-replay the projector knows the end it replays to, without
+	// asking the stream again.
+	if applied, target := p.Applied(), p.Target(); p.CaughtUp() || applied >= last || target != last {
+		t.Errorf("mid-replay: caught up %v, progress %d of %d; want the replay of %d under way", p.CaughtUp(), applied, target, last)
+	}
+	close(model.release)
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := p.WaitFor(wait, last); err != nil || !p.CaughtUp() {
+		t.Errorf("after the replay: %v, caught up %v", err, p.CaughtUp())
+	}
+	cancel()
+	<-done
 }

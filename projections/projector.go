@@ -10,14 +10,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
 
 // ReadModel is kept up to date by the projector. Apply is called for every
-// event in stream order, from one goroutine; a model ignores the events it
+// event in stream order, one call at a time (while the replay at start
+// applies other models at the same time); a model ignores the events it
 // does not need.
 type ReadModel interface {
 	Apply(r domain.Record, e domain.Event)
@@ -25,11 +29,15 @@ type ReadModel interface {
 
 // Stream is what the projector reads of the event stream
 // (eventstore.Store implements it): every event in order from a sequence
-// on, then live, until ctx ends or fn fails (see Subscribe there); and the
-// sequence of the newest.
+// on, then live, until ctx ends or fn fails (see Subscribe there); the
+// events between two sequences in batches, to catch up (see Replay
+// there); the sequence of the newest; and one event, which a snapshot
+// names (see Get there).
 type Stream interface {
 	Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error
+	Replay(ctx context.Context, from, to uint64, fn func([]domain.Record) error) (uint64, error)
 	LastSequence(ctx context.Context) (uint64, error)
+	Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error)
 }
 
 // Projector feeds read models from the stream.
@@ -44,8 +52,15 @@ type Projector struct {
 	// since the last apply; zero while none were seen.
 	waitingSince time.Time
 	target       uint64        // stream's last sequence at start: ready once applied
+	targetKnown  bool          // target is set: until then, not caught up
 	changed      chan struct{} // closed (and replaced) whenever applied moves
 	resumes      int           // subscriptions that failed and were resumed
+
+	// Snapshots, if kept (see KeepSnapshots); used by Run alone.
+	snapshots   SnapshotStore
+	every       uint64        // events between snapshots; 0: only on stop
+	snapshotted uint64        // the sequence the newest snapshot covers
+	last        domain.Record // the last event applied
 }
 
 // NewProjector returns a projector for models.
@@ -54,13 +69,16 @@ func NewProjector(stream Stream, log *slog.Logger, models ...ReadModel) *Project
 }
 
 // Run replays the stream into the read models and then follows it, until
-// ctx ends. A failed subscription is resumed after the last applied event.
+// ctx ends: first up to the end the stream has at the start, in batches
+// (CaughtUp then turns true), then event by event as they come. A failed
+// replay or subscription is resumed after the last applied event.
 func (p *Projector) Run(ctx context.Context) {
-	if last, err := p.stream.LastSequence(ctx); err == nil {
-		p.mu.Lock()
-		p.target = last
-		p.mu.Unlock()
-	}
+	gcBack := lessGC()
+	p.restore(ctx)
+	// A clean stop leaves a snapshot behind, for the next start.
+	defer p.snapshot(context.WithoutCancel(ctx))
+	p.catchUp(ctx)
+	gcBack()
 	for ctx.Err() == nil {
 		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
 		if ctx.Err() != nil {
@@ -70,10 +88,161 @@ func (p *Projector) Run(ctx context.Context) {
 		p.resumes++
 		p.mu.Unlock()
 		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
+		pause(ctx, time.Second)
+	}
+}
+
+// catchUp replays the stream up to the end it has now.
+func (p *Projector) catchUp(ctx context.Context) {
+	for ctx.Err() == nil {
+		last, err := p.stream.LastSequence(ctx)
+		if err == nil {
+			p.mu.Lock()
+			if !p.targetKnown {
+				p.target, p.targetKnown = last, true
+			}
+			p.mu.Unlock()
+			if err = p.replay(ctx, last); err == nil {
+				return
+			}
 		}
+		if ctx.Err() != nil {
+			return
+		}
+		p.log.Error("projector replay failed; resuming", "after", p.Applied(), "err", err)
+		pause(ctx, time.Second)
+	}
+}
+
+// replayed is a batch of events read for the replay, with their decoded
+// events once decoded is closed.
+type replayed struct {
+	recs    []domain.Record
+	events  []domain.Event // nil where an event could not be decoded
+	errs    []error
+	decoded chan struct{}
+	models  atomic.Int32 // models yet to apply the batch
+}
+
+// replay applies the events up to sequence to. It pays for nothing that
+// only following needs: events come in batches, read ahead while the
+// models work; they are decoded on every core, ahead of the models; each
+// model applies them on a goroutine of its own, in order, while the
+// others do; and readers waiting for a sequence are woken once a batch.
+func (p *Projector) replay(ctx context.Context, to uint64) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workers := runtime.GOMAXPROCS(0)
+	toDecode, inOrder := make(chan *replayed, workers), make(chan *replayed, workers+1)
+	var readErr error
+	go func() {
+		defer close(inOrder)
+		defer close(toDecode)
+		_, readErr = p.stream.Replay(ctx, p.Applied()+1, to, func(recs []domain.Record) error {
+			b := &replayed{recs: recs, decoded: make(chan struct{})}
+			select {
+			case inOrder <- b:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+			toDecode <- b
+			return nil
+		})
+	}()
+	for range workers {
+		go func() {
+			for b := range toDecode {
+				b.events, b.errs = make([]domain.Event, len(b.recs)), make([]error, len(b.recs))
+				for i, r := range b.recs {
+					b.events[i], b.errs[i] = domain.DecodeEvent(r.Type, r.Data)
+				}
+				close(b.decoded)
+			}
+		}()
+	}
+	var models sync.WaitGroup
+	queues := make([]chan *replayed, len(p.models))
+	for i, m := range p.models {
+		queues[i] = make(chan *replayed, 2)
+		models.Go(func() {
+			for b := range queues[i] {
+				for j, e := range b.events {
+					if e != nil {
+						m.Apply(b.recs[j], e)
+					}
+				}
+				// The last model done with a batch moves applied: each
+				// model takes the batches in order, so every model is
+				// done with those before.
+				if b.models.Add(-1) == 0 {
+					p.advance(b.recs[len(b.recs)-1].Sequence)
+				}
+			}
+		})
+	}
+	err := p.dispatch(inOrder, queues)
+	if err != nil {
+		cancel(err)
+		for range inOrder {
+		}
+	}
+	for _, q := range queues {
+		close(q)
+	}
+	models.Wait()
+	if err != nil {
+		return err
+	}
+	return readErr
+}
+
+// dispatch hands the batches, once decoded, to the models, checking that
+// they follow on from each other. A batch that would leave a gap is not
+// applied at all.
+func (p *Projector) dispatch(inOrder <-chan *replayed, queues []chan *replayed) error {
+	done := p.Applied()
+	for b := range inOrder {
+		<-b.decoded
+		for i, r := range b.recs {
+			if want := done + 1; r.Sequence != want {
+				return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
+			}
+			done, p.last = r.Sequence, r
+			if b.errs[i] != nil {
+				p.skip(r, b.errs[i])
+			}
+		}
+		b.models.Store(int32(len(queues)))
+		for _, q := range queues {
+			q <- b
+		}
+	}
+	return nil
+}
+
+// startGCPercent is the garbage collector's target (GOGC) while the read
+// models are built at start.
+const startGCPercent = 300
+
+// lessGC lets the heap grow three times past what is live, not once,
+// before the garbage collector runs, until what it returns is called.
+// While the read models are built they are most of the heap, and each
+// collection marks all of them again: at a million events, that was a
+// fifth of the replay. A lower GOGC, or GC turned off, is left alone,
+// and a memory limit (GOMEMLIMIT) still holds.
+func lessGC() func() {
+	old := debug.SetGCPercent(startGCPercent)
+	if old < 0 || old >= startGCPercent {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
+}
+
+func pause(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
 	}
 }
 
@@ -83,27 +252,56 @@ func (p *Projector) Run(ctx context.Context) {
 // missing on the way, and the subscription resumes after the last applied.
 var errGap = errors.New("projections: the subscription skipped events")
 
+// apply applies one event, as it comes, and takes a snapshot when one is
+// due.
 func (p *Projector) apply(r domain.Record) error {
 	// Only this goroutine changes applied: it reads it without the lock.
-	if want := p.applied + 1; r.Sequence != want {
+	if err := p.applyAfter(p.applied, r); err != nil {
+		return err
+	}
+	p.last = r
+	p.advance(r.Sequence)
+	if p.every > 0 && r.Sequence-p.snapshotted >= p.every {
+		p.snapshot(context.Background())
+	}
+	return nil
+}
+
+// applyAfter hands r to every model, if it is the event after sequence
+// after.
+func (p *Projector) applyAfter(after uint64, r domain.Record) error {
+	if want := after + 1; r.Sequence != want {
 		return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
 	}
 	e, err := domain.DecodeEvent(r.Type, r.Data)
 	if err != nil {
-		// An event this version does not know (written by a newer one)
-		// must not stop every read model: skip it, loudly.
-		p.log.Error("projector skips an event it cannot decode", "sequence", r.Sequence, "type", r.Type, "err", err)
-	} else {
-		for _, m := range p.models {
-			m.Apply(r, e)
-		}
+		p.skip(r, err)
+		return nil
 	}
+	for _, m := range p.models {
+		m.Apply(r, e)
+	}
+	return nil
+}
+
+// skip logs an event that cannot be decoded. An event this version does
+// not know (written by a newer one) must not stop every read model: it is
+// skipped, loudly.
+func (p *Projector) skip(r domain.Record, err error) {
+	p.log.Error("projector skips an event it cannot decode", "sequence", r.Sequence, "type", r.Type, "err", err)
+}
+
+// advance records that every event up to seq is applied, and wakes the
+// readers waiting for it.
+func (p *Projector) advance(seq uint64) {
 	p.mu.Lock()
-	p.applied, p.waitingSince = r.Sequence, time.Time{}
+	defer p.mu.Unlock()
+	if seq <= p.applied {
+		return
+	}
+	p.applied, p.waitingSince = seq, time.Time{}
 	close(p.changed)
 	p.changed = make(chan struct{})
-	p.mu.Unlock()
-	return nil
 }
 
 // Resumes counts the subscriptions that failed and were resumed.
@@ -120,20 +318,22 @@ func (p *Projector) Applied() uint64 {
 	return p.applied
 }
 
-// Target is the stream's last sequence when the projector started: the
-// replay at start ends there.
+// CaughtUp reports whether the read models hold every event that was in
+// the stream when the projector started: false until Run has asked the
+// stream where it ends.
+func (p *Projector) CaughtUp() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.targetKnown && p.applied >= p.target
+}
+
+// Target is the stream's last sequence when the projector started (0
+// until Run has asked): the replay at start ends there. A starting
+// replica's /readyz tells it, asking the stream nothing.
 func (p *Projector) Target() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.target
-}
-
-// CaughtUp reports whether the read models hold every event that was in
-// the stream when the projector started.
-func (p *Projector) CaughtUp() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.applied >= p.target
 }
 
 // Lag is how far the read models are behind the stream.

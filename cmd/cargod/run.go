@@ -120,11 +120,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
-	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	flights, rates, bookings := projections.NewFlights(), projections.NewRates(), projections.NewBookings()
-	stock, reference, audit := projections.NewAWBStock(), projections.NewReference(), projections.NewAudit()
-	subscriptions, shipments, documents := projections.NewWebhooks(), projections.NewShipments(), projections.NewDocuments()
-	projector := projections.NewProjector(store, log, identity, quotes, flights, rates, bookings, stock, reference, audit, subscriptions, shipments, documents)
+	models := projections.NewModels()
+	identity, quotes, flights, rates, bookings := models.Identity, models.Quotes, models.Flights, models.Rates, models.Bookings
+	stock, reference, audit := models.Stock, models.Reference, models.Audit
+	subscriptions, shipments, documents := models.Webhooks, models.Shipments, models.Documents
+	projector := projections.NewProjector(store, log, models.All()...)
+	if cfg.Snapshots {
+		snapshots, err := store.Objects(ctx, "snapshots")
+		if err != nil {
+			return err
+		}
+		if err := projector.KeepSnapshots(snapshots, uint64(cfg.SnapshotEvery)); err != nil {
+			return err
+		}
+	}
 	m.WatchReadModels(func(ctx context.Context) (metrics.ReadModels, error) {
 		lag, err := projector.Lag(ctx)
 		return metrics.ReadModels{Applied: lag.Applied, Target: projector.Target(), StreamLast: lag.StreamLast}, err
@@ -246,7 +255,7 @@ func (s *starting) current() string {
 	return s.stage
 }
 
-func (s *starting) progress(ctx context.Context) httpapi.StartProgress {
+func (s *starting) progress() httpapi.StartProgress {
 	s.mu.Lock()
 	p := httpapi.StartProgress{Stage: s.stage}
 	store, projector := s.store, s.projector
@@ -255,12 +264,9 @@ func (s *starting) progress(ctx context.Context) httpapi.StartProgress {
 		p.NATSConnected = store.Connected()
 	}
 	if projector != nil {
-		p.Applied = projector.Applied()
-		ctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		if lag, err := projector.Lag(ctx); err == nil {
-			p.StreamLast = lag.StreamLast
-		}
+		// The replay's end, as the projector asked the stream once: a
+		// probe costs the stream nothing.
+		p.Applied, p.StreamLast = projector.Applied(), projector.Target()
 	}
 	return p
 }

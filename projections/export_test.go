@@ -1,0 +1,4 @@
+package projections
+
+// Fields is what a read model keeps, for the tests outside the package.
+func Fields(m ReadModel) []any { return m.(snapshotter).fields() }

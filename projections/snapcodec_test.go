@@ -1,0 +1,103 @@
+package projections
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestEveryReadModelCanBeKeptInASnapshot(t *testing.T) {
+	for _, model := range NewModels().All() {
+		m, ok := model.(snapshotter)
+		if !ok {
+			t.Errorf("%T cannot be kept in a snapshot", model)
+			continue
+		}
+		for i, f := range m.fields() {
+			if k := reflect.TypeOf(f).Elem().Kind(); k != reflect.Map && k != reflect.Slice {
+				t.Errorf("%T: field %d is a %s; a snapshot keeps maps and slices", m, i, k)
+			}
+			if _, err := codecFor(reflect.TypeOf(f).Elem()); err != nil {
+				t.Errorf("%T: %v", m, err)
+			}
+		}
+	}
+}
+
+func TestTheSnapshotEncodingReadsBackWhatItWrote(t *testing.T) {
+	type inner struct {
+		N    *int
+		Tags []string
+	}
+	type sample struct {
+		Name       string
+		Note       string `snapshot:"text"`
+		Long       string
+		On         bool
+		Count      int
+		Small      int8
+		Big        uint64
+		Ratio      float64
+		At, Zoned  time.Time
+		Nil, Empty []string
+		NilMap     map[string]int
+		Map        map[string]inner
+		Ptr, None  *inner
+		Array      [2]int
+	}
+	seven := 7
+	berlin := time.FixedZone("CET", 3600)
+	long := string(make([]byte, symMax+1))
+	want := []sample{
+		{Name: "FRA", Note: "FRA", Long: long, On: true, Count: -42, Small: -8, Big: 1 << 63, Ratio: 2.5,
+			At: time.Date(2026, 11, 26, 12, 0, 0, 5, time.UTC), Zoned: time.Date(2026, 11, 26, 13, 0, 0, 0, berlin),
+			Empty: []string{}, Map: map[string]inner{"a": {N: &seven, Tags: []string{"FRA", "FRA"}}, "b": {}},
+			Ptr: &inner{Tags: []string{}}, Array: [2]int{1, -1}},
+		{Name: "FRA", Long: long},
+	}
+	c, err := codecFor(reflect.TypeFor[[]sample]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &sectionWriter{syms: map[string]uint64{}}
+	c.encode(w, reflect.ValueOf(want))
+	r := &sectionReader{data: string(w.buf)}
+	var got []sample
+	c.decode(r, reflect.ValueOf(&got).Elem())
+	if r.err != nil || r.pos != len(r.data) {
+		t.Fatalf("read back: %v, %d of %d bytes", r.err, r.pos, len(r.data))
+	}
+	// Times keep their instant and offset, as gob keeps them.
+	for i := range want {
+		if !got[i].At.Equal(want[i].At) || !got[i].Zoned.Equal(want[i].Zoned) || got[i].Zoned.Format(time.RFC3339) != want[i].Zoned.Format(time.RFC3339) {
+			t.Errorf("%d: times %v %v, want %v %v", i, got[i].At, got[i].Zoned, want[i].At, want[i].Zoned)
+		}
+		got[i].At, got[i].Zoned, want[i].At, want[i].Zoned = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
+	}
+	// A string that repeats is written once.
+	if n := len(w.syms); n != 3 { // "FRA", "a", "b"
+		t.Errorf("%d strings numbered, want 3", n)
+	}
+	// Cut anywhere, a section reads as corrupt, never as a panic.
+	for cut := range len(w.buf) {
+		r := &sectionReader{data: string(w.buf[:cut])}
+		var got []sample
+		c.decode(r, reflect.ValueOf(&got).Elem())
+		if r.err == nil && r.pos == cut && cut > 0 {
+			t.Errorf("cut at %d of %d: read as whole", cut, len(w.buf))
+		}
+	}
+}
+
+func TestATypeASnapshotWouldNotHoldWholeIsRefused(t *testing.T) {
+	type hidden struct{ secret string }
+	type withFunc struct{ F func() }
+	for _, typ := range []reflect.Type{reflect.TypeFor[hidden](), reflect.TypeFor[withFunc](), reflect.TypeFor[map[string]any]()} {
+		if _, err := codecFor(typ); err == nil {
+			t.Errorf("%s: no error", typ)
+		}
+	}
+}

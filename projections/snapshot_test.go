@@ -1,0 +1,239 @@
+package projections_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/streamgen"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// history is a store with a short history written through the domain,
+// and the object store of its snapshots.
+func history(t *testing.T, events int) (*eventstore.Store, *eventstore.Objects) {
+	t.Helper()
+	ctx := context.Background()
+	store, _, err := streamgen.Embedded(ctx, t.TempDir(), streamgen.Options{Events: events, Writers: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	snapshots, err := store.Objects(ctx, "snapshots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, snapshots
+}
+
+// logLines is a log the tests read.
+type logLines struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// start runs a projector over new read models until it has caught up with
+// the stream, then stops it (which leaves a snapshot if snapshots are
+// kept), and returns the models and what it logged.
+func start(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore) ([]projections.ReadModel, string) {
+	t.Helper()
+	models := projections.NewModels().All()
+	var log logLines
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), models...)
+	if snapshots != nil {
+		if err := p.KeepSnapshots(snapshots, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	last, err := store.LastSequence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := p.WaitFor(wait, last); err != nil {
+		t.Fatalf("the read models did not reach %d: %v\n%s", last, err, log.String())
+	}
+	cancel()
+	<-done
+	return models, log.String()
+}
+
+// sameModels reports whether two sets of read models keep the same.
+func sameModels(t *testing.T, got, want []projections.ReadModel) {
+	t.Helper()
+	for i := range want {
+		g, w := projections.Fields(got[i]), projections.Fields(want[i])
+		for j := range w {
+			if !reflect.DeepEqual(g[j], w[j]) {
+				t.Errorf("%T: field %d differs from a full replay's", want[i], j)
+			}
+		}
+	}
+}
+
+// appendEvents appends events decided by the domain after a snapshot.
+func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event) {
+	t.Helper()
+	for i, e := range events {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.Repeat("a", 8) + "-later-" + string(rune('a'+i))
+		_, err = store.Append(context.Background(), domain.Aggregate{Type: domain.AggregateAuthorization, ID: id}, 0, []domain.Envelope{{
+			Type: e.EventType(), SchemaVersion: 1, EventID: id, CommandID: id, Actor: "client:forwarder-01", OccurredAt: time.Now(), Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
+	store, snapshots := history(t, 3000)
+	_, log := start(t, store, snapshots)
+	if !strings.Contains(log, "no snapshot of the read models") || !strings.Contains(log, "snapshot of the read models written") {
+		t.Fatalf("a first start, stopped, did not leave a snapshot:\n%s", log)
+	}
+	// Events after the snapshot are replayed on top of it.
+	appendEvents(t, store, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:forwarder-01", At: time.Now()})
+	fromSnapshot, log := start(t, store, snapshots)
+	if !strings.Contains(log, "read models loaded from a snapshot") {
+		t.Fatalf("the second start did not load the snapshot:\n%s", log)
+	}
+	full, _ := start(t, store, nil)
+	sameModels(t, fromSnapshot, full)
+}
+
+func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
+	store, snapshots := history(t, 1000)
+	start(t, store, snapshots)
+	full, _ := start(t, store, nil)
+	manifest := read(t, snapshots, projections.SnapshotManifest)
+	part := strings.Split(manifest, "\n")
+	name := projections.SnapshotManifest + "/" + part[1] + "/0"
+	good := read(t, snapshots, name)
+	other, otherSnapshots := history(t, 500)
+	start(t, other, otherSnapshots)
+
+	for _, tt := range []struct {
+		name, log string
+		spoil     func()
+	}{
+		{"a byte of it changed", "snapshot of the read models ignored", func() {
+			b := []byte(good)
+			b[len(b)/2] ^= 0x20
+			put(t, snapshots, name, string(b))
+		}},
+		{"of an older format", "format 0, this version reads 1", func() {
+			put(t, snapshots, name, strings.Replace(good, "read models\n1\n", "read models\n0\n", 1))
+		}},
+		{"cut short", "unexpected EOF", func() { put(t, snapshots, name, good[:len(good)/2]) }},
+		{"a part missing", "part 1 of 2", func() {
+			put(t, snapshots, projections.SnapshotManifest, strings.Replace(manifest, "\n1\n", "\n2\n", 1))
+		}},
+		{"of another stream", "is not this stream's", func() {
+			m := read(t, otherSnapshots, projections.SnapshotManifest)
+			theirs := projections.SnapshotManifest + "/" + strings.Split(m, "\n")[1] + "/0"
+			put(t, snapshots, theirs, read(t, otherSnapshots, theirs))
+			put(t, snapshots, projections.SnapshotManifest, m)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			put(t, snapshots, projections.SnapshotManifest, manifest)
+			put(t, snapshots, name, good)
+			tt.spoil()
+			models, log := start(t, store, readOnly{snapshots})
+			if !strings.Contains(log, "replaying the whole stream") || !strings.Contains(log, tt.log) {
+				t.Errorf("the log does not say the snapshot was ignored (%q):\n%s", tt.log, log)
+			}
+			sameModels(t, models, full)
+		})
+	}
+}
+
+// readOnly is a snapshot store that refuses to write: a start that
+// ignored a snapshot does not replace it when it stops.
+type readOnly struct{ projections.SnapshotStore }
+
+func (readOnly) Put(context.Context, string, io.Reader) (int64, error) { return 0, io.ErrClosedPipe }
+
+func read(t *testing.T, o projections.SnapshotStore, name string) string {
+	t.Helper()
+	r, _, err := o.Get(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func put(t *testing.T, o projections.SnapshotStore, name, content string) {
+	t.Helper()
+	if _, err := o.Put(context.Background(), name, strings.NewReader(content)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestASnapshotIsWrittenEverySoManyEventsApplied(t *testing.T) {
+	store, snapshots := history(t, 300)
+	var log logLines
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
+	if err := p.KeepSnapshots(snapshots, 2); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	last, _ := store.LastSequence(ctx)
+	if err := p.WaitFor(wait, last); err != nil {
+		t.Fatal(err)
+	}
+	appendEvents(t, store, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:a", At: time.Now()},
+		domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:b", At: time.Now()})
+	for !strings.Contains(log.String(), "snapshot of the read models written") {
+		select {
+		case <-wait.Done():
+			t.Fatalf("no snapshot written while running:\n%s", log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// None was written at the start: the first event applied after the
+	// history is more than two events after none.
+	m := read(t, snapshots, projections.SnapshotManifest)
+	if !strings.HasPrefix(strings.Split(m, "\n")[1], fmt.Sprint(last+1, "-")) {
+		t.Errorf("the snapshot written is %q, want one of sequence %d", m, last+1)
+	}
+}

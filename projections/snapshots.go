@@ -1,0 +1,66 @@
+package projections
+
+import "sync"
+
+// What each read model keeps in a snapshot: every field but its lock.
+
+func (m *Identity) fields() []any {
+	return []any{&m.orgs, &m.orgOrder, &m.clients, &m.users, &m.keys, &m.keyByHash}
+}
+func (m *Identity) lock() *sync.RWMutex { return &m.mu }
+func (*Identity) empty() snapshotter    { return NewIdentity() }
+
+func (m *Quotes) fields() []any       { return []any{&m.byID, &m.versions, &m.order, &m.byOrg} }
+func (m *Quotes) lock() *sync.RWMutex { return &m.mu }
+func (*Quotes) empty() snapshotter    { return NewQuotes() }
+
+func (m *Flights) fields() []any       { return []any{&m.byID, &m.order, &m.byRoute} }
+func (m *Flights) lock() *sync.RWMutex { return &m.mu }
+func (*Flights) empty() snapshotter    { return NewFlights() }
+
+func (m *Rates) fields() []any       { return []any{&m.cards} }
+func (m *Rates) lock() *sync.RWMutex { return &m.mu }
+func (*Rates) empty() snapshotter    { return NewRates() }
+
+func (m *Bookings) fields() []any       { return []any{&m.byID, &m.order, &m.byOrg, &m.byAWB} }
+func (m *Bookings) lock() *sync.RWMutex { return &m.mu }
+func (*Bookings) empty() snapshotter    { return NewBookings() }
+
+func (m *AWBStock) fields() []any       { return []any{&m.requests, &m.order, &m.ledgers} }
+func (m *AWBStock) lock() *sync.RWMutex { return &m.mu }
+func (*AWBStock) empty() snapshotter    { return NewAWBStock() }
+
+func (m *Reference) fields() []any {
+	return []any{&m.airports, &m.airportOrder, &m.airportByICAO, &m.airportsByCountry, &m.airlines, &m.airlineOrder,
+		&m.airlinesByIATA, &m.airlineByICAO, &m.airlineByPrefix, &m.commodities, &m.dangerousGoods, &m.commodityOrder}
+}
+func (m *Reference) lock() *sync.RWMutex { return &m.mu }
+func (*Reference) empty() snapshotter    { return NewReference() }
+
+// The audit log's entries count follows from its chunks: it is counted
+// again on restore. (Its field names, kept once each, are kept once a
+// snapshot section, and new ones once again.)
+func (m *Audit) fields() []any       { return []any{&m.entries.chunks, &m.last} }
+func (m *Audit) lock() *sync.RWMutex { return &m.mu }
+func (*Audit) empty() snapshotter    { return NewAudit() }
+
+func (m *Audit) restored() {
+	m.entries.n = 0
+	if c := m.entries.chunks; len(c) > 0 {
+		m.entries.n = (len(c)-1)*chunkSize + len(c[len(c)-1])
+	}
+}
+
+func (m *Webhooks) fields() []any {
+	return []any{&m.subs, &m.since, &m.order, &m.deliveries, &m.byWebhook}
+}
+func (m *Webhooks) lock() *sync.RWMutex { return &m.mu }
+func (*Webhooks) empty() snapshotter    { return NewWebhooks() }
+
+func (m *Shipments) fields() []any       { return []any{&m.timelines, &m.waybills, &m.filings} }
+func (m *Shipments) lock() *sync.RWMutex { return &m.mu }
+func (*Shipments) empty() snapshotter    { return NewShipments() }
+
+func (m *Documents) fields() []any       { return []any{&m.byID, &m.byAWB} }
+func (m *Documents) lock() *sync.RWMutex { return &m.mu }
+func (*Documents) empty() snapshotter    { return NewDocuments() }

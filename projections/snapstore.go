@@ -1,0 +1,277 @@
+package projections
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// Where snapshots live: objects of an object store. A snapshot is written
+// in parts of at most snapshotPart bytes, "read-models/<id>/<n>", and then
+// named by the object "read-models", its manifest, which is replaced
+// whole: a snapshot cut short by a crash is never named, and the one
+// before it stays the newest. The parts of older snapshots are deleted
+// once a new one is named.
+//
+// Parts, not one object: the object store sends an object's chunks
+// without waiting for each to be stored, and the server refuses a stream
+// more than 128 MiB behind (too many requests); a part is stored whole
+// before the next is sent.
+const (
+	// SnapshotManifest is the object that names the newest snapshot.
+	SnapshotManifest = "read-models"
+	snapshotPart     = 32 << 20
+	manifestHeader   = "cargostream read models snapshot"
+)
+
+// SnapshotStore keeps snapshots (eventstore.Objects implements it).
+type SnapshotStore interface {
+	Put(ctx context.Context, name string, r io.Reader) (int64, error)
+	Get(ctx context.Context, name string) (io.ReadCloser, int64, error)
+	Delete(ctx context.Context, name string) error
+	List(ctx context.Context) ([]domain.StoredFile, error)
+}
+
+// manifest names a snapshot's parts.
+type manifest struct {
+	id    string
+	parts int
+}
+
+func (m manifest) part(n int) string { return fmt.Sprintf("%s/%s/%d", SnapshotManifest, m.id, n) }
+
+func readManifest(ctx context.Context, store SnapshotStore) (manifest, error) {
+	r, _, err := store.Get(ctx, SnapshotManifest)
+	if err != nil {
+		return manifest{}, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, 1024))
+	if err != nil {
+		return manifest{}, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var m manifest
+	if len(lines) == 3 && lines[0] == manifestHeader {
+		m.id = lines[1]
+		m.parts, err = strconv.Atoi(lines[2])
+	}
+	if m.id == "" || err != nil || m.parts < 1 {
+		return manifest{}, fmt.Errorf("%w: a manifest that does not read %q, an id and a number of parts: %q", errCorrupt, manifestHeader, b)
+	}
+	return m, nil
+}
+
+// partWriter writes a snapshot as parts, each stored before the next.
+type partWriter struct {
+	ctx   context.Context
+	store SnapshotStore
+	m     manifest
+	buf   bytes.Buffer
+	size  int64
+}
+
+func (w *partWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		room := snapshotPart - w.buf.Len()
+		take := min(room, len(p))
+		w.buf.Write(p[:take])
+		p = p[take:]
+		if w.buf.Len() == snapshotPart {
+			if err := w.flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *partWriter) flush() error {
+	size, err := w.store.Put(w.ctx, w.m.part(w.m.parts), &w.buf)
+	w.buf.Reset()
+	w.m.parts++
+	w.size += size
+	return err
+}
+
+// close stores the last part and names the snapshot, and then deletes
+// the parts of the snapshots before it.
+func (w *partWriter) close() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	text := fmt.Sprintf("%s\n%s\n%d\n", manifestHeader, w.m.id, w.m.parts)
+	if _, err := w.store.Put(w.ctx, SnapshotManifest, strings.NewReader(text)); err != nil {
+		return err
+	}
+	objects, err := w.store.List(w.ctx)
+	if err != nil {
+		return err
+	}
+	mine := SnapshotManifest + "/" + w.m.id + "/"
+	for _, o := range objects {
+		if strings.HasPrefix(o.Name, SnapshotManifest+"/") && !strings.HasPrefix(o.Name, mine) {
+			if err := w.store.Delete(w.ctx, o.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// partReader reads a snapshot's parts one after another.
+type partReader struct {
+	ctx    context.Context
+	store  SnapshotStore
+	m      manifest
+	next   int
+	cur    io.ReadCloser
+	cancel context.CancelFunc // ends the reading of cur
+	size   int64
+}
+
+func (r *partReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur == nil {
+			if r.next == r.m.parts {
+				return 0, io.EOF
+			}
+			// The object store gives the whole read of an object a few
+			// seconds unless told otherwise; a part is read as fast as
+			// the snapshot is decoded.
+			ctx, cancel := context.WithTimeout(r.ctx, snapshotTimeout)
+			cur, size, err := r.store.Get(ctx, r.m.part(r.next))
+			if err != nil {
+				cancel()
+				return 0, fmt.Errorf("part %d of %d: %w", r.next, r.m.parts, err)
+			}
+			r.cur, r.cancel, r.size = cur, cancel, r.size+size
+			r.next++
+		}
+		n, err := r.cur.Read(p)
+		if err == io.EOF {
+			// The object store has checked the part's digest.
+			r.Close()
+			r.cur, err = nil, nil
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+}
+
+func (r *partReader) Close() error {
+	if r.cur == nil {
+		return nil
+	}
+	defer r.cancel()
+	return r.cur.Close()
+}
+
+// KeepSnapshots makes Run start from the newest valid snapshot in store,
+// replaying only the events after it, and leave a snapshot there when it
+// stops and after every `every` events (0: only when it stops). Every
+// model must be one of this package's. Call it before Run.
+func (p *Projector) KeepSnapshots(store SnapshotStore, every uint64) error {
+	if _, err := p.snapshotters(); err != nil {
+		return err
+	}
+	p.snapshots, p.every = store, every
+	return nil
+}
+
+func (p *Projector) snapshotters() ([]snapshotter, error) {
+	out := make([]snapshotter, len(p.models))
+	for i, m := range p.models {
+		s, ok := m.(snapshotter)
+		if !ok {
+			return nil, fmt.Errorf("projections: %T cannot be kept in a snapshot", m)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// snapshotTimeout bounds the writing of a snapshot.
+const snapshotTimeout = 5 * time.Minute
+
+// restore loads the newest snapshot into the models, which are empty
+// yet, if it is valid for this version and stream; otherwise they stay
+// empty and the whole stream is replayed.
+func (p *Projector) restore(ctx context.Context) {
+	if p.snapshots == nil {
+		return
+	}
+	start := time.Now()
+	m, err := readManifest(ctx, p.snapshots)
+	switch {
+	case errors.Is(err, domain.ErrNoStoredFile):
+		p.log.Info("no snapshot of the read models: replaying the whole stream")
+		return
+	case err != nil:
+		p.log.Warn("snapshot of the read models not read: replaying the whole stream", "err", err)
+		return
+	}
+	r := &partReader{ctx: ctx, store: p.snapshots, m: m}
+	defer r.Close()
+	models, _ := p.snapshotters()
+	h, install, err := readSnapshot(r, models, func(h snapshotHeader) error { return p.verify(ctx, h) })
+	if err != nil {
+		p.log.Warn("snapshot of the read models ignored: replaying the whole stream", "err", err, "snapshot", m.id, "sequence", h.Sequence)
+		return
+	}
+	install()
+	typ, id, _ := strings.Cut(h.Aggregate, "/")
+	p.last = domain.Record{Sequence: h.Sequence, Aggregate: domain.Aggregate{Type: typ, ID: id}, Envelope: domain.Envelope{EventID: h.EventID}}
+	p.snapshotted = h.Sequence
+	p.advance(h.Sequence)
+	p.log.Info("read models loaded from a snapshot", "sequence", h.Sequence, "taken", h.Taken, "bytes", r.size,
+		"took", time.Since(start).Round(time.Millisecond).String())
+}
+
+// verify checks that the event a snapshot covers is this stream's event
+// at that sequence: a snapshot of another stream is not this one's.
+func (p *Projector) verify(ctx context.Context, h snapshotHeader) error {
+	typ, id, _ := strings.Cut(h.Aggregate, "/")
+	r, err := p.stream.Get(ctx, domain.Aggregate{Type: typ, ID: id}, h.Sequence)
+	if err != nil {
+		return fmt.Errorf("%w: the event it covers, %d of %s, is not this stream's: %w", errStaleSnapshot, h.Sequence, h.Aggregate, err)
+	}
+	if r.EventID != h.EventID {
+		return fmt.Errorf("%w: the event it covers, %s at %d, is not this stream's, which has %s there", errStaleSnapshot, h.EventID, h.Sequence, r.EventID)
+	}
+	return nil
+}
+
+// snapshot writes a snapshot of the models as they are, if they hold
+// events the newest one does not. The models wait meanwhile: they must
+// not change while they are written.
+func (p *Projector) snapshot(ctx context.Context) {
+	if p.snapshots == nil || p.last.Sequence <= p.snapshotted {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	start := time.Now()
+	models, _ := p.snapshotters()
+	w := &partWriter{ctx: ctx, store: p.snapshots, m: manifest{id: fmt.Sprintf("%d-%d", p.last.Sequence, start.UnixNano())}}
+	err := writeSnapshot(w, models, p.last)
+	if err == nil {
+		err = w.close()
+	}
+	if err != nil {
+		p.log.Error("snapshot of the read models not written", "sequence", p.last.Sequence, "err", err)
+		return
+	}
+	p.snapshotted = p.last.Sequence
+	p.log.Info("snapshot of the read models written", "sequence", p.last.Sequence, "bytes", w.size, "parts", w.m.parts,
+		"took", time.Since(start).Round(time.Millisecond).String())
+}
