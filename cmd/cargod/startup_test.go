@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/streamgen"
 )
 
 // TestThePortOpensBeforeTheEventStoreIsThere starts cargod against a NATS
@@ -55,4 +58,75 @@ func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 		t.Errorf("/readyz once started = %d %s", got.status, got.body)
 	}
 	createQuote(t, s, s.demoToken(t, "demo-forwarder"), rfq())
+}
+
+// TestReadyzIsNotReadyWhileAStartReplaysAHistory starts cargod on a
+// stream of startupEvents events, written through the domain beforehand:
+// /readyz answers 503, and logs the replay's progress (the stream's end
+// as the replay found it, fewer events applied), until the read models
+// hold them all, and then 200.
+func TestReadyzIsNotReadyWhileAStartReplaysAHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a history of events first")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	store, _, err := streamgen.Embedded(context.Background(), dir, streamgen.Options{Events: startupEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := store.LastSequence(context.Background())
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	port := natstest.FreePorts(t, 1)[0]
+	r := startReplica(dir, map[string]string{"CARGO_ADDR": fmt.Sprintf("127.0.0.1:%d", port), "CARGO_SNAPSHOTS": "false",
+		"CARGO_LOG_LEVEL": "info"})
+	defer func() { r.stop(); <-r.done }()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	readyz := func() int {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	type progress struct {
+		Msg, Reason string
+		Applied     uint64 `json:"appliedSequence"`
+		Stream      uint64 `json:"streamSequence"`
+	}
+	// The answers while starting: the last "not ready yet" line logged.
+	logged := func() progress {
+		var p progress
+		for line := range strings.Lines(r.stderr.String()) {
+			var l progress
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "not ready yet" {
+				p = l
+			}
+		}
+		return p
+	}
+	replaying := eventually(t, "/readyz while the history replays", func() progress {
+		switch readyz() {
+		case http.StatusOK:
+			t.Fatalf("/readyz answered 200 before it was seen replaying:\n%s", r.stderr.String())
+		case http.StatusServiceUnavailable:
+			return logged()
+		}
+		return progress{}
+	}, func(p progress) bool { return strings.HasPrefix(p.Reason, "starting: replaying") && p.Stream > 0 })
+	if replaying.Stream != last || replaying.Applied >= last {
+		t.Errorf("/readyz while replaying logged %+v, want the replay of %d events under way", replaying, last)
+	}
+	r.base(t)
+	if status := readyz(); status != http.StatusOK {
+		t.Errorf("/readyz once started = %d, want 200", status)
+	}
+	if !strings.Contains(r.stderr.String(), `"msg":"cargod ready"`) {
+		t.Errorf("no ready line logged:\n%s", r.stderr.String())
+	}
 }
