@@ -233,6 +233,9 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	if err != nil {
 		return err
 	}
+	if st == nil {
+		return errors.New("eventstore: the parked events' stream does not exist, and a store opened on an existing stream makes none")
+	}
 	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       s.prefix + "-" + consumer + "-retries",
 		Description:   "Cargostream: retries of the events " + consumer + " parked",
@@ -262,41 +265,58 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 			s.log.Warn("eventstore: retries of "+consumer+" interrupted", "err", err)
 			continue
 		}
-		s.retry(ctx, m, fn)
-		m.Ack()
+		switch {
+		case s.retry(ctx, m, fn):
+			m.Ack()
+		case ctx.Err() == nil:
+			m.NakWithDelay(retryPause)
+		}
+		// Unsettled at shutdown: the server hands the entry out again
+		// after retryAckWait, to this process restarted or another.
 	}
 }
 
+// retryPause is how long a retry that could not be settled (NATS out of
+// reach, its entry not rewritten) waits before it is tried again.
+const retryPause = 5 * time.Second
+
 // retry handles the entry m with fn if a retry was asked for: it removes
-// the entry when fn succeeds, and parks the event again when it fails.
-func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Record) error) {
+// the entry when fn succeeds, and parks the event again when it fails. It
+// reports whether m is settled; it is not when shutdown cut the retry
+// short, when NATS was out of reach (which, as for a consumer, counts as no
+// failure of the event's), or when the entry could not be rewritten: the
+// retry is then made again.
+func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Record) error) (settled bool) {
 	var p Parked
 	meta, err := m.Metadata()
 	if err != nil || json.Unmarshal(m.Data(), &p) != nil || !p.RetryAsked {
-		return // a parking, not a retry
+		return true // a parking, not a retry
 	}
 	p.entry = meta.Sequence.Stream
 	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
 	if err == nil {
 		err = s.call(fn, r)
 	}
+	if ctx.Err() != nil || errors.Is(err, domain.ErrStoreUnavailable) {
+		return false
+	}
 	if err == nil {
 		if err := s.parked.Purge(ctx, jetstream.WithPurgeSubject(m.Subject())); err != nil {
-			s.log.Error("eventstore: a parked event was handled, but its entry stays", "consumer", p.Consumer, "sequence", p.Sequence, "err", err)
+			s.log.Error("eventstore: a parked event was handled, but its entry stays; the retry is made again", "consumer", p.Consumer, "sequence", p.Sequence, "err", err)
+			return false
 		}
 		s.log.Info("eventstore: parked event handled on retry", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
 			"aggregate", p.AggregateType+"/"+p.AggregateID)
-		return
-	}
-	if ctx.Err() != nil {
-		return // shutdown: the entry still asks for a retry, for the next start
+		return true
 	}
 	p.RetryAsked, p.Attempts, p.LastError, p.ParkedAt = false, p.Attempts+1, err.Error(), time.Now().UTC()
 	if werr := s.writeParked(ctx, p, true); werr != nil {
-		s.log.Error("eventstore: a retried event failed again and is not parked again", "consumer", p.Consumer, "sequence", p.Sequence, "err", werr)
+		s.log.Error("eventstore: a retried event failed again and could not be parked again; the retry is made again", "consumer", p.Consumer, "sequence", p.Sequence, "err", werr)
+		return false
 	}
 	s.log.Warn("eventstore: parked event failed again on retry; parked again", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
 		"aggregate", p.AggregateType+"/"+p.AggregateID, "attempts", p.Attempts, "err", err)
+	return true
 }
 
 // call runs fn on r, turning a panic into an error (its stack logged): a

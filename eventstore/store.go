@@ -407,11 +407,9 @@ func (s *Store) Append(ctx context.Context, agg domain.Aggregate, expected uint6
 // pendingAppend is a decision the store has taken, not yet known to be stored:
 // the domain.PendingAppend that Submit returns.
 type pendingAppend struct {
-	s      *Store
-	agg    domain.Aggregate
-	d      *decision
-	lastID string // the id of its last event
-	n      int    // its events
+	s   *Store
+	agg domain.Aggregate
+	d   *decision
 }
 
 // Submit is Append in two steps: it hands the decision to the committer
@@ -447,7 +445,7 @@ func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint6
 		// ctx ended or the store is closing: nothing a wait would cure.
 		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
 	}
-	return &pendingAppend{s: s, agg: agg, d: d, lastID: events[len(events)-1].EventID, n: len(events)}, nil
+	return &pendingAppend{s: s, agg: agg, d: d}, nil
 }
 
 // Done is closed once p has its answer.
@@ -460,7 +458,7 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	if out.err != nil && !out.known && ctx.Err() == nil {
 		// Stored by an earlier try, or by this one with the
 		// acknowledgement lost: the events are the aggregate's last.
-		if last, ours := p.s.lastIs(ctx, p.d.subject, p.lastID); ours {
+		if last, ours := p.s.lastIs(ctx, p.d.subject, lastID(p.d)); ours {
 			out = outcome{last: last}
 		}
 	}
@@ -472,9 +470,9 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 	}
-	seqs := make([]uint64, p.n)
+	seqs := make([]uint64, len(p.d.msgs))
 	for i := range seqs {
-		seqs[i] = out.last - uint64(p.n-1-i)
+		seqs[i] = out.last - uint64(len(p.d.msgs)-1-i)
 	}
 	return seqs, nil
 }
