@@ -203,14 +203,22 @@ func (p *Projector) dispatch(inOrder <-chan *replayed, queues []chan *replayed) 
 	done := p.Applied()
 	for b := range inOrder {
 		<-b.decoded
-		for i, r := range b.recs {
+		// The whole batch is checked before anything of it counts as
+		// applied: a snapshot taken at a stop in the retry's pause must
+		// not claim a batch that never reached the models.
+		for _, r := range b.recs {
 			if want := done + 1; r.Sequence != want {
 				return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
 			}
-			done, p.last = r.Sequence, r
+			done = r.Sequence
+		}
+		for i, r := range b.recs {
 			if b.errs[i] != nil {
 				p.skip(r, b.errs[i])
 			}
+		}
+		if len(b.recs) > 0 {
+			p.last = b.recs[len(b.recs)-1]
 		}
 		b.models.Store(int32(len(queues)))
 		for _, q := range queues {

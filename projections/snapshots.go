@@ -40,7 +40,7 @@ func (*Reference) empty() snapshotter    { return NewReference() }
 // The audit log's entries count follows from its chunks: it is counted
 // again on restore. (Its field names, kept once each, are kept once a
 // snapshot section, and new ones once again.)
-func (m *Audit) fields() []any       { return []any{&m.entries.chunks, &m.last} }
+func (m *Audit) fields() []any       { return []any{&m.entries.chunks, &m.last, &m.shared} }
 func (m *Audit) lock() *sync.RWMutex { return &m.mu }
 func (*Audit) empty() snapshotter    { return NewAudit() }
 
@@ -61,6 +61,6 @@ func (m *Shipments) fields() []any       { return []any{&m.timelines, &m.waybill
 func (m *Shipments) lock() *sync.RWMutex { return &m.mu }
 func (*Shipments) empty() snapshotter    { return NewShipments() }
 
-func (m *Documents) fields() []any       { return []any{&m.byID, &m.byAWB} }
+func (m *Documents) fields() []any       { return []any{&m.byID, &m.byAWB, &m.stored} }
 func (m *Documents) lock() *sync.RWMutex { return &m.mu }
 func (*Documents) empty() snapshotter    { return NewDocuments() }
