@@ -22,26 +22,21 @@ type RecordedDocuments interface {
 	Get(id string) (domain.DocumentUploaded, bool)
 }
 
-// Replay tells whether the read models hold every event that was in the
-// stream when they started.
-type Replay interface {
-	CaughtUp() bool
-}
-
 // FileSweep deletes orphaned files: those no recorded upload names. They
 // are left by a crash between storing a file and recording its upload,
 // or by a refused upload whose cleanup failed.
 type FileSweep struct {
 	files     StoredFiles
 	documents RecordedDocuments
-	replay    Replay
 	log       *slog.Logger
 }
 
-// NewFileSweep returns the sweep of files by the uploads in documents,
-// which it trusts once replay has caught up.
-func NewFileSweep(files StoredFiles, documents RecordedDocuments, replay Replay, log *slog.Logger) *FileSweep {
-	return &FileSweep{files: files, documents: documents, replay: replay, log: log}
+// NewFileSweep returns the sweep of files by the uploads in documents. It
+// must be run once the read models hold every upload that was in the
+// stream when they started (cargod starts it after the replay), or it
+// would take recorded files for orphans.
+func NewFileSweep(files StoredFiles, documents RecordedDocuments, log *slog.Logger) *FileSweep {
+	return &FileSweep{files: files, documents: documents, log: log}
 }
 
 // orphanAge is how old a file no upload names must be before it is swept:
@@ -55,14 +50,12 @@ func (f *FileSweep) Run(ctx context.Context) {
 	tick := time.NewTicker(orphanAge)
 	defer tick.Stop()
 	for {
-		if f.replay.CaughtUp() {
-			switch n, err := f.Sweep(ctx, orphanAge); {
-			case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
-			case err != nil:
-				f.log.Error("orphaned files not swept", "err", err)
-			case n > 0:
-				f.log.Info("orphaned files swept", "files", n)
-			}
+		switch n, err := f.Sweep(ctx, orphanAge); {
+		case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
+		case err != nil:
+			f.log.Error("orphaned files not swept", "err", err)
+		case n > 0:
+			f.log.Info("orphaned files swept", "files", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -26,7 +26,7 @@ func TestFileSweepDeletesOnlyOldFilesNoUploadNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sweep := NewFileSweep(files, documents, nil, slog.New(slog.DiscardHandler))
+	sweep := NewFileSweep(files, documents, slog.New(slog.DiscardHandler))
 
 	if n, err := sweep.Sweep(ctx, time.Hour); err != nil || n != 0 {
 		t.Fatalf("sweep of young files = %d, %v", n, err)

@@ -441,7 +441,6 @@ func (c *committer) commit(batch []*decision) {
 		batch[0].answer(outcome{last: last})
 	case err == nil:
 		stored := time.Now()
-		c.obs.BatchStored(len(msgs), stored.Sub(start))
 		c.stored.Store(last)
 		// An atomic batch is stored in order and without gaps: its
 		// events are the len(msgs) sequences ending at last.
@@ -451,11 +450,16 @@ func (c *committer) commit(batch []*decision) {
 			if d.expect {
 				c.remember(d.subject, lastEvent{seq: end, id: lastID(d)})
 			}
+			d.answer(outcome{last: end})
+		}
+		// Metrics after the answers: every write goes through this
+		// goroutine, and no caller waits for another's bookkeeping.
+		c.obs.BatchStored(len(msgs), stored.Sub(start))
+		for _, d := range batch {
 			c.obs.DecisionStored(stored.Sub(d.handed))
 			for _, m := range d.msgs {
 				c.obs.EventStored(m.Header.Get(hdrType))
 			}
-			d.answer(outcome{last: end})
 		}
 	case errors.As(err, &apiErr) && rejectedAsConflict(apiErr.ErrorCode):
 		for _, d := range batch {

@@ -55,6 +55,12 @@ func TestObserverHearsOfEveryBatchDecisionAndEventStored(t *testing.T) {
 	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q2"}, 0, []domain.Envelope{event("QuoteRequested", "e3", "c3", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
+	// The committer tells the observer after it answered the appends.
+	waitUntil(t, "the observer to hear of three events", func() bool {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		return len(obs.events) >= 3
+	})
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	if !slices.Equal(obs.batches, []int{2, 1}) || obs.decisions != 2 ||
