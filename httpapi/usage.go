@@ -9,7 +9,6 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // metered counts each request of an authenticated caller under its route
@@ -19,8 +18,8 @@ func (s *Server) metered(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		endpoint := r.URL.Path
-		if route := mux.CurrentRoute(r); route != nil {
-			endpoint, _ = route.GetPathTemplate()
+		if st := stateOf(r.Context()); st != nil && st.route != "" {
+			endpoint = st.route // noted once a route matched (routes.go)
 		}
 		if p := principal(r.Context()); p.OrganizationID != "" && rec.status != 0 {
 			s.usage.Count(p.OrganizationID, endpoint, rec.status, time.Now())
