@@ -142,7 +142,8 @@ func (m *Metrics) Request(route, method string, code int, took time.Duration) {
 // requestKey names the series of a request; requestSeries are they. The
 // vectors find a series by checking and hashing its label values at every
 // call; a map of the series found once (routes, methods and codes being
-// few) costs a third of that (BenchmarkRequest).
+// few) costs about half of that: BenchmarkRequest against its baseline
+// BenchmarkRequestByVectors, 145 against 288 ns in one run on 2 cores.
 type requestKey struct {
 	route, method string
 	code          int
