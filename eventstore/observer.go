@@ -75,9 +75,6 @@ func (q *Queue) Backlog(ctx context.Context) (Backlog, error) {
 	if err != nil {
 		return Backlog{}, fmt.Errorf("eventstore: queue %s: %w", q.stream, err)
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return Backlog{}, fmt.Errorf("eventstore: queue %s: %w", q.stream, err)
-	}
+	info := cons.CachedInfo() // fetched just now, by Consumer
 	return Backlog{Consumer: "queue:" + q.name, Pending: info.NumPending, InHand: uint64(info.NumAckPending)}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -83,12 +84,16 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 	return tw.Flush()
 }
 
+// parkingConsumers are the consumers that park events: cargod's reactors
+// (commands.Reactors) and its webhook dispatcher.
+var parkingConsumers = []string{"pricing", "bookings", "shipments", "webhooks"}
+
 func runRetryParked(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var o eventsOptions
 	fs := newFlagSet("parked retry", parkedSynopsis)
 	storeFlags(fs, &o, getenv)
 	all := fs.Bool("all", false, "retry every parked event")
-	reactor := fs.String("reactor", "", "retry only the entries of this `reactor` (pricing, bookings, shipments, webhooks)")
+	reactor := fs.String("reactor", "", "retry only the entries of this `reactor` ("+strings.Join(parkingConsumers, ", ")+")")
 	// The sequence may come before the flags or after them.
 	var positional []string
 	for {
@@ -102,6 +107,8 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	}
 	var seq uint64
 	switch {
+	case *reactor != "" && !slices.Contains(parkingConsumers, *reactor):
+		return usagef("parked retry", "no reactor is called %q; those that park events are %s", *reactor, strings.Join(parkingConsumers, ", "))
 	case *all && len(positional) > 0:
 		return usagef("parked retry", "give a sequence or --all, not both")
 	case !*all && len(positional) != 1:
@@ -124,6 +131,8 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	}
 	if errors.Is(err, eventstore.ErrNotParked) {
 		switch {
+		case *all && *reactor != "":
+			return fmt.Errorf("%s has no parked event (cargoctl parked lists those parked)", *reactor)
 		case *all:
 			return errors.New("no event is parked")
 		case *reactor != "":
