@@ -72,7 +72,7 @@ func (r *Reactors) Run(ctx context.Context) {
 			defer wg.Done()
 			// Runs until ctx ends: a consumer that fails is begun again.
 			r.feed.Consume(ctx, name, filters, reactorParallel, handle, func(rec domain.Record, err error) {
-				r.log.Error("reactor failed on an event; it will be retried", "reactor", name,
+				r.log.Error("reactor failed on an event: it is tried again, and parked after CARGO_REACTOR_ATTEMPTS failures in a row", "reactor", name,
 					"sequence", rec.Sequence, "type", rec.Type, "aggregate", rec.Aggregate.String(), "err", err)
 			})
 		}()

@@ -109,7 +109,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}()
 	d.Events.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
 		func(rec domain.Record, err error) {
-			d.Log.Error("webhook dispatch failed on an event; it will be retried", "sequence", rec.Sequence, "err", err)
+			d.Log.Error("webhook dispatch failed on an event: it is tried again, and parked after CARGO_REACTOR_ATTEMPTS failures in a row", "sequence", rec.Sequence, "err", err)
 		})
 	<-done
 }
