@@ -76,7 +76,7 @@ func (p *Projector) Run(ctx context.Context) {
 	gcBack := lessGC()
 	p.restore(ctx)
 	// A clean stop leaves a snapshot behind, for the next start.
-	defer p.snapshot(context.WithoutCancel(ctx))
+	defer p.snapshot(context.WithoutCancel(ctx), 1)
 	p.catchUp(ctx)
 	gcBack()
 	for ctx.Err() == nil {
@@ -269,8 +269,8 @@ func (p *Projector) apply(r domain.Record) error {
 	}
 	p.last = r
 	p.advance(r.Sequence)
-	if p.every > 0 && r.Sequence-p.snapshotted >= p.every {
-		p.snapshot(context.Background())
+	if p.every > 0 && r.Sequence >= p.snapshotted+p.every {
+		p.snapshot(context.Background(), p.every)
 	}
 	return nil
 }

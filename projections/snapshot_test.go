@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -235,5 +236,101 @@ func TestASnapshotIsWrittenEverySoManyEventsApplied(t *testing.T) {
 	m := read(t, snapshots, projections.SnapshotManifest)
 	if !strings.HasPrefix(strings.Split(m, "\n")[1], fmt.Sprint(last+1, "-")) {
 		t.Errorf("the snapshot written is %q, want one of sequence %d", m, last+1)
+	}
+}
+
+// partNames lists the parts of snapshots in the object store.
+func partNames(t *testing.T, o projections.SnapshotStore) []string {
+	t.Helper()
+	objects, err := o.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range objects {
+		if strings.HasPrefix(f.Name, projections.SnapshotManifest+"/") {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// namingMeanwhile is the object store of snapshots, where another replica
+// names its snapshot, manifest, while this one writes its first part.
+type namingMeanwhile struct {
+	projections.SnapshotStore
+	manifest string
+	once     sync.Once
+}
+
+func (n *namingMeanwhile) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
+	var err error
+	n.once.Do(func() { _, err = n.SnapshotStore.Put(ctx, projections.SnapshotManifest, strings.NewReader(n.manifest)) })
+	if err != nil {
+		return 0, err
+	}
+	return n.SnapshotStore.Put(ctx, name, r)
+}
+
+// Replicas share the snapshots: each leaves the newest named, and deletes
+// only the parts of older ones.
+func TestReplicasSharingSnapshotsLeaveTheNewestNamed(t *testing.T) {
+	newer := "cargostream read models snapshot\n999999-1\n1\n"
+	for _, tt := range []struct {
+		name string
+		// setup prepares the store before a replica stops and writes.
+		setup func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore
+		// manifest is what names the newest afterwards ("" ours), written
+		// is whether the replica wrote its own, parts which are left.
+		manifest string
+		written  bool
+		parts    []string
+	}{
+		{name: "another replica writing a newer one keeps its parts",
+			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
+				put(t, o, "read-models/999999-1/0", "part")
+				return o
+			},
+			written: true, parts: []string{"ours", "read-models/999999-1/0"}},
+		{name: "a newer one named before writing is not written over",
+			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
+				put(t, o, projections.SnapshotManifest, newer)
+				return o
+			},
+			manifest: newer},
+		{name: "a newer one named while writing is not named over, and ours is deleted",
+			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
+				return &namingMeanwhile{SnapshotStore: o, manifest: newer}
+			},
+			manifest: newer},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store, snapshots := history(t, 300)
+			_, log := start(t, store, tt.setup(t, snapshots))
+			if got := strings.Contains(log, "snapshot of the read models written"); got != tt.written {
+				t.Errorf("written = %v, want %v:\n%s", got, tt.written, log)
+			}
+			manifest := read(t, snapshots, projections.SnapshotManifest)
+			last, _ := store.LastSequence(context.Background())
+			want := tt.manifest
+			if want == "" {
+				want = fmt.Sprint(last, "-")
+			}
+			if !strings.Contains(manifest, want) {
+				t.Errorf("the manifest names %q, want %q", manifest, want)
+			}
+			var parts []string
+			for _, name := range partNames(t, snapshots) {
+				if strings.HasPrefix(name, fmt.Sprint("read-models/", last, "-")) {
+					name = "ours"
+				}
+				if !slices.Contains(parts, name) {
+					parts = append(parts, name)
+				}
+			}
+			if slices.Sort(parts); !slices.Equal(parts, tt.parts) {
+				t.Errorf("parts left %q, want %q", parts, tt.parts)
+			}
+		})
 	}
 }

@@ -20,6 +20,14 @@ import (
 // before it stays the newest. The parts of older snapshots are deleted
 // once a new one is named.
 //
+// Replicas share the store. The id begins with the sequence the snapshot
+// covers, so that each can tell which is newer: a replica does not write
+// a snapshot when one as new is named already, does not name its own
+// over a newer one, and deletes only the parts of snapshots older than
+// the one named, never those of a newer one another replica is writing.
+// (Two replicas that name theirs at the same moment may still leave the
+// older named; a start then replays a little more.)
+//
 // Parts, not one object: the object store sends an object's chunks
 // without waiting for each to be stored, and the server refuses a stream
 // more than 128 MiB behind (too many requests); a part is stored whole
@@ -46,6 +54,26 @@ type manifest struct {
 }
 
 func (m manifest) part(n int) string { return fmt.Sprintf("%s/%s/%d", SnapshotManifest, m.id, n) }
+
+// sequence is the sequence the snapshot covers, from its id
+// "<sequence>-<nanoseconds>"; 0 for an id not of that form.
+func (m manifest) sequence() uint64 { return idSequence(m.id) }
+
+func idSequence(id string) uint64 {
+	seq, _, _ := strings.Cut(id, "-")
+	n, _ := strconv.ParseUint(seq, 10, 64)
+	return n
+}
+
+// namedSequence is the sequence of the snapshot the manifest names, 0
+// when none is named or the manifest cannot be read.
+func namedSequence(ctx context.Context, store SnapshotStore) uint64 {
+	m, err := readManifest(ctx, store)
+	if err != nil {
+		return 0
+	}
+	return m.sequence()
+}
 
 func readManifest(ctx context.Context, store SnapshotStore) (manifest, error) {
 	r, _, err := store.Get(ctx, SnapshotManifest)
@@ -102,29 +130,36 @@ func (w *partWriter) flush() error {
 	return err
 }
 
-// close stores the last part and names the snapshot, and then deletes
-// the parts of the snapshots before it.
-func (w *partWriter) close() error {
+// close stores the last part and names the snapshot, unless another
+// replica named one as new meanwhile, and then deletes the parts of the
+// snapshots older than the one named. It reports whether it named this
+// one.
+func (w *partWriter) close() (bool, error) {
 	if err := w.flush(); err != nil {
-		return err
+		return false, err
 	}
-	text := fmt.Sprintf("%s\n%s\n%d\n", manifestHeader, w.m.id, w.m.parts)
-	if _, err := w.store.Put(w.ctx, SnapshotManifest, strings.NewReader(text)); err != nil {
-		return err
+	named := w.m.sequence() > namedSequence(w.ctx, w.store)
+	if named {
+		text := fmt.Sprintf("%s\n%s\n%d\n", manifestHeader, w.m.id, w.m.parts)
+		if _, err := w.store.Put(w.ctx, SnapshotManifest, strings.NewReader(text)); err != nil {
+			return false, err
+		}
 	}
+	// Read again: another replica may have named one since.
+	newest := namedSequence(w.ctx, w.store)
 	objects, err := w.store.List(w.ctx)
 	if err != nil {
-		return err
+		return named, err
 	}
-	mine := SnapshotManifest + "/" + w.m.id + "/"
 	for _, o := range objects {
-		if strings.HasPrefix(o.Name, SnapshotManifest+"/") && !strings.HasPrefix(o.Name, mine) {
+		id, _, isPart := strings.Cut(strings.TrimPrefix(o.Name, SnapshotManifest+"/"), "/")
+		if isPart && strings.HasPrefix(o.Name, SnapshotManifest+"/") && (idSequence(id) < newest || !named && id == w.m.id) {
 			if err := w.store.Delete(w.ctx, o.Name); err != nil {
-				return err
+				return named, err
 			}
 		}
 	}
-	return nil
+	return named, nil
 }
 
 // partReader reads a snapshot's parts one after another.
@@ -251,27 +286,37 @@ func (p *Projector) verify(ctx context.Context, h snapshotHeader) error {
 	return nil
 }
 
-// snapshot writes a snapshot of the models as they are, if they hold
-// events the newest one does not. The models wait meanwhile: they must
-// not change while they are written.
-func (p *Projector) snapshot(ctx context.Context) {
-	if p.snapshots == nil || p.last.Sequence <= p.snapshotted {
+// snapshot writes a snapshot of the models as they are, if they hold at
+// least newer events that the newest one, this replica's or another's,
+// does not. The models wait meanwhile: they must not change while they
+// are written.
+func (p *Projector) snapshot(ctx context.Context, newer uint64) {
+	if p.snapshots == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
+	p.snapshotted = max(p.snapshotted, namedSequence(ctx, p.snapshots))
+	if p.last.Sequence < p.snapshotted+max(newer, 1) {
+		return
+	}
 	start := time.Now()
 	models, _ := p.snapshotters()
 	w := &partWriter{ctx: ctx, store: p.snapshots, m: manifest{id: fmt.Sprintf("%d-%d", p.last.Sequence, start.UnixNano())}}
 	err := writeSnapshot(w, models, p.last)
+	named := false
 	if err == nil {
-		err = w.close()
+		named, err = w.close()
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		p.log.Error("snapshot of the read models not written", "sequence", p.last.Sequence, "err", err)
 		return
+	case !named:
+		p.log.Info("snapshot of the read models dropped: another replica named a newer one meanwhile", "sequence", p.last.Sequence)
+	default:
+		p.log.Info("snapshot of the read models written", "sequence", p.last.Sequence, "bytes", w.size, "parts", w.m.parts,
+			"took", time.Since(start).Round(time.Millisecond).String())
 	}
-	p.snapshotted = p.last.Sequence
-	p.log.Info("snapshot of the read models written", "sequence", p.last.Sequence, "bytes", w.size, "parts", w.m.parts,
-		"took", time.Since(start).Round(time.Millisecond).String())
+	p.snapshotted = max(p.snapshotted, p.last.Sequence)
 }

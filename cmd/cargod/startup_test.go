@@ -119,7 +119,9 @@ func TestReadyzIsNotReadyWhileAStartReplaysAHistory(t *testing.T) {
 		}
 		return progress{}
 	}, func(p progress) bool { return strings.HasPrefix(p.Reason, "starting: replaying") && p.Stream > 0 })
-	if replaying.Stream != last || replaying.Applied >= last {
+	// The stream's end may count the start's own first events (the
+	// bootstrap appends what the history lacks while the replay runs).
+	if replaying.Stream < last || replaying.Applied >= replaying.Stream {
 		t.Errorf("/readyz while replaying logged %+v, want the replay of %d events under way", replaying, last)
 	}
 	r.base(t)
