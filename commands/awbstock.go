@@ -20,7 +20,7 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 	c.RequestID = m.DeriveID("stockrequest")
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
-	return execute(ctx, h, stockRequestAggregate(c.RequestID), m, domain.EvolveStockRequest,
+	return create(ctx, h, stockRequestAggregate(c.RequestID), m, domain.EvolveStockRequest,
 		func(r domain.StockRequest) ([]domain.Event, error) {
 			return domain.DecideRequestStock(r, c, knownPrefix)
 		})
@@ -41,7 +41,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	unlock := h.replies.lock(requestID)
 	defer unlock()
-	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", true)
+	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
 	if err != nil {
 		return none, err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	prefixAgg := domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}
 	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
 	rangeNow := func() (domain.AWBRange, error) {
-		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", true)
+		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", loadFresh)
 		return p.Ranges[requestID], err
 	}
 
@@ -76,7 +76,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 			}
 			// Numbers the forwarder used cannot be taken back.
 			next := domain.EvolveAWBPrefixStock(s, events[0]).Ranges[requestID]
-			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "", true)
+			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "", loadFresh)
 			if err != nil {
 				return nil, err
 			}
@@ -104,7 +104,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 			if err != nil {
 				return nil, err
 			}
-			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", true)
+			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
 			if err != nil {
 				return nil, err
 			}

@@ -91,7 +91,7 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 	if _, err := h2.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "one-more"); domain.ReasonOf(err) != domain.ReasonNoStock {
 		t.Errorf("after a restart, one more = %v", err)
 	}
-	l, _, _, err := load(context.Background(), h2, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", true)
+	l, _, _, err := load(context.Background(), h2, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
 	if err != nil || len(l.Used) != stock || l.Available(h2.now().UTC().Format("2006-01-02")) != 0 {
 		t.Errorf("ledger after restart: %d used, %v", len(l.Used), err)
 	}
@@ -157,9 +157,9 @@ func TestConcurrentRepliesAgree(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	prefix, _, _, _ := load(ctx, h, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}, domain.EvolveAWBPrefixStock, "", true)
-	request, _, _, _ := load(ctx, h, stockRequestAggregate(req.State.ID), domain.EvolveStockRequest, "", true)
-	ledger, _, _, _ := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", true)
+	prefix, _, _, _ := load(ctx, h, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}, domain.EvolveAWBPrefixStock, "", loadFresh)
+	request, _, _, _ := load(ctx, h, stockRequestAggregate(req.State.ID), domain.EvolveStockRequest, "", loadFresh)
+	ledger, _, _, _ := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
 	var inLedger domain.AWBRange
 	for _, r := range ledger.Ranges {
 		if r.RequestID == req.State.ID {

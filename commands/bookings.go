@@ -23,11 +23,11 @@ func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBo
 	var q domain.Quote
 	if domain.ValidIdentifier(c.QuoteID) {
 		var err error
-		if q, _, _, err = load(ctx, h, quoteAggregate(c.QuoteID), domain.EvolveQuote, "", true); err != nil {
+		if q, _, _, err = load(ctx, h, quoteAggregate(c.QuoteID), domain.EvolveQuote, "", loadFresh); err != nil {
 			return Result[domain.Booking]{}, err
 		}
 	}
-	return execute(ctx, h, bookingAggregate(c.BookingID), m, domain.EvolveBooking,
+	return create(ctx, h, bookingAggregate(c.BookingID), m, domain.EvolveBooking,
 		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, c) })
 }
 
@@ -45,7 +45,7 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 		if m.Principal.Role == domain.RoleAirline {
 			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "", true)
+		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "", loadFresh)
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,6 @@ func DocumentID(m Meta) string { return m.DeriveID("document") }
 // size and SHA-256 in c.
 func (h *Handler) UploadDocument(ctx context.Context, m Meta, c domain.DocumentUploaded) (Result[domain.DocumentUploaded], error) {
 	c.DocumentID, c.OrganizationID, c.UploadedAt = DocumentID(m), m.Principal.OrganizationID, h.now().UTC()
-	return execute(ctx, h, documentAggregate(c.DocumentID), m, domain.EvolveDocument,
+	return create(ctx, h, documentAggregate(c.DocumentID), m, domain.EvolveDocument,
 		func(d domain.DocumentUploaded) ([]domain.Event, error) { return domain.DecideUploadDocument(d, c) })
 }

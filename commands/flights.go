@@ -46,7 +46,7 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 	// A flight scheduled otherwise already refuses the whole batch before
 	// any of it is stored.
 	for _, e := range events {
-		f, _, _, err := load(ctx, h, flightAggregate(e.FlightID), domain.EvolveFlight, "", true)
+		f, _, _, err := load(ctx, h, flightAggregate(e.FlightID), domain.EvolveFlight, "", loadFresh)
 		if err != nil {
 			return nil, err
 		}

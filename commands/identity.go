@@ -34,7 +34,7 @@ func (h *Handler) organization(ctx context.Context, id string) (domain.Organizat
 	if !domain.ValidIdentifier(id) {
 		return domain.Organization{}, nil
 	}
-	o, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: id}, domain.EvolveOrganization, "", true)
+	o, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: id}, domain.EvolveOrganization, "", loadFresh)
 	return o, err
 }
 
@@ -81,7 +81,7 @@ func (h *Handler) CreateClient(ctx context.Context, m Meta, clientID, orgID, sec
 // start with CARGO_ADMIN_SECRET expects, may have been taken or created
 // otherwise.
 func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret string) error {
-	c, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, domain.EvolveClient, "", true)
+	c, _, _, err := load(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, domain.EvolveClient, "", loadFresh)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (h *Handler) CreateAPIKey(ctx context.Context, m Meta, orgID, name string) 
 	}
 	id := m.DeriveID("apikey")
 	cmd := domain.CreateAPIKey{KeyID: id, OrganizationID: orgID, Name: name, KeyHash: HashAPIKey(key), At: h.now().UTC()}
-	res, err := execute(ctx, h, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id}, m, domain.EvolveAPIKey,
+	res, err := create(ctx, h, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id}, m, domain.EvolveAPIKey,
 		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideCreateAPIKey(k, org, cmd) })
 	if res.State.KeyHash != cmd.KeyHash {
 		key = "" // a repeated command: the key was shown the first time
@@ -171,7 +171,7 @@ func (h *Handler) SetRateLimits(ctx context.Context, m Meta, orgID string, l dom
 // Each is an aggregate of its own: they never contend with each other.
 func (h *Handler) RecordAuthorization(ctx context.Context, m Meta, e domain.AuthorizationRecorded) (uint64, error) {
 	e.At = h.now().UTC()
-	res, err := execute(ctx, h, domain.Aggregate{Type: domain.AggregateAuthorization, ID: m.DeriveID("auth")}, m,
+	res, err := create(ctx, h, domain.Aggregate{Type: domain.AggregateAuthorization, ID: m.DeriveID("auth")}, m,
 		func(s struct{}, _ domain.Event) struct{} { return s },
 		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
 	return res.Sequence, err

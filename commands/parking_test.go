@@ -62,7 +62,7 @@ func TestThePricingReactorParksAnRFQItFailsOnPricesTheNextAndPricesItWhenRetried
 	answered := func(id string) {
 		t.Helper()
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-			q, _, _, err := load(ctx, h, quoteAggregate(id), domain.EvolveQuote, "", true)
+			q, _, _, err := load(ctx, h, quoteAggregate(id), domain.EvolveQuote, "", loadFresh)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,6 @@ func (h *Handler) RequestQuote(ctx context.Context, m Meta, c domain.RequestQuot
 	c.QuoteID = m.DeriveID("quote")
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
-	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateQuote, ID: c.QuoteID}, m, domain.EvolveQuote,
+	return create(ctx, h, domain.Aggregate{Type: domain.AggregateQuote, ID: c.QuoteID}, m, domain.EvolveQuote,
 		func(q domain.Quote) ([]domain.Event, error) { return domain.DecideRequestQuote(q, c, h.ref) })
 }

@@ -117,7 +117,7 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 	case domain.BookingRequested{}.EventType():
 		return r.confirm(ctx, rec)
 	case domain.BookingCancelled{}.EventType():
-		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", true)
+		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
 		return err
 	case domain.FlightStatusChanged{}.EventType():
-		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", true)
+		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh)
 		if err != nil || f.Status != domain.FlightStatusCancelled {
 			return err
 		}
@@ -156,12 +156,12 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 // stock, then the quote's acceptance, and finally confirms it. Each step
 // is idempotent, so after a crash the redelivered event finishes the work.
 func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
-	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", true)
+	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 	if err != nil || b.Status != domain.BookingStatusPending {
 		return err
 	}
 	now := r.h.now().UTC()
-	q, _, _, err := load(ctx, r.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", true)
+	q, _, _, err := load(ctx, r.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", loadFresh)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 // the flight's airline: the one asked for, or the next free one. Without
 // any stock of that airline, the booking goes without a number.
 func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Booking) (string, error) {
-	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "", true)
+	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "", loadFresh)
 	if err != nil {
 		return "", err
 	}
@@ -210,7 +210,7 @@ func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Bo
 		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
 	}
 	if b.AWBNumber == "" {
-		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "", true)
+		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "", loadFresh)
 		if err != nil || len(ledger.Ranges) == 0 {
 			return "", err
 		}

@@ -77,7 +77,7 @@ func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
 	if err := w.reactors.price(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
-	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "", true)
+	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "", loadFresh)
 	if q.Status != domain.QuoteStatusPriced || len(q.Options) != 1 {
 		t.Fatalf("quote after pricing = %+v", q)
 	}
@@ -94,7 +94,7 @@ func (w *world) book(t *testing.T, q domain.Quote) domain.Record {
 }
 
 func (w *world) booking(t *testing.T, id string) domain.Booking {
-	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "", true)
+	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "", loadFresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func (w *world) booking(t *testing.T, id string) domain.Booking {
 }
 
 func (w *world) flight(t *testing.T) domain.Flight {
-	f, _, _, err := load(context.Background(), w.h, flightAggregate(w.flightID), domain.EvolveFlight, "", true)
+	f, _, _, err := load(context.Background(), w.h, flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 		t.Errorf("after cancelling, %g kg reserved", f.ReservedKg)
 	}
 	// The quote may be booked again.
-	if q2, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, "", true); q2.Status != domain.QuoteStatusPriced {
+	if q2, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, "", loadFresh); q2.Status != domain.QuoteStatusPriced {
 		t.Errorf("quote after its booking was cancelled = %s", q2.Status)
 	}
 }

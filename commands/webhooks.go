@@ -17,7 +17,7 @@ func (h *Handler) RegisterWebhook(ctx context.Context, m Meta, c domain.Register
 	c.WebhookID = m.DeriveID("webhook")
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
-	return execute(ctx, h, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
+	return create(ctx, h, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
 		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
 }
 

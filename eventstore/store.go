@@ -7,6 +7,7 @@
 package eventstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -456,9 +457,9 @@ func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
 	if out.err != nil && !out.known && ctx.Err() == nil {
-		// Stored by an earlier try, or by this one with the
-		// acknowledgement lost: the events are the aggregate's last.
-		if last, ours := p.s.lastIs(ctx, p.d.subject, lastID(p.d)); ours {
+		// Stored by this very decision with the acknowledgement lost:
+		// its events are the aggregate's last.
+		if last, ours := p.s.lastIs(ctx, p.d.subject, p.d.msgs[len(p.d.msgs)-1]); ours {
 			out = outcome{last: last}
 		}
 	}
@@ -477,13 +478,15 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	return seqs, nil
 }
 
-// lastIs reports whether the last event on subject is eventID, and its
+// lastIs reports whether the last event on subject is msg, and its
 // sequence. A decision retried after a lost acknowledgement looks like a
 // conflict with itself (or, in a batch, like a duplicate); this tells the
-// two apart.
-func (s *Store) lastIs(ctx context.Context, subject, eventID string) (uint64, bool) {
+// two apart. The same event id with other data is the command's earlier
+// try, decided on another state or at another time: a conflict, after
+// which the caller loads that try and answers with what it stored.
+func (s *Store) lastIs(ctx context.Context, subject string, msg *nats.Msg) (uint64, bool) {
 	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
-	if err != nil || last.Header.Get(hdrEventID) != eventID {
+	if err != nil || last.Header.Get(hdrEventID) != msg.Header.Get(hdrEventID) || !bytes.Equal(last.Data, msg.Data) {
 		return 0, false
 	}
 	return last.Sequence, true
