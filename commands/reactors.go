@@ -166,15 +166,18 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 		return err
 	}
 	refusal := domain.CheckBookable(q, b, now)
+	var reserved Result[domain.Flight]
 	if refusal == nil {
-		_, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
+		reserved, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
 			func(f domain.Flight) ([]domain.Event, error) {
 				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
 			})
 	}
 	awb := ""
 	if refusal == nil {
-		awb, refusal = r.assignAWB(ctx, rec, b)
+		// The flight's prefix never changes: the state the reservation
+		// was decided on has it, without loading the flight again.
+		awb, refusal = r.assignAWB(ctx, rec, b, reserved.State.AWBPrefix)
 	}
 	if refusal == nil {
 		_, refusal = execute(ctx, r.h, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
@@ -199,23 +202,20 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 }
 
 // assignAWB takes the booking's AWB number from the forwarder's stock of
-// the flight's airline: the one asked for, or the next free one. Without
-// any stock of that airline, the booking goes without a number.
-func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Booking) (string, error) {
-	f, _, _, err := load(ctx, r.h, flightAggregate(b.FlightID), domain.EvolveFlight, "", loadFresh)
-	if err != nil {
-		return "", err
-	}
-	if b.AWBNumber != "" && b.AWBNumber[:3] != f.AWBPrefix {
-		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, f.AWBPrefix)
+// the flight's airline, whose AWB prefix is prefix: the one asked for, or
+// the next free one. Without any stock of that airline, the booking goes
+// without a number.
+func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Booking, prefix string) (string, error) {
+	if b.AWBNumber != "" && b.AWBNumber[:3] != prefix {
+		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, prefix)
 	}
 	if b.AWBNumber == "" {
-		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, f.AWBPrefix), domain.EvolveStockLedger, "", loadFresh)
+		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, prefix), domain.EvolveStockLedger, "", loadFresh)
 		if err != nil || len(ledger.Ranges) == 0 {
 			return "", err
 		}
 	}
-	return r.h.UseAWB(ctx, step(rec, "awb"), b.OrganizationID, f.AWBPrefix, b.AWBNumber, b.ID)
+	return r.h.UseAWB(ctx, step(rec, "awb"), b.OrganizationID, prefix, b.AWBNumber, b.ID)
 }
 
 // release gives back the capacity a booking holds, if any.
