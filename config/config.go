@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -34,7 +35,8 @@ type Config struct {
 	DemoDays         int
 	TokenTTL         time.Duration
 	TokenIssuer      string
-	PublicURL        string // base URL clients reach the service at, without a trailing slash; empty: each request's scheme and host
+	PublicURL        string         // base URL clients reach the service at, without a trailing slash; empty: each request's scheme and host
+	TrustedProxies   []netip.Prefix // proxies whose X-Forwarded-For names the client
 	SigningKey       string
 	AdminClientID    string
 	AdminSecret      string
@@ -97,6 +99,8 @@ var options = []option{
 		set: func(c *Config, v string) error { c.TokenIssuer = v; return nil }},
 	{env: "CARGO_PUBLIC_URL", flag: "public-url", def: "", usage: "base URL clients reach the service at, such as https://cargo.example.com, for absolute links (errorUri); empty: the scheme and host each request came to",
 		set: setPublicURL},
+	{env: "CARGO_TRUSTED_PROXIES", flag: "trusted-proxies", def: "", usage: "comma-separated addresses or CIDR prefixes of the reverse proxies or load balancers in front of cargod, such as 10.0.0.0/8: from them, the client is the rightmost X-Forwarded-For address that is not one of them; empty: the peer is the client",
+		set: setTrustedProxies},
 	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
 		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
 	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
@@ -311,6 +315,28 @@ func setPublicURL(c *Config, v string) error {
 		return fmt.Errorf("%q has a query, fragment or credentials: give the base URL alone", v)
 	}
 	c.PublicURL = strings.TrimRight(u.String(), "/")
+	return nil
+}
+
+// setTrustedProxies reads a comma-separated list of IP addresses and
+// CIDR prefixes.
+func setTrustedProxies(c *Config, v string) error {
+	c.TrustedProxies = nil
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(item)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				return fmt.Errorf("%q is neither an IP address nor a CIDR prefix such as 10.0.0.0/8", item)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, prefix.Masked())
+	}
 	return nil
 }
 

@@ -3,8 +3,10 @@ package config
 import (
 	"io"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,18 @@ func TestLoad(t *testing.T) {
 		}},
 		{name: "a public URL without a scheme", env: map[string]string{"CARGO_PUBLIC_URL": "cargo.example.com"}, err: "not an absolute http or https URL"},
 		{name: "a public URL with a query", env: map[string]string{"CARGO_PUBLIC_URL": "https://cargo.example.com/?x=1"}, err: "base URL alone"},
+		{name: "trusted proxies, an address and a prefix", env: map[string]string{"CARGO_TRUSTED_PROXIES": "10.1.2.3, 192.168.0.0/16,fd00::/8"}, check: func(t *testing.T, c Config) {
+			want := []netip.Prefix{netip.MustParsePrefix("10.1.2.3/32"), netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("fd00::/8")}
+			if !slices.Equal(c.TrustedProxies, want) {
+				t.Errorf("trusted proxies = %v, want %v", c.TrustedProxies, want)
+			}
+		}},
+		{name: "no trusted proxies by default", check: func(t *testing.T, c Config) {
+			if len(c.TrustedProxies) != 0 {
+				t.Errorf("trusted proxies = %v", c.TrustedProxies)
+			}
+		}},
+		{name: "a trusted proxy by name", env: map[string]string{"CARGO_TRUSTED_PROXIES": "lb.internal"}, err: `"lb.internal" is neither an IP address nor a CIDR prefix`},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
 		{name: "profiles on loopback", env: map[string]string{"CARGO_PROFILE_ADDR": "127.0.0.1:6060"}, check: func(t *testing.T, c Config) {
 			if c.ProfileAddr != "127.0.0.1:6060" {

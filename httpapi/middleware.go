@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -236,4 +239,51 @@ func withLimits(limit func(*http.Request) int64, next http.Handler) http.Handler
 		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// withClientAddress puts the client's own address in RemoteAddr when a
+// request comes through a proxy the operator trusts (trusted), so that
+// rate limits, lockouts, the access log and the audit log see clients,
+// not the load balancer. The client is the rightmost X-Forwarded-For
+// address that is not a trusted proxy: the addresses left of it were
+// written by the client itself, and could be anything.
+func withClientAddress(trusted []netip.Prefix, next http.Handler) http.Handler {
+	if len(trusted) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if client, ok := forwardedClient(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), trusted); ok {
+			r = r.WithContext(r.Context()) // a shallow copy: the caller's request stays as it was
+			r.RemoteAddr = netip.AddrPortFrom(client, 0).String()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// forwardedClient is the client a request from peer (host:port) with the
+// X-Forwarded-For header values forwarded came from, if peer is a trusted
+// proxy and the header names one. An entry that is not an address ends
+// the walk: nothing left of it can be trusted, and the nearest address
+// read stands.
+func forwardedClient(peer string, forwarded []string, trusted []netip.Prefix) (netip.Addr, bool) {
+	isTrusted := func(a netip.Addr) bool {
+		return slices.ContainsFunc(trusted, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) })
+	}
+	from, err := netip.ParseAddrPort(peer)
+	if err != nil || !isTrusted(from.Addr()) {
+		return netip.Addr{}, false
+	}
+	hops := strings.Split(strings.Join(forwarded, ","), ",")
+	var client netip.Addr
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		client = a.Unmap()
+		if !isTrusted(client) {
+			break
+		}
+	}
+	return client, client.IsValid()
 }

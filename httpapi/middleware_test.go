@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -106,5 +108,47 @@ func TestTheAccessLogShowsTheErrorCodeOfAnAnswer(t *testing.T) {
 	json.Unmarshal(logged.Bytes(), &line)
 	if line.Status != 404 || line.Error != "not_found" {
 		t.Errorf("access log line %s; want status 404 and error not_found", logged.String())
+	}
+}
+
+func TestTheClientBehindATrustedProxyIsTheRightmostAddressNotAProxy(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	for _, tt := range []struct {
+		name      string
+		peer      string
+		forwarded []string
+		want      string // "" when the peer is the client
+	}{
+		{name: "a peer that is no proxy is the client, whatever it claims", peer: "203.0.113.9:5000", forwarded: []string{"198.51.100.1"}},
+		{name: "one proxy", peer: "10.0.0.2:5000", forwarded: []string{"198.51.100.1"}, want: "198.51.100.1"},
+		{name: "a forged address left of the client is not taken", peer: "10.0.0.2:5000", forwarded: []string{"1.2.3.4, 198.51.100.1"}, want: "198.51.100.1"},
+		{name: "proxies in a chain are skipped", peer: "10.0.0.2:5000", forwarded: []string{"198.51.100.1", "10.0.0.7,10.9.9.9"}, want: "198.51.100.1"},
+		{name: "IPv6 peer and client", peer: "[fd00::2]:5000", forwarded: []string{"2001:db8::1"}, want: "2001:db8::1"},
+		{name: "IPv4 mapped into IPv6", peer: "[::ffff:10.0.0.2]:5000", forwarded: []string{"::ffff:198.51.100.1"}, want: "198.51.100.1"},
+		{name: "a trusted proxy without the header is the client", peer: "10.0.0.2:5000"},
+		{name: "garbage written by the proxy leaves the peer", peer: "10.0.0.2:5000", forwarded: []string{"unknown"}},
+		{name: "garbage further left ends the walk at the nearest address", peer: "10.0.0.2:5000", forwarded: []string{"<script>, 198.51.100.1"}, want: "198.51.100.1"},
+		{name: "only proxies: the leftmost", peer: "10.0.0.2:5000", forwarded: []string{"10.0.0.9, 10.0.0.8"}, want: "10.0.0.9"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen string
+			h := withClientAddress(trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = clientIP(r) }))
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = tt.peer
+			for _, v := range tt.forwarded {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			want := tt.want
+			if want == "" {
+				want, _, _ = net.SplitHostPort(tt.peer)
+			}
+			if seen != want {
+				t.Errorf("client = %q, want %q", seen, want)
+			}
+			if r.RemoteAddr != tt.peer {
+				t.Errorf("the caller's request changed: RemoteAddr %q", r.RemoteAddr)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type Options struct {
 	MaxUploadBytes int64             // larger document files get 413
 	DocumentQuota  int64             // bytes of document files an organisation may store; 0 = no quota
 	PublicURL      string            // base of absolute links (errorUri); "" for each request's scheme and host
+	TrustedProxies []netip.Prefix    // proxies whose X-Forwarded-For names the client (withClientAddress)
 	HashCost       int               // bcrypt cost, to make unknown names as slow as known ones
 	RateLimits     domain.RateLimits // defaults per organisation; 0 = no limit
 	Metering       bool              // count usage and enforce rate limits
@@ -160,7 +162,8 @@ func New(opts Options, d Deps) (*Server, error) {
 	if s.dummyHash, err = bcrypt.GenerateFromPassword([]byte("no such credential, but the same work"), opts.HashCost); err != nil {
 		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
 	}
-	s.handler = withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, s.metrics, withLimits(s.bodyLimit, s.routes()))))
+	s.handler = withClientAddress(opts.TrustedProxies,
+		withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, s.metrics, withLimits(s.bodyLimit, s.routes())))))
 	return s, nil
 }
 

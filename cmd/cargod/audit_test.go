@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,26 @@ func TestAForwardersAuditLogShowsNothingOfAnothersStock(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Behind a load balancer the operator trusts (CARGO_TRUSTED_PROXIES), the
+// audit log records the client's address it forwarded, not its own; a
+// client that claims another address in front of it is not believed.
+func TestTheAuditLogRecordsTheClientBehindATrustedProxy(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_TRUSTED_PROXIES": "127.0.0.0/8"})
+	for _, forwarded := range []string{"198.51.100.7", "203.0.113.66, 198.51.100.8"} {
+		s.do(t, request{method: "POST", path: "/api/auth/token", header: map[string]string{"X-Forwarded-For": forwarded},
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong"}})
+	}
+	var log auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed", token: s.demoToken(t, "demo-admin")}).json(t, &log)
+	var got []string
+	for _, e := range log.Logs {
+		got = append(got, e.IPAddress)
+	}
+	if slices.Sort(got); !slices.Equal(got, []string{"198.51.100.7", "198.51.100.8"}) {
+		t.Errorf("failed logins recorded from %q, want the forwarded clients 198.51.100.7 and 198.51.100.8", got)
 	}
 }

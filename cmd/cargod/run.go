@@ -194,7 +194,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 	m.WatchBacklogs(func(ctx context.Context) ([]metrics.Backlog, error) { return backlogs(ctx, store, deliveries) })
 
-	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, HashCost: cfg.PasswordHashCost,
+	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, HashCost: cfg.PasswordHashCost,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
