@@ -41,7 +41,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	unlock := h.replies.lock(requestID)
 	defer unlock()
-	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
+	r, loaded, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
 	if err != nil {
 		return none, err
 	}
@@ -51,6 +51,16 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if m.Principal.Role != domain.RoleAirline || m.Principal.AWBPrefix != r.AirlinePrefix {
 		return none, domain.Errorf(domain.Forbidden, "only the airline with prefix %s replies to this request", r.AirlinePrefix)
 	}
+	// The request's version is checked before the range is taken, so
+	// that a stale reply stores nothing; the reply step checks it again
+	// where it counts, at its write (a reply from another replica in
+	// between fails there, with the range step repeated by the next
+	// reply as a reply cut short is).
+	ifVersion := m.IfVersion
+	if ifVersion != nil && *ifVersion != loaded.last {
+		return none, preconditionFailed(loaded.last, *ifVersion)
+	}
+	m.IfVersion = nil // the prefix and the ledger have versions of their own
 	c.At = h.now().UTC()
 	want, err := c.Validate(r)
 	if err != nil {
@@ -87,7 +97,9 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 		}); err != nil {
 		return none, err
 	}
-	res, err := execute(ctx, h, stockRequestAggregate(requestID), sub("reply"), domain.EvolveStockRequest,
+	reply := sub("reply")
+	reply.IfVersion = ifVersion
+	res, err := execute(ctx, h, stockRequestAggregate(requestID), reply, domain.EvolveStockRequest,
 		func(r domain.StockRequest) ([]domain.Event, error) {
 			allocated, err := rangeNow()
 			if err != nil {

@@ -36,6 +36,12 @@ type Meta struct {
 	CausationID   string // the event or command that caused it, if any
 	ClientIP      string // where the request came from, if from a client
 	Principal     domain.Principal
+	// IfVersion, when set, is the version (the stream sequence of its
+	// last event) the aggregate must still be at for the command to
+	// run; otherwise it fails with domain.PreconditionFailed and stores
+	// nothing. The store's optimistic concurrency check makes it hold
+	// at the moment of the write, not only when the state was read.
+	IfVersion *uint64
 }
 
 // NewMeta makes the metadata of a new command by p. commandID may be empty
@@ -96,12 +102,14 @@ func New(store EventLog, hashCost int, ref domain.Lookup) *Handler {
 }
 
 // Result is an aggregate after a command, the last event the command
-// appended (nil if it appended none), and the stream sequence a reader
-// must have reached to see it.
+// appended (nil if it appended none), the stream sequence a reader must
+// have reached to see it, and the aggregate's version in State: the
+// sequence of its last event, what Meta.IfVersion names.
 type Result[S any] struct {
 	State    S
 	Event    domain.Event
 	Sequence uint64
+	Version  uint64
 }
 
 // loading says which state of an aggregate a command may decide on
@@ -197,7 +205,12 @@ func create[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta
 func executeFrom[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta, first loading,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
-	how := first // the first try may decide on a state the store was not asked for
+	// The first try may decide on a state the store was not asked for;
+	// a precondition is checked on the state in the store only.
+	how := first
+	if m.IfVersion != nil {
+		how = loadFresh
+	}
 	err := retryOnConflict(ctx, func() error {
 		stored, err := decideLocked(ctx, h, agg, m, evolve, decide, how)
 		how = loadFresh // a conflict means another writer: load from the store
@@ -261,12 +274,16 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		}
 		if done != 0 {
 			// The command ran before: its own event, not the latest.
-			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done) }, true, nil
+			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done, entry.last) }, true, nil
+		}
+		if m.IfVersion != nil && *m.IfVersion != entry.last {
+			err := preconditionFailed(entry.last, *m.IfVersion)
+			return func() (Result[S], error) { return Result[S]{}, err }, true, err
 		}
 	}
 	events, err := decide(state)
 	if err != nil || len(events) == 0 {
-		res := Result[S]{State: state, Sequence: entry.last}
+		res := Result[S]{State: state, Sequence: entry.last, Version: entry.last}
 		return func() (Result[S], error) { return res, err }, how == loadFresh && pipe == nil, err
 	}
 	envelopes, err := h.envelopes(agg, m, events)
@@ -295,8 +312,14 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		if err != nil {
 			return Result[S]{}, err
 		}
-		return Result[S]{State: state, Event: events[len(events)-1], Sequence: last}, nil
+		return Result[S]{State: state, Event: events[len(events)-1], Sequence: last, Version: last}, nil
 	}, true, nil
+}
+
+// preconditionFailed is the error of a command whose aggregate is at
+// version, not at the version it named.
+func preconditionFailed(version, named uint64) error {
+	return domain.Errorf(domain.PreconditionFailed, "If-Match names version %d, but the resource is at version %d now: it changed since; read it again", named, version)
 }
 
 // retryOnConflict runs attempt until it returns something other than
@@ -317,8 +340,8 @@ func retryOnConflict(ctx context.Context, attempt func() error) error {
 }
 
 // ranBefore is the result of a command that ran before: its own event,
-// not the latest.
-func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, state S, done uint64) (Result[S], error) {
+// not the latest, and the state at version, the latest.
+func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, state S, done, version uint64) (Result[S], error) {
 	rec, err := h.store.Get(ctx, agg, done)
 	if err != nil {
 		return Result[S]{}, err
@@ -327,7 +350,7 @@ func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, sta
 	if err != nil {
 		return Result[S]{}, fmt.Errorf("loading %s: %w", agg, err)
 	}
-	return Result[S]{State: state, Event: e, Sequence: done}, nil
+	return Result[S]{State: state, Event: e, Sequence: done, Version: version}, nil
 }
 
 // envelopes wraps a decision's events for the store, each with an id

@@ -26,8 +26,9 @@ const (
 	UnsupportedGrantType ErrorClass = "unsupported_grant_type" // token request with another grant
 	Forbidden            ErrorClass = "forbidden"              // authenticated, but not allowed
 	NotFound             ErrorClass = "not_found"
-	Conflict             ErrorClass = "conflict"       // the request contradicts the current state
-	QuotaExceeded        ErrorClass = "quota_exceeded" // what the request would store does not fit the organisation's quota
+	Conflict             ErrorClass = "conflict"            // the request contradicts the current state
+	QuotaExceeded        ErrorClass = "quota_exceeded"      // what the request would store does not fit the organisation's quota
+	PreconditionFailed   ErrorClass = "precondition_failed" // the resource is no longer at the version the request names (If-Match)
 	Internal             ErrorClass = "server_error"
 )
 

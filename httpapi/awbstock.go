@@ -58,13 +58,30 @@ func (s *Server) handleListStockRequests() handlerFunc {
 	}
 }
 
+// handleGetStockRequest is a stock request now, or as it was at a past
+// moment (?at=, ?seq=).
 func (s *Server) handleGetStockRequest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		req, ok := s.stock.Request(principal(r.Context()), mux.Vars(r)["id"])
-		if !ok {
-			return domain.Errorf(domain.NotFound, "no stock request %s", mux.Vars(r)["id"])
+		id, who := mux.Vars(r)["id"], principal(r.Context())
+		cut, past, err := pastCut(r)
+		if err != nil {
+			return err
 		}
-		writeJSON(w, http.StatusOK, views.ToStockRequestJSON(req))
+		var req domain.StockRequest
+		var version uint64
+		if past {
+			if req, version, err = s.past.StockRequest(r.Context(), who, id, cut); err != nil {
+				return err
+			}
+		} else {
+			var ok bool
+			if req, version, ok = s.stock.Request(who, id); !ok {
+				return domain.Errorf(domain.NotFound, "no stock request %s", id)
+			}
+		}
+		if !notModified(w, r, version) {
+			writeJSON(w, http.StatusOK, views.ToStockRequestJSON(req))
+		}
 		return nil
 	}
 }
@@ -88,7 +105,11 @@ func (s *Server) handleReplyStock() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.ReplyStock(r.Context(), meta(r), mux.Vars(r)["requestId"], domain.ReplyStock{
+		m, err := changeMeta(r)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.ReplyStock(r.Context(), m, mux.Vars(r)["requestId"], domain.ReplyStock{
 			Status: req.Status, AllocatedStock: req.AllocatedStock, ValidFrom: req.ValidFrom, ValidTo: req.ValidTo,
 			StartNumber: req.StartNumber, EndNumber: req.EndNumber, Notes: req.Notes, RejectionReason: req.RejectionReason,
 		})
@@ -96,6 +117,7 @@ func (s *Server) handleReplyStock() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		writeJSON(w, http.StatusOK, views.ToStockReplyJSON(res.State))
 		return nil
 	}

@@ -64,13 +64,30 @@ func (s *Server) handleCreateBooking() handlerFunc {
 	}
 }
 
+// handleGetBooking is a booking now, or as it was at a past moment
+// (?at=, ?seq=).
 func (s *Server) handleGetBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		b, ok := s.bookings.Get(principal(r.Context()), mux.Vars(r)["id"])
-		if !ok {
-			return domain.Errorf(domain.NotFound, "no booking %s", mux.Vars(r)["id"])
+		id, who := mux.Vars(r)["id"], principal(r.Context())
+		cut, past, err := pastCut(r)
+		if err != nil {
+			return err
 		}
-		writeJSON(w, http.StatusOK, views.ToBookingJSON(b))
+		var b domain.Booking
+		var version uint64
+		if past {
+			if b, version, err = s.past.Booking(r.Context(), who, id, cut); err != nil {
+				return err
+			}
+		} else {
+			var ok bool
+			if b, version, ok = s.bookings.GetVersion(who, id); !ok {
+				return domain.Errorf(domain.NotFound, "no booking %s", id)
+			}
+		}
+		if !notModified(w, r, version) {
+			writeJSON(w, http.StatusOK, views.ToBookingJSON(b))
+		}
 		return nil
 	}
 }
@@ -97,11 +114,16 @@ func (s *Server) handleListBookings() handlerFunc {
 
 func (s *Server) handleCancelBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := s.commands.CancelBooking(r.Context(), meta(r), mux.Vars(r)["id"])
+		m, err := changeMeta(r)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.CancelBooking(r.Context(), m, mux.Vars(r)["id"])
 		if err != nil {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		writeJSON(w, http.StatusOK, views.ToBookingJSON(res.State))
 		return nil
 	}

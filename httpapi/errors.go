@@ -37,6 +37,7 @@ var statusOf = map[string]int{
 	string(domain.NotFound):             http.StatusNotFound,
 	codeMethodNotAllowed:                http.StatusMethodNotAllowed,
 	string(domain.Conflict):             http.StatusConflict,
+	string(domain.PreconditionFailed):   http.StatusPreconditionFailed,
 	codePayloadTooLarge:                 http.StatusRequestEntityTooLarge,
 	string(domain.QuotaExceeded):        http.StatusRequestEntityTooLarge,
 	codeUnsupportedMedia:                http.StatusUnsupportedMediaType,

@@ -89,23 +89,45 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.ChangeFlightStatus(r.Context(), meta(r), flightIDOf(r), req.Status)
+		m, err := changeMeta(r)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), req.Status)
 		if err != nil {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		writeJSON(w, http.StatusOK, views.ToFlightJSON(res.State))
 		return nil
 	}
 }
 
+// handleGetFlight is a flight now, or as it was at a past moment (?at=,
+// ?seq=).
 func (s *Server) handleGetFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		f, ok := s.flights.Get(flightIDOf(r))
-		if !ok {
-			return domain.Errorf(domain.NotFound, "no flight %s", flightIDOf(r))
+		id := flightIDOf(r)
+		cut, past, err := pastCut(r)
+		if err != nil {
+			return err
 		}
-		writeJSON(w, http.StatusOK, views.ToFlightJSON(f))
+		var f domain.Flight
+		var version uint64
+		if past {
+			if f, version, err = s.past.Flight(r.Context(), id, cut); err != nil {
+				return err
+			}
+		} else {
+			var ok bool
+			if f, version, ok = s.flights.GetVersion(id); !ok {
+				return domain.Errorf(domain.NotFound, "no flight %s", id)
+			}
+		}
+		if !notModified(w, r, version) {
+			writeJSON(w, http.StatusOK, views.ToFlightJSON(f))
+		}
 		return nil
 	}
 }

@@ -38,7 +38,7 @@ type storedResponse struct {
 }
 
 // replayedHeaders are the response headers kept for a replay.
-var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence"}
+var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ETag"}
 
 // idempotent honours Idempotency-Key on POSTs. The first request takes the
 // key (a marker with its body's hash) before it runs, as a command whose

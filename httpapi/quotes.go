@@ -117,17 +117,34 @@ func (s *Server) handleListQuotes() handlerFunc {
 	}
 }
 
-// handleGetQuote returns one quote; a quote the caller may not see is
-// not found, without a hint that it exists.
+// handleGetQuote returns one quote, now or as it was at a past moment
+// (?at=, ?seq=); a quote the caller may not see is not found, without a
+// hint that it exists.
 func (s *Server) handleGetQuote() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := mux.Vars(r)["id"]
 		who := principal(r.Context())
+		cut, past, err := pastCut(r)
+		if err != nil {
+			return err
+		}
+		if past {
+			q, version, err := s.past.Quote(r.Context(), who, id, cut)
+			if err != nil {
+				return err
+			}
+			if !notModified(w, r, version) {
+				writeJSON(w, http.StatusOK, views.ToQuoteJSON(q, who))
+			}
+			return nil
+		}
 		q, version, ok := s.quotes.GetVersion(who, id)
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
-		writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who))
+		if !notModified(w, r, version) {
+			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who))
+		}
 		return nil
 	}
 }

@@ -66,6 +66,7 @@ type Server struct {
 	webhooks     *projections.Webhooks
 	shipments    *projections.Shipments
 	documents    *projections.Documents
+	past         *projections.Past // resources as they were (?at=, ?seq=)
 	// shipmentFacts gathers what domain's access rules of a shipment
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
@@ -109,6 +110,7 @@ type Deps struct {
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
 	Documents  *projections.Documents
+	History    EventHistory // the events past states are folded from
 	// ShipmentFacts gathers what domain's access rules of a shipment
 	// need to know; the webhook renderer uses the same.
 	ShipmentFacts projections.ShipmentFacts
@@ -147,7 +149,7 @@ type ResponseStore interface {
 func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
-		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
+		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, past: projections.NewPast(d.History), shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.wasReady.Store(true) // a server is made once the replica is ready
 	if s.metrics = d.Metrics; s.metrics == nil {

@@ -46,12 +46,17 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.RecordShipmentStatus(r.Context(), meta(r), domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
+		m, err := changeMeta(r)
+		if err != nil {
+			return err
+		}
+		res, err := s.commands.RecordShipmentStatus(r.Context(), m, domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
 			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes})
 		if err != nil {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
 		writeJSON(w, http.StatusCreated, views.ToStatusEventCreatedJSON(res.Event.(domain.ShipmentStatusRecorded)))
 		return nil
@@ -96,24 +101,32 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 }
 
 // handleShipment is the consolidated shipment (see views.ToShipmentJSON)
-// to those who may see it.
+// to those who may see it, now or as it was at a past moment (?at=,
+// ?seq=). Its ETag is the version of its status events, what If-Match on
+// a status event names; its waybills, filings and documents have
+// versions of their own, so it answers no If-None-Match.
 func (s *Server) handleShipment() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		awb, err := shipmentAWB(r)
 		if err != nil {
 			return err
 		}
-		b, booked := s.bookings.ByAWB(awb)
-		timeline := s.shipments.Timeline(awb)
-		waybills, filings := s.shipments.Waybills(awb), s.shipments.Compliance(awb)
-		if !s.shipmentFacts.Ownership(awb).VisibleTo(principal(r.Context())) || (!booked && len(timeline) == 0) {
+		cut, past, err := pastCut(r)
+		if err != nil {
+			return err
+		}
+		live := projections.ShipmentParts{Bookings: s.bookings, Shipments: s.shipments, Documents: s.documents}
+		if !s.shipmentFacts.Ownership(awb).VisibleTo(principal(r.Context())) || !live.Exists(awb) {
 			return domain.Errorf(domain.NotFound, "no shipment %s", awb)
 		}
-		shipment := views.Shipment{AWBNumber: awb, Waybills: waybills, Filings: filings, Documents: s.documents.ByAWB(awb), Timeline: timeline}
-		if booked {
-			shipment.Booking = &b
+		parts := live
+		if past {
+			if parts, err = s.past.Shipment(r.Context(), live, awb, cut); err != nil {
+				return err
+			}
 		}
-		writeJSON(w, http.StatusOK, views.ToShipmentJSON(shipment))
+		setVersion(w, parts.Shipments.Version(awb))
+		writeJSON(w, http.StatusOK, views.ToShipmentJSON(views.ShipmentOf(parts, awb)))
 		return nil
 	}
 }

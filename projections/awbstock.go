@@ -13,13 +13,14 @@ import (
 type AWBStock struct {
 	mu       sync.RWMutex
 	requests map[string]domain.StockRequest
-	order    []string // request ids, oldest first
+	versions map[string]uint64 // request id → sequence of the request's last event
+	order    []string          // request ids, oldest first
 	ledgers  map[string]domain.StockLedger
 }
 
 // NewAWBStock returns an empty AWB stock read model.
 func NewAWBStock() *AWBStock {
-	return &AWBStock{requests: map[string]domain.StockRequest{}, ledgers: map[string]domain.StockLedger{}}
+	return &AWBStock{requests: map[string]domain.StockRequest{}, versions: map[string]uint64{}, ledgers: map[string]domain.StockLedger{}}
 }
 
 // Apply implements ReadModel.
@@ -33,6 +34,7 @@ func (m *AWBStock) Apply(r domain.Record, e domain.Event) {
 			m.order = append(m.order, id)
 		}
 		m.requests[id] = domain.EvolveStockRequest(m.requests[id], e)
+		m.versions[id] = r.Sequence
 	case domain.AggregateStockLedger:
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -40,15 +42,16 @@ func (m *AWBStock) Apply(r domain.Record, e domain.Event) {
 	}
 }
 
-// Request returns a stock request p may see.
-func (m *AWBStock) Request(p domain.Principal, id string) (domain.StockRequest, bool) {
+// Request returns a stock request p may see, and its version: the
+// stream sequence of its last event.
+func (m *AWBStock) Request(p domain.Principal, id string) (domain.StockRequest, uint64, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	r, ok := m.requests[id]
 	if !ok || !r.VisibleTo(p) {
-		return domain.StockRequest{}, false
+		return domain.StockRequest{}, 0, false
 	}
-	return r, true
+	return r, m.versions[id], true
 }
 
 // Requests returns one page of the stock requests p may see, newest

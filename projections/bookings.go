@@ -8,16 +8,17 @@ import (
 
 // Bookings is the read model of bookings.
 type Bookings struct {
-	mu    sync.RWMutex
-	byID  map[string]domain.Booking
-	order []string            // oldest first
-	byOrg map[string][]string // forwarder → its booking ids
-	byAWB map[string]string   // AWB number → the booking that uses it
+	mu       sync.RWMutex
+	byID     map[string]domain.Booking
+	versions map[string]uint64   // id → sequence of the booking's last event
+	order    []string            // oldest first
+	byOrg    map[string][]string // forwarder → its booking ids
+	byAWB    map[string]string   // AWB number → the booking that uses it
 }
 
 // NewBookings returns an empty bookings read model.
 func NewBookings() *Bookings {
-	return &Bookings{byID: map[string]domain.Booking{}, byOrg: map[string][]string{}, byAWB: map[string]string{}}
+	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{}, byAWB: map[string]string{}}
 }
 
 // Apply implements ReadModel.
@@ -31,6 +32,7 @@ func (m *Bookings) Apply(r domain.Record, e domain.Event) {
 	b, existed := m.byID[id]
 	b = domain.EvolveBooking(b, e)
 	m.byID[id] = b
+	m.versions[id] = r.Sequence
 	if !existed {
 		m.order = append(m.order, id)
 		m.byOrg[b.OrganizationID] = append(m.byOrg[b.OrganizationID], id)
@@ -50,13 +52,20 @@ func (m *Bookings) ByAWB(awb string) (domain.Booking, bool) {
 
 // Get returns a booking p may see; others are reported missing.
 func (m *Bookings) Get(p domain.Principal, id string) (domain.Booking, bool) {
+	b, _, ok := m.GetVersion(p, id)
+	return b, ok
+}
+
+// GetVersion is Get, with the booking's version: the stream sequence of
+// its last event, which changes whenever the booking does.
+func (m *Bookings) GetVersion(p domain.Principal, id string) (domain.Booking, uint64, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	b, ok := m.byID[id]
 	if !ok || !b.VisibleTo(p) {
-		return domain.Booking{}, false
+		return domain.Booking{}, 0, false
 	}
-	return b, true
+	return b, m.versions[id], true
 }
 
 // BookingFilter narrows a booking list; empty fields match everything.

@@ -12,15 +12,16 @@ import (
 // reservations: the source of GET /api/flights, GET /api/capacity and of
 // pricing.
 type Flights struct {
-	mu      sync.RWMutex
-	byID    map[string]domain.Flight
-	order   []string            // ids by departure time, then flight number
-	byRoute map[string][]string // "FRA-JFK" → ids
+	mu       sync.RWMutex
+	byID     map[string]domain.Flight
+	versions map[string]uint64   // id → sequence of the flight's last event
+	order    []string            // ids by departure time, then flight number
+	byRoute  map[string][]string // "FRA-JFK" → ids
 }
 
 // NewFlights returns an empty flights read model.
 func NewFlights() *Flights {
-	return &Flights{byID: map[string]domain.Flight{}, byRoute: map[string][]string{}}
+	return &Flights{byID: map[string]domain.Flight{}, versions: map[string]uint64{}, byRoute: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -34,6 +35,7 @@ func (m *Flights) Apply(r domain.Record, e domain.Event) {
 	f, existed := m.byID[id]
 	f = domain.EvolveFlight(f, e)
 	m.byID[id] = f
+	m.versions[id] = r.Sequence
 	if existed {
 		return
 	}
@@ -56,10 +58,17 @@ func (m *Flights) insertByDeparture(ids []string, f domain.Flight) []string {
 
 // Get returns a flight by id.
 func (m *Flights) Get(id string) (domain.Flight, bool) {
+	f, _, ok := m.GetVersion(id)
+	return f, ok
+}
+
+// GetVersion is Get, with the flight's version: the stream sequence of
+// its last event.
+func (m *Flights) GetVersion(id string) (domain.Flight, uint64, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	f, ok := m.byID[id]
-	return f, ok
+	return f, m.versions[id], ok
 }
 
 // FlightsBetween returns every flight from origin to destination.

@@ -46,11 +46,15 @@ type Shipments struct {
 	timelines map[string][]TimelineEntry // by event date, then arrival
 	waybills  map[string]domain.Waybills
 	filings   map[string]domain.Compliance
+	// versions are the sequences of the last status event of each
+	// shipment aggregate: what a status event's If-Match names.
+	versions map[string]uint64
 }
 
 // NewShipments returns an empty shipments read model.
 func NewShipments() *Shipments {
-	return &Shipments{timelines: map[string][]TimelineEntry{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{}}
+	return &Shipments{timelines: map[string][]TimelineEntry{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{},
+		versions: map[string]uint64{}}
 }
 
 // Apply implements ReadModel.
@@ -62,6 +66,8 @@ func (m *Shipments) Apply(r domain.Record, e domain.Event) {
 		m.waybills[r.Aggregate.ID] = domain.EvolveWaybills(m.waybills[r.Aggregate.ID], e)
 	case domain.AggregateCompliance:
 		m.filings[r.Aggregate.ID] = domain.EvolveCompliance(m.filings[r.Aggregate.ID], e)
+	case domain.AggregateShipment:
+		m.versions[r.Aggregate.ID] = r.Sequence
 	}
 	switch e := e.(type) {
 	case domain.ShipmentStatusRecorded:
@@ -125,6 +131,14 @@ func (m *Shipments) Timeline(awb string) []TimelineEntry {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.timelines[awb]
+}
+
+// Version returns the version of a shipment's status events: the stream
+// sequence of the last one, 0 while it has none.
+func (m *Shipments) Version(awb string) uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.versions[awb]
 }
 
 // Waybills returns a shipment's master and houses.

@@ -14,7 +14,7 @@ func (m *Quotes) fields() []any       { return []any{&m.byID, &m.versions, &m.or
 func (m *Quotes) lock() *sync.RWMutex { return &m.mu }
 func (*Quotes) empty() snapshotter    { return NewQuotes() }
 
-func (m *Flights) fields() []any       { return []any{&m.byID, &m.order, &m.byRoute} }
+func (m *Flights) fields() []any       { return []any{&m.byID, &m.versions, &m.order, &m.byRoute} }
 func (m *Flights) lock() *sync.RWMutex { return &m.mu }
 func (*Flights) empty() snapshotter    { return NewFlights() }
 
@@ -22,11 +22,11 @@ func (m *Rates) fields() []any       { return []any{&m.cards} }
 func (m *Rates) lock() *sync.RWMutex { return &m.mu }
 func (*Rates) empty() snapshotter    { return NewRates() }
 
-func (m *Bookings) fields() []any       { return []any{&m.byID, &m.order, &m.byOrg, &m.byAWB} }
+func (m *Bookings) fields() []any       { return []any{&m.byID, &m.versions, &m.order, &m.byOrg, &m.byAWB} }
 func (m *Bookings) lock() *sync.RWMutex { return &m.mu }
 func (*Bookings) empty() snapshotter    { return NewBookings() }
 
-func (m *AWBStock) fields() []any       { return []any{&m.requests, &m.order, &m.ledgers} }
+func (m *AWBStock) fields() []any       { return []any{&m.requests, &m.versions, &m.order, &m.ledgers} }
 func (m *AWBStock) lock() *sync.RWMutex { return &m.mu }
 func (*AWBStock) empty() snapshotter    { return NewAWBStock() }
 
@@ -57,7 +57,7 @@ func (m *Webhooks) fields() []any {
 func (m *Webhooks) lock() *sync.RWMutex { return &m.mu }
 func (*Webhooks) empty() snapshotter    { return NewWebhooks() }
 
-func (m *Shipments) fields() []any       { return []any{&m.timelines, &m.waybills, &m.filings} }
+func (m *Shipments) fields() []any       { return []any{&m.timelines, &m.waybills, &m.filings, &m.versions} }
 func (m *Shipments) lock() *sync.RWMutex { return &m.mu }
 func (*Shipments) empty() snapshotter    { return NewShipments() }
 

@@ -31,7 +31,7 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 		b, ok := r.Bookings.Get(p, aggregateID)
 		return ToBookingJSON(b), ok
 	case domain.AggregateStockRequest:
-		sr, ok := r.Stock.Request(p, aggregateID)
+		sr, _, ok := r.Stock.Request(p, aggregateID)
 		return ToStockRequestJSON(sr), ok
 	case domain.AggregateShipment:
 		return r.renderStatusEvent(e, p)

@@ -93,6 +93,17 @@ type Shipment struct {
 	Timeline  []projections.TimelineEntry
 }
 
+// ShipmentOf is what parts, the live read models or a past moment's (see
+// projections.Past), know of one AWB.
+func ShipmentOf(parts projections.ShipmentParts, awb string) Shipment {
+	s := Shipment{AWBNumber: awb, Waybills: parts.Shipments.Waybills(awb), Filings: parts.Shipments.Compliance(awb),
+		Documents: parts.Documents.ByAWB(awb), Timeline: parts.Shipments.Timeline(awb)}
+	if b, booked := parts.Bookings.ByAWB(awb); booked {
+		s.Booking = &b
+	}
+	return s
+}
+
 // ToShipmentJSON is the shipment as far as it is known: the booking that
 // carries the AWB, the latest status, and pieces and weight as declared
 // against as last reported.

@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
-		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Files: files,
+		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, History: store, ShipmentFacts: shipmentFacts, Files: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected, Metrics: m,
 	})
 	if err != nil {

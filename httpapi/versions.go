@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+)
+
+// EventHistory is what the past states of resources (?at=, ?seq=) take of
+// the event store (eventstore.Store implements it): every event of one
+// aggregate, oldest first.
+type EventHistory interface {
+	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+}
+
+// Versions: a quote, booking, stock request, flight or shipment is at the
+// version of its aggregate's last event, that event's stream sequence. It
+// is the resource's ETag ("42"), and what If-Match on a change names: the
+// command then expects the aggregate to be at that sequence, which the
+// event store checks as it appends (commands.Meta.IfVersion).
+
+// etag is the strong ETag of version.
+func etag(version uint64) string { return `"` + uitoa(version) + `"` }
+
+// setVersion tells the client the version of the resource it gets.
+func setVersion(w http.ResponseWriter, version uint64) { w.Header().Set("ETag", etag(version)) }
+
+// notModified sets the ETag of version and, when the request's
+// If-None-Match names it, answers 304 and reports true: the client holds
+// this version already.
+func notModified(w http.ResponseWriter, r *http.Request, version uint64) bool {
+	setVersion(w, version)
+	if inm := r.Header.Get("If-None-Match"); inm == "" || !etagMatches(inm, etag(version)) {
+		return false
+	}
+	w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
+// changeMeta is the metadata of the change r asks for, with the version
+// its If-Match names, if it has one. If-Match takes one strong ETag as a
+// GET gave it: the store checks one expected version, not a list. "*"
+// (any version) adds nothing, as changes need the resource anyway.
+func changeMeta(r *http.Request) (commands.Meta, error) {
+	m := meta(r)
+	v := strings.TrimSpace(r.Header.Get("If-Match"))
+	if v == "" || v == "*" {
+		return m, nil
+	}
+	digits, quoted := strings.CutPrefix(v, `"`)
+	digits, closed := strings.CutSuffix(digits, `"`)
+	version, err := strconv.ParseUint(digits, 10, 64)
+	if !quoted || !closed || err != nil || digits == "" || digits[0] == '+' {
+		return m, domain.Errorf(domain.InvalidRequest, "If-Match must be one strong ETag as the resource's ETag header gave it, such as \"42\" with the quotes (not weak, not a list), or *; got %.80q", v)
+	}
+	m.IfVersion = &version
+	return m, nil
+}
+
+// pastCut reads at (an RFC 3339 time) or seq (a stream sequence), which
+// ask for a resource as it was then; past is false when neither is given.
+// A time to come is refused: what it will show is not known yet.
+func pastCut(r *http.Request) (cut projections.Cut, past bool, err error) {
+	q := r.URL.Query()
+	at, seq := q.Get("at"), q.Get("seq")
+	var p domain.Problems
+	switch {
+	case at != "" && seq != "":
+		p.Add("seq", domain.CodeInvalidValue, "give at or seq, not both")
+	case at != "":
+		t, perr := time.Parse(time.RFC3339Nano, at)
+		switch {
+		case perr != nil:
+			p.Add("at", domain.CodeInvalidDate, "must be a date-time as RFC 3339, such as 2026-07-01T09:30:00Z (a + in the offset written %%2B)")
+		case t.After(time.Now()):
+			p.Add("at", domain.CodeInvalidDate, "must not be in the future: what a resource will be is not known yet")
+		}
+		cut.At = t
+	case seq != "":
+		n, perr := strconv.ParseUint(seq, 10, 64)
+		if perr != nil || n == 0 || seq[0] == '+' {
+			p.Add("seq", domain.CodeInvalidFormat, "must be a stream sequence: a whole number from 1")
+		}
+		cut.Sequence = n
+	}
+	return cut, at != "" || seq != "", p.Err()
+}

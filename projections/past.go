@@ -1,0 +1,187 @@
+package projections
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// Histories is what the past states take of the event store
+// (eventstore.Store implements it): every event of one aggregate, oldest
+// first.
+type Histories interface {
+	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+}
+
+// Cut says which events of a history a past state is folded from: those
+// that occurred at or before At, or those up to stream sequence Sequence.
+// The zero Cut takes them all.
+type Cut struct {
+	At       time.Time
+	Sequence uint64
+}
+
+func (c Cut) includes(r domain.Record) bool {
+	switch {
+	case !c.At.IsZero():
+		return !r.OccurredAt.After(c.At)
+	case c.Sequence != 0:
+		return r.Sequence <= c.Sequence
+	}
+	return true
+}
+
+func (c Cut) String() string {
+	if !c.At.IsZero() {
+		return c.At.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprintf("sequence %d", c.Sequence)
+}
+
+// Past answers what a resource was at a past moment: its events up to
+// then, folded into read models of its own, empty at first, by the same
+// Apply as the live ones. So a past state reads exactly as the live one
+// read then, and is rendered by the same views.
+type Past struct {
+	history Histories
+}
+
+// NewPast returns the past states of the aggregates in history.
+func NewPast(history Histories) *Past { return &Past{history: history} }
+
+// Quote is the quote id as p saw it at cut, and its version then.
+func (p *Past) Quote(ctx context.Context, who domain.Principal, id string, cut Cut) (domain.Quote, uint64, error) {
+	return pastOf(ctx, p, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, cut, "quote", NewQuotes,
+		func(m *Quotes) (domain.Quote, bool) { return m.Get(who, id) })
+}
+
+// Booking is the booking id as p saw it at cut, and its version then.
+func (p *Past) Booking(ctx context.Context, who domain.Principal, id string, cut Cut) (domain.Booking, uint64, error) {
+	return pastOf(ctx, p, domain.Aggregate{Type: domain.AggregateBooking, ID: id}, cut, "booking", NewBookings,
+		func(m *Bookings) (domain.Booking, bool) { return m.Get(who, id) })
+}
+
+// StockRequest is the stock request id as p saw it at cut, and its
+// version then.
+func (p *Past) StockRequest(ctx context.Context, who domain.Principal, id string, cut Cut) (domain.StockRequest, uint64, error) {
+	return pastOf(ctx, p, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id}, cut, "stock request", NewAWBStock,
+		func(m *AWBStock) (domain.StockRequest, bool) {
+			r, _, ok := m.Request(who, id)
+			return r, ok
+		})
+}
+
+// Flight is the flight id at cut (every caller sees every flight), and
+// its version then.
+func (p *Past) Flight(ctx context.Context, id string, cut Cut) (domain.Flight, uint64, error) {
+	return pastOf(ctx, p, domain.Aggregate{Type: domain.AggregateFlight, ID: id}, cut, "flight", NewFlights,
+		func(m *Flights) (domain.Flight, bool) { return m.Get(id) })
+}
+
+// pastOf folds agg's history up to cut into a new model and gets the
+// resource from it. A resource the caller may not see now is not found,
+// at any moment; one it may see was not there yet before its first event.
+func pastOf[M ReadModel, T any](ctx context.Context, p *Past, agg domain.Aggregate, cut Cut, kind string,
+	newModel func() M, get func(M) (T, bool)) (T, uint64, error) {
+	var none T
+	if !domain.ValidIdentifier(agg.ID) {
+		return none, 0, domain.Errorf(domain.NotFound, "no %s %s", kind, agg.ID)
+	}
+	recs, err := p.history.Load(ctx, agg)
+	if err != nil {
+		return none, 0, err
+	}
+	now := newModel()
+	if _, err := fold(recs, Cut{}, now); err != nil {
+		return none, 0, err
+	}
+	if _, ok := get(now); !ok {
+		return none, 0, domain.Errorf(domain.NotFound, "no %s %s", kind, agg.ID)
+	}
+	then := newModel()
+	version, err := fold(recs, cut, then)
+	if err != nil {
+		return none, 0, err
+	}
+	v, ok := get(then)
+	if !ok {
+		return none, 0, domain.Errorf(domain.NotFound, "%s %s did not exist at %s", kind, agg.ID, cut)
+	}
+	return v, version, nil
+}
+
+// ShipmentParts are the read models a shipment's representation is drawn
+// from, as the live ones or a past moment's.
+type ShipmentParts struct {
+	Bookings  *Bookings
+	Shipments *Shipments
+	Documents *Documents
+}
+
+// Exists reports whether the parts know a shipment of the AWB number:
+// one booked, or with events in its timeline.
+func (p ShipmentParts) Exists(awb string) bool {
+	_, booked := p.Bookings.ByAWB(awb)
+	return booked || len(p.Shipments.Timeline(awb)) > 0
+}
+
+// Shipment is the shipment of a (canonical) AWB number at cut: its status
+// events, waybills and filings, and the booking and documents the live
+// parts know of it, each folded from its events up to cut. Whether the
+// caller may see the shipment is the caller's to check
+// (domain.ShipmentOwnership).
+func (p *Past) Shipment(ctx context.Context, live ShipmentParts, awb string, cut Cut) (ShipmentParts, error) {
+	aggs := []domain.Aggregate{
+		{Type: domain.AggregateShipment, ID: awb}, {Type: domain.AggregateWaybill, ID: awb}, {Type: domain.AggregateCompliance, ID: awb},
+	}
+	if b, ok := live.Bookings.ByAWB(awb); ok {
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateBooking, ID: b.ID})
+	}
+	for _, d := range live.Documents.ByAWB(awb) {
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateDocument, ID: d.DocumentID})
+	}
+	var recs []domain.Record
+	for _, agg := range aggs {
+		more, err := p.history.Load(ctx, agg)
+		if err != nil {
+			return ShipmentParts{}, err
+		}
+		recs = append(recs, more...)
+	}
+	// In stream order, as the live read models applied them.
+	slices.SortFunc(recs, func(a, b domain.Record) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	then := ShipmentParts{Bookings: NewBookings(), Shipments: NewShipments(), Documents: NewDocuments()}
+	if _, err := fold(recs, cut, then.Bookings, then.Shipments, then.Documents); err != nil {
+		return ShipmentParts{}, err
+	}
+	if !then.Exists(awb) {
+		return ShipmentParts{}, domain.Errorf(domain.NotFound, "shipment %s did not exist at %s", awb, cut)
+	}
+	return then, nil
+}
+
+// fold applies the events of recs up to the first that cut leaves out to
+// models, and returns the sequence of the last one applied, 0 if none
+// was. The clocks of replicas may disagree a little: a state is folded
+// from a run of events as they were stored, never with a gap.
+func fold(recs []domain.Record, cut Cut, models ...ReadModel) (uint64, error) {
+	var last uint64
+	for _, r := range recs {
+		if !cut.includes(r) {
+			break
+		}
+		e, err := domain.DecodeEvent(r.Type, r.Data)
+		if err != nil {
+			return 0, fmt.Errorf("projections: folding %s: %w", r.Aggregate, err)
+		}
+		for _, m := range models {
+			m.Apply(r, e)
+		}
+		last = r.Sequence
+	}
+	return last, nil
+}
