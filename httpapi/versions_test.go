@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+func TestIfMatchNamesOneStrongVersion(t *testing.T) {
+	tests := []struct {
+		header  string
+		version uint64 // 0: none named
+		ok      bool
+	}{
+		{"", 0, true},
+		{"*", 0, true},
+		{`"42"`, 42, true},
+		{` "7" `, 7, true},
+		{`W/"42"`, 0, false},
+		{`42`, 0, false},
+		{`"42", "43"`, 0, false},
+		{`""`, 0, false},
+		{`"+4"`, 0, false},
+		{`"-4"`, 0, false},
+		{`"abc"`, 0, false},
+		{`"99999999999999999999"`, 0, false},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("PATCH", "/api/flights/x", nil)
+		if tt.header != "" {
+			r.Header.Set("If-Match", tt.header)
+		}
+		m, err := changeMeta(r)
+		switch {
+		case !tt.ok:
+			if domain.ErrorCode(err) != domain.InvalidRequest {
+				t.Errorf("If-Match %s: err = %v, want invalid_request", tt.header, err)
+			}
+		case err != nil:
+			t.Errorf("If-Match %s: %v", tt.header, err)
+		case tt.version == 0 && m.IfVersion != nil, tt.version != 0 && (m.IfVersion == nil || *m.IfVersion != tt.version):
+			t.Errorf("If-Match %s names %v, want %d", tt.header, m.IfVersion, tt.version)
+		}
+	}
+}
+
+func TestPastCutReadsAtOrSeq(t *testing.T) {
+	tests := []struct {
+		query string
+		past  bool
+		field string // of the validation error, if any
+	}{
+		{"", false, ""},
+		{"?at=2026-01-02T03:04:05Z", true, ""},
+		{"?at=2026-01-02T03:04:05.123456789%2B02:00", true, ""},
+		{"?seq=12", true, ""},
+		{"?at=2026-01-02", true, "at"},
+		{"?at=2999-01-01T00:00:00Z", true, "at"},
+		{"?at=2026-01-02T03:04:05+02:00", true, "at"}, // the + became a space
+		{"?seq=0", true, "seq"},
+		{"?seq=-1", true, "seq"},
+		{"?seq=1&at=2026-01-02T03:04:05Z", true, "seq"},
+	}
+	for _, tt := range tests {
+		cut, past, err := pastCut(httptest.NewRequest("GET", "/api/bookings/b"+tt.query, nil))
+		var fields []domain.FieldError
+		if e, ok := err.(*domain.Error); ok {
+			fields = e.Fields
+		}
+		switch {
+		case past != tt.past:
+			t.Errorf("%s: past = %v", tt.query, past)
+		case tt.field == "" && err != nil:
+			t.Errorf("%s: %v", tt.query, err)
+		case tt.field != "" && (len(fields) != 1 || fields[0].Field != tt.field):
+			t.Errorf("%s: err = %v, want one on %s", tt.query, err, tt.field)
+		case tt.field == "" && past && cut.At.IsZero() && cut.Sequence == 0:
+			t.Errorf("%s: no cut", tt.query)
+		}
+	}
+}
