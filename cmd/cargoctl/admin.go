@@ -351,9 +351,15 @@ func (c *apiClient) call(ctx context.Context, method, path, token string, body a
 
 // send makes one request with a body of contentType.
 func (c *apiClient) send(ctx context.Context, method, path, token, contentType string, body io.Reader) ([]byte, error) {
+	raw, _, err := c.exchange(ctx, method, path, token, contentType, body)
+	return raw, err
+}
+
+// exchange is send, with the response's header.
+func (c *apiClient) exchange(ctx context.Context, method, path, token, contentType string, body io.Reader) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -365,17 +371,17 @@ func (c *apiClient) send(ctx context.Context, method, path, token, contentType s
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err // names the method and URL
+		return nil, nil, err // names the method and URL
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the response: %w", method, req.URL.Redacted(), err)
+		return nil, nil, fmt.Errorf("%s %s: reading the response: %w", method, req.URL.Redacted(), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, apiErrorOf(resp.StatusCode, raw)
+		return nil, nil, apiErrorOf(resp.StatusCode, raw)
 	}
-	return raw, nil
+	return raw, resp.Header, nil
 }
 
 // apiError is the server's error response.

@@ -49,14 +49,17 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	identity, quotes, reference := projections.NewIdentity(), projections.NewQuotes(), projections.NewReference()
-	projector := projections.NewProjector(store, log, identity, quotes, reference)
+	models := projections.NewModels()
+	// The built-in airports and airlines, which flights are checked against.
+	models.Reference.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(), Airlines: domain.BuiltinAirlines(),
+		Commodities: domain.BuiltinCommodities()})
+	projector := projections.NewProjector(store, log, models.All()...)
 	projCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { projector.Run(projCtx) })
 	t.Cleanup(func() { stop(); wg.Wait() })
 
-	cmds := commands.New(store, bcrypt.MinCost, reference)
+	cmds := commands.New(store, bcrypt.MinCost, models.Reference)
 	system := commands.NewMeta(domain.Principal{Subject: "system:test"}, "", "")
 	if _, err := cmds.CreateOrganization(ctx, system, domain.CreateOrganization{OrganizationID: "operator", Name: "Operator", Role: domain.RoleAdmin}); err != nil {
 		t.Fatal(err)
@@ -69,8 +72,11 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	api, err := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
-		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Reference: reference,
-		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
+		Log: log, Commands: cmds, Projector: projector, Identity: models.Identity, Quotes: models.Quotes, Reference: models.Reference,
+		Flights: models.Flights, Rates: models.Rates, Bookings: models.Bookings, Stock: models.Stock, Audit: models.Audit,
+		Shipments: models.Shipments, Documents: models.Documents, History: store,
+		ShipmentFacts: projections.ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights},
+		Tokens:        tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	if err != nil {
 		t.Fatal(err)
