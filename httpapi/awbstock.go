@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
@@ -63,26 +64,12 @@ func (s *Server) handleListStockRequests() handlerFunc {
 func (s *Server) handleGetStockRequest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, who := mux.Vars(r)["id"], principal(r.Context())
-		cut, past, err := pastCut(r)
-		if err != nil {
-			return err
-		}
-		var req domain.StockRequest
-		var version uint64
-		if past {
-			if req, version, err = s.past.StockRequest(r.Context(), who, id, cut); err != nil {
-				return err
-			}
-		} else {
-			var ok bool
-			if req, version, ok = s.stock.Request(who, id); !ok {
-				return domain.Errorf(domain.NotFound, "no stock request %s", id)
-			}
-		}
-		if !notModified(w, r, version) {
-			writeJSON(w, http.StatusOK, views.ToStockRequestJSON(req))
-		}
-		return nil
+		return answerVersion(w, r,
+			func(cut projections.Cut) (domain.StockRequest, uint64, error) {
+				return s.past.StockRequest(r.Context(), who, id, cut)
+			},
+			func() (domain.StockRequest, uint64, bool) { return s.stock.Request(who, id) },
+			"no stock request "+id, views.ToStockRequestJSON)
 	}
 }
 

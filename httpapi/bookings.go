@@ -69,26 +69,12 @@ func (s *Server) handleCreateBooking() handlerFunc {
 func (s *Server) handleGetBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, who := mux.Vars(r)["id"], principal(r.Context())
-		cut, past, err := pastCut(r)
-		if err != nil {
-			return err
-		}
-		var b domain.Booking
-		var version uint64
-		if past {
-			if b, version, err = s.past.Booking(r.Context(), who, id, cut); err != nil {
-				return err
-			}
-		} else {
-			var ok bool
-			if b, version, ok = s.bookings.GetVersion(who, id); !ok {
-				return domain.Errorf(domain.NotFound, "no booking %s", id)
-			}
-		}
-		if !notModified(w, r, version) {
-			writeJSON(w, http.StatusOK, views.ToBookingJSON(b))
-		}
-		return nil
+		return answerVersion(w, r,
+			func(cut projections.Cut) (domain.Booking, uint64, error) {
+				return s.past.Booking(r.Context(), who, id, cut)
+			},
+			func() (domain.Booking, uint64, bool) { return s.bookings.GetVersion(who, id) },
+			"no booking "+id, views.ToBookingJSON)
 	}
 }
 

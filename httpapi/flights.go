@@ -109,26 +109,10 @@ func (s *Server) handleChangeFlight() handlerFunc {
 func (s *Server) handleGetFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := flightIDOf(r)
-		cut, past, err := pastCut(r)
-		if err != nil {
-			return err
-		}
-		var f domain.Flight
-		var version uint64
-		if past {
-			if f, version, err = s.past.Flight(r.Context(), id, cut); err != nil {
-				return err
-			}
-		} else {
-			var ok bool
-			if f, version, ok = s.flights.GetVersion(id); !ok {
-				return domain.Errorf(domain.NotFound, "no flight %s", id)
-			}
-		}
-		if !notModified(w, r, version) {
-			writeJSON(w, http.StatusOK, views.ToFlightJSON(f))
-		}
-		return nil
+		return answerVersion(w, r,
+			func(cut projections.Cut) (domain.Flight, uint64, error) { return s.past.Flight(r.Context(), id, cut) },
+			func() (domain.Flight, uint64, bool) { return s.flights.GetVersion(id) },
+			"no flight "+id, views.ToFlightJSON)
 	}
 }
 

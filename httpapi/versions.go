@@ -43,6 +43,33 @@ func notModified(w http.ResponseWriter, r *http.Request, version uint64) bool {
 	return true
 }
 
+// answerVersion answers a resource as it is now (now), or as it was at
+// the moment the request asks for with at or seq (then), with its version
+// as ETag. missing is the message of a resource now has not.
+func answerVersion[T, J any](w http.ResponseWriter, r *http.Request, then func(projections.Cut) (T, uint64, error),
+	now func() (T, uint64, bool), missing string, toJSON func(T) J) error {
+	cut, past, err := pastCut(r)
+	if err != nil {
+		return err
+	}
+	var v T
+	var version uint64
+	if past {
+		if v, version, err = then(cut); err != nil {
+			return err
+		}
+	} else {
+		var ok bool
+		if v, version, ok = now(); !ok {
+			return domain.Errorf(domain.NotFound, "%s", missing)
+		}
+	}
+	if !notModified(w, r, version) {
+		writeJSON(w, http.StatusOK, toJSON(v))
+	}
+	return nil
+}
+
 // changeMeta is the metadata of the change r asks for, with the version
 // its If-Match names, if it has one. If-Match takes one strong ETag as a
 // GET gave it: the store checks one expected version, not a list. "*"
