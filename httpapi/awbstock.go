@@ -33,6 +33,7 @@ func (s *Server) handleCreateStockRequest() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/awb-stock/requests/"+res.State.ID)
 		writeJSON(w, http.StatusCreated, views.ToStockRequestJSON(res.State))
 		return nil

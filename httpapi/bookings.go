@@ -58,6 +58,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/bookings/"+res.State.ID)
 		writeJSON(w, http.StatusCreated, views.ToBookingJSON(res.State))
 		return nil

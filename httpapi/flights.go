@@ -63,6 +63,7 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		}
 		s.settle(w, r, res[len(res)-1].Sequence)
 		if !batch {
+			setVersion(w, res[0].Version)
 			w.Header().Set("Location", "/api/flights/"+res[0].State.ID)
 			writeJSON(w, http.StatusCreated, views.ToFlightJSON(res[0].State))
 			return nil

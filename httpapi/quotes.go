@@ -63,6 +63,7 @@ func (s *Server) handleCreateQuote() handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
+		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/quotes/"+res.State.ID)
 		writeJSON(w, http.StatusCreated, views.ToQuoteJSON(res.State, principal(r.Context())))
 		return nil

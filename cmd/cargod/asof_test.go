@@ -35,10 +35,14 @@ func TestAFlightAtAPastMomentIsTheFlightAsTheAPIShowedItThen(t *testing.T) {
 	lh := s.demoToken(t, "demo-airline-lh")
 	beforeIt := moment()
 	var f struct{ ID string }
-	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1200", "origin": "FRA", "destination": "LHR",
-		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}).json(t, &f)
+	created := s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1200", "origin": "FRA", "destination": "LHR",
+		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"})
+	created.json(t, &f)
 	path := "/api/flights/" + f.ID
 	scheduled := s.read(t, lh, path)
+	if created.header.Get("ETag") != scheduled.etag {
+		t.Errorf("created with ETag %q, read back with %q", created.header.Get("ETag"), scheduled.etag)
+	}
 	between := moment()
 
 	delay := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "delayed"}, header: map[string]string{"If-Match": scheduled.etag}})
