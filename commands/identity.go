@@ -176,3 +176,112 @@ func (h *Handler) RecordAuthorization(ctx context.Context, m Meta, e domain.Auth
 		func(struct{}) ([]domain.Event, error) { return []domain.Event{e}, nil })
 	return res.Sequence, err
 }
+
+// SetClientStatus disables, enables or deletes a client.
+func (h *Handler) SetClientStatus(ctx context.Context, m Meta, clientID string, to domain.CredentialStatus) (Result[domain.Client], error) {
+	if !domain.ValidIdentifier(clientID) {
+		return Result[domain.Client]{}, domain.Errorf(domain.NotFound, "no such client")
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, m, domain.EvolveClient,
+		func(c domain.Client) ([]domain.Event, error) {
+			return domain.DecideClientStatus(c, m.Principal, to, at)
+		})
+}
+
+// SetUserStatus disables, enables or deletes a user.
+func (h *Handler) SetUserStatus(ctx context.Context, m Meta, username string, to domain.CredentialStatus) (Result[domain.User], error) {
+	at := h.now().UTC()
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateUser, ID: UserID(username)}, m, domain.EvolveUser,
+		func(u domain.User) ([]domain.Event, error) { return domain.DecideUserStatus(u, m.Principal, to, at) })
+}
+
+// SetOrganizationStatus disables, enables or deletes an organisation.
+func (h *Handler) SetOrganizationStatus(ctx context.Context, m Meta, orgID string, to domain.CredentialStatus) (Result[domain.Organization], error) {
+	if !domain.ValidIdentifier(orgID) {
+		return Result[domain.Organization]{}, domain.Errorf(domain.NotFound, "no such organisation")
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: orgID}, m, domain.EvolveOrganization,
+		func(o domain.Organization) ([]domain.Event, error) {
+			return domain.DecideOrganizationStatus(o, m.Principal, to, at)
+		})
+}
+
+// RotateClientSecret gives a client the new secret.
+func (h *Handler) RotateClientSecret(ctx context.Context, m Meta, clientID, secret string) (Result[domain.Client], error) {
+	var none Result[domain.Client]
+	if !domain.ValidIdentifier(clientID) {
+		return none, domain.Errorf(domain.NotFound, "no such client")
+	}
+	hash, err := h.hashSecret("clientSecret", secret)
+	if err != nil {
+		return none, err
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, m, domain.EvolveClient,
+		func(c domain.Client) ([]domain.Event, error) { return domain.DecideRotateClientSecret(c, hash, at) })
+}
+
+// SetPassword gives a user the new password.
+func (h *Handler) SetPassword(ctx context.Context, m Meta, username, password string) (Result[domain.User], error) {
+	hash, err := h.hashSecret("password", password)
+	if err != nil {
+		return Result[domain.User]{}, err
+	}
+	at := h.now().UTC()
+	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateUser, ID: UserID(username)}, m, domain.EvolveUser,
+		func(u domain.User) ([]domain.Event, error) { return domain.DecideSetPassword(u, hash, at) })
+}
+
+// RevokeTokens revokes the tokens c names (c.KeepUntil is when tokens
+// issued now expire), and returns the sequence of the revocation. A jti is
+// an aggregate of its own; the revocations of a client's, user's or
+// organisation's tokens are events of that aggregate.
+func (h *Handler) RevokeTokens(ctx context.Context, m Meta, c domain.RevokeTokens) (uint64, error) {
+	c.At = h.now().UTC()
+	scope, err := c.Validate()
+	if err != nil {
+		return 0, err
+	}
+	decide := func(exists bool, orgID string) ([]domain.Event, error) {
+		return domain.DecideRevokeTokens(c, exists, orgID)
+	}
+	var seq uint64
+	clientID, isClient := strings.CutPrefix(c.Subject, "client:")
+	username, _ := strings.CutPrefix(c.Subject, "user:")
+	switch {
+	case scope == domain.RevokeToken:
+		var res Result[bool]
+		res, err = execute(ctx, h, domain.Aggregate{Type: domain.AggregateTokenRevocation, ID: c.JTI}, m,
+			func(bool, domain.Event) bool { return true },
+			func(done bool) ([]domain.Event, error) {
+				if done { // revoked already, and kept as long as the first said
+					return nil, nil
+				}
+				return decide(true, "")
+			})
+		seq = res.Sequence
+	case scope == domain.RevokeOrganization:
+		var res Result[domain.Organization]
+		res, err = execute(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: c.OrganizationID}, m, domain.EvolveOrganization,
+			func(o domain.Organization) ([]domain.Event, error) { return decide(o.Exists(), o.ID) })
+		seq = res.Sequence
+	case isClient:
+		var res Result[domain.Client]
+		res, err = execute(ctx, h, domain.Aggregate{Type: domain.AggregateClient, ID: clientID}, m, domain.EvolveClient,
+			func(cl domain.Client) ([]domain.Event, error) { return decide(cl.ClientID != "", cl.OrganizationID) })
+		seq = res.Sequence
+	default:
+		var res Result[domain.User]
+		res, err = execute(ctx, h, domain.Aggregate{Type: domain.AggregateUser, ID: UserID(username)}, m, domain.EvolveUser,
+			func(u domain.User) ([]domain.Event, error) {
+				if u.UserID != "" {
+					c.Subject = "user:" + u.Username // as its tokens name it
+				}
+				return decide(u.UserID != "", u.OrganizationID)
+			})
+		seq = res.Sequence
+	}
+	return seq, err
+}

@@ -25,6 +25,9 @@ const (
 	AggregateReference     = "reference"
 	AggregateWebhook       = "webhook"
 	AggregateDelivery      = "delivery"
+	// A revoked token, by its jti: revocations of every token of a
+	// client, user or organisation are events of that aggregate.
+	AggregateTokenRevocation = "tokenrevocation"
 )
 
 // AggregateTypes lists every aggregate type.
@@ -33,5 +36,5 @@ var AggregateTypes = []string{
 	AggregateQuote, AggregateBooking, AggregateFlight, AggregateRateCard,
 	AggregateStockRequest, AggregateAWBPrefix, AggregateStockLedger, AggregateAWB,
 	AggregateWaybill, AggregateCompliance, AggregateShipment, AggregateDocument,
-	AggregateReference, AggregateWebhook, AggregateDelivery,
+	AggregateReference, AggregateWebhook, AggregateDelivery, AggregateTokenRevocation,
 }

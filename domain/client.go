@@ -9,6 +9,7 @@ type Client struct {
 	OrganizationID string
 	SecretHash     string
 	Demo           bool
+	Status         CredentialStatus // "" before any change: active
 }
 
 // ClientCreated records a new API client. Only the secret's hash is kept.
@@ -50,8 +51,13 @@ func DecideCreateClient(c Client, org Organization, cmd CreateClient) ([]Event, 
 
 // EvolveClient applies an event to a client.
 func EvolveClient(c Client, e Event) Client {
-	if e, ok := e.(ClientCreated); ok {
+	switch e := e.(type) {
+	case ClientCreated:
 		return Client{ClientID: e.ClientID, OrganizationID: e.OrganizationID, SecretHash: e.SecretHash, Demo: e.Demo}
+	case ClientStatusChanged:
+		c.Status = e.Status
+	case ClientSecretRotated:
+		c.SecretHash = e.SecretHash
 	}
 	return c
 }

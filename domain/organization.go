@@ -16,7 +16,8 @@ type Organization struct {
 	AirlineCode string
 	Demo        bool
 	CreatedAt   time.Time
-	RateLimits  RateLimits // 0s: the service's defaults
+	RateLimits  RateLimits       // 0s: the service's defaults
+	Status      CredentialStatus // "" before any change: active
 }
 
 // Exists reports whether the organisation has been created.
@@ -112,6 +113,8 @@ func EvolveOrganization(o Organization, e Event) Organization {
 			AirlineCode: e.AirlineCode, Demo: e.Demo, CreatedAt: e.CreatedAt}
 	case OrganizationRateLimitsSet:
 		o.RateLimits = e.Limits
+	case OrganizationStatusChanged:
+		o.Status = e.Status
 	}
 	return o
 }

@@ -18,10 +18,14 @@ func ValidateSecret(field, secret string) error {
 	return p.Err()
 }
 
-// requireOrganization is the check every credential makes: it must belong
-// to an organisation that exists.
+// requireOrganization is the check every new credential makes: it must
+// belong to an organisation that exists and is not deleted (a disabled
+// one's credentials wait for it to be enabled).
 func requireOrganization(p *Problems, org Organization, id string) {
-	if !org.Exists() {
+	switch {
+	case !org.Exists():
 		p.Add("organizationId", CodeInvalidValue, "no organisation %q", id)
+	case org.Status == StatusDeleted:
+		p.Add("organizationId", CodeInvalidValue, "organisation %q is deleted", id)
 	}
 }

@@ -14,6 +14,7 @@ type User struct {
 	OrganizationID string
 	PasswordHash   string
 	Demo           bool
+	Status         CredentialStatus // "" before any change: active
 }
 
 // UserCreated records a new user. Only the password's hash is kept.
@@ -60,9 +61,14 @@ func DecideCreateUser(u User, org Organization, cmd CreateUser) ([]Event, error)
 
 // EvolveUser applies an event to a user.
 func EvolveUser(u User, e Event) User {
-	if e, ok := e.(UserCreated); ok {
+	switch e := e.(type) {
+	case UserCreated:
 		return User{UserID: e.UserID, Username: e.Username, OrganizationID: e.OrganizationID,
 			PasswordHash: e.PasswordHash, Demo: e.Demo}
+	case UserStatusChanged:
+		u.Status = e.Status
+	case UserPasswordSet:
+		u.PasswordHash = e.PasswordHash
 	}
 	return u
 }

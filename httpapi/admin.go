@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/views"
 	"github.com/gorilla/mux"
 )
@@ -148,6 +150,136 @@ func (s *Server) handleSetRateLimits() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		writeJSON(w, http.StatusOK, views.ToRateLimitsJSON(s.limitsOf(res.State.ID)))
+		return nil
+	}
+}
+
+// The life cycle of organisations, clients and users: disable, enable,
+// delete (a terminal disable), a new secret or password, and revoking
+// tokens. Each is an event: every replica's identity read model applies
+// it, and it is in the audit log.
+
+// handleSetOrganizationStatus answers with the organisation, or 204 for a
+// deletion, after which there is nothing to show.
+func (s *Server) handleSetOrganizationStatus(to domain.CredentialStatus) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := s.commands.SetOrganizationStatus(r.Context(), meta(r), mux.Vars(r)["id"], to)
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, res.Sequence)
+		writeStatusChange(w, to, views.ToOrganizationJSON(res.State))
+		return nil
+	}
+}
+
+func (s *Server) handleSetClientStatus(to domain.CredentialStatus) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := s.commands.SetClientStatus(r.Context(), meta(r), mux.Vars(r)["id"], to)
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, res.Sequence)
+		writeStatusChange(w, to, views.ToClientJSON(res.State, ""))
+		return nil
+	}
+}
+
+func (s *Server) handleSetUserStatus(to domain.CredentialStatus) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		res, err := s.commands.SetUserStatus(r.Context(), meta(r), mux.Vars(r)["username"], to)
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, res.Sequence)
+		writeStatusChange(w, to, views.ToUserJSON(res.State))
+		return nil
+	}
+}
+
+// writeStatusChange answers a deletion with 204, and a change that leaves
+// something to use with what it is now.
+func writeStatusChange(w http.ResponseWriter, to domain.CredentialStatus, now any) {
+	if to == domain.StatusDeleted {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, now)
+}
+
+// rotateSecretRequest may choose the new secret; without one the service
+// generates it. An empty body is the same as {}.
+type rotateSecretRequest struct {
+	ClientSecret string `json:"clientSecret"`
+}
+
+// handleRotateClientSecret gives a client a new secret, shown in this
+// response only. The old one stops at once, and so do the client's
+// tokens issued before.
+func (s *Server) handleRotateClientSecret() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req rotateSecretRequest
+		if r.ContentLength != 0 {
+			if err := decodeJSON(r, &req); err != nil {
+				return err
+			}
+		}
+		if req.ClientSecret == "" {
+			req.ClientSecret = commands.NewSecret("cs_")
+		}
+		res, err := s.commands.RotateClientSecret(r.Context(), meta(r), mux.Vars(r)["id"], req.ClientSecret)
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, res.Sequence)
+		writeJSON(w, http.StatusOK, views.ToClientJSON(res.State, req.ClientSecret))
+		return nil
+	}
+}
+
+type setPasswordRequest struct {
+	Password string `json:"password"`
+}
+
+// handleSetPassword gives a user a new password; the user's tokens issued
+// before stop.
+func (s *Server) handleSetPassword() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req setPasswordRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		res, err := s.commands.SetPassword(r.Context(), meta(r), mux.Vars(r)["username"], req.Password)
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, res.Sequence)
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+type revokeTokensRequest struct {
+	JTI            string `json:"jti"`
+	Subject        string `json:"subject"`
+	OrganizationID string `json:"organizationId"`
+}
+
+// handleRevokeTokens revokes a token by its jti, or every token of a
+// client, user or organisation issued until now.
+func (s *Server) handleRevokeTokens() handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req revokeTokensRequest
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		seq, err := s.commands.RevokeTokens(r.Context(), meta(r), domain.RevokeTokens{JTI: req.JTI, Subject: req.Subject,
+			OrganizationID: req.OrganizationID, KeepUntil: time.Now().Add(s.tokens.TTL() + tokens.ClockSkew)})
+		if err != nil {
+			return err
+		}
+		s.settle(w, r, seq)
+		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
 }

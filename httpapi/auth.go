@@ -49,7 +49,7 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 	if !strings.EqualFold(scheme, "Bearer") || raw == "" {
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the Authorization header must be Bearer <token>")
 	}
-	p, demo, err := s.tokens.Verify(raw, time.Now())
+	claims, err := s.tokens.Verify(raw, time.Now())
 	if err != nil {
 		s.log.DebugContext(r.Context(), "token rejected", "request_id", requestID(r.Context()), "err", err)
 		var refusal *domain.Error
@@ -58,11 +58,15 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 		}
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the access token is invalid or expired")
 	}
+	p := claims.Principal
 	// The demo claim marks the tokens of the demo's own credentials; a
 	// token of a credential an admin added to a demo organisation has
 	// none, and its organisation closes it.
-	if demo && !s.opts.Demo {
+	if claims.Demo && !s.opts.Demo {
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "%s", demoDisabled)
+	}
+	if why := s.identity.TokenRefusal(p.Subject, p.OrganizationID, claims.ID, claims.IssuedAt); why != "" {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "%s", why)
 	}
 	if _, _, err := s.openOrganization(domain.InvalidToken, p.OrganizationID); err != nil {
 		return domain.Principal{}, err
@@ -75,11 +79,15 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 const demoDisabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
 
 // openOrganization looks organisation orgID up (ok false when there is
-// none), and refuses, as code, a credential of it while it is a demo one
-// and demo mode is off (see domain.Organization.UsableInDemoMode).
+// none), and refuses, as code, a credential of it while it is disabled or
+// deleted, or a demo one and demo mode is off (see
+// domain.Organization.UsableInDemoMode).
 func (s *Server) openOrganization(code domain.ErrorClass, orgID string) (o domain.Organization, ok bool, err error) {
 	o, ok = s.identity.Organization(orgID)
-	if ok && !o.UsableInDemoMode(s.opts.Demo) {
+	switch {
+	case ok && !o.Status.Active():
+		return o, ok, domain.Errorf(code, "the credential's organisation is %s", o.Status.Shown())
+	case ok && !o.UsableInDemoMode(s.opts.Demo):
 		return o, ok, domain.Errorf(code, "%s", demoDisabled)
 	}
 	return o, ok, nil

@@ -69,7 +69,7 @@ func (s *Server) handleToken() handlerFunc {
 			}
 			return err
 		}
-		token, ttl, err := s.tokens.Issue(p, demo, time.Now())
+		token, ttl, err := s.tokens.Issue(p, demo, s.identity.IssueTime(p.Subject, p.OrganizationID, time.Now()))
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,10 @@ func (s *Server) clientGrant(req tokenRequest) (domain.Principal, bool, error) {
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid client credentials")
 	}
 	// Only after the secret matched: the reason tells nobody else which
-	// clients belong to a demo organisation.
+	// clients are disabled or belong to a demo organisation.
+	if !c.Status.Active() {
+		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "the client is %s", c.Status.Shown())
+	}
 	p, err := s.orgPrincipal(domain.InvalidGrant, "client:"+c.ClientID, c.OrganizationID)
 	return p, c.Demo, err
 }
@@ -157,6 +160,9 @@ func (s *Server) passwordGrant(req tokenRequest) (domain.Principal, bool, error)
 	u, ok := s.identity.User(req.Username)
 	if !s.secretMatches(ok, u.PasswordHash, req.Password) {
 		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid username or password")
+	}
+	if !u.Status.Active() {
+		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "the user is %s", u.Status.Shown())
 	}
 	p, err := s.orgPrincipal(domain.InvalidGrant, "user:"+u.Username, u.OrganizationID)
 	return p, u.Demo, err

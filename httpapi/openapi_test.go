@@ -525,11 +525,15 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "PriceOption", goType: views.PriceOptionJSON{}, response: true},
 		{schema: "QuoteList", goType: views.QuoteListJSON{}, response: true},
 		{schema: "Pagination", goType: views.PaginationJSON{}, response: true},
-		{schema: "CreateOrganization", goType: organizationRequest{}, ignore: []string{"createdAt"}},
+		{schema: "CreateOrganization", goType: organizationRequest{}, ignore: []string{"createdAt", "status"}},
 		{schema: "Organization", goType: views.OrganizationJSON{}, response: true},
-		{schema: "CreateClient", goType: clientRequest{}},
+		{schema: "CreateClient", goType: clientRequest{}, ignore: []string{"status"}},
+		{schema: "OAuthClientStatus", goType: views.ClientJSON{}, response: true, ignore: []string{"clientSecret"}},
+		{schema: "RotateClientSecret", goType: rotateSecretRequest{}},
+		{schema: "SetPassword", goType: setPasswordRequest{}},
+		{schema: "RevokeTokens", goType: revokeTokensRequest{}},
 		{schema: "OAuthClient", goType: views.ClientJSON{}, response: true, alwaysWritten: []string{"clientSecret"}},
-		{schema: "CreateUser", goType: userRequest{}},
+		{schema: "CreateUser", goType: userRequest{}, ignore: []string{"status"}},
 		{schema: "User", goType: views.UserJSON{}, response: true, ignore: []string{"password"}},
 		{schema: "CreateAPIKey", goType: apiKeyRequest{}, ignore: []string{"id", "revoked", "apiKey"}},
 		{schema: "APIKey", goType: views.APIKeyJSON{}, response: true},
@@ -776,10 +780,17 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// Organisations: acme, and one limited to a request a minute, hour and
 	// day. Their writes are in the audit log.
 	system := func() commands.Meta { return commands.NewMeta(domain.Principal{Subject: "system:test"}, "", "") } // a command id each
-	for _, id := range []string{"acme", "throttled"} {
+	for _, id := range []string{"acme", "throttled", "retired"} {
 		if _, err := cmds.CreateOrganization(ctx, system(), domain.CreateOrganization{OrganizationID: id, Name: id, Role: domain.RoleForwarder}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A client and a user of their own for the life cycle's cases.
+	if _, err := cmds.CreateClient(ctx, system(), "retired-tms", "retired", "a long enough secret", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmds.CreateUser(ctx, system(), "ana@retired", "retired", "a long enough password", false); err != nil {
+		t.Fatal(err)
 	}
 	limited, err := cmds.SetRateLimits(ctx, system(), "throttled", domain.RateLimits{PerMinute: 1, PerHour: 1, PerDay: 1})
 	if err != nil {
@@ -1755,6 +1766,75 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			header: admin, contentType: "application/json", body: `{"requestsPerMinute":1000,"requestsPerHour":0}`, status: 200},
 		{name: "rate limits back to the defaults", method: "PUT", path: "/api/admin/organizations/acme/rate-limits", route: "/api/admin/organizations/{id}/rate-limits",
 			header: admin, contentType: "application/json", body: `{}`, status: 200},
+
+		// The life cycle of credentials, on organisations and credentials
+		// made for it: the cases before change nothing of theirs.
+		{name: "disable an organisation by a forwarder", method: "POST", path: "/api/admin/organizations/retired/disable", route: "/api/admin/organizations/{id}/disable",
+			header: forwarder, status: 403},
+		{name: "disable an unknown organisation", method: "POST", path: "/api/admin/organizations/nobody/disable", route: "/api/admin/organizations/{id}/disable",
+			header: admin, status: 404},
+		{name: "disable an organisation", method: "POST", path: "/api/admin/organizations/retired/disable", route: "/api/admin/organizations/{id}/disable",
+			header: admin, status: 200},
+		{name: "enable an organisation", method: "POST", path: "/api/admin/organizations/retired/enable", route: "/api/admin/organizations/{id}/enable",
+			header: admin, status: 200},
+		{name: "delete an organisation", method: "DELETE", path: "/api/admin/organizations/retired", route: "/api/admin/organizations/{id}",
+			header: admin, status: 204},
+		{name: "enable a deleted organisation", method: "POST", path: "/api/admin/organizations/retired/enable", route: "/api/admin/organizations/{id}/enable",
+			header: admin, status: 409},
+		{name: "delete an unknown organisation", method: "DELETE", path: "/api/admin/organizations/nobody", route: "/api/admin/organizations/{id}",
+			header: admin, status: 404},
+		{name: "disable a client", method: "POST", path: "/api/admin/clients/retired-tms/disable", route: "/api/admin/clients/{id}/disable",
+			header: admin, status: 200},
+		{name: "disable an unknown client", method: "POST", path: "/api/admin/clients/nobody/disable", route: "/api/admin/clients/{id}/disable",
+			header: admin, status: 404},
+		{name: "enable a client", method: "POST", path: "/api/admin/clients/retired-tms/enable", route: "/api/admin/clients/{id}/enable",
+			header: admin, status: 200},
+		{name: "rotate a client's secret, generated", method: "POST", path: "/api/admin/clients/retired-tms/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, status: 200},
+		{name: "rotate a client's secret, chosen", method: "POST", path: "/api/admin/clients/retired-tms/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, contentType: "application/json", body: `{"clientSecret":"a new secret of length"}`, status: 200},
+		{name: "rotate a client's secret, too short", method: "POST", path: "/api/admin/clients/retired-tms/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, contentType: "application/json", body: `{"clientSecret":"short"}`, status: 400},
+		{name: "rotate a client's secret, as text", method: "POST", path: "/api/admin/clients/retired-tms/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, contentType: "text/plain", body: `{}`, status: 415},
+		{name: "rotate an unknown client's secret", method: "POST", path: "/api/admin/clients/nobody/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, status: 404},
+		{name: "delete a client", method: "DELETE", path: "/api/admin/clients/retired-tms", route: "/api/admin/clients/{id}",
+			header: admin, status: 204},
+		{name: "rotate a deleted client's secret", method: "POST", path: "/api/admin/clients/retired-tms/secret", route: "/api/admin/clients/{id}/secret",
+			header: admin, status: 409},
+		{name: "disable a user", method: "POST", path: "/api/admin/users/Ana@Retired/disable", route: "/api/admin/users/{username}/disable",
+			header: admin, status: 200},
+		{name: "enable an unknown user", method: "POST", path: "/api/admin/users/nobody/enable", route: "/api/admin/users/{username}/enable",
+			header: admin, status: 404},
+		{name: "enable a user", method: "POST", path: "/api/admin/users/ana@retired/enable", route: "/api/admin/users/{username}/enable",
+			header: admin, status: 200},
+		{name: "set a password", method: "PUT", path: "/api/admin/users/ana@retired/password", route: "/api/admin/users/{username}/password",
+			header: admin, contentType: "application/json", body: `{"password":"a new password of length"}`, status: 204},
+		{name: "set a password, missing", method: "PUT", path: "/api/admin/users/ana@retired/password", route: "/api/admin/users/{username}/password",
+			header: admin, contentType: "application/json", body: `{}`, status: 400},
+		{name: "set an unknown user's password", method: "PUT", path: "/api/admin/users/nobody/password", route: "/api/admin/users/{username}/password",
+			header: admin, contentType: "application/json", body: `{"password":"a new password of length"}`, status: 404},
+		{name: "delete a user", method: "DELETE", path: "/api/admin/users/ana@retired", route: "/api/admin/users/{username}",
+			header: admin, status: 204},
+		{name: "set a deleted user's password", method: "PUT", path: "/api/admin/users/ana@retired/password", route: "/api/admin/users/{username}/password",
+			header: admin, contentType: "application/json", body: `{"password":"a new password of length"}`, status: 409},
+		{name: "revoke a token", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: `{"jti":"0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"}`, status: 204},
+		{name: "revoke a client's tokens", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: `{"subject":"client:retired-tms"}`, status: 204},
+		{name: "revoke an organisation's tokens", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: `{"organizationId":"retired"}`, status: 204},
+		{name: "revoke two kinds of tokens", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: `{"organizationId":"acme","jti":"x"}`, status: 400},
+		{name: "revoke an unknown user's tokens", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: `{"subject":"user:nobody"}`, status: 400},
+		{name: "revoke tokens by a forwarder", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: forwarder, contentType: "application/json", body: `{"organizationId":"acme"}`, status: 403},
+		{name: "revoke tokens too large", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "application/json", body: big, status: 413},
+		{name: "revoke tokens as text", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
+			header: admin, contentType: "text/plain", body: `{}`, status: 415},
 	}
 	// Guessing a client secret: the token endpoint answers tokenTriesPerSubject
 	// tries a minute for one client id, then 429, whatever its case (login
@@ -2501,8 +2581,12 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"organisations", "/api/admin/organizations", "get", 200, struct {
 			Organizations []views.OrganizationJSON `json:"organizations"`
 		}{[]views.OrganizationJSON{views.ToOrganizationJSON(airline), views.ToOrganizationJSON(forwarder)}}},
-		{"client", "/api/admin/clients", "post", 201, views.ClientJSON{ClientID: "tms", OrganizationID: "acme", ClientSecret: "cs_abc"}},
-		{"user", "/api/admin/users", "post", 201, views.UserJSON{Username: "ana", OrganizationID: "acme"}},
+		{"client", "/api/admin/clients", "post", 201, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme"}, "cs_abc")},
+		{"user", "/api/admin/users", "post", 201, views.ToUserJSON(domain.User{Username: "ana", OrganizationID: "acme"})},
+		{"rotated client", "/api/admin/clients/{id}/secret", "post", 200, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}, "cs_abc")},
+		{"disabled client", "/api/admin/clients/{id}/disable", "post", 200, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}, "")},
+		{"disabled user", "/api/admin/users/{username}/disable", "post", 200, views.ToUserJSON(domain.User{Username: "ana", OrganizationID: "acme", Status: domain.StatusDisabled})},
+		{"disabled organisation", "/api/admin/organizations/{id}/disable", "post", 200, views.ToOrganizationJSON(domain.Organization{ID: "acme", Name: "Acme", Role: domain.RoleForwarder, Status: domain.StatusDisabled})},
 		{"API key", "/api/admin/api-keys", "post", 201, keyCreated},
 		{"API keys", "/api/admin/api-keys", "get", 200, struct {
 			APIKeys []views.APIKeyJSON `json:"apiKeys"`

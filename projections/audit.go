@@ -78,6 +78,13 @@ func NewAudit() *Audit {
 var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
 	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true}
 
+// hashed fields hold a credential's hash: an entry says that it changed
+// (a rotated secret, a new password), not what to try guesses against.
+var hashed = map[string]bool{"secretHash": true, "passwordHash": true, "keyHash": true}
+
+// redacted stands for a hashed field's value in an entry.
+const redacted = "[redacted]"
+
 // Apply implements ReadModel. It reads the event's fields from its JSON
 // as they are, without decoding them again, and compares them with the
 // last values in one walk, copying only those that changed: it runs for
@@ -178,6 +185,9 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		}
 		entry := base
 		entry.ID = r.EventID + "-" + strconv.Itoa(changed)
+		if hashed[name] {
+			before, value = redacted, redacted
+		}
 		entry.Details = AuditDetail{Field: name, OldValue: before, NewValue: value}
 		m.entries.add(entry)
 		changed++

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -18,6 +19,14 @@ type Identity struct {
 	users     map[string]domain.User   // by lower-case username
 	keys      map[string]domain.APIKey // by key id
 	keyByHash map[string]string        // key hash → key id
+
+	// Token revocation, checked on every request with a token after its
+	// signature: tokens issued before revokedBefore of their subject
+	// ("client:<id>", "user:<username>") or of "org:<id>" are refused, and
+	// so are the revoked ids (jti), each kept only until every token that
+	// can carry it has expired.
+	revokedBefore map[string]time.Time
+	revokedIDs    map[string]time.Time // jti → when to forget it
 }
 
 // NewIdentity returns an empty identity read model.
@@ -25,6 +34,7 @@ func NewIdentity() *Identity {
 	return &Identity{
 		orgs: map[string]domain.Organization{}, clients: map[string]domain.Client{},
 		users: map[string]domain.User{}, keys: map[string]domain.APIKey{}, keyByHash: map[string]string{},
+		revokedBefore: map[string]time.Time{}, revokedIDs: map[string]time.Time{},
 	}
 }
 
@@ -67,8 +77,113 @@ func (m *Identity) change(e domain.Event) func() {
 		}
 	case domain.APIKeyRevoked:
 		return func() { m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e) }
+	// Disabling, deleting and a new secret or password revoke the tokens
+	// issued before: enabling again does not bring them back.
+	case domain.OrganizationStatusChanged:
+		return func() {
+			m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
+			m.revokeBefore(orgSubject(e.OrganizationID), e.ChangedAt, !e.Status.Active())
+		}
+	case domain.ClientStatusChanged:
+		return func() {
+			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
+			m.revokeBefore("client:"+e.ClientID, e.ChangedAt, !e.Status.Active())
+		}
+	case domain.ClientSecretRotated:
+		return func() {
+			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
+			m.revokeBefore("client:"+e.ClientID, e.SetAt, true)
+		}
+	case domain.UserStatusChanged:
+		return func() {
+			key := strings.ToLower(e.Username)
+			m.users[key] = domain.EvolveUser(m.users[key], e)
+			m.revokeBefore("user:"+e.Username, e.ChangedAt, !e.Status.Active())
+		}
+	case domain.UserPasswordSet:
+		return func() {
+			key := strings.ToLower(e.Username)
+			m.users[key] = domain.EvolveUser(m.users[key], e)
+			m.revokeBefore("user:"+e.Username, e.SetAt, true)
+		}
+	case domain.TokensRevoked:
+		return func() { m.revoke(e) }
 	}
 	return nil
+}
+
+// orgSubject is the key of an organisation's tokens in revokedBefore.
+func orgSubject(id string) string { return "org:" + id }
+
+// revokeBefore revokes the tokens of subject issued before at, if revoke.
+func (m *Identity) revokeBefore(subject string, at time.Time, revoke bool) {
+	if revoke && at.After(m.revokedBefore[subject]) {
+		m.revokedBefore[subject] = at
+	}
+}
+
+// revoke applies a revocation. Each revoked jti forgets those that have
+// expired by now (the event's time, the same on every replica): there are
+// never more of them than were revoked within a token's lifetime.
+func (m *Identity) revoke(e domain.TokensRevoked) {
+	switch e.Scope {
+	case domain.RevokeToken:
+		for id, until := range m.revokedIDs {
+			if until.Before(e.RevokedAt) {
+				delete(m.revokedIDs, id)
+			}
+		}
+		m.revokedIDs[e.JTI] = e.KeepUntil
+	case domain.RevokeSubject:
+		m.revokeBefore(e.Subject, e.IssuedBefore, true)
+	case domain.RevokeOrganization:
+		m.revokeBefore(orgSubject(e.OrganizationID), e.IssuedBefore, true)
+	}
+}
+
+// TokenRefusal is why a token with a good signature is refused: it was
+// revoked, or its client or user is no longer active (its organisation's
+// status is checked with every credential's); "" when it is not. A token's iat has whole seconds: a token issued in the second of
+// a revocation counts as issued before it (see IssueTime).
+func (m *Identity) TokenRefusal(subject, orgID, jti string, issuedAt time.Time) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if _, ok := m.revokedIDs[jti]; ok && jti != "" {
+		return "the access token has been revoked"
+	}
+	for _, key := range []string{subject, orgSubject(orgID)} {
+		if before, ok := m.revokedBefore[key]; ok && issuedAt.Unix() <= before.Unix() {
+			return "the access token has been revoked: request a new one"
+		}
+	}
+	if id, ok := strings.CutPrefix(subject, "client:"); ok {
+		if c, ok := m.clients[id]; ok && !c.Status.Active() {
+			return "the access token's client is " + string(c.Status.Shown())
+		}
+	}
+	if name, ok := strings.CutPrefix(subject, "user:"); ok {
+		if u, ok := m.users[strings.ToLower(name)]; ok && !u.Status.Active() {
+			return "the access token's user is " + string(u.Status.Shown())
+		}
+	}
+	return ""
+}
+
+// IssueTime is when a token for subject of organisation orgID, issued
+// now, says it was issued. It is now, unless tokens of either were
+// revoked within this second: then the next whole second, so that the
+// new token, whose iat has whole seconds, is not taken for one revoked.
+// Verification allows for clock skew (tokens.ClockSkew), so a token may
+// say it was issued up to a second from now.
+func (m *Identity) IssueTime(subject, orgID string, now time.Time) time.Time {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, key := range []string{subject, orgSubject(orgID)} {
+		if before := m.revokedBefore[key]; before.Unix() >= now.Unix() {
+			now = time.Unix(before.Unix()+1, 0)
+		}
+	}
+	return now
 }
 
 // Organization returns an organisation by id.

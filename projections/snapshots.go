@@ -5,7 +5,7 @@ import "sync"
 // What each read model keeps in a snapshot: every field but its lock.
 
 func (m *Identity) fields() []any {
-	return []any{&m.orgs, &m.orgOrder, &m.clients, &m.users, &m.keys, &m.keyByHash}
+	return []any{&m.orgs, &m.orgOrder, &m.clients, &m.users, &m.keys, &m.keyByHash, &m.revokedBefore, &m.revokedIDs}
 }
 func (m *Identity) lock() *sync.RWMutex { return &m.mu }
 func (*Identity) empty() snapshotter    { return NewIdentity() }

@@ -5,9 +5,10 @@
 // tokens with, published as a JWKS. It names its caller in its claims (sub,
 // org, role, and airline and awbPrefix for airlines) so that a request is
 // authenticated without a lookup, and marks demo identities with demo, so
-// that their tokens are refused once demo mode is off. Nothing revokes a
-// token: it lives for the configured lifetime (an hour by default), and
-// that short life is what bounds a stolen one.
+// that their tokens are refused once demo mode is off. A token lives for
+// the configured lifetime (an hour by default) unless it is revoked: Verify
+// returns its id (jti) and issue time, which the caller checks against the
+// revocations every replica shares.
 //
 // A token has exactly one spelling, the one Issue writes (RFC 8725): the
 // compact serialisation, three base64url segments without padding; a header
@@ -53,6 +54,10 @@ const audience = "cargostream-api"
 // refuses none of them.
 const tokenType = "JWT"
 
+// ClockSkew is how far the clocks of the replicas may be apart: a token is
+// accepted this long past its exp and before its iat and nbf.
+const ClockSkew = 30 * time.Second
+
 // An ES256 signature is r and s, 32 bytes each (RFC 7518 §3.4).
 const signatureSize = 64
 
@@ -85,14 +90,17 @@ type Authority struct {
 	// itself, until they expire: an ECDSA verification costs more than the
 	// rest of a read. It holds at most maxVerified tokens.
 	mu          sync.Mutex
-	verified    map[string]verifiedToken
+	verified    map[string]Claims
 	maxVerified int
 }
 
-type verifiedToken struct {
-	principal domain.Principal
-	demo      bool
-	expires   time.Time
+// Claims are what a verified token says.
+type Claims struct {
+	Principal domain.Principal
+	Demo      bool // issued to a demo identity
+	ID        string
+	IssuedAt  time.Time
+	Expires   time.Time
 }
 
 // maxVerified bounds the cache of verified tokens: some megabytes.
@@ -144,8 +152,11 @@ func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
 	pub.Set(jwk.KeyUsageKey, "sig")
 	set := jwk.NewSet()
 	set.AddKey(pub)
-	return &Authority{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]verifiedToken{}, maxVerified: maxVerified}, nil
+	return &Authority{private: priv, public: set, issuer: issuer, ttl: ttl, verified: map[string]Claims{}, maxVerified: maxVerified}, nil
 }
+
+// TTL is the lifetime of the tokens Issue issues.
+func (a *Authority) TTL() time.Duration { return a.ttl }
 
 // Issue returns a signed token for p and its lifetime.
 func (a *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string, time.Duration, error) {
@@ -193,25 +204,25 @@ func Sign(tok jwt.Token, key jwk.Key) (string, error) {
 }
 
 // Verify checks a token's spelling, signature, issuer, audience and times,
-// and returns the caller it names and whether it is a demo identity. An
-// error that is a *domain.Error tells the client why; any other means the
-// token is invalid or expired.
-func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, error) {
+// and returns what it says. An error that is a *domain.Error tells the
+// client why; any other means the token is invalid or expired. Whether it
+// was revoked is the caller's to check.
+func (a *Authority) Verify(raw string, now time.Time) (Claims, error) {
 	a.mu.Lock()
 	v, ok := a.verified[raw]
 	a.mu.Unlock()
-	if ok && now.Before(v.expires) {
-		return v.principal, v.demo, nil
+	if ok && now.Before(v.Expires) {
+		return v, nil
 	}
-	p, demo, expires, err := a.verify(raw, now)
+	c, err := a.verify(raw, now)
 	if err != nil {
-		return p, demo, err
+		return Claims{}, err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.verified) >= a.maxVerified {
 		for k, v := range a.verified {
-			if !now.Before(v.expires) {
+			if !now.Before(v.Expires) {
 				delete(a.verified, k)
 			}
 		}
@@ -219,13 +230,13 @@ func (a *Authority) Verify(raw string, now time.Time) (domain.Principal, bool, e
 			clear(a.verified)
 		}
 	}
-	a.verified[raw] = verifiedToken{principal: p, demo: demo, expires: expires}
-	return p, demo, nil
+	a.verified[raw] = c
+	return c, nil
 }
 
-func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, time.Time, error) {
+func (a *Authority) verify(raw string, now time.Time) (Claims, error) {
 	if err := checkSpelling(raw); err != nil {
-		return domain.Principal{}, false, time.Time{}, err
+		return Claims{}, err
 	}
 	tok, err := jwt.Parse([]byte(raw),
 		jwt.WithKeySet(a.public),
@@ -233,12 +244,12 @@ func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, t
 		jwt.WithIssuer(a.issuer),
 		jwt.WithAudience(audience),
 		jwt.WithClock(jwt.ClockFunc(func() time.Time { return now })),
-		jwt.WithAcceptableSkew(30*time.Second),
+		jwt.WithAcceptableSkew(ClockSkew),
 		jwt.WithRequiredClaim("org"),
 		jwt.WithRequiredClaim("role"),
 	)
 	if err != nil {
-		return domain.Principal{}, false, time.Time{}, err
+		return Claims{}, err
 	}
 	claim := func(name string) string {
 		v, _ := tok.PrivateClaims()[name].(string)
@@ -252,13 +263,13 @@ func (a *Authority) verify(raw string, now time.Time) (domain.Principal, bool, t
 		AWBPrefix:      claim("awbPrefix"),
 	}
 	if !p.Role.Valid() || p.Subject == "" || p.OrganizationID == "" {
-		return domain.Principal{}, false, time.Time{}, errors.New("token lacks a subject, organisation or role")
+		return Claims{}, errors.New("token lacks a subject, organisation or role")
 	}
 	if tok.Expiration().IsZero() {
-		return domain.Principal{}, false, time.Time{}, errNoExpiry
+		return Claims{}, errNoExpiry
 	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
-	return p, demo, tok.Expiration(), nil
+	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: tok.IssuedAt(), Expires: tok.Expiration()}, nil
 }
 
 // checkSpelling refuses raw unless it is spelled as Sign spells tokens. It

@@ -43,9 +43,9 @@ func TestTokensVerifyAndCache(t *testing.T) {
 		{"a token cut short is refused", raw[:len(raw)-1], now, false},
 		{"the token still verifies before it expires", raw, now.Add(59 * time.Minute), true},
 	} {
-		got, demo, err := tokens.Verify(c.token, c.at)
-		if c.ok && (err != nil || got != p || !demo) {
-			t.Errorf("%s: = %+v %v %v", c.name, got, demo, err)
+		got, err := tokens.Verify(c.token, c.at)
+		if c.ok && (err != nil || got.Principal != p || !got.Demo || got.ID == "" || !got.IssuedAt.Equal(now.Truncate(time.Second))) {
+			t.Errorf("%s: = %+v %v", c.name, got, err)
 		}
 		if !c.ok && err == nil {
 			t.Errorf("%s: it verified", c.name)
@@ -67,7 +67,7 @@ func TestTokensCacheIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		raws = append(raws, raw)
-		if _, _, err := tokens.Verify(raw, now); err != nil {
+		if _, err := tokens.Verify(raw, now); err != nil {
 			t.Fatalf("token %d: %v", i, err)
 		}
 		if n := len(tokens.verified); n > 3 {
@@ -76,7 +76,7 @@ func TestTokensCacheIsBounded(t *testing.T) {
 	}
 	// A token the cache forgot verifies again, the slow way.
 	for i, raw := range raws {
-		if _, _, err := tokens.Verify(raw, now); err != nil {
+		if _, err := tokens.Verify(raw, now); err != nil {
 			t.Errorf("token %d again: %v", i, err)
 		}
 	}

@@ -15,10 +15,13 @@ type OrganizationJSON struct {
 	AWBPrefix string      `json:"awbPrefix,omitempty"`
 	IATACode  string      `json:"iataCode,omitempty"`
 	CreatedAt time.Time   `json:"createdAt"`
+	// Status is set by the service: active, disabled or deleted.
+	Status domain.CredentialStatus `json:"status"`
 }
 
 func ToOrganizationJSON(o domain.Organization) OrganizationJSON {
-	return OrganizationJSON{ID: o.ID, Name: o.Name, Role: o.Role, AWBPrefix: o.AWBPrefix, IATACode: o.AirlineCode, CreatedAt: o.CreatedAt}
+	return OrganizationJSON{ID: o.ID, Name: o.Name, Role: o.Role, AWBPrefix: o.AWBPrefix, IATACode: o.AirlineCode, CreatedAt: o.CreatedAt,
+		Status: o.Status.Shown()}
 }
 
 // ClientJSON is an API client; its secret is shown once, on creation.
@@ -26,11 +29,14 @@ type ClientJSON struct {
 	ClientID       string `json:"clientId"`
 	OrganizationID string `json:"organizationId"`
 	ClientSecret   string `json:"clientSecret,omitempty"`
+	// Status is set by the service: active, disabled or deleted.
+	Status domain.CredentialStatus `json:"status"`
 }
 
-// ToClientJSON is a client with its secret, which only its creation knows.
+// ToClientJSON is a client with its secret, which only its creation and
+// a rotation know.
 func ToClientJSON(c domain.Client, secret string) ClientJSON {
-	return ClientJSON{ClientID: c.ClientID, OrganizationID: c.OrganizationID, ClientSecret: secret}
+	return ClientJSON{ClientID: c.ClientID, OrganizationID: c.OrganizationID, ClientSecret: secret, Status: c.Status.Shown()}
 }
 
 // UserJSON is a user; the password is only ever sent, never shown.
@@ -38,10 +44,12 @@ type UserJSON struct {
 	Username       string `json:"username"`
 	OrganizationID string `json:"organizationId"`
 	Password       string `json:"password,omitempty"`
+	// Status is set by the service: active, disabled or deleted.
+	Status domain.CredentialStatus `json:"status"`
 }
 
 func ToUserJSON(u domain.User) UserJSON {
-	return UserJSON{Username: u.Username, OrganizationID: u.OrganizationID}
+	return UserJSON{Username: u.Username, OrganizationID: u.OrganizationID, Status: u.Status.Shown()}
 }
 
 // APIKeyJSON is an API key; the key itself is shown once, on creation.
