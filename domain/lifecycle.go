@@ -117,7 +117,7 @@ func checkStatusChange(what string, from, to CredentialStatus, self bool) (bool,
 		return false, nil
 	case from == StatusDeleted:
 		return false, Errorf(Conflict, "%s is deleted: a deleted credential stays deleted", what)
-	case self:
+	case self && to != StatusActive:
 		return false, Errorf(Conflict, "%s is what this request authenticates with: use another admin's credential to disable or delete it", what)
 	}
 	return true, nil

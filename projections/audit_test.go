@@ -83,3 +83,24 @@ func TestNoAuditEntryShowsAnotherOrganisationsValues(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditEntriesOfTheCredentialLifeCycle checks that a new secret and a
+// status change are in the log, and that no entry shows a hash.
+func TestAuditEntriesOfTheCredentialLifeCycle(t *testing.T) {
+	client := domain.Aggregate{Type: domain.AggregateClient, ID: "tms"}
+	m := NewAudit()
+	applyAudit(t, m,
+		auditEvent{client, "ops", domain.ClientCreated{ClientID: "tms", OrganizationID: "acme", SecretHash: "$2a$old"}},
+		auditEvent{client, "ops", domain.ClientSecretRotated{ClientID: "tms", OrganizationID: "acme", SecretHash: "$2a$new"}},
+		auditEvent{client, "ops", domain.ClientStatusChanged{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}},
+	)
+	entries, _ := m.Entries(AuditFilter{Tenant: "acme"}, 1, 10)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Action+" "+e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
+	}
+	want := []string{"update status:  → disabled", "update secretHash: [redacted] → [redacted]", "create :  → "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries, newest first:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,84 @@
+package projections
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// TestRevokedTokensAreRefused applies the life cycle's events to the
+// identity read model and asks it about tokens issued before and after.
+func TestRevokedTokensAreRefused(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 500_000_000, time.UTC) // mid-second, as revocations are
+	m := NewIdentity()
+	for _, e := range []domain.Event{
+		domain.OrganizationCreated{OrganizationID: "acme", Role: domain.RoleForwarder},
+		domain.OrganizationCreated{OrganizationID: "globex", Role: domain.RoleForwarder},
+		domain.ClientCreated{ClientID: "tms", OrganizationID: "acme"},
+		domain.ClientCreated{ClientID: "erp", OrganizationID: "acme"},
+		domain.ClientCreated{ClientID: "gx", OrganizationID: "globex"},
+		domain.UserCreated{UserID: "u1", Username: "Ana", OrganizationID: "globex"},
+		domain.TokensRevoked{Scope: domain.RevokeToken, JTI: "j1", KeepUntil: t0.Add(time.Hour), RevokedAt: t0},
+		domain.TokensRevoked{Scope: domain.RevokeSubject, Subject: "client:tms", OrganizationID: "acme", IssuedBefore: t0, RevokedAt: t0},
+		domain.ClientSecretRotated{ClientID: "erp", OrganizationID: "acme", SecretHash: "h", SetAt: t0.Add(time.Minute)},
+		domain.UserStatusChanged{UserID: "u1", Username: "Ana", OrganizationID: "globex", Status: domain.StatusDisabled, ChangedAt: t0},
+		domain.UserStatusChanged{UserID: "u1", Username: "Ana", OrganizationID: "globex", Status: domain.StatusActive, ChangedAt: t0.Add(time.Minute)},
+		domain.TokensRevoked{Scope: domain.RevokeOrganization, OrganizationID: "globex", IssuedBefore: t0.Add(2 * time.Minute), RevokedAt: t0.Add(2 * time.Minute)},
+	} {
+		m.Apply(domain.Record{}, e)
+	}
+	second := func(d time.Duration) time.Time { return t0.Add(d).Truncate(time.Second) } // an iat
+	tests := []struct {
+		name, subject, org, jti string
+		issued                  time.Time
+		refused                 bool
+	}{
+		{"a token by its revoked jti", "client:gx", "globex", "j1", second(time.Hour), true},
+		{"another token", "client:gx", "globex", "j2", second(3 * time.Minute), false},
+		{"a client's token issued before its revocation", "client:tms", "acme", "a", second(-time.Second), true},
+		{"a client's token issued in the second of its revocation", "client:tms", "acme", "b", second(0), true},
+		{"a client's token issued the second after", "client:tms", "acme", "c", second(time.Second), false},
+		{"a token issued before the client's new secret", "client:erp", "acme", "d", second(0), true},
+		{"a token issued after the client's new secret", "client:erp", "acme", "e", second(2 * time.Minute), false},
+		{"a user's token from before it was disabled, once enabled", "user:Ana", "globex", "f", second(-time.Second), true},
+		{"an organisation's token issued before its revocation", "client:gx", "globex", "g", second(time.Minute), true},
+		{"a token of another organisation", "client:erp", "acme", "h", second(time.Hour), false},
+	}
+	for _, tt := range tests {
+		if got := m.TokenRefusal(tt.subject, tt.org, tt.jti, tt.issued) != ""; got != tt.refused {
+			t.Errorf("%s: refused = %v, want %v", tt.name, got, tt.refused)
+		}
+	}
+
+	m.Apply(domain.Record{}, domain.ClientStatusChanged{ClientID: "gx", OrganizationID: "globex", Status: domain.StatusDisabled, ChangedAt: t0.Add(time.Hour)})
+	if why := m.TokenRefusal("client:gx", "globex", "k", second(2*time.Hour)); why != "the access token's client is disabled" {
+		t.Errorf("a disabled client's token issued later: %q", why)
+	}
+
+	// A token issued in the second of a revocation says it was issued the
+	// next second, so that it is not refused.
+	if at := m.IssueTime("client:tms", "acme", t0.Add(100*time.Millisecond)); !at.Equal(second(time.Second)) {
+		t.Errorf("issue time in the second of the revocation = %v", at)
+	}
+	if now := t0.Add(time.Hour); !m.IssueTime("client:tms", "acme", now).Equal(now) {
+		t.Error("the issue time of a token long after the revocation is not now")
+	}
+}
+
+// TestRevokedTokenIDsAreForgottenOnceExpired checks that the revoked ids
+// held are only those that a token can still carry.
+func TestRevokedTokenIDsAreForgottenOnceExpired(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	m := NewIdentity()
+	for i, jti := range []string{"j1", "j2", "j3"} {
+		at := t0.Add(time.Duration(i) * time.Hour)
+		m.Apply(domain.Record{}, domain.TokensRevoked{Scope: domain.RevokeToken, JTI: jti, KeepUntil: at.Add(90 * time.Minute), RevokedAt: at})
+	}
+	if len(m.revokedIDs) != 2 {
+		t.Errorf("revoked ids held: %v, want j2 and j3", m.revokedIDs)
+	}
+	if m.TokenRefusal("client:x", "acme", "j3", t0) == "" {
+		t.Error("the last revoked id is not refused")
+	}
+}
