@@ -143,8 +143,10 @@ func (m *Identity) revoke(e domain.TokensRevoked) {
 
 // TokenRefusal is why a token with a good signature is refused: it was
 // revoked, or its client or user is no longer active (its organisation's
-// status is checked with every credential's); "" when it is not. A token's iat has whole seconds: a token issued in the second of
-// a revocation counts as issued before it (see IssueTime).
+// status is checked with every credential's); "" when it is not. Issue
+// times have whole milliseconds (whole seconds for tokens from before):
+// a token issued in the millisecond of a revocation counts as issued
+// before it (see IssueTime).
 func (m *Identity) TokenRefusal(subject, orgID, jti string, issuedAt time.Time) string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -152,7 +154,7 @@ func (m *Identity) TokenRefusal(subject, orgID, jti string, issuedAt time.Time) 
 		return "the access token has been revoked"
 	}
 	for _, key := range []string{subject, orgSubject(orgID)} {
-		if before, ok := m.revokedBefore[key]; ok && issuedAt.Unix() <= before.Unix() {
+		if before, ok := m.revokedBefore[key]; ok && !issuedAt.After(before.Truncate(time.Millisecond)) {
 			return "the access token has been revoked: request a new one"
 		}
 	}
@@ -171,16 +173,16 @@ func (m *Identity) TokenRefusal(subject, orgID, jti string, issuedAt time.Time) 
 
 // IssueTime is when a token for subject of organisation orgID, issued
 // now, says it was issued. It is now, unless tokens of either were
-// revoked within this second: then the next whole second, so that the
-// new token, whose iat has whole seconds, is not taken for one revoked.
-// Verification allows for clock skew (tokens.ClockSkew), so a token may
-// say it was issued up to a second from now.
+// revoked in this millisecond, or later by the clock of the replica that
+// revoked them: then the millisecond after, so that the new token is not
+// taken for one revoked. Verification allows for clock skew
+// (tokens.ClockSkew), so a token may say it was issued a little from now.
 func (m *Identity) IssueTime(subject, orgID string, now time.Time) time.Time {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for _, key := range []string{subject, orgSubject(orgID)} {
-		if before := m.revokedBefore[key]; before.Unix() >= now.Unix() {
-			now = time.Unix(before.Unix()+1, 0)
+		if before := m.revokedBefore[key].Truncate(time.Millisecond); !now.Truncate(time.Millisecond).After(before) {
+			now = before.Add(time.Millisecond)
 		}
 	}
 	return now

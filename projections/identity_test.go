@@ -10,7 +10,7 @@ import (
 // TestRevokedTokensAreRefused applies the life cycle's events to the
 // identity read model and asks it about tokens issued before and after.
 func TestRevokedTokensAreRefused(t *testing.T) {
-	t0 := time.Date(2026, 11, 25, 12, 0, 0, 500_000_000, time.UTC) // mid-second, as revocations are
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 500_400_000, time.UTC) // mid-millisecond, as revocations are
 	m := NewIdentity()
 	for _, e := range []domain.Event{
 		domain.OrganizationCreated{OrganizationID: "acme", Role: domain.RoleForwarder},
@@ -28,22 +28,23 @@ func TestRevokedTokensAreRefused(t *testing.T) {
 	} {
 		m.Apply(domain.Record{}, e)
 	}
-	second := func(d time.Duration) time.Time { return t0.Add(d).Truncate(time.Second) } // an iat
+	issued := func(d time.Duration) time.Time { return t0.Add(d).Truncate(time.Millisecond) } // as a jti tells it
 	tests := []struct {
 		name, subject, org, jti string
 		issued                  time.Time
 		refused                 bool
 	}{
-		{"a token by its revoked jti", "client:gx", "globex", "j1", second(time.Hour), true},
-		{"another token", "client:gx", "globex", "j2", second(3 * time.Minute), false},
-		{"a client's token issued before its revocation", "client:tms", "acme", "a", second(-time.Second), true},
-		{"a client's token issued in the second of its revocation", "client:tms", "acme", "b", second(0), true},
-		{"a client's token issued the second after", "client:tms", "acme", "c", second(time.Second), false},
-		{"a token issued before the client's new secret", "client:erp", "acme", "d", second(0), true},
-		{"a token issued after the client's new secret", "client:erp", "acme", "e", second(2 * time.Minute), false},
-		{"a user's token from before it was disabled, once enabled", "user:Ana", "globex", "f", second(-time.Second), true},
-		{"an organisation's token issued before its revocation", "client:gx", "globex", "g", second(time.Minute), true},
-		{"a token of another organisation", "client:erp", "acme", "h", second(time.Hour), false},
+		{"a token by its revoked jti", "client:gx", "globex", "j1", issued(time.Hour), true},
+		{"another token", "client:gx", "globex", "j2", issued(3 * time.Minute), false},
+		{"a client's token issued before its revocation", "client:tms", "acme", "a", issued(-time.Second), true},
+		{"a client's token issued in the millisecond of its revocation", "client:tms", "acme", "b", issued(0), true},
+		{"a client's token issued the millisecond after", "client:tms", "acme", "c", issued(time.Millisecond), false},
+		{"a token from before jtis told the millisecond, of the second of the revocation", "client:tms", "acme", "c", t0.Truncate(time.Second), true},
+		{"a token issued before the client's new secret", "client:erp", "acme", "d", issued(0), true},
+		{"a token issued after the client's new secret", "client:erp", "acme", "e", issued(2 * time.Minute), false},
+		{"a user's token from before it was disabled, once enabled", "user:Ana", "globex", "f", issued(-time.Second), true},
+		{"an organisation's token issued before its revocation", "client:gx", "globex", "g", issued(time.Minute), true},
+		{"a token of another organisation", "client:erp", "acme", "h", issued(time.Hour), false},
 	}
 	for _, tt := range tests {
 		if got := m.TokenRefusal(tt.subject, tt.org, tt.jti, tt.issued) != ""; got != tt.refused {
@@ -52,14 +53,17 @@ func TestRevokedTokensAreRefused(t *testing.T) {
 	}
 
 	m.Apply(domain.Record{}, domain.ClientStatusChanged{ClientID: "gx", OrganizationID: "globex", Status: domain.StatusDisabled, ChangedAt: t0.Add(time.Hour)})
-	if why := m.TokenRefusal("client:gx", "globex", "k", second(2*time.Hour)); why != "the access token's client is disabled" {
+	if why := m.TokenRefusal("client:gx", "globex", "k", issued(2*time.Hour)); why != "the access token's client is disabled" {
 		t.Errorf("a disabled client's token issued later: %q", why)
 	}
 
-	// A token issued in the second of a revocation says it was issued the
-	// next second, so that it is not refused.
-	if at := m.IssueTime("client:tms", "acme", t0.Add(100*time.Millisecond)); !at.Equal(second(time.Second)) {
-		t.Errorf("issue time in the second of the revocation = %v", at)
+	// A token issued in the millisecond of a revocation, or before it by a
+	// replica whose clock is behind, says it was issued the millisecond
+	// after, so that it is not refused.
+	for _, now := range []time.Time{t0.Add(100 * time.Microsecond), t0.Add(-time.Second)} {
+		if at := m.IssueTime("client:tms", "acme", now); !at.Equal(issued(time.Millisecond)) {
+			t.Errorf("issue time at %v = %v", now, at)
+		}
 	}
 	if now := t0.Add(time.Hour); !m.IssueTime("client:tms", "acme", now).Equal(now) {
 		t.Error("the issue time of a token long after the revocation is not now")

@@ -30,6 +30,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -167,7 +168,7 @@ func (a *Authority) Issue(p domain.Principal, demo bool, now time.Time) (string,
 		IssuedAt(now).
 		NotBefore(now).
 		Expiration(now.Add(a.ttl)).
-		JwtID(uuid.NewString()).
+		JwtID(tokenID(now)).
 		Claim("org", p.OrganizationID).
 		Claim("role", string(p.Role))
 	if p.Role == domain.RoleAirline {
@@ -269,7 +270,30 @@ func (a *Authority) verify(raw string, now time.Time) (Claims, error) {
 		return Claims{}, errNoExpiry
 	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
-	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: tok.IssuedAt(), Expires: tok.Expiration()}, nil
+	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: issuedAt(tok), Expires: tok.Expiration()}, nil
+}
+
+// tokenID is a token's jti: a UUIDv7 (RFC 9562), whose first 48 bits are
+// the millisecond it was issued. Revocations compare issue times, and
+// iat has only whole seconds: a token issued in the second of a
+// revocation, before it or after, could not be told apart.
+func tokenID(now time.Time) string {
+	var id uuid.UUID
+	binary.BigEndian.PutUint64(id[:8], uint64(now.UnixMilli())<<16)
+	rand.Read(id[6:])
+	id[6] = 0x70 | id[6]&0x0f // version 7
+	id[8] = 0x80 | id[8]&0x3f // the RFC's variant
+	return id.String()
+}
+
+// issuedAt is when tok was issued: the millisecond of its jti, or for a
+// token issued before jtis told it, its iat.
+func issuedAt(tok jwt.Token) time.Time {
+	if id, err := uuid.Parse(tok.JwtID()); err == nil && id.Version() == 7 {
+		sec, nsec := id.Time().UnixTime()
+		return time.Unix(sec, nsec)
+	}
+	return tok.IssuedAt()
 }
 
 // checkSpelling refuses raw unless it is spelled as Sign spells tokens. It

@@ -34,6 +34,14 @@ Commands:
   list-api-keys   [--org ORG]
   revoke-api-key  --id ID
 
+The credential life cycle (see README, Security):
+  disable-org, enable-org, delete-org           --id ORG
+  disable-client, enable-client, delete-client  --client ID
+  rotate-client-secret  --client ID [--new-secret-file FILE]
+  disable-user, enable-user, delete-user        --username U
+  set-password    --username U --password-file FILE (or CARGOCTL_PASSWORD)
+  revoke-tokens   --jti JTI | --subject client:ID|user:NAME | --org ORG
+
 Run 'cargoctl admin <command> --help' for the flags of a command.
 `
 
@@ -62,6 +70,18 @@ var adminCommands = []adminCommand{
 	{name: "list-orgs", summary: "Lists the organisations.", define: defineListOrgs},
 	{name: "list-api-keys", summary: "Lists API keys, of all organisations or of one.", define: defineListAPIKeys},
 	{name: "revoke-api-key", summary: "Revokes an API key: it no longer authenticates.", define: defineRevokeAPIKey},
+	{name: "disable-org", summary: "Disables an organisation: none of its clients, users and API keys authenticates,\nand its tokens issued until now are refused for good.", define: defineStatus("org", "disable")},
+	{name: "enable-org", summary: "Enables a disabled organisation again (its earlier tokens stay refused).", define: defineStatus("org", "enable")},
+	{name: "delete-org", summary: "Deletes an organisation: disabled for good; its id is not freed.", define: defineStatus("org", "delete")},
+	{name: "disable-client", summary: "Disables an API client: it gets no token, and its tokens issued until now\nare refused for good.", define: defineStatus("client", "disable")},
+	{name: "enable-client", summary: "Enables a disabled API client again (its earlier tokens stay refused).", define: defineStatus("client", "enable")},
+	{name: "delete-client", summary: "Deletes an API client: disabled for good; its id is not freed.", define: defineStatus("client", "delete")},
+	{name: "rotate-client-secret", summary: "Gives an API client a new secret, printed in the response only unless chosen\nwith --new-secret-file. The old secret and the client's tokens stop at once.", define: defineRotateClientSecret},
+	{name: "disable-user", summary: "Disables a user: the password grant refuses it, and its tokens issued until\nnow are refused for good.", define: defineStatus("user", "disable")},
+	{name: "enable-user", summary: "Enables a disabled user again (its earlier tokens stay refused).", define: defineStatus("user", "enable")},
+	{name: "delete-user", summary: "Deletes a user: disabled for good; its username is not freed.", define: defineStatus("user", "delete")},
+	{name: "set-password", summary: "Sets a user's password. It comes from the file of --password-file or from\nCARGOCTL_PASSWORD. The old password and the user's tokens stop at once.", define: defineSetPassword},
+	{name: "revoke-tokens", summary: "Revokes access tokens: one by its jti, or all those of a client or user\n(--subject client:ID or user:NAME) or of an organisation issued until now.", define: defineRevokeTokens},
 }
 
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -221,6 +241,101 @@ func defineRevokeAPIKey(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 		}
 		return adminRequest{method: http.MethodDelete, path: "/api/admin/api-keys/" + url.PathEscape(*id),
 			note: fmt.Sprintf("API key %s revoked.", *id)}, nil
+	}
+}
+
+// lifecycleTargets are the resources with a life cycle: the flag that
+// names one, and the path of its admin endpoints.
+var lifecycleTargets = map[string]struct{ flag, usage, path string }{
+	"org":    {"id", "`id` of the organisation", "/api/admin/organizations/"},
+	"client": {"client", "`id` of the API client", "/api/admin/clients/"},
+	"user":   {"username", "user `name`", "/api/admin/users/"},
+}
+
+// defineStatus defines a command that disables, enables or deletes a
+// resource of kind (see lifecycleTargets).
+func defineStatus(kind, action string) func(*flag.FlagSet, func(string) string) func() (adminRequest, error) {
+	target := lifecycleTargets[kind]
+	return func(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+		id := fs.String(target.flag, "", target.usage)
+		return func() (adminRequest, error) {
+			if err := requireFlags(fs, target.flag); err != nil {
+				return adminRequest{}, err
+			}
+			path := target.path + url.PathEscape(*id)
+			if action == "delete" {
+				return adminRequest{method: http.MethodDelete, path: path, note: fmt.Sprintf("%s %s deleted.", kind, *id)}, nil
+			}
+			return adminRequest{method: http.MethodPost, path: path + "/" + action}, nil
+		}
+	}
+}
+
+func defineRotateClientSecret(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	client := fs.String("client", "", "`id` of the API client")
+	file := fs.String("new-secret-file", "", "`file` holding the new secret, 12 to 72 bytes; better left to the server to generate")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "client"); err != nil {
+			return adminRequest{}, err
+		}
+		var body struct {
+			ClientSecret string `json:"clientSecret,omitempty"`
+		}
+		req := adminRequest{method: http.MethodPost, path: "/api/admin/clients/" + url.PathEscape(*client) + "/secret", body: &body,
+			note: "The new client secret is shown in this response only: store it now."}
+		if *file != "" {
+			var err error
+			if body.ClientSecret, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--new-secret-file: %w", err)
+			}
+			req.hide, req.note = "clientSecret", "" // the caller knows it
+		}
+		return req, nil
+	}
+}
+
+func defineSetPassword(fs *flag.FlagSet, getenv func(string) string) func() (adminRequest, error) {
+	username := fs.String("username", "", "user `name`")
+	file := fs.String("password-file", "", "`file` holding the new password (else env CARGOCTL_PASSWORD)")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "username"); err != nil {
+			return adminRequest{}, err
+		}
+		password := getenv("CARGOCTL_PASSWORD")
+		if *file != "" {
+			var err error
+			if password, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--password-file: %w", err)
+			}
+		}
+		if password == "" {
+			return adminRequest{}, usagef(fs.Name(), "no password: give --password-file or set CARGOCTL_PASSWORD")
+		}
+		return adminRequest{method: http.MethodPut, path: "/api/admin/users/" + url.PathEscape(*username) + "/password",
+			body: map[string]string{"password": password}, note: fmt.Sprintf("Password of %s set.", *username)}, nil
+	}
+}
+
+func defineRevokeTokens(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	var body struct {
+		JTI            string `json:"jti,omitempty"`
+		Subject        string `json:"subject,omitempty"`
+		OrganizationID string `json:"organizationId,omitempty"`
+	}
+	fs.StringVar(&body.JTI, "jti", "", "the token's `id` (its jti claim)")
+	fs.StringVar(&body.Subject, "subject", "", "every token of this client or user: client:<id> or user:<name>")
+	fs.StringVar(&body.OrganizationID, "org", "", "every token of the organisation with this `id`")
+	return func() (adminRequest, error) {
+		given := 0
+		for _, v := range []string{body.JTI, body.Subject, body.OrganizationID} {
+			if v != "" {
+				given++
+			}
+		}
+		if given != 1 {
+			return adminRequest{}, usagef(fs.Name(), "give one of --jti, --subject and --org")
+		}
+		return adminRequest{method: http.MethodPost, path: "/api/admin/token-revocations", body: body, note: "Tokens revoked."}, nil
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -222,7 +223,7 @@ func TestAdmin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v; stderr %s", err, errOut)
 		}
-		if want := "{\n  \"clientId\": \"lh-ops\",\n  \"organizationId\": \"lh\"\n}\n"; out != want {
+		if want := "{\n  \"clientId\": \"lh-ops\",\n  \"organizationId\": \"lh\",\n  \"status\": \"active\"\n}\n"; out != want {
 			t.Errorf("printed\n%s\nwant (without the secret)\n%s", out, want)
 		}
 		if s := tokenStatus(t, url, `{"grantType":"client_credentials","clientId":"lh-ops","clientSecret":"a-chosen-secret-value"}`); s != http.StatusOK {
@@ -244,7 +245,7 @@ func TestAdmin(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v; stderr %s", err, errOut)
 			}
-			if want := "{\n  \"username\": \"" + tt.user + "\",\n  \"organizationId\": \"acme\"\n}\n"; out != want {
+			if want := "{\n  \"username\": \"" + tt.user + "\",\n  \"organizationId\": \"acme\",\n  \"status\": \"active\"\n}\n"; out != want {
 				t.Errorf("printed\n%s\nwant\n%s", out, want)
 			}
 		}
@@ -376,6 +377,13 @@ func TestAdminUsageErrors(t *testing.T) {
 		{unreachable, []string{"create-user", "--org", "x", "--username", "u", "--password", "p"}, "flag provided but not defined: -password"},
 		{unreachable, []string{"create-api-key", "--org", "x"}, "missing --name"},
 		{unreachable, []string{"revoke-api-key"}, "missing --id"},
+		{unreachable, []string{"disable-client"}, "missing --client"},
+		{unreachable, []string{"delete-org"}, "missing --id"},
+		{unreachable, []string{"enable-user"}, "missing --username"},
+		{unreachable, []string{"rotate-client-secret"}, "missing --client"},
+		{unreachable, []string{"set-password", "--username", "u"}, "no password: give --password-file or set CARGOCTL_PASSWORD"},
+		{unreachable, []string{"revoke-tokens"}, "give one of --jti, --subject and --org"},
+		{unreachable, []string{"revoke-tokens", "--jti", "j", "--org", "x"}, "give one of --jti, --subject and --org"},
 		{unreachable, []string{"list-orgs", "extra"}, `unexpected argument "extra"`},
 		{unreachable, []string{"--bogus", "list-orgs"}, "flag provided but not defined: -bogus"},
 		{env(nil), []string{"list-orgs"}, "no admin client: set CARGOCTL_CLIENT_ID or --client-id"},
@@ -393,4 +401,187 @@ func TestAdminUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAdminCredentialLifeCycle runs the life cycle's commands against a
+// server, and checks what each does to the credentials and their tokens.
+func TestAdminCredentialLifeCycle(t *testing.T) {
+	url := startServer(t)
+	getenv := adminEnv(url)
+	admin := func(t *testing.T, getenv func(string) string, args ...string) (map[string]any, string) {
+		t.Helper()
+		out, errOut, err := runCmd(t, getenv, append([]string{"admin"}, args...)...)
+		if err != nil {
+			t.Fatalf("%s: %v; stderr %s", args[0], err, errOut)
+		}
+		if out == "" {
+			return nil, errOut
+		}
+		return decode(t, out), errOut
+	}
+	grant := func(body string) (int, string) {
+		status, m := send(t, url, "/api/auth/token", nil, body)
+		token, _ := m["accessToken"].(string)
+		return status, token
+	}
+	clientGrant := func(secret string) (int, string) {
+		return grant(`{"grantType":"client_credentials","clientId":"acme-tms","clientSecret":"` + secret + `"}`)
+	}
+	// use is the status of a request with the token: 403 when it is
+	// accepted (admins only), 401 when refused.
+	use := func(token string) int {
+		status, _ := send(t, url, "/api/admin/organizations", map[string]string{"Authorization": "Bearer " + token}, "")
+		return status
+	}
+	admin(t, getenv, "create-org", "--id", "acme", "--name", "Acme", "--role", "forwarder")
+	created, _ := admin(t, getenv, "create-client", "--org", "acme", "--client-id", "acme-tms")
+	secret := created["clientSecret"].(string)
+	admin(t, adminEnv(url, "CARGOCTL_PASSWORD", "alice-password-123"), "create-user", "--org", "acme", "--username", "alice")
+	// A second admin client shares the commands: the token endpoint takes
+	// 20 tries a minute for one client from one address.
+	admin(t, getenv, "create-client", "--org", "operator", "--client-id", "admin2", "--client-secret", "second-admin-secret")
+	admin2 := adminEnv(url, "CARGOCTL_CLIENT_ID", "admin2", "CARGOCTL_CLIENT_SECRET", "second-admin-secret")
+
+	t.Run("a disabled client gets no token, and its tokens stay refused once it is enabled", func(t *testing.T) {
+		_, before := clientGrant(secret)
+		got, _ := admin(t, getenv, "disable-client", "--client", "acme-tms")
+		wantFields(t, got, map[string]any{"clientId": "acme-tms", "status": "disabled", "clientSecret": nil})
+		if status, _ := clientGrant(secret); status != http.StatusUnauthorized {
+			t.Errorf("token of the disabled client: HTTP %d", status)
+		}
+		if s := use(before); s != http.StatusUnauthorized {
+			t.Errorf("its earlier token: HTTP %d", s)
+		}
+		got, _ = admin(t, getenv, "enable-client", "--client", "acme-tms")
+		wantFields(t, got, map[string]any{"status": "active"})
+		status, after := clientGrant(secret)
+		if status != http.StatusOK || use(after) != http.StatusForbidden {
+			t.Errorf("a token once enabled: HTTP %d, used: %d", status, use(after))
+		}
+		if s := use(before); s != http.StatusUnauthorized {
+			t.Errorf("the token from before it was disabled, once enabled: HTTP %d", s)
+		}
+	})
+
+	t.Run("a rotated secret: the old one and its tokens are refused, the new one works", func(t *testing.T) {
+		_, before := clientGrant(secret)
+		got, errOut := admin(t, getenv, "rotate-client-secret", "--client", "acme-tms")
+		rotated, _ := got["clientSecret"].(string)
+		if !strings.HasPrefix(rotated, "cs_") || rotated == secret || !strings.Contains(errOut, "shown in this response only") {
+			t.Fatalf("new secret %q, stderr %q", rotated, errOut)
+		}
+		if status, _ := clientGrant(secret); status != http.StatusUnauthorized {
+			t.Errorf("the old secret: HTTP %d", status)
+		}
+		if s := use(before); s != http.StatusUnauthorized {
+			t.Errorf("a token of the old secret: HTTP %d", s)
+		}
+		if status, token := clientGrant(rotated); status != http.StatusOK || use(token) != http.StatusForbidden {
+			t.Errorf("the new secret: HTTP %d", status)
+		}
+		secret = rotated
+	})
+
+	t.Run("revoke-tokens by subject and by jti", func(t *testing.T) {
+		_, old := clientGrant(secret)
+		if _, errOut := admin(t, getenv, "revoke-tokens", "--subject", "client:acme-tms"); errOut != "Tokens revoked.\n" {
+			t.Errorf("stderr %q", errOut)
+		}
+		if s := use(old); s != http.StatusUnauthorized {
+			t.Errorf("a token from before: HTTP %d", s)
+		}
+		_, kept := clientGrant(secret)
+		_, revoked := clientGrant(secret)
+		admin(t, getenv, "revoke-tokens", "--jti", jtiOf(t, revoked))
+		if use(revoked) != http.StatusUnauthorized || use(kept) != http.StatusForbidden {
+			t.Errorf("the token of the jti: HTTP %d; another token: HTTP %d", use(revoked), use(kept))
+		}
+		_, _, err := runCmd(t, getenv, "admin", "revoke-tokens", "--subject", "client:nobody")
+		if err == nil || !strings.Contains(err.Error(), "subject: no client or user") {
+			t.Errorf("an unknown subject: %v", err)
+		}
+	})
+
+	t.Run("a user's new password, disabled and deleted", func(t *testing.T) {
+		password := func(p string) int {
+			status, _ := grant(`{"grantType":"password","username":"alice","password":"` + p + `"}`)
+			return status
+		}
+		admin(t, adminEnv(url, "CARGOCTL_PASSWORD", "alice-new-password"), "set-password", "--username", "Alice")
+		if password("alice-password-123") != http.StatusUnauthorized || password("alice-new-password") != http.StatusOK {
+			t.Errorf("old password: HTTP %d; new: HTTP %d", password("alice-password-123"), password("alice-new-password"))
+		}
+		got, _ := admin(t, admin2, "disable-user", "--username", "alice")
+		wantFields(t, got, map[string]any{"username": "alice", "status": "disabled"})
+		if s := password("alice-new-password"); s != http.StatusUnauthorized {
+			t.Errorf("a disabled user: HTTP %d", s)
+		}
+		admin(t, admin2, "enable-user", "--username", "alice")
+		if _, errOut := admin(t, admin2, "delete-user", "--username", "alice"); errOut != "user alice deleted.\n" {
+			t.Errorf("stderr %q", errOut)
+		}
+		_, _, err := runCmd(t, admin2, "admin", "enable-user", "--username", "alice")
+		if err == nil || !strings.Contains(err.Error(), "a deleted credential stays deleted (HTTP 409, conflict)") {
+			t.Errorf("enabling a deleted user: %v", err)
+		}
+	})
+
+	t.Run("a disabled organisation's API key and tokens are refused", func(t *testing.T) {
+		key, _ := admin(t, admin2, "create-api-key", "--org", "acme", "--name", "scanner")
+		apiKey := key["apiKey"].(string)
+		_, token := clientGrant(secret)
+		keyStatus := func() int {
+			status, _ := send(t, url, "/api/admin/organizations", map[string]string{"X-Api-Key": apiKey}, "")
+			return status
+		}
+		got, _ := admin(t, admin2, "disable-org", "--id", "acme")
+		wantFields(t, got, map[string]any{"id": "acme", "status": "disabled"})
+		if keyStatus() != http.StatusUnauthorized || use(token) != http.StatusUnauthorized {
+			t.Errorf("API key: HTTP %d; token: HTTP %d", keyStatus(), use(token))
+		}
+		if status, _ := clientGrant(secret); status != http.StatusUnauthorized {
+			t.Errorf("a token for a client of the disabled organisation: HTTP %d", status)
+		}
+		admin(t, admin2, "enable-org", "--id", "acme")
+		if keyStatus() != http.StatusForbidden || use(token) != http.StatusUnauthorized {
+			t.Errorf("once enabled, API key: HTTP %d; the token from before: HTTP %d", keyStatus(), use(token))
+		}
+		admin(t, admin2, "revoke-tokens", "--org", "acme")
+		admin(t, admin2, "delete-client", "--client", "acme-tms")
+		if status, _ := clientGrant(secret); status != http.StatusUnauthorized {
+			t.Errorf("a deleted client: HTTP %d", status)
+		}
+	})
+
+	t.Run("an admin cannot lock itself out", func(t *testing.T) {
+		for _, args := range [][]string{{"disable-org", "--id", "operator"}, {"delete-org", "--id", "operator"}, {"disable-client", "--client", "admin"}} {
+			_, _, err := runCmd(t, getenv, append([]string{"admin"}, args...)...)
+			if err == nil || !strings.Contains(err.Error(), "what this request authenticates with") || !strings.Contains(err.Error(), "HTTP 409") {
+				t.Errorf("%s: %v", args[0], err)
+			}
+		}
+		if _, _, err := runCmd(t, getenv, "admin", "list-orgs"); err != nil {
+			t.Errorf("the admin after trying: %v", err)
+		}
+	})
+}
+
+// jtiOf reads the jti claim of a token.
+func jtiOf(t *testing.T, token string) string {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("token %q", token)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct {
+		JTI string `json:"jti"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.JTI == "" {
+		t.Fatalf("claims %s: %v", payload, err)
+	}
+	return claims.JTI
 }
