@@ -91,10 +91,14 @@ func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret 
 		return err
 	case org.Role != domain.RoleAdmin:
 		return fmt.Errorf("organisation %q is a %s organisation, not an admin one", orgID, org.Role)
+	case !org.Status.Active():
+		return fmt.Errorf("organisation %q is %s", orgID, org.Status.Shown())
 	case c.OrganizationID != orgID:
 		return fmt.Errorf("client %s is of organisation %q, not %q", clientID, c.OrganizationID, orgID)
+	case !c.Status.Active():
+		return fmt.Errorf("client %s is %s", clientID, c.Status.Shown())
 	case bcrypt.CompareHashAndPassword([]byte(c.SecretHash), []byte(secret)) != nil:
-		return fmt.Errorf("client %s has another secret than the one given: a secret is set when its client is created, not on later starts", clientID)
+		return fmt.Errorf("client %s has another secret than the one given: a secret is set when its client is created or rotated (POST /api/admin/clients/%s/secret), not on later starts", clientID, clientID)
 	}
 	return nil
 }

@@ -470,4 +470,26 @@ func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
 		s := startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-456", "CARGO_ADMIN_CLIENT_ID": "admin2"})
 		s.token(t, "admin2", "operator-secret-456")
 	})
+	t.Run("a rotated secret, then disabled", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		s := startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"})
+		admin := s.demoToken(t, "demo-admin")
+		if r := s.do(t, request{method: "POST", path: "/api/admin/clients/admin/secret", token: admin,
+			body: map[string]string{"clientSecret": "operator-secret-789"}}); r.status != 200 {
+			t.Fatalf("rotating: %d %s", r.status, r.body)
+		}
+		s.stop()
+		// The rotated secret is the one a start expects.
+		s = startServer(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-789"})
+		s.token(t, "admin", "operator-secret-789")
+		if r := s.do(t, request{method: "POST", path: "/api/admin/clients/admin/disable", token: s.demoToken(t, "demo-admin")}); r.status != 200 {
+			t.Fatalf("disabling: %d %s", r.status, r.body)
+		}
+		s.stop()
+		err := startFails(t, dir, map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-789"})
+		if !strings.Contains(err.Error(), "client admin is disabled") {
+			t.Errorf("start = %v", err)
+		}
+	})
 }
