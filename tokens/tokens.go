@@ -340,5 +340,19 @@ func checkSpelling(raw string) error {
 
 const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
+// ID is the id (jti) a token names, read without verifying it: for tools
+// that revoke a token given whole, which the service checks no further
+// than that it is an id.
+func ID(raw string) (string, error) {
+	tok, err := jwt.ParseInsecure([]byte(raw))
+	if err != nil {
+		return "", fmt.Errorf("not a token: %w", err)
+	}
+	if tok.JwtID() == "" {
+		return "", errors.New("the token has no id (jti)")
+	}
+	return tok.JwtID(), nil
+}
+
 // JWKS is the public key set, for clients that verify tokens themselves.
 func (a *Authority) JWKS() jwk.Set { return a.public }

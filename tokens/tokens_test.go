@@ -81,3 +81,21 @@ func TestTokensCacheIsBounded(t *testing.T) {
 		}
 	}
 }
+
+func TestIDReadsATokensJTIWithoutVerifying(t *testing.T) {
+	a := newTestTokens(t)
+	raw, _, err := a.Issue(domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}, false, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified, err := a.Verify(raw, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := ID(raw); err != nil || id != verified.ID {
+		t.Errorf("ID = %q, %v; want %q", id, err, verified.ID)
+	}
+	if _, err := ID("not-a-token"); err == nil {
+		t.Error("ID of no token succeeded")
+	}
+}

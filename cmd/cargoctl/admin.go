@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/cargostream/cargostream/tokens"
 )
 
 const adminSynopsis = `Usage: cargoctl admin [connection flags] <command> [flags]
@@ -40,7 +42,7 @@ The credential life cycle (see README, Security):
   rotate-client-secret  --client ID [--new-secret-file FILE]
   disable-user, enable-user, delete-user        --username U
   set-password    --username U --password-file FILE (or CARGOCTL_PASSWORD)
-  revoke-tokens   --jti JTI | --subject client:ID|user:NAME | --org ORG
+  revoke-tokens   --jti JTI | --token-file FILE | --subject client:ID|user:NAME | --org ORG
 
 Run 'cargoctl admin <command> --help' for the flags of a command.
 `
@@ -81,7 +83,7 @@ var adminCommands = []adminCommand{
 	{name: "enable-user", summary: "Enables a disabled user again (its earlier tokens stay refused).", define: defineStatus("user", "enable")},
 	{name: "delete-user", summary: "Deletes a user: disabled for good; its username is not freed.", define: defineStatus("user", "delete")},
 	{name: "set-password", summary: "Sets a user's password. It comes from the file of --password-file or from\nCARGOCTL_PASSWORD. The old password and the user's tokens stop at once.", define: defineSetPassword},
-	{name: "revoke-tokens", summary: "Revokes access tokens: one by its jti, or all those of a client or user\n(--subject client:ID or user:NAME) or of an organisation issued until now.", define: defineRevokeTokens},
+	{name: "revoke-tokens", summary: "Revokes access tokens: one by its jti (or the token itself, in a file), or all\nthose of a client or user (--subject client:ID or user:NAME) or of an\norganisation issued until now.", define: defineRevokeTokens},
 }
 
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -186,15 +188,9 @@ func defineCreateUser(fs *flag.FlagSet, getenv func(string) string) func() (admi
 		if err := requireFlags(fs, "org", "username"); err != nil {
 			return adminRequest{}, err
 		}
-		body.Password = getenv("CARGOCTL_PASSWORD")
-		if *file != "" {
-			var err error
-			if body.Password, err = readSecretFile(*file); err != nil {
-				return adminRequest{}, fmt.Errorf("--password-file: %w", err)
-			}
-		}
-		if body.Password == "" {
-			return adminRequest{}, usagef(fs.Name(), "no password: give --password-file or set CARGOCTL_PASSWORD")
+		var err error
+		if body.Password, err = readPassword(fs, *file, getenv); err != nil {
+			return adminRequest{}, err
 		}
 		return adminRequest{method: http.MethodPost, path: "/api/admin/users", body: body}, nil
 	}
@@ -301,19 +297,28 @@ func defineSetPassword(fs *flag.FlagSet, getenv func(string) string) func() (adm
 		if err := requireFlags(fs, "username"); err != nil {
 			return adminRequest{}, err
 		}
-		password := getenv("CARGOCTL_PASSWORD")
-		if *file != "" {
-			var err error
-			if password, err = readSecretFile(*file); err != nil {
-				return adminRequest{}, fmt.Errorf("--password-file: %w", err)
-			}
-		}
-		if password == "" {
-			return adminRequest{}, usagef(fs.Name(), "no password: give --password-file or set CARGOCTL_PASSWORD")
+		password, err := readPassword(fs, *file, getenv)
+		if err != nil {
+			return adminRequest{}, err
 		}
 		return adminRequest{method: http.MethodPut, path: "/api/admin/users/" + url.PathEscape(*username) + "/password",
 			body: map[string]string{"password": password}, note: fmt.Sprintf("Password of %s set.", *username)}, nil
 	}
+}
+
+// readPassword is the password of file, or else of CARGOCTL_PASSWORD.
+func readPassword(fs *flag.FlagSet, file string, getenv func(string) string) (string, error) {
+	password := getenv("CARGOCTL_PASSWORD")
+	if file != "" {
+		var err error
+		if password, err = readSecretFile(file); err != nil {
+			return "", fmt.Errorf("--password-file: %w", err)
+		}
+	}
+	if password == "" {
+		return "", usagef(fs.Name(), "no password: give --password-file or set CARGOCTL_PASSWORD")
+	}
+	return password, nil
 }
 
 func defineRevokeTokens(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
@@ -323,17 +328,27 @@ func defineRevokeTokens(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 		OrganizationID string `json:"organizationId,omitempty"`
 	}
 	fs.StringVar(&body.JTI, "jti", "", "the token's `id` (its jti claim)")
+	tokenFile := fs.String("token-file", "", "`file` holding the token itself, whose jti is revoked (a leaked token, say)")
 	fs.StringVar(&body.Subject, "subject", "", "every token of this client or user: client:<id> or user:<name>")
 	fs.StringVar(&body.OrganizationID, "org", "", "every token of the organisation with this `id`")
 	return func() (adminRequest, error) {
 		given := 0
-		for _, v := range []string{body.JTI, body.Subject, body.OrganizationID} {
+		for _, v := range []string{body.JTI, *tokenFile, body.Subject, body.OrganizationID} {
 			if v != "" {
 				given++
 			}
 		}
 		if given != 1 {
-			return adminRequest{}, usagef(fs.Name(), "give one of --jti, --subject and --org")
+			return adminRequest{}, usagef(fs.Name(), "give one of --jti, --token-file, --subject and --org")
+		}
+		if *tokenFile != "" {
+			raw, err := readSecretFile(*tokenFile)
+			if err != nil {
+				return adminRequest{}, fmt.Errorf("--token-file: %w", err)
+			}
+			if body.JTI, err = tokens.ID(raw); err != nil {
+				return adminRequest{}, fmt.Errorf("--token-file: %w", err)
+			}
 		}
 		return adminRequest{method: http.MethodPost, path: "/api/admin/token-revocations", body: body, note: "Tokens revoked."}, nil
 	}
