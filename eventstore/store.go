@@ -650,7 +650,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	from = max(from, 1)
 	// Heartbeats every second: a consumer on a server that died is
 	// noticed in two, not ten.
-	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
+	cons, err := s.orderedConsumer(ctx, filters, from)
+	if err != nil {
+		return fmt.Errorf("eventstore: subscribe: %w", err)
+	}
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
@@ -658,6 +662,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	delivered, lastHeard := from-1, time.Now()
+	var handed position    // the last event handed to fn, as its consumer counts it
 	askAfter := stallAfter // of quiet, when the server is asked next
 	for {
 		m, err := msgs.Next(jetstream.NextMaxWait(time.Second))
@@ -678,8 +683,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 						delivered, quiet.Round(time.Second), last)
 				}
 			}
-			// A second without a matching event: caught up.
-			if idle != nil {
+			// A second without a matching event is caught up only if
+			// the server has none left to deliver and fn has had all it
+			// delivered: on a loaded machine the first event of a
+			// filtered read can take longer than that to come.
+			if idle != nil && handedAll(ctx, cons, handed) {
 				if err := idle(); err != nil {
 					return err
 				}
@@ -699,8 +707,12 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		// Quiet is counted from here: the time fn took (a large import
 		// applied under load) is no silence of the server's.
 		lastHeard = time.Now()
+		meta, err := m.Metadata()
+		if err == nil {
+			handed = position{consumer: meta.Consumer, seq: meta.Sequence.Consumer}
+		}
 		// Nothing matching is left: caught up, without waiting a second.
-		if meta, err := m.Metadata(); err == nil && meta.NumPending == 0 && idle != nil {
+		if err == nil && meta.NumPending == 0 && idle != nil {
 			if err := idle(); err != nil {
 				return err
 			}
@@ -708,22 +720,54 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	}
 }
 
+// position is where a consumer is: its name and the sequence of the last
+// event it delivered.
+type position struct {
+	consumer string
+	seq      uint64
+}
+
+// handedAll reports whether the ordered consumer cons has no matching
+// event left to deliver and delivered none past handed, the last one
+// handed to the caller. (The consumer's delivered stream sequence cannot
+// tell: a filtered consumer moves it to the stream's end when nothing more
+// matches. Its own count can, of the consumer it counts for: an ordered
+// consumer re-created after a reset counts anew.)
+func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	info, err := cons.Info(ctx)
+	if err != nil || info.NumPending != 0 {
+		return false
+	}
+	if info.Name != handed.consumer {
+		return info.Delivered.Consumer == 0
+	}
+	return info.Delivered.Consumer <= handed.seq
+}
+
 // ordered pulls the events matching filters (all, if none) from sequence
 // from on through an ordered consumer.
 func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (jetstream.MessagesContext, error) {
+	cons, err := s.orderedConsumer(ctx, filters, from)
+	if err != nil {
+		return nil, err
+	}
+	return cons.Messages(opts...)
+}
+
+// orderedConsumer is an ordered consumer of the events matching filters
+// (all, if none) from sequence from on.
+func (s *Store) orderedConsumer(ctx context.Context, filters []string, from uint64) (jetstream.Consumer, error) {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
 	}
-	cons, err := s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
+	return s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
 		FilterSubjects:   filters,
 		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:      from,
 		MaxResetAttempts: maxConsumerResets,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return cons.Messages(opts...)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing

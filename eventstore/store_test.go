@@ -15,6 +15,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // backend opens stores on one kind of server. reopen opens the same
@@ -544,5 +545,59 @@ func TestASlowHandlerIsNotTakenForAStalledSubscription(t *testing.T) {
 	})
 	if !errors.Is(err, enough) {
 		t.Errorf("subscribe = %v, want it to wait on after the slow handler", err)
+	}
+}
+
+// A filtered subscription is caught up only once it has handed over
+// every event its consumer delivered and none is left: not when the
+// consumer's stream position jumps to the end past events that do not
+// match, and not while delivered events wait in the client's buffer.
+func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelivered(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	for i := range 5 {
+		typ := "booking"
+		if i < 2 {
+			typ = "quote"
+		}
+		id := fmt.Sprint("agg-", i)
+		if _, err := s.Append(ctx, domain.Aggregate{Type: typ, ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cons, err := s.orderedConsumer(ctx, []string{s.Filter("quote", "")}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer msgs.Stop()
+	// Handing over the first quote pulls both into the client's buffer.
+	next := func() position {
+		m, err := msgs.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := m.Metadata()
+		return position{consumer: meta.Consumer, seq: meta.Sequence.Consumer}
+	}
+	handed := next()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if info, err := cons.Info(ctx); err == nil && info.Delivered.Consumer == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the consumer did not deliver the second quote")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if handedAll(ctx, cons, handed) {
+		t.Error("caught up with a delivered quote not handed over")
+	}
+	handed = next()
+	if !handedAll(ctx, cons, handed) {
+		t.Error("not caught up after handing over both quotes, the bookings after them not matching")
 	}
 }
