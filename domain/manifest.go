@@ -329,3 +329,52 @@ func evolveLoad(f Flight, e Event) Flight {
 
 // round3 hides the float noise of sums (to the gram, or the litre).
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// ManifestPart is what a manifest says of one shipment: the manifest
+// without the other shipments on board and without its totals, which
+// are the flight's load (see Flight.LoadVisibleTo).
+type ManifestPart struct {
+	ManifestID   string    `json:"manifestId"`
+	FlightID     string    `json:"flightId"`
+	FlightNumber string    `json:"flightNumber"`
+	Origin       string    `json:"origin"`
+	Shipments    []Load    `json:"shipments"`
+	Dropped      []Load    `json:"dropped,omitempty"`
+	SubmittedAt  time.Time `json:"submittedAt"`
+}
+
+// PartOf is the part of the manifest about the shipment of a (canonical)
+// AWB number: its line, on board or dropped.
+func (m ManifestSubmitted) PartOf(awb string) ManifestPart {
+	part := ManifestPart{ManifestID: m.ManifestID, FlightID: m.FlightID, FlightNumber: m.FlightNumber, Origin: m.Origin,
+		Shipments: []Load{}, SubmittedAt: m.SubmittedAt}
+	for _, l := range m.Shipments {
+		if l.AWBNumber == awb {
+			part.Shipments = append(part.Shipments, l)
+		}
+	}
+	for _, l := range m.Dropped {
+		if l.AWBNumber == awb {
+			part.Dropped = append(part.Dropped, l)
+		}
+	}
+	return part
+}
+
+// Names reports whether the manifest loads or drops the shipment of a
+// (canonical) AWB number.
+func (m ManifestSubmitted) Names(awb string) bool {
+	part := m.PartOf(awb)
+	return len(part.Shipments)+len(part.Dropped) > 0
+}
+
+// HistoryEventVisibleTo: of a flight's history, its schedule and status
+// are everyone's, as the flight is; its reservations, manifests and
+// offloads are its load (see LoadVisibleTo).
+func (f Flight) HistoryEventVisibleTo(p Principal, e Event) bool {
+	switch e.(type) {
+	case FlightScheduled, FlightStatusChanged:
+		return true
+	}
+	return f.LoadVisibleTo(p)
+}

@@ -118,18 +118,30 @@ func PriceOptionsSeenBy(p Principal) (carrier string, all bool) {
 // AsSeenBy is the quote with only the price options p sees (see
 // PriceOptionsSeenBy).
 func (q Quote) AsSeenBy(p Principal) Quote {
+	q.Options = optionsSeenBy(p, q.Options)
+	return q
+}
+
+// AsSeenBy is the pricing with only the price options p sees (see
+// PriceOptionsSeenBy): what a quote's history shows.
+func (e QuotePriced) AsSeenBy(p Principal) QuotePriced {
+	e.Options = optionsSeenBy(p, e.Options)
+	return e
+}
+
+// optionsSeenBy are the options of options that p sees.
+func optionsSeenBy(p Principal, options []PriceOption) []PriceOption {
 	carrier, all := PriceOptionsSeenBy(p)
 	if all {
-		return q
+		return options
 	}
-	var own []PriceOption
-	for _, o := range q.Options {
+	own := []PriceOption{}
+	for _, o := range options {
 		if o.Carrier == carrier {
 			own = append(own, o)
 		}
 	}
-	q.Options = own
-	return q
+	return own
 }
 
 // QuoteRequested records an RFQ as filed.

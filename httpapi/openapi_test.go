@@ -558,6 +558,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "ShipmentEvent", goType: views.StatusEventJSON{}, response: true},
 		{schema: "ShipmentCargo", goType: views.CargoJSON{}, response: true},
 		{schema: "Shipment", goType: views.ShipmentJSON{}, response: true},
+		{schema: "HistoryEntry", goType: views.HistoryEntryJSON{}, response: true},
 		{schema: "WaybillParty", goType: domain.FullParty{}, response: true},
 		{schema: "WaybillPartyRequest", goType: domain.FullParty{}},
 		{schema: "MAWBRequest", goType: mawbRequest{}},
@@ -767,7 +768,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
 		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: commands.NewUsageMeter(usageCounts, log), Webhooks: hooks, Dispatcher: dispatcher,
-		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, Files: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
+		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, History: store, Files: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -1378,6 +1379,21 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "unknown shipment", method: "GET", path: "/api/shipments/" + unknownAWB, route: "/api/shipments/{awb}", header: admin, status: 404},
 		{name: "shipment of a bad AWB", method: "GET", path: "/api/shipments/020-1234567X", route: "/api/shipments/{awb}", header: forwarder, status: 400},
 		{name: "shipment without credential", method: "GET", path: shipmentPath, route: "/api/shipments/{awb}", status: 401},
+		{name: "history of a shipment", method: "GET", path: shipmentPath + "/history", route: "/api/shipments/{awb}/history", header: forwarder, status: 200},
+		{name: "history of a shipment, second page", method: "GET", path: shipmentPath + "/history?page=2&limit=1", route: "/api/shipments/{awb}/history", header: admin, status: 200},
+		{name: "history of another forwarder's shipment", method: "GET", path: shipmentPath + "/history", route: "/api/shipments/{awb}/history", header: otherForwarder, status: 404},
+		{name: "history of a bad AWB", method: "GET", path: "/api/shipments/020-1234567X/history", route: "/api/shipments/{awb}/history", header: forwarder, status: 400},
+		{name: "history with a bad limit", method: "GET", path: shipmentPath + "/history?limit=0", route: "/api/shipments/{awb}/history", header: forwarder, status: 400},
+		{name: "history of an unknown shipment", method: "GET", path: "/api/shipments/" + unknownAWB + "/history", route: "/api/shipments/{awb}/history", header: admin, status: 404},
+		{name: "history of a shipment without credential", method: "GET", path: shipmentPath + "/history", route: "/api/shipments/{awb}/history", status: 401},
+		{name: "history of a stock request", method: "GET", path: "/api/awb-stock/requests/" + filed.State.ID + "/history", route: "/api/awb-stock/requests/{id}/history", header: forwarder, status: 200},
+		{name: "history of another forwarder's stock request", method: "GET", path: "/api/awb-stock/requests/" + filed.State.ID + "/history", route: "/api/awb-stock/requests/{id}/history", header: otherForwarder, status: 404},
+		{name: "history of a booking", method: "GET", path: "/api/bookings/" + confirmedID + "/history", route: "/api/bookings/{id}/history", header: forwarder, status: 200},
+		{name: "history of a booking of another airline's flight", method: "GET", path: "/api/bookings/" + confirmedID + "/history", route: "/api/bookings/{id}/history", header: otherAirline, status: 404},
+		{name: "history of a flight", method: "GET", path: "/api/flights/" + manifestFlight + "/history", route: "/api/flights/{id}/history", header: airline, status: 200},
+		{name: "history of an unknown flight", method: "GET", path: "/api/flights/LH1-2026-01-01/history", route: "/api/flights/{id}/history", header: airline, status: 404},
+		{name: "history of an unknown quote", method: "GET", path: "/api/quotes/nope/history", route: "/api/quotes/{id}/history", header: admin, status: 404},
+		{name: "history of a quote without credential", method: "GET", path: "/api/quotes/nope/history", route: "/api/quotes/{id}/history", status: 401},
 
 		{name: "MAWB of a booked AWB", method: "POST", path: "/api/mawb", route: "/api/mawb", header: with(forwarder, "Idempotency-Key", "mawb-1"),
 			contentType: "application/json", body: mawbBody(bookedAWB), status: 201},

@@ -42,11 +42,13 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/quotes", s.api(s.handleCreateQuote(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/quotes", s.api(s.handleListQuotes())).Methods(http.MethodGet)
 	r.Handle("/api/quotes/{id}", s.api(s.handleGetQuote())).Methods(http.MethodGet)
+	r.Handle("/api/quotes/{id}/history", s.api(s.handleHistory(s.history.Quote, "id", asIs))).Methods(http.MethodGet)
 
 	r.Handle("/api/flights", s.api(s.handleScheduleFlights(), domain.RoleAirline)).Methods(http.MethodPost)
 	r.Handle("/api/flights", s.api(s.handleListFlights())).Methods(http.MethodGet)
 	r.Handle("/api/flights/{id}", s.api(s.handleGetFlight())).Methods(http.MethodGet)
 	r.Handle("/api/flights/{id}", s.api(s.handleChangeFlight(), domain.RoleAirline)).Methods(http.MethodPatch)
+	r.Handle("/api/flights/{id}/history", s.api(s.handleHistory(s.history.Flight, "id", flightID))).Methods(http.MethodGet)
 	r.Handle("/api/capacity", s.api(s.handleCapacity())).Methods(http.MethodGet)
 	r.Handle("/api/flights/{id}/manifests", s.api(s.handleSubmitManifest(), domain.RoleAirline)).Methods(http.MethodPost)
 	r.Handle("/api/offloads", s.api(s.handleReportOffload(), domain.RoleAirline)).Methods(http.MethodPost)
@@ -56,12 +58,14 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/bookings", s.api(s.handleCreateBooking(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/bookings", s.api(s.handleListBookings())).Methods(http.MethodGet)
 	r.Handle("/api/bookings/{id}", s.api(s.handleGetBooking())).Methods(http.MethodGet)
+	r.Handle("/api/bookings/{id}/history", s.api(s.handleHistory(s.history.Booking, "id", asIs))).Methods(http.MethodGet)
 	r.Handle("/api/bookings/{id}/cancel", s.api(s.handleCancelBooking())).Methods(http.MethodPost)
 
 	r.Handle("/api/awb-stock", s.api(s.handleStock())).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/requests", s.api(s.handleCreateStockRequest(), domain.RoleForwarder)).Methods(http.MethodPost)
 	r.Handle("/api/awb-stock/requests", s.api(s.handleListStockRequests())).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/requests/{id}", s.api(s.handleGetStockRequest())).Methods(http.MethodGet)
+	r.Handle("/api/awb-stock/requests/{id}/history", s.api(s.handleHistory(s.history.StockRequest, "id", asIs))).Methods(http.MethodGet)
 	r.Handle("/api/awb-stock/reply/{requestId}", s.api(s.handleReplyStock())).Methods(http.MethodPut)
 
 	r.Handle("/api/airlines", s.api(s.handleAirlines())).Methods(http.MethodGet)
@@ -77,6 +81,7 @@ func (s *Server) routes() http.Handler {
 	r.Handle(uploadPath, s.api(s.handleUploadDocument())).Methods(http.MethodPost)
 	r.Handle(uploadPath+"/{id}", s.api(s.handleGetDocument())).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/api/shipments/{awb}", s.api(s.handleShipment())).Methods(http.MethodGet)
+	r.Handle("/api/shipments/{awb}/history", s.api(s.handleHistory(s.history.Shipment, "awb", awbID))).Methods(http.MethodGet)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleRecordStatus())).Methods(http.MethodPost)
 	r.Handle("/api/shipments/{awb}/events", s.api(s.handleShipmentEvents())).Methods(http.MethodGet)
 

@@ -70,7 +70,8 @@ type Server struct {
 	// shipmentFacts gathers what domain's access rules of a shipment
 	// need to know.
 	shipmentFacts projections.ShipmentFacts
-	files         FileStore // the files of documents
+	history       projections.History // the events of resources, as their readers may see them
+	files         FileStore           // the files of documents
 	// uploads counts the uploads this server is taking, uploadsByOrg
 	// those each organisation is sending (its share of them), both under
 	// uploadsMu: fields, not globals, so that servers in one process
@@ -110,7 +111,7 @@ type Deps struct {
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
 	Documents  *projections.Documents
-	History    EventHistory // the events past states are folded from
+	History    EventHistory // the events past states and histories are read from
 	// ShipmentFacts gathers what domain's access rules of a shipment
 	// need to know; the webhook renderer uses the same.
 	ShipmentFacts projections.ShipmentFacts
@@ -151,6 +152,8 @@ func New(opts Options, d Deps) (*Server, error) {
 		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, past: projections.NewPast(d.History), shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
+	s.history = projections.History{Events: d.History, Quotes: d.Quotes, Bookings: d.Bookings, Stock: d.Stock, Flights: d.Flights,
+		Documents: d.Documents, ShipmentFacts: d.ShipmentFacts}
 	s.wasReady.Store(true) // a server is made once the replica is ready
 	if s.metrics = d.Metrics; s.metrics == nil {
 		s.metrics = metrics.New()

@@ -12,9 +12,9 @@ import (
 	"github.com/cargostream/cargostream/projections"
 )
 
-// EventHistory is what the past states of resources (?at=, ?seq=) take of
-// the event store (eventstore.Store implements it): every event of one
-// aggregate, oldest first.
+// EventHistory is what the past states of resources (?at=, ?seq=) and
+// their histories (…/history) take of the event store (eventstore.Store
+// implements it): every event of one aggregate, oldest first.
 type EventHistory interface {
 	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
 }

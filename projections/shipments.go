@@ -49,12 +49,15 @@ type Shipments struct {
 	// versions are the sequences of the last status event of each
 	// shipment aggregate: what a status event's If-Match names.
 	versions map[string]uint64
+	// flights are the flights whose manifests or offloads named each
+	// AWB, in the order they first did: where its history goes on.
+	flights map[string][]string
 }
 
 // NewShipments returns an empty shipments read model.
 func NewShipments() *Shipments {
 	return &Shipments{timelines: map[string][]TimelineEntry{}, waybills: map[string]domain.Waybills{}, filings: map[string]domain.Compliance{},
-		versions: map[string]uint64{}}
+		versions: map[string]uint64{}, flights: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -70,6 +73,12 @@ func (m *Shipments) Apply(r domain.Record, e domain.Event) {
 		m.versions[r.Aggregate.ID] = r.Sequence
 	}
 	switch e := e.(type) {
+	case domain.ManifestSubmitted:
+		for _, l := range slices.Concat(e.Shipments, e.Dropped) {
+			m.addFlight(l.AWBNumber, e.FlightID)
+		}
+	case domain.OffloadReported:
+		m.addFlight(e.AWBNumber, e.FlightID)
 	case domain.ShipmentStatusRecorded:
 		m.add(TimelineEntry{e, cmp.Or(e.Source, SourceStatus)})
 	case domain.MAWBCreated:
@@ -124,6 +133,22 @@ func (m *Shipments) add(e TimelineEntry) {
 		return -1
 	})
 	m.timelines[e.Event.AWBNumber] = slices.Insert(slices.Clone(list), i, e)
+}
+
+// addFlight notes that a flight's manifest or offload named an AWB.
+func (m *Shipments) addFlight(awb, flightID string) {
+	if list := m.flights[awb]; !slices.Contains(list, flightID) {
+		// A slice handed out by Flights is never written to again.
+		m.flights[awb] = append(list[:len(list):len(list)], flightID)
+	}
+}
+
+// Flights returns the ids of the flights whose manifests or offloads named
+// an AWB. The caller must not change the slice.
+func (m *Shipments) Flights(awb string) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.flights[awb]
 }
 
 // Timeline returns a shipment's timeline in event order.

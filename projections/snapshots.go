@@ -57,7 +57,9 @@ func (m *Webhooks) fields() []any {
 func (m *Webhooks) lock() *sync.RWMutex { return &m.mu }
 func (*Webhooks) empty() snapshotter    { return NewWebhooks() }
 
-func (m *Shipments) fields() []any       { return []any{&m.timelines, &m.waybills, &m.filings, &m.versions} }
+func (m *Shipments) fields() []any {
+	return []any{&m.timelines, &m.waybills, &m.filings, &m.versions, &m.flights}
+}
 func (m *Shipments) lock() *sync.RWMutex { return &m.mu }
 func (*Shipments) empty() snapshotter    { return NewShipments() }
 

@@ -1,0 +1,254 @@
+package projections
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// History answers the event histories of resources: the events of an
+// aggregate, or of every aggregate one air waybill touches, as far as the
+// caller may see them. The read models say which aggregates exist and who
+// may read them (by domain's rules); the events come from the stream.
+type History struct {
+	Events        Histories
+	Quotes        *Quotes
+	Bookings      *Bookings
+	Stock         *AWBStock
+	Flights       *Flights
+	Documents     *Documents
+	ShipmentFacts ShipmentFacts
+}
+
+// HistoryPage is one page (from 1) of a history, oldest first, and how
+// many events it has in all.
+type HistoryPage struct {
+	Records []domain.Record
+	Total   int
+}
+
+// Quote is the history of a quote p may see, with only the price options
+// p sees in its pricing (see domain.QuotePriced.AsSeenBy).
+func (h History) Quote(ctx context.Context, p domain.Principal, id string, page, limit int) (HistoryPage, error) {
+	if _, ok := h.Quotes.Get(p, id); !ok {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no quote %s", id)
+	}
+	records, err := h.load(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: id})
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	return pageOfHistory(records, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+		return quoteRecordSeenBy(p, r, e)
+	}, page, limit)
+}
+
+// Booking is the history of a booking p may see.
+func (h History) Booking(ctx context.Context, p domain.Principal, id string, page, limit int) (HistoryPage, error) {
+	if _, ok := h.Bookings.Get(p, id); !ok {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no booking %s", id)
+	}
+	return h.whole(ctx, domain.Aggregate{Type: domain.AggregateBooking, ID: id}, page, limit)
+}
+
+// StockRequest is the history of a stock request p may see.
+func (h History) StockRequest(ctx context.Context, p domain.Principal, id string, page, limit int) (HistoryPage, error) {
+	if _, _, ok := h.Stock.Request(p, id); !ok {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no stock request %s", id)
+	}
+	return h.whole(ctx, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id}, page, limit)
+}
+
+// Flight is the history of a flight: to everyone its schedule and status,
+// to those who see its load its reservations, manifests and offloads too
+// (see domain.Flight.HistoryEventVisibleTo).
+func (h History) Flight(ctx context.Context, p domain.Principal, id string, page, limit int) (HistoryPage, error) {
+	f, ok := h.Flights.Get(id)
+	if !ok {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no flight %s", id)
+	}
+	records, err := h.load(ctx, domain.Aggregate{Type: domain.AggregateFlight, ID: id})
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	return pageOfHistory(records, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+		return r, f.HistoryEventVisibleTo(p, e), nil
+	}, page, limit)
+}
+
+// Shipment is the whole life of the shipment of a (canonical) AWB number,
+// to those who may see the shipment (domain.ShipmentOwnership.VisibleTo):
+// the quote and the booking it came from, its waybills, filings, status
+// events and documents, and of the flights it was booked on, manifested
+// on or offloaded from the events that concern it; all in stream order.
+// Each aggregate's events are there as far as p may read that aggregate,
+// and a flight's only as far as they are about this AWB: to those who do
+// not see the flight's load, a manifest shows this AWB's line alone.
+func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, page, limit int) (HistoryPage, error) {
+	ownership := h.ShipmentFacts.Ownership(awb)
+	if !ownership.VisibleTo(p) {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no shipment %s", awb)
+	}
+	type part struct {
+		agg  domain.Aggregate
+		keep func(domain.Record, domain.Event) (domain.Record, bool, error)
+	}
+	all := func(r domain.Record, _ domain.Event) (domain.Record, bool, error) { return r, true, nil }
+	parts := []part{
+		{domain.Aggregate{Type: domain.AggregateWaybill, ID: awb}, all},
+		{domain.Aggregate{Type: domain.AggregateCompliance, ID: awb}, all},
+		{domain.Aggregate{Type: domain.AggregateShipment, ID: awb}, all},
+	}
+	var flights []string
+	booking, booked := h.Bookings.ByAWB(awb)
+	if booked {
+		if q, ok := h.Quotes.Get(p, booking.QuoteID); ok {
+			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateQuote, ID: q.ID}, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+				return quoteRecordSeenBy(p, r, e)
+			}})
+		}
+		if booking.VisibleTo(p) {
+			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateBooking, ID: booking.ID}, all})
+		}
+		flights = append(flights, booking.FlightID)
+	}
+	for _, d := range h.Documents.ByAWB(awb) {
+		if d.VisibleTo(p, ownership) {
+			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateDocument, ID: d.DocumentID}, all})
+		}
+	}
+	for _, id := range h.ShipmentFacts.Shipments.Flights(awb) {
+		if !slices.Contains(flights, id) {
+			flights = append(flights, id)
+		}
+	}
+	for _, id := range flights {
+		f, ok := h.Flights.Get(id)
+		if !ok {
+			continue
+		}
+		reservedBy := ""
+		if booked && booking.VisibleTo(p) {
+			reservedBy = booking.ID
+		}
+		parts = append(parts, part{domain.Aggregate{Type: domain.AggregateFlight, ID: id}, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+			return flightRecordAbout(p, f, awb, reservedBy, r, e)
+		}})
+	}
+	var records []domain.Record
+	for _, pt := range parts {
+		rs, err := h.load(ctx, pt.agg)
+		if err != nil {
+			return HistoryPage{}, err
+		}
+		if rs, err = kept(rs, pt.keep); err != nil {
+			return HistoryPage{}, err
+		}
+		records = append(records, rs...)
+	}
+	if len(records) == 0 {
+		return HistoryPage{}, domain.Errorf(domain.NotFound, "no shipment %s", awb)
+	}
+	// Each aggregate's events come in stream order; the whole life is
+	// theirs merged by stream sequence, the order they happened in.
+	slices.SortFunc(records, func(a, b domain.Record) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	return pageOfRecords(records, page, limit), nil
+}
+
+// whole is the page of an aggregate's history that its reader sees whole.
+func (h History) whole(ctx context.Context, agg domain.Aggregate, page, limit int) (HistoryPage, error) {
+	records, err := h.load(ctx, agg)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	return pageOfHistory(records, func(r domain.Record, _ domain.Event) (domain.Record, bool, error) { return r, true, nil }, page, limit)
+}
+
+func (h History) load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {
+	records, err := h.Events.Load(ctx, agg)
+	if err != nil {
+		return nil, fmt.Errorf("projections: history of %s: %w", agg, err)
+	}
+	return records, nil
+}
+
+// pageOfHistory is the page-th page of limit of the records that keep
+// keeps (as it rewrites them), in the order given.
+func pageOfHistory(records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error), page, limit int) (HistoryPage, error) {
+	records, err := kept(records, keep)
+	if err != nil {
+		return HistoryPage{}, err
+	}
+	return pageOfRecords(records, page, limit), nil
+}
+
+// kept are the records that keep keeps, as it rewrites them.
+func kept(records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error)) ([]domain.Record, error) {
+	out := make([]domain.Record, 0, len(records))
+	for _, r := range records {
+		e, err := domain.DecodeEvent(r.Type, r.Data)
+		if err != nil {
+			return nil, fmt.Errorf("projections: history: event %d: %w", r.Sequence, err)
+		}
+		r, ok, err := keep(r, e)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func pageOfRecords(records []domain.Record, page, limit int) HistoryPage {
+	out, total := pageOfN(len(records), false, func(i int) domain.Record { return records[i] }, func(domain.Record) bool { return true }, page, limit)
+	return HistoryPage{Records: out, Total: total}
+}
+
+// quoteRecordSeenBy is a quote's event with only the price options p sees.
+func quoteRecordSeenBy(p domain.Principal, r domain.Record, e domain.Event) (domain.Record, bool, error) {
+	priced, ok := e.(domain.QuotePriced)
+	if !ok {
+		return r, true, nil
+	}
+	return withData(r, priced.AsSeenBy(p))
+}
+
+// flightRecordAbout keeps of a flight's events those about the shipment
+// of awb: the reservations of its booking reservedBy ("" when p may not
+// see the booking), the manifests that name it and its offloads; to those
+// who do not see the flight's load, a manifest with this shipment's line
+// only.
+func flightRecordAbout(p domain.Principal, f domain.Flight, awb, reservedBy string, r domain.Record, e domain.Event) (domain.Record, bool, error) {
+	switch e := e.(type) {
+	case domain.CapacityReserved:
+		return r, reservedBy != "" && e.BookingID == reservedBy, nil
+	case domain.CapacityReleased:
+		return r, reservedBy != "" && e.BookingID == reservedBy, nil
+	case domain.OffloadReported:
+		return r, e.AWBNumber == awb, nil
+	case domain.ManifestSubmitted:
+		if !e.Names(awb) {
+			return r, false, nil
+		}
+		if f.LoadVisibleTo(p) {
+			return r, true, nil
+		}
+		return withData(r, e.PartOf(awb))
+	}
+	return r, false, nil
+}
+
+// withData is the record with data in place of its event.
+func withData(r domain.Record, data any) (domain.Record, bool, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return r, false, fmt.Errorf("projections: history: event %d: %w", r.Sequence, err)
+	}
+	r.Data = b
+	return r, true, nil
+}
