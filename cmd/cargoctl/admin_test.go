@@ -30,6 +30,15 @@ const adminSecret = "operator-secret-1234"
 // wires it, with an admin organisation "operator" and its client "admin".
 func startServer(t *testing.T) string {
 	t.Helper()
+	url, _, _ := serveAPI(t)
+	return url
+}
+
+// serveAPI is startServer, which also returns the store and the projector
+// that feeds the API's read models, for tests that write events of their
+// own.
+func serveAPI(t *testing.T) (string, *eventstore.Store, *projections.Projector) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
 	if err != nil {
@@ -83,7 +92,7 @@ func startServer(t *testing.T) string {
 	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, store, projector
 }
 
 // adminEnv is the environment of an operator: the server and the admin

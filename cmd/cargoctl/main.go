@@ -31,6 +31,7 @@ Commands:
   events   print events from the event stream, one JSON object a line
   trace    print everything one request caused: its events and the reactors' that followed
   state    print a quote, booking, stock request, flight or shipment as the API showed it at a past moment
+  shipment print the whole life of one air waybill, through the HTTP API
   parked   list the events the reactors gave up on; 'parked retry' has them handled again
   admin    manage organisations, clients, users and API keys through the HTTP API
   import   import reference data (airports, airlines, commodities, hs-codes, dangerous-goods) through the HTTP API
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runTrace(ctx, rest, getenv, stdout, stderr)
 	case "state":
 		return runState(ctx, rest, getenv, stdout, stderr)
+	case "shipment":
+		return runShipment(ctx, rest, getenv, stdout, stderr)
 	case "parked":
 		return runParked(ctx, rest, getenv, stdout, stderr)
 	case "admin":
@@ -62,7 +65,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "health":
 		return runHealth(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "parked", "admin", "import", "health"}, rest[0]) {
+		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health"}, rest[0]) {
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+const shipmentSynopsis = `Usage: cargoctl shipment [flags] AWB
+
+Prints the whole life of one air waybill, in the order it happened: the
+quote and booking it came from, its MAWB and HAWBs, e-DGDs, e-CSD and PLACI,
+documents, the manifests and offloads of its flights, and its status events.
+One line an event: the time, who caused it, the aggregate, the event type and
+the fields of the event. Webhook deliveries are not part of it (see GET
+/api/webhooks/{id}/deliveries).
+
+It asks the server's API (GET /api/shipments/{awb}/history) as an admin
+client, as cargoctl admin does: --url or CARGOCTL_URL, --client-id or
+CARGOCTL_CLIENT_ID, and the secret from CARGOCTL_CLIENT_SECRET or
+--client-secret-file.
+`
+
+// historyPageSize is how many events one request asks for: the API's
+// largest page.
+const historyPageSize = 100
+
+func runShipment(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	fs := newFlagSet("shipment", shipmentSynopsis)
+	conn.register(fs)
+	asJSON := fs.Bool("json", false, "print the events as the API answers them, one JSON object a line")
+	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("shipment", "give one AWB number, not %d arguments", fs.NArg())
+	}
+	awb, err := domain.ParseAWB(fs.Arg(0))
+	if err != nil {
+		return usagef("shipment", "%q is not an AWB number: %v", fs.Arg(0), err)
+	}
+	client, err := conn.client("shipment", getenv)
+	if err != nil {
+		return err
+	}
+	token, err := client.token(ctx)
+	if err != nil {
+		return unreachable(conn.url, fmt.Errorf("getting a token for client %s: %w", client.clientID, err))
+	}
+	entries, err := client.shipmentHistory(ctx, token, awb)
+	var apiErr *apiError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
+		return fmt.Errorf("the server knows no shipment %s: no event names it", awb)
+	}
+	if err != nil {
+		return unreachable(conn.url, err)
+	}
+	for _, e := range entries {
+		line := shipmentLine(e)
+		if *asJSON {
+			line = compactValue(e.raw)
+		}
+		if _, err := fmt.Fprintln(stdout, line); err != nil {
+			return err
+		}
+	}
+	noun := "events"
+	if len(entries) == 1 {
+		noun = "event"
+	}
+	fmt.Fprintf(stderr, "%d %s of %s\n", len(entries), noun, awb)
+	return nil
+}
+
+// unreachable says which server did not answer, when err is that it did
+// not: a refused connection says nothing of the URL otherwise.
+func unreachable(base string, err error) error {
+	var apiErr *apiError
+	if errors.As(err, &apiErr) {
+		return err
+	}
+	return fmt.Errorf("cargod at %s does not answer: %w", base, err)
+}
+
+// historyEntry is one event of a history, as the API answers it; raw is
+// its JSON as it came.
+type historyEntry struct {
+	OccurredAt    string                     `json:"occurredAt"`
+	Type          string                     `json:"type"`
+	AggregateType string                     `json:"aggregateType"`
+	AggregateID   string                     `json:"aggregateId"`
+	Actor         string                     `json:"actor"`
+	Data          map[string]json.RawMessage `json:"data"`
+	raw           json.RawMessage
+}
+
+// shipmentHistory reads every page of the history of a (canonical) AWB
+// number.
+func (c *apiClient) shipmentHistory(ctx context.Context, token, awb string) ([]historyEntry, error) {
+	var out []historyEntry
+	for page := 1; ; page++ {
+		q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}}
+		body, err := c.call(ctx, http.MethodGet, "/api/shipments/"+url.PathEscape(awb)+"/history?"+q.Encode(), token, nil)
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Data       []json.RawMessage `json:"data"`
+			Pagination struct {
+				TotalPages int `json:"totalPages"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			return nil, fmt.Errorf("the history of %s is not what the API answers: %w", awb, err)
+		}
+		for _, raw := range res.Data {
+			e := historyEntry{raw: raw}
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return nil, fmt.Errorf("an event of the history of %s: %w", awb, err)
+			}
+			out = append(out, e)
+		}
+		if page >= res.Pagination.TotalPages {
+			return out, nil
+		}
+	}
+}
+
+// shipmentLine is one event of a shipment's life, for people: the time,
+// who, the aggregate, the event type, and its fields by name, each value
+// compact (strings bare).
+func shipmentLine(e historyEntry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", e.OccurredAt, or(e.Actor, "?"), e.AggregateType, e.AggregateID, e.Type)
+	for _, name := range slices.Sorted(maps.Keys(e.Data)) {
+		b.WriteString("  " + name + "=" + compactValue(e.Data[name]))
+	}
+	return b.String()
+}
+
+// compactValue is a JSON value on one line, a string without its quotes.
+func compactValue(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, v) != nil {
+		return string(v)
+	}
+	return buf.String()
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/commands"
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
+	"golang.org/x/crypto/bcrypt"
+)
+
+func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
+	url, store, projector := serveAPI(t)
+	ctx := context.Background()
+	// The airline's status events of a shipment, posted as its API would:
+	// the reference data names the airports.
+	ref := projections.NewReference()
+	ref.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(), Airlines: domain.BuiltinAirlines()})
+	cmds := commands.New(store, bcrypt.MinCost, ref)
+	lh := domain.Principal{Subject: "client:lh-ops", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	const awb = "020-12345675"
+	pieces := 4
+	var last uint64
+	for i, code := range []string{"RCS", "DEP"} {
+		res, err := cmds.RecordShipmentStatus(ctx, commands.NewMeta(lh, "", "req-"+code), domain.RecordStatus{AWBNumber: awb, EventType: code,
+			EventDate: time.Date(2026, 11, 26, 10+i, 0, 0, 0, time.UTC).Format(time.RFC3339), Location: "FRA", Pieces: &pieces})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = res.Sequence
+	}
+	if err := projector.WaitFor(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, err := runCmd(t, adminEnv(url), "shipment", "02012345675")
+	if err != nil {
+		t.Fatalf("shipment: %v\n%s", err, errOut)
+	}
+	line := regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+Z  client:lh-ops  shipment/020-12345675  ShipmentStatusRecorded  awbNumber=020-12345675  ` +
+		`eventDate=2026-11-26T1[01]:00:00Z  eventId=\S+  eventType=(RCS|DEP)  location=FRA  pieces=4  recordedAt=\S+$`)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 || !line.MatchString(lines[0]) || !line.MatchString(lines[1]) ||
+		!strings.Contains(lines[0], "eventType=RCS") || !strings.Contains(lines[1], "eventType=DEP") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if errOut != "2 events of 020-12345675\n" {
+		t.Errorf("stderr %q", errOut)
+	}
+
+	out, _, err = runCmd(t, adminEnv(url), "shipment", "--json", awb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var correlations []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var e struct {
+			Type, AggregateType, AggregateID, Actor, CorrelationID string
+			Sequence                                               uint64
+			Data                                                   map[string]any
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e.Type != "ShipmentStatusRecorded" || e.AggregateID != awb || e.Data["location"] != "FRA" {
+			t.Errorf("JSON line %q: %v", l, err)
+		}
+		correlations = append(correlations, e.CorrelationID)
+	}
+	if strings.Join(correlations, ",") != "req-RCS,req-DEP" {
+		t.Errorf("correlation ids %v", correlations)
+	}
+
+	// A closed port: nothing listens there.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		url   string
+		err   string
+		usage bool
+	}{
+		{"a malformed AWB number", []string{"020-12345670"}, url, `"020-12345670" is not an AWB number`, true},
+		{"no AWB number", nil, url, "give one AWB number, not 0 arguments", true},
+		{"an AWB number nothing names", []string{"176-12345675"}, url, "the server knows no shipment 176-12345675", false},
+		{"a server that is down", []string{awb}, down, "cargod at " + down + " does not answer", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, adminEnv(tt.url), append([]string{"shipment"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.err) || (exitCode(err) == 2) != tt.usage {
+				t.Errorf("error = %v, want %q (usage error: %v)", err, tt.err, tt.usage)
+			}
+		})
+	}
+}
