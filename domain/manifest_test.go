@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +266,59 @@ func TestAFlightsLoadIsItsAirlinesAndAdmins(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.flight.LoadVisibleTo(tt.p); got != tt.want {
 			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestAFlightsHistoryShowsItsLoadToThoseWhoSeeIt(t *testing.T) {
+	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020"}
+	lh, fwd := Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, Principal{OrganizationID: "f1", Role: RoleForwarder}
+	tests := []struct {
+		name string
+		p    Principal
+		e    Event
+		want bool
+	}{
+		{"the schedule, to a forwarder", fwd, FlightScheduled{}, true},
+		{"a status change, to a forwarder", fwd, FlightStatusChanged{}, true},
+		{"a reservation, to a forwarder", fwd, CapacityReserved{}, false},
+		{"a manifest, to a forwarder", fwd, ManifestSubmitted{}, false},
+		{"an offload, to a forwarder", fwd, OffloadReported{}, false},
+		{"a manifest, to the flight's airline", lh, ManifestSubmitted{}, true},
+		{"a release, to the flight's airline", lh, CapacityReleased{}, true},
+	}
+	for _, tt := range tests {
+		if got := flight.HistoryEventVisibleTo(tt.p, tt.e); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestAManifestsPartOfAShipmentIsItsLineAlone(t *testing.T) {
+	m := ManifestSubmitted{ManifestID: "m1", FlightID: "LH8400-2026-11-26", FlightNumber: "LH8400", Origin: "FRA",
+		Shipments:   []Load{{AWBNumber: "020-12345675", Pieces: 2, WeightKg: 350}, {AWBNumber: "020-81140743", Pieces: 1, WeightKg: 90}},
+		Dropped:     []Load{{AWBNumber: "020-00000114", Pieces: 3}},
+		TotalPieces: 3, TotalWeightKg: 440, Differences: []ManifestDifference{{Field: "totalWeight", Manifested: 440, Declared: 430}}}
+	tests := []struct {
+		name             string
+		awb              string
+		shipments, drops int
+		names            bool
+	}{
+		{"a shipment on board", "020-81140743", 1, 0, true},
+		{"a shipment dropped", "020-00000114", 0, 1, true},
+		{"a shipment the manifest does not name", "176-12345675", 0, 0, false},
+	}
+	for _, tt := range tests {
+		part := m.PartOf(tt.awb)
+		if len(part.Shipments) != tt.shipments || len(part.Dropped) != tt.drops || m.Names(tt.awb) != tt.names ||
+			part.ManifestID != "m1" || part.FlightID != m.FlightID || part.Origin != "FRA" {
+			t.Errorf("%s: part = %+v, names = %v", tt.name, part, m.Names(tt.awb))
+		}
+		for _, l := range slices.Concat(part.Shipments, part.Dropped) {
+			if l.AWBNumber != tt.awb {
+				t.Errorf("%s: the part has the line of %s", tt.name, l.AWBNumber)
+			}
 		}
 	}
 }

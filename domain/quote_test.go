@@ -116,13 +116,22 @@ func TestQuoteAsSeenBy(t *testing.T) {
 		{"the forwarder sees them all", Principal{OrganizationID: "f1", Role: RoleForwarder}, "[LH8400-2026-11-26 EK9903-2026-11-27 LH8402-2026-11-27]"},
 		{"an admin sees them all", Principal{OrganizationID: "ops", Role: RoleAdmin}, "[LH8400-2026-11-26 EK9903-2026-11-27 LH8402-2026-11-27]"},
 	}
-	for _, tt := range tests {
+	flightsOf := func(options []PriceOption) string {
 		var flights []string
-		for _, o := range q.AsSeenBy(tt.p).Options {
+		for _, o := range options {
 			flights = append(flights, o.FlightID)
 		}
-		if got := fmt.Sprint(flights); got != tt.want {
+		return fmt.Sprint(flights)
+	}
+	for _, tt := range tests {
+		if got := flightsOf(q.AsSeenBy(tt.p).Options); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+		// A quote's history shows its pricing as the quote is shown, and
+		// an empty list of options as one: [], not null.
+		priced := QuotePriced{QuoteID: q.ID, Options: q.Options}.AsSeenBy(tt.p)
+		if got := flightsOf(priced.Options); got != tt.want || priced.Options == nil {
+			t.Errorf("%s: the pricing shows %s, want %s", tt.name, got, tt.want)
 		}
 	}
 	if len(q.Options) != 3 {

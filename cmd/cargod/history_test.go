@@ -238,15 +238,17 @@ func TestAShipmentsHistoryTellsItsWholeLife(t *testing.T) {
 		t.Errorf("the flight's history: to the forwarder %s\nto its airline %s", stepLines(steps(forFwd)), stepLines(steps(forLH)))
 	}
 	// An airline sees in a quote's pricing only its own price options.
-	ekQuote, _ := s.history(t, ek, "/api/quotes/"+q.ID)
-	for _, e := range ekQuote {
-		if e.Type != "QuotePriced" {
-			continue
-		}
-		for _, o := range e.Data["priceOptions"].([]any) {
-			if carrier := o.(map[string]any)["carrier"]; carrier != "EK" {
-				t.Errorf("EK sees a price option of %v", carrier)
-			}
+	ekQuote, status := s.history(t, ek, "/api/quotes/"+q.ID)
+	priced := slices.IndexFunc(ekQuote, func(e historyEntry) bool { return e.Type == "QuotePriced" })
+	if status != http.StatusOK || priced < 0 {
+		t.Fatalf("EK's history of the quote: %d\n%s", status, stepLines(steps(ekQuote)))
+	}
+	if whole[1].Type != "QuotePriced" || len(whole[1].Data["priceOptions"].([]any)) == 0 {
+		t.Fatalf("the admin's pricing has no options: %v", whole[1].Data)
+	}
+	for _, o := range ekQuote[priced].Data["priceOptions"].([]any) {
+		if carrier := o.(map[string]any)["carrier"]; carrier != "EK" {
+			t.Errorf("EK sees a price option of %v", carrier)
 		}
 	}
 }
