@@ -1,0 +1,131 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+)
+
+func TestAShipmentsHistoryFollowsItOntoOtherFlightsAndShowsOnlyItsPart(t *testing.T) {
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	models := NewModels()
+	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
+	run, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go projector.Run(run)
+
+	// The shipment is booked on one flight, and manifested on and
+	// offloaded from another, beside a rival's shipment.
+	const awb, rivals, booked, moved = "020-12345675", "020-81140743", "LH1-2026-11-26", "LH2-2026-11-27"
+	lastOf := map[domain.Aggregate]uint64{}
+	var last uint64
+	appendTo := func(typ, id string, events ...domain.Event) {
+		t.Helper()
+		agg := domain.Aggregate{Type: typ, ID: id}
+		for _, e := range events {
+			data, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs, err := store.Append(ctx, agg, lastOf[agg], []domain.Envelope{{Type: e.EventType(), SchemaVersion: 1,
+				EventID: fmt.Sprint("e", last+1), Actor: "client:test", CorrelationID: "c1", OccurredAt: time.Now(), Data: data}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last, lastOf[agg] = seqs[0], seqs[0]
+		}
+	}
+	for _, id := range []string{booked, moved} {
+		number, date, _ := strings.Cut(id, "-")
+		appendTo(domain.AggregateFlight, id, domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: number,
+			Origin: "FRA", Destination: "JFK", DepartureDate: date})
+	}
+	appendTo(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: booked, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
+		domain.BookingConfirmed{BookingID: "b1", FlightID: booked, AWBNumber: awb})
+	appendTo(domain.AggregateFlight, booked, domain.CapacityReserved{FlightID: booked, BookingID: "b1", WeightKg: 350},
+		domain.CapacityReserved{FlightID: booked, BookingID: "rivals", WeightKg: 900})
+	appendTo(domain.AggregateFlight, moved, domain.ManifestSubmitted{ManifestID: "m1", FlightID: moved, Origin: "FRA",
+		Shipments:   []domain.Load{{AWBNumber: rivals, Pieces: 5, WeightKg: 900}, {AWBNumber: awb, Pieces: 2, WeightKg: 350}},
+		TotalPieces: 7, TotalWeightKg: 1250},
+		domain.OffloadReported{OffloadID: "o1", FlightID: moved, AWBNumber: rivals, Pieces: 5, WeightKg: 900},
+		domain.OffloadReported{OffloadID: "o2", FlightID: moved, AWBNumber: awb, Pieces: 1, WeightKg: 100})
+	appendTo(domain.AggregateShipment, awb, domain.ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: "s1", StatusCode: "RCS", Location: "FRA"})
+	wait, stop := context.WithTimeout(ctx, 5*time.Second)
+	defer stop()
+	if err := projector.WaitFor(wait, last); err != nil {
+		t.Fatal(err)
+	}
+
+	h := History{Events: store, Quotes: models.Quotes, Bookings: models.Bookings, Stock: models.Stock, Flights: models.Flights,
+		Documents: models.Documents, ShipmentFacts: ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights}}
+	forwarder := domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
+	admin := domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin}
+	story := []string{"booking/b1 BookingRequested", "booking/b1 BookingConfirmed", "flight/" + booked + " CapacityReserved",
+		"flight/" + moved + " ManifestSubmitted", "flight/" + moved + " OffloadReported", "shipment/" + awb + " ShipmentStatusRecorded"}
+	for _, tt := range []struct {
+		name     string
+		p        domain.Principal
+		manifest string // the lines of the manifest
+		total    bool   // the manifest shows its totals
+	}{
+		{"to the forwarder, its own line of the manifest", forwarder, awb, false},
+		{"to an admin, the whole manifest", admin, rivals + "," + awb, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			page, err := h.Shipment(ctx, tt.p, awb, 1, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for i, r := range page.Records {
+				got = append(got, r.Aggregate.String()+" "+r.Type)
+				if i > 0 && r.Sequence <= page.Records[i-1].Sequence {
+					t.Errorf("record %d is not in stream order", i)
+				}
+				if strings.Contains(string(r.Data), rivals) != (tt.p.Role == domain.RoleAdmin && r.Type == "ManifestSubmitted") {
+					t.Errorf("%s: %s", r.Type, r.Data)
+				}
+				if r.Type != "ManifestSubmitted" {
+					continue
+				}
+				var m struct {
+					Shipments   []domain.Load
+					TotalWeight *float64
+				}
+				if err := json.Unmarshal(r.Data, &m); err != nil {
+					t.Fatal(err)
+				}
+				var lines []string
+				for _, l := range m.Shipments {
+					lines = append(lines, l.AWBNumber)
+				}
+				if strings.Join(lines, ",") != tt.manifest || (m.TotalWeight != nil) != tt.total {
+					t.Errorf("manifest %s", r.Data)
+				}
+			}
+			if !slices.Equal(got, story) || page.Total != len(story) {
+				t.Errorf("history (%d):\n%s\nwant:\n%s", page.Total, strings.Join(got, "\n"), strings.Join(story, "\n"))
+			}
+		})
+	}
+	if _, err := h.Shipment(ctx, domain.Principal{Subject: "client:f2", OrganizationID: "f2", Role: domain.RoleForwarder}, awb, 1, 100); domain.ErrorCode(err) != domain.NotFound {
+		t.Errorf("another forwarder: %v", err)
+	}
+	// Paged: the second of pages of two.
+	if page, err := h.Shipment(ctx, admin, awb, 2, 2); err != nil || len(page.Records) != 2 || page.Records[0].Type != "CapacityReserved" || page.Total != len(story) {
+		t.Errorf("page 2 of 2 = %+v, %v", page, err)
+	}
+}
