@@ -63,6 +63,22 @@ type StoredFile struct {
 	ModTime time.Time
 }
 
+// StreamProblem is something wrong with one event of the stream, as
+// checking the stream finds it (see eventstore's Check).
+type StreamProblem struct {
+	Sequence  uint64
+	Aggregate Aggregate
+	Check     string // CheckDecodes, CheckEnvelope or CheckSequence
+	Problem   string
+}
+
+// What checking the stream looks at.
+const (
+	CheckDecodes  = "decodes"  // the event's type is known and its payload decodes
+	CheckEnvelope = "envelope" // the envelope has everything every write puts in it
+	CheckSequence = "sequence" // the stream and each aggregate have no gaps
+)
+
 var (
 	// ErrAggregateChanged means another writer appended to the aggregate
 	// since it was loaded: reload, decide again, and retry.

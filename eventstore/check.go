@@ -12,22 +12,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// StreamProblem is something wrong with one event of the stream, found by
-// Check.
-type StreamProblem struct {
-	Sequence  uint64
-	Aggregate domain.Aggregate
-	Check     string // CheckDecodes, CheckEnvelope or CheckSequence
-	Problem   string
-}
-
-// What Check looks at.
-const (
-	CheckDecodes  = "decodes"  // the event's type is known and its payload decodes
-	CheckEnvelope = "envelope" // the envelope has everything every write puts in it
-	CheckSequence = "sequence" // the stream and each aggregate have no gaps
-)
-
 // Check reads every event of the stream up to sequence to and reports
 // each problem to problem, and every event read to progress:
 //   - each event decodes (domain.DecodeEvent, after the upcasters);
@@ -44,7 +28,7 @@ const (
 //
 // It reads the raw messages, not Records, because the expectations are
 // headers that Records leave out.
-func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64), problem func(StreamProblem)) error {
+func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64), problem func(domain.StreamProblem)) error {
 	if to == 0 {
 		return nil
 	}
@@ -86,7 +70,7 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 // checker carries what Check knows of the events read so far.
 type checker struct {
 	s       *Store
-	problem func(StreamProblem)
+	problem func(domain.StreamProblem)
 	done    uint64            // the last sequence read
 	last    map[string]uint64 // subject → the sequence of its last event
 }
@@ -94,10 +78,10 @@ type checker struct {
 func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) {
 	agg, _ := c.s.aggregateOf(subject)
 	report := func(check, format string, args ...any) {
-		c.problem(StreamProblem{Sequence: seq, Aggregate: agg, Check: check, Problem: fmt.Sprintf(format, args...)})
+		c.problem(domain.StreamProblem{Sequence: seq, Aggregate: agg, Check: check, Problem: fmt.Sprintf(format, args...)})
 	}
 	if seq != c.done+1 {
-		report(CheckSequence, "the stream has no events at sequences %d to %d", c.done+1, seq-1)
+		report(domain.CheckSequence, "the stream has no events at sequences %d to %d", c.done+1, seq-1)
 	}
 	c.done = seq
 
@@ -105,20 +89,20 @@ func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) 
 		before := c.last[subject]
 		switch expected, err := strconv.ParseUint(want[0], 10, 64); {
 		case err != nil:
-			report(CheckSequence, "bad %s header %q", jetstream.ExpectedLastSubjSeqHeader, want[0])
+			report(domain.CheckSequence, "bad %s header %q", jetstream.ExpectedLastSubjSeqHeader, want[0])
 		case expected != before && before == 0:
-			report(CheckSequence, "stored after the aggregate's event at sequence %d, which the stream does not have: this is its first", expected)
+			report(domain.CheckSequence, "stored after the aggregate's event at sequence %d, which the stream does not have: this is its first", expected)
 		case expected != before && expected == 0:
-			report(CheckSequence, "stored as the aggregate's first event, but it has one before, at sequence %d", before)
+			report(domain.CheckSequence, "stored as the aggregate's first event, but it has one before, at sequence %d", before)
 		case expected != before:
-			report(CheckSequence, "stored after the aggregate's event at sequence %d, but its event before is at %d", expected, before)
+			report(domain.CheckSequence, "stored after the aggregate's event at sequence %d, but its event before is at %d", expected, before)
 		}
 	}
 	c.last[subject] = seq
 
 	r, err := c.s.recordFrom(subject, seq, h, data)
 	if err != nil {
-		report(CheckEnvelope, "%v", err)
+		report(domain.CheckEnvelope, "%v", err)
 		return
 	}
 	for _, f := range []struct{ header, value string }{
@@ -126,19 +110,19 @@ func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) 
 		{hdrCorrelationID, r.CorrelationID}, {hdrActor, r.Actor},
 	} {
 		if f.value == "" {
-			report(CheckEnvelope, "no %s header", f.header)
+			report(domain.CheckEnvelope, "no %s header", f.header)
 		}
 	}
 	if id := h.Get(jetstream.MsgIDHeader); id != r.EventID {
-		report(CheckEnvelope, "its %s %q is not its %s %q", hdrEventID, r.EventID, jetstream.MsgIDHeader, id)
+		report(domain.CheckEnvelope, "its %s %q is not its %s %q", hdrEventID, r.EventID, jetstream.MsgIDHeader, id)
 	}
 	if r.SchemaVersion < 1 {
-		report(CheckEnvelope, "schema version %d", r.SchemaVersion)
+		report(domain.CheckEnvelope, "schema version %d", r.SchemaVersion)
 	}
 	if r.Type == "" {
 		return
 	}
 	if _, err := domain.DecodeEvent(r.Type, r.Data); err != nil {
-		report(CheckDecodes, "%v", err)
+		report(domain.CheckDecodes, "%v", err)
 	}
 }

@@ -22,7 +22,7 @@ func checkAll(t *testing.T, s *Store) ([]string, uint64) {
 	}
 	var problems []string
 	var read uint64
-	err = s.Check(ctx, last, func(seq uint64) { read = seq }, func(p StreamProblem) {
+	err = s.Check(ctx, last, func(seq uint64) { read = seq }, func(p domain.StreamProblem) {
 		problems = append(problems, fmt.Sprintf("%d %s %s: %s", p.Sequence, p.Aggregate, p.Check, p.Problem))
 	})
 	if err != nil {

@@ -56,6 +56,12 @@ type Projector struct {
 	changed      chan struct{} // closed (and replaced) whenever applied moves
 	resumes      int           // subscriptions that failed and were resumed
 
+	// hold is held while an event is applied as it comes: a rebuild or
+	// verification holds it to bring fresh models to exactly where the
+	// live ones are, and swap or compare them, while nothing is applied
+	// (see aside.go).
+	hold sync.Mutex
+
 	// Snapshots, if kept (see KeepSnapshots); used by Run alone.
 	snapshots   SnapshotStore
 	every       uint64        // events between snapshots; 0: only on stop
@@ -263,6 +269,8 @@ var errGap = errors.New("projections: the subscription skipped events")
 // apply applies one event, as it comes, and takes a snapshot when one is
 // due.
 func (p *Projector) apply(r domain.Record) error {
+	p.hold.Lock()
+	defer p.hold.Unlock()
 	// Only this goroutine changes applied: it reads it without the lock.
 	if err := p.applyAfter(p.applied, r); err != nil {
 		return err
