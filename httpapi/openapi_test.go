@@ -537,6 +537,9 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "User", goType: views.UserJSON{}, response: true, ignore: []string{"password"}},
 		{schema: "CreateAPIKey", goType: apiKeyRequest{}, ignore: []string{"id", "revoked", "apiKey"}},
 		{schema: "APIKey", goType: views.APIKeyJSON{}, response: true},
+		{schema: "MaintenanceJob", goType: views.MaintenanceJobJSON{}, response: true},
+		{schema: "StreamProblem", goType: views.StreamProblemJSON{}, response: true},
+		{schema: "ModelDifference", goType: views.ModelDifferenceJSON{}, response: true},
 		{schema: "FlightRequest", goType: flightRequest{}},
 		{schema: "Flight", goType: views.FlightJSON{}, response: true},
 		{schema: "Capacity", goType: views.CapacityJSON{}, response: true},
@@ -766,7 +769,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// carry the RateLimit headers and GET /api/usage has counts.
 	s, err := New(Options{MaxBodyBytes: maxBody, MaxUploadBytes: maxUpload, HashCost: bcrypt.MinCost, Metering: true,
 		RateLimits: domain.RateLimits{PerMinute: 600, PerHour: 20000, PerDay: 200000}}, Deps{
-		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
+		Log: log, Commands: cmds, Projector: projector, Maintenance: projections.NewMaintenance(ctx, projector, store, log), Identity: identity, Quotes: quotes, Flights: flights, Rates: rates,
 		Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: commands.NewUsageMeter(usageCounts, log), Webhooks: hooks, Dispatcher: dispatcher,
 		Shipments: shipments, Documents: documents, ShipmentFacts: shipmentFacts, History: store, Files: files, Tokens: tokenAuthority, Responses: responses, Ready: func() bool { return connected },
 	})
@@ -1088,6 +1091,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "API keys of an organisation", method: "GET", path: "/api/admin/api-keys?organizationId=acme", route: "/api/admin/api-keys", header: admin, status: 200},
 		{name: "API keys of an organisation id that is none", method: "GET", path: "/api/admin/api-keys?organizationId=acme%2Fx", route: "/api/admin/api-keys",
 			header: admin, status: 400},
+		{name: "rebuild before any", method: "GET", path: "/api/admin/rebuild", route: "/api/admin/rebuild", header: admin, status: 404},
+		{name: "rebuild by a forwarder", method: "POST", path: "/api/admin/rebuild", route: "/api/admin/rebuild", header: forwarder, status: 403},
+		{name: "verify started", method: "POST", path: "/api/admin/verify", route: "/api/admin/verify", header: admin, status: 202},
+		{name: "verify followed", method: "GET", path: "/api/admin/verify", route: "/api/admin/verify", header: admin, status: 200},
 
 		{name: "flights without credential", method: "GET", path: "/api/flights", route: "/api/flights", status: 401},
 		{name: "flights", method: "GET", path: "/api/flights", route: "/api/flights", header: forwarder, status: 200},

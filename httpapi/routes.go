@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 	"github.com/gorilla/mux"
 )
 
@@ -116,6 +117,10 @@ func (s *Server) routes() http.Handler {
 	r.Handle("/api/admin/api-keys", s.api(s.handleCreateAPIKey(), domain.RoleAdmin)).Methods(http.MethodPost)
 	r.Handle("/api/admin/api-keys", s.api(s.handleListAPIKeys(), domain.RoleAdmin)).Methods(http.MethodGet)
 	r.Handle("/api/admin/api-keys/{id}", s.api(s.handleRevokeAPIKey(), domain.RoleAdmin)).Methods(http.MethodDelete)
+	r.Handle("/api/admin/rebuild", s.api(s.handleStartJob(projections.Rebuild), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/rebuild", s.api(s.handleJobStatus(projections.Rebuild), domain.RoleAdmin)).Methods(http.MethodGet)
+	r.Handle("/api/admin/verify", s.api(s.handleStartJob(projections.Verify), domain.RoleAdmin)).Methods(http.MethodPost)
+	r.Handle("/api/admin/verify", s.api(s.handleJobStatus(projections.Verify), domain.RoleAdmin)).Methods(http.MethodGet)
 	// Admins only, and outside the API: a scraper's requests every few
 	// seconds are neither metered nor rate-limited.
 	r.Handle("/metrics", s.authenticate(s.handle(onlyFor([]domain.Role{domain.RoleAdmin}, s.handleMetrics())))).Methods(http.MethodGet)

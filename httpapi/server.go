@@ -91,6 +91,8 @@ type Server struct {
 	wasReady         atomic.Bool // the last answer of /readyz, so that the log says when it turns
 	dummyHash        []byte
 	handler          http.Handler
+
+	maintenance *projections.Maintenance // rebuilds and verifies the read models (admins)
 }
 
 // Deps are what the server works with.
@@ -120,6 +122,8 @@ type Deps struct {
 	Responses     ResponseStore    // remembered responses to Idempotency-Key requests
 	Ready         func() bool      // the event store is connected
 	Metrics       *metrics.Metrics // counts requests and serves /metrics; nil: metrics of the server's own
+
+	Maintenance *projections.Maintenance // rebuilds and verifies the read models (admins)
 }
 
 // FileStore keeps the files of documents, shared by all replicas
@@ -160,6 +164,7 @@ func New(opts Options, d Deps) (*Server, error) {
 	}
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
+	s.maintenance = d.Maintenance
 	s.uploadsByOrg, s.uploadBytesByOrg = map[string]int{}, map[string]int64{}
 	// Checked against when no such client or user exists, so that an
 	// unknown name costs the same work as a wrong secret.

@@ -50,6 +50,7 @@ const (
 
 // Job phases.
 const (
+	PhaseStarting       = "starting"
 	PhaseCheckingStream = "checking the stream"
 	PhaseReplaying      = "replaying the stream into fresh read models"
 	PhaseSwapping       = "swapping the fresh read models in"
@@ -107,7 +108,7 @@ func (m *Maintenance) Start(kind JobKind) (JobStatus, error) {
 		return JobStatus{}, domain.Errorf(domain.Conflict, "a %s of the read models is running since %s (%s, %d of %d events): one at a time",
 			s.Kind, s.Started.Format(time.RFC3339), s.Phase, s.Done, s.Total)
 	}
-	j := &job{status: JobStatus{Kind: kind, State: JobRunning, Started: time.Now().UTC()}}
+	j := &job{status: JobStatus{Kind: kind, State: JobRunning, Phase: PhaseStarting, Started: time.Now().UTC()}}
 	m.running, m.last[kind] = j, j
 	go m.run(j)
 	return j.current(), nil

@@ -196,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, HashCost: cfg.PasswordHashCost,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
-		Log: log, Commands: cmds, Projector: projector, Identity: identity, Quotes: quotes,
+		Log: log, Commands: cmds, Projector: projector, Maintenance: projections.NewMaintenance(projCtx, projector, store, log), Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, History: store, ShipmentFacts: shipmentFacts, Files: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected, Metrics: m,
