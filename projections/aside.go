@@ -16,7 +16,7 @@ import (
 // aside builds fresh models like p's from the stream and calls at with
 // the live models and the fresh ones at the same sequence seq, while p
 // is held. started is told of the projector that builds the fresh
-// models, to follow its progress (Applied, Target).
+// models, to follow its progress.
 func (p *Projector) aside(ctx context.Context, started func(fresh *Projector), at func(live, fresh []snapshotter, seq uint64)) error {
 	live, err := p.snapshotters()
 	if err != nil {
@@ -42,9 +42,20 @@ func (p *Projector) aside(ctx context.Context, started func(fresh *Projector), a
 	p.hold.Lock()
 	defer p.hold.Unlock()
 	seq := p.Applied()
+	f.mu.Lock()
+	f.target = seq
+	f.mu.Unlock()
 	if err := f.replay(ctx, seq); err != nil {
 		return fmt.Errorf("catching fresh read models up to sequence %d: %w", seq, err)
 	}
 	at(live, fresh, seq)
 	return nil
+}
+
+// progress is how many events a projector building models aside has
+// applied, of how many it is to.
+func (p *Projector) progress() (done, total uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.applied, p.target
 }

@@ -86,7 +86,7 @@ type job struct {
 	mu         sync.Mutex
 	status     JobStatus
 	phaseStart time.Time
-	done       func() uint64 // how far the phase has come
+	progress   func() (done, total uint64) // how far the phase has come
 }
 
 // NewMaintenance returns the maintenance of the projector's models; its
@@ -172,9 +172,9 @@ func (m *Maintenance) run(j *job) {
 
 // rebuild builds the read models aside and swaps them in.
 func (m *Maintenance) rebuild(j *job) error {
-	return m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.Target(), fresh.Applied) },
+	return m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.progress) },
 		func(live, fresh []snapshotter, seq uint64) {
-			j.phase(PhaseSwapping, 0, nil)
+			j.phase(PhaseSwapping, nil)
 			for i := range live {
 				install(live[i], fresh[i])
 			}
@@ -188,10 +188,10 @@ func (m *Maintenance) verify(j *job) error {
 	var read uint64
 	var readMu sync.Mutex
 	to := m.projector.Applied()
-	j.phase(PhaseCheckingStream, to, func() uint64 {
+	j.phase(PhaseCheckingStream, func() (uint64, uint64) {
 		readMu.Lock()
 		defer readMu.Unlock()
-		return read
+		return read, to
 	})
 	err := m.stream.Check(m.ctx, to, func(seq uint64) {
 		readMu.Lock()
@@ -201,9 +201,9 @@ func (m *Maintenance) verify(j *job) error {
 	if err != nil {
 		return err
 	}
-	return m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.Target(), fresh.Applied) },
+	return m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.progress) },
 		func(live, fresh []snapshotter, seq uint64) {
-			j.phase(PhaseComparing, 0, nil)
+			j.phase(PhaseComparing, nil)
 			differences := compareModels(live, fresh)
 			j.mu.Lock()
 			j.status.Models = differences
@@ -212,19 +212,20 @@ func (m *Maintenance) verify(j *job) error {
 		})
 }
 
-// phase starts a phase of total events, done() of them done so far. A
-// phase that counts none (done nil) keeps the counts of the one before.
-func (j *job) phase(name string, total uint64, done func() uint64) {
+// phase starts a phase whose progress() says how many events of how
+// many it has done. A phase that counts none (progress nil) keeps the
+// counts of the one before.
+func (j *job) phase(name string, progress func() (done, total uint64)) {
 	s := j.current()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.status.Phase = name
-	if done == nil {
-		j.status.Done, j.status.Rate, j.done = s.Done, s.Rate, nil
+	if progress == nil {
+		j.status.Done, j.status.Total, j.status.Rate, j.progress = s.Done, s.Total, s.Rate, nil
 		return
 	}
-	j.status.Total, j.done, j.phaseStart = total, done, time.Now()
-	j.status.Done, j.status.Rate = 0, 0
+	j.progress, j.phaseStart = progress, time.Now()
+	j.status.Done, j.status.Total, j.status.Rate = 0, 0, 0
 }
 
 func (j *job) at(seq uint64) {
@@ -248,8 +249,8 @@ func (j *job) current() JobStatus {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := j.status
-	if j.done != nil {
-		s.Done = j.done()
+	if j.progress != nil {
+		s.Done, s.Total = j.progress()
 		if took := time.Since(j.phaseStart).Seconds(); took > 0 {
 			s.Rate = float64(s.Done) / took
 		}
@@ -260,7 +261,7 @@ func (j *job) current() JobStatus {
 // finish ends the job, failed with err if not nil, and returns its
 // status; its counts are the last phase's that counted events.
 func (j *job) finish(err error) JobStatus {
-	j.phase(PhaseDone, 0, nil)
+	j.phase(PhaseDone, nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.status.Finished = time.Now().UTC()

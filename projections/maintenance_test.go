@@ -94,6 +94,7 @@ func TestVerifyFindsAReadModelThatDiffersFromAFreshReplayAndRebuildRepairsIt(t *
 	rebuilt := runJob(t, m, projections.Rebuild)
 	stopWriting()
 	wrote.Wait()
+	t.Logf("rebuild: %d events at %.0f/s", rebuilt.Done, rebuilt.Rate)
 	if rebuilt.State != projections.JobSucceeded || rebuilt.Sequence == 0 || rebuilt.Done == 0 || rebuilt.Rate <= 0 {
 		t.Fatalf("rebuild: %+v", rebuilt)
 	}

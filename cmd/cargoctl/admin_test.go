@@ -30,14 +30,21 @@ const adminSecret = "operator-secret-1234"
 // wires it, with an admin organisation "operator" and its client "admin".
 func startServer(t *testing.T) string {
 	t.Helper()
-	url, _, _ := serveAPI(t)
-	return url
+	return startService(t).url
 }
 
-// serveAPI is startServer, which also returns the store and the projector
-// that feeds the API's read models, for tests that write events of their
-// own.
-func serveAPI(t *testing.T) (string, *eventstore.Store, *projections.Projector) {
+// service is a server of startServer, with what the tests reach past its
+// API: the store and the projector that feeds the API's read models, for
+// tests that write events of their own.
+type service struct {
+	url       string
+	store     *eventstore.Store
+	projector *projections.Projector
+	cmds      *commands.Handler
+	quotes    *projections.Quotes
+}
+
+func startService(t *testing.T) service {
 	t.Helper()
 	ctx := context.Background()
 	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
@@ -85,14 +92,14 @@ func serveAPI(t *testing.T) (string, *eventstore.Store, *projections.Projector) 
 		Flights: models.Flights, Rates: models.Rates, Bookings: models.Bookings, Stock: models.Stock, Audit: models.Audit,
 		Shipments: models.Shipments, Documents: models.Documents, History: store,
 		ShipmentFacts: projections.ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights},
-		Tokens:        tokenAuthority, Responses: responses, Ready: store.Connected,
+		Maintenance:   projections.NewMaintenance(projCtx, projector, store, log), Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	return srv.URL, store, projector
+	return service{url: srv.URL, store: store, projector: projector, cmds: cmds, quotes: models.Quotes}
 }
 
 // adminEnv is the environment of an operator: the server and the admin

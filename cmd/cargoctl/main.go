@@ -35,6 +35,8 @@ Commands:
   parked   list the events the reactors gave up on; 'parked retry' has them handled again
   admin    manage organisations, clients, users and API keys through the HTTP API
   import   import reference data (airports, airlines, commodities, hs-codes, dangerous-goods) through the HTTP API
+  rebuild  rebuild the read models of a running cargod, without stopping reads
+  verify   check every event of the stream and compare the read models with a fresh replay; exit 1 on findings
   health   exit 0 when cargod is ready to serve (GET /readyz), 1 otherwise
   help     print this help, or a command's: cargoctl help <command>
 
@@ -64,8 +66,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runImport(ctx, rest, getenv, stdout, stderr)
 	case "health":
 		return runHealth(ctx, rest, getenv, stdout, stderr)
+	case "rebuild":
+		return runRebuild(ctx, rest, getenv, stdout, stderr)
+	case "verify":
+		return runVerify(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health"}, rest[0]) {
+		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify"}, rest[0]) {
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)

@@ -16,7 +16,8 @@ import (
 )
 
 func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
-	url, store, projector := serveAPI(t)
+	svc := startService(t)
+	url, store, projector := svc.url, svc.store, svc.projector
 	ctx := context.Background()
 	// The airline's status events of a shipment, posted as its API would:
 	// the reference data names the airports.

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+const rebuildSynopsis = `Usage: cargoctl rebuild [connection flags]
+
+Rebuilds the read models of a running cargod (POST /api/admin/rebuild):
+it builds fresh read models from the event stream beside the live ones,
+which keep answering reads and applying new events meanwhile, then brings
+them to exactly the live ones' sequence with the projector held for a
+moment, and swaps them in. A progress bar with the rate in events per
+second is drawn on stderr (plain lines when stderr is not a terminal).
+Exits 0 once the fresh models are swapped in.
+
+The fresh models take as much memory as the live ones until the swap.
+One rebuild or verify runs at a time. Behind a load balancer, it rebuilds
+the replica that took the request: give --url of each replica.
+
+The connection flags and credentials are those of 'cargoctl admin'.
+`
+
+const verifySynopsis = `Usage: cargoctl verify [connection flags] [--json]
+
+Verifies a running cargod (POST /api/admin/verify): that every event of
+the stream, up to the read models' sequence, decodes; that its envelope
+is whole (type, schema version, event id, command and correlation ids,
+actor, time); that the stream has no gaps and each event follows on from
+its aggregate's event before, as the store wrote it (the sequence the
+write expected); and that the read models equal a fresh replay of the
+stream at the same sequence, field by field. Progress is drawn on stderr
+as for rebuild.
+
+Prints each finding on stdout, one a line, and exits 1 when there is any;
+0 when there is none. A read model that differs is named with its field
+and the entries that differ: 'cargoctl rebuild' replaces it with a fresh
+replay. With --json, prints the whole verification as JSON instead.
+
+Memory, one job at a time and the replica verified are as for rebuild.
+The connection flags and credentials are those of 'cargoctl admin'.
+`
+
+// job is a rebuild or verification as the API shows it.
+type job struct {
+	Kind            string  `json:"kind"`
+	State           string  `json:"state"`
+	Phase           string  `json:"phase"`
+	EventsDone      uint64  `json:"eventsDone"`
+	EventsTotal     uint64  `json:"eventsTotal"`
+	EventsPerSecond float64 `json:"eventsPerSecond"`
+	Sequence        uint64  `json:"sequence"`
+	Failure         string  `json:"failure"`
+	StreamProblems  []struct {
+		Sequence  uint64 `json:"sequence"`
+		Aggregate string `json:"aggregate"`
+		Check     string `json:"check"`
+		Problem   string `json:"problem"`
+	} `json:"streamProblems"`
+	MoreStreamProblems   int `json:"moreStreamProblems"`
+	ReadModelDifferences []struct {
+		Description string `json:"description"`
+	} `json:"readModelDifferences"`
+}
+
+// pollEvery is how often cargoctl asks how far a job has come.
+const pollEvery = 250 * time.Millisecond
+
+func runRebuild(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	j, _, err := runJob(ctx, "rebuild", rebuildSynopsis, args, getenv, stdout, stderr)
+	if err != nil || j == nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "read models rebuilt: %d events replayed at %.0f events/s, swapped in at sequence %d\n", j.EventsDone, j.EventsPerSecond, j.Sequence)
+	return nil
+}
+
+func runVerify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	j, raw, err := runJob(ctx, "verify", verifySynopsis, args, getenv, stdout, stderr)
+	if err != nil || j == nil {
+		return err
+	}
+	if raw != nil {
+		if err := printJSON(stdout, raw); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range j.StreamProblems {
+			fmt.Fprintf(stdout, "event %d (%s): %s: %s\n", p.Sequence, p.Aggregate, p.Check, p.Problem)
+		}
+		if j.MoreStreamProblems > 0 {
+			fmt.Fprintf(stdout, "... and %d more problems of events\n", j.MoreStreamProblems)
+		}
+		for _, d := range j.ReadModelDifferences {
+			fmt.Fprintf(stdout, "read model %s\n", d.Description)
+		}
+	}
+	problems, models := len(j.StreamProblems)+j.MoreStreamProblems, len(j.ReadModelDifferences)
+	if problems+models > 0 {
+		return fmt.Errorf("verify found %d problems of events and %d fields of read models that differ from a fresh replay, at sequence %d",
+			problems, models, j.Sequence)
+	}
+	fmt.Fprintf(stderr, "verified: every event up to sequence %d is whole, and the read models equal a fresh replay\n", j.Sequence)
+	return nil
+}
+
+// runJob starts a job of kind and follows it to its end, drawing its
+// progress on stderr. It returns the finished job, and with --json its
+// response as it came; nil for --help. A job that could not finish is
+// an error.
+func runJob(ctx context.Context, kind, synopsis string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*job, []byte, error) {
+	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	fs := newFlagSet(kind, synopsis)
+	conn.register(fs)
+	var asJSON *bool
+	if kind == "verify" {
+		asJSON = fs.Bool("json", false, "print the whole verification as JSON")
+	}
+	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
+		return nil, nil, err
+	}
+	client, err := conn.client(kind, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	token, err := client.token(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("getting a token for client %s: %w", client.clientID, err)
+	}
+	path := "/api/admin/" + kind
+	raw, err := client.call(ctx, http.MethodPost, path, token, nil)
+	bar := newProgressBar(stderr, kind)
+	for err == nil {
+		var j job
+		if err = json.Unmarshal(raw, &j); err != nil {
+			err = fmt.Errorf("the response is not a job: %w: %.200s", err, raw)
+			break
+		}
+		bar.show(j)
+		if j.State != "running" {
+			bar.end()
+			if j.Failure != "" {
+				return nil, nil, fmt.Errorf("%s failed: %s", kind, j.Failure)
+			}
+			if asJSON == nil || !*asJSON {
+				raw = nil
+			}
+			return &j, raw, nil
+		}
+		select {
+		case <-ctx.Done():
+			bar.end()
+			return nil, nil, fmt.Errorf("%w: the %s goes on in cargod (GET %s shows it)", ctx.Err(), kind, path)
+		case <-time.After(pollEvery):
+		}
+		raw, err = client.call(ctx, http.MethodGet, path, token, nil)
+	}
+	bar.end()
+	var apiErr *apiError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {
+		return nil, nil, fmt.Errorf("%w\n(wait for it, or follow it: GET %s and the other of /api/admin/rebuild, /api/admin/verify)", err, path)
+	}
+	return nil, nil, err
+}
+
+// progressBar draws a job's progress: redrawn in place on a terminal,
+// else a line when the phase changes and every few seconds.
+type progressBar struct {
+	w        io.Writer
+	kind     string
+	terminal bool
+	phase    string
+	drawn    time.Time // when a plain line was last written
+}
+
+// plainEvery is how often a plain progress line is written.
+const plainEvery = 5 * time.Second
+
+func newProgressBar(w io.Writer, kind string) *progressBar {
+	b := &progressBar{w: w, kind: kind}
+	if f, ok := w.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			b.terminal = true
+		}
+	}
+	return b
+}
+
+func (b *progressBar) show(j job) {
+	percent := 0.0
+	if j.State != "running" {
+		percent = 100
+	}
+	if j.EventsTotal > 0 {
+		percent = 100 * float64(min(j.EventsDone, j.EventsTotal)) / float64(j.EventsTotal)
+	}
+	counts := fmt.Sprintf("%d/%d events, %.0f events/s", j.EventsDone, j.EventsTotal, j.EventsPerSecond)
+	if b.terminal {
+		const width = 30
+		filled := int(percent / 100 * width)
+		fmt.Fprintf(b.w, "\r\033[K%s [%s%s] %3.0f%% %s, %s", b.kind, strings.Repeat("#", filled), strings.Repeat("-", width-filled), percent, counts, j.Phase)
+		return
+	}
+	if j.Phase == b.phase && time.Since(b.drawn) < plainEvery {
+		return
+	}
+	b.phase, b.drawn = j.Phase, time.Now()
+	fmt.Fprintf(b.w, "%s: %s: %s (%.0f%%)\n", b.kind, j.Phase, counts, percent)
+}
+
+// end ends the bar's line on a terminal.
+func (b *progressBar) end() {
+	if b.terminal {
+		fmt.Fprintln(b.w)
+	}
+}
