@@ -161,6 +161,8 @@ func (m *Maintenance) run(j *job) {
 	attrs := []any{"state", s.State, "sequence", s.Sequence, "took", s.Finished.Sub(s.Started).Round(time.Millisecond).String(),
 		"eventsPerSecond", int(s.Rate)}
 	switch {
+	case err != nil && m.ctx.Err() != nil:
+		log.Warn("read models: "+string(kind)+" stopped, as the service is stopping", append(attrs, "err", err)...)
 	case err != nil:
 		log.Error("read models: "+string(kind)+" failed", append(attrs, "err", err)...)
 	case s.State == JobFailed:
