@@ -119,6 +119,12 @@ func TestVerifyNamesAReadModelThatDiffersFromAFreshReplay(t *testing.T) {
 		t.Errorf("verify printed\n%s\nwant a line %s", out, want)
 	}
 
+	out, _, err = runCmd(t, adminEnv(svc.url), "verify", "--json")
+	got := decode(t, out)
+	if diffs, _ := got["readModelDifferences"].([]any); err == nil || got["state"] != "failed" || len(diffs) == 0 {
+		t.Errorf("verify --json of a corrupted read model: %v\n%s", err, out)
+	}
+
 	// A rebuild replaces it with a fresh replay.
 	if _, errOut, err := runCmd(t, adminEnv(svc.url), "rebuild"); err != nil {
 		t.Fatalf("rebuild: %v\n%s", err, errOut)
