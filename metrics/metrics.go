@@ -217,6 +217,40 @@ func (m *Metrics) WatchBacklogs(f func(context.Context) ([]Backlog, error)) {
 		}})
 }
 
+// Job is a rebuild or verification of the read models (see
+// projections.Maintenance).
+type Job struct {
+	Kind    string // rebuild or verify
+	Running bool
+	Done    uint64 // events of its phase done so far
+	Total   uint64 // events of its phase
+}
+
+// WatchJobs has every scrape ask f for the newest job of each kind.
+func (m *Metrics) WatchJobs(f func(context.Context) ([]Job, error)) {
+	m.reg.MustRegister(&asking[[]Job]{descs: []*prometheus.Desc{jobRunningDesc, jobDoneDesc, jobTotalDesc}, ask: f,
+		report: func(jobs []Job, gauge func(*prometheus.Desc, uint64, ...string)) {
+			for _, j := range jobs {
+				running := uint64(0)
+				if j.Running {
+					running = 1
+				}
+				gauge(jobRunningDesc, running, j.Kind)
+				gauge(jobDoneDesc, j.Done, j.Kind)
+				gauge(jobTotalDesc, j.Total, j.Kind)
+			}
+		}})
+}
+
+var (
+	jobRunningDesc = prometheus.NewDesc("cargo_readmodel_job_running",
+		"1 while a rebuild or verification of this process's read models runs, by kind (rebuild, verify).", []string{"kind"}, nil)
+	jobDoneDesc = prometheus.NewDesc("cargo_readmodel_job_events_done",
+		"Events the newest rebuild or verification has done in its phase (checking the stream, replaying into fresh read models), by kind.", []string{"kind"}, nil)
+	jobTotalDesc = prometheus.NewDesc("cargo_readmodel_job_events_total",
+		"Events of that phase, by kind: done / total is its progress.", []string{"kind"}, nil)
+)
+
 var (
 	appliedDesc = prometheus.NewDesc("cargo_readmodel_applied_sequence",
 		"Stream sequence of the last event this process's read models applied.", nil, nil)

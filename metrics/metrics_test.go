@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -108,6 +109,26 @@ func TestAScrapeReportsWhatItsSourcesAnswerAndGoesOnWithoutOneThatFails(t *testi
 				}
 			}
 		})
+	}
+}
+
+func TestAScrapeReportsTheNewestMaintenanceJobOfEachKind(t *testing.T) {
+	m := New()
+	m.WatchJobs(func(context.Context) ([]Job, error) {
+		return []Job{{Kind: "rebuild", Running: true, Done: 400, Total: 1000}, {Kind: "verify", Done: 1000, Total: 1000}}, nil
+	})
+	families := scrape(t, m)
+	got := map[string]float64{}
+	for _, name := range []string{"cargo_readmodel_job_running", "cargo_readmodel_job_events_done", "cargo_readmodel_job_events_total"} {
+		for _, metric := range families[name].GetMetric() {
+			got[name+"/"+metric.GetLabel()[0].GetValue()] = metric.GetGauge().GetValue()
+		}
+	}
+	want := map[string]float64{"cargo_readmodel_job_running/rebuild": 1, "cargo_readmodel_job_running/verify": 0,
+		"cargo_readmodel_job_events_done/rebuild": 400, "cargo_readmodel_job_events_total/rebuild": 1000,
+		"cargo_readmodel_job_events_done/verify": 1000, "cargo_readmodel_job_events_total/verify": 1000}
+	if !maps.Equal(got, want) {
+		t.Errorf("scraped %v, want %v", got, want)
 	}
 }
 

@@ -95,6 +95,14 @@ func TestARebuildOfARunningServerKeepsReadsAnsweringAndEndsEqualToAFreshReplay(t
 	if verified.State != "succeeded" || len(verified.StreamProblems) > 0 || len(verified.ReadModelDifferences) > 0 || verified.Sequence < rebuilt.Sequence {
 		t.Errorf("verify after the rebuild ended %+v", verified)
 	}
+	r := s.do(t, request{method: "GET", path: "/metrics", token: admin})
+	families := parseMetrics(t, r.body)
+	if v, ok := metricValue(families, "cargo_readmodel_job_running", "kind", "rebuild"); !ok || v != 0 {
+		t.Errorf("rebuild running = %v, %v after its end", v, ok)
+	}
+	if v, ok := metricValue(families, "cargo_readmodel_job_events_done", "kind", "rebuild"); !ok || v != float64(rebuilt.EventsDone) {
+		t.Errorf("rebuild's events done = %v, %v; its status says %d", v, ok, rebuilt.EventsDone)
+	}
 	if r := s.do(t, request{method: "POST", path: "/api/admin/rebuild", token: fwd}); r.status != http.StatusForbidden {
 		t.Errorf("a forwarder's rebuild: %d, want 403", r.status)
 	}

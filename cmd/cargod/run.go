@@ -194,9 +194,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 	m.WatchBacklogs(func(ctx context.Context) ([]metrics.Backlog, error) { return backlogs(ctx, store, deliveries) })
 
+	maintenance := projections.NewMaintenance(projCtx, projector, store, log)
+	m.WatchJobs(func(context.Context) ([]metrics.Job, error) { return maintenanceJobs(maintenance), nil })
 	api, err := httpapi.New(httpapi.Options{Demo: cfg.Demo, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, DocumentQuota: cfg.DocumentQuota, PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, HashCost: cfg.PasswordHashCost,
 		RateLimits: cfg.RateLimits, Metering: cfg.Metering, ReadyMaxLag: uint64(cfg.ReadyMaxLag), ReadyStall: cfg.ReadyStall}, httpapi.Deps{
-		Log: log, Commands: cmds, Projector: projector, Maintenance: projections.NewMaintenance(projCtx, projector, store, log), Identity: identity, Quotes: quotes,
+		Log: log, Commands: cmds, Projector: projector, Maintenance: maintenance, Identity: identity, Quotes: quotes,
 		Flights: flights, Rates: rates, Bookings: bookings, Stock: stock, Reference: reference, Audit: audit, Usage: usage,
 		Webhooks: subscriptions, Dispatcher: dispatcher, Shipments: shipments, Documents: documents, History: store, ShipmentFacts: shipmentFacts, Files: files,
 		Tokens: tokenAuthority, Responses: responses, Ready: store.Connected, Metrics: m,
@@ -360,6 +362,18 @@ func backlogs(ctx context.Context, store *eventstore.Store, deliveries *eventsto
 		out = append(out, metrics.Backlog{Consumer: b.Consumer, Pending: b.Pending, InHand: b.InHand, Parked: b.Parked})
 	}
 	return out, nil
+}
+
+// maintenanceJobs are the newest rebuild and verification of the read
+// models, for the metrics: none of a kind that did not run.
+func maintenanceJobs(maintenance *projections.Maintenance) []metrics.Job {
+	var jobs []metrics.Job
+	for _, kind := range []projections.JobKind{projections.Rebuild, projections.Verify} {
+		if s, err := maintenance.Status(kind); err == nil {
+			jobs = append(jobs, metrics.Job{Kind: string(kind), Running: s.State == projections.JobRunning, Done: s.Done, Total: s.Total})
+		}
+	}
+	return jobs
 }
 
 // serveMetrics serves GET /metrics on addr, to anyone, until stop is
