@@ -228,7 +228,7 @@ type Job struct {
 
 // WatchJobs has every scrape ask f for the newest job of each kind.
 func (m *Metrics) WatchJobs(f func(context.Context) ([]Job, error)) {
-	m.reg.MustRegister(&asking[[]Job]{descs: []*prometheus.Desc{jobRunningDesc, jobDoneDesc, jobTotalDesc}, ask: f,
+	m.reg.MustRegister(&asking[[]Job]{descs: []*prometheus.Desc{jobRunningDesc, jobDoneDesc, jobPhaseDesc}, ask: f,
 		report: func(jobs []Job, gauge func(*prometheus.Desc, uint64, ...string)) {
 			for _, j := range jobs {
 				running := uint64(0)
@@ -237,7 +237,7 @@ func (m *Metrics) WatchJobs(f func(context.Context) ([]Job, error)) {
 				}
 				gauge(jobRunningDesc, running, j.Kind)
 				gauge(jobDoneDesc, j.Done, j.Kind)
-				gauge(jobTotalDesc, j.Total, j.Kind)
+				gauge(jobPhaseDesc, j.Total, j.Kind)
 			}
 		}})
 }
@@ -247,7 +247,7 @@ var (
 		"1 while a rebuild or verification of this process's read models runs, by kind (rebuild, verify).", []string{"kind"}, nil)
 	jobDoneDesc = prometheus.NewDesc("cargo_readmodel_job_events_done",
 		"Events the newest rebuild or verification has done in its phase (checking the stream, replaying into fresh read models), by kind.", []string{"kind"}, nil)
-	jobTotalDesc = prometheus.NewDesc("cargo_readmodel_job_events_total",
+	jobPhaseDesc = prometheus.NewDesc("cargo_readmodel_job_phase_events",
 		"Events of that phase, by kind: done / total is its progress.", []string{"kind"}, nil)
 )
 

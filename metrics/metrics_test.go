@@ -119,14 +119,14 @@ func TestAScrapeReportsTheNewestMaintenanceJobOfEachKind(t *testing.T) {
 	})
 	families := scrape(t, m)
 	got := map[string]float64{}
-	for _, name := range []string{"cargo_readmodel_job_running", "cargo_readmodel_job_events_done", "cargo_readmodel_job_events_total"} {
+	for _, name := range []string{"cargo_readmodel_job_running", "cargo_readmodel_job_events_done", "cargo_readmodel_job_phase_events"} {
 		for _, metric := range families[name].GetMetric() {
 			got[name+"/"+metric.GetLabel()[0].GetValue()] = metric.GetGauge().GetValue()
 		}
 	}
 	want := map[string]float64{"cargo_readmodel_job_running/rebuild": 1, "cargo_readmodel_job_running/verify": 0,
-		"cargo_readmodel_job_events_done/rebuild": 400, "cargo_readmodel_job_events_total/rebuild": 1000,
-		"cargo_readmodel_job_events_done/verify": 1000, "cargo_readmodel_job_events_total/verify": 1000}
+		"cargo_readmodel_job_events_done/rebuild": 400, "cargo_readmodel_job_phase_events/rebuild": 1000,
+		"cargo_readmodel_job_events_done/verify": 1000, "cargo_readmodel_job_phase_events/verify": 1000}
 	if !maps.Equal(got, want) {
 		t.Errorf("scraped %v, want %v", got, want)
 	}
