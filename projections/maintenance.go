@@ -154,8 +154,10 @@ func (m *Maintenance) run(j *job) {
 		err = m.verify(j)
 	}
 	close(stopLogging)
-	s := j.finish(err)
+	// Ended and no longer running at once: a job may start as soon as
+	// the status says this one ended.
 	m.mu.Lock()
+	s := j.finish(err)
 	m.running = nil
 	m.mu.Unlock()
 	attrs := []any{"state", s.State, "sequence", s.Sequence, "took", s.Finished.Sub(s.Started).Round(time.Millisecond).String(),
