@@ -65,6 +65,14 @@ func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []by
 	return view.json
 }
 
+// forget drops every view: after a rebuild of the read models, a quote
+// may hold something else at the same version.
+func (v *quoteViews) forget() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = nil
+}
+
 // writeQuoteListOfOne answers as writeJSON of a views.QuoteListJSON of
 // one quote would, with view, the quote's JSON from quoteViews.
 func writeQuoteListOfOne(w http.ResponseWriter, view []byte, p views.PaginationJSON) {

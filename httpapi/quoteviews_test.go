@@ -10,6 +10,20 @@ import (
 	"github.com/cargostream/cargostream/views"
 )
 
+func TestForgottenQuoteViewsAnswerWhatTheQuoteHoldsNow(t *testing.T) {
+	v := quoteViews{max: 10}
+	who := domain.Principal{Role: domain.RoleAdmin}
+	corrupt := domain.Quote{ID: "q1", Status: domain.QuoteStatusRejected}
+	repaired := domain.Quote{ID: "q1", Status: domain.QuoteStatusPending}
+	v.of(corrupt, 7, who)
+	v.forget()
+	want := httptest.NewRecorder()
+	writeJSON(want, 200, views.ToQuoteJSON(repaired, who))
+	if got := v.of(repaired, 7, who); !bytes.Equal(append(got, '\n'), want.Body.Bytes()) {
+		t.Errorf("after forget, the quote at the same version reads %s, want %s", got, want.Body)
+	}
+}
+
 func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 	created := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
 	pending := domain.Quote{ID: "q1", OrganizationID: "f1", Status: domain.QuoteStatusPending, Origin: "FRA", Destination: "JFK",

@@ -165,6 +165,9 @@ func New(opts Options, d Deps) (*Server, error) {
 	s.limiter.now, s.tokenLimiter.now = time.Now, time.Now
 	s.quoteViews.max = maxQuoteViews
 	s.maintenance = d.Maintenance
+	if d.Maintenance != nil {
+		d.Maintenance.AfterRebuild(s.quoteViews.forget)
+	}
 	s.uploadsByOrg, s.uploadBytesByOrg = map[string]int{}, map[string]int64{}
 	// Checked against when no such client or user exists, so that an
 	// unknown name costs the same work as a wrong secret.

@@ -21,6 +21,7 @@ type Maintenance struct {
 	mu      sync.Mutex
 	running *job
 	last    map[JobKind]*job // the newest job of each kind
+	rebuilt []func()         // see AfterRebuild
 }
 
 // StreamChecker checks every event of the stream up to a sequence
@@ -93,6 +94,16 @@ type job struct {
 // jobs end when ctx does.
 func NewMaintenance(ctx context.Context, p *Projector, stream StreamChecker, log *slog.Logger) *Maintenance {
 	return &Maintenance{ctx: ctx, projector: p, stream: stream, log: log, last: map[JobKind]*job{}}
+}
+
+// AfterRebuild has f called after each rebuild has swapped fresh models
+// in, before the projector applies anything again: for caches of what the
+// models held (a rebuild may change what a model holds at the same
+// sequence). Call it before any job starts.
+func (m *Maintenance) AfterRebuild(f func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rebuilt = append(m.rebuilt, f)
 }
 
 // Start starts a job of kind, unless one runs (a domain.Conflict): both
@@ -181,6 +192,12 @@ func (m *Maintenance) rebuild(j *job) error {
 			j.phase(PhaseSwapping, nil)
 			for i := range live {
 				install(live[i], fresh[i])
+			}
+			m.mu.Lock()
+			rebuilt := m.rebuilt
+			m.mu.Unlock()
+			for _, f := range rebuilt {
+				f()
 			}
 			j.at(seq)
 		})

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,6 +70,8 @@ func TestVerifyFindsAReadModelThatDiffersFromAFreshReplayAndRebuildRepairsIt(t *
 	store, _ := history(t, 2000)
 	p, models := following(t, store)
 	m := projections.NewMaintenance(context.Background(), p, store, slog.New(slog.DiscardHandler))
+	var cachesDropped atomic.Int32
+	m.AfterRebuild(func() { cachesDropped.Add(1) })
 
 	if s := runJob(t, m, projections.Verify); s.State != projections.JobSucceeded || len(s.Models) > 0 || len(s.StreamProblems) > 0 {
 		t.Fatalf("verify of healthy read models: %+v", s)
@@ -100,6 +103,9 @@ func TestVerifyFindsAReadModelThatDiffersFromAFreshReplayAndRebuildRepairsIt(t *
 	}
 	if !byID.MapIndex(lost).IsValid() {
 		t.Error("the rebuild did not bring the lost quote back")
+	}
+	if n := cachesDropped.Load(); n != 1 {
+		t.Errorf("after one rebuild (and two verifications) the caches were told %d times, want once", n)
 	}
 	if s := runJob(t, m, projections.Verify); s.State != projections.JobSucceeded {
 		var found []string
