@@ -276,12 +276,15 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 			// The command ran before: its own event, not the latest.
 			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done, entry.last) }, true, nil
 		}
-		if m.IfVersion != nil && *m.IfVersion != entry.last {
-			err := preconditionFailed(entry.last, *m.IfVersion)
-			return func() (Result[S], error) { return Result[S]{}, err }, true, err
-		}
 	}
 	events, err := decide(state)
+	// A stale version is told only to a caller the aggregate is there
+	// for: one it is missing or forbidden to learns that, as without
+	// If-Match, and not that it exists, nor its version.
+	if pipe == nil && m.IfVersion != nil && *m.IfVersion != entry.last && !concealed(err) {
+		err := preconditionFailed(entry.last, *m.IfVersion)
+		return func() (Result[S], error) { return Result[S]{}, err }, true, err
+	}
 	if err != nil || len(events) == 0 {
 		res := Result[S]{State: state, Sequence: entry.last, Version: entry.last}
 		return func() (Result[S], error) { return res, err }, how == loadFresh && pipe == nil, err
@@ -320,6 +323,12 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 // version, not at the version it named.
 func preconditionFailed(version, named uint64) error {
 	return domain.Errorf(domain.PreconditionFailed, "If-Match names version %d, but the resource is at version %d now: it changed since; read it again", named, version)
+}
+
+// concealed reports whether err keeps an aggregate from its caller.
+func concealed(err error) bool {
+	code := domain.ErrorCode(err)
+	return err != nil && (code == domain.NotFound || code == domain.Forbidden)
 }
 
 // retryOnConflict runs attempt until it returns something other than

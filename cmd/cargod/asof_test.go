@@ -268,3 +268,26 @@ func TestAStockReplyNamingAStaleVersionTakesNoNumbers(t *testing.T) {
 		t.Errorf("before the reply = %s %s, want %s %s", then.etag, then.body, pending.etag, pending.body)
 	}
 }
+
+func TestIfMatchTellsNothingOfABookingTheCallerMayNotSee(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-ek")
+	bookedShipment(t, s, fwd)
+	var list struct{ Bookings []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/bookings", token: fwd}).json(t, &list)
+	if len(list.Bookings) != 1 {
+		t.Fatalf("bookings = %+v", list)
+	}
+	for _, tt := range []struct{ name, token, id string }{
+		{"another airline's cancel of the forwarder's booking", ek, list.Bookings[0].ID},
+		{"a cancel of a booking that does not exist", fwd, "no-such-booking"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: "/api/bookings/" + tt.id + "/cancel", token: tt.token, header: map[string]string{"If-Match": `"1"`}})
+			if e := r.apiError(t); r.status != http.StatusNotFound || strings.Contains(e.ErrorDescription, "version") {
+				t.Errorf("= %d %s, want 404 without a version", r.status, r.body)
+			}
+		})
+	}
+}
