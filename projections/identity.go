@@ -78,33 +78,36 @@ func (m *Identity) change(e domain.Event) func() {
 	case domain.APIKeyRevoked:
 		return func() { m.keys[e.KeyID] = domain.EvolveAPIKey(m.keys[e.KeyID], e) }
 	// Disabling, deleting and a new secret or password revoke the tokens
-	// issued before: enabling again does not bring them back.
+	// issued before: enabling again does not bring them back. Enabling
+	// revokes them too: a replica that had not yet applied the disable
+	// may have issued a token while it held, which the enable must not
+	// make good.
 	case domain.OrganizationStatusChanged:
 		return func() {
 			m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
-			m.revokeBefore(orgSubject(e.OrganizationID), e.ChangedAt, !e.Status.Active())
+			m.revokeBefore(orgSubject(e.OrganizationID), e.ChangedAt)
 		}
 	case domain.ClientStatusChanged:
 		return func() {
 			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
-			m.revokeBefore("client:"+e.ClientID, e.ChangedAt, !e.Status.Active())
+			m.revokeBefore("client:"+e.ClientID, e.ChangedAt)
 		}
 	case domain.ClientSecretRotated:
 		return func() {
 			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
-			m.revokeBefore("client:"+e.ClientID, e.SetAt, true)
+			m.revokeBefore("client:"+e.ClientID, e.SetAt)
 		}
 	case domain.UserStatusChanged:
 		return func() {
 			key := strings.ToLower(e.Username)
 			m.users[key] = domain.EvolveUser(m.users[key], e)
-			m.revokeBefore("user:"+e.Username, e.ChangedAt, !e.Status.Active())
+			m.revokeBefore("user:"+e.Username, e.ChangedAt)
 		}
 	case domain.UserPasswordSet:
 		return func() {
 			key := strings.ToLower(e.Username)
 			m.users[key] = domain.EvolveUser(m.users[key], e)
-			m.revokeBefore("user:"+e.Username, e.SetAt, true)
+			m.revokeBefore("user:"+e.Username, e.SetAt)
 		}
 	case domain.TokensRevoked:
 		return func() { m.revoke(e) }
@@ -115,9 +118,9 @@ func (m *Identity) change(e domain.Event) func() {
 // orgSubject is the key of an organisation's tokens in revokedBefore.
 func orgSubject(id string) string { return "org:" + id }
 
-// revokeBefore revokes the tokens of subject issued before at, if revoke.
-func (m *Identity) revokeBefore(subject string, at time.Time, revoke bool) {
-	if revoke && at.After(m.revokedBefore[subject]) {
+// revokeBefore revokes the tokens of subject issued before at.
+func (m *Identity) revokeBefore(subject string, at time.Time) {
+	if at.After(m.revokedBefore[subject]) {
 		m.revokedBefore[subject] = at
 	}
 }
@@ -135,9 +138,9 @@ func (m *Identity) revoke(e domain.TokensRevoked) {
 		}
 		m.revokedIDs[e.JTI] = e.KeepUntil
 	case domain.RevokeSubject:
-		m.revokeBefore(e.Subject, e.IssuedBefore, true)
+		m.revokeBefore(e.Subject, e.IssuedBefore)
 	case domain.RevokeOrganization:
-		m.revokeBefore(orgSubject(e.OrganizationID), e.IssuedBefore, true)
+		m.revokeBefore(orgSubject(e.OrganizationID), e.IssuedBefore)
 	}
 }
 

@@ -86,3 +86,38 @@ func TestRevokedTokenIDsAreForgottenOnceExpired(t *testing.T) {
 		t.Error("the last revoked id is not refused")
 	}
 }
+
+// TestATokenIssuedWhileDisabledStaysRefusedOnceEnabled covers a replica
+// that issued a token before it applied the disable (its grant checked
+// a state that was already stale): enabling the credential again must
+// not make that token good.
+func TestATokenIssuedWhileDisabledStaysRefusedOnceEnabled(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	whileDisabled := t0.Add(time.Second)
+	for _, tt := range []struct {
+		name            string
+		disable, enable domain.Event
+	}{
+		{"a client", domain.ClientStatusChanged{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled, ChangedAt: t0},
+			domain.ClientStatusChanged{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusActive, ChangedAt: t0.Add(time.Minute)}},
+		{"its organisation", domain.OrganizationStatusChanged{OrganizationID: "acme", Status: domain.StatusDisabled, ChangedAt: t0},
+			domain.OrganizationStatusChanged{OrganizationID: "acme", Status: domain.StatusActive, ChangedAt: t0.Add(time.Minute)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewIdentity()
+			for _, e := range []domain.Event{
+				domain.OrganizationCreated{OrganizationID: "acme", Role: domain.RoleForwarder},
+				domain.ClientCreated{ClientID: "tms", OrganizationID: "acme"},
+				tt.disable, tt.enable,
+			} {
+				m.Apply(domain.Record{}, e)
+			}
+			if m.TokenRefusal("client:tms", "acme", "j", whileDisabled) == "" {
+				t.Error("a token issued while disabled is good again after the enable")
+			}
+			if why := m.TokenRefusal("client:tms", "acme", "k", t0.Add(2*time.Minute)); why != "" {
+				t.Errorf("a token issued after the enable is refused: %s", why)
+			}
+		})
+	}
+}
