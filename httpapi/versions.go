@@ -14,9 +14,11 @@ import (
 
 // EventHistory is what the past states of resources (?at=, ?seq=) and
 // their histories (…/history) take of the event store (eventstore.Store
-// implements it): every event of one aggregate, oldest first.
+// implements it): every event of one aggregate, oldest first, and the
+// sequence the stream has reached.
 type EventHistory interface {
 	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+	LastSequence(ctx context.Context) (uint64, error)
 }
 
 // Versions: a quote, booking, stock request, flight or shipment is at the

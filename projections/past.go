@@ -12,9 +12,10 @@ import (
 
 // Histories is what the past states take of the event store
 // (eventstore.Store implements it): every event of one aggregate, oldest
-// first.
+// first, and the sequence the stream has reached.
 type Histories interface {
 	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+	LastSequence(ctx context.Context) (uint64, error)
 }
 
 // Cut says which events of a history a past state is folded from: those
@@ -91,6 +92,9 @@ func pastOf[M ReadModel, T any](ctx context.Context, p *Past, agg domain.Aggrega
 	if !domain.ValidIdentifier(agg.ID) {
 		return none, 0, domain.Errorf(domain.NotFound, "no %s %s", kind, agg.ID)
 	}
+	if err := p.reached(ctx, cut); err != nil {
+		return none, 0, err
+	}
 	recs, err := p.history.Load(ctx, agg)
 	if err != nil {
 		return none, 0, err
@@ -135,6 +139,9 @@ func (p ShipmentParts) Exists(awb string) bool {
 // caller may see the shipment is the caller's to check
 // (domain.ShipmentOwnership).
 func (p *Past) Shipment(ctx context.Context, live ShipmentParts, awb string, cut Cut) (ShipmentParts, error) {
+	if err := p.reached(ctx, cut); err != nil {
+		return ShipmentParts{}, err
+	}
 	aggs := []domain.Aggregate{
 		{Type: domain.AggregateShipment, ID: awb}, {Type: domain.AggregateWaybill, ID: awb}, {Type: domain.AggregateCompliance, ID: awb},
 	}
@@ -162,6 +169,25 @@ func (p *Past) Shipment(ctx context.Context, live ShipmentParts, awb string, cut
 		return ShipmentParts{}, domain.Errorf(domain.NotFound, "shipment %s did not exist at %s", awb, cut)
 	}
 	return then, nil
+}
+
+// reached refuses a cut at a sequence the stream has not reached, as
+// the API refuses a time to come: what a resource is then is not known
+// yet, and an answer would change as events are stored.
+func (p *Past) reached(ctx context.Context, cut Cut) error {
+	if cut.Sequence == 0 {
+		return nil
+	}
+	last, err := p.history.LastSequence(ctx)
+	if err != nil {
+		return err
+	}
+	if cut.Sequence > last {
+		var problems domain.Problems
+		problems.Add("seq", domain.CodeInvalidRange, "the stream has not reached sequence %d yet: what a resource will be is not known yet", cut.Sequence)
+		return problems.Err()
+	}
+	return nil
 }
 
 // fold applies the events of recs up to the first that cut leaves out to

@@ -291,3 +291,23 @@ func TestIfMatchTellsNothingOfABookingTheCallerMayNotSee(t *testing.T) {
 		})
 	}
 }
+
+// A sequence the stream has not reached is refused, as a time to come
+// is: what a resource is at it is not known yet, and the answer would
+// change as the stream grows.
+func TestASequenceThatTheStreamHasNotReachedIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	lh := s.demoToken(t, "demo-airline-lh")
+	var f struct{ ID string }
+	created := s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1300", "origin": "FRA", "destination": "LHR",
+		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"})
+	created.json(t, &f)
+	r := s.do(t, request{method: "GET", path: "/api/flights/" + f.ID + "?seq=18446744073709551615", token: lh})
+	if e := r.apiError(t); r.status != http.StatusBadRequest || len(e.ValidationErrors) != 1 || e.ValidationErrors[0].Field != "seq" {
+		t.Errorf("= %d %s, want 400 on seq", r.status, r.body)
+	}
+	if then := s.read(t, lh, "/api/flights/"+f.ID+"?seq="+strings.Trim(created.header.Get("ETag"), `"`)); then.etag != created.header.Get("ETag") {
+		t.Errorf("at its own version the flight has ETag %s, created with %s", then.etag, created.header.Get("ETag"))
+	}
+}
