@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -50,6 +53,9 @@ func (s *Server) handleToken() handlerFunc {
 		if err := s.limitTokenRequests(r, w, claimedSubject(req)); err != nil {
 			return err
 		}
+		if err := s.currentIdentity(r); err != nil {
+			return err
+		}
 		var p domain.Principal
 		var demo bool
 		switch req.GrantType {
@@ -79,6 +85,23 @@ func (s *Server) handleToken() handlerFunc {
 		writeJSON(w, http.StatusOK, newTokenResponse(token, ttl))
 		return nil
 	}
+}
+
+// currentIdentity waits until this replica's identity read model holds
+// every event the stream holds now: a replica behind a secret rotation, a
+// disable or a revocation made through another must not grant a token on
+// a credential that was already withdrawn (its token would be stamped
+// after the withdrawal, and outlive it).
+func (s *Server) currentIdentity(r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
+	defer cancel()
+	switch err := s.projector.CatchUp(ctx); {
+	case errors.Is(err, projections.ErrBehind):
+		return errorf(codeServiceUnavailable, "this replica has not caught up with the event stream; no token was issued: retry")
+	case err != nil:
+		return errorf(codeServiceUnavailable, "the event stream cannot be read now, so this replica cannot tell whether the credential still holds; no token was issued: retry")
+	}
+	return nil
 }
 
 // readTokenRequest accepts the spec's JSON body, an OAuth form post, and

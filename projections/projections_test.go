@@ -94,6 +94,23 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 	if err := idle.WaitFor(short, seqs[0]); err != ErrBehind {
 		t.Errorf("waiting for a sequence not applied in time = %v", err)
 	}
+	short, stop3 := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer stop3()
+	if err := idle.CatchUp(short); err != ErrBehind {
+		t.Errorf("catching up with the stream in time, not running = %v", err)
+	}
+
+	// Catching up waits for what the stream holds when it is asked, which
+	// no caller named.
+	later, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q2"}, 0, []domain.Envelope{{
+		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e2", OccurredAt: time.Now(),
+		Data: []byte(`{"quoteId":"q2","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CatchUp(wait); err != nil || p.Applied() < later[0] {
+		t.Errorf("caught up (%v) at %d, want the stream's %d", err, p.Applied(), later[0])
+	}
 }
 
 func TestAirlinesSharingAnIATACode(t *testing.T) {

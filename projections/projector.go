@@ -418,6 +418,18 @@ func (p *Projector) PastEnd(ctx context.Context, seq uint64) bool {
 	return err == nil && seq > last
 }
 
+// CatchUp returns once the read models hold every event the stream held
+// when it was called, so that a decision read from them is as current as
+// the stream; ErrBehind if ctx ends first, or the stream's error if it
+// cannot be asked.
+func (p *Projector) CatchUp(ctx context.Context) error {
+	last, err := p.stream.LastSequence(ctx)
+	if err != nil {
+		return err
+	}
+	return p.WaitFor(ctx, last)
+}
+
 // WaitFor returns once the read models have applied sequence seq, so a
 // reader sees its own writes; ErrBehind if ctx ends first.
 func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
