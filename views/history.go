@@ -8,13 +8,15 @@ import (
 )
 
 // HistoryEntryJSON is one event of a resource's history, with its
-// envelope: when, what, of which aggregate, by whom, and the request
+// envelope: when, what (and its id, which webhook deliveries of it name),
+// of which aggregate, by whom, and the request
 // (correlation id) and event (causation id) it followed from. Data is the
 // event as stored, or the part of it the reader may see.
 type HistoryEntryJSON struct {
 	Sequence      uint64          `json:"sequence"`
 	OccurredAt    time.Time       `json:"occurredAt"`
 	Type          string          `json:"type"`
+	EventID       string          `json:"eventId"`
 	AggregateType string          `json:"aggregateType"`
 	AggregateID   string          `json:"aggregateId"`
 	Actor         string          `json:"actor"`
@@ -27,6 +29,6 @@ type HistoryEntryJSON struct {
 // of the envelope: they are the operator's (the client address is in the
 // audit log), and add nothing to the story.
 func ToHistoryEntryJSON(r domain.Record) HistoryEntryJSON {
-	return HistoryEntryJSON{Sequence: r.Sequence, OccurredAt: r.OccurredAt, Type: r.Type, AggregateType: r.Aggregate.Type,
+	return HistoryEntryJSON{Sequence: r.Sequence, OccurredAt: r.OccurredAt, Type: r.Type, EventID: r.EventID, AggregateType: r.Aggregate.Type,
 		AggregateID: r.Aggregate.ID, Actor: r.Actor, CorrelationID: r.CorrelationID, CausationID: r.CausationID, Data: r.Data}
 }

@@ -90,7 +90,7 @@ func startService(t *testing.T) service {
 	api, err := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: models.Identity, Quotes: models.Quotes, Reference: models.Reference,
 		Flights: models.Flights, Rates: models.Rates, Bookings: models.Bookings, Stock: models.Stock, Audit: models.Audit,
-		Shipments: models.Shipments, Documents: models.Documents, History: store,
+		Shipments: models.Shipments, Documents: models.Documents, Webhooks: models.Webhooks, History: store,
 		ShipmentFacts: projections.ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights},
 		Maintenance:   projections.NewMaintenance(projCtx, projector, store, log), Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
 	})

@@ -22,8 +22,8 @@ Prints the whole life of one air waybill, in the order it happened: the
 quote and booking it came from, its MAWB and HAWBs, e-DGDs, e-CSD and PLACI,
 documents, the manifests and offloads of its flights, and its status events.
 One line an event: the time, who caused it, the aggregate, the event type and
-the fields of the event. Webhook deliveries are not part of it (see GET
-/api/webhooks/{id}/deliveries).
+the fields of the event; under it, the webhook deliveries of that event, each
+with its subscription, status, attempts and the last attempt's outcome.
 
 It asks the server's API (GET /api/shipments/{awb}/history) as an admin
 client, as cargoctl admin does: --url or CARGOCTL_URL, --client-id or
@@ -66,10 +66,17 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return unreachable(conn.url, err)
 	}
+	deliveries, err := client.deliveriesByEvent(ctx, token)
+	if err != nil {
+		return unreachable(conn.url, err)
+	}
 	for _, e := range entries {
-		line := shipmentLine(e)
+		ds := deliveries[e.EventID]
+		line := shipmentLine(e, ds)
 		if *asJSON {
-			line = compactValue(e.raw)
+			if line, err = jsonLine(e, ds); err != nil {
+				return err
+			}
 		}
 		if _, err := fmt.Fprintln(stdout, line); err != nil {
 			return err
@@ -98,6 +105,7 @@ func unreachable(base string, err error) error {
 type historyEntry struct {
 	OccurredAt    string                     `json:"occurredAt"`
 	Type          string                     `json:"type"`
+	EventID       string                     `json:"eventId"`
 	AggregateType string                     `json:"aggregateType"`
 	AggregateID   string                     `json:"aggregateId"`
 	Actor         string                     `json:"actor"`
@@ -137,16 +145,108 @@ func (c *apiClient) shipmentHistory(ctx context.Context, token, awb string) ([]h
 	}
 }
 
+// delivery is a webhook delivery of an event, as the API answers it, with
+// the subscription it went to.
+type delivery struct {
+	WebhookID  string `json:"webhookId"`
+	DeliveryID string `json:"deliveryId"`
+	EventName  string `json:"eventName"`
+	EventID    string `json:"eventId"`
+	Status     string `json:"status"`
+	Attempts   []struct {
+		At         string  `json:"at"`
+		StatusCode *int    `json:"statusCode"`
+		Error      *string `json:"error"`
+		Outcome    string  `json:"outcome"`
+	} `json:"attempts"`
+}
+
+// deliveriesByEvent reads every webhook subscription's deliveries, by the
+// id of the event delivered.
+func (c *apiClient) deliveriesByEvent(ctx context.Context, token string) (map[string][]delivery, error) {
+	body, err := c.call(ctx, http.MethodGet, "/api/webhooks", token, nil)
+	if err != nil {
+		return nil, err
+	}
+	var hooks struct {
+		Webhooks []struct {
+			ID string `json:"webhookId"`
+		} `json:"webhooks"`
+	}
+	if err := json.Unmarshal(body, &hooks); err != nil {
+		return nil, fmt.Errorf("the webhooks are not what the API answers: %w", err)
+	}
+	out := map[string][]delivery{}
+	for _, h := range hooks.Webhooks {
+		for page := 1; ; page++ {
+			q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}}
+			body, err := c.call(ctx, http.MethodGet, "/api/webhooks/"+url.PathEscape(h.ID)+"/deliveries?"+q.Encode(), token, nil)
+			if err != nil {
+				return nil, err
+			}
+			var res struct {
+				Deliveries []delivery `json:"deliveries"`
+				Pagination struct {
+					TotalPages int `json:"totalPages"`
+				} `json:"pagination"`
+			}
+			if err := json.Unmarshal(body, &res); err != nil {
+				return nil, fmt.Errorf("the deliveries of webhook %s are not what the API answers: %w", h.ID, err)
+			}
+			for _, d := range res.Deliveries {
+				d.WebhookID = h.ID
+				out[d.EventID] = append(out[d.EventID], d)
+			}
+			if page >= res.Pagination.TotalPages {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // shipmentLine is one event of a shipment's life, for people: the time,
 // who, the aggregate, the event type, and its fields by name, each value
-// compact (strings bare).
-func shipmentLine(e historyEntry) string {
+// compact (strings bare); then a line for each of its deliveries.
+func shipmentLine(e historyEntry, deliveries []delivery) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", e.OccurredAt, or(e.Actor, "?"), e.AggregateType, e.AggregateID, e.Type)
 	for _, name := range slices.Sorted(maps.Keys(e.Data)) {
 		b.WriteString("  " + name + "=" + compactValue(e.Data[name]))
 	}
+	for _, d := range deliveries {
+		fmt.Fprintf(&b, "\n    webhook %s  delivery %s  %s  %s  %d attempts", d.WebhookID, d.DeliveryID, d.EventName, d.Status, len(d.Attempts))
+		if n := len(d.Attempts); n > 0 {
+			last := d.Attempts[n-1]
+			fmt.Fprintf(&b, ", the last at %s: %s", last.At, last.Outcome)
+			if last.StatusCode != nil {
+				fmt.Fprintf(&b, " (HTTP %d)", *last.StatusCode)
+			}
+			if last.Error != nil {
+				fmt.Fprintf(&b, " (%s)", *last.Error)
+			}
+		}
+	}
 	return b.String()
+}
+
+// jsonLine is the entry as the API answered it, with its deliveries
+// under "deliveries" when it has any.
+func jsonLine(e historyEntry, deliveries []delivery) (string, error) {
+	if len(deliveries) == 0 {
+		return compactValue(e.raw), nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(e.raw, &fields); err != nil {
+		return "", err
+	}
+	ds, err := json.Marshal(deliveries)
+	if err != nil {
+		return "", err
+	}
+	fields["deliveries"] = ds
+	line, err := json.Marshal(fields)
+	return string(line), err
 }
 
 // compactValue is a JSON value on one line, a string without its quotes.

@@ -75,6 +75,9 @@ func TestTheInvestigationToolsTellOneShipmentsStory(t *testing.T) {
 	fwd, lh, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-admin")
 	flight := flightWithinTheHour(t, s)
 	s.approvedStock(t, fwd, "020", 10, "", "")
+	// The forwarder's system hears of its confirmed bookings.
+	rc := newReceiver(t)
+	hook := s.subscribe(t, fwd, rc, []string{"booking.confirmed"}, "")
 
 	var q quote
 	s.mustCreate(t, fwd, "/api/quotes", rfq()).json(t, &q)
@@ -147,8 +150,40 @@ func TestTheInvestigationToolsTellOneShipmentsStory(t *testing.T) {
 		"MAWBCreated", "ShipmentStatusRecorded", "BookingCancelled", "CapacityReleased", "QuoteReopened"}; !slices.Equal(types, want) {
 		t.Fatalf("the history tells %v, want %v", types, want)
 	}
-	if told := jsonLines[line](t, ctl("shipment", "--json", awb)); !slices.Equal(told, story) {
-		t.Errorf("cargoctl shipment tells\n%v\nthe history\n%v", told, story)
+	// Once the webhook delivery of the confirmation is recorded, cargoctl
+	// shows it under that event, and under no other.
+	eventually(t, "the delivery recorded", func() string {
+		var page struct{ Deliveries []struct{ Status string } }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + hook + "/deliveries", token: fwd}).json(t, &page)
+		if len(page.Deliveries) != 1 {
+			return ""
+		}
+		return page.Deliveries[0].Status
+	}, func(status string) bool { return status == "delivered" })
+	type told struct {
+		line
+		Deliveries []struct{ WebhookID, EventName, Status string }
+	}
+	var lines []line
+	for _, l := range jsonLines[told](t, ctl("shipment", "--json", awb)) {
+		lines = append(lines, l.line)
+		switch {
+		case l.Type == "BookingConfirmed" && (len(l.Deliveries) != 1 || l.Deliveries[0].WebhookID != hook ||
+			l.Deliveries[0].EventName != "booking.confirmed" || l.Deliveries[0].Status != "delivered"):
+			t.Errorf("the confirmation's deliveries: %+v", l.Deliveries)
+		case l.Type != "BookingConfirmed" && len(l.Deliveries) != 0:
+			t.Errorf("%s has deliveries: %+v", l.Type, l.Deliveries)
+		}
+	}
+	if !slices.Equal(lines, story) {
+		t.Errorf("cargoctl shipment tells\n%v\nthe history\n%v", lines, story)
+	}
+	if out := ctl("shipment", awb); !strings.Contains(out, "BookingConfirmed") ||
+		!strings.Contains(out, "\n    webhook "+hook+"  delivery ") || !strings.Contains(out, "  booking.confirmed  delivered  1 attempts, the last at ") {
+		t.Errorf("cargoctl shipment does not show the delivery under its event:\n%s", out)
+	}
+	if len(rc.received()) != 1 {
+		t.Errorf("the receiver got %d deliveries, want the confirmation's", len(rc.received()))
 	}
 
 	// What the booking request caused, as cargoctl trace reads it from
