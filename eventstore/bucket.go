@@ -27,7 +27,17 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 			Storage:  jetstream.FileStorage,
 			Replicas: s.replicas,
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		// Reads go to the bucket's stream directly (direct get), whose
+		// servers on a cluster answer only once its replicas are in
+		// place, moments after the stream is: until then a read finds
+		// no responders. The bucket is provisioned once a read answers.
+		if _, err := kv.Get(ctx, "provisioned"); !errors.Is(err, jetstream.ErrKeyNotFound) && err != nil {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: bucket %s: %w", name, err)
