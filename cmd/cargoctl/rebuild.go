@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/cargostream/cargostream/views"
 )
 
 const rebuildSynopsis = `Usage: cargoctl rebuild [connection flags]
@@ -50,26 +52,7 @@ The connection flags and credentials are those of 'cargoctl admin'.
 `
 
 // job is a rebuild or verification as the API shows it.
-type job struct {
-	Kind            string  `json:"kind"`
-	State           string  `json:"state"`
-	Phase           string  `json:"phase"`
-	EventsDone      uint64  `json:"eventsDone"`
-	EventsTotal     uint64  `json:"eventsTotal"`
-	EventsPerSecond float64 `json:"eventsPerSecond"`
-	Sequence        uint64  `json:"sequence"`
-	Failure         string  `json:"failure"`
-	StreamProblems  []struct {
-		Sequence  uint64 `json:"sequence"`
-		Aggregate string `json:"aggregate"`
-		Check     string `json:"check"`
-		Problem   string `json:"problem"`
-	} `json:"streamProblems"`
-	MoreStreamProblems   int `json:"moreStreamProblems"`
-	ReadModelDifferences []struct {
-		Description string `json:"description"`
-	} `json:"readModelDifferences"`
-}
+type job = views.MaintenanceJobJSON
 
 // pollEvery is how often cargoctl asks how far a job has come.
 const pollEvery = 250 * time.Millisecond
