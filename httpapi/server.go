@@ -113,7 +113,7 @@ type Deps struct {
 	Dispatcher *webhooks.Dispatcher
 	Shipments  *projections.Shipments
 	Documents  *projections.Documents
-	History    EventHistory // the events past states and histories are read from
+	History    projections.Histories // the events past states (?at=, ?seq=) and histories (…/history) are read from
 	// ShipmentFacts gathers what domain's access rules of a shipment
 	// need to know; the webhook renderer uses the same.
 	ShipmentFacts projections.ShipmentFacts

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,15 +10,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 )
-
-// EventHistory is what the past states of resources (?at=, ?seq=) and
-// their histories (…/history) take of the event store (eventstore.Store
-// implements it): every event of one aggregate, oldest first, and the
-// sequence the stream has reached.
-type EventHistory interface {
-	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
-	LastSequence(ctx context.Context) (uint64, error)
-}
 
 // Versions: a quote, booking, stock request, flight or shipment is at the
 // version of its aggregate's last event, that event's stream sequence. It
