@@ -83,12 +83,16 @@ type Dispatcher struct {
 
 // job is one delivery waiting in the queue.
 type job struct {
-	DeliveryID string          `json:"deliveryId"`
-	WebhookID  string          `json:"webhookId"`
-	EventName  string          `json:"eventName"`
-	EventID    string          `json:"eventId"`
-	EventSeq   uint64          `json:"eventSequence"`
-	Body       json.RawMessage `json:"body"`
+	DeliveryID string `json:"deliveryId"`
+	WebhookID  string `json:"webhookId"`
+	EventName  string `json:"eventName"`
+	EventID    string `json:"eventId"`
+	EventSeq   uint64 `json:"eventSequence"`
+	// CorrelationID is the X-Request-Id of the request that caused the
+	// event, sent as Cargo-Correlation-Id: the receiver's logs lead to
+	// cargoctl trace and the resource's history.
+	CorrelationID string          `json:"correlationId,omitempty"`
+	Body          json.RawMessage `json:"body"`
 }
 
 var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
@@ -136,7 +140,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			continue
 		}
 		id := uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String()
-		raw, err := encodeJob(job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence}, rec.OccurredAt, data)
+		raw, err := encodeJob(job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence,
+			CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
 		if err != nil {
 			return err
 		}
@@ -199,8 +204,8 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		return "", domain.Errorf(domain.NotFound, "the resource of that delivery is no longer visible to you")
 	}
 	id := uuid.NewString()
-	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: domain.WebhookEventOf(e), EventID: rec.EventID, EventSeq: eventSeq},
-		rec.OccurredAt, data)
+	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: domain.WebhookEventOf(e), EventID: rec.EventID, EventSeq: eventSeq,
+		CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
 }
 
 // send makes the try-th attempt at the delivery queued as id with data,
@@ -272,6 +277,9 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	req.Header.Set("webhook-id", msgID)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
 	req.Header.Set("webhook-signature", Sign(secret, msgID, ts, j.Body))
+	if j.CorrelationID != "" {
+		req.Header.Set("Cargo-Correlation-Id", j.CorrelationID)
+	}
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return 0, 0, err

@@ -182,8 +182,9 @@ func TestTheInvestigationToolsTellOneShipmentsStory(t *testing.T) {
 		!strings.Contains(out, "\n    webhook "+hook+"  delivery ") || !strings.Contains(out, "  booking.confirmed  delivered  1 attempts, the last at ") {
 		t.Errorf("cargoctl shipment does not show the delivery under its event:\n%s", out)
 	}
-	if len(rc.received()) != 1 {
-		t.Errorf("the receiver got %d deliveries, want the confirmation's", len(rc.received()))
+	// The receiver's log leads back to the request, as cargoctl trace does.
+	if got := rc.received(); len(got) != 1 || got[0].Correlation != bookingReq {
+		t.Errorf("the receiver got %+v, want the confirmation's, with the booking request's correlation id %s", got, bookingReq)
 	}
 
 	// What the booking request caused, as cargoctl trace reads it from

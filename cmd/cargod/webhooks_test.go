@@ -26,9 +26,10 @@ type receiver struct {
 }
 
 type delivery struct {
-	ID   string
-	Type string
-	Data map[string]any
+	ID          string
+	Correlation string // the Cargo-Correlation-Id header
+	Type        string
+	Data        map[string]any
 }
 
 // byType indexes deliveries by event name: deliveries may arrive in any
@@ -65,7 +66,7 @@ func newReceiver(t *testing.T) *receiver {
 		}
 		var d delivery
 		json.Unmarshal(body, &d)
-		d.ID = id
+		d.ID, d.Correlation = id, r.Header.Get("Cargo-Correlation-Id")
 		rc.got = append(rc.got, d)
 		w.WriteHeader(http.StatusNoContent)
 	}))
