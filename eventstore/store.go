@@ -605,27 +605,42 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := errors.New("done")
-	err := s.Subscribe(ctx, filters, from, func(r domain.Record) error {
-		if r.Sequence > to {
+	for stalls := 0; ; stalls++ {
+		err := s.Subscribe(ctx, filters, from, func(r domain.Record) error {
+			if r.Sequence > to {
+				return done
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+			if r.Sequence == to {
+				return done
+			}
+			from = r.Sequence + 1
+			return nil
+		}, func() error {
+			// Nothing (more) matches the filters: the ordered consumer
+			// has delivered everything up to the end of the stream.
 			return done
-		}
-		if err := fn(r); err != nil {
+		})
+		switch {
+		case errors.Is(err, done):
+			return nil
+		case errors.Is(err, errStalled) && stalls < maxReadStalls:
+			s.log.Warn("eventstore: a read's consumer stalled; reading on with a new one", "from", from, "err", err)
+		default:
 			return err
 		}
-		if r.Sequence == to {
-			return done
-		}
-		return nil
-	}, func() error {
-		// Nothing (more) matches the filters: the ordered consumer
-		// has delivered everything up to the end of the stream.
-		return done
-	})
-	if errors.Is(err, done) {
-		return nil
 	}
-	return err
 }
+
+// maxReadStalls is how often a read starts anew with a new consumer when
+// its consumer stalls.
+const maxReadStalls = 3
+
+// errStalled ends a subscription whose consumer delivers nothing while
+// the stream has events for it.
+var errStalled = errors.New("eventstore: subscription stalled")
 
 // Subscribe calls fn for each event from sequence from on (oldest first,
 // then live) whose subject matches the filters, until ctx ends or fn
@@ -679,17 +694,34 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 					askAfter = min(2*quiet, quiet+maxStallAsk)
 				}
 				if last > delivered {
-					return fmt.Errorf("eventstore: subscription stalled: nothing after %d for %s while the stream is at %d",
-						delivered, quiet.Round(time.Second), last)
+					return fmt.Errorf("%w: nothing after %d for %s while the stream is at %d",
+						errStalled, delivered, quiet.Round(time.Second), last)
 				}
 			}
 			// A second without a matching event is caught up only if
 			// the server has none left to deliver and fn has had all it
 			// delivered: on a loaded machine the first event of a
-			// filtered read can take longer than that to come.
-			if idle != nil && handedAll(ctx, cons, handed) {
+			// filtered read can take longer than that to come. Not
+			// caught up while nothing came for stallAfter is a stalled
+			// consumer (seen once on a cluster: it delivered nothing
+			// for minutes): the caller starts anew from its last event.
+			// (A subscription to every event has its stall check above,
+			// which asks the server seldom; it takes a quiet second as
+			// caught up.)
+			if idle != nil && everything {
 				if err := idle(); err != nil {
 					return err
+				}
+			} else if idle != nil {
+				caughtUp, waiting := handedAll(ctx, cons, handed)
+				switch quiet := time.Since(lastHeard); {
+				case caughtUp:
+					if err := idle(); err != nil {
+						return err
+					}
+				case quiet > stallAfter:
+					return fmt.Errorf("%w: nothing after %d for %s while %d matching events wait",
+						errStalled, delivered, quiet.Round(time.Second), waiting)
 				}
 			}
 			continue
@@ -733,17 +765,21 @@ type position struct {
 // tell: a filtered consumer moves it to the stream's end when nothing more
 // matches. Its own count can, of the consumer it counts for: an ordered
 // consumer re-created after a reset counts anew.)
-func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) bool {
+// It also says how many matching events the server has not delivered
+// yet.
+func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) (bool, uint64) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	info, err := cons.Info(ctx)
-	if err != nil || info.NumPending != 0 {
-		return false
+	switch {
+	case err != nil:
+		return false, 0
+	case info.NumPending != 0:
+		return false, info.NumPending
+	case info.Name != handed.consumer:
+		return info.Delivered.Consumer == 0, 0
 	}
-	if info.Name != handed.consumer {
-		return info.Delivered.Consumer == 0
-	}
-	return info.Delivered.Consumer <= handed.seq
+	return info.Delivered.Consumer <= handed.seq, 0
 }
 
 // ordered pulls the events matching filters (all, if none) from sequence

@@ -593,11 +593,11 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if handedAll(ctx, cons, handed) {
+	if caughtUp, _ := handedAll(ctx, cons, handed); caughtUp {
 		t.Error("caught up with a delivered quote not handed over")
 	}
 	handed = next()
-	if !handedAll(ctx, cons, handed) {
+	if caughtUp, waiting := handedAll(ctx, cons, handed); !caughtUp || waiting != 0 {
 		t.Error("not caught up after handing over both quotes, the bookings after them not matching")
 	}
 }
