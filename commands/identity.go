@@ -238,8 +238,8 @@ func (h *Handler) SetPassword(ctx context.Context, m Meta, username, password st
 		func(u domain.User) ([]domain.Event, error) { return domain.DecideSetPassword(u, hash, at) })
 }
 
-// RevokeTokens revokes the tokens c names (c.KeepUntil is when tokens
-// issued now expire), and returns the sequence of the revocation. A jti is
+// RevokeTokens revokes the tokens c names (c.TokenLifetime is how long a
+// token issued now may be accepted), and returns the sequence of the revocation. A jti is
 // an aggregate of its own; the revocations of a client's, user's or
 // organisation's tokens are events of that aggregate.
 func (h *Handler) RevokeTokens(ctx context.Context, m Meta, c domain.RevokeTokens) (uint64, error) {

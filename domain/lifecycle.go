@@ -189,7 +189,10 @@ func DecideSetPassword(u User, passwordHash string, at time.Time) ([]Event, erro
 type RevokeTokens struct {
 	JTI, Subject, OrganizationID string
 	At                           time.Time
-	KeepUntil                    time.Time // when a token issued now expires
+	// TokenLifetime is how long a token issued now may be accepted (its
+	// lifetime and the clock skew allowed): a revoked jti is kept that
+	// long after At.
+	TokenLifetime time.Duration
 }
 
 // Validate checks the command on its own, and returns the scope it names.
@@ -252,5 +255,5 @@ func DecideRevokeTokens(c RevokeTokens, exists bool, orgID string) ([]Event, err
 		return nil, p.Err()
 	}
 	return []Event{TokensRevoked{Scope: scope, JTI: c.JTI, Subject: c.Subject, OrganizationID: orgID,
-		IssuedBefore: c.At, KeepUntil: c.KeepUntil, RevokedAt: c.At}}, nil
+		IssuedBefore: c.At, KeepUntil: c.At.Add(c.TokenLifetime), RevokedAt: c.At}}, nil
 }

@@ -146,11 +146,14 @@ func TestDecideRevokeTokens(t *testing.T) {
 		{"an unknown organisation", RevokeTokens{OrganizationID: "nobody"}, false, "INVALID_VALUE organizationId"},
 	}
 	for _, tt := range tests {
-		tt.c.At, tt.c.KeepUntil = at, at.Add(time.Hour)
+		tt.c.At, tt.c.TokenLifetime = at, time.Hour
 		events, err := DecideRevokeTokens(tt.c, tt.exists, "acme")
 		got := outcomeOf(events, err, func(e TokensRevoked) string {
 			if !e.IssuedBefore.Equal(at) {
 				return "issued before " + e.IssuedBefore.String()
+			}
+			if !e.KeepUntil.Equal(at.Add(time.Hour)) {
+				return "kept until " + e.KeepUntil.String()
 			}
 			switch e.Scope {
 			case RevokeToken:

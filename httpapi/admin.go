@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
@@ -274,7 +273,7 @@ func (s *Server) handleRevokeTokens() handlerFunc {
 			return err
 		}
 		seq, err := s.commands.RevokeTokens(r.Context(), meta(r), domain.RevokeTokens{JTI: req.JTI, Subject: req.Subject,
-			OrganizationID: req.OrganizationID, KeepUntil: time.Now().Add(s.tokens.TTL() + tokens.ClockSkew)})
+			OrganizationID: req.OrganizationID, TokenLifetime: s.tokens.TTL() + tokens.ClockSkew})
 		if err != nil {
 			return err
 		}
