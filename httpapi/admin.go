@@ -218,10 +218,8 @@ type rotateSecretRequest struct {
 func (s *Server) handleRotateClientSecret() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req rotateSecretRequest
-		if r.ContentLength != 0 {
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
+		if err := decodeOptionalJSON(r, &req); err != nil {
+			return err
 		}
 		if req.ClientSecret == "" {
 			req.ClientSecret = commands.NewSecret("cs_")

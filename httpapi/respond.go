@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,21 @@ func decodeJSON(r *http.Request, dst any) error {
 		return err
 	}
 	return unmarshal(body, dst)
+}
+
+// decodeOptionalJSON is decodeJSON for a body a request may leave out: an
+// empty one, whether its length says 0 or it comes chunked, leaves dst as
+// it is.
+func decodeOptionalJSON(r *http.Request, dst any) error {
+	body := bufio.NewReader(r.Body)
+	if _, err := body.Peek(1); err == io.EOF {
+		return nil
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{body, r.Body}
+	return decodeJSON(r, dst)
 }
 
 // readJSONBody reads a body sent as JSON: uncompressed UTF-8, as RFC 8259

@@ -164,3 +164,32 @@ func TestUnmarshalChecksKeysAtEveryDepth(t *testing.T) {
 		}
 	}
 }
+
+func TestAnOptionalBodyLeftOutIsNoBodyHoweverItIsSent(t *testing.T) {
+	type body struct {
+		ClientSecret string `json:"clientSecret"`
+	}
+	for _, tt := range []struct {
+		name, body string
+		length     int64 // -1: chunked
+		want       string
+		err        bool
+	}{
+		{name: "no body", length: 0},
+		{name: "an empty chunked body", length: -1},
+		{name: "a chunked body", body: `{"clientSecret":"cs_chosen-secret"}`, length: -1, want: "cs_chosen-secret"},
+		{name: "a body", body: `{"clientSecret":"cs_chosen-secret"}`, length: 35, want: "cs_chosen-secret"},
+		{name: "a body that is not JSON", body: `secret`, length: -1, err: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/api/admin/clients/c/secret", strings.NewReader(tt.body))
+			r.Header.Set("Content-Type", "application/json")
+			r.ContentLength = tt.length
+			var got body
+			err := decodeOptionalJSON(r, &got)
+			if (err != nil) != tt.err || got.ClientSecret != tt.want {
+				t.Errorf("decoded %+v, %v; want %q (error: %v)", got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
