@@ -95,13 +95,11 @@ func (s *Server) handleToken() handlerFunc {
 func (s *Server) currentIdentity(r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
 	defer cancel()
-	switch err := s.projector.CatchUp(ctx); {
-	case errors.Is(err, projections.ErrBehind):
-		return errorf(codeServiceUnavailable, "this replica has not caught up with the event stream; no token was issued: retry")
-	case err != nil:
+	err := s.projector.CatchUp(ctx)
+	if err != nil && !errors.Is(err, projections.ErrBehind) { // ErrBehind is a 503 as for any read
 		return errorf(codeServiceUnavailable, "the event stream cannot be read now, so this replica cannot tell whether the credential still holds; no token was issued: retry")
 	}
-	return nil
+	return err
 }
 
 // readTokenRequest accepts the spec's JSON body, an OAuth form post, and
