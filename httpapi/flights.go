@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -121,18 +120,15 @@ func (s *Server) handleGetFlight() handlerFunc {
 func flightFilter(r *http.Request, p *domain.Problems) projections.FlightFilter {
 	q := r.URL.Query()
 	f := projections.FlightFilter{
-		Origin: strings.ToUpper(q.Get("origin")), Destination: strings.ToUpper(q.Get("destination")),
-		Status: q.Get("status"), Date: q.Get("date"),
+		Origin:       codeParam(q, p, "origin", domain.ValidAirportCode, "a three-letter IATA airport code"),
+		Destination:  codeParam(q, p, "destination", domain.ValidAirportCode, "a three-letter IATA airport code"),
+		Status:       q.Get("status"),
+		Date:         q.Get("date"),
 		FlightNumber: domain.CanonicalFlightNumber(q.Get("flightNumber")),
 		AircraftType: codeParam(q, p, "aircraftType", domain.ValidAircraftType, "an aircraft type: 2 to 8 letters or digits"),
 	}
 	if f.FlightNumber != "" && !domain.ValidFlightNumber(f.FlightNumber) {
 		p.Add("flightNumber", domain.CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")
-	}
-	for name, code := range map[string]string{"origin": f.Origin, "destination": f.Destination} {
-		if code != "" && !domain.ValidAirportCode(code) {
-			p.Add(name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
-		}
 	}
 	if _, err := time.Parse(time.DateOnly, f.Date); f.Date != "" && err != nil {
 		p.Add("date", domain.CodeInvalidDate, "must be a date as YYYY-MM-DD")

@@ -193,3 +193,30 @@ func TestAnOptionalBodyLeftOutIsNoBodyHoweverItIsSent(t *testing.T) {
 		})
 	}
 }
+
+func TestAFlightFilterReadsCodesAsSentAndNamesEveryBadOneInOrder(t *testing.T) {
+	tests := []struct {
+		query string
+		want  string // the fields refused, in order, or the filter's route when accepted
+	}{
+		{"origin=fra&destination=%20jfk%20", "FRA-JFK"},
+		{"origin=FRANKFURT&destination=J", "origin destination"},
+		{"destination=J&origin=FRANKFURT", "origin destination"},
+		{"origin=FRA&flightNumber=LH&status=lost&date=1.7.2026", "flightNumber date status"},
+	}
+	for _, tt := range tests {
+		var p domain.Problems
+		f := flightFilter(httptest.NewRequest("GET", "/api/flights?"+tt.query, nil), &p)
+		got := f.Origin + "-" + f.Destination
+		if len(p) > 0 {
+			fields := make([]string, len(p))
+			for i, e := range p {
+				fields[i] = e.Field
+			}
+			got = strings.Join(fields, " ")
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
