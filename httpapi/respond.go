@@ -443,6 +443,23 @@ func idParam(q url.Values, p *domain.Problems, name string) string {
 	return v
 }
 
+// idsParam reads a filter that is a set of ids, the parameter repeated:
+// at most maxIDs of them, each one that can be an id.
+func idsParam(q url.Values, p *domain.Problems, name string, maxIDs int) []string {
+	ids := q[name]
+	if len(ids) > maxIDs {
+		p.Add(name, domain.CodeInvalidRange, "at most %d ids, the parameter repeated; got %d", maxIDs, len(ids))
+		return nil
+	}
+	for _, id := range ids {
+		if !domain.ValidIdentifier(id) {
+			p.Add(name, domain.CodeInvalidFormat, "must be ids: each 1 to 64 letters, digits, '-' or '_'")
+			return nil
+		}
+	}
+	return ids
+}
+
 // pageParams reads page and limit: default 20, at most 100.
 func pageParams(q url.Values, p *domain.Problems) (page, limit int) {
 	page = intParam(q, "page", 1, 1, 1<<30, p)

@@ -106,8 +106,12 @@ func (s *Server) handleDeleteWebhook() handlerFunc {
 	}
 }
 
+// maxDeliveryEventIDs bounds the events one request for deliveries may
+// name: a shipment's life is a few dozen.
+const maxDeliveryEventIDs = 100
+
 // handleDeliveries is a subscription's delivery log: each attempt's time,
-// status code, latency and error.
+// status code, latency and error; of some events only, with eventId.
 func (s *Server) handleDeliveries() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		wh, err := s.visibleWebhook(r)
@@ -115,11 +119,13 @@ func (s *Server) handleDeliveries() handlerFunc {
 			return err
 		}
 		var p domain.Problems
-		page, limit := pageParams(r.URL.Query(), &p)
+		q := r.URL.Query()
+		page, limit := pageParams(q, &p)
+		eventIDs := idsParam(q, &p, "eventId", maxDeliveryEventIDs)
 		if err := p.Err(); err != nil {
 			return err
 		}
-		ds, total := s.webhooks.Deliveries(wh.ID, page, limit)
+		ds, total := s.webhooks.Deliveries(wh.ID, eventIDs, page, limit)
 		writePage(w, "deliveries", ds, views.ToDeliveryJSON, page, limit, total)
 		return nil
 	}

@@ -97,15 +97,28 @@ func (m *Webhooks) List(orgID string) []domain.Webhook {
 }
 
 // Deliveries returns one page of a subscription's deliveries, newest
-// first, and how many there are.
-func (m *Webhooks) Deliveries(webhookID string, page, limit int) ([]Delivery, int) {
+// first, and how many there are: of the events eventIDs only, unless it is
+// empty. The filter spares an investigation (cargoctl shipment) reading a
+// subscription's whole log to find the deliveries of a few events.
+func (m *Webhooks) Deliveries(webhookID string, eventIDs []string, page, limit int) ([]Delivery, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return pageOf(m.byWebhook[webhookID], true, func(id string) Delivery {
-		d := *m.deliveries[id]
-		d.Attempts = slices.Clone(d.Attempts)
-		return d
-	}, func(Delivery) bool { return true }, page, limit)
+	keep := func(*Delivery) bool { return true }
+	if len(eventIDs) > 0 {
+		wanted := make(map[string]bool, len(eventIDs))
+		for _, id := range eventIDs {
+			wanted[id] = true
+		}
+		keep = func(d *Delivery) bool { return wanted[d.EventID] }
+	}
+	found, total := pageOf(m.byWebhook[webhookID], true, func(id string) *Delivery { return m.deliveries[id] }, keep, page, limit)
+	// Copies of the page's deliveries alone: their attempts change.
+	out := make([]Delivery, len(found))
+	for i, d := range found {
+		out[i] = *d
+		out[i].Attempts = slices.Clone(d.Attempts)
+	}
+	return out, total
 }
 
 // Delivery returns one delivery of a subscription.

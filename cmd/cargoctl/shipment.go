@@ -66,7 +66,11 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return unreachable(conn.url, err)
 	}
-	deliveries, err := client.deliveriesByEvent(ctx, token)
+	eventIDs := make([]string, len(entries))
+	for i, e := range entries {
+		eventIDs[i] = e.EventID
+	}
+	deliveries, err := client.deliveriesByEvent(ctx, token, eventIDs)
 	if err != nil {
 		return unreachable(conn.url, err)
 	}
@@ -161,9 +165,14 @@ type delivery struct {
 	} `json:"attempts"`
 }
 
-// deliveriesByEvent reads every webhook subscription's deliveries, by the
-// id of the event delivered.
-func (c *apiClient) deliveriesByEvent(ctx context.Context, token string) (map[string][]delivery, error) {
+// maxEventIDsPerCall is the server's bound on the events one request for
+// deliveries names (the eventId parameter repeated).
+const maxEventIDsPerCall = 100
+
+// deliveriesByEvent reads the deliveries of the events eventIDs from every
+// webhook subscription, by the id of the event delivered: the server
+// filters, so that a subscription's whole log never crosses the wire.
+func (c *apiClient) deliveriesByEvent(ctx context.Context, token string, eventIDs []string) (map[string][]delivery, error) {
 	body, err := c.call(ctx, http.MethodGet, "/api/webhooks", token, nil)
 	if err != nil {
 		return nil, err
@@ -178,31 +187,41 @@ func (c *apiClient) deliveriesByEvent(ctx context.Context, token string) (map[st
 	}
 	out := map[string][]delivery{}
 	for _, h := range hooks.Webhooks {
-		for page := 1; ; page++ {
-			q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}}
-			body, err := c.call(ctx, http.MethodGet, "/api/webhooks/"+url.PathEscape(h.ID)+"/deliveries?"+q.Encode(), token, nil)
-			if err != nil {
+		for ids := range slices.Chunk(eventIDs, maxEventIDsPerCall) {
+			if err := c.deliveriesOf(ctx, token, h.ID, ids, out); err != nil {
 				return nil, err
-			}
-			var res struct {
-				Deliveries []delivery `json:"deliveries"`
-				Pagination struct {
-					TotalPages int `json:"totalPages"`
-				} `json:"pagination"`
-			}
-			if err := json.Unmarshal(body, &res); err != nil {
-				return nil, fmt.Errorf("the deliveries of webhook %s are not what the API answers: %w", h.ID, err)
-			}
-			for _, d := range res.Deliveries {
-				d.WebhookID = h.ID
-				out[d.EventID] = append(out[d.EventID], d)
-			}
-			if page >= res.Pagination.TotalPages {
-				break
 			}
 		}
 	}
 	return out, nil
+}
+
+// deliveriesOf adds to out the deliveries of the events eventIDs made for
+// the subscription webhookID, every page.
+func (c *apiClient) deliveriesOf(ctx context.Context, token, webhookID string, eventIDs []string, out map[string][]delivery) error {
+	for page := 1; ; page++ {
+		q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}, "eventId": eventIDs}
+		body, err := c.call(ctx, http.MethodGet, "/api/webhooks/"+url.PathEscape(webhookID)+"/deliveries?"+q.Encode(), token, nil)
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Deliveries []delivery `json:"deliveries"`
+			Pagination struct {
+				TotalPages int `json:"totalPages"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			return fmt.Errorf("the deliveries of webhook %s are not what the API answers: %w", webhookID, err)
+		}
+		for _, d := range res.Deliveries {
+			d.WebhookID = webhookID
+			out[d.EventID] = append(out[d.EventID], d)
+		}
+		if page >= res.Pagination.TotalPages {
+			return nil
+		}
+	}
 }
 
 // shipmentLine is one event of a shipment's life, for people: the time,

@@ -1,0 +1,43 @@
+package projections
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+func TestDeliveriesOfSomeEventsAreFoundInTheLogNewestFirst(t *testing.T) {
+	m := NewWebhooks()
+	// Four deliveries to one subscription, oldest first: two of event
+	// e1 (the second a redelivery), one each of e2 and e3; and one of e1
+	// to another subscription.
+	for i, d := range []struct{ webhook, delivery, event string }{
+		{"w1", "d1", "e1"}, {"w1", "d2", "e2"}, {"w1", "d3", "e1"}, {"w1", "d4", "e3"}, {"w2", "d5", "e1"},
+	} {
+		m.Apply(domain.Record{Sequence: uint64(10 + i)}, domain.WebhookDeliveryAttempted{DeliveryID: d.delivery, WebhookID: d.webhook,
+			EventName: "quote.created", EventID: d.event, Attempt: 1, Outcome: "delivered"})
+	}
+	tests := []struct {
+		events      []string
+		page, limit int
+		want        []string
+		total       int
+	}{
+		{nil, 1, 10, []string{"d4", "d3", "d2", "d1"}, 4},
+		{[]string{"e1"}, 1, 10, []string{"d3", "d1"}, 2},
+		{[]string{"e1", "e3"}, 1, 2, []string{"d4", "d3"}, 3},
+		{[]string{"e1", "e3"}, 2, 2, []string{"d1"}, 3},
+		{[]string{"e9"}, 1, 10, nil, 0},
+	}
+	for _, tt := range tests {
+		found, total := m.Deliveries("w1", tt.events, tt.page, tt.limit)
+		var got []string
+		for _, d := range found {
+			got = append(got, d.ID)
+		}
+		if !slices.Equal(got, tt.want) || total != tt.total {
+			t.Errorf("events %v, page %d of %d: %v of %d, want %v of %d", tt.events, tt.page, tt.limit, got, total, tt.want, tt.total)
+		}
+	}
+}
