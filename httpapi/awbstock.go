@@ -65,7 +65,7 @@ func (s *Server) handleListStockRequests() handlerFunc {
 func (s *Server) handleGetStockRequest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, who := mux.Vars(r)["id"], principal(r.Context())
-		return answerVersion(w, r,
+		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id},
 			func(cut projections.Cut) (domain.StockRequest, uint64, error) {
 				return s.past.StockRequest(r.Context(), who, id, cut)
 			},

@@ -70,7 +70,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 func (s *Server) handleGetBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id, who := mux.Vars(r)["id"], principal(r.Context())
-		return answerVersion(w, r,
+		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: id},
 			func(cut projections.Cut) (domain.Booking, uint64, error) {
 				return s.past.Booking(r.Context(), who, id, cut)
 			},

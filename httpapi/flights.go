@@ -109,7 +109,7 @@ func (s *Server) handleChangeFlight() handlerFunc {
 func (s *Server) handleGetFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := flightIDOf(r)
-		return answerVersion(w, r,
+		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateFlight, ID: id},
 			func(cut projections.Cut) (domain.Flight, uint64, error) { return s.past.Flight(r.Context(), id, cut) },
 			func() (domain.Flight, uint64, bool) { return s.flights.GetVersion(id) },
 			"no flight "+id, views.ToFlightJSON)

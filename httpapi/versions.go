@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,10 +36,11 @@ func notModified(w http.ResponseWriter, r *http.Request, version uint64) bool {
 	return true
 }
 
-// answerVersion answers a resource as it is now (now), or as it was at
-// the moment the request asks for with at or seq (then), with its version
-// as ETag. missing is the message of a resource now has not.
-func answerVersion[T, J any](w http.ResponseWriter, r *http.Request, then func(projections.Cut) (T, uint64, error),
+// answerVersion answers a resource, of aggregate agg, as it is now (now),
+// or as it was at the moment the request asks for with at or seq (then),
+// with its version as ETag. missing is the message of a resource now has
+// not.
+func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, then func(projections.Cut) (T, uint64, error),
 	now func() (T, uint64, bool), missing string, toJSON func(T) J) error {
 	cut, past, err := pastCut(r)
 	if err != nil {
@@ -52,7 +54,10 @@ func answerVersion[T, J any](w http.ResponseWriter, r *http.Request, then func(p
 		}
 	} else {
 		var ok bool
-		if v, version, ok = now(); !ok {
+		if v, version, ok, err = current(s, w, r, agg, now); err != nil {
+			return err
+		}
+		if !ok {
 			return domain.Errorf(domain.NotFound, "%s", missing)
 		}
 	}
@@ -60,6 +65,68 @@ func answerVersion[T, J any](w http.ResponseWriter, r *http.Request, then func(p
 		writeJSON(w, http.StatusOK, toJSON(v))
 	}
 	return nil
+}
+
+// maxPreferWait bounds a conditional GET's wait for a change (Prefer:
+// wait=N): long enough that a client waiting for a booking's confirmation
+// asks a few times a minute at most, short of the timeouts of usual
+// proxies (60 s).
+const maxPreferWait = 30 * time.Second
+
+// current is the resource as now gives it. A conditional GET whose
+// If-None-Match names the version it is at, and that asks to wait
+// (Prefer: wait=N, RFC 7240), is a long poll: it gets the resource once
+// this replica's read models apply an event of its aggregate agg, or
+// after N seconds (at most maxPreferWait) the 304 it would have had at
+// once. A client that waits for a booking's confirmation thus learns it
+// within milliseconds, without polling.
+func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool, error) {
+	wait, err := preferredWait(r)
+	inm := r.Header.Get("If-None-Match")
+	if err != nil || wait == 0 || inm == "" {
+		v, version, ok := now()
+		return v, version, ok, err
+	}
+	w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	for {
+		// Waiting before looking: a change applied after the look
+		// wakes the wait.
+		changed, stop := s.projector.ChangeOf(agg)
+		v, version, ok := now()
+		if ok && etagMatches(inm, etag(version)) {
+			select {
+			case <-changed:
+				stop()
+				continue
+			case <-ctx.Done():
+			}
+		}
+		stop()
+		return v, version, ok, nil
+	}
+}
+
+// preferredWait is the wait a request's Prefer header asks for, at most
+// maxPreferWait, or 0. Other preferences are ignored, as RFC 7240 says;
+// a wait that is not a number of seconds is refused.
+func preferredWait(r *http.Request) (time.Duration, error) {
+	for _, header := range r.Header.Values("Prefer") {
+		for pref := range strings.SplitSeq(header, ",") {
+			name, value, _ := strings.Cut(strings.TrimSpace(pref), "=")
+			if !strings.EqualFold(strings.TrimSpace(name), "wait") {
+				continue
+			}
+			value = strings.Trim(strings.TrimSpace(value), `"`)
+			seconds, err := strconv.Atoi(value)
+			if err != nil || seconds < 0 || value[0] == '+' {
+				return 0, domain.Errorf(domain.InvalidRequest, "Prefer: wait must be a whole number of seconds, such as wait=10; got %.40q", value)
+			}
+			return min(time.Duration(seconds)*time.Second, maxPreferWait), nil
+		}
+	}
+	return 0, nil
 }
 
 // changeMeta is the metadata of the change r asks for, with the version

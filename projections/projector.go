@@ -54,6 +54,7 @@ type Projector struct {
 	target       uint64        // stream's last sequence at start: ready once applied
 	targetKnown  bool          // target is set: until then, not caught up
 	changed      chan struct{} // closed (and replaced) whenever applied moves
+	changes      changes       // readers waiting for a change to one aggregate
 	resumes      int           // subscriptions that failed and were resumed
 
 	// hold is held while an event is applied as it comes: a rebuild or
@@ -182,6 +183,7 @@ func (p *Projector) replay(ctx context.Context, to uint64) error {
 				// done with those before.
 				if b.models.Add(-1) == 0 {
 					p.advance(b.recs[len(b.recs)-1].Sequence)
+					p.changes.appliedMany()
 				}
 			}
 		})
@@ -277,6 +279,7 @@ func (p *Projector) apply(r domain.Record) error {
 	}
 	p.last = r
 	p.advance(r.Sequence)
+	p.changes.applied(r.Aggregate)
 	if p.every > 0 && r.Sequence >= p.snapshotted+p.every {
 		p.snapshot(context.Background(), p.every)
 	}

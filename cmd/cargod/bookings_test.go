@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -219,6 +220,46 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 
 // raceFlight is an LH flight on a route without demo flights, with room
 // for ten 100 kg bookings.
+// TestAGetThatPrefersToWaitAnswersWithTheConfirmation files a booking
+// and asks for it with the ETag of its 201 and Prefer: wait: the answer
+// is the booking once the reactor has decided it, never the pending one
+// the client holds; asked again with the decided version, it answers 304
+// once the wait is over. A wait that is no number of seconds is refused.
+func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	flight := raceFlight(t, s)
+	body := rfq()
+	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	quote := createQuote(t, s, fwd, body).ID
+	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
+		t.Fatalf("quote %s = %+v", quote, q)
+	}
+	created := s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]})
+	var b booking
+	created.json(t, &b)
+	path := "/api/bookings/" + b.ID
+	get := func(etag, prefer string) response {
+		return s.do(t, request{method: "GET", path: path, token: fwd, header: map[string]string{"If-None-Match": etag, "Prefer": prefer}})
+	}
+
+	decided := get(created.header.Get("ETag"), "wait=30")
+	var got booking
+	if decided.status != http.StatusOK || decided.header.Get("Preference-Applied") != "wait=30" {
+		t.Fatalf("the wait for a change answered %d, Preference-Applied %q: %s", decided.status, decided.header.Get("Preference-Applied"), decided.body)
+	}
+	if decided.json(t, &got); got.Status != "confirmed" || decided.header.Get("ETag") == created.header.Get("ETag") {
+		t.Errorf("the wait for a change answered %+v, ETag %s", got, decided.header.Get("ETag"))
+	}
+	if r := get(decided.header.Get("ETag"), "respond-async, wait=1"); r.status != http.StatusNotModified || r.header.Get("Preference-Applied") != "wait=1" {
+		t.Errorf("a wait on a booking that does not change answered %d, Preference-Applied %q", r.status, r.header.Get("Preference-Applied"))
+	}
+	if r := get(decided.header.Get("ETag"), "wait=soon"); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "Prefer: wait must be a whole number of seconds") {
+		t.Errorf("Prefer: wait=soon answered %d %s", r.status, r.body)
+	}
+}
+
 func raceFlight(t *testing.T, s *testServer) map[string]any {
 	lh := s.demoToken(t, "demo-airline-lh")
 	date := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)

@@ -1,0 +1,76 @@
+package projections
+
+import (
+	"sync"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// changes wakes the readers waiting for a change to one aggregate (a long
+// poll on its resource, Prefer: wait) when an event of it is applied, and
+// only them: a broadcast on every event would wake each of hundreds of
+// waiters thousands of times a second to find nothing changed.
+type changes struct {
+	mu      sync.Mutex
+	waiting map[domain.Aggregate]*changeSlot
+}
+
+// changeSlot is shared by the readers waiting for one aggregate: ch is
+// closed at its next event, and readers counts those still waiting.
+type changeSlot struct {
+	ch      chan struct{}
+	readers int
+}
+
+// wait returns a channel closed once an event of agg is applied after
+// this call, and the function that ends the wait (call it in any case).
+func (c *changes) wait(agg domain.Aggregate) (<-chan struct{}, func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting == nil {
+		c.waiting = map[domain.Aggregate]*changeSlot{}
+	}
+	slot := c.waiting[agg]
+	if slot == nil {
+		slot = &changeSlot{ch: make(chan struct{})}
+		c.waiting[agg] = slot
+	}
+	slot.readers++
+	return slot.ch, sync.OnceFunc(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		// A slot already woken has left the map; a new one may be there.
+		if slot.readers--; slot.readers == 0 && c.waiting[agg] == slot {
+			delete(c.waiting, agg)
+		}
+	})
+}
+
+// applied wakes the readers waiting for agg.
+func (c *changes) applied(agg domain.Aggregate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slot := c.waiting[agg]; slot != nil {
+		close(slot.ch)
+		delete(c.waiting, agg)
+	}
+}
+
+// appliedMany wakes every reader: events were applied in batches, whose
+// aggregates are not told one by one. Each looks again.
+func (c *changes) appliedMany() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for agg, slot := range c.waiting {
+		close(slot.ch)
+		delete(c.waiting, agg)
+	}
+}
+
+// ChangeOf returns a channel closed once an event of agg is applied after
+// this call, and the function that ends the wait, to be called in any
+// case. A reader that registers before it looks at a read model misses no
+// change: the event is in the models before the channel closes.
+func (p *Projector) ChangeOf(agg domain.Aggregate) (changed <-chan struct{}, stop func()) {
+	return p.changes.wait(agg)
+}
