@@ -36,9 +36,22 @@ func newHTTPClient(conns int) *http.Client {
 // do sends body (JSON, or nothing when nil) and expects the status want.
 // Any other answer is a *failure whose kind is the status.
 func (a *api) do(ctx context.Context, method, path string, body []byte, want int) ([]byte, error) {
+	status, out, _, err := a.exchange(ctx, method, path, body, nil)
+	if err == nil && status != want {
+		err = statusFailure(method, path, status, out)
+	}
+	return out, err
+}
+
+// exchange sends body (JSON, or nothing when nil) with header and returns
+// the answer, whatever its status: no answer at all is a *failure.
+func (a *api) exchange(ctx context.Context, method, path string, body []byte, header http.Header) (int, []byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return 0, nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -48,17 +61,14 @@ func (a *api) do(ctx context.Context, method, path string, body []byte, want int
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return nil, &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: %v", method, path, err)}
+		return 0, nil, nil, &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: %v", method, path, err)}
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: reading the answer: %v", method, path, err)}
+		return 0, nil, nil, &failure{kind: "no answer", detail: fmt.Sprintf("%s %s: reading the answer: %v", method, path, err)}
 	}
-	if resp.StatusCode != want {
-		return out, statusFailure(method, path, resp.StatusCode, out)
-	}
-	return out, nil
+	return resp.StatusCode, out, resp.Header, nil
 }
 
 // statusFailure is an answer with another status than the one expected:

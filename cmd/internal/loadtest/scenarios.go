@@ -9,17 +9,9 @@ import (
 	"time"
 )
 
-const (
-	// A client asks whether a booking is confirmed (or a quote priced)
-	// again after a tenth of the time it has waited so far, within these
-	// bounds: the latency is measured to within about 10 % (at worst
-	// maxPoll), and 300 waiting clients do not drown the server in polls
-	// when confirmations take seconds.
-	minPoll, maxPoll = time.Millisecond, 100 * time.Millisecond
-	// settleTimeout bounds the wait for a reactor: long enough for the
-	// pricing reactor to work through the RFQs of earlier scenarios.
-	settleTimeout = 2 * time.Minute
-)
+// settleTimeout bounds the wait for a reactor: long enough for the
+// pricing reactor to work through the RFQs of earlier scenarios.
+const settleTimeout = 2 * time.Minute
 
 // readmeRFQ is the RFQ of the README's quick start.
 func readmeRFQ() map[string]any {
@@ -64,15 +56,33 @@ func (b *bench) fileRFQ(ctx context.Context, body []byte) (string, error) {
 	return q.ID, nil
 }
 
-// awaitStatus polls the quote or booking at path until its status is
-// want. A rejection is a failure of the kind "rejected: <reason>".
+// awaitStatus waits until the quote or booking at path has the status
+// want, as a client would: a long poll (If-None-Match with the version it
+// holds, Prefer: wait) answers the moment the resource changes, so the
+// latency is measured exactly and waiting clients send no polls. A
+// rejection is a failure of the kind "rejected: <reason>".
 func (a *api) awaitStatus(ctx context.Context, path, want string) (resource, error) {
-	start := time.Now()
-	deadline := start.Add(settleTimeout)
+	deadline := time.Now().Add(settleTimeout)
+	var r resource
+	version := ""
 	for {
-		var r resource
-		if err := a.json(ctx, "GET", path, nil, http.StatusOK, &r); err != nil {
+		header := http.Header{}
+		if version != "" {
+			header.Set("If-None-Match", version)
+			header.Set("Prefer", "wait=20")
+		}
+		status, out, answer, err := a.exchange(ctx, "GET", path, nil, header)
+		switch {
+		case err != nil:
 			return r, err
+		case status == http.StatusOK:
+			r = resource{}
+			if err := json.Unmarshal(out, &r); err != nil {
+				return r, fmt.Errorf("GET %s: the answer is not the JSON expected: %v: %s", path, err, clip(out))
+			}
+			version = answer.Get("ETag")
+		case status != http.StatusNotModified || version == "":
+			return r, statusFailure("GET", path, status, out)
 		}
 		switch {
 		case r.Status == want:
@@ -81,11 +91,6 @@ func (a *api) awaitStatus(ctx context.Context, path, want string) (resource, err
 			return r, &failure{kind: "rejected: " + r.RejectionReason, detail: fmt.Sprintf("%s was rejected: %s", path, r.RejectionReason)}
 		case time.Now().After(deadline):
 			return r, &failure{kind: "timeout", detail: fmt.Sprintf("%s still %s, not %s, after %s", path, r.Status, want, settleTimeout)}
-		}
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-time.After(min(max(time.Since(start)/10, minPoll), maxPoll)):
 		}
 	}
 }
