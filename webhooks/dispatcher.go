@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -74,11 +76,24 @@ type Dispatcher struct {
 	Guard    Guard
 	Schedule []time.Duration
 	Log      *slog.Logger
-	Parallel int // deliveries sent at once, and events turned into deliveries at once
+	Parallel int // events turned into deliveries at once
+	// InHand bounds the deliveries taken from the queue at once, whether
+	// being sent, waiting for their subscription's turn, or being
+	// recorded (Parallel when 0). Recording an attempt waits for a disk
+	// flush; it holds no subscription's turn, so a burst is sent while
+	// the attempts before it are being stored.
+	InHand int
+	// PerSubscription bounds the requests under way to one subscription
+	// (InHand when 0): a burst goes out in parallel, and a slow receiver
+	// holds no more connections than this.
+	PerSubscription int
 	// Attempted, if set, hears the outcome of every delivery attempt
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
 	Attempted func(outcome string)
 	client    *http.Client
+
+	mu    sync.Mutex
+	turns map[string]chan struct{} // by webhook id: one token per request under way
 }
 
 // job is one delivery waiting in the queue.
@@ -99,17 +114,21 @@ var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
 
 // Run dispatches events and sends deliveries until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
+	inHand := cmp.Or(d.InHand, d.Parallel)
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
 	d.client = &http.Client{
-		Timeout:   15 * time.Second,
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: d.Parallel, Proxy: nil},
+		Timeout: 15 * time.Second,
+		// Every request may be to one host (subscriptions on different
+		// paths of one receiver): each keeps its connection for the
+		// next, rather than a new one being dialled per delivery.
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, Proxy: nil},
 		// A redirect is an answer, not an instruction: it is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.Queue.Work(ctx, d.Parallel, d.send) // until ctx ends, begun again on failure
+		d.Queue.Work(ctx, inHand, d.send) // until ctx ends, begun again on failure
 	}()
 	d.Events.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
 		func(rec domain.Record, err error) {
@@ -226,8 +245,11 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) 
 	// The context outlives shutdown (see Queue.Work): a delivery under
 	// way finishes, within the client's timeout, rather than being cut
 	// off after the receiver may have acted on it.
+	turn := d.turn(w.ID)
+	turn <- struct{}{}
 	start := time.Now()
 	status, retryAfter, err := d.post(ctx, w, j)
+	<-turn
 	attempt.At, attempt.StatusCode, attempt.LatencyMs = time.Now().UTC(), status, time.Since(start).Milliseconds()
 	if err != nil {
 		attempt.Error = err.Error()
@@ -257,6 +279,23 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) 
 		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)
 	}
 	return retryIn
+}
+
+// turn is the semaphore of the requests under way to a subscription.
+// It is kept for the life of the dispatcher: a few bytes per
+// subscription ever delivered to.
+func (d *Dispatcher) turn(webhookID string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.turns[webhookID]
+	if !ok {
+		if d.turns == nil {
+			d.turns = map[string]chan struct{}{}
+		}
+		t = make(chan struct{}, max(cmp.Or(d.PerSubscription, d.InHand, d.Parallel), 1))
+		d.turns[webhookID] = t
+	}
+	return t
 }
 
 // post sends the delivery, signed; it returns the status (0 when there
