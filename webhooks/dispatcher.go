@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -74,14 +76,27 @@ type Dispatcher struct {
 	Guard    Guard
 	Schedule []time.Duration
 	Log      *slog.Logger
-	Parallel int // deliveries sent at once, and events turned into deliveries at once
+	Parallel int // events turned into deliveries at once
+	// InHand bounds the deliveries taken from the queue at once, whether
+	// being sent, waiting for their subscription's turn, or being
+	// recorded (Parallel when 0). Recording an attempt waits for a disk
+	// flush; it holds no subscription's turn, so a burst is sent while
+	// the attempts before it are being stored.
+	InHand int
+	// PerSubscription bounds the requests under way to one subscription
+	// (InHand when 0): a burst goes out in parallel, and a slow receiver
+	// holds no more connections than this.
+	PerSubscription int
 	// Attempted, if set, hears the outcome of every delivery attempt
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
 	Attempted func(outcome string)
 	client    *http.Client
+
+	mu    sync.Mutex
+	turns map[string]chan struct{} // by webhook id: one token per request under way
 }
 
-// job is one delivery waiting in the queue.
+// job is one delivery: made by the dispatcher, and queued when it waits.
 type job struct {
 	DeliveryID string `json:"deliveryId"`
 	WebhookID  string `json:"webhookId"`
@@ -93,23 +108,32 @@ type job struct {
 	// cargoctl trace and the resource's history.
 	CorrelationID string          `json:"correlationId,omitempty"`
 	Body          json.RawMessage `json:"body"`
+	// Tried is the attempts the dispatcher made before it queued the
+	// job, and RetryAt when the next is due: a job queued untried has
+	// neither.
+	Tried   int       `json:"tried,omitempty"`
+	RetryAt time.Time `json:"retryAt,omitzero"`
 }
 
 var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
 
 // Run dispatches events and sends deliveries until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
+	inHand := cmp.Or(d.InHand, d.Parallel)
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
 	d.client = &http.Client{
-		Timeout:   15 * time.Second,
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: d.Parallel, Proxy: nil},
+		Timeout: 15 * time.Second,
+		// Every request may be to one host (subscriptions on different
+		// paths of one receiver): each keeps its connection for the
+		// next, rather than a new one being dialled per delivery.
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, Proxy: nil},
 		// A redirect is an answer, not an instruction: it is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.Queue.Work(ctx, d.Parallel, d.send) // until ctx ends, begun again on failure
+		d.Queue.Work(ctx, inHand, d.send) // until ctx ends, begun again on failure
 	}()
 	d.Events.Consume(ctx, "webhooks", nil, d.Parallel, func(rec domain.Record) error { return d.dispatch(ctx, rec) },
 		func(rec domain.Record, err error) {
@@ -118,9 +142,15 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	<-done
 }
 
-// dispatch queues one delivery per subscription that wants the event and
-// may see it. Delivery ids follow from subscription and event, so a
-// redelivered event queues nothing twice.
+// dispatch delivers the event to each subscription that wants it and may
+// see it. The first attempts are made here, at once, rather than after a
+// round through the queue (a stored job, then a worker's pull): the event
+// is acknowledged only once they are made, and the retries they call for
+// are queued, so a crash part way makes the event come again and nothing
+// is lost. A delivery whose subscription has as many requests under way as
+// it may is queued untried instead, so that a slow receiver holds up no
+// other subscription's deliveries. Delivery ids follow from subscription
+// and event, so a redelivered event queues nothing twice.
 func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	e, err := domain.DecodeEvent(rec.Type, rec.Data)
 	if err != nil {
@@ -133,44 +163,94 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	if err := d.Readers.WaitFor(ctx, rec.Sequence); err != nil {
 		return err
 	}
-	jobs := map[string][]byte{}
+	// From here on the deliveries are made, recorded and queued even if
+	// shutdown begins: a request under way is not cut off after the
+	// receiver may have acted on it (as in Queue.Work).
+	ctx = context.WithoutCancel(ctx)
+	var mu sync.Mutex
+	queued := map[string][]byte{}
+	queue := func(j job) error {
+		raw, err := json.Marshal(j)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		queued[j.DeliveryID] = raw
+		return nil
+	}
+	var attempts []domain.WebhookDeliveryAttempted
+	var sends sync.WaitGroup
+subscriptions:
 	for _, w := range d.Subs.Matching(name, rec.Sequence) {
 		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
 		if !ok {
 			continue
 		}
-		id := uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String()
-		raw, err := encodeJob(job{DeliveryID: id, WebhookID: w.ID, EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence,
-			CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
-		if err != nil {
-			return err
+		var body json.RawMessage
+		if body, err = payload(name, rec.OccurredAt, data); err != nil {
+			break subscriptions
 		}
-		jobs[id] = raw
+		j := job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID, EventName: name,
+			EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}
+		turn := d.turn(w.ID)
+		select {
+		case turn <- struct{}{}:
+		default:
+			if err = queue(j); err != nil {
+				break subscriptions
+			}
+			continue
+		}
+		sends.Go(func() {
+			attempt, retryIn := d.attempt(ctx, w, j, 1)
+			<-turn
+			mu.Lock()
+			attempts = append(attempts, attempt)
+			mu.Unlock()
+			if retryIn > 0 {
+				j.Tried, j.RetryAt = 1, attempt.NextTryAt
+				if err := queue(j); err != nil {
+					d.Log.Error("webhook retry not queued", "delivery", j.DeliveryID, "err", err)
+				}
+			}
+		})
 	}
-	if len(jobs) == 0 {
-		return nil
+	sends.Wait() // the requests under way finish, whatever happens next
+	// Retries are queued before the attempts are recorded: a crash in
+	// between leaves an attempt unrecorded, never a retry unqueued.
+	if err == nil && len(queued) > 0 {
+		err = d.Queue.Put(ctx, queued)
 	}
-	return d.Queue.Put(ctx, jobs)
+	if err != nil {
+		return err // the event comes again
+	}
+	var records sync.WaitGroup
+	for _, a := range attempts {
+		records.Go(func() { d.record(ctx, a) }) // together, in one group commit
+	}
+	records.Wait()
+	return nil
 }
 
-// encodeJob is a queued delivery: the job with its body, fixed now so
+// payload is the body of a delivery, fixed when the delivery is made so
 // that every retry sends the same bytes.
-func encodeJob(j job, at time.Time, data any) ([]byte, error) {
-	body, err := json.Marshal(struct {
+func payload(eventName string, at time.Time, data any) (json.RawMessage, error) {
+	return json.Marshal(struct {
 		Type      string    `json:"type"`
 		Timestamp time.Time `json:"timestamp"`
 		Data      any       `json:"data"`
-	}{j.EventName, at.UTC(), data})
-	if err != nil {
-		return nil, err
-	}
-	j.Body = body
-	return json.Marshal(j)
+	}{eventName, at.UTC(), data})
 }
 
 // enqueue queues one delivery.
 func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any) error {
-	raw, err := encodeJob(j, at, data)
+	body, err := payload(j.EventName, at, data)
+	if err != nil {
+		return err
+	}
+	j.Body = body
+	raw, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
@@ -208,30 +288,59 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
 }
 
-// send makes the try-th attempt at the delivery queued as id with data,
-// and records it. It returns how long to wait before the next attempt,
-// or 0 when there is none.
-func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) (retryIn time.Duration) {
+// send makes an attempt at the delivery queued as id with data, the
+// queue's handout-th, and records it. It returns how long to wait before
+// the next attempt, or 0 when there is none.
+func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (retryIn time.Duration) {
 	var j job
 	if err := json.Unmarshal(data, &j); err != nil {
 		d.Log.Error("unreadable webhook job dropped", "id", id, "err", err)
 		return 0
 	}
+	try, wait := j.try(handout, time.Now())
+	if wait > 0 {
+		return wait
+	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
 	if !ok || w.Deleted || w.Disabled {
 		return 0 // nobody to deliver to any more
 	}
+	turn := d.turn(w.ID)
+	turn <- struct{}{}
+	attempt, retryIn := d.attempt(ctx, w, j, try)
+	<-turn
+	d.record(ctx, attempt)
+	return retryIn
+}
+
+// try is the attempt that the queue's handout-th handout of j makes, or
+// how long it waits first. The queue hands a job out as soon as it is
+// put: a retry of the dispatcher's spends its first handout waiting until
+// it is due, and counts the attempts the dispatcher made.
+func (j job) try(handout int, now time.Time) (try int, wait time.Duration) {
+	switch {
+	case j.Tried == 0:
+		return handout, 0
+	case handout == 1:
+		return 0, max(j.RetryAt.Sub(now), time.Millisecond)
+	default:
+		return j.Tried + handout - 1, 0
+	}
+}
+
+// attempt makes the try-th attempt at delivering j to w. It returns the
+// attempt, to be recorded, and how long to wait before the next, or 0
+// when there is none.
+func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try int) (domain.WebhookDeliveryAttempted, time.Duration) {
 	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, OrgID: w.OrganizationID, EventName: j.EventName,
 		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: try}
-	// The context outlives shutdown (see Queue.Work): a delivery under
-	// way finishes, within the client's timeout, rather than being cut
-	// off after the receiver may have acted on it.
 	start := time.Now()
 	status, retryAfter, err := d.post(ctx, w, j)
 	attempt.At, attempt.StatusCode, attempt.LatencyMs = time.Now().UTC(), status, time.Since(start).Milliseconds()
 	if err != nil {
 		attempt.Error = err.Error()
 	}
+	var retryIn time.Duration
 	switch {
 	case status >= 200 && status < 300:
 		attempt.Outcome = domain.DeliveryDelivered
@@ -253,10 +362,31 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, try int) 
 	if d.Attempted != nil {
 		d.Attempted(attempt.Outcome)
 	}
-	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+j.DeliveryID+":"+strconv.Itoa(try), attempt); err != nil {
-		d.Log.Error("webhook attempt not recorded", "delivery", j.DeliveryID, "err", err)
+	return attempt, retryIn
+}
+
+// record appends an attempt to the event log.
+func (d *Dispatcher) record(ctx context.Context, a domain.WebhookDeliveryAttempted) {
+	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+a.DeliveryID+":"+strconv.Itoa(a.Attempt), a); err != nil {
+		d.Log.Error("webhook attempt not recorded", "delivery", a.DeliveryID, "err", err)
 	}
-	return retryIn
+}
+
+// turn is the semaphore of the requests under way to a subscription.
+// It is kept for the life of the dispatcher: a few bytes per
+// subscription ever delivered to.
+func (d *Dispatcher) turn(webhookID string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.turns[webhookID]
+	if !ok {
+		if d.turns == nil {
+			d.turns = map[string]chan struct{}{}
+		}
+		t = make(chan struct{}, max(cmp.Or(d.PerSubscription, d.InHand, d.Parallel), 1))
+		d.turns[webhookID] = t
+	}
+	return t
 }
 
 // post sends the delivery, signed; it returns the status (0 when there

@@ -1,7 +1,8 @@
 // Package webhooks delivers events to subscribers' URLs: signed per the
-// Standard Webhooks specification, retried with backoff until delivered
-// or dead-lettered, from a durable work queue shared by all replicas. The
-// events and the queue come through its Events and Queue interfaces.
+// Standard Webhooks specification, first as soon as the event is stored,
+// then retried with backoff until delivered or dead-lettered, from a
+// durable work queue shared by all replicas. The events and the queue come
+// through its Events and Queue interfaces.
 package webhooks
 
 import (

@@ -119,3 +119,28 @@ func TestScheduleSealerJitter(t *testing.T) {
 		}
 	}
 }
+
+func TestAQueuedJobCountsTheAttemptsTheDispatcherMade(t *testing.T) {
+	now := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		j        job
+		handout  int
+		wantTry  int
+		wantWait time.Duration
+	}{
+		{"an untried job's first handout is its first attempt", job{}, 1, 1, 0},
+		{"an untried job's third handout is its third attempt", job{}, 3, 3, 0},
+		{"a retry waits on its first handout until it is due", job{Tried: 1, RetryAt: now.Add(5 * time.Second)}, 1, 0, 5 * time.Second},
+		{"a retry already due still spends its first handout waiting, briefly", job{Tried: 1, RetryAt: now.Add(-time.Second)}, 1, 0, time.Millisecond},
+		{"a retry's second handout is the attempt after the dispatcher's", job{Tried: 1, RetryAt: now}, 2, 2, 0},
+		{"a retry's fourth handout is its fourth attempt", job{Tried: 1, RetryAt: now}, 4, 4, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			try, wait := tt.j.try(tt.handout, now)
+			if try != tt.wantTry || wait != tt.wantWait {
+				t.Errorf("try(%d) = %d, %s; want %d, %s", tt.handout, try, wait, tt.wantTry, tt.wantWait)
+			}
+		})
+	}
+}

@@ -343,7 +343,8 @@ func newDispatcher(store *eventstore.Store, queue *eventstore.Queue, cfg config.
 	// group commit of its recorded attempt, so more senders make fuller
 	// batches (measured: 2.4k verified deliveries/s against 1.9-2.1k with 64).
 	return &webhooks.Dispatcher{Events: store, Queue: queue, Subs: subs, Render: render, Recorder: rec, Readers: readers,
-		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: cfg.WebhookSchedule, Log: log, Parallel: 128}, nil
+		Sealer: sealer, Guard: webhooks.Guard{AllowPrivate: cfg.WebhookPrivate}, Schedule: cfg.WebhookSchedule, Log: log,
+		Parallel: 256, InHand: 1024, PerSubscription: 64}, nil
 }
 
 // backlogs are the backlogs of the reactors, the webhook dispatcher and
