@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"container/heap"
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
@@ -73,4 +74,43 @@ func (c *changes) appliedMany() {
 // change: the event is in the models before the channel closes.
 func (p *Projector) ChangeOf(agg domain.Aggregate) (changed <-chan struct{}, stop func()) {
 	return p.changes.wait(agg)
+}
+
+// seqWaiters are the readers waiting for a sequence to be applied (each
+// write waits for its own, to be read back), a heap by sequence: an event
+// applied wakes those it satisfies and no other, where a broadcast on
+// every event woke every waiting writer to look again, each taking the
+// projector's lock. Guarded by the projector's mu.
+type seqWaiters []seqWaiter
+
+type seqWaiter struct {
+	seq     uint64
+	reached chan struct{} // closed once seq is applied
+}
+
+// add returns a channel closed once seq is applied. A reader that gives up
+// leaves its entry: it goes once seq is applied, and no reader waits for
+// a sequence the stream does not have (see PastEnd).
+func (w *seqWaiters) add(seq uint64) <-chan struct{} {
+	reached := make(chan struct{})
+	heap.Push(w, seqWaiter{seq: seq, reached: reached})
+	return reached
+}
+
+// wake wakes the readers of every sequence up to applied.
+func (w *seqWaiters) wake(applied uint64) {
+	for len(*w) > 0 && (*w)[0].seq <= applied {
+		close(heap.Pop(w).(seqWaiter).reached)
+	}
+}
+
+func (w seqWaiters) Len() int           { return len(w) }
+func (w seqWaiters) Less(i, j int) bool { return w[i].seq < w[j].seq }
+func (w seqWaiters) Swap(i, j int)      { w[i], w[j] = w[j], w[i] }
+func (w *seqWaiters) Push(x any)        { *w = append(*w, x.(seqWaiter)) }
+func (w *seqWaiters) Pop() any {
+	old := *w
+	last := old[len(old)-1]
+	*w = old[:len(old)-1]
+	return last
 }

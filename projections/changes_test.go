@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
@@ -43,5 +44,41 @@ func TestAWaitForAChangeEndsAtAnEventOfItsAggregateOnly(t *testing.T) {
 	stopAgain()
 	if len(c.waiting) != 0 {
 		t.Errorf("%d slots left once every reader stopped", len(c.waiting))
+	}
+}
+
+func TestAnAppliedSequenceWakesTheReadersOfItAndOfThoseBeforeOnly(t *testing.T) {
+	var w seqWaiters
+	reached := map[uint64]<-chan struct{}{}
+	for _, seq := range []uint64{7, 3, 9, 3, 5} {
+		reached[seq] = w.add(seq) // the second 3 replaces the first in the map; both wait
+	}
+	tests := []struct {
+		applied uint64
+		woken   []uint64
+		left    int
+	}{
+		{2, nil, 5},
+		{5, []uint64{3, 5}, 2},
+		{8, []uint64{3, 5, 7}, 1},
+		{20, []uint64{3, 5, 7, 9}, 0},
+	}
+	for _, tt := range tests {
+		w.wake(tt.applied)
+		for seq, ch := range reached {
+			select {
+			case <-ch:
+				if !slices.Contains(tt.woken, seq) {
+					t.Errorf("applied %d woke the reader of %d", tt.applied, seq)
+				}
+			default:
+				if slices.Contains(tt.woken, seq) {
+					t.Errorf("applied %d left the reader of %d waiting", tt.applied, seq)
+				}
+			}
+		}
+		if len(w) != tt.left {
+			t.Errorf("applied %d: %d readers left, want %d", tt.applied, len(w), tt.left)
+		}
 	}
 }

@@ -51,11 +51,11 @@ type Projector struct {
 	// waitingSince is when events were first seen waiting (by Lag)
 	// since the last apply; zero while none were seen.
 	waitingSince time.Time
-	target       uint64        // stream's last sequence at start: ready once applied
-	targetKnown  bool          // target is set: until then, not caught up
-	changed      chan struct{} // closed (and replaced) whenever applied moves
-	changes      changes       // readers waiting for a change to one aggregate
-	resumes      int           // subscriptions that failed and were resumed
+	target       uint64     // stream's last sequence at start: ready once applied
+	targetKnown  bool       // target is set: until then, not caught up
+	waiters      seqWaiters // readers waiting for a sequence to be applied
+	changes      changes    // readers waiting for a change to one aggregate
+	resumes      int        // subscriptions that failed and were resumed
 
 	// hold is held while an event is applied as it comes: a rebuild or
 	// verification holds it to bring fresh models to exactly where the
@@ -72,7 +72,7 @@ type Projector struct {
 
 // NewProjector returns a projector for models.
 func NewProjector(stream Stream, log *slog.Logger, models ...ReadModel) *Projector {
-	return &Projector{stream: stream, models: models, log: log, changed: make(chan struct{})}
+	return &Projector{stream: stream, models: models, log: log}
 }
 
 // Run replays the stream into the read models and then follows it, until
@@ -319,8 +319,7 @@ func (p *Projector) advance(seq uint64) {
 		return
 	}
 	p.applied, p.waitingSince = seq, time.Time{}
-	close(p.changed)
-	p.changed = make(chan struct{})
+	p.waiters.wake(seq)
 }
 
 // Resumes counts the subscriptions that failed and were resumed.
@@ -436,17 +435,17 @@ func (p *Projector) CatchUp(ctx context.Context) error {
 // WaitFor returns once the read models have applied sequence seq, so a
 // reader sees its own writes; ErrBehind if ctx ends first.
 func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
-	for {
-		p.mu.Lock()
-		applied, changed := p.applied, p.changed
+	p.mu.Lock()
+	if p.applied >= seq {
 		p.mu.Unlock()
-		if applied >= seq {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ErrBehind
-		}
+		return nil
+	}
+	reached := p.waiters.add(seq)
+	p.mu.Unlock()
+	select {
+	case <-reached:
+		return nil
+	case <-ctx.Done():
+		return ErrBehind
 	}
 }
