@@ -1,10 +1,11 @@
 package domain
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+
+	json "github.com/goccy/go-json"
 )
 
 // Event is a fact that has happened. Its type name is stable forever:
@@ -68,6 +69,11 @@ var decoders = map[string]func([]byte) (Event, error){
 	StockLow{}.EventType():                  decoder[StockLow],
 }
 
+// decoder reads a payload with goccy/go-json, not encoding/json, which
+// writes it: read models are rebuilt by decoding every event of the
+// stream, and there it decodes about three times faster. It reads every
+// event exactly as encoding/json would (see the test beside), but for
+// member names in another case than the tags', which no stored event has.
 func decoder[E Event](data []byte) (Event, error) {
 	var e E
 	err := json.Unmarshal(data, &e)
