@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // declared parses this package's sources, without its tests, and returns
@@ -214,4 +215,27 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// A decoded event's strings are copies, as encoding/json's are, not
+// slices of the payload: a read model keeping one must not keep the rest.
+func TestDecodedStringsDoNotShareTheMemoryOfOtherStrings(t *testing.T) {
+	for _, name := range EventTypes() {
+		typ := reflect.TypeOf(must(decoders[name]([]byte("{}"))))
+		e := reflect.New(typ).Elem()
+		fill(e, len(name))
+		// Every string a slice of one buffer, as goccy leaves them.
+		var buffer []byte
+		replaceStrings(e, func(s string) string { buffer = append(buffer, s...); return s })
+		all, at := string(buffer), 0
+		replaceStrings(e, func(s string) string { at += len(s); return all[at-len(s) : at] })
+		replaceStrings(e, strings.Clone)
+		start := uintptr(unsafe.Pointer(unsafe.StringData(all)))
+		replaceStrings(e, func(s string) string {
+			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); s != "" && p >= start && p < start+uintptr(len(all)) {
+				t.Errorf("%s: %q still shares the memory of the other strings", name, s)
+			}
+			return s
+		})
+	}
 }
