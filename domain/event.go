@@ -1,10 +1,14 @@
 package domain
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
 )
 
 // Event is a fact that has happened. Its type name is stable forever:
@@ -68,10 +72,66 @@ var decoders = map[string]func([]byte) (Event, error){
 	StockLow{}.EventType():                  decoder[StockLow],
 }
 
+// decoder reads a payload with goccy/go-json, not encoding/json, which
+// writes it: read models are rebuilt by decoding every event of the
+// stream, and there it decodes about twice as fast, its strings copied
+// out as encoding/json's are (see replaceStrings). It reads every
+// event exactly as encoding/json would (see the test beside), but for
+// member names in another case than the tags', which no stored event has.
 func decoder[E Event](data []byte) (Event, error) {
 	var e E
 	err := json.Unmarshal(data, &e)
+	if err == nil {
+		replaceStrings(reflect.ValueOf(&e).Elem(), strings.Clone)
+	}
 	return e, err
+}
+
+// replaceStrings sets every string in v, as deep as it goes, to f of it.
+// Decoded events have their strings given memory of their own this way
+// (strings.Clone): goccy's are slices of its copy of the whole payload,
+// and a read model keeping one name of an event would keep all of it (a
+// fifth more memory for the read models), where encoding/json's are
+// copies.
+func replaceStrings(v reflect.Value, f func(string) string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(f(v.String()))
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			return
+		}
+		for i := range v.NumField() {
+			if field := v.Field(i); field.CanSet() {
+				replaceStrings(field, f)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			replaceStrings(v.Elem(), f)
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // bytes, decoded from base64 into their own
+		}
+		for i := range v.Len() {
+			replaceStrings(v.Index(i), f)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		replaced := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			key, value := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			key.Set(it.Key())
+			value.Set(it.Value())
+			replaceStrings(key, f)
+			replaceStrings(value, f)
+			replaced.SetMapIndex(key, value)
+		}
+		v.Set(replaced)
+	}
 }
 
 // EventTypes lists every event type, sorted.

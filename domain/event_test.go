@@ -1,14 +1,20 @@
 package domain
 
 import (
+	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
+	"math"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // declared parses this package's sources, without its tests, and returns
@@ -82,5 +88,154 @@ func TestEveryAggregateTypeIsListedOnce(t *testing.T) {
 			t.Errorf("aggregate type %q listed twice", a)
 		}
 		seen[a] = true
+	}
+}
+
+// fill sets every field of v, as deep as it goes, to a value that is not
+// its zero one and that a JSON decoder could get wrong: text with
+// escapes and characters beyond ASCII, fractions and exponents, the
+// largest integers, instants with nanoseconds. seed varies the values.
+func fill(v reflect.Value, seed int) {
+	switch v.Kind() {
+	case reflect.String:
+		texts := []string{"LHR \"Heathrow\" <&> \\ \t\u00e9\u8336\U0001F6EB", "a", "line\nbreak \u2028", "organizationId"}
+		v.SetString(texts[seed%len(texts)])
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt([]int64{-42, math.MaxInt64, 1, math.MinInt64}[seed%4])
+	case reflect.Uint64:
+		v.SetUint([]uint64{7, math.MaxUint64, 1 << 53}[seed%3])
+	case reflect.Uint8:
+		v.SetUint(uint64(200 + seed%50))
+	case reflect.Float64:
+		v.SetFloat([]float64{0.1, 1e21, -3.5e-7, 123456789.123456789, 5e-324, math.MaxFloat64}[seed%6])
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), seed+1)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range v.Len() {
+			fill(v.Index(i), seed+i+1)
+		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for i := range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(k, seed+i)
+			fill(e, seed+i+1)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 3, 29, 1, 30, seed%60, 123456789, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), seed+i)
+			}
+		}
+	}
+}
+
+// payloadVariants are payloads made from the JSON of a full event: its
+// members each set to null or to a value of another type, an unknown
+// member, spacing, and payloads that are not JSON of an object at all.
+// Names in other cases are not among them: encoding/json matches them to
+// fields regardless of case, the faster decoder only in events of at most
+// 16 fields. Events are written by encoding/json from these very types,
+// with their names exactly as tagged, and no tag has ever changed only in
+// case (a renamed member needs an upcaster anyway).
+func payloadVariants(t *testing.T, full []byte) map[string][]byte {
+	t.Helper()
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(full, &members); err != nil {
+		t.Fatal(err)
+	}
+	variants := map[string][]byte{"full": full, "empty": []byte("{}"), "null": []byte("null"),
+		"unknown member": append([]byte(`{"notAField":[1,{"a":"b"}],`), full[1:]...),
+		"spaced":         bytes.ReplaceAll(bytes.ReplaceAll(full, []byte(`,"`), []byte(",\n\t \"")), []byte(`":`), []byte(`" : `)),
+		"array":          []byte("[]"), "string": []byte(`"x"`), "trailing text": append(slices.Clone(full), " x"...),
+		"truncated": full[:len(full)/2], "unclosed": full[:len(full)-1]}
+	for name := range members {
+		variants[name+" null"] = jsonOf(t, maps.Collect(func(yield func(string, json.RawMessage) bool) {
+			for n, v := range members {
+				if n == name {
+					v = json.RawMessage("null")
+				}
+				if !yield(n, v) {
+					return
+				}
+			}
+		}))
+		variants[name+" of another type"] = jsonOf(t, map[string]any{name: map[string]bool{"wrong": true}})
+	}
+	return variants
+}
+
+func jsonOf(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Events are decoded with a faster decoder than encoding/json, the one
+// they are written with; every event type must come back exactly as
+// encoding/json would read it, and a payload that it refuses must be
+// refused too.
+func TestEveryEventTypeDecodesAsEncodingJSONWouldDecodeIt(t *testing.T) {
+	for _, name := range EventTypes() {
+		typ := reflect.TypeOf(must(decoders[name]([]byte("{}"))))
+		full := reflect.New(typ).Elem()
+		fill(full, len(name))
+		for variant, payload := range payloadVariants(t, jsonOf(t, full.Interface())) {
+			t.Run(name+"/"+variant, func(t *testing.T) {
+				got, err := DecodeEvent(name, payload)
+				want := reflect.New(typ)
+				wantErr := json.Unmarshal(payload, want.Interface())
+				switch {
+				case (err == nil) != (wantErr == nil):
+					t.Fatalf("decoding %s gave the error %v, encoding/json %v", payload, err, wantErr)
+				case err == nil && !reflect.DeepEqual(got, want.Elem().Interface()):
+					t.Errorf("decoding %s gave\n%#v\nencoding/json\n%#v", payload, got, want.Elem().Interface())
+				case variant == "full" && !reflect.DeepEqual(got, full.Interface()):
+					t.Errorf("%s decodes to\n%#v\nnot the event it is the JSON of\n%#v", payload, got, full.Interface())
+				}
+			})
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// A decoded event's strings are copies, as encoding/json's are, not
+// slices of the payload: a read model keeping one must not keep the rest.
+func TestDecodedStringsDoNotShareTheMemoryOfOtherStrings(t *testing.T) {
+	for _, name := range EventTypes() {
+		typ := reflect.TypeOf(must(decoders[name]([]byte("{}"))))
+		e := reflect.New(typ).Elem()
+		fill(e, len(name))
+		// Every string a slice of one buffer, as goccy leaves them.
+		var buffer []byte
+		replaceStrings(e, func(s string) string { buffer = append(buffer, s...); return s })
+		all, at := string(buffer), 0
+		replaceStrings(e, func(s string) string { at += len(s); return all[at-len(s) : at] })
+		replaceStrings(e, strings.Clone)
+		start := uintptr(unsafe.Pointer(unsafe.StringData(all)))
+		replaceStrings(e, func(s string) string {
+			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); s != "" && p >= start && p < start+uintptr(len(all)) {
+				t.Errorf("%s: %q still shares the memory of the other strings", name, s)
+			}
+			return s
+		})
 	}
 }

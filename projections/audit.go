@@ -158,8 +158,12 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		return
 	}
 	// Both lists are sorted by name: one walk through them finds the old
-	// value of each field sent.
-	old := m.last[at]
+	// value of each field sent. Values changed in place need no store
+	// into the map: only a list that grows, or a new one, does.
+	old, stored := first, true
+	if at != key {
+		old, stored = m.last[at]
+	}
 	var added []auditField
 	changed, i := 0, 0
 	for _, mem := range m.members {
@@ -192,14 +196,29 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		m.entries.add(entry)
 		changed++
 	}
-	if len(added) > 0 {
-		old = append(old, added...)
-		slices.SortFunc(old, func(a, b auditField) int { return strings.Compare(a.Name, b.Name) })
+	if len(added) > 0 || !stored {
+		m.last[at] = mergeFields(old, added)
 	}
-	m.last[at] = old
 	if changed == 0 {
 		m.entries.add(base)
 	}
+}
+
+// mergeFields returns the fields of old and added, two lists sorted by
+// name that share none, in one list sorted by name.
+func mergeFields(old, added []auditField) []auditField {
+	if len(added) == 0 {
+		return old
+	}
+	merged := make([]auditField, 0, len(old)+len(added))
+	for len(old) > 0 && len(added) > 0 {
+		if old[0].Name < added[0].Name {
+			merged, old = append(merged, old[0]), old[1:]
+		} else {
+			merged, added = append(merged, added[0]), added[1:]
+		}
+	}
+	return append(append(merged, old...), added...)
 }
 
 // name is a field's name, each kept once however many aggregates have it.
