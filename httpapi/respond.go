@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
@@ -201,6 +202,32 @@ type bodyWalk struct {
 	dec      *json.Decoder
 	problems domain.Problems
 	whole    []wholeNumber
+	// at is where the walk is: the keys and indexes down to the value
+	// being read, joined into a field path only for a problem, which is
+	// rare, rather than for every value.
+	at []pathStep
+}
+
+// pathStep is a member's key or, when key is "", an element's index.
+type pathStep struct {
+	key   string
+	index int
+}
+
+// path is the field path of the value being read: "a.b[2].c".
+func (w *bodyWalk) path() string {
+	var b strings.Builder
+	for _, s := range w.at {
+		switch {
+		case s.key == "":
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + s.key)
+		default:
+			b.WriteString(s.key)
+		}
+	}
+	return b.String()
 }
 
 // wholeNumber is a whole number written as a fraction: the bytes
@@ -214,7 +241,7 @@ type wholeNumber struct {
 func walkBody(body []byte, dst any) *bodyWalk {
 	w := &bodyWalk{dec: json.NewDecoder(bytes.NewReader(body))}
 	w.dec.UseNumber() // a number no float holds, in a field the request does not know, is no stop
-	w.walkValue("", reflect.TypeOf(dst))
+	w.walkValue(reflect.TypeOf(dst))
 	return w
 }
 
@@ -256,7 +283,7 @@ var (
 // walkValue reads one value; t is the type it decodes into, nil when
 // unknown (a field the request does not have, a value decoded its own
 // way), where only its text is checked.
-func (w *bodyWalk) walkValue(path string, t reflect.Type) {
+func (w *bodyWalk) walkValue(t reflect.Type) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -269,7 +296,9 @@ func (w *bodyWalk) walkValue(path string, t reflect.Type) {
 	}
 	switch tok := tok.(type) {
 	case string:
-		checkPrintable(&w.problems, path, tok)
+		if strings.IndexFunc(tok, domain.Unprintable) >= 0 {
+			checkPrintable(&w.problems, w.path(), tok)
+		}
 	case json.Number:
 		if t != nil && isWholeKind(t.Kind()) {
 			w.noteWhole(tok, t)
@@ -277,14 +306,16 @@ func (w *bodyWalk) walkValue(path string, t reflect.Type) {
 	case json.Delim:
 		switch tok {
 		case '{':
-			w.walkObject(path, t)
+			w.walkObject(t)
 		case '[':
 			var elem reflect.Type
 			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 				elem = t.Elem()
 			}
 			for i := 0; w.dec.More(); i++ {
-				w.walkValue(path+"["+strconv.Itoa(i)+"]", elem)
+				w.at = append(w.at, pathStep{index: i})
+				w.walkValue(elem)
+				w.at = w.at[:len(w.at)-1]
 			}
 			w.dec.Token() // ]
 		}
@@ -312,8 +343,8 @@ func (w *bodyWalk) noteWhole(num json.Number, t reflect.Type) {
 }
 
 // walkObject reads the members of an object whose { has been read.
-func (w *bodyWalk) walkObject(path string, t reflect.Type) {
-	var fields map[string]reflect.StructField // folded name → field
+func (w *bodyWalk) walkObject(t reflect.Type) {
+	var fields *structFields
 	if t != nil && t.Kind() == reflect.Struct {
 		fields = decodedFields(t)
 	}
@@ -324,35 +355,56 @@ func (w *bodyWalk) walkObject(path string, t reflect.Type) {
 			return
 		}
 		key, _ := tok.(string)
+		w.at = append(w.at, pathStep{key: key})
 		var next reflect.Type
 		switch {
 		case fields != nil:
-			f, known := fields[foldKey(key)]
+			f, known := fields.byName[key]
+			if !known {
+				f, known = fields.byFoldedName[foldKey(key)]
+			}
 			switch {
 			case known && f.Name != key:
-				w.problems.Add(joinPath(path, key), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
+				w.problems.Add(w.path(), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
 			case known && seen[key]:
-				w.problems.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+				w.problems.Add(w.path(), domain.CodeDuplicate, "is given twice")
 			case known:
 				next = f.Type
 			}
 		case t != nil && t.Kind() == reflect.Map:
 			if seen[key] {
-				w.problems.Add(joinPath(path, key), domain.CodeDuplicate, "is given twice")
+				w.problems.Add(w.path(), domain.CodeDuplicate, "is given twice")
 			}
 			next = t.Elem()
 		}
 		seen[key] = true
-		w.walkValue(joinPath(path, key), next)
+		w.walkValue(next)
+		w.at = w.at[:len(w.at)-1]
 	}
 	w.dec.Token() // }
 }
 
-// decodedFields are the fields encoding/json fills in a struct, by their
-// folded JSON name, each named as the JSON names it: those of an embedded
-// struct without a JSON name are promoted, and yield to the struct's own.
-func decodedFields(t reflect.Type) map[string]reflect.StructField {
-	fields := map[string]reflect.StructField{}
+// structFields are the fields encoding/json fills in a struct, each named
+// as the JSON names it: by that name, and by its folded form, under
+// which encoding/json also matches a key.
+type structFields struct {
+	byName       map[string]reflect.StructField
+	byFoldedName map[string]reflect.StructField
+}
+
+// fieldsOfType holds the structFields of each request type walked so far:
+// a type's fields never change, and every request would otherwise list
+// them again.
+var fieldsOfType sync.Map // reflect.Type → *structFields
+
+// decodedFields are the fields encoding/json fills in a struct: those of
+// an embedded struct without a JSON name are promoted, and yield to the
+// struct's own.
+func decodedFields(t reflect.Type) *structFields {
+	if f, ok := fieldsOfType.Load(t); ok {
+		return f.(*structFields)
+	}
+	folded := map[string]reflect.StructField{}
 	var add func(t reflect.Type, promoted bool)
 	add = func(t reflect.Type, promoted bool) {
 		for i := range t.NumField() {
@@ -367,27 +419,25 @@ func decodedFields(t reflect.Type) map[string]reflect.StructField {
 				if name == "" {
 					name = f.Name
 				}
-				if _, shadowed := fields[foldKey(name)]; !promoted || !shadowed {
+				if _, shadowed := folded[foldKey(name)]; !promoted || !shadowed {
 					f.Name = name
-					fields[foldKey(name)] = f
+					folded[foldKey(name)] = f
 				}
 			}
 		}
 	}
 	add(t, false)
-	return fields
+	fields := &structFields{byName: map[string]reflect.StructField{}, byFoldedName: folded}
+	for _, f := range folded {
+		fields.byName[f.Name] = f
+	}
+	f, _ := fieldsOfType.LoadOrStore(t, fields)
+	return f.(*structFields)
 }
 
 // foldKey folds a key the way encoding/json matches keys to fields: "ſ"
 // (long s) is an S to it, the Kelvin sign a K.
 func foldKey(key string) string { return strings.ToLower(strings.ToUpper(key)) }
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
 
 // jsonKind names a Go kind the way a JSON client thinks of it.
 func jsonKind(kind string) string {

@@ -68,6 +68,18 @@ func (m *Webhooks) Webhook(id string) (domain.Webhook, bool) {
 	return w, ok
 }
 
+// AnyLive reports whether a live subscription existed before the event at
+// stream sequence seq: without one, the event goes to nobody, whatever it
+// is, and the dispatcher need not decode it.
+func (m *Webhooks) AnyLive(seq uint64) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return slices.ContainsFunc(m.order, func(id string) bool {
+		w := m.subs[id]
+		return !w.Deleted && !w.Disabled && m.since[id] < seq
+	})
+}
+
 // Matching returns the live subscriptions that want an event name and
 // existed before the event (at stream sequence seq): a new subscriber is
 // not sent the past.

@@ -41,3 +41,40 @@ func TestDeliveriesOfSomeEventsAreFoundInTheLogNewestFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestAnyLiveCountsOnlySubscriptionsThatLiveAndCameBeforeTheEvent(t *testing.T) {
+	webhook := func(id string) domain.Aggregate { return domain.Aggregate{Type: domain.AggregateWebhook, ID: id} }
+	for _, c := range []struct {
+		name   string
+		events []domain.Event // the n-th at sequence n+1
+		seq    uint64
+		want   bool
+	}{
+		{name: "no subscription", seq: 5, want: false},
+		{name: "one registered before", events: []domain.Event{domain.WebhookRegistered{WebhookID: "w1"}}, seq: 2, want: true},
+		{name: "one registered by the event itself", events: []domain.Event{domain.WebhookRegistered{WebhookID: "w1"}}, seq: 1, want: false},
+		{name: "one deleted", events: []domain.Event{domain.WebhookRegistered{WebhookID: "w1"}, domain.WebhookDeleted{WebhookID: "w1"}}, seq: 3, want: false},
+		{name: "one disabled", events: []domain.Event{domain.WebhookRegistered{WebhookID: "w1"}, domain.WebhookDisabled{WebhookID: "w1"}}, seq: 3, want: false},
+		{name: "one deleted, another live", events: []domain.Event{domain.WebhookRegistered{WebhookID: "w1"}, domain.WebhookRegistered{WebhookID: "w2"},
+			domain.WebhookDeleted{WebhookID: "w1"}}, seq: 4, want: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := NewWebhooks()
+			for i, e := range c.events {
+				id := ""
+				switch e := e.(type) {
+				case domain.WebhookRegistered:
+					id = e.WebhookID
+				case domain.WebhookDeleted:
+					id = e.WebhookID
+				case domain.WebhookDisabled:
+					id = e.WebhookID
+				}
+				m.Apply(domain.Record{Aggregate: webhook(id), Sequence: uint64(i + 1)}, e)
+			}
+			if got := m.AnyLive(c.seq); got != c.want {
+				t.Errorf("AnyLive(%d) = %v, want %v", c.seq, got, c.want)
+			}
+		})
+	}
+}

@@ -88,16 +88,18 @@ func startTimed(b *testing.B, dir string) (time.Duration, func()) {
 // untilIdle waits until this process has used less than a tenth of a
 // core for a whole period, or at most max.
 func untilIdle(period, max time.Duration) {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
 	for deadline := time.Now().Add(max); time.Now().Before(deadline); {
-		before := cpu()
+		before := processCPU()
 		time.Sleep(period)
-		if cpu()-before < period/10 {
+		if processCPU()-before < period/10 {
 			return
 		}
 	}
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
