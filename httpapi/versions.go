@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -119,11 +120,14 @@ func preferredWait(r *http.Request) (time.Duration, error) {
 				continue
 			}
 			value = strings.Trim(strings.TrimSpace(value), `"`)
-			seconds, err := strconv.Atoi(value)
-			if err != nil || seconds < 0 || value[0] == '+' {
+			seconds, err := strconv.ParseUint(value, 10, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return maxPreferWait, nil // a wait longer than any: the longest there is
+			}
+			if err != nil {
 				return 0, domain.Errorf(domain.InvalidRequest, "Prefer: wait must be a whole number of seconds, such as wait=10; got %.40q", value)
 			}
-			return min(time.Duration(seconds)*time.Second, maxPreferWait), nil
+			return time.Duration(min(seconds, uint64(maxPreferWait/time.Second))) * time.Second, nil
 		}
 	}
 	return 0, nil

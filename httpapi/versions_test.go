@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -77,6 +78,38 @@ func TestPastCutReadsAtOrSeq(t *testing.T) {
 			t.Errorf("%s: err = %v, want one on %s", tt.query, err, tt.field)
 		case tt.field == "" && past && cut.At.IsZero() && cut.Sequence == 0:
 			t.Errorf("%s: no cut", tt.query)
+		}
+	}
+}
+
+func TestPreferWaitIsSecondsAtMostThirty(t *testing.T) {
+	tests := []struct {
+		prefer []string
+		want   time.Duration
+		err    bool
+	}{
+		{nil, 0, false},
+		{[]string{"respond-async"}, 0, false},
+		{[]string{"wait=10"}, 10 * time.Second, false},
+		{[]string{"respond-async, WAIT = 5"}, 5 * time.Second, false},
+		{[]string{"handling=lenient", `wait="7"`}, 7 * time.Second, false},
+		{[]string{"wait=0"}, 0, false},
+		{[]string{"wait=31"}, maxPreferWait, false},
+		{[]string{"wait=99999999999999999999999"}, maxPreferWait, false},
+		{[]string{"wait="}, 0, true},
+		{[]string{"wait=-1"}, 0, true},
+		{[]string{"wait=+5"}, 0, true},
+		{[]string{"wait=1.5"}, 0, true},
+		{[]string{"wait=soon"}, 0, true},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/api/bookings/b1", nil)
+		for _, v := range tt.prefer {
+			r.Header.Add("Prefer", v)
+		}
+		got, err := preferredWait(r)
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("Prefer %q = %s, %v; want %s, error %v", tt.prefer, got, err, tt.want, tt.err)
 		}
 	}
 }
