@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -20,11 +23,12 @@ type Queue struct {
 	stream    string
 	subject   string
 	committer *committer
+	ackWait   time.Duration // how long a job whose worker died waits to be handed out again
 }
 
 // Queue opens (creating if needed) the work queue name of this store.
 func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
-	q := &Queue{s: s, name: name, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name}
+	q := &Queue{s: s, name: name, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name, ackWait: queueAckWait}
 	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
 		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:               q.stream,
@@ -64,6 +68,51 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 // queueWorkers is the durable consumer all replicas' workers share.
 const queueWorkers = "workers"
 
+// queueAckWait is how long a job whose worker died waits before it is
+// handed out again (Queue.ackWait; tests shorten it).
+const queueAckWait = time.Minute
+
+// inHand is the jobs a queue's workers hold.
+type inHand struct {
+	mu   sync.Mutex
+	msgs map[jetstream.Msg]bool
+}
+
+func (h *inHand) add(m jetstream.Msg) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.msgs == nil {
+		h.msgs = map[jetstream.Msg]bool{}
+	}
+	h.msgs[m] = true
+}
+
+func (h *inHand) remove(m jetstream.Msg) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.msgs, m)
+}
+
+// keepAlive tells the server, every interval until stop is closed, that
+// the jobs in hand are still being worked on.
+func (h *inHand) keepAlive(interval time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		h.mu.Lock()
+		held := slices.Collect(maps.Keys(h.msgs))
+		h.mu.Unlock()
+		for _, m := range held {
+			m.InProgress()
+		}
+	}
+}
+
 // Work hands jobs to fn, up to parallel at a time, until ctx ends: each
 // job's id and data, and the attempt (1 for the first). fn returns 0 when
 // the job is done, which removes it, or how long to wait before it is
@@ -78,7 +127,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable:   queueWorkers,
 		AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait:   time.Minute,
+		AckWait:   q.ackWait,
 		// Jobs waiting to be retried count as pending on the server: a
 		// small cap would let a few failing jobs hold up all the others.
 		// Concurrency is bounded here, by slots.
@@ -98,6 +147,13 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	// Once ctx ends, the jobs already buffered still come out, and are
 	// done like those under way.
 	defer context.AfterFunc(ctx, msgs.Drain)()
+	// A job may wait in hand longer than the AckWait (for its
+	// subscription's turn, say): it is kept alive meanwhile, or the
+	// server would hand it out again while it is under way.
+	var held inHand
+	stopKeeping := make(chan struct{})
+	defer close(stopKeeping)
+	go held.keepAlive(q.ackWait/3, stopKeeping)
 	slots := make(chan struct{}, parallel)
 	for {
 		slots <- struct{}{} // a free worker first, then a job
@@ -120,8 +176,10 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			continue
 		}
 		id, attempt := m.Headers().Get(jetstream.MsgIDHeader), int(meta.NumDelivered)
+		held.add(m)
 		go func() {
 			defer func() { <-slots }()
+			defer held.remove(m)
 			// The outcome stands even if shutdown began meanwhile. The
 			// removal is not waited for: the store drains its connection
 			// on close, and only a crash in between makes a job run twice
