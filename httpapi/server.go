@@ -88,7 +88,9 @@ type Server struct {
 	responses        ResponseStore // remembered responses to Idempotency-Key requests
 	ready            func() bool
 	metrics          *metrics.Metrics
-	wasReady         atomic.Bool // the last answer of /readyz, so that the log says when it turns
+	wasReady         atomic.Bool   // the last answer of /readyz, so that the log says when it turns
+	stopping         chan struct{} // closed once the server shuts down: long polls answer at once
+	stop             sync.Once
 	dummyHash        []byte
 	handler          http.Handler
 
@@ -151,9 +153,16 @@ type ResponseStore interface {
 }
 
 // New returns the API's handler.
+// ShuttingDown ends the long polls under way (Prefer: wait) with the
+// answer they would have had at once, so that a graceful shutdown does not
+// wait out their waits: call it as the HTTP server shuts down
+// (http.Server.RegisterOnShutdown), which itself cancels no request.
+func (s *Server) ShuttingDown() { s.stop.Do(func() { close(s.stopping) }) }
+
 func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
-		opts: opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
+		stopping: make(chan struct{}),
+		opts:     opts, log: d.Log, commands: d.Commands, projector: d.Projector, identity: d.Identity,
 		quotes: d.Quotes, flights: d.Flights, rates: d.Rates, bookings: d.Bookings, stock: d.Stock, reference: d.Reference, audit: d.Audit, usage: d.Usage, webhooks: d.Webhooks, dispatcher: d.Dispatcher, shipments: d.Shipments, documents: d.Documents, past: projections.NewPast(d.History), shipmentFacts: d.ShipmentFacts, files: d.Files, tokens: d.Tokens, responses: d.Responses, ready: d.Ready,
 	}
 	s.history = projections.History{Events: d.History, Quotes: d.Quotes, Bookings: d.Bookings, Stock: d.Stock, Flights: d.Flights,

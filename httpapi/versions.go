@@ -55,10 +55,7 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 		}
 	} else {
 		var ok bool
-		if v, version, ok, err = current(s, w, r, agg, now); err != nil {
-			return err
-		}
-		if !ok {
+		if v, version, ok = current(s, w, r, agg, now); !ok {
 			return domain.Errorf(domain.NotFound, "%s", missing)
 		}
 	}
@@ -79,16 +76,15 @@ const maxPreferWait = 30 * time.Second
 // (Prefer: wait=N, RFC 7240), is a long poll: it gets the resource once
 // this replica's read models apply an event of its aggregate agg, or
 // after N seconds (at most maxPreferWait) the 304 it would have had at
-// once. A client that waits for a booking's confirmation thus learns it
-// within milliseconds, without polling.
-func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool, error) {
-	wait, err := preferredWait(r)
+// once, and Preference-Applied says it waited. A client that waits for a
+// booking's confirmation thus learns it within milliseconds, without
+// polling. A shutdown ends the wait at once.
+func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool) {
+	wait := preferredWait(r)
 	inm := r.Header.Get("If-None-Match")
-	if err != nil || wait == 0 || inm == "" {
-		v, version, ok := now()
-		return v, version, ok, err
+	if wait == 0 || inm == "" {
+		return now()
 	}
-	w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	for {
@@ -97,40 +93,44 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 		changed, stop := s.projector.ChangeOf(agg)
 		v, version, ok := now()
 		if ok && etagMatches(inm, etag(version)) {
+			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
 			select {
 			case <-changed:
 				stop()
 				continue
 			case <-ctx.Done():
+			case <-s.stopping:
 			}
 		}
 		stop()
-		return v, version, ok, nil
+		return v, version, ok
 	}
 }
 
 // preferredWait is the wait a request's Prefer header asks for, at most
-// maxPreferWait, or 0. Other preferences are ignored, as RFC 7240 says;
-// a wait that is not a number of seconds is refused.
-func preferredWait(r *http.Request) (time.Duration, error) {
+// maxPreferWait, or 0. As RFC 7240 says, a preference the server cannot
+// honour is ignored, not refused: other preferences, a wait that is no
+// whole number of seconds; a wait's parameters (after ';') are ignored
+// too.
+func preferredWait(r *http.Request) time.Duration {
 	for _, header := range r.Header.Values("Prefer") {
 		for pref := range strings.SplitSeq(header, ",") {
+			pref, _, _ = strings.Cut(pref, ";")
 			name, value, _ := strings.Cut(strings.TrimSpace(pref), "=")
 			if !strings.EqualFold(strings.TrimSpace(name), "wait") {
 				continue
 			}
-			value = strings.Trim(strings.TrimSpace(value), `"`)
-			seconds, err := strconv.ParseUint(value, 10, 64)
-			if errors.Is(err, strconv.ErrRange) {
-				return maxPreferWait, nil // a wait longer than any: the longest there is
+			seconds, err := strconv.ParseUint(strings.Trim(strings.TrimSpace(value), `"`), 10, 64)
+			switch {
+			case errors.Is(err, strconv.ErrRange):
+				return maxPreferWait // a wait longer than any: the longest there is
+			case err != nil:
+				return 0
 			}
-			if err != nil {
-				return 0, domain.Errorf(domain.InvalidRequest, "Prefer: wait must be a whole number of seconds, such as wait=10; got %.40q", value)
-			}
-			return time.Duration(min(seconds, uint64(maxPreferWait/time.Second))) * time.Second, nil
+			return time.Duration(min(seconds, uint64(maxPreferWait/time.Second))) * time.Second
 		}
 	}
-	return 0, nil
+	return 0
 }
 
 // changeMeta is the metadata of the change r asks for, with the version

@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 )
 
 func TestIfMatchNamesOneStrongVersion(t *testing.T) {
@@ -86,30 +88,58 @@ func TestPreferWaitIsSecondsAtMostThirty(t *testing.T) {
 	tests := []struct {
 		prefer []string
 		want   time.Duration
-		err    bool
 	}{
-		{nil, 0, false},
-		{[]string{"respond-async"}, 0, false},
-		{[]string{"wait=10"}, 10 * time.Second, false},
-		{[]string{"respond-async, WAIT = 5"}, 5 * time.Second, false},
-		{[]string{"handling=lenient", `wait="7"`}, 7 * time.Second, false},
-		{[]string{"wait=0"}, 0, false},
-		{[]string{"wait=31"}, maxPreferWait, false},
-		{[]string{"wait=99999999999999999999999"}, maxPreferWait, false},
-		{[]string{"wait="}, 0, true},
-		{[]string{"wait=-1"}, 0, true},
-		{[]string{"wait=+5"}, 0, true},
-		{[]string{"wait=1.5"}, 0, true},
-		{[]string{"wait=soon"}, 0, true},
+		{nil, 0},
+		{[]string{"respond-async"}, 0},
+		{[]string{"wait=10"}, 10 * time.Second},
+		{[]string{"respond-async, WAIT = 5"}, 5 * time.Second},
+		{[]string{"handling=lenient", `wait="7"`}, 7 * time.Second},
+		{[]string{"wait=8; foo=bar"}, 8 * time.Second},
+		{[]string{"wait=0"}, 0},
+		{[]string{"wait=31"}, maxPreferWait},
+		{[]string{"wait=99999999999999999999999"}, maxPreferWait},
+		// A preference that cannot be honoured is ignored (RFC 7240).
+		{[]string{"wait="}, 0},
+		{[]string{"wait=-1"}, 0},
+		{[]string{"wait=+5"}, 0},
+		{[]string{"wait=1.5"}, 0},
+		{[]string{"wait=soon"}, 0},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("GET", "/api/bookings/b1", nil)
 		for _, v := range tt.prefer {
 			r.Header.Add("Prefer", v)
 		}
-		got, err := preferredWait(r)
-		if got != tt.want || (err != nil) != tt.err {
-			t.Errorf("Prefer %q = %s, %v; want %s, error %v", tt.prefer, got, err, tt.want, tt.err)
+		if got := preferredWait(r); got != tt.want {
+			t.Errorf("Prefer %q = %s, want %s", tt.prefer, got, tt.want)
 		}
+	}
+}
+
+func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
+	s := &Server{projector: projections.NewProjector(nil, slog.New(slog.DiscardHandler)), stopping: make(chan struct{})}
+	r := httptest.NewRequest("GET", "/api/bookings/b1", nil)
+	r.Header.Set("If-None-Match", `"7"`)
+	r.Header.Set("Prefer", "wait=30")
+	w := httptest.NewRecorder()
+	looked := make(chan struct{}, 8)
+	returned := make(chan uint64)
+	go func() {
+		_, version, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+			looked <- struct{}{}
+			return struct{}{}, 7, true
+		})
+		returned <- version
+	}()
+	<-looked // the booking is at the version the client holds: it waits
+	s.ShuttingDown()
+	s.ShuttingDown() // twice is once
+	select {
+	case version := <-returned:
+		if version != 7 || w.Header().Get("Preference-Applied") != "wait=30" {
+			t.Errorf("the long poll answered version %d, Preference-Applied %q", version, w.Header().Get("Preference-Applied"))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the long poll outlived the shutdown (it waits 30 s)")
 	}
 }

@@ -224,7 +224,7 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 // and asks for it with the ETag of its 201 and Prefer: wait: the answer
 // is the booking once the reactor has decided it, never the pending one
 // the client holds; asked again with the decided version, it answers 304
-// once the wait is over. A wait that is no number of seconds is refused.
+// once the wait is over. A wait that is no number of seconds is ignored.
 func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
@@ -246,8 +246,10 @@ func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 
 	decided := get(created.header.Get("ETag"), "wait=30")
 	var got booking
-	if decided.status != http.StatusOK || decided.header.Get("Preference-Applied") != "wait=30" {
-		t.Fatalf("the wait for a change answered %d, Preference-Applied %q: %s", decided.status, decided.header.Get("Preference-Applied"), decided.body)
+	// (Preference-Applied only if the reactor had not decided by the time
+	// the GET came: it may have.)
+	if decided.status != http.StatusOK {
+		t.Fatalf("the wait for a change answered %d: %s", decided.status, decided.body)
 	}
 	if decided.json(t, &got); got.Status != "confirmed" || decided.header.Get("ETag") == created.header.Get("ETag") {
 		t.Errorf("the wait for a change answered %+v, ETag %s", got, decided.header.Get("ETag"))
@@ -255,8 +257,9 @@ func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 	if r := get(decided.header.Get("ETag"), "respond-async, wait=1"); r.status != http.StatusNotModified || r.header.Get("Preference-Applied") != "wait=1" {
 		t.Errorf("a wait on a booking that does not change answered %d, Preference-Applied %q", r.status, r.header.Get("Preference-Applied"))
 	}
-	if r := get(decided.header.Get("ETag"), "wait=soon"); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "Prefer: wait must be a whole number of seconds") {
-		t.Errorf("Prefer: wait=soon answered %d %s", r.status, r.body)
+	// A wait that cannot be honoured is ignored (RFC 7240): the 304 at once.
+	if r := get(decided.header.Get("ETag"), "wait=soon"); r.status != http.StatusNotModified || r.header.Get("Preference-Applied") != "" {
+		t.Errorf("Prefer: wait=soon answered %d, Preference-Applied %q", r.status, r.header.Get("Preference-Applied"))
 	}
 }
 

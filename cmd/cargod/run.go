@@ -210,6 +210,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && cfg.Demo && !tcp.IP.IsLoopback() {
 		log.Warn("demo mode on a non-loopback address: the demo credentials, an admin among them, are public; set CARGO_DEMO=false", "addr", ln.Addr().String())
 	}
+	srv.RegisterOnShutdown(api.ShuttingDown)
 	handler.Store(new(http.Handler(api)))
 	log.Info("cargod ready", "took", time.Since(started).Round(time.Millisecond).String(), "eventsReplayed", projector.Applied())
 	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
