@@ -91,9 +91,21 @@ func (a *api) awaitStatus(ctx context.Context, path, want string) (resource, err
 			return r, &failure{kind: "rejected: " + r.RejectionReason, detail: fmt.Sprintf("%s was rejected: %s", path, r.RejectionReason)}
 		case time.Now().After(deadline):
 			return r, &failure{kind: "timeout", detail: fmt.Sprintf("%s still %s, not %s, after %s", path, r.Status, want, settleTimeout)}
+		case status == http.StatusNotModified && answer.Get("Preference-Applied") == "":
+			// A server, or a proxy, that does not wait: poll, gently.
+			select {
+			case <-ctx.Done():
+				return r, ctx.Err()
+			case <-time.After(unwaitedPollPause):
+			}
 		}
 	}
 }
+
+// unwaitedPollPause is the pause between two looks at a resource when the
+// server answered without waiting for a change (an older cargod, or a
+// proxy that drops Prefer).
+const unwaitedPollPause = 10 * time.Millisecond
 
 // requestRow measures a prepared request per operation, each client
 // sending on its own connection to base; req gives a client its request.
