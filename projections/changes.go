@@ -81,36 +81,52 @@ func (p *Projector) ChangeOf(agg domain.Aggregate) (changed <-chan struct{}, sto
 // applied wakes those it satisfies and no other, where a broadcast on
 // every event woke every waiting writer to look again, each taking the
 // projector's lock. Guarded by the projector's mu.
-type seqWaiters []seqWaiter
+type seqWaiters []*seqWaiter
 
 type seqWaiter struct {
 	seq     uint64
 	reached chan struct{} // closed once seq is applied
+	index   int           // in the heap; -1 once out of it
 }
 
-// add returns a channel closed once seq is applied. A reader that gives up
-// leaves its entry: it goes once seq is applied, and no reader waits for
-// a sequence the stream does not have (see PastEnd).
-func (w *seqWaiters) add(seq uint64) <-chan struct{} {
-	reached := make(chan struct{})
-	heap.Push(w, seqWaiter{seq: seq, reached: reached})
-	return reached
+// add returns a waiter whose channel is closed once seq is applied.
+func (w *seqWaiters) add(seq uint64) *seqWaiter {
+	waiter := &seqWaiter{seq: seq, reached: make(chan struct{})}
+	heap.Push(w, waiter)
+	return waiter
+}
+
+// remove takes out a waiter that gave up, unless it was woken already: a
+// sequence that never comes (a client's, when the stream could not be
+// asked whether it has it) must not keep its waiters for ever.
+func (w *seqWaiters) remove(waiter *seqWaiter) {
+	if waiter.index >= 0 {
+		heap.Remove(w, waiter.index)
+	}
 }
 
 // wake wakes the readers of every sequence up to applied.
 func (w *seqWaiters) wake(applied uint64) {
 	for len(*w) > 0 && (*w)[0].seq <= applied {
-		close(heap.Pop(w).(seqWaiter).reached)
+		close(heap.Pop(w).(*seqWaiter).reached)
 	}
 }
 
 func (w seqWaiters) Len() int           { return len(w) }
 func (w seqWaiters) Less(i, j int) bool { return w[i].seq < w[j].seq }
-func (w seqWaiters) Swap(i, j int)      { w[i], w[j] = w[j], w[i] }
-func (w *seqWaiters) Push(x any)        { *w = append(*w, x.(seqWaiter)) }
+func (w seqWaiters) Swap(i, j int) {
+	w[i], w[j] = w[j], w[i]
+	w[i].index, w[j].index = i, j
+}
+func (w *seqWaiters) Push(x any) {
+	waiter := x.(*seqWaiter)
+	waiter.index = len(*w)
+	*w = append(*w, waiter)
+}
 func (w *seqWaiters) Pop() any {
 	old := *w
 	last := old[len(old)-1]
+	last.index = -1
 	*w = old[:len(old)-1]
 	return last
 }

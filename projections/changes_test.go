@@ -49,10 +49,14 @@ func TestAWaitForAChangeEndsAtAnEventOfItsAggregateOnly(t *testing.T) {
 
 func TestAnAppliedSequenceWakesTheReadersOfItAndOfThoseBeforeOnly(t *testing.T) {
 	var w seqWaiters
-	reached := map[uint64]<-chan struct{}{}
-	for _, seq := range []uint64{7, 3, 9, 3, 5} {
-		reached[seq] = w.add(seq) // the second 3 replaces the first in the map; both wait
+	waiters := map[uint64]*seqWaiter{}
+	for _, seq := range []uint64{7, 3, 9, 3, 5, 12, 4} {
+		waiters[seq] = w.add(seq) // the second 3 replaces the first in the map; both wait
 	}
+	// Readers of 12 and 4 give up (twice is once).
+	w.remove(waiters[12])
+	w.remove(waiters[4])
+	w.remove(waiters[4])
 	tests := []struct {
 		applied uint64
 		woken   []uint64
@@ -65,14 +69,14 @@ func TestAnAppliedSequenceWakesTheReadersOfItAndOfThoseBeforeOnly(t *testing.T) 
 	}
 	for _, tt := range tests {
 		w.wake(tt.applied)
-		for seq, ch := range reached {
+		for seq, waiter := range waiters {
 			select {
-			case <-ch:
+			case <-waiter.reached:
 				if !slices.Contains(tt.woken, seq) {
 					t.Errorf("applied %d woke the reader of %d", tt.applied, seq)
 				}
 			default:
-				if slices.Contains(tt.woken, seq) {
+				if slices.Contains(tt.woken, seq) || (seq != 12 && seq != 4 && tt.applied >= seq) {
 					t.Errorf("applied %d left the reader of %d waiting", tt.applied, seq)
 				}
 			}
@@ -80,5 +84,10 @@ func TestAnAppliedSequenceWakesTheReadersOfItAndOfThoseBeforeOnly(t *testing.T) 
 		if len(w) != tt.left {
 			t.Errorf("applied %d: %d readers left, want %d", tt.applied, len(w), tt.left)
 		}
+	}
+	// A reader woken already gives up: nothing to take out.
+	w.remove(waiters[3])
+	if len(w) != 0 {
+		t.Errorf("%d readers left after a woken one gave up", len(w))
 	}
 }

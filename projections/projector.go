@@ -440,12 +440,15 @@ func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 		p.mu.Unlock()
 		return nil
 	}
-	reached := p.waiters.add(seq)
+	waiter := p.waiters.add(seq)
 	p.mu.Unlock()
 	select {
-	case <-reached:
+	case <-waiter.reached:
 		return nil
 	case <-ctx.Done():
+		p.mu.Lock()
+		p.waiters.remove(waiter)
+		p.mu.Unlock()
 		return ErrBehind
 	}
 }
