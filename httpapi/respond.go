@@ -208,10 +208,11 @@ type bodyWalk struct {
 	at []pathStep
 }
 
-// pathStep is a member's key or, when key is "", an element's index.
+// pathStep is a member's key or an element's index. A key may be "".
 type pathStep struct {
-	key   string
-	index int
+	key     string
+	index   int
+	element bool // index, not key
 }
 
 // path is the field path of the value being read: "a.b[2].c".
@@ -219,7 +220,7 @@ func (w *bodyWalk) path() string {
 	var b strings.Builder
 	for _, s := range w.at {
 		switch {
-		case s.key == "":
+		case s.element:
 			b.WriteString("[" + strconv.Itoa(s.index) + "]")
 		case b.Len() > 0:
 			b.WriteString("." + s.key)
@@ -313,7 +314,7 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 				elem = t.Elem()
 			}
 			for i := 0; w.dec.More(); i++ {
-				w.at = append(w.at, pathStep{index: i})
+				w.at = append(w.at, pathStep{index: i, element: true})
 				w.walkValue(elem)
 				w.at = w.at[:len(w.at)-1]
 			}

@@ -46,6 +46,7 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 		{`{"commodity":"GEN\u202eXE"}`, "commodity INVALID_FORMAT"},
 		{`{"commodity":"\ud800"}`, "commodity INVALID_FORMAT"},
 		{`{"unknown":["ok","\u0085"]}`, "unknown[1] INVALID_FORMAT"},
+		{`{"unknown":[{"":"\u0000"}]}`, "unknown[0]. INVALID_FORMAT"}, // a member named "", not an element
 	}
 	for _, tt := range tests {
 		var req mawbRequest
