@@ -112,7 +112,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	l := &lanes{ctx: ctx, s: s, name: name, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
 		queues: map[string][]jetstream.Msg{}}
 	drained := make(chan struct{})
-	go l.keepAlive(drained)
+	go keepInProgress(consumerAckWait, drained, l.inHand)
 	// Once ctx ends, the events already buffered still come out, and
 	// wait in hand (see handle) rather than be taken by nobody. A session
 	// that ends before leaves nothing waiting for ctx.
@@ -268,25 +268,31 @@ func (l *lanes) park(m jetstream.Msg, r domain.Record, attempts int, cause error
 	return true
 }
 
-// keepAlive tells the server, until drained is closed, that the events
-// in hand are still being worked on, so that it does not deliver them
-// again while this process lives: shutdown included, as handlers finish.
-func (l *lanes) keepAlive(drained <-chan struct{}) {
-	tick := time.NewTicker(consumerAckWait / 3)
+// inHand is the events the lanes hold: being handled, or queued behind.
+func (l *lanes) inHand() []jetstream.Msg {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var held []jetstream.Msg
+	for _, q := range l.queues {
+		held = append(held, q...)
+	}
+	return held
+}
+
+// keepInProgress tells the server, every third of ackWait until stop is
+// closed, that the messages held returns are still being worked on, so
+// that it does not hand them out again while this process lives:
+// shutdown included, as handlers finish.
+func keepInProgress(ackWait time.Duration, stop <-chan struct{}, held func() []jetstream.Msg) {
+	tick := time.NewTicker(ackWait / 3)
 	defer tick.Stop()
 	for {
 		select {
-		case <-drained:
+		case <-stop:
 			return
 		case <-tick.C:
 		}
-		l.mu.Lock()
-		var inHand []jetstream.Msg
-		for _, q := range l.queues {
-			inHand = append(inHand, q...)
-		}
-		l.mu.Unlock()
-		for _, m := range inHand {
+		for _, m := range held() {
 			m.InProgress()
 		}
 	}

@@ -93,24 +93,11 @@ func (h *inHand) remove(m jetstream.Msg) {
 	delete(h.msgs, m)
 }
 
-// keepAlive tells the server, every interval until stop is closed, that
-// the jobs in hand are still being worked on.
-func (h *inHand) keepAlive(interval time.Duration, stop <-chan struct{}) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-		}
-		h.mu.Lock()
-		held := slices.Collect(maps.Keys(h.msgs))
-		h.mu.Unlock()
-		for _, m := range held {
-			m.InProgress()
-		}
-	}
+// held is the jobs in hand.
+func (h *inHand) held() []jetstream.Msg {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Keys(h.msgs))
 }
 
 // Work hands jobs to fn, up to parallel at a time, until ctx ends: each
@@ -153,7 +140,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	var held inHand
 	stopKeeping := make(chan struct{})
 	defer close(stopKeeping)
-	go held.keepAlive(q.ackWait/3, stopKeeping)
+	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
 	for {
 		slots <- struct{}{} // a free worker first, then a job
