@@ -35,8 +35,7 @@ func TestAFlightAtAPastMomentIsTheFlightAsTheAPIShowedItThen(t *testing.T) {
 	lh := s.demoToken(t, "demo-airline-lh")
 	beforeIt := moment()
 	var f struct{ ID string }
-	created := s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1200", "origin": "FRA", "destination": "LHR",
-		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"})
+	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1200"))
 	created.json(t, &f)
 	path := "/api/flights/" + f.ID
 	scheduled := s.read(t, lh, path)
@@ -135,8 +134,7 @@ func TestOfTwoChangesNamingTheSameVersionExactlyOneIsStored(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	lh := s.demoToken(t, "demo-airline-lh")
 	var f struct{ ID string }
-	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1201", "origin": "FRA", "destination": "LHR",
-		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}).json(t, &f)
+	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1201")).json(t, &f)
 	path := "/api/flights/" + f.ID
 	base := s.read(t, lh, path)
 	statuses := []string{"delayed", "cancelled"}
@@ -300,8 +298,7 @@ func TestASequenceThatTheStreamHasNotReachedIsRefused(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	lh := s.demoToken(t, "demo-airline-lh")
 	var f struct{ ID string }
-	created := s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH1300", "origin": "FRA", "destination": "LHR",
-		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"})
+	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1300"))
 	created.json(t, &f)
 	r := s.do(t, request{method: "GET", path: "/api/flights/" + f.ID + "?seq=18446744073709551615", token: lh})
 	if e := r.apiError(t); r.status != http.StatusBadRequest || len(e.ValidationErrors) != 1 || e.ValidationErrors[0].Field != "seq" {
@@ -310,4 +307,11 @@ func TestASequenceThatTheStreamHasNotReachedIsRefused(t *testing.T) {
 	if then := s.read(t, lh, "/api/flights/"+f.ID+"?seq="+strings.Trim(created.header.Get("ETag"), `"`)); then.etag != created.header.Get("ETag") {
 		t.Errorf("at its own version the flight has ETag %s, created with %s", then.etag, created.header.Get("ETag"))
 	}
+}
+
+// shortFlight is the body of a flight FRA-LHR in five days, numbered
+// flightNumber.
+func shortFlight(flightNumber string) map[string]any {
+	return map[string]any{"flightNumber": flightNumber, "origin": "FRA", "destination": "LHR",
+		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}
 }
