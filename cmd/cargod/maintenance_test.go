@@ -52,34 +52,37 @@ func TestARebuildOfARunningServerKeepsReadsAnsweringAndEndsEqualToAFreshReplay(t
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var reads, wrong int
-	wg.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
+	// repeat calls do until done is closed or do reports false.
+	repeat := func(do func() bool) {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !do() {
+					return
+				}
 			}
-			if status, total := flights(); status != http.StatusOK || total != want {
-				wrong++
-				t.Errorf("flights during the rebuild: %d, %d of them, want 200 and %d", status, total, want)
-			} else {
-				reads++
-			}
+		})
+	}
+	repeat(func() bool {
+		if status, total := flights(); status != http.StatusOK || total != want {
+			wrong++
+			t.Errorf("flights during the rebuild: %d, %d of them, want 200 and %d", status, total, want)
+		} else {
+			reads++
 		}
+		return true
 	})
-	wg.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			key := map[string]any{"organizationId": "demo-forwarder", "name": "during the rebuild"}
-			if r := s.do(t, request{method: "POST", path: "/api/admin/api-keys", token: admin, body: key}); r.status != http.StatusCreated {
-				t.Errorf("a write during the rebuild: %d %s", r.status, r.body)
-				return
-			}
+	repeat(func() bool {
+		key := map[string]any{"organizationId": "demo-forwarder", "name": "during the rebuild"}
+		if r := s.do(t, request{method: "POST", path: "/api/admin/api-keys", token: admin, body: key}); r.status != http.StatusCreated {
+			t.Errorf("a write during the rebuild: %d %s", r.status, r.body)
+			return false
 		}
+		return true
 	})
 	rebuilt := s.runMaintenance(t, admin, "rebuild")
 	close(done)
