@@ -103,9 +103,13 @@ func (w Webhook) VisibleTo(p Principal) bool {
 	return !w.Deleted && p.ActsFor(w.OrganizationID)
 }
 
+// Live reports whether the subscription takes events at all: neither
+// deleted nor disabled.
+func (w Webhook) Live() bool { return !w.Deleted && !w.Disabled }
+
 // Wants reports whether the subscription takes an event name.
 func (w Webhook) Wants(name string) bool {
-	return !w.Deleted && !w.Disabled && slices.ContainsFunc(w.Events, func(p string) bool { return MatchesPattern(p, name) })
+	return w.Live() && slices.ContainsFunc(w.Events, func(p string) bool { return MatchesPattern(p, name) })
 }
 
 // WebhookRegistered records a new subscription.

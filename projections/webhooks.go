@@ -74,11 +74,12 @@ func (m *Webhooks) Webhook(id string) (domain.Webhook, bool) {
 func (m *Webhooks) AnyLive(seq uint64) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return slices.ContainsFunc(m.order, func(id string) bool {
-		w := m.subs[id]
-		return !w.Deleted && !w.Disabled && m.since[id] < seq
-	})
+	return slices.ContainsFunc(m.order, func(id string) bool { return m.subs[id].Live() && m.before(id, seq) })
 }
+
+// before reports whether subscription id was registered before the event
+// at stream sequence seq: a new subscriber is not sent the past.
+func (m *Webhooks) before(id string, seq uint64) bool { return m.since[id] < seq }
 
 // Matching returns the live subscriptions that want an event name and
 // existed before the event (at stream sequence seq): a new subscriber is
@@ -88,7 +89,7 @@ func (m *Webhooks) Matching(name string, seq uint64) []domain.Webhook {
 	defer m.mu.RUnlock()
 	var out []domain.Webhook
 	for _, id := range m.order {
-		if w := m.subs[id]; w.Wants(name) && m.since[id] < seq {
+		if w := m.subs[id]; w.Wants(name) && m.before(id, seq) {
 			out = append(out, w)
 		}
 	}
