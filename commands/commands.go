@@ -66,13 +66,14 @@ func (m Meta) DeriveID(kind string) string {
 // EventLog is what carrying out commands takes of the event store
 // (eventstore.Store implements it): an aggregate's events, from the start
 // or after a sequence; one event; and storing decisions, waiting for them
-// (Append) or not (Submit).
+// (Append) or not (Submit, which also takes the parts of a decision across
+// aggregates, stored all or none).
 type EventLog interface {
 	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
 	LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error)
 	Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error)
 	Append(ctx context.Context, agg domain.Aggregate, expected uint64, events []domain.Envelope) ([]uint64, error)
-	Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after domain.PendingAppend, events []domain.Envelope) (domain.PendingAppend, error)
+	Submit(ctx context.Context, parts ...domain.Submission) ([]domain.PendingAppend, error)
 }
 
 // Handler carries out commands against one event store.
@@ -205,12 +206,7 @@ func create[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta
 func executeFrom[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta, first loading,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	var res Result[S]
-	// The first try may decide on a state the store was not asked for;
-	// a precondition is checked on the state in the store only.
 	how := first
-	if m.IfVersion != nil {
-		how = loadFresh
-	}
 	err := retryOnConflict(ctx, func() error {
 		stored, err := decideLocked(ctx, h, agg, m, evolve, decide, how)
 		how = loadFresh // a conflict means another writer: load from the store
@@ -224,43 +220,89 @@ func executeFrom[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m
 }
 
 // decideLocked decides under the aggregate's lock and hands the decision
-// to the store; stored then waits for it. A decision that needs a state
-// without pending decisions waits for the last of them first, still
-// holding the lock: no decision joins the pipeline meanwhile, so the wait
-// is one, and this decision is the next.
+// to the store; stored then waits for it.
 func decideLocked[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (stored func() (Result[S], error), err error) {
 	defer h.aggregates.lock(agg.String())()
+	stored, p, err := decideHeld(ctx, h, agg, m, evolve, decide, how)
+	if err == nil && p != nil {
+		err = h.handOver(ctx, p)
+	}
+	return stored, err
+}
+
+// decideHeld decides, with the aggregate's lock held, and returns the part
+// to hand to the store, if the command decided any events, and stored,
+// which waits for it once handed over. A decision that needs a state
+// without pending decisions waits for the last of them first, still
+// holding the lock: no decision joins the pipeline meanwhile, so the wait
+// is one, and this decision is the next.
+func decideHeld[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (stored func() (Result[S], error), p *part, err error) {
+	if m.IfVersion != nil {
+		// A precondition is checked on the state in the store only.
+		how = loadFresh
+	}
 	if pipe := h.pipelines.get(agg); pipe != nil {
 		// Not on the pending state: a fresh one is wanted, or this
 		// command decided before (where no expected sequence would catch
 		// a second decision), or a command of another kind made it.
 		if _, sameKind := pipe.state.(S); how != loadFresh && sameKind && !h.pipelines.decided(agg, m.CommandID) {
-			stored, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, how)
+			stored, p, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, how)
 			if trusted {
-				return stored, err
+				return stored, p, err
 			}
 		}
 		select {
 		case <-pipe.tail.Done():
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		how = loadFresh
 	}
-	stored, trusted, err := decideOnce(ctx, h, agg, nil, m, evolve, decide, how)
+	stored, p, trusted, err := decideOnce(ctx, h, agg, nil, m, evolve, decide, how)
 	if !trusted {
-		stored, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, loadFresh)
+		stored, p, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, loadFresh)
 	}
-	return stored, err
+	return stored, p, err
+}
+
+// part is a decision on one aggregate, made under its lock and not yet
+// handed to the store: what to submit, and the pipeline step it becomes
+// once handed over, decided on pipe's pending state or else on base.
+type part struct {
+	submission domain.Submission
+	pipe       *pipeline
+	base       cacheEntry
+	step       *pipelineStep
+}
+
+// handOver hands parts, decided under their aggregates' locks (still
+// held), to the store as one decision, and makes each the last pending
+// step of its aggregate.
+func (h *Handler) handOver(ctx context.Context, parts ...*part) error {
+	subs := make([]domain.Submission, len(parts))
+	for i, p := range parts {
+		subs[i] = p.submission
+	}
+	pending, err := h.store.Submit(ctx, subs...)
+	if err != nil {
+		return err
+	}
+	for i, p := range parts {
+		p.step.pending = pending[i]
+		h.pipelines.push(p.submission.Aggregate, p.pipe, p.step, p.base)
+	}
+	return nil
 }
 
 // decideOnce decides on agg's pending state (pipe), or else on its state
-// loaded as how says, and hands what it decided to the store. It reports
-// false when it decided nothing on a state that was not fresh, which only
-// a fresh state may settle.
+// loaded as how says, and returns the part to hand to the store, if it
+// decided any events, and stored, which waits for it once handed over.
+// It reports false when it decided nothing on a state that was not fresh,
+// which only a fresh state may settle.
 func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pipe *pipeline, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (func() (Result[S], error), bool, error) {
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (func() (Result[S], error), *part, bool, error) {
 	var state S
 	var entry cacheEntry
 	var after domain.PendingAppend
@@ -270,11 +312,11 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		var done uint64
 		var err error
 		if state, entry, done, err = load(ctx, h, agg, evolve, m.CommandID, how); err != nil {
-			return nil, true, err
+			return nil, nil, true, err
 		}
 		if done != 0 {
 			// The command ran before: its own event, not the latest.
-			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done, entry.last) }, true, nil
+			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done, entry.last) }, nil, true, nil
 		}
 	}
 	events, err := decide(state)
@@ -283,27 +325,24 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 	// If-Match, and not that it exists, nor its version.
 	if pipe == nil && m.IfVersion != nil && *m.IfVersion != entry.last && !concealed(err) {
 		err := preconditionFailed(entry.last, *m.IfVersion)
-		return func() (Result[S], error) { return Result[S]{}, err }, true, err
+		return func() (Result[S], error) { return Result[S]{}, err }, nil, true, err
 	}
 	if err != nil || len(events) == 0 {
 		res := Result[S]{State: state, Sequence: entry.last, Version: entry.last}
-		return func() (Result[S], error) { return res, err }, how == loadFresh && pipe == nil, err
+		return func() (Result[S], error) { return res, err }, nil, how == loadFresh && pipe == nil, err
 	}
 	envelopes, err := h.envelopes(agg, m, events)
 	if err != nil {
-		return nil, true, err
-	}
-	pending, err := h.store.Submit(ctx, agg, entry.last, after, envelopes)
-	if err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
 	for _, e := range events {
 		state = evolve(state, e)
 	}
-	s := &pipelineStep{pending: pending, state: state, commandID: m.CommandID, follows: after != nil, base: entry.last}
-	h.pipelines.push(agg, pipe, s, entry)
+	s := &pipelineStep{state: state, commandID: m.CommandID, follows: after != nil, base: entry.last}
+	p := &part{submission: domain.Submission{Aggregate: agg, Expected: entry.last, After: after, Events: envelopes},
+		pipe: pipe, base: entry, step: s}
 	return func() (Result[S], error) {
-		seqs, err := pending.Wait(ctx)
+		seqs, err := s.pending.Wait(ctx)
 		var last uint64
 		if err == nil {
 			last = seqs[len(seqs)-1]
@@ -316,7 +355,7 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 			return Result[S]{}, err
 		}
 		return Result[S]{State: state, Event: events[len(events)-1], Sequence: last, Version: last}, nil
-	}, true, nil
+	}, p, true, nil
 }
 
 // preconditionFailed is the error of a command whose aggregate is at

@@ -44,6 +44,18 @@ type Record struct {
 	Sequence  uint64 // stream sequence: the global order of all events
 }
 
+// Submission is one aggregate's decision handed to the event store: its
+// events, to be stored if the aggregate's last event is still at sequence
+// Expected (0: the aggregate has none yet), or, when After is set, right
+// after After, the pending decision on the same aggregate it was decided
+// after (Expected is not used then).
+type Submission struct {
+	Aggregate Aggregate
+	Expected  uint64
+	After     PendingAppend
+	Events    []Envelope
+}
+
 // PendingAppend is a decision handed to the event store, not yet known to
 // be stored.
 type PendingAppend interface {

@@ -75,6 +75,9 @@ type decision struct {
 	// after fails, so does this one: it was decided on after's outcome.
 	after   *decision
 	chained bool // in its batch right after `after`, without an expectation
+	// group, if set, is every part of a decision across aggregates, this
+	// one among them: they go in one batch, and fail together.
+	group   []*decision
 	msgs    []*nats.Msg
 	handed  time.Time     // when it was handed to the committer
 	out     outcome       // set by the committer before settled is closed
@@ -323,38 +326,101 @@ func (c *committer) refuse(waiting []*decision) {
 // the whole batch. A batch holds at most one independent decision per
 // aggregate (the server checks a second expectation on a subject against
 // the first), followed by those decided after it, and at most maxBatch
-// events.
+// events. The parts of a decision across aggregates go together or wait
+// together.
 func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 	subjects := map[string]bool{}
 	picked := map[*decision]bool{}
 	events := 0
 	for _, d := range waiting {
-		if d.after != nil && d.after.answered() && !c.follow(d) {
-			continue
+		if d.group != nil && d != d.group[0] {
+			continue // it goes with its group's first part
 		}
-		switch {
-		case d.ctx.Err() != nil:
-			d.answer(outcome{err: d.ctx.Err()})
-		case events+len(d.msgs) > maxBatch:
-			rest = append(rest, d)
-		case d.after != nil && picked[d.after]:
-			d.chained = true
-			batch = append(batch, d)
-			picked[d] = true
-			events += len(d.msgs)
-		case d.after != nil: // after waits for a later batch
-			rest = append(rest, d)
-		case c.answerStale(d):
-		case d.expect && subjects[d.subject]:
-			rest = append(rest, d)
-		default:
-			batch = append(batch, d)
-			picked[d] = true
-			subjects[d.subject] = d.expect
-			events += len(d.msgs)
+		unit := d.unit()
+		switch c.place(unit, picked, subjects, events) {
+		case unitAnswered:
+		case unitWaits:
+			rest = append(rest, unit...)
+		case unitPicked:
+			for _, d := range unit {
+				batch = append(batch, d)
+				picked[d] = true
+				events += len(d.msgs)
+				if !d.chained {
+					subjects[d.subject] = d.expect
+				}
+			}
 		}
 	}
 	return batch, rest
+}
+
+// unit is d, or every part of the decision across aggregates d is part
+// of: what goes in a batch together.
+func (d *decision) unit() []*decision {
+	if d.group != nil {
+		return d.group
+	}
+	return []*decision{d}
+}
+
+// placement is what pick does with a unit.
+type placement int
+
+const (
+	unitPicked   placement = iota // into the batch
+	unitWaits                     // for a later batch
+	unitAnswered                  // given its outcome without being sent
+)
+
+// place judges whether unit joins the batch picked so far (picked, the
+// subjects of its independent decisions, its events), marking the parts
+// that follow a decision picked before them as chained.
+func (c *committer) place(unit []*decision, picked map[*decision]bool, subjects map[string]bool, events int) placement {
+	for _, d := range unit {
+		if d.after != nil && d.after.answered() && !c.follow(d) {
+			answerAll(unit, knownConflict)
+			return unitAnswered
+		}
+	}
+	if err := unit[0].ctx.Err(); err != nil {
+		answerAll(unit, outcome{err: err})
+		return unitAnswered
+	}
+	size := 0
+	for _, d := range unit {
+		size += len(d.msgs)
+		switch {
+		case d.after != nil && !picked[d.after]: // after waits for a later batch
+			return unitWaits
+		case d.after == nil && d.expect && subjects[d.subject]:
+			return unitWaits
+		}
+	}
+	if events+size > maxBatch {
+		return unitWaits
+	}
+	for _, d := range unit {
+		if o, stale := c.stale(d); stale {
+			// The parts are stored together or not at all: as this
+			// one is, so are the others.
+			answerAll(unit, o)
+			return unitAnswered
+		}
+	}
+	for _, d := range unit {
+		d.chained = d.after != nil
+	}
+	return unitPicked
+}
+
+// answerAll gives every decision of unit that has none yet the outcome o.
+func answerAll(unit []*decision, o outcome) {
+	for _, d := range unit {
+		if !d.answered() {
+			d.answer(o)
+		}
+	}
 }
 
 // follow turns d, whose predecessor has its outcome, into a decision of
@@ -376,28 +442,26 @@ func (c *committer) follow(d *decision) bool {
 	return true
 }
 
-// answerStale answers d, and reports true, if d expects less than the
-// aggregate's known last sequence: a conflict, known as such unless that
-// last event is d's own (stored by an earlier try, which the caller then
-// confirms). A cached sequence below the expected one is another writer's
-// progress: it is forgotten, and the server judges.
-func (c *committer) answerStale(d *decision) bool {
-	if !d.expect {
-		return false
+// stale reports whether d expects less than the aggregate's known last
+// sequence, and the outcome it then has: a conflict, known as such unless
+// that last event is d's own (stored by an earlier try, which the caller
+// then confirms). A cached sequence below the expected one is another
+// writer's progress: it is forgotten, and the server judges.
+func (c *committer) stale(d *decision) (outcome, bool) {
+	if !d.expect || d.after != nil {
+		return outcome{}, false
 	}
 	last, ok := c.lastSeq[d.subject]
 	if ok && last.seq < d.expected {
 		delete(c.lastSeq, d.subject)
 	}
 	if !ok || last.seq <= d.expected {
-		return false
+		return outcome{}, false
 	}
 	if last.id == lastID(d) {
-		d.answer(outcome{err: errWrongLast})
-	} else {
-		d.answer(knownConflict)
+		return outcome{err: errWrongLast}, true
 	}
-	return true
+	return knownConflict, true
 }
 
 // lastID is the id of d's last event.
@@ -412,7 +476,7 @@ func (c *committer) commit(batch []*decision) {
 	if len(batch) == 0 {
 		return
 	}
-	if len(batch) > 1 && len(batch) <= maxOneByOne && singleEvents(batch) {
+	if len(batch) > 1 && len(batch) <= maxOneByOne && loneEvents(batch) {
 		c.oneByOne(batch)
 		return
 	}
@@ -465,8 +529,8 @@ func (c *committer) commit(batch []*decision) {
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
 		}
-		if len(batch) == 1 {
-			batch[0].answer(outcome{err: errWrongLast})
+		if len(batch) == len(batch[0].unit()) {
+			answerAll(batch, outcome{err: errWrongLast})
 			return
 		}
 		// One decision spoiled the batch and the server does not say
@@ -486,24 +550,44 @@ func (c *committer) commit(batch []*decision) {
 // size (research: 0.2 ms against 2.4 ms).
 const maxOneByOne = 4
 
-func singleEvents(batch []*decision) bool {
+// loneEvents reports whether every decision of batch is one event and
+// stands alone, not a part of a decision across aggregates.
+func loneEvents(batch []*decision) bool {
 	for _, d := range batch {
-		if len(d.msgs) != 1 {
+		if len(d.msgs) != 1 || d.group != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// oneByOne stores the decisions of a batch each on its own, in order; one
-// decided after another goes once that one has its outcome.
+// oneByOne stores the decisions of a batch each on its own (the parts of
+// a decision across aggregates together), in order; one decided after
+// another goes once that one has its outcome.
 func (c *committer) oneByOne(batch []*decision) {
 	for _, d := range batch {
-		if d.chained && !c.follow(d) {
+		if d.group != nil && d != d.group[0] {
+			continue // it went with its group's first part
+		}
+		unit := d.unit()
+		if !c.followAll(unit) {
 			continue
 		}
-		c.commit([]*decision{d})
+		c.commit(unit)
 	}
+}
+
+// followAll turns the chained decisions of unit into decisions of their
+// own (see follow); if one of them cannot be, it answers the whole unit
+// as a conflict and reports false.
+func (c *committer) followAll(unit []*decision) bool {
+	for _, d := range unit {
+		if d.chained && !c.follow(d) {
+			answerAll(unit, knownConflict)
+			return false
+		}
+	}
+	return true
 }
 
 // rejectedAsConflict reports whether the server refused a batch because an

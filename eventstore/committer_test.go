@@ -72,7 +72,6 @@ func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
 
 func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
-	ctx := context.Background()
 	// Called directly, as the committer's loop would with three decisions
 	// waiting: deterministic, where racing appenders would not be.
 	var batch []*decision
@@ -91,17 +90,24 @@ func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	if lasts[0] != 2 || lasts[1] != 4 || lasts[2] != 6 {
 		t.Errorf("last sequences = %v, want [2 4 6]: the batch's events in order, without gaps", lasts)
 	}
-	batchIDs := map[string]bool{}
-	for seq := uint64(1); seq <= 6; seq++ {
-		m, err := s.stream.GetMsg(ctx, seq)
+	if ids := batchIDsUpTo(t, s, 6); len(ids) != 1 || ids[""] {
+		t.Errorf("six events carry batch ids %v, want one", ids)
+	}
+}
+
+// batchIDsUpTo returns the atomic batch ids of the stream's events up to
+// sequence last ("" for an event stored on its own).
+func batchIDsUpTo(t *testing.T, s *Store, last uint64) map[string]bool {
+	t.Helper()
+	ids := map[string]bool{}
+	for seq := uint64(1); seq <= last; seq++ {
+		m, err := s.stream.GetMsg(context.Background(), seq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		batchIDs[m.Header.Get(hdrBatchID)] = true
+		ids[m.Header.Get(hdrBatchID)] = true
 	}
-	if len(batchIDs) != 1 || batchIDs[""] {
-		t.Errorf("six events carry batch ids %v, want one", batchIDs)
-	}
+	return ids
 }
 
 func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
@@ -158,6 +164,14 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 	failed, stored := d("f", 0, 1), d("s", 0, 1)
 	failed.answer(outcome{err: errors.New("acknowledgement lost")})
 	stored.answer(outcome{last: 9})
+	// group makes parts one decision across aggregates, as Submit does.
+	group := func(parts ...*decision) []*decision {
+		for _, p := range parts {
+			p.group = parts
+		}
+		return parts
+	}
+	big2, head2 := d("b", 0, 600), d("h", 0, 1)
 	tests := []struct {
 		name             string
 		waiting          []*decision
@@ -186,6 +200,21 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 			waiting: []*decision{after(failed, 1)}, answered: map[int]error{0: errWrongLast}},
 		{name: "a decision decided after one that was stored goes on its own",
 			waiting: []*decision{after(stored, 1)}, batch: []int{0}},
+		{name: "the parts of a decision across aggregates share a batch with others",
+			waiting: append(group(d("a", 0, 2), d("b", 0, 1)), d("c", 0, 1)), batch: []int{0, 1, 2}},
+		{name: "a decision across aggregates waits whole while one of its aggregates has a decision in the batch",
+			waiting: append([]*decision{d("a", 0, 1)}, group(d("c", 0, 1), d("a", 1, 1))...), batch: []int{0}, rest: []int{1, 2}},
+		{name: "one part behind the known last sequence is a conflict for every part",
+			waiting: append(group(d("b", 0, 1), d("x", 4, 1)), d("c", 0, 1)), batch: []int{2},
+			answered: map[int]error{0: errWrongLast, 1: errWrongLast}},
+		{name: "a decision across aggregates that does not fit what is left of a batch waits whole",
+			waiting: append([]*decision{d("a", 0, 600)}, group(d("b", 0, 200), d("c", 0, 300))...), batch: []int{0}, rest: []int{1, 2}},
+		{name: "a part decided after a decision left for the next batch holds its whole decision back",
+			waiting: append([]*decision{d("c", 0, 600), big2}, group(d("e", 0, 1), after(big2, 1))...), batch: []int{0}, rest: []int{1, 2, 3}},
+		{name: "a part decided after one in the batch follows it there, with its decision",
+			waiting: append([]*decision{head2}, group(d("e", 0, 1), after(head2, 1))...), batch: []int{0, 1, 2}},
+		{name: "a part decided after one that failed fails every part",
+			waiting: group(d("g", 0, 1), after(failed, 1)), answered: map[int]error{0: errWrongLast, 1: errWrongLast}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,10 +262,7 @@ func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
 	var pending []domain.PendingAppend
 	var previous domain.PendingAppend
 	for i := range 5 {
-		p, err := s.Submit(ctx, agg, 0, previous, decisionOf(fmt.Sprint("d", i), 2))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := submitOne(t, s, domain.Submission{Aggregate: agg, After: previous, Events: decisionOf(fmt.Sprint("d", i), 2)})
 		pending, previous = append(pending, p), p
 	}
 	var seqs []uint64
@@ -265,14 +291,8 @@ func TestWhenAPipelinedDecisionFailsThoseDecidedAfterItFailToo(t *testing.T) {
 	if _, err := s.Append(ctx, agg, 0, decisionOf("first", 1)); err != nil {
 		t.Fatal(err)
 	}
-	stale, err := s.Submit(ctx, agg, 0, nil, decisionOf("stale", 1)) // the aggregate is at 1
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := s.Submit(ctx, agg, 0, stale, decisionOf("next", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	stale := submitOne(t, s, domain.Submission{Aggregate: agg, Events: decisionOf("stale", 1)}) // the aggregate is at 1
+	next := submitOne(t, s, domain.Submission{Aggregate: agg, After: stale, Events: decisionOf("next", 1)})
 	for name, p := range map[string]domain.PendingAppend{"the stale decision": stale, "the one decided after it": next} {
 		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
 			t.Errorf("%s = %v, want domain.ErrAggregateChanged", name, err)
@@ -311,6 +331,119 @@ func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) 
 	}
 }
 
+func TestADecisionAcrossAggregatesIsStoredWholeInOneBatch(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	flight, ledger := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "ledger", ID: "l1"}
+	ps, err := s.Submit(ctx,
+		domain.Submission{Aggregate: flight, Events: decisionOf("reserve", 1)},
+		domain.Submission{Aggregate: ledger, Events: decisionOf("use", 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []uint64
+	for i, p := range ps {
+		got, err := p.Wait(ctx)
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		seqs = append(seqs, got...)
+	}
+	if fmt.Sprint(seqs) != "[1 2 3]" {
+		t.Errorf("sequences %v, want [1 2 3]", seqs)
+	}
+	// Two one-event parts would be cheaper as plain publishes, one by
+	// one, but not whole: they must share one batch.
+	if ids := batchIDsUpTo(t, s, 3); len(ids) != 1 || ids[""] {
+		t.Errorf("the parts' events carry batch ids %v, want one", ids)
+	}
+}
+
+func TestAConflictOnOnePartOfADecisionAcrossAggregatesStoresNoPart(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := domain.Aggregate{Type: "quote", ID: "a"}, domain.Aggregate{Type: "quote", ID: "b"}, domain.Aggregate{Type: "quote", ID: "c"}
+	for _, finder := range []string{"the committer", "the server"} {
+		t.Run("found by "+finder, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			if _, err := s.Append(ctx, b, 0, decisionOf("b0", 1)); err != nil {
+				t.Fatal(err)
+			}
+			if finder == "the server" {
+				clear(s.committer.lastSeq)
+			}
+			// Called directly, as the committer's loop would with a
+			// decision of its own waiting beside the stale one.
+			lone := decisionFor(t, s, c, 0, decisionOf("c", 1))
+			parts := []*decision{decisionFor(t, s, a, 0, decisionOf("a", 2)), decisionFor(t, s, b, 0, decisionOf("b1", 1))} // b is at 1
+			for _, p := range parts {
+				p.group = parts
+			}
+			batch, rest := s.committer.pick(append([]*decision{lone}, parts...))
+			s.committer.commit(batch)
+			if len(rest) != 0 {
+				t.Fatalf("%d decisions left for later", len(rest))
+			}
+			if out := lone.wait(ctx); out.err != nil {
+				t.Errorf("the decision beside the stale one: %v", out.err)
+			}
+			for i, p := range parts {
+				if out := p.wait(ctx); !errors.Is(out.err, errWrongLast) {
+					t.Errorf("part %d = %+v, want a conflict", i, out)
+				}
+			}
+			for agg, want := range map[domain.Aggregate]int{a: 0, b: 1, c: 1} {
+				if recs, err := s.Load(ctx, agg); err != nil || len(recs) != want {
+					t.Errorf("%s has %d events (%v), want %d", agg, len(recs), err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestAFaultBetweenThePartsOfADecisionAcrossAggregatesStoresNone(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	a, b := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "booking", ID: "b1"}
+	parts := []domain.Submission{{Aggregate: a, Events: decisionOf("reserve", 1)}, {Aggregate: b, Events: decisionOf("confirm", 1)}}
+	s.committer.betweenEvents = func(sent int) error { return fmt.Errorf("fault after %d of 2 events", sent) }
+	ps, err := s.Submit(ctx, parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		if _, err := p.Wait(ctx); err == nil || !strings.Contains(err.Error(), "fault after 1") {
+			t.Errorf("part %d = %v, want the injected fault", i, err)
+		}
+	}
+	for _, agg := range []domain.Aggregate{a, b} {
+		if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 0 {
+			t.Fatalf("after the fault %s has %d events (%v), want none", agg, len(recs), err)
+		}
+	}
+	s.committer.betweenEvents = nil
+	if ps, err = s.Submit(ctx, parts...); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		if _, err := p.Wait(ctx); err != nil {
+			t.Errorf("retried part %d: %v", i, err)
+		}
+	}
+}
+
+func TestADecisionAcrossAggregatesNeedsDistinctAggregatesAndFitsOneBatch(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	a, b := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "booking", ID: "b1"}
+	for name, parts := range map[string][]domain.Submission{
+		"one part per aggregate": {{Aggregate: a, Events: decisionOf("x", 1)}, {Aggregate: a, Events: decisionOf("y", 1)}},
+		"at most 1000 events":    {{Aggregate: a, Events: decisionOf("x", 600)}, {Aggregate: b, Events: decisionOf("y", 401)}},
+	} {
+		if _, err := s.Submit(context.Background(), parts...); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: Submit = %v, want an error saying so", name, err)
+		}
+	}
+}
+
 func indexes(all, some []*decision) string {
 	var out []int
 	for _, d := range some {
@@ -321,6 +454,16 @@ func indexes(all, some []*decision) string {
 		}
 	}
 	return fmt.Sprint(out)
+}
+
+// submitOne submits one decision and fails the test if it cannot.
+func submitOne(t *testing.T, s *Store, part domain.Submission) domain.PendingAppend {
+	t.Helper()
+	ps, err := s.Submit(context.Background(), part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps[0]
 }
 
 // decisionFor builds the decision Append would hand the committer.
@@ -439,7 +582,7 @@ func TestCrashChild(t *testing.T) {
 			for {
 				name := fmt.Sprintf("r%s-d%d", round, n.Add(1))
 				say("start %s", name)
-				if _, err := s.Append(context.Background(), domain.Aggregate{Type: "crash", ID: name}, 0, decisionOf(name, 3)); err != nil {
+				if err := crashDecision(context.Background(), s, name); err != nil {
 					say("error %s %v", name, err)
 					continue
 				}
@@ -450,10 +593,28 @@ func TestCrashChild(t *testing.T) {
 	select {} // until killed
 }
 
-// TestKillDuringDecisions kills a process (kill -9) while it appends
-// three-event decisions from 16 goroutines, three times over. After each
-// restart every acknowledged decision is there, no decision is there in
-// part, and a retry of each one that is missing completes it.
+// crashDecision is the child's decision: three events on crash/<name> and
+// one on crashpart/<name>, stored together.
+func crashDecision(ctx context.Context, s *Store, name string) error {
+	ps, err := s.Submit(ctx,
+		domain.Submission{Aggregate: domain.Aggregate{Type: "crash", ID: name}, Events: decisionOf(name, 3)},
+		domain.Submission{Aggregate: domain.Aggregate{Type: "crashpart", ID: name}, Events: decisionOf(name+"-part", 1)})
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if _, err := p.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestKillDuringDecisions kills a process (kill -9) while it stores
+// decisions of four events on two aggregates from 16 goroutines, three
+// times over. After each restart every acknowledged decision is there, no
+// decision is there in part, and a retry of each one that is missing
+// completes it.
 func TestKillDuringDecisions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -498,20 +659,23 @@ func TestKillDuringDecisions(t *testing.T) {
 		}
 		missing := 0
 		for name := range started {
-			agg := domain.Aggregate{Type: "crash", ID: name}
-			recs, err := s.Load(ctx, agg)
-			if err != nil {
-				t.Fatalf("round %d: load %s: %v", round, name, err)
+			stored := 0
+			for _, agg := range []domain.Aggregate{{Type: "crash", ID: name}, {Type: "crashpart", ID: name}} {
+				recs, err := s.Load(ctx, agg)
+				if err != nil {
+					t.Fatalf("round %d: load %s: %v", round, agg, err)
+				}
+				stored += len(recs)
 			}
 			switch {
-			case len(recs) == 3:
-			case len(recs) == 0 && !acked[name]:
+			case stored == 4:
+			case stored == 0 && !acked[name]:
 				missing++
-				if _, err := s.Append(ctx, agg, 0, decisionOf(name, 3)); err != nil {
+				if err := crashDecision(ctx, s, name); err != nil {
 					t.Errorf("round %d: retrying %s: %v", round, name, err)
 				}
 			default:
-				t.Errorf("round %d: %s has %d of 3 events (acknowledged: %v)", round, name, len(recs), acked[name])
+				t.Errorf("round %d: %s has %d of 4 events (acknowledged: %v)", round, name, stored, acked[name])
 			}
 		}
 		t.Logf("round %d: killed after %d acknowledged of %d started decisions; %d not stored were retried",
@@ -579,14 +743,8 @@ func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 	reads := countRequests(t, s, "STREAM.MSG.GET")
 	// Stale by the committer's own last sequence, and decided after one
 	// that failed: neither was sent, and neither is the aggregate's last.
-	stale, err := s.Submit(ctx, agg, 0, nil, decisionOf("stale", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := s.Submit(ctx, agg, 0, stale, decisionOf("next", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	stale := submitOne(t, s, domain.Submission{Aggregate: agg, Events: decisionOf("stale", 1)})
+	next := submitOne(t, s, domain.Submission{Aggregate: agg, After: stale, Events: decisionOf("next", 1)})
 	for _, p := range []domain.PendingAppend{stale, next} {
 		if _, err := p.Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
 			t.Fatalf("wait = %v, want domain.ErrAggregateChanged", err)

@@ -392,17 +392,17 @@ func (s *Store) ClientURL() string {
 // exist yet). The events are stored all or none. It returns the stream
 // sequence of each event, or domain.ErrAggregateChanged.
 //
-// Every write goes through here, and through the store's committer, which
+// Every write goes through Submit, and through the store's committer, which
 // commits the decisions of many aggregates together (see committer.go).
 // Each event's EventID is its Nats-Msg-Id, and a decision whose events are
 // already the aggregate's last (a retry after a lost acknowledgement) is
 // answered with their sequences instead of a conflict.
 func (s *Store) Append(ctx context.Context, agg domain.Aggregate, expected uint64, events []domain.Envelope) ([]uint64, error) {
-	p, err := s.Submit(ctx, agg, expected, nil, events)
+	ps, err := s.Submit(ctx, domain.Submission{Aggregate: agg, Expected: expected, Events: events})
 	if err != nil {
 		return nil, err
 	}
-	return p.Wait(ctx)
+	return ps[0].Wait(ctx)
 }
 
 // pendingAppend is a decision the store has taken, not yet known to be stored:
@@ -413,40 +413,78 @@ type pendingAppend struct {
 	d   *decision
 }
 
-// Submit is Append in two steps: it hands the decision to the committer
-// and returns, and Wait waits for it to be stored. after, if not nil, is
-// the caller's pending decision on the same aggregate, submitted to this
-// store, that this one was decided after: it is then stored right after
-// that one, in the same batch or the next, expected is not used, and it
-// fails with domain.ErrAggregateChanged if that one fails. So a busy
-// aggregate takes many decisions per batch, instead of one per batch with
-// the caller waiting in between.
-func (s *Store) Submit(ctx context.Context, agg domain.Aggregate, expected uint64, after domain.PendingAppend, events []domain.Envelope) (domain.PendingAppend, error) {
+// Submit is Append in two steps: it hands a decision to the committer and
+// returns, and Wait waits for it to be stored. A submission's After, if
+// set, is the caller's pending decision on the same aggregate, submitted to
+// this store, that it was decided after: it is then stored right after
+// that one, in the same batch or the next, and fails with
+// domain.ErrAggregateChanged if that one fails. So a busy aggregate takes
+// many decisions per batch, instead of one per batch with the caller
+// waiting in between.
+//
+// Several submissions are one decision across aggregates (a booking's
+// confirmation takes capacity, an AWB number and the quote with it): on
+// different aggregates, stored together in one atomic batch or not at
+// all, and if one conflicts, all fail with domain.ErrAggregateChanged.
+func (s *Store) Submit(ctx context.Context, parts ...domain.Submission) ([]domain.PendingAppend, error) {
+	ds := make([]*decision, len(parts))
+	events := 0
+	for i, p := range parts {
+		d, err := s.decisionOf(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, other := range ds[:i] {
+			if other.subject == d.subject {
+				return nil, fmt.Errorf("eventstore: a decision has one part per aggregate, not two on %s", p.Aggregate)
+			}
+		}
+		ds[i] = d
+		events += len(d.msgs)
+	}
+	if events > maxBatch {
+		return nil, fmt.Errorf("eventstore: a decision has at most %d events, not %d", maxBatch, events)
+	}
+	if len(ds) > 1 {
+		for _, d := range ds {
+			d.group = ds
+		}
+	}
+	if err := s.committer.handOver(ctx, ds...); err != nil {
+		// ctx ended or the store is closing: nothing a wait would cure.
+		return nil, fmt.Errorf("eventstore: append to %s: %w", parts[0].Aggregate, err)
+	}
+	out := make([]domain.PendingAppend, len(ds))
+	for i, d := range ds {
+		out[i] = &pendingAppend{s: s, agg: parts[i].Aggregate, d: d}
+	}
+	return out, nil
+}
+
+// decisionOf checks one submission and makes its decision.
+func (s *Store) decisionOf(ctx context.Context, p domain.Submission) (*decision, error) {
+	agg := p.Aggregate
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
-	if len(events) == 0 || len(events) > maxBatch {
-		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(events))
+	if len(p.Events) == 0 || len(p.Events) > maxBatch {
+		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(p.Events))
 	}
-	prior, ours := after.(*pendingAppend)
+	prior, ours := p.After.(*pendingAppend)
 	switch {
-	case after != nil && (!ours || prior.s != s):
+	case p.After != nil && (!ours || prior.s != s):
 		return nil, fmt.Errorf("eventstore: a decision on %s can only follow one submitted to this store", agg)
-	case after != nil && prior.agg != agg:
+	case p.After != nil && prior.agg != agg:
 		return nil, fmt.Errorf("eventstore: a decision on %s cannot follow one on %s", agg, prior.agg)
 	}
-	d, err := newDecision(ctx, s.subject(agg), expected, events)
+	d, err := newDecision(ctx, s.subject(agg), p.Expected, p.Events)
 	if err != nil {
 		return nil, err
 	}
-	if after != nil {
+	if p.After != nil {
 		d.after = prior.d
 	}
-	if err := s.committer.handOver(ctx, d); err != nil {
-		// ctx ended or the store is closing: nothing a wait would cure.
-		return nil, fmt.Errorf("eventstore: append to %s: %w", agg, err)
-	}
-	return &pendingAppend{s: s, agg: agg, d: d}, nil
+	return d, nil
 }
 
 // Done is closed once p has its answer.

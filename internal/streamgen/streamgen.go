@@ -164,18 +164,18 @@ func decide[S any](g *gen, a *agg[S], who by, evolve func(S, domain.Event) S, de
 			CorrelationID: who.correlation, CausationID: who.cause, Actor: who.principal.Subject, Tenant: who.principal.OrganizationID,
 			ClientIP: who.clientIP, OccurredAt: time.Now().UTC(), Data: data}
 	}
-	pending, err := g.store.Submit(g.ctx, a.id, a.last, a.tail, envelopes)
+	pending, err := g.store.Submit(g.ctx, domain.Submission{Aggregate: a.id, Expected: a.last, After: a.tail, Events: envelopes})
 	if err == nil {
 		for _, e := range events {
 			a.state = evolve(a.state, e)
 		}
-		a.tail = pending
+		a.tail = pending[0]
 	}
 	a.mu.Unlock()
 	if err != nil {
 		return nil, "", fmt.Errorf("streamgen: %s: %w", a.id, err)
 	}
-	seqs, err := pending.Wait(g.ctx)
+	seqs, err := pending[0].Wait(g.ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("streamgen: %s: %w", a.id, err)
 	}
