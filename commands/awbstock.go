@@ -133,10 +133,20 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 // UseAWB takes an AWB number of prefix from the forwarder's stock for
 // reference: awb if given (it must be in valid stock and unused), else the
 // next free one. A retried command gets the same number.
-func (h *Handler) UseAWB(ctx context.Context, m Meta, orgID, prefix, awb, reference string) (string, error) {
-	day := h.now().UTC().Format("2006-01-02")
+func (h *Handler) UseAWB(ctx context.Context, m Meta, orgID, prefix, awb, reference string) (number string, err error) {
+	err = transact(ctx, h, func(t *transaction) error {
+		number, err = useAWB(t, m, orgID, prefix, awb, reference)
+		return err
+	})
+	return number, err
+}
+
+// useAWB is UseAWB as a part of t.
+func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (string, error) {
+	day := t.h.now().UTC().Format("2006-01-02")
 	var number string
-	_, err := execute(ctx, h, ledgerAggregate(orgID, prefix), m, domain.EvolveStockLedger,
+	ledger := ledgerAggregate(orgID, prefix)
+	_, err := decideIn(t, ledger, m, domain.EvolveStockLedger,
 		func(l domain.StockLedger) ([]domain.Event, error) {
 			if l.Prefix == "" {
 				l.OrganizationID, l.Prefix = orgID, prefix
@@ -150,7 +160,7 @@ func (h *Handler) UseAWB(ctx context.Context, m Meta, orgID, prefix, awb, refere
 	}
 	if number == "" {
 		// A repeated command: the number it took is in the history.
-		return h.numberUsedBy(ctx, ledgerAggregate(orgID, prefix), m.CommandID)
+		return t.h.numberUsedBy(t.ctx, ledger, m.CommandID)
 	}
 	return number, nil
 }

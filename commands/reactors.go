@@ -150,11 +150,14 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 	return nil
 }
 
-// confirm takes a pending booking through its checks: the quote, then
-// capacity on the flight (optimistic concurrency on the flight: racing
-// bookings never overbook), then the AWB number from the forwarder's
-// stock, then the quote's acceptance, and finally confirms it. Each step
-// is idempotent, so after a crash the redelivered event finishes the work.
+// confirm takes a pending booking through its checks: the quote, then, in
+// one transaction, capacity on the flight (optimistic concurrency on the
+// flight: racing bookings never overbook), the AWB number from the
+// forwarder's stock, the quote's acceptance and the booking's
+// confirmation, all stored together or none. A refusal rejects the
+// booking. Each step is idempotent, so after a crash the redelivered
+// event finishes the work, as it does for a history whose steps were
+// stored one by one (before transactions).
 func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 	if err != nil || b.Status != domain.BookingStatusPending {
@@ -166,56 +169,59 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 		return err
 	}
 	refusal := domain.CheckBookable(q, b, now)
-	var reserved Result[domain.Flight]
 	if refusal == nil {
-		reserved, refusal = execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
-			func(f domain.Flight) ([]domain.Event, error) {
-				return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
-			})
-	}
-	awb := ""
-	if refusal == nil {
-		// The flight's prefix never changes: the state the reservation
-		// was decided on has it, without loading the flight again.
-		awb, refusal = r.assignAWB(ctx, rec, b, reserved.State.AWBPrefix)
-	}
-	if refusal == nil {
-		_, refusal = execute(ctx, r.h, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
-			func(q domain.Quote) ([]domain.Event, error) {
-				return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now)
-			})
-	}
-	if domain.ReasonOf(refusal) == "" && refusal != nil {
-		return refusal // not a refusal but a failure: retry the event
-	}
-	if refusal != nil {
-		if err := r.release(ctx, rec, b); err != nil {
+		refusal = transact(ctx, r.h, func(t *transaction) error {
+			f, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
+				func(f domain.Flight) ([]domain.Event, error) {
+					return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
+				})
+			if err != nil {
+				return err
+			}
+			// The flight's prefix never changes: the state the
+			// reservation was decided on has it.
+			awb, err := r.assignAWB(t, rec, b, f.AWBPrefix)
+			if err != nil {
+				return err
+			}
+			if _, err := decideIn(t, quoteAggregate(q.ID), step(rec, "accept"), domain.EvolveQuote,
+				func(q domain.Quote) ([]domain.Event, error) {
+					return domain.DecideAcceptQuote(q, b.ID, b.FlightID, now)
+				}); err != nil {
+				return err
+			}
+			_, err = decideIn(t, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
+				func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, awb, now) })
 			return err
-		}
-		_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
-			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
+		})
+	}
+	if refusal == nil || domain.ReasonOf(refusal) == "" {
+		return refusal // confirmed, or not a refusal but a failure: retry the event
+	}
+	// A history whose steps were stored one by one may hold the capacity.
+	if err := r.release(ctx, rec, b); err != nil {
 		return err
 	}
-	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
-		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, awb, now) })
+	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
+		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
 	return err
 }
 
-// assignAWB takes the booking's AWB number from the forwarder's stock of
-// the flight's airline, whose AWB prefix is prefix: the one asked for, or
-// the next free one. Without any stock of that airline, the booking goes
-// without a number.
-func (r *Reactors) assignAWB(ctx context.Context, rec domain.Record, b domain.Booking, prefix string) (string, error) {
+// assignAWB takes the booking's AWB number, as a part of t, from the
+// forwarder's stock of the flight's airline, whose AWB prefix is prefix:
+// the one asked for, or the next free one. Without any stock of that
+// airline, the booking goes without a number.
+func (r *Reactors) assignAWB(t *transaction, rec domain.Record, b domain.Booking, prefix string) (string, error) {
 	if b.AWBNumber != "" && b.AWBNumber[:3] != prefix {
 		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, prefix)
 	}
 	if b.AWBNumber == "" {
-		ledger, _, _, err := load(ctx, r.h, ledgerAggregate(b.OrganizationID, prefix), domain.EvolveStockLedger, "", loadFresh)
+		ledger, _, _, err := load(t.ctx, r.h, ledgerAggregate(b.OrganizationID, prefix), domain.EvolveStockLedger, "", loadFresh)
 		if err != nil || len(ledger.Ranges) == 0 {
 			return "", err
 		}
 	}
-	return r.h.UseAWB(ctx, step(rec, "awb"), b.OrganizationID, prefix, b.AWBNumber, b.ID)
+	return useAWB(t, step(rec, "awb"), b.OrganizationID, prefix, b.AWBNumber, b.ID)
 }
 
 // release gives back the capacity a booking holds, if any.

@@ -180,6 +180,37 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 	}
 }
 
+func TestAConfirmationRefusedAtItsAWBNumberStoresNothingOnTheFlight(t *testing.T) {
+	w := newWorld(t, 10000)
+	q := w.pricedQuote(t, 100)
+	// A number of the flight's airline that the forwarder has no stock of.
+	res, err := w.h.RequestBooking(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestBooking{
+		QuoteID: q.ID, FlightID: w.flightID, AWBPrefix: "020", AWBSerial: "12345675"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.reactors.book(context.Background(), w.lastRecord(t, bookingAggregate(res.State.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if b := w.booking(t, res.State.ID); b.Status != domain.BookingStatusRejected || b.Reason != domain.ReasonAWBNotInStock {
+		t.Errorf("booking = %s (%s), want rejected: %s", b.Status, b.Reason, domain.ReasonAWBNotInStock)
+	}
+	// The capacity, decided before the number in the same transaction,
+	// was never stored: nothing to give back.
+	recs, err := w.store.Load(context.Background(), flightAggregate(w.flightID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Type != (domain.FlightScheduled{}).EventType() {
+			t.Errorf("the flight has a %s event", r.Type)
+		}
+	}
+	if q, _, _, _ := load(context.Background(), w.h, quoteAggregate(q.ID), domain.EvolveQuote, "", loadFresh); q.Status != domain.QuoteStatusPriced {
+		t.Errorf("quote = %s, want priced still", q.Status)
+	}
+}
+
 func TestCancelledFlightCancelsItsBookings(t *testing.T) {
 	w := newWorld(t, 10000)
 	ctx := context.Background()

@@ -1,0 +1,81 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// transaction is a decision across aggregates in the making: its parts,
+// each decided under its aggregate's lock, which it holds until all of
+// them are handed to the store together (see transact).
+type transaction struct {
+	ctx    context.Context
+	h      *Handler
+	how    loading
+	parts  []*part
+	waits  []func() error              // one per part: waits for it to be stored
+	locked map[domain.Aggregate]func() // the aggregates' locks, with their releases
+}
+
+// transact carries out a decision across aggregates: decide decides its
+// parts, one aggregate after another, with decideIn, and they are stored
+// together, in one atomic batch, or not at all. A refusal or failure from
+// decide stores nothing; a conflict on any part decides every part again,
+// on fresh states. Each part is a command with an id of its own, so a
+// retried transaction repeats nothing that it stored before.
+//
+// Each part is decided as execute decides a command, on the aggregate's
+// pending state when there is one, so that transactions on a busy
+// aggregate share batches. The locks are taken in the order decide names
+// the aggregates and held until the parts are handed over; a command
+// holds one lock at a time, so transactions that name aggregates in the
+// same order never wait for each other in a circle.
+func transact(ctx context.Context, h *Handler, decide func(*transaction) error) error {
+	how := loadCached
+	return retryOnConflict(ctx, func() error {
+		t := &transaction{ctx: ctx, h: h, how: how, locked: map[domain.Aggregate]func(){}}
+		how = loadFresh // a conflict means another writer: load from the store
+		err := decide(t)
+		if err == nil && len(t.parts) > 0 {
+			err = h.handOver(ctx, t.parts...)
+		}
+		for _, unlock := range t.locked {
+			unlock()
+		}
+		if err != nil {
+			return err
+		}
+		// Every part's wait settles its pipeline step: wait for all.
+		for _, wait := range t.waits {
+			if e := wait(); err == nil {
+				err = e
+			}
+		}
+		return err
+	})
+}
+
+// decideIn decides the command m on agg as a part of t, and returns agg's
+// state after it: with its events, or as it stands when m decided nothing
+// or ran before. A refusal stops the transaction, which then stores
+// nothing.
+func decideIn[S any](t *transaction, agg domain.Aggregate, m Meta, evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (S, error) {
+	var none S
+	if t.locked[agg] != nil {
+		return none, fmt.Errorf("commands: a transaction decides on %s twice", agg)
+	}
+	t.locked[agg] = t.h.aggregates.lock(agg.String())
+	stored, p, err := decideHeld(t.ctx, t.h, agg, m, evolve, decide, t.how)
+	if err != nil {
+		return none, err
+	}
+	if p == nil {
+		res, err := stored() // at once: nothing to store
+		return res.State, err
+	}
+	t.parts = append(t.parts, p)
+	t.waits = append(t.waits, func() error { _, err := stored(); return err })
+	return p.step.state.(S), nil
+}
