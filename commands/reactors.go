@@ -111,7 +111,8 @@ func (r *Reactors) price(ctx context.Context, rec domain.Record) error {
 }
 
 // book confirms or rejects a new booking; gives back the capacity and the
-// quote of a cancelled one; and cancels the bookings of a cancelled flight.
+// quote of a cancelled one, together; and cancels the bookings of a
+// cancelled flight.
 func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 	switch rec.Type {
 	case domain.BookingRequested{}.EventType():
@@ -121,13 +122,15 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 		if err != nil {
 			return err
 		}
-		if err := r.release(ctx, rec, b); err != nil {
-			return err
-		}
 		now := r.h.now().UTC()
-		_, err = execute(ctx, r.h, quoteAggregate(b.QuoteID), step(rec, "reopen"), domain.EvolveQuote,
-			func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
-		return err
+		return transact(ctx, r.h, func(t *transaction) error {
+			if err := r.release(t, rec, b); err != nil {
+				return err
+			}
+			_, err := decideIn(t, quoteAggregate(b.QuoteID), step(rec, "reopen"), domain.EvolveQuote,
+				func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
+			return err
+		})
 	case domain.FlightStatusChanged{}.EventType():
 		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh)
 		if err != nil || f.Status != domain.FlightStatusCancelled {
@@ -155,9 +158,10 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 // flight: racing bookings never overbook), the AWB number from the
 // forwarder's stock, the quote's acceptance and the booking's
 // confirmation, all stored together or none. A refusal rejects the
-// booking. Each step is idempotent, so after a crash the redelivered
-// event finishes the work, as it does for a history whose steps were
-// stored one by one (before transactions).
+// booking, and gives back capacity held in the same transaction. Each step
+// is idempotent, so after a crash the redelivered event finishes the work,
+// as it does for a history whose steps were stored one by one (before
+// transactions).
 func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 	if err != nil || b.Status != domain.BookingStatusPending {
@@ -198,13 +202,16 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 	if refusal == nil || domain.ReasonOf(refusal) == "" {
 		return refusal // confirmed, or not a refusal but a failure: retry the event
 	}
-	// A history whose steps were stored one by one may hold the capacity.
-	if err := r.release(ctx, rec, b); err != nil {
+	return transact(ctx, r.h, func(t *transaction) error {
+		// A history whose steps were stored one by one may hold the
+		// capacity.
+		if err := r.release(t, rec, b); err != nil {
+			return err
+		}
+		_, err := decideIn(t, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
+			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
 		return err
-	}
-	_, err = execute(ctx, r.h, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
-		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
-	return err
+	})
 }
 
 // assignAWB takes the booking's AWB number, as a part of t, from the
@@ -224,12 +231,12 @@ func (r *Reactors) assignAWB(t *transaction, rec domain.Record, b domain.Booking
 	return useAWB(t, step(rec, "awb"), b.OrganizationID, prefix, b.AWBNumber, b.ID)
 }
 
-// release gives back the capacity a booking holds, if any.
-func (r *Reactors) release(ctx context.Context, rec domain.Record, b domain.Booking) error {
+// release gives back the capacity a booking holds, if any, as a part of t.
+func (r *Reactors) release(t *transaction, rec domain.Record, b domain.Booking) error {
 	if !domain.ValidIdentifier(b.FlightID) {
 		return nil
 	}
-	_, err := execute(ctx, r.h, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
+	_, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
 		func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReleaseCapacity(f, b.ID) })
 	return err
 }
