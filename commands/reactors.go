@@ -223,7 +223,13 @@ func (r *Reactors) assignAWB(t *transaction, rec domain.Record, b domain.Booking
 		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, prefix)
 	}
 	if b.AWBNumber == "" {
-		ledger, _, _, err := load(t.ctx, r.h, ledgerAggregate(b.OrganizationID, prefix), domain.EvolveStockLedger, "", loadFresh)
+		// Whether the forwarder has stock at all, from the cached ledger:
+		// no expectation guards this check (stock may come in the next
+		// moment, however fresh the read), and a number taken from a stale
+		// state conflicts and is taken again from a fresh one. Asking the
+		// store here, with the flight's lock held, cost 14-24 % of the
+		// confirmations a second at 300 bookings in flight.
+		ledger, _, _, err := load(t.ctx, r.h, ledgerAggregate(b.OrganizationID, prefix), domain.EvolveStockLedger, "", loadCached)
 		if err != nil || len(ledger.Ranges) == 0 {
 			return "", err
 		}
