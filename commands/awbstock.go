@@ -158,11 +158,15 @@ func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (strin
 	if err != nil {
 		return "", err
 	}
-	if number == "" {
+	switch {
+	case number != "":
+		return number, nil
+	case awb != "":
+		return awb, nil // a repeated command took the number it was given
+	default:
 		// A repeated command: the number it took is in the history.
 		return t.h.numberUsedBy(t.ctx, ledger, m.CommandID)
 	}
-	return number, nil
 }
 
 // numberUsedBy finds the AWB number a command took from a ledger.

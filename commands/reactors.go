@@ -184,7 +184,7 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 			}
 			// The flight's prefix never changes: the state the
 			// reservation was decided on has it.
-			awb, err := r.assignAWB(t, rec, b, f.AWBPrefix)
+			awb, err := r.assignAWB(t, rec, b, f.State.AWBPrefix)
 			if err != nil {
 				return err
 			}

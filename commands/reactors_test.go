@@ -180,6 +180,24 @@ func TestConfirmationAfterACrashReservesOnce(t *testing.T) {
 	}
 }
 
+func TestAConfirmationSubmitsItsStepsAtOnce(t *testing.T) {
+	w := newWorld(t, 10000)
+	q := w.pricedQuote(t, 100)
+	rec := w.book(t, q)
+	log := &submitLog{Store: w.store}
+	w.h.store = log
+	if err := w.reactors.book(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if b := w.booking(t, rec.Aggregate.ID); b.Status != domain.BookingStatusConfirmed {
+		t.Fatalf("booking = %s (%s)", b.Status, b.Reason)
+	}
+	// Without stock of the airline, no number: three steps, not four.
+	if got := log.submitted(); got != "[[flight quote booking]]" {
+		t.Errorf("submitted %s, want the capacity, the quote and the booking at once", got)
+	}
+}
+
 func TestAConfirmationRefusedAtItsAWBNumberStoresNothingOnTheFlight(t *testing.T) {
 	w := newWorld(t, 10000)
 	q := w.pricedQuote(t, 100)

@@ -57,25 +57,32 @@ func transact(ctx context.Context, h *Handler, decide func(*transaction) error) 
 	})
 }
 
-// decideIn decides the command m on agg as a part of t, and returns agg's
-// state after it: with its events, or as it stands when m decided nothing
-// or ran before. A refusal stops the transaction, which then stores
-// nothing.
-func decideIn[S any](t *transaction, agg domain.Aggregate, m Meta, evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (S, error) {
-	var none S
+// decideIn decides the command m on agg as a part of t. Its result's State
+// is agg's state after it at once (with its events, or as it stands when m
+// decided nothing or ran before); the rest of the result, as execute gives
+// it, is filled in once transact has stored the transaction. A refusal
+// stops the transaction, which then stores nothing.
+func decideIn[S any](t *transaction, agg domain.Aggregate, m Meta, evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (*Result[S], error) {
 	if t.locked[agg] != nil {
-		return none, fmt.Errorf("commands: a transaction decides on %s twice", agg)
+		return nil, fmt.Errorf("commands: a transaction decides on %s twice", agg)
 	}
 	t.locked[agg] = t.h.aggregates.lock(agg.String())
 	stored, p, err := decideHeld(t.ctx, t.h, agg, m, evolve, decide, t.how)
 	if err != nil {
-		return none, err
+		return nil, err
 	}
 	if p == nil {
 		res, err := stored() // at once: nothing to store
-		return res.State, err
+		return &res, err
 	}
+	res := &Result[S]{State: p.step.state.(S)}
 	t.parts = append(t.parts, p)
-	t.waits = append(t.waits, func() error { _, err := stored(); return err })
-	return p.step.state.(S), nil
+	t.waits = append(t.waits, func() error {
+		stored, err := stored()
+		if err == nil {
+			*res = stored
+		}
+		return err
+	})
+	return res, nil
 }

@@ -21,29 +21,40 @@ type BookingsByAWB interface {
 
 // CreateMAWB files a forwarder's master air waybill. Its number must be
 // the one of the forwarder's own booking (found in bookings), or else a
-// number of its valid stock, which the MAWB then uses up.
+// number of its valid stock, which the MAWB then uses up: in the same
+// transaction, so that a number is never used up without its MAWB.
 func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, bookings BookingsByAWB) (Result[domain.Waybills], error) {
-	var none Result[domain.Waybills]
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
 	// The fields first: a bad MAWB must not use up a number.
 	if _, err := domain.DecideCreateMAWB(domain.Waybills{}, c, h.ref); err != nil {
-		return none, err
+		return Result[domain.Waybills]{}, err
 	}
-	if b, found := bookings.ByAWB(c.AWBNumber); !found || !b.NumberHeldBy(c.OrganizationID) {
-		sub := m
-		sub.CommandID = m.CommandID + ":awb"
-		if _, err := h.UseAWB(ctx, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {
-			if code, ok := waybillCodes[domain.ReasonOf(err)]; ok {
-				var p domain.Problems
-				p.Add("awbNumber", code, "%s", domain.ErrorMessage(err))
-				return none, p.Err()
+	b, found := bookings.ByAWB(c.AWBNumber)
+	fromStock := !found || !b.NumberHeldBy(c.OrganizationID)
+	var res *Result[domain.Waybills]
+	err := transact(ctx, h, func(t *transaction) error {
+		if fromStock {
+			sub := m
+			sub.CommandID = m.CommandID + ":awb"
+			if _, err := useAWB(t, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {
+				if code, ok := waybillCodes[domain.ReasonOf(err)]; ok {
+					var p domain.Problems
+					p.Add("awbNumber", code, "%s", domain.ErrorMessage(err))
+					return p.Err()
+				}
+				return err
 			}
-			return none, err
 		}
+		var err error
+		res, err = decideIn(t, waybillAggregate(c.AWBNumber), m, domain.EvolveWaybills,
+			func(w domain.Waybills) ([]domain.Event, error) { return domain.DecideCreateMAWB(w, c, h.ref) })
+		return err
+	})
+	if err != nil {
+		return Result[domain.Waybills]{}, err
 	}
-	return execute(ctx, h, waybillAggregate(c.AWBNumber), m, domain.EvolveWaybills,
-		func(w domain.Waybills) ([]domain.Event, error) { return domain.DecideCreateMAWB(w, c, h.ref) })
+	return *res, nil
 }
 
 // CreateHAWB files a house waybill under one of the forwarder's masters.
