@@ -31,7 +31,9 @@ type transaction struct {
 // aggregate share batches. The locks are taken in the order decide names
 // the aggregates and held until the parts are handed over; a command
 // holds one lock at a time, so transactions that name aggregates in the
-// same order never wait for each other in a circle.
+// same order never wait for each other in a circle. Every transaction
+// names its aggregates in this order, leaving out those it does not
+// touch: flight, AWB ledger, quote, booking, waybill.
 func transact(ctx context.Context, h *Handler, decide func(*transaction) error) error {
 	how := loadCached
 	return retryOnConflict(ctx, func() error {

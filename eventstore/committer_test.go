@@ -59,7 +59,7 @@ func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
 	b := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b0", 1))
 	s.committer.commit([]*decision{a, a1, b})
 	for i, d := range []*decision{a, a1, b} {
-		if out := d.wait(ctx); out.err != nil || out.last != uint64(i+1) {
+		if out := outcomeOf(t, d); out.err != nil || out.last != uint64(i+1) {
 			t.Errorf("decision %d = %+v, want stored at %d", i, out, i+1)
 		}
 	}
@@ -81,7 +81,7 @@ func TestDecisionsOfManyAggregatesCommitAsOneBatch(t *testing.T) {
 	s.committer.commit(batch)
 	var lasts []uint64
 	for _, d := range batch {
-		out := d.wait(context.Background())
+		out := outcomeOf(t, d)
 		if out.err != nil {
 			t.Fatalf("%s: %v", d.subject, out.err)
 		}
@@ -126,7 +126,7 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 	}
 	s.committer.commit(batch)
 	for i, want := range []error{nil, errWrongLast, nil} {
-		if out := batch[i].wait(context.Background()); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
+		if out := outcomeOf(t, batch[i]); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
 			t.Errorf("%s = %+v, want error %v", batch[i].subject, out, want)
 		}
 	}
@@ -226,7 +226,7 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 				t.Errorf("rest = %s, want %s", got, want)
 			}
 			for i, want := range tt.answered {
-				if out := tt.waiting[i].wait(context.Background()); !errors.Is(out.err, want) {
+				if out := outcomeOf(t, tt.waiting[i]); !errors.Is(out.err, want) {
 					t.Errorf("decision %d answered %v, want %v", i, out.err, want)
 				}
 			}
@@ -320,7 +320,7 @@ func TestARejectedBatchTriesAPipelineInOrderAndAloneFromTheOthers(t *testing.T) 
 	s.committer.commit([]*decision{a, a1, b, b1})
 	for i, want := range []error{nil, nil, errWrongLast, errWrongLast} {
 		d := []*decision{a, a1, b, b1}[i]
-		if out := d.wait(ctx); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
+		if out := outcomeOf(t, d); !errors.Is(out.err, want) || (want == nil && out.last == 0) {
 			t.Errorf("decision %d = %+v, want error %v", i, out, want)
 		}
 	}
@@ -383,17 +383,74 @@ func TestAConflictOnOnePartOfADecisionAcrossAggregatesStoresNoPart(t *testing.T)
 			if len(rest) != 0 {
 				t.Fatalf("%d decisions left for later", len(rest))
 			}
-			if out := lone.wait(ctx); out.err != nil {
+			if out := outcomeOf(t, lone); out.err != nil {
 				t.Errorf("the decision beside the stale one: %v", out.err)
 			}
 			for i, p := range parts {
-				if out := p.wait(ctx); !errors.Is(out.err, errWrongLast) {
+				if out := outcomeOf(t, p); !errors.Is(out.err, errWrongLast) {
 					t.Errorf("part %d = %+v, want a conflict", i, out)
 				}
 			}
 			for agg, want := range map[domain.Aggregate]int{a: 0, b: 1, c: 1} {
 				if recs, err := s.Load(ctx, agg); err != nil || len(recs) != want {
 					t.Errorf("%s has %d events (%v), want %d", agg, len(recs), err, want)
+				}
+			}
+		})
+	}
+}
+
+// A batch the server rejects holds a pipeline through a decision across
+// aggregates: X on a, the decision {A after X, B on b}, L on b after B,
+// and Y on z beside them. Each goes again on its own, in order, the
+// decision across aggregates whole.
+func TestARejectedBatchTriesADecisionAcrossAggregatesWholeAndInOrder(t *testing.T) {
+	ctx := context.Background()
+	a, b, z := domain.Aggregate{Type: "t", ID: "a"}, domain.Aggregate{Type: "t", ID: "b"}, domain.Aggregate{Type: "t", ID: "z"}
+	for _, stale := range []string{"y", "x"} {
+		t.Run("stale "+stale, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			for _, agg := range []domain.Aggregate{a, z} {
+				if _, err := s.Append(ctx, agg, 0, decisionOf(agg.ID+"0", 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clear(s.committer.lastSeq)         // the server finds the stale one
+			xExp, yExp := uint64(1), uint64(0) // y stale: z is at 2
+			if stale == "x" {
+				xExp, yExp = 0, 2
+			}
+			x := decisionFor(t, s, a, xExp, decisionOf("x", 2))
+			pa := decisionFor(t, s, a, 0, decisionOf("pa", 1))
+			pa.after = x
+			pb := decisionFor(t, s, b, 0, decisionOf("pb", 1))
+			parts := []*decision{pa, pb}
+			pa.group, pb.group = parts, parts
+			y := decisionFor(t, s, z, yExp, decisionOf("y", 1))
+			l := decisionFor(t, s, b, 0, decisionOf("l", 1))
+			l.after = pb
+			waiting := []*decision{x, pa, pb, y, l}
+			batch, rest := s.committer.pick(waiting)
+			if len(batch) != 5 || len(rest) != 0 {
+				t.Fatalf("picked %d and left %d, want all 5 in the batch", len(batch), len(rest))
+			}
+			s.committer.commit(batch)
+			for i, d := range waiting {
+				var want error
+				if stale == "y" && d == y || stale == "x" && d != y {
+					want = errWrongLast
+				}
+				if out := outcomeOf(t, d); !errors.Is(out.err, want) {
+					t.Errorf("decision %d = %+v, want error %v", i, out, want)
+				}
+			}
+			want := map[domain.Aggregate]int{a: 4, b: 2, z: 1}
+			if stale == "x" {
+				want = map[domain.Aggregate]int{a: 1, b: 0, z: 2}
+			}
+			for agg, n := range want {
+				if recs, err := s.Load(ctx, agg); err != nil || len(recs) != n {
+					t.Errorf("%s has %d events (%v), want %d", agg, len(recs), err, n)
 				}
 			}
 		})
@@ -435,6 +492,7 @@ func TestADecisionAcrossAggregatesNeedsDistinctAggregatesAndFitsOneBatch(t *test
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	a, b := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "booking", ID: "b1"}
 	for name, parts := range map[string][]domain.Submission{
+		"at least one part":      nil,
 		"one part per aggregate": {{Aggregate: a, Events: decisionOf("x", 1)}, {Aggregate: a, Events: decisionOf("y", 1)}},
 		"at most 1000 events":    {{Aggregate: a, Events: decisionOf("x", 600)}, {Aggregate: b, Events: decisionOf("y", 401)}},
 	} {
@@ -454,6 +512,19 @@ func indexes(all, some []*decision) string {
 		}
 	}
 	return fmt.Sprint(out)
+}
+
+// outcomeOf is d's outcome, failing the test if the committer leaves d
+// without one.
+func outcomeOf(t *testing.T, d *decision) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out := d.wait(ctx)
+	if ctx.Err() != nil {
+		t.Fatalf("%s was never answered", d.subject)
+	}
+	return out
 }
 
 // submitOne submits one decision and fails the test if it cannot.

@@ -425,8 +425,16 @@ type pendingAppend struct {
 // Several submissions are one decision across aggregates (a booking's
 // confirmation takes capacity, an AWB number and the quote with it): on
 // different aggregates, stored together in one atomic batch or not at
-// all, and if one conflicts, all fail with domain.ErrAggregateChanged.
+// all. When the batch is refused, each part fails with
+// domain.ErrAggregateChanged unless its own events are found to be its
+// aggregate's last (an earlier try stored them all): the parts are stored
+// alike, but after a retry one may be told it conflicts while another is
+// not, when another writer moved an aggregate on since; the caller's
+// retry then finds that they ran.
 func (s *Store) Submit(ctx context.Context, parts ...domain.Submission) ([]domain.PendingAppend, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("eventstore: a decision has at least one part")
+	}
 	ds := make([]*decision, len(parts))
 	events := 0
 	for i, p := range parts {
