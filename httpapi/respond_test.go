@@ -221,3 +221,23 @@ func TestAFlightFilterReadsCodesAsSentAndNamesEveryBadOneInOrder(t *testing.T) {
 		}
 	}
 }
+
+// rfqBody is the README's RFQ, as a client files it with POST /api/quotes.
+const rfqBody = `{
+  "shipper": {"name": "ACME Machine Tools"}, "consignee": {"name": "Globex Inc"},
+  "routing": {"origin": "FRA", "destination": "JFK"},
+  "pieces": 2, "grossWeightKg": 350.5,
+  "commodity": {"code": "GEN", "description": "Machine parts"},
+  "dimensionsCm": [{"l": 120, "w": 80, "h": 100, "pieces": 2}],
+  "shc": ["EAP"], "deliveryToAirlineDate": "2026-07-01"}`
+
+func BenchmarkDecodeJSON(b *testing.B) {
+	body := []byte(rfqBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		var req rfqRequest
+		if err := unmarshal(body, &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
