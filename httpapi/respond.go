@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
@@ -198,21 +199,41 @@ func isWholeKind(k reflect.Kind) bool {
 // what encoding/json makes of a lone surrogate), in any value, known
 // fields or not. On the way it notes the whole numbers written as
 // fractions (1.0, 1e2) where a whole number is expected.
+//
+// It reads the bytes itself rather than with json.Decoder.Token, which
+// allocates for every token and made the walk cost three times the
+// decoding. The body has been read as UTF-8 and as JSON before (unmarshal
+// refuses one that is not), so the walk only finds where each value
+// starts and ends, and decodes a string only when a check needs its
+// text: a key to look up, a value that may hold an unprintable character.
 type bodyWalk struct {
-	dec      *json.Decoder
+	body     []byte
+	pos      int // the next byte to read
 	problems domain.Problems
 	whole    []wholeNumber
 	// at is where the walk is: the keys and indexes down to the value
 	// being read, joined into a field path only for a problem, which is
 	// rare, rather than for every value.
 	at []pathStep
+	// text holds the decoded text of the last string that needed it,
+	// reused from one string to the next.
+	text []byte
 }
 
 // pathStep is a member's key or an element's index. A key may be "".
 type pathStep struct {
-	key     string
+	key     []byte // as written between its quotes
+	escaped bool   // key holds an escape, to be decoded for its text
 	index   int
 	element bool // index, not key
+}
+
+// name is the key's text.
+func (s pathStep) name() string {
+	if s.escaped {
+		return string(appendUnquoted(nil, s.key))
+	}
+	return string(s.key)
 }
 
 // path is the field path of the value being read: "a.b[2].c".
@@ -223,9 +244,9 @@ func (w *bodyWalk) path() string {
 		case s.element:
 			b.WriteString("[" + strconv.Itoa(s.index) + "]")
 		case b.Len() > 0:
-			b.WriteString("." + s.key)
+			b.WriteString("." + s.name())
 		default:
-			b.WriteString(s.key)
+			b.WriteString(s.name())
 		}
 	}
 	return b.String()
@@ -234,14 +255,15 @@ func (w *bodyWalk) path() string {
 // wholeNumber is a whole number written as a fraction: the bytes
 // start:end of the body, and the number.
 type wholeNumber struct {
-	start, end int64
+	start, end int
 	n          int64
 }
 
 // walkBody walks body, which decoded into dst.
 func walkBody(body []byte, dst any) *bodyWalk {
-	w := &bodyWalk{dec: json.NewDecoder(bytes.NewReader(body))}
-	w.dec.UseNumber() // a number no float holds, in a field the request does not know, is no stop
+	// No request's fields lie deeper than eight steps: the path is not
+	// grown step by step, as it would be from empty.
+	w := &bodyWalk{body: body, at: make([]pathStep, 0, 8)}
 	w.walkValue(reflect.TypeOf(dst))
 	return w
 }
@@ -258,7 +280,7 @@ func (w *bodyWalk) withWholeNumbers(body []byte) []byte {
 		return nil
 	}
 	var out []byte
-	last := int64(0)
+	last := 0
 	for _, n := range w.whole {
 		out = append(append(out, body[last:n.start]...), strconv.FormatInt(n.n, 10)...)
 		last = n.end
@@ -291,46 +313,55 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 	if t != nil && (t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType)) {
 		t = nil
 	}
-	tok, err := w.dec.Token()
-	if err != nil {
-		return // decoding has refused the body already
+	w.skipSpace()
+	if w.pos == len(w.body) {
+		return
 	}
-	switch tok := tok.(type) {
-	case string:
-		if strings.IndexFunc(tok, domain.Unprintable) >= 0 {
-			checkPrintable(&w.problems, w.path(), tok)
+	switch c := w.body[w.pos]; {
+	case c == '{':
+		w.pos++
+		w.walkObject(t)
+	case c == '[':
+		w.pos++
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
 		}
-	case json.Number:
+		for i := 0; w.more(']'); i++ {
+			w.at = append(w.at, pathStep{index: i, element: true})
+			w.walkValue(elem)
+			w.at = w.at[:len(w.at)-1]
+		}
+	case c == '"':
+		if raw, escaped, plain := w.readString(); !plain {
+			w.checkText(raw, escaped)
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		start := w.pos
+		for w.pos < len(w.body) && strings.IndexByte("+-.0123456789Ee", w.body[w.pos]) >= 0 {
+			w.pos++
+		}
 		if t != nil && isWholeKind(t.Kind()) {
-			w.noteWhole(tok, t)
+			w.noteWhole(start, t)
 		}
-	case json.Delim:
-		switch tok {
-		case '{':
-			w.walkObject(t)
-		case '[':
-			var elem reflect.Type
-			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-				elem = t.Elem()
-			}
-			for i := 0; w.dec.More(); i++ {
-				w.at = append(w.at, pathStep{index: i, element: true})
-				w.walkValue(elem)
-				w.at = w.at[:len(w.at)-1]
-			}
-			w.dec.Token() // ]
+	case c == 't' || c == 'f' || c == 'n': // true, false, null
+		for w.pos < len(w.body) && 'a' <= w.body[w.pos] && w.body[w.pos] <= 'z' {
+			w.pos++
 		}
+	default:
+		w.pos = len(w.body) // not JSON, which decoding has refused already: the walk ends
 	}
 }
 
-// noteWhole notes the number just read, for a field of type t, if it is
-// a whole number written as a fraction that t holds.
-func (w *bodyWalk) noteWhole(num json.Number, t reflect.Type) {
-	text := string(num)
-	if !strings.ContainsAny(text, ".eE") {
+// noteWhole notes the number the body holds from start to w.pos, for a
+// field of type t, if it is a whole number written as a fraction that t
+// holds.
+func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
+	text := w.body[start:w.pos]
+	if bytes.IndexAny(text, ".eE") < 0 {
 		return // written as a whole number: decoding judges it
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
 		return
 	}
@@ -339,50 +370,201 @@ func (w *bodyWalk) noteWhole(num json.Number, t reflect.Type) {
 		t.Kind() <= reflect.Int64 && reflect.Zero(t).OverflowInt(n) {
 		return // decoding refuses it as out of range
 	}
-	end := w.dec.InputOffset()
-	w.whole = append(w.whole, wholeNumber{start: end - int64(len(text)), end: end, n: n})
+	w.whole = append(w.whole, wholeNumber{start: start, end: w.pos, n: n})
 }
 
 // walkObject reads the members of an object whose { has been read.
 func (w *bodyWalk) walkObject(t reflect.Type) {
 	var fields *structFields
+	// Only a field given by its own name can be given twice: a key in
+	// another case is refused as it stands. The fields so given are few
+	// and listed on the stack; the keys of a map are any number, and are
+	// kept in a map, made for a map only.
+	var given [16]string
+	named := given[:0]
+	var keys map[string]bool
+	isMap := t != nil && t.Kind() == reflect.Map
 	if t != nil && t.Kind() == reflect.Struct {
 		fields = decodedFields(t)
 	}
-	seen := map[string]bool{}
-	for w.dec.More() {
-		tok, err := w.dec.Token()
-		if err != nil {
+	for w.more('}') {
+		if w.body[w.pos] != '"' {
+			w.pos = len(w.body) // not JSON: the walk ends
 			return
 		}
-		key, _ := tok.(string)
-		w.at = append(w.at, pathStep{key: key})
+		raw, escaped, _ := w.readString()
+		w.skipSpace()
+		if w.pos < len(w.body) && w.body[w.pos] == ':' {
+			w.pos++
+		}
+		key := raw
+		if escaped && (fields != nil || isMap) { // only a lookup needs the key's text
+			w.text = appendUnquoted(w.text[:0], raw)
+			key = w.text
+		}
+		w.at = append(w.at, pathStep{key: raw, escaped: escaped})
 		var next reflect.Type
 		switch {
 		case fields != nil:
-			f, known := fields.byName[key]
+			f, known := fields.byName[string(key)]
 			if !known {
-				f, known = fields.byFoldedName[foldKey(key)]
+				f, known = fields.byFoldedName[foldKey(string(key))]
 			}
 			switch {
-			case known && f.Name != key:
+			case known && f.Name != string(key):
 				w.problems.Add(w.path(), domain.CodeInvalidFormat, "field names are case-sensitive: this is %q", f.Name)
-			case known && seen[key]:
+			case known && slices.Contains(named, f.Name):
 				w.problems.Add(w.path(), domain.CodeDuplicate, "is given twice")
 			case known:
+				named = append(named, f.Name)
 				next = f.Type
 			}
-		case t != nil && t.Kind() == reflect.Map:
-			if seen[key] {
+		case isMap:
+			if keys[string(key)] {
 				w.problems.Add(w.path(), domain.CodeDuplicate, "is given twice")
+			} else {
+				if keys == nil {
+					keys = map[string]bool{}
+				}
+				keys[string(key)] = true
 			}
 			next = t.Elem()
 		}
-		seen[key] = true
 		w.walkValue(next)
 		w.at = w.at[:len(w.at)-1]
 	}
-	w.dec.Token() // }
+}
+
+// more reads up to the next member or element of the object or array
+// being read, past the comma before it, and tells whether there is one:
+// at close, which it reads, there is none.
+func (w *bodyWalk) more(close byte) bool {
+	w.skipSpace()
+	if w.pos < len(w.body) && w.body[w.pos] == ',' {
+		w.pos++
+		w.skipSpace()
+	}
+	if w.pos == len(w.body) {
+		return false
+	}
+	if w.body[w.pos] == close {
+		w.pos++
+		return false
+	}
+	return true
+}
+
+// skipSpace reads past the whitespace JSON allows between tokens.
+func (w *bodyWalk) skipSpace() {
+	for w.pos < len(w.body) {
+		switch w.body[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+// readString reads the string whose opening quote is at w.pos, and
+// returns what stands between its quotes. escaped tells that it holds an
+// escape, so that its text differs from raw; plain that it holds only
+// printable ASCII and no escape, so no character domain.Unprintable
+// names.
+func (w *bodyWalk) readString() (raw []byte, escaped, plain bool) {
+	start := w.pos + 1
+	plain = true
+	for i := start; i < len(w.body); i++ {
+		switch c := w.body[i]; {
+		case c == '"':
+			w.pos = i + 1
+			return w.body[start:i], escaped, plain
+		case c == '\\':
+			escaped, plain = true, false
+			i++ // the character escaped is no closing quote, nor are the hex digits of a \u after it
+		case c == 0x7f || c >= utf8.RuneSelf: // DEL, or a byte of a character beyond ASCII
+			plain = false
+		}
+	}
+	w.pos = len(w.body) // not JSON: the walk ends
+	return w.body[start:], escaped, plain
+}
+
+// checkText adds a problem if the text of the string raw, as readString
+// returned it, holds a character domain.Unprintable names.
+func (w *bodyWalk) checkText(raw []byte, escaped bool) {
+	text := raw
+	if escaped {
+		w.text = appendUnquoted(w.text[:0], raw)
+		text = w.text
+	}
+	if bytes.IndexFunc(text, domain.Unprintable) >= 0 {
+		checkPrintable(&w.problems, w.path(), string(text))
+	}
+}
+
+// appendUnquoted appends to b the text of a string written as raw
+// between its quotes, its escapes decoded as encoding/json decodes them:
+// a \u escape of a surrogate that is not half of a pair is U+FFFD.
+func appendUnquoted(b, raw []byte) []byte {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 == len(raw) {
+			b = append(b, c)
+			continue
+		}
+		i++
+		switch c = raw[i]; c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(raw[i+1:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				low := rune(-1)
+				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					low = hex4(raw[i+3:])
+				}
+				if r = utf16.DecodeRune(r, low); r != utf8.RuneError {
+					i += 6 // the pair's second half
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default: // " \ /
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// hex4 is the number the four hex digits s starts with write, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // structFields are the fields encoding/json fills in a struct, each named

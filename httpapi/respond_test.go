@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -89,6 +91,136 @@ func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
 	}
 }
 
+// withOwnDecoding holds what encoding/json hands over whole, a
+// RawMessage and a type with its own UnmarshalJSON, beside whole-number
+// fields of other shapes than the requests' *int.
+type withOwnDecoding struct {
+	Raw    json.RawMessage   `json:"raw"`
+	Own    *decodedItsOwnWay `json:"own"`
+	Count  uint8             `json:"count"`
+	Counts map[string]int    `json:"counts"`
+	Grid   [][]int           `json:"grid"`
+	Pair   [2]int64          `json:"pair"`
+}
+
+type decodedItsOwnWay struct{ text string }
+
+func (d *decodedItsOwnWay) UnmarshalJSON(b []byte) error {
+	d.text = string(b)
+	return nil
+}
+
+func TestUnmarshalChecksTheTextOfEveryStringAsItDecodes(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // first field, code and message, or "" when accepted
+	}{
+		{`{"notes":"Line 1\r\nLine 2\t\"quoted\" \\ \/ caf\u00e9 \ud83d\ude00"}`, ""},
+		{"{\"notes\":\"Gr\u00f6\u00dfe \u2708 \U0001F600\"}", ""},
+		{`{"notes":"ab\u0000"}`, "notes INVALID_FORMAT: must not contain the character U+0000 (at character 3)"},
+		{`{"notes":"Größe\b"}`, "notes INVALID_FORMAT: must not contain the character U+0008 (at character 6)"},
+		{`{"notes":"\f"}`, "notes INVALID_FORMAT: must not contain the character U+000C (at character 1)"},
+		{`{"notes":"x\u007f"}`, "notes INVALID_FORMAT: must not contain the character U+007F (at character 2)"},
+		{"{\"notes\":\"x\x7f\"}", "notes INVALID_FORMAT: must not contain the character U+007F (at character 2)"},
+		{"{\"notes\":\"é\u0085\"}", "notes INVALID_FORMAT: must not contain the character U+0085 (at character 2)"},
+		{"{\"notes\":\"a\u2066b\"}", "notes INVALID_FORMAT: must not contain the character U+2066 (at character 2)"},
+		{"{\"notes\":\"\ufffd\"}", "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 1)"},
+		{`{"notes":"\ufffd"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 1)"},
+		// A surrogate that is not half of a pair is U+FFFD to
+		// encoding/json, and the escape after it read on its own.
+		{`{"notes":"\ud83d\u0041"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 1)"},
+		{`{"notes":"a\udc00"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 2)"},
+		{`{"notes":"\ude00\ud83d"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 1)"},
+		{`{"notes":"\ud83d\ude00\ud83d"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 2)"},
+		{`{"notes":"\ud83d\n"}`, "notes INVALID_FORMAT: must not contain the character U+FFFD (at character 1)"},
+		// In fields the request does not have, and in values decoded their
+		// own way, too.
+		{`{"extra":{"deep":[1,{"x":"\u001b[31m"}]}}`, "extra.deep[1].x INVALID_FORMAT: must not contain the character U+001B (at character 1)"},
+		{`{"\u0065xtra":"\u0000"}`, "extra INVALID_FORMAT: must not contain the character U+0000 (at character 1)"},
+		{`{"x":{"":{"":"\u0000"}}}`, "x.. INVALID_FORMAT: must not contain the character U+0000 (at character 1)"},
+		// A key is judged as a key, not as text: a member so named is
+		// unknown, or left to its map's own rules.
+		{`{"extra\u0000":1}`, ""},
+	}
+	for _, tt := range tests {
+		var req rfqRequest
+		if got := problemText(unmarshal([]byte(tt.body), &req)); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+	for _, body := range []string{`{"raw":{"x":"\u0000"}}`, `{"own":["\u0000"]}`} {
+		var v withOwnDecoding
+		if got := firstProblem(unmarshal([]byte(body), &v)); !strings.HasSuffix(got, " INVALID_FORMAT") {
+			t.Errorf("%s = %q, want a refusal", body, got)
+		}
+	}
+}
+
+func TestUnmarshalJudgesKeysByTheirDecodedText(t *testing.T) {
+	tests := []struct {
+		body string
+		dst  any
+		want string // first field and code, or "" when accepted
+	}{
+		{`{"\u0070ieces":2}`, &mawbRequest{}, ""},
+		{`{"pieces":2,"\u0070ieces":3}`, &mawbRequest{}, "pieces DUPLICATE"},
+		{`{"\u0050IECES":2}`, &mawbRequest{}, "PIECES INVALID_FORMAT"},
+		{`{"pieces":2,"PIECES":3,"PIECES":4}`, &mawbRequest{}, "PIECES INVALID_FORMAT"},
+		{`{"weightBreaks":{"N":1,"\u004e":2}}`, &rateCardRequest{}, "weightBreaks.N DUPLICATE"},
+		{`{"weightBreaks":{"":1,"":2}}`, &rateCardRequest{}, "weightBreaks. DUPLICATE"},
+		{`{"dimensionsCm":[{"l":1},{"l":2},{"l":3,"w":1,"l":4}]}`, &rfqRequest{}, "dimensionsCm[2].l DUPLICATE"},
+		{`[{"flightNumber":"LH1"},{"flightNumber":"LH2","FlightNumber":"LH3"}]`, &[]flightRequest{}, "[1].FlightNumber INVALID_FORMAT"},
+		// What the request does not know is not judged but for its text:
+		// an unknown field, a RawMessage, a value decoded its own way.
+		{`{"extra":{"a":1,"a":2,"A":[1.0,{"b":"c","b":"d"}],"n":1e400,"t":true,"f":false,"z":null},"pieces":1}`, &mawbRequest{}, ""},
+		{`{"raw":{"a":1,"a":2,"A":3},"own":{"b":1,"b":2}}`, &withOwnDecoding{}, ""},
+		{` { "pieces" : 2 , "pieces" : 3 } `, &mawbRequest{}, "pieces DUPLICATE"},
+		{`{"pieces":1} {"pieces":2,"pieces":3}`, &mawbRequest{}, "invalid_request: the body has data after the JSON object"},
+	}
+	for _, tt := range tests {
+		if got := firstProblem(unmarshal([]byte(tt.body), tt.dst)); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestUnmarshalFindsAProblemAtAnyDepth(t *testing.T) {
+	const depth = 100
+	body := strings.Repeat(`{"a":[`, depth) + `"\u0000"` + strings.Repeat(`]}`, depth)
+	want := strings.TrimSuffix(strings.Repeat("a[0].", depth), ".") + " INVALID_FORMAT"
+	var req rfqRequest
+	if got := firstProblem(unmarshal([]byte(body), &req)); got != want {
+		t.Errorf("a string %d objects deep = %q, want %q", depth, got, want)
+	}
+}
+
+func TestUnmarshalTakesWholeNumbersAsFractionsInEveryWholeNumberField(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // the first problem, or the decoded value as %v when accepted
+	}{
+		{`{"count":1.0,"counts":{"a":2e0,"b":-3.0},"grid":[[1.0],[2E+0,3]],"pair":[-0.0,5e1]}`, `{ 1 map[a:2 b:-3] [[1] [2 3]] [0 50]}`},
+		{`{"count":255.0}`, `{ 255 map[] [] [0 0]}`},
+		{`{"count":256.0}`, "count INVALID_TYPE"},
+		{`{"count":-1.0}`, "count INVALID_TYPE"},
+		{`{"pair":[1.5,1.0]}`, "pair INVALID_TYPE"},
+		{`{"counts":{"a":1.0,"a":2}}`, "counts.a DUPLICATE"},
+		// Only where a whole number is expected: a RawMessage keeps the
+		// text it was sent as.
+		{`{"raw":1.0,"count":1.0}`, `{1.0 1 map[] [] [0 0]}`},
+	}
+	for _, tt := range tests {
+		var v withOwnDecoding
+		got := firstProblem(unmarshal([]byte(tt.body), &v))
+		if got == "" {
+			got = fmt.Sprintf("{%s %d %v %v %v}", v.Raw, v.Count, v.Counts, v.Grid, v.Pair)
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
 // firstProblem names an error for a table: its first field and code, or
 // the error itself; "" for none.
 func firstProblem(err error) string {
@@ -98,6 +230,14 @@ func firstProblem(err error) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// problemText is firstProblem with the problem's message.
+func problemText(err error) string {
+	if e, ok := err.(*domain.Error); ok && len(e.Fields) > 0 {
+		return firstProblem(err) + ": " + e.Fields[0].Message
+	}
+	return firstProblem(err)
 }
 
 func TestReadJSONBody(t *testing.T) {
