@@ -281,11 +281,12 @@ func (c *committer) run() {
 			}
 		}
 		// Whatever else arrived while the last batch was in flight
-		// joins this one, and so do as many as the last batch held if
-		// they come within the linger: a lone writer never waits.
+		// joins this one, and so do the callers of the last batch if
+		// they come within the linger: a lone writer never waits. A
+		// decision across aggregates is one caller's.
 		timer.Reset(linger)
 	more:
-		for len(waiting) < maxBatch && len(waiting) < lastBatch {
+		for len(waiting) < maxBatch && callers(waiting) < lastBatch {
 			select {
 			case <-c.wake:
 				waiting = append(waiting, c.take()...)
@@ -303,8 +304,20 @@ func (c *committer) run() {
 		var batch []*decision
 		batch, waiting = c.pick(waiting)
 		c.commit(batch)
-		lastBatch = len(batch)
+		lastBatch = callers(batch)
 	}
+}
+
+// callers counts the callers whose decisions ds are: one for each
+// decision, or for all the parts of a decision across aggregates.
+func callers(ds []*decision) int {
+	n := 0
+	for _, d := range ds {
+		if d.group == nil || d == d.group[0] {
+			n++
+		}
+	}
+	return n
 }
 
 // refuse answers waiting, and every decision handed over from now on,

@@ -245,6 +245,34 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 	}
 }
 
+func TestTheCommitterLingersForCallersNotForTheirParts(t *testing.T) {
+	lone := func() *decision { return &decision{} }
+	group := func(n int) []*decision {
+		parts := make([]*decision, n)
+		for i := range parts {
+			parts[i] = &decision{}
+		}
+		for _, p := range parts {
+			p.group = parts
+		}
+		return parts
+	}
+	for _, tt := range []struct {
+		name string
+		ds   []*decision
+		want int
+	}{
+		{"none", nil, 0},
+		{"lone decisions", []*decision{lone(), lone()}, 2},
+		{"a confirmation of four parts", group(4), 1},
+		{"both", append(group(2), lone(), group(3)[0]), 3},
+	} {
+		if got := callers(tt.ds); got != tt.want {
+			t.Errorf("%s: %d callers, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestADecisionDecidedAfterAStoredOneExpectsItsLastSequence(t *testing.T) {
 	c := &committer{lastSeq: map[string]lastEvent{}}
 	stored := &decision{ctx: context.Background(), subject: "s", expect: true, settled: make(chan struct{})}
