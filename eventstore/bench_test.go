@@ -79,3 +79,39 @@ func benchWrites(b *testing.B, write func(id string) error) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 }
+
+// BenchmarkLoadLongHistory loads an aggregate of 5,000 events with no
+// state cached (a read model's first load after a restart, a history
+// read): the events/s it reports is the walk's speed.
+//
+//	go test ./eventstore -run '^$' -bench LoadLongHistory
+func BenchmarkLoadLongHistory(b *testing.B) {
+	const events = 5000
+	s := openForTest(b, Options{DataDir: b.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "awbledger", ID: "long"}
+	var last uint64
+	for i := 0; i < events; i += 1000 {
+		decision := make([]domain.Envelope, 1000)
+		for j := range decision {
+			decision[j] = benchEvent(fmt.Sprint("e", i+j), "long")
+		}
+		seqs, err := s.Append(ctx, agg, last, decision)
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = seqs[len(seqs)-1]
+		// Other aggregates' events between, as in a real stream.
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, []domain.Envelope{benchEvent(fmt.Sprint("q", i), "q")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		recs, err := s.LoadAfter(ctx, agg, 0)
+		if err != nil || len(recs) != events {
+			b.Fatalf("loaded %d events (%v), want %d", len(recs), err, events)
+		}
+	}
+	b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+}

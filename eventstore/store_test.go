@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -599,5 +600,54 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 	handed = next()
 	if caughtUp, waiting := handedAll(ctx, cons, handed); !caughtUp || waiting != 0 {
 		t.Error("not caught up after handing over both quotes, the bookings after them not matching")
+	}
+}
+
+func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "awbledger", ID: "long"}
+	// 100 events, more than a load walks one by one, among others'.
+	var seqs []uint64
+	var last uint64
+	for i := range 100 {
+		got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("long-", i), "c", fmt.Sprintf(`{"step":%d}`, i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = got[0]
+		seqs = append(seqs, last)
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, decisionOf(fmt.Sprint("q", i), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, after := range []uint64{0, seqs[maxWalk-1], seqs[maxWalk], seqs[98], seqs[99]} {
+		recs, err := s.LoadAfter(ctx, agg, after)
+		if err != nil {
+			t.Fatalf("after %d: %v", after, err)
+		}
+		var want []uint64
+		for _, seq := range seqs {
+			if seq > after {
+				want = append(want, seq)
+			}
+		}
+		var got []uint64
+		for _, r := range recs {
+			got = append(got, r.Sequence)
+			if want := fmt.Sprint("long-", slices.Index(seqs, r.Sequence)); r.EventID != want {
+				t.Errorf("event at %d is %s, want %s", r.Sequence, r.EventID, want)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("after %d: loaded %v, want %v", after, got, want)
+		}
+	}
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Consumers != 0 {
+		t.Errorf("%d consumers left on the stream, want none", info.State.Consumers)
 	}
 }
