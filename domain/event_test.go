@@ -189,9 +189,8 @@ func jsonOf(t *testing.T, v any) []byte {
 // refused too.
 func TestEveryEventTypeDecodesAsEncodingJSONWouldDecodeIt(t *testing.T) {
 	for _, name := range EventTypes() {
-		typ := reflect.TypeOf(must(decoders[name]([]byte("{}"))))
-		full := reflect.New(typ).Elem()
-		fill(full, len(name))
+		full := filledEvent(name)
+		typ := full.Type()
 		for variant, payload := range payloadVariants(t, jsonOf(t, full.Interface())) {
 			t.Run(name+"/"+variant, func(t *testing.T) {
 				got, err := DecodeEvent(name, payload)
@@ -210,20 +209,22 @@ func TestEveryEventTypeDecodesAsEncodingJSONWouldDecodeIt(t *testing.T) {
 	}
 }
 
-func must[T any](v T, err error) T {
+// filledEvent is an event of the type name, every field filled.
+func filledEvent(name string) reflect.Value {
+	decoded, err := decoders[name]([]byte("{}"))
 	if err != nil {
 		panic(err)
 	}
-	return v
+	e := reflect.New(reflect.TypeOf(decoded)).Elem()
+	fill(e, len(name))
+	return e
 }
 
 // A decoded event's strings are copies, as encoding/json's are, not
 // slices of the payload: a read model keeping one must not keep the rest.
 func TestDecodedStringsDoNotShareTheMemoryOfOtherStrings(t *testing.T) {
 	for _, name := range EventTypes() {
-		typ := reflect.TypeOf(must(decoders[name]([]byte("{}"))))
-		e := reflect.New(typ).Elem()
-		fill(e, len(name))
+		e := filledEvent(name)
 		// Every string a slice of one buffer, as goccy leaves them.
 		var buffer []byte
 		replaceStrings(e, func(s string) string { buffer = append(buffer, s...); return s })

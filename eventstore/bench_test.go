@@ -82,7 +82,9 @@ func benchWrites(b *testing.B, write func(id string) error) {
 
 // BenchmarkLoadLongHistory loads an aggregate of 5,000 events with no
 // state cached (a read model's first load after a restart, a history
-// read): the events/s it reports is the walk's speed.
+// read), in the same run as two yardsticks: a bare ordered consumer of
+// the aggregate's subject that decodes nothing (the most a load could
+// do), and the walk of one request an event that loads used to make.
 //
 //	go test ./eventstore -run '^$' -bench LoadLongHistory
 func BenchmarkLoadLongHistory(b *testing.B) {
@@ -106,12 +108,39 @@ func BenchmarkLoadLongHistory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	for range b.N {
-		recs, err := s.LoadAfter(ctx, agg, 0)
-		if err != nil || len(recs) != events {
-			b.Fatalf("loaded %d events (%v), want %d", len(recs), err, events)
-		}
+	subject := s.subject(agg)
+	for _, way := range []struct {
+		name string
+		read func() (int, error)
+	}{
+		{"raw consumer", func() (int, error) {
+			n := 0
+			err := s.readSubject(ctx, subject, 1, last+1, func(uint64, nats.Header, []byte) error { n++; return nil }) // to the end
+			return n, err
+		}},
+		{"one request an event", func() (int, error) {
+			n := 0
+			for seq := uint64(1); seq <= last; n++ {
+				m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+				if err != nil {
+					return n, err
+				}
+				seq = m.Sequence + 1
+			}
+			return n, nil
+		}},
+		{"load", func() (int, error) {
+			recs, err := s.LoadAfter(ctx, agg, 0)
+			return len(recs), err
+		}},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			for range b.N {
+				if n, err := way.read(); err != nil || n != events {
+					b.Fatalf("read %d events (%v), want %d", n, err, events)
+				}
+			}
+			b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
+		})
 	}
-	b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
 }

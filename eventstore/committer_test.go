@@ -293,14 +293,7 @@ func TestPipelinedDecisionsOnOneAggregateAreStoredInOrder(t *testing.T) {
 		p := submitOne(t, s, domain.Submission{Aggregate: agg, After: previous, Events: decisionOf(fmt.Sprint("d", i), 2)})
 		pending, previous = append(pending, p), p
 	}
-	var seqs []uint64
-	for i, p := range pending {
-		got, err := p.Wait(ctx)
-		if err != nil {
-			t.Fatalf("decision %d: %v", i, err)
-		}
-		seqs = append(seqs, got...)
-	}
+	seqs := sequencesOf(t, pending)
 	recs, err := s.Load(ctx, agg)
 	if err != nil || len(recs) != 10 {
 		t.Fatalf("the aggregate has %d events (%v), want 10", len(recs), err)
@@ -369,15 +362,7 @@ func TestADecisionAcrossAggregatesIsStoredWholeInOneBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seqs []uint64
-	for i, p := range ps {
-		got, err := p.Wait(ctx)
-		if err != nil {
-			t.Fatalf("part %d: %v", i, err)
-		}
-		seqs = append(seqs, got...)
-	}
-	if fmt.Sprint(seqs) != "[1 2 3]" {
+	if seqs := sequencesOf(t, ps); fmt.Sprint(seqs) != "[1 2 3]" {
 		t.Errorf("sequences %v, want [1 2 3]", seqs)
 	}
 	// Two one-event parts would be cheaper as plain publishes, one by
@@ -509,11 +494,7 @@ func TestAFaultBetweenThePartsOfADecisionAcrossAggregatesStoresNone(t *testing.T
 	if ps, err = s.Submit(ctx, parts...); err != nil {
 		t.Fatal(err)
 	}
-	for i, p := range ps {
-		if _, err := p.Wait(ctx); err != nil {
-			t.Errorf("retried part %d: %v", i, err)
-		}
-	}
+	sequencesOf(t, ps) // the retry stores every part
 }
 
 func TestADecisionAcrossAggregatesNeedsDistinctAggregatesAndFitsOneBatch(t *testing.T) {
@@ -553,6 +534,21 @@ func outcomeOf(t *testing.T, d *decision) outcome {
 		t.Fatalf("%s was never answered", d.subject)
 	}
 	return out
+}
+
+// sequencesOf waits for each decision of ps and returns the sequences
+// of their events, in order, failing the test if one is not stored.
+func sequencesOf(t *testing.T, ps []domain.PendingAppend) []uint64 {
+	t.Helper()
+	var seqs []uint64
+	for i, p := range ps {
+		got, err := p.Wait(context.Background())
+		if err != nil {
+			t.Fatalf("decision %d: %v", i, err)
+		}
+		seqs = append(seqs, got...)
+	}
+	return seqs
 }
 
 // submitOne submits one decision and fails the test if it cannot.

@@ -573,8 +573,7 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 		out = append(out, r)
 		return err
 	}
-	seq, walked := after+1, 0
-	for ; seq < last.Sequence && walked < maxWalk; walked++ {
+	for seq := after + 1; seq < last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if err != nil {
 			return nil, unavailable(fmt.Errorf("eventstore: load %s at %d: %w", agg, seq, err))
@@ -582,15 +581,17 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 		if m.Sequence >= last.Sequence {
 			break
 		}
+		if len(out) == maxWalk {
+			// A long history: the rest, from this event on.
+			if err := s.readSubject(ctx, subject, m.Sequence, last.Sequence, add); err != nil {
+				return nil, fmt.Errorf("eventstore: load %s from %d: %w", agg, m.Sequence, err)
+			}
+			break
+		}
 		if err := add(m.Sequence, m.Header, m.Data); err != nil {
 			return nil, err
 		}
 		seq = m.Sequence + 1
-	}
-	if walked == maxWalk && seq < last.Sequence {
-		if err := s.readSubject(ctx, subject, seq, last.Sequence, add); err != nil {
-			return nil, fmt.Errorf("eventstore: load %s from %d: %w", agg, seq, err)
-		}
 	}
 	if err := add(last.Sequence, last.Header, last.Data); err != nil {
 		return nil, err
@@ -605,9 +606,9 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 const maxWalk = 32
 
 // readSubject calls add for each event on subject from sequence from on,
-// up to and without sequence before, through an ordered consumer of its
-// own, which it deletes once read (it would stay on the server for
-// minutes otherwise).
+// up to and without sequence before (or the stream's end, whichever comes
+// first), through an ordered consumer of its own, which it deletes once
+// read (it would stay on the server for minutes otherwise).
 func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, h nats.Header, data []byte) error) error {
 	cons, err := s.orderedConsumer(ctx, []string{subject}, from)
 	if err != nil {
@@ -639,6 +640,9 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 		}
 		if err := add(meta.Sequence.Stream, m.Headers(), m.Data()); err != nil {
 			return err
+		}
+		if meta.NumPending == 0 {
+			return nil // nothing more on subject
 		}
 	}
 }

@@ -621,7 +621,9 @@ func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, after := range []uint64{0, seqs[maxWalk-1], seqs[maxWalk], seqs[98], seqs[99]} {
+	// From the start; leaving more, exactly, and fewer events before the
+	// last than a load walks one by one; one; none.
+	for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
 		recs, err := s.LoadAfter(ctx, agg, after)
 		if err != nil {
 			t.Fatalf("after %d: %v", after, err)
