@@ -78,9 +78,17 @@ var decoders = map[string]func([]byte) (Event, error){
 // out as encoding/json's are (see replaceStrings). It reads every
 // event exactly as encoding/json would (see the test beside), but for
 // member names in another case than the tags', which no stored event has.
-func decoder[E Event](data []byte) (Event, error) {
+// A panic of the decoder's (goccy has some on malformed input, which
+// encoding/json refuses) is an error: a corrupt event is refused, as
+// encoding/json would, and does not bring down a replica replaying it.
+func decoder[E Event](data []byte) (_ Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoding %T: the payload could not be read (%v)", *new(E), r)
+		}
+	}()
 	var e E
-	err := json.Unmarshal(data, &e)
+	err = json.Unmarshal(data, &e)
 	if err == nil {
 		replaceStrings(reflect.ValueOf(&e).Elem(), strings.Clone)
 	}

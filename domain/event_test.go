@@ -157,7 +157,8 @@ func payloadVariants(t *testing.T, full []byte) map[string][]byte {
 		"unknown member": append([]byte(`{"notAField":[1,{"a":"b"}],`), full[1:]...),
 		"spaced":         bytes.ReplaceAll(bytes.ReplaceAll(full, []byte(`,"`), []byte(",\n\t \"")), []byte(`":`), []byte(`" : `)),
 		"array":          []byte("[]"), "string": []byte(`"x"`), "trailing text": append(slices.Clone(full), " x"...),
-		"truncated": full[:len(full)/2], "unclosed": full[:len(full)-1]}
+		"truncated": full[:len(full)/2], "unclosed": full[:len(full)-1],
+		"a key cut in its escape": []byte(`{"\`)}
 	for name := range members {
 		variants[name+" null"] = jsonOf(t, maps.Collect(func(yield func(string, json.RawMessage) bool) {
 			for n, v := range members {
@@ -238,5 +239,18 @@ func TestDecodedStringsDoNotShareTheMemoryOfOtherStrings(t *testing.T) {
 			}
 			return s
 		})
+	}
+}
+
+// panicky is an event whose decoding panics, as goccy's does on some
+// malformed payloads.
+type panicky struct{}
+
+func (panicky) EventType() string           { return "Panicky" }
+func (*panicky) UnmarshalJSON([]byte) error { panic("index out of range") }
+
+func TestADecoderThatPanicsRefusesThePayloadInstead(t *testing.T) {
+	if _, err := decoder[panicky]([]byte(`{}`)); err == nil || !strings.Contains(err.Error(), "could not be read") {
+		t.Errorf("decoding = %v, want an error saying the payload could not be read", err)
 	}
 }
