@@ -209,7 +209,7 @@ func DecideDeleteWebhook(w Webhook, p Principal, at time.Time) ([]Event, error) 
 
 // DecideDisableWebhook stops a subscription whose receiver is gone.
 func DecideDisableWebhook(w Webhook, reason string, at time.Time) ([]Event, error) {
-	if w.ID == "" || w.Disabled || w.Deleted {
+	if w.ID == "" || !w.Live() {
 		return nil, nil
 	}
 	return []Event{WebhookDisabled{WebhookID: w.ID, Reason: reason, DisabledAt: at}}, nil

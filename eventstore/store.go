@@ -475,8 +475,8 @@ func (s *Store) decisionOf(ctx context.Context, p domain.Submission) (*decision,
 	if !validToken(agg.Type) || !validToken(agg.ID) {
 		return nil, fmt.Errorf("eventstore: aggregate %q is not a valid subject", agg)
 	}
-	if len(p.Events) == 0 || len(p.Events) > maxBatch {
-		return nil, fmt.Errorf("eventstore: a decision has 1 to %d events, not %d", maxBatch, len(p.Events))
+	if len(p.Events) == 0 { // too many: Submit counts all the parts' events
+		return nil, fmt.Errorf("eventstore: a decision on %s has no events", agg)
 	}
 	prior, ours := p.After.(*pendingAppend)
 	switch {

@@ -152,13 +152,13 @@ type ResponseStore interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// New returns the API's handler.
 // ShuttingDown ends the long polls under way (Prefer: wait) with the
 // answer they would have had at once, so that a graceful shutdown does not
 // wait out their waits: call it as the HTTP server shuts down
 // (http.Server.RegisterOnShutdown), which itself cancels no request.
 func (s *Server) ShuttingDown() { s.stop.Do(func() { close(s.stopping) }) }
 
+// New returns the API's handler.
 func New(opts Options, d Deps) (*Server, error) {
 	s := &Server{
 		stopping: make(chan struct{}),

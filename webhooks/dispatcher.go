@@ -308,7 +308,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return wait
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
-	if !ok || w.Deleted || w.Disabled {
+	if !ok || !w.Live() {
 		return 0 // nobody to deliver to any more
 	}
 	turn := d.turn(w.ID)

@@ -218,8 +218,6 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	}
 }
 
-// raceFlight is an LH flight on a route without demo flights, with room
-// for ten 100 kg bookings.
 // TestAGetThatPrefersToWaitAnswersWithTheConfirmation files a booking
 // and asks for it with the ETag of its 201 and Prefer: wait: the answer
 // is the booking once the reactor has decided it, never the pending one
@@ -263,6 +261,8 @@ func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 	}
 }
 
+// raceFlight is an LH flight on a route without demo flights, with room
+// for ten 100 kg bookings.
 func raceFlight(t *testing.T, s *testServer) map[string]any {
 	lh := s.demoToken(t, "demo-airline-lh")
 	date := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
