@@ -1042,6 +1042,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		header      http.Header
 		connected   bool
 		status      int
+		answer      http.Header // headers the answer must carry, if any
 	}
 	tests := []liveTest{
 		{name: "health", method: "GET", path: "/healthz", route: "/healthz", status: 200},
@@ -1177,9 +1178,11 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "confirmed booking", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", header: forwarder, status: 200},
 		{name: "rejected booking", method: "GET", path: "/api/bookings/" + rejectedID, route: "/api/bookings/{id}", header: admin, status: 200},
 		{name: "confirmed booking waited for from an older version", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}",
-			header: with(with(forwarder, "If-None-Match", `"1"`), "Prefer", "wait=5"), status: 200},
-		{name: "confirmed booking waited for with a wait that is no number", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}",
-			header: with(with(forwarder, "If-None-Match", `"1"`), "Prefer", "wait=soon"), status: 200},
+			header: with(with(forwarder, "If-None-Match", `"1"`), "Prefer", "wait=5"), status: 200, answer: http.Header{"Preference-Applied": nil}},
+		{name: "confirmed booking waited for at its version, unchanged", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}",
+			header: with(with(forwarder, "If-None-Match", `"0"`), "Prefer", "wait=1"), status: 304, answer: http.Header{"Preference-Applied": {"wait=1"}}},
+		{name: "confirmed booking at its version with a wait that is no number", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}",
+			header: with(with(forwarder, "If-None-Match", `"0"`), "Prefer", "wait=soon"), status: 304, answer: http.Header{"Preference-Applied": nil}},
 		{name: "booking of another airline's flight", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", header: otherAirline, status: 404},
 		{name: "booking without credential", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", status: 401},
 		{name: "cancel without credential", method: "POST", path: "/api/bookings/" + confirmedID + "/cancel", route: "/api/bookings/{id}/cancel", status: 401},
@@ -1895,9 +1898,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			}
 			method := strings.ToLower(tt.method)
 			mt, _, _ := strings.Cut(res.Header.Get("Content-Type"), ";")
-			if tt.status == http.StatusNoContent {
-				if _, ok := lookup(doc, pointer("paths", tt.route, method, "responses", "204")); !ok || rec.Body.Len() > 0 {
-					t.Errorf("204 documented %v, body %q", ok, rec.Body.Bytes())
+			if tt.status == http.StatusNoContent || tt.status == http.StatusNotModified { // answers without a body
+				if _, ok := lookup(doc, pointer("paths", tt.route, method, "responses", strconv.Itoa(tt.status))); !ok || rec.Body.Len() > 0 {
+					t.Errorf("%d documented %v, body %q", tt.status, ok, rec.Body.Bytes())
 				}
 			} else {
 				responseSchema(t, c, doc, tt.route, method, tt.status, mt) // the status and media type are documented
@@ -1916,9 +1919,14 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 					t.Errorf("documented header %s is missing", h)
 				}
 			}
-			for _, h := range []string{"RateLimit", "RateLimit-Policy"} {
+			for _, h := range []string{"RateLimit", "RateLimit-Policy", "Preference-Applied"} {
 				if _, documented := headers[h]; !documented && res.Header.Get(h) != "" {
 					t.Errorf("header %s is sent but not documented", h)
+				}
+			}
+			for h, want := range tt.answer {
+				if got := res.Header.Values(h); !slices.Equal(got, want) {
+					t.Errorf("header %s = %q, want %q", h, got, want)
 				}
 			}
 		})
