@@ -39,6 +39,10 @@ type requestState struct {
 	publicURL string // the configured base of absolute links; "" for the request's own
 	oauth     bool   // errors name their description as RFC 6749 §5.2 does too
 	route     string // the pattern of the route it took, if any
+	// waited is how long a long poll waited for a change (Prefer: wait):
+	// time the client asked to wait, not the server's, and left out of
+	// the request's recorded duration.
+	waited time.Duration
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -192,11 +196,11 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, next http.Handler) http
 				}
 				log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 			}
-			route := ""
+			route, took := "", time.Since(start)
 			if st := stateOf(r.Context()); st != nil {
-				route = st.route
+				route, took = st.route, took-st.waited
 			}
-			m.Request(route, r.Method, cmp.Or(rec.status, http.StatusOK), time.Since(start))
+			m.Request(route, r.Method, cmp.Or(rec.status, http.StatusOK), took)
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -94,12 +94,19 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 		v, version, ok := now()
 		if ok && etagMatches(inm, etag(version)) {
 			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
+			waiting, again := time.Now(), false
 			select {
 			case <-changed:
-				stop()
-				continue
+				again = true
 			case <-ctx.Done():
 			case <-s.stopping:
+			}
+			if st := stateOf(r.Context()); st != nil {
+				st.waited += time.Since(waiting) // not the server's time: out of the metrics
+			}
+			if again {
+				stop()
+				continue
 			}
 		}
 		stop()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
@@ -141,5 +142,20 @@ func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the long poll outlived the shutdown (it waits 30 s)")
+	}
+}
+
+func TestALongPollNotesItsWaitAsTheClientsNotTheServers(t *testing.T) {
+	s := &Server{projector: projections.NewProjector(nil, slog.New(slog.DiscardHandler)), stopping: make(chan struct{})}
+	st := &requestState{}
+	r := httptest.NewRequest("GET", "/api/bookings/b1", nil)
+	r = r.WithContext(context.WithValue(r.Context(), keyRequest, st))
+	r.Header.Set("If-None-Match", `"7"`)
+	r.Header.Set("Prefer", "wait=1")
+	current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+		return struct{}{}, 7, true // unchanged: it waits the whole second
+	})
+	if st.waited < 900*time.Millisecond || st.waited > 10*time.Second {
+		t.Errorf("noted a wait of %s, want the second it waited (the request's metrics leave it out)", st.waited)
 	}
 }
