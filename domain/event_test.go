@@ -254,3 +254,19 @@ func TestADecoderThatPanicsRefusesThePayloadInstead(t *testing.T) {
 		t.Errorf("decoding = %v, want an error saying the payload could not be read", err)
 	}
 }
+
+func TestAnEventTypeIsAWebhookEventWhenItsEventsAre(t *testing.T) {
+	webhookEvents := 0
+	for _, name := range EventTypes() {
+		want := WebhookEventOf(filledEvent(name).Interface().(Event)) != ""
+		if IsWebhookEvent(name) != want {
+			t.Errorf("IsWebhookEvent(%s) = %v, but WebhookEventOf names its filled event %v", name, !want, want)
+		}
+		if want {
+			webhookEvents++
+		}
+	}
+	if webhookEvents < 19 || IsWebhookEvent((WebhookDeliveryAttempted{}).EventType()) {
+		t.Errorf("%d webhook event types, delivery attempts among them %v: want the 19 or more WebhookEventOf names, not attempts", webhookEvents, IsWebhookEvent((WebhookDeliveryAttempted{}).EventType()))
+	}
+}

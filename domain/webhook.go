@@ -68,6 +68,23 @@ func WebhookEventOf(e Event) string {
 	return ""
 }
 
+// IsWebhookEvent reports whether events of the type named (see
+// EventType) are webhook events, whatever their fields: the webhook
+// dispatcher passes the others by without waiting for or decoding them.
+func IsWebhookEvent(eventType string) bool { return webhookEventTypes[eventType] }
+
+// webhookEventTypes are the event types WebhookEventOf names, found by
+// asking it of each type's empty event, so that the two never disagree.
+var webhookEventTypes = func() map[string]bool {
+	types := map[string]bool{}
+	for name, decode := range decoders {
+		if e, err := decode([]byte("{}")); err == nil && WebhookEventOf(e) != "" {
+			types[name] = true
+		}
+	}
+	return types
+}()
+
 // MatchesPattern reports whether an event name matches a subscription
 // pattern: the name itself, "<group>.*", or "*".
 func MatchesPattern(pattern, name string) bool {

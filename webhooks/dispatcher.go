@@ -153,6 +153,9 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // other subscription's deliveries. Delivery ids follow from subscription
 // and event, so a redelivered event queues nothing twice.
 func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
+	if !domain.IsWebhookEvent(rec.Type) {
+		return nil // an attempt, a key, an organisation...: no webhook event
+	}
 	if err := d.Readers.WaitFor(ctx, rec.Sequence); err != nil {
 		return err
 	}
