@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
@@ -215,9 +214,6 @@ type bodyWalk struct {
 	// being read, joined into a field path only for a problem, which is
 	// rare, rather than for every value.
 	at []pathStep
-	// text holds the decoded text of the last string that needed it,
-	// reused from one string to the next.
-	text []byte
 }
 
 // pathStep is a member's key or an element's index. A key may be "".
@@ -231,7 +227,7 @@ type pathStep struct {
 // name is the key's text.
 func (s pathStep) name() string {
 	if s.escaped {
-		return string(appendUnquoted(nil, s.key))
+		return string(unquoted(s.key))
 	}
 	return string(s.key)
 }
@@ -399,8 +395,7 @@ func (w *bodyWalk) walkObject(t reflect.Type) {
 		}
 		key := raw
 		if escaped && (fields != nil || isMap) { // only a lookup needs the key's text
-			w.text = appendUnquoted(w.text[:0], raw)
-			key = w.text
+			key = unquoted(raw)
 		}
 		w.at = append(w.at, pathStep{key: raw, escaped: escaped})
 		var next reflect.Type
@@ -495,76 +490,22 @@ func (w *bodyWalk) readString() (raw []byte, escaped, plain bool) {
 func (w *bodyWalk) checkText(raw []byte, escaped bool) {
 	text := raw
 	if escaped {
-		w.text = appendUnquoted(w.text[:0], raw)
-		text = w.text
+		text = unquoted(raw)
 	}
 	if bytes.IndexFunc(text, domain.Unprintable) >= 0 {
 		checkPrintable(&w.problems, w.path(), string(text))
 	}
 }
 
-// appendUnquoted appends to b the text of a string written as raw
-// between its quotes, its escapes decoded as encoding/json decodes them:
-// a \u escape of a surrogate that is not half of a pair is U+FFFD.
-func appendUnquoted(b, raw []byte) []byte {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' || i+1 == len(raw) {
-			b = append(b, c)
-			continue
-		}
-		i++
-		switch c = raw[i]; c {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := hex4(raw[i+1:])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				low := rune(-1)
-				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-					low = hex4(raw[i+3:])
-				}
-				if r = utf16.DecodeRune(r, low); r != utf8.RuneError {
-					i += 6 // the pair's second half
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default: // " \ /
-			b = append(b, c)
-		}
+// unquoted is the text of a string written as raw between its quotes,
+// decoded by encoding/json, as the body was (a lone surrogate is U+FFFD).
+// Only strings holding an escape come here, which are rare.
+func unquoted(raw []byte) []byte {
+	var text string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &text) != nil {
+		return raw // not JSON, which decoding has refused already
 	}
-	return b
-}
-
-// hex4 is the number the four hex digits s starts with write, or -1.
-func hex4(s []byte) rune {
-	if len(s) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return []byte(text)
 }
 
 // structFields are the fields encoding/json fills in a struct, each named
