@@ -270,3 +270,42 @@ func TestAnEventTypeIsAWebhookEventWhenItsEventsAre(t *testing.T) {
 		t.Errorf("%d webhook event types, delivery attempts among them %v: want the 19 or more WebhookEventOf names, not attempts", webhookEvents, IsWebhookEvent((WebhookDeliveryAttempted{}).EventType()))
 	}
 }
+
+// BenchmarkDecodeEvent decodes an event of every type, filled, with
+// DecodeEvent and, in the same run, with encoding/json (the yardstick).
+//
+//	go test ./domain -run '^$' -bench DecodeEvent -benchmem
+func BenchmarkDecodeEvent(b *testing.B) {
+	type payload struct {
+		name string
+		data []byte
+		typ  reflect.Type
+	}
+	var payloads []payload
+	for _, name := range EventTypes() {
+		e := filledEvent(name)
+		data, err := json.Marshal(e.Interface())
+		if err != nil {
+			b.Fatal(err)
+		}
+		payloads = append(payloads, payload{name, data, e.Type()})
+	}
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			p := payloads[i%len(payloads)]
+			if err := json.Unmarshal(p.data, reflect.New(p.typ).Interface()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeEvent", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			p := payloads[i%len(payloads)]
+			if _, err := DecodeEvent(p.name, p.data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
