@@ -8,8 +8,8 @@ import (
 
 // TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain holds a job in a
 // worker for three AckWaits, as a delivery waiting for its subscription's
-// turn may: the workers keep it alive, so it is handed out once, and once
-// done it is gone.
+// turn may: the workers keep it alive, so it is handed out once while in
+// hand.
 func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	t.Parallel()
 	s := openForTest(t, Options{DataDir: t.TempDir()})
