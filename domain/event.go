@@ -80,7 +80,9 @@ var decoders = map[string]func([]byte) (Event, error){
 // as encoding/json would (see the test beside), but for member names in
 // another case than the tags', which no stored event has; some malformed
 // payloads encoding/json refuses it reads (a bad escape in an unknown
-// member's name), which only a corrupted store holds.
+// member's name; it reads past the end of a payload cut in an escape,
+// which the race detector's pointer checks stop), which only a corrupted
+// store holds.
 // A panic of the decoder's (goccy has some on malformed input, which
 // encoding/json refuses) is an error: a corrupt event is refused, as
 // encoding/json would, and does not bring down a replica replaying it.
