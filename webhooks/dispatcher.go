@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -86,7 +87,8 @@ type Dispatcher struct {
 	InHand int
 	// PerSubscription bounds the requests under way to one subscription
 	// (InHand when 0): a burst goes out in parallel, and a slow receiver
-	// holds no more connections than this.
+	// holds no more connections than this, nor more than a quarter more
+	// of the deliveries in hand waiting for one (see turns).
 	PerSubscription int
 	// Attempted, if set, hears the outcome of every delivery attempt
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
@@ -94,7 +96,7 @@ type Dispatcher struct {
 	client    *http.Client
 
 	mu    sync.Mutex
-	turns map[string]chan struct{} // by webhook id: one token per request under way
+	turns map[string]*turns // by webhook id
 }
 
 // job is one delivery: made by the dispatcher, and queued when it waits.
@@ -109,11 +111,13 @@ type job struct {
 	// cargoctl trace and the resource's history.
 	CorrelationID string          `json:"correlationId,omitempty"`
 	Body          json.RawMessage `json:"body"`
-	// Tried is the attempts the dispatcher made before it queued the
-	// job, and RetryAt when the next is due: a job queued untried has
-	// neither.
+	// Tried is the attempts made before the job was queued, and RetryAt
+	// when the next is due: a job queued to be tried at once has neither.
 	Tried   int       `json:"tried,omitempty"`
 	RetryAt time.Time `json:"retryAt,omitzero"`
+	// PutBack is how often the job was put back in the queue untried
+	// because its subscription had no turn free (see Dispatcher.putBack).
+	PutBack int `json:"putBack,omitempty"`
 }
 
 var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
@@ -204,7 +208,7 @@ subscriptions:
 			EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}
 		turn := d.turn(w.ID)
 		select {
-		case turn <- struct{}{}:
+		case turn.underWay <- struct{}{}:
 		default:
 			if err = queue(j); err != nil {
 				break subscriptions
@@ -213,7 +217,7 @@ subscriptions:
 		}
 		sends.Go(func() {
 			attempt, retryIn := d.attempt(ctx, w, j, 1)
-			<-turn
+			turn.done()
 			mu.Lock()
 			attempts = append(attempts, attempt)
 			mu.Unlock()
@@ -315,21 +319,48 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return 0 // nobody to deliver to any more
 	}
 	turn := d.turn(w.ID)
-	turn <- struct{}{}
+	if !turn.take() {
+		err := d.putBack(ctx, j, try)
+		if err == nil {
+			return 0 // the copy put back replaces this job
+		}
+		d.Log.Warn("webhook delivery not put back; it waits for its subscription's turn", "delivery", j.DeliveryID, "err", err)
+		turn.underWay <- struct{}{}
+	}
 	attempt, retryIn := d.attempt(ctx, w, j, try)
-	<-turn
+	turn.done()
 	d.record(ctx, attempt)
 	return retryIn
 }
 
+// putBack puts a copy of j back in the queue, due a while from now, as the
+// try-th attempt still to be made: its subscription has as many requests
+// under way, and deliveries waiting for one, as it may. Waiting in hand
+// would hold one of the queue's workers, which a burst to a slow receiver
+// could fill, holding up every other subscription's deliveries; and a
+// handout the queue counts would use up one of j's attempts untried. The
+// copy's id follows from j, so a copy put again after a crash is kept
+// once. It waits a tenth of a second after its first put-back, doubling up
+// to a minute, so that a receiver that answers slowly is not busy with
+// put-backs meanwhile.
+func (d *Dispatcher) putBack(ctx context.Context, j job, try int) error {
+	j.Tried, j.PutBack = try-1, j.PutBack+1
+	j.RetryAt = time.Now().Add(jitter(min(100*time.Millisecond<<(j.PutBack-1), time.Minute)))
+	raw, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return d.Queue.Put(ctx, map[string][]byte{j.DeliveryID + "~" + strconv.Itoa(j.PutBack): raw})
+}
+
 // try is the attempt that the queue's handout-th handout of j makes, or
 // how long it waits first. The queue hands a job out as soon as it is
-// put: a retry of the dispatcher's spends its first handout waiting until
-// it is due, and counts the attempts the dispatcher made.
+// put: a job due later (a retry, or one put back) spends its first
+// handout waiting until it is due, and counts the attempts made before.
 func (j job) try(handout int, now time.Time) (try int, wait time.Duration) {
 	switch {
-	case j.Tried == 0:
-		return handout, 0
+	case j.RetryAt.IsZero():
+		return j.Tried + handout, 0
 	case handout == 1:
 		return 0, max(j.RetryAt.Sub(now), time.Millisecond)
 	default:
@@ -381,18 +412,45 @@ func (d *Dispatcher) record(ctx context.Context, a domain.WebhookDeliveryAttempt
 	}
 }
 
-// turn is the semaphore of the requests under way to a subscription.
-// It is kept for the life of the dispatcher: a few bytes per
-// subscription ever delivered to.
-func (d *Dispatcher) turn(webhookID string) chan struct{} {
+// turns are a subscription's requests under way, and the deliveries from
+// the queue waiting for one of them: a quarter as many as may be under
+// way, enough to take a turn the moment it is free.
+type turns struct {
+	underWay chan struct{} // one token per request under way
+	waiting  atomic.Int32
+}
+
+// take takes a turn, waiting for one if few enough deliveries wait
+// already; false: none was taken.
+func (t *turns) take() bool {
+	select {
+	case t.underWay <- struct{}{}:
+		return true
+	default:
+	}
+	if t.waiting.Add(1) > int32(max(cap(t.underWay)/4, 1)) {
+		t.waiting.Add(-1)
+		return false
+	}
+	t.underWay <- struct{}{}
+	t.waiting.Add(-1)
+	return true
+}
+
+// done gives a turn back.
+func (t *turns) done() { <-t.underWay }
+
+// turn is the turns of a subscription. They are kept for the life of the
+// dispatcher: a few bytes per subscription ever delivered to.
+func (d *Dispatcher) turn(webhookID string) *turns {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	t, ok := d.turns[webhookID]
 	if !ok {
 		if d.turns == nil {
-			d.turns = map[string]chan struct{}{}
+			d.turns = map[string]*turns{}
 		}
-		t = make(chan struct{}, max(cmp.Or(d.PerSubscription, d.InHand, d.Parallel), 1))
+		t = &turns{underWay: make(chan struct{}, max(cmp.Or(d.PerSubscription, d.InHand, d.Parallel), 1))}
 		d.turns[webhookID] = t
 	}
 	return t

@@ -120,7 +120,7 @@ func TestScheduleSealerJitter(t *testing.T) {
 	}
 }
 
-func TestAQueuedJobCountsTheAttemptsTheDispatcherMade(t *testing.T) {
+func TestAQueuedJobCountsTheAttemptsMadeBeforeItWasQueued(t *testing.T) {
 	now := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name     string
@@ -135,6 +135,9 @@ func TestAQueuedJobCountsTheAttemptsTheDispatcherMade(t *testing.T) {
 		{"a retry already due still spends its first handout waiting, briefly", job{Tried: 1, RetryAt: now.Add(-time.Second)}, 1, 0, time.Millisecond},
 		{"a retry's second handout is the attempt after the dispatcher's", job{Tried: 1, RetryAt: now}, 2, 2, 0},
 		{"a retry's fourth handout is its fourth attempt", job{Tried: 1, RetryAt: now}, 4, 4, 0},
+		{"a job put back untried waits on its first handout until it is due", job{RetryAt: now.Add(time.Second), PutBack: 1}, 1, 0, time.Second},
+		{"a job put back untried makes its first attempt on its second handout", job{RetryAt: now, PutBack: 1}, 2, 1, 0},
+		{"a retry put back makes the attempt after those made before", job{Tried: 2, RetryAt: now, PutBack: 3}, 2, 3, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			try, wait := tt.j.try(tt.handout, now)
