@@ -202,33 +202,19 @@ func create[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta
 	return executeFrom(ctx, h, agg, m, loadNew, evolve, decide)
 }
 
-// executeFrom is execute, whose first try loads agg as first says.
+// executeFrom is execute, whose first try loads agg as first says: a
+// transaction of one part.
 func executeFrom[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta, first loading,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
-	var res Result[S]
-	how := first
-	err := retryOnConflict(ctx, func() error {
-		stored, err := decideLocked(ctx, h, agg, m, evolve, decide, how)
-		how = loadFresh // a conflict means another writer: load from the store
-		if err != nil {
-			return err
-		}
-		res, err = stored()
+	var res *Result[S]
+	err := transactFrom(ctx, h, first, func(t *transaction) (err error) {
+		res, err = decideIn(t, agg, m, evolve, decide)
 		return err
 	})
-	return res, err
-}
-
-// decideLocked decides under the aggregate's lock and hands the decision
-// to the store; stored then waits for it.
-func decideLocked[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (stored func() (Result[S], error), err error) {
-	defer h.aggregates.lock(agg.String())()
-	stored, p, err := decideHeld(ctx, h, agg, m, evolve, decide, how)
-	if err == nil && p != nil {
-		err = h.handOver(ctx, p)
+	if res == nil {
+		return Result[S]{}, err
 	}
-	return stored, err
+	return *res, err
 }
 
 // decideHeld decides, with the aggregate's lock held, and returns the part

@@ -97,7 +97,12 @@ func (w *tallyWorld) stored(t *testing.T) []string {
 // waiting for it: the aggregate's pipeline runs until stored is called.
 func (w *tallyWorld) pause(t *testing.T, ref string, events int) (stored func() (Result[tally], error)) {
 	t.Helper()
-	stored, err := decideLocked(context.Background(), w.h, w.agg, w.meta(ref), evolveTally, w.decide(ref, events), loadCached)
+	unlock := w.h.aggregates.lock(w.agg.String())
+	defer unlock()
+	stored, p, err := decideHeld(context.Background(), w.h, w.agg, w.meta(ref), evolveTally, w.decide(ref, events), loadCached)
+	if err == nil && p != nil {
+		err = w.h.handOver(context.Background(), p)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

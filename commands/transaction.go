@@ -35,20 +35,20 @@ type transaction struct {
 // names its aggregates in this order, leaving out those it does not
 // touch: flight, AWB ledger, quote, booking, waybill.
 func transact(ctx context.Context, h *Handler, decide func(*transaction) error) error {
-	how := loadCached
+	return transactFrom(ctx, h, loadCached, decide)
+}
+
+// transactFrom is transact, whose first try loads the aggregates as first
+// says.
+func transactFrom(ctx context.Context, h *Handler, first loading, decide func(*transaction) error) error {
+	how := first
 	return retryOnConflict(ctx, func() error {
 		t := &transaction{ctx: ctx, h: h, how: how, locked: map[domain.Aggregate]func(){}}
 		how = loadFresh // a conflict means another writer: load from the store
-		err := decide(t)
-		if err == nil && len(t.parts) > 0 {
-			err = h.handOver(ctx, t.parts...)
-		}
-		for _, unlock := range t.locked {
-			unlock()
-		}
-		if err != nil {
+		if err := t.decide(decide); err != nil {
 			return err
 		}
+		var err error
 		// Every part's wait settles its pipeline step: wait for all.
 		for _, wait := range t.waits {
 			if e := wait(); err == nil {
@@ -57,6 +57,22 @@ func transact(ctx context.Context, h *Handler, decide func(*transaction) error) 
 		}
 		return err
 	})
+}
+
+// decide decides t's parts and hands them to the store together, then
+// releases the aggregates' locks, even when decide panics: the reactors
+// park an event whose handling panics and go on, and a lock left held
+// would stop every later command on its aggregate.
+func (t *transaction) decide(decide func(*transaction) error) error {
+	defer func() {
+		for _, unlock := range t.locked {
+			unlock()
+		}
+	}()
+	if err := decide(t); err != nil || len(t.parts) == 0 {
+		return err
+	}
+	return t.h.handOver(t.ctx, t.parts...)
 }
 
 // decideIn decides the command m on agg as a part of t. Its result's State

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -67,6 +68,41 @@ func TestATransactionStoresAllItsPartsOrNone(t *testing.T) {
 	// The locks were let go, refused or not: a command goes through.
 	if _, err := execute(ctx, w.h, a, w.meta("a3"), evolveTally, w.decide("a3", 1)); err != nil {
 		t.Errorf("a command after the transactions: %v", err)
+	}
+}
+
+func TestATransactionThatPanicsLetsGoOfItsLocks(t *testing.T) {
+	w := newTallyWorld(t)
+	a, b := domain.Aggregate{Type: "tally", ID: "a"}, domain.Aggregate{Type: "tally", ID: "b"}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the transaction's panic did not reach its caller")
+			}
+		}()
+		transact(context.Background(), w.h, func(t *transaction) error {
+			if err := w.addTo(t, a, "a1"); err != nil {
+				return err
+			}
+			_, err := decideIn(t, b, w.meta("b1"), evolveTally, func(tally) ([]domain.Event, error) { panic("a bug in a decide") })
+			return err
+		})
+	}()
+	// Both locks were let go: a transaction on both goes through (a lock
+	// still held would keep it waiting), and nothing of the one that
+	// panicked was stored.
+	done := make(chan error, 1)
+	go func() { done <- w.addToBoth(a, b, "a2", "b2") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a transaction after the one that panicked still waits for a lock")
+	}
+	if got := fmt.Sprint(w.tallyOf(t, a), w.tallyOf(t, b)); got != "[a2] [b2]" {
+		t.Errorf("stored %s, want [a2] [b2]", got)
 	}
 }
 
