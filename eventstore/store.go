@@ -607,25 +607,13 @@ const maxWalk = 32
 
 // readSubject calls add for each event on subject from sequence from on,
 // up to and without sequence before (or the stream's end, whichever comes
-// first), through an ordered consumer of its own, which it deletes once
-// read (it would stay on the server for minutes otherwise).
+// first), through an ordered consumer of its own.
 func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, h nats.Header, data []byte) error) error {
-	cons, err := s.orderedConsumer(ctx, []string{subject}, from)
+	msgs, err := s.ordered(ctx, []string{subject}, from)
 	if err != nil {
 		return unavailable(err)
 	}
-	msgs, err := cons.Messages()
-	if err != nil {
-		return unavailable(err)
-	}
-	defer func() {
-		msgs.Stop()
-		if info := cons.CachedInfo(); info != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			s.js.DeleteConsumer(ctx, s.name, info.Name) // else gone after its inactive threshold
-		}
-	}()
+	defer msgs.close()
 	for {
 		m, err := msgs.Next(jetstream.NextContext(ctx))
 		if err != nil {
@@ -768,15 +756,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	from = max(from, 1)
 	// Heartbeats every second: a consumer on a server that died is
 	// noticed in two, not ten.
-	cons, err := s.orderedConsumer(ctx, filters, from)
+	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
-	if err != nil {
-		return fmt.Errorf("eventstore: subscribe: %w", err)
-	}
-	defer msgs.Stop()
+	defer msgs.close()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	delivered, lastHeard := from-1, time.Now()
@@ -816,7 +800,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 					return err
 				}
 			} else if idle != nil {
-				caughtUp, waiting := handedAll(ctx, cons, handed)
+				caughtUp, waiting := handedAll(ctx, msgs.cons, handed)
 				switch quiet := time.Since(lastHeard); {
 				case caughtUp:
 					if err := idle(); err != nil {
@@ -885,28 +869,62 @@ func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) (b
 	return info.Delivered.Consumer <= handed.seq, 0
 }
 
-// ordered pulls the events matching filters (all, if none) from sequence
-// from on through an ordered consumer.
-func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (jetstream.MessagesContext, error) {
-	cons, err := s.orderedConsumer(ctx, filters, from)
-	if err != nil {
-		return nil, err
-	}
-	return cons.Messages(opts...)
-}
-
-// orderedConsumer is an ordered consumer of the events matching filters
-// (all, if none) from sequence from on.
-func (s *Store) orderedConsumer(ctx context.Context, filters []string, from uint64) (jetstream.Consumer, error) {
+// ordered starts a read of the events matching filters (all, if none)
+// from sequence from on, through an ordered consumer of its own. The
+// caller ends it with close.
+func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
 	}
-	return s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
+	return readOrdered(ctx, s.stream, jetstream.OrderedConsumerConfig{
 		FilterSubjects:   filters,
 		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:      from,
 		MaxResetAttempts: maxConsumerResets,
-	})
+	}, opts...)
+}
+
+// orderedRead is a read through an ordered consumer of its own: the
+// consumer's messages, and the consumer.
+type orderedRead struct {
+	jetstream.MessagesContext
+	cons   jetstream.Consumer
+	stream jetstream.Stream
+}
+
+// readOrdered starts a read of stream through an ordered consumer made
+// with cfg. The caller ends it with close.
+func readOrdered(ctx context.Context, stream jetstream.Stream, cfg jetstream.OrderedConsumerConfig, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
+	cons, err := stream.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := cons.Messages(opts...)
+	if err != nil {
+		deleteOrdered(stream, cons)
+		return nil, err
+	}
+	return &orderedRead{MessagesContext: msgs, cons: cons, stream: stream}, nil
+}
+
+// close stops the read and deletes its consumer. Stopping only stops the
+// pulls: the consumer would stay on the server until its inactive
+// threshold (5 minutes), and busy readers (history reads, rebuilds,
+// subscriptions started anew) would leave hundreds there.
+func (r *orderedRead) close() {
+	r.Stop()
+	deleteOrdered(r.stream, r.cons)
+}
+
+// deleteOrdered deletes the ordered consumer cons from stream. After a
+// reset an ordered consumer goes on under a new name (nats.go deletes the
+// one before), so the name deleted is the one it has now. The deletion
+// has a timeout of its own, as a read often ends because its context did;
+// if it fails, the server drops the consumer after its inactive threshold.
+func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stream.DeleteConsumer(ctx, cons.CachedInfo().Name)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing

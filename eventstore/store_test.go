@@ -566,15 +566,12 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 			t.Fatal(err)
 		}
 	}
-	cons, err := s.orderedConsumer(ctx, []string{s.Filter("quote", "")}, 1)
+	msgs, err := s.ordered(ctx, []string{s.Filter("quote", "")}, 1, jetstream.PullMaxMessages(10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer msgs.Stop()
+	defer msgs.close()
+	cons := msgs.cons
 	// Handing over the first quote pulls both into the client's buffer.
 	next := func() position {
 		m, err := msgs.Next()
@@ -651,5 +648,114 @@ func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
 	}
 	if info.State.Consumers != 0 {
 		t.Errorf("%d consumers left on the stream, want none", info.State.Consumers)
+	}
+}
+
+// consumersOnTheServer counts the consumers of all the server's streams.
+func consumersOnTheServer(t *testing.T, s *Store) int {
+	t.Helper()
+	n := 0
+	streams := s.js.ListStreams(context.Background())
+	for info := range streams.Info() {
+		n += info.State.Consumers
+	}
+	if err := streams.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Every read through an ordered consumer deletes it when it ends, however
+// it ends: the server would keep it for minutes, and a busy service would
+// pile up hundreds.
+func TestAReadLeavesNoConsumerOnTheServer(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	for i := range 5 {
+		id := fmt.Sprint("q", i)
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, decisionOf(id, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := s.LastSequence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writeParked(ctx, Parked{Consumer: "webhooks", Sequence: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	ignore := func(domain.Record) error { return nil }
+	for _, tc := range []struct {
+		name string
+		read func(ctx context.Context) error
+		want error
+	}{
+		{"a read of every event", func(ctx context.Context) error {
+			return s.Read(ctx, nil, 0, 0, ignore)
+		}, nil},
+		{"a read of one aggregate", func(ctx context.Context) error {
+			return s.Read(ctx, []string{s.Filter("quote", "q1")}, 0, 0, ignore)
+		}, nil},
+		{"a read whose fn fails", func(ctx context.Context) error {
+			return s.Read(ctx, nil, 0, 0, func(domain.Record) error { return stop })
+		}, stop},
+		{"a replay", func(ctx context.Context) error {
+			_, err := s.Replay(ctx, 1, last, func([]domain.Record) error { return nil })
+			return err
+		}, nil},
+		{"a replay whose fn fails", func(ctx context.Context) error {
+			_, err := s.Replay(ctx, 1, last, func([]domain.Record) error { return stop })
+			return err
+		}, stop},
+		{"a subscription whose fn fails", func(ctx context.Context) error {
+			return s.Subscribe(ctx, nil, 1, func(domain.Record) error { return stop }, nil)
+		}, stop},
+		{"a subscription whose idle callback fails", func(ctx context.Context) error {
+			return s.Subscribe(ctx, []string{s.Filter("quote", "")}, 1, ignore, func() error { return stop })
+		}, stop},
+		{"a subscription whose context ends", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			return s.Subscribe(ctx, nil, 1, ignore, func() error { cancel(); return nil })
+		}, context.Canceled},
+		{"a subscription whose consumer was made anew", func(ctx context.Context) error {
+			return s.Subscribe(ctx, nil, last, func(r domain.Record) error {
+				if r.Sequence > last {
+					return stop
+				}
+				// Its consumer deleted on the server, the subscription
+				// goes on with one under another name, and hears of the
+				// next event through it.
+				names := s.stream.ConsumerNames(ctx)
+				for name := range names.Name() {
+					if err := s.stream.DeleteConsumer(ctx, name); err != nil {
+						return err
+					}
+				}
+				if err := names.Err(); err != nil {
+					return err
+				}
+				_, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "later"}, 0, decisionOf("later", 1))
+				return err
+			}, nil)
+		}, stop},
+		{"a check of the stream", func(ctx context.Context) error {
+			return s.Check(ctx, last, func(uint64) {}, func(domain.StreamProblem) {})
+		}, nil},
+		{"a list of the parked events", func(ctx context.Context) error {
+			_, err := s.ParkedEvents(ctx)
+			return err
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := consumersOnTheServer(t, s)
+			if err := tc.read(ctx); !errors.Is(err, tc.want) {
+				t.Fatalf("the read ended with %v, want %v", err, tc.want)
+			}
+			if n := consumersOnTheServer(t, s) - before; n != 0 {
+				t.Errorf("the read left %d consumers on the server, want none", n)
+			}
+		})
 	}
 }
