@@ -582,11 +582,20 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 			break
 		}
 		if len(out) == maxWalk {
-			// A long history: the rest, from this event on.
-			if err := s.readSubject(ctx, subject, m.Sequence, last.Sequence, add); err != nil {
+			// A long history: the rest, from this event on. If no
+			// consumer can be made (a cluster electing its meta leader
+			// refuses them while direct gets still answer), the walk
+			// goes on, slower but whole: nothing was read through one
+			// yet. A read that fails part way is no such case: what it
+			// added would be added twice.
+			err := s.readSubject(ctx, subject, m.Sequence, last.Sequence, add)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errNoConsumer) {
 				return nil, fmt.Errorf("eventstore: load %s from %d: %w", agg, m.Sequence, err)
 			}
-			break
+			s.log.Warn("eventstore: a load reads on one event at a time", "aggregate", agg.String(), "err", err)
 		}
 		if err := add(m.Sequence, m.Header, m.Data); err != nil {
 			return nil, err
@@ -607,11 +616,12 @@ const maxWalk = 32
 
 // readSubject calls add for each event on subject from sequence from on,
 // up to and without sequence before (or the stream's end, whichever comes
-// first), through an ordered consumer of its own.
+// first), through an ordered consumer of its own. It fails with
+// errNoConsumer, having added nothing, if it cannot make the consumer.
 func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, h nats.Header, data []byte) error) error {
 	msgs, err := s.ordered(ctx, []string{subject}, from)
 	if err != nil {
-		return unavailable(err)
+		return unavailable(fmt.Errorf("%w: %w", errNoConsumer, err))
 	}
 	defer msgs.close()
 	for {
@@ -634,6 +644,9 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 		}
 	}
 }
+
+// errNoConsumer is readSubject's failure to make its consumer.
+var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
 // Get reads the event of agg at stream sequence seq.
 func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {

@@ -600,54 +600,83 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 	}
 }
 
+// A long history loads whole and in order, through a consumer of the load's
+// own that it deletes, or, when the server makes no consumer, one event at
+// a time.
 func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
-	s := openForTest(t, Options{DataDir: t.TempDir()})
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T, s *Store) // sets the server up for the loads
+	}{
+		{"through a consumer", func(*testing.T, *Store) {}},
+		{"when no consumer can be made", allowNoMoreConsumers},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			ctx := context.Background()
+			agg := domain.Aggregate{Type: "awbledger", ID: "long"}
+			// 100 events, more than a load walks one by one, among others'.
+			var seqs []uint64
+			var last uint64
+			for i := range 100 {
+				got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("long-", i), "c", fmt.Sprintf(`{"step":%d}`, i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = got[0]
+				seqs = append(seqs, last)
+				if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, decisionOf(fmt.Sprint("q", i), 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.server(t, s)
+			consumers := consumersOnTheServer(t, s)
+			// From the start; leaving more, exactly, and fewer events before the
+			// last than a load walks one by one; one; none.
+			for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
+				recs, err := s.LoadAfter(ctx, agg, after)
+				if err != nil {
+					t.Fatalf("after %d: %v", after, err)
+				}
+				var want []uint64
+				for _, seq := range seqs {
+					if seq > after {
+						want = append(want, seq)
+					}
+				}
+				var got []uint64
+				for _, r := range recs {
+					got = append(got, r.Sequence)
+					if want := fmt.Sprint("long-", slices.Index(seqs, r.Sequence)); r.EventID != want {
+						t.Errorf("event at %d is %s, want %s", r.Sequence, r.EventID, want)
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("after %d: loaded %v, want %v", after, got, want)
+				}
+			}
+			if n := consumersOnTheServer(t, s); n != consumers {
+				t.Errorf("%d consumers on the server after the loads, want the %d before them", n, consumers)
+			}
+		})
+	}
+}
+
+// allowNoMoreConsumers limits the event stream to one consumer and makes
+// it: the server then refuses any other, as a cluster does while it elects
+// its meta leader.
+func allowNoMoreConsumers(t *testing.T, s *Store) {
 	ctx := context.Background()
-	agg := domain.Aggregate{Type: "awbledger", ID: "long"}
-	// 100 events, more than a load walks one by one, among others'.
-	var seqs []uint64
-	var last uint64
-	for i := range 100 {
-		got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("long-", i), "c", fmt.Sprintf(`{"step":%d}`, i))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = got[0]
-		seqs = append(seqs, last)
-		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, decisionOf(fmt.Sprint("q", i), 1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// From the start; leaving more, exactly, and fewer events before the
-	// last than a load walks one by one; one; none.
-	for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
-		recs, err := s.LoadAfter(ctx, agg, after)
-		if err != nil {
-			t.Fatalf("after %d: %v", after, err)
-		}
-		var want []uint64
-		for _, seq := range seqs {
-			if seq > after {
-				want = append(want, seq)
-			}
-		}
-		var got []uint64
-		for _, r := range recs {
-			got = append(got, r.Sequence)
-			if want := fmt.Sprint("long-", slices.Index(seqs, r.Sequence)); r.EventID != want {
-				t.Errorf("event at %d is %s, want %s", r.Sequence, r.EventID, want)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("after %d: loaded %v, want %v", after, got, want)
-		}
-	}
-	info, err := s.stream.Info(ctx)
-	if err != nil {
+	cfg := s.stream.CachedInfo().Config
+	cfg.MaxConsumers = 1
+	if _, err := s.js.UpdateStream(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Consumers != 0 {
-		t.Errorf("%d consumers left on the stream, want none", info.State.Consumers)
+	if _, err := s.js.CreateConsumer(ctx, s.name, jetstream.ConsumerConfig{Durable: "the-only-one"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.CreateConsumer(ctx, s.name, jetstream.ConsumerConfig{}); err == nil {
+		t.Fatal("the server made a consumer beyond the stream's limit")
 	}
 }
 
