@@ -37,7 +37,7 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 	if err != nil {
 		return fmt.Errorf("eventstore: check: %w", err)
 	}
-	defer msgs.Stop()
+	defer msgs.close()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	c := checker{s: s, problem: problem, last: map[string]uint64{}}

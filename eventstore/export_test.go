@@ -20,7 +20,7 @@ func RawReplay(ctx context.Context, s *Store) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer msgs.Stop()
+	defer msgs.close()
 	// The stream never loses an event: its last sequence is its count.
 	for n := 1; ; n++ {
 		if _, err := msgs.Next(); err != nil {

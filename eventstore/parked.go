@@ -130,15 +130,11 @@ func (s *Store) ParkedEvents(ctx context.Context) ([]Parked, error) {
 	if info.State.Msgs == 0 {
 		return nil, nil
 	}
-	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	msgs, err := readOrdered(ctx, st, jetstream.OrderedConsumerConfig{})
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
 	}
-	msgs, err := cons.Messages()
-	if err != nil {
-		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
-	}
-	defer msgs.Stop()
+	defer msgs.close()
 	var out []Parked
 	for {
 		m, err := msgs.Next(jetstream.NextContext(ctx))

@@ -33,7 +33,7 @@ func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Re
 	if err != nil {
 		return from - 1, fmt.Errorf("eventstore: replay: %w", err)
 	}
-	defer msgs.Stop()
+	defer msgs.close()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	done := from - 1

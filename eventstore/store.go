@@ -582,11 +582,20 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 			break
 		}
 		if len(out) == maxWalk {
-			// A long history: the rest, from this event on.
-			if err := s.readSubject(ctx, subject, m.Sequence, last.Sequence, add); err != nil {
+			// A long history: the rest, from this event on. If no
+			// consumer can be made (a cluster electing its meta leader
+			// refuses them while direct gets still answer), the walk
+			// goes on, slower but whole: nothing was read through one
+			// yet. A read that fails part way is no such case: what it
+			// added would be added twice.
+			err := s.readSubject(ctx, subject, m.Sequence, last.Sequence, add)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errNoConsumer) {
 				return nil, fmt.Errorf("eventstore: load %s from %d: %w", agg, m.Sequence, err)
 			}
-			break
+			s.log.Warn("eventstore: a load reads on one event at a time", "aggregate", agg.String(), "err", err)
 		}
 		if err := add(m.Sequence, m.Header, m.Data); err != nil {
 			return nil, err
@@ -607,25 +616,14 @@ const maxWalk = 32
 
 // readSubject calls add for each event on subject from sequence from on,
 // up to and without sequence before (or the stream's end, whichever comes
-// first), through an ordered consumer of its own, which it deletes once
-// read (it would stay on the server for minutes otherwise).
+// first), through an ordered consumer of its own. It fails with
+// errNoConsumer, having added nothing, if it cannot make the consumer.
 func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, h nats.Header, data []byte) error) error {
-	cons, err := s.orderedConsumer(ctx, []string{subject}, from)
+	msgs, err := s.ordered(ctx, []string{subject}, from)
 	if err != nil {
-		return unavailable(err)
+		return unavailable(fmt.Errorf("%w: %w", errNoConsumer, err))
 	}
-	msgs, err := cons.Messages()
-	if err != nil {
-		return unavailable(err)
-	}
-	defer func() {
-		msgs.Stop()
-		if info := cons.CachedInfo(); info != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			s.js.DeleteConsumer(ctx, s.name, info.Name) // else gone after its inactive threshold
-		}
-	}()
+	defer msgs.close()
 	for {
 		m, err := msgs.Next(jetstream.NextContext(ctx))
 		if err != nil {
@@ -646,6 +644,9 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 		}
 	}
 }
+
+// errNoConsumer is readSubject's failure to make its consumer.
+var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
 // Get reads the event of agg at stream sequence seq.
 func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {
@@ -768,15 +769,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	from = max(from, 1)
 	// Heartbeats every second: a consumer on a server that died is
 	// noticed in two, not ten.
-	cons, err := s.orderedConsumer(ctx, filters, from)
+	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
-	if err != nil {
-		return fmt.Errorf("eventstore: subscribe: %w", err)
-	}
-	defer msgs.Stop()
+	defer msgs.close()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	delivered, lastHeard := from-1, time.Now()
@@ -816,7 +813,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 					return err
 				}
 			} else if idle != nil {
-				caughtUp, waiting := handedAll(ctx, cons, handed)
+				caughtUp, waiting := handedAll(ctx, msgs.cons, handed)
 				switch quiet := time.Since(lastHeard); {
 				case caughtUp:
 					if err := idle(); err != nil {
@@ -885,28 +882,62 @@ func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) (b
 	return info.Delivered.Consumer <= handed.seq, 0
 }
 
-// ordered pulls the events matching filters (all, if none) from sequence
-// from on through an ordered consumer.
-func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (jetstream.MessagesContext, error) {
-	cons, err := s.orderedConsumer(ctx, filters, from)
-	if err != nil {
-		return nil, err
-	}
-	return cons.Messages(opts...)
-}
-
-// orderedConsumer is an ordered consumer of the events matching filters
-// (all, if none) from sequence from on.
-func (s *Store) orderedConsumer(ctx context.Context, filters []string, from uint64) (jetstream.Consumer, error) {
+// ordered starts a read of the events matching filters (all, if none)
+// from sequence from on, through an ordered consumer of its own. The
+// caller ends it with close.
+func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
 	}
-	return s.js.OrderedConsumer(ctx, s.name, jetstream.OrderedConsumerConfig{
+	return readOrdered(ctx, s.stream, jetstream.OrderedConsumerConfig{
 		FilterSubjects:   filters,
 		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:      from,
 		MaxResetAttempts: maxConsumerResets,
-	})
+	}, opts...)
+}
+
+// orderedRead is a read through an ordered consumer of its own: the
+// consumer's messages, and the consumer.
+type orderedRead struct {
+	jetstream.MessagesContext
+	cons   jetstream.Consumer
+	stream jetstream.Stream
+}
+
+// readOrdered starts a read of stream through an ordered consumer made
+// with cfg. The caller ends it with close.
+func readOrdered(ctx context.Context, stream jetstream.Stream, cfg jetstream.OrderedConsumerConfig, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
+	cons, err := stream.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := cons.Messages(opts...)
+	if err != nil {
+		deleteOrdered(stream, cons)
+		return nil, err
+	}
+	return &orderedRead{MessagesContext: msgs, cons: cons, stream: stream}, nil
+}
+
+// close stops the read and deletes its consumer. Stopping only stops the
+// pulls: the consumer would stay on the server until its inactive
+// threshold (5 minutes), and busy readers (history reads, rebuilds,
+// subscriptions started anew) would leave hundreds there.
+func (r *orderedRead) close() {
+	r.Stop()
+	deleteOrdered(r.stream, r.cons)
+}
+
+// deleteOrdered deletes the ordered consumer cons from stream. After a
+// reset an ordered consumer goes on under a new name (nats.go deletes the
+// one before), so the name deleted is the one it has now. The deletion
+// has a timeout of its own, as a read often ends because its context did;
+// if it fails, the server drops the consumer after its inactive threshold.
+func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stream.DeleteConsumer(ctx, cons.CachedInfo().Name)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing

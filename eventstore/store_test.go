@@ -566,15 +566,12 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 			t.Fatal(err)
 		}
 	}
-	cons, err := s.orderedConsumer(ctx, []string{s.Filter("quote", "")}, 1)
+	msgs, err := s.ordered(ctx, []string{s.Filter("quote", "")}, 1, jetstream.PullMaxMessages(10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer msgs.Stop()
+	defer msgs.close()
+	cons := msgs.cons
 	// Handing over the first quote pulls both into the client's buffer.
 	next := func() position {
 		m, err := msgs.Next()
@@ -603,53 +600,191 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 	}
 }
 
+// A long history loads whole and in order, through a consumer of the load's
+// own that it deletes, or, when the server makes no consumer, one event at
+// a time.
 func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T, s *Store) // sets the server up for the loads
+	}{
+		{"through a consumer", func(*testing.T, *Store) {}},
+		{"when no consumer can be made", allowNoMoreConsumers},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			ctx := context.Background()
+			agg := domain.Aggregate{Type: "awbledger", ID: "long"}
+			// 100 events, more than a load walks one by one, among others'.
+			var seqs []uint64
+			var last uint64
+			for i := range 100 {
+				got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("long-", i), "c", fmt.Sprintf(`{"step":%d}`, i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = got[0]
+				seqs = append(seqs, last)
+				if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, decisionOf(fmt.Sprint("q", i), 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.server(t, s)
+			consumers := consumersOnTheServer(t, s)
+			// From the start; leaving more, exactly, and fewer events before the
+			// last than a load walks one by one; one; none.
+			for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
+				recs, err := s.LoadAfter(ctx, agg, after)
+				if err != nil {
+					t.Fatalf("after %d: %v", after, err)
+				}
+				var want []uint64
+				for _, seq := range seqs {
+					if seq > after {
+						want = append(want, seq)
+					}
+				}
+				var got []uint64
+				for _, r := range recs {
+					got = append(got, r.Sequence)
+					if want := fmt.Sprint("long-", slices.Index(seqs, r.Sequence)); r.EventID != want {
+						t.Errorf("event at %d is %s, want %s", r.Sequence, r.EventID, want)
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("after %d: loaded %v, want %v", after, got, want)
+				}
+			}
+			if n := consumersOnTheServer(t, s); n != consumers {
+				t.Errorf("%d consumers on the server after the loads, want the %d before them", n, consumers)
+			}
+		})
+	}
+}
+
+// allowNoMoreConsumers limits the event stream to one consumer and makes
+// it: the server then refuses any other, as a cluster does while it elects
+// its meta leader.
+func allowNoMoreConsumers(t *testing.T, s *Store) {
+	ctx := context.Background()
+	cfg := s.stream.CachedInfo().Config
+	cfg.MaxConsumers = 1
+	if _, err := s.js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.CreateConsumer(ctx, s.name, jetstream.ConsumerConfig{Durable: "the-only-one"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.CreateConsumer(ctx, s.name, jetstream.ConsumerConfig{}); err == nil {
+		t.Fatal("the server made a consumer beyond the stream's limit")
+	}
+}
+
+// consumersOnTheServer counts the consumers of all the server's streams.
+func consumersOnTheServer(t *testing.T, s *Store) int {
+	t.Helper()
+	n := 0
+	streams := s.js.ListStreams(context.Background())
+	for info := range streams.Info() {
+		n += info.State.Consumers
+	}
+	if err := streams.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Every read through an ordered consumer deletes it when it ends, however
+// it ends: the server would keep it for minutes, and a busy service would
+// pile up hundreds.
+func TestAReadLeavesNoConsumerOnTheServer(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	agg := domain.Aggregate{Type: "awbledger", ID: "long"}
-	// 100 events, more than a load walks one by one, among others'.
-	var seqs []uint64
-	var last uint64
-	for i := range 100 {
-		got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("long-", i), "c", fmt.Sprintf(`{"step":%d}`, i))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = got[0]
-		seqs = append(seqs, last)
-		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0, decisionOf(fmt.Sprint("q", i), 1)); err != nil {
+	for i := range 5 {
+		id := fmt.Sprint("q", i)
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, decisionOf(id, 2)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// From the start; leaving more, exactly, and fewer events before the
-	// last than a load walks one by one; one; none.
-	for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
-		recs, err := s.LoadAfter(ctx, agg, after)
-		if err != nil {
-			t.Fatalf("after %d: %v", after, err)
-		}
-		var want []uint64
-		for _, seq := range seqs {
-			if seq > after {
-				want = append(want, seq)
-			}
-		}
-		var got []uint64
-		for _, r := range recs {
-			got = append(got, r.Sequence)
-			if want := fmt.Sprint("long-", slices.Index(seqs, r.Sequence)); r.EventID != want {
-				t.Errorf("event at %d is %s, want %s", r.Sequence, r.EventID, want)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("after %d: loaded %v, want %v", after, got, want)
-		}
-	}
-	info, err := s.stream.Info(ctx)
+	last, err := s.LastSequence(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Consumers != 0 {
-		t.Errorf("%d consumers left on the stream, want none", info.State.Consumers)
+	if err := s.writeParked(ctx, Parked{Consumer: "webhooks", Sequence: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	ignore := func(domain.Record) error { return nil }
+	for _, tc := range []struct {
+		name string
+		read func(ctx context.Context) error
+		want error
+	}{
+		{"a read of every event", func(ctx context.Context) error {
+			return s.Read(ctx, nil, 0, 0, ignore)
+		}, nil},
+		{"a read of one aggregate", func(ctx context.Context) error {
+			return s.Read(ctx, []string{s.Filter("quote", "q1")}, 0, 0, ignore)
+		}, nil},
+		{"a read whose fn fails", func(ctx context.Context) error {
+			return s.Read(ctx, nil, 0, 0, func(domain.Record) error { return stop })
+		}, stop},
+		{"a replay", func(ctx context.Context) error {
+			_, err := s.Replay(ctx, 1, last, func([]domain.Record) error { return nil })
+			return err
+		}, nil},
+		{"a replay whose fn fails", func(ctx context.Context) error {
+			_, err := s.Replay(ctx, 1, last, func([]domain.Record) error { return stop })
+			return err
+		}, stop},
+		{"a subscription whose fn fails", func(ctx context.Context) error {
+			return s.Subscribe(ctx, nil, 1, func(domain.Record) error { return stop }, nil)
+		}, stop},
+		{"a subscription whose idle callback fails", func(ctx context.Context) error {
+			return s.Subscribe(ctx, []string{s.Filter("quote", "")}, 1, ignore, func() error { return stop })
+		}, stop},
+		{"a subscription whose context ends", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			return s.Subscribe(ctx, nil, 1, ignore, func() error { cancel(); return nil })
+		}, context.Canceled},
+		{"a subscription whose consumer was made anew", func(ctx context.Context) error {
+			return s.Subscribe(ctx, nil, last, func(r domain.Record) error {
+				if r.Sequence > last {
+					return stop
+				}
+				// Its consumer deleted on the server, the subscription
+				// goes on with one under another name, and hears of the
+				// next event through it.
+				names := s.stream.ConsumerNames(ctx)
+				for name := range names.Name() {
+					if err := s.stream.DeleteConsumer(ctx, name); err != nil {
+						return err
+					}
+				}
+				if err := names.Err(); err != nil {
+					return err
+				}
+				_, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "later"}, 0, decisionOf("later", 1))
+				return err
+			}, nil)
+		}, stop},
+		{"a check of the stream", func(ctx context.Context) error {
+			return s.Check(ctx, last, func(uint64) {}, func(domain.StreamProblem) {})
+		}, nil},
+		{"a list of the parked events", func(ctx context.Context) error {
+			_, err := s.ParkedEvents(ctx)
+			return err
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := consumersOnTheServer(t, s)
+			if err := tc.read(ctx); !errors.Is(err, tc.want) {
+				t.Fatalf("the read ended with %v, want %v", err, tc.want)
+			}
+			if n := consumersOnTheServer(t, s) - before; n != 0 {
+				t.Errorf("the read left %d consumers on the server, want none", n)
+			}
+		})
 	}
 }
