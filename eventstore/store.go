@@ -934,10 +934,16 @@ func (r *orderedRead) close() {
 // one before), so the name deleted is the one it has now. The deletion
 // has a timeout of its own, as a read often ends because its context did;
 // if it fails, the server drops the consumer after its inactive threshold.
+// One that never got as far as the server (its first creation failed) has
+// no name, and nothing to delete.
 func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	stream.DeleteConsumer(ctx, cons.CachedInfo().Name)
+	stream.DeleteConsumer(ctx, info.Name)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing
