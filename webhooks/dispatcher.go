@@ -115,9 +115,9 @@ type job struct {
 	// when the next is due: a job queued to be tried at once has neither.
 	Tried   int       `json:"tried,omitempty"`
 	RetryAt time.Time `json:"retryAt,omitzero"`
-	// PutBack is how often the job was put back in the queue untried
-	// because its subscription had no turn free (see Dispatcher.putBack).
-	PutBack int `json:"putBack,omitempty"`
+	// Requeued is how many jobs of the delivery came before this one
+	// (see Dispatcher.requeue).
+	Requeued int `json:"requeued,omitempty"`
 }
 
 var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
@@ -301,18 +301,28 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
 }
 
-// send makes an attempt at the delivery queued as id with data, the
-// queue's handout-th, and records it. It returns how long to wait before
-// the next attempt, or 0 when there is none.
-func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (retryIn time.Duration) {
+// send makes the next attempt at the delivery queued as id with data, on
+// the queue's handout-th handout of it, and records it. It returns 0 when
+// the job is done (delivered, dead, or replaced by the next job of its
+// delivery), or how long the job waits before it is handed out again.
+//
+// A job makes one attempt at most: a retry, or a delivery whose
+// subscription has no turn free, is a new job (requeue). So a handout
+// after the one that attempts is the job coming back after a crash, a
+// lost acknowledgement or a failed requeue, with nothing known of what the
+// handout before did: it is requeued as it is, under the id its next job
+// has, which keeps the job once if that handout had stored it already.
+func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (later time.Duration) {
 	var j job
 	if err := json.Unmarshal(data, &j); err != nil {
 		d.Log.Error("unreadable webhook job dropped", "id", id, "err", err)
 		return 0
 	}
-	try, wait := j.try(handout, time.Now())
-	if wait > 0 {
+	switch step, wait := j.next(handout, time.Now()); step {
+	case waitForIt:
 		return wait
+	case handedOutBefore:
+		return d.requeue(ctx, j, j.Tried, 0)
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
 	if !ok || !w.Live() {
@@ -320,52 +330,77 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	}
 	turn := d.turn(w.ID)
 	if !turn.take() {
-		err := d.putBack(ctx, j, try)
-		if err == nil {
-			return 0 // the copy put back replaces this job
-		}
-		d.Log.Warn("webhook delivery not put back; it waits for its subscription's turn", "delivery", j.DeliveryID, "err", err)
-		turn.underWay <- struct{}{}
+		// Waiting in hand would hold one of the queue's workers, which a
+		// burst to a slow receiver could fill, holding up every other
+		// subscription's deliveries.
+		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
 	}
+	try := j.Tried + 1
 	attempt, retryIn := d.attempt(ctx, w, j, try)
 	turn.done()
+	// The retry before the record, as in dispatch.
+	if retryIn > 0 {
+		later = d.requeue(ctx, j, try, retryIn)
+	}
 	d.record(ctx, attempt)
-	return retryIn
+	return later
 }
 
-// putBack puts a copy of j back in the queue, due a while from now, as the
-// try-th attempt still to be made: its subscription has as many requests
-// under way, and deliveries waiting for one, as it may. Waiting in hand
-// would hold one of the queue's workers, which a burst to a slow receiver
-// could fill, holding up every other subscription's deliveries; and a
-// handout the queue counts would use up one of j's attempts untried. The
-// copy's id follows from j, so a copy put again after a crash is kept
-// once. It waits a tenth of a second after its first put-back, doubling up
-// to a minute, so that a receiver that answers slowly is not busy with
-// put-backs meanwhile.
-func (d *Dispatcher) putBack(ctx context.Context, j job, try int) error {
-	j.Tried, j.PutBack = try-1, j.PutBack+1
-	j.RetryAt = time.Now().Add(jitter(min(100*time.Millisecond<<(j.PutBack-1), time.Minute)))
+// requeue puts the next job of j's delivery in the queue: j after tried
+// attempts, due in after (at once if 0). Its id follows from j, so a job
+// requeued twice (see send) is kept once. It returns 0, or when the job
+// could not be stored, how long j waits before it is handed out again,
+// and then requeued (an attempt made meanwhile may then be numbered
+// again).
+func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
+	j.Tried, j.Requeued, j.RetryAt = tried, j.Requeued+1, time.Time{}
+	if after > 0 {
+		j.RetryAt = time.Now().Add(after)
+	}
 	raw, err := json.Marshal(j)
-	if err != nil {
-		return err
+	if err == nil {
+		err = d.Queue.Put(ctx, map[string][]byte{j.DeliveryID + "~" + strconv.Itoa(j.Requeued): raw})
 	}
-	return d.Queue.Put(ctx, map[string][]byte{j.DeliveryID + "~" + strconv.Itoa(j.PutBack): raw})
+	if err != nil {
+		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
+		return max(after, time.Second)
+	}
+	return 0
 }
 
-// try is the attempt that the queue's handout-th handout of j makes, or
-// how long it waits first. The queue hands a job out as soon as it is
-// put: a job due later (a retry, or one put back) spends its first
-// handout waiting until it is due, and counts the attempts made before.
-func (j job) try(handout int, now time.Time) (try int, wait time.Duration) {
-	switch {
-	case j.RetryAt.IsZero():
-		return j.Tried + handout, 0
-	case handout == 1:
-		return 0, max(j.RetryAt.Sub(now), time.Millisecond)
-	default:
-		return j.Tried + handout - 1, 0
+// putBackDelay is how long a delivery waits in the queue when its
+// subscription has no turn free, after requeued jobs of it: a tenth of a
+// second, doubling up to a minute, so that a slow receiver's backlog is
+// not busy going round the queue meanwhile.
+func putBackDelay(requeued int) time.Duration {
+	return jitter(min(100*time.Millisecond<<min(requeued, 10), time.Minute))
+}
+
+// A step is what a handout of a job does.
+type step int
+
+const (
+	attemptIt       step = iota // makes the job's attempt
+	waitForIt                   // waits until the job is due
+	handedOutBefore             // requeues it (see send)
+)
+
+// next is what the queue's handout-th handout of j does, and how long it
+// waits first. The queue hands a job out as soon as it is put: a job due
+// later (a retry, or one put back) spends its first handout waiting until
+// it is due, and attempts on its second.
+func (j job) next(handout int, now time.Time) (step, time.Duration) {
+	attempting := 1
+	if !j.RetryAt.IsZero() {
+		if handout == 1 {
+			return waitForIt, max(j.RetryAt.Sub(now), time.Millisecond)
+		}
+		attempting = 2
 	}
+	if handout == attempting {
+		return attemptIt, 0
+	}
+	return handedOutBefore, 0
 }
 
 // attempt makes the try-th attempt at delivering j to w. It returns the

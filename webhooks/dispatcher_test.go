@@ -2,10 +2,13 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +124,137 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 		if a.Attempt != 1 || a.Outcome != domain.DeliveryDelivered {
 			t.Errorf("delivery %s to %s: attempt %d, %s; want the first, delivered (put back untried, never counted)", a.DeliveryID, a.WebhookID, a.Attempt, a.Outcome)
 		}
+	}
+}
+
+// jobs is a Queue that keeps what is put, each id once (as the queue's
+// de-duplication does), or refuses it all when failing.
+type jobs struct {
+	mu      sync.Mutex
+	byID    map[string]job
+	failing bool
+}
+
+func (q *jobs) Put(_ context.Context, put map[string][]byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.failing {
+		return errors.New("the queue's stream has no leader")
+	}
+	if q.byID == nil {
+		q.byID = map[string]job{}
+	}
+	for id, data := range put {
+		var j job
+		if err := json.Unmarshal(data, &j); err != nil {
+			return err
+		}
+		if _, ok := q.byID[id]; !ok {
+			q.byID[id] = j
+		}
+	}
+	return nil
+}
+
+func (*jobs) Work(context.Context, int, func(context.Context, string, []byte, int) time.Duration) {}
+
+// sender is a dispatcher whose queue is q, delivering to one subscription
+// whose receiver answers status and counts the requests.
+func sender(t *testing.T, q Queue, status int) (d *Dispatcher, requests *atomic.Int32, recorded *attempts) {
+	requests = new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	sealer, err := NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
+	recorded = &attempts{more: make(chan struct{}, 10)}
+	return &Dispatcher{Queue: q, Subs: subs, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule,
+		Log: slog.New(slog.DiscardHandler), PerSubscription: 1, client: srv.Client()}, requests, recorded
+}
+
+func marshal(t *testing.T, j job) []byte {
+	data, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testing.T) {
+	q := &jobs{}
+	d, requests, recorded := sender(t, q, http.StatusNoContent)
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+	// The subscription's turn is taken, and its one place to wait too.
+	turn := d.turn("hook")
+	turn.underWay <- struct{}{}
+	turn.waiting.Store(1)
+	if later := d.send(context.Background(), "x", data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: put back", later)
+	}
+	copied, ok := q.byID["x~1"]
+	if !ok || copied.Tried != 0 || copied.RetryAt.IsZero() {
+		t.Fatalf("put back: %+v (%v), want x~1 untried and due later", copied, ok)
+	}
+	// Its acknowledgement is lost: the queue hands it out again once the
+	// subscription has a turn free.
+	turn.done()
+	turn.waiting.Store(0)
+	if later := d.send(context.Background(), "x", data, 2); later != 0 {
+		t.Fatalf("send = %s, want 0: requeued", later)
+	}
+	if n := requests.Load(); n != 0 || len(recorded.all) != 0 {
+		t.Errorf("%d requests, %d attempts recorded; want none: x~1 makes the attempt", n, len(recorded.all))
+	}
+	if again := q.byID["x~1"]; len(q.byID) != 1 || !again.RetryAt.Equal(copied.RetryAt) {
+		t.Errorf("queued %v; want x~1 as first put", q.byID)
+	}
+}
+
+func TestAFailedAttemptIsRetriedByTheNextJobOfItsDelivery(t *testing.T) {
+	q := &jobs{}
+	d, requests, recorded := sender(t, q, http.StatusInternalServerError)
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+	if later := d.send(context.Background(), "x", data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: the retry is a job of its own", later)
+	}
+	retry, ok := q.byID["x~1"]
+	if due := time.Until(retry.RetryAt); !ok || retry.Tried != 1 || due < 3*time.Second || due > 6*time.Second {
+		t.Fatalf("queued %+v (%v), want x~1 after 1 attempt, due in 5 s ±20%%", retry, ok)
+	}
+	data = marshal(t, retry)
+	if step, _ := retry.next(1, time.Now()); step != waitForIt {
+		t.Fatalf("the retry's first handout: %d, want it to wait", step)
+	}
+	if later := d.send(context.Background(), "x~1", data, 2); later != 0 {
+		t.Fatalf("send = %s, want 0", later)
+	}
+	if n := requests.Load(); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+	if got := []int{recorded.all[0].Attempt, recorded.all[1].Attempt}; got[0] != 1 || got[1] != 2 {
+		t.Errorf("attempts recorded %v, want [1 2]", got)
+	}
+	if next, ok := q.byID["x~2"]; !ok || next.Tried != 2 {
+		t.Errorf("queued %+v (%v), want x~2 after 2 attempts", next, ok)
+	}
+}
+
+func TestADeliveryThatCannotBeRequeuedComesAgainLaterUntried(t *testing.T) {
+	q := &jobs{failing: true}
+	d, requests, _ := sender(t, q, http.StatusNoContent)
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+	turn := d.turn("hook")
+	turn.underWay <- struct{}{}
+	turn.waiting.Store(1)
+	if later := d.send(context.Background(), "x", data, 1); later < time.Second {
+		t.Errorf("send = %s, want the job handed out again in a second or more", later)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests, want none while the subscription has no turn", n)
 	}
 }

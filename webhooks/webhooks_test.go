@@ -120,30 +120,39 @@ func TestScheduleSealerJitter(t *testing.T) {
 	}
 }
 
-func TestAQueuedJobCountsTheAttemptsMadeBeforeItWasQueued(t *testing.T) {
+func TestAQueuedJobAttemptsOnceWhenItIsDueAndIsRequeuedWhenItComesAgain(t *testing.T) {
 	now := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name     string
 		j        job
 		handout  int
-		wantTry  int
+		wantStep step
 		wantWait time.Duration
 	}{
-		{"an untried job's first handout is its first attempt", job{}, 1, 1, 0},
-		{"an untried job's third handout is its third attempt", job{}, 3, 3, 0},
-		{"a retry waits on its first handout until it is due", job{Tried: 1, RetryAt: now.Add(5 * time.Second)}, 1, 0, 5 * time.Second},
-		{"a retry already due still spends its first handout waiting, briefly", job{Tried: 1, RetryAt: now.Add(-time.Second)}, 1, 0, time.Millisecond},
-		{"a retry's second handout is the attempt after the dispatcher's", job{Tried: 1, RetryAt: now}, 2, 2, 0},
-		{"a retry's fourth handout is its fourth attempt", job{Tried: 1, RetryAt: now}, 4, 4, 0},
-		{"a job put back untried waits on its first handout until it is due", job{RetryAt: now.Add(time.Second), PutBack: 1}, 1, 0, time.Second},
-		{"a job put back untried makes its first attempt on its second handout", job{RetryAt: now, PutBack: 1}, 2, 1, 0},
-		{"a retry put back makes the attempt after those made before", job{Tried: 2, RetryAt: now, PutBack: 3}, 2, 3, 0},
+		{"a job due at once attempts on its first handout", job{}, 1, attemptIt, 0},
+		{"a job due at once that comes again was handed out before", job{Tried: 2}, 2, handedOutBefore, 0},
+		{"a retry waits on its first handout until it is due", job{Tried: 1, RetryAt: now.Add(5 * time.Second)}, 1, waitForIt, 5 * time.Second},
+		{"a retry already due still spends its first handout waiting, briefly", job{Tried: 1, RetryAt: now.Add(-time.Second)}, 1, waitForIt, time.Millisecond},
+		{"a retry attempts on its second handout", job{Tried: 1, RetryAt: now}, 2, attemptIt, 0},
+		{"a retry that comes a third time was handed out before", job{Tried: 1, RetryAt: now}, 3, handedOutBefore, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			try, wait := tt.j.try(tt.handout, now)
-			if try != tt.wantTry || wait != tt.wantWait {
-				t.Errorf("try(%d) = %d, %s; want %d, %s", tt.handout, try, wait, tt.wantTry, tt.wantWait)
+			step, wait := tt.j.next(tt.handout, now)
+			if step != tt.wantStep || wait != tt.wantWait {
+				t.Errorf("next(%d) = %d, %s; want %d, %s", tt.handout, step, wait, tt.wantStep, tt.wantWait)
 			}
 		})
+	}
+}
+
+func TestADeliveryPutBackWaitsATenthOfASecondDoublingToAMinute(t *testing.T) {
+	for _, tt := range []struct {
+		requeued int
+		want     time.Duration
+	}{{0, 100 * time.Millisecond}, {1, 200 * time.Millisecond}, {10, time.Minute}, {37, time.Minute}, {80, time.Minute}} {
+		// Far past 37 doublings of 0.1 s, which no Duration holds.
+		if got := putBackDelay(tt.requeued); got < tt.want*8/10 || got > tt.want*12/10 {
+			t.Errorf("putBackDelay(%d) = %s, want %s ±20%%", tt.requeued, got, tt.want)
+		}
 	}
 }
