@@ -923,10 +923,13 @@ func readOrdered(ctx context.Context, stream jetstream.Stream, cfg jetstream.Ord
 // close stops the read and deletes its consumer. Stopping only stops the
 // pulls: the consumer would stay on the server until its inactive
 // threshold (5 minutes), and busy readers (history reads, rebuilds,
-// subscriptions started anew) would leave hundreds there.
+// subscriptions started anew) would leave hundreds there. The deletion is
+// not waited for: a subscription ends most often because its server
+// stopped answering, and a projector starting anew would wait the
+// deletion's whole timeout.
 func (r *orderedRead) close() {
 	r.Stop()
-	deleteOrdered(r.stream, r.cons)
+	go deleteOrdered(r.stream, r.cons)
 }
 
 // deleteOrdered deletes the ordered consumer cons from stream. After a

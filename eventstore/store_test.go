@@ -655,7 +655,7 @@ func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
 					t.Errorf("after %d: loaded %v, want %v", after, got, want)
 				}
 			}
-			if n := consumersOnTheServer(t, s); n != consumers {
+			if n := consumersComeTo(t, s, consumers); n != consumers {
 				t.Errorf("%d consumers on the server after the loads, want the %d before them", n, consumers)
 			}
 		})
@@ -678,6 +678,18 @@ func allowNoMoreConsumers(t *testing.T, s *Store) {
 	if _, err := s.js.CreateConsumer(ctx, s.name, jetstream.ConsumerConfig{}); err == nil {
 		t.Fatal("the server made a consumer beyond the stream's limit")
 	}
+}
+
+// consumersComeTo waits until the server's streams have want consumers
+// (reads delete theirs without waiting), for ten seconds at most, and
+// returns how many they have.
+func consumersComeTo(t *testing.T, s *Store, want int) int {
+	t.Helper()
+	n := consumersOnTheServer(t, s)
+	for deadline := time.Now().Add(10 * time.Second); n != want && time.Now().Before(deadline); n = consumersOnTheServer(t, s) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
 }
 
 // consumersOnTheServer counts the consumers of all the server's streams.
@@ -782,7 +794,7 @@ func TestAReadLeavesNoConsumerOnTheServer(t *testing.T) {
 			if err := tc.read(ctx); !errors.Is(err, tc.want) {
 				t.Fatalf("the read ended with %v, want %v", err, tc.want)
 			}
-			if n := consumersOnTheServer(t, s) - before; n != 0 {
+			if n := consumersComeTo(t, s, before) - before; n != 0 {
 				t.Errorf("the read left %d consumers on the server, want none", n)
 			}
 		})
