@@ -94,3 +94,34 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 		}
 	}
 }
+
+// TestJobsDueLaterOnAClusterAreHandedOutOnceDue puts jobs due later
+// together, as one atomic batch, on a queue of three replicas: the copies
+// the stream's leader makes when they are due carry the batch's headers,
+// and are stored all the same.
+func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	c := natstest.StartCluster(t)
+	ctx := context.Background()
+	s := openForTest(t, Options{URL: c.URL(), Replicas: 3})
+	q := openQueue(t, s, "later")
+	handouts := work(t, q)
+	due := time.Now().Add(2 * time.Second)
+	var jobs []domain.Job
+	for i := range 6 {
+		jobs = append(jobs, domain.Job{ID: fmt.Sprint("later/", i), Due: due})
+	}
+	if err := q.Put(ctx, jobs...); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range jobs {
+		h := next(t, handouts)
+		if h.at.Before(due) || h.attempt != 1 || got[h.id] {
+			t.Errorf("job %s handed out %s before due, as attempt %d (again: %v); want once, when due", h.id, due.Sub(h.at), h.attempt, got[h.id])
+		}
+		got[h.id] = true
+	}
+}

@@ -97,11 +97,6 @@ func newDecision(ctx context.Context, subject string, expected uint64, events []
 	return d, nil
 }
 
-// newJob is a queue's job as a decision: one message, no expectation.
-func newJob(ctx context.Context, subject, id string, data []byte) *decision {
-	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, id, nats.Header{}, data)}, settled: make(chan struct{})}
-}
-
 // message is a message to store once: its id is its Nats-Msg-Id.
 func message(subject, id string, h nats.Header, data []byte) *nats.Msg {
 	h.Set(jetstream.MsgIDHeader, id)

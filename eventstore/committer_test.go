@@ -786,14 +786,14 @@ func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := map[string][]byte{"j1": []byte("1"), "j2": []byte("2"), "j3": []byte("3")}
-	if err := q.Put(ctx, jobs); err != nil {
+	jobs := []domain.Job{{ID: "j1", Data: []byte("1")}, {ID: "j2", Data: []byte("2")}, {ID: "j3", Data: []byte("3")}}
+	if err := q.Put(ctx, jobs...); err != nil {
 		t.Fatal(err)
 	}
 	// Put again with one new job: the repeated ids spoil a shared batch,
 	// and each job is then stored alone, the repeats dropped.
-	jobs["j4"] = []byte("4")
-	if err := q.Put(ctx, jobs); err != nil {
+	jobs = append(jobs, domain.Job{ID: "j4", Data: []byte("4")})
+	if err := q.Put(ctx, jobs...); err != nil {
 		t.Fatalf("putting known jobs again: %v", err)
 	}
 	info, err := s.js.Stream(ctx, q.stream)

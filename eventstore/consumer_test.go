@@ -197,7 +197,7 @@ func TestRestartedConsumersAndQueueWorkersLeaveNoGoroutineBehind(t *testing.T) {
 	round := func(i int) {
 		t.Helper()
 		appendEach(t, s, map[string][]string{fmt.Sprint("q", i): {fmt.Sprint("e", i)}})
-		if err := q.Put(ctx, map[string][]byte{fmt.Sprint("j", i): nil}); err != nil {
+		if err := q.Put(ctx, domain.Job{ID: fmt.Sprint("j", i)}); err != nil {
 			t.Fatal(err)
 		}
 		within("handled", handled, fmt.Sprint("e", i))

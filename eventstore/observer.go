@@ -37,8 +37,8 @@ func (unobserved) EventParked(string)             {}
 // Backlog is the work waiting for a consumer that all replicas share.
 type Backlog struct {
 	Consumer string // the name given to Consume, or "queue:" and a queue's name
-	Pending  uint64 // not handed to any replica yet
-	InHand   uint64 // handed out and not acknowledged: being handled, or (a queue's jobs) waiting to be tried again
+	Pending  uint64 // not handed to any replica yet (a queue's: due now or later)
+	InHand   uint64 // handed out and not acknowledged: being handled, or (a queue's jobs) waiting after a failure to requeue
 	Parked   uint64 // parked events (Consume's consumers only)
 }
 
@@ -66,15 +66,24 @@ func (s *Store) Backlogs(ctx context.Context) ([]Backlog, error) {
 	return out, nil
 }
 
-// Backlog reads the queue's backlog from the server.
+// Backlog reads the queue's backlog from the server. Its pending jobs are
+// those due now and those due later: the stream holds nothing else, each
+// job stored until done, and a job due later as its schedule.
 func (q *Queue) Backlog(ctx context.Context) (Backlog, error) {
+	stream, err := q.s.js.Stream(ctx, q.stream)
+	if err != nil {
+		return Backlog{}, fmt.Errorf("eventstore: queue %s: %w", q.stream, err)
+	}
+	jobs := stream.CachedInfo().State.Msgs // fetched just now, by Stream
 	cons, err := q.s.js.Consumer(ctx, q.stream, queueWorkers)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return Backlog{Consumer: "queue:" + q.name}, nil // no worker has started yet
+		return Backlog{Consumer: "queue:" + q.name, Pending: jobs}, nil // no worker has started yet
 	}
 	if err != nil {
 		return Backlog{}, fmt.Errorf("eventstore: queue %s: %w", q.stream, err)
 	}
-	info := cons.CachedInfo() // fetched just now, by Consumer
-	return Backlog{Consumer: "queue:" + q.name, Pending: info.NumPending, InHand: uint64(info.NumAckPending)}, nil
+	inHand := uint64(cons.CachedInfo().NumAckPending)
+	// The two reads are moments apart: a job done in between must not
+	// make the count wrap around.
+	return Backlog{Consumer: "queue:" + q.name, Pending: jobs - min(inHand, jobs), InHand: inHand}, nil
 }

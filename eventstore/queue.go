@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -17,6 +20,13 @@ import (
 // twice under one id within a day is kept once. Jobs are stored through a
 // committer of the queue's own, so the jobs put at the same moment share
 // one atomic batch's disk flushes, as events do.
+//
+// A job due later waits on the server as a scheduled message (ADR-51), on
+// a subject of its own under the queue's subject, which the server copies
+// to the queue's subject when the job is due: until then no worker holds
+// it, and the workers' consumer, filtered on the queue's subject, has it
+// neither pending nor in hand. So jobs waiting, however many, hold up no
+// job due now.
 type Queue struct {
 	s         *Store
 	name      string
@@ -32,12 +42,16 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
 		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:               q.stream,
-			Subjects:           []string{q.subject},
+			Subjects:           []string{q.subject, q.later("*")},
 			Storage:            jetstream.FileStorage,
 			Retention:          jetstream.WorkQueuePolicy,
 			Duplicates:         24 * time.Hour,
 			Replicas:           s.replicas,
 			AllowAtomicPublish: true,
+			AllowMsgSchedules:  true,
+			// Schedules need it: the server stores each schedule
+			// message as its subject's roll-up.
+			AllowRollup: true,
 		})
 		return err
 	})
@@ -51,11 +65,12 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 }
 
 // Put adds jobs, by id; a job whose id was put within a day is not added
-// again. Put returns once the server has stored every one.
-func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
+// again. A job is handed out once due: at once if its due time is zero or
+// past. Put returns once the server has stored every one.
+func (q *Queue) Put(ctx context.Context, jobs ...domain.Job) error {
 	ds := make([]*decision, 0, len(jobs))
-	for id, data := range jobs {
-		ds = append(ds, newJob(ctx, q.subject, id, data))
+	for _, j := range jobs {
+		ds = append(ds, q.job(ctx, j))
 	}
 	for _, out := range q.committer.submit(ctx, ds...) {
 		if out.err != nil {
@@ -64,6 +79,35 @@ func (q *Queue) Put(ctx context.Context, jobs map[string][]byte) error {
 	}
 	return nil
 }
+
+// Headers of a job's message. The server drops the Nats-Msg-Id of a
+// scheduled message from the copy it makes when the job is due, so the
+// job's id travels in a header of its own too.
+const (
+	hdrJobID          = "Cargo-Job-Id"
+	hdrSchedule       = "Nats-Schedule"
+	hdrScheduleTarget = "Nats-Schedule-Target"
+)
+
+// job is j as a decision: one message, no expectation, with j's id as
+// its Nats-Msg-Id, which keeps it once. A job due later is a schedule to
+// publish it on the queue's subject when due. The server keeps one
+// schedule per subject, so each job's has a subject of its own.
+func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
+	subject, h := q.subject, nats.Header{}
+	h.Set(hdrJobID, j.ID)
+	if time.Until(j.Due) > 0 {
+		// An id may hold any character, a subject's token not a dot,
+		// a space or a wildcard.
+		subject = q.later(base64.RawURLEncoding.EncodeToString([]byte(j.ID)))
+		h.Set(hdrSchedule, "@at "+j.Due.UTC().Format(time.RFC3339Nano))
+		h.Set(hdrScheduleTarget, q.subject)
+	}
+	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, j.ID, h, j.Data)}, settled: make(chan struct{})}
+}
+
+// later is the subject of the schedule of a job due later, by token.
+func (q *Queue) later(token string) string { return q.subject + ".later." + token }
 
 // queueWorkers is the durable consumer all replicas' workers share.
 const queueWorkers = "workers"
@@ -112,12 +156,16 @@ func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Cont
 
 func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
-		Durable:   queueWorkers,
-		AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait:   q.ackWait,
-		// Jobs waiting to be retried count as pending on the server: a
-		// small cap would let a few failing jobs hold up all the others.
-		// Concurrency is bounded here, by slots.
+		Durable: queueWorkers,
+		// Jobs due now: the schedules of jobs due later are not
+		// handed out.
+		FilterSubject: q.subject,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       q.ackWait,
+		// A job handed out again after a delay (its requeue failed)
+		// counts as pending on the server meanwhile: a small cap would
+		// let a few such jobs hold up all the others. Concurrency is
+		// bounded here, by slots.
 		MaxAckPending: 100_000,
 		Replicas:      q.s.replicas,
 	})
@@ -162,7 +210,10 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			m.Term()
 			continue
 		}
-		id, attempt := m.Headers().Get(jetstream.MsgIDHeader), int(meta.NumDelivered)
+		id, attempt := m.Headers().Get(hdrJobID), int(meta.NumDelivered)
+		if id == "" { // a job put by a version before Cargo-Job-Id
+			id = m.Headers().Get(jetstream.MsgIDHeader)
+		}
 		held.add(m)
 		go func() {
 			defer func() { <-slots }()

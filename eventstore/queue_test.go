@@ -2,8 +2,13 @@ package eventstore
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain holds a job in a
@@ -15,10 +20,7 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	q, err := s.Queue(ctx, "held")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := openQueue(t, s, "held")
 	q.ackWait = time.Second
 	handouts := make(chan int, 8)
 	done := make(chan struct{})
@@ -30,7 +32,7 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 		}
 		return 0
 	})
-	if err := q.Put(ctx, map[string][]byte{"j1": []byte("x")}); err != nil {
+	if err := q.Put(ctx, domain.Job{ID: "j1", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
 	<-done
@@ -38,5 +40,193 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	// one AckWait, and again after two), before done.
 	if first, again := <-handouts, len(handouts); first != 1 || again != 0 {
 		t.Errorf("the job was handed out as attempt %d, then %d times more while in hand", first, again)
+	}
+}
+
+// openQueue opens the queue name of s.
+func openQueue(t *testing.T, s *Store, name string) *Queue {
+	t.Helper()
+	q, err := s.Queue(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// handout is a job as a worker got it.
+type handout struct {
+	id, data string
+	attempt  int
+	at       time.Time
+}
+
+// work runs q's workers until the test ends; each job they get is done.
+func work(t *testing.T, q *Queue) <-chan handout {
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	handouts := make(chan handout, 64)
+	go q.Work(ctx, 4, func(_ context.Context, id string, data []byte, attempt int) time.Duration {
+		handouts <- handout{id: id, data: string(data), attempt: attempt, at: time.Now()}
+		return 0
+	})
+	return handouts
+}
+
+// next is the next job handed out, failing the test after a minute.
+func next(t *testing.T, handouts <-chan handout) handout {
+	t.Helper()
+	select {
+	case h := <-handouts:
+		return h
+	case <-time.After(time.Minute):
+		t.Fatal("no job handed out within a minute")
+		return handout{}
+	}
+}
+
+// workers is the workers' consumer, once their first pull has made it.
+func workers(t *testing.T, q *Queue) jetstream.Consumer {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		cons, err := q.s.js.Consumer(context.Background(), q.stream, queueWorkers)
+		if err == nil {
+			return cons
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the workers' consumer: %v", err)
+		}
+	}
+}
+
+// stored is how many messages q's stream holds: jobs and schedules.
+func stored(t *testing.T, q *Queue) uint64 {
+	t.Helper()
+	info, err := q.s.js.Stream(context.Background(), q.stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.CachedInfo().State.Msgs
+}
+
+func TestJobsDueLaterWaitOnTheServerWithNothingPendingAndAreHandedOutOnceDue(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q := openQueue(t, s, "later")
+	handouts := work(t, q)
+	cons := workers(t, q)
+	// Six jobs put together go as one atomic batch (a few go one by one).
+	due := time.Now().Add(3 * time.Second)
+	var jobs []domain.Job
+	for i := range 6 {
+		jobs = append(jobs, domain.Job{ID: fmt.Sprint("later/", i), Data: []byte(fmt.Sprint(i)), Due: due})
+	}
+	if err := q.Put(ctx, jobs...); err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backlog, err := q.Backlog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waiting := stored(t, q); time.Now().After(due) || waiting != 6 || info.NumPending != 0 || info.NumAckPending != 0 {
+		t.Fatalf("while the jobs wait: %d stored, %d pending, %d in hand on the workers' consumer (the check ended %s before due); want 6 stored, none pending or in hand",
+			waiting, info.NumPending, info.NumAckPending, time.Until(due))
+	}
+	if backlog.Pending != 6 || backlog.InHand != 0 {
+		t.Errorf("the queue's backlog while the jobs wait: %+v, want 6 pending, none in hand", backlog)
+	}
+	got := map[string]string{}
+	for range jobs {
+		h := next(t, handouts)
+		if h.at.Before(due) || h.attempt != 1 {
+			t.Errorf("job %s handed out %s before due, as attempt %d; want once due, as the first", h.id, due.Sub(h.at), h.attempt)
+		}
+		got[h.id] = h.data
+	}
+	for _, j := range jobs {
+		if got[j.ID] != string(j.Data) {
+			t.Errorf("job %s handed out with %q, want %q", j.ID, got[j.ID], j.Data)
+		}
+	}
+	// The server removes each schedule once it has put its job, and the
+	// job once done: nothing is left behind.
+	for deadline := time.Now().Add(10 * time.Second); stored(t, q) != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages left in the queue's stream after its jobs were done", stored(t, q))
+		}
+	}
+}
+
+func TestAJobDueLaterPutTwiceIsHandedOutOnce(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q := openQueue(t, s, "twice")
+	due := time.Now().Add(time.Second)
+	for range 2 {
+		if err := q.Put(ctx, domain.Job{ID: "j", Due: due}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A job due after it: a second copy would come before this one.
+	if err := q.Put(ctx, domain.Job{ID: "after", Due: due.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	handouts := work(t, q)
+	if first, second := next(t, handouts), next(t, handouts); first.id != "j" || second.id != "after" {
+		t.Errorf("handed out %s, then %s; want j once, then after", first.id, second.id)
+	}
+}
+
+func TestAJobDueLaterSurvivesARestartOfTheStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := openForTest(t, Options{DataDir: dir})
+	q := openQueue(t, s, "restart")
+	due := time.Now().Add(3 * time.Second)
+	if err := q.Put(ctx, domain.Job{ID: "j", Data: []byte("x"), Due: due}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	q = openQueue(t, openForTest(t, Options{DataDir: dir}), "restart")
+	if h := next(t, work(t, q)); h.id != "j" || h.data != "x" || h.at.Before(due) {
+		t.Errorf("handed out %+v, want j with x once due at %s", h, due)
+	}
+}
+
+func TestAQueueMadeBeforeJobsCouldWaitOnTheServerKeepsItsJobsAndTakesJobsDueLater(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	// The stream and consumer as the version before made them, and a job
+	// it put, whose id is its Nats-Msg-Id alone.
+	stream, subject := s.name+"_old", s.prefix+".queue.old"
+	if _, err := s.js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subject}, Storage: jetstream.FileStorage,
+		Retention: jetstream.WorkQueuePolicy, Duplicates: 24 * time.Hour, AllowAtomicPublish: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: queueWorkers, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: queueAckWait, MaxAckPending: 100_000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.PublishMsg(ctx, message(subject, "before", nats.Header{}, []byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	q := openQueue(t, s, "old")
+	handouts := work(t, q)
+	if h := next(t, handouts); h.id != "before" || h.data != "x" {
+		t.Errorf("the job put before: handed out %+v, want before with x", h)
+	}
+	due := time.Now().Add(time.Second)
+	if err := q.Put(ctx, domain.Job{ID: "later", Due: due}); err != nil {
+		t.Fatal(err)
+	}
+	if h := next(t, handouts); h.id != "later" || h.at.Before(due) {
+		t.Errorf("handed out %+v, want later once due at %s", h, due)
 	}
 }

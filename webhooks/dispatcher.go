@@ -62,7 +62,7 @@ type Events interface {
 // which returns 0 when a job is done or how long to wait before it is
 // tried again.
 type Queue interface {
-	Put(ctx context.Context, jobs map[string][]byte) error
+	Put(ctx context.Context, jobs ...domain.Job) error
 	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration))
 }
 
@@ -181,7 +181,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	// receiver may have acted on it (as in Queue.Work).
 	ctx = context.WithoutCancel(ctx)
 	var mu sync.Mutex
-	queued := map[string][]byte{}
+	var queued []domain.Job
 	queue := func(j job) error {
 		raw, err := json.Marshal(j)
 		if err != nil {
@@ -189,7 +189,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		queued[j.DeliveryID] = raw
+		queued = append(queued, domain.Job{ID: j.DeliveryID, Data: raw})
 		return nil
 	}
 	var attempts []domain.WebhookDeliveryAttempted
@@ -233,7 +233,7 @@ subscriptions:
 	// Retries are queued before the attempts are recorded: a crash in
 	// between leaves an attempt unrecorded, never a retry unqueued.
 	if err == nil && len(queued) > 0 {
-		err = d.Queue.Put(ctx, queued)
+		err = d.Queue.Put(ctx, queued...)
 	}
 	if err != nil {
 		return err // the event comes again
@@ -267,7 +267,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any)
 	if err != nil {
 		return err
 	}
-	return d.Queue.Put(ctx, map[string][]byte{j.DeliveryID: raw})
+	return d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID, Data: raw})
 }
 
 // Ping queues a test delivery to a subscription; it returns its id.
@@ -359,7 +359,7 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 	}
 	raw, err := json.Marshal(j)
 	if err == nil {
-		err = d.Queue.Put(ctx, map[string][]byte{j.DeliveryID + "~" + strconv.Itoa(j.Requeued): raw})
+		err = d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw})
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)

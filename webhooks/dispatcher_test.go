@@ -135,7 +135,7 @@ type jobs struct {
 	failing bool
 }
 
-func (q *jobs) Put(_ context.Context, put map[string][]byte) error {
+func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.failing {
@@ -144,13 +144,13 @@ func (q *jobs) Put(_ context.Context, put map[string][]byte) error {
 	if q.byID == nil {
 		q.byID = map[string]job{}
 	}
-	for id, data := range put {
+	for _, p := range put {
 		var j job
-		if err := json.Unmarshal(data, &j); err != nil {
+		if err := json.Unmarshal(p.Data, &j); err != nil {
 			return err
 		}
-		if _, ok := q.byID[id]; !ok {
-			q.byID[id] = j
+		if _, ok := q.byID[p.ID]; !ok {
+			q.byID[p.ID] = j
 		}
 	}
 	return nil
