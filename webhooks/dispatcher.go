@@ -58,9 +58,9 @@ type Events interface {
 }
 
 // Queue holds the deliveries waiting to be sent (eventstore.Queue
-// implements it): Put adds jobs by id, once each; Work hands them to fn,
-// which returns 0 when a job is done or how long to wait before it is
-// tried again.
+// implements it): Put adds jobs by id, once each, to be handed out when
+// due; Work hands them to fn, which returns 0 when a job is done or how
+// long to wait before it is handed out again.
 type Queue interface {
 	Put(ctx context.Context, jobs ...domain.Job) error
 	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration))
@@ -111,10 +111,11 @@ type job struct {
 	// cargoctl trace and the resource's history.
 	CorrelationID string          `json:"correlationId,omitempty"`
 	Body          json.RawMessage `json:"body"`
-	// Tried is the attempts made before the job was queued, and RetryAt
-	// when the next is due: a job queued to be tried at once has neither.
-	Tried   int       `json:"tried,omitempty"`
-	RetryAt time.Time `json:"retryAt,omitzero"`
+	// Tried is the attempts made before the job was queued. (Jobs
+	// queued by versions before the queue held jobs until due carry a
+	// retryAt too, ignored: such a job is attempted, early, when handed
+	// out, or requeued at once if it was handed out before.)
+	Tried int `json:"tried,omitempty"`
 	// Requeued is how many jobs of the delivery came before this one
 	// (see Dispatcher.requeue).
 	Requeued int `json:"requeued,omitempty"`
@@ -182,14 +183,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	ctx = context.WithoutCancel(ctx)
 	var mu sync.Mutex
 	var queued []domain.Job
-	queue := func(j job) error {
+	queue := func(j job, due time.Time) error {
 		raw, err := json.Marshal(j)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		queued = append(queued, domain.Job{ID: j.DeliveryID, Data: raw})
+		queued = append(queued, domain.Job{ID: j.DeliveryID, Data: raw, Due: due})
 		return nil
 	}
 	var attempts []domain.WebhookDeliveryAttempted
@@ -210,7 +211,7 @@ subscriptions:
 		select {
 		case turn.underWay <- struct{}{}:
 		default:
-			if err = queue(j); err != nil {
+			if err = queue(j, time.Time{}); err != nil {
 				break subscriptions
 			}
 			continue
@@ -222,8 +223,8 @@ subscriptions:
 			attempts = append(attempts, attempt)
 			mu.Unlock()
 			if retryIn > 0 {
-				j.Tried, j.RetryAt = 1, attempt.NextTryAt
-				if err := queue(j); err != nil {
+				j.Tried = 1
+				if err := queue(j, attempt.NextTryAt); err != nil {
 					d.Log.Error("webhook retry not queued", "delivery", j.DeliveryID, "err", err)
 				}
 			}
@@ -306,22 +307,20 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 // the job is done (delivered, dead, or replaced by the next job of its
 // delivery), or how long the job waits before it is handed out again.
 //
-// A job makes one attempt at most: a retry, or a delivery whose
-// subscription has no turn free, is a new job (requeue). So a handout
-// after the one that attempts is the job coming back after a crash, a
-// lost acknowledgement or a failed requeue, with nothing known of what the
-// handout before did: it is requeued as it is, under the id its next job
-// has, which keeps the job once if that handout had stored it already.
+// A job is handed out once due, and makes one attempt at most, on its
+// first handout: a retry, or a delivery whose subscription has no turn
+// free, is a new job (requeue). So a later handout is the job coming back
+// after a crash, a lost acknowledgement or a failed requeue, with nothing
+// known of what the handout before did: it is requeued as it is, under
+// the id its next job has, which keeps the job once if that handout had
+// stored it already.
 func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (later time.Duration) {
 	var j job
 	if err := json.Unmarshal(data, &j); err != nil {
 		d.Log.Error("unreadable webhook job dropped", "id", id, "err", err)
 		return 0
 	}
-	switch step, wait := j.next(handout, time.Now()); step {
-	case waitForIt:
-		return wait
-	case handedOutBefore:
+	if handout > 1 {
 		return d.requeue(ctx, j, j.Tried, 0)
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
@@ -353,13 +352,10 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // and then requeued (an attempt made meanwhile may then be numbered
 // again).
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
-	j.Tried, j.Requeued, j.RetryAt = tried, j.Requeued+1, time.Time{}
-	if after > 0 {
-		j.RetryAt = time.Now().Add(after)
-	}
+	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
 	if err == nil {
-		err = d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw})
+		err = d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw, Due: time.Now().Add(after)})
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
@@ -374,33 +370,6 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 // not busy going round the queue meanwhile.
 func putBackDelay(requeued int) time.Duration {
 	return jitter(min(100*time.Millisecond<<min(requeued, 10), time.Minute))
-}
-
-// A step is what a handout of a job does.
-type step int
-
-const (
-	attemptIt       step = iota // makes the job's attempt
-	waitForIt                   // waits until the job is due
-	handedOutBefore             // requeues it (see send)
-)
-
-// next is what the queue's handout-th handout of j does, and how long it
-// waits first. The queue hands a job out as soon as it is put: a job due
-// later (a retry, or one put back) spends its first handout waiting until
-// it is due, and attempts on its second.
-func (j job) next(handout int, now time.Time) (step, time.Duration) {
-	attempting := 1
-	if !j.RetryAt.IsZero() {
-		if handout == 1 {
-			return waitForIt, max(j.RetryAt.Sub(now), time.Millisecond)
-		}
-		attempting = 2
-	}
-	if handout == attempting {
-		return attemptIt, 0
-	}
-	return handedOutBefore, 0
 }
 
 // attempt makes the try-th attempt at delivering j to w. It returns the

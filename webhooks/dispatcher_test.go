@@ -64,18 +64,26 @@ func within(t *testing.T, c <-chan struct{}, what string) {
 	}
 }
 
-func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAttempts(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// storeWithQueue is a store of the test's own, closed when it ends, and
+// its webhooks queue.
+func storeWithQueue(t *testing.T) (*eventstore.Store, *eventstore.Queue) {
+	ctx := context.Background()
 	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(store.Close)
 	queue, err := store.Queue(ctx, "webhooks")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store, queue
+}
+
+func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAttempts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
 	sealer, err := NewSealer(make([]byte, 32))
 	if err != nil {
 		t.Fatal(err)
@@ -131,8 +139,14 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 // de-duplication does), or refuses it all when failing.
 type jobs struct {
 	mu      sync.Mutex
-	byID    map[string]job
+	byID    map[string]queued
 	failing bool
+}
+
+// queued is a job put, and when it is due.
+type queued struct {
+	job
+	due time.Time
 }
 
 func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
@@ -142,7 +156,7 @@ func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 		return errors.New("the queue's stream has no leader")
 	}
 	if q.byID == nil {
-		q.byID = map[string]job{}
+		q.byID = map[string]queued{}
 	}
 	for _, p := range put {
 		var j job
@@ -150,7 +164,7 @@ func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 			return err
 		}
 		if _, ok := q.byID[p.ID]; !ok {
-			q.byID[p.ID] = j
+			q.byID[p.ID] = queued{j, p.Due}
 		}
 	}
 	return nil
@@ -185,6 +199,38 @@ func marshal(t *testing.T, j job) []byte {
 	return data
 }
 
+func TestAQueuedJobAttemptsOnItsFirstHandoutAndIsRequeuedWhenItComesAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		data        string
+		handout     int
+		wantAttempt int // 0: none made
+	}{
+		{"a job due at once attempts on its first handout", `{"tried":0}`, 1, 1},
+		{"a retry attempts on its first handout", `{"tried":1}`, 1, 2},
+		{"a retry queued by an earlier version, due later, attempts when handed out", `{"tried":1,"retryAt":"2099-01-01T00:00:00Z"}`, 1, 2},
+		{"a job that comes again was handed out before: it is requeued", `{"tried":2}`, 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &jobs{}
+			d, requests, recorded := sender(t, q, http.StatusNoContent)
+			data := `{"deliveryId":"x","webhookId":"hook","eventName":"webhook.ping","body":{},` + tt.data[1:]
+			if later := d.send(context.Background(), "x", []byte(data), tt.handout); later != 0 {
+				t.Fatalf("send = %s, want 0", later)
+			}
+			if tt.wantAttempt == 0 {
+				if next, ok := q.byID["x~1"]; requests.Load() != 0 || !ok || next.due.After(time.Now()) {
+					t.Errorf("%d requests, queued %+v (%v); want none, and x~1 due at once", requests.Load(), next, ok)
+				}
+				return
+			}
+			if n := requests.Load(); n != 1 || len(recorded.all) != 1 || recorded.all[0].Attempt != tt.wantAttempt {
+				t.Errorf("%d requests, attempts recorded %+v; want attempt %d", n, recorded.all, tt.wantAttempt)
+			}
+		})
+	}
+}
+
 func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testing.T) {
 	q := &jobs{}
 	d, requests, recorded := sender(t, q, http.StatusNoContent)
@@ -197,7 +243,7 @@ func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testi
 		t.Fatalf("send = %s, want 0: put back", later)
 	}
 	copied, ok := q.byID["x~1"]
-	if !ok || copied.Tried != 0 || copied.RetryAt.IsZero() {
+	if !ok || copied.Tried != 0 || !copied.due.After(time.Now()) {
 		t.Fatalf("put back: %+v (%v), want x~1 untried and due later", copied, ok)
 	}
 	// Its acknowledgement is lost: the queue hands it out again once the
@@ -210,7 +256,7 @@ func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testi
 	if n := requests.Load(); n != 0 || len(recorded.all) != 0 {
 		t.Errorf("%d requests, %d attempts recorded; want none: x~1 makes the attempt", n, len(recorded.all))
 	}
-	if again := q.byID["x~1"]; len(q.byID) != 1 || !again.RetryAt.Equal(copied.RetryAt) {
+	if again := q.byID["x~1"]; len(q.byID) != 1 || !again.due.Equal(copied.due) {
 		t.Errorf("queued %v; want x~1 as first put", q.byID)
 	}
 }
@@ -223,14 +269,13 @@ func TestAFailedAttemptIsRetriedByTheNextJobOfItsDelivery(t *testing.T) {
 		t.Fatalf("send = %s, want 0: the retry is a job of its own", later)
 	}
 	retry, ok := q.byID["x~1"]
-	if due := time.Until(retry.RetryAt); !ok || retry.Tried != 1 || due < 3*time.Second || due > 6*time.Second {
+	if due := time.Until(retry.due); !ok || retry.Tried != 1 || due < 3*time.Second || due > 6*time.Second {
 		t.Fatalf("queued %+v (%v), want x~1 after 1 attempt, due in 5 s ±20%%", retry, ok)
 	}
-	data = marshal(t, retry)
-	if step, _ := retry.next(1, time.Now()); step != waitForIt {
-		t.Fatalf("the retry's first handout: %d, want it to wait", step)
-	}
-	if later := d.send(context.Background(), "x~1", data, 2); later != 0 {
+	// The queue hands the retry out once due, and its first handout
+	// makes the attempt.
+	data = marshal(t, retry.job)
+	if later := d.send(context.Background(), "x~1", data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0", later)
 	}
 	if n := requests.Load(); n != 2 {
@@ -256,5 +301,63 @@ func TestADeliveryThatCannotBeRequeuedComesAgainLaterUntried(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests, want none while the subscription has no turn", n)
+	}
+}
+
+func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	// The receiver fails the first request and takes the retry.
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	sealer, err := NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Schedule: []time.Duration{3 * time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 1}
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+
+	if _, err := d.Ping(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+	within(t, recorded.more, "the first attempt was not recorded")
+	recorded.mu.Lock()
+	first := recorded.all[0]
+	recorded.mu.Unlock()
+	if first.Outcome != domain.DeliveryRetrying {
+		t.Fatalf("the first attempt: %s, want retrying", first.Outcome)
+	}
+	// While the retry waits, the queue holds it, and no worker.
+	for {
+		backlog, err := queue.Backlog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if backlog.Pending == 1 && backlog.InHand == 0 {
+			break
+		}
+		if time.Now().After(first.NextTryAt) {
+			t.Fatalf("the queue's backlog until the retry was due: %+v; want it pending, not in hand", backlog)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	within(t, recorded.more, "the retry was not recorded")
+	recorded.mu.Lock()
+	defer recorded.mu.Unlock()
+	if retry := recorded.all[1]; retry.Attempt != 2 || retry.Outcome != domain.DeliveryDelivered || retry.At.Before(first.NextTryAt) {
+		t.Errorf("the retry: attempt %d, %s at %s; want the second, delivered, once due at %s", retry.Attempt, retry.Outcome, retry.At, first.NextTryAt)
 	}
 }

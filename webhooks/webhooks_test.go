@@ -120,31 +120,6 @@ func TestScheduleSealerJitter(t *testing.T) {
 	}
 }
 
-func TestAQueuedJobAttemptsOnceWhenItIsDueAndIsRequeuedWhenItComesAgain(t *testing.T) {
-	now := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
-	for _, tt := range []struct {
-		name     string
-		j        job
-		handout  int
-		wantStep step
-		wantWait time.Duration
-	}{
-		{"a job due at once attempts on its first handout", job{}, 1, attemptIt, 0},
-		{"a job due at once that comes again was handed out before", job{Tried: 2}, 2, handedOutBefore, 0},
-		{"a retry waits on its first handout until it is due", job{Tried: 1, RetryAt: now.Add(5 * time.Second)}, 1, waitForIt, 5 * time.Second},
-		{"a retry already due still spends its first handout waiting, briefly", job{Tried: 1, RetryAt: now.Add(-time.Second)}, 1, waitForIt, time.Millisecond},
-		{"a retry attempts on its second handout", job{Tried: 1, RetryAt: now}, 2, attemptIt, 0},
-		{"a retry that comes a third time was handed out before", job{Tried: 1, RetryAt: now}, 3, handedOutBefore, 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			step, wait := tt.j.next(tt.handout, now)
-			if step != tt.wantStep || wait != tt.wantWait {
-				t.Errorf("next(%d) = %d, %s; want %d, %s", tt.handout, step, wait, tt.wantStep, tt.wantWait)
-			}
-		})
-	}
-}
-
 func TestADeliveryPutBackWaitsATenthOfASecondDoublingToAMinute(t *testing.T) {
 	for _, tt := range []struct {
 		requeued int
