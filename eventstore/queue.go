@@ -93,6 +93,13 @@ const (
 // its Nats-Msg-Id, which keeps it once. A job due later is a schedule to
 // publish it on the queue's subject when due. The server keeps one
 // schedule per subject, so each job's has a subject of its own.
+//
+// The server copies a schedule's headers onto the job it publishes, the
+// Nats-Batch-* of the atomic batch that stored the schedule among them
+// (nats-server 2.15.2). The copy is stored and handed out as any job;
+// only an external single-replica server restarting with such a copy as
+// the queue's last message logs that it found no partial batch to
+// restore, and carries on.
 func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
 	subject, h := q.subject, nats.Header{}
 	h.Set(hdrJobID, j.ID)
