@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -17,7 +18,7 @@ import (
 
 // Queue is a work queue on a JetStream stream of its own: each job is
 // taken by one worker of any replica and removed once done; a job put
-// twice under one id within a day is kept once. Jobs are stored through a
+// twice under one id within an hour is kept once. Jobs are stored through a
 // committer of the queue's own, so the jobs put at the same moment share
 // one atomic batch's disk flushes, as events do.
 //
@@ -41,11 +42,16 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	q := &Queue{s: s, name: name, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name, ackWait: queueAckWait}
 	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
 		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name:               q.stream,
-			Subjects:           []string{q.subject, q.later("*")},
-			Storage:            jetstream.FileStorage,
-			Retention:          jetstream.WorkQueuePolicy,
-			Duplicates:         24 * time.Hour,
+			Name:      q.stream,
+			Subjects:  []string{q.subject, q.later("*")},
+			Storage:   jetstream.FileStorage,
+			Retention: jetstream.WorkQueuePolicy,
+			// A job is put again within minutes if at all: an event
+			// the dispatcher handles again, a job handed out again
+			// after a failed requeue. Each id is remembered for the
+			// window, and a slow receiver's deliveries put back take a
+			// new one each time round.
+			Duplicates:         time.Hour,
 			Replicas:           s.replicas,
 			AllowAtomicPublish: true,
 			AllowMsgSchedules:  true,
@@ -64,7 +70,7 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	return q, nil
 }
 
-// Put adds jobs, by id; a job whose id was put within a day is not added
+// Put adds jobs, by id; a job whose id was put within an hour is not added
 // again. A job is handed out once due: at once if its due time is zero or
 // past. Put returns once the server has stored every one.
 func (q *Queue) Put(ctx context.Context, jobs ...domain.Job) error {
@@ -104,9 +110,12 @@ func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
 	subject, h := q.subject, nats.Header{}
 	h.Set(hdrJobID, j.ID)
 	if time.Until(j.Due) > 0 {
-		// An id may hold any character, a subject's token not a dot,
-		// a space or a wildcard.
-		subject = q.later(base64.RawURLEncoding.EncodeToString([]byte(j.ID)))
+		// An id may be long and hold any character; a subject's token
+		// holds no dot, space or wildcard, and a long one would make
+		// the server drop the connection. The id's hash is short and
+		// as unique.
+		sum := sha256.Sum256([]byte(j.ID))
+		subject = q.later(base64.RawURLEncoding.EncodeToString(sum[:]))
 		h.Set(hdrSchedule, "@at "+j.Due.UTC().Format(time.RFC3339Nano))
 		h.Set(hdrScheduleTarget, q.subject)
 	}

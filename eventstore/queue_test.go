@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,6 +180,28 @@ func TestAJobDueLaterPutTwiceIsHandedOutOnce(t *testing.T) {
 	handouts := work(t, q)
 	if first, second := next(t, handouts), next(t, handouts); first.id != "j" || second.id != "after" {
 		t.Errorf("handed out %s, then %s; want j once, then after", first.id, second.id)
+	}
+}
+
+// A job's id, however long, makes a short subject for its schedule: an id
+// of 3,100 bytes in the subject made the publish longer than the server
+// takes, which closed the queue's connection (from a review).
+func TestAJobDueLaterWithALongIDIsHandedOutUnderIt(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q := openQueue(t, s, "long")
+	id := strings.Repeat("x", 3100)
+	if err := q.Put(ctx, domain.Job{ID: id, Due: time.Now().Add(300 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Put(ctx, domain.Job{ID: "short"}); err != nil {
+		t.Fatalf("a job put after it: %v", err)
+	}
+	handouts := work(t, q)
+	got := map[string]bool{next(t, handouts).id: true, next(t, handouts).id: true}
+	if !got[id] || !got["short"] {
+		t.Errorf("handed out %d jobs, want the long id's and short", len(got))
 	}
 }
 

@@ -349,8 +349,10 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // attempts, due in after (at once if 0). Its id follows from j, so a job
 // requeued twice (see send) is kept once. It returns 0, or when the job
 // could not be stored, how long j waits before it is handed out again,
-// and then requeued (an attempt made meanwhile may then be numbered
-// again).
+// and then requeued, due at once (an attempt made meanwhile may then be
+// numbered again): a minute at most, as a put that failed may have been
+// stored, and only a put again within the queue's de-duplication window
+// is kept once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
 	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
@@ -359,7 +361,7 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
-		return max(after, time.Second)
+		return min(max(after, time.Second), time.Minute)
 	}
 	return 0
 }
