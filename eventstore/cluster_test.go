@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,9 +98,10 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 }
 
 // TestJobsDueLaterOnAClusterAreHandedOutOnceDue puts jobs due later
-// together, as one atomic batch, on a queue of three replicas: the copies
-// the stream's leader makes when they are due carry the batch's headers,
-// and are stored all the same.
+// together, in atomic batches, on a queue of three replicas, and steps
+// the queue stream's leader down again and again while they come due: the
+// copies the leader makes when they are due carry their batch's headers,
+// and are stored all the same, once each (the leader change from a review).
 func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster")
@@ -108,20 +111,46 @@ func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
 	s := openForTest(t, Options{URL: c.URL(), Replicas: 3})
 	q := openQueue(t, s, "later")
 	handouts := work(t, q)
-	due := time.Now().Add(2 * time.Second)
+	start := time.Now()
 	var jobs []domain.Job
-	for i := range 6 {
-		jobs = append(jobs, domain.Job{ID: fmt.Sprint("later/", i), Due: due})
+	for i := range 200 {
+		jobs = append(jobs, domain.Job{ID: fmt.Sprint("later/", i), Due: start.Add(2*time.Second + time.Duration(i)*20*time.Millisecond)})
 	}
-	if err := q.Put(ctx, jobs...); err != nil {
-		t.Fatal(err)
+	for batch := range slices.Chunk(jobs, 50) {
+		if err := q.Put(ctx, batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop, stepped := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		defer func() { stepped <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(700 * time.Millisecond):
+				m, err := s.nc.Request("$JS.API.STREAM.LEADER.STEPDOWN."+q.stream, nil, 2*time.Second)
+				if err == nil && strings.Contains(string(m.Data), `"success":true`) {
+					n++
+				}
+			}
+		}
+	}()
+	due := map[string]time.Time{}
+	for _, j := range jobs {
+		due[j.ID] = j.Due
 	}
 	got := map[string]bool{}
 	for range jobs {
 		h := next(t, handouts)
-		if h.at.Before(due) || h.attempt != 1 || got[h.id] {
-			t.Errorf("job %s handed out %s before due, as attempt %d (again: %v); want once, when due", h.id, due.Sub(h.at), h.attempt, got[h.id])
+		if h.at.Before(due[h.id]) || h.attempt != 1 || got[h.id] {
+			t.Errorf("job %s handed out %s before due, as attempt %d (again: %v); want once, when due", h.id, due[h.id].Sub(h.at), h.attempt, got[h.id])
 		}
 		got[h.id] = true
+	}
+	close(stop)
+	if n := <-stepped; n == 0 {
+		t.Error("the stream's leader never changed")
 	}
 }
