@@ -381,3 +381,27 @@ func BenchmarkDecodeJSON(b *testing.B) {
 		}
 	}
 }
+
+func TestAQueryValueIsRefusedPastTwoHundredCharactersHoweverItIsWritten(t *testing.T) {
+	for _, tt := range []struct {
+		name, query string
+		refused     bool
+	}{
+		{"a short id", "id=" + strings.Repeat("q", 36), false},
+		{"200 letters", "name=" + strings.Repeat("n", 200), false},
+		{"201 letters", "name=" + strings.Repeat("n", 201), true},
+		{"200 letters written as escapes", "name=" + strings.Repeat("%6E", 200), false},
+		{"201 letters written as escapes", "name=" + strings.Repeat("%6E", 201), true},
+		{"200 two-byte characters", "name=" + strings.Repeat("é", 200), false},
+		{"201 two-byte characters", "name=" + strings.Repeat("é", 201), true},
+		{"201 letters in a second parameter", "id=q&name=" + strings.Repeat("n", 201), true},
+		{"a malformed escape", "name=%ZZ", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := queryProblem(httptest.NewRequest("GET", "/api/airports?"+tt.query, nil))
+			if (err != nil) != tt.refused {
+				t.Errorf("queryProblem = %v, want refused: %v", err, tt.refused)
+			}
+		})
+	}
+}

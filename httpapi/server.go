@@ -236,6 +236,12 @@ func queryProblem(r *http.Request) error {
 			return domain.Errorf(domain.InvalidRequest, "the query string is malformed: %v", err)
 		}
 	}
+	// A value is never longer than the query string it came from
+	// (escapes only shorten it): a short one needs no count, which
+	// cost a GET by id 3 % of its CPU.
+	if len(r.URL.RawQuery) <= maxQueryValue {
+		return nil
+	}
 	return checkQueryLengths(r.URL.Query())
 }
 
