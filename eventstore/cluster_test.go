@@ -19,12 +19,8 @@ import (
 // the stream's leader part way, and checks that writes go on once a new
 // leader is elected and that every acknowledged decision is there whole.
 func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster")
-	}
-	c := natstest.StartCluster(t)
+	c, s := openOnCluster(t)
 	ctx := context.Background()
-	s := openForTest(t, Options{URL: c.URL(), Replicas: 3})
 
 	var mu sync.Mutex
 	acked := map[string]bool{}
@@ -103,12 +99,8 @@ func TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision(t *testing.T)
 // copies the leader makes when they are due carry their batch's headers,
 // and are stored all the same, once each (the leader change from a review).
 func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster")
-	}
-	c := natstest.StartCluster(t)
+	_, s := openOnCluster(t)
 	ctx := context.Background()
-	s := openForTest(t, Options{URL: c.URL(), Replicas: 3})
 	q := openQueue(t, s, "later")
 	handouts := work(t, q)
 	start := time.Now()
@@ -153,4 +145,15 @@ func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
 	if n := <-stepped; n == 0 {
 		t.Error("the stream's leader never changed")
 	}
+}
+
+// openOnCluster starts a cluster of three servers for the test (skipped
+// with -short) and opens a store of three replicas on it.
+func openOnCluster(t *testing.T) (*natstest.Cluster, *Store) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	c := natstest.StartCluster(t)
+	return c, openForTest(t, Options{URL: c.URL(), Replicas: 3})
 }
