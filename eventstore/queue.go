@@ -86,14 +86,10 @@ func (q *Queue) Put(ctx context.Context, jobs ...domain.Job) error {
 	return nil
 }
 
-// Headers of a job's message. The server drops the Nats-Msg-Id of a
-// scheduled message from the copy it makes when the job is due, so the
-// job's id travels in a header of its own too.
-const (
-	hdrJobID          = "Cargo-Job-Id"
-	hdrSchedule       = "Nats-Schedule"
-	hdrScheduleTarget = "Nats-Schedule-Target"
-)
+// hdrJobID is the header of a job's id. The server drops the Nats-Msg-Id
+// of a scheduled message from the copy it makes when the job is due, so
+// the job's id travels in a header of its own too.
+const hdrJobID = "Cargo-Job-Id"
 
 // job is j as a decision: one message, no expectation, with j's id as
 // its Nats-Msg-Id, which keeps it once. A job due later is a schedule to
@@ -116,8 +112,9 @@ func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
 		// as unique.
 		sum := sha256.Sum256([]byte(j.ID))
 		subject = q.later(base64.RawURLEncoding.EncodeToString(sum[:]))
-		h.Set(hdrSchedule, "@at "+j.Due.UTC().Format(time.RFC3339Nano))
-		h.Set(hdrScheduleTarget, q.subject)
+		// (nats.go's WithScheduleAt would drop the fraction of a second.)
+		h.Set(jetstream.ScheduleHeader, "@at "+j.Due.UTC().Format(time.RFC3339Nano))
+		h.Set(jetstream.ScheduleTargetHeader, q.subject)
 	}
 	return &decision{ctx: ctx, subject: subject, msgs: []*nats.Msg{message(subject, j.ID, h, j.Data)}, settled: make(chan struct{})}
 }
