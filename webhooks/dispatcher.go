@@ -208,9 +208,7 @@ subscriptions:
 		j := job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID, EventName: name,
 			EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}
 		turn := d.turn(w.ID)
-		select {
-		case turn.underWay <- struct{}{}:
-		default:
+		if !turn.takeFree() {
 			if err = queue(j, time.Time{}); err != nil {
 				break subscriptions
 			}
@@ -429,10 +427,8 @@ type turns struct {
 // take takes a turn, waiting for one if few enough deliveries wait
 // already; false: none was taken.
 func (t *turns) take() bool {
-	select {
-	case t.underWay <- struct{}{}:
+	if t.takeFree() {
 		return true
-	default:
 	}
 	if t.waiting.Add(1) > int32(max(cap(t.underWay)/4, 1)) {
 		t.waiting.Add(-1)
@@ -441,6 +437,16 @@ func (t *turns) take() bool {
 	t.underWay <- struct{}{}
 	t.waiting.Add(-1)
 	return true
+}
+
+// takeFree takes a turn if one is free, without waiting.
+func (t *turns) takeFree() bool {
+	select {
+	case t.underWay <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 // done gives a turn back.
