@@ -245,7 +245,7 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 	}
 }
 
-func TestTheCommitterLingersForCallersNotForTheirParts(t *testing.T) {
+func TestTheCallersALingerWaitsForCountADecisionAcrossAggregatesOnce(t *testing.T) {
 	lone := func() *decision { return &decision{} }
 	group := func(n int) []*decision {
 		parts := make([]*decision, n)

@@ -158,16 +158,16 @@ func (h *inHand) held() []jetstream.Msg {
 }
 
 // Work hands jobs to fn, up to parallel at a time, until ctx ends: each
-// job's id and data, and the attempt (1 for the first). fn returns 0 when
-// the job is done, which removes it, or how long to wait before it is
-// tried again. A job whose worker dies is handed out again after a
+// job's id and data, and its handout (1 for the first). fn returns 0 when
+// the job is done, which removes it, or how long the job waits before it
+// is handed out again. A job whose worker dies is handed out again after a
 // minute. fn gets a context that outlives ctx, so a job in hand when
 // shutdown begins finishes.
-func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) {
+func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration)) {
 	q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
 }
 
-func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration)) error {
+func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration)) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable: queueWorkers,
 		// Jobs due now: the schedules of jobs due later are not
@@ -223,7 +223,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			m.Term()
 			continue
 		}
-		id, attempt := m.Headers().Get(hdrJobID), int(meta.NumDelivered)
+		id, handout := m.Headers().Get(hdrJobID), int(meta.NumDelivered)
 		if id == "" { // a job put by a version before Cargo-Job-Id
 			id = m.Headers().Get(jetstream.MsgIDHeader)
 		}
@@ -235,10 +235,10 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			// removal is not waited for: the store drains its connection
 			// on close, and only a crash in between makes a job run twice
 			// (a webhook receiver dedupes by webhook-id).
-			if retryIn := fn(context.WithoutCancel(ctx), id, m.Data(), attempt); retryIn == 0 {
+			if later := fn(context.WithoutCancel(ctx), id, m.Data(), handout); later == 0 {
 				m.Ack()
 			} else {
-				m.NakWithDelay(max(retryIn, time.Millisecond))
+				m.NakWithDelay(max(later, time.Millisecond))
 			}
 		}()
 	}

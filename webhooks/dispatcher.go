@@ -63,7 +63,7 @@ type Events interface {
 // long to wait before it is handed out again.
 type Queue interface {
 	Put(ctx context.Context, jobs ...domain.Job) error
-	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, attempt int) (retryIn time.Duration))
+	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration))
 }
 
 // Dispatcher turns events into deliveries and delivers them.
