@@ -630,7 +630,7 @@ func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
 				}
 			}
 			tc.server(t, s)
-			consumers := consumersOnTheServer(t, s)
+			consumers, requests := consumersOnTheServer(t, s), apiRequests(t, s)
 			// From the start; leaving more, exactly, and fewer events before the
 			// last than a load walks one by one; one; none.
 			for _, after := range []uint64{0, seqs[65], seqs[66], seqs[67], seqs[98], seqs[99]} {
@@ -655,11 +655,28 @@ func TestALongHistoryLoadsWholeAndInOrderWithoutLeavingAConsumer(t *testing.T) {
 					t.Errorf("after %d: loaded %v, want %v", after, got, want)
 				}
 			}
+			// The loads from 0 and from seqs[65] ask for a consumer (direct
+			// gets do not count as API requests; asking for the count
+			// does, once).
+			if asked := apiRequests(t, s) - requests - 1; asked < 2 {
+				t.Errorf("the long loads made %d JetStream API requests, want a consumer asked for by each of two", asked)
+			}
 			if n := consumersComeTo(t, s, consumers); n != consumers {
 				t.Errorf("%d consumers on the server after the loads, want the %d before them", n, consumers)
 			}
 		})
 	}
+}
+
+// apiRequests is how many JetStream API requests the server has had of the
+// store's account, this one among them.
+func apiRequests(t *testing.T, s *Store) uint64 {
+	t.Helper()
+	info, err := s.js.AccountInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.API.Total
 }
 
 // allowNoMoreConsumers limits the event stream to one consumer and makes
