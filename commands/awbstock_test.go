@@ -237,3 +237,47 @@ func BenchmarkAssignmentsFromOneLedger(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "assignments/s")
 }
+
+func TestAConfirmationTakesANumberFromStockAllocatedOnAnotherReplicaAfterAWithdrawal(t *testing.T) {
+	a, fwd := stockedWorld(t, t.TempDir(), 10)
+	b := New(a.store, 4, builtinReference())
+	ctx := context.Background()
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	// Replica a withdraws the stock: its cached ledger holds none.
+	none, today := 0, a.now().UTC().Format("2006-01-02")
+	if _, err := a.ReplyStock(ctx, NewMeta(lh, "withdraw", ""), requestOf(t, a), domain.ReplyStock{Status: domain.StockStatusRejected,
+		AllocatedStock: &none, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	// Replica b allocates new stock, which a's cache has not seen.
+	count := 5
+	req, err := b.RequestStock(ctx, NewMeta(fwd, "again", ""), domain.RequestStock{AirlinePrefix: "020", RequestedStock: &count,
+		ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ReplyStock(ctx, NewMeta(lh, "again-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
+		AllocatedStock: &count, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	// A confirmation on a takes a number of it.
+	r := &Reactors{h: a}
+	var number string
+	err = transact(ctx, a, func(t *transaction) (err error) {
+		number, err = r.assignAWB(t, domain.Record{Envelope: domain.Envelope{EventID: "booking-requested"}}, domain.Booking{ID: "b1", OrganizationID: "f"}, "020")
+		return err
+	})
+	if err != nil || number == "" {
+		t.Errorf("assignAWB = %q, %v; want a number of the stock allocated on the other replica", number, err)
+	}
+}
+
+// requestOf is the id of forwarder f's one stock request.
+func requestOf(t *testing.T, h *Handler) string {
+	t.Helper()
+	ledger, _, _, err := load(context.Background(), h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
+	if err != nil || len(ledger.Ranges) != 1 {
+		t.Fatalf("ledger %+v, %v; want one range", ledger, err)
+	}
+	return ledger.Ranges[0].RequestID
+}
