@@ -130,18 +130,10 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	return res, nil
 }
 
-// UseAWB takes an AWB number of prefix from the forwarder's stock for
-// reference: awb if given (it must be in valid stock and unused), else the
-// next free one. A retried command gets the same number.
-func (h *Handler) UseAWB(ctx context.Context, m Meta, orgID, prefix, awb, reference string) (number string, err error) {
-	err = transact(ctx, h, func(t *transaction) error {
-		number, err = useAWB(t, m, orgID, prefix, awb, reference)
-		return err
-	})
-	return number, err
-}
-
-// useAWB is UseAWB as a part of t.
+// useAWB takes an AWB number of prefix from the forwarder's stock for
+// reference, as a part of t: awb if given (it must be in valid stock and
+// unused), else the next free one. A retried command gets the same
+// number.
 func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (string, error) {
 	day := t.h.now().UTC().Format("2006-01-02")
 	var number string

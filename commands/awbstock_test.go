@@ -10,6 +10,17 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 )
 
+// takeAWB takes an AWB number from the ledger on its own, in a
+// transaction of its own (a booking's confirmation and a MAWB take theirs
+// in theirs).
+func (h *Handler) takeAWB(ctx context.Context, m Meta, orgID, prefix, awb, reference string) (number string, err error) {
+	err = transact(ctx, h, func(t *transaction) error {
+		number, err = useAWB(t, m, orgID, prefix, awb, reference)
+		return err
+	})
+	return number, err
+}
+
 // stockedWorld is a store in which forwarder f holds an approved range of
 // count numbers of LH's prefix 020.
 func stockedWorld(t testing.TB, dir string, count int) (*Handler, domain.Principal) {
@@ -47,7 +58,7 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
+			n, err := h.takeAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
 			switch {
 			case err == nil:
 				numbers <- n
@@ -88,7 +99,7 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 	}
 	defer store.Close()
 	h2 := New(store, 4, builtinReference())
-	if _, err := h2.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "one-more"); domain.ReasonOf(err) != domain.ReasonNoStock {
+	if _, err := h2.takeAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "one-more"); domain.ReasonOf(err) != domain.ReasonNoStock {
 		t.Errorf("after a restart, one more = %v", err)
 	}
 	l, _, _, err := load(context.Background(), h2, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
@@ -111,15 +122,15 @@ func TestConcurrentAssignmentsAreDistinctAndBounded(t *testing.T) {
 func TestRetriedAssignmentGetsTheSameNumber(t *testing.T) {
 	h, fwd := stockedWorld(t, t.TempDir(), 10)
 	m := NewMeta(fwd, "assign-once", "")
-	first, err := h.UseAWB(context.Background(), m, "f", "020", "", "b1")
+	first, err := h.takeAWB(context.Background(), m, "f", "020", "", "b1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := h.UseAWB(context.Background(), m, "f", "020", "", "b1")
+	again, err := h.takeAWB(context.Background(), m, "f", "020", "", "b1")
 	if err != nil || again != first {
 		t.Errorf("retry = %q, %v; want %q", again, err, first)
 	}
-	next, _ := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "b2")
+	next, _ := h.takeAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", "b2")
 	if next == first {
 		t.Errorf("a new command got the same number %s", next)
 	}
@@ -185,7 +196,7 @@ func TestAssignmentsOfTwoReplicasAtOnceAreDistinctAndBounded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
+			n, err := h.takeAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -223,7 +234,7 @@ func BenchmarkAssignmentsFromOneLedger(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if _, err := h.UseAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i)); err != nil {
+				if _, err := h.takeAWB(context.Background(), NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i)); err != nil {
 					b.Error(err)
 				}
 			}
