@@ -95,11 +95,8 @@ func decideIn[S any](t *transaction, agg domain.Aggregate, m Meta, evolve func(S
 	}
 	res := &Result[S]{State: p.step.state.(S)}
 	t.parts = append(t.parts, p)
-	t.waits = append(t.waits, func() error {
-		stored, err := stored()
-		if err == nil {
-			*res = stored
-		}
+	t.waits = append(t.waits, func() (err error) {
+		*res, err = stored() // none, if it was not stored
 		return err
 	})
 	return res, nil
