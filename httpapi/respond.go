@@ -200,8 +200,9 @@ func isWholeKind(k reflect.Kind) bool {
 // fractions (1.0, 1e2) where a whole number is expected.
 //
 // It reads the bytes itself rather than with json.Decoder.Token, which
-// allocates for every token and made the walk cost three times the
-// decoding. The body has been read as UTF-8 and as JSON before (unmarshal
+// allocates for every token: with the walk a decode of the README's RFQ
+// takes 11-13 us against encoding/json's 7-9 us alone in the same run
+// (BenchmarkDecodeJSON). The body has been read as UTF-8 and as JSON before (unmarshal
 // refuses one that is not), so the walk only finds where each value
 // starts and ends, and decodes a string only when a check needs its
 // text: a key to look up, a value that may hold an unprintable character.
