@@ -95,18 +95,22 @@ func (w *tallyWorld) stored(t *testing.T) []string {
 
 // pause decides ref on the aggregate and hands it to the store without
 // waiting for it: the aggregate's pipeline runs until stored is called.
+// It is a command's transaction (see transactFrom) stopped before its wait.
 func (w *tallyWorld) pause(t *testing.T, ref string, events int) (stored func() (Result[tally], error)) {
 	t.Helper()
-	unlock := w.h.aggregates.lock(w.agg.String())
-	defer unlock()
-	stored, p, err := decideHeld(context.Background(), w.h, w.agg, w.meta(ref), evolveTally, w.decide(ref, events), loadCached)
-	if err == nil && p != nil {
-		err = w.h.handOver(context.Background(), p)
+	tx := &transaction{ctx: context.Background(), h: w.h, how: loadCached, locked: map[domain.Aggregate]func(){}}
+	var res *Result[tally]
+	err := tx.decide(func(tx *transaction) (err error) {
+		res, err = decideIn(tx, w.agg, w.meta(ref), evolveTally, w.decide(ref, events))
+		return err
+	})
+	if err != nil || len(tx.waits) != 1 {
+		t.Fatalf("decided %d parts: %v", len(tx.waits), err)
 	}
-	if err != nil {
-		t.Fatal(err)
+	return func() (Result[tally], error) {
+		err := tx.waits[0]()
+		return *res, err
 	}
-	return stored
 }
 
 func TestACommandRetriedWhileItsAggregatesPipelineRunsIsNotDecidedAgain(t *testing.T) {
