@@ -217,14 +217,16 @@ func executeFrom[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m
 	return *res, err
 }
 
-// decideHeld decides, with the aggregate's lock held, and returns the part
-// to hand to the store, if the command decided any events, and stored,
-// which waits for it once handed over. A decision that needs a state
-// without pending decisions waits for the last of them first, still
-// holding the lock: no decision joins the pipeline meanwhile, so the wait
-// is one, and this decision is the next.
+// decideHeld decides, with the aggregate's lock held, and returns the
+// command's result as far as the decision tells it (see decideOnce); the
+// part to hand to the store, if the command decided any events; and
+// stored, if more is to come, which gives the whole result and is called
+// once the lock is let go. A decision that needs a state without pending
+// decisions waits for the last of them first, still holding the lock: no
+// decision joins the pipeline meanwhile, so the wait is one, and this
+// decision is the next.
 func decideHeld[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (stored func() (Result[S], error), p *part, err error) {
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (res Result[S], stored func() (Result[S], error), p *part, err error) {
 	if m.IfVersion != nil {
 		// A precondition is checked on the state in the store only.
 		how = loadFresh
@@ -234,23 +236,23 @@ func decideHeld[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m 
 		// command decided before (where no expected sequence would catch
 		// a second decision), or a command of another kind made it.
 		if _, sameKind := pipe.state.(S); how != loadFresh && sameKind && !h.pipelines.decided(agg, m.CommandID) {
-			stored, p, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, how)
+			res, stored, p, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, how)
 			if trusted {
-				return stored, p, err
+				return res, stored, p, err
 			}
 		}
 		select {
 		case <-pipe.tail.Done():
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return Result[S]{}, nil, nil, ctx.Err()
 		}
 		how = loadFresh
 	}
-	stored, p, trusted, err := decideOnce(ctx, h, agg, nil, m, evolve, decide, how)
+	res, stored, p, trusted, err := decideOnce(ctx, h, agg, nil, m, evolve, decide, how)
 	if !trusted {
-		stored, p, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, loadFresh)
+		res, stored, p, _, err = decideOnce(ctx, h, agg, nil, m, evolve, decide, loadFresh)
 	}
-	return stored, p, err
+	return res, stored, p, err
 }
 
 // part is a decision on one aggregate, made under its lock and not yet
@@ -283,12 +285,16 @@ func (h *Handler) handOver(ctx context.Context, parts ...*part) error {
 }
 
 // decideOnce decides on agg's pending state (pipe), or else on its state
-// loaded as how says, and returns the part to hand to the store, if it
-// decided any events, and stored, which waits for it once handed over.
-// It reports false when it decided nothing on a state that was not fresh,
-// which only a fresh state may settle.
+// loaded as how says. It returns the command's result as far as the
+// decision tells it: whole for a command that decided nothing; all but
+// the Event for one that ran before; the State for one that decided
+// events. Then the part to hand to the store, if it decided any events,
+// and stored, for the last two, which gives the whole result: it waits
+// for the part once handed over, or asks the store for the event the
+// command stored before. It reports false when it decided nothing on a
+// state that was not fresh, which only a fresh state may settle.
 func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pipe *pipeline, m Meta,
-	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (func() (Result[S], error), *part, bool, error) {
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error), how loading) (Result[S], func() (Result[S], error), *part, bool, error) {
 	var state S
 	var entry cacheEntry
 	var after domain.PendingAppend
@@ -298,11 +304,12 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		var done uint64
 		var err error
 		if state, entry, done, err = load(ctx, h, agg, evolve, m.CommandID, how); err != nil {
-			return nil, nil, true, err
+			return Result[S]{}, nil, nil, true, err
 		}
 		if done != 0 {
 			// The command ran before: its own event, not the latest.
-			return func() (Result[S], error) { return ranBefore(ctx, h, agg, state, done, entry.last) }, nil, true, nil
+			res := Result[S]{State: state, Sequence: done, Version: entry.last}
+			return res, func() (Result[S], error) { return ranBefore(ctx, h, agg, res) }, nil, true, nil
 		}
 	}
 	events, err := decide(state)
@@ -310,16 +317,14 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 	// for: one it is missing or forbidden to learns that, as without
 	// If-Match, and not that it exists, nor its version.
 	if pipe == nil && m.IfVersion != nil && *m.IfVersion != entry.last && !concealed(err) {
-		err := preconditionFailed(entry.last, *m.IfVersion)
-		return func() (Result[S], error) { return Result[S]{}, err }, nil, true, err
+		return Result[S]{}, nil, nil, true, preconditionFailed(entry.last, *m.IfVersion)
 	}
 	if err != nil || len(events) == 0 {
-		res := Result[S]{State: state, Sequence: entry.last, Version: entry.last}
-		return func() (Result[S], error) { return res, err }, nil, how == loadFresh && pipe == nil, err
+		return Result[S]{State: state, Sequence: entry.last, Version: entry.last}, nil, nil, how == loadFresh && pipe == nil, err
 	}
 	envelopes, err := h.envelopes(agg, m, events)
 	if err != nil {
-		return nil, nil, true, err
+		return Result[S]{}, nil, nil, true, err
 	}
 	for _, e := range events {
 		state = evolve(state, e)
@@ -327,7 +332,7 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 	s := &pipelineStep{state: state, commandID: m.CommandID, follows: after != nil, base: entry.last}
 	p := &part{submission: domain.Submission{Aggregate: agg, Expected: entry.last, After: after, Events: envelopes},
 		pipe: pipe, base: entry, step: s}
-	return func() (Result[S], error) {
+	return Result[S]{State: state}, func() (Result[S], error) {
 		seqs, err := s.pending.Wait(ctx)
 		var last uint64
 		if err == nil {
@@ -373,10 +378,10 @@ func retryOnConflict(ctx context.Context, attempt func() error) error {
 	}, policy)
 }
 
-// ranBefore is the result of a command that ran before: its own event,
-// not the latest, and the state at version, the latest.
-func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, state S, done, version uint64) (Result[S], error) {
-	rec, err := h.store.Get(ctx, agg, done)
+// ranBefore completes res, the result of a command that ran before on
+// agg, with its own event, not the latest: the one at res.Sequence.
+func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, res Result[S]) (Result[S], error) {
+	rec, err := h.store.Get(ctx, agg, res.Sequence)
 	if err != nil {
 		return Result[S]{}, err
 	}
@@ -384,7 +389,8 @@ func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, sta
 	if err != nil {
 		return Result[S]{}, fmt.Errorf("loading %s: %w", agg, err)
 	}
-	return Result[S]{State: state, Event: e, Sequence: done, Version: version}, nil
+	res.Event = e
+	return res, nil
 }
 
 // envelopes wraps a decision's events for the store, each with an id

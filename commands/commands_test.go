@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -90,5 +92,68 @@ func TestACreationLoadsNothingUnlessItRanBefore(t *testing.T) {
 	}
 	if recs, err := store.Load(ctx, quoteAggregate(created.State.ID)); err != nil || len(recs) != 1 {
 		t.Errorf("%d events after the retry (%v), want 1", len(recs), err)
+	}
+}
+
+// lockWatch is the event store, noting for each event got whether the
+// lock of its aggregate was held (or waited for) meanwhile.
+type lockWatch struct {
+	*eventstore.Store
+	h      *Handler
+	locked []bool
+}
+
+func (l *lockWatch) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {
+	l.h.aggregates.mu.Lock()
+	_, held := l.h.aggregates.locks[agg.String()] // an entry lives while anybody holds or wants the lock
+	l.h.aggregates.mu.Unlock()
+	l.locked = append(l.locked, held)
+	return l.Store.Get(ctx, agg, seq)
+}
+
+// A retried command fetches the event it stored before once its
+// aggregate's lock is let go, so other commands on the aggregate do not
+// wait for that round trip, and still answers its whole first result.
+func TestARetriedCommandFetchesItsOwnEventAfterLettingGoOfItsAggregatesLock(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		retry func(w *tallyWorld) (Result[tally], error)
+	}{
+		{"alone", func(w *tallyWorld) (Result[tally], error) { return w.add("r") }},
+		{"beside a new part of a transaction", func(w *tallyWorld) (Result[tally], error) {
+			var res *Result[tally]
+			err := transact(context.Background(), w.h, func(t *transaction) (err error) {
+				if res, err = decideIn(t, w.agg, w.meta("r"), evolveTally, w.decide("r", 1)); err != nil {
+					return err
+				}
+				return w.addTo(t, domain.Aggregate{Type: "tally", ID: "other"}, "y")
+			})
+			if res == nil {
+				return Result[tally]{}, err
+			}
+			return *res, err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &lockWatch{Store: openTestStore(t)}
+			w := &tallyWorld{h: New(store, 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
+			store.h = w.h
+			for _, ref := range []string{"r", "x"} {
+				if _, err := w.add(ref); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again, err := tt.retry(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(store.locked); got != "[false]" {
+				t.Errorf("the aggregate's lock was held during each get of an event: %s, want one get, without it", got)
+			}
+			want := Result[tally]{State: tally{"r", "x"}, Event: domain.AWBNumberUsed{Reference: "r"}, Sequence: 1, Version: 2}
+			if !reflect.DeepEqual(again, want) {
+				t.Errorf("the retry = %+v, want %+v: r's own event", again, want)
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ type transaction struct {
 	h      *Handler
 	how    loading
 	parts  []*part
-	waits  []func() error              // one per part: waits for it to be stored
+	waits  []func() error              // fill in what decideIn could not at once, after the locks
 	locked map[domain.Aggregate]func() // the aggregates' locks, with their releases
 }
 
@@ -49,7 +49,8 @@ func transactFrom(ctx context.Context, h *Handler, first loading, decide func(*t
 			return err
 		}
 		var err error
-		// Every part's wait settles its pipeline step: wait for all.
+		// The locks are let go. Every part's wait settles its pipeline
+		// step: wait for all.
 		for _, wait := range t.waits {
 			if e := wait(); err == nil {
 				err = e
@@ -76,28 +77,32 @@ func (t *transaction) decide(decide func(*transaction) error) error {
 }
 
 // decideIn decides the command m on agg as a part of t. Its result's State
-// is agg's state after it at once (with its events, or as it stands when m
-// decided nothing or ran before); the rest of the result, as execute gives
-// it, is filled in once transact has stored the transaction. A refusal
-// stops the transaction, which then stores nothing.
+// is agg's state after m at once (with its events, or as it stands when m
+// decided nothing or ran before). So is the rest of the result, as execute
+// gives it, when m decided nothing, and all of it but the Event when m ran
+// before: its own event, which the store is asked for once transact has
+// let go of t's locks, so that no command on agg waits for that round
+// trip. When m decided events, the rest is filled in once transact has
+// stored the transaction, and the whole result emptied if it was not. A
+// refusal stops the transaction, which then stores nothing.
 func decideIn[S any](t *transaction, agg domain.Aggregate, m Meta, evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (*Result[S], error) {
 	if t.locked[agg] != nil {
 		return nil, fmt.Errorf("commands: a transaction decides on %s twice", agg)
 	}
 	t.locked[agg] = t.h.aggregates.lock(agg.String())
-	stored, p, err := decideHeld(t.ctx, t.h, agg, m, evolve, decide, t.how)
+	now, stored, p, err := decideHeld(t.ctx, t.h, agg, m, evolve, decide, t.how)
 	if err != nil {
 		return nil, err
 	}
-	if p == nil {
-		res, err := stored() // at once: nothing to store
-		return &res, err
+	res := &now
+	if p != nil {
+		t.parts = append(t.parts, p)
 	}
-	res := &Result[S]{State: p.step.state.(S)}
-	t.parts = append(t.parts, p)
-	t.waits = append(t.waits, func() (err error) {
-		*res, err = stored() // none, if it was not stored
-		return err
-	})
+	if stored != nil {
+		t.waits = append(t.waits, func() (err error) {
+			*res, err = stored() // none, if it fails
+			return err
+		})
+	}
 	return res, nil
 }
