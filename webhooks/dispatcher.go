@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cenkalti/backoff/v4"
 	"github.com/google/uuid"
 )
 
@@ -232,7 +234,7 @@ subscriptions:
 	// Retries are queued before the attempts are recorded: a crash in
 	// between leaves an attempt unrecorded, never a retry unqueued.
 	if err == nil && len(queued) > 0 {
-		err = d.Queue.Put(ctx, queued...)
+		err = d.put(ctx, queued...)
 	}
 	if err != nil {
 		return err // the event comes again
@@ -346,22 +348,45 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // requeue puts the next job of j's delivery in the queue: j after tried
 // attempts, due in after (at once if 0). Its id follows from j, so a job
 // requeued twice (see send) is kept once. It returns 0, or when the job
-// could not be stored, how long j waits before it is handed out again,
-// and then requeued, due at once (an attempt made meanwhile may then be
-// numbered again): a minute at most, as a put that failed may have been
-// stored, and only a put again within the queue's de-duplication window
-// is kept once.
+// could not be stored (see put), how long j waits before it is handed out
+// again, and then requeued, due at once, however long after was (an
+// attempt made meanwhile may then be numbered again): a minute at most,
+// as a put that failed may have been stored, and only a put again within
+// the queue's de-duplication window is kept once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
 	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
 	if err == nil {
-		err = d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw, Due: time.Now().Add(after)})
+		err = d.put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw, Due: time.Now().Add(after)})
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
 		return min(max(after, time.Second), time.Minute)
 	}
 	return 0
+}
+
+// put stores jobs in the queue, trying again for up to a minute while the
+// store is unavailable (the queue's stream electing a leader, say). The
+// job or event that called for them is held meanwhile (the queue and the
+// event consumer keep what is in hand alive): given up on, it comes
+// again, and then a retry due hours later is queued due at once (see
+// requeue), or an event's first attempts are made again (see dispatch).
+// A job stored by a put that seemed to fail is kept once all the same.
+// Both callers finish what they began even once shutdown begins, so
+// shutdown may wait for this minute too.
+func (d *Dispatcher) put(ctx context.Context, jobs ...domain.Job) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 100 * time.Millisecond
+	b.MaxInterval = 5 * time.Second
+	b.MaxElapsedTime = time.Minute
+	return backoff.Retry(func() error {
+		err := d.Queue.Put(ctx, jobs...)
+		if err != nil && !errors.Is(err, domain.ErrStoreUnavailable) {
+			return backoff.Permanent(err) // no wait cures it
+		}
+		return err
+	}, backoff.WithContext(b, ctx))
 }
 
 // putBackDelay is how long a delivery waits in the queue when its

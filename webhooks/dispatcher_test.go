@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -359,5 +362,94 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	defer recorded.mu.Unlock()
 	if retry := recorded.all[1]; retry.Attempt != 2 || retry.Outcome != domain.DeliveryDelivered || retry.At.Before(first.NextTryAt) {
 		t.Errorf("the retry: attempt %d, %s at %s; want the second, delivered, once due at %s", retry.Attempt, retry.Outcome, retry.At, first.NextTryAt)
+	}
+}
+
+// flaky is a real queue whose store is unavailable for its first puts
+// (its stream electing a leader, say); it keeps what it stored.
+type flaky struct {
+	*eventstore.Queue
+	mu      sync.Mutex
+	failing int // puts yet to fail
+	stored  []domain.Job
+}
+
+func (q *flaky) Put(ctx context.Context, jobs ...domain.Job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.failing > 0 {
+		q.failing--
+		return fmt.Errorf("%w: the queue's stream has no leader", domain.ErrStoreUnavailable)
+	}
+	if err := q.Queue.Put(ctx, jobs...); err != nil {
+		return err
+	}
+	q.stored = append(q.stored, jobs...)
+	return nil
+}
+
+// subscribed is subscriptions that each want every event.
+type subscribed struct{ subscriptions }
+
+func (s subscribed) Matching(string, uint64) []domain.Webhook {
+	return slices.Collect(maps.Values(s.subscriptions))
+}
+func (subscribed) AnyLive(uint64) bool { return true }
+
+// upToDate is read models that have applied every event.
+type upToDate struct{}
+
+func (upToDate) WaitFor(context.Context, uint64) error { return nil }
+
+func TestARetryIsQueuedDueWhenScheduledThoughTheQueueFailsAFewPutsFirst(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		attempt func(ctx context.Context, d *Dispatcher) error
+	}{
+		{"a queued delivery's retry", func(ctx context.Context, d *Dispatcher) error {
+			data, err := json.Marshal(job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+			if err != nil {
+				return err
+			}
+			if later := d.send(ctx, "x", data, 1); later != 0 {
+				return fmt.Errorf("send = %s, want 0: the retry stored", later)
+			}
+			return nil
+		}},
+		{"a first attempt's retry", func(ctx context.Context, d *Dispatcher) error {
+			// An event every subscription wants.
+			return d.dispatch(ctx, domain.Record{Envelope: domain.Envelope{Type: "QuoteRequested", EventID: "e", OccurredAt: time.Now(), Data: []byte(`{}`)}, Sequence: 1})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			_, queue := storeWithQueue(t)
+			q := &flaky{Queue: queue, failing: 3}
+			d, requests, _ := sender(t, q, http.StatusInternalServerError)
+			// Longer than a job whose requeue failed waits to come
+			// again (a minute), so a retry queued early shows.
+			d.Schedule = []time.Duration{2 * time.Hour}
+			d.Subs, d.Readers = subscribed{d.Subs.(subscriptions)}, upToDate{}
+			d.Render = func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true }
+			if err := tt.attempt(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Fatalf("%d requests, want 1", n)
+			}
+			if len(q.stored) != 1 {
+				t.Fatalf("stored %d jobs, want the retry", len(q.stored))
+			}
+			if due := time.Until(q.stored[0].Due); due < 96*time.Minute || due > 144*time.Minute {
+				t.Errorf("the retry is due in %s, want 2 h ±20%%", due)
+			}
+			backlog, err := queue.Backlog(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if backlog.Pending != 1 {
+				t.Errorf("the queue's backlog: %+v, want the retry pending", backlog)
+			}
+		})
 	}
 }
