@@ -7,7 +7,6 @@ require (
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/goccy/go-json v0.10.6
 	github.com/google/uuid v1.6.0
-	github.com/gorilla/mux v1.8.1
 	github.com/klauspost/compress v1.20.3
 	github.com/lestrrat-go/jwx/v2 v2.1.7
 	github.com/nats-io/jwt/v2 v2.8.2

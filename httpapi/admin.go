@@ -7,7 +7,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // Admin endpoints: enough to run a real deployment without demo data.
@@ -121,7 +120,7 @@ func (s *Server) handleListAPIKeys() handlerFunc {
 
 func (s *Server) handleRevokeAPIKey() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := s.commands.RevokeAPIKey(r.Context(), meta(r), mux.Vars(r)["id"])
+		res, err := s.commands.RevokeAPIKey(r.Context(), meta(r), r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -142,7 +141,7 @@ func (s *Server) handleSetRateLimits() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.SetRateLimits(r.Context(), meta(r), mux.Vars(r)["id"],
+		res, err := s.commands.SetRateLimits(r.Context(), meta(r), r.PathValue("id"),
 			domain.RateLimits{PerMinute: req.RequestsPerMinute, PerHour: req.RequestsPerHour, PerDay: req.RequestsPerDay})
 		if err != nil {
 			return err
@@ -162,7 +161,7 @@ func (s *Server) handleSetRateLimits() handlerFunc {
 // deletion, after which there is nothing to show.
 func (s *Server) handleSetOrganizationStatus(to domain.CredentialStatus) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := s.commands.SetOrganizationStatus(r.Context(), meta(r), mux.Vars(r)["id"], to)
+		res, err := s.commands.SetOrganizationStatus(r.Context(), meta(r), r.PathValue("id"), to)
 		if err != nil {
 			return err
 		}
@@ -174,7 +173,7 @@ func (s *Server) handleSetOrganizationStatus(to domain.CredentialStatus) handler
 
 func (s *Server) handleSetClientStatus(to domain.CredentialStatus) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := s.commands.SetClientStatus(r.Context(), meta(r), mux.Vars(r)["id"], to)
+		res, err := s.commands.SetClientStatus(r.Context(), meta(r), r.PathValue("id"), to)
 		if err != nil {
 			return err
 		}
@@ -186,7 +185,7 @@ func (s *Server) handleSetClientStatus(to domain.CredentialStatus) handlerFunc {
 
 func (s *Server) handleSetUserStatus(to domain.CredentialStatus) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := s.commands.SetUserStatus(r.Context(), meta(r), mux.Vars(r)["username"], to)
+		res, err := s.commands.SetUserStatus(r.Context(), meta(r), r.PathValue("username"), to)
 		if err != nil {
 			return err
 		}
@@ -224,7 +223,7 @@ func (s *Server) handleRotateClientSecret() handlerFunc {
 		if req.ClientSecret == "" {
 			req.ClientSecret = commands.NewSecret("cs_")
 		}
-		res, err := s.commands.RotateClientSecret(r.Context(), meta(r), mux.Vars(r)["id"], req.ClientSecret)
+		res, err := s.commands.RotateClientSecret(r.Context(), meta(r), r.PathValue("id"), req.ClientSecret)
 		if err != nil {
 			return err
 		}
@@ -246,7 +245,7 @@ func (s *Server) handleSetPassword() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		res, err := s.commands.SetPassword(r.Context(), meta(r), mux.Vars(r)["username"], req.Password)
+		res, err := s.commands.SetPassword(r.Context(), meta(r), r.PathValue("username"), req.Password)
 		if err != nil {
 			return err
 		}

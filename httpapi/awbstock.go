@@ -7,7 +7,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 type stockRequestBody struct {
@@ -64,7 +63,7 @@ func (s *Server) handleListStockRequests() handlerFunc {
 // moment (?at=, ?seq=).
 func (s *Server) handleGetStockRequest() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, who := mux.Vars(r)["id"], principal(r.Context())
+		id, who := r.PathValue("id"), principal(r.Context())
 		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id},
 			func(cut projections.Cut) (domain.StockRequest, uint64, error) {
 				return s.past.StockRequest(r.Context(), who, id, cut)
@@ -97,7 +96,7 @@ func (s *Server) handleReplyStock() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.ReplyStock(r.Context(), m, mux.Vars(r)["requestId"], domain.ReplyStock{
+		res, err := s.commands.ReplyStock(r.Context(), m, r.PathValue("requestId"), domain.ReplyStock{
 			Status: req.Status, AllocatedStock: req.AllocatedStock, ValidFrom: req.ValidFrom, ValidTo: req.ValidTo,
 			StartNumber: req.StartNumber, EndNumber: req.EndNumber, Notes: req.Notes, RejectionReason: req.RejectionReason,
 		})

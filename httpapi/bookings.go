@@ -6,7 +6,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // bookingRequest is the spec's booking request.
@@ -69,7 +68,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 // (?at=, ?seq=).
 func (s *Server) handleGetBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, who := mux.Vars(r)["id"], principal(r.Context())
+		id, who := r.PathValue("id"), principal(r.Context())
 		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: id},
 			func(cut projections.Cut) (domain.Booking, uint64, error) {
 				return s.past.Booking(r.Context(), who, id, cut)
@@ -105,7 +104,7 @@ func (s *Server) handleCancelBooking() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.CancelBooking(r.Context(), m, mux.Vars(r)["id"])
+		res, err := s.commands.CancelBooking(r.Context(), m, r.PathValue("id"))
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // uploadPath is where documents are uploaded; its bodies have a limit of
@@ -495,7 +494,7 @@ func sniffContentType(head []byte) string {
 // stops reading is cut off after stallTimeout.
 func (s *Server) handleGetDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id := mux.Vars(r)["id"]
+		id := r.PathValue("id")
 		d, ok := s.documents.Get(id)
 		if !ok || !d.VisibleTo(principal(r.Context()), s.shipmentFacts.Ownership(d.AWBNumber)) {
 			return domain.Errorf(domain.NotFound, "no document %s", id)

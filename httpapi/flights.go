@@ -8,7 +8,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // flightRequest is one flight of a timetable.
@@ -78,7 +77,7 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 
 // flightIDOf is the flight id of the path, its number written as the
 // service writes it.
-func flightIDOf(r *http.Request) string { return domain.CanonicalFlightID(mux.Vars(r)["id"]) }
+func flightIDOf(r *http.Request) string { return domain.CanonicalFlightID(r.PathValue("id")) }
 
 // handleChangeFlight changes a flight's status.
 func (s *Server) handleChangeFlight() handlerFunc {

@@ -7,7 +7,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // historyQuery is one of projections.History's queries.
@@ -23,7 +22,7 @@ func (s *Server) handleHistory(query historyQuery, variable string, id func(stri
 		if err := p.Err(); err != nil {
 			return err
 		}
-		key, err := id(mux.Vars(r)[variable])
+		key, err := id(r.PathValue(variable))
 		if err != nil {
 			return err
 		}

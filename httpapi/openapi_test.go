@@ -28,7 +28,6 @@ import (
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/views"
 	"github.com/cargostream/cargostream/webhooks"
-	"github.com/gorilla/mux"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -238,31 +237,13 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 	walk(doc)
 }
 
-// registeredRoutes walks the router of routes.go: "method path" of each.
+// registeredRoutes lists the routes of routes.go: "method path" of each.
 func registeredRoutes(t *testing.T) []string {
 	t.Helper()
-	s := &Server{}
-	router, ok := s.routes().(*mux.Router)
-	if !ok {
-		t.Fatalf("routes() returns %T, not *mux.Router", s.routes())
-	}
 	var routes []string
-	err := router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
-		path, err := route.GetPathTemplate()
-		if err != nil {
-			return err
-		}
-		methods, err := route.GetMethods()
-		if err != nil {
-			return err
-		}
-		for _, m := range methods {
-			routes = append(routes, strings.ToLower(m)+" "+path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("walking the router: %v", err)
+	for _, pattern := range (&Server{}).routes().patterns {
+		method, path, _ := strings.Cut(pattern, " ")
+		routes = append(routes, strings.ToLower(method)+" "+path)
 	}
 	return routes
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // rfqRequest is the spec's RFQ body.
@@ -123,7 +122,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 // hint that it exists.
 func (s *Server) handleGetQuote() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id := mux.Vars(r)["id"]
+		id := r.PathValue("id")
 		who := principal(r.Context())
 		cut, past, err := pastCut(r)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // rateCardRequest is an airline's card for the route in the path: the
@@ -21,9 +20,8 @@ func (s *Server) handleSetRateCard() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		v := mux.Vars(r)
 		res, err := s.commands.SetRateCard(r.Context(), meta(r), domain.SetRateCard{
-			Origin: v["origin"], Destination: v["destination"], Currency: req.Currency, MinimumCharge: req.MinimumCharge,
+			Origin: r.PathValue("origin"), Destination: r.PathValue("destination"), Currency: req.Currency, MinimumCharge: req.MinimumCharge,
 			WeightBreaks: req.WeightBreaks, Surcharges: req.Surcharges, NotAccepted: req.NotAccepted,
 			ValidFrom: req.ValidFrom, ValidTo: req.ValidTo,
 		})

@@ -12,7 +12,6 @@ import (
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 // The shapes of the codes reference data filters take.
@@ -85,7 +84,7 @@ func (s *Server) handleCommodities() handlerFunc {
 // chunk repeats the header and says where it starts with firstLine).
 func (s *Server) handleImportReference() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		kind := mux.Vars(r)["kind"]
+		kind := r.PathValue("kind")
 		q := r.URL.Query()
 		var p domain.Problems
 		firstLine := intParam(q, "firstLine", 1, 1, 1<<30, &p)

@@ -7,7 +7,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
-	"github.com/gorilla/mux"
 )
 
 type statusEventRequest struct {
@@ -22,7 +21,7 @@ type statusEventRequest struct {
 
 // shipmentAWB reads the AWB number of the path.
 func shipmentAWB(r *http.Request) (string, error) {
-	awb, err := domain.ParseAWB(mux.Vars(r)["awb"])
+	awb, err := domain.ParseAWB(r.PathValue("awb"))
 	if err != nil {
 		var p domain.Problems
 		p.Add("awb", domain.CodeInvalidAWBNumber, "%s", err.Error())

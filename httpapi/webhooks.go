@@ -7,7 +7,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
 	"github.com/cargostream/cargostream/webhooks"
-	"github.com/gorilla/mux"
 )
 
 type webhookRequest struct {
@@ -64,7 +63,7 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 // visibleWebhook is the subscription of the path, if the caller sees it
 // (see domain.Webhook.VisibleTo); others are not found.
 func (s *Server) visibleWebhook(r *http.Request) (domain.Webhook, error) {
-	id := mux.Vars(r)["id"]
+	id := r.PathValue("id")
 	wh, ok := s.webhooks.Webhook(id)
 	if !ok || !wh.VisibleTo(principal(r.Context())) {
 		return domain.Webhook{}, domain.Errorf(domain.NotFound, "no webhook %s", id)
@@ -137,9 +136,9 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if err != nil {
 			return err
 		}
-		d, ok := s.webhooks.Delivery(wh.ID, mux.Vars(r)["deliveryId"])
+		d, ok := s.webhooks.Delivery(wh.ID, r.PathValue("deliveryId"))
 		if !ok {
-			return domain.Errorf(domain.NotFound, "no delivery %s of webhook %s", mux.Vars(r)["deliveryId"], wh.ID)
+			return domain.Errorf(domain.NotFound, "no delivery %s of webhook %s", r.PathValue("deliveryId"), wh.ID)
 		}
 		if err := deliverable(wh); err != nil {
 			return err
