@@ -241,7 +241,10 @@ subscriptions:
 	}
 	var records sync.WaitGroup
 	for _, a := range attempts {
-		records.Go(func() { d.record(ctx, a) }) // together, in one group commit
+		// A first attempt is one per delivery, whatever job comes
+		// after: an event that comes again makes it again, and
+		// records it once.
+		records.Go(func() { d.record(ctx, "delivery:"+a.DeliveryID+":1", a) }) // together, in one group commit
 	}
 	records.Wait()
 	return nil
@@ -341,7 +344,12 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	if retryIn > 0 {
 		later = d.requeue(ctx, j, try, retryIn)
 	}
-	d.record(ctx, attempt)
+	// Recorded under the job's id, not its attempt's number: a job whose
+	// requeue failed comes again and is requeued with the attempts it
+	// came with (see requeue), so the next job may make an attempt of
+	// the same number, which must be recorded too. Only a job's first
+	// handout attempts, so its id records one attempt.
+	d.record(ctx, "delivery:"+id, attempt)
 	return later
 }
 
@@ -349,8 +357,9 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // attempts, due in after (at once if 0). Its id follows from j, so a job
 // requeued twice (see send) is kept once. It returns 0, or when the job
 // could not be stored (see put), how long j waits before it is handed out
-// again, and then requeued, due at once, however long after was (an
-// attempt made meanwhile may then be numbered again): a minute at most,
+// again, and then requeued, due at once, however long after was (the
+// attempt it made is then made again under its number, and both are
+// recorded): a minute at most,
 // as a put that failed may have been stored, and only a put again within
 // the queue's de-duplication window is kept once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
@@ -434,9 +443,9 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 	return attempt, retryIn
 }
 
-// record appends an attempt to the event log.
-func (d *Dispatcher) record(ctx context.Context, a domain.WebhookDeliveryAttempted) {
-	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+a.DeliveryID+":"+strconv.Itoa(a.Attempt), a); err != nil {
+// record appends an attempt to the event log, once per commandID.
+func (d *Dispatcher) record(ctx context.Context, commandID string, a domain.WebhookDeliveryAttempted) {
+	if err := d.Recorder.RecordDelivery(ctx, commandID, a); err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", a.DeliveryID, "err", err)
 	}
 }

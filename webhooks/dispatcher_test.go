@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
 )
 
 // subscriptions is a fixed set of subscriptions, none wanting any event:
@@ -176,12 +178,13 @@ func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 func (*jobs) Work(context.Context, int, func(context.Context, string, []byte, int) time.Duration) {}
 
 // sender is a dispatcher whose queue is q, delivering to one subscription
-// whose receiver answers status and counts the requests.
-func sender(t *testing.T, q Queue, status int) (d *Dispatcher, requests *atomic.Int32, recorded *attempts) {
+// whose receiver answers statuses in turn, the last from then on, and
+// counts the requests.
+func sender(t *testing.T, q Queue, statuses ...int) (d *Dispatcher, requests *atomic.Int32, recorded *attempts) {
 	requests = new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.WriteHeader(status)
+		n := int(requests.Add(1))
+		w.WriteHeader(statuses[min(n, len(statuses))-1])
 	}))
 	t.Cleanup(srv.Close)
 	sealer, err := NewSealer(make([]byte, 32))
@@ -365,12 +368,14 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	}
 }
 
-// flaky is a real queue whose store is unavailable for its first puts
-// (its stream electing a leader, say); it keeps what it stored.
+// flaky is a real queue whose first puts fail, with the store unavailable
+// (its stream electing a leader, say) unless refusal is set; it keeps what
+// it stored.
 type flaky struct {
 	*eventstore.Queue
 	mu      sync.Mutex
-	failing int // puts yet to fail
+	failing int   // puts yet to fail
+	refusal error // what they fail with, if not unavailable
 	stored  []domain.Job
 }
 
@@ -379,6 +384,9 @@ func (q *flaky) Put(ctx context.Context, jobs ...domain.Job) error {
 	defer q.mu.Unlock()
 	if q.failing > 0 {
 		q.failing--
+		if q.refusal != nil {
+			return q.refusal
+		}
 		return fmt.Errorf("%w: the queue's stream has no leader", domain.ErrStoreUnavailable)
 	}
 	if err := q.Queue.Put(ctx, jobs...); err != nil {
@@ -451,5 +459,47 @@ func TestARetryIsQueuedDueWhenScheduledThoughTheQueueFailsAFewPutsFirst(t *testi
 				t.Errorf("the queue's backlog: %+v, want the retry pending", backlog)
 			}
 		})
+	}
+}
+
+func TestAnAttemptMadeAgainAfterARequeueFailedIsRecordedToo(t *testing.T) {
+	ctx := context.Background()
+	store, queue := storeWithQueue(t)
+	q := &flaky{Queue: queue, failing: 1, refusal: errors.New("the job is refused")}
+	// The third attempt fails, and is made again by the next job, which
+	// delivers.
+	d, _, _ := sender(t, q, http.StatusInternalServerError, http.StatusNoContent)
+	d.Recorder = commands.WebhookRecorder{H: commands.New(store, 4, nil)}
+	third := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`), Tried: 2, Requeued: 2})
+	if later := d.send(ctx, "x~2", third, 1); later == 0 {
+		t.Fatal("send = 0, want the job to come again: its retry was refused")
+	}
+	if later := d.send(ctx, "x~2", third, 2); later != 0 || len(q.stored) != 1 {
+		t.Fatalf("send = %s and %d jobs stored, want 0 and the next job", later, len(q.stored))
+	}
+	next := q.stored[0]
+	if later := d.send(ctx, next.ID, next.Data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: delivered", later)
+	}
+	// The delivery as its log shows it.
+	recs, err := store.Load(ctx, domain.Aggregate{Type: domain.AggregateDelivery, ID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := projections.NewWebhooks()
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Type, r.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.Apply(r, e)
+	}
+	delivery, _ := model.Delivery("hook", "x")
+	var got []string
+	for _, a := range delivery.Attempts {
+		got = append(got, fmt.Sprint(a.Attempt, " ", a.Outcome))
+	}
+	if want := []string{"3 retrying", "3 delivered"}; delivery.Status != domain.DeliveryDelivered || !slices.Equal(got, want) {
+		t.Errorf("the delivery is %q with attempts %q, want delivered with %q", delivery.Status, got, want)
 	}
 }
