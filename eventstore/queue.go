@@ -106,12 +106,7 @@ func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
 	subject, h := q.subject, nats.Header{}
 	h.Set(hdrJobID, j.ID)
 	if time.Until(j.Due) > 0 {
-		// An id may be long and hold any character; a subject's token
-		// holds no dot, space or wildcard, and a long one would make
-		// the server drop the connection. The id's hash is short and
-		// as unique.
-		sum := sha256.Sum256([]byte(j.ID))
-		subject = q.later(base64.RawURLEncoding.EncodeToString(sum[:]))
+		subject = q.schedule(j.ID)
 		// (nats.go's WithScheduleAt would drop the fraction of a second.)
 		h.Set(jetstream.ScheduleHeader, "@at "+j.Due.UTC().Format(time.RFC3339Nano))
 		h.Set(jetstream.ScheduleTargetHeader, q.subject)
@@ -121,6 +116,34 @@ func (q *Queue) job(ctx context.Context, j domain.Job) *decision {
 
 // later is the subject of the schedule of a job due later, by token.
 func (q *Queue) later(token string) string { return q.subject + ".later." + token }
+
+// schedule is the subject of the schedule of job id, due later. An id may
+// be long and hold any character; a subject's token holds no dot, space or
+// wildcard, and a long one would make the server drop the connection. The
+// id's hash is short and as unique.
+func (q *Queue) schedule(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return q.later(base64.RawURLEncoding.EncodeToString(sum[:]))
+}
+
+// Waiting reports whether job id was put due later and is not due yet: its
+// schedule is stored, and the server removes it once it has put the job
+// in the queue. So a job waiting will be handed out, however long ago it
+// was put; a job not waiting may be due, in hand or done, or unknown.
+func (q *Queue) Waiting(ctx context.Context, id string) (bool, error) {
+	stream, err := q.s.js.Stream(ctx, q.stream)
+	if err != nil {
+		return false, unavailable(fmt.Errorf("eventstore: queue %s: %w", q.stream, err))
+	}
+	_, err = stream.GetLastMsgForSubject(ctx, q.schedule(id))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, unavailable(fmt.Errorf("eventstore: queue %s: %w", q.stream, err))
+	}
+	return true, nil
+}
 
 // queueWorkers is the durable consumer all replicas' workers share.
 const queueWorkers = "workers"

@@ -253,3 +253,38 @@ func TestAQueueMadeBeforeJobsCouldWaitOnTheServerKeepsItsJobsAndTakesJobsDueLate
 		t.Errorf("handed out %+v, want later once due at %s", h, due)
 	}
 }
+
+func TestAJobIsWaitingFromItsPutUntilItIsDue(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q := openQueue(t, s, "waiting")
+	if err := q.Put(ctx, domain.Job{ID: "later", Due: time.Now().Add(time.Second)}, domain.Job{ID: "now"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id   string
+		want bool
+	}{{"later", true}, {"now", false}, {"never put", false}} {
+		if waiting, err := q.Waiting(ctx, tt.id); err != nil || waiting != tt.want {
+			t.Errorf("Waiting(%s) = %v, %v; want %v", tt.id, waiting, err, tt.want)
+		}
+	}
+	handouts := work(t, q)
+	for next(t, handouts).id != "later" { // now first
+	}
+	// The server removes the schedule once it has put the job, by the time
+	// the job is handed out or moments after.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		waiting, err := q.Waiting(ctx, "later")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job handed out is still waiting")
+		}
+	}
+}

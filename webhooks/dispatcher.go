@@ -60,12 +60,14 @@ type Events interface {
 }
 
 // Queue holds the deliveries waiting to be sent (eventstore.Queue
-// implements it): Put adds jobs by id, once each, to be handed out when
-// due; Work hands them to fn, which returns 0 when a job is done or how
-// long to wait before it is handed out again.
+// implements it): Put adds jobs by id, once each within an hour, to be
+// handed out when due; Work hands them to fn, which returns 0 when a job is
+// done or how long to wait before it is handed out again; Waiting reports
+// whether a job put due later is stored and not due yet.
 type Queue interface {
 	Put(ctx context.Context, jobs ...domain.Job) error
 	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration))
+	Waiting(ctx context.Context, id string) (bool, error)
 }
 
 // Dispatcher turns events into deliveries and delivers them.
@@ -313,10 +315,12 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 // A job is handed out once due, and makes one attempt at most, on its
 // first handout: a retry, or a delivery whose subscription has no turn
 // free, is a new job (requeue). So a later handout is the job coming back
-// after a crash, a lost acknowledgement or a failed requeue, with nothing
-// known of what the handout before did: it is requeued as it is, under
-// the id its next job has, which keeps the job once if that handout had
-// stored it already.
+// after a crash, a lost acknowledgement or a failed requeue, with little
+// known of what the handout before did. If its next job waits in the
+// queue, that handout stored it, and the job is done. Otherwise it is
+// requeued as it is, under the id its next job has, which keeps the job
+// once if that handout had stored it already within the queue's
+// de-duplication window (an hour).
 func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (later time.Duration) {
 	var j job
 	if err := json.Unmarshal(data, &j); err != nil {
@@ -324,6 +328,13 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return 0
 	}
 	if handout > 1 {
+		// Past the window, requeueing would store a second next job
+		// beside one that waits (a retry due hours later, after a
+		// crash and a restart more than an hour later), and both would
+		// attempt. Not known (the queue not answering): requeued.
+		if waiting, err := d.Queue.Waiting(ctx, nextID(j)); err == nil && waiting {
+			return 0
+		}
 		return d.requeue(ctx, j, j.Tried, 0)
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
@@ -363,10 +374,11 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // as a put that failed may have been stored, and only a put again within
 // the queue's de-duplication window is kept once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
+	id := nextID(j)
 	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
 	if err == nil {
-		err = d.put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw, Due: time.Now().Add(after)})
+		err = d.put(ctx, domain.Job{ID: id, Data: raw, Due: time.Now().Add(after)})
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
@@ -374,6 +386,9 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 	}
 	return 0
 }
+
+// nextID is the queue's id of the job that comes after j in its delivery.
+func nextID(j job) string { return j.DeliveryID + "~" + strconv.Itoa(j.Requeued+1) }
 
 // put stores jobs in the queue, trying again for up to a minute while the
 // store is unavailable (the queue's stream electing a leader, say). The

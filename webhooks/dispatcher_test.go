@@ -177,6 +177,13 @@ func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 
 func (*jobs) Work(context.Context, int, func(context.Context, string, []byte, int) time.Duration) {}
 
+func (q *jobs) Waiting(_ context.Context, id string) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	j, ok := q.byID[id]
+	return ok && j.due.After(time.Now()), nil
+}
+
 // sender is a dispatcher whose queue is q, delivering to one subscription
 // whose receiver answers statuses in turn, the last from then on, and
 // counts the requests.
@@ -501,5 +508,25 @@ func TestAnAttemptMadeAgainAfterARequeueFailedIsRecordedToo(t *testing.T) {
 	}
 	if want := []string{"3 retrying", "3 delivered"}; delivery.Status != domain.DeliveryDelivered || !slices.Equal(got, want) {
 		t.Errorf("the delivery is %q with attempts %q, want delivered with %q", delivery.Status, got, want)
+	}
+}
+
+func TestAJobThatComesAgainWhileItsRetryWaitsInTheQueueIsDone(t *testing.T) {
+	ctx := context.Background()
+	_, queue := storeWithQueue(t)
+	q := &flaky{Queue: queue}
+	d, requests, _ := sender(t, q, http.StatusInternalServerError)
+	d.Schedule = []time.Duration{time.Hour, 2 * time.Hour}
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`), Tried: 1, Requeued: 1})
+	if later := d.send(ctx, "x~1", data, 1); later != 0 || len(q.stored) != 1 {
+		t.Fatalf("send = %s, %d jobs stored; want 0 and the retry", later, len(q.stored))
+	}
+	// Its acknowledgement is lost, and it comes again, maybe past the
+	// hour in which the queue would keep a second put of the retry once.
+	if later := d.send(ctx, "x~1", data, 2); later != 0 {
+		t.Fatalf("send = %s, want 0: done", later)
+	}
+	if n := requests.Load(); n != 1 || len(q.stored) != 1 {
+		t.Errorf("%d requests, %d jobs stored; want 1 and 1: the retry waiting is the delivery's next job", n, len(q.stored))
 	}
 }
