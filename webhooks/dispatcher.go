@@ -181,6 +181,26 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	if name == "" {
 		return nil
 	}
+	// Every payload is made before the first request: a Render that
+	// panics or a payload that cannot be encoded, part way through, would
+	// make the event come again, and its first attempts be made again.
+	type delivery struct {
+		w domain.Webhook
+		j job
+	}
+	var deliveries []delivery
+	for _, w := range d.Subs.Matching(name, rec.Sequence) {
+		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
+		if !ok {
+			continue
+		}
+		body, err := payload(name, rec.OccurredAt, data)
+		if err != nil {
+			return err
+		}
+		deliveries = append(deliveries, delivery{w, job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID,
+			EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}})
+	}
 	// From here on the deliveries are made, recorded and queued even if
 	// shutdown begins: a request under way is not cut off after the
 	// receiver may have acted on it (as in Queue.Work).
@@ -199,22 +219,12 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	}
 	var attempts []domain.WebhookDeliveryAttempted
 	var sends sync.WaitGroup
-subscriptions:
-	for _, w := range d.Subs.Matching(name, rec.Sequence) {
-		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
-		if !ok {
-			continue
-		}
-		var body json.RawMessage
-		if body, err = payload(name, rec.OccurredAt, data); err != nil {
-			break subscriptions
-		}
-		j := job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID, EventName: name,
-			EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}
+	for _, dl := range deliveries {
+		w, j := dl.w, dl.j
 		turn := d.turn(w.ID)
 		if !turn.takeFree() {
 			if err = queue(j, time.Time{}); err != nil {
-				break subscriptions
+				break
 			}
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -403,11 +404,12 @@ func (q *flaky) Put(ctx context.Context, jobs ...domain.Job) error {
 	return nil
 }
 
-// subscribed is subscriptions that each want every event.
+// subscribed is subscriptions that each want every event, in the order
+// of their ids.
 type subscribed struct{ subscriptions }
 
 func (s subscribed) Matching(string, uint64) []domain.Webhook {
-	return slices.Collect(maps.Values(s.subscriptions))
+	return slices.SortedFunc(maps.Values(s.subscriptions), func(a, b domain.Webhook) int { return strings.Compare(a.ID, b.ID) })
 }
 func (subscribed) AnyLive(uint64) bool { return true }
 
@@ -528,5 +530,24 @@ func TestAJobThatComesAgainWhileItsRetryWaitsInTheQueueIsDone(t *testing.T) {
 	}
 	if n := requests.Load(); n != 1 || len(q.stored) != 1 {
 		t.Errorf("%d requests, %d jobs stored; want 1 and 1: the retry waiting is the delivery's next job", n, len(q.stored))
+	}
+}
+
+func TestAnEventWithAPayloadThatCannotBeMadeIsSentToNobody(t *testing.T) {
+	d, requests, _ := sender(t, &jobs{}, http.StatusNoContent)
+	hook := d.Subs.(subscriptions)["hook"]
+	good, bad := hook, hook
+	good.ID, bad.ID, bad.OrganizationID = "a", "b", "bad"
+	d.Subs, d.Readers = subscribed{subscriptions{"a": good, "b": bad}}, upToDate{}
+	d.Render = func(_, _ string, _ domain.Event, org string) (any, bool) {
+		if org == "bad" {
+			return make(chan int), true // no JSON
+		}
+		return map[string]string{}, true
+	}
+	err := d.dispatch(context.Background(), domain.Record{Envelope: domain.Envelope{Type: "QuoteRequested", EventID: "e", OccurredAt: time.Now(), Data: []byte(`{}`)}, Sequence: 1})
+	// The event comes again: a request made now would be made again.
+	if n := requests.Load(); err == nil || n != 0 {
+		t.Errorf("dispatch = %v after %d requests; want an error, and no request", err, n)
 	}
 }
