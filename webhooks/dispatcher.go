@@ -380,9 +380,9 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // could not be stored (see put), how long j waits before it is handed out
 // again, and then requeued, due at once, however long after was (the
 // attempt it made is then made again under its number, and both are
-// recorded): a minute at most,
-// as a put that failed may have been stored, and only a put again within
-// the queue's de-duplication window is kept once.
+// recorded): a minute at most, as a put that failed may have been stored,
+// and only a put again within the queue's de-duplication window is kept
+// once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
 	id := nextID(j)
 	j.Tried, j.Requeued = tried, j.Requeued+1
