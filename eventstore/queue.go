@@ -257,8 +257,11 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 }
 
 // queuePullWait is how long a pull for free workers waits for jobs before
-// it is made again. Shutdown waits for the pull under way.
-const queuePullWait = 5 * time.Second
+// it is made again. Shutdown waits for the pull under way (one given up on
+// would stay on the server until it expired, taking jobs that nobody
+// would do until the AckWait passed), so it is short: an idle queue costs
+// a pull a second.
+const queuePullWait = time.Second
 
 // takeFree takes a free slot, waiting for one, and every other slot free
 // then; it returns how many it took.
