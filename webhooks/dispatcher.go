@@ -60,12 +60,14 @@ type Events interface {
 }
 
 // Queue holds the deliveries waiting to be sent (eventstore.Queue
-// implements it): Put adds jobs by id, once each, to be handed out when
-// due; Work hands them to fn, which returns 0 when a job is done or how
-// long to wait before it is handed out again.
+// implements it): Put adds jobs by id, once each within an hour, to be
+// handed out when due; Work hands them to fn, which returns 0 when a job is
+// done or how long to wait before it is handed out again; Waiting reports
+// whether a job put due later is stored and not due yet.
 type Queue interface {
 	Put(ctx context.Context, jobs ...domain.Job) error
 	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration))
+	Waiting(ctx context.Context, id string) (bool, error)
 }
 
 // Dispatcher turns events into deliveries and delivers them.
@@ -179,6 +181,26 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	if name == "" {
 		return nil
 	}
+	// Every payload is made before the first request: a Render that
+	// panics or a payload that cannot be encoded, part way through, would
+	// make the event come again, and its first attempts be made again.
+	type delivery struct {
+		w domain.Webhook
+		j job
+	}
+	var deliveries []delivery
+	for _, w := range d.Subs.Matching(name, rec.Sequence) {
+		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
+		if !ok {
+			continue
+		}
+		body, err := payload(name, rec.OccurredAt, data)
+		if err != nil {
+			return err
+		}
+		deliveries = append(deliveries, delivery{w, job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID,
+			EventName: name, EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}})
+	}
 	// From here on the deliveries are made, recorded and queued even if
 	// shutdown begins: a request under way is not cut off after the
 	// receiver may have acted on it (as in Queue.Work).
@@ -197,22 +219,12 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	}
 	var attempts []domain.WebhookDeliveryAttempted
 	var sends sync.WaitGroup
-subscriptions:
-	for _, w := range d.Subs.Matching(name, rec.Sequence) {
-		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
-		if !ok {
-			continue
-		}
-		var body json.RawMessage
-		if body, err = payload(name, rec.OccurredAt, data); err != nil {
-			break subscriptions
-		}
-		j := job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte(w.ID+"/"+rec.EventID)).String(), WebhookID: w.ID, EventName: name,
-			EventID: rec.EventID, EventSeq: rec.Sequence, CorrelationID: rec.CorrelationID, Body: body}
+	for _, dl := range deliveries {
+		w, j := dl.w, dl.j
 		turn := d.turn(w.ID)
 		if !turn.takeFree() {
 			if err = queue(j, time.Time{}); err != nil {
-				break subscriptions
+				break
 			}
 			continue
 		}
@@ -241,7 +253,10 @@ subscriptions:
 	}
 	var records sync.WaitGroup
 	for _, a := range attempts {
-		records.Go(func() { d.record(ctx, a) }) // together, in one group commit
+		// A first attempt is one per delivery, whatever job comes
+		// after: an event that comes again makes it again, and
+		// records it once.
+		records.Go(func() { d.record(ctx, "delivery:"+a.DeliveryID+":1", a) }) // together, in one group commit
 	}
 	records.Wait()
 	return nil
@@ -310,10 +325,12 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 // A job is handed out once due, and makes one attempt at most, on its
 // first handout: a retry, or a delivery whose subscription has no turn
 // free, is a new job (requeue). So a later handout is the job coming back
-// after a crash, a lost acknowledgement or a failed requeue, with nothing
-// known of what the handout before did: it is requeued as it is, under
-// the id its next job has, which keeps the job once if that handout had
-// stored it already.
+// after a crash, a lost acknowledgement or a failed requeue, with little
+// known of what the handout before did. If its next job waits in the
+// queue, that handout stored it, and the job is done. Otherwise it is
+// requeued as it is, under the id its next job has, which keeps the job
+// once if that handout had stored it already within the queue's
+// de-duplication window (an hour).
 func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout int) (later time.Duration) {
 	var j job
 	if err := json.Unmarshal(data, &j); err != nil {
@@ -321,6 +338,13 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return 0
 	}
 	if handout > 1 {
+		// Past the window, requeueing would store a second next job
+		// beside one that waits (a retry due hours later, after a
+		// crash and a restart more than an hour later), and both would
+		// attempt. Not known (the queue not answering): requeued.
+		if waiting, err := d.Queue.Waiting(ctx, nextID(j)); err == nil && waiting {
+			return 0
+		}
 		return d.requeue(ctx, j, j.Tried, 0)
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
@@ -341,7 +365,12 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	if retryIn > 0 {
 		later = d.requeue(ctx, j, try, retryIn)
 	}
-	d.record(ctx, attempt)
+	// Recorded under the job's id, not its attempt's number: a job whose
+	// requeue failed comes again and is requeued with the attempts it
+	// came with (see requeue), so the next job may make an attempt of
+	// the same number, which must be recorded too. Only a job's first
+	// handout attempts, so its id records one attempt.
+	d.record(ctx, "delivery:"+id, attempt)
 	return later
 }
 
@@ -349,15 +378,17 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 // attempts, due in after (at once if 0). Its id follows from j, so a job
 // requeued twice (see send) is kept once. It returns 0, or when the job
 // could not be stored (see put), how long j waits before it is handed out
-// again, and then requeued, due at once, however long after was (an
-// attempt made meanwhile may then be numbered again): a minute at most,
-// as a put that failed may have been stored, and only a put again within
-// the queue's de-duplication window is kept once.
+// again, and then requeued, due at once, however long after was (the
+// attempt it made is then made again under its number, and both are
+// recorded): a minute at most, as a put that failed may have been stored,
+// and only a put again within the queue's de-duplication window is kept
+// once.
 func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
+	id := nextID(j)
 	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
 	if err == nil {
-		err = d.put(ctx, domain.Job{ID: j.DeliveryID + "~" + strconv.Itoa(j.Requeued), Data: raw, Due: time.Now().Add(after)})
+		err = d.put(ctx, domain.Job{ID: id, Data: raw, Due: time.Now().Add(after)})
 	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
@@ -365,6 +396,9 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 	}
 	return 0
 }
+
+// nextID is the queue's id of the job that comes after j in its delivery.
+func nextID(j job) string { return j.DeliveryID + "~" + strconv.Itoa(j.Requeued+1) }
 
 // put stores jobs in the queue, trying again for up to a minute while the
 // store is unavailable (the queue's stream electing a leader, say). The
@@ -434,9 +468,9 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 	return attempt, retryIn
 }
 
-// record appends an attempt to the event log.
-func (d *Dispatcher) record(ctx context.Context, a domain.WebhookDeliveryAttempted) {
-	if err := d.Recorder.RecordDelivery(ctx, "delivery:"+a.DeliveryID+":"+strconv.Itoa(a.Attempt), a); err != nil {
+// record appends an attempt to the event log, once per commandID.
+func (d *Dispatcher) record(ctx context.Context, commandID string, a domain.WebhookDeliveryAttempted) {
+	if err := d.Recorder.RecordDelivery(ctx, commandID, a); err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", a.DeliveryID, "err", err)
 	}
 }

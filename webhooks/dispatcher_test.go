@@ -10,13 +10,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/projections"
 )
 
 // subscriptions is a fixed set of subscriptions, none wanting any event:
@@ -175,13 +178,21 @@ func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
 
 func (*jobs) Work(context.Context, int, func(context.Context, string, []byte, int) time.Duration) {}
 
+func (q *jobs) Waiting(_ context.Context, id string) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	j, ok := q.byID[id]
+	return ok && j.due.After(time.Now()), nil
+}
+
 // sender is a dispatcher whose queue is q, delivering to one subscription
-// whose receiver answers status and counts the requests.
-func sender(t *testing.T, q Queue, status int) (d *Dispatcher, requests *atomic.Int32, recorded *attempts) {
+// whose receiver answers statuses in turn, the last from then on, and
+// counts the requests.
+func sender(t *testing.T, q Queue, statuses ...int) (d *Dispatcher, requests *atomic.Int32, recorded *attempts) {
 	requests = new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		w.WriteHeader(status)
+		n := int(requests.Add(1))
+		w.WriteHeader(statuses[min(n, len(statuses))-1])
 	}))
 	t.Cleanup(srv.Close)
 	sealer, err := NewSealer(make([]byte, 32))
@@ -365,12 +376,14 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	}
 }
 
-// flaky is a real queue whose store is unavailable for its first puts
-// (its stream electing a leader, say); it keeps what it stored.
+// flaky is a real queue whose first puts fail, with the store unavailable
+// (its stream electing a leader, say) unless refusal is set; it keeps what
+// it stored.
 type flaky struct {
 	*eventstore.Queue
 	mu      sync.Mutex
-	failing int // puts yet to fail
+	failing int   // puts yet to fail
+	refusal error // what they fail with, if not unavailable
 	stored  []domain.Job
 }
 
@@ -379,6 +392,9 @@ func (q *flaky) Put(ctx context.Context, jobs ...domain.Job) error {
 	defer q.mu.Unlock()
 	if q.failing > 0 {
 		q.failing--
+		if q.refusal != nil {
+			return q.refusal
+		}
 		return fmt.Errorf("%w: the queue's stream has no leader", domain.ErrStoreUnavailable)
 	}
 	if err := q.Queue.Put(ctx, jobs...); err != nil {
@@ -388,11 +404,12 @@ func (q *flaky) Put(ctx context.Context, jobs ...domain.Job) error {
 	return nil
 }
 
-// subscribed is subscriptions that each want every event.
+// subscribed is subscriptions that each want every event, in the order
+// of their ids.
 type subscribed struct{ subscriptions }
 
 func (s subscribed) Matching(string, uint64) []domain.Webhook {
-	return slices.Collect(maps.Values(s.subscriptions))
+	return slices.SortedFunc(maps.Values(s.subscriptions), func(a, b domain.Webhook) int { return strings.Compare(a.ID, b.ID) })
 }
 func (subscribed) AnyLive(uint64) bool { return true }
 
@@ -451,5 +468,86 @@ func TestARetryIsQueuedDueWhenScheduledThoughTheQueueFailsAFewPutsFirst(t *testi
 				t.Errorf("the queue's backlog: %+v, want the retry pending", backlog)
 			}
 		})
+	}
+}
+
+func TestAnAttemptMadeAgainAfterARequeueFailedIsRecordedToo(t *testing.T) {
+	ctx := context.Background()
+	store, queue := storeWithQueue(t)
+	q := &flaky{Queue: queue, failing: 1, refusal: errors.New("the job is refused")}
+	// The third attempt fails, and is made again by the next job, which
+	// delivers.
+	d, _, _ := sender(t, q, http.StatusInternalServerError, http.StatusNoContent)
+	d.Recorder = commands.WebhookRecorder{H: commands.New(store, 4, nil)}
+	third := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`), Tried: 2, Requeued: 2})
+	if later := d.send(ctx, "x~2", third, 1); later == 0 {
+		t.Fatal("send = 0, want the job to come again: its retry was refused")
+	}
+	if later := d.send(ctx, "x~2", third, 2); later != 0 || len(q.stored) != 1 {
+		t.Fatalf("send = %s and %d jobs stored, want 0 and the next job", later, len(q.stored))
+	}
+	next := q.stored[0]
+	if later := d.send(ctx, next.ID, next.Data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: delivered", later)
+	}
+	// The delivery as its log shows it.
+	recs, err := store.Load(ctx, domain.Aggregate{Type: domain.AggregateDelivery, ID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := projections.NewWebhooks()
+	for _, r := range recs {
+		e, err := domain.DecodeEvent(r.Type, r.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.Apply(r, e)
+	}
+	delivery, _ := model.Delivery("hook", "x")
+	var got []string
+	for _, a := range delivery.Attempts {
+		got = append(got, fmt.Sprint(a.Attempt, " ", a.Outcome))
+	}
+	if want := []string{"3 retrying", "3 delivered"}; delivery.Status != domain.DeliveryDelivered || !slices.Equal(got, want) {
+		t.Errorf("the delivery is %q with attempts %q, want delivered with %q", delivery.Status, got, want)
+	}
+}
+
+func TestAJobThatComesAgainWhileItsRetryWaitsInTheQueueIsDone(t *testing.T) {
+	ctx := context.Background()
+	_, queue := storeWithQueue(t)
+	q := &flaky{Queue: queue}
+	d, requests, _ := sender(t, q, http.StatusInternalServerError)
+	d.Schedule = []time.Duration{time.Hour, 2 * time.Hour}
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`), Tried: 1, Requeued: 1})
+	if later := d.send(ctx, "x~1", data, 1); later != 0 || len(q.stored) != 1 {
+		t.Fatalf("send = %s, %d jobs stored; want 0 and the retry", later, len(q.stored))
+	}
+	// Its acknowledgement is lost, and it comes again, maybe past the
+	// hour in which the queue would keep a second put of the retry once.
+	if later := d.send(ctx, "x~1", data, 2); later != 0 {
+		t.Fatalf("send = %s, want 0: done", later)
+	}
+	if n := requests.Load(); n != 1 || len(q.stored) != 1 {
+		t.Errorf("%d requests, %d jobs stored; want 1 and 1: the retry waiting is the delivery's next job", n, len(q.stored))
+	}
+}
+
+func TestAnEventWithAPayloadThatCannotBeMadeIsSentToNobody(t *testing.T) {
+	d, requests, _ := sender(t, &jobs{}, http.StatusNoContent)
+	hook := d.Subs.(subscriptions)["hook"]
+	good, bad := hook, hook
+	good.ID, bad.ID, bad.OrganizationID = "a", "b", "bad"
+	d.Subs, d.Readers = subscribed{subscriptions{"a": good, "b": bad}}, upToDate{}
+	d.Render = func(_, _ string, _ domain.Event, org string) (any, bool) {
+		if org == "bad" {
+			return make(chan int), true // no JSON
+		}
+		return map[string]string{}, true
+	}
+	err := d.dispatch(context.Background(), domain.Record{Envelope: domain.Envelope{Type: "QuoteRequested", EventID: "e", OccurredAt: time.Now(), Data: []byte(`{}`)}, Sequence: 1})
+	// The event comes again: a request made now would be made again.
+	if n := requests.Load(); err == nil || n != 0 {
+		t.Errorf("dispatch = %v after %d requests; want an error, and no request", err, n)
 	}
 }
