@@ -208,6 +208,16 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
+	// A long-lived pull: a job put is in hand within milliseconds. The
+	// client buffers no more jobs than there are workers, so none waits
+	// there long.
+	msgs, err := cons.Messages(jetstream.PullMaxMessages(parallel))
+	if err != nil {
+		return fmt.Errorf("eventstore: queue workers: %w", err)
+	}
+	// Once ctx ends, the jobs already buffered still come out, and are
+	// done like those under way.
+	defer context.AfterFunc(ctx, msgs.Drain)()
 	// A job may wait in hand longer than the AckWait (for its
 	// subscription's turn, say): it is kept alive meanwhile, or the
 	// server would hand it out again while it is under way.
@@ -216,91 +226,47 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	defer close(stopKeeping)
 	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
-	defer func() {
-		for range parallel { // wait for the jobs in hand
-			slots <- struct{}{}
-		}
-	}()
-	for ctx.Err() == nil {
-		// Jobs are pulled for free workers only, as many as are free: a
-		// job the client held for no worker would not be kept alive,
-		// and once the AckWait passed the server would hand it out again
-		// while its stale copy still waited to run. A pull waits for
-		// jobs until one per worker it was made for has come, which is
-		// at once when they are there, or until it expires.
-		free := takeFree(slots)
-		batch, err := cons.Fetch(free, jetstream.FetchMaxWait(queuePullWait))
-		if err == nil {
-			for m := range batch.Messages() {
-				free--
-				q.start(ctx, m, &held, slots, fn)
-			}
-			err = batch.Error()
-		}
-		for range free {
+	for {
+		slots <- struct{}{} // a free worker first, then a job
+		m, err := msgs.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 			<-slots
+			break
 		}
 		if err != nil {
-			// A consumer deleted is made again (see Work); anything
-			// else (a leader elected, the connection lost) is waited
-			// out.
-			if _, infoErr := cons.Info(ctx); errors.Is(infoErr, jetstream.ErrConsumerNotFound) {
-				return fmt.Errorf("eventstore: queue workers: %w", err)
-			}
+			// Missed heartbeats and the like: the iterator pulls
+			// again by itself.
+			<-slots
 			q.s.log.Warn("eventstore: queue workers interrupted", "queue", q.stream, "err", err)
-			pause(ctx, time.Second)
+			continue
 		}
+		meta, err := m.Metadata()
+		if err != nil {
+			<-slots
+			m.Term()
+			continue
+		}
+		id, handout := m.Headers().Get(hdrJobID), int(meta.NumDelivered)
+		if id == "" { // a job put by a version before Cargo-Job-Id
+			id = m.Headers().Get(jetstream.MsgIDHeader)
+		}
+		held.add(m)
+		go func() {
+			defer func() { <-slots }()
+			defer held.remove(m)
+			// The outcome stands even if shutdown began meanwhile. The
+			// removal is not waited for: the store drains its connection
+			// on close, and only a crash in between makes a job run twice
+			// (a webhook receiver dedupes by webhook-id).
+			if later := fn(context.WithoutCancel(ctx), id, m.Data(), handout); later == 0 {
+				m.Ack()
+			} else {
+				m.NakWithDelay(max(later, time.Millisecond))
+			}
+		}()
 	}
-	// Once ctx ends, the jobs pulled already are done like those under
-	// way.
+	for range parallel { // wait for the jobs in hand
+		slots <- struct{}{}
+	}
 	return fmt.Errorf("eventstore: queue %s workers stopped", q.stream)
-}
-
-// queuePullWait is how long a pull for free workers waits for jobs before
-// it is made again. Shutdown waits for the pull under way (one given up on
-// would stay on the server until it expired, taking jobs that nobody
-// would do until the AckWait passed), so it is short: an idle queue costs
-// a pull a second.
-const queuePullWait = time.Second
-
-// takeFree takes a free slot, waiting for one, and every other slot free
-// then; it returns how many it took.
-func takeFree(slots chan struct{}) int {
-	slots <- struct{}{}
-	for n := 1; ; n++ {
-		select {
-		case slots <- struct{}{}:
-		default:
-			return n
-		}
-	}
-}
-
-// start hands job m to fn in a worker of its own, which gives its slot
-// back when done.
-func (q *Queue) start(ctx context.Context, m jetstream.Msg, held *inHand, slots chan struct{}, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration)) {
-	meta, err := m.Metadata()
-	if err != nil {
-		<-slots
-		m.Term()
-		return
-	}
-	id, handout := m.Headers().Get(hdrJobID), int(meta.NumDelivered)
-	if id == "" { // a job put by a version before Cargo-Job-Id
-		id = m.Headers().Get(jetstream.MsgIDHeader)
-	}
-	held.add(m)
-	go func() {
-		defer func() { <-slots }()
-		defer held.remove(m)
-		// The outcome stands even if shutdown began meanwhile. The
-		// removal is not waited for: the store drains its connection
-		// on close, and only a crash in between makes a job run twice
-		// (a webhook receiver dedupes by webhook-id).
-		if later := fn(context.WithoutCancel(ctx), id, m.Data(), handout); later == 0 {
-			m.Ack()
-		} else {
-			m.NakWithDelay(max(later, time.Millisecond))
-		}
-	}()
 }

@@ -18,7 +18,11 @@ import (
 // hand.
 func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	t.Parallel()
-	ctx, q := t.Context(), quickQueue(t, "held")
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	q := openQueue(t, s, "held")
+	q.ackWait = time.Second
 	handouts := make(chan int, 8)
 	done := make(chan struct{})
 	go q.Work(ctx, 4, func(_ context.Context, id string, _ []byte, attempt int) time.Duration {
@@ -38,52 +42,6 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	if first, again := <-handouts, len(handouts); first != 1 || again != 0 {
 		t.Errorf("the job was handed out as attempt %d, then %d times more while in hand", first, again)
 	}
-}
-
-// TestAJobIsLeftOnTheServerWhileEveryWorkerIsBusy keeps both workers busy
-// for three AckWaits, one of them after a quick job: a job pulled for no
-// worker would not be kept alive meanwhile, and the server would hand it
-// out again while its stale copy still waited in the client to run.
-func TestAJobIsLeftOnTheServerWhileEveryWorkerIsBusy(t *testing.T) {
-	t.Parallel()
-	ctx, q := t.Context(), quickQueue(t, "busy")
-	handouts, release := make(chan handout, 8), make(chan struct{})
-	go q.Work(ctx, 2, func(_ context.Context, id string, _ []byte, attempt int) time.Duration {
-		handouts <- handout{id: id, attempt: attempt}
-		if strings.HasPrefix(id, "busy/") {
-			<-release
-		}
-		return 0
-	})
-	jobs := []domain.Job{{ID: "busy/1"}, {ID: "quick"}, {ID: "busy/2"}, {ID: "last"}}
-	if err := q.Put(ctx, jobs...); err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if h := next(t, handouts); h.id == "last" {
-			t.Fatal("last handed out before the jobs put before it")
-		}
-	}
-	time.Sleep(3 * q.ackWait) // both workers busy
-	info, err := workers(t, q).Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.NumPending != 1 || info.NumAckPending != 2 {
-		t.Errorf("while the workers were busy: %d jobs pending, %d in hand; want last pending, two in hand", info.NumPending, info.NumAckPending)
-	}
-	close(release)
-	if h := next(t, handouts); h.id != "last" || h.attempt != 1 {
-		t.Errorf("handed out %+v, want last, the first time", h)
-	}
-}
-
-// quickQueue opens the queue name of a store of the test's own, with an
-// AckWait of a second.
-func quickQueue(t *testing.T, name string) *Queue {
-	q := openQueue(t, openForTest(t, Options{DataDir: t.TempDir()}), name)
-	q.ackWait = time.Second
-	return q
 }
 
 // openQueue opens the queue name of s.
