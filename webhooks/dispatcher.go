@@ -45,8 +45,11 @@ type Recorder interface {
 	DisableWebhook(ctx context.Context, commandID, webhookID, reason string) error
 }
 
-// Waiter waits until the read models have applied a sequence.
-type Waiter interface {
+// ReadModels are this replica's read models (projections.Projector
+// implements it): the stream sequence they have applied, and a wait until
+// they have applied one.
+type ReadModels interface {
+	Applied() uint64
 	WaitFor(ctx context.Context, seq uint64) error
 }
 
@@ -77,7 +80,7 @@ type Dispatcher struct {
 	Subs     Subscriptions
 	Render   Render
 	Recorder Recorder
-	Readers  Waiter
+	Readers  ReadModels
 	Sealer   *Sealer
 	Guard    Guard
 	Schedule []time.Duration
@@ -123,6 +126,13 @@ type job struct {
 	// Requeued is how many jobs of the delivery came before this one
 	// (see Dispatcher.requeue).
 	Requeued int `json:"requeued,omitempty"`
+	// KnownAt is the sequence the read models of the replica that queued
+	// a ping or a redelivery had applied: the subscription is in the
+	// stream by then, as it is before EventSeq for an event's delivery.
+	// A replica whose read models do not know the subscription yet waits
+	// for them to get there (see send). 0 in jobs queued by versions
+	// before it.
+	KnownAt uint64 `json:"knownAt,omitempty"`
 }
 
 var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
@@ -272,13 +282,14 @@ func payload(eventName string, at time.Time, data any) (json.RawMessage, error) 
 	}{eventName, at.UTC(), data})
 }
 
-// enqueue queues one delivery.
+// enqueue queues one delivery to a subscription this replica's read
+// models know.
 func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any) error {
 	body, err := payload(j.EventName, at, data)
 	if err != nil {
 		return err
 	}
-	j.Body = body
+	j.Body, j.KnownAt = body, d.Readers.Applied()
 	raw, err := json.Marshal(j)
 	if err != nil {
 		return err
@@ -319,8 +330,9 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 
 // send makes the next attempt at the delivery queued as id with data, on
 // the queue's handout-th handout of it, and records it. It returns 0 when
-// the job is done (delivered, dead, or replaced by the next job of its
-// delivery), or how long the job waits before it is handed out again.
+// the job is done (delivered, dead, its subscription gone, or replaced by
+// the next job of its delivery), or how long the job waits before it is
+// handed out again.
 //
 // A job is handed out once due, and makes one attempt at most, on its
 // first handout: a retry, or a delivery whose subscription has no turn
@@ -348,6 +360,23 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return d.requeue(ctx, j, j.Tried, 0)
 	}
 	w, ok := d.Subs.Webhook(j.WebhookID)
+	if !ok {
+		// The replica that queued the job knew the subscription, and this
+		// one's read models may lag behind it by milliseconds: only once
+		// they have applied what that replica had is an unknown
+		// subscription none.
+		wait, cancel := context.WithTimeout(ctx, subscriptionWait)
+		err := d.Readers.WaitFor(wait, max(j.EventSeq, j.KnownAt))
+		cancel()
+		if err != nil {
+			// This replica is further behind: the job comes again, maybe
+			// to another replica, rather than being dropped.
+			d.Log.Warn("webhook delivery to a subscription not known yet put back: the read models are behind", "delivery", j.DeliveryID,
+				"webhook", j.WebhookID, "err", err)
+			return d.requeue(ctx, j, j.Tried, 0)
+		}
+		w, ok = d.Subs.Webhook(j.WebhookID)
+	}
 	if !ok || !w.Live() {
 		return 0 // nobody to deliver to any more
 	}
@@ -396,6 +425,12 @@ func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.D
 	}
 	return 0
 }
+
+// subscriptionWait is how long a job whose subscription this replica does
+// not know waits for its read models to get to where the job's queuer
+// knew it: they are milliseconds behind, seconds when their connection to
+// the stream is lost.
+const subscriptionWait = 5 * time.Second
 
 // nextID is the queue's id of the job that comes after j in its delivery.
 func nextID(j job) string { return j.DeliveryID + "~" + strconv.Itoa(j.Requeued+1) }

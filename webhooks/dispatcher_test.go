@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 // subscriptions is a fixed set of subscriptions, none wanting any event:
@@ -106,7 +108,7 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 	// Four deliveries in hand at once, one request under way to a
 	// subscription: six queued for the slow receiver would hold all four
 	// if they waited in hand for its turn.
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1, InHand: 4, PerSubscription: 1}
 	ran := make(chan struct{})
 	go func() { defer close(ran); d.Run(ctx) }()
@@ -338,7 +340,7 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	}
 	hook := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
 	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: []time.Duration{3 * time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 1}
 	ran := make(chan struct{})
 	go func() { defer close(ran); d.Run(ctx) }()
@@ -413,9 +415,11 @@ func (s subscribed) Matching(string, uint64) []domain.Webhook {
 }
 func (subscribed) AnyLive(uint64) bool { return true }
 
-// upToDate is read models that have applied every event.
+// upToDate is read models that have applied every event: the stand-in
+// subscriptions are all there are, and in no stream (Applied is 0).
 type upToDate struct{}
 
+func (upToDate) Applied() uint64                       { return 0 }
 func (upToDate) WaitFor(context.Context, uint64) error { return nil }
 
 func TestARetryIsQueuedDueWhenScheduledThoughTheQueueFailsAFewPutsFirst(t *testing.T) {
@@ -549,5 +553,153 @@ func TestAnEventWithAPayloadThatCannotBeMadeIsSentToNobody(t *testing.T) {
 	// The event comes again: a request made now would be made again.
 	if n := requests.Load(); err == nil || n != 0 {
 		t.Errorf("dispatch = %v after %d requests; want an error, and no request", err, n)
+	}
+}
+
+// lagging is a replica's real read models, which tell when a wait for
+// them begins.
+type lagging struct {
+	*projections.Projector
+	waiting chan struct{}
+}
+
+func (l lagging) WaitFor(ctx context.Context, seq uint64) error {
+	select {
+	case l.waiting <- struct{}{}:
+	default:
+	}
+	return l.Projector.WaitFor(ctx, seq)
+}
+
+func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThePing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	log := slog.New(slog.DiscardHandler)
+	sealer, err := NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := NewSecret()
+	verifier, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := verifier.Verify(body, r.Header); err != nil {
+			t.Errorf("a delivery whose signature does not verify: %v", err)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		verified <- struct{}{}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	var running sync.WaitGroup
+	defer running.Wait() // before the store closes
+	defer cancel()
+
+	// Replica A registers the subscription, and pings it once its read
+	// models know it.
+	hooksA := projections.NewWebhooks()
+	readersA := projections.NewProjector(store, log, hooksA)
+	running.Go(func() { readersA.Run(ctx) })
+	registered, err := commands.New(store, 4, nil).RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
+		domain.RegisterWebhook{URL: srv.URL, Events: []string{"*"}, SealedSecret: sealer.Seal(secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readersA.WaitFor(ctx, registered.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	hook, _ := hooksA.Webhook(registered.State.ID)
+	a := &Dispatcher{Events: store, Queue: queue, Subs: hooksA, Readers: readersA, Sealer: sealer, Log: log}
+	if _, err := a.Ping(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+
+	// Replica B's worker takes the ping while its read models have
+	// applied nothing yet.
+	hooksB := projections.NewWebhooks()
+	readersB := lagging{projections.NewProjector(store, log, hooksB), make(chan struct{}, 1)}
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	b := &Dispatcher{Events: store, Queue: queue, Subs: hooksB, Recorder: recorded, Readers: readersB, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Schedule: DefaultSchedule, Log: log, Parallel: 1}
+	running.Go(func() { b.Run(ctx) })
+	within(t, readersB.waiting, "replica B did not wait for its read models to learn of the subscription: the ping was dropped")
+	running.Go(func() { readersB.Run(ctx) })
+
+	within(t, verified, "the ping did not reach its receiver")
+	within(t, recorded.more, "the ping's attempt was not recorded")
+	recorded.mu.Lock()
+	defer recorded.mu.Unlock()
+	if got := recorded.all[0]; got.WebhookID != hook.ID || got.EventName != "webhook.ping" || got.Outcome != domain.DeliveryDelivered {
+		t.Errorf("recorded %+v, want the ping to %s delivered", got, hook.ID)
+	}
+}
+
+func TestAJobWhoseSubscriptionIsGoneIsDoneWithoutAnAttempt(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		webhook string
+		subs    subscriptions
+	}{
+		{"deleted", "hook", subscriptions{"hook": {ID: "hook", Deleted: true}}},
+		{"disabled by its receiver", "hook", subscriptions{"hook": {ID: "hook", Disabled: true}}},
+		{"not known once the read models have applied what the job's queuer had", "other", subscriptions{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &jobs{}
+			d, requests, recorded := sender(t, q, http.StatusNoContent)
+			d.Subs, d.Readers = tt.subs, upToDate{}
+			data := marshal(t, job{DeliveryID: "x", WebhookID: tt.webhook, EventName: "webhook.ping", Body: json.RawMessage(`{}`), KnownAt: 7})
+			if later := d.send(context.Background(), "x", data, 1); later != 0 {
+				t.Fatalf("send = %s, want 0: done", later)
+			}
+			if n := requests.Load(); n != 0 || len(recorded.all) != 0 || len(q.byID) != 0 {
+				t.Errorf("%d requests, %d attempts recorded, %d jobs queued; want none", n, len(recorded.all), len(q.byID))
+			}
+		})
+	}
+}
+
+func TestAJobPutBackByAReplicaTooFarBehindIsAttemptedWhenItComesAgain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, _ := storeWithQueue(t)
+	q := &jobs{}
+	d, requests, recorded := sender(t, q, http.StatusNoContent)
+	hook := d.Subs.(subscriptions)["hook"]
+	registered, err := commands.New(store, 4, nil).RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
+		domain.RegisterWebhook{URL: hook.URL, Events: []string{"*"}, SealedSecret: hook.SealedSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This replica's read models apply nothing until the job is put back.
+	hooks := projections.NewWebhooks()
+	readers := projections.NewProjector(store, slog.New(slog.DiscardHandler), hooks)
+	d.Subs, d.Readers = hooks, readers
+	data := marshal(t, job{DeliveryID: "x", WebhookID: registered.State.ID, EventName: "webhook.ping", Body: json.RawMessage(`{}`), KnownAt: registered.Sequence})
+	if later := d.send(ctx, "x", data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: put back", later)
+	}
+	next, ok := q.byID["x~1"]
+	if !ok || next.Tried != 0 || next.due.After(time.Now()) || requests.Load() != 0 {
+		t.Fatalf("%d requests, queued %+v (%v); want none, and x~1 untried, due at once", requests.Load(), next, ok)
+	}
+
+	projected := make(chan struct{})
+	go func() { defer close(projected); readers.Run(ctx) }()
+	defer func() { cancel(); <-projected }()
+	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	if later := d.send(ctx, "x~1", marshal(t, next.job), 1); later != 0 {
+		t.Fatalf("send = %s, want 0: delivered", later)
+	}
+	if n := requests.Load(); n != 1 || len(recorded.all) != 1 || recorded.all[0].Outcome != domain.DeliveryDelivered {
+		t.Errorf("%d requests, attempts recorded %+v; want the ping delivered", n, recorded.all)
 	}
 }
