@@ -173,9 +173,6 @@ type committer struct {
 	// subscription that heard nothing for a while, proof without asking
 	// the server that it missed something.
 	stored atomic.Uint64
-	// committed, once a follower in this process asks for them (see
-	// Store.Committed), takes the events stored on to it.
-	committed atomic.Pointer[chan storedRun]
 	// betweenEvents, if set, runs before each event of a batch after the
 	// first: tests inject faults there.
 	betweenEvents func(sent int) error
@@ -264,11 +261,6 @@ func (c *committer) close() {
 
 func (c *committer) run() {
 	defer close(c.stopped)
-	defer func() {
-		if ch := c.committed.Load(); ch != nil {
-			close(*ch)
-		}
-	}()
 	var waiting []*decision
 	lastBatch := 0
 	timer := time.NewTimer(0)
@@ -522,7 +514,6 @@ func (c *committer) commit(batch []*decision) {
 	case err == nil:
 		stored := time.Now()
 		c.stored.Store(last)
-		c.handOn(msgs, last)
 		// An atomic batch is stored in order and without gaps: its
 		// events are the len(msgs) sequences ending at last.
 		end := last - uint64(len(msgs))
@@ -557,25 +548,6 @@ func (c *committer) commit(batch []*decision) {
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
 			d.answer(outcome{err: err})
-		}
-	}
-}
-
-// storedRun is events just stored: msgs, the last of them at sequence
-// last and the others right before it.
-type storedRun struct {
-	msgs []*nats.Msg
-	last uint64
-}
-
-// handOn offers the events just stored to the follower in this process,
-// if there is one, without waiting for it: a run it has no room for
-// reaches it through the stream, as every other replica's events do.
-func (c *committer) handOn(msgs []*nats.Msg, last uint64) {
-	if ch := c.committed.Load(); ch != nil {
-		select {
-		case *ch <- storedRun{msgs: msgs, last: last}:
-		default:
 		}
 	}
 }

@@ -746,35 +746,6 @@ const maxReadStalls = 3
 // the stream has events for it.
 var errStalled = errors.New("eventstore: subscription stalled")
 
-// Committed hands fn the events this process stores, in the stream's
-// order, as soon as they are stored: a follower in the process (the
-// projector) need not wait for the server to deliver them, which under
-// load took 8-12 ms of a write's answer. fn runs on a goroutine of its
-// own, one run of events at a time (all the events of one commit, at
-// sequences one after another), until the store closes. A run that comes
-// while fn is still behind by more than a few is not kept for it: every
-// event reaches fn's follower through the stream as well, as every other
-// replica's events do. Call it once at most.
-func (s *Store) Committed(fn func([]domain.Record)) {
-	runs := make(chan storedRun, 64)
-	s.committer.committed.Store(&runs)
-	go func() {
-		for run := range runs {
-			recs := make([]domain.Record, len(run.msgs))
-			first := run.last + 1 - uint64(len(run.msgs))
-			var err error
-			for i, m := range run.msgs {
-				if recs[i], err = s.recordFrom(m.Subject, first+uint64(i), m.Header, m.Data); err != nil {
-					break // the stream hands it on, and followable says why
-				}
-			}
-			if err == nil {
-				fn(recs)
-			}
-		}
-	}()
-}
-
 // Subscribe calls fn for each event from sequence from on (oldest first,
 // then live) whose subject matches the filters, until ctx ends or fn
 // returns an error, which Subscribe then returns. If idle is not nil, it

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -424,78 +423,6 @@ func TestExisting(t *testing.T) {
 	}
 	if _, err := Open(ctx, Options{DataDir: t.TempDir(), Stream: "OTHER", Existing: true}); err == nil {
 		t.Error("Existing opened a stream that does not exist")
-	}
-}
-
-func TestEventsStoredAreHandedOnAsTheStreamHoldsThem(t *testing.T) {
-	s := openForTest(t, Options{DataDir: t.TempDir()})
-	ctx := context.Background()
-	var mu sync.Mutex
-	var handed []domain.Record
-	s.Committed(func(run []domain.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		handed = append(handed, run...)
-	})
-	agg := func(id string) domain.Aggregate { return domain.Aggregate{Type: "counter", ID: id} }
-	// One event alone (a plain publish), a decision of three (an atomic
-	// batch), many decisions at once (batches of several) and a decision
-	// across two aggregates.
-	if _, err := s.Append(ctx, agg("alone"), 0, []domain.Envelope{event("Opened", "alone-1", "c-alone", `{"n":1}`)}); err != nil {
-		t.Fatal(err)
-	}
-	three := []domain.Envelope{event("Opened", "three-1", "c-three", `{"n":1}`), event("Incremented", "three-2", "c-three", `{"n":2}`),
-		event("Incremented", "three-3", "c-three", `{"n":3}`)}
-	if _, err := s.Append(ctx, agg("three"), 0, three); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Go(func() {
-			id := fmt.Sprintf("many-%d", i)
-			if _, err := s.Append(ctx, agg(id), 0, []domain.Envelope{event("Opened", id, "c-"+id, `{}`)}); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	parts, err := s.Submit(ctx, domain.Submission{Aggregate: agg("x"), Events: []domain.Envelope{event("Opened", "x-1", "c-x", `{}`)}},
-		domain.Submission{Aggregate: agg("y"), Events: []domain.Envelope{event("Opened", "y-1", "c-y", `{}`)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range parts {
-		if _, err := p.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	var stream []domain.Record
-	if err := s.Read(ctx, nil, 1, 0, func(r domain.Record) error { stream = append(stream, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(stream) != 1+3+20+2 {
-		t.Fatalf("the stream holds %d events, want 26", len(stream))
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(handed)
-		mu.Unlock()
-		if n >= len(stream) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(handed) != len(stream) {
-		t.Fatalf("%d events handed on, want the stream's %d", len(handed), len(stream))
-	}
-	for i, r := range handed {
-		if !reflect.DeepEqual(r, stream[i]) {
-			t.Errorf("handed on as %d:\n%+v\nthe stream holds:\n%+v", i, r, stream[i])
-		}
 	}
 }
 

@@ -145,66 +145,10 @@ func TestTheProjectorRefusesToSkipASequence(t *testing.T) {
 		seq     uint64
 		gap     bool
 		applied uint64
-	}{{1, false, 1}, {2, false, 2}, {4, true, 2}, {2, false, 2}, {3, false, 3}} { // 2 again: applied as stored
+	}{{1, false, 1}, {2, false, 2}, {4, true, 2}, {2, true, 2}, {3, false, 3}} {
 		err := p.apply(rec(step.seq))
 		if errors.Is(err, errGap) != step.gap || p.Applied() != step.applied {
 			t.Errorf("apply(%d) = %v, applied %d; want gap %v, applied %d", step.seq, err, p.Applied(), step.gap, step.applied)
-		}
-	}
-}
-
-// appliedCount counts the events applied to it, by sequence.
-type appliedCount struct {
-	mu     sync.Mutex
-	counts map[uint64]int
-}
-
-func (m *appliedCount) Apply(r domain.Record, _ domain.Event) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.counts[r.Sequence]++
-}
-
-func TestEventsThisProcessStoredAreAppliedOnceWhenTheyAreTheNext(t *testing.T) {
-	model := &appliedCount{counts: map[uint64]int{}}
-	p := NewProjector(nil, slog.New(slog.DiscardHandler), model)
-	recs := func(seqs ...uint64) []domain.Record {
-		var out []domain.Record
-		for _, seq := range seqs {
-			out = append(out, domain.Record{Sequence: seq, Aggregate: domain.Aggregate{Type: "quote", ID: "q"},
-				Envelope: domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, Data: []byte(`{"quoteId":"q"}`)}})
-		}
-		return out
-	}
-	p.Stored(recs(1))
-	if p.Applied() != 0 {
-		t.Fatalf("before the projector follows the stream, a run as stored is applied: at %d", p.Applied())
-	}
-	p.following = true // as Run sets it once the replay at start is done
-	for _, step := range []struct {
-		name              string
-		stored, delivered []uint64
-		applied           uint64
-	}{
-		{name: "the next run is applied as stored", stored: []uint64{1, 2, 3}, applied: 3},
-		{name: "the subscription passes the same events by", delivered: []uint64{1, 2, 3}, applied: 3},
-		{name: "a run after a gap is left to the subscription", stored: []uint64{5, 6}, applied: 3},
-		{name: "which delivers the events between and the run", delivered: []uint64{4, 5, 6}, applied: 6},
-		{name: "a run the subscription delivered first is passed by", delivered: []uint64{7}, stored: []uint64{7}, applied: 7},
-	} {
-		for _, r := range recs(step.delivered...) {
-			if err := p.apply(r); err != nil {
-				t.Errorf("%s: delivering %d: %v", step.name, r.Sequence, err)
-			}
-		}
-		p.Stored(recs(step.stored...))
-		if p.Applied() != step.applied {
-			t.Errorf("%s: applied up to %d, want %d", step.name, p.Applied(), step.applied)
-		}
-	}
-	for seq := uint64(1); seq <= 7; seq++ {
-		if n := model.counts[seq]; n != 1 {
-			t.Errorf("event %d applied %d times, want once", seq, n)
 		}
 	}
 }

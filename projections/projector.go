@@ -62,12 +62,8 @@ type Projector struct {
 	// live ones are, and swap or compare them, while nothing is applied
 	// (see aside.go).
 	hold sync.Mutex
-	// following is set, under hold, once the replay at start is done
-	// and events are applied as they come.
-	following bool
 
-	// Snapshots, if kept (see KeepSnapshots); used by Run, and by Stored
-	// with hold held while Run follows the stream.
+	// Snapshots, if kept (see KeepSnapshots); used by Run alone.
 	snapshots   SnapshotStore
 	every       uint64        // events between snapshots; 0: only on stop
 	snapshotted uint64        // the sequence the newest snapshot covers
@@ -86,19 +82,10 @@ func NewProjector(stream Stream, log *slog.Logger, models ...ReadModel) *Project
 func (p *Projector) Run(ctx context.Context) {
 	gcBack := lessGC()
 	p.restore(ctx)
-	// A clean stop leaves a snapshot behind, for the next start, of
-	// models no longer applying events as stored.
-	defer func() {
-		p.hold.Lock()
-		p.following = false
-		p.hold.Unlock()
-		p.snapshot(context.WithoutCancel(ctx), 1)
-	}()
+	// A clean stop leaves a snapshot behind, for the next start.
+	defer p.snapshot(context.WithoutCancel(ctx), 1)
 	p.catchUp(ctx)
 	gcBack()
-	p.hold.Lock()
-	p.following = true
-	p.hold.Unlock()
 	for ctx.Err() == nil {
 		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
 		if ctx.Err() != nil {
@@ -286,34 +273,7 @@ var errGap = errors.New("projections: the subscription skipped events")
 func (p *Projector) apply(r domain.Record) error {
 	p.hold.Lock()
 	defer p.hold.Unlock()
-	// Only a holder of hold changes applied: it reads it without mu.
-	if r.Sequence <= p.applied {
-		return nil // applied already, as stored (see Stored)
-	}
-	return p.applyNext(r)
-}
-
-// Stored applies events this process stored, as the event store hands
-// them on at once (eventstore's Committed), if they are the next ones: a
-// write's reader need not wait for the subscription to deliver them,
-// which then passes them by. Any other run is left to the subscription,
-// and so is every event until the projector follows the stream.
-func (p *Projector) Stored(recs []domain.Record) {
-	p.hold.Lock()
-	defer p.hold.Unlock()
-	if !p.following || len(recs) == 0 || recs[0].Sequence != p.applied+1 {
-		return
-	}
-	for _, r := range recs {
-		if err := p.applyNext(r); err != nil {
-			p.log.Error("projector: events handed on as stored are not in order", "err", err)
-			return
-		}
-	}
-}
-
-// applyNext applies r, the event after the last applied, with hold held.
-func (p *Projector) applyNext(r domain.Record) error {
+	// Only this goroutine changes applied: it reads it without the lock.
 	if err := p.applyAfter(p.applied, r); err != nil {
 		return err
 	}

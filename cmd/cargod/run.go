@@ -125,9 +125,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	stock, reference, audit := models.Stock, models.Reference, models.Audit
 	subscriptions, shipments, documents := models.Webhooks, models.Shipments, models.Documents
 	projector := projections.NewProjector(store, log, models.All()...)
-	// This replica's writes reach its read models as soon as they are
-	// stored, not when the server delivers them.
-	store.Committed(projector.Stored)
 	if cfg.Snapshots {
 		snapshots, err := store.Objects(ctx, "snapshots")
 		if err != nil {
