@@ -68,6 +68,14 @@ func (m *Webhooks) Webhook(id string) (domain.Webhook, bool) {
 	return w, ok
 }
 
+// RegisteredAt returns the stream sequence subscription id was registered
+// at, 0 for one not known.
+func (m *Webhooks) RegisteredAt(id string) uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.since[id]
+}
+
 // AnyLive reports whether a live subscription existed before the event at
 // stream sequence seq: without one, the event goes to nobody, whatever it
 // is, and the dispatcher need not decode it.

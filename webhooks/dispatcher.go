@@ -32,6 +32,7 @@ type Subscriptions interface {
 	Webhook(id string) (domain.Webhook, bool)
 	Matching(name string, seq uint64) []domain.Webhook
 	AnyLive(seq uint64) bool
+	RegisteredAt(id string) uint64 // the stream sequence of its registration
 }
 
 // Render turns an event of an aggregate into the payload's data for a
@@ -46,11 +47,12 @@ type Recorder interface {
 }
 
 // ReadModels are this replica's read models (projections.Projector
-// implements it): the stream sequence they have applied, and a wait until
-// they have applied one.
+// implements it): the stream sequence they have applied, a wait until
+// they have applied one, and whether one is past the stream's end.
 type ReadModels interface {
 	Applied() uint64
 	WaitFor(ctx context.Context, seq uint64) error
+	PastEnd(ctx context.Context, seq uint64) bool
 }
 
 // Events is what the dispatcher reads of the event log (eventstore.Store
@@ -289,7 +291,10 @@ func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any)
 	if err != nil {
 		return err
 	}
-	j.Body, j.KnownAt = body, d.Readers.Applied()
+	// The read models move their applied sequence once every model has
+	// an event: a subscription just registered may be known a sequence
+	// before it.
+	j.Body, j.KnownAt = body, max(d.Readers.Applied(), d.Subs.RegisteredAt(j.WebhookID))
 	raw, err := json.Marshal(j)
 	if err != nil {
 		return err
@@ -365,9 +370,17 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		// one's read models may lag behind it by milliseconds: only once
 		// they have applied what that replica had is an unknown
 		// subscription none.
+		known := max(j.EventSeq, j.KnownAt)
 		wait, cancel := context.WithTimeout(ctx, subscriptionWait)
-		err := d.Readers.WaitFor(wait, max(j.EventSeq, j.KnownAt))
+		err := d.Readers.WaitFor(wait, known)
 		cancel()
+		if err != nil && d.Readers.PastEnd(ctx, known) {
+			// Not in the stream (restored from a backup older than the
+			// queue's jobs, say): no replica will ever know it.
+			d.Log.Warn("webhook delivery dropped: its subscription is past the end of the stream", "delivery", j.DeliveryID,
+				"webhook", j.WebhookID, "sequence", known)
+			return 0
+		}
 		if err != nil {
 			// This replica is further behind: the job comes again, maybe
 			// to another replica, rather than being dropped.

@@ -31,6 +31,7 @@ type subscriptions map[string]domain.Webhook
 func (s subscriptions) Webhook(id string) (domain.Webhook, bool) { w, ok := s[id]; return w, ok }
 func (subscriptions) Matching(string, uint64) []domain.Webhook   { return nil }
 func (subscriptions) AnyLive(uint64) bool                        { return false }
+func (subscriptions) RegisteredAt(string) uint64                 { return 0 }
 
 // attempts keeps the attempts the dispatcher records.
 type attempts struct {
@@ -421,6 +422,15 @@ type upToDate struct{}
 
 func (upToDate) Applied() uint64                       { return 0 }
 func (upToDate) WaitFor(context.Context, uint64) error { return nil }
+func (upToDate) PastEnd(context.Context, uint64) bool  { return false }
+
+// pastTheEnd is read models that will never apply the sequence asked for:
+// the stream ends before it.
+type pastTheEnd struct{}
+
+func (pastTheEnd) Applied() uint64                       { return 0 }
+func (pastTheEnd) WaitFor(context.Context, uint64) error { return projections.ErrBehind }
+func (pastTheEnd) PastEnd(context.Context, uint64) bool  { return true }
 
 func TestARetryIsQueuedDueWhenScheduledThoughTheQueueFailsAFewPutsFirst(t *testing.T) {
 	for _, tt := range []struct {
@@ -640,20 +650,47 @@ func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThe
 	}
 }
 
+// registeredLast is subscriptions whose every subscription was registered
+// at sequence seq.
+type registeredLast struct {
+	subscriptions
+	seq uint64
+}
+
+func (s registeredLast) RegisteredAt(string) uint64 { return s.seq }
+
+func TestAPingKnowsItsSubscriptionFromItsRegistrationWhileTheReadModelsAreStillApplyingIt(t *testing.T) {
+	q := &jobs{}
+	d, _, _ := sender(t, q, http.StatusNoContent)
+	// The webhooks model has the registration, at 42; the read models'
+	// applied sequence is not there yet (0 here), as until every model
+	// has applied it.
+	d.Subs, d.Readers = registeredLast{d.Subs.(subscriptions), 42}, upToDate{}
+	id, err := d.Ping(context.Background(), d.Subs.(registeredLast).subscriptions["hook"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.byID[id].KnownAt; got != 42 {
+		t.Errorf("the ping knows its subscription at %d, want its registration's 42", got)
+	}
+}
+
 func TestAJobWhoseSubscriptionIsGoneIsDoneWithoutAnAttempt(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		webhook string
 		subs    subscriptions
+		readers ReadModels
 	}{
-		{"deleted", "hook", subscriptions{"hook": {ID: "hook", Deleted: true}}},
-		{"disabled by its receiver", "hook", subscriptions{"hook": {ID: "hook", Disabled: true}}},
-		{"not known once the read models have applied what the job's queuer had", "other", subscriptions{}},
+		{"deleted", "hook", subscriptions{"hook": {ID: "hook", Deleted: true}}, upToDate{}},
+		{"disabled by its receiver", "hook", subscriptions{"hook": {ID: "hook", Disabled: true}}, upToDate{}},
+		{"not known once the read models have applied what the job's queuer had", "other", subscriptions{}, upToDate{}},
+		{"not known, and the job's queuer had more than the stream holds (restored from an older backup)", "other", subscriptions{}, pastTheEnd{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			q := &jobs{}
 			d, requests, recorded := sender(t, q, http.StatusNoContent)
-			d.Subs, d.Readers = tt.subs, upToDate{}
+			d.Subs, d.Readers = tt.subs, tt.readers
 			data := marshal(t, job{DeliveryID: "x", WebhookID: tt.webhook, EventName: "webhook.ping", Body: json.RawMessage(`{}`), KnownAt: 7})
 			if later := d.send(context.Background(), "x", data, 1); later != 0 {
 				t.Fatalf("send = %s, want 0: done", later)
