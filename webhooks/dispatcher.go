@@ -129,7 +129,8 @@ type job struct {
 	// (see Dispatcher.requeue).
 	Requeued int `json:"requeued,omitempty"`
 	// KnownAt is the sequence the read models of the replica that queued
-	// a ping or a redelivery had applied: the subscription is in the
+	// a ping or a redelivery had applied, or its subscription's
+	// registration if later (see enqueue): the subscription is in the
 	// stream by then, as it is before EventSeq for an event's delivery.
 	// A replica whose read models do not know the subscription yet waits
 	// for them to get there (see send). 0 in jobs queued by versions
