@@ -365,33 +365,15 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		}
 		return d.requeue(ctx, j, j.Tried, 0)
 	}
-	w, ok := d.Subs.Webhook(j.WebhookID)
-	if !ok {
-		// The replica that queued the job knew the subscription, and this
-		// one's read models may lag behind it by milliseconds: only once
-		// they have applied what that replica had is an unknown
-		// subscription none.
-		known := max(j.EventSeq, j.KnownAt)
-		wait, cancel := context.WithTimeout(ctx, subscriptionWait)
-		err := d.Readers.WaitFor(wait, known)
-		cancel()
-		if err != nil && d.Readers.PastEnd(ctx, known) {
-			// Not in the stream (restored from a backup older than the
-			// queue's jobs, say): no replica will ever know it.
-			d.Log.Warn("webhook delivery dropped: its subscription is past the end of the stream", "delivery", j.DeliveryID,
-				"webhook", j.WebhookID, "sequence", known)
-			return 0
-		}
-		if err != nil {
-			// This replica is further behind: the job comes again, maybe
-			// to another replica, rather than being dropped.
-			d.Log.Warn("webhook delivery to a subscription not known yet put back: the read models are behind", "delivery", j.DeliveryID,
-				"webhook", j.WebhookID, "err", err)
-			return d.requeue(ctx, j, j.Tried, 0)
-		}
-		w, ok = d.Subs.Webhook(j.WebhookID)
+	w, live, err := d.subscription(ctx, j)
+	if err != nil {
+		// This replica is further behind: the job comes again, maybe to
+		// another replica, rather than being dropped.
+		d.Log.Warn("webhook delivery to a subscription not known yet put back: the read models are behind", "delivery", j.DeliveryID,
+			"webhook", j.WebhookID, "err", err)
+		return d.requeue(ctx, j, j.Tried, 0)
 	}
-	if !ok || !w.Live() {
+	if !live {
 		return 0 // nobody to deliver to any more
 	}
 	turn := d.turn(w.ID)
@@ -415,6 +397,32 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// handout attempts, so its id records one attempt.
 	d.record(ctx, "delivery:"+id, attempt)
 	return later
+}
+
+// subscription is the subscription of job j, and whether it is live. The
+// replica that queued j knew it, and this one's read models may lag behind
+// that replica by milliseconds: only once they have applied what it had
+// is a subscription they do not know none. It fails if they do not get
+// there within subscriptionWait, unless the stream ends before (restored
+// from a backup older than the queue's jobs, say): then no replica will
+// ever know it.
+func (d *Dispatcher) subscription(ctx context.Context, j job) (domain.Webhook, bool, error) {
+	if w, ok := d.Subs.Webhook(j.WebhookID); ok {
+		return w, w.Live(), nil
+	}
+	known := max(j.EventSeq, j.KnownAt)
+	wait, cancel := context.WithTimeout(ctx, subscriptionWait)
+	defer cancel()
+	if err := d.Readers.WaitFor(wait, known); err != nil {
+		if d.Readers.PastEnd(ctx, known) {
+			d.Log.Warn("webhook delivery dropped: its subscription is past the end of the stream", "delivery", j.DeliveryID,
+				"webhook", j.WebhookID, "sequence", known)
+			return domain.Webhook{}, false, nil
+		}
+		return domain.Webhook{}, false, err
+	}
+	w, ok := d.Subs.Webhook(j.WebhookID)
+	return w, ok && w.Live(), nil
 }
 
 // requeue puts the next job of j's delivery in the queue: j after tried
