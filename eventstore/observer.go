@@ -70,11 +70,11 @@ func (s *Store) Backlogs(ctx context.Context) ([]Backlog, error) {
 // those due now and those due later: the stream holds nothing else, each
 // job stored until done, and a job due later as its schedule.
 func (q *Queue) Backlog(ctx context.Context) (Backlog, error) {
-	stream, err := q.s.js.Stream(ctx, q.stream)
+	info, err := q.handle.Info(ctx)
 	if err != nil {
 		return Backlog{}, fmt.Errorf("eventstore: queue %s: %w", q.stream, err)
 	}
-	jobs := stream.CachedInfo().State.Msgs // fetched just now, by Stream
+	jobs := info.State.Msgs
 	cons, err := q.s.js.Consumer(ctx, q.stream, queueWorkers)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return Backlog{Consumer: "queue:" + q.name, Pending: jobs}, nil // no worker has started yet

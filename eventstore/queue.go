@@ -32,6 +32,7 @@ type Queue struct {
 	s         *Store
 	name      string
 	stream    string
+	handle    jetstream.Stream // the stream's, to read it without asking for it first
 	subject   string
 	committer *committer
 	ackWait   time.Duration // how long a job whose worker died waits to be handed out again
@@ -41,7 +42,8 @@ type Queue struct {
 func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 	q := &Queue{s: s, name: name, stream: s.name + "_" + name, subject: s.prefix + ".queue." + name, ackWait: queueAckWait}
 	err := s.provision(ctx, "queue "+name, func(ctx context.Context) error {
-		_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		var err error
+		q.handle, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:      q.stream,
 			Subjects:  []string{q.subject, q.later("*")},
 			Storage:   jetstream.FileStorage,
@@ -131,11 +133,7 @@ func (q *Queue) schedule(id string) string {
 // in the queue. So a job waiting will be handed out, however long ago it
 // was put; a job not waiting may be due, in hand or done, or unknown.
 func (q *Queue) Waiting(ctx context.Context, id string) (bool, error) {
-	stream, err := q.s.js.Stream(ctx, q.stream)
-	if err != nil {
-		return false, unavailable(fmt.Errorf("eventstore: queue %s: %w", q.stream, err))
-	}
-	_, err = stream.GetLastMsgForSubject(ctx, q.schedule(id))
+	_, err := q.handle.GetLastMsgForSubject(ctx, q.schedule(id))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return false, nil
 	}
