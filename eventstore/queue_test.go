@@ -88,15 +88,13 @@ func next(t *testing.T, handouts <-chan handout) handout {
 // workers is the workers' consumer, once their first pull has made it.
 func workers(t *testing.T, q *Queue) jetstream.Consumer {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		cons, err := q.s.js.Consumer(context.Background(), q.stream, queueWorkers)
-		if err == nil {
-			return cons
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the workers' consumer: %v", err)
-		}
-	}
+	var cons jetstream.Consumer
+	waitUntil(t, "the workers' consumer", func() bool {
+		var err error
+		cons, err = q.s.js.Consumer(context.Background(), q.stream, queueWorkers)
+		return err == nil
+	})
+	return cons
 }
 
 // stored is how many messages q's stream holds: jobs and schedules.
@@ -155,11 +153,7 @@ func TestJobsDueLaterWaitOnTheServerWithNothingPendingAndAreHandedOutOnceDue(t *
 	}
 	// The server removes each schedule once it has put its job, and the
 	// job once done: nothing is left behind.
-	for deadline := time.Now().Add(10 * time.Second); stored(t, q) != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d messages left in the queue's stream after its jobs were done", stored(t, q))
-		}
-	}
+	waitUntil(t, "no message left in the queue's stream after its jobs were done", func() bool { return stored(t, q) == 0 })
 }
 
 func TestAJobDueLaterPutTwiceIsHandedOutOnce(t *testing.T) {
@@ -275,16 +269,11 @@ func TestAJobIsWaitingFromItsPutUntilItIsDue(t *testing.T) {
 	}
 	// The server removes the schedule once it has put the job, by the time
 	// the job is handed out or moments after.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	waitUntil(t, "the job handed out to wait no longer", func() bool {
 		waiting, err := q.Waiting(ctx, "later")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the job handed out is still waiting")
-		}
-	}
+		return !waiting
+	})
 }
