@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/retry"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/google/uuid"
 )
@@ -379,9 +380,16 @@ func retryOnConflict(ctx context.Context, attempt func() error) error {
 }
 
 // ranBefore completes res, the result of a command that ran before on
-// agg, with its own event, not the latest: the one at res.Sequence.
+// agg, with its own event, not the latest: the one at res.Sequence. It is
+// asked for after the command's transaction, which may have stored other
+// parts just now, so a store that does not answer for a moment is waited
+// for: failing here would report a stored transaction as failed.
 func ranBefore[S any](ctx context.Context, h *Handler, agg domain.Aggregate, res Result[S]) (Result[S], error) {
-	rec, err := h.store.Get(ctx, agg, res.Sequence)
+	var rec domain.Record
+	err := retry.WhileUnavailable(ctx, func() (err error) {
+		rec, err = h.store.Get(ctx, agg, res.Sequence)
+		return err
+	})
 	if err != nil {
 		return Result[S]{}, err
 	}

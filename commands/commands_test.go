@@ -120,19 +120,7 @@ func TestARetriedCommandFetchesItsOwnEventAfterLettingGoOfItsAggregatesLock(t *t
 		retry func(w *tallyWorld) (Result[tally], error)
 	}{
 		{"alone", func(w *tallyWorld) (Result[tally], error) { return w.add("r") }},
-		{"beside a new part of a transaction", func(w *tallyWorld) (Result[tally], error) {
-			var res *Result[tally]
-			err := transact(context.Background(), w.h, func(t *transaction) (err error) {
-				if res, err = decideIn(t, w.agg, w.meta("r"), evolveTally, w.decide("r", 1)); err != nil {
-					return err
-				}
-				return w.addTo(t, domain.Aggregate{Type: "tally", ID: "other"}, "y")
-			})
-			if res == nil {
-				return Result[tally]{}, err
-			}
-			return *res, err
-		}},
+		{"beside a new part of a transaction", func(w *tallyWorld) (Result[tally], error) { return w.addBesideANewPart("r", "y") }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &lockWatch{Store: openTestStore(t)}
@@ -155,5 +143,60 @@ func TestARetriedCommandFetchesItsOwnEventAfterLettingGoOfItsAggregatesLock(t *t
 				t.Errorf("the retry = %+v, want %+v: r's own event", again, want)
 			}
 		})
+	}
+}
+
+// addBesideANewPart adds ref to the tally and, in the same transaction,
+// other to another tally.
+func (w *tallyWorld) addBesideANewPart(ref, other string) (Result[tally], error) {
+	var res *Result[tally]
+	err := transact(context.Background(), w.h, func(t *transaction) (err error) {
+		if res, err = decideIn(t, w.agg, w.meta(ref), evolveTally, w.decide(ref, 1)); err != nil {
+			return err
+		}
+		return w.addTo(t, domain.Aggregate{Type: "tally", ID: "other"}, other)
+	})
+	if res == nil {
+		return Result[tally]{}, err
+	}
+	return *res, err
+}
+
+// unavailableOnce is the event store, whose first get of an event fails
+// as a store that does not answer in time fails.
+type unavailableOnce struct {
+	*eventstore.Store
+	gets atomic.Int64
+}
+
+func (u *unavailableOnce) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {
+	if u.gets.Add(1) == 1 {
+		return domain.Record{}, fmt.Errorf("%w: no leader", domain.ErrStoreUnavailable)
+	}
+	return u.Store.Get(ctx, agg, seq)
+}
+
+// A retried command's event is asked for once its transaction is stored,
+// here with a new part of another command: a store that does not answer
+// that ask at once is waited out, and the transaction answers its whole
+// result, not a failure for what it stored.
+func TestATransactionWaitsOutAStoreThatDoesNotAnswerAtOnceForAnEventOfAPartThatRanBefore(t *testing.T) {
+	store := &unavailableOnce{Store: openTestStore(t)}
+	w := &tallyWorld{h: New(store, 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
+	for _, ref := range []string{"r", "x"} {
+		if _, err := w.add(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := w.addBesideANewPart("r", "y")
+	want := Result[tally]{State: tally{"r", "x"}, Event: domain.AWBNumberUsed{Reference: "r"}, Sequence: 1, Version: 2}
+	if err != nil || !reflect.DeepEqual(again, want) {
+		t.Errorf("the retry = %+v, %v; want %+v: r's own event", again, err, want)
+	}
+	if gets := store.gets.Load(); gets != 2 {
+		t.Errorf("%d gets of r's event, want 2: one unanswered, one answered", gets)
+	}
+	if recs, err := store.Load(context.Background(), domain.Aggregate{Type: "tally", ID: "other"}); err != nil || len(recs) != 1 {
+		t.Errorf("the new part: %d events (%v), want 1", len(recs), err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,7 +17,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cenkalti/backoff/v4"
+	"github.com/cargostream/cargostream/internal/retry"
 	"github.com/google/uuid"
 )
 
@@ -467,17 +466,7 @@ func nextID(j job) string { return j.DeliveryID + "~" + strconv.Itoa(j.Requeued+
 // Both callers finish what they began even once shutdown begins, so
 // shutdown may wait for this minute too.
 func (d *Dispatcher) put(ctx context.Context, jobs ...domain.Job) error {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 100 * time.Millisecond
-	b.MaxInterval = 5 * time.Second
-	b.MaxElapsedTime = time.Minute
-	return backoff.Retry(func() error {
-		err := d.Queue.Put(ctx, jobs...)
-		if err != nil && !errors.Is(err, domain.ErrStoreUnavailable) {
-			return backoff.Permanent(err) // no wait cures it
-		}
-		return err
-	}, backoff.WithContext(b, ctx))
+	return retry.WhileUnavailable(ctx, func() error { return d.Queue.Put(ctx, jobs...) })
 }
 
 // putBackDelay is how long a delivery waits in the queue when its
