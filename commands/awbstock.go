@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -132,8 +133,8 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 
 // useAWB takes an AWB number of prefix from the forwarder's stock for
 // reference, as a part of t: awb if given (it must be in valid stock and
-// unused), else the next free one. A retried command gets the same
-// number.
+// unused), else the next free one, or none without any stock of prefix
+// (see domain.DecideUseAWB). A retried command gets the same number.
 func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (string, error) {
 	day := t.h.now().UTC().Format("2006-01-02")
 	var number string
@@ -144,13 +145,17 @@ func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (strin
 				l.OrganizationID, l.Prefix = orgID, prefix
 			}
 			events, n, err := domain.DecideUseAWB(l, awb, reference, day)
+			if err == nil && len(events) == 0 {
+				return nil, errNoNumber
+			}
 			number = n
 			return events, err
 		})
-	if err != nil {
-		return "", err
-	}
 	switch {
+	case errors.Is(err, errNoNumber):
+		return "", nil
+	case err != nil:
+		return "", err
 	case number != "":
 		return number, nil
 	case awb != "":
@@ -160,6 +165,17 @@ func useAWB(t *transaction, m Meta, orgID, prefix, awb, reference string) (strin
 		return t.h.numberUsedBy(t.ctx, ledger, m.CommandID)
 	}
 }
+
+// errNoNumber is useAWB's decision to take no number. It is an error,
+// not a decision of no events, so that it tells from a command that ran
+// before, whose number is in the history: a decision of none made on a
+// cached ledger is made again on the ledger as stored (decideHeld, as
+// for a refusal), which may show the command ran before on another
+// replica. That second look also lets a replica whose cached ledger
+// emptied (stock withdrawn) take a number of stock allocated elsewhere
+// since, while a ledger cached with stock costs a confirmation no round
+// trip to the store.
+var errNoNumber = errors.New("commands: no AWB stock of the prefix")
 
 // numberUsedBy finds the AWB number a command took from a ledger.
 func (h *Handler) numberUsedBy(ctx context.Context, agg domain.Aggregate, commandID string) (string, error) {

@@ -249,18 +249,19 @@ func BenchmarkAssignmentsFromOneLedger(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "assignments/s")
 }
 
-func TestAConfirmationTakesANumberFromStockAllocatedOnAnotherReplicaAfterAWithdrawal(t *testing.T) {
+// withdrawnHereAllocatedThere is two replicas of forwarder f's stock: a
+// withdrew it, so a's cached ledger holds none, and b allocated new stock
+// since, which a's cache has not seen.
+func withdrawnHereAllocatedThere(t *testing.T) (a, b *Handler) {
 	a, fwd := stockedWorld(t, t.TempDir(), 10)
-	b := New(a.store, 4, builtinReference())
+	b = New(a.store, 4, builtinReference())
 	ctx := context.Background()
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
-	// Replica a withdraws the stock: its cached ledger holds none.
 	none, today := 0, a.now().UTC().Format("2006-01-02")
 	if _, err := a.ReplyStock(ctx, NewMeta(lh, "withdraw", ""), requestOf(t, a), domain.ReplyStock{Status: domain.StockStatusRejected,
 		AllocatedStock: &none, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
 		t.Fatal(err)
 	}
-	// Replica b allocates new stock, which a's cache has not seen.
 	count := 5
 	req, err := b.RequestStock(ctx, NewMeta(fwd, "again", ""), domain.RequestStock{AirlinePrefix: "020", RequestedStock: &count,
 		ValidityPeriod: new(12)}, func(string) bool { return true })
@@ -271,15 +272,50 @@ func TestAConfirmationTakesANumberFromStockAllocatedOnAnotherReplicaAfterAWithdr
 		AllocatedStock: &count, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
 		t.Fatal(err)
 	}
-	// A confirmation on a takes a number of it.
-	r := &Reactors{h: a}
-	var number string
-	err = transact(ctx, a, func(t *transaction) (err error) {
+	return a, b
+}
+
+// assign has h's reactors take booking b1's number, for the event that
+// requested it, in a transaction of its own.
+func assign(h *Handler) (number string, err error) {
+	r := &Reactors{h: h}
+	err = transact(context.Background(), h, func(t *transaction) (err error) {
 		number, err = r.assignAWB(t, domain.Record{Envelope: domain.Envelope{EventID: "booking-requested"}}, domain.Booking{ID: "b1", OrganizationID: "f"}, "020")
 		return err
 	})
-	if err != nil || number == "" {
+	return number, err
+}
+
+func TestAConfirmationTakesANumberFromStockAllocatedOnAnotherReplicaAfterAWithdrawal(t *testing.T) {
+	a, _ := withdrawnHereAllocatedThere(t)
+	if number, err := assign(a); err != nil || number == "" {
 		t.Errorf("assignAWB = %q, %v; want a number of the stock allocated on the other replica", number, err)
+	}
+}
+
+// A confirmation that took its number on another replica, retried on one
+// whose cached ledger holds no stock, answers that number, not none.
+func TestAConfirmationRetriedWhereNoStockIsCachedAnswersTheNumberItTookOnAnotherReplica(t *testing.T) {
+	a, b := withdrawnHereAllocatedThere(t)
+	first, err := assign(b)
+	if err != nil || first == "" {
+		t.Fatalf("on the replica with the stock: %q, %v", first, err)
+	}
+	if again, err := assign(a); err != nil || again != first {
+		t.Errorf("retried on the replica without = %q, %v; want %q", again, err, first)
+	}
+}
+
+// Without any stock of the prefix, a confirmation takes no number and
+// stores nothing on the ledger.
+func TestAConfirmationWithoutStockTakesNoNumber(t *testing.T) {
+	h := New(openTestStore(t), 4, builtinReference())
+	number, err := assign(h)
+	if err != nil || number != "" {
+		t.Errorf("assignAWB = %q, %v; want none", number, err)
+	}
+	if recs, err := h.store.Load(context.Background(), ledgerAggregate("f", "020")); err != nil || len(recs) != 0 {
+		t.Errorf("the ledger holds %d events (%v), want none", len(recs), err)
 	}
 }
 

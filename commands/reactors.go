@@ -222,25 +222,6 @@ func (r *Reactors) assignAWB(t *transaction, rec domain.Record, b domain.Booking
 	if b.AWBNumber != "" && b.AWBNumber[:3] != prefix {
 		return "", domain.Refusal(domain.ReasonAWBPrefix, "AWB %s does not carry the prefix %s of the flight's airline", b.AWBNumber, prefix)
 	}
-	if b.AWBNumber == "" {
-		// Whether the forwarder has stock at all, from the cached ledger:
-		// a number taken from a stale state conflicts and is taken again
-		// from a fresh one. Asking the store here, with the flight's lock
-		// held, cost 14-24 % of the confirmations a second at 300 bookings
-		// in flight (alternate cargobench runs: 526 -> 614, 485 -> 639).
-		// A ledger cached without stock is asked again of the store: on a
-		// replica that did not store the stock allocated since (after a
-		// withdrawal emptied it), it would stay empty, and bookings go
-		// without numbers.
-		ledgerAgg := ledgerAggregate(b.OrganizationID, prefix)
-		ledger, _, _, err := load(t.ctx, r.h, ledgerAgg, domain.EvolveStockLedger, "", loadCached)
-		if err == nil && len(ledger.Ranges) == 0 {
-			ledger, _, _, err = load(t.ctx, r.h, ledgerAgg, domain.EvolveStockLedger, "", loadFresh)
-		}
-		if err != nil || len(ledger.Ranges) == 0 {
-			return "", err
-		}
-	}
 	return useAWB(t, step(rec, "awb"), b.OrganizationID, prefix, b.AWBNumber, b.ID)
 }
 

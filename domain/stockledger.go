@@ -152,10 +152,16 @@ func overlap(a, b AWBRange) AWBRange {
 
 // DecideUseAWB takes a number for reference: the one asked for (awb not
 // empty), which must lie in a range valid on day and be unused, or else the
-// next unused number of the valid range that expires first. (A retried
+// next unused number of the valid range that expires first. Without a
+// number asked for and without any stock of the prefix, valid or not, it
+// takes none and decides nothing: a booking then goes without a number
+// (a refusal is for stock that is all used or out of date). (A retried
 // command is answered from history by its command id, so it never takes a
 // second number.)
 func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, error) {
+	if awb == "" && len(l.Ranges) == 0 {
+		return nil, "", nil
+	}
 	valid := slices.DeleteFunc(slices.Clone(l.Ranges), func(r LedgerRange) bool { return day < r.ValidFrom || day > r.ValidTo })
 	slices.SortFunc(valid, func(a, b LedgerRange) int {
 		if a.ValidTo != b.ValidTo {
