@@ -148,7 +148,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		// Every request may be to one host (subscriptions on different
 		// paths of one receiver): each keeps its connection for the
 		// next, rather than a new one being dialled per delivery.
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, Proxy: nil},
+		// Idle connections are closed after a while, and all of them
+		// once Run returns: a receiver that keeps its end open holds
+		// no connection, and no goroutine, of a dispatcher stopped.
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, IdleConnTimeout: 90 * time.Second, Proxy: nil},
 		// A redirect is an answer, not an instruction: it is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -162,6 +165,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			d.Log.Error("webhook dispatch failed on an event: it is tried again, and parked after CARGO_REACTOR_ATTEMPTS failures in a row", "sequence", rec.Sequence, "err", err)
 		})
 	<-done
+	d.client.CloseIdleConnections()
 }
 
 // dispatch delivers the event to each subscription that wants it and may
@@ -382,6 +386,15 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		// subscription's deliveries.
 		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
 	}
+	// The turn may have come after a wait, during which the receiver
+	// answered 410 Gone or the subscription was deleted, disabled or
+	// given a new secret: the delivery goes as the subscription is now.
+	now, known := d.Subs.Webhook(w.ID)
+	if !known || !now.Live() {
+		turn.done()
+		return 0
+	}
+	w = now
 	try := j.Tried + 1
 	attempt, retryIn := d.attempt(ctx, w, j, try)
 	turn.done()
@@ -514,9 +527,13 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 	return attempt, retryIn
 }
 
-// record appends an attempt to the event log, once per commandID.
+// record appends an attempt to the event log, once per commandID. The
+// attempt was made: a store that does not answer for a moment is waited
+// out (for up to a minute, as put does), or the log would miss a request
+// the receiver got.
 func (d *Dispatcher) record(ctx context.Context, commandID string, a domain.WebhookDeliveryAttempted) {
-	if err := d.Recorder.RecordDelivery(ctx, commandID, a); err != nil {
+	err := retry.WhileUnavailable(ctx, func() error { return d.Recorder.RecordDelivery(ctx, commandID, a) })
+	if err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", a.DeliveryID, "err", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +24,16 @@ import (
 	"github.com/cargostream/cargostream/projections"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
+
+// testSealer is a sealer of subscriptions' secrets with a key of zeros.
+func testSealer(t *testing.T) *Sealer {
+	t.Helper()
+	sealer, err := NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sealer
+}
 
 // subscriptions is a fixed set of subscriptions, none wanting any event:
 // the deliveries of these tests are pings, made through the queue.
@@ -93,10 +104,7 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store, queue := storeWithQueue(t)
-	sealer, err := NewSealer(make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := testSealer(t)
 	release, answered := make(chan struct{}), make(chan struct{})
 	close(answered)
 	slowURL, slowArrived := receiver(t, release)
@@ -198,10 +206,7 @@ func sender(t *testing.T, q Queue, statuses ...int) (d *Dispatcher, requests *at
 		w.WriteHeader(statuses[min(n, len(statuses))-1])
 	}))
 	t.Cleanup(srv.Close)
-	sealer, err := NewSealer(make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := testSealer(t)
 	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
 	recorded = &attempts{more: make(chan struct{}, 10)}
 	return &Dispatcher{Queue: q, Subs: subs, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule,
@@ -335,10 +340,7 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
-	sealer, err := NewSealer(make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := testSealer(t)
 	hook := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
 	recorded := &attempts{more: make(chan struct{}, 10)}
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
@@ -586,10 +588,7 @@ func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThe
 	defer cancel()
 	store, queue := storeWithQueue(t)
 	log := slog.New(slog.DiscardHandler)
-	sealer, err := NewSealer(make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := testSealer(t)
 	secret := NewSecret()
 	verifier, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
@@ -738,5 +737,184 @@ func TestAJobPutBackByAReplicaTooFarBehindIsAttemptedWhenItComesAgain(t *testing
 	}
 	if n := requests.Load(); n != 1 || len(recorded.all) != 1 || recorded.all[0].Outcome != domain.DeliveryDelivered {
 		t.Errorf("%d requests, attempts recorded %+v; want the ping delivered", n, recorded.all)
+	}
+}
+
+// httpClientGoroutines counts the goroutines of HTTP client connections.
+func httpClientGoroutines() int {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "net/http.(*persistConn).readLoop")
+}
+
+// Once Run returns, the dispatcher's HTTP client holds no connection to a
+// receiver, nor its goroutines, though the receiver keeps its end open.
+func TestRunLeavesNoHTTPConnectionOfItsOwnBehind(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	answered := make(chan struct{})
+	close(answered)
+	url, arrived := receiver(t, answered)
+	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1}
+	before := httpClientGoroutines()
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	if _, err := d.Ping(ctx, subs["hook"]); err != nil {
+		t.Fatal(err)
+	}
+	within(t, arrived, "the ping did not arrive")
+	within(t, recorded.more, "the ping was not recorded")
+	cancel()
+	<-ran
+	deadline := time.Now().Add(10 * time.Second)
+	for httpClientGoroutines() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after Run returned, %d HTTP client connection goroutines of the dispatcher are still running", httpClientGoroutines()-before)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// unavailableOnce is the service's recorder, whose first record fails with
+// the store unavailable for a moment (its stream electing a leader), as
+// the queue's puts do in flaky.
+type unavailableOnce struct {
+	Recorder
+	failed atomic.Bool
+}
+
+func (r *unavailableOnce) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
+	if r.failed.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: the stream has no leader", domain.ErrStoreUnavailable)
+	}
+	return r.Recorder.RecordDelivery(ctx, commandID, e)
+}
+
+// An attempt made while the event store does not answer for a moment is
+// recorded once it answers: the delivery log misses no request the
+// receiver got.
+func TestAnAttemptMadeWhileTheStoreIsBrieflyUnavailableIsRecorded(t *testing.T) {
+	ctx := context.Background()
+	store, queue := storeWithQueue(t)
+	d, requests, _ := sender(t, queue, http.StatusNoContent)
+	d.Recorder = &unavailableOnce{Recorder: commands.WebhookRecorder{H: commands.New(store, 4, nil)}}
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+	if later := d.send(ctx, "x", data, 1); later != 0 {
+		t.Fatalf("send = %s, want 0: delivered", later)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+	recs, err := store.Load(ctx, domain.Aggregate{Type: domain.AggregateDelivery, ID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Errorf("the receiver got the delivery, and its log holds %d attempts, want 1: send returned, the job done, with its attempt unrecorded", len(recs))
+	}
+}
+
+// liveSubscriptions is a read model of subscriptions that a recorder
+// disables as soon as the receiver answers 410 (sooner than the service's
+// projection, which applies the event moments after it is stored).
+type liveSubscriptions struct {
+	mu   sync.Mutex
+	subs map[string]domain.Webhook
+}
+
+func (s *liveSubscriptions) Webhook(id string) (domain.Webhook, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.subs[id]
+	return w, ok
+}
+func (*liveSubscriptions) Matching(string, uint64) []domain.Webhook { return nil }
+func (*liveSubscriptions) AnyLive(uint64) bool                      { return false }
+func (*liveSubscriptions) RegisteredAt(string) uint64               { return 0 }
+
+type disabling struct {
+	*attempts
+	subs *liveSubscriptions
+}
+
+func (r disabling) DisableWebhook(_ context.Context, _, id, _ string) error {
+	r.subs.mu.Lock()
+	defer r.subs.mu.Unlock()
+	w := r.subs.subs[id]
+	w.Disabled = true
+	r.subs.subs[id] = w
+	return nil
+}
+
+// A delivery waiting in hand for its subscription's turn goes as the
+// subscription is once it gets the turn: after the receiver answered 410
+// Gone, which disabled the subscription, it is dropped, not sent.
+func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	release := make(chan struct{})
+	var arrivals atomic.Int32
+	arrived := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrivals.Add(1) == 1 {
+			arrived <- struct{}{}
+			<-release
+		}
+		w.WriteHeader(http.StatusGone)
+	}))
+	t.Cleanup(srv.Close)
+	subs := &liveSubscriptions{subs: map[string]domain.Webhook{"hook": {ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}}
+	recorded := disabling{&attempts{more: make(chan struct{}, 10)}, subs}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1, InHand: 4, PerSubscription: 1}
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	var once sync.Once
+	defer once.Do(func() { close(release) })
+
+	hook, _ := subs.Webhook("hook")
+	if _, err := d.Ping(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+	within(t, arrived, "the first ping did not arrive")
+	if _, err := d.Ping(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+	// The second ping waits in hand for the subscription's one turn.
+	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return d.turn("hook").waiting.Load() == 1 })
+	once.Do(func() { close(release) }) // the receiver answers 410 Gone
+	within(t, recorded.more, "the 410 was not recorded")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if n := arrivals.Load(); n > 1 {
+			t.Fatalf("the receiver got %d requests: after it answered 410 Gone, and the subscription was disabled, the delivery that waited for the turn was sent", n)
+		}
+		backlog, err := queue.Backlog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if backlog.Pending+backlog.InHand == 0 {
+			return // the second ping was dropped
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue's backlog after 20 s: %+v", backlog)
+		}
+	}
+}
+
+// waitFor fails the test unless cond holds within ten seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(what)
+		}
 	}
 }
