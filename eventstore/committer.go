@@ -571,17 +571,33 @@ func loneEvents(batch []*decision) bool {
 
 // oneByOne stores the decisions of a batch each on its own (the parts of
 // a decision across aggregates together), in order; one decided after
-// another goes once that one has its outcome.
+// another goes once that one has its outcome. Once the server does not
+// answer one (a lost connection, a node gone), the rest are not sent:
+// each would wait commitTimeout in turn, and Close waits for them all.
+// They are answered with that failure, and their callers read whether
+// they were stored, as after any lost acknowledgement.
 func (c *committer) oneByOne(batch []*decision) {
+	var silent error
 	for _, d := range batch {
 		if d.group != nil && d != d.group[0] {
 			continue // it went with its group's first part
 		}
 		unit := d.unit()
+		err := silent
+		if err == nil {
+			err = unit[0].ctx.Err() // its caller gave up meanwhile
+		}
+		if err != nil {
+			answerAll(unit, outcome{err: err})
+			continue
+		}
 		if !c.followAll(unit) {
 			continue
 		}
 		c.commit(unit)
+		if err := unit[0].out.err; transient(err) {
+			silent = err
+		}
 	}
 }
 

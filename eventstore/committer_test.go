@@ -16,7 +16,10 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // decisionOf is a decision of n events on aggregate crash/<name>, with
@@ -889,5 +892,71 @@ func countRequests(t *testing.T, s *Store, api string) func(least int) int {
 				return n
 			}
 		}
+	}
+}
+
+// lossyServer starts a NATS server on loopback with two users: app, who
+// may do anything, and lossy, who may publish but whose subscriptions
+// (the reply inbox among them) are refused, so that every reply to it is
+// lost. It returns the URL for app and a connection as lossy.
+func lossyServer(t *testing.T) (string, *nats.Conn) {
+	t.Helper()
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, Users: []*server.User{
+		{Username: "app", Password: "app"},
+		{Username: "lossy", Password: "lossy", Permissions: &server.Permissions{
+			Subscribe: &server.SubjectPermission{Deny: []string{">"}}}},
+	}})
+	addr := srv.Addr().String()
+	lossy, err := nats.Connect("nats://lossy:lossy@"+addr, nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lossy.Close)
+	return "nats://app:app@" + addr, lossy
+}
+
+// A batch the server rejects is tried again decision by decision. When
+// the server stops answering just then, the decisions after the one whose
+// answer is lost are not sent, each to wait its own commitTimeout (and
+// Close with them), but answered with that failure.
+func TestDecisionsTriedOneByOneAreNotSentOnceTheServerStopsAnswering(t *testing.T) {
+	url, lossy := lossyServer(t)
+	s, err := Open(context.Background(), Options{URL: url, Stream: "CARGO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "b"}, 0, decisionOf("b0", 1)); err != nil {
+		t.Fatal(err)
+	}
+	clear(s.committer.lastSeq) // so the server finds b stale, and rejects the batch
+	var ds []*decision
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		ds = append(ds, decisionFor(t, s, domain.Aggregate{Type: "quote", ID: id}, 0, decisionOf(id+"1", 2)))
+	}
+	js, err := jetstream.New(lossy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := 0 // batches sent; the committer's goroutine counts them
+	s.committer.betweenEvents = func(event int) error {
+		if event == 1 {
+			if sent++; sent == 2 { // the first decision, tried on its own
+				s.committer.nc, s.committer.js = lossy, js // from here on no answer comes back
+			}
+		}
+		return nil
+	}
+	if err := s.committer.handOver(ctx, ds...); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if out := outcomeOf(t, d); !transient(out.err) {
+			t.Errorf("%s = %+v, want no answer", d.subject, out)
+		}
+	}
+	s.Close() // the committer's goroutine is done with sent
+	if sent != 2 {
+		t.Errorf("%d batches sent, want 2: the whole, then the first decision alone, whose answer was lost", sent)
 	}
 }

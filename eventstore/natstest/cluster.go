@@ -82,8 +82,16 @@ func StartServer(t testing.TB, port int) string {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true,
-		StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true})
+	return Start(t, &server.Options{Port: port}).ClientURL()
+}
+
+// Start starts one JetStream node on loopback with opts, syncing every
+// write to a directory of the test's, and waits until it takes
+// connections; the test's end stops it.
+func Start(t testing.TB, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.Host, opts.JetStream, opts.StoreDir, opts.SyncAlways, opts.NoSigs, opts.NoLog = "127.0.0.1", true, t.TempDir(), true, true, true
+	srv, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,5 +100,5 @@ func StartServer(t testing.TB, port int) string {
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("the test's NATS server did not start")
 	}
-	return srv.ClientURL()
+	return srv
 }
