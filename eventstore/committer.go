@@ -117,7 +117,7 @@ type outcome struct {
 	err  error
 	// known marks an errWrongLast the committer found by itself: the
 	// decision's events are not the aggregate's last (as far as this
-	// process stored it), so the caller need not read the last event to
+	// process stored it), so the caller need not read the aggregate to
 	// tell a conflict from its own earlier try.
 	known bool
 }
@@ -506,7 +506,8 @@ func (c *committer) commit(batch []*decision) {
 		// An event stored before, within the duplicate window: the ack
 		// names where, not the aggregate's last, so it moves nothing. As
 		// after a lost acknowledgement, the caller reads whether it is
-		// the last (its own earlier try) or not (a conflict).
+		// stored where it expected (its own earlier try) or not (a
+		// conflict).
 		batch[0].answer(outcome{err: errWrongLast})
 	case duplicate:
 		// A job put before: kept once, as the queue promises.

@@ -825,8 +825,13 @@ func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
 	if last := s.committer.lastSeq[s.subject(agg)]; last.seq != 2 {
 		t.Errorf("the committer takes the aggregate's last sequence for %d, want 2", last.seq)
 	}
-	// d2 again: a duplicate too, but the aggregate's last event.
-	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d2", 1)); err != nil || fmt.Sprint(seqs) != "[2]" {
+	// d2 again, decided on the state after d2: a duplicate too, not
+	// where it expected, so a conflict (whose fresh load finds it ran);
+	// decided as the first try was, it is stored where it expected.
+	if seqs, err := s.Append(ctx, agg, 2, decisionOf("d2", 1)); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Errorf("d2 again after itself = %v, %v; want domain.ErrAggregateChanged", seqs, err)
+	}
+	if seqs, err := s.Append(ctx, agg, 1, decisionOf("d2", 1)); err != nil || fmt.Sprint(seqs) != "[2]" {
 		t.Errorf("d2 again = %v, %v; want [2]", seqs, err)
 	}
 }
@@ -958,5 +963,59 @@ func TestDecisionsTriedOneByOneAreNotSentOnceTheServerStopsAnswering(t *testing.
 	s.Close() // the committer's goroutine is done with sent
 	if sent != 2 {
 		t.Errorf("%d batches sent, want 2: the whole, then the first decision alone, whose answer was lost", sent)
+	}
+}
+
+// A decision and one decided after it share a batch whose acknowledgement
+// is lost, though the server stored it: each caller is told its
+// sequences, the first too, though its events are not the aggregate's
+// last; and so is the first decision sent again, as a retry would.
+func TestALostAcknowledgementOfADecisionWithAFollowerInItsBatchTellsBothTheirSequences(t *testing.T) {
+	url, lossy := lossyServer(t)
+	s := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	ctx := context.Background()
+	nc, js := s.committer.nc, s.committer.js
+	lossyJS, err := jetstream.New(lossy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.committer.nc, s.committer.js = lossy, lossyJS // before the committer has work
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
+	x := decisionFor(t, s, agg, 0, decisionOf("x", 2))
+	l := decisionFor(t, s, agg, 0, decisionOf("l", 1))
+	l.after = x
+	if err := s.committer.handOver(ctx, x, l); err != nil {
+		t.Fatal(err)
+	}
+	seqsX, errX := (&pendingAppend{s: s, agg: agg, d: x}).Wait(ctx)
+	seqsL, errL := (&pendingAppend{s: s, agg: agg, d: l}).Wait(ctx)
+	if fmt.Sprint(seqsX, errX, seqsL, errL) != "[1 2] <nil> [3] <nil>" {
+		t.Errorf("x = %v, %v; l = %v, %v; want [1 2] and [3]", seqsX, errX, seqsL, errL)
+	}
+	s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
+	s.committer.nc, s.committer.js = nc, js
+	s.committer.mu.Unlock()
+	if seqs, err := s.Append(ctx, agg, 0, decisionOf("x", 2)); fmt.Sprint(seqs, err) != "[1 2] <nil>" {
+		t.Errorf("x again = %v, %v; want its sequences [1 2]", seqs, err)
+	}
+}
+
+// A command decided again repeats its event ids. Sent again after its
+// first try was stored, it is told stored only if all its events are the
+// same as those stored, not when only its last one is.
+func TestARetryWhoseEarlierEventDiffersFromTheOneStoredIsAConflict(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "stock", ID: "s1"}
+	if _, err := s.Append(ctx, agg, 0, decisionOf("cmd", 2)); err != nil {
+		t.Fatal(err)
+	}
+	again := decisionOf("cmd", 2)
+	again[0].Data = []byte(`{"step":0,"left":41}`) // decided on another state
+	if seqs, err := s.Append(ctx, agg, 0, again); !errors.Is(err, domain.ErrAggregateChanged) {
+		t.Errorf("the retry = %v, %v; want a conflict: the event stored at 1 is not its first", seqs, err)
+	}
+	if seqs, err := s.Append(ctx, agg, 0, decisionOf("cmd", 2)); fmt.Sprint(seqs, err) != "[1 2] <nil>" {
+		t.Errorf("the same decision again = %v, %v; want its sequences [1 2]", seqs, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,8 +396,8 @@ func (s *Store) ClientURL() string {
 // Every write goes through Submit, and through the store's committer, which
 // commits the decisions of many aggregates together (see committer.go).
 // Each event's EventID is its Nats-Msg-Id, and a decision whose events are
-// already the aggregate's last (a retry after a lost acknowledgement) is
-// answered with their sequences instead of a conflict.
+// already stored where it expected them (a retry after a lost
+// acknowledgement) is answered with their sequences instead of a conflict.
 func (s *Store) Append(ctx context.Context, agg domain.Aggregate, expected uint64, events []domain.Envelope) ([]uint64, error) {
 	ps, err := s.Submit(ctx, domain.Submission{Aggregate: agg, Expected: expected, Events: events})
 	if err != nil {
@@ -426,8 +427,8 @@ type pendingAppend struct {
 // confirmation takes capacity, an AWB number and the quote with it): on
 // different aggregates, stored together in one atomic batch or not at
 // all. When the batch is refused, each part fails with
-// domain.ErrAggregateChanged unless its own events are found to be its
-// aggregate's last (an earlier try stored them all): the parts are stored
+// domain.ErrAggregateChanged unless its own events are found stored where
+// it expected them (an earlier try stored them all): the parts are stored
 // alike, but after a retry one may be told it conflicts while another is
 // not, when another writer moved an aggregate on since; the caller's
 // retry then finds that they ran.
@@ -503,9 +504,9 @@ func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
 	if out.err != nil && !out.known && ctx.Err() == nil {
-		// Stored by this very decision with the acknowledgement lost:
-		// its events are the aggregate's last.
-		if last, ours := p.s.lastIs(ctx, p.d.subject, p.d.msgs[len(p.d.msgs)-1]); ours {
+		// Stored by this very decision with the acknowledgement lost,
+		// or by an earlier try of it: its events are where it expected.
+		if last, ours := p.s.storedAsDecided(ctx, p.d); ours {
 			out = outcome{last: last}
 		}
 	}
@@ -524,18 +525,32 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	return seqs, nil
 }
 
-// lastIs reports whether the last event on subject is msg, and its
-// sequence. A decision retried after a lost acknowledgement looks like a
-// conflict with itself (or, in a batch, like a duplicate); this tells the
-// two apart. The same event id with other data is the command's earlier
-// try, decided on another state or at another time: a conflict, after
-// which the caller loads that try and answers with what it stored.
-func (s *Store) lastIs(ctx context.Context, subject string, msg *nats.Msg) (uint64, bool) {
-	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
-	if err != nil || last.Header.Get(hdrEventID) != msg.Header.Get(hdrEventID) || !bytes.Equal(last.Data, msg.Data) {
-		return 0, false
+// storedAsDecided reports whether d's events are stored where d expected
+// them, and the sequence of its last. A decision retried after a lost
+// acknowledgement looks like a conflict with itself (or, in a batch, like
+// a duplicate); this tells the two apart. d's events, and those of the
+// decisions it was chained after in its batch, must be the events right
+// after the sequence the first of them expected, each with the same id
+// and data. The same event ids elsewhere, or with other data, are the
+// command's earlier try, decided on another state or at another time: a
+// conflict, after which the caller loads that try and answers with what
+// it stored.
+func (s *Store) storedAsDecided(ctx context.Context, d *decision) (uint64, bool) {
+	var chain []*decision // d and those it was chained after, the first last
+	for e := d; e != nil; e = e.after {
+		chain = append(chain, e)
 	}
-	return last.Sequence, true
+	seq, last := chain[len(chain)-1].expected+1, uint64(0)
+	for _, e := range slices.Backward(chain) {
+		for _, msg := range e.msgs {
+			m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(d.subject))
+			if err != nil || m.Header.Get(hdrEventID) != msg.Header.Get(hdrEventID) || !bytes.Equal(m.Data, msg.Data) {
+				return 0, false
+			}
+			seq, last = m.Sequence+1, m.Sequence
+		}
+	}
+	return last, true
 }
 
 // Load reads every event of one aggregate, oldest first. The sequence of
