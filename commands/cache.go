@@ -148,20 +148,14 @@ type pipelines struct {
 	m  map[domain.Aggregate]*pipeline
 }
 
-// get returns agg's pipeline, or nil when nothing is pending on it.
-func (ps *pipelines) get(agg domain.Aggregate) *pipeline {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return ps.m[agg]
-}
-
-// decided reports whether commandID was decided on agg before or during
-// its pipeline.
-func (ps *pipelines) decided(agg domain.Aggregate, commandID string) bool {
+// get returns agg's pipeline, or nil when nothing is pending on it, and
+// whether commandID was decided on agg before or during that pipeline:
+// one look, as the pipeline may end at any moment.
+func (ps *pipelines) get(agg domain.Aggregate, commandID string) (pipe *pipeline, decided bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[agg]
-	return p != nil && (p.commands[commandID] || p.base.ran(commandID) != 0)
+	return p, p != nil && (p.commands[commandID] || p.base.ran(commandID) != 0)
 }
 
 // push makes s agg's last pending decision: decided on the state of pipe

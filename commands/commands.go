@@ -232,11 +232,11 @@ func decideHeld[S any](ctx context.Context, h *Handler, agg domain.Aggregate, m 
 		// A precondition is checked on the state in the store only.
 		how = loadFresh
 	}
-	if pipe := h.pipelines.get(agg); pipe != nil {
+	if pipe, decided := h.pipelines.get(agg, m.CommandID); pipe != nil {
 		// Not on the pending state: a fresh one is wanted, or this
 		// command decided before (where no expected sequence would catch
 		// a second decision), or a command of another kind made it.
-		if _, sameKind := pipe.state.(S); how != loadFresh && sameKind && !h.pipelines.decided(agg, m.CommandID) {
+		if _, sameKind := pipe.state.(S); how != loadFresh && sameKind && !decided {
 			res, stored, p, trusted, err := decideOnce(ctx, h, agg, pipe, m, evolve, decide, how)
 			if trusted {
 				return res, stored, p, err
