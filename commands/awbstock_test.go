@@ -328,3 +328,51 @@ func requestOf(t *testing.T, h *Handler) string {
 	}
 	return ledger.Ranges[0].RequestID
 }
+
+// The same on an AWB ledger: after a number is taken again on a replica
+// with a stale ledger, for a booking that took it on another replica (a
+// retry with the same command id and number), that replica knows the
+// numbers used in between, and gives none of them to another booking.
+func TestANumberTakenAgainOnAReplicaWithAStaleLedgerLeavesNoUsedNumberToGiveAgain(t *testing.T) {
+	h1, _ := stockedWorld(t, t.TempDir(), 10)
+	ctx := context.Background()
+	if _, _, _, err := load(ctx, h1, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh); err != nil {
+		t.Fatal(err)
+	}
+	h2 := New(h1.store, 4, builtinReference())
+	meta := func(id string) Meta { return NewMeta(domain.Principal{Subject: "reactor:awb"}, id, "") }
+	n1, err := h2.takeAWB(ctx, meta("c1"), "f", "020", "", "b1")
+	if err != nil || n1 == "" {
+		t.Fatalf("b1: %q, %v", n1, err)
+	}
+	_, s1 := domain.AWBSerial(n1)
+	n3 := domain.AWBNumber("020", s1+2)
+	if got, err := h2.takeAWB(ctx, meta("c2"), "f", "020", n3, "b2"); err != nil || got != n3 {
+		t.Fatalf("b2: %q, %v", got, err)
+	}
+	// b2's step again, on replica 1.
+	if got, err := h1.takeAWB(ctx, meta("c2"), "f", "020", n3, "b2"); err != nil || got != n3 {
+		t.Fatalf("b2 again: %q, %v", got, err)
+	}
+	n, err := h1.takeAWB(ctx, meta("c3"), "f", "020", "", "b3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == n1 {
+		t.Errorf("b3 got %s, which b1 holds", n)
+	}
+	recs, _ := h1.store.Load(ctx, ledgerAggregate("f", "020"))
+	holders := map[string][]string{}
+	for _, r := range recs {
+		if e, err := domain.DecodeEvent(r.Type, r.Data); err == nil {
+			if u, ok := e.(domain.AWBNumberUsed); ok {
+				holders[u.AWBNumber] = append(holders[u.AWBNumber], u.Reference)
+			}
+		}
+	}
+	for awb, refs := range holders {
+		if len(refs) > 1 {
+			t.Errorf("AWB %s stored as used by %v", awb, refs)
+		}
+	}
+}

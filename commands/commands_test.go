@@ -200,3 +200,44 @@ func TestATransactionWaitsOutAStoreThatDoesNotAnswerAtOnceForAnEventOfAPartThatR
 		t.Errorf("the new part: %d events (%v), want 1", len(recs), err)
 	}
 }
+
+// A command retried on a replica whose cached state is stale, when its
+// first try (on another replica) stored exactly the same events, still
+// the aggregate's last: the retry was decided on the stale state, so it is
+// not told stored (its events are not where it expected them), and the
+// replica answers, and caches, the state as stored.
+func TestACommandRetriedOnAReplicaWithAStaleStateAnswersAndCachesTheStateAsStored(t *testing.T) {
+	store := openTestStore(t)
+	agg := domain.Aggregate{Type: "tally", ID: "t1"}
+	w1 := &tallyWorld{h: New(store, 4, builtinReference()), agg: agg}
+	w2 := &tallyWorld{h: New(store, 4, builtinReference()), agg: agg}
+	if _, err := w1.add("a"); err != nil { // replica 1 caches [a]
+		t.Fatal(err)
+	}
+	if _, err := w2.add("b"); err != nil { // replica 2 moves it on
+		t.Fatal(err)
+	}
+	if _, err := w2.add("x"); err != nil {
+		t.Fatal(err)
+	}
+	// x retried on replica 1 (same command id).
+	again, err := w1.add("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The next command on replica 1 decides on the state as stored.
+	var seen tally
+	if _, err := execute(context.Background(), w1.h, agg, w1.meta("y"), evolveTally, func(s tally) ([]domain.Event, error) {
+		seen = s
+		return []domain.Event{domain.AWBNumberUsed{Reference: "y"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stored := w1.stored(t)
+	if fmt.Sprint(again.State) != "[a b x]" {
+		t.Errorf("the retry answered state %v, never stored (store: %v)", again.State, stored)
+	}
+	if fmt.Sprint(seen) != "[a b x]" {
+		t.Errorf("y decided on state %v, but the store held [a b x] when y was stored (store now: %v)", seen, stored)
+	}
+}

@@ -286,3 +286,43 @@ func builtinReference() *projections.Reference {
 		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
 	return ref
 }
+
+// The same on a flight: after a reservation retried on a replica whose
+// cached flight is stale, that replica knows the reservations made in
+// between, and the next reservation there does not overbook the flight.
+func TestAReservationRetriedOnAReplicaWithAStaleFlightLetsNoneOverbookItThere(t *testing.T) {
+	w := newWorld(t, 1000)
+	ctx := context.Background()
+	h1 := w.h // scheduled the flight: caches it
+	h2 := New(w.store, 4, builtinReference())
+	h2.now = h1.now
+	if _, _, _, err := load(ctx, h1, flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh); err != nil {
+		t.Fatal(err)
+	}
+	reserve := func(h *Handler, booking string, kg float64) error {
+		m := Meta{CommandID: "booked-" + booking + ":reserve", Principal: domain.Principal{Subject: "reactor:reserve"}}
+		_, err := execute(ctx, h, flightAggregate(w.flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
+			return domain.DecideReserveCapacity(f, booking, domain.Reservation{WeightKg: kg}, w.now)
+		})
+		return err
+	}
+	if err := reserve(h2, "b1", 500); err != nil {
+		t.Fatal(err)
+	}
+	if err := reserve(h2, "b2", 400); err != nil {
+		t.Fatal(err)
+	}
+	// b2's step redelivered to replica 1.
+	if err := reserve(h1, "b2", 400); err != nil {
+		t.Fatal(err)
+	}
+	// A new booking on replica 1: 100 kg are left, it asks 400.
+	err := reserve(h1, "b3", 400)
+	f, _, _, lerr := load(ctx, New(w.store, 4, builtinReference()), flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if err == nil || f.ReservedKg > f.CapacityKg {
+		t.Errorf("b3's reservation = %v; the flight holds %g kg of %g: overbooked (%v in the store)", err, f.ReservedKg, f.CapacityKg, f.Reservations)
+	}
+}
