@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -195,23 +196,53 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 				return err
 			}
 			_, err = decideIn(t, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
-				func(b domain.Booking) ([]domain.Event, error) { return domain.DecideConfirmBooking(b, awb, now) })
+				func(b domain.Booking) ([]domain.Event, error) {
+					return stillPending(domain.DecideConfirmBooking(b, awb, now))
+				})
 			return err
 		})
+	}
+	if errors.Is(refusal, errNotPending) {
+		return nil
 	}
 	if refusal == nil || domain.ReasonOf(refusal) == "" {
 		return refusal // confirmed, or not a refusal but a failure: retry the event
 	}
-	return transact(ctx, r.h, func(t *transaction) error {
+	err = transact(ctx, r.h, func(t *transaction) error {
 		// A history whose steps were stored one by one may hold the
 		// capacity.
 		if err := r.release(t, rec, b); err != nil {
 			return err
 		}
 		_, err := decideIn(t, rec.Aggregate, step(rec, "reject"), domain.EvolveBooking,
-			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRejectBooking(b, refusal, now) })
+			func(b domain.Booking) ([]domain.Event, error) {
+				return stillPending(domain.DecideRejectBooking(b, refusal, now))
+			})
 		return err
 	})
+	if errors.Is(err, errNotPending) {
+		return nil
+	}
+	return err
+}
+
+// errNotPending is the decision to confirm or reject a booking that is no
+// longer pending: another handling of its request (a redelivery to
+// another replica while this one was at it) or the forwarder settled it.
+// It is an error, not a decision of nothing, so that the transaction
+// stores none of its other parts: a part that decides nothing is not
+// checked when the others are stored, and a rejection's release would
+// give back the capacity of a booking confirmed meanwhile. Made on a
+// cached state it is made again on the booking as stored (decideHeld).
+var errNotPending = errors.New("commands: the booking is no longer pending")
+
+// stillPending is a decision on a booking, or errNotPending if it decided
+// nothing because the booking is no longer pending.
+func stillPending(events []domain.Event, err error) ([]domain.Event, error) {
+	if err == nil && len(events) == 0 {
+		return nil, errNotPending
+	}
+	return events, err
 }
 
 // assignAWB takes the booking's AWB number, as a part of t, from the

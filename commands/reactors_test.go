@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -324,5 +325,61 @@ func TestAReservationRetriedOnAReplicaWithAStaleFlightLetsNoneOverbookItThere(t 
 	}
 	if err == nil || f.ReservedKg > f.CapacityKg {
 		t.Errorf("b3's reservation = %v; the flight holds %g kg of %g: overbooked (%v in the store)", err, f.ReservedKg, f.CapacityKg, f.Reservations)
+	}
+}
+
+// hookedLoads is the event store that runs hook, once armed, right after
+// answering a load of agg: what happens in the store between a read and
+// the decision made on it.
+type hookedLoads struct {
+	*eventstore.Store
+	agg   domain.Aggregate
+	armed atomic.Bool
+	hook  func()
+}
+
+func (s *hookedLoads) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error) {
+	recs, err := s.Store.LoadAfter(ctx, agg, after)
+	if agg == s.agg && s.armed.CompareAndSwap(true, false) {
+		s.hook()
+	}
+	return recs, err
+}
+
+// Two replicas handle one BookingRequested at once (a redelivery while
+// the first is still at it), at the moment its quote's options expire:
+// one confirms; the other, refused (expired), finds the booking no longer
+// pending when it rejects it, and stores nothing: its release would give
+// back the capacity the confirmed booking holds.
+func TestARejectionRacingAConfirmationOfTheSameBookingGivesBackNoCapacity(t *testing.T) {
+	w := newWorld(t, 1000)
+	ctx := context.Background()
+	w.now = time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC) // priced early: options expire before departure
+	q := w.pricedQuote(t, 600)
+	rec := w.book(t, q)
+	expiry := q.OptionsExpire()
+
+	h2 := New(w.store, 4, builtinReference())
+	h2.now = func() time.Time { return expiry.Add(-time.Second) }
+	r2 := &Reactors{h: h2}
+	hooked := &hookedLoads{Store: w.store, agg: quoteAggregate(q.ID)}
+	hooked.hook = func() {
+		if err := r2.confirm(ctx, rec); err != nil {
+			t.Errorf("replica 2's confirmation: %v", err)
+		}
+	}
+	w.h.store = hooked
+	hooked.armed.Store(true)
+	w.now = expiry.Add(time.Second)
+	if err := w.reactors.book(ctx, rec); err != nil {
+		t.Errorf("replica 1: %v", err)
+	}
+
+	fresh := New(w.store, 4, builtinReference())
+	b, _, _, _ := load(ctx, fresh, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
+	f, _, _, _ := load(ctx, fresh, flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh)
+	if _, held := f.Reservations[b.ID]; b.Status != domain.BookingStatusConfirmed || !held {
+		t.Errorf("booking %s is %s, and the flight holds %g kg of %g, for %v; want it confirmed with its capacity held", b.ID, b.Status,
+			f.ReservedKg, f.CapacityKg, f.Reservations)
 	}
 }
