@@ -27,14 +27,16 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 		})
 }
 
-// ReplyStock is the airline's reply to a stock request. The prefix
-// aggregate decides the range (the guard against overlaps, which also
-// refuses to take back numbers the forwarder used); the request records
-// the reply and the ledger the range, each taking the range from the
-// prefix as it stands when they decide, so that concurrent replies leave
-// all three agreeing with the last. Replies to one request queue within
-// a process; each step's command id derives from the reply's, so a
-// retried reply repeats nothing, and replying again heals one cut short.
+// ReplyStock is the airline's reply to a stock request, in one
+// transaction: the prefix aggregate decides the range (the guard against
+// overlaps), the request records the reply, and the ledger the range,
+// which refuses to take back numbers the forwarder used. All three are
+// stored together or none: a number used while the reply is decided
+// conflicts with it at the ledger, and the reply is decided again, or
+// refused. Replies to one request queue within a process; each part's
+// command id derives from the reply's, so a retried reply repeats
+// nothing, and replying again heals a reply cut short by an earlier
+// release, which stored its parts one by one.
 func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c domain.ReplyStock) (Result[domain.StockRequest], error) {
 	var none Result[domain.StockRequest]
 	if !domain.ValidIdentifier(requestID) {
@@ -42,7 +44,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	unlock := h.replies.lock(requestID)
 	defer unlock()
-	r, loaded, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
+	r, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
 	if err != nil {
 		return none, err
 	}
@@ -52,16 +54,6 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if m.Principal.Role != domain.RoleAirline || m.Principal.AWBPrefix != r.AirlinePrefix {
 		return none, domain.Errorf(domain.Forbidden, "only the airline with prefix %s replies to this request", r.AirlinePrefix)
 	}
-	// The request's version is checked before the range is taken, so
-	// that a stale reply stores nothing; the reply step checks it again
-	// where it counts, at its write (a reply from another replica in
-	// between fails there, with the range step repeated by the next
-	// reply as a reply cut short is).
-	ifVersion := m.IfVersion
-	if ifVersion != nil && *ifVersion != loaded.last {
-		return none, preconditionFailed(loaded.last, *ifVersion)
-	}
-	m.IfVersion = nil // the prefix and the ledger have versions of their own
 	c.At = h.now().UTC()
 	want, err := c.Validate(r)
 	if err != nil {
@@ -71,64 +63,40 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if c.Status != domain.StockStatusRejected {
 		count = *c.AllocatedStock
 	}
-	prefixAgg := domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}
-	ledgerAgg := ledgerAggregate(r.OrganizationID, r.AirlinePrefix)
-	rangeNow := func() (domain.AWBRange, error) {
-		p, _, _, err := load(ctx, h, prefixAgg, domain.EvolveAWBPrefixStock, "", loadFresh)
-		return p.Ranges[requestID], err
-	}
-
-	sub := func(step string) Meta { s := m; s.CommandID = m.CommandID + ":" + step; return s }
-	if _, err := execute(ctx, h, prefixAgg, sub("range"), domain.EvolveAWBPrefixStock,
-		func(s domain.AWBPrefixStock) ([]domain.Event, error) {
-			events, err := domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
-			if err != nil || len(events) == 0 {
-				return events, err
-			}
-			// Numbers the forwarder used cannot be taken back.
-			next := domain.EvolveAWBPrefixStock(s, events[0]).Ranges[requestID]
-			ledger, _, _, err := load(ctx, h, ledgerAgg, domain.EvolveStockLedger, "", loadFresh)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := domain.DecideSetStock(ledger, r.OrganizationID, r.AirlinePrefix, domain.LedgerRange{RequestID: requestID, Range: next}); err != nil {
-				return nil, err
-			}
-			return events, nil
-		}); err != nil {
-		return none, err
-	}
+	// If-Match is the request's: the prefix and the ledger have versions
+	// of their own.
+	sub := func(step string) Meta { s := m; s.CommandID, s.IfVersion = m.CommandID+":"+step, nil; return s }
 	reply := sub("reply")
-	reply.IfVersion = ifVersion
-	res, err := execute(ctx, h, stockRequestAggregate(requestID), reply, domain.EvolveStockRequest,
-		func(r domain.StockRequest) ([]domain.Event, error) {
-			allocated, err := rangeNow()
-			if err != nil {
-				return nil, err
-			}
-			return domain.DecideReplyStock(r, c, allocated)
-		})
+	reply.IfVersion = m.IfVersion
+	var prefix *Result[domain.AWBPrefixStock]
+	var res *Result[domain.StockRequest]
+	var ledger *Result[domain.StockLedger]
+	err = transact(ctx, h, func(t *transaction) (err error) {
+		prefix, err = decideIn(t, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}, sub("range"), domain.EvolveAWBPrefixStock,
+			func(s domain.AWBPrefixStock) ([]domain.Event, error) {
+				return domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
+			})
+		if err != nil {
+			return err
+		}
+		allocated := prefix.State.Ranges[requestID]
+		res, err = decideIn(t, stockRequestAggregate(requestID), reply, domain.EvolveStockRequest,
+			func(r domain.StockRequest) ([]domain.Event, error) { return domain.DecideReplyStock(r, c, allocated) })
+		if err != nil {
+			return err
+		}
+		ledger, err = decideIn(t, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), sub("ledger"), domain.EvolveStockLedger,
+			func(l domain.StockLedger) ([]domain.Event, error) {
+				return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
+					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo})
+			})
+		return err
+	})
 	if err != nil {
 		return none, err
 	}
-	set, err := execute(ctx, h, ledgerAgg, sub("ledger"), domain.EvolveStockLedger,
-		func(l domain.StockLedger) ([]domain.Event, error) {
-			allocated, err := rangeNow()
-			if err != nil {
-				return nil, err
-			}
-			latest, _, _, err := load(ctx, h, stockRequestAggregate(requestID), domain.EvolveStockRequest, "", loadFresh)
-			if err != nil {
-				return nil, err
-			}
-			return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
-				domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: latest.ValidFrom, ValidTo: latest.ValidTo})
-		})
-	if err != nil {
-		return none, err
-	}
-	res.Sequence = max(res.Sequence, set.Sequence)
-	return res, nil
+	res.Sequence = max(res.Sequence, prefix.Sequence, ledger.Sequence)
+	return *res, nil
 }
 
 // useAWB takes an AWB number of prefix from the forwarder's stock for

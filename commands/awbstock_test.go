@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
@@ -376,3 +377,70 @@ func TestANumberTakenAgainOnAReplicaWithAStaleLedgerLeavesNoUsedNumberToGiveAgai
 		}
 	}
 }
+
+// hookedSubmits is the event store that runs hook, once armed, right
+// before it takes a decision that touches agg: what another replica
+// stores between a decision and its storing.
+type hookedSubmits struct {
+	*eventstore.Store
+	agg   domain.Aggregate
+	armed atomic.Bool
+	hook  func()
+}
+
+func (s *hookedSubmits) Submit(ctx context.Context, parts ...domain.Submission) ([]domain.PendingAppend, error) {
+	for _, p := range parts {
+		if p.Aggregate == s.agg && s.armed.CompareAndSwap(true, false) {
+			s.hook()
+		}
+	}
+	return s.Store.Submit(ctx, parts...)
+}
+
+// A reply that shrinks a forwarder's range, while the forwarder uses a
+// number of the part taken back (on another replica, after the reply was
+// decided and before it is stored), is refused: the prefix does not take
+// the number back, and no other forwarder's stock gets it.
+func TestAReplyShrinkingARangeWhileANumberOfItIsUsedGivesThatNumberToNobodyElse(t *testing.T) {
+	dir := t.TempDir()
+	h, _ := stockedWorld(t, dir, 10)
+	raw := h.store.(*eventstore.Store)
+	hooked := &hookedSubmits{Store: raw, agg: ledgerAggregate("f", "020")}
+	h.store = hooked
+	ctx := context.Background()
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	reqF := requestOf(t, h)
+	ledger, _, _, _ := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
+	old := ledger.Ranges[0].Range
+	seventh := domain.AWBNumber("020", old.First+6)
+	other := New(raw, 4, builtinReference()) // another replica confirms a booking of f's meanwhile
+	hooked.hook = func() {
+		if _, err := other.takeAWB(ctx, NewMeta(domain.Principal{Subject: "reactor:awb"}, "use-7", ""), "f", "020", seventh, "booking-f"); err != nil {
+			t.Errorf("f's use of %s: %v", seventh, err)
+		}
+	}
+	hooked.armed.Store(true)
+	five := 5
+	today := h.now().UTC().Format("2006-01-02")
+	if _, err := h.ReplyStock(ctx, NewMeta(lh, "shrink", ""), reqF, domain.ReplyStock{Status: domain.StockStatusPartiallyApproved,
+		AllocatedStock: &five, ValidFrom: today, ValidTo: "2099-12-31"}); domain.ErrorCode(err) != domain.Conflict {
+		t.Errorf("the shrinking reply = %v, want a conflict: a number it would take back is used", err)
+	}
+
+	// Forwarder g asks for 5 numbers and gets them.
+	g := domain.Principal{Subject: "client:g", OrganizationID: "g", Role: domain.RoleForwarder}
+	req, err := h.RequestStock(ctx, NewMeta(g, "g-request", ""), domain.RequestStock{AirlinePrefix: "020", RequestedStock: &five,
+		ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ReplyStock(ctx, NewMeta(lh, "g-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
+		AllocatedStock: &five, ValidFrom: today, ValidTo: "2099-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.takeAWB(ctx, NewMeta(domain.Principal{Subject: "reactor:awb"}, "g-use-7", ""), "g", "020", seventh, "booking-g")
+	if err == nil {
+		t.Errorf("AWB %s, used by f's booking, was given to g's booking too (%s)", seventh, n)
+	}
+}
+

@@ -33,7 +33,8 @@ type transaction struct {
 // holds one lock at a time, so transactions that name aggregates in the
 // same order never wait for each other in a circle. Every transaction
 // names its aggregates in this order, leaving out those it does not
-// touch: flight, AWB ledger, quote, booking, waybill.
+// touch: AWB prefix, stock request, flight, AWB ledger, quote, booking,
+// waybill.
 func transact(ctx context.Context, h *Handler, decide func(*transaction) error) error {
 	return transactFrom(ctx, h, loadCached, decide)
 }
