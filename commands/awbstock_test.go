@@ -443,4 +443,3 @@ func TestAReplyShrinkingARangeWhileANumberOfItIsUsedGivesThatNumberToNobodyElse(
 		t.Errorf("AWB %s, used by f's booking, was given to g's booking too (%s)", seventh, n)
 	}
 }
-

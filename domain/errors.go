@@ -29,6 +29,7 @@ const (
 	Conflict             ErrorClass = "conflict"            // the request contradicts the current state
 	QuotaExceeded        ErrorClass = "quota_exceeded"      // what the request would store does not fit the organisation's quota
 	PreconditionFailed   ErrorClass = "precondition_failed" // the resource is no longer at the version the request names (If-Match)
+	PayloadTooLarge      ErrorClass = "payload_too_large"   // larger than the service takes: a body, or a change too large to store
 	Internal             ErrorClass = "server_error"
 )
 

@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -1017,5 +1018,29 @@ func TestARetryWhoseEarlierEventDiffersFromTheOneStoredIsAConflict(t *testing.T)
 	}
 	if seqs, err := s.Append(ctx, agg, 0, decisionOf("cmd", 2)); fmt.Sprint(seqs, err) != "[1 2] <nil>" {
 		t.Errorf("the same decision again = %v, %v; want its sequences [1 2]", seqs, err)
+	}
+}
+
+// A decision with an event larger than the server takes is refused at
+// once, as too large, and never joins a batch, where it would fail every
+// decision beside it; the queue refuses such a job alike.
+func TestADecisionTooLargeToStoreIsRefusedAloneAtOnce(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	good := submitOne(t, s, domain.Submission{Aggregate: domain.Aggregate{Type: "quote", ID: "good"}, Events: decisionOf("good", 2)})
+	big := decisionOf("big", 2)
+	big[1].Data = bytes.Repeat([]byte("x"), int(s.nc.MaxPayload()))
+	if _, err := s.Submit(ctx, domain.Submission{Aggregate: domain.Aggregate{Type: "quote", ID: "big"}, Events: big}); domain.ErrorCode(err) != domain.PayloadTooLarge {
+		t.Errorf("the large decision = %v, want payload_too_large", err)
+	}
+	if seqs, err := good.Wait(ctx); err != nil || len(seqs) != 2 {
+		t.Errorf("the decision beside it = %v, %v; want it stored", seqs, err)
+	}
+	q, err := s.Queue(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Put(ctx, domain.Job{ID: "big", Data: big[1].Data}); domain.ErrorCode(err) != domain.PayloadTooLarge {
+		t.Errorf("the large job = %v, want payload_too_large", err)
 	}
 }

@@ -78,7 +78,11 @@ func (s *Store) Queue(ctx context.Context, name string) (*Queue, error) {
 func (q *Queue) Put(ctx context.Context, jobs ...domain.Job) error {
 	ds := make([]*decision, 0, len(jobs))
 	for _, j := range jobs {
-		ds = append(ds, q.job(ctx, j))
+		d := q.job(ctx, j)
+		if err := q.s.fits(d); err != nil {
+			return fmt.Errorf("eventstore: queue put of %s: %w", j.ID, err)
+		}
+		ds = append(ds, d)
 	}
 	for _, out := range q.committer.submit(ctx, ds...) {
 		if out.err != nil {

@@ -490,10 +490,32 @@ func (s *Store) decisionOf(ctx context.Context, p domain.Submission) (*decision,
 	if err != nil {
 		return nil, err
 	}
+	if err := s.fits(d); err != nil {
+		return nil, err
+	}
 	if p.After != nil {
 		d.after = prior.d
 	}
 	return d, nil
+}
+
+// headerRoom is what the committer adds to a message's headers at most:
+// the atomic batch's id, sequence and commit, and an expected sequence.
+const headerRoom = 256
+
+// fits refuses a decision with a message larger than the server takes
+// (its max_payload, 1 MiB by default), before it goes to the committer:
+// in a batch, it would make the whole batch fail, and every decision in
+// it with a failure no retry cures.
+func (s *Store) fits(d *decision) error {
+	limit := s.nc.MaxPayload() - headerRoom
+	for _, m := range d.msgs {
+		if size := int64(m.Size()); size > limit {
+			return domain.Errorf(domain.PayloadTooLarge, "the change is too large to store: %d bytes in one message, where the event store takes at most %d (the NATS server's max_payload)",
+				size, limit)
+		}
+	}
+	return nil
 }
 
 // Done is closed once p has its answer.

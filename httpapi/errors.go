@@ -14,7 +14,7 @@ import (
 // Error values of the HTTP layer itself, beside the domain's codes.
 const (
 	codeMethodNotAllowed    = "method_not_allowed"
-	codePayloadTooLarge     = "payload_too_large"
+	codePayloadTooLarge     = string(domain.PayloadTooLarge)
 	codeUnsupportedMedia    = "unsupported_media_type"
 	codeIdempotencyReused   = "idempotency_key_reused"
 	codeServiceUnavailable  = "service_unavailable"
