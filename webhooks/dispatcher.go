@@ -222,26 +222,30 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	// receiver may have acted on it (as in Queue.Work).
 	ctx = context.WithoutCancel(ctx)
 	var mu sync.Mutex
-	var queued []domain.Job
-	queue := func(j job, due time.Time) error {
-		raw, err := json.Marshal(j)
-		if err != nil {
-			return err
-		}
+	var failed error // the first job not queued: the event comes again
+	fail := func(err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		queued = append(queued, domain.Job{ID: j.DeliveryID, Data: raw, Due: due})
-		return nil
+		failed = cmp.Or(failed, err)
+	}
+	put := func(jobs []domain.Job) {
+		if err := d.put(ctx, jobs...); err != nil {
+			fail(err)
+		}
 	}
 	var attempts []domain.WebhookDeliveryAttempted
+	var untried []domain.Job
 	var sends sync.WaitGroup
 	for _, dl := range deliveries {
 		w, j := dl.w, dl.j
 		turn := d.turn(w.ID)
 		if !turn.takeFree() {
-			if err = queue(j, time.Time{}); err != nil {
-				break
+			raw, err := json.Marshal(j)
+			if err != nil {
+				fail(err)
+				continue
 			}
+			untried = append(untried, domain.Job{ID: j.DeliveryID, Data: raw})
 			continue
 		}
 		sends.Go(func() {
@@ -251,21 +255,27 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			attempts = append(attempts, attempt)
 			mu.Unlock()
 			if retryIn > 0 {
+				// Queued at once, not after the event's other first
+				// attempts: a receiver that does not answer would hold
+				// this retry past its due time.
 				j.Tried = 1
-				if err := queue(j, attempt.NextTryAt); err != nil {
+				raw, err := json.Marshal(j)
+				if err != nil {
 					d.Log.Error("webhook retry not queued", "delivery", j.DeliveryID, "err", err)
+					return
 				}
+				put([]domain.Job{{ID: j.DeliveryID, Data: raw, Due: attempt.NextTryAt}})
 			}
 		})
+	}
+	if len(untried) > 0 {
+		put(untried) // while the first attempts are made
 	}
 	sends.Wait() // the requests under way finish, whatever happens next
 	// Retries are queued before the attempts are recorded: a crash in
 	// between leaves an attempt unrecorded, never a retry unqueued.
-	if err == nil && len(queued) > 0 {
-		err = d.put(ctx, queued...)
-	}
-	if err != nil {
-		return err // the event comes again
+	if failed != nil {
+		return failed // the event comes again
 	}
 	var records sync.WaitGroup
 	for _, a := range attempts {

@@ -918,3 +918,57 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// appendEvents stores events of the types given, one after another, on one
+// aggregate.
+func appendEvents(t *testing.T, store *eventstore.Store, agg domain.Aggregate, types ...string) {
+	t.Helper()
+	last := uint64(0)
+	for i, typ := range types {
+		seqs, err := store.Append(context.Background(), agg, last, []domain.Envelope{{Type: typ, EventID: fmt.Sprint(agg.ID, "-", i),
+			OccurredAt: time.Now(), Data: []byte(`{}`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = seqs[len(seqs)-1]
+	}
+}
+
+// A first attempt's retry is queued as soon as that attempt fails, not
+// once every first attempt of the event is over: a receiver that does not
+// answer (here, not until the test ends; the client waits 15 s) holds up
+// no other subscription's retry, due a second after its first attempt.
+func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	release := make(chan struct{})
+	deadURL, deadArrived := receiver(t, release)
+	var requests atomic.Int32
+	retried := make(chan struct{}, 1)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		retried <- struct{}{}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(failing.Close)
+	subs := subscribed{subscriptions{
+		"a-dead":    {ID: "a-dead", OrganizationID: "other", URL: deadURL, SealedSecret: sealer.Seal("whsec_ZGVhZA==")},
+		"b-failing": {ID: "b-failing", OrganizationID: "acme", URL: failing.URL, SealedSecret: sealer.Seal("whsec_ZmFpbA==")},
+	}}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: &attempts{more: make(chan struct{}, 100)}, Readers: upToDate{},
+		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
+		Schedule: []time.Duration{time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	defer close(release) // first: the dead receiver answers once the test is over
+
+	within(t, deadArrived, "the receiver that does not answer had no request")
+	within(t, retried, "the other subscription's retry did not come while the first receiver's request hung")
+}
