@@ -98,13 +98,20 @@ type Dispatcher struct {
 	// holds no more connections than this, nor more than a quarter more
 	// of the deliveries in hand waiting for one (see turns).
 	PerSubscription int
+	// PerOrganisation bounds the deliveries of one organisation's
+	// subscriptions in hand at once (when 0, a quarter of InHand, and at
+	// least what two subscriptions may hold): an organisation whose
+	// receivers stop answering holds no more of the queue's workers, and
+	// the others' deliveries go on meanwhile.
+	PerOrganisation int
 	// Attempted, if set, hears the outcome of every delivery attempt
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
 	Attempted func(outcome string)
 	client    *http.Client
 
-	mu    sync.Mutex
-	turns map[string]*turns // by webhook id
+	mu     sync.Mutex
+	turns  map[string]*turns // by webhook id
+	inHand map[string]int    // deliveries from the queue in hand, by organisation
 }
 
 // job is one delivery: made by the dispatcher, and queued when it waits.
@@ -389,11 +396,15 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	if !live {
 		return 0 // nobody to deliver to any more
 	}
+	// Waiting in hand would hold one of the queue's workers, which a
+	// burst to a slow receiver could fill, holding up every other
+	// subscription's deliveries.
+	if !d.hold(w.OrganizationID) {
+		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
+	}
+	defer d.letGo(w.OrganizationID)
 	turn := d.turn(w.ID)
 	if !turn.take() {
-		// Waiting in hand would hold one of the queue's workers, which a
-		// burst to a slow receiver could fill, holding up every other
-		// subscription's deliveries.
 		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
 	}
 	// The turn may have come after a wait, during which the receiver
@@ -583,6 +594,37 @@ func (t *turns) takeFree() bool {
 
 // done gives a turn back.
 func (t *turns) done() { <-t.underWay }
+
+// hold counts a delivery from the queue in hand for organisation org,
+// unless it has as many as it may; false: it has.
+func (d *Dispatcher) hold(org string) bool {
+	inHand := cmp.Or(d.InHand, d.Parallel)
+	perSubscription := max(cmp.Or(d.PerSubscription, inHand), 1)
+	// One subscription's share is its turns and the deliveries that may
+	// wait for one: an organisation may hold two, so that one slow
+	// subscription leaves room for its others.
+	share := perSubscription + max(perSubscription/4, 1)
+	limit := cmp.Or(d.PerOrganisation, max(inHand/4, 2*share))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inHand[org] >= limit {
+		return false
+	}
+	if d.inHand == nil {
+		d.inHand = map[string]int{}
+	}
+	d.inHand[org]++
+	return true
+}
+
+// letGo counts a delivery of org's out of hand.
+func (d *Dispatcher) letGo(org string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inHand[org]--; d.inHand[org] == 0 {
+		delete(d.inHand, org)
+	}
+}
 
 // turn is the turns of a subscription. They are kept for the life of the
 // dispatcher: a few bytes per subscription ever delivered to.

@@ -972,3 +972,47 @@ func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T
 	within(t, deadArrived, "the receiver that does not answer had no request")
 	within(t, retried, "the other subscription's retry did not come while the first receiver's request hung")
 }
+
+// An organisation whose receivers all stop answering, with a backlog on
+// each of its subscriptions, holds at most its share of the queue's
+// workers: another organisation's ping goes out meanwhile. (Without the
+// share, its seven subscriptions, each with a request under way and one
+// waiting for it, would hold all eight workers.)
+func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDeliveries(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	release, answered := make(chan struct{}), make(chan struct{})
+	close(answered)
+	deadURL, deadArrived := receiver(t, release)
+	fastURL, fastArrived := receiver(t, answered)
+	subs := subscriptions{"fast": {ID: "fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")}}
+	const deadSubs, perOrganisation = 7, 4
+	for i := range deadSubs {
+		id := fmt.Sprint("dead-", i)
+		subs[id] = domain.Webhook{ID: id, OrganizationID: "other", URL: deadURL + "/" + id, SealedSecret: sealer.Seal("whsec_ZGVhZA==")}
+	}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: &attempts{more: make(chan struct{}, 100)}, Readers: upToDate{},
+		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler),
+		Parallel: 1, InHand: 8, PerSubscription: 1, PerOrganisation: perOrganisation}
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	defer close(release) // first: the receivers answer once the test is over
+
+	for i := range deadSubs {
+		for range 3 { // one under way, one waiting for the turn, one more
+			if _, err := d.Ping(ctx, subs[fmt.Sprint("dead-", i)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for range perOrganisation / 2 { // as many requests under way as its share lets it have
+		within(t, deadArrived, "the receivers that stop answering had fewer requests than their share allows")
+	}
+	if _, err := d.Ping(ctx, subs["fast"]); err != nil {
+		t.Fatal(err)
+	}
+	within(t, fastArrived, "another organisation's ping was held up behind the one whose receivers stopped answering")
+}
