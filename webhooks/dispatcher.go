@@ -671,14 +671,25 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	var retryAfter time.Duration
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
-			retryAfter = min(time.Duration(secs)*time.Second, 24*time.Hour)
-		}
+		retryAfter = retryAfterOf(resp.Header.Get("Retry-After"), time.Now())
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err = fmt.Errorf("the receiver answered %s", resp.Status)
 	}
 	return resp.StatusCode, retryAfter, err
+}
+
+// retryAfterOf is the wait a Retry-After header asks for at now, in
+// seconds or as an HTTP date, at most a day; 0 if it asks for none, or
+// cannot be read.
+func retryAfterOf(header string, now time.Time) time.Duration {
+	var wait time.Duration
+	if secs, err := strconv.Atoi(header); err == nil {
+		wait = time.Duration(min(secs, 24*60*60)) * time.Second // no overflow
+	} else if at, err := http.ParseTime(header); err == nil {
+		wait = at.Sub(now)
+	}
+	return min(max(wait, 0), 24*time.Hour)
 }
 
 // jitter spreads a delay by up to a fifth either way, so retries of many

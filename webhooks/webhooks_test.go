@@ -131,3 +131,25 @@ func TestADeliveryPutBackWaitsATenthOfASecondDoublingToAMinute(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryAfterOf(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"120", 2 * time.Minute},
+		{"Fri, 27 Nov 2026 12:05:00 GMT", 5 * time.Minute},
+		{"Fri, 27 Nov 2026 11:55:00 GMT", 0}, // past
+		{"0", 0},
+		{"-5", 0},
+		{"999999", 24 * time.Hour},
+		{"99999999999999", 24 * time.Hour},
+		{"soon", 0},
+		{"", 0},
+	} {
+		if got := retryAfterOf(tt.header, now); got != tt.want {
+			t.Errorf("retryAfterOf(%q) = %s, want %s", tt.header, got, tt.want)
+		}
+	}
+}
