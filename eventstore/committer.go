@@ -193,6 +193,12 @@ func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
 	}
 	c := &committer{js: js, nc: nc, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		stopped: make(chan struct{}), lastSeq: map[string]lastEvent{}, obs: obs}
+	s.committersMu.Lock()
+	defer s.committersMu.Unlock()
+	if s.closing {
+		nc.Close()
+		return nil, errClosed
+	}
 	s.committers = append(s.committers, c)
 	go c.run()
 	return c, nil

@@ -94,8 +94,13 @@ type Store struct {
 	// so that their batches do not queue behind the deliveries to the
 	// read models and reactors.
 	dial       func(name string) (*nats.Conn, error)
-	committer  *committer   // of the event stream
-	committers []*committer // every one, to close with the store
+	committer *committer // of the event stream
+	// committers are every one, to close with the store; a committer
+	// started once the store is closing is refused.
+	committersMu sync.Mutex
+	committers   []*committer
+	closing      bool
+	closeOnce    sync.Once // Close's work, which other callers wait for
 
 	existing   bool          // see Options.Existing
 	obs        Observer      // never nil
@@ -350,9 +355,18 @@ func listenSeed(path string) (string, error) {
 func (s *Store) ListenNkey() string { return s.listenNkey }
 
 // Close drains the connection, so in-flight publishes finish, and stops
-// the embedded server.
+// the embedded server. Calls after the first, or beside it, wait for it
+// and do nothing more.
 func (s *Store) Close() {
-	for _, c := range s.committers {
+	s.closeOnce.Do(s.close)
+}
+
+func (s *Store) close() {
+	s.committersMu.Lock()
+	s.closing = true
+	committers := s.committers
+	s.committersMu.Unlock()
+	for _, c := range committers {
 		c.close()
 	}
 	if s.nc != nil {

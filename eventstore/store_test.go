@@ -817,3 +817,26 @@ func TestAReadLeavesNoConsumerOnTheServer(t *testing.T) {
 		})
 	}
 }
+
+// Close may be called from several places at once (a signal and a
+// failing start, say): each call returns once the store is closed, and
+// a queue opened meanwhile is refused or closed with it.
+func TestCloseCalledAtOnceFromSeveralPlacesClosesTheStoreOnce(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	var wg sync.WaitGroup
+	queues := make(chan error, 1)
+	wg.Go(func() {
+		_, err := s.Queue(context.Background(), "jobs")
+		queues <- err
+	})
+	for range 3 {
+		wg.Go(s.Close)
+	}
+	wg.Wait()
+	if err := <-queues; err == nil && s.Connected() {
+		t.Errorf("the store is still connected after Close")
+	}
+	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("late", 1)); err == nil {
+		t.Errorf("an append after Close was taken")
+	}
+}
