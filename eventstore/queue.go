@@ -147,6 +147,16 @@ func (q *Queue) Waiting(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
+// Cancel takes job id out of the queue if it waits (put due later, and
+// not due yet), so that it is never handed out. A job due, in hand or
+// done is left as it is.
+func (q *Queue) Cancel(ctx context.Context, id string) error {
+	if err := q.handle.Purge(ctx, jetstream.WithPurgeSubject(q.schedule(id))); err != nil {
+		return unavailable(fmt.Errorf("eventstore: queue %s: cancel %s: %w", q.stream, id, err))
+	}
+	return nil
+}
+
 // queueWorkers is the durable consumer all replicas' workers share.
 const queueWorkers = "workers"
 

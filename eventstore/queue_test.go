@@ -277,3 +277,32 @@ func TestAJobIsWaitingFromItsPutUntilItIsDue(t *testing.T) {
 		return !waiting
 	})
 }
+
+// A job cancelled while it waits is taken out: it waits no longer, and
+// the job put after it is the next handed out. A job due is left as is.
+func TestACancelledJobIsNeverHandedOut(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	q := openQueue(t, s, "cancel")
+	if err := q.Put(ctx, domain.Job{ID: "cancelled", Due: time.Now().Add(500 * time.Millisecond)}, domain.Job{ID: "now"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"cancelled", "now", "never put"} {
+		if err := q.Cancel(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if waiting, err := q.Waiting(ctx, "cancelled"); err != nil || waiting {
+		t.Errorf("the cancelled job waits: %v, %v", waiting, err)
+	}
+	if err := q.Put(ctx, domain.Job{ID: "after", Due: time.Now().Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	handouts := work(t, q)
+	for _, want := range []string{"now", "after"} {
+		if h := next(t, handouts); h.id != want {
+			t.Errorf("handed out %s, want %s", h.id, want)
+		}
+	}
+}

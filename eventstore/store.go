@@ -93,7 +93,7 @@ type Store struct {
 	// dial opens a connection to the server; committers have their own,
 	// so that their batches do not queue behind the deliveries to the
 	// read models and reactors.
-	dial       func(name string) (*nats.Conn, error)
+	dial      func(name string) (*nats.Conn, error)
 	committer *committer // of the event stream
 	// committers are every one, to close with the store; a committer
 	// started once the store is closing is refused.

@@ -72,6 +72,7 @@ type Queue interface {
 	Put(ctx context.Context, jobs ...domain.Job) error
 	Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration))
 	Waiting(ctx context.Context, id string) (bool, error)
+	Cancel(ctx context.Context, id string) error
 }
 
 // Dispatcher turns events into deliveries and delivers them.
@@ -108,6 +109,8 @@ type Dispatcher struct {
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
 	Attempted func(outcome string)
 	client    *http.Client
+
+	sending sync.WaitGroup // first attempts under way, some without their event (see awaitFirstAttempts)
 
 	mu     sync.Mutex
 	turns  map[string]*turns // by webhook id
@@ -172,6 +175,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			d.Log.Error("webhook dispatch failed on an event: it is tried again, and parked after CARGO_REACTOR_ATTEMPTS failures in a row", "sequence", rec.Sequence, "err", err)
 		})
 	<-done
+	d.sending.Wait()
 	d.client.CloseIdleConnections()
 }
 
@@ -242,6 +246,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	}
 	var attempts []domain.WebhookDeliveryAttempted
 	var untried []domain.Job
+	var inline []*firstAttempt
 	var sends sync.WaitGroup
 	for _, dl := range deliveries {
 		w, j := dl.w, dl.j
@@ -255,30 +260,44 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			untried = append(untried, domain.Job{ID: j.DeliveryID, Data: raw})
 			continue
 		}
-		sends.Go(func() {
+		a := &firstAttempt{j: j, finished: make(chan struct{})}
+		inline = append(inline, a)
+		sends.Add(1)
+		d.sending.Go(func() {
+			defer sends.Done()
 			attempt, retryIn := d.attempt(ctx, w, j, 1)
 			turn.done()
 			mu.Lock()
-			attempts = append(attempts, attempt)
+			detached := a.detached
+			a.over = !detached
+			if !detached {
+				attempts = append(attempts, attempt)
+			}
 			mu.Unlock()
+			if detached {
+				d.finishDetached(ctx, j, attempt, retryIn)
+				return
+			}
+			defer close(a.finished)
 			if retryIn > 0 {
 				// Queued at once, not after the event's other first
 				// attempts: a receiver that does not answer would hold
 				// this retry past its due time.
-				j.Tried = 1
-				raw, err := json.Marshal(j)
-				if err != nil {
-					d.Log.Error("webhook retry not queued", "delivery", j.DeliveryID, "err", err)
-					return
+				if err := d.queueRetry(ctx, j, attempt.NextTryAt); err != nil {
+					fail(err)
 				}
-				put([]domain.Job{{ID: j.DeliveryID, Data: raw, Due: attempt.NextTryAt}})
 			}
 		})
 	}
 	if len(untried) > 0 {
 		put(untried) // while the first attempts are made
 	}
-	sends.Wait() // the requests under way finish, whatever happens next
+	d.awaitFirstAttempts(ctx, &sends, &mu, inline)
+	for _, a := range inline {
+		if !a.detached { // set before awaitFirstAttempts returned
+			<-a.finished
+		}
+	}
 	// Retries are queued before the attempts are recorded: a crash in
 	// between leaves an attempt unrecorded, never a retry unqueued.
 	if failed != nil {
@@ -293,6 +312,119 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	}
 	records.Wait()
 	return nil
+}
+
+// firstAttempt is an event's first attempt at one delivery, made while
+// the event is in hand. over: the attempt ended and the event waits for
+// its retry to be queued (finished is closed then); detached: the event
+// went on without it, and it finishes on its own (see finishDetached).
+type firstAttempt struct {
+	j        job
+	over     bool
+	detached bool
+	finished chan struct{}
+}
+
+const (
+	// inlineWait is how long an event waits for its first attempts. A
+	// receiver that does not answer would otherwise hold the event for
+	// its 15 s timeout, and the resource's next events, which are
+	// dispatched in order, to every subscription.
+	inlineWait = 2 * time.Second
+	// standInDue is when the job that stands in for a first attempt the
+	// event went on without comes due, should the attempt never finish
+	// (a crash): after the attempt's own timeout.
+	standInDue = time.Minute
+)
+
+// standInID is the queue's id of the job that stands in for j's first
+// attempt once its event goes on without it.
+func standInID(j job) string { return j.DeliveryID + "~inline" }
+
+// awaitFirstAttempts waits for an event's first attempts for up to
+// inlineWait. Those still under way then go on without the event, each
+// with a job queued in its stead, due after standInDue, which the
+// attempt takes out of the queue once it is over and recorded: so a crash
+// meanwhile loses no delivery. If those jobs cannot be queued, it waits
+// for every attempt.
+func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGroup, mu *sync.Mutex, inline []*firstAttempt) {
+	over := make(chan struct{})
+	go func() { sends.Wait(); close(over) }()
+	select {
+	case <-over:
+		return
+	case <-time.After(inlineWait):
+	}
+	mu.Lock()
+	var slow []*firstAttempt
+	for _, a := range inline {
+		if !a.over {
+			slow = append(slow, a)
+		}
+	}
+	mu.Unlock()
+	standIns := make([]domain.Job, 0, len(slow))
+	for _, a := range slow {
+		raw, err := json.Marshal(a.j)
+		if err != nil {
+			<-over
+			return
+		}
+		standIns = append(standIns, domain.Job{ID: standInID(a.j), Data: raw, Due: time.Now().Add(standInDue)})
+	}
+	if err := d.put(ctx, standIns...); err != nil {
+		d.Log.Warn("webhook event waits for its slow first attempts: their stand-ins could not be queued", "err", err)
+		<-over
+		return
+	}
+	var needless []*firstAttempt
+	mu.Lock()
+	for _, a := range slow {
+		if a.over {
+			needless = append(needless, a) // it ended meanwhile
+		} else {
+			a.detached = true
+		}
+	}
+	mu.Unlock()
+	for _, a := range needless {
+		d.cancel(ctx, a.j)
+	}
+}
+
+// finishDetached finishes a first attempt that its event went on
+// without: it queues the retry, records the attempt, and takes the job
+// that stood in for it out of the queue. If the retry cannot be queued,
+// that job stays, and comes due to make the attempt again.
+func (d *Dispatcher) finishDetached(ctx context.Context, j job, attempt domain.WebhookDeliveryAttempted, retryIn time.Duration) {
+	if retryIn > 0 {
+		if err := d.queueRetry(ctx, j, attempt.NextTryAt); err != nil {
+			d.Log.Warn("webhook retry not queued: the job standing in for its first attempt makes it again", "delivery", j.DeliveryID, "err", err)
+			d.record(ctx, "delivery:"+j.DeliveryID+":1", attempt)
+			return
+		}
+	}
+	d.record(ctx, "delivery:"+j.DeliveryID+":1", attempt)
+	d.cancel(ctx, j)
+}
+
+// cancel takes the job standing in for j's first attempt out of the
+// queue. Left there, it comes due, and the delivery is attempted again
+// under the same webhook-id.
+func (d *Dispatcher) cancel(ctx context.Context, j job) {
+	if err := d.Queue.Cancel(ctx, standInID(j)); err != nil {
+		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again in a minute", "delivery", j.DeliveryID, "err", err)
+	}
+}
+
+// queueRetry queues the retry of j's first attempt, due at due.
+func (d *Dispatcher) queueRetry(ctx context.Context, j job, due time.Time) error {
+	j.Tried = 1
+	raw, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return d.put(ctx, domain.Job{ID: j.DeliveryID, Data: raw, Due: due})
 }
 
 // payload is the body of a delivery, fixed when the delivery is made so

@@ -22,6 +22,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -194,6 +195,15 @@ func (q *jobs) Waiting(_ context.Context, id string) (bool, error) {
 	defer q.mu.Unlock()
 	j, ok := q.byID[id]
 	return ok && j.due.After(time.Now()), nil
+}
+
+func (q *jobs) Cancel(_ context.Context, id string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if j, ok := q.byID[id]; ok && j.due.After(time.Now()) {
+		delete(q.byID, id)
+	}
+	return nil
 }
 
 // sender is a dispatcher whose queue is q, delivering to one subscription
@@ -1015,4 +1025,65 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 		t.Fatal(err)
 	}
 	within(t, fastArrived, "another organisation's ping was held up behind the one whose receivers stopped answering")
+}
+
+// A receiver that does not answer holds its event for inlineWait at most:
+// the same resource's next event goes to the other subscription while
+// that request still hangs, a job stands in for the hanging attempt in
+// the queue meanwhile (a crash would leave it to make the attempt), and
+// once the attempt is over and recorded the stand-in is taken out.
+func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResourcesNextEvent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	release, answered := make(chan struct{}), make(chan struct{})
+	close(answered)
+	deadURL, deadArrived := receiver(t, release)
+	fastURL, fastArrived := receiver(t, answered)
+	subs := subscribed{subscriptions{
+		"a-dead": {ID: "a-dead", OrganizationID: "other", URL: deadURL, SealedSecret: sealer.Seal("whsec_ZGVhZA==")},
+		"b-fast": {ID: "b-fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")},
+	}}
+	recorded := &attempts{more: make(chan struct{}, 100)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{},
+		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested", "QuotePriced")
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	var once sync.Once
+	answer := func() { once.Do(func() { close(release) }) }
+	defer answer()
+
+	within(t, deadArrived, "the receiver that does not answer had no request")
+	within(t, fastArrived, "the other receiver had no first event")
+	within(t, fastArrived, "the other receiver's delivery of the resource's next event waited for the hanging request")
+	// Each event's attempt to the receiver that does not answer hangs,
+	// with a job standing in for it.
+	standIns := []string{}
+	for _, event := range []string{"q1-0", "q1-1"} {
+		standIns = append(standIns, standInID(job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte("a-dead/"+event)).String()}))
+	}
+	waitFor(t, "no job stands in for each hanging attempt in the queue", func() bool {
+		for _, id := range standIns {
+			if waiting, err := queue.Waiting(ctx, id); err != nil || !waiting {
+				return false
+			}
+		}
+		return true
+	})
+	answer()
+	for range 4 {
+		within(t, recorded.more, "not every attempt was recorded: two to each receiver")
+	}
+	waitFor(t, "the stand-ins were not taken out of the queue once the attempts were over", func() bool {
+		for _, id := range standIns {
+			if waiting, err := queue.Waiting(ctx, id); err != nil || waiting {
+				return false
+			}
+		}
+		return true
+	})
 }
