@@ -532,12 +532,12 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// burst to a slow receiver could fill, holding up every other
 	// subscription's deliveries.
 	if !d.hold(w.OrganizationID) {
-		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
+		return d.requeue(ctx, j, j.Tried, putBackDelay(j))
 	}
 	defer d.letGo(w.OrganizationID)
 	turn := d.turn(w.ID)
 	if !turn.take() {
-		return d.requeue(ctx, j, j.Tried, putBackDelay(j.Requeued))
+		return d.requeue(ctx, j, j.Tried, putBackDelay(j))
 	}
 	// The turn may have come after a wait, during which the receiver
 	// answered 410 Gone or the subscription was deleted, disabled or
@@ -635,12 +635,15 @@ func (d *Dispatcher) put(ctx context.Context, jobs ...domain.Job) error {
 	return retry.WhileUnavailable(ctx, func() error { return d.Queue.Put(ctx, jobs...) })
 }
 
-// putBackDelay is how long a delivery waits in the queue when its
-// subscription has no turn free, after requeued jobs of it: a tenth of a
-// second, doubling up to a minute, so that a slow receiver's backlog is
-// not busy going round the queue meanwhile.
-func putBackDelay(requeued int) time.Duration {
-	return jitter(min(100*time.Millisecond<<min(requeued, 10), time.Minute))
+// putBackDelay is how long job j waits in the queue when its
+// subscription has no turn free: a tenth of a second, doubling with each
+// time the delivery was put back before, up to a minute, so that a slow
+// receiver's backlog is not busy going round the queue meanwhile. A
+// delivery's retries are requeued jobs too, and do not count: its jobs
+// less its attempts are (give or take one) its put-backs.
+func putBackDelay(j job) time.Duration {
+	putBacks := max(j.Requeued-j.Tried, 0)
+	return jitter(min(100*time.Millisecond<<min(putBacks, 10), time.Minute))
 }
 
 // attempt makes the try-th attempt at delivering j to w. It returns the

@@ -122,12 +122,19 @@ func TestScheduleSealerJitter(t *testing.T) {
 
 func TestADeliveryPutBackWaitsATenthOfASecondDoublingToAMinute(t *testing.T) {
 	for _, tt := range []struct {
-		requeued int
-		want     time.Duration
-	}{{0, 100 * time.Millisecond}, {1, 200 * time.Millisecond}, {10, time.Minute}, {37, time.Minute}, {80, time.Minute}} {
-		// Far past 37 doublings of 0.1 s, which no Duration holds.
-		if got := putBackDelay(tt.requeued); got < tt.want*8/10 || got > tt.want*12/10 {
-			t.Errorf("putBackDelay(%d) = %s, want %s ±20%%", tt.requeued, got, tt.want)
+		requeued, tried int
+		want            time.Duration
+	}{
+		{0, 0, 100 * time.Millisecond},
+		{1, 0, 200 * time.Millisecond},
+		{5, 5, 100 * time.Millisecond}, // five retries, never put back
+		{6, 5, 200 * time.Millisecond},
+		{10, 0, time.Minute},
+		{37, 0, time.Minute},
+		{80, 2, time.Minute}, // far past 37 doublings of 0.1 s, which no Duration holds
+	} {
+		if got := putBackDelay(job{Requeued: tt.requeued, Tried: tt.tried}); got < tt.want*8/10 || got > tt.want*12/10 {
+			t.Errorf("putBackDelay after %d jobs and %d attempts = %s, want %s ±20%%", tt.requeued, tt.tried, got, tt.want)
 		}
 	}
 }
