@@ -417,7 +417,13 @@ func (c *committer) place(unit []*decision, picked map[*decision]bool, subjects 
 	for _, d := range unit {
 		if o, stale := c.stale(d); stale {
 			// The parts are stored together or not at all: as this
-			// one is, so are the others.
+			// one is, so are the others. Which is not known here when
+			// there are others: each reads whether its events are
+			// stored (by an earlier try), as after the server's
+			// refusal.
+			if len(unit) > 1 {
+				o = outcome{err: errWrongLast}
+			}
 			answerAll(unit, o)
 			return unitAnswered
 		}

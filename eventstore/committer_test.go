@@ -1044,3 +1044,39 @@ func TestADecisionTooLargeToStoreIsRefusedAloneAtOnce(t *testing.T) {
 		t.Errorf("the large job = %v, want payload_too_large", err)
 	}
 }
+
+// A decision across aggregates stored by an earlier try, retried after one
+// of its aggregates moved on: each part is told its sequences, as its
+// events are stored where it expected them, whether the committer finds
+// the conflict in its cache or the server does.
+func TestARetriedPartOfADecisionAcrossAggregatesStoredBeforeIsToldItsSequencesWhateverFindsTheConflict(t *testing.T) {
+	ctx := context.Background()
+	a, b := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "ledger", ID: "l1"}
+	for _, cache := range []string{"cleared", "kept"} {
+		t.Run("cache "+cache, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			parts := []domain.Submission{{Aggregate: a, Events: decisionOf("reserve", 1)}, {Aggregate: b, Events: decisionOf("use", 1)}}
+			ps, err := s.Submit(ctx, parts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := sequencesOf(t, ps) // [1 2]
+			// a moves on; b's last event is still the group's part.
+			if _, err := s.Append(ctx, a, first[0], decisionOf("other", 1)); err != nil {
+				t.Fatal(err)
+			}
+			if cache == "cleared" {
+				clear(s.committer.lastSeq)
+			}
+			ps, err = s.Submit(ctx, parts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range ps {
+				if seqs, err := p.Wait(ctx); err != nil || len(seqs) != 1 || seqs[0] != first[i] {
+					t.Errorf("part %d = %v, %v; want [%d], stored by the earlier try", i, seqs, err, first[i])
+				}
+			}
+		})
+	}
+}

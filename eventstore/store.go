@@ -440,12 +440,10 @@ type pendingAppend struct {
 // Several submissions are one decision across aggregates (a booking's
 // confirmation takes capacity, an AWB number and the quote with it): on
 // different aggregates, stored together in one atomic batch or not at
-// all. When the batch is refused, each part fails with
-// domain.ErrAggregateChanged unless its own events are found stored where
-// it expected them (an earlier try stored them all): the parts are stored
-// alike, but after a retry one may be told it conflicts while another is
-// not, when another writer moved an aggregate on since; the caller's
-// retry then finds that they ran.
+// all. When the batch is refused, or the committer finds a part stale,
+// each part fails with domain.ErrAggregateChanged unless its own events
+// are found stored where it expected them: an earlier try stored them,
+// and the other parts' with them.
 func (s *Store) Submit(ctx context.Context, parts ...domain.Submission) ([]domain.PendingAppend, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("eventstore: a decision has at least one part")
