@@ -270,9 +270,6 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			mu.Lock()
 			detached := a.detached
 			a.over = !detached
-			if !detached {
-				attempts = append(attempts, attempt)
-			}
 			mu.Unlock()
 			if detached {
 				d.finishDetached(ctx, j, attempt, retryIn)
@@ -283,10 +280,23 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 				// Queued at once, not after the event's other first
 				// attempts: a receiver that does not answer would hold
 				// this retry past its due time.
-				if err := d.queueRetry(ctx, j, attempt.NextTryAt); err != nil {
+				err := d.queueRetry(ctx, j, attempt.NextTryAt)
+				if domain.ErrorCode(err) == domain.PayloadTooLarge {
+					// No retry of it can ever be queued, and the event
+					// coming again would not change that: this attempt
+					// is its last.
+					d.Log.Error("webhook delivery too large to queue a retry: given up after its first attempt", "delivery", j.DeliveryID, "err", err)
+					attempt.Outcome, attempt.NextTryAt = domain.DeliveryDead, time.Time{}
+					attempt.Error += "; too large to queue a retry"
+					err = nil
+				}
+				if err != nil {
 					fail(err)
 				}
 			}
+			mu.Lock()
+			attempts = append(attempts, attempt)
+			mu.Unlock()
 		})
 	}
 	if len(untried) > 0 {

@@ -1087,3 +1087,61 @@ func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResou
 		return true
 	})
 }
+
+// An event whose payload is larger than the queue can store (the NATS
+// server's 1 MiB maximum payload; a big resource), whose first attempt to
+// one subscription fails: that delivery is given up, recorded dead, as no
+// retry of it can be queued, and the event is not handled again, which
+// would send it again to the subscriptions that took it.
+func TestAnEventTooLargeToQueueARetryOfIsNotSentAgainToASubscriptionThatTookIt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
+	t.Cleanup(failing.Close)
+	took := make(chan string, 20)
+	taking := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		took <- r.Header.Get("webhook-id")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(taking.Close)
+	subs := subscribed{subscriptions{
+		"a-failing": {ID: "a-failing", OrganizationID: "acme", URL: failing.URL, SealedSecret: sealer.Seal("whsec_ZmFpbA==")},
+		"b-taking":  {ID: "b-taking", OrganizationID: "other", URL: taking.URL, SealedSecret: sealer.Seal("whsec_dGFrZQ==")},
+	}}
+	big := strings.Repeat("x", 1100<<10)
+	recorded := &attempts{more: make(chan struct{}, 100)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Render:   func(string, string, domain.Event, string) (any, bool) { return map[string]string{"lines": big}, true },
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4}
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+
+	var first string
+	select {
+	case first = <-took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the taking receiver had no request")
+	}
+	for range 2 {
+		select {
+		case <-recorded.more:
+			// An attempt is recorded: the event was handled.
+			continue
+		case again := <-took:
+			t.Fatalf("the receiver that answered 204 got webhook-id %s again (first %s): the failing subscription's retry could not be queued, and the event's first attempts were all made again", again, first)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the attempts were not recorded within 30 s")
+		}
+	}
+	recorded.mu.Lock()
+	defer recorded.mu.Unlock()
+	for _, a := range recorded.all {
+		if a.WebhookID == "a-failing" && a.Outcome != domain.DeliveryDead {
+			t.Errorf("the failing subscription's attempt is %s, want dead: no retry can be queued", a.Outcome)
+		}
+	}
+}
