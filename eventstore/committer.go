@@ -73,8 +73,9 @@ type decision struct {
 	// expectation and the server stores the others after it or none, or
 	// in a later batch with after's last sequence as its expectation. If
 	// after fails, so does this one: it was decided on after's outcome.
-	after   *decision
-	chained bool // in its batch right after `after`, without an expectation
+	after    *decision
+	followed atomic.Bool // a decision was submitted after this one
+	chained  bool        // in its batch right after `after`, without an expectation
 	// group, if set, is every part of a decision across aggregates, this
 	// one among them: they go in one batch, and fail together.
 	group   []*decision

@@ -1080,3 +1080,24 @@ func TestARetriedPartOfADecisionAcrossAggregatesStoredBeforeIsToldItsSequencesWh
 		})
 	}
 }
+
+// A decision may be followed by one decision only: a second submitted
+// after the same one is refused, as it was not decided on the first
+// follower's events, and both would be stored one after the other.
+func TestASecondDecisionAfterTheSamePendingOneIsRefused(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "flight", ID: "f1"}
+	x := submitOne(t, s, domain.Submission{Aggregate: agg, Events: decisionOf("x", 2)})
+	y := submitOne(t, s, domain.Submission{Aggregate: agg, After: x, Events: decisionOf("y", 2)})
+	if _, err := s.Submit(ctx, domain.Submission{Aggregate: agg, After: x, Events: decisionOf("z", 2)}); err == nil {
+		t.Errorf("z, after x as y is, was taken")
+	}
+	if seqs := sequencesOf(t, []domain.PendingAppend{x, y}); fmt.Sprint(seqs) != "[1 2 3 4]" {
+		t.Errorf("x and y stored at %v, want [1 2 3 4]", seqs)
+	}
+	recs, err := s.Load(ctx, agg)
+	if err != nil || len(recs) != 4 {
+		t.Errorf("the aggregate holds %d events (%v), want x's and y's", len(recs), err)
+	}
+}

@@ -471,7 +471,11 @@ func (s *Store) Submit(ctx context.Context, parts ...domain.Submission) ([]domai
 			d.group = ds
 		}
 	}
+	if err := claimFollowers(ds); err != nil {
+		return nil, err
+	}
 	if err := s.committer.handOver(ctx, ds...); err != nil {
+		unclaimFollowers(ds)
 		// ctx ended or the store is closing: nothing a wait would cure.
 		return nil, fmt.Errorf("eventstore: append to %s: %w", parts[0].Aggregate, err)
 	}
@@ -480,6 +484,29 @@ func (s *Store) Submit(ctx context.Context, parts ...domain.Submission) ([]domai
 		out[i] = &pendingAppend{s: s, agg: parts[i].Aggregate, d: d}
 	}
 	return out, nil
+}
+
+// claimFollowers makes each decision of ds that follows another the one
+// decision that follows it, or fails, claiming none: two decided after
+// the same one would both be stored after it, though neither saw the
+// other's events.
+func claimFollowers(ds []*decision) error {
+	for i, d := range ds {
+		if d.after != nil && !d.after.followed.CompareAndSwap(false, true) {
+			unclaimFollowers(ds[:i])
+			return fmt.Errorf("eventstore: a decision on %s follows one that another decision follows already", d.subject)
+		}
+	}
+	return nil
+}
+
+// unclaimFollowers undoes claimFollowers for ds, not handed over.
+func unclaimFollowers(ds []*decision) {
+	for _, d := range ds {
+		if d.after != nil {
+			d.after.followed.Store(false)
+		}
+	}
 }
 
 // decisionOf checks one submission and makes its decision.
