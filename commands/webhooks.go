@@ -59,10 +59,11 @@ func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e
 	return err
 }
 
-// DisableWebhook stops a subscription whose receiver is gone.
-func (r WebhookRecorder) DisableWebhook(ctx context.Context, commandID, id, reason string) error {
+// DisableWebhook stops a subscription whose receiver is gone, and returns
+// the sequence from which it is disabled.
+func (r WebhookRecorder) DisableWebhook(ctx context.Context, commandID, id, reason string) (uint64, error) {
 	at := r.H.now().UTC()
-	_, err := execute(ctx, r.H, webhookAggregate(id), NewMeta(deliveryActor, commandID, ""), domain.EvolveWebhook,
+	res, err := execute(ctx, r.H, webhookAggregate(id), NewMeta(deliveryActor, commandID, ""), domain.EvolveWebhook,
 		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDisableWebhook(w, reason, at) })
-	return err
+	return res.Version, err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,7 +43,7 @@ type Render func(aggregateType, aggregateID string, e domain.Event, subscriber s
 // Recorder appends what the dispatcher learns.
 type Recorder interface {
 	RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error
-	DisableWebhook(ctx context.Context, commandID, webhookID, reason string) error
+	DisableWebhook(ctx context.Context, commandID, webhookID, reason string) (sequence uint64, err error)
 }
 
 // ReadModels are this replica's read models (projections.Projector
@@ -272,7 +273,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			a.over = !detached
 			mu.Unlock()
 			if detached {
-				d.finishDetached(ctx, j, attempt, retryIn)
+				d.finishDetached(ctx, a, attempt, retryIn)
 				return
 			}
 			defer close(a.finished)
@@ -333,6 +334,7 @@ type firstAttempt struct {
 	over     bool
 	detached bool
 	finished chan struct{}
+	standIn  string // the id of the job standing in for it, once detached
 }
 
 const (
@@ -343,13 +345,10 @@ const (
 	inlineWait = 2 * time.Second
 	// standInDue is when the job that stands in for a first attempt the
 	// event went on without comes due, should the attempt never finish
-	// (a crash): after the attempt's own timeout.
-	standInDue = time.Minute
+	// (a crash): after the attempt's own timeout and the minute its
+	// retry may take to be queued, before the stand-in is taken out.
+	standInDue = 3 * time.Minute
 )
-
-// standInID is the queue's id of the job that stands in for j's first
-// attempt once its event goes on without it.
-func standInID(j job) string { return j.DeliveryID + "~inline" }
 
 // awaitFirstAttempts waits for an event's first attempts for up to
 // inlineWait. Those still under way then go on without the event, each
@@ -380,7 +379,10 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 			<-over
 			return
 		}
-		standIns = append(standIns, domain.Job{ID: standInID(a.j), Data: raw, Due: time.Now().Add(standInDue)})
+		// An id of its own each time: the queue keeps an id once an
+		// hour, cancelled or not, and the event may come again.
+		a.standIn = a.j.DeliveryID + "~inline~" + uuid.NewString()
+		standIns = append(standIns, domain.Job{ID: a.standIn, Data: raw, Due: time.Now().Add(standInDue)})
 	}
 	if err := d.put(ctx, standIns...); err != nil {
 		d.Log.Warn("webhook event waits for its slow first attempts: their stand-ins could not be queued", "err", err)
@@ -398,32 +400,32 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 	}
 	mu.Unlock()
 	for _, a := range needless {
-		d.cancel(ctx, a.j)
+		d.cancel(ctx, a)
 	}
 }
 
 // finishDetached finishes a first attempt that its event went on
-// without: it queues the retry, records the attempt, and takes the job
-// that stood in for it out of the queue. If the retry cannot be queued,
+// without: it queues the retry, takes the job that stood in for it out of
+// the queue, and records the attempt. If the retry cannot be queued,
 // that job stays, and comes due to make the attempt again.
-func (d *Dispatcher) finishDetached(ctx context.Context, j job, attempt domain.WebhookDeliveryAttempted, retryIn time.Duration) {
+func (d *Dispatcher) finishDetached(ctx context.Context, a *firstAttempt, attempt domain.WebhookDeliveryAttempted, retryIn time.Duration) {
 	if retryIn > 0 {
-		if err := d.queueRetry(ctx, j, attempt.NextTryAt); err != nil {
-			d.Log.Warn("webhook retry not queued: the job standing in for its first attempt makes it again", "delivery", j.DeliveryID, "err", err)
-			d.record(ctx, "delivery:"+j.DeliveryID+":1", attempt)
+		if err := d.queueRetry(ctx, a.j, attempt.NextTryAt); err != nil {
+			d.Log.Warn("webhook retry not queued: the job standing in for its first attempt makes it again", "delivery", a.j.DeliveryID, "err", err)
+			d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
 			return
 		}
 	}
-	d.record(ctx, "delivery:"+j.DeliveryID+":1", attempt)
-	d.cancel(ctx, j)
+	d.cancel(ctx, a)
+	d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
 }
 
-// cancel takes the job standing in for j's first attempt out of the
-// queue. Left there, it comes due, and the delivery is attempted again
-// under the same webhook-id.
-func (d *Dispatcher) cancel(ctx context.Context, j job) {
-	if err := d.Queue.Cancel(ctx, standInID(j)); err != nil {
-		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again in a minute", "delivery", j.DeliveryID, "err", err)
+// cancel takes the job standing in for a first attempt out of the queue.
+// Left there, it comes due, and the delivery is attempted again under the
+// same webhook-id.
+func (d *Dispatcher) cancel(ctx context.Context, a *firstAttempt) {
+	if err := d.Queue.Cancel(ctx, a.standIn); err != nil {
+		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again when it comes due", "delivery", a.j.DeliveryID, "err", err)
 	}
 }
 
@@ -674,8 +676,18 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		attempt.Outcome = domain.DeliveryDelivered
 	case status == http.StatusGone:
 		attempt.Outcome = domain.DeliveryDead
-		if err := d.Recorder.DisableWebhook(ctx, "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone"); err != nil {
+		seq, err := d.Recorder.DisableWebhook(ctx, "gone:"+j.DeliveryID, w.ID, "the receiver answered 410 Gone")
+		if err != nil {
 			d.Log.Error("webhook not disabled", "webhook", w.ID, "err", err)
+			break
+		}
+		// The subscription's turn is given back only once this replica
+		// knows it disabled: a delivery waiting for the turn is then
+		// dropped, not sent (see send).
+		wait, cancel := context.WithTimeout(ctx, subscriptionWait)
+		defer cancel()
+		if err := d.Readers.WaitFor(wait, seq); err != nil {
+			d.Log.Warn("webhook disabled, but the read models did not show it in time", "webhook", w.ID, "err", err)
 		}
 	case try > len(d.Schedule):
 		attempt.Outcome = domain.DeliveryDead
@@ -829,7 +841,8 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 // cannot be read.
 func retryAfterOf(header string, now time.Time) time.Duration {
 	var wait time.Duration
-	if secs, err := strconv.Atoi(header); err == nil {
+	// Too many digits for an int64 read as its largest, then capped.
+	if secs, err := strconv.ParseInt(header, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		wait = time.Duration(min(secs, 24*60*60)) * time.Second // no overflow
 	} else if at, err := http.ParseTime(header); err == nil {
 		wait = at.Sub(now)

@@ -22,7 +22,6 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
-	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -60,7 +59,9 @@ func (a *attempts) RecordDelivery(_ context.Context, _ string, e domain.WebhookD
 	return nil
 }
 
-func (*attempts) DisableWebhook(context.Context, string, string, string) error { return nil }
+func (*attempts) DisableWebhook(context.Context, string, string, string) (uint64, error) {
+	return 0, nil
+}
 
 // receiver is a loopback webhook receiver that tells of each request and
 // answers it once answer is closed.
@@ -829,45 +830,31 @@ func TestAnAttemptMadeWhileTheStoreIsBrieflyUnavailableIsRecorded(t *testing.T) 
 	}
 }
 
-// liveSubscriptions is a read model of subscriptions that a recorder
-// disables as soon as the receiver answers 410 (sooner than the service's
-// projection, which applies the event moments after it is stored).
-type liveSubscriptions struct {
-	mu   sync.Mutex
-	subs map[string]domain.Webhook
-}
-
-func (s *liveSubscriptions) Webhook(id string) (domain.Webhook, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.subs[id]
-	return w, ok
-}
-func (*liveSubscriptions) Matching(string, uint64) []domain.Webhook { return nil }
-func (*liveSubscriptions) AnyLive(uint64) bool                      { return false }
-func (*liveSubscriptions) RegisteredAt(string) uint64               { return 0 }
-
-type disabling struct {
+// recorderDisabling records attempts in memory, and disables
+// subscriptions through the service's recorder, in the store.
+type recorderDisabling struct {
 	*attempts
-	subs *liveSubscriptions
+	commands.WebhookRecorder
 }
 
-func (r disabling) DisableWebhook(_ context.Context, _, id, _ string) error {
-	r.subs.mu.Lock()
-	defer r.subs.mu.Unlock()
-	w := r.subs.subs[id]
-	w.Disabled = true
-	r.subs.subs[id] = w
-	return nil
+func (r recorderDisabling) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
+	return r.attempts.RecordDelivery(ctx, commandID, e)
+}
+
+func (r recorderDisabling) DisableWebhook(ctx context.Context, commandID, id, reason string) (uint64, error) {
+	return r.WebhookRecorder.DisableWebhook(ctx, commandID, id, reason)
 }
 
 // A delivery waiting in hand for its subscription's turn goes as the
 // subscription is once it gets the turn: after the receiver answered 410
-// Gone, which disabled the subscription, it is dropped, not sent.
+// Gone, which disabled the subscription, it is dropped, not sent. The
+// read models apply the disabling a moment after it is stored, and the
+// turn is given back only once they have.
 func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store, queue := storeWithQueue(t)
+	log := slog.New(slog.DiscardHandler)
 	sealer := testSealer(t)
 	release := make(chan struct{})
 	var arrivals atomic.Int32
@@ -880,17 +867,29 @@ func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing
 		w.WriteHeader(http.StatusGone)
 	}))
 	t.Cleanup(srv.Close)
-	subs := &liveSubscriptions{subs: map[string]domain.Webhook{"hook": {ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}}
-	recorded := disabling{&attempts{more: make(chan struct{}, 10)}, subs}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1, InHand: 4, PerSubscription: 1}
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	var running sync.WaitGroup
+	defer running.Wait()
+	defer cancel()
+	hooks := projections.NewWebhooks()
+	readers := projections.NewProjector(store, log, hooks)
+	running.Go(func() { readers.Run(ctx) })
+	h := commands.New(store, 4, nil)
+	registered, err := h.RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
+		domain.RegisterWebhook{URL: srv.URL, Events: []string{"*"}, SealedSecret: sealer.Seal(NewSecret())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	hook, _ := hooks.Webhook(registered.State.ID)
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: hooks, Recorder: recorderDisabling{recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
+		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: 1, InHand: 4, PerSubscription: 1}
+	running.Go(func() { d.Run(ctx) })
 	var once sync.Once
 	defer once.Do(func() { close(release) })
 
-	hook, _ := subs.Webhook("hook")
 	if _, err := d.Ping(ctx, hook); err != nil {
 		t.Fatal(err)
 	}
@@ -898,24 +897,15 @@ func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing
 	if _, err := d.Ping(ctx, hook); err != nil {
 		t.Fatal(err)
 	}
-	// The second ping waits in hand for the subscription's one turn.
-	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return d.turn("hook").waiting.Load() == 1 })
+	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return d.turn(hook.ID).waiting.Load() == 1 })
 	once.Do(func() { close(release) }) // the receiver answers 410 Gone
 	within(t, recorded.more, "the 410 was not recorded")
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if n := arrivals.Load(); n > 1 {
-			t.Fatalf("the receiver got %d requests: after it answered 410 Gone, and the subscription was disabled, the delivery that waited for the turn was sent", n)
-		}
+	waitFor(t, "the second ping was neither sent nor dropped", func() bool {
 		backlog, err := queue.Backlog(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if backlog.Pending+backlog.InHand == 0 {
-			return // the second ping was dropped
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the queue's backlog after 20 s: %+v", backlog)
-		}
+		return arrivals.Load() > 1 || (err == nil && backlog.Pending+backlog.InHand == 0)
+	})
+	if n := arrivals.Load(); n > 1 {
+		t.Fatalf("the receiver got %d requests: after it answered 410 Gone, and the subscription was disabled, the delivery that waited for the turn was sent", n)
 	}
 }
 
@@ -1061,31 +1051,19 @@ func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResou
 	within(t, fastArrived, "the other receiver had no first event")
 	within(t, fastArrived, "the other receiver's delivery of the resource's next event waited for the hanging request")
 	// Each event's attempt to the receiver that does not answer hangs,
-	// with a job standing in for it.
-	standIns := []string{}
-	for _, event := range []string{"q1-0", "q1-1"} {
-		standIns = append(standIns, standInID(job{DeliveryID: uuid.NewSHA1(deliveryNamespace, []byte("a-dead/"+event)).String()}))
-	}
-	waitFor(t, "no job stands in for each hanging attempt in the queue", func() bool {
-		for _, id := range standIns {
-			if waiting, err := queue.Waiting(ctx, id); err != nil || !waiting {
-				return false
-			}
+	// with a job standing in for it: all the queue holds.
+	queued := func(n uint64) func() bool {
+		return func() bool {
+			backlog, err := queue.Backlog(ctx)
+			return err == nil && backlog.Pending+backlog.InHand == n
 		}
-		return true
-	})
+	}
+	waitFor(t, "no job stands in for each hanging attempt in the queue", queued(2))
 	answer()
 	for range 4 {
 		within(t, recorded.more, "not every attempt was recorded: two to each receiver")
 	}
-	waitFor(t, "the stand-ins were not taken out of the queue once the attempts were over", func() bool {
-		for _, id := range standIns {
-			if waiting, err := queue.Waiting(ctx, id); err != nil || waiting {
-				return false
-			}
-		}
-		return true
-	})
+	waitFor(t, "the stand-ins were not taken out of the queue once the attempts were over", queued(0))
 }
 
 // An event whose payload is larger than the queue can store (the NATS
@@ -1144,4 +1122,53 @@ func TestAnEventTooLargeToQueueARetryOfIsNotSentAgainToASubscriptionThatTookIt(t
 			t.Errorf("the failing subscription's attempt is %s, want dead: no retry can be queued", a.Outcome)
 		}
 	}
+}
+
+// An event that comes again (its acknowledgement lost, say) after a slow
+// first attempt went on without it and took its stand-in out: the second
+// slow attempt has a stand-in again, though the queue keeps a job's id
+// once an hour, cancelled or not.
+func TestAFirstAttemptThatGoesOnWithoutItsEventAgainHasAStandInAgain(t *testing.T) {
+	ctx := context.Background()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	var requests atomic.Int32
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			time.Sleep(inlineWait + 500*time.Millisecond) // slow, then answers
+		} else {
+			<-release // hangs until the test ends
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	subs := subscribed{subscriptions{"slow": {ID: "slow", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_c2xvdw==")}}}
+	recorded := &attempts{more: make(chan struct{}, 100)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{},
+		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	d.client = &http.Client{Timeout: 15 * time.Second}
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
+	var rec domain.Record
+	if err := store.Read(ctx, nil, 1, 1, func(r domain.Record) error { rec = r; return nil }); err != nil || rec.Sequence == 0 {
+		t.Fatal("the event could not be read: ", err)
+	}
+	queued := func(n uint64) func() bool {
+		return func() bool {
+			backlog, err := queue.Backlog(ctx)
+			return err == nil && backlog.Pending+backlog.InHand == n
+		}
+	}
+	if err := d.dispatch(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	within(t, recorded.more, "the slow first attempt was not recorded")
+	waitFor(t, "the first stand-in was not taken out", queued(0))
+
+	if err := d.dispatch(ctx, rec); err != nil { // the event comes again; its attempt hangs
+		t.Fatal(err)
+	}
+	waitFor(t, "no job stands in for the hanging attempt", queued(1))
 }

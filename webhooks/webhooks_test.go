@@ -152,6 +152,7 @@ func TestRetryAfterOf(t *testing.T) {
 		{"-5", 0},
 		{"999999", 24 * time.Hour},
 		{"99999999999999", 24 * time.Hour},
+		{"99999999999999999999", 24 * time.Hour}, // more than an int64 holds
 		{"soon", 0},
 		{"", 0},
 	} {
