@@ -386,6 +386,9 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 	}
 	if err := d.put(ctx, standIns...); err != nil {
 		d.Log.Warn("webhook event waits for its slow first attempts: their stand-ins could not be queued", "err", err)
+		for _, a := range slow {
+			d.cancel(ctx, a) // some may have been stored all the same
+		}
 		<-over
 		return
 	}
