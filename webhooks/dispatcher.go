@@ -261,6 +261,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			untried = append(untried, domain.Job{ID: j.DeliveryID, Data: raw})
 			continue
 		}
+		// The turn may be one a 410 gave back since the subscription was
+		// matched: it goes as it is now (see attempt).
+		now, known := d.Subs.Webhook(w.ID)
+		if !known || !now.Live() {
+			turn.done()
+			continue
+		}
+		w = now
 		a := &firstAttempt{j: j, finished: make(chan struct{})}
 		inline = append(inline, a)
 		sends.Add(1)
@@ -353,9 +361,10 @@ const (
 // awaitFirstAttempts waits for an event's first attempts for up to
 // inlineWait. Those still under way then go on without the event, each
 // with a job queued in its stead, due after standInDue, which the
-// attempt takes out of the queue once it is over and recorded: so a crash
-// meanwhile loses no delivery. If those jobs cannot be queued, it waits
-// for every attempt.
+// attempt takes out of the queue once it is over and its retry queued: so
+// a crash meanwhile loses no delivery (though it may leave the attempt
+// unrecorded). If those jobs cannot be queued, it waits for every
+// attempt.
 func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGroup, mu *sync.Mutex, inline []*firstAttempt) {
 	over := make(chan struct{})
 	go func() { sends.Wait(); close(over) }()
@@ -386,9 +395,13 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 	}
 	if err := d.put(ctx, standIns...); err != nil {
 		d.Log.Warn("webhook event waits for its slow first attempts: their stand-ins could not be queued", "err", err)
+		// Some may have been stored all the same; the store has just
+		// failed to answer, so these tries are brief.
+		brief, cancel := context.WithTimeout(ctx, subscriptionWait)
 		for _, a := range slow {
-			d.cancel(ctx, a) // some may have been stored all the same
+			d.cancel(brief, a)
 		}
+		cancel()
 		<-over
 		return
 	}
@@ -423,11 +436,11 @@ func (d *Dispatcher) finishDetached(ctx context.Context, a *firstAttempt, attemp
 	d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
 }
 
-// cancel takes the job standing in for a first attempt out of the queue.
-// Left there, it comes due, and the delivery is attempted again under the
-// same webhook-id.
+// cancel takes the job standing in for a first attempt out of the queue,
+// trying again while the store does not answer. Left there, it comes due,
+// and the delivery is attempted again under the same webhook-id.
 func (d *Dispatcher) cancel(ctx context.Context, a *firstAttempt) {
-	if err := d.Queue.Cancel(ctx, a.standIn); err != nil {
+	if err := retry.WhileUnavailable(ctx, func() error { return d.Queue.Cancel(ctx, a.standIn) }); err != nil {
 		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again when it comes due", "delivery", a.j.DeliveryID, "err", err)
 	}
 }
@@ -846,7 +859,7 @@ func retryAfterOf(header string, now time.Time) time.Duration {
 	var wait time.Duration
 	// Too many digits for an int64 read as its largest, then capped.
 	if secs, err := strconv.ParseInt(header, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		wait = time.Duration(min(secs, 24*60*60)) * time.Second // no overflow
+		wait = time.Duration(min(max(secs, 0), 24*60*60)) * time.Second // clamped first: no overflow
 	} else if at, err := http.ParseTime(header); err == nil {
 		wait = at.Sub(now)
 	}

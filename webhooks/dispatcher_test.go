@@ -1172,3 +1172,80 @@ func TestAFirstAttemptThatGoesOnWithoutItsEventAgainHasAStandInAgain(t *testing.
 	}
 	waitFor(t, "no job stands in for the hanging attempt", queued(1))
 }
+
+// An event dispatched while the receiver's 410 is being recorded, whose
+// subscriptions were matched before the read models showed it disabled,
+// is not sent to it once it gets the turn the 410 gave back: as a delivery
+// from the queue, it goes as the subscription is by then.
+func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	log := slog.New(slog.DiscardHandler)
+	sealer := testSealer(t)
+	release := make(chan struct{})
+	var arrivals atomic.Int32
+	arrived := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if arrivals.Add(1) == 1 {
+			arrived <- struct{}{}
+			<-release
+		}
+		w.WriteHeader(http.StatusGone)
+	}))
+	t.Cleanup(srv.Close)
+	var running sync.WaitGroup
+	defer running.Wait()
+	defer cancel()
+	hooks := projections.NewWebhooks()
+	readers := projections.NewProjector(store, log, hooks)
+	running.Go(func() { readers.Run(ctx) })
+	h := commands.New(store, 4, nil)
+	registered, err := h.RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
+		domain.RegisterWebhook{URL: srv.URL, Events: []string{"*"}, SealedSecret: sealer.Seal(NewSecret())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	id := registered.State.ID
+	rendering, rendered := make(chan struct{}, 1), make(chan struct{})
+	render := func(_ string, aggID string, _ domain.Event, _ string) (any, bool) {
+		if aggID == "q2" {
+			rendering <- struct{}{}
+			<-rendered
+		}
+		return map[string]string{}, true
+	}
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: hooks, Recorder: recorderDisabling{recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
+		Render: render, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: 4, InHand: 4, PerSubscription: 1}
+	running.Go(func() { d.Run(ctx) })
+	var once, onceR sync.Once
+	defer once.Do(func() { close(release) })
+	defer onceR.Do(func() { close(rendered) })
+
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
+	within(t, arrived, "the first event did not arrive")
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q2"}, "QuoteRequested")
+	within(t, rendering, "the second event was not matched") // matched while the subscription is live
+	once.Do(func() { close(release) })                       // the receiver answers 410 Gone
+	waitFor(t, "the read models did not show the subscription disabled, its turn given back", func() bool {
+		w, ok := hooks.Webhook(id)
+		return ok && !w.Live() && len(d.turn(id).underWay) == 0
+	})
+	onceR.Do(func() { close(rendered) })
+	waitFor(t, "the second event was not handled", func() bool {
+		backlogs, err := store.Backlogs(ctx)
+		for _, b := range backlogs {
+			if b.Consumer == "webhooks" {
+				return err == nil && b.Pending+b.InHand == 0
+			}
+		}
+		return false
+	})
+	if n := arrivals.Load(); n > 1 {
+		t.Fatalf("the receiver got %d requests: after it answered 410 Gone and this replica showed the subscription disabled, the next event was still sent to it", n)
+	}
+}

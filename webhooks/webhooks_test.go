@@ -153,6 +153,8 @@ func TestRetryAfterOf(t *testing.T) {
 		{"999999", 24 * time.Hour},
 		{"99999999999999", 24 * time.Hour},
 		{"99999999999999999999", 24 * time.Hour}, // more than an int64 holds
+		{"-9223372037", 0},                       // times a second, past what an int64 holds
+		{"-99999999999999999999", 0},
 		{"soon", 0},
 		{"", 0},
 	} {
