@@ -845,33 +845,44 @@ func (r recorderDisabling) DisableWebhook(ctx context.Context, commandID, id, re
 	return r.WebhookRecorder.DisableWebhook(ctx, commandID, id, reason)
 }
 
-// A delivery waiting in hand for its subscription's turn goes as the
-// subscription is once it gets the turn: after the receiver answered 410
-// Gone, which disabled the subscription, it is dropped, not sent. The
-// read models apply the disabling a moment after it is stored, and the
-// turn is given back only once they have.
-func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing.T) {
+// goneReceiver is a dispatcher with the service's recorder and read
+// models, running until the test ends, and one subscription of every
+// event whose receiver answers 410 Gone: its first request once the test
+// calls answer.
+type goneReceiver struct {
+	d        *Dispatcher
+	store    *eventstore.Store
+	queue    *eventstore.Queue
+	hooks    *projections.Webhooks
+	hook     domain.Webhook
+	recorded *attempts
+	arrivals *atomic.Int32
+	arrived  chan struct{}
+	answer   func()
+}
+
+// newGoneReceiver starts a goneReceiver whose dispatcher renders with
+// render (nil: no event is delivered) and handles parallel events at once.
+func newGoneReceiver(t *testing.T, render Render, parallel int) *goneReceiver {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	store, queue := storeWithQueue(t)
 	log := slog.New(slog.DiscardHandler)
 	sealer := testSealer(t)
+	g := &goneReceiver{store: store, queue: queue, hooks: projections.NewWebhooks(), recorded: &attempts{more: make(chan struct{}, 10)},
+		arrivals: new(atomic.Int32), arrived: make(chan struct{}, 10)}
 	release := make(chan struct{})
-	var arrivals atomic.Int32
-	arrived := make(chan struct{}, 10)
+	var once sync.Once
+	g.answer = func() { once.Do(func() { close(release) }) }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if arrivals.Add(1) == 1 {
-			arrived <- struct{}{}
+		if g.arrivals.Add(1) == 1 {
+			g.arrived <- struct{}{}
 			<-release
 		}
 		w.WriteHeader(http.StatusGone)
 	}))
-	t.Cleanup(srv.Close)
 	var running sync.WaitGroup
-	defer running.Wait()
-	defer cancel()
-	hooks := projections.NewWebhooks()
-	readers := projections.NewProjector(store, log, hooks)
+	t.Cleanup(func() { g.answer(); cancel(); running.Wait(); srv.Close() })
+	readers := projections.NewProjector(store, log, g.hooks)
 	running.Go(func() { readers.Run(ctx) })
 	h := commands.New(store, 4, nil)
 	registered, err := h.RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
@@ -882,29 +893,36 @@ func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing
 	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
 		t.Fatal(err)
 	}
-	hook, _ := hooks.Webhook(registered.State.ID)
-	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: hooks, Recorder: recorderDisabling{recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
-		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: 1, InHand: 4, PerSubscription: 1}
-	running.Go(func() { d.Run(ctx) })
-	var once sync.Once
-	defer once.Do(func() { close(release) })
+	g.hook, _ = g.hooks.Webhook(registered.State.ID)
+	g.d = &Dispatcher{Events: store, Queue: queue, Subs: g.hooks, Recorder: recorderDisabling{g.recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
+		Render: render, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: parallel, InHand: 4, PerSubscription: 1}
+	running.Go(func() { g.d.Run(ctx) })
+	return g
+}
 
-	if _, err := d.Ping(ctx, hook); err != nil {
+// A delivery waiting in hand for its subscription's turn goes as the
+// subscription is once it gets the turn: after the receiver answered 410
+// Gone, which disabled the subscription, it is dropped, not sent. The
+// read models apply the disabling a moment after it is stored, and the
+// turn is given back only once they have.
+func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing.T) {
+	ctx := context.Background()
+	g := newGoneReceiver(t, nil, 1)
+	if _, err := g.d.Ping(ctx, g.hook); err != nil {
 		t.Fatal(err)
 	}
-	within(t, arrived, "the first ping did not arrive")
-	if _, err := d.Ping(ctx, hook); err != nil {
+	within(t, g.arrived, "the first ping did not arrive")
+	if _, err := g.d.Ping(ctx, g.hook); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return d.turn(hook.ID).waiting.Load() == 1 })
-	once.Do(func() { close(release) }) // the receiver answers 410 Gone
-	within(t, recorded.more, "the 410 was not recorded")
+	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return g.d.turn(g.hook.ID).waiting.Load() == 1 })
+	g.answer()
+	within(t, g.recorded.more, "the 410 was not recorded")
 	waitFor(t, "the second ping was neither sent nor dropped", func() bool {
-		backlog, err := queue.Backlog(ctx)
-		return arrivals.Load() > 1 || (err == nil && backlog.Pending+backlog.InHand == 0)
+		backlog, err := g.queue.Backlog(ctx)
+		return g.arrivals.Load() > 1 || (err == nil && backlog.Pending+backlog.InHand == 0)
 	})
-	if n := arrivals.Load(); n > 1 {
+	if n := g.arrivals.Load(); n > 1 {
 		t.Fatalf("the receiver got %d requests: after it answered 410 Gone, and the subscription was disabled, the delivery that waited for the turn was sent", n)
 	}
 }
@@ -1178,39 +1196,10 @@ func TestAFirstAttemptThatGoesOnWithoutItsEventAgainHasAStandInAgain(t *testing.
 // is not sent to it once it gets the turn the 410 gave back: as a delivery
 // from the queue, it goes as the subscription is by then.
 func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	store, queue := storeWithQueue(t)
-	log := slog.New(slog.DiscardHandler)
-	sealer := testSealer(t)
-	release := make(chan struct{})
-	var arrivals atomic.Int32
-	arrived := make(chan struct{}, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if arrivals.Add(1) == 1 {
-			arrived <- struct{}{}
-			<-release
-		}
-		w.WriteHeader(http.StatusGone)
-	}))
-	t.Cleanup(srv.Close)
-	var running sync.WaitGroup
-	defer running.Wait()
-	defer cancel()
-	hooks := projections.NewWebhooks()
-	readers := projections.NewProjector(store, log, hooks)
-	running.Go(func() { readers.Run(ctx) })
-	h := commands.New(store, 4, nil)
-	registered, err := h.RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
-		domain.RegisterWebhook{URL: srv.URL, Events: []string{"*"}, SealedSecret: sealer.Seal(NewSecret())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
-		t.Fatal(err)
-	}
-	id := registered.State.ID
+	ctx := context.Background()
 	rendering, rendered := make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	defer once.Do(func() { close(rendered) })
 	render := func(_ string, aggID string, _ domain.Event, _ string) (any, bool) {
 		if aggID == "q2" {
 			rendering <- struct{}{}
@@ -1218,26 +1207,19 @@ func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testin
 		}
 		return map[string]string{}, true
 	}
-	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: hooks, Recorder: recorderDisabling{recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
-		Render: render, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: 4, InHand: 4, PerSubscription: 1}
-	running.Go(func() { d.Run(ctx) })
-	var once, onceR sync.Once
-	defer once.Do(func() { close(release) })
-	defer onceR.Do(func() { close(rendered) })
-
-	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
-	within(t, arrived, "the first event did not arrive")
-	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q2"}, "QuoteRequested")
+	g := newGoneReceiver(t, render, 4)
+	appendEvents(t, g.store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
+	within(t, g.arrived, "the first event did not arrive")
+	appendEvents(t, g.store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q2"}, "QuoteRequested")
 	within(t, rendering, "the second event was not matched") // matched while the subscription is live
-	once.Do(func() { close(release) })                       // the receiver answers 410 Gone
+	g.answer()
 	waitFor(t, "the read models did not show the subscription disabled, its turn given back", func() bool {
-		w, ok := hooks.Webhook(id)
-		return ok && !w.Live() && len(d.turn(id).underWay) == 0
+		w, ok := g.hooks.Webhook(g.hook.ID)
+		return ok && !w.Live() && len(g.d.turn(g.hook.ID).underWay) == 0
 	})
-	onceR.Do(func() { close(rendered) })
+	once.Do(func() { close(rendered) })
 	waitFor(t, "the second event was not handled", func() bool {
-		backlogs, err := store.Backlogs(ctx)
+		backlogs, err := g.store.Backlogs(ctx)
 		for _, b := range backlogs {
 			if b.Consumer == "webhooks" {
 				return err == nil && b.Pending+b.InHand == 0
@@ -1245,7 +1227,7 @@ func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testin
 		}
 		return false
 	})
-	if n := arrivals.Load(); n > 1 {
+	if n := g.arrivals.Load(); n > 1 {
 		t.Fatalf("the receiver got %d requests: after it answered 410 Gone and this replica showed the subscription disabled, the next event was still sent to it", n)
 	}
 }
