@@ -184,8 +184,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // see it. The first attempts are made here, at once, rather than after a
 // round through the queue (a stored job, then a worker's pull): the event
 // is acknowledged only once they are made, and the retries they call for
-// are queued, so a crash part way makes the event come again and nothing
-// is lost. A delivery whose subscription has as many requests under way as
+// are queued, or once a job stands in for those still under way after
+// inlineWait (see awaitFirstAttempts), so a crash part way makes the event
+// come again, or the stand-in come due, and nothing is lost. A delivery
+// whose subscription has as many requests under way as
 // it may is queued untried instead, so that a slow receiver holds up no
 // other subscription's deliveries. Delivery ids follow from subscription
 // and event, so a redelivered event queues nothing twice.
