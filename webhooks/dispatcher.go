@@ -214,10 +214,6 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	// Every payload is made before the first request: a Render that
 	// panics or a payload that cannot be encoded, part way through, would
 	// make the event come again, and its first attempts be made again.
-	type delivery struct {
-		w domain.Webhook
-		j job
-	}
 	var deliveries []delivery
 	for _, w := range d.Subs.Matching(name, rec.Sequence) {
 		data, ok := d.Render(rec.Aggregate.Type, rec.Aggregate.ID, e, w.OrganizationID)
@@ -242,25 +238,15 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 		defer mu.Unlock()
 		failed = cmp.Or(failed, err)
 	}
-	put := func(jobs []domain.Job) {
-		if err := d.put(ctx, jobs...); err != nil {
-			fail(err)
-		}
-	}
 	var attempts []domain.WebhookDeliveryAttempted
-	var untried []domain.Job
+	var untried []delivery
 	var inline []*firstAttempt
 	var sends sync.WaitGroup
 	for _, dl := range deliveries {
 		w, j := dl.w, dl.j
 		turn := d.turn(w.ID)
 		if !turn.takeFree() {
-			raw, err := json.Marshal(j)
-			if err != nil {
-				fail(err)
-				continue
-			}
-			untried = append(untried, domain.Job{ID: j.DeliveryID, Data: raw})
+			untried = append(untried, dl)
 			continue
 		}
 		// The turn may be one a 410 gave back since the subscription was
@@ -310,8 +296,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 			mu.Unlock()
 		})
 	}
-	if len(untried) > 0 {
-		put(untried) // while the first attempts are made
+	if len(untried) > 0 { // while the first attempts are made
+		gaveUp, err := d.queueUntried(ctx, untried)
+		if err != nil {
+			fail(err)
+		}
+		mu.Lock()
+		attempts = append(attempts, gaveUp...)
+		mu.Unlock()
 	}
 	d.awaitFirstAttempts(ctx, &sends, &mu, inline)
 	for _, a := range inline {
@@ -333,6 +325,45 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 	}
 	records.Wait()
 	return nil
+}
+
+// delivery is one of an event's deliveries: to w, as j.
+type delivery struct {
+	w domain.Webhook
+	j job
+}
+
+// queueUntried queues deliveries whose subscription had no turn free. One
+// too large for the queue can never be queued: it is given up, not sent,
+// with an attempt recorded dead that says so, and the others are queued
+// still. It returns those given up, or what else kept them from the queue.
+func (d *Dispatcher) queueUntried(ctx context.Context, untried []delivery) ([]domain.WebhookDeliveryAttempted, error) {
+	jobs := make([]domain.Job, len(untried))
+	for i, dl := range untried {
+		raw, err := json.Marshal(dl.j)
+		if err != nil {
+			return nil, err
+		}
+		jobs[i] = domain.Job{ID: dl.j.DeliveryID, Data: raw}
+	}
+	err := d.put(ctx, jobs...)
+	if domain.ErrorCode(err) != domain.PayloadTooLarge {
+		return nil, err
+	}
+	var gaveUp []domain.WebhookDeliveryAttempted
+	for i, dl := range untried {
+		err := d.put(ctx, jobs[i])
+		switch {
+		case domain.ErrorCode(err) == domain.PayloadTooLarge:
+			d.Log.Error("webhook delivery too large to queue while its subscription had no turn free: given up, not sent", "delivery", dl.j.DeliveryID, "err", err)
+			gaveUp = append(gaveUp, domain.WebhookDeliveryAttempted{DeliveryID: dl.j.DeliveryID, WebhookID: dl.w.ID, OrgID: dl.w.OrganizationID,
+				EventName: dl.j.EventName, EventID: dl.j.EventID, EventSeq: dl.j.EventSeq, Attempt: 1, Outcome: domain.DeliveryDead,
+				Error: "not sent: too large to queue while the subscription had no turn free", At: time.Now().UTC()})
+		case err != nil:
+			return gaveUp, err
+		}
+	}
+	return gaveUp, nil
 }
 
 // firstAttempt is an event's first attempt at one delivery, made while

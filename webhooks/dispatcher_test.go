@@ -1231,3 +1231,42 @@ func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testin
 		t.Fatalf("the receiver got %d requests: after it answered 410 Gone and this replica showed the subscription disabled, the next event was still sent to it", n)
 	}
 }
+
+// A delivery too large for the queue whose subscription has no turn free
+// (the one request it may have under way hangs) can never be queued: it
+// is given up, recorded dead, not sent, and the event is handled, not
+// failed over and over until parked.
+func TestADeliveryTooLargeToQueueUntriedIsGivenUpAndItsEventHandled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	release := make(chan struct{})
+	url, arrived := receiver(t, release)
+	subs := subscribed{subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}}
+	big := strings.Repeat("x", 1100<<10)
+	render := func(_ string, aggID string, _ domain.Event, _ string) (any, bool) {
+		if aggID == "big" {
+			return map[string]string{"lines": big}, true
+		}
+		return map[string]string{}, true
+	}
+	recorded := &attempts{more: make(chan struct{}, 10)}
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Render: render, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 4, PerSubscription: 1}
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	defer close(release) // first: the receiver answers once the test is over
+
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "small"}, "QuoteRequested")
+	within(t, arrived, "the small event's request did not arrive") // and hangs, holding the one turn
+	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "big"}, "QuoteRequested")
+	within(t, recorded.more, "the large delivery was not recorded")
+	recorded.mu.Lock()
+	a := recorded.all[0]
+	recorded.mu.Unlock()
+	if a.EventID != "big-0" || a.Outcome != domain.DeliveryDead || a.StatusCode != 0 {
+		t.Errorf("recorded %+v, want the large delivery given up, dead, not sent", a)
+	}
+}
