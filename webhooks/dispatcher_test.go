@@ -76,6 +76,22 @@ func receiver(t *testing.T, answer <-chan struct{}) (url string, arrived <-chan 
 	return srv.URL, arrivals
 }
 
+// runUntilTheEnd runs d until the test is over: after the test's own
+// deferred calls, which may let requests under way finish.
+func runUntilTheEnd(t *testing.T, d *Dispatcher) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+}
+
+// answering is a receiver that answers every request at once.
+func answering(t *testing.T) (url string, arrived <-chan struct{}) {
+	answered := make(chan struct{})
+	close(answered)
+	return receiver(t, answered)
+}
+
 // within fails the test unless c receives within ten seconds.
 func within(t *testing.T, c <-chan struct{}, what string) {
 	t.Helper()
@@ -103,14 +119,12 @@ func storeWithQueue(t *testing.T) (*eventstore.Store, *eventstore.Queue) {
 }
 
 func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAttempts(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
-	release, answered := make(chan struct{}), make(chan struct{})
-	close(answered)
+	release := make(chan struct{})
 	slowURL, slowArrived := receiver(t, release)
-	fastURL, fastArrived := receiver(t, answered)
+	fastURL, fastArrived := answering(t)
 	subs := subscriptions{
 		"slow": {ID: "slow", OrganizationID: "acme", URL: slowURL, SealedSecret: sealer.Seal("whsec_c2xvdw==")},
 		"fast": {ID: "fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")},
@@ -121,9 +135,7 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 	// if they waited in hand for its turn.
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1, InHand: 4, PerSubscription: 1}
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 	var once sync.Once
 	answerAll := func() { once.Do(func() { close(release) }) }
 	defer answerAll() // before Run waits for the requests under way
@@ -338,8 +350,7 @@ func TestADeliveryThatCannotBeRequeuedComesAgainLaterUntried(t *testing.T) {
 }
 
 func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	store, queue := storeWithQueue(t)
 	// The receiver fails the first request and takes the retry.
 	var requests atomic.Int32
@@ -356,9 +367,7 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	recorded := &attempts{more: make(chan struct{}, 10)}
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: []time.Duration{3 * time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 1}
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 
 	if _, err := d.Ping(ctx, hook); err != nil {
 		t.Fatal(err)
@@ -765,9 +774,7 @@ func TestRunLeavesNoHTTPConnectionOfItsOwnBehind(t *testing.T) {
 	defer cancel()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
-	answered := make(chan struct{})
-	close(answered)
-	url, arrived := receiver(t, answered)
+	url, arrived := answering(t)
 	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
 	recorded := &attempts{more: make(chan struct{}, 10)}
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
@@ -957,8 +964,6 @@ func appendEvents(t *testing.T, store *eventstore.Store, agg domain.Aggregate, t
 // answer (here, not until the test ends; the client waits 15 s) holds up
 // no other subscription's retry, due a second after its first attempt.
 func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
 	release := make(chan struct{})
@@ -982,9 +987,7 @@ func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T
 		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
 		Schedule: []time.Duration{time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 	defer close(release) // first: the dead receiver answers once the test is over
 
 	within(t, deadArrived, "the receiver that does not answer had no request")
@@ -997,14 +1000,12 @@ func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T
 // share, its seven subscriptions, each with a request under way and one
 // waiting for it, would hold all eight workers.)
 func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDeliveries(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
-	release, answered := make(chan struct{}), make(chan struct{})
-	close(answered)
+	release := make(chan struct{})
 	deadURL, deadArrived := receiver(t, release)
-	fastURL, fastArrived := receiver(t, answered)
+	fastURL, fastArrived := answering(t)
 	subs := subscriptions{"fast": {ID: "fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")}}
 	const deadSubs, perOrganisation = 7, 4
 	for i := range deadSubs {
@@ -1014,9 +1015,7 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: &attempts{more: make(chan struct{}, 100)}, Readers: upToDate{},
 		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler),
 		Parallel: 1, InHand: 8, PerSubscription: 1, PerOrganisation: perOrganisation}
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 	defer close(release) // first: the receivers answer once the test is over
 
 	for i := range deadSubs {
@@ -1041,14 +1040,12 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 // the queue meanwhile (a crash would leave it to make the attempt), and
 // once the attempt is over and recorded the stand-in is taken out.
 func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResourcesNextEvent(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
-	release, answered := make(chan struct{}), make(chan struct{})
-	close(answered)
+	release := make(chan struct{})
 	deadURL, deadArrived := receiver(t, release)
-	fastURL, fastArrived := receiver(t, answered)
+	fastURL, fastArrived := answering(t)
 	subs := subscribed{subscriptions{
 		"a-dead": {ID: "a-dead", OrganizationID: "other", URL: deadURL, SealedSecret: sealer.Seal("whsec_ZGVhZA==")},
 		"b-fast": {ID: "b-fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")},
@@ -1058,9 +1055,7 @@ func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResou
 		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
 		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested", "QuotePriced")
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 	var once sync.Once
 	answer := func() { once.Do(func() { close(release) }) }
 	defer answer()
@@ -1090,8 +1085,6 @@ func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResou
 // retry of it can be queued, and the event is not handled again, which
 // would send it again to the subscriptions that took it.
 func TestAnEventTooLargeToQueueARetryOfIsNotSentAgainToASubscriptionThatTookIt(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
@@ -1112,9 +1105,7 @@ func TestAnEventTooLargeToQueueARetryOfIsNotSentAgainToASubscriptionThatTookIt(t
 		Render:   func(string, string, domain.Event, string) (any, bool) { return map[string]string{"lines": big}, true },
 		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4}
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 
 	var first string
 	select {
@@ -1237,8 +1228,6 @@ func TestAnEventMatchedBeforeA410IsNotSentInlineOnceTheTurnIsGivenBack(t *testin
 // is given up, recorded dead, not sent, and the event is handled, not
 // failed over and over until parked.
 func TestADeliveryTooLargeToQueueUntriedIsGivenUpAndItsEventHandled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	store, queue := storeWithQueue(t)
 	sealer := testSealer(t)
 	release := make(chan struct{})
@@ -1254,9 +1243,7 @@ func TestADeliveryTooLargeToQueueUntriedIsGivenUpAndItsEventHandled(t *testing.T
 	recorded := &attempts{more: make(chan struct{}, 10)}
 	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Render: render, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 4, PerSubscription: 1}
-	ran := make(chan struct{})
-	go func() { defer close(ran); d.Run(ctx) }()
-	defer func() { cancel(); <-ran }()
+	runUntilTheEnd(t, d)
 	defer close(release) // first: the receiver answers once the test is over
 
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "small"}, "QuoteRequested")
