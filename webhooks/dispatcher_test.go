@@ -1038,7 +1038,7 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 // the same resource's next event goes to the other subscription while
 // that request still hangs, a job stands in for the hanging attempt in
 // the queue meanwhile (a crash would leave it to make the attempt), and
-// once the attempt is over and recorded the stand-in is taken out.
+// once the attempt is over the stand-in is taken out.
 func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResourcesNextEvent(t *testing.T) {
 	ctx := context.Background()
 	store, queue := storeWithQueue(t)
