@@ -115,7 +115,7 @@ type Dispatcher struct {
 
 	mu     sync.Mutex
 	turns  map[string]*turns // by webhook id
-	inHand map[string]int    // deliveries from the queue in hand, by organisation
+	heldBy map[string]int    // deliveries from the queue in hand, by organisation
 }
 
 // job is one delivery: made by the dispatcher, and queued when it waits.
@@ -152,7 +152,7 @@ var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
 
 // Run dispatches events and sends deliveries until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
-	inHand := cmp.Or(d.InHand, d.Parallel)
+	inHand := d.inHand()
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
 	d.client = &http.Client{
 		Timeout: 15 * time.Second,
@@ -277,17 +277,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 				// Queued at once, not after the event's other first
 				// attempts: a receiver that does not answer would hold
 				// this retry past its due time.
-				err := d.queueRetry(ctx, j, attempt.NextTryAt)
-				if domain.ErrorCode(err) == domain.PayloadTooLarge {
-					// No retry of it can ever be queued, and the event
-					// coming again would not change that: this attempt
-					// is its last.
-					d.Log.Error("webhook delivery too large to queue a retry: given up after its first attempt", "delivery", j.DeliveryID, "err", err)
-					attempt.Outcome, attempt.NextTryAt = domain.DeliveryDead, time.Time{}
-					attempt.Error += "; too large to queue a retry"
-					err = nil
-				}
-				if err != nil {
+				var err error
+				if attempt, err = d.queueRetry(ctx, j, attempt); err != nil {
 					fail(err)
 				}
 			}
@@ -458,14 +449,15 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 // the queue, and records the attempt. If the retry cannot be queued,
 // that job stays, and comes due to make the attempt again.
 func (d *Dispatcher) finishDetached(ctx context.Context, a *firstAttempt, attempt domain.WebhookDeliveryAttempted, retryIn time.Duration) {
+	var err error
 	if retryIn > 0 {
-		if err := d.queueRetry(ctx, a.j, attempt.NextTryAt); err != nil {
-			d.Log.Warn("webhook retry not queued: the job standing in for its first attempt makes it again", "delivery", a.j.DeliveryID, "err", err)
-			d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
-			return
-		}
+		attempt, err = d.queueRetry(ctx, a.j, attempt)
 	}
-	d.cancel(ctx, a)
+	if err != nil {
+		d.Log.Warn("webhook retry not queued: the job standing in for its first attempt makes it again", "delivery", a.j.DeliveryID, "err", err)
+	} else {
+		d.cancel(ctx, a)
+	}
 	d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
 }
 
@@ -478,14 +470,23 @@ func (d *Dispatcher) cancel(ctx context.Context, a *firstAttempt) {
 	}
 }
 
-// queueRetry queues the retry of j's first attempt, due at due.
-func (d *Dispatcher) queueRetry(ctx context.Context, j job, due time.Time) error {
+// queueRetry queues the retry that attempt, j's first, calls for, and
+// returns the attempt as it is to be recorded. A retry too large for the
+// queue can never be queued, and the event coming again would not change
+// that: the attempt is then its delivery's last, dead.
+func (d *Dispatcher) queueRetry(ctx context.Context, j job, attempt domain.WebhookDeliveryAttempted) (domain.WebhookDeliveryAttempted, error) {
 	j.Tried = 1
 	raw, err := json.Marshal(j)
-	if err != nil {
-		return err
+	if err == nil {
+		err = d.put(ctx, domain.Job{ID: j.DeliveryID, Data: raw, Due: attempt.NextTryAt})
 	}
-	return d.put(ctx, domain.Job{ID: j.DeliveryID, Data: raw, Due: due})
+	if domain.ErrorCode(err) == domain.PayloadTooLarge {
+		d.Log.Error("webhook delivery too large to queue a retry: given up after its first attempt", "delivery", j.DeliveryID, "err", err)
+		attempt.Outcome, attempt.NextTryAt = domain.DeliveryDead, time.Time{}
+		attempt.Error += "; too large to queue a retry"
+		return attempt, nil
+	}
+	return attempt, err
 }
 
 // payload is the body of a delivery, fixed when the delivery is made so
@@ -801,25 +802,29 @@ func (t *turns) takeFree() bool {
 // done gives a turn back.
 func (t *turns) done() { <-t.underWay }
 
+// inHand is InHand, or its default.
+func (d *Dispatcher) inHand() int { return cmp.Or(d.InHand, d.Parallel) }
+
+// perSubscription is PerSubscription, or its default.
+func (d *Dispatcher) perSubscription() int { return max(cmp.Or(d.PerSubscription, d.inHand()), 1) }
+
 // hold counts a delivery from the queue in hand for organisation org,
 // unless it has as many as it may; false: it has.
 func (d *Dispatcher) hold(org string) bool {
-	inHand := cmp.Or(d.InHand, d.Parallel)
-	perSubscription := max(cmp.Or(d.PerSubscription, inHand), 1)
 	// One subscription's share is its turns and the deliveries that may
 	// wait for one: an organisation may hold two, so that one slow
 	// subscription leaves room for its others.
-	share := perSubscription + max(perSubscription/4, 1)
-	limit := cmp.Or(d.PerOrganisation, max(inHand/4, 2*share))
+	share := d.perSubscription() + max(d.perSubscription()/4, 1)
+	limit := cmp.Or(d.PerOrganisation, max(d.inHand()/4, 2*share))
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.inHand[org] >= limit {
+	if d.heldBy[org] >= limit {
 		return false
 	}
-	if d.inHand == nil {
-		d.inHand = map[string]int{}
+	if d.heldBy == nil {
+		d.heldBy = map[string]int{}
 	}
-	d.inHand[org]++
+	d.heldBy[org]++
 	return true
 }
 
@@ -827,8 +832,8 @@ func (d *Dispatcher) hold(org string) bool {
 func (d *Dispatcher) letGo(org string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.inHand[org]--; d.inHand[org] == 0 {
-		delete(d.inHand, org)
+	if d.heldBy[org]--; d.heldBy[org] == 0 {
+		delete(d.heldBy, org)
 	}
 }
 
@@ -842,7 +847,7 @@ func (d *Dispatcher) turn(webhookID string) *turns {
 		if d.turns == nil {
 			d.turns = map[string]*turns{}
 		}
-		t = &turns{underWay: make(chan struct{}, max(cmp.Or(d.PerSubscription, d.InHand, d.Parallel), 1))}
+		t = &turns{underWay: make(chan struct{}, d.perSubscription())}
 		d.turns[webhookID] = t
 	}
 	return t
