@@ -789,13 +789,9 @@ func TestRunLeavesNoHTTPConnectionOfItsOwnBehind(t *testing.T) {
 	within(t, recorded.more, "the ping was not recorded")
 	cancel()
 	<-ran
-	deadline := time.Now().Add(10 * time.Second)
-	for httpClientGoroutines() > before {
-		if time.Now().After(deadline) {
-			t.Fatalf("10 s after Run returned, %d HTTP client connection goroutines of the dispatcher are still running", httpClientGoroutines()-before)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, "10 s after Run returned, HTTP client connection goroutines of the dispatcher are still running", func() bool {
+		return httpClientGoroutines() <= before
+	})
 }
 
 // unavailableOnce is the service's recorder, whose first record fails with
