@@ -81,7 +81,9 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 		}
 		allocated := prefix.State.Ranges[requestID]
 		res, err = decideIn(t, stockRequestAggregate(requestID), reply, domain.EvolveStockRequest,
-			func(req domain.StockRequest) ([]domain.Event, error) { return domain.DecideReplyStock(req, c, allocated) })
+			func(req domain.StockRequest) ([]domain.Event, error) {
+				return domain.DecideReplyStock(req, c, allocated)
+			})
 		if err != nil {
 			return err
 		}
