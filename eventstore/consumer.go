@@ -25,7 +25,8 @@ const (
 	// server pins it to one of them, so that the events of an aggregate
 	// are never handled by two replicas at once. A replica that stops
 	// pulling loses the pin after consumerPinnedTTL; its pulls (expiring
-	// every consumerPullExpiry, sooner) keep it while it lives. The pin
+	// every consumerPullExpiry, sooner) keep it while it lives, and once
+	// it stops, while its steps under way finish (holdPin). The pin
 	// outlasts the AckWait of the events a stopped replica left in hand,
 	// counted from its last pull (4 s ≥ 1 s + 2 s, with a second to spare
 	// for a last progress acknowledgement), so that they are delivered
@@ -134,7 +135,12 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		pinned = pinned || m.Headers().Get("Nats-Pin-Id") != ""
 		l.add(m)
 	}
+	handled := make(chan struct{})
+	if pinned {
+		go holdPin(cons, handled)
+	}
 	l.wg.Wait()
+	close(handled)
 	close(drained)
 	if pinned && !l.leftInHand.Load() {
 		// Another replica, or this one restarted, need not wait for
@@ -277,6 +283,29 @@ func (l *lanes) inHand() []jetstream.Msg {
 		held = append(held, q...)
 	}
 	return held
+}
+
+// holdPin keeps this replica's pin of the consumer until stop is closed,
+// with a pull every consumerPullExpiry that can take no event: at most one
+// byte, the server answers it "message size exceeds MaxBytes" rather than
+// deliver, yet a pull with the pin renews it. Pulls end when shutdown
+// begins, but a step under way may run on; without them the pin would go
+// consumerPinnedTTL after the last, and another replica would handle the
+// later events of an aggregate while this one still handles an earlier.
+func holdPin(cons jetstream.Consumer, stop <-chan struct{}) {
+	tick := time.NewTicker(consumerPullExpiry)
+	defer tick.Stop()
+	for {
+		// Nothing to read from the pull: it ends by itself when the
+		// server answers or it expires. A failed one (the connection
+		// lost, say) is tried again at the next tick.
+		cons.Fetch(1, jetstream.FetchMaxBytes(1), jetstream.FetchPriorityGroup(consumerGroup), jetstream.FetchMaxWait(consumerPullExpiry))
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // keepInProgress tells the server, every third of ackWait until stop is

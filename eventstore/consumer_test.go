@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // appendEach appends, for each aggregate id, one event per event id given.
@@ -275,4 +277,44 @@ func deleteWhilePulling(t *testing.T, s *Store, stream, consumer string) {
 	if err := s.js.DeleteConsumer(ctx, stream, consumer); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestAStoppingReplicaKeepsTheLaterEventsOfAnAggregateWhileItsStepRunsOn(t *testing.T) {
+	url := natstest.StartServer(t, 0)
+	stopping := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	next := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	appendEach(t, stopping, map[string][]string{"a": {"a1"}})
+
+	// a1's step runs on for longer than the pin would last without
+	// pulls after the stop: the next replica must not have a2 meanwhile.
+	stepRunsOn := consumerPinnedTTL + 2*consumerPullExpiry
+	var a1Finished atomic.Bool
+	started := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		consumeUntil(t, stopping, "hold", 4, started, func(ctx context.Context, r domain.Record) error {
+			close(started)
+			<-ctx.Done()
+			time.Sleep(stepRunsOn)
+			a1Finished.Store(true)
+			return nil
+		})
+	}()
+	<-started
+	if _, err := stopping.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+
+	done := make(chan struct{})
+	consumeUntil(t, next, "hold", 4, done, func(ctx context.Context, r domain.Record) error {
+		if r.EventID == "a2" {
+			if !a1Finished.Load() {
+				t.Error("the next replica handled a2 while the stopping one still handled a1")
+			}
+			close(done)
+		}
+		return nil
+	})
+	<-stopped
 }
