@@ -65,9 +65,13 @@ type Projector struct {
 
 	// Snapshots, if kept (see KeepSnapshots); used by Run alone.
 	snapshots   SnapshotStore
-	every       uint64        // events between snapshots; 0: only on stop
-	snapshotted uint64        // the sequence the newest snapshot covers
-	last        domain.Record // the last event applied
+	every       uint64 // events between snapshots; 0: only on stop
+	snapshotted uint64 // the sequence the newest snapshot covers
+	// notWritten is the sequence of the last snapshot that could not be
+	// written: the next is tried every events after it, not at every
+	// event (each try serialises every read model while none is applied).
+	notWritten uint64
+	last       domain.Record // the last event applied
 }
 
 // NewProjector returns a projector for models.
@@ -280,7 +284,7 @@ func (p *Projector) apply(r domain.Record) error {
 	p.last = r
 	p.advance(r.Sequence)
 	p.changes.applied(r.Aggregate)
-	if p.every > 0 && r.Sequence >= p.snapshotted+p.every {
+	if p.every > 0 && r.Sequence >= max(p.snapshotted, p.notWritten)+p.every {
 		p.snapshot(context.Background(), p.every)
 	}
 	return nil

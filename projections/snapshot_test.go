@@ -239,6 +239,39 @@ func TestASnapshotIsWrittenEverySoManyEventsApplied(t *testing.T) {
 	}
 }
 
+func TestASnapshotThatCannotBeWrittenIsTriedAgainOnlyWhenTheNextFallsDue(t *testing.T) {
+	store, snapshots := history(t, 300)
+	var log logLines
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
+	if err := p.KeepSnapshots(readOnly{snapshots}, 10); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	last, _ := store.LastSequence(ctx)
+	if err := p.WaitFor(wait, last); err != nil {
+		t.Fatal(err)
+	}
+	// Ten events as they come: a snapshot falls due at the first, and
+	// not again before the eleventh.
+	var later []domain.Event
+	for i := range 10 {
+		later = append(later, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: fmt.Sprint("client:", i), At: time.Now()})
+	}
+	appendEvents(t, store, later...)
+	if err := p.WaitFor(wait, last+10); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	if tries := strings.Count(log.String(), "snapshot of the read models not written"); tries != 2 {
+		t.Errorf("%d snapshots tried, want 2 (at the first event as it came, and at the stop):\n%s", tries, log.String())
+	}
+}
+
 // partNames lists the parts of snapshots in the object store.
 func partNames(t *testing.T, o projections.SnapshotStore) []string {
 	t.Helper()

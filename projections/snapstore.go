@@ -310,7 +310,9 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 	}
 	switch {
 	case err != nil:
-		p.log.Error("snapshot of the read models not written", "sequence", p.last.Sequence, "err", err)
+		p.notWritten = p.last.Sequence
+		p.log.Error("snapshot of the read models not written; tried again after as many events as between snapshots, and at the stop",
+			"sequence", p.last.Sequence, "eventsBetweenSnapshots", p.every, "err", err)
 		return
 	case !named:
 		p.log.Info("snapshot of the read models dropped: another replica named a newer one meanwhile", "sequence", p.last.Sequence)
