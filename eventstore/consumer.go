@@ -48,7 +48,8 @@ const (
 // An event whose fn fails (or panics) is tried again after a pause, and
 // the later events of its aggregate wait for it; after ConsumerAttempts
 // failures in a row it is parked (see parked.go) and they go on. The
-// retries of parked events that an operator asks for come to fn as well.
+// retries of parked events that an operator asks for come to fn as well,
+// each in its aggregate's turn.
 // An event in hand when the process dies is delivered again within
 // seconds, so a crash part way through is repaired by redelivery; fn must
 // therefore be idempotent. Consume returns when ctx ends, once the events
@@ -111,7 +112,8 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
 	l := &lanes{ctx: ctx, s: s, name: name, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
-		queues: map[string][]jetstream.Msg{}}
+		queues: map[string][]laneItem{}}
+	s.openSession(name, l)
 	drained := make(chan struct{})
 	go keepInProgress(consumerAckWait, drained, l.inHand)
 	// Once ctx ends, the events already buffered still come out, and
@@ -119,7 +121,6 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	// that ends before leaves nothing waiting for ctx.
 	defer context.AfterFunc(ctx, msgs.Drain)()
 	var last error
-	pinned := false
 	for {
 		m, err := msgs.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -132,9 +133,9 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 			last = err
 			continue
 		}
-		pinned = pinned || m.Headers().Get("Nats-Pin-Id") != ""
-		l.add(m)
+		l.add(laneItem{subject: m.Subject(), m: m})
 	}
+	pinned := s.closeSession(name, l)
 	handled := make(chan struct{})
 	if pinned {
 		go holdPin(cons, handled)
@@ -169,33 +170,137 @@ type lanes struct {
 	leftInHand atomic.Bool // events not handled because shutdown began
 
 	mu     sync.Mutex
-	queues map[string][]jetstream.Msg // the first of each is being handled
+	queues map[string][]laneItem // the first of each is being handled
+	pin    string                // the pin the server last gave this session (Nats-Pin-Id)
+	closed bool                  // the session pulls no more: a retry goes elsewhere
 	wg     sync.WaitGroup
 }
 
-// add queues m behind the events of its aggregate in hand, starting the
+// laneItem is an event delivered, or the retry of a parked event of the
+// aggregate, which runs in the aggregate's turn (see parked.go).
+type laneItem struct {
+	subject string
+	m       jetstream.Msg
+	retry   func()
+}
+
+// add queues it behind the items of its aggregate in hand, starting the
 // aggregate's goroutine if there are none. It never blocks: the consumer's
 // cap on events in hand bounds the queues.
-func (l *lanes) add(m jetstream.Msg) {
+func (l *lanes) add(it laneItem) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	subject := m.Subject()
-	q := l.queues[subject]
-	l.queues[subject] = append(q, m)
+	l.queue(it)
+}
+
+// queue is add, with l.mu held.
+func (l *lanes) queue(it laneItem) {
+	if it.m != nil {
+		if pin := it.m.Headers().Get("Nats-Pin-Id"); pin != "" {
+			l.pin = pin
+		}
+	}
+	q := l.queues[it.subject]
+	l.queues[it.subject] = append(q, it)
 	if len(q) == 0 {
 		l.wg.Add(1)
-		go l.work(subject)
+		go l.work(it.subject)
 	}
 }
 
-// work handles the events queued for subject, in order, until none is left.
+// openSession makes l the session of consumer name on this replica: the
+// one that retries of the consumer's parked events join (see inTurn).
+func (s *Store) openSession(name string, l *lanes) {
+	s.sessionsMu.Lock()
+	defer s.sessionsMu.Unlock()
+	s.sessions[name] = l
+}
+
+// closeSession stops l taking retries, once its pulls have ended, and
+// reports whether the server had pinned it.
+func (s *Store) closeSession(name string, l *lanes) (pinned bool) {
+	s.sessionsMu.Lock()
+	if s.sessions[name] == l {
+		delete(s.sessions, name)
+	}
+	s.sessionsMu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	return l.pin != ""
+}
+
+// errNotOurTurn means that a retry was not made here: another replica
+// handles the consumer's events.
+var errNotOurTurn = errors.New("eventstore: another replica handles the consumer's events")
+
+// inTurn makes call, the retry of r, a parked event of consumer, in the
+// turn of r's aggregate: on the replica the server pinned the consumer
+// to, behind the events of the aggregate it holds, so that it never runs
+// beside them. It returns call's error, or errNotOurTurn if another
+// replica is pinned. With none pinned (no event handed out yet, or the
+// last replica stopped), no event is being handled but this replica's.
+func (s *Store) inTurn(ctx context.Context, consumer string, r domain.Record, call func() error) error {
+	pin := ""
+	cons, err := s.stream.Consumer(ctx, s.prefix+"-"+consumer)
+	switch {
+	case errors.Is(err, jetstream.ErrConsumerNotFound):
+	case err != nil:
+		return unavailable(fmt.Errorf("eventstore: consumer %s: %w", consumer, err))
+	default:
+		for _, g := range cons.CachedInfo().PriorityGroups {
+			if g.Group == consumerGroup {
+				pin = g.PinnedClientID
+			}
+		}
+	}
+	s.sessionsMu.Lock()
+	l := s.sessions[consumer]
+	s.sessionsMu.Unlock()
+	if l == nil {
+		if pin != "" {
+			return errNotOurTurn
+		}
+		return call()
+	}
+	return l.runInTurn(s.subject(r.Aggregate), pin, call)
+}
+
+// runInTurn queues call behind the items of subject and returns its
+// error once it has run; errNotOurTurn if the server pinned another
+// session than l, or l pulls no more.
+func (l *lanes) runInTurn(subject, pin string, call func() error) error {
+	done := make(chan error, 1)
+	l.mu.Lock()
+	if l.closed || (pin != "" && pin != l.pin) {
+		l.mu.Unlock()
+		return errNotOurTurn
+	}
+	l.queue(laneItem{subject: subject, retry: func() {
+		if l.ctx.Err() != nil {
+			done <- l.ctx.Err()
+			return
+		}
+		l.slots <- struct{}{}
+		defer func() { <-l.slots }()
+		done <- call()
+	}})
+	l.mu.Unlock()
+	return <-done
+}
+
+// work handles the items queued for subject, in order, until none is left.
 func (l *lanes) work(subject string) {
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()
-		m := l.queues[subject][0]
+		it := l.queues[subject][0]
 		l.mu.Unlock()
-		l.handle(m)
+		if it.retry != nil {
+			it.retry()
+		} else {
+			l.handle(it.m)
+		}
 		l.mu.Lock()
 		q := l.queues[subject][1:]
 		if len(q) == 0 {
@@ -280,7 +385,11 @@ func (l *lanes) inHand() []jetstream.Msg {
 	defer l.mu.Unlock()
 	var held []jetstream.Msg
 	for _, q := range l.queues {
-		held = append(held, q...)
+		for _, it := range q {
+			if it.m != nil {
+				held = append(held, it.m)
+			}
+		}
 	}
 	return held
 }

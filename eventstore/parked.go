@@ -25,9 +25,11 @@ import (
 // on. The event itself stays where it is in the event stream; the entry
 // only points at it, with the last error. An operator who has fixed the
 // cause asks for a retry (RetryParked, cargoctl parked retry): the entry is
-// written again with RetryAsked, and the replica that follows the
-// consumer's entries hands the event to the handler once more. Handled,
-// the entry is removed; failed, it is parked again with the new error.
+// written again with RetryAsked, and the event is handed to the handler
+// once more, in its aggregate's turn: on the replica that handles the
+// consumer's events, after those of the aggregate it holds, never beside
+// them. Handled, the entry is removed; failed, it is parked again with the
+// new error.
 //
 // A retry comes after the later events of the event's aggregate, which
 // went on without it: consumers here tolerate that, as they tolerate a
@@ -261,11 +263,11 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 			s.log.Warn("eventstore: retries of "+consumer+" interrupted", "err", err)
 			continue
 		}
-		switch {
-		case s.retry(ctx, m, fn):
+		switch settled, again := s.retry(ctx, m, fn); {
+		case settled:
 			m.Ack()
 		case ctx.Err() == nil:
-			m.NakWithDelay(retryPause)
+			m.NakWithDelay(again)
 		}
 		// Unsettled at shutdown: the server hands the entry out again
 		// after retryAckWait, to this process restarted or another.
@@ -281,38 +283,42 @@ const retryPause = 5 * time.Second
 // reports whether m is settled; it is not when shutdown cut the retry
 // short, when NATS was out of reach (which, as for a consumer, counts as no
 // failure of the event's), or when the entry could not be rewritten: the
-// retry is then made again.
-func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Record) error) (settled bool) {
+// retry is then made again after again. Nor is it when another replica
+// handles the consumer's events: the retry is handed back sooner, for
+// that replica to take it.
+func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Record) error) (settled bool, again time.Duration) {
 	var p Parked
 	meta, err := m.Metadata()
 	if err != nil || json.Unmarshal(m.Data(), &p) != nil || !p.RetryAsked {
-		return true // a parking, not a retry
+		return true, 0 // a parking, not a retry
 	}
 	p.entry = meta.Sequence.Stream
 	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
 	if err == nil {
-		err = s.call(fn, r)
+		err = s.inTurn(ctx, p.Consumer, r, func() error { return s.call(fn, r) })
 	}
-	if ctx.Err() != nil || errors.Is(err, domain.ErrStoreUnavailable) {
-		return false
-	}
-	if err == nil {
+	switch {
+	case errors.Is(err, errNotOurTurn):
+		return false, consumerPullExpiry
+	case ctx.Err() != nil || errors.Is(err, domain.ErrStoreUnavailable):
+		return false, retryPause
+	case err == nil:
 		if err := s.parked.Purge(ctx, jetstream.WithPurgeSubject(m.Subject())); err != nil {
 			s.log.Error("eventstore: a parked event was handled, but its entry stays; the retry is made again", "consumer", p.Consumer, "sequence", p.Sequence, "err", err)
-			return false
+			return false, retryPause
 		}
 		s.log.Info("eventstore: parked event handled on retry", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
 			"aggregate", p.AggregateType+"/"+p.AggregateID)
-		return true
+		return true, 0
 	}
 	p.RetryAsked, p.Attempts, p.LastError, p.ParkedAt = false, p.Attempts+1, err.Error(), time.Now().UTC()
 	if werr := s.writeParked(ctx, p, true); werr != nil {
 		s.log.Error("eventstore: a retried event failed again and could not be parked again; the retry is made again", "consumer", p.Consumer, "sequence", p.Sequence, "err", werr)
-		return false
+		return false, retryPause
 	}
 	s.log.Warn("eventstore: parked event failed again on retry; parked again", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
 		"aggregate", p.AggregateType+"/"+p.AggregateID, "attempts", p.Attempts, "err", err)
-	return true
+	return true, 0
 }
 
 // call runs fn on r, turning a panic into an error (its stack logged): a

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cargostream/cargostream/domain"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 // observed records what an Observer hears.
@@ -207,4 +209,77 @@ func TestFailuresWhileNATSIsUnavailableDoNotCountTowardsParking(t *testing.T) {
 	if parked := parkedOf(t, s); len(parked) != 0 {
 		t.Errorf("parked %+v after failures that were NATS's", parked)
 	}
+}
+
+func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *testing.T) {
+	url := natstest.StartServer(t, 0)
+	var replicas []*Store
+	for range 2 {
+		s := openForTest(t, Options{URL: url, Stream: "CARGO", ConsumerAttempts: 1})
+		s.retryPause = time.Millisecond
+		replicas = append(replicas, s)
+	}
+	appendEach(t, replicas[0], map[string][]string{"a": {"a1"}})
+
+	// a1 fails until fixed, and is parked. a2 is being handled when the
+	// retry of a1 is asked for: the retry must wait for it, whichever
+	// replica's follower of the retries gets it.
+	var fixed, a2Inside, a1Handled atomic.Bool
+	var a2Replica atomic.Int32
+	a2Started := make(chan struct{})
+	a1Retried := make(chan struct{})
+	handle := func(replica int, r domain.Record) error {
+		switch {
+		case r.EventID == "a1" && !fixed.Load():
+			return errors.New("no rate card")
+		case r.EventID == "a1":
+			if a2Inside.Load() {
+				t.Error("the retry of a1 ran while a2 was being handled")
+			}
+			if !a1Handled.Swap(true) {
+				close(a1Retried)
+			}
+		case r.EventID == "a2":
+			a2Replica.Store(int32(replica))
+			a2Inside.Store(true)
+			close(a2Started)
+			// Long enough for a retry that does not wait to run.
+			select {
+			case <-a1Retried:
+			case <-time.After(3 * time.Second):
+			}
+			a2Inside.Store(false)
+		}
+		return nil
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var consuming sync.WaitGroup
+	defer func() { stop(); consuming.Wait() }()
+	consume := func(i int) {
+		s := replicas[i]
+		consuming.Go(func() {
+			s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error { return handle(i, r) }, func(domain.Record, error) {})
+		})
+	}
+	consume(0)
+	waitUntil(t, "a1 to be parked", func() bool { return len(parkedOf(t, replicas[0])) == 1 })
+	consume(1)
+
+	if _, err := replicas[0].Append(context.Background(), domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	<-a2Started
+	// The replica that does not handle the events hands a retry back.
+	other := replicas[1-a2Replica.Load()]
+	if err := other.inTurn(ctx, "pricing", domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: "a"}}, func() error {
+		t.Error("a retry ran on the replica that does not handle the consumer's events")
+		return nil
+	}); !errors.Is(err, errNotOurTurn) {
+		t.Errorf("a retry on the other replica: %v, want errNotOurTurn", err)
+	}
+	fixed.Store(true)
+	if _, err := replicas[1].RetryParked(context.Background(), "pricing", 0); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a1 handled on retry and its entry gone", func() bool { return a1Handled.Load() && len(parkedOf(t, replicas[0])) == 0 })
 }

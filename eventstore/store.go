@@ -108,6 +108,9 @@ type Store struct {
 	retryPause time.Duration // a consumer's first pause after a failure; later ones double
 	parkedMu   sync.Mutex
 	parked     jetstream.Stream // the dead-letter stream (parked.go), once opened
+
+	sessionsMu sync.Mutex
+	sessions   map[string]*lanes // each consumer's session on this replica, by the consumer's name
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -137,6 +140,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		obs:        o.Observer,
 		attempts:   o.ConsumerAttempts,
 		retryPause: time.Second,
+		sessions:   map[string]*lanes{},
 	}
 	if !validToken(s.prefix) {
 		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
