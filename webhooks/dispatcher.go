@@ -482,11 +482,17 @@ func (d *Dispatcher) queueRetry(ctx context.Context, j job, attempt domain.Webho
 	}
 	if domain.ErrorCode(err) == domain.PayloadTooLarge {
 		d.Log.Error("webhook delivery too large to queue a retry: given up after its first attempt", "delivery", j.DeliveryID, "err", err)
-		attempt.Outcome, attempt.NextTryAt = domain.DeliveryDead, time.Time{}
-		attempt.Error += "; too large to queue a retry"
-		return attempt, nil
+		return tooLargeToRetry(attempt), nil
 	}
 	return attempt, err
+}
+
+// tooLargeToRetry is attempt as its delivery's last, dead: its retry is too
+// large for the queue.
+func tooLargeToRetry(attempt domain.WebhookDeliveryAttempted) domain.WebhookDeliveryAttempted {
+	attempt.Outcome, attempt.NextTryAt = domain.DeliveryDead, time.Time{}
+	attempt.Error += "; too large to queue a retry"
+	return attempt
 }
 
 // payload is the body of a delivery, fixed when the delivery is made so
@@ -577,7 +583,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		if waiting, err := d.Queue.Waiting(ctx, nextID(j)); err == nil && waiting {
 			return 0
 		}
-		return d.requeue(ctx, j, j.Tried, 0)
+		return d.putBack(ctx, id, j, 0)
 	}
 	w, live, err := d.subscription(ctx, j)
 	if err != nil {
@@ -585,7 +591,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		// another replica, rather than being dropped.
 		d.Log.Warn("webhook delivery to a subscription not known yet put back: the read models are behind", "delivery", j.DeliveryID,
 			"webhook", j.WebhookID, "err", err)
-		return d.requeue(ctx, j, j.Tried, 0)
+		return d.putBack(ctx, id, j, 0)
 	}
 	if !live {
 		return 0 // nobody to deliver to any more
@@ -594,12 +600,12 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// burst to a slow receiver could fill, holding up every other
 	// subscription's deliveries.
 	if !d.hold(w.OrganizationID) {
-		return d.requeue(ctx, j, j.Tried, putBackDelay(j))
+		return d.putBack(ctx, id, j, putBackDelay(j))
 	}
 	defer d.letGo(w.OrganizationID)
 	turn := d.turn(w.ID)
 	if !turn.take() {
-		return d.requeue(ctx, j, j.Tried, putBackDelay(j))
+		return d.putBack(ctx, id, j, putBackDelay(j))
 	}
 	// The turn may have come after a wait, during which the receiver
 	// answered 410 Gone or the subscription was deleted, disabled or
@@ -615,7 +621,11 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	turn.done()
 	// The retry before the record, as in dispatch.
 	if retryIn > 0 {
-		later = d.requeue(ctx, j, try, retryIn)
+		var tooLarge bool
+		if later, tooLarge = d.requeue(ctx, j, try, retryIn); tooLarge {
+			d.Log.Error("webhook delivery too large to queue a retry: given up after this attempt", "delivery", j.DeliveryID, "attempt", try)
+			attempt = tooLargeToRetry(attempt)
+		}
 	}
 	// Recorded under the job's id, not its attempt's number: a job whose
 	// requeue failed comes again and is requeued with the attempts it
@@ -660,18 +670,43 @@ func (d *Dispatcher) subscription(ctx context.Context, j job) (domain.Webhook, b
 // attempt it made is then made again under its number, and both are
 // recorded): a minute at most, as a put that failed may have been stored,
 // and only a put again within the queue's de-duplication window is kept
-// once.
-func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration) {
+// once. A next job too large for the queue can never be stored, however
+// often j comes again: requeue reports it too large instead, and j is
+// done. (The queue took j, but its next job may be larger: due later, it
+// is a schedule with a subject and headers of its own, and it counts one
+// job more.)
+func (d *Dispatcher) requeue(ctx context.Context, j job, tried int, after time.Duration) (later time.Duration, tooLarge bool) {
 	id := nextID(j)
 	j.Tried, j.Requeued = tried, j.Requeued+1
 	raw, err := json.Marshal(j)
 	if err == nil {
 		err = d.put(ctx, domain.Job{ID: id, Data: raw, Due: time.Now().Add(after)})
 	}
+	if domain.ErrorCode(err) == domain.PayloadTooLarge {
+		return 0, true
+	}
 	if err != nil {
 		d.Log.Warn("webhook delivery not requeued: it comes again", "delivery", j.DeliveryID, "err", err)
-		return min(max(after, time.Second), time.Minute)
+		return min(max(after, time.Second), time.Minute), false
 	}
+	return 0, false
+}
+
+// putBack requeues job id, j, untried, due in after (see requeue). One too
+// large to go back can never be sent: it is given up, with an attempt
+// recorded dead that says so, under the job's id as the attempt its
+// handout would have made, so that one an earlier handout recorded
+// stands.
+func (d *Dispatcher) putBack(ctx context.Context, id string, j job, after time.Duration) (later time.Duration) {
+	later, tooLarge := d.requeue(ctx, j, j.Tried, after)
+	if !tooLarge {
+		return later
+	}
+	d.Log.Error("webhook delivery too large to go back to the queue: given up, not sent", "delivery", j.DeliveryID, "webhook", j.WebhookID)
+	w, _ := d.Subs.Webhook(j.WebhookID)
+	d.record(ctx, "delivery:"+id, domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: j.WebhookID, OrgID: w.OrganizationID,
+		EventName: j.EventName, EventID: j.EventID, EventSeq: j.EventSeq, Attempt: j.Tried + 1, Outcome: domain.DeliveryDead,
+		Error: "not sent: too large to go back to the queue", At: time.Now().UTC()})
 	return 0
 }
 

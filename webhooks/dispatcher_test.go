@@ -1253,3 +1253,103 @@ func TestADeliveryTooLargeToQueueUntriedIsGivenUpAndItsEventHandled(t *testing.T
 		t.Errorf("recorded %+v, want the large delivery given up, dead, not sent", a)
 	}
 }
+
+// tooLargeFrom is the shortest "lines" in the body of job j that makes the
+// queue refuse j, put under id (j's delivery id and a suffix) due at due,
+// as too large. It asks the queue itself: a job due later is larger than
+// the same job due at once by the schedule's subject and headers. The jobs
+// it puts go under delivery ids of the same length as j's, and those due
+// later are taken out again.
+func tooLargeFrom(t *testing.T, q *eventstore.Queue, j job, id string, due time.Time) int {
+	t.Helper()
+	ctx := context.Background()
+	suffix, ok := strings.CutPrefix(id, j.DeliveryID)
+	if !ok {
+		t.Fatalf("id %s is not of delivery %s", id, j.DeliveryID)
+	}
+	probes := 0
+	fits := func(n int) bool {
+		probes++
+		p := j
+		p.DeliveryID = fmt.Sprintf("%0*d", len(j.DeliveryID), probes)
+		p.Body = json.RawMessage(`{"lines":"` + strings.Repeat("x", n) + `"}`)
+		err := q.Put(ctx, domain.Job{ID: p.DeliveryID + suffix, Data: marshal(t, p), Due: due})
+		if domain.ErrorCode(err) == domain.PayloadTooLarge {
+			return false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Cancel(ctx, p.DeliveryID+suffix); err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	// The server's max_payload, 1 MiB by default, is the bound.
+	lo, hi := 0, 2<<20 // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// A job the queue took due at once whose next job is a little larger (its
+// retry, or itself put back, due later as a schedule with headers of its
+// own, or itself requeued with one job more counted) can never be
+// requeued: waiting does not make it smaller. It is given up, recorded
+// dead, rather than coming back again and again, making its attempt
+// again every few seconds in place of its retries, or never (it was
+// requeued over and over, due at once, and refused each time).
+func TestAQueuedDeliveryWhoseNextJobIsTooLargeForTheQueueIsRecordedDead(t *testing.T) {
+	// A whole second is the shortest in a schedule's header: a next job
+	// due at any time is at least as large.
+	later := time.Now().Add(time.Hour).Truncate(time.Second)
+	for _, tt := range []struct {
+		name     string
+		next     job       // the job that is too large, from delivery xx's job
+		due      time.Time // and when it is due
+		handout  int
+		noTurn   bool // the subscription has no turn free, nor a place to wait for one
+		requests int32
+		error    string
+	}{
+		{"its retry", job{Tried: 1, Requeued: 1}, later, 1, false, 1, "too large to queue a retry"},
+		{"put back while its subscription has no turn free", job{Requeued: 1}, later, 1, true, 0, "not sent"},
+		{"requeued when it comes again", job{Requeued: 1}, time.Time{}, 2, false, 0, "not sent"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			_, queue := storeWithQueue(t)
+			q := &flaky{Queue: queue}
+			d, requests, recorded := sender(t, q, http.StatusInternalServerError)
+			j := job{DeliveryID: "xx", WebhookID: "hook", EventName: "webhook.ping"}
+			next := j
+			next.Tried, next.Requeued = tt.next.Tried, tt.next.Requeued
+			j.Body = json.RawMessage(`{"lines":"` + strings.Repeat("x", tooLargeFrom(t, queue, next, "xx~1", tt.due)) + `"}`)
+			if err := q.Put(ctx, domain.Job{ID: "xx", Data: marshal(t, j)}); err != nil {
+				t.Fatalf("the queue did not take the job due at once: %v", err)
+			}
+			if tt.noTurn {
+				turn := d.turn("hook")
+				turn.underWay <- struct{}{}
+				turn.waiting.Store(1)
+			}
+			if later := d.send(ctx, "xx", marshal(t, j), tt.handout); later != 0 {
+				t.Fatalf("send = %s, want 0: done, the job can never be requeued", later)
+			}
+			if n := requests.Load(); n != tt.requests || len(recorded.all) != 1 {
+				t.Fatalf("%d requests, %d attempts recorded; want %d and 1", n, len(recorded.all), tt.requests)
+			}
+			if a := recorded.all[0]; a.Outcome != domain.DeliveryDead || !a.NextTryAt.IsZero() || !strings.Contains(a.Error, tt.error) {
+				t.Errorf("recorded attempt %d: %s, next try %s, %q; want dead, none, saying %q", a.Attempt, a.Outcome, a.NextTryAt, a.Error, tt.error)
+			}
+			if len(q.stored) != 1 {
+				t.Errorf("%d jobs stored, want the first only", len(q.stored))
+			}
+		})
+	}
+}
