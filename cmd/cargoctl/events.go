@@ -157,7 +157,16 @@ func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) 
 		if seed := filepath.Join(o.dataDir, eventstore.ListenSeedFile); opts.NkeyFile == "" && opts.CredsFile == "" && exists(seed) {
 			opts.NkeyFile = seed
 		}
-		return eventstore.Open(ctx, opts)
+		// The store waits for a server that does not answer, as cargod
+		// waits for a cluster that is forming, without end and without a
+		// word: an operator's command must say so instead of hanging.
+		octx, cancel := context.WithTimeout(ctx, natsAnswerWithin)
+		defer cancel()
+		store, err := eventstore.Open(octx, opts)
+		if err != nil && ctx.Err() == nil && octx.Err() != nil {
+			return nil, fmt.Errorf("the NATS server at %s did not answer within %s: %w", o.natsURL, natsAnswerWithin, err)
+		}
+		return store, err
 	}
 	if _, err := os.Stat(filepath.Join(o.dataDir, "jetstream")); err != nil {
 		return nil, fmt.Errorf("no event store in data directory %s (%v); set --data-dir, or --nats-url", o.dataDir, err)
@@ -169,6 +178,10 @@ func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) 
 	}
 	return store, nil
 }
+
+// natsAnswerWithin is how long cargoctl waits for the stream on the NATS
+// server of --nats-url: long enough for a cluster electing a leader.
+const natsAnswerWithin = 10 * time.Second
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,5 +364,22 @@ func TestEventsFromACluster(t *testing.T) {
 	out, errOut, err = runCmd(t, env(nil), "events", "--nats-url", c.URL(), "--type", "quote", "--from-seq", "6")
 	if lines := strings.Count(out, "\n"); err != nil || lines != 500 {
 		t.Errorf("the bulk events from the cluster: %d lines, %v; stderr %s", lines, err, errOut)
+	}
+}
+
+// TestEventsFromAnAddressWhereNoServerListensFailsNamingIt: the store
+// waits for a server as cargod waits for a cluster forming; cargoctl must
+// not, or a mistyped --nats-url is a command that hangs without a word.
+// (trace and parked open the store the same way.)
+func TestEventsFromAnAddressWhereNoServerListensFailsNamingIt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "nats://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	_, _, err = runCmd(t, env(nil), "events", "--nats-url", url, "--data-dir", t.TempDir())
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), url) {
+		t.Errorf("error = %v, want one naming %s", err, url)
 	}
 }
