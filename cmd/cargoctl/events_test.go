@@ -316,6 +316,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"admin", "help", "create-user"}, "--password-file", 0},
 		{[]string{"admin", "create-org", "-h"}, "--awb-prefix", 0},
 		{[]string{"help", "health"}, "--timeout", 0},
+		{[]string{"help", "import"}, "dangerous-goods", 0},
+		{[]string{"import", "--help"}, "--format", 0},
 		{[]string{"frobnicate"}, "", 2},
 		{[]string{"admin", "frobnicate"}, "", 2},
 	}

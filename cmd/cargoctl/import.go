@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -26,8 +25,6 @@ The format is recognised from the file's first line (--format names it).
 Long files go in chunks, with progress on stderr. Rows already stored as
 they are change nothing; bad rows are reported with their line numbers
 and do not stop the good ones.
-
-Flags:
 `
 
 // importKinds maps the command's kinds to the API's kind and format.
@@ -59,19 +56,14 @@ type importReport struct {
 }
 
 func runImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, importUsage); fs.PrintDefaults() }
+	fs := newFlagSet("import", importUsage)
 	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	conn.register(fs)
 	format := fs.String("format", "", "the file's `format`, when it cannot be recognised")
 	var positional []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil
-			}
-			return usagef("import", "%v", err)
+		if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+			return err
 		}
 		if fs.NArg() == 0 {
 			break
