@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -425,14 +426,14 @@ func checkURL(cmd, raw string) error {
 type apiClient struct {
 	base, clientID, secret string
 	http                   *http.Client
+	bearer                 string // the access token requests carry, once authorize got it
 }
 
 func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io.Writer) error {
-	token, err := c.token(ctx)
-	if err != nil {
-		return fmt.Errorf("getting a token for client %s: %w", c.clientID, err)
+	if err := c.authorize(ctx); err != nil {
+		return err
 	}
-	body, err := c.call(ctx, req.method, req.path, token, req.body)
+	body, err := c.call(ctx, req.method, req.path, req.body)
 	if err != nil {
 		return err
 	}
@@ -448,46 +449,65 @@ func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io
 	return nil
 }
 
-func (c *apiClient) token(ctx context.Context) (string, error) {
-	body, err := c.call(ctx, http.MethodPost, "/api/auth/token", "", struct {
+// authorize gets an access token with the client's credentials, which
+// the requests after it carry.
+func (c *apiClient) authorize(ctx context.Context) error {
+	c.bearer = "" // the token request carries none
+	body, err := c.call(ctx, http.MethodPost, "/api/auth/token", struct {
 		GrantType    string `json:"grantType"`
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
 	}{"client_credentials", c.clientID, c.secret})
 	if err != nil {
-		return "", err
+		return fmt.Errorf("getting a token for client %s: %w", c.clientID, err)
 	}
 	var res struct {
 		AccessToken string `json:"accessToken"`
 	}
 	if err := json.Unmarshal(body, &res); err != nil || res.AccessToken == "" {
-		return "", fmt.Errorf("the token response has no accessToken: %.200s", body)
+		return fmt.Errorf("getting a token for client %s: the token response has no accessToken: %.200s", c.clientID, body)
 	}
-	return res.AccessToken, nil
+	c.bearer = res.AccessToken
+	return nil
 }
 
 // call makes one request with a JSON body (if any) and returns the body
 // of a successful response; an error response is an *apiError.
-func (c *apiClient) call(ctx context.Context, method, path, token string, body any) ([]byte, error) {
+func (c *apiClient) call(ctx context.Context, method, path string, body any) ([]byte, error) {
 	if body == nil {
-		return c.send(ctx, method, path, token, "", nil)
+		return c.send(ctx, method, path, "", nil)
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	return c.send(ctx, method, path, token, "application/json", bytes.NewReader(b))
+	return c.send(ctx, method, path, "application/json", b)
 }
 
 // send makes one request with a body of contentType.
-func (c *apiClient) send(ctx context.Context, method, path, token, contentType string, body io.Reader) ([]byte, error) {
-	raw, _, err := c.exchange(ctx, method, path, token, contentType, body)
+func (c *apiClient) send(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
+	raw, _, err := c.exchange(ctx, method, path, contentType, body)
 	return raw, err
 }
 
-// exchange is send, with the response's header.
-func (c *apiClient) exchange(ctx context.Context, method, path, token, contentType string, body io.Reader) ([]byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+// exchange is send, with the response's header. A token refused (401)
+// has run out: it lives CARGO_TOKEN_TTL, which a long rebuild, verify or
+// import outlives. The server did nothing with the request, so it is
+// made once more with a new token.
+func (c *apiClient) exchange(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
+	raw, header, err := c.exchangeOnce(ctx, method, path, contentType, body)
+	var apiErr *apiError
+	if c.bearer != "" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+		if err := c.authorize(ctx); err != nil {
+			return nil, nil, err
+		}
+		return c.exchangeOnce(ctx, method, path, contentType, body)
+	}
+	return raw, header, err
+}
+
+func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -496,8 +516,8 @@ func (c *apiClient) exchange(ctx context.Context, method, path, token, contentTy
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "cargoctl")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	if c.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -91,9 +91,8 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer f.Close()
 	info, _ := f.Stat()
-	token, err := client.token(ctx)
-	if err != nil {
-		return fmt.Errorf("getting a token for client %s: %w", client.clientID, err)
+	if err := client.authorize(ctx); err != nil {
+		return err
 	}
 
 	total := importReport{}
@@ -111,7 +110,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		if *format != "" {
 			q.Set("format", *format)
 		}
-		body, err := client.send(ctx, "POST", "/api/admin/reference/"+k.kind+"?"+q.Encode(), token, "text/csv", strings.NewReader(chunk.String()))
+		body, err := client.send(ctx, "POST", "/api/admin/reference/"+k.kind+"?"+q.Encode(), "text/csv", []byte(chunk.String()))
 		if err != nil {
 			return fmt.Errorf("lines %d-%d: %w", chunkStart, line, err)
 		}

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -67,5 +74,54 @@ func TestImport(t *testing.T) {
 	err := run(t.Context(), []string{"import", "airports", long}, adminEnv(url), &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 262144 bytes: lines 1-2 are imported, nothing from line 3 on") {
 		t.Errorf("a file with a 2 MiB line = %v", err)
+	}
+}
+
+// TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks: an access
+// token lives CARGO_TOKEN_TTL; a long import (or rebuild, or verify)
+// outlives it. Here the token is revoked while the first chunk is
+// answered, which the server refuses as it refuses an expired one: the
+// next chunk must go in with a new token, not end the import with a 401.
+func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
+	api := startServer(t)
+	target, _ := url.Parse(api)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var chunks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/api/admin/reference/") || chunks.Add(1) != 1 {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		// The first chunk's answer reaches cargoctl only once its
+		// token is refused.
+		rec := httptest.NewRecorder()
+		proxy.ServeHTTP(rec, r)
+		if status, body := send(t, api, "/api/admin/token-revocations", adminToken(t, api), `{"subject":"client:admin"}`); status != http.StatusNoContent {
+			t.Errorf("revoking the tokens: %d %v", status, body)
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	defer srv.Close()
+
+	var file strings.Builder
+	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
+	rows := importChunkLines + 10
+	for i := range rows {
+		// Airports without an IATA code, which the import skips.
+		fmt.Fprintf(&file, `"X%05d","","Strip %d","Leoti","Kansas","US",3435,38.7,-101.4,"America/Chicago",""`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "airports.csv")
+	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCmd(t, adminEnv(srv.URL), "import", "airports", path)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, errOut)
+	}
+	// Two chunks, the second sent again with the new token.
+	if want := fmt.Sprintf("%d lines; 0 changed, 0 unchanged, %d skipped, 0 rejected", rows+1, rows); !strings.Contains(out, want) || chunks.Load() != 3 {
+		t.Errorf("in %d requests, printed %q; want 3 and %q", chunks.Load(), out, want)
 	}
 }

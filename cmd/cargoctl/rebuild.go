@@ -114,12 +114,11 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 	if err != nil {
 		return nil, nil, err
 	}
-	token, err := client.token(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("getting a token for client %s: %w", client.clientID, err)
+	if err := client.authorize(ctx); err != nil {
+		return nil, nil, err
 	}
 	path := "/api/admin/" + kind
-	raw, err := client.call(ctx, http.MethodPost, path, token, nil)
+	raw, err := client.call(ctx, http.MethodPost, path, nil)
 	bar := newProgressBar(stderr, kind)
 	for err == nil {
 		var j job
@@ -144,7 +143,7 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 			return nil, nil, fmt.Errorf("%w: the %s goes on in cargod (GET %s shows it)", ctx.Err(), kind, path)
 		case <-time.After(pollEvery):
 		}
-		raw, err = client.call(ctx, http.MethodGet, path, token, nil)
+		raw, err = client.call(ctx, http.MethodGet, path, nil)
 	}
 	bar.end()
 	var apiErr *apiError

@@ -54,11 +54,10 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	token, err := client.token(ctx)
-	if err != nil {
-		return unreachable(conn.url, fmt.Errorf("getting a token for client %s: %w", client.clientID, err))
+	if err := client.authorize(ctx); err != nil {
+		return unreachable(conn.url, err)
 	}
-	entries, err := client.shipmentHistory(ctx, token, awb)
+	entries, err := client.shipmentHistory(ctx, awb)
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
 		return fmt.Errorf("the server knows no shipment %s: no event names it", awb)
@@ -70,7 +69,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	for i, e := range entries {
 		eventIDs[i] = e.EventID
 	}
-	deliveries, err := client.deliveriesByEvent(ctx, token, eventIDs)
+	deliveries, err := client.deliveriesByEvent(ctx, eventIDs)
 	if err != nil {
 		return unreachable(conn.url, err)
 	}
@@ -119,11 +118,11 @@ type historyEntry struct {
 
 // shipmentHistory reads every page of the history of a (canonical) AWB
 // number.
-func (c *apiClient) shipmentHistory(ctx context.Context, token, awb string) ([]historyEntry, error) {
+func (c *apiClient) shipmentHistory(ctx context.Context, awb string) ([]historyEntry, error) {
 	var out []historyEntry
 	for page := 1; ; page++ {
 		q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}}
-		body, err := c.call(ctx, http.MethodGet, "/api/shipments/"+url.PathEscape(awb)+"/history?"+q.Encode(), token, nil)
+		body, err := c.call(ctx, http.MethodGet, "/api/shipments/"+url.PathEscape(awb)+"/history?"+q.Encode(), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -172,8 +171,8 @@ const maxEventIDsPerCall = 100
 // deliveriesByEvent reads the deliveries of the events eventIDs from every
 // webhook subscription, by the id of the event delivered: the server
 // filters, so that a subscription's whole log never crosses the wire.
-func (c *apiClient) deliveriesByEvent(ctx context.Context, token string, eventIDs []string) (map[string][]delivery, error) {
-	body, err := c.call(ctx, http.MethodGet, "/api/webhooks", token, nil)
+func (c *apiClient) deliveriesByEvent(ctx context.Context, eventIDs []string) (map[string][]delivery, error) {
+	body, err := c.call(ctx, http.MethodGet, "/api/webhooks", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +187,7 @@ func (c *apiClient) deliveriesByEvent(ctx context.Context, token string, eventID
 	out := map[string][]delivery{}
 	for _, h := range hooks.Webhooks {
 		for ids := range slices.Chunk(eventIDs, maxEventIDsPerCall) {
-			if err := c.deliveriesOf(ctx, token, h.ID, ids, out); err != nil {
+			if err := c.deliveriesOf(ctx, h.ID, ids, out); err != nil {
 				return nil, err
 			}
 		}
@@ -198,10 +197,10 @@ func (c *apiClient) deliveriesByEvent(ctx context.Context, token string, eventID
 
 // deliveriesOf adds to out the deliveries of the events eventIDs made for
 // the subscription webhookID, every page.
-func (c *apiClient) deliveriesOf(ctx context.Context, token, webhookID string, eventIDs []string, out map[string][]delivery) error {
+func (c *apiClient) deliveriesOf(ctx context.Context, webhookID string, eventIDs []string, out map[string][]delivery) error {
 	for page := 1; ; page++ {
 		q := url.Values{"page": {fmt.Sprint(page)}, "limit": {fmt.Sprint(historyPageSize)}, "eventId": eventIDs}
-		body, err := c.call(ctx, http.MethodGet, "/api/webhooks/"+url.PathEscape(webhookID)+"/deliveries?"+q.Encode(), token, nil)
+		body, err := c.call(ctx, http.MethodGet, "/api/webhooks/"+url.PathEscape(webhookID)+"/deliveries?"+q.Encode(), nil)
 		if err != nil {
 			return err
 		}

@@ -82,11 +82,10 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	token, err := client.token(ctx)
-	if err != nil {
-		return fmt.Errorf("getting a token for client %s: %w", client.clientID, err)
+	if err := client.authorize(ctx); err != nil {
+		return err
 	}
-	body, header, err := client.exchange(ctx, http.MethodGet, path+url.PathEscape(id)+"?"+q.Encode(), token, "", nil)
+	body, header, err := client.exchange(ctx, http.MethodGet, path+url.PathEscape(id)+"?"+q.Encode(), "", nil)
 	if err != nil {
 		return err
 	}
