@@ -60,16 +60,9 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	conn.register(fs)
 	format := fs.String("format", "", "the file's `format`, when it cannot be recognised")
-	var positional []string
-	for len(args) > 0 {
-		if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, help, err := parseInterspersed(fs, args, stdout)
+	if help || err != nil {
+		return err
 	}
 	if len(positional) != 2 {
 		return usagef("import", "want a kind and a file")

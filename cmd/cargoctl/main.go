@@ -147,6 +147,21 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool, stdout io.Write
 	return false, nil
 }
 
+// parseInterspersed is parseFlags for a command whose flags may come
+// before, between and after its arguments, which it returns: an operator
+// adds --json or --nats-url at the end of a command line as often as not.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout io.Writer) (positional []string, help bool, err error) {
+	for {
+		if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+			return nil, help, err
+		}
+		if fs.NArg() == 0 {
+			return positional, false, nil
+		}
+		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
 // readSecretFile reads a secret kept in a file, without the line end.
 func readSecretFile(path string) (string, error) {
 	b, err := os.ReadFile(path)

@@ -94,16 +94,9 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	storeFlags(fs, &o, getenv)
 	all := fs.Bool("all", false, "retry every parked event")
 	reactor := fs.String("reactor", "", "retry only the entries of this `reactor` ("+strings.Join(parkingConsumers, ", ")+")")
-	// The sequence may come before the flags or after them.
-	var positional []string
-	for {
-		if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
+	positional, help, err := parseInterspersed(fs, args, stdout)
+	if help || err != nil {
+		return err
 	}
 	var seq uint64
 	switch {

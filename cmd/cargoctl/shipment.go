@@ -16,7 +16,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-const shipmentSynopsis = `Usage: cargoctl shipment [flags] AWB
+const shipmentSynopsis = `Usage: cargoctl shipment [flags] AWB [flags]
 
 Prints the whole life of one air waybill, in the order it happened: the
 quote and booking it came from, its MAWB and HAWBs, e-DGDs, e-CSD and PLACI,
@@ -40,15 +40,16 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	fs := newFlagSet("shipment", shipmentSynopsis)
 	conn.register(fs)
 	asJSON := fs.Bool("json", false, "print the events as the API answers them, one JSON object a line")
-	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+	positional, help, err := parseInterspersed(fs, args, stdout)
+	if help || err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("shipment", "give one AWB number, not %d arguments", fs.NArg())
+	if len(positional) != 1 {
+		return usagef("shipment", "give one AWB number, not %d arguments", len(positional))
 	}
-	awb, err := domain.ParseAWB(fs.Arg(0))
+	awb, err := domain.ParseAWB(positional[0])
 	if err != nil {
-		return usagef("shipment", "%q is not an AWB number: %v", fs.Arg(0), err)
+		return usagef("shipment", "%q is not an AWB number: %v", positional[0], err)
 	}
 	client, err := conn.client("shipment", getenv)
 	if err != nil {

@@ -59,6 +59,11 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Flags may follow the AWB number, as they may follow the arguments
+	// of state and parked retry.
+	if after, _, err := runCmd(t, adminEnv(url), "shipment", awb, "--json"); err != nil || after != out {
+		t.Errorf("shipment AWB --json: %v\n%s\nwant\n%s", err, after, out)
+	}
 	var correlations []string
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		var e struct {

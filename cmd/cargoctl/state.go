@@ -47,16 +47,9 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	at := fs.String("at", "", "the moment, as RFC 3339: `TIME` such as 2026-07-01T09:30:00Z")
 	seq := fs.Uint64("seq", 0, "the stream sequence `N` instead of a moment")
 	conn.register(fs)
-	// Flags may follow the arguments: parse again after each one.
-	var positional []string
-	for rest := args; ; {
-		if help, err := parseFlags(fs, rest, true, stdout); help || err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional, rest = append(positional, fs.Arg(0)), fs.Args()[1:]
+	positional, help, err := parseInterspersed(fs, args, stdout)
+	if help || err != nil {
+		return err
 	}
 	if len(positional) != 2 {
 		return usagef("state", "give TYPE and ID, not %d arguments", len(positional))

@@ -12,7 +12,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-const traceSynopsis = `Usage: cargoctl trace [flags] CORRELATION_ID
+const traceSynopsis = `Usage: cargoctl trace [flags] CORRELATION_ID [flags]
 
 Prints everything one request caused, in stream order: the events of the
 command it carried out and those of the reactors' steps that followed
@@ -31,13 +31,14 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("trace", traceSynopsis)
 	storeFlags(fs, &o, getenv)
 	asJSON := fs.Bool("json", false, "print the events as cargoctl events does, one JSON object a line")
-	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
+	positional, help, err := parseInterspersed(fs, args, stdout)
+	if help || err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("trace", "give one correlation id, not %d arguments", fs.NArg())
+	if len(positional) != 1 {
+		return usagef("trace", "give one correlation id, not %d arguments", len(positional))
 	}
-	o.correlationID = fs.Arg(0)
+	o.correlationID = positional[0]
 	store, err := openStore(ctx, o)
 	if err != nil {
 		return err

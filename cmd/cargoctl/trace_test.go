@@ -18,6 +18,7 @@ func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
 				"2026-11-25T12:30:00.123Z  #4      quote/q1  QuotePriced  by client:lh for lh, after event e1\n",
 			"2 events over 26h30m0.123s", ""},
 		{"as JSON lines", []string{"--json", "corr1"}, linesOf(1, 4), "", ""},
+		{"flags after the correlation id", []string{"corr1", "--json"}, linesOf(1, 4), "", ""},
 		{"an event without actor or tenant", []string{"c2"},
 			"2026-11-24T23:59:59.500Z  #2      org/acme  OrganizationCreated  by system:cargod\n", "1 event over 0s", ""},
 		{"no such request", []string{"nobody"}, "", "", `no event has correlation id "nobody"`},
