@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/cargostream/cargostream/refdata"
 )
 
 const importUsage = `Usage: cargoctl import airports|airlines|commodities|hs-codes|dangerous-goods FILE [flags]
@@ -129,8 +131,11 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		line++
 		read += int64(len(sc.Bytes()) + 1)
 		text := sc.Text()
-		if line == 1 && !strings.HasPrefix(strings.TrimSpace(text), "1,") {
-			header = text // every format but OpenFlights starts with a header
+		// Every format but OpenFlights starts with a header, which each
+		// chunk repeats. An OpenFlights file is told by its format, as
+		// the server tells it: its first row need not be the one of id 1.
+		if line == 1 && or(*format, refdata.DetectFormat(positional[0], text)) != refdata.FormatOpenFlights {
+			header = text
 		}
 		if lines == 0 {
 			chunkStart = line

@@ -125,3 +125,34 @@ func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
 		t.Errorf("in %d requests, printed %q; want 3 and %q", chunks.Load(), out, want)
 	}
 }
+
+// TestImportOfAnOpenFlightsFileNamesTheLinesOfItsRejectedRows: OpenFlights
+// files have no header, whatever the id of their first row (a file cut
+// from airports.dat starts where it was cut). Taken for a header, the
+// first row went again at the head of every later chunk, where the server
+// counts it as a row: the rows after it were named one line too far.
+func TestImportOfAnOpenFlightsFileNamesTheLinesOfItsRejectedRows(t *testing.T) {
+	api := startServer(t)
+	var file strings.Builder
+	rows := importChunkLines + 5
+	for line := 1; line <= rows; line++ {
+		if line == importChunkLines+3 {
+			file.WriteString("9999,\"Half a row\",\"Nowhere\"\n")
+			continue
+		}
+		// Airports without an IATA code, which the import skips.
+		fmt.Fprintf(&file, `%d,"Strip %d","Leoti","United States",\N,"X%05d",38.7,-101.4,3435,-6,"A","America/Chicago","airport","OurAirports"`+"\n", line+336, line, line)
+	}
+	path := filepath.Join(t.TempDir(), "airports-us.dat")
+	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, adminEnv(api), "import", "airports", path)
+	if err == nil || err.Error() != fmt.Sprintf("1 of %d lines rejected (listed above)", rows) {
+		t.Errorf("error = %v", err)
+	}
+	want := fmt.Sprintf("line %d: has 3 fields, want 14\nairports (openflights): %d lines; 0 changed, 0 unchanged, %d skipped, 1 rejected\n", importChunkLines+3, rows, rows-1)
+	if out != want {
+		t.Errorf("printed\n%s\nwant\n%s", out, want)
+	}
+}
