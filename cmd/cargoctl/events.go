@@ -116,7 +116,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	case o.aggID != "" && o.aggType == "":
 		return bad("--id needs --type")
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
-		return bad("--type %q is not an aggregate type; one of: %s", o.aggType, strings.Join(domain.AggregateTypes, ", "))
+		return bad("--type %q is not an aggregate type%s; one of: %s", o.aggType, didYouMean(o.aggType, domain.AggregateTypes), strings.Join(domain.AggregateTypes, ", "))
 	case o.eventType != "" && !slices.Contains(domain.EventTypes(), o.eventType):
 		return bad("--event-type %q is not an event type%s; one of: %s", o.eventType, didYouMean(o.eventType, domain.EventTypes()), strings.Join(domain.EventTypes(), ", "))
 	case o.aggID != "" && !validToken(o.aggID):

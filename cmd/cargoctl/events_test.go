@@ -265,7 +265,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "quote.*"}, `--type "quote.*" is not an aggregate type`},
 		{[]string{"--type", ">"}, "is not an aggregate type"},
 		{[]string{"--type", "quote", "--id", "a b"}, "is not an aggregate id"},
-		{[]string{"--type", "Quote"}, `--type "Quote" is not an aggregate type; one of: org, client, user,`},
+		{[]string{"--type", "Quote"}, `--type "Quote" is not an aggregate type (did you mean quote?); one of: org, client, user,`},
 		{[]string{"--type", "shipments"}, "booking, flight, ratecard, stockrequest, awbprefix, awbledger, awb, waybill"},
 		{[]string{"--event-type", "quoterequested"}, `--event-type "quoterequested" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
 		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberUsed,`},
