@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +51,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	if help || err != nil {
 		return err
 	}
-	store, err := openStore(ctx, o)
+	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -150,9 +151,12 @@ func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) 
 }
 
 // openStore attaches to the stream as it is: a read must neither create
-// a stream nor change its settings.
-func openStore(ctx context.Context, o eventsOptions) (*eventstore.Store, error) {
-	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, NkeyFile: o.natsNkey, DataDir: o.dataDir, Stream: o.stream, Existing: true}
+// a stream nor change its settings. What the store warns of goes to
+// warnings: an event it cannot read is handed on without its type and
+// time, and the operator reading it must learn why.
+func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*eventstore.Store, error) {
+	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, NkeyFile: o.natsNkey, DataDir: o.dataDir, Stream: o.stream, Existing: true,
+		Logger: slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if o.natsURL != "" {
 		if seed := filepath.Join(o.dataDir, eventstore.ListenSeedFile); opts.NkeyFile == "" && opts.CredsFile == "" && exists(seed) {
 			opts.NkeyFile = seed

@@ -385,3 +385,29 @@ func TestEventsFromAnAddressWhereNoServerListensFailsNamingIt(t *testing.T) {
 		t.Errorf("error = %v, want one naming %s", err, url)
 	}
 }
+
+// TestEventsSaysWhyAnEventItCannotReadHasNoType: verify sends the operator
+// to 'cargoctl events --from-seq N --to-seq N' for an event whose envelope
+// is broken. Such an event is printed without its type and time, as every
+// reader hands it on; stderr must say why, not leave a blank type
+// unexplained.
+func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
+	url := natstest.StartServer(t, 0)
+	s, err := eventstore.Open(context.Background(), eventstore.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, testEvents)
+	s.Close()
+	natstest.Publish(t, url, "cargo.evt.quote.q9", map[string]string{
+		"Cargo-Event-Type": "QuoteRequested", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "e6", "Cargo-Occurred-At": "yesterday",
+	}, []byte(`{"weightKg":1}`))
+
+	out, errOut, err := runCmd(t, env(nil), "events", "--nats-url", url, "--from-seq", "6", "--to-seq", "6")
+	if err != nil || !strings.Contains(out, `"sequence":6,`) {
+		t.Fatalf("printed %q, %v", out, err)
+	}
+	if !strings.Contains(errOut, "sequence 6") || !strings.Contains(errOut, `bad Cargo-Occurred-At header: parsing time \"yesterday\"`) {
+		t.Errorf("stderr %q, want why sequence 6 has no type", errOut)
+	}
+}

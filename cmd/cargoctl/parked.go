@@ -48,7 +48,7 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
 		return err
 	}
-	store, err := openStore(ctx, o)
+	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 		}
 		seq = n
 	}
-	store, err := openStore(ctx, o)
+	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		return usagef("trace", "give one correlation id, not %d arguments", len(positional))
 	}
 	o.correlationID = positional[0]
-	store, err := openStore(ctx, o)
+	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}

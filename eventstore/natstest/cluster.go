@@ -4,6 +4,7 @@
 package natstest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Cluster is three nats-server nodes started in the test process, routed
@@ -101,4 +104,28 @@ func Start(t testing.TB, opts *server.Options) *server.Server {
 		t.Fatal("the test's NATS server did not start")
 	}
 	return srv
+}
+
+// Publish stores a message with header on the stream of subject, on the
+// server at url, as a writer other than the event store might: for tests
+// of what readers make of messages the store would not write.
+func Publish(t testing.TB, url, subject string, header map[string]string, data []byte) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(subject)
+	for k, v := range header {
+		m.Header.Set(k, v)
+	}
+	m.Data = data
+	if _, err := js.PublishMsg(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
 }
