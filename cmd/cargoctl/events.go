@@ -100,7 +100,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&o.aggID, "id", "", "only events of the aggregate with this `id` (needs --type)")
 	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
 	fs.StringVar(&o.correlationID, "correlation-id", "", "only events of this correlation `id`: all that one request caused")
-	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject` (a client id, user name, API key or reactor:<name>)")
+	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject`: client:<id>, user:<name>, apikey:<key id>, reactor:<step> or system:<name>, as events print it")
 	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`")
 	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "first stream `sequence` to print")
 	fs.Uint64Var(&o.toSeq, "to-seq", 0, "last stream `sequence` to print")

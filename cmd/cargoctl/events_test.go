@@ -309,6 +309,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"--help"}, "Commands:", 0},
 		{[]string{"help", "events"}, "--follow", 0},
 		{[]string{"events", "--help"}, "--event-type", 0},
+		// An actor is stored with its kind: a bare client id matches nothing.
+		{[]string{"events", "--help"}, "client:<id>, user:<name>, apikey:<key id>", 0},
 		{[]string{"admin", "--help"}, "revoke-api-key", 0},
 		{[]string{"help", "admin"}, "revoke-api-key", 0},
 		{[]string{"admin"}, "revoke-api-key", 2},
