@@ -42,7 +42,14 @@ func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 // returns that error (errors.Is finds it) and the chunks sent so far are
 // dropped: nothing is stored.
 func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
-	info, err := o.store.Put(ctx, jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}}, fullReader{r})
+	// The object store drops the chunks of a failed put with the context
+	// it was given: one that has ended drops nothing, and chunks no object
+	// names stay in the bucket for good. A request's context ends as its
+	// body fails (net/http cancels it when the client goes away or
+	// stalls), so the store gets a context that does not end, and the end
+	// of ctx fails the next read instead.
+	info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
+		fullReader{contextReader{ctx, r}})
 	if err != nil {
 		return 0, fmt.Errorf("eventstore: put object %s: %w", name, err)
 	}
@@ -112,4 +119,18 @@ func (f fullReader) Read(p []byte) (int, error) {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// contextReader fails once its context has ended, with the context's
+// error.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

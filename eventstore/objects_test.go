@@ -122,3 +122,48 @@ func testObjects(t *testing.T, b backend) {
 	}
 	check(objs)
 }
+
+// cutOffReader yields n bytes, then ends the request's context and fails,
+// as a request body does when its client goes away or stalls: net/http
+// cancels the request's context before the read returns the error.
+type cutOffReader struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cutOffReader) Read(p []byte) (int, error) {
+	if c.n == 0 {
+		c.cancel()
+		return 0, errBroken
+	}
+	k := min(len(p), c.n)
+	c.n -= k
+	return k, nil
+}
+
+// An upload whose client goes away mid-file leaves none of its chunks in
+// the bucket: they are named by no object, so nothing would ever find and
+// delete them.
+func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
+	s, err := Open(context.Background(), Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	objs, err := s.Objects(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := objs.Put(ctx, "cut-off", &cutOffReader{n: 3 * objectChunk, cancel: cancel}); !errors.Is(err, errBroken) && !errors.Is(err, context.Canceled) {
+		t.Fatalf("put of a request cut off = %v, want its error", err)
+	}
+	st, err := objs.store.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() != 0 {
+		t.Errorf("after a put cut off after %d bytes the bucket holds %d bytes", 3*objectChunk, st.Size())
+	}
+}
