@@ -22,21 +22,29 @@ type RecordedDocuments interface {
 	Get(id string) (domain.DocumentUploaded, bool)
 }
 
+// RecordedEvents are the events of an aggregate as the stream has them
+// (eventstore.Store implements it).
+type RecordedEvents interface {
+	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
+}
+
 // FileSweep deletes orphaned files: those no recorded upload names. They
 // are left by a crash between storing a file and recording its upload,
 // or by a refused upload whose cleanup failed.
 type FileSweep struct {
 	files     StoredFiles
 	documents RecordedDocuments
+	events    RecordedEvents
 	log       *slog.Logger
 }
 
-// NewFileSweep returns the sweep of files by the uploads in documents. It
-// must be run once the read models hold every upload that was in the
-// stream when they started (cargod starts it after the replay), or it
-// would take recorded files for orphans.
-func NewFileSweep(files StoredFiles, documents RecordedDocuments, log *slog.Logger) *FileSweep {
-	return &FileSweep{files: files, documents: documents, log: log}
+// NewFileSweep returns the sweep of files by the uploads in documents,
+// and, for a file documents does not know, in events: the read model
+// may lag the stream (an upload another replica recorded is applied here
+// later, or long after a partition), and a file it does not know yet is
+// not an orphan.
+func NewFileSweep(files StoredFiles, documents RecordedDocuments, events RecordedEvents, log *slog.Logger) *FileSweep {
+	return &FileSweep{files: files, documents: documents, events: events, log: log}
 }
 
 // orphanAge is how old a file no upload names must be before it is swept:
@@ -75,6 +83,14 @@ func (f *FileSweep) Sweep(ctx context.Context, age time.Duration) (int, error) {
 	n := 0
 	for _, file := range files {
 		if _, recorded := f.documents.Get(file.Name); recorded || time.Since(file.ModTime) < age {
+			continue
+		}
+		// The stream decides: orphans are few, so this load is rare.
+		recs, err := f.events.Load(ctx, documentAggregate(file.Name))
+		if err != nil {
+			return n, err
+		}
+		if len(recs) > 0 {
 			continue
 		}
 		if err := f.files.Delete(ctx, file.Name); err != nil {

@@ -174,7 +174,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// seconds, and once more after the last request; orphaned files of
 	// documents are swept every hour.
 	usage := commands.NewUsageMeter(usageCounts, log)
-	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, log).Run} {
+	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log).Run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); job(projCtx) }()
 	}
