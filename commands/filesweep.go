@@ -10,10 +10,13 @@ import (
 
 // StoredFiles are the files kept beside the events, by name
 // (eventstore.Objects implements it). Deleting a file that is not there
-// is no error.
+// is no error. DeleteUnnamed deletes what stores of files left unfinished
+// (by a crash mid-upload) and no file names, once older than age, and
+// says of how many.
 type StoredFiles interface {
 	List(ctx context.Context) ([]domain.StoredFile, error)
 	Delete(ctx context.Context, name string) error
+	DeleteUnnamed(ctx context.Context, age time.Duration) (int, error)
 }
 
 // RecordedDocuments are the document uploads the read models know of, by
@@ -30,7 +33,8 @@ type RecordedEvents interface {
 
 // FileSweep deletes orphaned files: those no recorded upload names. They
 // are left by a crash between storing a file and recording its upload,
-// or by a refused upload whose cleanup failed.
+// or by a refused upload whose cleanup failed. And it deletes the parts
+// of files a crash left half stored.
 type FileSweep struct {
 	files     StoredFiles
 	documents RecordedDocuments
@@ -74,13 +78,19 @@ func (f *FileSweep) Run(ctx context.Context) {
 }
 
 // Sweep deletes the files older than age that no recorded upload names,
-// and says how many. Every replica may sweep: deleting twice is harmless.
+// and the parts of files left half stored as old, and says how many.
+// Every replica may sweep: deleting twice is harmless.
 func (f *FileSweep) Sweep(ctx context.Context, age time.Duration) (int, error) {
+	// A half-stored file is no file that List shows: nothing else would
+	// ever delete its parts.
+	n, err := f.files.DeleteUnnamed(ctx, age)
+	if err != nil {
+		return n, err
+	}
 	files, err := f.files.List(ctx)
 	if err != nil {
-		return 0, err
+		return n, err
 	}
-	n := 0
 	for _, file := range files {
 		if _, recorded := f.documents.Get(file.Name); recorded || time.Since(file.ModTime) < age {
 			continue

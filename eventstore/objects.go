@@ -2,9 +2,12 @@ package eventstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,24 +20,37 @@ import (
 // memory.
 type Objects struct {
 	store jetstream.ObjectStore
+	// stream holds the store's chunks and the objects that name them:
+	// chunks are the messages of chunkPrefix and an object's NUID, and
+	// objects those of metaPrefix and their encoded name.
+	stream                  jetstream.Stream
+	chunkPrefix, metaPrefix string
 }
 
 // Objects opens (creating if needed) the object store name of this
 // store, kept on file with the stream's replicas like the events.
 func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
+	bucket := s.name + "_" + name
 	var store jetstream.ObjectStore
+	var stream jetstream.Stream
 	err := s.provision(ctx, "object store "+name, func(ctx context.Context) (err error) {
 		store, err = s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-			Bucket:   s.name + "_" + name,
+			Bucket:   bucket,
 			Storage:  jetstream.FileStorage,
 			Replicas: s.replicas,
 		})
+		if err != nil {
+			return err
+		}
+		// The object store's own stream and subjects (nats.go's
+		// objNameTmpl, objChunksPreTmpl and objMetaPreTmpl).
+		stream, err = s.js.Stream(ctx, "OBJ_"+bucket)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)
 	}
-	return &Objects{store: store}, nil
+	return &Objects{store: store, stream: stream, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
 }
 
 // Put stores what r yields under name, reading r chunk by chunk until
@@ -98,6 +114,68 @@ func (o *Objects) Delete(ctx context.Context, name string) error {
 		return fmt.Errorf("eventstore: delete object %s: %w", name, err)
 	}
 	return nil
+}
+
+// DeleteUnnamed deletes the chunks that no object names and whose newest
+// is older than age, and says of how many puts. A put cut short by a
+// crash, or by a connection lost mid-file, leaves the chunks it sent and
+// no object naming them: List does not show them, and they would stay
+// for good. A put under way sends chunks as its reader yields them, so
+// age must be well past the longest a put may go without reading.
+func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, error) {
+	// The objects first: the chunks of a put that ends between the two
+	// look unnamed, but are young. The list must be whole, or the chunks
+	// of an object left out would go: the object store's List ends
+	// without an error when its watcher stops early. So every object
+	// (deleted ones too: their markers stay) whose name the stream held
+	// before the listing must be in it.
+	metas, err := o.stream.Info(ctx, jetstream.WithSubjectFilter(o.metaPrefix+">"))
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: list object names: %w", err)
+	}
+	infos, err := o.store.List(ctx, jetstream.ListObjectsShowDeleted())
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return 0, fmt.Errorf("eventstore: list objects: %w", err)
+	}
+	listed := make(map[string]bool, len(infos))
+	named := make(map[string]bool, len(infos))
+	for _, info := range infos {
+		// The subject of an object's name (nats.go's encodeName).
+		listed[o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(info.Name))] = true
+		if !info.Deleted {
+			named[info.NUID] = true
+		}
+	}
+	for subject := range metas.State.Subjects {
+		if !listed[subject] {
+			return 0, fmt.Errorf("eventstore: list objects: the listing is short of %s", subject)
+		}
+	}
+	si, err := o.stream.Info(ctx, jetstream.WithSubjectFilter(o.chunkPrefix+">"))
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: list chunks: %w", err)
+	}
+	n := 0
+	for subject := range si.State.Subjects {
+		if named[strings.TrimPrefix(subject, o.chunkPrefix)] {
+			continue
+		}
+		last, err := o.stream.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // purged meanwhile, by another replica's sweep
+		}
+		if err != nil {
+			return n, fmt.Errorf("eventstore: chunks %s: %w", subject, err)
+		}
+		if time.Since(last.Time) < age {
+			continue
+		}
+		if err := o.stream.Purge(ctx, jetstream.WithPurgeSubject(subject)); err != nil {
+			return n, fmt.Errorf("eventstore: delete chunks %s: %w", subject, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // objectChunk is the size of an object's chunks, each one message. The

@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -165,5 +167,65 @@ func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
 	}
 	if st.Size() != 0 {
 		t.Errorf("after a put cut off after %d bytes the bucket holds %d bytes", 3*objectChunk, st.Size())
+	}
+}
+
+// A put cut short by a crash, or by a connection lost mid-file, leaves
+// the chunks it sent and no object naming them: List does not show them.
+// Once old, they are deleted; the chunks of objects, and those of a put
+// that may still be under way, stay.
+func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
+	s, err := Open(context.Background(), Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := bytes.Repeat([]byte("k"), 2*objectChunk+10)
+	if _, err := objs.Put(ctx, "kept", bytes.NewReader(kept)); err != nil {
+		t.Fatal(err)
+	}
+	// A deleted object leaves a marker under its name: no chunks.
+	if _, err := objs.Put(ctx, "gone/é", strings.NewReader("gone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := objs.Delete(ctx, "gone/é"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := objs.store.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := st.Size()
+	// What a put that crashed after two chunks leaves.
+	for range 2 {
+		if _, err := s.js.Publish(ctx, "$O."+st.Bucket()+".C.crashedput", bytes.Repeat([]byte("c"), objectChunk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := objs.DeleteUnnamed(ctx, time.Hour); err != nil || n != 0 {
+		t.Errorf("delete of young unnamed chunks = %d, %v; want them kept, as their put may be under way", n, err)
+	}
+	if n, err := objs.DeleteUnnamed(ctx, 0); err != nil || n != 1 {
+		t.Errorf("delete of unnamed chunks = %d, %v; want those of the one put", n, err)
+	}
+	if st, err = objs.store.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() != before {
+		t.Errorf("the bucket holds %d bytes, %d before the crashed put", st.Size(), before)
+	}
+	r, _, err := objs.Get(ctx, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(got, kept) {
+		t.Errorf("the object beside them = %d bytes, %v; want its %d", len(got), err, len(kept))
 	}
 }
