@@ -2,9 +2,11 @@ package eventstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
 	"time"
@@ -74,21 +76,86 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 
 // Get returns a reader of the object name, which the caller must close,
 // and its size; domain.ErrNoStoredFile if there is none. The bytes arrive
-// as the caller reads them.
+// as the caller reads them, for as long as the caller takes: each chunk
+// must come within chunkWait, but a reader may pause between them (a
+// download to a slow client). The object store's own Get gives the whole
+// read the timeout of one request, 5 seconds, unless ctx has a deadline:
+// a larger file to a slower client broke off. The reader fails once ctx
+// ends, and if the bytes read are not those the object was stored with.
 func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
-	res, err := o.store.Get(ctx, name)
+	info, err := o.store.GetInfo(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, 0, domain.ErrNoStoredFile
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
 	}
-	info, err := res.Info()
-	if err != nil {
-		res.Close()
-		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+	r := &objectReader{ctx: ctx, name: name, chunks: info.Chunks, digest: info.Digest, hash: sha256.New()}
+	if info.Chunks > 0 {
+		// A few chunks read ahead, not the hundreds the consumer would
+		// pull by default: each is half a megabyte.
+		r.msgs, err = readOrdered(ctx, o.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.chunkPrefix + info.NUID}},
+			jetstream.PullMaxMessages(4))
+		if err != nil {
+			return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+		}
 	}
-	return res, int64(info.Size), nil
+	return r, int64(info.Size), nil
+}
+
+// chunkWait is how long a reader of an object waits for its next chunk:
+// enough for the stream's leader to move.
+const chunkWait = 15 * time.Second
+
+// objectReader reads an object's chunks in order, and checks them
+// against its digest at the end.
+type objectReader struct {
+	ctx    context.Context
+	name   string
+	msgs   *orderedRead // nil when the object has no chunks, or is closed
+	chunks uint32       // still to come
+	chunk  []byte       // the rest of the chunk being read
+	digest string
+	hash   hash.Hash
+	err    error
+}
+
+func (r *objectReader) Read(p []byte) (int, error) {
+	for len(r.chunk) == 0 {
+		switch {
+		case r.err != nil:
+			return 0, r.err
+		case r.chunks == 0 && jetstream.GetObjectDigestValue(r.hash) != r.digest:
+			r.err = fmt.Errorf("eventstore: get object %s: %w", r.name, jetstream.ErrDigestMismatch)
+		case r.chunks == 0:
+			r.err = io.EOF
+		case r.msgs == nil:
+			r.err = fmt.Errorf("eventstore: get object %s: read after close", r.name)
+		default:
+			ctx, cancel := context.WithTimeout(r.ctx, chunkWait)
+			msg, err := r.msgs.Next(jetstream.NextContext(ctx))
+			cancel()
+			if err != nil {
+				r.err = fmt.Errorf("eventstore: get object %s: %w", r.name, err)
+				continue
+			}
+			r.chunks--
+			r.chunk = msg.Data()
+			r.hash.Write(r.chunk)
+		}
+	}
+	n := copy(p, r.chunk)
+	r.chunk = r.chunk[n:]
+	return n, nil
+}
+
+// Close ends the read and deletes its consumer.
+func (r *objectReader) Close() error {
+	if r.msgs != nil {
+		r.msgs.close()
+		r.msgs = nil
+	}
+	return nil
 }
 
 // List describes every object of the store.

@@ -791,3 +791,42 @@ func TestAnOrganisationsDocumentsStayWithinItsStorageQuota(t *testing.T) {
 	s.stop()
 	checkStoredFiles(t, dir, kept)
 }
+
+// A download takes as long as its client takes to read it: one that
+// pauses (a slow link, a busy disk) past the object store's timeout of
+// 5 seconds for a request still gets the whole file, as only a client
+// that takes nothing for stallTimeout is cut off.
+func TestASlowDownloadOfALargeDocumentArrivesWhole(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	// Larger than the sockets' buffers on loopback: the server cannot
+	// write it all before the client reads on.
+	big := pdfOf(16 << 20)
+	r := s.upload(t, fwd, documentParts("020-81140743", "COO", "certificate.pdf", big)...)
+	if r.status != http.StatusCreated {
+		t.Fatalf("upload = %d %s", r.status, r.body)
+	}
+	var doc document
+	r.json(t, &doc)
+	req, err := http.NewRequest(http.MethodGet, s.base+"/api/documents/"+doc.DocumentID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+fwd)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	start := make([]byte, 1<<20)
+	if _, err := io.ReadFull(resp.Body, start); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(7 * time.Second) // the client's pause, well within stallTimeout
+	rest, err := io.ReadAll(resp.Body)
+	if got := append(start, rest...); err != nil || !bytes.Equal(got, big) {
+		t.Errorf("download after a pause = %d of %d bytes, %v", len(got), len(big), err)
+	}
+}
