@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/textproto"
 	"strconv"
@@ -828,5 +829,52 @@ func TestASlowDownloadOfALargeDocumentArrivesWhole(t *testing.T) {
 	rest, err := io.ReadAll(resp.Body)
 	if got := append(start, rest...); err != nil || !bytes.Equal(got, big) {
 		t.Errorf("download after a pause = %d of %d bytes, %v", len(got), len(big), err)
+	}
+}
+
+// An upload whose client goes away mid-file leaves nothing in the object
+// store: neither a file nor the chunks sent so far, which no file names
+// and nothing would find.
+func TestAnUploadBrokenOffByItsClientLeavesNoChunks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	var head bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	mw.WriteField("awbNumber", "020-81140743")
+	mw.WriteField("documentType", "INVOICE")
+	fw, _ := mw.CreateFormFile("file", "big.pdf")
+	// More than the sockets on loopback buffer: once it is written, the
+	// server has read much of it and stored chunks of it.
+	fw.Write(pdfOf(12 << 20))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /api/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
+		fwd, mw.FormDataContentType(), head.Len()+(1<<20))
+	if _, err := conn.Write(head.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	// A megabyte short, the client is gone, resetting the connection as
+	// a client killed or cut off by its network does.
+	conn.(*net.TCPConn).SetLinger(0)
+	conn.Close()
+	// The server ends the request before it stops.
+	s.stop()
+	checkStoredFiles(t, dir, nil)
+	store, err := eventstore.Open(t.Context(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	files, err := store.Objects(t.Context(), "documents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := files.DeleteUnnamed(t.Context(), 0); err != nil || n != 0 {
+		t.Errorf("unnamed chunks of %d uploads (%v) left", n, err)
 	}
 }
