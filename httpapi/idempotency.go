@@ -47,13 +47,15 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ET
 // running; a repeat with another body gets 422. Only successes are kept: a
 // failed request frees its key, so a corrected request may use it again.
 // Admin endpoints are left out: their responses carry secrets, which are
-// never stored. Multipart bodies (document uploads) are left out too:
-// they are streamed, never held whole, so there is no hash of the body
-// to take the key with before the request runs.
+// never stored. Document uploads are left out too: they are streamed,
+// never held whole, so there is no hash of the body to take the key with
+// before the request runs. By their path, not their content type: an
+// upload in another form would be read whole, up to the upload limit,
+// only to be refused.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || mediaType(r) == "multipart/form-data" {
+		if r.Method != http.MethodPost || key == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || r.URL.Path == uploadPath {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -878,3 +878,50 @@ func TestAnUploadBrokenOffByItsClientLeavesNoChunks(t *testing.T) {
 		t.Errorf("unnamed chunks of %d uploads (%v) left", n, err)
 	}
 }
+
+// An upload in the wrong form is refused without its body being read,
+// Idempotency-Key or not: a body of the upload limit is never held whole
+// in memory to answer 415.
+func TestAnUploadNotMultipartIsRefusedBeforeItsBodyIsRead(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	const size = 20 << 20 // the upload limit, far more than the sockets buffer
+	for _, key := range []string{"", "upload-1"} {
+		pr, pw := io.Pipe()
+		var sent atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			chunk := bytes.Repeat([]byte(" "), 64<<10)
+			for sent.Load() < size {
+				n, err := pw.Write(chunk)
+				sent.Add(int64(n))
+				if err != nil {
+					return // the request is over
+				}
+			}
+			pw.Close()
+		}()
+		req, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+fwd)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		r := s.send(t, req, nil)
+		atAnswer := sent.Load()
+		pr.CloseWithError(errors.New("answered"))
+		<-done
+		if r.status != http.StatusUnsupportedMediaType {
+			t.Errorf("Idempotency-Key %q: a JSON body = %d %s", key, r.status, r.body)
+		}
+		if atAnswer >= size {
+			t.Errorf("Idempotency-Key %q: the server answered after %d bytes: it read the whole body", key, atAnswer)
+		}
+	}
+}
