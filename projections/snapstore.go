@@ -179,9 +179,8 @@ func (r *partReader) Read(p []byte) (int, error) {
 			if r.next == r.m.parts {
 				return 0, io.EOF
 			}
-			// The object store gives the whole read of an object a few
-			// seconds unless told otherwise; a part is read as fast as
-			// the snapshot is decoded.
+			// A part is read as fast as the snapshot is decoded; a
+			// stuck read must still end.
 			ctx, cancel := context.WithTimeout(r.ctx, snapshotTimeout)
 			cur, size, err := r.store.Get(ctx, r.m.part(r.next))
 			if err != nil {
