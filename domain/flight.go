@@ -116,6 +116,15 @@ func (f Flight) Available(p Principal) (kg, m3 float64) {
 	return kg, m3
 }
 
+// room is what the flight's reservations leave of its capacity, never
+// below 0, to the gram and the litre: the sums of reservations and
+// releases carry float noise (1.3 and 6.9 reserved, 1.3 released, leave
+// 6.900000000000001), which must not refuse a booking of exactly what the
+// capacity shown (Available, rounded alike) says is left.
+func (f Flight) room() (kg, m3 float64) {
+	return round3(max(0, f.CapacityKg-f.ReservedKg)), round3(max(0, f.CapacityM3-f.ReservedM3))
+}
+
 // FlightStatusScheduled records a flight published in a timetable.
 type FlightScheduled struct {
 	FlightID        string    `json:"flightId"`
@@ -364,9 +373,8 @@ func DecideReserveCapacity(f Flight, bookingID string, r Reservation, now time.T
 	if !now.Before(f.DepartsAt) {
 		return nil, Refusal(ReasonFlightClosed, "flight %s departed at %s", f.ID, f.DepartsAt.Format(time.RFC3339))
 	}
-	if f.ReservedKg+r.WeightKg > f.CapacityKg || f.ReservedM3+r.VolumeM3 > f.CapacityM3 {
-		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID,
-			max(0, f.CapacityKg-f.ReservedKg), max(0, f.CapacityM3-f.ReservedM3))
+	if kg, m3 := f.room(); r.WeightKg > kg || r.VolumeM3 > m3 {
+		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID, kg, m3)
 	}
 	return []Event{CapacityReserved{FlightID: f.ID, BookingID: bookingID, WeightKg: r.WeightKg, VolumeM3: r.VolumeM3}}, nil
 }

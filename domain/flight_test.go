@@ -257,3 +257,42 @@ func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
 		}
 	}
 }
+
+// What GET /api/capacity shows left of a flight (to the litre, to those
+// who see its load) is what the flight takes: a booking of exactly that
+// much is confirmed, and pricing offers the flight for it. The sums of
+// reservations and releases carry float noise (6.9 reserved after 1.3
+// and 6.9, less 1.3, is 6.900000000000001), which the capacity shown
+// rounds away.
+func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
+	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
+	before := lh8400Departs.Add(-time.Hour)
+	flight := FlightScheduled{FlightID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2.5}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	tests := []struct {
+		name    string
+		history []Event
+		kg, m3  float64 // what is shown left
+	}{
+		{"a booking cancelled beside another", []Event{flight, reservedOnLH8400("b0", 100, 1.3), reservedOnLH8400("b1", 300, 6.9),
+			releasedOnLH8400("b0", 100, 1.3)}, 700, 3.1},
+		{"two bookings", []Event{flight, reservedOnLH8400("b0", 100, 0.05), reservedOnLH8400("b1", 300, 7.98)}, 600, 1.97},
+		{"no booking", []Event{flight}, 1000, 10},
+	}
+	for _, tt := range tests {
+		f := given(EvolveFlight, tt.history...)
+		if kg, m3 := f.Available(admin); kg != tt.kg || m3 != tt.m3 {
+			t.Fatalf("%s: %v kg and %v m³ shown left, want %v and %v", tt.name, kg, m3, tt.kg, tt.m3)
+		}
+		events, err := DecideReserveCapacity(f, "b2", Reservation{tt.kg, tt.m3}, before)
+		if got, want := outcomeOf(events, err, tellCapacity), fmt.Sprintf("reserved b2 on LH8400-2026-11-26: %g kg %g m³", tt.kg, tt.m3); got != want {
+			t.Errorf("%s: booking what is shown left = %q, want %q", tt.name, got, want)
+		}
+		q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: tt.kg, VolumeM3: tt.m3, ChargeableWeightKg: tt.kg}
+		if _, err := PriceQuote(q, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); err != nil {
+			t.Errorf("%s: pricing what is shown left: %v", tt.name, err)
+		}
+	}
+}

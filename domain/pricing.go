@@ -68,7 +68,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {
 			continue
 		}
-		if f.CapacityKg-f.ReservedKg < q.WeightKg || f.CapacityM3-f.ReservedM3 < q.VolumeM3 {
+		if kg, m3 := f.room(); kg < q.WeightKg || m3 < q.VolumeM3 {
 			worse(ReasonNoCapacity)
 			continue
 		}
