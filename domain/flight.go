@@ -107,8 +107,7 @@ func (f Flight) Available(p Principal) (kg, m3 float64) {
 	if !f.Bookable() {
 		return 0, 0
 	}
-	kg = round3(max(0, f.CapacityKg-max(f.ReservedKg, f.ActualKg)))
-	m3 = round3(max(0, f.CapacityM3-max(f.ReservedM3, f.ActualM3)))
+	kg, m3 = f.room()
 	if !f.LoadVisibleTo(p) {
 		kg = math.Floor(kg/availabilityStepKg) * availabilityStepKg
 		m3 = math.Floor(m3/availabilityStepM3) * availabilityStepM3
@@ -116,13 +115,17 @@ func (f Flight) Available(p Principal) (kg, m3 float64) {
 	return kg, m3
 }
 
-// room is what the flight's reservations leave of its capacity, never
-// below 0, to the gram and the litre: the sums of reservations and
-// releases carry float noise (1.3 and 6.9 reserved, 1.3 released, leave
-// 6.900000000000001), which must not refuse a booking of exactly what the
-// capacity shown (Available, rounded alike) says is left.
+// room is what is left of the flight's capacity to book: its capacity
+// less the larger of the load booked and the load on board by its
+// manifests (cargo weighed heavier than booked, or freight on hand the
+// airline loaded, takes room whether booked or not), never below 0. It is
+// what the capacity shown says is left (Available) and what reservations
+// and pricing are checked against, to the gram and the litre: the sums of
+// reservations and releases carry float noise (1.3 and 6.9 reserved, 1.3
+// released, leave 6.900000000000001), which must not refuse a booking of
+// exactly what is shown left.
 func (f Flight) room() (kg, m3 float64) {
-	return round3(max(0, f.CapacityKg-f.ReservedKg)), round3(max(0, f.CapacityM3-f.ReservedM3))
+	return round3(max(0, f.CapacityKg-max(f.ReservedKg, f.ActualKg))), round3(max(0, f.CapacityM3-max(f.ReservedM3, f.ActualM3)))
 }
 
 // FlightStatusScheduled records a flight published in a timetable.

@@ -296,3 +296,50 @@ func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
 		}
 	}
 }
+
+// A flight whose manifest put more on board than its bookings hold shows
+// what is left of the larger (Available), and takes no booking of more:
+// the cargo on board takes the room, booked or not.
+func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
+	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
+	before := lh8400Departs.Add(-time.Hour)
+	flight := FlightScheduled{FlightID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2.5}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	manifest := func(kg, m3 float64) ManifestSubmitted {
+		return ManifestSubmitted{ManifestID: "m1", FlightID: "LH8400-2026-11-26", Shipments: []Load{{AWBNumber: "020-12345675", Pieces: 10, WeightKg: 600, VolumeM3: 6}},
+			TotalPieces: 10, TotalWeightKg: kg, TotalVolumeM3: m3}
+	}
+	offload := OffloadReported{FlightID: "LH8400-2026-11-26", AWBNumber: "020-12345675", Pieces: 10, WeightKg: 600, VolumeM3: 6}
+	tests := []struct {
+		name    string
+		history []Event
+		kg, m3  float64 // what is shown left
+	}{
+		{"weighed heavier than booked", []Event{flight, reservedOnLH8400("b0", 600, 6), manifest(900, 6)}, 100, 4},
+		{"bulkier than booked", []Event{flight, reservedOnLH8400("b0", 600, 6), manifest(600, 9.5)}, 400, 0.5},
+		{"manifested as booked", []Event{flight, reservedOnLH8400("b0", 600, 6), manifest(600, 6)}, 400, 4},
+		{"heavier, then offloaded", []Event{flight, reservedOnLH8400("b0", 600, 6), manifest(900, 6), offload}, 400, 4},
+	}
+	for _, tt := range tests {
+		f := given(EvolveFlight, tt.history...)
+		if kg, m3 := f.Available(admin); kg != tt.kg || m3 != tt.m3 {
+			t.Fatalf("%s: %v kg and %v m³ shown left, want %v and %v", tt.name, kg, m3, tt.kg, tt.m3)
+		}
+		for _, r := range []Reservation{{tt.kg + 1, tt.m3}, {tt.kg, tt.m3 + 0.01}} {
+			events, err := DecideReserveCapacity(f, "b2", r, before)
+			if got := outcomeOf(events, err, tellCapacity); got != "conflict no_capacity" {
+				t.Errorf("%s: booking %g kg %g m³ = %q, want conflict no_capacity", tt.name, r.WeightKg, r.VolumeM3, got)
+			}
+			q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: r.WeightKg, VolumeM3: r.VolumeM3, ChargeableWeightKg: r.WeightKg}
+			if _, err := PriceQuote(q, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); ReasonOf(err) != ReasonNoCapacity {
+				t.Errorf("%s: pricing %g kg %g m³: %v, want no_capacity", tt.name, r.WeightKg, r.VolumeM3, err)
+			}
+		}
+		events, err := DecideReserveCapacity(f, "b2", Reservation{tt.kg, tt.m3}, before)
+		if got, want := outcomeOf(events, err, tellCapacity), fmt.Sprintf("reserved b2 on LH8400-2026-11-26: %g kg %g m³", tt.kg, tt.m3); got != want {
+			t.Errorf("%s: booking what is shown left = %q, want %q", tt.name, got, want)
+		}
+	}
+}
