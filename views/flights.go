@@ -60,5 +60,12 @@ func ToCapacityJSON(fl domain.Flight, p domain.Principal) CapacityJSON {
 	return c
 }
 
-// round3 hides the float noise of sums (to the gram, or the litre).
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+// round3 hides the float noise of sums (to the gram, or the litre). A sum
+// of reservations all released may be left a hair below zero, which
+// rounds to -0, and JSON would write -0: nothing booked is 0.
+func round3(v float64) float64 {
+	if r := math.Round(v*1000) / 1000; r != 0 {
+		return r
+	}
+	return 0
+}
