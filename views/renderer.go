@@ -29,9 +29,21 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 		return r.renderQuote(aggregateID, e, p)
 	case domain.AggregateBooking:
 		b, ok := r.Bookings.Get(p, aggregateID)
+		if requested, created := e.(domain.BookingRequested); created {
+			// booking.created shows the booking as its first event made
+			// it, pending (as quote.created does): the read model may
+			// hold its confirmation already, as the booking reactor runs
+			// beside the dispatcher.
+			b = domain.EvolveBooking(domain.Booking{}, requested)
+		}
 		return ToBookingJSON(b), ok
 	case domain.AggregateStockRequest:
 		sr, _, ok := r.Stock.Request(p, aggregateID)
+		if requested, created := e.(domain.StockRequested); created {
+			// stock.requested shows the request pending, as filed, even
+			// if the airline has replied by the time it is rendered.
+			sr = domain.EvolveStockRequest(domain.StockRequest{}, requested)
+		}
 		return ToStockRequestJSON(sr), ok
 	case domain.AggregateShipment:
 		return r.renderStatusEvent(e, p)

@@ -41,3 +41,71 @@ func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) 
 		t.Error("quote.created is rendered for an unknown organisation")
 	}
 }
+
+// booking.created and stock.requested show the resource as their first
+// event made it, as quote.created does: the booking reactor confirms a
+// booking (and an airline may reply to a stock request) before the
+// dispatcher comes to the event, and the read model then holds the later
+// state.
+func TestRendererShowsBookingsAndStockRequestsAsTheirFirstEventMadeThem(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	identity, bookings, stock := projections.NewIdentity(), projections.NewBookings(), projections.NewAWBStock()
+	for _, o := range []domain.OrganizationCreated{
+		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
+	} {
+		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
+	}
+	requested := domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-27", OrganizationID: "f1",
+		Pieces: 2, WeightKg: 350.5, Commodity: "GEN", RequestedAt: at}
+	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second)}
+	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}}
+	bookings.Apply(rec, requested)
+	bookings.Apply(rec, confirmed)
+	stockRequested := domain.StockRequested{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 100, ValidityPeriod: 6, SubmittedAt: at}
+	srec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateStockRequest, ID: "s1"}}
+	stock.Apply(srec, stockRequested)
+	stock.Apply(srec, domain.StockReplied{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", Status: domain.StockStatusApproved,
+		AllocatedStock: 100, ValidFrom: "2026-11-26", ValidTo: "2027-05-26", Range: domain.AWBRange{First: 1, Count: 100}, RepliedAt: at.Add(time.Minute)})
+	r := &Renderer{Identity: identity, Bookings: bookings, Stock: stock}
+
+	tests := []struct {
+		name         string
+		agg, id      string
+		e            domain.Event
+		org          string
+		visible      bool
+		status, awb  string
+		allocated    int
+		processedNil bool
+	}{
+		{"booking.created", domain.AggregateBooking, "b1", requested, "f1", true, domain.BookingStatusPending, "", 0, false},
+		{"booking.confirmed", domain.AggregateBooking, "b1", confirmed, "f1", true, domain.BookingStatusConfirmed, "020-12345675", 0, false},
+		{"booking.created to another forwarder", domain.AggregateBooking, "b1", requested, "f2", false, "", "", 0, false},
+		{"stock.requested", domain.AggregateStockRequest, "s1", stockRequested, "f1", true, domain.StockStatusPending, "", 0, true},
+		{"stock.replied", domain.AggregateStockRequest, "s1", domain.StockReplied{RequestID: "s1"}, "f1", true, domain.StockStatusApproved, "", 100, false},
+		{"stock.requested to another forwarder", domain.AggregateStockRequest, "s1", stockRequested, "f2", false, "", "", 0, false},
+	}
+	for _, tt := range tests {
+		data, ok := r.Render(tt.agg, tt.id, tt.e, tt.org)
+		if ok != tt.visible {
+			t.Errorf("%s: rendered %v, want %v", tt.name, ok, tt.visible)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		switch d := data.(type) {
+		case BookingJSON:
+			if d.Status != tt.status || d.AWBNumber != tt.awb {
+				t.Errorf("%s = %+v, want status %s and AWB %q", tt.name, d, tt.status, tt.awb)
+			}
+		case StockRequestJSON:
+			if d.Status != tt.status || d.AllocatedStock != tt.allocated || (d.ProcessedAt == nil) != tt.processedNil {
+				t.Errorf("%s = %+v, want status %s, %d allocated, processedAt null %v", tt.name, d, tt.status, tt.allocated, tt.processedNil)
+			}
+		default:
+			t.Errorf("%s = %T", tt.name, data)
+		}
+	}
+}
