@@ -443,3 +443,56 @@ func TestAReplyShrinkingARangeWhileANumberOfItIsUsedGivesThatNumberToNobodyElse(
 		t.Errorf("AWB %s, used by f's booking, was given to g's booking too (%s)", seventh, n)
 	}
 }
+
+// An airline that approved a range of its choosing and then approves
+// fewer numbers of the request, without naming them, shrinks the range it
+// gave: the forwarder keeps the first of its numbers, those it used among
+// them, rather than the reply moving its stock to the prefix's lowest free
+// numbers and being refused for taking back the numbers used.
+func TestAPartialApprovalAfterAnApprovalOfAGivenRangeKeepsTheNumbersAlreadyUsed(t *testing.T) {
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	h := New(store, 4, builtinReference())
+	ctx := context.Background()
+	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	hundred, fifty := 100, 50
+	req, err := h.RequestStock(ctx, NewMeta(fwd, "request", ""), domain.RequestStock{AirlinePrefix: "020", RequestedStock: &hundred,
+		ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := h.now().UTC().Format("2006-01-02")
+	given := domain.AWBRange{First: 8114070, Count: 100}
+	if _, err := h.ReplyStock(ctx, NewMeta(lh, "approve", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
+		AllocatedStock: &hundred, ValidFrom: today, ValidTo: "2099-12-31",
+		StartNumber: domain.AWBNumber("020", given.First), EndNumber: domain.AWBNumber("020", given.Last())}); err != nil {
+		t.Fatal(err)
+	}
+	var used []string
+	for i := range 3 {
+		n, err := h.takeAWB(ctx, NewMeta(fwd, "", ""), "f", "020", "", fmt.Sprint("booking-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		used = append(used, n)
+	}
+	res, err := h.ReplyStock(ctx, NewMeta(lh, "partially", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusPartiallyApproved,
+		AllocatedStock: &fifty, ValidFrom: today, ValidTo: "2099-12-31"})
+	if err != nil {
+		t.Fatalf("approving 50 of the 100 numbers given, 3 of them used (%v): %v", used, err)
+	}
+	if want := (domain.AWBRange{First: given.First, Count: 50}); res.State.Range != want || res.State.AllocatedStock != 50 {
+		t.Errorf("the request holds %+v, %d allocated; want %+v, 50", res.State.Range, res.State.AllocatedStock, want)
+	}
+	ledger, _, _, err := load(ctx, h, ledgerAggregate("f", "020"), domain.EvolveStockLedger, "", loadFresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ledger.Allocated() != 50 || len(ledger.Used) != 3 || ledger.Available(today) != 47 {
+		t.Errorf("ledger: %d allocated, %d used, %d available; want 50, 3, 47", ledger.Allocated(), len(ledger.Used), ledger.Available(today))
+	}
+}

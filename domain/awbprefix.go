@@ -36,8 +36,9 @@ type RangeReleased struct {
 func (RangeReleased) EventType() string { return "RangeReleased" }
 
 // DecideAllocateRange gives a stock request count numbers: the range asked
-// for (want.Count > 0), or else the lowest free one. It replaces what the
-// request held before; count 0 only releases.
+// for (want.Count > 0), else the first count of those it holds if it held
+// as many, or else the lowest free range. It replaces what the request
+// held before; count 0 only releases.
 func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want AWBRange, count int) ([]Event, error) {
 	old, had := s.Ranges[requestID]
 	var next AWBRange
@@ -53,8 +54,12 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 				return nil, p.Err()
 			}
 		}
-	case had && old.Count == count:
-		next = old // the same allocation again
+	case had && count <= old.Count:
+		// The same allocation again, or fewer of its numbers: the
+		// request keeps the first of those it holds (numbers are used
+		// from the lowest), never a range elsewhere, which would take
+		// back every number used.
+		next = AWBRange{First: old.First, Count: count}
 	default:
 		var ok bool
 		if next, ok = s.freeRange(requestID, count); !ok {

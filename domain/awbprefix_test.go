@@ -30,6 +30,7 @@ func TestDecideAllocateRange(t *testing.T) {
 		{"after the others", others, AWBRange{}, 151, "allocated s1 of 020 to f1: 400..550"},
 		{"as many as before", withS1, AWBRange{}, 50, ""},
 		{"more than before, where its own were", withS1, AWBRange{}, 100, "allocated s1 of 020 to f1: 150..249"},
+		{"fewer than before, the first of its own", withS1, AWBRange{}, 10, "allocated s1 of 020 to f1: 200..209"},
 		{"none, after some", withS1, AWBRange{}, 0, "released s1 of 020 of f1: 200..249"},
 		{"none, after none", others, AWBRange{}, 0, ""},
 		{"none left", []Event{held("s2", 1, maxSerial7)}, AWBRange{}, 1, "conflict"},
