@@ -98,13 +98,16 @@ const (
 	availabilityStepM3 = 1
 )
 
-// Available is what is left of the flight to book, as p may see it: its
-// capacity less the larger of the load booked and the load on board by
-// its manifests, never below 0, and nothing on a flight that takes no
-// more bookings. Those who may not see the load see it rounded down to
-// availabilityStepKg and availabilityStepM3: at least that much is left.
-func (f Flight) Available(p Principal) (kg, m3 float64) {
-	if !f.Bookable() {
+// Available is what is left of the flight to book at now, as p may see
+// it: its capacity less the larger of the load booked and the load on
+// board by its manifests, never below 0, and nothing on a flight that
+// takes no more bookings: one no longer scheduled or delayed, or at or
+// past its scheduled departure (as DecideReserveCapacity refuses them,
+// whatever its status says). Those who may not see the load see it
+// rounded down to availabilityStepKg and availabilityStepM3: at least
+// that much is left.
+func (f Flight) Available(p Principal, now time.Time) (kg, m3 float64) {
+	if !f.Bookable() || !now.Before(f.DepartsAt) {
 		return 0, 0
 	}
 	kg, m3 = f.room()

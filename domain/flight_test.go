@@ -228,7 +228,7 @@ func TestCanonicalFlightNumber(t *testing.T) {
 }
 
 func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
-	open := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusScheduled, CapacityKg: 10000, CapacityM3: 60,
+	open := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusScheduled, DepartsAt: lh8400Departs, CapacityKg: 10000, CapacityM3: 60,
 		ReservedKg: 1350.5, ReservedM3: 7.92, ActualKg: 1200, ActualM3: 8.25}
 	closed := open
 	closed.Status = FlightStatusDeparted
@@ -248,10 +248,10 @@ func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
 		{"a forwarder, in steps of 100 kg and 1 m³", open, fwd, 8600, 51, false},
 		{"another airline, in steps too", open, ek, 8600, 51, false},
 		{"nobody, on a flight that takes no more bookings", closed, lh, 0, 0, true},
-		{"a full flight is full to everyone", Flight{Carrier: "LH", Status: FlightStatusScheduled, CapacityKg: 1000, CapacityM3: 6, ReservedKg: 1000, ReservedM3: 6.5}, fwd, 0, 0, false},
+		{"a full flight is full to everyone", Flight{Carrier: "LH", Status: FlightStatusScheduled, DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 6, ReservedKg: 1000, ReservedM3: 6.5}, fwd, 0, 0, false},
 	}
 	for _, tt := range tests {
-		kg, m3 := tt.flight.Available(tt.p)
+		kg, m3 := tt.flight.Available(tt.p, lh8400Departs.Add(-time.Hour))
 		if kg != tt.kg || m3 != tt.m3 || tt.flight.LoadVisibleTo(tt.p) != tt.seesLoad {
 			t.Errorf("%s: %v kg, %v m³, load visible %v; want %v kg, %v m³, %v", tt.name, kg, m3, tt.flight.LoadVisibleTo(tt.p), tt.kg, tt.m3, tt.seesLoad)
 		}
@@ -283,7 +283,7 @@ func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := given(EvolveFlight, tt.history...)
-		if kg, m3 := f.Available(admin); kg != tt.kg || m3 != tt.m3 {
+		if kg, m3 := f.Available(admin, before); kg != tt.kg || m3 != tt.m3 {
 			t.Fatalf("%s: %v kg and %v m³ shown left, want %v and %v", tt.name, kg, m3, tt.kg, tt.m3)
 		}
 		events, err := DecideReserveCapacity(f, "b2", Reservation{tt.kg, tt.m3}, before)
@@ -324,7 +324,7 @@ func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := given(EvolveFlight, tt.history...)
-		if kg, m3 := f.Available(admin); kg != tt.kg || m3 != tt.m3 {
+		if kg, m3 := f.Available(admin, before); kg != tt.kg || m3 != tt.m3 {
 			t.Fatalf("%s: %v kg and %v m³ shown left, want %v and %v", tt.name, kg, m3, tt.kg, tt.m3)
 		}
 		for _, r := range []Reservation{{tt.kg + 1, tt.m3}, {tt.kg, tt.m3 + 0.01}} {
@@ -340,6 +340,42 @@ func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 		events, err := DecideReserveCapacity(f, "b2", Reservation{tt.kg, tt.m3}, before)
 		if got, want := outcomeOf(events, err, tellCapacity), fmt.Sprintf("reserved b2 on LH8400-2026-11-26: %g kg %g m³", tt.kg, tt.m3); got != want {
 			t.Errorf("%s: booking what is shown left = %q, want %q", tt.name, got, want)
+		}
+	}
+}
+
+// A flight takes no booking at or past its scheduled departure, whatever
+// its status says (a delayed flight, or one its airline has not marked
+// departed yet): what GET /api/capacity shows left of it is then nothing,
+// as of a cancelled or departed flight. Before it, what is shown left can
+// be booked.
+func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
+	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
+	fwd := Principal{OrganizationID: "f1", Role: RoleForwarder}
+	status := func(s string) Event { return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: s} }
+	tests := []struct {
+		name    string
+		history []Event
+		now     time.Time
+		open    bool
+	}{
+		{"scheduled, an hour before departure", []Event{lh8400Scheduled}, lh8400Departs.Add(-time.Hour), true},
+		{"scheduled, at its departure time", []Event{lh8400Scheduled}, lh8400Departs, false},
+		{"scheduled, an hour after departure and not marked departed", []Event{lh8400Scheduled}, lh8400Departs.Add(time.Hour), false},
+		{"delayed, an hour before departure", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, lh8400Departs.Add(-time.Hour), true},
+		{"delayed, an hour after its scheduled departure", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, lh8400Departs.Add(time.Hour), false},
+		{"departed early", []Event{lh8400Scheduled, status(FlightStatusDeparted)}, lh8400Departs.Add(-time.Hour), false},
+		{"cancelled", []Event{lh8400Scheduled, status(FlightStatusCancelled)}, lh8400Departs.Add(-time.Hour), false},
+	}
+	for _, tt := range tests {
+		f := given(EvolveFlight, tt.history...)
+		kg, m3 := f.Available(admin, tt.now)
+		seen, _ := f.Available(fwd, tt.now)
+		events, err := DecideReserveCapacity(f, "b1", Reservation{100, 1}, tt.now)
+		booked := err == nil && len(events) == 1
+		if booked != tt.open || (kg > 0 && m3 > 0) != tt.open || (seen > 0) != tt.open {
+			t.Errorf("%s: shown left %v kg %v m³ (%v kg to a forwarder), a booking of 100 kg 1 m³: %v; want open %v",
+				tt.name, kg, m3, seen, err, tt.open)
 		}
 	}
 }

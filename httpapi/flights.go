@@ -167,8 +167,9 @@ func (s *Server) handleCapacity() handlerFunc {
 			return err
 		}
 		who := principal(r.Context())
+		now := time.Now()
 		flights, total := s.flights.List(f, page, limit)
-		writePage(w, "capacity", flights, func(fl domain.Flight) views.CapacityJSON { return views.ToCapacityJSON(fl, who) }, page, limit, total)
+		writePage(w, "capacity", flights, func(fl domain.Flight) views.CapacityJSON { return views.ToCapacityJSON(fl, who, now) }, page, limit, total)
 		return nil
 	}
 }

@@ -2496,7 +2496,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	loadedCapacity := struct {
 		Capacity   []views.CapacityJSON `json:"capacity"`
 		Pagination views.PaginationJSON `json:"pagination"`
-	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded, domain.Principal{OrganizationID: airline.ID, Role: airline.Role, AirlineCode: airline.AirlineCode})}, views.ToPaginationJSON(1, 20, 1)}
+	}{[]views.CapacityJSON{views.ToCapacityJSON(loaded, domain.Principal{OrganizationID: airline.ID, Role: airline.Role, AirlineCode: airline.AirlineCode}, created)}, views.ToPaginationJSON(1, 20, 1)}
 	if loaded.ActualKg != 1862-312.5-600 || loaded.ActualM3 <= 0 {
 		t.Fatalf("actual load of %s: %v kg, %v m³", loaded.ID, loaded.ActualKg, loaded.ActualM3)
 	}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"math"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -47,12 +48,12 @@ type CapacityJSON struct {
 	AvailableVolume float64  `json:"availableVolume"`
 }
 
-// ToCapacityJSON is a flight's capacity as p may see it: the booked
-// (projected) and manifested (actual) load, to its airline and admins,
-// and what is left (see domain.Flight.Available).
-func ToCapacityJSON(fl domain.Flight, p domain.Principal) CapacityJSON {
+// ToCapacityJSON is a flight's capacity as p may see it at now: the
+// booked (projected) and manifested (actual) load, to its airline and
+// admins, and what is left (see domain.Flight.Available).
+func ToCapacityJSON(fl domain.Flight, p domain.Principal, now time.Time) CapacityJSON {
 	c := CapacityJSON{FlightID: fl.ID, FlightNumber: fl.FlightNumber, DepartureDate: fl.DepartureDate}
-	c.AvailableWeight, c.AvailableVolume = fl.Available(p)
+	c.AvailableWeight, c.AvailableVolume = fl.Available(p, now)
 	if fl.LoadVisibleTo(p) {
 		c.ProjectedWeight, c.ActualWeight = new(round3(fl.ReservedKg)), new(fl.ActualKg)
 		c.ProjectedVolume, c.ActualVolume = new(round3(fl.ReservedM3)), new(fl.ActualM3)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -14,6 +15,7 @@ import (
 // -1.1e-16 m³) rounds to, which JSON writes as -0.
 func TestTheCapacityOfAFlightWhoseBookingsWereAllCancelledShowsNothingProjected(t *testing.T) {
 	const id = "LH8400-2026-11-26"
+	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
 	reserved := func(b string, kg, m3 float64) domain.Event {
 		return domain.CapacityReserved{FlightID: id, BookingID: b, WeightKg: kg, VolumeM3: m3}
 	}
@@ -30,11 +32,11 @@ func TestTheCapacityOfAFlightWhoseBookingsWereAllCancelledShowsNothingProjected(
 	}
 	airline := domain.Principal{OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH"}
 	for _, tt := range tests {
-		f := domain.EvolveFlight(domain.Flight{}, domain.FlightScheduled{FlightID: id, Carrier: "LH", CapacityKg: 1000, CapacityM3: 10})
+		f := domain.EvolveFlight(domain.Flight{}, domain.FlightScheduled{FlightID: id, Carrier: "LH", DepartsAt: departs, CapacityKg: 1000, CapacityM3: 10})
 		for _, e := range tt.history {
 			f = domain.EvolveFlight(f, e)
 		}
-		b, err := json.Marshal(ToCapacityJSON(f, airline))
+		b, err := json.Marshal(ToCapacityJSON(f, airline, departs.Add(-time.Hour)))
 		if err != nil {
 			t.Fatal(err)
 		}
