@@ -219,10 +219,6 @@ func (s *Store) park(ctx context.Context, consumer string, r domain.Record, atte
 		Type: r.Type, EventID: r.EventID, ParkedAt: time.Now().UTC(), Attempts: attempts, LastError: cause.Error()}, false)
 }
 
-// retryAckWait is how long a retry in hand may take before the server
-// hands it to another replica: a handler's step waits at most seconds.
-const retryAckWait = time.Minute
-
 // followRetries carries out the retries asked for the events consumer
 // parked, with fn, until ctx ends: all replicas share one durable consumer
 // of the consumer's entries, so each retry is made once.
@@ -239,7 +235,7 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 		Description:   "Cargostream: retries of the events " + consumer + " parked",
 		FilterSubject: s.prefix + ".parked." + consumer + ".*",
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       retryAckWait,
+		AckWait:       s.retryAckWait,
 		Replicas:      s.replicas,
 	})
 	if err != nil {
@@ -263,14 +259,21 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 			s.log.Warn("eventstore: retries of "+consumer+" interrupted", "err", err)
 			continue
 		}
-		switch settled, again := s.retry(ctx, m, fn); {
+		// A retry waits for its aggregate's turn behind the events in
+		// hand, which may take longer than the AckWait: handed out
+		// again meanwhile, it would be made twice.
+		inHand := make(chan struct{})
+		go keepInProgress(s.retryAckWait, inHand, func() []jetstream.Msg { return []jetstream.Msg{m} })
+		settled, again := s.retry(ctx, m, fn)
+		close(inHand)
+		switch {
 		case settled:
 			m.Ack()
 		case ctx.Err() == nil:
 			m.NakWithDelay(again)
 		}
 		// Unsettled at shutdown: the server hands the entry out again
-		// after retryAckWait, to this process restarted or another.
+		// after s.retryAckWait, to this process restarted or another.
 	}
 }
 

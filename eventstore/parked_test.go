@@ -12,6 +12,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // observed records what an Observer hears.
@@ -282,4 +283,89 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 		t.Fatal(err)
 	}
 	waitUntil(t, "a1 handled on retry and its entry gone", func() bool { return a1Handled.Load() && len(parkedOf(t, replicas[0])) == 0 })
+}
+
+// A retry waits for its aggregate's turn behind the events in hand, which
+// may take longer than the retries' acknowledgement wait: handed out again
+// meanwhile, it would be made twice (once it is done, the copy handed out
+// again comes and is made again).
+func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 1})
+	s.retryPause = time.Millisecond
+	s.retryAckWait = time.Second // not a minute: the wait in turn outlasts it
+	appendEach(t, s, map[string][]string{"a": {"a1"}})
+
+	// a1 fails until fixed, and is parked. a2 is then handled for as long
+	// as the test holds it, and the retry of a1 waits for it.
+	var fixed atomic.Bool
+	a2Started, release := make(chan struct{}), make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			switch {
+			case r.EventID == "a1" && !fixed.Load():
+				return errors.New("no rate card")
+			case r.EventID == "a2":
+				close(a2Started)
+				<-release
+			}
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	defer func() { stop(); <-consumed }()
+	waitUntil(t, "a1 to be parked", func() bool { return len(parkedOf(t, s)) == 1 })
+	bg := context.Background()
+	if _, err := s.Append(bg, domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	<-a2Started
+	fixed.Store(true)
+	if _, err := s.RetryParked(bg, "pricing", 0); err != nil {
+		t.Fatal(err)
+	}
+	retries, err := s.parked.Consumer(bg, s.prefix+"-pricing-retries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Handed out once for the parking, once for the retry.
+	waitUntil(t, "the retry in hand", func() bool {
+		info, err := retries.Info(bg)
+		return err == nil && info.NumAckPending == 1 && info.Delivered.Consumer == 2
+	})
+
+	// A message taken now from a consumer of the same acknowledgement
+	// wait, and not acknowledged, comes again after the retry would.
+	probes, err := s.js.CreateStream(bg, jetstream.StreamConfig{Name: "PROBE", Subjects: []string{"probe"}, Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := probes.CreateConsumer(bg, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.retryAckWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.Publish(bg, "probe", nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := probe.Next(jetstream.FetchMaxWait(30 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := retries.Info(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Delivered.Consumer != 2 {
+		t.Errorf("the retry was handed out again while it waited for its turn: %d deliveries, want 2", info.Delivered.Consumer)
+	}
+	close(release)
+	waitUntil(t, "a1 handled on retry and its entry gone", func() bool {
+		info, err := retries.Info(bg)
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	})
+	if parked := parkedOf(t, s); len(parked) != 0 {
+		t.Errorf("parked %+v after the retry", parked)
+	}
 }

@@ -106,8 +106,11 @@ type Store struct {
 	obs        Observer      // never nil
 	attempts   int           // see Options.ConsumerAttempts
 	retryPause time.Duration // a consumer's first pause after a failure; later ones double
-	parkedMu   sync.Mutex
-	parked     jetstream.Stream // the dead-letter stream (parked.go), once opened
+	// retryAckWait is how long the retry of a parked event left in hand
+	// by a process that died waits before it is handed out again.
+	retryAckWait time.Duration
+	parkedMu     sync.Mutex
+	parked       jetstream.Stream // the dead-letter stream (parked.go), once opened
 
 	sessionsMu sync.Mutex
 	sessions   map[string]*lanes // each consumer's session on this replica, by the consumer's name
@@ -131,16 +134,17 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		o.Observer = unobserved{}
 	}
 	s := &Store{
-		name:       o.Stream,
-		prefix:     strings.ToLower(o.Stream),
-		replicas:   o.Replicas,
-		upcasters:  map[upcasterKey]Upcaster{},
-		log:        o.Logger,
-		existing:   o.Existing,
-		obs:        o.Observer,
-		attempts:   o.ConsumerAttempts,
-		retryPause: time.Second,
-		sessions:   map[string]*lanes{},
+		name:         o.Stream,
+		prefix:       strings.ToLower(o.Stream),
+		replicas:     o.Replicas,
+		upcasters:    map[upcasterKey]Upcaster{},
+		log:          o.Logger,
+		existing:     o.Existing,
+		obs:          o.Observer,
+		attempts:     o.ConsumerAttempts,
+		retryPause:   time.Second,
+		retryAckWait: time.Minute,
+		sessions:     map[string]*lanes{},
 	}
 	if !validToken(s.prefix) {
 		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
