@@ -169,8 +169,9 @@ var ErrNotParked = errors.New("eventstore: no such parked event")
 // RetryParked asks for parked events to be handled again: the event at
 // sequence seq (every consumer's entry of it, or only consumer's when it
 // is not ""), or every parked event when seq is 0. The replica that
-// follows each consumer's entries carries the retry out, soon after; the
-// entries asked for are returned, and ErrNotParked if there are none.
+// handles each consumer's events carries the retry out, soon after, in
+// the aggregate's turn; the entries asked for are returned, and
+// ErrNotParked if there are none.
 func (s *Store) RetryParked(ctx context.Context, consumer string, seq uint64) ([]Parked, error) {
 	all, err := s.ParkedEvents(ctx)
 	if err != nil {
