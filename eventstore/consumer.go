@@ -231,16 +231,25 @@ func (s *Store) closeSession(name string, l *lanes) (pinned bool) {
 }
 
 // errNotOurTurn means that a retry was not made here: another replica
-// handles the consumer's events.
-var errNotOurTurn = errors.New("eventstore: another replica handles the consumer's events")
+// handles the consumer's events, or this one has no session of the
+// consumer open.
+var errNotOurTurn = errors.New("eventstore: a retry of a parked event is not this replica's to make")
 
 // inTurn makes call, the retry of r, a parked event of consumer, in the
 // turn of r's aggregate: on the replica the server pinned the consumer
 // to, behind the events of the aggregate it holds, so that it never runs
 // beside them. It returns call's error, or errNotOurTurn if another
-// replica is pinned. With none pinned (no event handed out yet, or the
-// last replica stopped), no event is being handled but this replica's.
+// replica is pinned, or if this one has no session of the consumer open:
+// starting, or beginning its session again, it may open one any moment
+// and be handed the aggregate's events, which a retry made outside the
+// session's lanes would run beside.
 func (s *Store) inTurn(ctx context.Context, consumer string, r domain.Record, call func() error) error {
+	s.sessionsMu.Lock()
+	l := s.sessions[consumer]
+	s.sessionsMu.Unlock()
+	if l == nil {
+		return errNotOurTurn
+	}
 	pin := ""
 	cons, err := s.stream.Consumer(ctx, s.prefix+"-"+consumer)
 	switch {
@@ -253,15 +262,6 @@ func (s *Store) inTurn(ctx context.Context, consumer string, r domain.Record, ca
 				pin = g.PinnedClientID
 			}
 		}
-	}
-	s.sessionsMu.Lock()
-	l := s.sessions[consumer]
-	s.sessionsMu.Unlock()
-	if l == nil {
-		if pin != "" {
-			return errNotOurTurn
-		}
-		return call()
 	}
 	return l.runInTurn(s.subject(r.Aggregate), pin, call)
 }

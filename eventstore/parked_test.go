@@ -369,3 +369,35 @@ func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testin
 		t.Errorf("parked %+v after the retry", parked)
 	}
 }
+
+// A replica whose session of the consumer is not open yet (it is
+// starting, or beginning its session again) may open it any moment and be
+// handed the events of the retried event's aggregate: a retry made there
+// meanwhile, outside any lane, would run beside them.
+func TestARetryIsNotMadeOnAReplicaWithNoSessionOfTheConsumer(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+	var consuming sync.WaitGroup
+	defer consuming.Wait()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a2Handled := make(chan struct{})
+	var once sync.Once
+	err := s.inTurn(ctx, "pricing", domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: "a"}}, func() error {
+		// The retry of a1 runs; the replica's session opens.
+		consuming.Go(func() {
+			s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+				if r.EventID == "a2" {
+					once.Do(func() { close(a2Handled) })
+				}
+				return nil
+			}, func(domain.Record, error) {})
+		})
+		<-a2Handled
+		t.Error("a2 was handled while the retry of a1 ran")
+		return nil
+	})
+	if !errors.Is(err, errNotOurTurn) {
+		t.Errorf("a retry on a replica with no session of the consumer: %v, want errNotOurTurn", err)
+	}
+}
