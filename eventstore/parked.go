@@ -120,42 +120,33 @@ func (s *Store) writeParked(ctx context.Context, p Parked, expect bool) error {
 }
 
 // ParkedEvents lists the parked events in stream order of the events.
+// Each entry is read by its subject (there is one a subject): one removed
+// meanwhile, its retry done, is passed over, where a read of the stream
+// from its start would wait for it without end.
 func (s *Store) ParkedEvents(ctx context.Context) ([]Parked, error) {
 	st, err := s.parkedStream(ctx)
 	if err != nil || st == nil {
 		return nil, err
 	}
-	info, err := st.Info(ctx)
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(s.prefix+".parked.>"))
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
 	}
-	if info.State.Msgs == 0 {
-		return nil, nil
-	}
-	msgs, err := readOrdered(ctx, st, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
-	}
-	defer msgs.close()
 	var out []Parked
-	for {
-		m, err := msgs.Next(jetstream.NextContext(ctx))
+	for subject := range info.State.Subjects {
+		m, err := st.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
 		if err != nil {
 			return nil, unavailable(fmt.Errorf("eventstore: parked events: %w", err))
 		}
-		meta, err := m.Metadata()
-		if err != nil {
-			return nil, fmt.Errorf("eventstore: parked events: %w", err)
-		}
 		var p Parked
-		if err := json.Unmarshal(m.Data(), &p); err != nil {
-			return nil, fmt.Errorf("eventstore: parked entry %s: %w", m.Subject(), err)
+		if err := json.Unmarshal(m.Data, &p); err != nil {
+			return nil, fmt.Errorf("eventstore: parked entry %s: %w", subject, err)
 		}
-		p.entry = meta.Sequence.Stream
+		p.entry = m.Sequence
 		out = append(out, p)
-		if meta.NumPending == 0 {
-			break
-		}
 	}
 	slices.SortFunc(out, func(a, b Parked) int {
 		return cmp.Or(cmp.Compare(a.Sequence, b.Sequence), strings.Compare(a.Consumer, b.Consumer))
