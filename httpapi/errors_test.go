@@ -9,10 +9,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"golang.org/x/crypto/bcrypt"
 )
 
 func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
@@ -109,6 +114,64 @@ func TestErrorURIIsAbsolute(t *testing.T) {
 			json.Unmarshal(w.Body.Bytes(), &body)
 			if body.ErrorURI != tt.want {
 				t.Errorf("errorUri = %q, want %q", body.ErrorURI, tt.want)
+			}
+		})
+	}
+}
+
+// A replica behind the stream makes a request wait: for the Cargo-Sequence
+// it names, or, for a token, until it holds every event. A client that
+// hangs up meanwhile is a 499, as any other hang-up, not a 503 that says
+// the replica is behind: the access log, the metrics and the usage counts
+// would count it as the service failing.
+func TestAClientThatHangsUpWhileAReplicaCatchesUpIsA499(t *testing.T) {
+	ctx := t.Context()
+	store := openTestStore(t)
+	created, err := commands.New(store, bcrypt.MinCost, nil).CreateOrganization(ctx, commands.NewMeta(domain.Principal{Subject: "system:test"}, "", ""),
+		domain.CreateOrganization{OrganizationID: "acme", Name: "Acme", Role: domain.RoleForwarder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The projector never runs: the replica is behind the event just stored.
+	s := &Server{log: slog.New(slog.DiscardHandler), projector: projections.NewProjector(store, slog.New(slog.DiscardHandler))}
+	s.tokenLimiter.now = time.Now
+	for _, tt := range []struct {
+		name    string
+		handler http.Handler
+		req     func(context.Context, string) *http.Request
+	}{
+		{"a read that waits for its Cargo-Sequence", s.consistentReads(http.NotFoundHandler()), func(ctx context.Context, url string) *http.Request {
+			r, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/quotes", nil)
+			r.Header.Set("Cargo-Sequence", strconv.FormatUint(created.Sequence, 10))
+			return r
+		}},
+		{"a token request that waits for the replica to hold every event", s.handle(s.handleToken()), func(ctx context.Context, url string) *http.Request {
+			r, _ := http.NewRequestWithContext(ctx, "POST", url+"/api/auth/token",
+				strings.NewReader(`{"grantType":"client_credentials","clientId":"acme-tms","clientSecret":"a secret"}`))
+			r.Header.Set("Content-Type", "application/json")
+			return r
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			arrived, answered := make(chan struct{}), make(chan int, 1)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(arrived)
+				rec := &statusRecorder{ResponseWriter: w}
+				tt.handler.ServeHTTP(rec, r)
+				answered <- rec.status
+			}))
+			defer srv.Close()
+			reqCtx, hangUp := context.WithCancel(ctx)
+			go func() {
+				<-arrived
+				hangUp()
+			}()
+			if resp, err := http.DefaultClient.Do(tt.req(reqCtx, srv.URL)); err == nil {
+				resp.Body.Close()
+				t.Fatalf("answered %d before the client hung up", resp.StatusCode)
+			}
+			if status := <-answered; status != 499 {
+				t.Errorf("answered %d, want 499", status)
 			}
 		})
 	}

@@ -162,12 +162,12 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 		}
 		w.Header().Set("Cargo-Sequence", uitoa(seq))
 		switch err := s.waitFor(r, seq); {
-		case errors.Is(err, projections.ErrBehind):
-			writeError(w, r, s.log, errorf(codeServiceUnavailable, fmt.Sprintf("this replica has not reached Cargo-Sequence %d yet; nothing was done: retry", seq)))
-		case err != nil:
-			writeError(w, r, s.log, err)
-		default:
+		case err == nil:
 			next.ServeHTTP(w, r)
+		case errors.Is(err, projections.ErrBehind) && r.Context().Err() == nil:
+			writeError(w, r, s.log, errorf(codeServiceUnavailable, fmt.Sprintf("this replica has not reached Cargo-Sequence %d yet; nothing was done: retry", seq)))
+		default: // a client that hung up among them: 499
+			writeError(w, r, s.log, err)
 		}
 	})
 }

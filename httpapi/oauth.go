@@ -97,7 +97,8 @@ func (s *Server) currentIdentity(r *http.Request) error {
 	defer cancel()
 	err := s.projector.CatchUp(ctx)
 	if err != nil && !errors.Is(err, projections.ErrBehind) { // ErrBehind is a 503 as for any read
-		return errorf(codeServiceUnavailable, "the event stream cannot be read now, so this replica cannot tell whether the credential still holds; no token was issued: retry")
+		// With its cause: a client that hung up is a 499, not a 503.
+		return &httpError{code: codeServiceUnavailable, msg: "the event stream cannot be read now, so this replica cannot tell whether the credential still holds; no token was issued: retry", err: err}
 	}
 	return err
 }

@@ -426,8 +426,8 @@ func (p *Projector) PastEnd(ctx context.Context, seq uint64) bool {
 
 // CatchUp returns once the read models hold every event the stream held
 // when it was called, so that a decision read from them is as current as
-// the stream; ErrBehind if ctx ends first, or the stream's error if it
-// cannot be asked.
+// the stream; ErrBehind if ctx ends first (see WaitFor), or the stream's
+// error if it cannot be asked.
 func (p *Projector) CatchUp(ctx context.Context) error {
 	last, err := p.stream.LastSequence(ctx)
 	if err != nil {
@@ -437,7 +437,9 @@ func (p *Projector) CatchUp(ctx context.Context) error {
 }
 
 // WaitFor returns once the read models have applied sequence seq, so a
-// reader sees its own writes; ErrBehind if ctx ends first.
+// reader sees its own writes; ErrBehind if ctx ends first, wrapping why it
+// ended: a request's caller that hung up (context.Canceled) is no sign of
+// read models behind, and is answered as a hang-up, not as a 503.
 func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 	p.mu.Lock()
 	if p.applied >= seq {
@@ -453,6 +455,6 @@ func (p *Projector) WaitFor(ctx context.Context, seq uint64) error {
 		p.mu.Lock()
 		p.waiters.remove(waiter)
 		p.mu.Unlock()
-		return ErrBehind
+		return fmt.Errorf("%w: %w", ErrBehind, ctx.Err())
 	}
 }
