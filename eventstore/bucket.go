@@ -12,6 +12,9 @@ import (
 // Bucket is a small key-value store shared by all replicas, for state that
 // is not an event: the token signing key, and remembered responses to
 // idempotent requests. Keys may hold letters, digits, '-', '_' and '='.
+// Its errors are domain.ErrStoreUnavailable when a wait may cure them, as
+// the stream's are: an Idempotency-Key is looked up before its write, and
+// NATS out of reach there is the same 503 to retry, not a 500.
 type Bucket struct {
 	kv jetstream.KeyValue
 }
@@ -58,7 +61,7 @@ func (b *Bucket) GetRevision(ctx context.Context, key string) ([]byte, uint64, b
 		return nil, 0, false, nil
 	}
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("eventstore: get %s: %w", key, err)
+		return nil, 0, false, unavailable(fmt.Errorf("eventstore: get %s: %w", key, err))
 	}
 	return e.Value(), e.Revision(), true, nil
 }
@@ -71,7 +74,7 @@ func (b *Bucket) Update(ctx context.Context, key string, value []byte, revision 
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("eventstore: update %s: %w", key, err)
+		return false, unavailable(fmt.Errorf("eventstore: update %s: %w", key, err))
 	}
 	return true, nil
 }
@@ -79,7 +82,7 @@ func (b *Bucket) Update(ctx context.Context, key string, value []byte, revision 
 // Delete removes key.
 func (b *Bucket) Delete(ctx context.Context, key string) error {
 	if err := b.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return fmt.Errorf("eventstore: delete %s: %w", key, err)
+		return unavailable(fmt.Errorf("eventstore: delete %s: %w", key, err))
 	}
 	return nil
 }
@@ -102,7 +105,7 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 		return nil, false, fmt.Errorf("eventstore: %s is taken, but its value was not readable within 5 s", key)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("eventstore: create %s: %w", key, err)
+		return nil, false, unavailable(fmt.Errorf("eventstore: create %s: %w", key, err))
 	}
 	return value, true, nil
 }
@@ -110,7 +113,7 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 // Put stores value under key.
 func (b *Bucket) Put(ctx context.Context, key string, value []byte) error {
 	if _, err := b.kv.Put(ctx, key, value); err != nil {
-		return fmt.Errorf("eventstore: put %s: %w", key, err)
+		return unavailable(fmt.Errorf("eventstore: put %s: %w", key, err))
 	}
 	return nil
 }
@@ -122,7 +125,7 @@ func (b *Bucket) Keys(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: keys of %s: %w", b.kv.Bucket(), err)
+		return nil, unavailable(fmt.Errorf("eventstore: keys of %s: %w", b.kv.Bucket(), err))
 	}
 	return keys, nil
 }

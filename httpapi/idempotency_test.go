@@ -1,10 +1,20 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 func TestAnIdempotencyKeyLeftByACrashedRequestIsTakenOverInSeconds(t *testing.T) {
@@ -35,5 +45,43 @@ func TestAnIdempotencyKeyLeftByACrashedRequestIsTakenOverInSeconds(t *testing.T)
 				t.Errorf("takeKey = %v, %+v, %v; want taken %v from a pending marker", took, prev, err, tt.takes)
 			}
 		})
+	}
+}
+
+// README: a write the event store did not take in time is 503 with
+// Retry-After, to be retried with the same Idempotency-Key. The key is
+// looked up in a bucket on the same NATS before anything else: NATS out of
+// reach there is the same 503, not a 500 logged as the service's failure.
+func TestAnIdempotentWriteWhileNATSIsAwayIsA503ToRetry(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT})
+	store, err := eventstore.Open(t.Context(), eventstore.Options{URL: srv.ClientURL(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	bucket, err := store.Bucket(t.Context(), "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	s := &Server{responses: bucket, log: slog.New(slog.NewJSONHandler(&logged, nil))}
+	api := httptest.NewServer(s.idempotent(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the request ran without its key taken")
+	})))
+	defer api.Close()
+	srv.Shutdown()
+	srv.WaitForShutdown()
+
+	req, _ := http.NewRequest("POST", api.URL+"/api/quotes", strings.NewReader(`{"pieces":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", "rfq-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || logged.Len() != 0 {
+		t.Errorf("= %d, Retry-After %q, %s; logged %s; want 503 with Retry-After, nothing logged", resp.StatusCode, resp.Header.Get("Retry-After"), body, logged.String())
 	}
 }
