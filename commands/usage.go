@@ -32,6 +32,21 @@ type UsageMeter struct {
 	log     *slog.Logger
 	mu      sync.Mutex
 	pending map[usageCounter]int64
+	// storing are the counts a flush has taken from pending and is adding
+	// to the bucket, by key: Counts adds them until they are stored, or
+	// the totals would drop for the length of a flush.
+	storing map[string]*storingCounts
+}
+
+// storingCounts are counts on their way to one key of the bucket.
+type storingCounts struct {
+	counts map[usageCounter]int64
+	// written is set before each write, with base, the revision of the
+	// key that write read (0: none): a key still at base or below does
+	// not hold these counts; past it, it may.
+	written bool
+	base    uint64
+	done    chan struct{} // closed once they are stored, or back in pending
 }
 
 // NewUsageMeter returns a meter that keeps its counts in bucket.
@@ -118,30 +133,38 @@ func (u *UsageMeter) flushLogged(ctx context.Context) {
 // stored stay pending for the next flush.
 func (u *UsageMeter) flush(ctx context.Context) error {
 	u.mu.Lock()
-	pending := u.pending
-	u.pending = nil
-	u.mu.Unlock()
 	byKey := map[string]map[usageCounter]int64{}
-	for c, n := range pending {
+	for c, n := range u.pending {
 		k := c.key()
 		if byKey[k] == nil {
 			byKey[k] = map[usageCounter]int64{}
 		}
 		byKey[k][c] = n
 	}
+	u.pending = nil
+	if u.storing == nil {
+		u.storing = map[string]*storingCounts{}
+	}
+	for key, counts := range byKey {
+		u.storing[key] = &storingCounts{counts: counts, done: make(chan struct{})}
+	}
+	u.mu.Unlock()
 	var firstErr error
 	for key, counts := range byKey {
-		if err := u.add(ctx, key, counts); err != nil {
+		err := u.add(ctx, key, counts)
+		u.mu.Lock()
+		close(u.storing[key].done)
+		delete(u.storing, key)
+		if err != nil {
 			firstErr = err
-			u.mu.Lock()
 			if u.pending == nil {
 				u.pending = map[usageCounter]int64{}
 			}
 			for c, n := range counts {
 				u.pending[c] += n
 			}
-			u.mu.Unlock()
 		}
+		u.mu.Unlock()
 	}
 	return firstErr
 }
@@ -160,6 +183,9 @@ func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounte
 			stored[c.name()] += n
 		}
 		next, _ := json.Marshal(stored)
+		u.mu.Lock()
+		u.storing[key].written, u.storing[key].base = true, rev
+		u.mu.Unlock()
 		if !found {
 			_, created, err := u.bucket.Create(ctx, key, next)
 			if err != nil || created {
@@ -175,20 +201,42 @@ func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounte
 }
 
 // Counts returns an organisation's counts of a day, each named by
-// endpoint and status ("/api/quotes/{id} 200"): stored plus pending.
+// endpoint and status ("/api/quotes/{id} 200"): stored, being stored, and
+// pending.
 func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map[string]int64, error) {
-	out := map[string]int64{}
-	if raw, found, err := u.bucket.Get(ctx, usageKey(org, day)); err != nil {
-		return nil, err
-	} else if found {
-		json.Unmarshal(raw, &out)
-	}
-	u.mu.Lock()
-	for c, n := range u.pending {
-		if c.org == org && c.day == dayNumber(day) {
-			out[c.name()] += n
+	key := usageKey(org, day)
+	for {
+		out := map[string]int64{}
+		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
+		if err != nil {
+			return nil, err
+		} else if found {
+			json.Unmarshal(raw, &out)
 		}
+		u.mu.Lock()
+		s := u.storing[key]
+		if s != nil && s.written && rev > s.base {
+			// The key moved since the flush read it: by its write, or
+			// another replica's. Only the flush can tell, in moments.
+			u.mu.Unlock()
+			select {
+			case <-s.done:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if s != nil {
+			for c, n := range s.counts { // all of org's on day: they share its key
+				out[c.name()] += n
+			}
+		}
+		for c, n := range u.pending {
+			if c.org == org && c.day == dayNumber(day) {
+				out[c.name()] += n
+			}
+		}
+		u.mu.Unlock()
+		return out, nil
 	}
-	u.mu.Unlock()
-	return out, nil
 }

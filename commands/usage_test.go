@@ -84,3 +84,64 @@ func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 	}
 	check("stored after a failed flush", 3)
 }
+
+// heldBucket holds each write until the test lets it through, so that a
+// flush can be looked at while it is under way.
+type heldBucket struct {
+	KeyValues
+	writing chan struct{} // a write is waiting
+	release chan struct{} // closed: writes go through
+}
+
+func (b heldBucket) Create(ctx context.Context, key string, value []byte) ([]byte, bool, error) {
+	b.writing <- struct{}{}
+	<-b.release
+	return b.KeyValues.Create(ctx, key, value)
+}
+
+func (b heldBucket) Update(ctx context.Context, key string, value []byte, revision uint64) (bool, error) {
+	b.writing <- struct{}{}
+	<-b.release
+	return b.KeyValues.Update(ctx, key, value, revision)
+}
+
+// GET /api/usage asks Counts at any moment, a flush among them: counts on
+// their way to the bucket are neither pending nor stored yet, and must
+// still be counted, or the totals drop for the length of a flush.
+func TestUsageCountsOnTheirWayToTheBucketAreStillCounted(t *testing.T) {
+	ctx := t.Context()
+	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	var u *UsageMeter
+	// The day's key is created by the first flush, and updated by the
+	// second.
+	for i, total := range []int64{3, 5} {
+		held := heldBucket{KeyValues: bucket, writing: make(chan struct{}, 1), release: make(chan struct{})}
+		if u == nil {
+			u = NewUsageMeter(held, slog.New(slog.DiscardHandler))
+		}
+		u.bucket = held
+		for range []int{3, 2}[i] {
+			u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+		}
+		flushed := make(chan error)
+		go func() { flushed <- u.flush(ctx) }()
+		<-held.writing // the flush has taken the counts and is storing them
+		during, err := u.Counts(ctx, "acme", day)
+		close(held.release)
+		if err := <-flushed; err != nil {
+			t.Fatal(err)
+		}
+		after, err2 := u.Counts(ctx, "acme", day)
+		want := map[string]int64{"/api/quotes 201": total}
+		if err != nil || !maps.Equal(during, want) {
+			t.Errorf("flush %d: counts while it stores them = %v, %v; want %v", i+1, during, err, want)
+		}
+		if err2 != nil || !maps.Equal(after, want) {
+			t.Errorf("flush %d: counts once stored = %v, %v; want %v", i+1, after, err2, want)
+		}
+	}
+}
