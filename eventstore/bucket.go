@@ -91,23 +91,25 @@ func (b *Bucket) Delete(ctx context.Context, key string) error {
 // returns the value stored afterwards (so concurrent creators all end up
 // with the first one) and whether this call stored it.
 func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, bool, error) {
-	_, err := b.kv.Create(ctx, key, value)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		// On a cluster the read may be served by a replica that has not
-		// the other creator's value yet: it comes within moments.
-		for range 50 {
-			v, ok, err := b.Get(ctx, key)
-			if err != nil || ok {
-				return v, false, err
-			}
-			pause(ctx, 100*time.Millisecond)
+	for range 50 {
+		_, err := b.kv.Create(ctx, key, value)
+		if err == nil {
+			return value, true, nil
 		}
-		return nil, false, fmt.Errorf("eventstore: %s is taken, but its value was not readable within 5 s", key)
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, false, unavailable(fmt.Errorf("eventstore: create %s: %w", key, err))
+		}
+		v, ok, err := b.Get(ctx, key)
+		if err != nil || ok {
+			return v, false, err
+		}
+		// Taken, yet no value to read: deleted since (a request that
+		// failed frees its Idempotency-Key), and free to create again;
+		// or, on a cluster, read from a replica that has not the other
+		// creator's value yet, which comes within moments.
+		pause(ctx, 100*time.Millisecond)
 	}
-	if err != nil {
-		return nil, false, unavailable(fmt.Errorf("eventstore: create %s: %w", key, err))
-	}
-	return value, true, nil
+	return nil, false, fmt.Errorf("eventstore: %s is taken, but its value was not readable within 5 s", key)
 }
 
 // Put stores value under key.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +84,49 @@ func TestAnIdempotentWriteWhileNATSIsAwayIsA503ToRetry(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || logged.Len() != 0 {
 		t.Errorf("= %d, Retry-After %q, %s; logged %s; want 503 with Retry-After, nothing logged", resp.StatusCode, resp.Header.Get("Retry-After"), body, logged.String())
+	}
+}
+
+// A request that fails frees its Idempotency-Key. Repeats sent with it at
+// the same moment find it taken, then freed before they read what holds
+// it: they take it themselves, or wait their turn, and are never a 500
+// five seconds later. Each round is a few requests at once with one key;
+// the moment comes in a few rounds of a hundred.
+func TestRequestsRacingWithAKeyThatAFailureFreesAreAnsweredAsItIs(t *testing.T) {
+	bucket, err := openTestStore(t).Bucket(t.Context(), "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{responses: bucket, log: slog.New(slog.DiscardHandler)}
+	api := httptest.NewServer(s.idempotent(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest) // refused at once: the key is freed
+	})))
+	defer api.Close()
+	statuses := map[int]int{}
+	var mu sync.Mutex
+	for round := range 200 {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				req, _ := http.NewRequest("POST", api.URL+"/api/quotes", strings.NewReader(`{}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Idempotency-Key", fmt.Sprint("rfq-", round))
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	for status, n := range statuses {
+		if status != http.StatusBadRequest && status != http.StatusConflict {
+			t.Errorf("%d answers %d; want each the request's own 400, or 409 while another holds the key (all: %v)", n, status, statuses)
+		}
 	}
 }
