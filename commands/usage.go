@@ -36,6 +36,10 @@ type UsageMeter struct {
 	// to the bucket, by key: Counts adds them until they are stored, or
 	// the totals would drop for the length of a flush.
 	storing map[string]*storingCounts
+	// settled counts the keys whose flush ended: their counts left
+	// storing for the bucket (or pending). Counts reads again when one
+	// settled while it read the bucket, which may not hold them yet.
+	settled uint64
 }
 
 // storingCounts are counts on their way to one key of the bucket.
@@ -155,6 +159,7 @@ func (u *UsageMeter) flush(ctx context.Context) error {
 		u.mu.Lock()
 		close(u.storing[key].done)
 		delete(u.storing, key)
+		u.settled++
 		if err != nil {
 			firstErr = err
 			if u.pending == nil {
@@ -206,6 +211,9 @@ func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounte
 func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map[string]int64, error) {
 	key := usageKey(org, day)
 	for {
+		u.mu.Lock()
+		settled := u.settled
+		u.mu.Unlock()
 		out := map[string]int64{}
 		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
 		if err != nil {
@@ -214,6 +222,10 @@ func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map
 			json.Unmarshal(raw, &out)
 		}
 		u.mu.Lock()
+		if u.settled != settled {
+			u.mu.Unlock()
+			continue
+		}
 		s := u.storing[key]
 		if s != nil && s.written && rev > s.base {
 			// The key moved since the flush read it: by its write, or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -143,5 +144,58 @@ func TestUsageCountsOnTheirWayToTheBucketAreStillCounted(t *testing.T) {
 		if err2 != nil || !maps.Equal(after, want) {
 			t.Errorf("flush %d: counts once stored = %v, %v; want %v", i+1, after, err2, want)
 		}
+	}
+}
+
+// heldRead holds the first read, once it has read, until the test lets it
+// go on: for a flush to end while Counts is reading.
+type heldRead struct {
+	KeyValues
+	read, release chan struct{}
+	held          atomic.Bool
+}
+
+func (b *heldRead) GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error) {
+	v, rev, found, err := b.KeyValues.GetRevision(ctx, key)
+	if b.held.CompareAndSwap(false, true) {
+		b.read <- struct{}{}
+		<-b.release
+	}
+	return v, rev, found, err
+}
+
+// Counts reads the bucket, then what is in memory: a whole flush may
+// happen in between, and its counts be neither in what Counts read nor in
+// memory any more.
+func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
+	ctx := t.Context()
+	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
+	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+	held := &heldRead{KeyValues: bucket, read: make(chan struct{}), release: make(chan struct{})}
+	u.bucket = held
+	counted := make(chan map[string]int64)
+	go func() {
+		got, err := u.Counts(ctx, "acme", day)
+		if err != nil {
+			t.Error(err)
+		}
+		counted <- got
+	}()
+	<-held.read // Counts has read the bucket: one stored
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(held.release) // and now looks at what is in memory
+	if got, want := <-counted, map[string]int64{"/api/quotes 201": 2}; !maps.Equal(got, want) {
+		t.Errorf("counts = %v, want %v", got, want)
 	}
 }
