@@ -258,6 +258,15 @@ func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
 	}
 }
 
+// smallLH8400 is a flight of 1000 kg and 10 m³, and lh8400Rates a rate
+// card for its route, for the tests of what is left to book.
+var (
+	smallLH8400 = FlightScheduled{FlightID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
+	lh8400Rates = RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2.5}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+)
+
 // What GET /api/capacity shows left of a flight (to the litre, to those
 // who see its load) is what the flight takes: a booking of exactly that
 // much is confirmed, and pricing offers the flight for it. The sums of
@@ -267,10 +276,7 @@ func TestWhatIsLeftOfAFlightIsExactOnlyToThoseWhoSeeItsLoad(t *testing.T) {
 func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
 	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
 	before := lh8400Departs.Add(-time.Hour)
-	flight := FlightScheduled{FlightID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
-		DepartureDate: "2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
-	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2.5}},
-		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	flight, card := smallLH8400, lh8400Rates
 	tests := []struct {
 		name    string
 		history []Event
@@ -303,10 +309,7 @@ func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
 func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
 	before := lh8400Departs.Add(-time.Hour)
-	flight := FlightScheduled{FlightID: "LH8400-2026-11-26", Carrier: "LH", FlightNumber: "LH8400", Origin: "FRA", Destination: "JFK",
-		DepartureDate: "2026-11-26", DepartsAt: lh8400Departs, CapacityKg: 1000, CapacityM3: 10}
-	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2.5}},
-		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	flight, card := smallLH8400, lh8400Rates
 	manifest := func(kg, m3 float64) ManifestSubmitted {
 		return ManifestSubmitted{ManifestID: "m1", FlightID: "LH8400-2026-11-26", Shipments: []Load{{AWBNumber: "020-12345675", Pieces: 10, WeightKg: 600, VolumeM3: 6}},
 			TotalPieces: 10, TotalWeightKg: kg, TotalVolumeM3: m3}
