@@ -135,22 +135,22 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		}
 		l.add(laneItem{subject: m.Subject(), m: m})
 	}
-	pinned := s.closeSession(name, l)
+	pin := s.closeSession(name, l)
 	handled := make(chan struct{})
-	if pinned {
+	if pin != "" {
 		go holdPin(cons, handled)
 	}
 	l.wg.Wait()
 	close(handled)
 	close(drained)
-	if pinned && !l.leftInHand.Load() {
+	if pin != "" && !l.leftInHand.Load() {
 		// Another replica, or this one restarted, need not wait for
 		// the pin to time out. With events left in hand it must: the
 		// pin outlasts their AckWait, so they are delivered again
 		// before the events behind them are delivered at all.
 		unpinCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
 		defer cancel()
-		if err := s.stream.UnpinConsumer(unpinCtx, cfg.Durable, consumerGroup); err != nil {
+		if err := s.unpin(unpinCtx, cfg.Durable, pin); err != nil {
 			s.log.Warn("eventstore: consumer "+name+" not unpinned", "err", err)
 		}
 	}
@@ -217,8 +217,8 @@ func (s *Store) openSession(name string, l *lanes) {
 }
 
 // closeSession stops l taking retries, once its pulls have ended, and
-// reports whether the server had pinned it.
-func (s *Store) closeSession(name string, l *lanes) (pinned bool) {
+// returns the pin the server last gave it, "" if none.
+func (s *Store) closeSession(name string, l *lanes) (pin string) {
 	s.sessionsMu.Lock()
 	if s.sessions[name] == l {
 		delete(s.sessions, name)
@@ -227,7 +227,7 @@ func (s *Store) closeSession(name string, l *lanes) (pinned bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
-	return l.pin != ""
+	return l.pin
 }
 
 // errNotOurTurn means that a retry was not made here: another replica
@@ -250,20 +250,41 @@ func (s *Store) inTurn(ctx context.Context, consumer string, r domain.Record, ca
 	if l == nil {
 		return errNotOurTurn
 	}
-	pin := ""
-	cons, err := s.stream.Consumer(ctx, s.prefix+"-"+consumer)
-	switch {
-	case errors.Is(err, jetstream.ErrConsumerNotFound):
-	case err != nil:
-		return unavailable(fmt.Errorf("eventstore: consumer %s: %w", consumer, err))
-	default:
-		for _, g := range cons.CachedInfo().PriorityGroups {
-			if g.Group == consumerGroup {
-				pin = g.PinnedClientID
-			}
-		}
+	pin, err := s.pinOf(ctx, s.prefix+"-"+consumer)
+	if err != nil {
+		return err
 	}
 	return l.runInTurn(s.subject(r.Aggregate), pin, call)
+}
+
+// pinOf is the id of the client the server pinned the consumer durable
+// to (its priority group's), "" if none or no such consumer.
+func (s *Store) pinOf(ctx context.Context, durable string) (string, error) {
+	cons, err := s.stream.Consumer(ctx, durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", unavailable(fmt.Errorf("eventstore: consumer %s: %w", durable, err))
+	}
+	for _, g := range cons.CachedInfo().PriorityGroups {
+		if g.Group == consumerGroup {
+			return g.PinnedClientID, nil
+		}
+	}
+	return "", nil
+}
+
+// unpin takes pin from the consumer durable, if it is still the one the
+// server pinned it to: a replica whose pulls stopped a while lost its pin
+// to another, whose events in hand would otherwise go on beside the later
+// events of their aggregates handed to a third.
+func (s *Store) unpin(ctx context.Context, durable, pin string) error {
+	current, err := s.pinOf(ctx, durable)
+	if err != nil || current != pin {
+		return err
+	}
+	return s.stream.UnpinConsumer(ctx, durable, consumerGroup)
 }
 
 // runInTurn queues call behind the items of subject and returns its

@@ -318,3 +318,42 @@ func TestAStoppingReplicaKeepsTheLaterEventsOfAnAggregateWhileItsStepRunsOn(t *t
 	})
 	<-stopped
 }
+
+func TestAStoppingReplicaTakesThePinOfTheConsumerOnlyFromItself(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1"}})
+	durable := s.prefix + "-unpin"
+
+	// a1 in hand keeps this session pinned while the test looks.
+	inHand := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		consumeUntil(t, s, "unpin", 4, done, func(ctx context.Context, r domain.Record) error {
+			close(inHand)
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	defer close(done)
+	<-inHand
+	ctx := context.Background()
+	pin, err := s.pinOf(ctx, durable)
+	if err != nil || pin == "" {
+		t.Fatalf("pinned to %q (%v), want a pin", pin, err)
+	}
+	for _, tt := range []struct {
+		name  string
+		pin   string // the replica's
+		after string // the consumer's
+	}{
+		{"a replica whose pin went to another leaves that one's", "a pin the server gave before", pin},
+		{"the replica pinned gives its pin up", pin, ""},
+	} {
+		if err := s.unpin(ctx, durable, tt.pin); err != nil {
+			t.Fatal(err)
+		}
+		if after, err := s.pinOf(ctx, durable); err != nil || after != tt.after {
+			t.Errorf("%s: pinned to %q (%v) after, want %q", tt.name, after, err, tt.after)
+		}
+	}
+}
