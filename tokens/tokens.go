@@ -269,9 +269,25 @@ func (a *Authority) verify(raw string, now time.Time) (Claims, error) {
 	if tok.Expiration().IsZero() {
 		return Claims{}, errNoExpiry
 	}
+	// A token lives no longer than the lifetime configured now, whatever
+	// its exp says: one issued before CARGO_TOKEN_TTL was shortened would
+	// otherwise outlive the revocation of its jti, which is remembered
+	// only for the lifetime configured now.
+	iat := issuedAt(tok)
+	expires := tok.Expiration()
+	if end := iat.Add(a.ttl); end.Before(expires) {
+		expires = end
+	}
+	if !now.Before(expires.Add(ClockSkew)) {
+		return Claims{}, errOutlived
+	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
-	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: issuedAt(tok), Expires: tok.Expiration()}, nil
+	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: iat, Expires: expires}, nil
 }
+
+// errOutlived is the error of a token older than the lifetime configured
+// now.
+var errOutlived = errors.New("token older than the access token lifetime (CARGO_TOKEN_TTL)")
 
 // tokenID is a token's jti: a UUIDv7 (RFC 9562), whose first 48 bits are
 // the millisecond it was issued. Revocations compare issue times, and

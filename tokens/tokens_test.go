@@ -56,6 +56,43 @@ func TestTokensVerifyAndCache(t *testing.T) {
 	}
 }
 
+func TestATokenLivesNoLongerThanTheLifetimeConfiguredNow(t *testing.T) {
+	key, err := GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := New(key, "cargostream", 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := New(key, "cargostream", time.Hour) // the same key, after CARGO_TOKEN_TTL was shortened
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	raw, _, err := long.Issue(domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, false, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		ok   bool
+	}{
+		{"within the lifetime configured now", now.Add(59 * time.Minute), true},
+		{"within the clock skew past it", now.Add(time.Hour + ClockSkew/2), true},
+		{"past it, though its exp is a day", now.Add(2 * time.Hour), false},
+	} {
+		got, err := short.Verify(raw, c.at)
+		if c.ok != (err == nil) {
+			t.Errorf("%s: = %+v, %v; want accepted %v", c.name, got, err, c.ok)
+		}
+		if c.ok && !got.Expires.Equal(now.Truncate(time.Millisecond).Add(time.Hour)) {
+			t.Errorf("%s: expires %v, want an hour after it was issued", c.name, got.Expires)
+		}
+	}
+}
+
 func TestTokensCacheIsBounded(t *testing.T) {
 	tokens := newTestTokens(t)
 	tokens.maxVerified = 3
