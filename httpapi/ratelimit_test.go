@@ -49,6 +49,19 @@ func TestRateLimiterWindows(t *testing.T) {
 	}
 }
 
+func TestARefusalUnderTwoUsedUpWindowsNamesTheOneThatLiftsLast(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
+	l := rateLimiter{now: func() time.Time { return now }}
+	limits := domain.RateLimits{PerMinute: 5, PerHour: 100, PerDay: 5}
+	for range 5 {
+		l.take("acme", limits)
+	}
+	d := l.take("acme", limits)
+	if d.allowed || d.retryAfter != 50370*time.Second || d.remaining != `"day";r=0;t=50370` {
+		t.Errorf("the sixth request = %+v; want refused for 50370 s, the day's window named", d)
+	}
+}
+
 func TestRateLimiterHeadersFollowChangedLimits(t *testing.T) {
 	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
 	l := rateLimiter{now: func() time.Time { return now }}
