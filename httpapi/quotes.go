@@ -138,7 +138,10 @@ func (s *Server) handleGetQuote() handlerFunc {
 			}
 			return nil
 		}
-		q, version, ok := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() (domain.Quote, uint64, bool) { return s.quotes.GetVersion(who, id) })
+		q, version, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() (domain.Quote, uint64, bool) { return s.quotes.GetVersion(who, id) })
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}

@@ -55,7 +55,10 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 		}
 	} else {
 		var ok bool
-		if v, version, ok = current(s, w, r, agg, now); !ok {
+		if v, version, ok, err = current(s, w, r, agg, now); err != nil {
+			return err
+		}
+		if !ok {
 			return domain.Errorf(domain.NotFound, "%s", missing)
 		}
 	}
@@ -78,12 +81,14 @@ const maxPreferWait = 30 * time.Second
 // after N seconds (at most maxPreferWait) the 304 it would have had at
 // once, and Preference-Applied says it waited. A client that waits for a
 // booking's confirmation thus learns it within milliseconds, without
-// polling. A shutdown ends the wait at once.
-func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool) {
+// polling. A shutdown ends the wait at once. A client that hangs up while
+// it waits gets the request's error (a 499), not a 304 nobody reads.
+func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool, error) {
 	wait := preferredWait(r)
 	inm := r.Header.Get("If-None-Match")
 	if wait == 0 || inm == "" {
-		return now()
+		v, version, ok := now()
+		return v, version, ok, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
@@ -110,7 +115,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 			}
 		}
 		stop()
-		return v, version, ok
+		return v, version, ok, r.Context().Err()
 	}
 }
 

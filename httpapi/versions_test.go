@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
@@ -126,7 +127,7 @@ func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
 	looked := make(chan struct{}, 8)
 	returned := make(chan uint64)
 	go func() {
-		_, version, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+		_, version, _, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
 			looked <- struct{}{}
 			return struct{}{}, 7, true
 		})
@@ -142,6 +143,28 @@ func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the long poll outlived the shutdown (it waits 30 s)")
+	}
+}
+
+func TestALongPollWhoseClientHangsUpEndsWithTheRequestsError(t *testing.T) {
+	s := &Server{projector: projections.NewProjector(nil, slog.New(slog.DiscardHandler)), stopping: make(chan struct{})}
+	ctx, hangUp := context.WithCancel(context.Background())
+	r := httptest.NewRequestWithContext(ctx, "GET", "/api/bookings/b1", nil)
+	r.Header.Set("If-None-Match", `"7"`)
+	r.Header.Set("Prefer", "wait=30")
+	looked := make(chan struct{}, 8)
+	returned := make(chan error)
+	go func() {
+		_, _, _, err := current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+			looked <- struct{}{}
+			return struct{}{}, 7, true
+		})
+		returned <- err
+	}()
+	<-looked // unchanged: it waits
+	hangUp()
+	if err := <-returned; !errors.Is(err, context.Canceled) {
+		t.Errorf("the long poll of a client that hung up returned %v, want its request's context.Canceled (a 499)", err)
 	}
 }
 
