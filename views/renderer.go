@@ -28,23 +28,21 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 	case domain.AggregateQuote:
 		return r.renderQuote(aggregateID, e, p)
 	case domain.AggregateBooking:
+		// A delivery shows the booking as its event made it (as
+		// quote.created does): the read model may hold later events
+		// already, as the booking reactor runs beside the dispatcher
+		// (booking.created would show it confirmed, booking.confirmed a
+		// cancellation). A booking event sets what it changes whole, so
+		// applying it to what the model holds gives that; its first
+		// starts the booking afresh.
 		b, ok := r.Bookings.Get(p, aggregateID)
-		if requested, created := e.(domain.BookingRequested); created {
-			// booking.created shows the booking as its first event made
-			// it, pending (as quote.created does): the read model may
-			// hold its confirmation already, as the booking reactor runs
-			// beside the dispatcher.
-			b = domain.EvolveBooking(domain.Booking{}, requested)
-		}
-		return ToBookingJSON(b), ok
+		return ToBookingJSON(domain.EvolveBooking(b, e)), ok
 	case domain.AggregateStockRequest:
+		// The same for a stock request: stock.requested shows it
+		// pending even if the airline has replied since, and
+		// stock.replied the reply it tells of.
 		sr, _, ok := r.Stock.Request(p, aggregateID)
-		if requested, created := e.(domain.StockRequested); created {
-			// stock.requested shows the request pending, as filed, even
-			// if the airline has replied by the time it is rendered.
-			sr = domain.EvolveStockRequest(domain.StockRequest{}, requested)
-		}
-		return ToStockRequestJSON(sr), ok
+		return ToStockRequestJSON(domain.EvolveStockRequest(sr, e)), ok
 	case domain.AggregateShipment:
 		return r.renderStatusEvent(e, p)
 	case domain.AggregateWaybill:

@@ -47,7 +47,7 @@ func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) 
 // booking (and an airline may reply to a stock request) before the
 // dispatcher comes to the event, and the read model then holds the later
 // state.
-func TestRendererShowsBookingsAndStockRequestsAsTheirFirstEventMadeThem(t *testing.T) {
+func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
 	identity, bookings, stock := projections.NewIdentity(), projections.NewBookings(), projections.NewAWBStock()
 	for _, o := range []domain.OrganizationCreated{
@@ -60,13 +60,18 @@ func TestRendererShowsBookingsAndStockRequestsAsTheirFirstEventMadeThem(t *testi
 		Pieces: 2, WeightKg: 350.5, Commodity: "GEN", RequestedAt: at}
 	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second)}
 	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}}
+	cancelled := domain.BookingCancelled{BookingID: "b1", Reason: "shipper withdrew", CancelledAt: at.Add(time.Hour)}
 	bookings.Apply(rec, requested)
 	bookings.Apply(rec, confirmed)
+	bookings.Apply(rec, cancelled) // the read model is past the events delivered
 	stockRequested := domain.StockRequested{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 100, ValidityPeriod: 6, SubmittedAt: at}
 	srec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateStockRequest, ID: "s1"}}
 	stock.Apply(srec, stockRequested)
-	stock.Apply(srec, domain.StockReplied{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", Status: domain.StockStatusApproved,
-		AllocatedStock: 100, ValidFrom: "2026-11-26", ValidTo: "2027-05-26", Range: domain.AWBRange{First: 1, Count: 100}, RepliedAt: at.Add(time.Minute)})
+	replied := domain.StockReplied{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020", Status: domain.StockStatusApproved,
+		AllocatedStock: 100, ValidFrom: "2026-11-26", ValidTo: "2027-05-26", Range: domain.AWBRange{First: 1, Count: 100}, RepliedAt: at.Add(time.Minute)}
+	stock.Apply(srec, replied)
+	replied.Status, replied.AllocatedStock, replied.Range = domain.StockStatusPartiallyApproved, 50, domain.AWBRange{First: 1, Count: 50}
+	stock.Apply(srec, replied) // a later reply
 	r := &Renderer{Identity: identity, Bookings: bookings, Stock: stock}
 
 	tests := []struct {
@@ -83,7 +88,10 @@ func TestRendererShowsBookingsAndStockRequestsAsTheirFirstEventMadeThem(t *testi
 		{"booking.confirmed", domain.AggregateBooking, "b1", confirmed, "f1", true, domain.BookingStatusConfirmed, "020-12345675", 0, false},
 		{"booking.created to another forwarder", domain.AggregateBooking, "b1", requested, "f2", false, "", "", 0, false},
 		{"stock.requested", domain.AggregateStockRequest, "s1", stockRequested, "f1", true, domain.StockStatusPending, "", 0, true},
-		{"stock.replied", domain.AggregateStockRequest, "s1", domain.StockReplied{RequestID: "s1"}, "f1", true, domain.StockStatusApproved, "", 100, false},
+		{"booking.cancelled", domain.AggregateBooking, "b1", cancelled, "f1", true, domain.BookingStatusCancelled, "020-12345675", 0, false},
+		{"stock.replied, the first reply", domain.AggregateStockRequest, "s1", domain.StockReplied{RequestID: "s1", OrganizationID: "f1", AirlinePrefix: "020",
+			Status: domain.StockStatusApproved, AllocatedStock: 100, Range: domain.AWBRange{First: 1, Count: 100}, RepliedAt: at.Add(time.Minute)}, "f1", true, domain.StockStatusApproved, "", 100, false},
+		{"stock.replied, the later reply", domain.AggregateStockRequest, "s1", replied, "f1", true, domain.StockStatusPartiallyApproved, "", 50, false},
 		{"stock.requested to another forwarder", domain.AggregateStockRequest, "s1", stockRequested, "f2", false, "", "", 0, false},
 	}
 	for _, tt := range tests {
