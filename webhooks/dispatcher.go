@@ -531,7 +531,7 @@ func (d *Dispatcher) Ping(ctx context.Context, w domain.Webhook) (string, error)
 }
 
 // Redeliver queues an earlier delivery again, under a new delivery id,
-// with the resource as it is now.
+// its data rendered again from its event (see views.Renderer).
 func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID string, eventSeq uint64) (string, error) {
 	if eventSeq == 0 { // a ping
 		return d.Ping(ctx, w)
