@@ -258,7 +258,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, DefaultVolumeDivisor)
 	if len(e.Dimensions) == 0 {
 		// Without dimension lines, the volume stands for them.
-		e.ChargeableWeightKg = math.Ceil(max(e.WeightKg, e.VolumeM3*1e6/DefaultVolumeDivisor)*2) / 2
+		e.ChargeableWeightKg = upToHalfKg(max(e.WeightKg, e.VolumeM3*1e6/DefaultVolumeDivisor))
 	}
 	if c.ChargeableWeightKg != nil && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
 		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, rounded up to 0.5 kg)",

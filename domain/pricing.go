@@ -20,12 +20,21 @@ const (
 
 // ChargeableWeight is the larger of the gross weight and the volume weight
 // (Σ l×w×h×pieces cm³ / divisor), rounded up to the next half kilogram.
+// The half kilos are counted to a millionth first: decimal centimetres
+// carry float noise (64.4×50×150 cm / 6000 is 80.50000000000001, not
+// 80.5), which the ceiling would charge as another half kilo.
 func ChargeableWeight(grossKg float64, dims []DimensionLine, divisor float64) float64 {
 	cm3 := 0.0
 	for _, d := range dims {
 		cm3 += d.L * d.W * d.H * float64(d.Pieces)
 	}
-	return math.Ceil(max(grossKg, cm3/divisor)*2) / 2
+	return upToHalfKg(max(grossKg, cm3/divisor))
+}
+
+// upToHalfKg rounds kg up to the next half kilogram, counting the halves
+// to a millionth first so that float noise is not charged.
+func upToHalfKg(kg float64) float64 {
+	return math.Ceil(math.Round(kg*2*1e6)/1e6) / 2
 }
 
 // PriceOption is one bookable flight at a price.
