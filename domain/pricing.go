@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -56,12 +57,6 @@ type PriceOption struct {
 // day: carriers may quote in different currencies), or a refusal reason.
 func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
 	cw := q.ChargeableWeightKg
-	earliest := now.UTC().Format(time.DateOnly)
-	if q.DeliveryToAirlineDate > earliest {
-		earliest = q.DeliveryToAirlineDate
-	}
-	start, _ := time.Parse(time.DateOnly, earliest)
-	latest := start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
 
 	var options []PriceOption
 	reason := ReasonNoRoute
@@ -72,6 +67,12 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 		}
 	}
 	for _, f := range flights {
+		// Departure dates are local to the origin, so "today" is too: in
+		// the evening west of Greenwich it is already tomorrow in UTC, and
+		// the night's flights are still to go.
+		earliest := max(q.DeliveryToAirlineDate, localDate(now, f.OriginZone))
+		start, _ := time.Parse(time.DateOnly, earliest)
+		latest := start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
 		if f.Origin != q.Origin || f.Destination != q.Destination || f.DepartureDate < earliest || f.DepartureDate > latest ||
 			!f.Bookable() || f.DepartsAt.Before(now) ||
 			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {
@@ -117,6 +118,23 @@ var refusalText = map[string]string{
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
 	ReasonCommodityNotAccepted: "no airline on this route accepts the special handling codes",
+}
+
+// zones caches the time zones of localDate: time.LoadLocation reads its
+// file on every call, and pricing asks for each candidate flight.
+var zones sync.Map // name → *time.Location
+
+// localDate is the date at t in zone (UTC's when the zone is unknown).
+func localDate(t time.Time, zone string) string {
+	loc, ok := zones.Load(zone)
+	if !ok {
+		l, err := time.LoadLocation(zone)
+		if err != nil || zone == "" {
+			l = time.UTC
+		}
+		loc, _ = zones.LoadOrStore(zone, l)
+	}
+	return t.In(loc.(*time.Location)).Format(time.DateOnly)
 }
 
 func bestCard(cards []RateCard, f Flight) (RateCard, bool) {

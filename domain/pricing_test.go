@@ -2,6 +2,7 @@ package domain
 
 import (
 	"testing"
+	"time"
 )
 
 // Chargeable weight is rounded up to the next half kilogram, but a volume
@@ -26,5 +27,33 @@ func TestChargeableWeight(t *testing.T) {
 		if got := ChargeableWeight(tt.gross, tt.dims, DefaultVolumeDivisor); got != tt.want {
 			t.Errorf("%s: chargeable weight = %v kg, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// The flights on offer without a delivery date start today where they
+// depart, not today in UTC: in the evening at Los Angeles it is already
+// tomorrow in UTC, and a flight leaving LAX at 20:00 local time that day
+// is still hours ahead and bookable.
+func TestPricingOffersAFlightLaterTodayWestOfUTC(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip(err)
+	}
+	departs := time.Date(2026, 11, 27, 20, 0, 0, 0, la) // 2026-11-28 04:00 UTC
+	f := Flight{ID: "AA6-2026-11-27", Carrier: "AA", FlightNumber: "AA6", Origin: "LAX", Destination: "HNL",
+		DepartureDate: "2026-11-27", DepartureTime: "20:00", OriginZone: "America/Los_Angeles", DepartsAt: departs.UTC(),
+		CapacityKg: 10000, CapacityM3: 50, Status: FlightStatusScheduled}
+	card := RateCard{Carrier: "AA", Origin: "LAX", Destination: "HNL", Currency: "USD", MinimumCharge: 50,
+		Breaks: []RateBreak{{0, 3}}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	q := Quote{Origin: "LAX", Destination: "HNL", WeightKg: 100, ChargeableWeightKg: 100}
+	now := departs.Add(-3 * time.Hour) // 17:00 in Los Angeles, 01:00 UTC the next day
+	options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+	if err != nil || len(options) != 1 || options[0].FlightID != f.ID {
+		t.Fatalf("priced at %s: options %+v, %v; want the flight of 20:00 tonight", now.In(la).Format(time.DateTime), options, err)
+	}
+	// The same quote for delivery on the 27th, its local date, too.
+	q.DeliveryToAirlineDate = "2026-11-27"
+	if options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now); err != nil || len(options) != 1 {
+		t.Fatalf("delivered on the 27th: options %+v, %v; want the flight of 20:00 tonight", options, err)
 	}
 }
