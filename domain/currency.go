@@ -1,6 +1,9 @@
 package domain
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // currencies are the active codes of ISO 4217 list one (2026: without
 // ANG, replaced by XCG in 2025, and BGN, replaced by the euro in 2026),
@@ -14,3 +17,22 @@ LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN 
 NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP
 STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VED VES VND VUV WST XAF XCD
 XCG XOF XPF YER ZAR ZMW ZWG`)
+
+// minorUnits are the ISO 4217 decimals of the currencies that have other
+// than two: a yen has no cents, a Kuwaiti dinar has 1000 fils.
+var minorUnits = map[string]int{
+	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
+	"RWF": 0, "UGX": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+}
+
+// roundAmount rounds an amount to the minor unit of its currency, so that
+// a charge is one that can be invoiced and paid: no fractions of a yen.
+func roundAmount(v float64, currency string) float64 {
+	decimals, ok := minorUnits[currency]
+	if !ok {
+		decimals = 2
+	}
+	scale := math.Pow10(decimals)
+	return math.Round(v*scale) / scale
+}

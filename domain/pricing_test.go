@@ -57,3 +57,38 @@ func TestPricingOffersAFlightLaterTodayWestOfUTC(t *testing.T) {
 		t.Fatalf("delivered on the 27th: options %+v, %v; want the flight of 20:00 tonight", options, err)
 	}
 }
+
+// A charge is the rate of the weight break the shipment falls in, or a
+// heavier break's weight at its rate when cheaper, at least the minimum,
+// plus surcharges; and an amount in the card's currency: whole yen, fils
+// of a Kuwaiti dinar to the thousandth.
+func TestRateCardCharge(t *testing.T) {
+	card := func(currency string) RateCard {
+		return RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: currency, MinimumCharge: 75,
+			Breaks:     []RateBreak{{0, 4.5}, {45, 3.8}, {100, 3.2}, {300, 2.9}, {500, 2.6}, {1000, 2.3}},
+			Surcharges: map[string]float64{"DGR": 0.6, "PER": 0.25}}
+	}
+	tests := []struct {
+		name     string
+		currency string
+		cw       float64
+		shc      []string
+		want     float64
+	}{
+		{"the minimum charge", "EUR", 10, nil, 75},
+		{"the normal rate", "EUR", 20, nil, 90},
+		{"a heavier break is cheaper", "EUR", 44.5, nil, 171},
+		{"on a break", "EUR", 45, nil, 171},
+		{"between breaks", "EUR", 60, nil, 228},
+		{"from 1000 kg", "EUR", 1200, nil, 2760},
+		{"surcharges per kg on top", "EUR", 100, []string{"DGR", "PER"}, 405},
+		{"a code without a surcharge", "EUR", 100, []string{"EAP"}, 320},
+		{"whole yen", "JPY", 100.5, []string{"PER"}, 347}, // 321.6 + 25.125
+		{"Kuwaiti dinar to the fils", "KWD", 100.5, []string{"PER"}, 346.725},
+	}
+	for _, tt := range tests {
+		if got := card(tt.currency).Charge(tt.cw, tt.shc); got != tt.want {
+			t.Errorf("%s: %v kg %v = %v %s, want %v", tt.name, tt.cw, tt.shc, got, tt.currency, tt.want)
+		}
+	}
+}

@@ -185,7 +185,8 @@ func (c RateCard) Matches(origin, destination string) (int, bool) {
 // Charge prices a shipment of chargeable weight cw with special handling
 // codes shc: the rate of the weight break it falls in, or the charge of a
 // higher break if that is lower (the higher break's weight at its rate),
-// at least the minimum charge, plus surcharges per kg.
+// at least the minimum charge, plus surcharges per kg; in the minor unit
+// of the card's currency.
 func (c RateCard) Charge(cw float64, shc []string) (total float64) {
 	best := math.Inf(1)
 	for i, b := range c.Breaks {
@@ -200,7 +201,7 @@ func (c RateCard) Charge(cw float64, shc []string) (total float64) {
 	for _, code := range shc {
 		total += cw * c.Surcharges[code]
 	}
-	return math.Round(total*100) / 100
+	return roundAmount(total, c.Currency)
 }
 
 // Accepts reports whether the airline carries all of the codes.
