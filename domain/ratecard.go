@@ -148,7 +148,10 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	switch {
 	case err1 == nil && err2 == nil && to.Before(from):
 		p.Add("validTo", CodeInvalidDate, "must not be before validFrom")
-	case err2 == nil && to.Before(c.At.Truncate(24*time.Hour)):
+	// A day of slack, as for an RFQ's delivery date: a card's dates are
+	// the local departure dates it prices, and west of Greenwich
+	// yesterday in UTC is still today, with flights to go.
+	case err2 == nil && to.Before(c.At.UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)):
 		p.Add("validTo", CodeInvalidDate, "must not be in the past: the card would never price anything")
 	}
 	if err := p.Err(); err != nil {

@@ -38,6 +38,12 @@ func TestDecideSetRateCard(t *testing.T) {
 		{"complete", func(*SetRateCard) {}, ""},
 		{"any destination", func(c *SetRateCard) { c.Destination = "*" }, ""},
 		{"valid to today", func(c *SetRateCard) { c.ValidTo = "2026-11-26" }, ""},
+		{"valid to yesterday in UTC, today west of Greenwich", func(c *SetRateCard) {
+			c.ValidTo, c.At = "2026-11-26", time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC) // 17:00 on the 26th at LAX
+		}, ""},
+		{"valid to two days ago in UTC", func(c *SetRateCard) {
+			c.ValidTo, c.At = "2026-11-25", time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
+		}, "INVALID_DATE validTo"},
 		{"a flat rate over the breaks", func(c *SetRateCard) { c.WeightBreaks = map[string]float64{"N": 3, "45": 3, "100": 3} }, ""},
 		{"no normal rate", func(c *SetRateCard) { delete(c.WeightBreaks, "N") }, "REQUIRED weightBreaks.N"},
 		{"a break of no standard weight", func(c *SetRateCard) { c.WeightBreaks["50"] = 3 }, "INVALID_VALUE weightBreaks.50"},
