@@ -69,7 +69,7 @@ func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, flights *pro
 		var batch []domain.ScheduleFlight
 		for d := range days {
 			for _, rt := range demoTimetables[o.OrganizationID] {
-				f, err := demoFlight(rt, now.AddDate(0, 0, d), ref)
+				f, err := demoFlight(rt, now, d, ref)
 				if err != nil {
 					return err
 				}
@@ -95,9 +95,12 @@ func seedDemoTimetable(ctx context.Context, cmds *commands.Handler, flights *pro
 	return nil
 }
 
-// demoFlight is the departure of a route on a day, with the arrival
-// worked out in the destination's local time.
-func demoFlight(rt demoRoute, day time.Time, ref domain.Lookup) (domain.ScheduleFlight, error) {
+// demoFlight is the departure of a route days after now's local date at
+// its origin, with the arrival worked out in the destination's local
+// time. The days are counted on the origin's calendar, not in 24 hours
+// from now: across the night the clocks go forward, 23:30 plus a day of
+// 24 hours is 00:30 two days on, and that day's flight was never seeded.
+func demoFlight(rt demoRoute, now time.Time, days int, ref domain.Lookup) (domain.ScheduleFlight, error) {
 	origin, _ := ref.Airport(rt.origin)
 	destination, _ := ref.Airport(rt.destination)
 	from, err1 := time.LoadLocation(origin.Timezone)
@@ -105,7 +108,7 @@ func demoFlight(rt demoRoute, day time.Time, ref domain.Lookup) (domain.Schedule
 	if err1 != nil || err2 != nil {
 		return domain.ScheduleFlight{}, fmt.Errorf("demo timetable: time zones of %s-%s: %v %v", rt.origin, rt.destination, err1, err2)
 	}
-	date := day.In(from).Format(time.DateOnly)
+	date := now.In(from).AddDate(0, 0, days).Format(time.DateOnly)
 	dep, err := time.ParseInLocation("2006-01-02 15:04", date+" "+rt.departs, from)
 	if err != nil {
 		return domain.ScheduleFlight{}, err
