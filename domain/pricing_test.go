@@ -92,3 +92,19 @@ func TestRateCardCharge(t *testing.T) {
 		}
 	}
 }
+
+// A booking that states the chargeable weight of its pieces, 80.5 kg for
+// 64.4×50×150 cm, is taken: the service computes the same, not 81.
+func TestABookingStatingAHalfKiloChargeableWeightIsTaken(t *testing.T) {
+	dims := []DimensionLine{{L: 64.4, W: 50, H: 150, Pieces: 1}}
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 10, VolumeM3: 0.483, Commodity: Commodity{Code: "GEN"}, Dimensions: dims}
+	c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
+		ChargeableWeightKg: new(80.5), At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	events, err := DecideRequestBooking(Booking{}, q, c)
+	if err != nil {
+		t.Fatalf("booking stating 80.5 kg: %v", err)
+	}
+	if got := events[0].(BookingRequested).ChargeableWeightKg; got != 80.5 {
+		t.Errorf("chargeable weight = %v kg, want 80.5", got)
+	}
+}
