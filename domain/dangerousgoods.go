@@ -109,8 +109,14 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	if !classOK {
 		p.Add("class", CodeInvalidHazardClass, "must be a class 1 to 9 or a division (1.1–1.6 with compatibility group, 2.1–2.3, 4.1–4.3, 5.1, 5.2, 6.1, 6.2), not %q", e.Class)
 	}
+	known, ok := lookupDangerousGood(ref, e.UNNumber)
 	if classOK {
-		checkPackingGroup(&p, e.PackingGroup, e.Class)
+		// Some entries of the classes that use packing groups have none:
+		// self-reactive substances of 4.1 (UN3221–UN3240), wet batteries
+		// of class 8 (UN2794, UN2800), engines of class 3 (UN3528). Where
+		// the reference lists the UN number with no group, none is asked.
+		groupless := ok && len(orOne(known.PackingGroups, known.PackingGroup)) == 0
+		checkPackingGroup(&p, e.PackingGroup, e.Class, groupless)
 	}
 	if e.ProperShippingName == "" {
 		p.Add("properShippingName", CodeRequired, "is required")
@@ -146,7 +152,6 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 		return nil, err
 	}
 
-	known, ok := lookupDangerousGood(ref, e.UNNumber)
 	if !ok {
 		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is not in the loaded dangerous-goods reference data: check it by hand")
 		return []Event{e}, nil
@@ -184,14 +189,14 @@ func orOne(list []string, one string) []string {
 func IsHazardClass(s string) bool { return hazardClassPattern.MatchString(s) }
 
 // checkPackingGroup: I, II or III where the class uses one, none where it
-// does not.
-func checkPackingGroup(p *Problems, pg, class string) {
+// does not; groupless is an entry of a class that uses one that has none.
+func checkPackingGroup(p *Problems, pg, class string, groupless bool) {
 	switch {
 	case pg != "" && !slices.Contains(packingGroups, pg):
 		p.Add("packingGroup", CodeInvalidPackingGroup, "must be I, II or III")
 	case pg != "" && classIn(noPackingGroup, class):
 		p.Add("packingGroup", CodeInvalidPackingGroup, "class %s has no packing group", class)
-	case pg == "" && classIn(needPackingGroup, class):
+	case pg == "" && classIn(needPackingGroup, class) && !groupless:
 		p.Add("packingGroup", CodeRequired, "class %s needs a packing group (I, II or III)", class)
 	}
 }

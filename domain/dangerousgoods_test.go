@@ -163,3 +163,66 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 		t.Errorf("unknown UN number: %v %v", events, err)
 	}
 }
+
+// tableRef is the dangerous goods of the US DOT table as the reference
+// loader gathers them: a UN number's first entry names it, all its entries
+// give its classes and packing groups.
+type tableRef struct {
+	Lookup
+	goods map[string]KnownCommodity
+}
+
+func (r tableRef) DangerousGood(un string) (KnownCommodity, bool) {
+	c, ok := r.goods[un]
+	return c, ok
+}
+
+// Entries of classes that use packing groups, but which have none in the
+// table (self-reactive substances, wet batteries, engines), are declared
+// without one, and accepted.
+func TestDecideDGDEntriesWithoutPackingGroup(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	num := func(v float64) *float64 { return &v }
+	ref := tableRef{goods: map[string]KnownCommodity{}}
+	groupless := map[string]bool{}
+	for _, r := range readCSV(t, "dangerous-goods/us-dot-hmt-49cfr172101-2019.csv", ',', nil) {
+		un := r["id_number"]
+		if !strings.HasPrefix(un, "UN") || !IsHazardClass(r["hazard_class"]) {
+			continue
+		}
+		c, seen := ref.goods[un]
+		if !seen {
+			c = KnownCommodity{Code: un, UNNumber: un, Name: r["proper_shipping_name"], HazardClass: r["hazard_class"], DangerousGoods: true}
+			groupless[un] = true
+		}
+		if pg := r["packing_group"]; pg != "" {
+			c.PackingGroups = append(c.PackingGroups, pg)
+			groupless[un] = false
+		}
+		ref.goods[un] = c
+	}
+	n := 0
+	for un, c := range ref.goods {
+		if !groupless[un] || !classIn(needPackingGroup, c.HazardClass) {
+			continue
+		}
+		n++
+		name, _, _ := strings.Cut(c.Name, " or ") // the first of the names the entry offers
+		d := SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: un, ProperShippingName: name,
+			Class: c.HazardClass, PackingInstructions: "870", ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
+			Quantity: num(20), NetWeightKg: num(20)}
+		if _, err := DecideDGD(d, ref); err != nil {
+			t.Errorf("%s %q, class %s, no packing group: %v", un, c.Name, c.HazardClass, err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the table has no entry of such a class without a packing group")
+	}
+	// An entry the table gives a packing group still needs one.
+	d := SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: "UN1263", ProperShippingName: "Paint",
+		Class: "3", PackingInstructions: "353", ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
+		Quantity: num(20), NetWeightKg: num(20)}
+	if _, err := DecideDGD(d, ref); err == nil {
+		t.Error("UN1263 without a packing group accepted")
+	}
+}
