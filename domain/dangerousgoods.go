@@ -111,12 +111,16 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	}
 	known, ok := lookupDangerousGood(ref, e.UNNumber)
 	if classOK {
-		// Some entries of the classes that use packing groups have none:
-		// self-reactive substances of 4.1 (UN3221–UN3240), wet batteries
-		// of class 8 (UN2794, UN2800), engines of class 3 (UN3528). Where
-		// the reference lists the UN number with no group, none is asked.
-		groupless := ok && len(orOne(known.PackingGroups, known.PackingGroup)) == 0
-		checkPackingGroup(&p, e.PackingGroup, e.Class, groupless)
+		// Some entries break their class's rule: self-reactive substances
+		// of 4.1 (UN3221–UN3240), wet batteries of class 8 (UN2794,
+		// UN2800) and engines of class 3 (UN3528) have no packing group;
+		// clinical waste of 6.2 (UN3291) has II. The reference's groups
+		// for the UN number, where it knows it, decide.
+		var listed []string
+		if ok {
+			listed = orOne(known.PackingGroups, known.PackingGroup)
+		}
+		checkPackingGroup(&p, e.PackingGroup, e.Class, listed, ok)
 	}
 	if e.ProperShippingName == "" {
 		p.Add("properShippingName", CodeRequired, "is required")
@@ -189,14 +193,15 @@ func orOne(list []string, one string) []string {
 func IsHazardClass(s string) bool { return hazardClassPattern.MatchString(s) }
 
 // checkPackingGroup: I, II or III where the class uses one, none where it
-// does not; groupless is an entry of a class that uses one that has none.
-func checkPackingGroup(p *Problems, pg, class string, groupless bool) {
+// does not, unless the reference knows the UN number (known) and lists
+// the group declared, or none at all (listed).
+func checkPackingGroup(p *Problems, pg, class string, listed []string, known bool) {
 	switch {
 	case pg != "" && !slices.Contains(packingGroups, pg):
 		p.Add("packingGroup", CodeInvalidPackingGroup, "must be I, II or III")
-	case pg != "" && classIn(noPackingGroup, class):
+	case pg != "" && classIn(noPackingGroup, class) && !slices.Contains(listed, pg):
 		p.Add("packingGroup", CodeInvalidPackingGroup, "class %s has no packing group", class)
-	case pg == "" && classIn(needPackingGroup, class) && !groupless:
+	case pg == "" && classIn(needPackingGroup, class) && !(known && len(listed) == 0):
 		p.Add("packingGroup", CodeRequired, "class %s needs a packing group (I, II or III)", class)
 	}
 }

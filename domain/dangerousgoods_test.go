@@ -177,14 +177,21 @@ func (r tableRef) DangerousGood(un string) (KnownCommodity, bool) {
 	return c, ok
 }
 
-// Entries of classes that use packing groups, but which have none in the
-// table (self-reactive substances, wet batteries, engines), are declared
-// without one, and accepted.
-func TestDecideDGDEntriesWithoutPackingGroup(t *testing.T) {
+// Entries that break their class's rule on packing groups in the table
+// are declared as the table has them, and accepted: those of classes that
+// use packing groups but have none (self-reactive substances, wet
+// batteries, engines), and those of classes that use none but have one
+// (clinical waste, UN3291, 6.2 II).
+func TestDecideDGDEntriesAgainstTheirClassPackingGroupRule(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	num := func(v float64) *float64 { return &v }
+	declare := func(un, name, class, pg, pi string) SubmitDGD {
+		name, _, _ = strings.Cut(name, " or ") // the first of the names the entry offers
+		return SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: un, ProperShippingName: name,
+			Class: class, PackingGroup: pg, PackingInstructions: pi, ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
+			Quantity: num(20), NetWeightKg: num(20)}
+	}
 	ref := tableRef{goods: map[string]KnownCommodity{}}
-	groupless := map[string]bool{}
 	for _, r := range readCSV(t, "dangerous-goods/us-dot-hmt-49cfr172101-2019.csv", ',', nil) {
 		un := r["id_number"]
 		if !strings.HasPrefix(un, "UN") || !IsHazardClass(r["hazard_class"]) {
@@ -193,36 +200,42 @@ func TestDecideDGDEntriesWithoutPackingGroup(t *testing.T) {
 		c, seen := ref.goods[un]
 		if !seen {
 			c = KnownCommodity{Code: un, UNNumber: un, Name: r["proper_shipping_name"], HazardClass: r["hazard_class"], DangerousGoods: true}
-			groupless[un] = true
 		}
 		if pg := r["packing_group"]; pg != "" {
 			c.PackingGroups = append(c.PackingGroups, pg)
-			groupless[un] = false
 		}
 		ref.goods[un] = c
 	}
-	n := 0
+	groupless, grouped := 0, 0
 	for un, c := range ref.goods {
-		if !groupless[un] || !classIn(needPackingGroup, c.HazardClass) {
-			continue
-		}
-		n++
-		name, _, _ := strings.Cut(c.Name, " or ") // the first of the names the entry offers
-		d := SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: un, ProperShippingName: name,
-			Class: c.HazardClass, PackingInstructions: "870", ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
-			Quantity: num(20), NetWeightKg: num(20)}
-		if _, err := DecideDGD(d, ref); err != nil {
-			t.Errorf("%s %q, class %s, no packing group: %v", un, c.Name, c.HazardClass, err)
+		switch {
+		case len(c.PackingGroups) == 0 && classIn(needPackingGroup, c.HazardClass):
+			groupless++
+			if _, err := DecideDGD(declare(un, c.Name, c.HazardClass, "", "870"), ref); err != nil {
+				t.Errorf("%s %q, class %s, no packing group: %v", un, c.Name, c.HazardClass, err)
+			}
+		case len(c.PackingGroups) > 0 && classIn(noPackingGroup, c.HazardClass):
+			grouped++
+			if _, err := DecideDGD(declare(un, c.Name, c.HazardClass, c.PackingGroups[0], "622"), ref); err != nil {
+				t.Errorf("%s %q, class %s, packing group %s: %v", un, c.Name, c.HazardClass, c.PackingGroups[0], err)
+			}
 		}
 	}
-	if n == 0 {
-		t.Fatal("the table has no entry of such a class without a packing group")
+	if groupless == 0 || grouped == 0 {
+		t.Fatalf("the table has %d entries that need a packing group and have none, %d that need none and have one", groupless, grouped)
 	}
-	// An entry the table gives a packing group still needs one.
-	d := SubmitDGD{DGDSubmitted: DGDSubmitted{AWBNumber: "020-00000011", UNNumber: "UN1263", ProperShippingName: "Paint",
-		Class: "3", PackingInstructions: "353", ShipperDeclaration: "I hereby declare…", SubmittedAt: now},
-		Quantity: num(20), NetWeightKg: num(20)}
-	if _, err := DecideDGD(d, ref); err == nil {
-		t.Error("UN1263 without a packing group accepted")
+	// Entries that keep their class's rule still do.
+	for _, tt := range []struct{ un, name, class, pg, want string }{
+		{"UN1263", "Paint", "3", "", "REQUIRED packingGroup"},
+		{"UN2814", "Infectious substance, affecting humans", "6.2", "II", "INVALID_PACKING_GROUP packingGroup"},
+	} {
+		_, err := DecideDGD(declare(tt.un, tt.name, tt.class, tt.pg, "620"), ref)
+		got := ""
+		if e, ok := err.(*Error); ok {
+			got = string(e.Fields[0].Code) + " " + e.Fields[0].Field
+		}
+		if got != tt.want {
+			t.Errorf("%s class %s packing group %q: %v, want %s", tt.un, tt.class, tt.pg, err, tt.want)
+		}
 	}
 }
