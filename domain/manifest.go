@@ -126,7 +126,8 @@ type SubmitManifest struct {
 
 // DecideSubmitManifest checks a manifest: the flight is the airline's and
 // has not arrived, every AWB is booked on it or waiting at its origin (see
-// ManifestCandidate), none twice. Totals that differ from the shipments' declarations are
+// ManifestCandidate), none twice, and once it has departed none it loaded
+// is left out. Totals that differ from the shipments' declarations are
 // accepted — the airline's scales are the truth — and reported.
 func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 	if err := checkOwnFlight(f, c.Carrier); err != nil {
@@ -193,6 +194,13 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		if !seen[awb] {
 			e.Dropped = append(e.Dropped, f.Loaded[awb])
 		}
+	}
+	// A shipment left out is offloaded (DIS/OFLD): not from a flight in
+	// the air, as an offload report is not. A revised manifest of a
+	// departed flight may still add cargo found on board.
+	if len(e.Dropped) > 0 && f.Status == FlightStatusDeparted {
+		return nil, Errorf(Conflict, "flight %s has departed with %s on board: a revised manifest cannot leave it out (cargo missing on arrival is a DIS event)",
+			f.ID, e.Dropped[0].AWBNumber)
 	}
 	for _, d := range []ManifestDifference{
 		{"totalPieces", float64(e.TotalPieces), float64(declared.Pieces)},

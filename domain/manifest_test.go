@@ -189,6 +189,28 @@ func TestRevisedManifestDrops(t *testing.T) {
 	}
 }
 
+// Once a flight has departed, a revised manifest may add cargo found on
+// board, but not leave out cargo it loaded: that would offload it from a
+// flight in the air, which an offload report may not (cargo missing on
+// arrival is a DIS event).
+func TestRevisedManifestOfADepartedFlightDropsNothing(t *testing.T) {
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: []Load{{"020-00000011", 2, 100, 1}, {"020-00000022", 3, 200, 2}}})
+	f.Status = FlightStatusDeparted
+	both := []ManifestCandidate{{Load: Load{"020-00000011", 2, 100, 1}, Known: true}, {Load: Load{"020-00000022", 3, 200, 2}, Known: true}}
+	found := ManifestCandidate{Load: Load{"020-00000033", 1, 10, 0.1}, Known: true}
+	if _, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m2", Carrier: "LH", Shipments: both[:1]}); problemOf(err) != "conflict" {
+		t.Errorf("a revised manifest of a departed flight leaving a shipment out = %v, want a conflict", err)
+	}
+	events, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m3", Carrier: "LH", Shipments: append(both, found)})
+	if err != nil {
+		t.Fatalf("a revised manifest of a departed flight adding a shipment: %v", err)
+	}
+	if m := events[0].(ManifestSubmitted); len(m.Dropped) != 0 || len(m.Shipments) != 3 {
+		t.Errorf("revised manifest = %+v", m)
+	}
+}
+
 func TestNewManifestCandidate(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
 	fromFRA := Flight{ID: "LH8402-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
