@@ -141,6 +141,18 @@ func (e ShipmentStatusRecorded) XFSUCode() string {
 	return e.StatusCode
 }
 
+// SplitEventType reads an event type as a status code and its
+// discrepancy qualifier, if any: DIS/OFLD, or DIS_OFLD as Cargo-XML XFSU
+// and ONE Record write it (and as the service's xfsuCode answers it).
+func SplitEventType(s string) (code, qualifier string) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	code, qualifier, found := strings.Cut(s, "/")
+	if !found {
+		code, qualifier, _ = strings.Cut(s, "_")
+	}
+	return code, qualifier
+}
+
 // RecordStatus is a status event posted for a shipment.
 type RecordStatus struct {
 	AWBNumber       string
@@ -160,7 +172,7 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 	var p Problems
 	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
 		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
-	code, qualifier, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(c.EventType)), "/")
+	code, qualifier := SplitEventType(c.EventType)
 	switch field := strings.ToUpper(strings.TrimSpace(c.DiscrepancyCode)); {
 	case qualifier == "":
 		qualifier = field

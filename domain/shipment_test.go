@@ -151,3 +151,35 @@ func TestShipmentCheckFiler(t *testing.T) {
 		}
 	}
 }
+
+// Every code of the IATA list is taken as posted in the form the service
+// answers it in (xfsuCode) and Cargo-XML and ONE Record name it: DIS_OFLD
+// as well as DIS/OFLD.
+func TestDecideRecordStatusTakesTheXFSUCodes(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	n := 0
+	for _, r := range readCSV(t, "fsu-status-codes.csv", ',', nil) {
+		xfsu := r["oneRecordCode"]
+		if xfsu == "" {
+			continue // DIS without its qualifier
+		}
+		n++
+		for _, posted := range []string{xfsu, strings.ReplaceAll(xfsu, "_", "/")} {
+			events, err := DecideRecordStatus(RecordStatus{AWBNumber: "020-00000011", EventType: posted, EventDate: "2026-11-25T10:00:00Z",
+				Location: "FRA", At: now}, knownAirports{})
+			if err != nil {
+				t.Errorf("%s: %v", posted, err)
+				continue
+			}
+			if got := events[0].(ShipmentStatusRecorded).XFSUCode(); got != xfsu {
+				t.Errorf("%s recorded as %s", posted, got)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no codes in the list")
+	}
+	if code, qualifier := SplitEventType("dis_ofld"); code != "DIS" || qualifier != "OFLD" {
+		t.Errorf("SplitEventType(dis_ofld) = %s, %s", code, qualifier)
+	}
+}

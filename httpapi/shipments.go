@@ -73,8 +73,8 @@ func (s *Server) handleShipmentEvents() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		from, to := timeWindow(q, &p)
-		eventType := strings.ToUpper(strings.TrimSpace(q.Get("eventType")))
-		code, disc, _ := strings.Cut(eventType, "/")
+		eventType := strings.TrimSpace(q.Get("eventType"))
+		code, disc := domain.SplitEventType(eventType)
 		if eventType != "" && !projections.IsTimelineType(code, disc) {
 			p.Add("eventType", domain.CodeInvalidEventType, "must be an IATA status code (RCS, MAN, DEP, DIS/OFLD, …) or a filing (%s)", strings.Join(projections.FilingKinds, ", "))
 		}

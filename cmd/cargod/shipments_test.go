@@ -132,10 +132,13 @@ func TestShipmentTimeline(t *testing.T) {
 		} else if r.json(t, &filings); len(filings.Events) != 0 {
 			t.Errorf("e-DGDs = %+v", filings.Events)
 		}
-		var off struct{ Events []statusEvent }
-		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: tok}).json(t, &off)
-		if len(off.Events) != 1 || *off.Events[0].DiscrepancyCode != "OFLD" || off.Events[0].Notes != "one crate short" {
-			t.Errorf("offloads = %+v", off.Events)
+		// The filter takes the code as the events carry it in xfsuCode too.
+		for _, filter := range []string{"DIS/OFLD", "DIS_OFLD"} {
+			var off struct{ Events []statusEvent }
+			s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=" + filter, token: tok}).json(t, &off)
+			if len(off.Events) != 1 || *off.Events[0].DiscrepancyCode != "OFLD" || off.Events[0].Notes != "one crate short" {
+				t.Errorf("offloads by %s = %+v", filter, off.Events)
+			}
 		}
 		var sh struct {
 			AWBNumber   string
