@@ -197,7 +197,9 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 		p.Add("screeningResult", CodeInvalidScreeningResult, "a secure status (%s) needs a passed screening by a listed method, or an exemption", e.SecurityStatus)
 	}
 	if c.ScreeningDate == "" {
-		if e.Exemption == "" {
+		// A screening has a date; cargo declared not secure (NSC) that
+		// no one screened yet, like exempt cargo, has none to give.
+		if screened := len(methods) > 0 || e.ScreeningResult != ""; e.Exemption == "" && (secure || screened) {
 			p.Add("screeningDate", CodeRequired, "is required")
 		}
 	} else {

@@ -31,6 +31,13 @@ func TestDecideCSD(t *testing.T) {
 		{"screening date not a date", func(c *SubmitCSD) { c.ScreeningDate = "25/11/2026" }, "INVALID_DATE screeningDate"},
 		{"screening date zero", func(c *SubmitCSD) { c.ScreeningDate = "0001-01-01T00:00:00Z" }, "INVALID_DATE screeningDate"},
 		{"no screening date", func(c *SubmitCSD) { c.ScreeningDate = "" }, "REQUIRED screeningDate"},
+		{"not secured, not screened yet", func(c *SubmitCSD) {
+			c.SecurityStatus, c.ScreeningMethod, c.ScreeningResult, c.ScreeningDate = "NSC", "", "", ""
+		}, "NSC"},
+		{"failed, no screening date", func(c *SubmitCSD) { c.ScreeningResult, c.ScreeningDate = "fail", "" }, "REQUIRED screeningDate"},
+		{"not secure after a screening, no date", func(c *SubmitCSD) {
+			c.SecurityStatus, c.ScreeningResult, c.ScreeningDate = "NSC", "", ""
+		}, "REQUIRED screeningDate"},
 		{"unknown status", func(c *SubmitCSD) { c.SecurityStatus = "SAFE" }, "INVALID_SECURITY_STATUS securityStatus"},
 		{"unknown result", func(c *SubmitCSD) { c.ScreeningResult = "maybe" }, "INVALID_SCREENING_RESULT screeningResult"},
 		{"unknown method", func(c *SubmitCSD) { c.ScreeningMethod = "SNIFF" }, "INVALID_SCREENING_METHOD screeningMethod"},
