@@ -20,7 +20,10 @@ type Renderer struct {
 // and false when that organisation may not see it.
 func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, orgID string) (any, bool) {
 	o, ok := r.Identity.Organization(orgID)
-	if !ok {
+	// A disabled or deleted organisation is shut out: its subscriptions
+	// would otherwise go on receiving what its credentials may no longer
+	// read (an airline, every new RFQ open to it).
+	if !ok || !o.Status.Active() {
 		return nil, false
 	}
 	p := o.Principal("webhook")

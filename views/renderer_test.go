@@ -117,3 +117,37 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 		}
 	}
 }
+
+// A shut-out tenant (disabled or deleted organisation) gets no more data
+// through its webhooks than through the API: an airline disabled must not
+// go on receiving every new RFQ open to it.
+func TestRendererRendersNothingForAnOrganisationThatIsNotActive(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
+	for _, o := range []domain.OrganizationCreated{
+		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		{OrganizationID: "lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: at},
+	} {
+		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
+	}
+	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
+		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
+	quotes.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}, requested)
+	r := &Renderer{Identity: identity, Quotes: quotes}
+	if _, ok := r.Render(domain.AggregateQuote, "q1", requested, "lh"); !ok {
+		t.Fatal("quote.created is not rendered for an active airline it is open to")
+	}
+	for _, tt := range []struct {
+		status  domain.CredentialStatus
+		visible bool
+	}{
+		{domain.StatusDisabled, false},
+		{domain.StatusActive, true},
+		{domain.StatusDeleted, false},
+	} {
+		identity.Apply(domain.Record{}, domain.OrganizationStatusChanged{OrganizationID: "lh", Status: tt.status, ChangedAt: at})
+		if _, ok := r.Render(domain.AggregateQuote, "q1", requested, "lh"); ok != tt.visible {
+			t.Errorf("quote.created to an airline %s: rendered %v, want %v", tt.status, ok, tt.visible)
+		}
+	}
+}
