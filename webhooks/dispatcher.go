@@ -153,19 +153,7 @@ var deliveryNamespace = uuid.MustParse("3f0f6c1e-5a9b-4c1d-8e2f-7b6a5d4c3b2a")
 // Run dispatches events and sends deliveries until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) {
 	inHand := d.inHand()
-	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
-	d.client = &http.Client{
-		Timeout: 15 * time.Second,
-		// Every request may be to one host (subscriptions on different
-		// paths of one receiver): each keeps its connection for the
-		// next, rather than a new one being dialled per delivery.
-		// Idle connections are closed after a while, and all of them
-		// once Run returns: a receiver that keeps its end open holds
-		// no connection, and no goroutine, of a dispatcher stopped.
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, IdleConnTimeout: 90 * time.Second, Proxy: nil},
-		// A redirect is an answer, not an instruction: it is not followed.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	d.client = d.newClient(inHand)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -888,6 +876,24 @@ func (d *Dispatcher) turn(webhookID string) *turns {
 	return t
 }
 
+// newClient is the client deliveries are sent with: guarded at each
+// connection (see Guard), keeping up to inHand idle connections per host.
+func (d *Dispatcher) newClient(inHand int) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: d.Guard.control}
+	return &http.Client{
+		Timeout: 15 * time.Second,
+		// Every request may be to one host (subscriptions on different
+		// paths of one receiver): each keeps its connection for the
+		// next, rather than a new one being dialled per delivery.
+		// Idle connections are closed after a while, and all of them
+		// once Run returns: a receiver that keeps its end open holds
+		// no connection, and no goroutine, of a dispatcher stopped.
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, IdleConnTimeout: 90 * time.Second, Proxy: nil},
+		// A redirect is an answer, not an instruction: it is not followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
 // post sends the delivery, signed; it returns the status (0 when there
 // was no answer) and a Retry-After the receiver asked for.
 func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, time.Duration, error) {
@@ -910,6 +916,13 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		req.Header.Set("Cargo-Correlation-Id", j.CorrelationID)
 	}
 	resp, err := d.client.Do(req)
+	if errors.Is(err, errRefusedTarget) {
+		// The error names the address dialled: where the host points
+		// now is the operator's to learn, not the subscriber's, whose
+		// delivery log shows the error (see Guard.Check).
+		d.Log.Warn("webhook target refused", "webhook", w.ID, "err", err)
+		return 0, 0, fmt.Errorf("%s is not allowed: a webhook target must be reachable on the public internet", req.URL.Hostname())
+	}
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1353,3 +1353,27 @@ func TestAQueuedDeliveryWhoseNextJobIsTooLargeForTheQueueIsRecordedDead(t *testi
 		})
 	}
 }
+
+// The delivery log is the subscriber's to read: a name that points at an
+// internal address by the time of delivery (DNS rebinding, or a CNAME to
+// an internal name) is refused without saying where it points, as at
+// registration, or the log would map the service's network for whoever
+// registers names.
+func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("a delivery reached a loopback receiver with private targets not allowed")
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	sealer := testSealer(t)
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+	d.client = d.newClient(1)
+	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: "http://localhost:" + port + "/hooks", SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	attempt, _ := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: []byte(`{}`)}, 1)
+	if attempt.Error == "" || attempt.Outcome == domain.DeliveryDelivered {
+		t.Fatalf("attempt = %+v, want it refused", attempt)
+	}
+	if strings.Contains(attempt.Error, "127.0.0.1") || strings.Contains(attempt.Error, "::1") || !strings.Contains(attempt.Error, "not allowed") {
+		t.Errorf("attempt error = %q, want a refusal that names no address", attempt.Error)
+	}
+}

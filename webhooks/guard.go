@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -72,6 +73,10 @@ func (g Guard) Check(u *url.URL) string {
 	return ""
 }
 
+// errRefusedTarget is a connection control refused. Its message, with
+// the address, is for the operator's logs only (see Dispatcher.post).
+var errRefusedTarget = errors.New("webhooks: refusing to connect to")
+
 // control refuses connections to blocked addresses, whatever a name
 // resolved to at registration.
 func (g Guard) control(_, address string, _ syscall.RawConn) error {
@@ -83,7 +88,7 @@ func (g Guard) control(_, address string, _ syscall.RawConn) error {
 		return err
 	}
 	if blocked(ap.Addr()) {
-		return fmt.Errorf("webhooks: refusing to connect to %s", ap.Addr())
+		return fmt.Errorf("%w %s", errRefusedTarget, ap.Addr())
 	}
 	return nil
 }
