@@ -21,12 +21,34 @@ func (h *Handler) CreateOrganization(ctx context.Context, m Meta, c domain.Creat
 	}
 	c.At = h.now().UTC()
 	agg := domain.Aggregate{Type: domain.AggregateOrganization, ID: c.OrganizationID}
-	if !domain.ValidIdentifier(c.OrganizationID) {
-		return Result[domain.Organization]{}, c.Validate()
+	if err := c.Validate(); err != nil {
+		return Result[domain.Organization]{}, err
 	}
-	return execute(ctx, h, agg, m, domain.EvolveOrganization, func(o domain.Organization) ([]domain.Event, error) {
-		return domain.DecideCreateOrganization(o, c)
+	decide := func(o domain.Organization) ([]domain.Event, error) { return domain.DecideCreateOrganization(o, c) }
+	if c.Role != domain.RoleAirline {
+		return execute(ctx, h, agg, m, domain.EvolveOrganization, decide)
+	}
+	// An airline claims its prefix and code in the transaction that
+	// creates it: of two created at once with either, one is refused.
+	sub := func(step string) Meta { s := m; s.CommandID, s.IfVersion = m.CommandID+":"+step, nil; return s }
+	var res *Result[domain.Organization]
+	err := transact(ctx, h, func(t *transaction) error {
+		for _, id := range [][2]string{{"awbPrefix", c.AWBPrefix}, {"iataCode", c.AirlineCode}} {
+			claim := domain.Aggregate{Type: domain.AggregateAirlineClaim, ID: domain.AirlineClaimID(id[0], id[1])}
+			if _, err := decideIn(t, claim, sub(id[0]), domain.EvolveAirlineClaim, func(cl domain.AirlineClaim) ([]domain.Event, error) {
+				return domain.DecideClaimAirlineIdentifier(cl, id[0], id[1], c.OrganizationID, c.At)
+			}); err != nil {
+				return err
+			}
+		}
+		var err error
+		res, err = decideIn(t, agg, m, domain.EvolveOrganization, decide)
+		return err
 	})
+	if err != nil || res == nil {
+		return Result[domain.Organization]{}, err
+	}
+	return *res, nil
 }
 
 // organization loads an organisation; a missing one is the zero value.

@@ -28,6 +28,9 @@ const (
 	// A revoked token, by its jti: revocations of every token of a
 	// client, user or organisation are events of that aggregate.
 	AggregateTokenRevocation = "tokenrevocation"
+	// An airline's AWB prefix or IATA code, by AirlineClaimID: which
+	// organisation holds it.
+	AggregateAirlineClaim = "airlineclaim"
 )
 
 // AggregateTypes lists every aggregate type.
@@ -36,5 +39,5 @@ var AggregateTypes = []string{
 	AggregateQuote, AggregateBooking, AggregateFlight, AggregateRateCard,
 	AggregateStockRequest, AggregateAWBPrefix, AggregateStockLedger, AggregateAWB,
 	AggregateWaybill, AggregateCompliance, AggregateShipment, AggregateDocument,
-	AggregateReference, AggregateWebhook, AggregateDelivery, AggregateTokenRevocation,
+	AggregateReference, AggregateWebhook, AggregateDelivery, AggregateTokenRevocation, AggregateAirlineClaim,
 }

@@ -22,6 +22,7 @@ type Event interface {
 // changes need neither.
 var decoders = map[string]func([]byte) (Event, error){
 	OrganizationCreated{}.EventType():       decoder[OrganizationCreated],
+	AirlineIdentifierClaimed{}.EventType():  decoder[AirlineIdentifierClaimed],
 	ClientCreated{}.EventType():             decoder[ClientCreated],
 	UserCreated{}.EventType():               decoder[UserCreated],
 	APIKeyCreated{}.EventType():             decoder[APIKeyCreated],

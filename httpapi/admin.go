@@ -28,7 +28,10 @@ func (s *Server) handleCreateOrganization() handlerFunc {
 			return err
 		}
 		// One organisation per airline: a second one with its prefix or
-		// code would see the first one's quotes, rates and stock.
+		// code would see the first one's quotes, rates and stock. The
+		// command claims both (against airlines created at the same
+		// time); this check finds airlines created before claims were
+		// recorded, which hold none.
 		if o, ok := s.identity.Airline(req.AWBPrefix, req.IATACode); ok && req.Role == domain.RoleAirline && o.ID != req.ID {
 			return domain.Errorf(domain.Conflict, "organisation %s is the airline %s with AWB prefix %s already", o.ID, o.AirlineCode, o.AWBPrefix)
 		}

@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -492,4 +494,47 @@ func TestBootstrapAdminMustBeTheOperators(t *testing.T) {
 			t.Errorf("start = %v", err)
 		}
 	})
+}
+
+// The read model an admin's request checks may not show an airline
+// created a moment before, on this replica or another: the prefix and
+// code are claimed in the transaction that creates the airline.
+func TestAirlinesCreatedAtOnceWithOnePrefixAndCodeAreOneAndConflicts(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	statuses := make([]int, 8)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range statuses {
+		wg.Go(func() {
+			<-start
+			statuses[i] = s.do(t, request{method: "POST", path: "/api/admin/organizations", token: admin,
+				body: map[string]any{"id": fmt.Sprintf("dup-%d", i), "name": "Dup", "role": "airline", "awbPrefix": "999", "iataCode": "ZZ"}}).status
+		})
+	}
+	close(start)
+	wg.Wait()
+	created := 0
+	for _, st := range statuses {
+		switch st {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+		default:
+			t.Errorf("status %d, want 201 or 409", st)
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d airlines created with prefix 999 and code ZZ at once (statuses %v), want 1", created, statuses)
+	}
+	// Each on its own is enough to conflict.
+	for _, body := range []map[string]any{
+		{"id": "dup-prefix", "name": "Dup", "role": "airline", "awbPrefix": "999", "iataCode": "ZY"},
+		{"id": "dup-code", "name": "Dup", "role": "airline", "awbPrefix": "998", "iataCode": "zz"},
+	} {
+		if r := s.do(t, request{method: "POST", path: "/api/admin/organizations", token: admin, body: body}); r.status != http.StatusConflict {
+			t.Errorf("%v: %d %s, want 409", body, r.status, r.body)
+		}
+	}
 }
