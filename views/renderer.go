@@ -13,6 +13,11 @@ type Renderer struct {
 	Stock         *projections.AWBStock
 	Flights       *projections.Flights
 	ShipmentFacts projections.ShipmentFacts
+	// Demo is whether the service runs in demo mode: without it, the
+	// demo organisations are closed (see domain.Organization.UsableInDemoMode),
+	// and so are the subscriptions anyone registered with their public
+	// credentials.
+	Demo bool
 }
 
 // Render is the data of a webhook delivery of event e of an aggregate:
@@ -20,10 +25,11 @@ type Renderer struct {
 // and false when that organisation may not see it.
 func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, orgID string) (any, bool) {
 	o, ok := r.Identity.Organization(orgID)
-	// A disabled or deleted organisation is shut out: its subscriptions
-	// would otherwise go on receiving what its credentials may no longer
-	// read (an airline, every new RFQ open to it).
-	if !ok || !o.Status.Active() {
+	// A disabled or deleted organisation is shut out, as is a demo one
+	// without demo mode: its subscriptions would otherwise go on
+	// receiving what its credentials may no longer read (an airline,
+	// every new RFQ open to it).
+	if !ok || !o.Status.Active() || !o.UsableInDemoMode(r.Demo) {
 		return nil, false
 	}
 	p := o.Principal("webhook")

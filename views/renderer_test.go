@@ -151,3 +151,25 @@ func TestRendererRendersNothingForAnOrganisationThatIsNotActive(t *testing.T) {
 		}
 	}
 }
+
+// A demo organisation's credentials are public: with demo mode off it is
+// closed whole, and so are the subscriptions anyone registered with them.
+func TestRendererRendersNothingForADemoOrganisationWithoutDemoMode(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
+	for _, o := range []domain.OrganizationCreated{
+		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		{OrganizationID: "demo-lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", Demo: true, CreatedAt: at},
+	} {
+		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
+	}
+	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
+		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
+	quotes.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}, requested)
+	for _, demo := range []bool{true, false} {
+		r := &Renderer{Identity: identity, Quotes: quotes, Demo: demo}
+		if _, ok := r.Render(domain.AggregateQuote, "q1", requested, "demo-lh"); ok != demo {
+			t.Errorf("quote.created to the demo airline, demo mode %v: rendered %v, want %v", demo, ok, demo)
+		}
+	}
+}

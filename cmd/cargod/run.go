@@ -180,7 +180,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
-	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
+	payloads := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts,
+		Demo: cfg.Demo}
 	deliveries, err := store.Queue(ctx, "webhooks")
 	if err != nil {
 		return err
