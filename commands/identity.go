@@ -180,7 +180,7 @@ func (h *Handler) RevokeAPIKey(ctx context.Context, m Meta, keyID string) (Resul
 	}
 	at := h.now().UTC()
 	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateAPIKey, ID: keyID}, m, domain.EvolveAPIKey,
-		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideRevokeAPIKey(k, at) })
+		func(k domain.APIKey) ([]domain.Event, error) { return domain.DecideRevokeAPIKey(k, m.Principal, at) })
 }
 
 // SetRateLimits sets an organisation's own request limits.

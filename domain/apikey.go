@@ -57,13 +57,18 @@ func DecideCreateAPIKey(k APIKey, org Organization, cmd CreateAPIKey) ([]Event, 
 		Name: strings.TrimSpace(cmd.Name), KeyHash: cmd.KeyHash, CreatedAt: cmd.At}}, nil
 }
 
-// DecideRevokeAPIKey revokes a key; revoking twice changes nothing.
-func DecideRevokeAPIKey(k APIKey, at time.Time) ([]Event, error) {
+// DecideRevokeAPIKey revokes a key for by; revoking twice changes
+// nothing. An admin cannot revoke the key it calls with, as it cannot
+// disable its own client or user: the caller's way in stays open.
+func DecideRevokeAPIKey(k APIKey, by Principal, at time.Time) ([]Event, error) {
 	if k.KeyID == "" {
 		return nil, Errorf(NotFound, "no such API key")
 	}
 	if k.Revoked {
 		return nil, nil
+	}
+	if by.Subject == "apikey:"+k.KeyID {
+		return nil, Errorf(Conflict, "API key %s is what this request authenticates with: use another admin's credential to revoke it", k.KeyID)
 	}
 	return []Event{APIKeyRevoked{KeyID: k.KeyID, RevokedAt: at}}, nil
 }

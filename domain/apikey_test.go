@@ -44,17 +44,22 @@ func TestDecideCreateAPIKey(t *testing.T) {
 func TestDecideRevokeAPIKey(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	created := APIKeyCreated{KeyID: "k1", OrganizationID: "f1", KeyHash: "5e88"}
+	admin := Principal{Subject: "client:ops", OrganizationID: "operator", Role: RoleAdmin}
 	tests := []struct {
 		name    string
 		history []Event
+		by      Principal
 		want    string // the key revoked, "" for no change, or the error's code
 	}{
-		{"in use", []Event{created}, "k1"},
-		{"revoked already", []Event{created, APIKeyRevoked{KeyID: "k1"}}, ""},
-		{"no key", nil, "not_found"},
+		{"in use", []Event{created}, admin, "k1"},
+		{"by another key", []Event{created}, Principal{Subject: "apikey:k2", OrganizationID: "f1", Role: RoleAdmin}, "k1"},
+		// No lock-out by accident, as with clients and users.
+		{"by the key itself", []Event{created}, Principal{Subject: "apikey:k1", OrganizationID: "f1", Role: RoleAdmin}, "conflict"},
+		{"revoked already", []Event{created, APIKeyRevoked{KeyID: "k1"}}, admin, ""},
+		{"no key", nil, admin, "not_found"},
 	}
 	for _, tt := range tests {
-		events, err := DecideRevokeAPIKey(given(EvolveAPIKey, tt.history...), at)
+		events, err := DecideRevokeAPIKey(given(EvolveAPIKey, tt.history...), tt.by, at)
 		if got := outcomeOf(events, err, func(e APIKeyRevoked) string { return e.KeyID }); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
