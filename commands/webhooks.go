@@ -17,8 +17,31 @@ func (h *Handler) RegisterWebhook(ctx context.Context, m Meta, c domain.Register
 	c.WebhookID = m.DeriveID("webhook")
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
-	return create(ctx, h, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
-		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
+	// The quota and the subscription are stored together: of
+	// registrations at once past the limit, the last are refused.
+	quota := m
+	quota.CommandID, quota.IfVersion = m.CommandID+":quota", nil
+	var res *Result[domain.Webhook]
+	err := transact(ctx, h, func(t *transaction) error {
+		if _, err := decideIn(t, webhookQuotaAggregate(c.OrganizationID), quota, domain.EvolveWebhookQuota,
+			func(q domain.WebhookQuota) ([]domain.Event, error) {
+				return domain.DecideHoldWebhook(q, c.OrganizationID, c.WebhookID, c.At)
+			}); err != nil {
+			return err
+		}
+		var err error
+		res, err = decideIn(t, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
+			func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
+		return err
+	})
+	if err != nil || res == nil {
+		return Result[domain.Webhook]{}, err
+	}
+	return *res, nil
+}
+
+func webhookQuotaAggregate(orgID string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateWebhookQuota, ID: orgID}
 }
 
 // DeleteWebhook ends one of the caller's subscriptions (admins: any).
@@ -27,8 +50,34 @@ func (h *Handler) DeleteWebhook(ctx context.Context, m Meta, id string) (Result[
 		return Result[domain.Webhook]{}, domain.Errorf(domain.NotFound, "no such webhook")
 	}
 	at := h.now().UTC()
-	return execute(ctx, h, webhookAggregate(id), m, domain.EvolveWebhook,
-		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, m.Principal, at) })
+	// The organisation's quota comes first in the transaction, as in
+	// RegisterWebhook; a subscription's organisation never changes.
+	w, _, _, err := load(ctx, h, webhookAggregate(id), domain.EvolveWebhook, "", loadFresh)
+	if err != nil {
+		return Result[domain.Webhook]{}, err
+	}
+	if w.ID == "" || !w.VisibleTo(m.Principal) {
+		return Result[domain.Webhook]{}, domain.Errorf(domain.NotFound, "no such webhook")
+	}
+	quota := m
+	quota.CommandID, quota.IfVersion = m.CommandID+":quota", nil
+	var res *Result[domain.Webhook]
+	err = transact(ctx, h, func(t *transaction) error {
+		if _, err := decideIn(t, webhookQuotaAggregate(w.OrganizationID), quota, domain.EvolveWebhookQuota,
+			func(q domain.WebhookQuota) ([]domain.Event, error) {
+				return domain.DecideReleaseWebhook(q, w.OrganizationID, id, at)
+			}); err != nil {
+			return err
+		}
+		var err error
+		res, err = decideIn(t, webhookAggregate(id), m, domain.EvolveWebhook,
+			func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, m.Principal, at) })
+		return err
+	})
+	if err != nil || res == nil {
+		return Result[domain.Webhook]{}, err
+	}
+	return *res, nil
 }
 
 // WebhookRecorder records what webhook delivery learns, as the service.

@@ -31,6 +31,9 @@ const (
 	// An airline's AWB prefix or IATA code, by AirlineClaimID: which
 	// organisation holds it.
 	AggregateAirlineClaim = "airlineclaim"
+	// An organisation's webhook subscriptions, by organisation id: the
+	// guard of how many it may have.
+	AggregateWebhookQuota = "webhookquota"
 )
 
 // AggregateTypes lists every aggregate type.
@@ -40,4 +43,5 @@ var AggregateTypes = []string{
 	AggregateStockRequest, AggregateAWBPrefix, AggregateStockLedger, AggregateAWB,
 	AggregateWaybill, AggregateCompliance, AggregateShipment, AggregateDocument,
 	AggregateReference, AggregateWebhook, AggregateDelivery, AggregateTokenRevocation, AggregateAirlineClaim,
+	AggregateWebhookQuota,
 }

@@ -23,6 +23,7 @@ type Event interface {
 var decoders = map[string]func([]byte) (Event, error){
 	OrganizationCreated{}.EventType():       decoder[OrganizationCreated],
 	AirlineIdentifierClaimed{}.EventType():  decoder[AirlineIdentifierClaimed],
+	WebhookQuotaChanged{}.EventType():       decoder[WebhookQuotaChanged],
 	ClientCreated{}.EventType():             decoder[ClientCreated],
 	UserCreated{}.EventType():               decoder[UserCreated],
 	APIKeyCreated{}.EventType():             decoder[APIKeyCreated],

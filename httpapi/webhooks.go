@@ -15,18 +15,16 @@ type webhookRequest struct {
 	Secret string   `json:"secret"`
 }
 
-// maxWebhooksPerOrganization bounds an organisation's subscriptions.
-const maxWebhooksPerOrganization = 25
-
 func (s *Server) handleCreateWebhook() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req webhookRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		// Each subscription is a copy of every matching event: many of
-		// them to one URL would be a way to flood it.
-		if n := len(s.webhooks.List(principal(r.Context()).OrganizationID)); n >= maxWebhooksPerOrganization {
+		// The command counts the subscriptions against the quota; this
+		// finds those registered before quotas were recorded, which are
+		// not on it.
+		if n := len(s.webhooks.List(principal(r.Context()).OrganizationID)); n >= domain.MaxWebhooksPerOrganization {
 			return domain.Errorf(domain.Conflict, "your organisation has %d webhooks, the most it may have: delete one first", n)
 		}
 		err := domain.ValidateWebhook(req.URL, req.Events, s.dispatcher.Guard.Check)

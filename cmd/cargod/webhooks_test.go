@@ -308,3 +308,52 @@ func TestGoneDisablesTheWebhook(t *testing.T) {
 		t.Errorf("ping of a disabled webhook = %d %s", r.status, r.body)
 	}
 }
+
+// The limit of 25 subscriptions holds for registrations made at once,
+// which all passed a count of the read model before, and a deleted
+// subscription frees its place.
+func TestWebhooksRegisteredAtOnceStayWithinTheLimit(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	token := s.demoToken(t, "demo-forwarder")
+	body := map[string]any{"url": "http://127.0.0.1:9/hooks", "events": []string{"quote.*"}}
+	statuses := make([]int, 40)
+	ids := make([]string, 40)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range statuses {
+		wg.Go(func() {
+			<-start
+			r := s.do(t, request{method: "POST", path: "/api/webhooks", token: token, body: body})
+			statuses[i] = r.status
+			if r.status == http.StatusCreated {
+				var created struct{ WebhookID string }
+				r.json(t, &created)
+				ids[i] = created.WebhookID
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	created, kept := 0, ""
+	for i, st := range statuses {
+		switch st {
+		case http.StatusCreated:
+			created++
+			kept = ids[i]
+		case http.StatusConflict:
+		default:
+			t.Errorf("status %d, want 201 or 409", st)
+		}
+	}
+	if created != 25 {
+		t.Fatalf("%d webhooks registered at once, want 25", created)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks", token: token, body: body}); r.status != http.StatusConflict {
+		t.Errorf("a 26th webhook: %d %s, want 409", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "DELETE", path: "/api/webhooks/" + kept, token: token}); r.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	s.mustCreate(t, token, "/api/webhooks", body)
+}
