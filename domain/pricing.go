@@ -66,13 +66,18 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			reason = r
 		}
 	}
-	for _, f := range flights {
+	var zone, earliest, latest string // the window of dates, for flights from zone
+	for i, f := range flights {
 		// Departure dates are local to the origin, so "today" is too: in
 		// the evening west of Greenwich it is already tomorrow in UTC, and
-		// the night's flights are still to go.
-		earliest := max(q.DeliveryToAirlineDate, localDate(now, f.OriginZone))
-		start, _ := time.Parse(time.DateOnly, earliest)
-		latest := start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
+		// the night's flights are still to go. The flights of a route
+		// share their origin's zone: the window is worked out once.
+		if i == 0 || f.OriginZone != zone {
+			zone = f.OriginZone
+			earliest = max(q.DeliveryToAirlineDate, localDate(now, zone))
+			start, _ := time.Parse(time.DateOnly, earliest)
+			latest = start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
+		}
 		if f.Origin != q.Origin || f.Destination != q.Destination || f.DepartureDate < earliest || f.DepartureDate > latest ||
 			!f.Bookable() || f.DepartsAt.Before(now) ||
 			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {

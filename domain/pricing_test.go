@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -106,5 +107,30 @@ func TestABookingStatingAHalfKiloChargeableWeightIsTaken(t *testing.T) {
 	}
 	if got := events[0].(BookingRequested).ChargeableWeightKg; got != 80.5 {
 		t.Errorf("chargeable weight = %v kg, want 80.5", got)
+	}
+}
+
+// BenchmarkPriceQuote prices a quote on a route with two flights a day for
+// 90 days, as the pricing reactor does for every RFQ.
+func BenchmarkPriceQuote(b *testing.B) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var flights []Flight
+	for d := range 90 {
+		for _, hour := range []int{10, 18} {
+			departs := now.Truncate(24*time.Hour).AddDate(0, 0, d).Add(time.Duration(hour) * time.Hour)
+			day := departs.Format(time.DateOnly)
+			flights = append(flights, Flight{ID: fmt.Sprintf("LH%d-%s", 400+hour, day), Carrier: "LH", FlightNumber: fmt.Sprintf("LH%d", 400+hour),
+				Origin: "FRA", Destination: "JFK", DepartureDate: day, OriginZone: "Europe/Berlin", DepartsAt: departs,
+				CapacityKg: 10000, CapacityM3: 50, Status: FlightStatusScheduled})
+		}
+	}
+	cards := []RateCard{{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", MinimumCharge: 75,
+		Breaks: []RateBreak{{0, 2.5}, {100, 2.1}}, ValidFrom: "2026-01-01", ValidTo: "2027-12-31"}}
+	q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: 350.5, ChargeableWeightKg: 350.5}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PriceQuote(q, flights, cards, now); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
