@@ -239,12 +239,10 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 		}
 		// The turn may be one a 410 gave back since the subscription was
 		// matched: it goes as it is now (see attempt).
-		now, known := d.Subs.Webhook(w.ID)
-		if !known || !now.Live() {
-			turn.done()
+		w, live := d.asNow(w, turn)
+		if !live {
 			continue
 		}
-		w = now
 		a := &firstAttempt{j: j, finished: make(chan struct{})}
 		inline = append(inline, a)
 		sends.Add(1)
@@ -598,12 +596,10 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// The turn may have come after a wait, during which the receiver
 	// answered 410 Gone or the subscription was deleted, disabled or
 	// given a new secret: the delivery goes as the subscription is now.
-	now, known := d.Subs.Webhook(w.ID)
-	if !known || !now.Live() {
-		turn.done()
+	w, live = d.asNow(w, turn)
+	if !live {
 		return 0
 	}
-	w = now
 	try := j.Tried + 1
 	attempt, retryIn := d.attempt(ctx, w, j, try)
 	turn.done()
@@ -622,6 +618,18 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// handout attempts, so its id records one attempt.
 	d.record(ctx, "delivery:"+id, attempt)
 	return later
+}
+
+// asNow is subscription w as it is now, once a turn of it was taken:
+// false, with the turn given back, if it is no longer live (deleted,
+// disabled, or gone by a 410).
+func (d *Dispatcher) asNow(w domain.Webhook, turn *turns) (domain.Webhook, bool) {
+	now, known := d.Subs.Webhook(w.ID)
+	if !known || !now.Live() {
+		turn.done()
+		return domain.Webhook{}, false
+	}
+	return now, true
 }
 
 // subscription is the subscription of job j, and whether it is live. The
