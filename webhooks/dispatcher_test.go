@@ -102,6 +102,18 @@ func within(t *testing.T, c <-chan struct{}, what string) {
 	}
 }
 
+// testDispatcher is a dispatcher of store's events through queue to
+// subs, recorded by recorder, with read models up to date, allowed to
+// deliver on loopback, on DefaultSchedule and logging nothing: each test
+// sets the rest (Render, Parallel, InHand and the other limits).
+func testDispatcher(store *eventstore.Store, queue *eventstore.Queue, subs Subscriptions, recorder Recorder, sealer *Sealer) *Dispatcher {
+	return &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorder, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+}
+
+// noData renders every event as an empty object, to every organisation.
+func noData(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true }
+
 // storeWithQueue is a store of the test's own, closed when it ends, and
 // its webhooks queue.
 func storeWithQueue(t *testing.T) (*eventstore.Store, *eventstore.Queue) {
@@ -133,8 +145,8 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 	// Four deliveries in hand at once, one request under way to a
 	// subscription: six queued for the slow receiver would hold all four
 	// if they waited in hand for its turn.
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1, InHand: 4, PerSubscription: 1}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Parallel, d.InHand, d.PerSubscription = 1, 4, 1
 	runUntilTheEnd(t, d)
 	var once sync.Once
 	answerAll := func() { once.Do(func() { close(release) }) }
@@ -777,8 +789,8 @@ func TestRunLeavesNoHTTPConnectionOfItsOwnBehind(t *testing.T) {
 	url, arrived := answering(t)
 	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
 	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 1}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Parallel = 1
 	before := httpClientGoroutines()
 	ran := make(chan struct{})
 	go func() { defer close(ran); d.Run(ctx) }()
@@ -979,9 +991,8 @@ func TestAFirstAttemptsRetryIsNotHeldUpByAReceiverThatDoesNotAnswer(t *testing.T
 		"a-dead":    {ID: "a-dead", OrganizationID: "other", URL: deadURL, SealedSecret: sealer.Seal("whsec_ZGVhZA==")},
 		"b-failing": {ID: "b-failing", OrganizationID: "acme", URL: failing.URL, SealedSecret: sealer.Seal("whsec_ZmFpbA==")},
 	}}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: &attempts{more: make(chan struct{}, 100)}, Readers: upToDate{},
-		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
-		Schedule: []time.Duration{time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	d := testDispatcher(store, queue, subs, &attempts{more: make(chan struct{}, 100)}, sealer)
+	d.Render, d.Schedule, d.Parallel, d.InHand = noData, []time.Duration{time.Second}, 4, 16
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
 	runUntilTheEnd(t, d)
 	defer close(release) // first: the dead receiver answers once the test is over
@@ -1008,9 +1019,8 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 		id := fmt.Sprint("dead-", i)
 		subs[id] = domain.Webhook{ID: id, OrganizationID: "other", URL: deadURL + "/" + id, SealedSecret: sealer.Seal("whsec_ZGVhZA==")}
 	}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: &attempts{more: make(chan struct{}, 100)}, Readers: upToDate{},
-		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler),
-		Parallel: 1, InHand: 8, PerSubscription: 1, PerOrganisation: perOrganisation}
+	d := testDispatcher(store, queue, subs, &attempts{more: make(chan struct{}, 100)}, sealer)
+	d.Parallel, d.InHand, d.PerSubscription, d.PerOrganisation = 1, 8, 1, perOrganisation
 	runUntilTheEnd(t, d)
 	defer close(release) // first: the receivers answer once the test is over
 
@@ -1047,9 +1057,8 @@ func TestAReceiverThatDoesNotAnswerHoldsUpNoOtherSubscriptionsDeliveryOfTheResou
 		"b-fast": {ID: "b-fast", OrganizationID: "acme", URL: fastURL, SealedSecret: sealer.Seal("whsec_ZmFzdA==")},
 	}}
 	recorded := &attempts{more: make(chan struct{}, 100)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{},
-		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Render, d.Parallel, d.InHand = noData, 4, 16
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested", "QuotePriced")
 	runUntilTheEnd(t, d)
 	var once sync.Once
@@ -1097,9 +1106,9 @@ func TestAnEventTooLargeToQueueARetryOfIsNotSentAgainToASubscriptionThatTookIt(t
 	}}
 	big := strings.Repeat("x", 1100<<10)
 	recorded := &attempts{more: make(chan struct{}, 100)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
-		Render:   func(string, string, domain.Event, string) (any, bool) { return map[string]string{"lines": big}, true },
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Render = func(string, string, domain.Event, string) (any, bool) { return map[string]string{"lines": big}, true }
+	d.Parallel = 4
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
 	runUntilTheEnd(t, d)
 
@@ -1151,9 +1160,8 @@ func TestAFirstAttemptThatGoesOnWithoutItsEventAgainHasAStandInAgain(t *testing.
 	t.Cleanup(srv.Close)
 	subs := subscribed{subscriptions{"slow": {ID: "slow", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_c2xvdw==")}}}
 	recorded := &attempts{more: make(chan struct{}, 100)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{},
-		Sealer: sealer, Guard: Guard{AllowPrivate: true}, Render: func(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true },
-		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 16}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Render, d.Parallel, d.InHand = noData, 4, 16
 	d.client = &http.Client{Timeout: 15 * time.Second}
 	appendEvents(t, store, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, "QuoteRequested")
 	var rec domain.Record
@@ -1237,8 +1245,8 @@ func TestADeliveryTooLargeToQueueUntriedIsGivenUpAndItsEventHandled(t *testing.T
 		return map[string]string{}, true
 	}
 	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
-		Render: render, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler), Parallel: 4, InHand: 4, PerSubscription: 1}
+	d := testDispatcher(store, queue, subs, recorded, sealer)
+	d.Render, d.Parallel, d.InHand, d.PerSubscription = render, 4, 4, 1
 	runUntilTheEnd(t, d)
 	defer close(release) // first: the receiver answers once the test is over
 
