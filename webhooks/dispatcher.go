@@ -333,9 +333,7 @@ func (d *Dispatcher) queueUntried(ctx context.Context, untried []delivery) ([]do
 		switch {
 		case domain.ErrorCode(err) == domain.PayloadTooLarge:
 			d.Log.Error("webhook delivery too large to queue while its subscription had no turn free: given up, not sent", "delivery", dl.j.DeliveryID, "err", err)
-			gaveUp = append(gaveUp, domain.WebhookDeliveryAttempted{DeliveryID: dl.j.DeliveryID, WebhookID: dl.w.ID, OrgID: dl.w.OrganizationID,
-				EventName: dl.j.EventName, EventID: dl.j.EventID, EventSeq: dl.j.EventSeq, Attempt: 1, Outcome: domain.DeliveryDead,
-				Error: "not sent: too large to queue while the subscription had no turn free", At: time.Now().UTC()})
+			gaveUp = append(gaveUp, dl.j.notSent(dl.w.ID, dl.w.OrganizationID, 1, "too large to queue while the subscription had no turn free"))
 		case err != nil:
 			return gaveUp, err
 		}
@@ -700,9 +698,7 @@ func (d *Dispatcher) putBack(ctx context.Context, id string, j job, after time.D
 	}
 	d.Log.Error("webhook delivery too large to go back to the queue: given up, not sent", "delivery", j.DeliveryID, "webhook", j.WebhookID)
 	w, _ := d.Subs.Webhook(j.WebhookID)
-	d.record(ctx, "delivery:"+id, domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: j.WebhookID, OrgID: w.OrganizationID,
-		EventName: j.EventName, EventID: j.EventID, EventSeq: j.EventSeq, Attempt: j.Tried + 1, Outcome: domain.DeliveryDead,
-		Error: "not sent: too large to go back to the queue", At: time.Now().UTC()})
+	d.record(ctx, "delivery:"+id, j.notSent(j.WebhookID, w.OrganizationID, j.Tried+1, "too large to go back to the queue"))
 	return 0
 }
 
@@ -739,12 +735,26 @@ func putBackDelay(j job) time.Duration {
 	return jitter(min(100*time.Millisecond<<min(putBacks, 10), time.Minute))
 }
 
+// attemptRecord is the record of the try-th attempt at j, to
+// subscription webhookID of organisation orgID, without its outcome.
+func (j job) attemptRecord(webhookID, orgID string, try int) domain.WebhookDeliveryAttempted {
+	return domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: webhookID, OrgID: orgID, EventName: j.EventName,
+		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: try}
+}
+
+// notSent is the record of j given up before its try-th attempt was
+// made: dead, not sent, for the reason why.
+func (j job) notSent(webhookID, orgID string, try int, why string) domain.WebhookDeliveryAttempted {
+	a := j.attemptRecord(webhookID, orgID, try)
+	a.Outcome, a.Error, a.At = domain.DeliveryDead, "not sent: "+why, time.Now().UTC()
+	return a
+}
+
 // attempt makes the try-th attempt at delivering j to w. It returns the
 // attempt, to be recorded, and how long to wait before the next, or 0
 // when there is none.
 func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try int) (domain.WebhookDeliveryAttempted, time.Duration) {
-	attempt := domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: w.ID, OrgID: w.OrganizationID, EventName: j.EventName,
-		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: try}
+	attempt := j.attemptRecord(w.ID, w.OrganizationID, try)
 	start := time.Now()
 	status, retryAfter, err := d.post(ctx, w, j)
 	attempt.At, attempt.StatusCode, attempt.LatencyMs = time.Now().UTC(), status, time.Since(start).Milliseconds()
