@@ -147,11 +147,7 @@ func (c *cutOffReader) Read(p []byte) (int, error) {
 // the bucket: they are named by no object, so nothing would ever find and
 // delete them.
 func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
-	s, err := Open(context.Background(), Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
 	objs, err := s.Objects(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -175,11 +171,7 @@ func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
 // Once old, they are deleted; the chunks of objects, and those of a put
 // that may still be under way, stay.
 func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
-	s, err := Open(context.Background(), Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
 	objs, err := s.Objects(ctx, "test")
 	if err != nil {
