@@ -136,12 +136,10 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		l.add(laneItem{subject: m.Subject(), m: m})
 	}
 	pin := s.closeSession(name, l)
-	handled := make(chan struct{})
 	if pin != "" {
-		go holdPin(cons, handled)
+		go holdPin(cons, drained)
 	}
 	l.wg.Wait()
-	close(handled)
 	close(drained)
 	if pin != "" && !l.leftInHand.Load() {
 		// Another replica, or this one restarted, need not wait for
