@@ -101,13 +101,19 @@ func appendTestEvents(t *testing.T, s *eventstore.Store, events []testEvent) {
 // dataDirWithEvents is a closed store holding testEvents.
 func dataDirWithEvents(t *testing.T) string {
 	dir := t.TempDir()
-	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	storeTestEvents(t, eventstore.Options{DataDir: dir})
+	return dir
+}
+
+// storeTestEvents opens the store of o, appends testEvents and closes it.
+func storeTestEvents(t *testing.T, o eventstore.Options) {
+	t.Helper()
+	s, err := eventstore.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendTestEvents(t, s, testEvents)
 	s.Close()
-	return dir
 }
 
 func TestEvents(t *testing.T) {
@@ -395,12 +401,7 @@ func TestEventsFromAnAddressWhereNoServerListensFailsNamingIt(t *testing.T) {
 // unexplained.
 func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
 	url := natstest.StartServer(t, 0)
-	s, err := eventstore.Open(context.Background(), eventstore.Options{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	appendTestEvents(t, s, testEvents)
-	s.Close()
+	storeTestEvents(t, eventstore.Options{URL: url})
 	natstest.Publish(t, url, "cargo.evt.quote.q9", map[string]string{
 		"Cargo-Event-Type": "QuoteRequested", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "e6", "Cargo-Occurred-At": "yesterday",
 	}, []byte(`{"weightKg":1}`))
