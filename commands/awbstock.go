@@ -65,14 +65,13 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	}
 	// If-Match is the request's: the prefix and the ledger have versions
 	// of their own.
-	sub := func(step string) Meta { s := m; s.CommandID, s.IfVersion = m.CommandID+":"+step, nil; return s }
-	reply := sub("reply")
+	reply := m.part("reply")
 	reply.IfVersion = m.IfVersion
 	var prefix *Result[domain.AWBPrefixStock]
 	var res *Result[domain.StockRequest]
 	var ledger *Result[domain.StockLedger]
 	err = transact(ctx, h, func(t *transaction) (err error) {
-		prefix, err = decideIn(t, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}, sub("range"), domain.EvolveAWBPrefixStock,
+		prefix, err = decideIn(t, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}, m.part("range"), domain.EvolveAWBPrefixStock,
 			func(s domain.AWBPrefixStock) ([]domain.Event, error) {
 				return domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
 			})
@@ -87,7 +86,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 		if err != nil {
 			return err
 		}
-		ledger, err = decideIn(t, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), sub("ledger"), domain.EvolveStockLedger,
+		ledger, err = decideIn(t, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), m.part("ledger"), domain.EvolveStockLedger,
 			func(l domain.StockLedger) ([]domain.Event, error) {
 				return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
 					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo})

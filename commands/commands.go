@@ -58,6 +58,14 @@ func NewMeta(p domain.Principal, commandID, correlationID string) Meta {
 	return Meta{CommandID: commandID, CorrelationID: correlationID, Principal: p}
 }
 
+// part returns the Meta of one part, named step, of a transaction that m
+// carries out: a command of its own, so a retry repeats none of it, and
+// under no version precondition, which is for m's own aggregate.
+func (m Meta) part(step string) Meta {
+	m.CommandID, m.IfVersion = m.CommandID+":"+step, nil
+	return m
+}
+
 // DeriveID returns an id that is the same every time the same command is
 // retried, so a retry addresses the aggregate the first try created.
 func (m Meta) DeriveID(kind string) string {

@@ -30,12 +30,11 @@ func (h *Handler) CreateOrganization(ctx context.Context, m Meta, c domain.Creat
 	}
 	// An airline claims its prefix and code in the transaction that
 	// creates it: of two created at once with either, one is refused.
-	sub := func(step string) Meta { s := m; s.CommandID, s.IfVersion = m.CommandID+":"+step, nil; return s }
 	var res *Result[domain.Organization]
 	err := transact(ctx, h, func(t *transaction) error {
 		for _, id := range [][2]string{{"awbPrefix", c.AWBPrefix}, {"iataCode", c.AirlineCode}} {
 			claim := domain.Aggregate{Type: domain.AggregateAirlineClaim, ID: domain.AirlineClaimID(id[0], id[1])}
-			if _, err := decideIn(t, claim, sub(id[0]), domain.EvolveAirlineClaim, func(cl domain.AirlineClaim) ([]domain.Event, error) {
+			if _, err := decideIn(t, claim, m.part(id[0]), domain.EvolveAirlineClaim, func(cl domain.AirlineClaim) ([]domain.Event, error) {
 				return domain.DecideClaimAirlineIdentifier(cl, id[0], id[1], c.OrganizationID, c.At)
 			}); err != nil {
 				return err

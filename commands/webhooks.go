@@ -19,29 +19,35 @@ func (h *Handler) RegisterWebhook(ctx context.Context, m Meta, c domain.Register
 	c.At = h.now().UTC()
 	// The quota and the subscription are stored together: of
 	// registrations at once past the limit, the last are refused.
-	quota := m
-	quota.CommandID, quota.IfVersion = m.CommandID+":quota", nil
+	return h.withWebhookQuota(ctx, m, c.OrganizationID, c.WebhookID,
+		func(q domain.WebhookQuota) ([]domain.Event, error) {
+			return domain.DecideHoldWebhook(q, c.OrganizationID, c.WebhookID, c.At)
+		},
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
+}
+
+func webhookQuotaAggregate(orgID string) domain.Aggregate {
+	return domain.Aggregate{Type: domain.AggregateWebhookQuota, ID: orgID}
+}
+
+// withWebhookQuota decides m on webhook id together with its part,
+// decided by quota, on the webhook quota of organisation orgID, which
+// comes first in the transaction (see transact).
+func (h *Handler) withWebhookQuota(ctx context.Context, m Meta, orgID, id string,
+	quota func(domain.WebhookQuota) ([]domain.Event, error), decide func(domain.Webhook) ([]domain.Event, error)) (Result[domain.Webhook], error) {
 	var res *Result[domain.Webhook]
 	err := transact(ctx, h, func(t *transaction) error {
-		if _, err := decideIn(t, webhookQuotaAggregate(c.OrganizationID), quota, domain.EvolveWebhookQuota,
-			func(q domain.WebhookQuota) ([]domain.Event, error) {
-				return domain.DecideHoldWebhook(q, c.OrganizationID, c.WebhookID, c.At)
-			}); err != nil {
+		if _, err := decideIn(t, webhookQuotaAggregate(orgID), m.part("quota"), domain.EvolveWebhookQuota, quota); err != nil {
 			return err
 		}
 		var err error
-		res, err = decideIn(t, webhookAggregate(c.WebhookID), m, domain.EvolveWebhook,
-			func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideRegisterWebhook(w, c) })
+		res, err = decideIn(t, webhookAggregate(id), m, domain.EvolveWebhook, decide)
 		return err
 	})
 	if err != nil || res == nil {
 		return Result[domain.Webhook]{}, err
 	}
 	return *res, nil
-}
-
-func webhookQuotaAggregate(orgID string) domain.Aggregate {
-	return domain.Aggregate{Type: domain.AggregateWebhookQuota, ID: orgID}
 }
 
 // DeleteWebhook ends one of the caller's subscriptions (admins: any).
@@ -59,25 +65,11 @@ func (h *Handler) DeleteWebhook(ctx context.Context, m Meta, id string) (Result[
 	if w.ID == "" || !w.VisibleTo(m.Principal) {
 		return Result[domain.Webhook]{}, domain.Errorf(domain.NotFound, "no such webhook")
 	}
-	quota := m
-	quota.CommandID, quota.IfVersion = m.CommandID+":quota", nil
-	var res *Result[domain.Webhook]
-	err = transact(ctx, h, func(t *transaction) error {
-		if _, err := decideIn(t, webhookQuotaAggregate(w.OrganizationID), quota, domain.EvolveWebhookQuota,
-			func(q domain.WebhookQuota) ([]domain.Event, error) {
-				return domain.DecideReleaseWebhook(q, w.OrganizationID, id, at)
-			}); err != nil {
-			return err
-		}
-		var err error
-		res, err = decideIn(t, webhookAggregate(id), m, domain.EvolveWebhook,
-			func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, m.Principal, at) })
-		return err
-	})
-	if err != nil || res == nil {
-		return Result[domain.Webhook]{}, err
-	}
-	return *res, nil
+	return h.withWebhookQuota(ctx, m, w.OrganizationID, id,
+		func(q domain.WebhookQuota) ([]domain.Event, error) {
+			return domain.DecideReleaseWebhook(q, w.OrganizationID, id, at)
+		},
+		func(w domain.Webhook) ([]domain.Event, error) { return domain.DecideDeleteWebhook(w, m.Principal, at) })
 }
 
 // WebhookRecorder records what webhook delivery learns, as the service.
