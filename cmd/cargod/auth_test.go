@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -503,26 +502,19 @@ func TestAirlinesCreatedAtOnceWithOnePrefixAndCodeAreOneAndConflicts(t *testing.
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	admin := s.demoToken(t, "demo-admin")
-	statuses := make([]int, 8)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range statuses {
-		wg.Go(func() {
-			<-start
-			statuses[i] = s.do(t, request{method: "POST", path: "/api/admin/organizations", token: admin,
-				body: map[string]any{"id": fmt.Sprintf("dup-%d", i), "name": "Dup", "role": "airline", "awbPrefix": "999", "iataCode": "ZZ"}}).status
-		})
-	}
-	close(start)
-	wg.Wait()
-	created := 0
-	for _, st := range statuses {
-		switch st {
+	responses := s.doAtOnce(t, 8, func(i int) request {
+		return request{method: "POST", path: "/api/admin/organizations", token: admin,
+			body: map[string]any{"id": fmt.Sprintf("dup-%d", i), "name": "Dup", "role": "airline", "awbPrefix": "999", "iataCode": "ZZ"}}
+	})
+	created, statuses := 0, make([]int, len(responses))
+	for i, r := range responses {
+		statuses[i] = r.status
+		switch r.status {
 		case http.StatusCreated:
 			created++
 		case http.StatusConflict:
 		default:
-			t.Errorf("status %d, want 201 or 409", st)
+			t.Errorf("status %d, want 201 or 409", r.status)
 		}
 	}
 	if created != 1 {

@@ -192,6 +192,24 @@ func (s *testServer) do(t testing.TB, req request) response {
 	return s.send(t, hr, body)
 }
 
+// doAtOnce sends n requests, req(i) for each i, all at once, and returns
+// their responses in that order.
+func (s *testServer) doAtOnce(t testing.TB, n int, req func(i int) request) []response {
+	t.Helper()
+	responses := make([]response, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range responses {
+		wg.Go(func() {
+			<-start
+			responses[i] = s.do(t, req(i))
+		})
+	}
+	close(start)
+	wg.Wait()
+	return responses
+}
+
 // send sends a request made elsewhere (body is what it carries, as far
 // as the caller knows it) and checks it and its response against the
 // OpenAPI document.

@@ -317,33 +317,20 @@ func TestWebhooksRegisteredAtOnceStayWithinTheLimit(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	token := s.demoToken(t, "demo-forwarder")
 	body := map[string]any{"url": "http://127.0.0.1:9/hooks", "events": []string{"quote.*"}}
-	statuses := make([]int, 40)
-	ids := make([]string, 40)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range statuses {
-		wg.Go(func() {
-			<-start
-			r := s.do(t, request{method: "POST", path: "/api/webhooks", token: token, body: body})
-			statuses[i] = r.status
-			if r.status == http.StatusCreated {
-				var created struct{ WebhookID string }
-				r.json(t, &created)
-				ids[i] = created.WebhookID
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	responses := s.doAtOnce(t, 40, func(int) request {
+		return request{method: "POST", path: "/api/webhooks", token: token, body: body}
+	})
 	created, kept := 0, ""
-	for i, st := range statuses {
-		switch st {
+	for _, r := range responses {
+		switch r.status {
 		case http.StatusCreated:
 			created++
-			kept = ids[i]
+			var w struct{ WebhookID string }
+			r.json(t, &w)
+			kept = w.WebhookID
 		case http.StatusConflict:
 		default:
-			t.Errorf("status %d, want 201 or 409", st)
+			t.Errorf("status %d, want 201 or 409", r.status)
 		}
 	}
 	if created != 25 {
