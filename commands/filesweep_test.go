@@ -8,17 +8,25 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
+
+// openTestFiles opens a test store and its bucket of documents' files.
+func openTestFiles(t *testing.T) (*eventstore.Store, *eventstore.Objects) {
+	t.Helper()
+	store := openTestStore(t)
+	files, err := store.Objects(context.Background(), "documents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, files
+}
 
 // Files no upload names are swept once old enough; recorded ones stay.
 func TestFileSweepDeletesOnlyOldFilesNoUploadNames(t *testing.T) {
 	ctx := context.Background()
-	store := openTestStore(t)
-	files, err := store.Objects(ctx, "documents")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, files := openTestFiles(t)
 	documents := projections.NewDocuments()
 	documents.Apply(domain.Record{}, domain.DocumentUploaded{DocumentID: "recorded", AWBNumber: "020-00000011"})
 	for _, name := range []string{"recorded", "orphan"} {
@@ -46,11 +54,7 @@ func TestFileSweepDeletesOnlyOldFilesNoUploadNames(t *testing.T) {
 // when the read model has not applied it yet.
 func TestFileSweepKeepsTheFileOfAnUploadTheReadModelHasNotAppliedYet(t *testing.T) {
 	ctx := context.Background()
-	store := openTestStore(t)
-	files, err := store.Objects(ctx, "documents")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, files := openTestFiles(t)
 	h := New(store, 4, builtinReference())
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	m := NewMeta(fwd, "", "")
