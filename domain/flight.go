@@ -306,7 +306,7 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 	if err != nil || zone == "" {
 		return time.Time{}
 	}
-	loc, lerr := time.LoadLocation(zone)
+	loc, lerr := location(zone)
 	if lerr != nil {
 		p.Add(field+"Time", CodeInvalidValue, "the time zone %s is not known to this server", zone)
 		return time.Time{}

@@ -125,21 +125,32 @@ var refusalText = map[string]string{
 	ReasonCommodityNotAccepted: "no airline on this route accepts the special handling codes",
 }
 
-// zones caches the time zones of localDate: time.LoadLocation reads its
-// file on every call, and pricing asks for each candidate flight.
-var zones sync.Map // name → *time.Location
+// zones caches location: time.LoadLocation reads its file on every call,
+// and pricing asks for each candidate flight, scheduling for each flight.
+var zones sync.Map // name → loadedZone
+
+type loadedZone struct {
+	loc *time.Location
+	err error
+}
+
+// location is time.LoadLocation(name), loaded once.
+func location(name string) (*time.Location, error) {
+	z, ok := zones.Load(name)
+	if !ok {
+		loc, err := time.LoadLocation(name)
+		z, _ = zones.LoadOrStore(name, loadedZone{loc, err})
+	}
+	return z.(loadedZone).loc, z.(loadedZone).err
+}
 
 // localDate is the date at t in zone (UTC's when the zone is unknown).
 func localDate(t time.Time, zone string) string {
-	loc, ok := zones.Load(zone)
-	if !ok {
-		l, err := time.LoadLocation(zone)
-		if err != nil || zone == "" {
-			l = time.UTC
-		}
-		loc, _ = zones.LoadOrStore(zone, l)
+	loc, err := location(zone)
+	if err != nil || zone == "" {
+		loc = time.UTC
 	}
-	return t.In(loc.(*time.Location)).Format(time.DateOnly)
+	return t.In(loc).Format(time.DateOnly)
 }
 
 func bestCard(cards []RateCard, f Flight) (RateCard, bool) {
