@@ -744,7 +744,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	shipmentFacts := projections.ShipmentFacts{Bookings: bookings, Shipments: shipments, Stock: stock, Flights: flights}
 	renderer := &views.Renderer{Identity: identity, Quotes: quotes, Bookings: bookings, Stock: stock, Flights: flights, ShipmentFacts: shipmentFacts}
-	dispatcher := &webhooks.Dispatcher{Events: store, Queue: queue, Subs: hooks, Render: renderer.Render, Readers: projector, Sealer: sealer, Guard: webhooks.Guard{}}
+	dispatcher := &webhooks.Dispatcher{Events: store, Queue: queue, Subs: hooks, Render: renderer.Render, Receives: renderer.Receives, Readers: projector, Sealer: sealer, Guard: webhooks.Guard{}}
 
 	// Metering on, with the service's default limits, so that responses
 	// carry the RateLimit headers and GET /api/usage has counts.

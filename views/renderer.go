@@ -24,12 +24,8 @@ type Renderer struct {
 // the resource as the API returns it to the subscribing organisation,
 // and false when that organisation may not see it.
 func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, orgID string) (any, bool) {
-	o, ok := r.Identity.Organization(orgID)
-	// A disabled or deleted organisation is shut out, as is a demo one
-	// without demo mode: its subscriptions would otherwise go on
-	// receiving what its credentials may no longer read (an airline,
-	// every new RFQ open to it).
-	if !ok || !o.Status.Active() || !o.UsableInDemoMode(r.Demo) {
+	o, ok := r.receiver(orgID)
+	if !ok {
 		return nil, false
 	}
 	p := o.Principal("webhook")
@@ -67,4 +63,21 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 		return low, low.VisibleTo(p)
 	}
 	return nil, false
+}
+
+// Receives is whether organisation orgID's subscriptions may be sent
+// anything now (see receiver).
+func (r *Renderer) Receives(orgID string) bool {
+	_, ok := r.receiver(orgID)
+	return ok
+}
+
+// receiver is organisation orgID if its subscriptions may be sent
+// anything now. A disabled or deleted organisation is shut out, as is a
+// demo one without demo mode: its subscriptions would otherwise go on
+// receiving what its credentials may no longer read (an airline, every
+// new RFQ open to it).
+func (r *Renderer) receiver(orgID string) (domain.Organization, bool) {
+	o, ok := r.Identity.Organization(orgID)
+	return o, ok && o.Status.Active() && o.UsableInDemoMode(r.Demo)
 }

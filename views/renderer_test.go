@@ -149,6 +149,9 @@ func TestRendererRendersNothingForAnOrganisationThatIsNotActive(t *testing.T) {
 		if _, ok := r.Render(domain.AggregateQuote, "q1", requested, "lh"); ok != tt.visible {
 			t.Errorf("quote.created to an airline %s: rendered %v, want %v", tt.status, ok, tt.visible)
 		}
+		if got := r.Receives("lh"); got != tt.visible {
+			t.Errorf("an airline %s receives deliveries: %v, want %v", tt.status, got, tt.visible)
+		}
 	}
 }
 

@@ -78,10 +78,15 @@ type Queue interface {
 
 // Dispatcher turns events into deliveries and delivers them.
 type Dispatcher struct {
-	Events   Events
-	Queue    Queue
-	Subs     Subscriptions
-	Render   Render
+	Events Events
+	Queue  Queue
+	Subs   Subscriptions
+	Render Render
+	// Receives is whether an organisation's subscriptions may be sent
+	// anything now (views.Renderer.Receives): a delivery queued or
+	// waiting for its turn when its organisation was disabled or
+	// deleted is dropped, as its subscriptions are sent no new event.
+	Receives func(orgID string) bool
 	Recorder Recorder
 	Readers  ReadModels
 	Sealer   *Sealer
@@ -620,10 +625,10 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 
 // asNow is subscription w as it is now, once a turn of it was taken:
 // false, with the turn given back, if it is no longer live (deleted,
-// disabled, or gone by a 410).
+// disabled, or gone by a 410) or its organisation receives nothing now.
 func (d *Dispatcher) asNow(w domain.Webhook, turn *turns) (domain.Webhook, bool) {
 	now, known := d.Subs.Webhook(w.ID)
-	if !known || !now.Live() {
+	if !known || !now.Live() || !d.Receives(now.OrganizationID) {
 		turn.done()
 		return domain.Webhook{}, false
 	}

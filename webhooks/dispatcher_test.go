@@ -107,9 +107,12 @@ func within(t *testing.T, c <-chan struct{}, what string) {
 // deliver on loopback, on DefaultSchedule and logging nothing: each test
 // sets the rest (Render, Parallel, InHand and the other limits).
 func testDispatcher(store *eventstore.Store, queue *eventstore.Queue, subs Subscriptions, recorder Recorder, sealer *Sealer) *Dispatcher {
-	return &Dispatcher{Events: store, Queue: queue, Subs: subs, Recorder: recorder, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+	return &Dispatcher{Events: store, Queue: queue, Subs: subs, Receives: everyone, Recorder: recorder, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
 }
+
+// everyone is every organisation receiving deliveries.
+func everyone(string) bool { return true }
 
 // noData renders every event as an empty object, to every organisation.
 func noData(string, string, domain.Event, string) (any, bool) { return map[string]string{}, true }
@@ -244,7 +247,7 @@ func sender(t *testing.T, q Queue, statuses ...int) (d *Dispatcher, requests *at
 	sealer := testSealer(t)
 	subs := subscriptions{"hook": {ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}}
 	recorded = &attempts{more: make(chan struct{}, 10)}
-	return &Dispatcher{Queue: q, Subs: subs, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule,
+	return &Dispatcher{Queue: q, Subs: subs, Receives: everyone, Recorder: recorded, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule,
 		Log: slog.New(slog.DiscardHandler), PerSubscription: 1, client: srv.Client()}, requests, recorded
 }
 
@@ -377,7 +380,7 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 	sealer := testSealer(t)
 	hook := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
 	recorded := &attempts{more: make(chan struct{}, 10)}
-	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+	d := &Dispatcher{Events: store, Queue: queue, Subs: subscriptions{"hook": hook}, Receives: everyone, Recorder: recorded, Readers: upToDate{}, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: []time.Duration{3 * time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 1}
 	runUntilTheEnd(t, d)
 
@@ -656,7 +659,7 @@ func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThe
 		t.Fatal(err)
 	}
 	hook, _ := hooksA.Webhook(registered.State.ID)
-	a := &Dispatcher{Events: store, Queue: queue, Subs: hooksA, Readers: readersA, Sealer: sealer, Log: log}
+	a := &Dispatcher{Events: store, Queue: queue, Subs: hooksA, Receives: everyone, Readers: readersA, Sealer: sealer, Log: log}
 	if _, err := a.Ping(ctx, hook); err != nil {
 		t.Fatal(err)
 	}
@@ -666,7 +669,7 @@ func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThe
 	hooksB := projections.NewWebhooks()
 	readersB := lagging{projections.NewProjector(store, log, hooksB), make(chan struct{}, 1)}
 	recorded := &attempts{more: make(chan struct{}, 10)}
-	b := &Dispatcher{Events: store, Queue: queue, Subs: hooksB, Recorder: recorded, Readers: readersB, Sealer: sealer, Guard: Guard{AllowPrivate: true},
+	b := &Dispatcher{Events: store, Queue: queue, Subs: hooksB, Receives: everyone, Recorder: recorded, Readers: readersB, Sealer: sealer, Guard: Guard{AllowPrivate: true},
 		Schedule: DefaultSchedule, Log: log, Parallel: 1}
 	running.Go(func() { b.Run(ctx) })
 	within(t, readersB.waiting, "replica B did not wait for its read models to learn of the subscription: the ping was dropped")
@@ -909,7 +912,7 @@ func newGoneReceiver(t *testing.T, render Render, parallel int) *goneReceiver {
 		t.Fatal(err)
 	}
 	g.hook, _ = g.hooks.Webhook(registered.State.ID)
-	g.d = &Dispatcher{Events: store, Queue: queue, Subs: g.hooks, Recorder: recorderDisabling{g.recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
+	g.d = &Dispatcher{Events: store, Queue: queue, Subs: g.hooks, Receives: everyone, Recorder: recorderDisabling{g.recorded, commands.WebhookRecorder{H: h}}, Readers: readers,
 		Render: render, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: log, Parallel: parallel, InHand: 4, PerSubscription: 1}
 	running.Go(func() { g.d.Run(ctx) })
 	return g
@@ -939,6 +942,40 @@ func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing
 	})
 	if n := g.arrivals.Load(); n > 1 {
 		t.Fatalf("the receiver got %d requests: after it answered 410 Gone, and the subscription was disabled, the delivery that waited for the turn was sent", n)
+	}
+}
+
+// A delivery in the queue when its organisation is shut out (disabled,
+// deleted, or a demo one without demo mode) is dropped, not sent, as its
+// subscriptions are sent no new event: here a ping, which goes the way of
+// every queued delivery (a retry, a redelivery, one that waited for a
+// turn). Another organisation's goes out.
+func TestAQueuedDeliveryOfAnOrganisationShutOutIsNotSent(t *testing.T) {
+	ctx := context.Background()
+	store, queue := storeWithQueue(t)
+	sealer := testSealer(t)
+	shutOutURL, shutOutArrived := answering(t)
+	openURL, openArrived := answering(t)
+	subs := subscriptions{
+		"shut-out": {ID: "shut-out", OrganizationID: "disabled-org", URL: shutOutURL, SealedSecret: sealer.Seal("whsec_c2h1dA==")},
+		"open":     {ID: "open", OrganizationID: "acme", URL: openURL, SealedSecret: sealer.Seal("whsec_b3Blbg==")},
+	}
+	d := testDispatcher(store, queue, subs, &attempts{more: make(chan struct{}, 10)}, sealer)
+	d.Receives = func(org string) bool { return org != "disabled-org" }
+	d.Parallel, d.InHand = 1, 4
+	for _, id := range []string{"shut-out", "open"} {
+		if _, err := d.Ping(ctx, subs[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runUntilTheEnd(t, d)
+	within(t, openArrived, "the open organisation's ping did not arrive")
+	waitFor(t, "the shut-out organisation's ping was neither sent nor dropped", func() bool {
+		backlog, err := queue.Backlog(ctx)
+		return len(shutOutArrived) > 0 || (err == nil && backlog.Pending+backlog.InHand == 0)
+	})
+	if len(shutOutArrived) > 0 {
+		t.Fatal("a delivery queued for an organisation that is shut out was sent")
 	}
 }
 
