@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net"
 	"net/http"
-	"strings"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
@@ -79,18 +78,13 @@ func (s *Server) handleListQuotes() handlerFunc {
 		page, limit := pageParams(q, &p)
 		f := projections.QuoteFilter{
 			Status:      q.Get("status"),
-			Origin:      strings.ToUpper(q.Get("origin")),
-			Destination: strings.ToUpper(q.Get("destination")),
+			Origin:      codeParam(q, &p, "origin", domain.ValidAirportCode, "a three-letter IATA airport code"),
+			Destination: codeParam(q, &p, "destination", domain.ValidAirportCode, "a three-letter IATA airport code"),
 		}
 		switch f.Status {
 		case "", domain.QuoteStatusPending, domain.QuoteStatusPriced, domain.QuoteStatusAccepted, domain.QuoteStatusRejected:
 		default:
 			p.Add("status", domain.CodeInvalidValue, "must be pending, priced, accepted or rejected")
-		}
-		for _, c := range [...]struct{ name, code string }{{"origin", f.Origin}, {"destination", f.Destination}} {
-			if c.code != "" && !domain.ValidAirportCode(c.code) {
-				p.Add(c.name, domain.CodeInvalidFormat, "must be a three-letter IATA airport code")
-			}
 		}
 		if err := p.Err(); err != nil {
 			return err

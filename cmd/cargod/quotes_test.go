@@ -283,6 +283,7 @@ func TestQuoteListFilters(t *testing.T) {
 		{"", 200, 3, 3},
 		{"?origin=FRA", 200, 2, 2},
 		{"?origin=fra&destination=ORD", 200, 1, 1},
+		{"?origin=%20FRA%20&destination=%20jfk", 200, 1, 1},
 		{"?destination=JFK&status=priced", 200, 2, 2},
 		{"?status=pending", 404, 0, 0},
 		{"?origin=LHR", 404, 0, 0},
