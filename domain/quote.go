@@ -356,6 +356,18 @@ type QuoteAccepted struct {
 
 func (QuoteAccepted) EventType() string { return "QuoteAccepted" }
 
+// AsSeenBy is the acceptance as p may see it: the booking that took the
+// quote, and its flight, only to those who may see that booking. An
+// airline whose options lost learns that the quote was taken, as its
+// status says, not where the forwarder booked: that is the winner's
+// business, as its prices are.
+func (e QuoteAccepted) AsSeenBy(p Principal) QuoteAccepted {
+	if p.Role == RoleAirline && !(Booking{FlightID: e.FlightID}).VisibleTo(p) {
+		e.BookingID, e.FlightID = "", ""
+	}
+	return e
+}
+
 // DecidePriceQuote records the outcome of pricing a pending quote: its
 // options, or the refusal. A quote that is no longer pending is left as
 // it is, so pricing twice changes nothing.
@@ -382,6 +394,16 @@ type QuoteReopened struct {
 }
 
 func (QuoteReopened) EventType() string { return "QuoteReopened" }
+
+// AsSeenBy is the reopening as p may see it, accepted being the
+// acceptance it undoes (the quote's last): its booking only to those who
+// see that acceptance's (see QuoteAccepted.AsSeenBy).
+func (e QuoteReopened) AsSeenBy(p Principal, accepted QuoteAccepted) QuoteReopened {
+	if p.Role == RoleAirline && (accepted.BookingID != e.BookingID || accepted.AsSeenBy(p).BookingID == "") {
+		e.BookingID = ""
+	}
+	return e
+}
 
 // DecideReopenQuote gives a quote back when the booking that accepted it
 // is cancelled; any other quote is left alone.

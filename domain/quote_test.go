@@ -139,6 +139,36 @@ func TestQuoteAsSeenBy(t *testing.T) {
 	}
 }
 
+func TestQuoteAcceptanceAsSeenBy(t *testing.T) {
+	accepted := QuoteAccepted{QuoteID: "q1", BookingID: "b1", FlightID: "LH8400-2026-11-26"}
+	reopened := QuoteReopened{QuoteID: "q1", BookingID: "b1"}
+	tests := []struct {
+		name string
+		p    Principal
+		sees bool // the booking and its flight
+	}{
+		{"the forwarder sees its booking", Principal{OrganizationID: "f1", Role: RoleForwarder}, true},
+		{"an admin sees it", Principal{OrganizationID: "ops", Role: RoleAdmin}, true},
+		{"the flight's airline sees it", Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, true},
+		{"a competing airline learns the quote was taken, not on which flight", Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK"}, false},
+	}
+	for _, tt := range tests {
+		a := accepted.AsSeenBy(tt.p)
+		if sees := a.BookingID == "b1" && a.FlightID == accepted.FlightID; sees != tt.sees || (!tt.sees && (a.BookingID != "" || a.FlightID != "")) {
+			t.Errorf("%s: the acceptance shows booking %q on %q", tt.name, a.BookingID, a.FlightID)
+		}
+		if r := reopened.AsSeenBy(tt.p, accepted); (r.BookingID == "b1") != tt.sees || (!tt.sees && r.BookingID != "") {
+			t.Errorf("%s: the reopening shows booking %q", tt.name, r.BookingID)
+		}
+	}
+	// A reopening of a booking other than the acceptance given tells an
+	// airline nothing it could check.
+	lh := Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}
+	if r := (QuoteReopened{QuoteID: "q1", BookingID: "b2"}).AsSeenBy(lh, accepted); r.BookingID != "" {
+		t.Errorf("the reopening of another booking shows %q to LH", r.BookingID)
+	}
+}
+
 func TestCreateOrganizationValidate(t *testing.T) {
 	tests := []struct {
 		name   string

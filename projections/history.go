@@ -32,7 +32,8 @@ type HistoryPage struct {
 }
 
 // Quote is the history of a quote p may see, with only the price options
-// p sees in its pricing (see domain.QuotePriced.AsSeenBy).
+// p sees in its pricing (see domain.QuotePriced.AsSeenBy), and only the
+// bookings p sees in its acceptances (domain.QuoteAccepted.AsSeenBy).
 func (h History) Quote(ctx context.Context, p domain.Principal, id string, page, limit int) (HistoryPage, error) {
 	if _, ok := h.Quotes.Get(p, id); !ok {
 		return HistoryPage{}, domain.Errorf(domain.NotFound, "no quote %s", id)
@@ -41,9 +42,7 @@ func (h History) Quote(ctx context.Context, p domain.Principal, id string, page,
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	return pageOfHistory(records, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
-		return quoteRecordSeenBy(p, r, e)
-	}, page, limit)
+	return pageOfHistory(records, quoteRecordsSeenBy(p), page, limit)
 }
 
 // Booking is the history of a booking p may see.
@@ -106,9 +105,7 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 	booking, booked := h.Bookings.ByAWB(awb)
 	if booked {
 		if q, ok := h.Quotes.Get(p, booking.QuoteID); ok {
-			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateQuote, ID: q.ID}, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
-				return quoteRecordSeenBy(p, r, e)
-			}})
+			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateQuote, ID: q.ID}, quoteRecordsSeenBy(p)})
 		}
 		if booking.VisibleTo(p) {
 			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateBooking, ID: booking.ID}, all})
@@ -209,13 +206,23 @@ func pageOfRecords(records []domain.Record, page, limit int) HistoryPage {
 	return HistoryPage{Records: out, Total: total}
 }
 
-// quoteRecordSeenBy is a quote's event with only the price options p sees.
-func quoteRecordSeenBy(p domain.Principal, r domain.Record, e domain.Event) (domain.Record, bool, error) {
-	priced, ok := e.(domain.QuotePriced)
-	if !ok {
+// quoteRecordsSeenBy keeps a quote's events, given in order, as p may
+// see them: its pricing with only the price options p sees, its
+// acceptances and reopenings with only the bookings p sees.
+func quoteRecordsSeenBy(p domain.Principal) func(domain.Record, domain.Event) (domain.Record, bool, error) {
+	var accepted domain.QuoteAccepted // the last, which a reopening undoes
+	return func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+		switch e := e.(type) {
+		case domain.QuotePriced:
+			return withData(r, e.AsSeenBy(p))
+		case domain.QuoteAccepted:
+			accepted = e
+			return withData(r, e.AsSeenBy(p))
+		case domain.QuoteReopened:
+			return withData(r, e.AsSeenBy(p, accepted))
+		}
 		return r, true, nil
 	}
-	return withData(r, priced.AsSeenBy(p))
 }
 
 // flightRecordAbout keeps of a flight's events those about the shipment

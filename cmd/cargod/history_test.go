@@ -251,6 +251,18 @@ func TestAShipmentsHistoryTellsItsWholeLife(t *testing.T) {
 			t.Errorf("EK sees a price option of %v", carrier)
 		}
 	}
+	// Nor where the forwarder booked: the acceptance names the booking,
+	// on LH's flight, to LH and the forwarder, not to EK.
+	for _, reader := range []struct {
+		name, token   string
+		booking, with string
+	}{{"EK", ek, "", ""}, {"LH", lh, b.ID, flight}, {"the forwarder", fwd, b.ID, flight}} {
+		h, _ := s.history(t, reader.token, "/api/quotes/"+q.ID)
+		i := slices.IndexFunc(h, func(e historyEntry) bool { return e.Type == "QuoteAccepted" })
+		if i < 0 || h[i].Data["bookingId"] != reader.booking || h[i].Data["flightId"] != reader.with {
+			t.Errorf("%s's history of the quote: %s\nits acceptance %v, want booking %q on %q", reader.name, stepLines(steps(h)), h[max(i, 0)].Data, reader.booking, reader.with)
+		}
+	}
 }
 
 // only are the steps of one aggregate.
