@@ -66,14 +66,14 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
 	return out
 }
 
-// renderQuote is the webhook data of a quote event.
+// renderQuote is the webhook data of a quote event: the quote as the
+// event made it. The read model may hold later events already: its
+// pricing when quote.created goes out (the pricing reactor runs beside
+// the dispatcher), its acceptance when a retry of quote.priced does, the
+// cancelled booking's reopening when a retry of quote.accepted does. A
+// quote event sets what it changes whole, so applying it to what the
+// model holds gives that; its first starts the quote afresh.
 func (r *Renderer) renderQuote(id string, e domain.Event, p domain.Principal) (any, bool) {
 	q, ok := r.Quotes.Get(p, id)
-	if requested, created := e.(domain.QuoteRequested); created {
-		// quote.created shows the quote as its first event made it:
-		// the read model may hold its pricing already, as the
-		// pricing reactor runs beside the dispatcher.
-		q = domain.EvolveQuote(domain.Quote{}, requested)
-	}
-	return ToQuoteJSON(q, p), ok
+	return ToQuoteJSON(domain.EvolveQuote(q, e), p), ok
 }

@@ -34,6 +34,28 @@ func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) 
 	if q, isQuote := data.(QuoteJSON); !ok || !isQuote || q.Status != domain.QuoteStatusPriced {
 		t.Errorf("quote.priced to its forwarder = %+v, %v; want the quote priced", data, ok)
 	}
+	// A retry of quote.priced that goes out once the quote is booked, and
+	// one of quote.accepted once the booking is cancelled, show the quote
+	// as their events made it.
+	priced := domain.QuotePriced{QuoteID: "q1", ChargeableWeightKg: 350.5, PricedAt: at.Add(time.Second),
+		Options: []domain.PriceOption{{FlightID: "LH8400-2026-11-27", Carrier: "LH", TotalAmount: 1016.45, Currency: "EUR", ValidityHours: 48}}}
+	accepted := domain.QuoteAccepted{QuoteID: "q1", BookingID: "b1", FlightID: "LH8400-2026-11-27", AcceptedAt: at.Add(time.Minute)}
+	quotes.Apply(rec, priced)
+	for _, tt := range []struct {
+		name  string
+		since domain.Event // applied to the read model first
+		e     domain.Event
+		want  string
+	}{
+		{"quote.priced", accepted, priced, domain.QuoteStatusPriced},
+		{"quote.accepted", domain.QuoteReopened{QuoteID: "q1", BookingID: "b1", ReopenedAt: at.Add(time.Hour)}, accepted, domain.QuoteStatusAccepted},
+	} {
+		quotes.Apply(rec, tt.since)
+		data, ok := r.Render(domain.AggregateQuote, "q1", tt.e, "f1")
+		if q, isQuote := data.(QuoteJSON); !ok || !isQuote || q.Status != tt.want || len(q.PriceOptions) != 1 {
+			t.Errorf("%s once the quote is %T = %+v, %v; want it %s", tt.name, tt.since, data, ok, tt.want)
+		}
+	}
 	if _, ok := r.Render(domain.AggregateQuote, "q1", requested, "f2"); ok {
 		t.Error("quote.created is rendered for another forwarder")
 	}
