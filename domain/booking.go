@@ -200,7 +200,9 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	if commodity := strings.ToUpper(strings.TrimSpace(c.Commodity)); commodity != "" && commodity != e.Commodity {
 		p.Add("commodity", CodeMismatch, "is %.20q but the quote is for %q: file a new RFQ for other goods", commodity, e.Commodity)
 	}
-	if len(c.SHC) > 0 {
+	// Codes sent replace the quote's, an empty list too: the booking
+	// drops them all. Left out (nil), they are the quote's.
+	if c.SHC != nil {
 		e.SHC = upperList(&p, "shc", c.SHC, specialHandlingCodePattern, "must be a three-letter special handling code")
 		for i, code := range c.SHC {
 			if code = strings.ToUpper(strings.TrimSpace(code)); specialHandlingCodePattern.MatchString(code) && !slices.Contains(q.SHC, code) {

@@ -136,6 +136,29 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 	}
 }
 
+func TestABookingKeepsTheHandlingCodesOfItsQuoteUnlessItSendsItsOwn(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 100, SHC: []string{"EAP", "DGR"}}
+	tests := []struct {
+		name string
+		shc  []string
+		want string
+	}{
+		{"left out: the quote's", nil, "[EAP DGR]"},
+		{"one dropped", []string{"dgr"}, "[DGR]"},
+		{"every one dropped", []string{}, "[]"},
+	}
+	for _, tt := range tests {
+		events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
+			OrganizationID: "f1", SHC: tt.shc, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := fmt.Sprint(events[0].(BookingRequested).SHC); got != tt.want {
+			t.Errorf("%s: the booking's codes are %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestABookingsNumberIsHeldOnlyByTheForwarderThatBooked(t *testing.T) {
 	booked := Booking{OrganizationID: "acme", AWBNumber: "020-10000012"}
 	for _, c := range []struct {
