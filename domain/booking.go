@@ -215,15 +215,16 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			p.Add("pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
 		}
 	}
-	weight := c.GrossWeightKg
+	// A bad weight is named as it was sent: weight, or grossWeightKg.
+	weight, weightField := c.GrossWeightKg, "grossWeightKg"
 	if c.WeightKg != nil && c.GrossWeightKg != nil && *c.WeightKg != *c.GrossWeightKg {
 		p.Add("weight", CodeMismatch, "is %g kg but grossWeightKg is %g kg", *c.WeightKg, *c.GrossWeightKg)
 	} else if weight == nil {
-		weight = c.WeightKg
+		weight, weightField = c.WeightKg, "weight"
 	}
 	if weight != nil {
 		if e.WeightKg = *weight; !(e.WeightKg > 0 && e.WeightKg <= maxWeightKg) {
-			p.Add("grossWeightKg", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
+			p.Add(weightField, CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
 		}
 	}
 	if len(c.Dimensions) > 0 {

@@ -111,6 +111,9 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 		{"a handling code dropped", func(c *RequestBooking) { c.SHC = []string{"eap"} }, "2"},
 		{"a handling code added, after a repeat", func(c *RequestBooking) { c.SHC = []string{"EAP", "eap", "AVI"} }, "MISMATCH shc[2]"},
 		{"a volume of nothing", func(c *RequestBooking) { c.VolumeM3 = new(0.0) }, "INVALID_RANGE volume"},
+		{"a weight of nothing", func(c *RequestBooking) { c.WeightKg = new(0.0) }, "INVALID_RANGE weight"},
+		{"a gross weight of nothing", func(c *RequestBooking) { c.GrossWeightKg = new(-1.0) }, "INVALID_RANGE grossWeightKg"},
+		{"both, of nothing", func(c *RequestBooking) { c.WeightKg, c.GrossWeightKg = new(0.0), new(0.0) }, "INVALID_RANGE grossWeightKg"},
 		{"a journey in two legs", func(c *RequestBooking) {
 			c.Routing = []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"dxb", "HKG", "EK", "EK380", "2026-11-27"}}
 		}, "2"},
