@@ -221,7 +221,8 @@ func CanonicalFlightNumber(s string) string {
 // CanonicalFlightID writes a flight id as FlightID does, whatever way its
 // number was written: LH0084-2026-11-26 is LH84-2026-11-26.
 func CanonicalFlightID(id string) string {
-	number, date, ok := strings.Cut(id, "-")
+	// Surrounding white space is taken, as around any code sent.
+	number, date, ok := strings.Cut(strings.TrimSpace(id), "-")
 	if !ok {
 		return id
 	}

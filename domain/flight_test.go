@@ -220,7 +220,8 @@ func TestCanonicalFlightNumber(t *testing.T) {
 			t.Errorf("%q = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{"LH0084-2026-11-26": "LH84-2026-11-26", "lh84-2026-11-26": "LH84-2026-11-26", "nodate": "nodate"} {
+	for in, want := range map[string]string{"LH0084-2026-11-26": "LH84-2026-11-26", "lh84-2026-11-26": "LH84-2026-11-26", "nodate": "nodate",
+		" LH 84-2026-11-26 ": "LH84-2026-11-26"} {
 		if got := CanonicalFlightID(in); got != want {
 			t.Errorf("flight id %q = %q, want %q", in, got, want)
 		}

@@ -83,7 +83,7 @@ func (s *Server) handleListBookings() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		page, limit := pageParams(q, &p)
-		f := projections.BookingFilter{Status: q.Get("status"), FlightID: domain.CanonicalFlightID(idParam(q, &p, "flightId")), QuoteID: idParam(q, &p, "quoteId")}
+		f := projections.BookingFilter{Status: q.Get("status"), FlightID: flightIDParam(q, &p), QuoteID: idParam(q, &p, "quoteId")}
 		switch f.Status {
 		case "", domain.BookingStatusPending, domain.BookingStatusConfirmed, domain.BookingStatusRejected, domain.BookingStatusCancelled:
 		default:

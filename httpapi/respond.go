@@ -618,6 +618,17 @@ func idParam(q url.Values, p *domain.Problems, name string) string {
 	return v
 }
 
+// flightIDParam reads the flightId filter as a body's flightId is read
+// (domain.CanonicalFlightID: trimmed, LH 0084 is LH84), then refuses
+// what cannot be an id, as idParam does.
+func flightIDParam(q url.Values, p *domain.Problems) string {
+	id := domain.CanonicalFlightID(q.Get("flightId"))
+	if id != "" && !domain.ValidIdentifier(id) {
+		p.Add("flightId", domain.CodeInvalidFormat, "must be a flight id, such as LH8400-2026-11-26")
+	}
+	return id
+}
+
 // idsParam reads a filter that is a set of ids, the parameter repeated:
 // at most maxIDs of them, each one that can be an id.
 func idsParam(q url.Values, p *domain.Problems, name string, maxIDs int) []string {

@@ -169,6 +169,16 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if len(list.Bookings) != 1 || list.Bookings[0].ID != b.ID {
 		t.Errorf("confirmed bookings = %+v", list.Bookings)
 	}
+	// The flight filter takes the flight id as a booking's body does: in
+	// either case, trimmed, its number with a space.
+	number, date, _ := strings.Cut(opt.FlightID, "-")
+	for _, id := range []string{opt.FlightID, strings.ToLower(opt.FlightID), " " + opt.FlightID + " ", number[:2] + " " + number[2:] + "-" + date} {
+		r := s.do(t, request{method: "GET", path: "/api/bookings?flightId=" + strings.ReplaceAll(id, " ", "%20"), token: lh})
+		var l struct{ Bookings []booking }
+		if r.json(t, &l); r.status != http.StatusOK || len(l.Bookings) != 1 || l.Bookings[0].ID != b.ID {
+			t.Errorf("bookings of flight %q = %d %s", id, r.status, r.body)
+		}
+	}
 	// Cancelling gives the capacity back.
 	var cancelled booking
 	s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}).json(t, &cancelled)
