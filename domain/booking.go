@@ -185,7 +185,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	e := BookingRequested{
 		BookingID: c.BookingID, QuoteID: q.ID, FlightID: c.FlightID, OrganizationID: c.OrganizationID,
 		Pieces: q.Pieces, WeightKg: q.WeightKg, VolumeM3: q.VolumeM3, Commodity: q.Commodity.Code,
-		Shipper: c.Shipper, Consignee: c.Consignee, Routing: c.Routing, SHC: q.SHC, Dimensions: q.Dimensions,
+		Shipper: c.Shipper, Consignee: c.Consignee, SHC: q.SHC, Dimensions: q.Dimensions,
 		RequestedAt: c.At,
 	}
 	if e.Shipper.Name == "" {
@@ -281,30 +281,36 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	}
 	if len(c.Routing) > 10 {
 		p.Add("routing", CodeTooMany, "must have at most 10 legs")
-	} else {
+	} else if len(c.Routing) > 0 {
+		// Codes are kept as the service keeps them everywhere: trimmed,
+		// in upper case, flight numbers canonical (LH 08400 is LH8400).
+		e.Routing = make([]RoutingLeg, len(c.Routing))
 		for i, leg := range c.Routing {
+			leg = RoutingLeg{From: strings.ToUpper(strings.TrimSpace(leg.From)), To: strings.ToUpper(strings.TrimSpace(leg.To)),
+				Carrier: strings.ToUpper(strings.TrimSpace(leg.Carrier)), FlightNumber: CanonicalFlightNumber(strings.TrimSpace(leg.FlightNumber)),
+				Date: strings.TrimSpace(leg.Date)}
+			e.Routing[i] = leg
 			field := "routing[" + strconv.Itoa(i) + "]."
-			from, to := strings.ToUpper(leg.From), strings.ToUpper(leg.To)
-			checkAirport(&p, field+"from", from)
-			checkAirport(&p, field+"to", to)
+			checkAirport(&p, field+"from", leg.From)
+			checkAirport(&p, field+"to", leg.To)
 			// The legs are one journey: each goes somewhere, from where
 			// the one before arrived, not before it.
 			switch {
-			case from != "" && from == to:
+			case leg.From != "" && leg.From == leg.To:
 				p.Add(field+"to", CodeInvalidValue, "must differ from from")
-			case i > 0 && !strings.EqualFold(c.Routing[i-1].To, leg.From):
-				p.Add(field+"from", CodeMismatch, "must be where the leg before arrives, %s", strings.ToUpper(c.Routing[i-1].To))
+			case i > 0 && e.Routing[i-1].To != leg.From:
+				p.Add(field+"from", CodeMismatch, "must be where the leg before arrives, %s", e.Routing[i-1].To)
 			}
-			if !airlineCodePattern.MatchString(strings.ToUpper(leg.Carrier)) {
+			if !airlineCodePattern.MatchString(leg.Carrier) {
 				p.Add(field+"carrier", CodeInvalidFormat, "must be a two-character IATA airline code")
 			}
-			if !flightNumberPattern.MatchString(strings.ToUpper(leg.FlightNumber)) {
+			if !flightNumberPattern.MatchString(leg.FlightNumber) {
 				p.Add(field+"flightNumber", CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")
 			}
 			if _, err := time.Parse(time.DateOnly, leg.Date); err != nil {
 				p.Add(field+"date", CodeInvalidDate, "must be a date as YYYY-MM-DD")
-			} else if i > 0 && leg.Date < c.Routing[i-1].Date {
-				p.Add(field+"date", CodeInvalidDate, "must not be before the leg before, %s", c.Routing[i-1].Date)
+			} else if i > 0 && leg.Date < e.Routing[i-1].Date {
+				p.Add(field+"date", CodeInvalidDate, "must not be before the leg before, %s", e.Routing[i-1].Date)
 			}
 		}
 	}

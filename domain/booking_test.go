@@ -162,6 +162,20 @@ func TestABookingKeepsTheHandlingCodesOfItsQuoteUnlessItSendsItsOwn(t *testing.T
 	}
 }
 
+func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 100}
+	events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
+		Routing: []RoutingLeg{{" fra ", "dxb", "ek", "ek 046", "2026-11-26"}, {"DXB ", "hkg", " EK", "EK380", "2026-11-27"}},
+		At:      time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"DXB", "HKG", "EK", "EK380", "2026-11-27"}}
+	if got := events[0].(BookingRequested).Routing; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("routing stored as %v, want %v", got, want)
+	}
+}
+
 func TestABookingsNumberIsHeldOnlyByTheForwarderThatBooked(t *testing.T) {
 	booked := Booking{OrganizationID: "acme", AWBNumber: "020-10000012"}
 	for _, c := range []struct {
