@@ -324,8 +324,10 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 }
 
 // CheckBookable is the confirmation's check of the quote: the booking's
-// forwarder owns it, it is priced, it has an option for the flight, and the
-// option has not expired. Quote accepted by this very booking passes.
+// forwarder owns it, it is priced, it has an option for the flight, the
+// option has not expired, and the booking carries no more than 5% above
+// what was priced, refused in that order (README's). Quote accepted by
+// this very booking passes.
 func CheckBookable(q Quote, b Booking, now time.Time) error {
 	switch {
 	case q.OrganizationID != b.OrganizationID:
@@ -338,12 +340,12 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	if _, ok := q.Option(b.FlightID); !ok {
 		return Refusal(ReasonNoOption, "quote %s has no price option for flight %s", q.ID, b.FlightID)
 	}
+	if !now.Before(q.OptionsExpire()) {
+		return Refusal(ReasonOptionExpired, "the price options of quote %s expired at %s", q.ID, q.OptionsExpire().Format(time.RFC3339))
+	}
 	if b.ChargeableWeightKg > q.ChargeableWeightKg*quoteTolerance || b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001 {
 		return Refusal(ReasonExceedsQuote, "the booking (%g kg chargeable, %g m³) exceeds what quote %s priced (%g kg, %g m³) by more than 5%%",
 			b.ChargeableWeightKg, b.VolumeM3, q.ID, q.ChargeableWeightKg, q.VolumeM3)
-	}
-	if !now.Before(q.OptionsExpire()) {
-		return Refusal(ReasonOptionExpired, "the price options of quote %s expired at %s", q.ID, q.OptionsExpire().Format(time.RFC3339))
 	}
 	return nil
 }

@@ -176,6 +176,38 @@ func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	}
 }
 
+func TestCheckBookableRefusesInTheOrderREADMEGives(t *testing.T) {
+	priced := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	q := Quote{ID: "q1", OrganizationID: "f1", Status: QuoteStatusPriced, ChargeableWeightKg: 100, VolumeM3: 1, PricedAt: priced,
+		Options: []PriceOption{{FlightID: "LH8400-2026-11-26", Carrier: "LH"}}}
+	b := Booking{ID: "b1", QuoteID: "q1", OrganizationID: "f1", FlightID: "LH8400-2026-11-26", ChargeableWeightKg: 100, VolumeM3: 1}
+	inTime, late := priced.Add(47*time.Hour), priced.Add(48*time.Hour)
+	tests := []struct {
+		name   string
+		change func(q *Quote, b *Booking)
+		now    time.Time
+		want   string // the reason, or "" when bookable
+	}{
+		{"as quoted, in time", func(*Quote, *Booking) {}, inTime, ""},
+		{"5% more, in time", func(_ *Quote, b *Booking) { b.ChargeableWeightKg, b.VolumeM3 = 105, 1.05 }, inTime, ""},
+		{"another forwarder's", func(_ *Quote, b *Booking) { b.OrganizationID = "f2" }, inTime, ReasonNotYourQuote},
+		{"accepted by this booking, late", func(q *Quote, _ *Booking) { q.Status, q.BookingID = QuoteStatusAccepted, "b1" }, late, ""},
+		{"accepted by another", func(q *Quote, _ *Booking) { q.Status, q.BookingID = QuoteStatusAccepted, "b0" }, inTime, ReasonQuoteNotPriced},
+		{"no option for the flight", func(_ *Quote, b *Booking) { b.FlightID = "LH8400-2026-11-27" }, inTime, ReasonNoOption},
+		{"late", func(*Quote, *Booking) {}, late, ReasonOptionExpired},
+		{"more than 5% more weight", func(_ *Quote, b *Booking) { b.ChargeableWeightKg = 105.5 }, inTime, ReasonExceedsQuote},
+		{"more than 5% more volume", func(_ *Quote, b *Booking) { b.VolumeM3 = 1.06 }, inTime, ReasonExceedsQuote},
+		{"late and more", func(_ *Quote, b *Booking) { b.ChargeableWeightKg = 200 }, late, ReasonOptionExpired},
+	}
+	for _, tt := range tests {
+		q, b := q, b
+		tt.change(&q, &b)
+		if got := ReasonOf(CheckBookable(q, b, tt.now)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestABookingsNumberIsHeldOnlyByTheForwarderThatBooked(t *testing.T) {
 	booked := Booking{OrganizationID: "acme", AWBNumber: "020-10000012"}
 	for _, c := range []struct {
