@@ -42,6 +42,11 @@ type FullParty struct {
 	Contact string `json:"contact,omitempty"`
 }
 
+// trimmed is p without the white space around its parts: " " is no name.
+func (p FullParty) trimmed() FullParty {
+	return FullParty{Name: strings.TrimSpace(p.Name), Address: strings.TrimSpace(p.Address), Contact: strings.TrimSpace(p.Contact)}
+}
+
 // RoutingLeg is one leg of a booked routing.
 type RoutingLeg struct {
 	From         string `json:"from"`
@@ -185,7 +190,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	e := BookingRequested{
 		BookingID: c.BookingID, QuoteID: q.ID, FlightID: c.FlightID, OrganizationID: c.OrganizationID,
 		Pieces: q.Pieces, WeightKg: q.WeightKg, VolumeM3: q.VolumeM3, Commodity: q.Commodity.Code,
-		Shipper: c.Shipper, Consignee: c.Consignee, SHC: q.SHC, Dimensions: q.Dimensions,
+		Shipper: c.Shipper.trimmed(), Consignee: c.Consignee.trimmed(), SHC: q.SHC, Dimensions: q.Dimensions,
 		RequestedAt: c.At,
 	}
 	if e.Shipper.Name == "" {

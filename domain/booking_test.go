@@ -162,6 +162,31 @@ func TestABookingKeepsTheHandlingCodesOfItsQuoteUnlessItSendsItsOwn(t *testing.T
 	}
 }
 
+func TestABookingsPartiesAreStoredTrimmedAndABlankNameIsTheQuotes(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 100, Shipper: Party{Name: "ACME Export GmbH"}, Consignee: Party{Name: "Globex Inc"}}
+	tests := []struct {
+		name               string
+		shipper, consignee FullParty
+		want               string
+	}{
+		{"left out: the quote's names", FullParty{}, FullParty{}, "{ACME Export GmbH  } {Globex Inc  }"},
+		{"blank: the quote's names", FullParty{Name: "  "}, FullParty{Name: "\t"}, "{ACME Export GmbH  } {Globex Inc  }"},
+		{"their own, trimmed", FullParty{Name: " Initech ", Address: " Main St 1 ", Contact: " ops@initech.example "}, FullParty{Name: "Hooli\n"},
+			"{Initech Main St 1 ops@initech.example} {Hooli  }"},
+	}
+	for _, tt := range tests {
+		events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
+			OrganizationID: "f1", Shipper: tt.shipper, Consignee: tt.consignee, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		e := events[0].(BookingRequested)
+		if got := fmt.Sprint(e.Shipper, " ", e.Consignee); got != tt.want {
+			t.Errorf("%s: the booking's parties are %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 100}
 	events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",

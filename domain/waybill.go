@@ -88,7 +88,7 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 	var p Problems
 	e := MAWBCreated{AWBNumber: c.AWBNumber, OrganizationID: c.OrganizationID, Origin: strings.ToUpper(strings.TrimSpace(c.Origin)),
 		Destination: strings.ToUpper(strings.TrimSpace(c.Destination)), Commodity: strings.ToUpper(strings.TrimSpace(c.Commodity)),
-		Shipper: c.Shipper, Consignee: c.Consignee, CreatedAt: c.At}
+		Shipper: c.Shipper.trimmed(), Consignee: c.Consignee.trimmed(), CreatedAt: c.At}
 	checkRoute(&p, ref, "", e.Origin, e.Destination)
 	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)
 	if c.VolumeM3 != nil {
@@ -132,7 +132,7 @@ type CreateHAWB struct {
 func DecideCreateHAWB(w Waybills, c CreateHAWB) ([]Event, error) {
 	var p Problems
 	e := HAWBCreated{HAWBNumber: strings.ToUpper(strings.TrimSpace(c.HAWBNumber)), MAWBNumber: c.MAWBNumber,
-		OrganizationID: c.OrganizationID, Shipper: c.Shipper, Consignee: c.Consignee, CreatedAt: c.At}
+		OrganizationID: c.OrganizationID, Shipper: c.Shipper.trimmed(), Consignee: c.Consignee.trimmed(), CreatedAt: c.At}
 	if !hawbPattern.MatchString(e.HAWBNumber) {
 		p.Add("hawbNumber", CodeInvalidFormat, "must be 1 to 12 letters or digits")
 	}
@@ -188,13 +188,14 @@ func cargoAmounts(p *Problems, pieces *int, weight *float64) (int, float64) {
 	return n, kg
 }
 
-// checkParties: shipper and consignee need names; all parts are bounded.
+// checkParties: shipper and consignee, trimmed, need names; all parts
+// are bounded.
 func checkParties(p *Problems, shipper, consignee FullParty) {
 	for _, party := range []struct {
 		name string
 		FullParty
 	}{{"shipper", shipper}, {"consignee", consignee}} {
-		if strings.TrimSpace(party.Name) == "" {
+		if party.Name == "" {
 			p.Add(party.name+".name", CodeRequired, "is required")
 		}
 		checkLength(p, party.name+".name", party.Name, maxText)

@@ -54,7 +54,7 @@ func TestDecideCreateMAWB(t *testing.T) {
 	long := strings.Repeat("x", 501)
 	base := func() CreateMAWB {
 		return CreateMAWB{AWBNumber: "020-00000011", OrganizationID: "f", Origin: "fra", Destination: "JFK", Pieces: new(2), WeightKg: new(150.0),
-			VolumeM3: new(1.0), Commodity: "gen", Shipper: FullParty{Name: "Shipper"}, Consignee: FullParty{Name: "Consignee"}}
+			VolumeM3: new(1.0), Commodity: "gen", Shipper: FullParty{Name: " Shipper "}, Consignee: FullParty{Name: "Consignee", Contact: "ops@consignee.example\n"}}
 	}
 	tests := []struct {
 		name   string
@@ -90,7 +90,8 @@ func TestDecideCreateMAWB(t *testing.T) {
 			continue
 		}
 		if err == nil {
-			if m := events[0].(MAWBCreated); m.Origin != "FRA" || m.Commodity != "GEN" || m.Pieces != 2 {
+			if m := events[0].(MAWBCreated); m.Origin != "FRA" || m.Commodity != "GEN" || m.Pieces != 2 || m.Shipper.Name != "Shipper" ||
+				m.Consignee.Contact != "ops@consignee.example" {
 				t.Errorf("%s: recorded %+v", tt.name, m)
 			}
 		}
