@@ -348,7 +348,11 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	if !now.Before(q.OptionsExpire()) {
 		return Refusal(ReasonOptionExpired, "the price options of quote %s expired at %s", q.ID, q.OptionsExpire().Format(time.RFC3339))
 	}
-	if b.ChargeableWeightKg > q.ChargeableWeightKg*quoteTolerance || b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001 {
+	// A quote filed without dimensions priced no volume (it is 0): only
+	// its chargeable weight bounds the booking, whose own volume weight
+	// counts in its chargeable weight. Else no booking stating a volume
+	// could ever be made on it.
+	if b.ChargeableWeightKg > q.ChargeableWeightKg*quoteTolerance || (q.VolumeM3 > 0 && b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001) {
 		return Refusal(ReasonExceedsQuote, "the booking (%g kg chargeable, %g m³) exceeds what quote %s priced (%g kg, %g m³) by more than 5%%",
 			b.ChargeableWeightKg, b.VolumeM3, q.ID, q.ChargeableWeightKg, q.VolumeM3)
 	}

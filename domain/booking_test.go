@@ -222,6 +222,9 @@ func TestCheckBookableRefusesInTheOrderREADMEGives(t *testing.T) {
 		{"late", func(*Quote, *Booking) {}, late, ReasonOptionExpired},
 		{"more than 5% more weight", func(_ *Quote, b *Booking) { b.ChargeableWeightKg = 105.5 }, inTime, ReasonExceedsQuote},
 		{"more than 5% more volume", func(_ *Quote, b *Booking) { b.VolumeM3 = 1.06 }, inTime, ReasonExceedsQuote},
+		{"a volume on a quote that gave none", func(q *Quote, b *Booking) { q.VolumeM3, b.VolumeM3 = 0, 0.5 }, inTime, ""},
+		{"a volume weighing more than quoted on a quote that gave none", func(q *Quote, b *Booking) { q.VolumeM3, b.VolumeM3, b.ChargeableWeightKg = 0, 0.9, 150 },
+			inTime, ReasonExceedsQuote},
 		{"late and more", func(_ *Quote, b *Booking) { b.ChargeableWeightKg = 200 }, late, ReasonOptionExpired},
 	}
 	for _, tt := range tests {
