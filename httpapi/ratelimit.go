@@ -192,8 +192,10 @@ func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subj
 		return err
 	}
 	// Only tries an address may make count toward the ceiling: one
-	// address adds at most tokenTriesPerSubject to it.
-	fromHere := s.tokenLimiter.take("subject:"+name+"@"+ip, domain.RateLimits{PerMinute: tokenTriesPerSubject})
+	// address adds at most tokenTriesPerSubject to it. The key's prefix
+	// is its own: a name may end in "@" and an address, and its ceiling
+	// must not be another name's count from that address.
+	fromHere := s.tokenLimiter.take("subject-at:"+ip+" "+name, domain.RateLimits{PerMinute: tokenTriesPerSubject})
 	if err := fromHere.apply(w, "for ", subject, " from this address"); err != nil {
 		return err
 	}

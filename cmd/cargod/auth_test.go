@@ -530,3 +530,24 @@ func TestAirlinesCreatedAtOnceWithOnePrefixAndCodeAreOneAndConflicts(t *testing.
 		}
 	}
 }
+
+// The guessing limits count tries per name from one address and per name
+// from everywhere; a name that ends in "@" and an address is a name like
+// any other, and guesses at it count against neither limit of the name
+// before it.
+func TestGuessesAtANameEndingInAnAddressDoNotLockOutTheNameBeforeIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	for i := range 20 { // the limit per name and address
+		r := s.do(t, request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder@127.0.0.1", "clientSecret": "guess"}})
+		if r.status != http.StatusUnauthorized {
+			t.Fatalf("guess %d = %d %s, want 401", i+1, r.status, r.body)
+		}
+	}
+	r := s.do(t, request{method: "POST", path: "/api/auth/token",
+		body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}})
+	if r.status != http.StatusOK {
+		t.Errorf("demo-forwarder's own login after guesses at demo-forwarder@127.0.0.1 = %d %s, want 200", r.status, r.body)
+	}
+}
