@@ -59,9 +59,12 @@ func (s *Server) handleUsage() handlerFunc {
 			p.Add("period", domain.CodeInvalidValue, "must be day, week or month (or give from and to)")
 		}
 		if q.Get("from") != "" || q.Get("to") != "" {
-			from, to = dateParam(q.Get("from"), "from", today, &p), dateParam(q.Get("to"), "to", today, &p)
+			var fromOK, toOK bool
+			from, fromOK = dateParam(q.Get("from"), "from", today, &p)
+			to, toOK = dateParam(q.Get("to"), "to", today, &p)
 			period = from.Format(time.DateOnly) + "/" + to.Format(time.DateOnly)
-			if to.Before(from) || to.Sub(from) > 366*24*time.Hour {
+			// A date that did not parse is its own problem already.
+			if fromOK && toOK && (to.Before(from) || to.Sub(from) > 366*24*time.Hour) {
 				p.Add("to", domain.CodeInvalidDate, "must be from 0 to 366 days after from")
 			}
 		}
@@ -102,14 +105,16 @@ func (s *Server) handleUsage() handlerFunc {
 	}
 }
 
-// dateParam reads a date; def when empty.
-func dateParam(v, name string, def time.Time, p *domain.Problems) time.Time {
+// dateParam reads a date; def when empty. ok is false when it does not
+// parse.
+func dateParam(v, name string, def time.Time, p *domain.Problems) (t time.Time, ok bool) {
 	if v == "" {
-		return def
+		return def, true
 	}
 	t, err := time.Parse(time.DateOnly, v)
 	if err != nil {
 		p.Add(name, domain.CodeInvalidDate, "must be a date as YYYY-MM-DD")
+		return t, false
 	}
-	return t
+	return t, true
 }

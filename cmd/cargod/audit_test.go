@@ -217,3 +217,18 @@ func TestTheAuditLogRecordsTheClientBehindATrustedProxy(t *testing.T) {
 		t.Errorf("failed logins recorded from %q, want the forwarded clients 198.51.100.7 and 198.51.100.8", got)
 	}
 }
+
+// A usage period's dates are checked each once: a date that does not
+// parse is its own field's problem, not also the other's for being out of
+// range.
+func TestAUsagePeriodWithAMalformedDateNamesThatDateOnly(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	s.runCases(t, "GET", []apiCase{
+		{name: "a malformed from", token: fwd, path: "/api/usage?from=yesterday", status: 400, fields: "from:INVALID_DATE"},
+		{name: "a malformed to", token: fwd, path: "/api/usage?to=2026-13-01", status: 400, fields: "to:INVALID_DATE"},
+		{name: "both malformed", token: fwd, path: "/api/usage?from=x&to=y", status: 400, fields: "from:INVALID_DATE to:INVALID_DATE"},
+		{name: "to before from", token: fwd, path: "/api/usage?from=2026-11-02&to=2026-11-01", status: 400, fields: "to:INVALID_DATE"},
+	})
+}
