@@ -36,16 +36,7 @@ func (s *Server) handleUsage() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		who := principal(r.Context())
-		org := who.OrganizationID
-		if o := q.Get("organizationId"); o != "" && o != org {
-			if err := domain.CheckUsageReader(who, o); err != nil {
-				return err
-			}
-			if _, ok := s.identity.Organization(o); !ok {
-				return domain.Errorf(domain.NotFound, "no organisation %s", o)
-			}
-			org = o
-		}
+		org, named := who.OrganizationID, idParam(q, &p, "organizationId")
 		today := time.Now().UTC().Truncate(24 * time.Hour)
 		from, to, period := today, today, q.Get("period")
 		switch period {
@@ -74,6 +65,15 @@ func (s *Server) handleUsage() handlerFunc {
 		}
 		if err := p.Err(); err != nil {
 			return err
+		}
+		if named != "" && named != org {
+			if err := domain.CheckUsageReader(who, named); err != nil {
+				return err
+			}
+			if _, ok := s.identity.Organization(named); !ok {
+				return domain.Errorf(domain.NotFound, "no organisation %s", named)
+			}
+			org = named
 		}
 		stored := s.documents.StoredBy(org)
 		out := views.UsageJSON{Period: period, RequestsByEndpoint: map[string]int64{}, OrganizationID: org,

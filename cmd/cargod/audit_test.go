@@ -232,3 +232,17 @@ func TestAUsagePeriodWithAMalformedDateNamesThatDateOnly(t *testing.T) {
 		{name: "to before from", token: fwd, path: "/api/usage?from=2026-11-02&to=2026-11-01", status: 400, fields: "to:INVALID_DATE"},
 	})
 }
+
+// organizationId on the usage endpoint is an id: one no organisation can
+// have is INVALID_FORMAT, as the OpenAPI pattern says, not a search that
+// finds nothing.
+func TestAUsageOrganizationIDNoOrganisationCanHaveIsInvalidFormat(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	s.runCases(t, "GET", []apiCase{
+		{name: "a dot", token: admin, path: "/api/usage?organizationId=demo.forwarder", status: 400, fields: "organizationId:INVALID_FORMAT"},
+		{name: "a space", token: admin, path: "/api/usage?organizationId=demo%20forwarder", status: 400, fields: "organizationId:INVALID_FORMAT"},
+		{name: "well formed but unknown", token: admin, path: "/api/usage?organizationId=nobody", status: 404},
+	})
+}
