@@ -74,9 +74,13 @@ func NewAudit() *Audit {
 	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{}}
 }
 
-// unaudited fields change with every event and say nothing of their own.
+// unaudited fields are the time of the change itself, which is the
+// entry's timestamp: they change with every event and say nothing of
+// their own.
 var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
-	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true}
+	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true,
+	"createdAt": true, "requestedAt": true, "submittedAt": true, "reportedAt": true, "recordedAt": true,
+	"reopenedAt": true, "deletedAt": true, "disabledAt": true, "uploadedAt": true, "claimedAt": true, "issuedBefore": true}
 
 // hashed fields hold a credential's hash: an entry says that it changed
 // (a rotated secret, a new password), not what to try guesses against.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -102,5 +103,63 @@ func TestAuditEntriesOfTheCredentialLifeCycle(t *testing.T) {
 	want := []string{"update status:  → disabled", "update secretHash: [redacted] → [redacted]", "create :  → "}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entries, newest first:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An update lists the fields it changed, not the time it was made: that
+// is the entry's timestamp (README, and the endpoint's description).
+func TestNoAuditEntryIsTheTimeOfTheChangeItself(t *testing.T) {
+	at := func(minute int) time.Time { return time.Date(2026, 11, 27, 9, minute, 0, 0, time.UTC) }
+	webhook := domain.Aggregate{Type: domain.AggregateWebhook, ID: "hook-1"}
+	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q-1"}
+	shipment := domain.Aggregate{Type: domain.AggregateShipment, ID: "020-81140743"}
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-11-27"}
+	client := domain.Aggregate{Type: domain.AggregateClient, ID: "tms"}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		field  string // the time of the last change, which no entry may name
+	}{
+		{"a webhook deleted", []auditEvent{
+			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme", CreatedAt: at(0)}},
+			{webhook, "acme", domain.WebhookDeleted{WebhookID: "hook-1", DeletedAt: at(1)}},
+		}, "deletedAt"},
+		{"a webhook disabled", []auditEvent{
+			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme", CreatedAt: at(0)}},
+			{webhook, "", domain.WebhookDisabled{WebhookID: "hook-1", Reason: "410 Gone", DisabledAt: at(1)}},
+		}, "disabledAt"},
+		{"a quote reopened", []auditEvent{
+			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", RequestedAt: at(0)}},
+			{quote, "", domain.QuoteReopened{QuoteID: "q-1", BookingID: "b-1", ReopenedAt: at(1)}},
+		}, "reopenedAt"},
+		{"a second status event", []auditEvent{
+			{shipment, "lh", domain.ShipmentStatusRecorded{AWBNumber: "020-81140743", StatusCode: "RCS", RecordedAt: at(0)}},
+			{shipment, "lh", domain.ShipmentStatusRecorded{AWBNumber: "020-81140743", StatusCode: "DEP", RecordedAt: at(1)}},
+		}, "recordedAt"},
+		{"a second manifest", []auditEvent{
+			{flight, "lh", domain.ManifestSubmitted{ManifestID: "m-1", FlightID: "LH8400-2026-11-27", SubmittedAt: at(0)}},
+			{flight, "lh", domain.ManifestSubmitted{ManifestID: "m-2", FlightID: "LH8400-2026-11-27", SubmittedAt: at(1)}},
+		}, "submittedAt"},
+		{"an offload", []auditEvent{
+			{flight, "lh", domain.ManifestSubmitted{ManifestID: "m-1", FlightID: "LH8400-2026-11-27", SubmittedAt: at(0)}},
+			{flight, "lh", domain.OffloadReported{FlightID: "LH8400-2026-11-27", AWBNumber: "020-81140743", ReportedAt: at(1)}},
+		}, "reportedAt"},
+		{"tokens revoked", []auditEvent{
+			{client, "ops", domain.ClientCreated{ClientID: "tms", OrganizationID: "acme", CreatedAt: at(0)}},
+			{client, "ops", domain.TokensRevoked{Scope: domain.RevokeSubject, Subject: "client:tms", OrganizationID: "acme",
+				IssuedBefore: at(1), KeepUntil: at(1).Add(time.Hour), RevokedAt: at(1)}},
+		}, "issuedBefore"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewAudit()
+			applyAudit(t, m, tt.events...)
+			entries, _ := m.Entries(AuditFilter{}, 1, 100)
+			for _, e := range entries {
+				if e.Details.Field != "" && strings.Contains(" "+tt.field+" ", " "+e.Details.Field+" ") {
+					t.Errorf("%s entry %s: %s %s → %s", e.Action, e.ID, e.Details.Field, e.Details.OldValue, e.Details.NewValue)
+				}
+			}
+		})
 	}
 }
