@@ -144,6 +144,11 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 			if ok && req.ClientID != "" && req.ClientID != id {
 				return req, domain.Errorf(domain.InvalidClient, "the client id in the Basic header and the body differ")
 			}
+			// Nor may the secret: the header's would win silently over a
+			// wrong one in the body (RFC 6749 §2.3: one method a request).
+			if ok && req.ClientSecret != "" && req.ClientSecret != secret {
+				return req, domain.Errorf(domain.InvalidClient, "the client secret in the Basic header and the body differ")
+			}
 			req.ClientID, req.ClientSecret = id, secret
 			var p domain.Problems
 			checkPrintable(&p, "Authorization", id+":"+secret)

@@ -55,6 +55,17 @@ func TestTokenEndpoint(t *testing.T) {
 			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "guess"}},
 		{name: "wrong basic secret", status: 401, error: "invalid_grant", contentType: "application/x-www-form-urlencoded",
 			body: form("grant_type", "client_credentials"), header: basic("demo-admin", "nope")},
+		// Two secrets, one of them wrong: which one was meant? Neither
+		// wins silently, as with two client ids.
+		{name: "a body secret unlike the basic one", status: 401, error: "invalid_client",
+			body:   map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "wrong"},
+			header: basic("demo-forwarder", "demo-forwarder-secret")},
+		{name: "a body secret unlike the basic one, without the id", status: 401, error: "invalid_client",
+			body:   map[string]string{"grantType": "client_credentials", "clientSecret": "wrong"},
+			header: basic("demo-forwarder", "demo-forwarder-secret")},
+		{name: "the basic credentials repeated in the body", status: 200, subject: "client:demo-forwarder",
+			body:   map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"},
+			header: basic("demo-forwarder", "demo-forwarder-secret")},
 		{name: "malformed basic header", status: 401, error: "invalid_client",
 			body: map[string]string{"grantType": "client_credentials"}, header: map[string]string{"Authorization": "Basic !!!"}},
 		{name: "unsupported grant", status: 400, error: "unsupported_grant_type",
