@@ -59,11 +59,13 @@ func (l *rateLimiter) take(key string, limits domain.RateLimits) rateDecision {
 		l.keys = map[string]*rateKey{}
 	}
 	if len(l.keys) > 100_000 {
-		// Forget keys whose day is over; only if that is not enough,
-		// everything (of this limiter: organisations have their own).
-		today := now.UTC().Truncate(24 * time.Hour)
+		// Forget keys whose limited windows are all over; only if that
+		// is not enough, everything (of this limiter: organisations
+		// have their own). A key of the token endpoint has a minute's
+		// limit alone: kept for the day, a flood of names tried earlier
+		// would wipe the counts of the names tried now.
 		for k, e := range l.keys {
-			if e.windows[2].start.Before(today) {
+			if e.over(now) {
 				delete(l.keys, k)
 			}
 		}
@@ -114,6 +116,17 @@ func (l *rateLimiter) take(key string, limits domain.RateLimits) rateDecision {
 		d.remaining = `"` + windowNames[tightest] + `";r=` + strconv.Itoa(max(0, tightestLeft)) + ";t=" + strconv.Itoa(int(reset.Seconds()+0.999))
 	}
 	return d
+}
+
+// over reports whether every window the key's limits count in has ended
+// by now: what it counted limits nothing any more.
+func (e *rateKey) over(now time.Time) bool {
+	for i, quota := range perWindow(e.limits) {
+		if quota > 0 && now.Before(e.windows[i].start.Add(windowLengths[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // policyOf is the RateLimit-Policy of limits: "" when none applies.

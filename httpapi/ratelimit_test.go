@@ -140,3 +140,23 @@ func TestGuessesFromElsewhereDoNotLockATenantOut(t *testing.T) {
 		t.Errorf("another name = %d, want it let through", got)
 	}
 }
+
+// Keys whose windows are over count for nothing: a flood of names tried
+// minutes ago must not make the limiter forget a name tried now.
+func TestAGuessingCountOutlivesAFloodOfNamesTriedBefore(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
+	l := rateLimiter{now: func() time.Time { return now }}
+	limits := domain.RateLimits{PerMinute: tokenTriesPerSubject}
+	for i := range 100_000 {
+		l.take(fmt.Sprintf("subject:junk-%d", i), limits)
+	}
+	now = now.Add(time.Minute)
+	for i := range tokenTriesPerSubject {
+		if d := l.take("subject:acme", limits); !d.allowed {
+			t.Fatalf("try %d at acme refused", i+1)
+		}
+	}
+	if d := l.take("subject:acme", limits); d.allowed {
+		t.Errorf("try %d at acme within the minute was let through", tokenTriesPerSubject+1)
+	}
+}
