@@ -34,8 +34,21 @@ type authFold struct {
 func (a *authRecorder) admit(key string, now time.Time) (bool, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.seen == nil || len(a.seen) > 100_000 {
+	if a.seen == nil {
 		a.seen = map[string]*authFold{}
+	}
+	if len(a.seen) > 100_000 {
+		// Forget the folds whose minute is over with nothing folded
+		// into them; only if that is not enough, every fold, and with
+		// them the counts the next records would have said.
+		for k, f := range a.seen {
+			if f.skipped == 0 && now.Sub(f.since) >= authWindow {
+				delete(a.seen, k)
+			}
+		}
+		if len(a.seen) > 100_000 {
+			a.seen = map[string]*authFold{}
+		}
 	}
 	f, ok := a.seen[key]
 	if ok && now.Sub(f.since) < authWindow {

@@ -160,3 +160,21 @@ func TestAGuessingCountOutlivesAFloodOfNamesTriedBefore(t *testing.T) {
 		t.Errorf("try %d at acme within the minute was let through", tokenTriesPerSubject+1)
 	}
 }
+
+// Folds whose minute is over with nothing folded into them count for
+// nothing: a flood of other failures earlier must not lose how many
+// failures of one kind the next record says were left out.
+func TestAFoldedCountOutlivesAFloodOfOtherFailuresBefore(t *testing.T) {
+	var a authRecorder
+	now := time.Now()
+	for i := range 100_000 {
+		a.admit(fmt.Sprintf("junk-%d", i), now.Add(-2*time.Minute))
+	}
+	a.admit("k", now)
+	for range 50 {
+		a.admit("k", now.Add(time.Second))
+	}
+	if ok, n := a.admit("k", now.Add(2*time.Minute)); !ok || n != 50 {
+		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
+	}
+}
