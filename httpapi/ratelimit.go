@@ -97,11 +97,11 @@ func (l *rateLimiter) take(key string, limits domain.RateLimits) rateDecision {
 			d.allowed = false
 			d.retryAfter = max(d.retryAfter, start.Add(windowLengths[i]).Sub(now))
 		}
-		// The window with the fewest left; of those used up, the
-		// longest (windows come shortest first), which lifts last, as
-		// Retry-After says: the client that waits for the reset it
-		// names must not be refused again.
-		if tightest < 0 || left < tightestLeft || left <= 0 && tightestLeft <= 0 {
+		// The window with the fewest left; of those with as many left,
+		// or used up, the longest (windows come shortest first), which
+		// lifts last, as Retry-After says: the client that waits for the
+		// reset it names must not be refused again.
+		if tightest < 0 || left <= tightestLeft || left <= 0 && tightestLeft <= 0 {
 			tightest, tightestLeft = i, left
 		}
 	}

@@ -178,3 +178,21 @@ func TestAFoldedCountOutlivesAFloodOfOtherFailuresBefore(t *testing.T) {
 		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
 	}
 }
+
+// Of two windows with as many requests left, RateLimit names the one that
+// resets last: a client that waits for the reset it names must not be
+// refused by the other.
+func TestRateLimitNamesOfTwoWindowsWithAsManyLeftTheOneThatResetsLast(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 30, 0, time.UTC)
+	l := rateLimiter{now: func() time.Time { return now }}
+	limits := domain.RateLimits{PerMinute: 5, PerHour: 5}
+	for i, want := range []string{`"hour";r=4;t=3570`, `"hour";r=3;t=3570`, `"hour";r=2;t=3570`, `"hour";r=1;t=3570`, `"hour";r=0;t=3570`} {
+		if d := l.take("acme", limits); !d.allowed || d.remaining != want {
+			t.Errorf("request %d = %+v, want allowed with RateLimit %s", i+1, d, want)
+		}
+	}
+	now = now.Add(30 * time.Second) // the minute's reset
+	if d := l.take("acme", limits); d.allowed {
+		t.Errorf("after the minute's reset, the hour's used-up limit let a request through: %+v", d)
+	}
+}
