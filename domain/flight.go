@@ -239,10 +239,10 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	e := FlightScheduled{
 		Carrier: c.Carrier, AWBPrefix: c.AWBPrefix,
 		FlightNumber: CanonicalFlightNumber(c.FlightNumber),
-		Origin:       strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
+		Origin:       strings.ToUpper(strings.TrimSpace(c.Origin)), Destination: strings.ToUpper(strings.TrimSpace(c.Destination)),
 		DepartureDate: c.DepartureDate, DepartureTime: c.DepartureTime,
 		ArrivalDate: c.ArrivalDate, ArrivalTime: c.ArrivalTime,
-		AircraftType: strings.ToUpper(c.AircraftType), ScheduledAt: c.At,
+		AircraftType: strings.ToUpper(strings.TrimSpace(c.AircraftType)), ScheduledAt: c.At,
 	}
 	if m := flightNumberPattern.FindStringSubmatch(e.FlightNumber); m == nil {
 		p.Add(prefix+"flightNumber", CodeInvalidFormat, "must be an airline code and 1 to 4 digits, such as LH8160")

@@ -195,6 +195,9 @@ func TestScheduleFlightNormalise(t *testing.T) {
 		{"a freighter variant in lower case", func(c *ScheduleFlight) { c.AircraftType = "b748f" }, "2027-03-27T09:05:00Z"},
 		{"an aircraft type no timetable prints", func(c *ScheduleFlight) { c.AircraftType = "B77F; DROP" }, "INVALID_FORMAT aircraftType"},
 		{"an aircraft type of a page", func(c *ScheduleFlight) { c.AircraftType = strings.Repeat("B", 9) }, "INVALID_FORMAT aircraftType"},
+		{"codes with white space around them, in lower case", func(c *ScheduleFlight) {
+			c.FlightNumber, c.Origin, c.Destination, c.AircraftType = " lh 8400 ", " fra", "jfk ", "\tb77f "
+		}, "2027-03-27T09:05:00Z"},
 	}
 	for _, tt := range tests {
 		c := base()
