@@ -16,6 +16,7 @@ const MaxManifestShipments = 1000
 // Codes of manifest and offload refusals.
 const (
 	CodeNotOnFlight   FieldCode = "AWB_NOT_ON_FLIGHT"
+	CodeOnOtherFlight FieldCode = "AWB_ON_OTHER_FLIGHT"
 	CodeExceedsLoaded FieldCode = "EXCEEDS_LOADED"
 )
 
@@ -75,21 +76,24 @@ func (OffloadReported) EventType() string { return "OffloadReported" }
 
 // ManifestCandidate is an AWB named on a manifest, with what the service
 // knows of it: whether it is booked on the flight or otherwise a known
-// shipment of the airline, and its declared load.
+// shipment of the airline, its declared load, and the other flight still
+// on the ground whose manifest has it on board ("" when none).
 type ManifestCandidate struct {
 	Load
-	Known bool
+	Known   bool
+	OnBoard string
 }
 
 // ManifestFacts are what the read models know of an AWB named on a
 // manifest: the confirmed booking that carries the number (zero when
-// none) and the flight that booking is on, and the shipment's MAWB (nil
-// when none).
+// none) and the flight that booking is on, the shipment's MAWB (nil
+// when none), and the flights whose manifests or offloads named it.
 type ManifestFacts struct {
 	AWBNumber    string // canonical
 	Booking      Booking
 	BookedFlight Flight
 	MAWB         *MAWBCreated
+	Manifested   []Flight
 }
 
 // NewManifestCandidate decides whether an AWB named on a manifest of
@@ -108,6 +112,15 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	if m := awb.MAWB; m != nil {
 		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
+	}
+	// A manifest loads the whole shipment: one a flight not yet gone has
+	// on board is there, and moves only once taken off (an offload, or a
+	// revised manifest). Else both flights would count its weight, and
+	// both could fly it. Cargo a departed flight left behind may go.
+	for _, f := range awb.Manifested {
+		if _, loaded := f.Loaded[awb.AWBNumber]; loaded && f.ID != flight.ID && f.Bookable() {
+			c.OnBoard = f.ID
+		}
 	}
 	return c
 }
@@ -156,6 +169,8 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			p.Add(field, CodeDuplicate, "%s is named twice", s.AWBNumber)
 		case !s.Known:
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
+		case s.OnBoard != "":
+			p.Add(field, CodeOnOtherFlight, "%s is on board %s: offload it there, or leave it out of a revised manifest of %s, first", s.AWBNumber, s.OnBoard, s.OnBoard)
 		}
 		seen[s.AWBNumber] = true
 		e.Shipments = append(e.Shipments, s.Load)

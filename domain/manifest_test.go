@@ -33,6 +33,7 @@ func TestDecideSubmitManifest(t *testing.T) {
 		{"totals differ", nil, func(c *SubmitManifest) { c.TotalPieces, c.TotalWeight = pieces(6), num(362) }, "",
 			[]ManifestDifference{{"totalPieces", 6, 5}, {"totalWeight", 362, 350.5}}},
 		{"unknown AWB", nil, func(c *SubmitManifest) { c.Shipments[1].Known = false }, "AWB_NOT_ON_FLIGHT awbNumbers[1]", nil},
+		{"AWB on board another flight", nil, func(c *SubmitManifest) { c.Shipments[1].OnBoard = "LH8402-2026-11-26" }, "AWB_ON_OTHER_FLIGHT awbNumbers[1]", nil},
 		{"AWB twice", nil, func(c *SubmitManifest) { c.Shipments[1] = c.Shipments[0] }, "DUPLICATE awbNumbers[1]", nil},
 		{"empty", nil, func(c *SubmitManifest) { c.Shipments = nil }, "REQUIRED awbNumbers", nil},
 		{"other flight in body", nil, func(c *SubmitManifest) { c.FlightID = "LH8401-2026-11-26" }, "MISMATCH flightId", nil},
@@ -221,6 +222,11 @@ func TestNewManifestCandidate(t *testing.T) {
 	mawbFrom := func(origin string) *MAWBCreated {
 		return &MAWBCreated{Origin: origin, Pieces: 3, WeightKg: 120, VolumeM3: 0.7}
 	}
+	// loading is f in status, its latest manifest loading 020-00000011.
+	loading := func(f Flight, status string) Flight {
+		f.Status, f.Loaded = status, map[string]Load{"020-00000011": {AWBNumber: "020-00000011", Pieces: 2, WeightKg: 100, VolumeM3: 0.5}}
+		return f
+	}
 	tests := []struct {
 		name  string
 		facts ManifestFacts
@@ -243,11 +249,28 @@ func TestNewManifestCandidate(t *testing.T) {
 		{"another airline's shipment with a MAWB from the origin does not",
 			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("FRA")}, "unknown 3 120 0.7"},
 		{"a number nothing is known of does not", ManifestFacts{AWBNumber: "020-00000011"}, "unknown 0 0 0"},
+		{"a shipment another flight still on the ground has on board is on board there",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromFRA, BookingStatusConfirmed), BookedFlight: fromFRA,
+				Manifested: []Flight{loading(fromFRA, FlightStatusDelayed)}}, "known 2 100 0.5 on LH8402-2026-11-25"},
+		{"a shipment this flight has on board already is not on board elsewhere",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(flight, BookingStatusConfirmed), BookedFlight: flight,
+				Manifested: []Flight{loading(flight, FlightStatusScheduled)}}, "known 2 100 0.5"},
+		{"a shipment another flight offloaded in full is free to go",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromFRA, BookingStatusConfirmed), BookedFlight: fromFRA,
+				Manifested: []Flight{fromFRA}}, "known 2 100 0.5"},
+		{"a shipment of a cancelled flight's manifest is free to go",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusCancelled)}}, "known 3 120 0.7"},
+		{"a shipment of a departed flight's manifest that was left behind may go",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusDeparted)}}, "known 3 120 0.7"},
 	}
 	for _, tt := range tests {
 		c := NewManifestCandidate(flight, tt.facts)
 		known := map[bool]string{true: "known", false: "unknown"}[c.Known]
-		if got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3); got != tt.want || c.AWBNumber != tt.facts.AWBNumber {
+		got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3)
+		if c.OnBoard != "" {
+			got += " on " + c.OnBoard
+		}
+		if got != tt.want || c.AWBNumber != tt.facts.AWBNumber {
 			t.Errorf("%s: %s of %s, want %s", tt.name, got, c.AWBNumber, tt.want)
 		}
 	}

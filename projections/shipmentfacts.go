@@ -34,5 +34,10 @@ func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
 		facts.Booking = b
 		facts.BookedFlight, _ = f.Flights.Get(b.FlightID)
 	}
+	for _, id := range f.Shipments.Flights(awb) {
+		if fl, ok := f.Flights.Get(id); ok {
+			facts.Manifested = append(facts.Manifested, fl)
+		}
+	}
 	return facts
 }

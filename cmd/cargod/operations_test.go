@@ -290,6 +290,45 @@ func TestManifestAndOffload(t *testing.T) {
 	}
 }
 
+// A manifest loads a whole shipment: one on board a flight still on the
+// ground goes on another flight's manifest only once it is taken off the
+// first, else both flights would count its weight and both could fly it.
+func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	// The next departure of the same flight number: freight on hand at
+	// the same origin, which LH may move there.
+	var list struct{ Flights []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/flights?flightNumber=LH8400&limit=100", token: lh}).json(t, &list)
+	next := ""
+	for i, f := range list.Flights {
+		if f.ID == b.FlightID && i+1 < len(list.Flights) {
+			next = list.Flights[i+1].ID
+		}
+	}
+	if next == "" {
+		t.Fatalf("no LH8400 after %s in %+v", b.FlightID, list.Flights)
+	}
+	booked, moved := "/api/flights/"+b.FlightID+"/manifests", "/api/flights/"+next+"/manifests"
+	s.runCases(t, "POST", []apiCase{
+		{"the flight it is booked on loads it", lh, booked, map[string]any{"awbNumbers": []string{awb}}, 201, ""},
+		{"the next flight may not load it while it is on board the first", lh, moved, map[string]any{"awbNumbers": []string{awb}}, 400,
+			"awbNumbers[0]:AWB_ON_OTHER_FLIGHT"},
+		{"the first flight offloads all of it (the RFQ's two pieces)", lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID,
+			"reason": "Space", "pieces": 2, "weight": 350.5}, 201, ""},
+		{"then the next flight loads it", lh, moved, map[string]any{"awbNumbers": []string{awb}}, 201, ""},
+		{"and the first may not load it again while it is on board the next", lh, booked, map[string]any{"awbNumbers": []string{awb}}, 400,
+			"awbNumbers[0]:AWB_ON_OTHER_FLIGHT"},
+	})
+	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 0 {
+		t.Errorf("the first flight still carries %g kg", c.ActualWeight)
+	}
+}
+
 // TestShipmentFullLife files everything a shipment goes through and reads
 // it back as one timeline, in order, before and after a restart.
 func TestShipmentFullLife(t *testing.T) {
