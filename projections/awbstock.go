@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -76,8 +77,10 @@ func (m *AWBStock) Ledgers(p domain.Principal) []domain.StockLedger {
 			out = append(out, l)
 		}
 	}
+	// Compared one field at a time: joined, organisation f1's prefix
+	// 020 (f1020) would sort before organisation f's 176 (f176).
 	slices.SortFunc(out, func(a, b domain.StockLedger) int {
-		return strings.Compare(a.OrganizationID+a.Prefix, b.OrganizationID+b.Prefix)
+		return cmp.Or(strings.Compare(a.OrganizationID, b.OrganizationID), strings.Compare(a.Prefix, b.Prefix))
 	})
 	return out
 }
