@@ -27,17 +27,25 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 		})
 }
 
+// ShipmentRecords tells, from the read models, whether the shipment of a
+// (canonical) AWB number has anything on record: filings, documents or
+// status events.
+type ShipmentRecords interface {
+	OnRecord(awb string) bool
+}
+
 // ReplyStock is the airline's reply to a stock request, in one
 // transaction: the prefix aggregate decides the range (the guard against
 // overlaps), the request records the reply, and the ledger the range,
-// which refuses to take back numbers the forwarder used. All three are
+// which refuses to take back numbers the forwarder used, or with a
+// shipment on record as shipments tell. All three are
 // stored together or none: a number used while the reply is decided
 // conflicts with it at the ledger, and the reply is decided again, or
 // refused. Replies to one request queue within a process; each part's
 // command id derives from the reply's, so a retried reply repeats
 // nothing, and replying again heals a reply cut short by an earlier
 // release, which stored its parts one by one.
-func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c domain.ReplyStock) (Result[domain.StockRequest], error) {
+func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c domain.ReplyStock, shipments ShipmentRecords) (Result[domain.StockRequest], error) {
 	var none Result[domain.StockRequest]
 	if !domain.ValidIdentifier(requestID) {
 		return none, domain.Errorf(domain.NotFound, "no stock request %s", requestID)
@@ -89,7 +97,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 		ledger, err = decideIn(t, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), m.part("ledger"), domain.EvolveStockLedger,
 			func(l domain.StockLedger) ([]domain.Event, error) {
 				return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
-					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo})
+					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo}, shipments.OnRecord)
 			})
 		return err
 	})

@@ -99,7 +99,7 @@ func (s *Server) handleReplyStock() handlerFunc {
 		res, err := s.commands.ReplyStock(r.Context(), m, r.PathValue("requestId"), domain.ReplyStock{
 			Status: req.Status, AllocatedStock: req.AllocatedStock, ValidFrom: req.ValidFrom, ValidTo: req.ValidTo,
 			StartNumber: req.StartNumber, EndNumber: req.EndNumber, Notes: req.Notes, RejectionReason: req.RejectionReason,
-		})
+		}, s.shipments)
 		if err != nil {
 			return err
 		}

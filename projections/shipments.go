@@ -158,6 +158,14 @@ func (m *Shipments) Timeline(awb string) []TimelineEntry {
 	return m.timelines[awb]
 }
 
+// OnRecord reports whether anything is on record of a shipment: status
+// events, waybills, filings or documents.
+func (m *Shipments) OnRecord(awb string) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.timelines[awb]) > 0
+}
+
 // Version returns the version of a shipment's status events: the stream
 // sequence of the last one, 0 while it has none.
 func (m *Shipments) Version(awb string) uint64 {

@@ -206,6 +206,43 @@ func TestStockReply(t *testing.T) {
 	}
 }
 
+// A number with a shipment on record (here an e-DGD filed before any
+// MAWB) is the forwarder's shipment: a reply may not take it back, else
+// the prefix would give it to another forwarder, who would own and read
+// that record.
+func TestANumberWithAShipmentOnRecordIsNotTakenBack(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	rival := s.rivalForwarder(t)
+	filed := "020-00000011" // the first number of the first range of 020
+	path := "/api/awb-stock/reply/" + s.approvedStock(t, fwd, "020", 5, "", "")
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(filed, nil))
+	reply := func(status string, count int) map[string]any {
+		return map[string]any{"status": status, "allocatedStock": count, "validFrom": today(0), "validTo": today(30)}
+	}
+	s.runCases(t, "PUT", []apiCase{
+		{"a rejection would take it back", lh, path, reply("rejected", 0), 409, ""},
+		{"a range elsewhere would take it back", lh, path, withFields(reply("approved", 5), map[string]any{
+			"startNumber": "020-00001002", "endNumber": "020-00001046"}), 409, ""},
+		{"a partial approval keeping it passes", lh, path, reply("partially_approved", 4), 200, ""},
+	})
+	var req struct{ RequestID string }
+	s.mustCreate(t, rival, "/api/awb-stock/requests", map[string]any{"airlinePrefix": "020", "requestedStock": 5, "validityPeriod": 6}).json(t, &req)
+	if r := s.do(t, request{method: "PUT", path: "/api/awb-stock/reply/" + req.RequestID, token: lh, body: reply("approved", 5)}); r.status != 200 {
+		t.Fatalf("the rival's approval = %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		who    string
+		token  string
+		status int
+	}{{"the forwarder that filed", fwd, 200}, {"the rival given the numbers released", rival, 404}} {
+		if r := s.do(t, request{method: "GET", path: "/api/shipments/" + filed, token: c.token}); r.status != c.status {
+			t.Errorf("%s reads %s: %d, want %d", c.who, filed, r.status, c.status)
+		}
+	}
+}
+
 func TestLargeApprovalIsQuickAndValid(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)

@@ -417,8 +417,9 @@ func (g *gen) stock(org, code, prefix string, n int) error {
 			return err
 		}
 		if _, _, err := decide(g, ledger, airline, domain.EvolveStockLedger, func(l domain.StockLedger) ([]domain.Event, error) {
+			// A new request's range takes no number back: nothing is on record.
 			return domain.DecideSetStock(l, org, prefix, domain.LedgerRange{RequestID: req.id.ID, Range: allocated,
-				ValidFrom: req.state.ValidFrom, ValidTo: req.state.ValidTo})
+				ValidFrom: req.state.ValidFrom, ValidTo: req.state.ValidTo}, func(string) bool { return false })
 		}); err != nil {
 			return err
 		}
