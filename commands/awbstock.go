@@ -36,9 +36,10 @@ type ShipmentRecords interface {
 
 // ReplyStock is the airline's reply to a stock request, in one
 // transaction: the prefix aggregate decides the range (the guard against
-// overlaps), the request records the reply, and the ledger the range,
-// which refuses to take back numbers the forwarder used, or with a
-// shipment on record as shipments tell. All three are
+// overlaps, which gives no number with a shipment on record, as shipments
+// tell, to a request that does not hold it), the request records the
+// reply, and the ledger the range, which refuses to take back numbers the
+// forwarder used, or with a shipment on record. All three are
 // stored together or none: a number used while the reply is decided
 // conflicts with it at the ledger, and the reply is decided again, or
 // refused. Replies to one request queue within a process; each part's
@@ -71,6 +72,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	if c.Status != domain.StockStatusRejected {
 		count = *c.AllocatedStock
 	}
+	onRecord := func(serial int) bool { return shipments.OnRecord(domain.AWBNumber(r.AirlinePrefix, serial)) }
 	// If-Match is the request's: the prefix and the ledger have versions
 	// of their own.
 	reply := m.part("reply")
@@ -81,7 +83,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 	err = transact(ctx, h, func(t *transaction) (err error) {
 		prefix, err = decideIn(t, domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: r.AirlinePrefix}, m.part("range"), domain.EvolveAWBPrefixStock,
 			func(s domain.AWBPrefixStock) ([]domain.Event, error) {
-				return domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count)
+				return domain.DecideAllocateRange(s, r.AirlinePrefix, requestID, r.OrganizationID, want, count, onRecord)
 			})
 		if err != nil {
 			return err
@@ -97,7 +99,7 @@ func (h *Handler) ReplyStock(ctx context.Context, m Meta, requestID string, c do
 		ledger, err = decideIn(t, ledgerAggregate(r.OrganizationID, r.AirlinePrefix), m.part("ledger"), domain.EvolveStockLedger,
 			func(l domain.StockLedger) ([]domain.Event, error) {
 				return domain.DecideSetStock(l, r.OrganizationID, r.AirlinePrefix,
-					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo}, shipments.OnRecord)
+					domain.LedgerRange{RequestID: requestID, Range: allocated, ValidFrom: res.State.ValidFrom, ValidTo: res.State.ValidTo}, onRecord)
 			})
 		return err
 	})

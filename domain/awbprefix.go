@@ -38,21 +38,39 @@ func (RangeReleased) EventType() string { return "RangeReleased" }
 // DecideAllocateRange gives a stock request count numbers: the range asked
 // for (want.Count > 0), else the first count of those it holds if it held
 // as many, or else the lowest free range. It replaces what the request
-// held before; count 0 only releases.
-func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want AWBRange, count int) ([]Event, error) {
+// held before; count 0 only releases. A number (serial) onRecord says has a
+// shipment on record (the airline's own, filed for or reported on while
+// no forwarder held the number) is in use, and goes to no request but one
+// that holds it already: the forwarder would own that shipment.
+func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want AWBRange, count int, onRecord func(serial int) bool) ([]Event, error) {
 	old, had := s.Ranges[requestID]
+	// recorded is the first number of rng, not the request's already,
+	// with a shipment on record, or -1.
+	recorded := func(rng AWBRange) int {
+		for x := rng.First; x <= rng.Last(); x++ {
+			if !(had && old.Contains(x)) && onRecord(x) {
+				return x
+			}
+		}
+		return -1
+	}
 	var next AWBRange
 	switch {
 	case count == 0:
 	case want.Count > 0:
 		next = want
+		var p Problems
 		for id, r := range s.Ranges {
 			if id != requestID && r.Overlaps(want) {
-				var p Problems
 				p.Add("startNumber", CodeRangeOverlap, "%s to %s overlaps %s to %s, already allocated",
 					AWBNumber(prefix, want.First), AWBNumber(prefix, want.Last()), AWBNumber(prefix, r.First), AWBNumber(prefix, r.Last()))
 				return nil, p.Err()
 			}
+		}
+		if x := recorded(want); x >= 0 {
+			p.Add("startNumber", CodeRangeOverlap, "%s to %s holds %s, which has a shipment on record",
+				AWBNumber(prefix, want.First), AWBNumber(prefix, want.Last()), AWBNumber(prefix, x))
+			return nil, p.Err()
 		}
 	case had && count <= old.Count:
 		// The same allocation again, or fewer of its numbers: the
@@ -61,9 +79,16 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 		// back every number used.
 		next = AWBRange{First: old.First, Count: count}
 	default:
-		var ok bool
-		if next, ok = s.freeRange(requestID, count); !ok {
-			return nil, Errorf(Conflict, "prefix %s has no free range of %d numbers", prefix, count)
+		for from := 1; ; {
+			var ok bool
+			if next, ok = s.freeRange(requestID, count, from); !ok {
+				return nil, Errorf(Conflict, "prefix %s has no free range of %d numbers", prefix, count)
+			}
+			x := recorded(next)
+			if x < 0 {
+				break
+			}
+			from = x + 1
 		}
 	}
 	switch {
@@ -75,9 +100,9 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 	return []Event{RangeAllocated{Prefix: prefix, RequestID: requestID, OrganizationID: orgID, Range: next}}, nil
 }
 
-// freeRange finds the lowest gap of count serials, ignoring the range of
-// requestID (which is being replaced).
-func (s AWBPrefixStock) freeRange(requestID string, count int) (AWBRange, bool) {
+// freeRange finds the lowest gap of count serials from serial from on,
+// ignoring the range of requestID (which is being replaced).
+func (s AWBPrefixStock) freeRange(requestID string, count, from int) (AWBRange, bool) {
 	var taken []AWBRange
 	for id, r := range s.Ranges {
 		if id != requestID {
@@ -85,7 +110,7 @@ func (s AWBPrefixStock) freeRange(requestID string, count int) (AWBRange, bool) 
 		}
 	}
 	slices.SortFunc(taken, func(a, b AWBRange) int { return a.First - b.First })
-	candidate := AWBRange{First: 1, Count: count}
+	candidate := AWBRange{First: from, Count: count}
 	for _, r := range taken {
 		if !candidate.Overlaps(r) && candidate.Last() < r.First {
 			break

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ func TestDecideAllocateRange(t *testing.T) {
 		{"one more than is left", others, AWBRange{}, maxSerial7 - 400 + 2, "conflict"},
 	}
 	for _, tt := range tests {
-		events, err := DecideAllocateRange(given(EvolveAWBPrefixStock, tt.history...), "020", "s1", "f1", tt.asked, tt.count)
+		events, err := DecideAllocateRange(given(EvolveAWBPrefixStock, tt.history...), "020", "s1", "f1", tt.asked, tt.count, func(int) bool { return false })
 		got := outcomeOf(events, err, func(e Event) string {
 			switch e := e.(type) {
 			case RangeAllocated:
@@ -47,6 +48,46 @@ func TestDecideAllocateRange(t *testing.T) {
 				return fmt.Sprintf("released %s of %s of %s: %d..%d", e.RequestID, e.Prefix, e.OrganizationID, e.Range.First, e.Range.Last())
 			}
 			return e.EventType()
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A number with a shipment on record (an airline's own shipment, filed
+// for or reported on before any forwarder held the number) is in use: no
+// range gives it to a forwarder, who would own that shipment.
+func TestDecideAllocateRangeLeavesOutNumbersWithAShipmentOnRecord(t *testing.T) {
+	held := func(requestID string, first, count int) RangeAllocated {
+		return RangeAllocated{Prefix: "020", RequestID: requestID, OrganizationID: "f0", Range: AWBRange{First: first, Count: count}}
+	}
+	// Others hold 100..149 and 300..399; s1 holds 200..249.
+	others := []Event{held("s2", 100, 50), held("s3", 300, 100)}
+	withS1 := append([]Event{held("s1", 200, 50)}, others...)
+	tests := []struct {
+		name     string
+		history  []Event
+		asked    AWBRange
+		count    int
+		onRecord []int // serials with a shipment on record
+		want     string
+	}{
+		{"the first numbers, past one on record", nil, AWBRange{}, 10, []int{5}, "allocated s1 of 020 to f1: 6..15"},
+		{"the first numbers, past several on record", nil, AWBRange{}, 10, []int{1, 11, 30}, "allocated s1 of 020 to f1: 12..21"},
+		{"the whole gap between the others, where one is on record", others, AWBRange{}, 150, []int{160}, "allocated s1 of 020 to f1: 400..549"},
+		{"before the others, clear of one on record in the gap", others, AWBRange{}, 99, []int{160}, "allocated s1 of 020 to f1: 1..99"},
+		{"a range asked for holding one on record", others, AWBRange{First: 200, Count: 50}, 50, []int{249}, "RANGE_OVERLAP startNumber"},
+		{"a range asked for beside one on record", others, AWBRange{First: 200, Count: 50}, 50, []int{250}, "allocated s1 of 020 to f1: 200..249"},
+		{"more than before, around its own number on record", withS1, AWBRange{}, 100, []int{210}, "allocated s1 of 020 to f1: 150..249"},
+		{"its own range asked for again, its number on record", withS1, AWBRange{First: 200, Count: 50}, 50, []int{210}, ""},
+		{"none left but one on record", []Event{held("s2", 2, maxSerial7-1)}, AWBRange{}, 1, []int{1}, "conflict"},
+	}
+	for _, tt := range tests {
+		onRecord := func(serial int) bool { return slices.Contains(tt.onRecord, serial) }
+		events, err := DecideAllocateRange(given(EvolveAWBPrefixStock, tt.history...), "020", "s1", "f1", tt.asked, tt.count, onRecord)
+		got := outcomeOf(events, err, func(e RangeAllocated) string {
+			return fmt.Sprintf("allocated %s of %s to %s: %d..%d", e.RequestID, e.Prefix, e.OrganizationID, e.Range.First, e.Range.Last())
 		})
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)

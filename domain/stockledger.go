@@ -121,11 +121,11 @@ func (l StockLow) VisibleTo(p Principal) bool {
 
 // DecideSetStock puts a request's range into the ledger (count 0 takes it
 // out). Numbers already used outside the new range cannot be taken back,
-// nor can those onRecord says have a shipment on record (filings,
+// nor can those (serials) onRecord says have a shipment on record (filings,
 // documents, status events) though unused: the prefix would give them to
 // another forwarder, whose shipment that record would then be, and who
 // would read it.
-func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord func(awb string) bool) ([]Event, error) {
+func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord func(serial int) bool) ([]Event, error) {
 	i := slices.IndexFunc(l.Ranges, func(x LedgerRange) bool { return x.RequestID == r.RequestID })
 	if i >= 0 {
 		old := l.Ranges[i]
@@ -140,8 +140,8 @@ func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord
 			if kept.Count > 0 && kept.Contains(s) {
 				continue
 			}
-			if awb := AWBNumber(prefix, s); onRecord(awb) {
-				return nil, Errorf(Conflict, "%s of the earlier allocation has a shipment on record (filings, documents or status events) and would be taken back", awb)
+			if onRecord(s) {
+				return nil, Errorf(Conflict, "%s of the earlier allocation has a shipment on record (filings, documents or status events) and would be taken back", AWBNumber(prefix, s))
 			}
 		}
 	}

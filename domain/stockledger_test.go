@@ -38,29 +38,29 @@ func TestDecideSetStock(t *testing.T) {
 		name     string
 		history  []Event
 		r        LedgerRange
-		onRecord string // an AWB number with a shipment on record (filings, documents, status events), if any
+		onRecord int    // a serial with a shipment on record (filings, documents, status events), 0 if none
 		want     string // what changes in the ledger, "" for nothing, or the error's code
 	}{
-		{"a first range", nil, r1Range, "", "allocated r1 to f1/020: 100..109 until 2027-10-31"},
-		{"the same range again", held, r1Range, "", ""},
-		{"its validity extended", held, extended, "", "allocated r1 to f1/020: 100..109 until 2028-10-31"},
-		{"grown around a number used", usedOne, grown, "", "allocated r1 to f1/020: 100..119 until 2027-10-31"},
-		{"shrunk, keeping a number used", usedOne, shrunk, "", "allocated r1 to f1/020: 100..104 until 2027-10-31"},
-		{"moved off a number used", usedOne, moved, "", "conflict"},
-		{"another request's range beside a number used", usedOne, r2Range, "", "allocated r2 to f1/020: 500..509 until 2026-12-31"},
-		{"taken back unused", held, emptied, "", "withdrawn r1 from f1/020"},
-		{"taken back after use", usedOne, emptied, "", "conflict"},
-		{"taken back, never given", nil, emptied, "", ""},
-		{"taken back with a shipment on record on an unused number", held, emptied, "020-00001046", "conflict"},
-		{"shrunk off an unused number with a shipment on record", held, shrunk, "020-00001072", "conflict"},
-		{"moved off an unused number with a shipment on record", held, moved, "020-00001002", "conflict"},
-		{"shrunk, keeping the number with a shipment on record", held, shrunk, "020-00001013", "allocated r1 to f1/020: 100..104 until 2027-10-31"},
-		{"its validity extended, with a shipment on record", held, extended, "020-00001013", "allocated r1 to f1/020: 100..109 until 2028-10-31"},
-		{"another request's range beside a number with a shipment on record", held, r2Range, "020-00001013",
+		{"a first range", nil, r1Range, 0, "allocated r1 to f1/020: 100..109 until 2027-10-31"},
+		{"the same range again", held, r1Range, 0, ""},
+		{"its validity extended", held, extended, 0, "allocated r1 to f1/020: 100..109 until 2028-10-31"},
+		{"grown around a number used", usedOne, grown, 0, "allocated r1 to f1/020: 100..119 until 2027-10-31"},
+		{"shrunk, keeping a number used", usedOne, shrunk, 0, "allocated r1 to f1/020: 100..104 until 2027-10-31"},
+		{"moved off a number used", usedOne, moved, 0, "conflict"},
+		{"another request's range beside a number used", usedOne, r2Range, 0, "allocated r2 to f1/020: 500..509 until 2026-12-31"},
+		{"taken back unused", held, emptied, 0, "withdrawn r1 from f1/020"},
+		{"taken back after use", usedOne, emptied, 0, "conflict"},
+		{"taken back, never given", nil, emptied, 0, ""},
+		{"taken back with a shipment on record on an unused number", held, emptied, 104, "conflict"},
+		{"shrunk off an unused number with a shipment on record", held, shrunk, 107, "conflict"},
+		{"moved off an unused number with a shipment on record", held, moved, 100, "conflict"},
+		{"shrunk, keeping the number with a shipment on record", held, shrunk, 101, "allocated r1 to f1/020: 100..104 until 2027-10-31"},
+		{"its validity extended, with a shipment on record", held, extended, 101, "allocated r1 to f1/020: 100..109 until 2028-10-31"},
+		{"another request's range beside a number with a shipment on record", held, r2Range, 101,
 			"allocated r2 to f1/020: 500..509 until 2026-12-31"},
 	}
 	for _, tt := range tests {
-		events, err := DecideSetStock(given(EvolveStockLedger, tt.history...), "f1", "020", tt.r, func(awb string) bool { return awb == tt.onRecord })
+		events, err := DecideSetStock(given(EvolveStockLedger, tt.history...), "f1", "020", tt.r, func(serial int) bool { return serial == tt.onRecord })
 		got := outcomeOf(events, err, func(e Event) string {
 			switch e := e.(type) {
 			case StockAllocated:

@@ -243,6 +243,48 @@ func TestANumberWithAShipmentOnRecordIsNotTakenBack(t *testing.T) {
 	}
 }
 
+// A number the airline reported on (or filed for) while no forwarder held
+// it is a shipment of the airline's own: stock given to a forwarder leaves
+// it out, else the forwarder would own that shipment, read its record and
+// book its own cargo under the same number.
+func TestANumberWithAShipmentOnRecordGoesToNoForwarder(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	own := "020-00000011" // the first number of prefix 020, held by nobody
+	s.mustCreate(t, lh, "/api/shipments/"+own+"/events", map[string]any{"eventType": "RCS",
+		"eventDate": time.Now().UTC().Format(time.RFC3339), "location": "FRA"})
+	requestFor := func(count int) string {
+		var req struct{ RequestID string }
+		s.mustCreate(t, fwd, "/api/awb-stock/requests", map[string]any{"airlinePrefix": "020", "requestedStock": count, "validityPeriod": 6}).json(t, &req)
+		return "/api/awb-stock/reply/" + req.RequestID
+	}
+	reply := map[string]any{"status": "approved", "allocatedStock": 3, "validFrom": today(0), "validTo": today(30)}
+	tests := []struct {
+		name  string
+		body  map[string]any
+		start string // the range's first number, or the error's code
+	}{
+		{"a range asked for that holds it is refused", withFields(reply, map[string]any{"allocatedStock": 2, "startNumber": "020-00000000", "endNumber": own}),
+			"startNumber:RANGE_OVERLAP"},
+		{"the lowest free range starts past it", reply, "020-00000022"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "PUT", path: requestFor(3), token: lh, body: tt.body})
+			var got struct{ StartNumber string }
+			if r.status == 400 {
+				checkFields(t, r, tt.start)
+			} else if r.json(t, &got); r.status != 200 || got.StartNumber != tt.start {
+				t.Errorf("= %d %s, want the range from %s", r.status, r.body, tt.start)
+			}
+		})
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/shipments/" + own, token: fwd}); r.status != 404 {
+		t.Errorf("the forwarder reads the airline's shipment %s: %d", own, r.status)
+	}
+}
+
 func TestLargeApprovalIsQuickAndValid(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)

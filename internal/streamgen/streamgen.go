@@ -406,7 +406,8 @@ func (g *gen) stock(org, code, prefix string, n int) error {
 			return err
 		}
 		if _, _, err := decide(g, prefixes, airline, domain.EvolveAWBPrefixStock, func(s domain.AWBPrefixStock) ([]domain.Event, error) {
-			return domain.DecideAllocateRange(s, prefix, req.id.ID, org, want, count)
+			// The generated stream records no shipment before its stock.
+			return domain.DecideAllocateRange(s, prefix, req.id.ID, org, want, count, func(int) bool { return false })
 		}); err != nil {
 			return err
 		}
@@ -417,9 +418,9 @@ func (g *gen) stock(org, code, prefix string, n int) error {
 			return err
 		}
 		if _, _, err := decide(g, ledger, airline, domain.EvolveStockLedger, func(l domain.StockLedger) ([]domain.Event, error) {
-			// A new request's range takes no number back: nothing is on record.
+			// A new request's range takes no number back.
 			return domain.DecideSetStock(l, org, prefix, domain.LedgerRange{RequestID: req.id.ID, Range: allocated,
-				ValidFrom: req.state.ValidFrom, ValidTo: req.state.ValidTo}, func(string) bool { return false })
+				ValidFrom: req.state.ValidFrom, ValidTo: req.state.ValidTo}, func(int) bool { return false })
 		}); err != nil {
 			return err
 		}
