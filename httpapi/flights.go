@@ -107,10 +107,16 @@ func (s *Server) handleChangeFlight() handlerFunc {
 // ?seq=).
 func (s *Server) handleGetFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id := flightIDOf(r)
+		id, p := flightIDOf(r), principal(r.Context())
 		return answerVersion(s, w, r, domain.Aggregate{Type: domain.AggregateFlight, ID: id},
-			func(cut projections.Cut) (domain.Flight, uint64, error) { return s.past.Flight(r.Context(), id, cut) },
-			func() (domain.Flight, uint64, bool) { return s.flights.GetVersion(id) },
+			func(cut projections.Cut) (domain.Flight, uint64, error) {
+				f, version, err := s.past.Flight(r.Context(), id, cut)
+				return f, views.FlightVersion(f, p, version), err
+			},
+			func() (domain.Flight, uint64, bool) {
+				f, version, ok := s.flights.GetVersion(id)
+				return f, views.FlightVersion(f, p, version), ok
+			},
 			"no flight "+id, views.ToFlightJSON)
 	}
 }

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"encoding/json"
+	"hash/fnv"
 	"math"
 	"time"
 
@@ -31,6 +33,23 @@ func ToFlightJSON(f domain.Flight) FlightJSON {
 		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
 		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
 		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+}
+
+// FlightVersion is the version of flight f, which is at version, as p
+// may see it: that version (its last event's stream sequence) to those
+// who see its load (domain.Flight.LoadVisibleTo), who send it back as
+// If-Match; to everyone else a digest of the flight as shown, which moves
+// only when that does. The sequence moves with every booking, manifest
+// and offload: polled, it would count a flight's bookings for a
+// competitor, which the capacity view's steps hide.
+func FlightVersion(f domain.Flight, p domain.Principal, version uint64) uint64 {
+	if f.LoadVisibleTo(p) {
+		return version
+	}
+	shown, _ := json.Marshal(ToFlightJSON(f)) // strings and numbers: cannot fail
+	h := fnv.New64a()
+	h.Write(shown)
+	return h.Sum64()
 }
 
 // CapacityJSON is the spec's capacity snapshot of a flight. The load

@@ -47,3 +47,27 @@ func TestTheCapacityOfAFlightWhoseBookingsWereAllCancelledShowsNothingProjected(
 		}
 	}
 }
+
+// A flight's version moves, for those who may not see its load, only when
+// the flight they see changes (see FlightVersion).
+func TestAFlightsVersionMovesWithItsLoadOnlyForThoseWhoSeeTheLoad(t *testing.T) {
+	const id = "LH8400-2026-11-26"
+	scheduled := domain.EvolveFlight(domain.Flight{}, domain.FlightScheduled{FlightID: id, Carrier: "LH", CapacityKg: 1000, CapacityM3: 10})
+	booked := domain.EvolveFlight(scheduled, domain.CapacityReserved{FlightID: id, BookingID: "b1", WeightKg: 100, VolumeM3: 1})
+	delayed := domain.EvolveFlight(booked, domain.FlightStatusChanged{FlightID: id, Status: domain.FlightStatusDelayed})
+	lh := domain.Principal{OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH"}
+	ek := domain.Principal{OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK"}
+	forwarder := domain.Principal{OrganizationID: "f1", Role: domain.RoleForwarder}
+	if got := FlightVersion(booked, lh, 42); got != 42 {
+		t.Errorf("the airline's version of its flight = %d, want the stream's 42", got)
+	}
+	for _, p := range []domain.Principal{ek, forwarder} {
+		before, after, moved := FlightVersion(scheduled, p, 41), FlightVersion(booked, p, 42), FlightVersion(delayed, p, 43)
+		if before != after {
+			t.Errorf("%s: the version moved from %d to %d with a booking", p.OrganizationID, before, after)
+		}
+		if moved == after {
+			t.Errorf("%s: the version stayed %d when the flight was delayed", p.OrganizationID, moved)
+		}
+	}
+}

@@ -271,6 +271,56 @@ func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 	}
 }
 
+// A flight's ETag tells those who may not see its load (other airlines,
+// forwarders) only of changes to the flight they see: were it the
+// version of its last event, it would move with every booking, manifest
+// and offload, and a competitor polling it would count the bookings the
+// capacity view hides. Its airline sees every version, to send back as
+// If-Match.
+func TestAFlightsETagMovesWithItsLoadOnlyForThoseWhoSeeTheLoad(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh, ek := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-airline-ek")
+	flight := raceFlight(t, s)
+	path := "/api/flights/" + flight["id"].(string)
+	before := map[string]versioned{"lh": s.read(t, lh, path), "ek": s.read(t, ek, path), "fwd": s.read(t, fwd, path)}
+
+	body := rfq()
+	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	quote := createQuote(t, s, fwd, body).ID
+	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
+		t.Fatalf("quote %s = %+v", quote, q)
+	}
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Fatalf("booking = %+v", b)
+	}
+	booked := s.read(t, lh, path)
+	if booked.etag == before["lh"].etag {
+		t.Errorf("the airline's ETag of its flight stayed %s after a booking reserved capacity on it", booked.etag)
+	}
+	for _, who := range []struct{ name, token string }{{"ek", ek}, {"fwd", fwd}} {
+		r := s.do(t, request{method: "GET", path: path, token: who.token, header: map[string]string{"If-None-Match": before[who.name].etag}})
+		if r.status != http.StatusNotModified || r.header.Get("ETag") != before[who.name].etag {
+			t.Errorf("%s: after a booking the flight answered %d with ETag %s, want 304 with %s: the ETag gives the booking away",
+				who.name, r.status, r.header.Get("ETag"), before[who.name].etag)
+		}
+	}
+	// What they see changes: so does their ETag, and the airline's
+	// stands as If-Match.
+	delayed := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "delayed"},
+		header: map[string]string{"If-Match": booked.etag}})
+	if delayed.status != http.StatusOK {
+		t.Fatalf("PATCH with the airline's ETag = %d %s", delayed.status, delayed.body)
+	}
+	for _, who := range []struct{ name, token string }{{"ek", ek}, {"fwd", fwd}} {
+		if now := s.read(t, who.token, path); now.etag == before[who.name].etag {
+			t.Errorf("%s: the flight's ETag stayed %s after it was delayed", who.name, now.etag)
+		}
+	}
+}
+
 // raceFlight is an LH flight on a route without demo flights, with room
 // for ten 100 kg bookings.
 func raceFlight(t *testing.T, s *testServer) map[string]any {
