@@ -56,7 +56,6 @@ type StockRequest struct {
 	Range          AWBRange // what the latest reply allocated
 	ProcessedAt    time.Time
 	ApprovalNotes  string
-	ReplyNotes     string
 }
 
 // VisibleTo: the requesting forwarder, the airline of the prefix, admins.
@@ -283,10 +282,14 @@ func EvolveStockRequest(r StockRequest, e Event) StockRequest {
 			Status: StockStatusPending}
 	case StockReplied:
 		r.Status, r.AllocatedStock, r.ValidFrom, r.ValidTo, r.Range = e.Status, e.AllocatedStock, e.ValidFrom, e.ValidTo, e.Range
-		r.ProcessedAt, r.ReplyNotes = e.RepliedAt, e.Notes
-		r.ApprovalNotes = e.Notes
+		r.ProcessedAt, r.ApprovalNotes = e.RepliedAt, e.Notes
+		// The spec has one field for the airline's words on a reply:
+		// a rejection's reason comes first, its notes (if any) after.
 		if e.Status == StockStatusRejected && e.RejectionReason != "" {
 			r.ApprovalNotes = e.RejectionReason
+			if e.Notes != "" {
+				r.ApprovalNotes += "; " + e.Notes
+			}
 		}
 	}
 	return r

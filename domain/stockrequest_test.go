@@ -97,3 +97,25 @@ func TestDecideReplyStock(t *testing.T) {
 		}
 	}
 }
+
+// approvalNotes, the spec's one field for the airline's words on a
+// reply, keeps both a rejection's reason and its notes.
+func TestAStockRequestShowsTheReplysNotesAndARejectionsReason(t *testing.T) {
+	requested := EvolveStockRequest(StockRequest{}, StockRequested{RequestID: "r1", OrganizationID: "f1", AirlinePrefix: "020", RequestedStock: 10})
+	tests := []struct {
+		name  string
+		reply StockReplied
+		want  string
+	}{
+		{"approved with notes", StockReplied{Status: StockStatusApproved, Notes: "valid at FRA only"}, "valid at FRA only"},
+		{"rejected with a reason", StockReplied{Status: StockStatusRejected, RejectionReason: "credit limit reached"}, "credit limit reached"},
+		{"rejected with notes alone", StockReplied{Status: StockStatusRejected, Notes: "call us"}, "call us"},
+		{"rejected with a reason and notes", StockReplied{Status: StockStatusRejected, RejectionReason: "credit limit reached", Notes: "call us"},
+			"credit limit reached; call us"},
+	}
+	for _, tt := range tests {
+		if got := EvolveStockRequest(requested, tt.reply).ApprovalNotes; got != tt.want {
+			t.Errorf("%s: approvalNotes %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
