@@ -72,6 +72,9 @@ type Projector struct {
 	// event (each try serialises every read model while none is applied).
 	notWritten uint64
 	last       domain.Record // the last event applied
+	// replaces is the id of the snapshot named at the start; unusable
+	// is that id too when the start ignored it (see partWriter).
+	replaces, unusable string
 }
 
 // NewProjector returns a projector for models.

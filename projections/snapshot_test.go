@@ -305,6 +305,26 @@ func (n *namingMeanwhile) Put(ctx context.Context, name string, r io.Reader) (in
 	return n.SnapshotStore.Put(ctx, name, r)
 }
 
+// namedAfterStart is the object store of snapshots, where another
+// replica names its snapshot, manifest, once this one has started: after
+// the start has read the manifest, before the stop reads it again.
+type namedAfterStart struct {
+	projections.SnapshotStore
+	manifest string
+	reads    int
+}
+
+func (n *namedAfterStart) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
+	if name == projections.SnapshotManifest {
+		if n.reads++; n.reads == 2 {
+			if _, err := n.SnapshotStore.Put(ctx, name, strings.NewReader(n.manifest)); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return n.SnapshotStore.Get(ctx, name)
+}
+
 // Replicas share the snapshots: each leaves the newest named, and deletes
 // only the parts of older ones.
 func TestReplicasSharingSnapshotsLeaveTheNewestNamed(t *testing.T) {
@@ -325,10 +345,9 @@ func TestReplicasSharingSnapshotsLeaveTheNewestNamed(t *testing.T) {
 				return o
 			},
 			written: true, parts: []string{"ours", "read-models/999999-1/0"}},
-		{name: "a newer one named before writing is not written over",
+		{name: "a newer one named while the replica ran is not written over",
 			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
-				put(t, o, projections.SnapshotManifest, newer)
-				return o
+				return &namedAfterStart{SnapshotStore: o, manifest: newer}
 			},
 			manifest: newer},
 		{name: "a newer one named while writing is not named over, and ours is deleted",
@@ -366,4 +385,95 @@ func TestReplicasSharingSnapshotsLeaveTheNewestNamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A snapshot a start ignored, or one deleted while the replica ran, is
+// no reason to write none at the stop: the next start would replay the
+// whole stream again, and the parts of the one ignored would stay for
+// good.
+func TestAStopAfterAStartWithoutAUsableSnapshotLeavesOne(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// spoil is done to the snapshot a first start left, before the
+		// replica starts again, or while it runs (running).
+		spoil   func(t *testing.T, snapshots projections.SnapshotStore, id string)
+		running bool
+	}{
+		{name: "a byte of it changed", spoil: func(t *testing.T, snapshots projections.SnapshotStore, id string) {
+			part := projections.SnapshotManifest + "/" + id + "/0"
+			b := []byte(read(t, snapshots, part))
+			b[len(b)/2] ^= 0x20
+			put(t, snapshots, part, string(b))
+		}},
+		{name: "of a longer stream, such as before a restore from an older backup", spoil: func(t *testing.T, snapshots projections.SnapshotStore, id string) {
+			other, otherSnapshots := history(t, 1500)
+			start(t, other, otherSnapshots)
+			m := read(t, otherSnapshots, projections.SnapshotManifest)
+			theirs := projections.SnapshotManifest + "/" + strings.Split(m, "\n")[1] + "/0"
+			put(t, snapshots, theirs, read(t, otherSnapshots, theirs))
+			put(t, snapshots, projections.SnapshotManifest, m)
+			// Only the other stream's is there, as after a restore.
+			if err := snapshots.Delete(context.Background(), projections.SnapshotManifest+"/"+id+"/0"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "its manifest deleted while the replica ran", running: true, spoil: func(t *testing.T, snapshots projections.SnapshotStore, id string) {
+			if err := snapshots.Delete(context.Background(), projections.SnapshotManifest); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store, snapshots := history(t, 500)
+			start(t, store, snapshots)
+			id := strings.Split(read(t, snapshots, projections.SnapshotManifest), "\n")[1]
+			var log string
+			if tt.running {
+				log = startAnd(t, store, snapshots, func() { tt.spoil(t, snapshots, id) })
+			} else {
+				tt.spoil(t, snapshots, id)
+				_, log = start(t, store, snapshots)
+			}
+			if !strings.Contains(log, "snapshot of the read models written") {
+				t.Fatalf("the stop wrote no snapshot:\n%s", log)
+			}
+			if _, log := start(t, store, snapshots); !strings.Contains(log, "read models loaded from a snapshot") {
+				t.Errorf("the start after did not load a snapshot:\n%s", log)
+			}
+			named := strings.Split(read(t, snapshots, projections.SnapshotManifest), "\n")[1]
+			for _, part := range partNames(t, snapshots) {
+				if !strings.HasPrefix(part, projections.SnapshotManifest+"/"+named+"/") {
+					t.Errorf("part %s of a snapshot no longer named is left; %s is named", part, named)
+				}
+			}
+		})
+	}
+}
+
+// startAnd is start, with during done once the read models have caught
+// up, before the stop.
+func startAnd(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore, during func()) string {
+	t.Helper()
+	var log logLines
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
+	if err := p.KeepSnapshots(snapshots, 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	last, err := store.LastSequence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := p.WaitFor(wait, last); err != nil {
+		t.Fatalf("the read models did not reach %d: %v\n%s", last, err, log.String())
+	}
+	during()
+	cancel()
+	<-done
+	return log.String()
 }

@@ -65,14 +65,21 @@ func idSequence(id string) uint64 {
 	return n
 }
 
-// namedSequence is the sequence of the snapshot the manifest names, 0
-// when none is named or the manifest cannot be read.
-func namedSequence(ctx context.Context, store SnapshotStore) uint64 {
+// namedSequence is the sequence of the snapshot the manifest names: 0
+// when none is named, or when the one named is unusable (this replica's
+// start ignored it: it is no snapshot as new as any). It fails when the
+// manifest cannot be read.
+func namedSequence(ctx context.Context, store SnapshotStore, unusable string) (uint64, error) {
 	m, err := readManifest(ctx, store)
-	if err != nil {
-		return 0
+	switch {
+	case errors.Is(err, domain.ErrNoStoredFile):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case m.id == unusable:
+		return 0, nil
 	}
-	return m.sequence()
+	return m.sequence(), nil
 }
 
 func readManifest(ctx context.Context, store SnapshotStore) (manifest, error) {
@@ -104,6 +111,11 @@ type partWriter struct {
 	m     manifest
 	buf   bytes.Buffer
 	size  int64
+	// unusable is the snapshot this replica's start ignored, and
+	// replaces the one it started from, loaded or ignored: once this
+	// one is named, that one's parts go even at the same sequence,
+	// where nothing else would delete them.
+	unusable, replaces string
 }
 
 func (w *partWriter) Write(p []byte) (int, error) {
@@ -138,7 +150,8 @@ func (w *partWriter) close() (bool, error) {
 	if err := w.flush(); err != nil {
 		return false, err
 	}
-	named := w.m.sequence() > namedSequence(w.ctx, w.store)
+	before, _ := namedSequence(w.ctx, w.store, w.unusable)
+	named := w.m.sequence() > before
 	if named {
 		text := fmt.Sprintf("%s\n%s\n%d\n", manifestHeader, w.m.id, w.m.parts)
 		if _, err := w.store.Put(w.ctx, SnapshotManifest, strings.NewReader(text)); err != nil {
@@ -146,14 +159,14 @@ func (w *partWriter) close() (bool, error) {
 		}
 	}
 	// Read again: another replica may have named one since.
-	newest := namedSequence(w.ctx, w.store)
+	newest, _ := namedSequence(w.ctx, w.store, w.unusable)
 	objects, err := w.store.List(w.ctx)
 	if err != nil {
 		return named, err
 	}
 	for _, o := range objects {
 		id, _, isPart := strings.Cut(strings.TrimPrefix(o.Name, SnapshotManifest+"/"), "/")
-		if isPart && strings.HasPrefix(o.Name, SnapshotManifest+"/") && (idSequence(id) < newest || !named && id == w.m.id) {
+		if isPart && strings.HasPrefix(o.Name, SnapshotManifest+"/") && (idSequence(id) < newest || !named && id == w.m.id || named && id == w.replaces) {
 			if err := w.store.Delete(w.ctx, o.Name); err != nil {
 				return named, err
 			}
@@ -258,7 +271,9 @@ func (p *Projector) restore(ctx context.Context) {
 	defer r.Close()
 	models, _ := p.snapshotters()
 	h, install, err := readSnapshot(r, models, func(h snapshotHeader) error { return p.verify(ctx, h) })
+	p.replaces = m.id
 	if err != nil {
+		p.unusable = m.id
 		p.log.Warn("snapshot of the read models ignored: replaying the whole stream", "err", err, "snapshot", m.id, "sequence", h.Sequence)
 		return
 	}
@@ -295,13 +310,19 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
-	p.snapshotted = max(p.snapshotted, namedSequence(ctx, p.snapshots))
+	// None named (deleted by an operator), or one this start ignored,
+	// is no snapshot as new as these models: one is written. A manifest
+	// out of reach leaves what is known.
+	if named, err := namedSequence(ctx, p.snapshots, p.unusable); err == nil {
+		p.snapshotted = named
+	}
 	if p.last.Sequence < p.snapshotted+max(newer, 1) {
 		return
 	}
 	start := time.Now()
 	models, _ := p.snapshotters()
-	w := &partWriter{ctx: ctx, store: p.snapshots, m: manifest{id: fmt.Sprintf("%d-%d", p.last.Sequence, start.UnixNano())}}
+	w := &partWriter{ctx: ctx, store: p.snapshots, m: manifest{id: fmt.Sprintf("%d-%d", p.last.Sequence, start.UnixNano())},
+		unusable: p.unusable, replaces: p.replaces}
 	err := writeSnapshot(w, models, p.last)
 	named := false
 	if err == nil {
