@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -19,28 +20,29 @@ type Histories interface {
 }
 
 // Cut says which events of a history a past state is folded from: those
-// that occurred at or before At, or those up to stream sequence Sequence.
-// The zero Cut takes them all.
+// up to stream sequence Sequence when it is set, else those that occurred
+// at or before At. The zero time is a moment too (the first instant of
+// year 1), before every event, not "now".
 type Cut struct {
 	At       time.Time
 	Sequence uint64
 }
 
+// everything is the cut of a resource as it is now.
+var everything = Cut{Sequence: math.MaxUint64}
+
 func (c Cut) includes(r domain.Record) bool {
-	switch {
-	case !c.At.IsZero():
-		return !r.OccurredAt.After(c.At)
-	case c.Sequence != 0:
+	if c.Sequence != 0 {
 		return r.Sequence <= c.Sequence
 	}
-	return true
+	return !r.OccurredAt.After(c.At)
 }
 
 func (c Cut) String() string {
-	if !c.At.IsZero() {
-		return c.At.UTC().Format(time.RFC3339Nano)
+	if c.Sequence != 0 {
+		return fmt.Sprintf("sequence %d", c.Sequence)
 	}
-	return fmt.Sprintf("sequence %d", c.Sequence)
+	return c.At.UTC().Format(time.RFC3339Nano)
 }
 
 // Past answers what a resource was at a past moment: its events up to
@@ -100,7 +102,7 @@ func pastOf[M ReadModel, T any](ctx context.Context, p *Past, agg domain.Aggrega
 		return none, 0, err
 	}
 	now := newModel()
-	if _, err := fold(recs, Cut{}, now); err != nil {
+	if _, err := fold(recs, everything, now); err != nil {
 		return none, 0, err
 	}
 	if _, ok := get(now); !ok {

@@ -71,12 +71,17 @@ func TestAFlightAtAPastMomentIsTheFlightAsTheAPIShowedItThen(t *testing.T) {
 			t.Errorf("now = %s %s, want %s %s", now.etag, now.body, delayed.etag, delayed.body)
 		}
 	})
-	t.Run("before it was scheduled, it did not exist", func(t *testing.T) {
-		r := s.do(t, request{method: "GET", path: path + "?at=" + url.QueryEscape(beforeIt), token: lh})
-		if e := r.apiError(t); r.status != http.StatusNotFound || !strings.Contains(e.ErrorDescription, "did not exist at") {
-			t.Errorf("= %d %s", r.status, r.body)
-		}
-	})
+	for _, tt := range []struct{ name, at string }{
+		{"before it was scheduled, it did not exist", beforeIt},
+		{"at the first instant of year 1, it did not exist", "0001-01-01T00:00:00Z"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "GET", path: path + "?at=" + url.QueryEscape(tt.at), token: lh})
+			if e := r.apiError(t); r.status != http.StatusNotFound || !strings.Contains(e.ErrorDescription, "did not exist at") {
+				t.Errorf("= %d %s", r.status, r.body)
+			}
+		})
+	}
 	t.Run("a stale If-Match is refused and stores nothing", func(t *testing.T) {
 		r := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "cancelled"}, header: map[string]string{"If-Match": scheduled.etag}})
 		if e := r.apiError(t); r.status != http.StatusPreconditionFailed || e.Error != "precondition_failed" {
