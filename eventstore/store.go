@@ -745,11 +745,13 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 	return s.recordFrom(subject, m.Sequence, m.Header, m.Data)
 }
 
-// LastSequence is the sequence of the newest event in the stream.
+// LastSequence is the sequence of the newest event in the stream. Its
+// errors are domain.ErrStoreUnavailable when a wait may cure them, as a
+// read's are: a request that asks it (?seq=) gets a 503 to retry.
 func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 	info, err := s.stream.Info(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("eventstore: stream info: %w", err)
+		return 0, unavailable(fmt.Errorf("eventstore: stream info: %w", err))
 	}
 	return info.State.LastSeq, nil
 }

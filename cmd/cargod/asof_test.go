@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // versioned is a resource's body and ETag as a GET answered them.
@@ -319,4 +323,57 @@ func TestASequenceThatTheStreamHasNotReachedIsRefused(t *testing.T) {
 func shortFlight(flightNumber string) map[string]any {
 	return map[string]any{"flightNumber": flightNumber, "origin": "FRA", "destination": "LHR",
 		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}
+}
+
+// While NATS is out of reach, a past state or a history is a 503 to
+// retry, as every read of the stream is: never a bare 500.
+func TestAPastStateAskedForWhileNATSIsAwayIsA503(t *testing.T) {
+	t.Parallel()
+	natsPort := natstest.FreePorts(t, 1)[0]
+	storeDir := t.TempDir()
+	// Started again on its own files (natstest.Start would give it new
+	// ones), as a node restarts.
+	startNATS := func() *server.Server {
+		srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true, StoreDir: storeDir,
+			SyncAlways: true, NoSigs: true, NoLog: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Start()
+		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		if !srv.ReadyForConnections(10 * time.Second) {
+			t.Fatal("NATS did not start")
+		}
+		return srv
+	}
+	nats := startNATS()
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1",
+		"CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_SNAPSHOTS": "false"})
+	defer func() { r.stop(); <-r.done }()
+	s := &testServer{base: r.base(t), doc: loadDoc(t)}
+	lh := s.demoToken(t, "demo-airline-lh")
+	var f struct{ ID string }
+	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1400"))
+	created.json(t, &f)
+	version := strings.Trim(created.header.Get("ETag"), `"`)
+
+	nats.Shutdown()
+	nats.WaitForShutdown()
+	for _, path := range []string{
+		"/api/flights/" + f.ID + "?seq=" + version,
+		"/api/flights/" + f.ID + "?at=" + url.QueryEscape(moment()),
+		"/api/flights/" + f.ID + "/history",
+	} {
+		t.Run(path, func(t *testing.T) {
+			got := s.do(t, request{method: "GET", path: path, token: lh})
+			if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
+				t.Errorf("= %d, Retry-After %q: %s", got.status, got.header.Get("Retry-After"), got.body)
+			}
+		})
+	}
+	// Back, and the replica with it, so that it stops as it should.
+	startNATS()
+	eventually(t, "the past state once NATS is back", func() int {
+		return s.do(t, request{method: "GET", path: "/api/flights/" + f.ID + "?seq=" + version, token: lh}).status
+	}, func(status int) bool { return status == http.StatusOK })
 }
