@@ -102,17 +102,12 @@ func pastOf[M ReadModel, T any](ctx context.Context, p *Past, agg domain.Aggrega
 		return none, 0, err
 	}
 	now := newModel()
-	if _, err := fold(recs, everything, now); err != nil {
-		return none, 0, err
-	}
+	fold(recs, everything, now)
 	if _, ok := get(now); !ok {
 		return none, 0, domain.Errorf(domain.NotFound, "no %s %s", kind, agg.ID)
 	}
 	then := newModel()
-	version, err := fold(recs, cut, then)
-	if err != nil {
-		return none, 0, err
-	}
+	version := fold(recs, cut, then)
 	v, ok := get(then)
 	if !ok {
 		return none, 0, domain.Errorf(domain.NotFound, "%s %s did not exist at %s", kind, agg.ID, cut)
@@ -164,9 +159,7 @@ func (p *Past) Shipment(ctx context.Context, live ShipmentParts, awb string, cut
 	// In stream order, as the live read models applied them.
 	slices.SortFunc(recs, func(a, b domain.Record) int { return cmp.Compare(a.Sequence, b.Sequence) })
 	then := ShipmentParts{Bookings: NewBookings(), Shipments: NewShipments(), Documents: NewDocuments()}
-	if _, err := fold(recs, cut, then.Bookings, then.Shipments, then.Documents); err != nil {
-		return ShipmentParts{}, err
-	}
+	fold(recs, cut, then.Bookings, then.Shipments, then.Documents)
 	if !then.Exists(awb) {
 		return ShipmentParts{}, domain.Errorf(domain.NotFound, "shipment %s did not exist at %s", awb, cut)
 	}
@@ -195,8 +188,11 @@ func (p *Past) reached(ctx context.Context, cut Cut) error {
 // fold applies the events of recs up to the first that cut leaves out to
 // models, and returns the sequence of the last one applied, 0 if none
 // was. The clocks of replicas may disagree a little: a state is folded
-// from a run of events as they were stored, never with a gap.
-func fold(recs []domain.Record, cut Cut, models ...ReadModel) (uint64, error) {
+// from a run of events as they were stored, never with a gap. An event
+// this version cannot decode (a newer version's) is skipped, as the live
+// read models skip it (see Projector.skip), so that a past state reads
+// as the live one did.
+func fold(recs []domain.Record, cut Cut, models ...ReadModel) uint64 {
 	var last uint64
 	for _, r := range recs {
 		if !cut.includes(r) {
@@ -204,12 +200,12 @@ func fold(recs []domain.Record, cut Cut, models ...ReadModel) (uint64, error) {
 		}
 		e, err := domain.DecodeEvent(r.Type, r.Data)
 		if err != nil {
-			return 0, fmt.Errorf("projections: folding %s: %w", r.Aggregate, err)
+			continue
 		}
 		for _, m := range models {
 			m.Apply(r, e)
 		}
 		last = r.Sequence
 	}
-	return last, nil
+	return last
 }
