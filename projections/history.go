@@ -42,7 +42,7 @@ func (h History) Quote(ctx context.Context, p domain.Principal, id string, page,
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	return pageOfHistory(records, quoteRecordsSeenBy(p), page, limit)
+	return pageOfHistory(p, records, quoteRecordsSeenBy(p), page, limit)
 }
 
 // Booking is the history of a booking p may see.
@@ -50,7 +50,7 @@ func (h History) Booking(ctx context.Context, p domain.Principal, id string, pag
 	if _, ok := h.Bookings.Get(p, id); !ok {
 		return HistoryPage{}, domain.Errorf(domain.NotFound, "no booking %s", id)
 	}
-	return h.whole(ctx, domain.Aggregate{Type: domain.AggregateBooking, ID: id}, page, limit)
+	return h.whole(ctx, p, domain.Aggregate{Type: domain.AggregateBooking, ID: id}, page, limit)
 }
 
 // StockRequest is the history of a stock request p may see.
@@ -58,7 +58,7 @@ func (h History) StockRequest(ctx context.Context, p domain.Principal, id string
 	if _, _, ok := h.Stock.Request(p, id); !ok {
 		return HistoryPage{}, domain.Errorf(domain.NotFound, "no stock request %s", id)
 	}
-	return h.whole(ctx, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id}, page, limit)
+	return h.whole(ctx, p, domain.Aggregate{Type: domain.AggregateStockRequest, ID: id}, page, limit)
 }
 
 // Flight is the history of a flight: to everyone its schedule and status,
@@ -73,7 +73,7 @@ func (h History) Flight(ctx context.Context, p domain.Principal, id string, page
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	return pageOfHistory(records, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+	return pageOfHistory(p, records, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
 		return r, f.HistoryEventVisibleTo(p, e), nil
 	}, page, limit)
 }
@@ -141,7 +141,7 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 		if err != nil {
 			return HistoryPage{}, err
 		}
-		if rs, err = kept(rs, pt.keep); err != nil {
+		if rs, err = kept(p, rs, pt.keep); err != nil {
 			return HistoryPage{}, err
 		}
 		records = append(records, rs...)
@@ -155,13 +155,14 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 	return pageOfRecords(records, page, limit), nil
 }
 
-// whole is the page of an aggregate's history that its reader sees whole.
-func (h History) whole(ctx context.Context, agg domain.Aggregate, page, limit int) (HistoryPage, error) {
+// whole is the page of an aggregate's history that its reader p sees
+// whole.
+func (h History) whole(ctx context.Context, p domain.Principal, agg domain.Aggregate, page, limit int) (HistoryPage, error) {
 	records, err := h.load(ctx, agg)
 	if err != nil {
 		return HistoryPage{}, err
 	}
-	return pageOfHistory(records, func(r domain.Record, _ domain.Event) (domain.Record, bool, error) { return r, true, nil }, page, limit)
+	return pageOfHistory(p, records, func(r domain.Record, _ domain.Event) (domain.Record, bool, error) { return r, true, nil }, page, limit)
 }
 
 func (h History) load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {
@@ -173,22 +174,28 @@ func (h History) load(ctx context.Context, agg domain.Aggregate) ([]domain.Recor
 }
 
 // pageOfHistory is the page-th page of limit of the records that keep
-// keeps (as it rewrites them), in the order given.
-func pageOfHistory(records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error), page, limit int) (HistoryPage, error) {
-	records, err := kept(records, keep)
+// keeps for p (as it rewrites them), in the order given.
+func pageOfHistory(p domain.Principal, records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error), page, limit int) (HistoryPage, error) {
+	records, err := kept(p, records, keep)
 	if err != nil {
 		return HistoryPage{}, err
 	}
 	return pageOfRecords(records, page, limit), nil
 }
 
-// kept are the records that keep keeps, as it rewrites them.
-func kept(records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error)) ([]domain.Record, error) {
+// kept are the records that keep keeps for p, as it rewrites them. An
+// event this version cannot decode (a newer version's) cannot be judged by
+// keep: an admin, who sees everything, gets it as stored; others do not,
+// as the read models skip it.
+func kept(p domain.Principal, records []domain.Record, keep func(domain.Record, domain.Event) (domain.Record, bool, error)) ([]domain.Record, error) {
 	out := make([]domain.Record, 0, len(records))
 	for _, r := range records {
 		e, err := domain.DecodeEvent(r.Type, r.Data)
 		if err != nil {
-			return nil, fmt.Errorf("projections: history: event %d: %w", r.Sequence, err)
+			if p.Role == domain.RoleAdmin {
+				out = append(out, r)
+			}
+			continue
 		}
 		r, ok, err := keep(r, e)
 		if err != nil {
