@@ -82,7 +82,13 @@ func namedSequence(ctx context.Context, store SnapshotStore, unusable string) (u
 	return m.sequence(), nil
 }
 
+// manifestTimeout bounds a read of the manifest, a few bytes: one that
+// takes longer finds the store out of reach.
+const manifestTimeout = 10 * time.Second
+
 func readManifest(ctx context.Context, store SnapshotStore) (manifest, error) {
+	ctx, cancel := context.WithTimeout(ctx, manifestTimeout)
+	defer cancel()
 	r, _, err := store.Get(ctx, SnapshotManifest)
 	if err != nil {
 		return manifest{}, err
@@ -311,28 +317,33 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
 	// None named (deleted by an operator), or one this start ignored,
-	// is no snapshot as new as these models: one is written. A manifest
-	// out of reach leaves what is known.
-	if named, err := namedSequence(ctx, p.snapshots, p.unusable); err == nil {
-		p.snapshotted = named
+	// is no snapshot as new as these models: one is written.
+	newest, err := namedSequence(ctx, p.snapshots, p.unusable)
+	if err == nil {
+		p.snapshotted = newest
 	}
 	if p.last.Sequence < p.snapshotted+max(newer, 1) {
+		return
+	}
+	// A manifest out of reach is a store out of reach: its parts would
+	// wait the whole snapshotTimeout, and a stop with them. (A corrupt
+	// one is replaced.)
+	if err != nil && !errors.Is(err, errCorrupt) {
+		p.notWrittenBecause(err)
 		return
 	}
 	start := time.Now()
 	models, _ := p.snapshotters()
 	w := &partWriter{ctx: ctx, store: p.snapshots, m: manifest{id: fmt.Sprintf("%d-%d", p.last.Sequence, start.UnixNano())},
 		unusable: p.unusable, replaces: p.replaces}
-	err := writeSnapshot(w, models, p.last)
+	err = writeSnapshot(w, models, p.last)
 	named := false
 	if err == nil {
 		named, err = w.close()
 	}
 	switch {
 	case err != nil:
-		p.notWritten = p.last.Sequence
-		p.log.Error("snapshot of the read models not written; tried again after as many events as between snapshots, and at the stop",
-			"sequence", p.last.Sequence, "eventsBetweenSnapshots", p.every, "err", err)
+		p.notWrittenBecause(err)
 		return
 	case !named:
 		p.log.Info("snapshot of the read models dropped: another replica named a newer one meanwhile", "sequence", p.last.Sequence)
@@ -341,4 +352,12 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 			"took", time.Since(start).Round(time.Millisecond).String())
 	}
 	p.snapshotted = max(p.snapshotted, p.last.Sequence)
+}
+
+// notWrittenBecause logs a snapshot not written, and has the next tried
+// only as many events later as between snapshots, and at the stop.
+func (p *Projector) notWrittenBecause(err error) {
+	p.notWritten = p.last.Sequence
+	p.log.Error("snapshot of the read models not written; tried again after as many events as between snapshots, and at the stop",
+		"sequence", p.last.Sequence, "eventsBetweenSnapshots", p.every, "err", err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/streamgen"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // TestThePortOpensBeforeTheEventStoreIsThere starts cargod against a NATS
@@ -149,4 +150,28 @@ func grepLines(text, substr string) string {
 		}
 	}
 	return b.String()
+}
+
+// A stop while NATS is out of reach does not wait for a snapshot that
+// cannot be written: the snapshot is given up, logged, and the next start
+// replays from the one before. (It waited the five minutes a snapshot of a
+// large stream may take.)
+func TestAStopWhileNATSIsAwayEndsWithoutWaitingForTheSnapshot(t *testing.T) {
+	t.Parallel()
+	nats := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT})
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": nats.ClientURL(), "CARGO_NATS_REPLICAS": "1",
+		"CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey})
+	s := &testServer{base: r.base(t), doc: loadDoc(t)}
+	s.mustCreate(t, s.demoToken(t, "demo-airline-lh"), "/api/flights", shortFlight("LH1700"))
+	nats.Shutdown()
+	nats.WaitForShutdown()
+	r.stop()
+	select {
+	case <-r.done:
+	case <-time.After(time.Minute):
+		t.Fatalf("cargod still stopping a minute after it was told to:\n%s", r.stderr.String())
+	}
+	if logged := r.stderr.String(); !strings.Contains(logged, "snapshot of the read models not written") {
+		t.Errorf("the log does not say the snapshot was not written:\n%s", logged)
+	}
 }
