@@ -289,6 +289,12 @@ func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Recor
 	}
 	p.entry = meta.Sequence.Stream
 	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
+	if err == nil && r.EventID != p.EventID {
+		// Entries restored from a backup taken apart from the event
+		// stream's may name a sequence that holds another event now:
+		// handled in the parked one's place, it would drop its entry.
+		err = fmt.Errorf("eventstore: the event at sequence %d is %s, not %s, the one parked: the stream is not the one it was parked on", p.Sequence, r.EventID, p.EventID)
+	}
 	if err == nil {
 		err = s.inTurn(ctx, p.Consumer, r, func() error { return s.call(fn, r) })
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -399,5 +400,61 @@ func TestARetryIsNotMadeOnAReplicaWithNoSessionOfTheConsumer(t *testing.T) {
 	})
 	if !errors.Is(err, errNotOurTurn) {
 		t.Errorf("a retry on a replica with no session of the consumer: %v, want errNotOurTurn", err)
+	}
+}
+
+// A parked entry names its event by sequence and id. Restored from a
+// backup taken apart from the event stream's, it may name a sequence that
+// now holds another event: a retry hands that one to no reactor, and says
+// so in the entry, rather than handle it and drop the entry as done.
+func TestARetryOfAnEntryWhoseEventIsNoLongerAtItsSequenceHandlesNothing(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+	var mu sync.Mutex
+	handled := map[string]int{}
+	ctx, stop := context.WithCancel(context.Background())
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			mu.Lock()
+			defer mu.Unlock()
+			handled[r.EventID]++
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	defer func() {
+		stop()
+		<-consumed
+	}()
+	count := func(id string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return handled[id]
+	}
+	waitUntil(t, "a1 and a2", func() bool { return count("a1") == 1 && count("a2") == 1 })
+	recs, err := s.Load(context.Background(), domain.Aggregate{Type: "quote", ID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The entry of an event that was at a2's sequence in the stream the
+	// entries' backup was taken of.
+	gone := Parked{Consumer: "pricing", Sequence: recs[1].Sequence, AggregateType: "quote", AggregateID: "a", Type: "QuoteRequested",
+		EventID: "a2-of-another-stream", ParkedAt: time.Now().UTC(), Attempts: 5, LastError: "no rate card for FRA-JFK"}
+	if err := s.writeParked(context.Background(), gone, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RetryParked(context.Background(), "", gone.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the entry parked again", func() bool {
+		parked := parkedOf(t, s)
+		return len(parked) == 1 && parked[0].Attempts == 6 && !parked[0].RetryAsked
+	})
+	if p := parkedOf(t, s)[0]; p.EventID != gone.EventID || !strings.Contains(p.LastError, "a2") {
+		t.Errorf("parked again as %+v, want the entry with why its event is not there", p)
+	}
+	if n := count("a2"); n != 1 {
+		t.Errorf("a2 handled %d times, want once: the retry handed it over in the place of the parked event", n)
 	}
 }
