@@ -203,26 +203,12 @@ func (m *Maintenance) rebuild(j *job) error {
 		})
 }
 
-// verify checks the stream up to where the read models are, then builds
-// them aside and compares.
+// verify builds the read models aside and compares, then checks the
+// stream up to the sequence they were compared at: the sequence the
+// verification reports, events stored while it ran included.
 func (m *Maintenance) verify(j *job) error {
-	var read uint64
-	var readMu sync.Mutex
-	to := m.projector.Applied()
-	j.phase(PhaseCheckingStream, func() (uint64, uint64) {
-		readMu.Lock()
-		defer readMu.Unlock()
-		return read, to
-	})
-	err := m.stream.Check(m.ctx, to, func(seq uint64) {
-		readMu.Lock()
-		read = seq
-		readMu.Unlock()
-	}, j.problem)
-	if err != nil {
-		return err
-	}
-	return m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.progress) },
+	var to uint64
+	err := m.projector.aside(m.ctx, func(fresh *Projector) { j.phase(PhaseReplaying, fresh.progress) },
 		func(live, fresh []snapshotter, seq uint64) {
 			j.phase(PhaseComparing, nil)
 			differences := compareModels(live, fresh)
@@ -230,7 +216,23 @@ func (m *Maintenance) verify(j *job) error {
 			j.status.Models = differences
 			j.mu.Unlock()
 			j.at(seq)
+			to = seq
 		})
+	if err != nil {
+		return err
+	}
+	var read uint64
+	var readMu sync.Mutex
+	j.phase(PhaseCheckingStream, func() (uint64, uint64) {
+		readMu.Lock()
+		defer readMu.Unlock()
+		return read, to
+	})
+	return m.stream.Check(m.ctx, to, func(seq uint64) {
+		readMu.Lock()
+		read = seq
+		readMu.Unlock()
+	}, j.problem)
 }
 
 // phase starts a phase whose progress() says how many events of how

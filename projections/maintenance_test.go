@@ -166,3 +166,44 @@ func TestOneMaintenanceJobRunsAtATime(t *testing.T) {
 		t.Errorf("a rebuild after the verify ended %+v", s)
 	}
 }
+
+// writingFirst is the stream's checker, where an event without a
+// correlation id is stored (as a writer with a bug would store it) and
+// applied by the live read models just as the stream's check begins.
+type writingFirst struct {
+	*eventstore.Store
+	p     *projections.Projector
+	wrote atomic.Uint64 // its sequence
+}
+
+func (c *writingFirst) Check(ctx context.Context, to uint64, progress func(uint64), problem func(domain.StreamProblem)) error {
+	if c.wrote.Load() == 0 {
+		data, _ := json.Marshal(domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:forwarder-01"})
+		seqs, err := c.Store.Append(ctx, domain.Aggregate{Type: domain.AggregateAuthorization, ID: "no-correlation"}, 0, []domain.Envelope{{
+			Type: "AuthorizationRecorded", SchemaVersion: 1, EventID: "no-correlation", CommandID: "no-correlation", Actor: "client:forwarder-01",
+			OccurredAt: time.Now(), Data: data}})
+		if err != nil {
+			return err
+		}
+		if err := c.p.WaitFor(ctx, seqs[0]); err != nil {
+			return err
+		}
+		c.wrote.Store(seqs[0])
+	}
+	return c.Store.Check(ctx, to, progress, problem)
+}
+
+// A verification says the events up to its sequence are whole: every one
+// of them is checked, those stored while it ran too.
+func TestVerifyChecksEveryEventUpToTheSequenceItReports(t *testing.T) {
+	store, _ := history(t, 200)
+	p, _ := following(t, store)
+	checker := &writingFirst{Store: store, p: p}
+	m := projections.NewMaintenance(context.Background(), p, checker, slog.New(slog.DiscardHandler))
+	s := runJob(t, m, projections.Verify)
+	found := len(s.StreamProblems) == 1 && s.StreamProblems[0].Sequence == checker.wrote.Load()
+	if s.Sequence >= checker.wrote.Load() && !found {
+		t.Errorf("verify reports sequence %d, past the event at %d without a correlation id, and found %+v (%s)",
+			s.Sequence, checker.wrote.Load(), s.StreamProblems, s.Error)
+	}
+}
