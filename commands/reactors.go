@@ -128,6 +128,9 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 			if err := r.release(t, rec, b); err != nil {
 				return err
 			}
+			if err := r.holdAWB(t, rec, b); err != nil {
+				return err
+			}
 			_, err := decideIn(t, quoteAggregate(b.QuoteID), step(rec, "reopen"), domain.EvolveQuote,
 				func(q domain.Quote) ([]domain.Event, error) { return domain.DecideReopenQuote(q, b.ID, now) })
 			return err
@@ -263,6 +266,20 @@ func (r *Reactors) release(t *transaction, rec domain.Record, b domain.Booking) 
 	}
 	_, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
 		func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReleaseCapacity(f, b.ID) })
+	return err
+}
+
+// holdAWB holds the AWB number of a cancelled booking, as a part of t,
+// for the forwarder's booking of the same shipment, which names it: its
+// labels and filings carry it. A booking without a number holds none.
+func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) error {
+	if b.AWBNumber == "" {
+		return nil
+	}
+	_, err := decideIn(t, ledgerAggregate(b.OrganizationID, b.AWBNumber[:3]), step(rec, "hold-awb"), domain.EvolveStockLedger,
+		func(l domain.StockLedger) ([]domain.Event, error) {
+			return domain.DecideReleaseAWB(l, b.AWBNumber, b.ID), nil
+		})
 	return err
 }
 

@@ -37,7 +37,7 @@ func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, b
 		if fromStock {
 			sub := m
 			sub.CommandID = m.CommandID + ":awb"
-			if _, err := useAWB(t, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, "mawb:"+c.AWBNumber); err != nil {
+			if _, err := useAWB(t, sub, c.OrganizationID, c.AWBNumber[:3], c.AWBNumber, domain.MAWBReference(c.AWBNumber)); err != nil {
 				if code, ok := waybillCodes[domain.ReasonOf(err)]; ok {
 					var p domain.Problems
 					p.Add("awbNumber", code, "%s", domain.ErrorMessage(err))

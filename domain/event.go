@@ -64,6 +64,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	StockAllocated{}.EventType():            decoder[StockAllocated],
 	StockWithdrawn{}.EventType():            decoder[StockWithdrawn],
 	AWBNumberUsed{}.EventType():             decoder[AWBNumberUsed],
+	AWBNumberReleased{}.EventType():         decoder[AWBNumberReleased],
 	ReferenceChanged{}.EventType():          decoder[ReferenceChanged],
 	AuthorizationRecorded{}.EventType():     decoder[AuthorizationRecorded],
 	OrganizationRateLimitsSet{}.EventType(): decoder[OrganizationRateLimitsSet],

@@ -28,7 +28,12 @@ type StockLedger struct {
 	Prefix         string
 	Ranges         []LedgerRange
 	Used           []int // serials used, ascending
-	LowNotified    bool
+	// Held are used serials that a booking of the forwarder may still take
+	// by naming them, ascending: their shipment is not booked yet (a MAWB
+	// filed first) or no longer (its booking cancelled). Its labels and
+	// filings carry the number, so it is booked under it again.
+	Held        []int
+	LowNotified bool
 }
 
 // Allocated counts the numbers of the ledger's ranges.
@@ -61,6 +66,13 @@ func (l StockLedger) UsedIn(rng AWBRange) int {
 // isUsed reports whether serial is used.
 func (l StockLedger) isUsed(serial int) bool {
 	_, found := slices.BinarySearch(l.Used, serial)
+	return found
+}
+
+// isHeld reports whether serial is used and held for a booking that names
+// it.
+func (l StockLedger) isHeld(serial int) bool {
+	_, found := slices.BinarySearch(l.Held, serial)
 	return found
 }
 
@@ -102,6 +114,20 @@ type AWBNumberUsed struct {
 }
 
 func (AWBNumberUsed) EventType() string { return "AWBNumberUsed" }
+
+// MAWBReference is the reference of a number used by the MAWB filed
+// under it: a booking may take the number afterwards (see Held).
+func MAWBReference(awb string) string { return "mawb:" + awb }
+
+// AWBNumberReleased records that the booking that used a number was
+// cancelled: the number stays used, held for a booking that names it.
+type AWBNumberReleased struct {
+	OrganizationID string `json:"organizationId"`
+	AWBNumber      string `json:"awbNumber"`
+	Reference      string `json:"reference"` // the booking cancelled
+}
+
+func (AWBNumberReleased) EventType() string { return "AWBNumberReleased" }
 
 // StockLow records that a ledger's valid stock fell to its threshold.
 type StockLow struct {
@@ -185,6 +211,12 @@ func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, e
 	serial := -1
 	if awb != "" {
 		_, s := AWBSerial(awb)
+		if l.isHeld(s) {
+			// Its shipment's number since before, in stock then:
+			// whether the stock is still valid does not matter,
+			// and what is left of it does not change.
+			return []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: reference}}, awb, nil
+		}
 		if !slices.ContainsFunc(valid, func(r LedgerRange) bool { return r.Range.Contains(s) }) {
 			return nil, "", Refusal(ReasonAWBNotInStock, "AWB %s is not in your valid stock of prefix %s", awb, l.Prefix)
 		}
@@ -214,6 +246,16 @@ func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, e
 	return events, number, nil
 }
 
+// DecideReleaseAWB holds awb, the number of booking reference that was
+// cancelled, for a booking that names it; a number the ledger did not
+// give out (or holds already) is left alone.
+func DecideReleaseAWB(l StockLedger, awb, reference string) []Event {
+	if _, s := AWBSerial(awb); !l.isUsed(s) || l.isHeld(s) {
+		return nil
+	}
+	return []Event{AWBNumberReleased{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: reference}}
+}
+
 // EvolveStockLedger applies an event to a ledger.
 func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 	switch e := e.(type) {
@@ -226,11 +268,27 @@ func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 		l.Ranges = slices.DeleteFunc(slices.Clone(l.Ranges), func(x LedgerRange) bool { return x.RequestID == e.RequestID })
 	case AWBNumberUsed:
 		_, serial := AWBSerial(e.AWBNumber)
-		if i, found := slices.BinarySearch(l.Used, serial); !found {
-			l.Used = slices.Insert(slices.Clone(l.Used), i, serial)
+		l.Used = withSerial(l.Used, serial)
+		if e.Reference == MAWBReference(e.AWBNumber) {
+			l.Held = withSerial(l.Held, serial)
+		} else if i, found := slices.BinarySearch(l.Held, serial); found {
+			l.Held = slices.Delete(slices.Clone(l.Held), i, i+1)
 		}
+	case AWBNumberReleased:
+		_, serial := AWBSerial(e.AWBNumber)
+		l.Held = withSerial(l.Held, serial)
 	case StockLow:
 		l.LowNotified = true
 	}
 	return l
+}
+
+// withSerial is serials, ascending, with serial in it: a copy if it was
+// not, as a ledger's state is shared with its readers.
+func withSerial(serials []int, serial int) []int {
+	i, found := slices.BinarySearch(serials, serial)
+	if found {
+		return serials
+	}
+	return slices.Insert(slices.Clone(serials), i, serial)
 }

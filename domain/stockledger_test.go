@@ -106,6 +106,18 @@ func TestDecideUseAWB(t *testing.T) {
 		{"the third from the end, low told already", slices.Concat(lastThree, []Event{told}), "", "2026-11-26", "020-00005073 by f1 for b1"},
 		{"low told, then stock extended", slices.Concat(lastThree, []Event{told, f1StockOf020(r2Extended)}), "", "2026-11-26",
 			"020-00005073 by f1 for b1; low: 2 of 20 of 020 with f1"},
+		{"the number of a booking cancelled, asked for", slices.Concat(stock, f1Used(105, 1), []Event{released(105)}), "020-00001050", "2026-11-26",
+			"020-00001050 by f1 for b1"},
+		{"the number of a booking cancelled, asked for once its stock expired", slices.Concat(stock, f1Used(500, 1), []Event{released(500)}),
+			"020-00005003", "2027-01-15", "020-00005003 by f1 for b1"},
+		{"the number of a booking cancelled, not asked for", slices.Concat(stock, f1Used(500, 1), []Event{released(500)}), "", "2026-11-26",
+			"020-00005014 by f1 for b1"},
+		{"the number of a booking cancelled, taken again since", slices.Concat(stock, f1Used(105, 1), []Event{released(105)}, f1Used(105, 1)),
+			"020-00001050", "2026-11-26", "conflict awb_in_use"},
+		{"the number of a MAWB filed before its booking", slices.Concat(stock, []Event{AWBNumberUsed{OrganizationID: "f1", AWBNumber: "020-00001050",
+			Reference: MAWBReference("020-00001050")}}), "020-00001050", "2026-11-26", "020-00001050 by f1 for b1"},
+		{"the number of a MAWB already booked", slices.Concat(stock, []Event{AWBNumberUsed{OrganizationID: "f1", AWBNumber: "020-00001050",
+			Reference: MAWBReference("020-00001050")}}, f1Used(105, 1)), "020-00001050", "2026-11-26", "conflict awb_in_use"},
 	}
 	for _, tt := range tests {
 		events, number, err := DecideUseAWB(given(EvolveStockLedger, tt.history...), tt.awb, "b1", tt.day)
@@ -127,6 +139,30 @@ func TestDecideUseAWB(t *testing.T) {
 		}
 		if err == nil && number != recorded {
 			t.Errorf("%s returned %s but recorded %s", tt.name, number, got)
+		}
+	}
+}
+
+// released is the cancellation of f1's booking that used serial of 020.
+func released(serial int) Event {
+	return AWBNumberReleased{OrganizationID: "f1", AWBNumber: AWBNumber("020", serial), Reference: "cancelled"}
+}
+
+func TestDecideReleaseAWB(t *testing.T) {
+	stock := []Event{f1StockOf020(r1Range)}
+	tests := []struct {
+		name    string
+		history []Event
+		want    string
+	}{
+		{"a number used", slices.Concat(stock, f1Used(105, 1)), "AWBNumberReleased"},
+		{"a number held already", slices.Concat(stock, f1Used(105, 1), []Event{released(105)}), ""},
+		{"a number not used", stock, ""},
+	}
+	for _, tt := range tests {
+		events := DecideReleaseAWB(given(EvolveStockLedger, tt.history...), "020-00001050", "b1")
+		if got := outcomeOf(events, nil, func(e Event) string { return e.EventType() }); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -274,7 +274,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "Quote"}, `--type "Quote" is not an aggregate type (did you mean quote?); one of: org, client, user,`},
 		{[]string{"--type", "shipments"}, "booking, flight, ratecard, stockrequest, awbprefix, awbledger, awb, waybill"},
 		{[]string{"--event-type", "quoterequested"}, `--event-type "quoterequested" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
-		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberUsed,`},
+		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberReleased, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
 		{[]string{"--from-seq", "-1"}, "invalid value"},
 		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},

@@ -187,14 +187,16 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	}
 	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, lh, opt.FlightNumber, opt.DepartureDate) },
 		func(c capacity) bool { return c.ProjectedWeight == before.ProjectedWeight })
-	// The AWB number is spent: another booking cannot use it; one
-	// without a number gets the next free one of the stock; one outside
-	// the stock is refused.
+	// The AWB number stays the shipment's, held for a booking that
+	// names it (its labels and filings carry it), and only for that
+	// one; a booking without a number gets the next free one of the
+	// stock; one outside the stock is refused.
 	tests := []struct {
 		awb    map[string]any
 		status string
 		detail string
 	}{
+		{map[string]any{"prefix": "020", "number": "81140743"}, "confirmed", "020-81140743"},
 		{map[string]any{"prefix": "020", "number": "81140743"}, "rejected", "awb_in_use"},
 		{nil, "confirmed", "020-81140754"},
 		{map[string]any{"prefix": "020", "number": "12345675"}, "rejected", "awb_not_in_stock"},

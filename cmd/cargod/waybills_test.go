@@ -78,7 +78,7 @@ func TestWaybills(t *testing.T) {
 		{"no such master", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000022", "pieces": 1, "weight": 1.0,
 			"shipper": party("a"), "consignee": party("b")}, 400, "mawbNumber:UNKNOWN_MAWB"},
 		{"master number with a bad check digit", fwd, "/api/hawb", map[string]any{"hawbNumber": "X1", "mawbNumber": "020-00000012"}, 400, "mawbNumber:INVALID_AWB_NUMBER"},
-		{"MAWB again", fwd, "/api/mawb", mawbBody(awb), 400, "awbNumber:AWB_IN_USE"},
+		{"MAWB again", fwd, "/api/mawb", mawbBody(awb), 409, ""},
 		{"MAWB outside the stock", fwd, "/api/mawb", mawbBody("020-12345675"), 400, "awbNumber:AWB_NOT_IN_STOCK"},
 		{"MAWB with bad fields", fwd, "/api/mawb", map[string]any{"awbNumber": "020-00000022", "origin": "QQQ", "destination": "JFK", "weight": -1.0,
 			"shipper": party(""), "consignee": party("b")}, 400, "origin:UNKNOWN_AIRPORT pieces:REQUIRED shipper.name:REQUIRED weight:INVALID_RANGE"},
@@ -137,4 +137,28 @@ func TestMAWBOfABookedShipment(t *testing.T) {
 	fwd := s.demoToken(t, "demo-forwarder")
 	awb := bookedShipment(t, s, fwd) // the booking used the number already
 	s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+}
+
+// A forwarder that files the MAWB of a number from its stock before it
+// books the shipment books it under that number: the MAWB used the
+// number up, and holds it for the booking that names it.
+func TestAShipmentWhoseMAWBWasFiledFirstIsBookedUnderItsNumber(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	s.approvedStock(t, fwd, "020", 5, "", "") // 020-00000011 .. 020-00000055
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody("020-00000011"))
+	book := func() booking {
+		q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+		var b booking
+		s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID,
+			"awb": map[string]any{"prefix": "020", "number": "00000011"}}).json(t, &b)
+		return s.bookingOutcome(t, fwd, b.ID)
+	}
+	if b := book(); b.Status != "confirmed" || b.AWBNumber == nil || *b.AWBNumber != "020-00000011" {
+		t.Fatalf("the booking of the MAWB's number = %+v", b)
+	}
+	if b := book(); b.Status != "rejected" || *b.RejectionReason != "awb_in_use" {
+		t.Errorf("a second booking of the number = %+v", b)
+	}
 }
