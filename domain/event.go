@@ -159,7 +159,7 @@ func EventTypes() []string {
 func DecodeEvent(eventType string, data []byte) (Event, error) {
 	d, ok := decoders[eventType]
 	if !ok {
-		return nil, fmt.Errorf("domain: unknown event type %q", eventType)
+		return nil, fmt.Errorf("domain: %q: %w", eventType, ErrUnknownEventType)
 	}
 	e, err := d(data)
 	if err != nil {

@@ -99,6 +99,10 @@ var (
 	// its cluster has no leader or quorum. Nothing was stored (an append
 	// checks afterwards), and a retry of the same command is safe.
 	ErrStoreUnavailable = errors.New("the event store is not available")
+	// ErrUnknownEventType means an event's type is not one this version
+	// knows: a newer version wrote it (a rolling upgrade). No decision is
+	// made on an aggregate that holds one; a replica of that version can.
+	ErrUnknownEventType = errors.New("an event of a type this version does not know")
 	// ErrNoStoredFile means no file of that name is stored.
 	ErrNoStoredFile = errors.New("no such file in the store")
 )

@@ -407,4 +407,14 @@ func TestAPastStateSkipsAnEventThisVersionCannotDecodeAsTheLiveOneDid(t *testing
 			t.Errorf("%s = %d %s %s, want the live flight %s %s", query, got.status, got.header.Get("ETag"), got.body, live.etag, live.body)
 		}
 	}
+	// A change is decided on every event of the flight, which this
+	// version cannot: a 503 to retry (on a replica of the newer
+	// version), not a 500, and nothing is stored.
+	patched := s.do(t, request{method: "PATCH", path: "/api/flights/" + f.ID, token: lh, body: map[string]any{"status": "delayed"}})
+	if e := patched.apiError(t); patched.status != http.StatusServiceUnavailable || e.Error != "service_unavailable" || patched.header.Get("Retry-After") == "" {
+		t.Errorf("a change of the flight = %d %s", patched.status, patched.body)
+	}
+	if now := s.read(t, lh, "/api/flights/"+f.ID); now.etag != live.etag {
+		t.Errorf("the refused change changed the flight: %s %s", now.etag, now.body)
+	}
 }
