@@ -170,8 +170,9 @@ type delivery struct {
 const maxEventIDsPerCall = 100
 
 // deliveriesByEvent reads the deliveries of the events eventIDs from every
-// webhook subscription, by the id of the event delivered: the server
-// filters, so that a subscription's whole log never crosses the wire.
+// webhook subscription listed (not those deleted), by the id of the event
+// delivered: the server filters, so that a subscription's whole log never
+// crosses the wire.
 func (c *apiClient) deliveriesByEvent(ctx context.Context, eventIDs []string) (map[string][]delivery, error) {
 	body, err := c.call(ctx, http.MethodGet, "/api/webhooks", nil)
 	if err != nil {
