@@ -2,6 +2,8 @@ package domain
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -92,7 +94,8 @@ type ShipmentStatusRecorded struct {
 	Notes           string    `json:"notes,omitempty"`
 	RecordedAt      time.Time `json:"recordedAt"`
 	// Source says where a status the airline did not post itself comes
-	// from: "manifest" (MAN) or "offload" (DIS/OFLD); empty when posted.
+	// from: "manifest" (MAN), "offload" (DIS/OFLD) or "flight" (DEP and
+	// ARR); empty when posted.
 	Source string `json:"source,omitempty"`
 }
 
@@ -102,6 +105,7 @@ func (ShipmentStatusRecorded) EventType() string { return "ShipmentStatusRecorde
 const (
 	StatusFromManifest = "manifest"
 	StatusFromOffload  = "offload"
+	StatusFromFlight   = "flight"
 )
 
 // ManifestedStatus is the MAN status a manifest gives one of its
@@ -130,6 +134,29 @@ func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {
 	return ShipmentStatusRecorded{AWBNumber: o.AWBNumber, StatusEventID: o.OffloadID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
 		EventDate: o.ReportedAt, Location: o.Origin, Pieces: &o.Pieces, Weight: &o.WeightKg, Notes: notes, RecordedAt: o.ReportedAt,
 		Source: StatusFromOffload}
+}
+
+// FlownStatuses are the statuses a flight's departure (DEP, at its
+// origin) or arrival (ARR, at its destination) gives each shipment on
+// board, as its latest manifest less offloads has them, under the id of
+// the flight's change; none for another change.
+func FlownStatuses(f Flight, e FlightStatusChanged, id string) []ShipmentStatusRecorded {
+	code, at, notes := "", "", ""
+	switch e.Status {
+	case FlightStatusDeparted:
+		code, at, notes = "DEP", f.Origin, "departed on "+f.ID
+	case FlightStatusArrived:
+		code, at, notes = "ARR", f.Destination, "arrived on "+f.ID
+	default:
+		return nil
+	}
+	var out []ShipmentStatusRecorded
+	for _, awb := range slices.Sorted(maps.Keys(f.Loaded)) {
+		l := f.Loaded[awb]
+		out = append(out, ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: code, EventDate: e.ChangedAt, Location: at,
+			Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: e.ChangedAt, Source: StatusFromFlight})
+	}
+	return out
 }
 
 // XFSUCode is the event's code as a Cargo-XML XFSU message carries it:

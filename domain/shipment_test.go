@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,34 @@ func TestDecideRecordStatusTakesTheXFSUCodes(t *testing.T) {
 	}
 	if code, qualifier := SplitEventType("dis_ofld"); code != "DIS" || qualifier != "OFLD" {
 		t.Errorf("SplitEventType(dis_ofld) = %s, %s", code, qualifier)
+	}
+}
+
+func TestAFlightThatDepartsOrArrivesGivesEachShipmentOnBoardItsStatus(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 5, 0, 0, time.UTC)
+	f := Flight{ID: "LH8400-2026-11-26", Origin: "FRA", Destination: "JFK", Loaded: map[string]Load{
+		"020-11111115": {AWBNumber: "020-11111115", Pieces: 2, WeightKg: 80},
+		"020-00000011": {AWBNumber: "020-00000011", Pieces: 5, WeightKg: 300},
+	}}
+	tests := []struct {
+		status string
+		want   string
+	}{
+		{FlightStatusDeparted, "020-00000011 DEP FRA 5 300; 020-11111115 DEP FRA 2 80"},
+		{FlightStatusArrived, "020-00000011 ARR JFK 5 300; 020-11111115 ARR JFK 2 80"},
+		{FlightStatusDelayed, ""},
+		{FlightStatusCancelled, ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, st := range FlownStatuses(f, FlightStatusChanged{FlightID: f.ID, Status: tt.status, ChangedAt: at}, "e1") {
+			if st.StatusEventID != "e1" || !st.EventDate.Equal(at) || st.Source != StatusFromFlight {
+				t.Errorf("%s: %+v", tt.status, st)
+			}
+			got = append(got, fmt.Sprint(st.AWBNumber, " ", st.StatusCode, " ", st.Location, " ", *st.Pieces, " ", *st.Weight))
+		}
+		if strings.Join(got, "; ") != tt.want {
+			t.Errorf("%s: %q, want %q", tt.status, strings.Join(got, "; "), tt.want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ const (
 	SourceStatus   = "status"
 	SourceManifest = domain.StatusFromManifest
 	SourceOffload  = domain.StatusFromOffload
+	SourceFlight   = domain.StatusFromFlight
 	SourceMAWB     = "mawb"
 	SourceHAWB     = "hawb"
 	SourceDGD      = "dgd"
@@ -24,8 +25,9 @@ const (
 )
 
 // TimelineEntry is one entry of a shipment's timeline. Manifests appear as
-// MAN and offloads as DIS/OFLD (status events the shipments reactor records
-// for them), as an airline's FSU messages would report them; filings (waybills, declarations, documents) carry their kind as
+// MAN, offloads as DIS/OFLD and its flight's departure and arrival as DEP
+// and ARR (status events the shipments reactor records for them), as an
+// airline's FSU messages would report them; filings (waybills, declarations, documents) carry their kind as
 // the event type (MAWB, HAWB, DGD, CSD, PLACI, DOCUMENT) and have no FSU
 // code.
 type TimelineEntry struct {
@@ -34,9 +36,9 @@ type TimelineEntry struct {
 }
 
 // IsStatus reports whether the entry is a status of the cargo (posted,
-// manifest or offload), rather than a filing.
+// manifest, offload or flight), rather than a filing.
 func (e TimelineEntry) IsStatus() bool {
-	return e.Source == SourceStatus || e.Source == SourceManifest || e.Source == SourceOffload
+	return e.Source == SourceStatus || e.Source == SourceManifest || e.Source == SourceOffload || e.Source == SourceFlight
 }
 
 // Shipments is the read model of shipments by AWB: timelines, waybills

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,6 +278,27 @@ func TestManifestAndOffload(t *testing.T) {
 	}
 	if r := s.do(t, request{method: "POST", path: "/api/offloads", token: lh, body: offload(nil)}); r.status != http.StatusConflict {
 		t.Errorf("offload from an arrived flight = %d %s", r.status, r.body)
+	}
+	// The shipment on board departed and arrived with it (DEP at the
+	// origin, ARR at the destination, what is on board: all of it, which
+	// the revised manifest loaded); the one it dropped did neither.
+	type flown struct {
+		EventType, Source string
+		Location          *string
+		Pieces            *int
+	}
+	statusesOf := func(awb string) []flown {
+		var tl struct{ Events []flown }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}).json(t, &tl)
+		return slices.DeleteFunc(tl.Events, func(e flown) bool { return e.Source != "flight" })
+	}
+	got := eventually(t, "DEP and ARR of the shipment on board", func() []flown { return statusesOf(awb) }, func(f []flown) bool { return len(f) == 2 })
+	if got[0].EventType != "DEP" || *got[0].Location != "FRA" || got[1].EventType != "ARR" || *got[1].Location != "JFK" || *got[1].Pieces != sh.Booking.Pieces {
+		t.Errorf("the flown shipment's statuses = %s %s %d, %s %s %d", got[0].EventType, *got[0].Location, *got[0].Pieces,
+			got[1].EventType, *got[1].Location, *got[1].Pieces)
+	}
+	if dropped := statusesOf("020-50000016"); len(dropped) != 0 {
+		t.Errorf("the shipment left off the flight has %+v", dropped)
 	}
 	if c := s.capacityOf(t, lh, flightNumber, date); c.AvailableWeight != 0 {
 		t.Errorf("capacity of an arrived flight = %+v", c)
