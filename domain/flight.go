@@ -344,6 +344,10 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 	}
 	switch status {
 	case FlightStatusScheduled, FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled:
+	case "":
+		var p Problems
+		p.Add("status", CodeRequired, "is required: delayed, departed, arrived or cancelled")
+		return nil, p.Err()
 	default:
 		var p Problems
 		p.Add("status", CodeInvalidValue, "must be delayed, departed, arrived or cancelled")

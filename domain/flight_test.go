@@ -31,6 +31,7 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		{"cancelled after departure", flight(FlightStatusDeparted), FlightStatusCancelled, departs, "conflict"},
 		{"departed again", flight(FlightStatusDeparted), FlightStatusDeparted, departs, ""},
 		{"unknown status", flight(FlightStatusScheduled), "boarding", departs, "INVALID_VALUE status"},
+		{"no status", flight(FlightStatusScheduled), "", departs, "REQUIRED status"},
 		{"no flight", Flight{}, FlightStatusDelayed, departs, "not_found"},
 	}
 	for _, tt := range tests {
