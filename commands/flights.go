@@ -11,12 +11,28 @@ func flightAggregate(id string) domain.Aggregate {
 	return domain.Aggregate{Type: domain.AggregateFlight, ID: id}
 }
 
-// ScheduleFlights publishes flights of the calling airline. All are
-// validated, and checked against the flights scheduled already, before
+// ScheduleFlight publishes one flight of the calling airline (see
+// ScheduleFlights); a problem names its field alone.
+func (h *Handler) ScheduleFlight(ctx context.Context, m Meta, flight domain.ScheduleFlight) (Result[domain.Flight], error) {
+	res, err := h.scheduleFlights(ctx, m, []domain.ScheduleFlight{flight}, false)
+	if err != nil {
+		return Result[domain.Flight]{}, err
+	}
+	return res[0], nil
+}
+
+// ScheduleFlights publishes a batch of flights of the calling airline. All
+// are validated, and checked against the flights scheduled already, before
 // any is stored; each is then its own aggregate, and publishing the same
 // flight again changes nothing, so a batch that failed half way (a
-// concurrent publisher, a lost connection) can simply be sent again.
+// concurrent publisher, a lost connection) can simply be sent again. A
+// problem names its item's index with its field ("[0].origin"), in a
+// batch of one too.
 func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.ScheduleFlight) ([]Result[domain.Flight], error) {
+	return h.scheduleFlights(ctx, m, flights, true)
+}
+
+func (h *Handler) scheduleFlights(ctx context.Context, m Meta, flights []domain.ScheduleFlight, batch bool) ([]Result[domain.Flight], error) {
 	events := make([]domain.FlightScheduled, len(flights))
 	var problems domain.Problems
 	at := h.now().UTC()
@@ -24,7 +40,7 @@ func (h *Handler) ScheduleFlights(ctx context.Context, m Meta, flights []domain.
 	for i, c := range flights {
 		c.Carrier, c.AWBPrefix, c.At = m.Principal.AirlineCode, m.Principal.AWBPrefix, at
 		prefix := ""
-		if len(flights) > 1 {
+		if batch {
 			prefix = "[" + itoa(i) + "]."
 		}
 		e, err := c.Normalise(prefix, h.ref)

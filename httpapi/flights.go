@@ -24,6 +24,13 @@ type flightRequest struct {
 	CapacityM3    *float64 `json:"capacityM3"`
 }
 
+// command is the flight to schedule that f asks for.
+func (f flightRequest) command() domain.ScheduleFlight {
+	return domain.ScheduleFlight{FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
+		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
+		AircraftType: f.AircraftType, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+}
+
 // maxFlightBatch bounds one timetable upload.
 const maxFlightBatch = 500
 
@@ -35,15 +42,23 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		if err != nil {
 			return err
 		}
-		var reqs []flightRequest
-		batch := bytes.HasPrefix(bytes.TrimSpace(body), []byte("["))
-		if batch {
-			err = unmarshal(body, &reqs)
-		} else {
-			reqs = make([]flightRequest, 1)
-			err = unmarshal(body, &reqs[0])
+		if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+			var req flightRequest
+			if err := unmarshal(body, &req); err != nil {
+				return err
+			}
+			res, err := s.commands.ScheduleFlight(r.Context(), meta(r), req.command())
+			if err != nil {
+				return err
+			}
+			s.settle(w, r, res.Sequence)
+			setVersion(w, res.Version)
+			w.Header().Set("Location", "/api/flights/"+res.State.ID)
+			writeJSON(w, http.StatusCreated, views.ToFlightJSON(res.State))
+			return nil
 		}
-		if err != nil {
+		var reqs []flightRequest
+		if err := unmarshal(body, &reqs); err != nil {
 			return err
 		}
 		if len(reqs) == 0 || len(reqs) > maxFlightBatch {
@@ -51,21 +66,13 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 		}
 		cmds := make([]domain.ScheduleFlight, len(reqs))
 		for i, f := range reqs {
-			cmds[i] = domain.ScheduleFlight{FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
-				DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
-				AircraftType: f.AircraftType, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+			cmds[i] = f.command()
 		}
 		res, err := s.commands.ScheduleFlights(r.Context(), meta(r), cmds)
 		if err != nil {
 			return err
 		}
 		s.settle(w, r, res[len(res)-1].Sequence)
-		if !batch {
-			setVersion(w, res[0].Version)
-			w.Header().Set("Location", "/api/flights/"+res[0].State.ID)
-			writeJSON(w, http.StatusCreated, views.ToFlightJSON(res[0].State))
-			return nil
-		}
 		flights := make([]views.FlightJSON, len(res))
 		for i, f := range res {
 			flights[i] = views.ToFlightJSON(f.State)

@@ -580,6 +580,14 @@ func TestFlightsAndRates(t *testing.T) {
 			}
 		})
 	}
+	// A problem of a batch names its item, in a batch of one too; one of
+	// a single flight names the field alone.
+	for fields, body := range map[string]any{
+		"[0].destination:UNKNOWN_AIRPORT": []any{flight("LH1008", "FRA", "XXX")},
+		"destination:UNKNOWN_AIRPORT":     flight("LH1008", "FRA", "XXX"),
+	} {
+		checkFields(t, s.do(t, request{method: "POST", path: "/api/flights", token: lh, body: body}), fields)
+	}
 	var list struct {
 		Flights    []struct{ ID, Status, OriginTimezone string }
 		Pagination struct{ Total int }
