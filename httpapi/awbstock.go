@@ -31,10 +31,7 @@ func (s *Server) handleCreateStockRequest() handlerFunc {
 		if err != nil {
 			return err
 		}
-		s.settle(w, r, res.Sequence)
-		setVersion(w, res.Version)
-		w.Header().Set("Location", "/api/awb-stock/requests/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, views.ToStockRequestJSON(res.State))
+		s.writeCreated(w, r, res.Sequence, res.Version, "/api/awb-stock/requests/"+res.State.ID, views.ToStockRequestJSON(res.State))
 		return nil
 	}
 }

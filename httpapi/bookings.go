@@ -56,10 +56,7 @@ func (s *Server) handleCreateBooking() handlerFunc {
 		if err != nil {
 			return err
 		}
-		s.settle(w, r, res.Sequence)
-		setVersion(w, res.Version)
-		w.Header().Set("Location", "/api/bookings/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, views.ToBookingJSON(res.State))
+		s.writeCreated(w, r, res.Sequence, res.Version, "/api/bookings/"+res.State.ID, views.ToBookingJSON(res.State))
 		return nil
 	}
 }

@@ -51,10 +51,7 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 			if err != nil {
 				return err
 			}
-			s.settle(w, r, res.Sequence)
-			setVersion(w, res.Version)
-			w.Header().Set("Location", "/api/flights/"+res.State.ID)
-			writeJSON(w, http.StatusCreated, views.ToFlightJSON(res.State))
+			s.writeCreated(w, r, res.Sequence, res.Version, "/api/flights/"+res.State.ID, views.ToFlightJSON(res.State))
 			return nil
 		}
 		var reqs []flightRequest

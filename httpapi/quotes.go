@@ -60,10 +60,7 @@ func (s *Server) handleCreateQuote() handlerFunc {
 		if err != nil {
 			return err
 		}
-		s.settle(w, r, res.Sequence)
-		setVersion(w, res.Version)
-		w.Header().Set("Location", "/api/quotes/"+res.State.ID)
-		writeJSON(w, http.StatusCreated, views.ToQuoteJSON(res.State, principal(r.Context())))
+		s.writeCreated(w, r, res.Sequence, res.Version, "/api/quotes/"+res.State.ID, views.ToQuoteJSON(res.State, principal(r.Context())))
 		return nil
 	}
 }

@@ -279,6 +279,16 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request, seq uint64) {
 	}
 }
 
+// writeCreated answers a write that created a resource with a version:
+// once settled (see settle), 201 with its version as the ETag, its
+// Location and body.
+func (s *Server) writeCreated(w http.ResponseWriter, r *http.Request, sequence, version uint64, location string, body any) {
+	s.settle(w, r, sequence)
+	setVersion(w, version)
+	w.Header().Set("Location", location)
+	writeJSON(w, http.StatusCreated, body)
+}
+
 // waitFor waits, at most maxConsistencyWait, until the read models
 // include sequence seq.
 func (s *Server) waitFor(r *http.Request, seq uint64) error {
