@@ -31,6 +31,10 @@ const (
 	ReasonFlightCanceled = "flight_cancelled"
 )
 
+// ReasonForwarderCancelled is why a booking the forwarder cancelled was
+// (its cancellation records no reason, as ReasonFlightCanceled is one).
+const ReasonForwarderCancelled = "forwarder_cancelled"
+
 // quoteTolerance is how much more than quoted a booking may carry: the
 // weighing at acceptance rarely matches the RFQ to the kilo.
 const quoteTolerance = 1.05

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -20,18 +21,28 @@ type BookingJSON struct {
 	Volume             float64   `json:"volume"`
 	ChargeableWeightKg float64   `json:"chargeableWeightKg"`
 	RejectionReason    *string   `json:"rejectionReason"`
+	// CancellationReason is not in the spec: who ended a cancelled
+	// booking, the forwarder or the flight's cancellation.
+	CancellationReason *string `json:"cancellationReason"`
 }
 
 // ToBookingJSON shows the AWB number of a booking that holds one, and
-// the reason of one rejected.
+// the reason of one rejected or cancelled.
 func ToBookingJSON(b domain.Booking) BookingJSON {
 	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
 		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg}
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
 		out.AWBNumber = b.AWBNumber
 	}
-	if b.Reason != "" && b.Status == domain.BookingStatusRejected {
-		out.RejectionReason = &b.Reason
+	switch b.Status {
+	case domain.BookingStatusRejected:
+		if b.Reason != "" {
+			out.RejectionReason = &b.Reason
+		}
+	case domain.BookingStatusCancelled:
+		// A forwarder's cancellation records no reason.
+		reason := cmp.Or(b.Reason, domain.ReasonForwarderCancelled)
+		out.CancellationReason = &reason
 	}
 	return out
 }

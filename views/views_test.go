@@ -45,3 +45,29 @@ func TestWhatTheSpecTypesAsAStringOrObjectIsNeverNull(t *testing.T) {
 		}
 	}
 }
+
+func TestABookingSaysWhyItWasRejectedOrCancelled(t *testing.T) {
+	tests := []struct {
+		name                string
+		b                   domain.Booking
+		rejected, cancelled string // "" for null
+	}{
+		{"confirmed", domain.Booking{Status: domain.BookingStatusConfirmed}, "", ""},
+		{"rejected", domain.Booking{Status: domain.BookingStatusRejected, Reason: domain.ReasonNoOption}, domain.ReasonNoOption, ""},
+		{"cancelled by the forwarder", domain.Booking{Status: domain.BookingStatusCancelled}, "", domain.ReasonForwarderCancelled},
+		{"cancelled with its flight", domain.Booking{Status: domain.BookingStatusCancelled, Reason: domain.ReasonFlightCanceled}, "", domain.ReasonFlightCanceled},
+	}
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	for _, tt := range tests {
+		got := ToBookingJSON(tt.b)
+		if deref(got.RejectionReason) != tt.rejected || deref(got.CancellationReason) != tt.cancelled {
+			t.Errorf("%s: rejectionReason %q, cancellationReason %q; want %q, %q", tt.name, deref(got.RejectionReason), deref(got.CancellationReason),
+				tt.rejected, tt.cancelled)
+		}
+	}
+}

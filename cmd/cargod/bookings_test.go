@@ -32,6 +32,7 @@ type booking struct {
 	ID, QuoteID, Status, FlightID string
 	AWBNumber                     *string
 	RejectionReason               *string
+	CancellationReason            *string
 	CreatedAt                     time.Time
 }
 
@@ -182,7 +183,7 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	// Cancelling gives the capacity back.
 	var cancelled booking
 	s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}).json(t, &cancelled)
-	if cancelled.Status != "cancelled" {
+	if cancelled.Status != "cancelled" || cancelled.CancellationReason == nil || *cancelled.CancellationReason != "forwarder_cancelled" {
 		t.Fatalf("cancel = %+v", cancelled)
 	}
 	eventually(t, "capacity back", func() capacity { return s.capacityOf(t, lh, opt.FlightNumber, opt.DepartureDate) },
@@ -287,17 +288,7 @@ func TestAFlightsETagMovesWithItsLoadOnlyForThoseWhoSeeTheLoad(t *testing.T) {
 	path := "/api/flights/" + flight["id"].(string)
 	before := map[string]versioned{"lh": s.read(t, lh, path), "ek": s.read(t, ek, path), "fwd": s.read(t, fwd, path)}
 
-	body := rfq()
-	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
-	quote := createQuote(t, s, fwd, body).ID
-	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
-		t.Fatalf("quote %s = %+v", quote, q)
-	}
-	var b booking
-	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &b)
-	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
-		t.Fatalf("booking = %+v", b)
-	}
+	confirmedOn(t, s, fwd, flight)
 	booked := s.read(t, lh, path)
 	if booked.etag == before["lh"].etag {
 		t.Errorf("the airline's ETag of its flight stayed %s after a booking reserved capacity on it", booked.etag)
@@ -321,6 +312,48 @@ func TestAFlightsETagMovesWithItsLoadOnlyForThoseWhoSeeTheLoad(t *testing.T) {
 			t.Errorf("%s: the flight's ETag stayed %s after it was delayed", who.name, now.etag)
 		}
 	}
+}
+
+// A booking the airline's flight cancellation ended says so, and the
+// forwarder knows to rebook, not that it cancelled it itself.
+func TestABookingCancelledWithItsFlightSaysSo(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	b := confirmedOn(t, s, fwd, flight)
+	if b.CancellationReason != nil {
+		t.Fatalf("a confirmed booking = %+v", b)
+	}
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight["id"].(string), token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
+	}
+	b = eventually(t, "the booking cancelled with its flight", func() booking {
+		var b2 booking
+		s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: fwd}).json(t, &b2)
+		return b2
+	}, func(b booking) bool { return b.Status == "cancelled" })
+	if b.CancellationReason == nil || *b.CancellationReason != "flight_cancelled" || b.RejectionReason != nil {
+		t.Errorf("booking cancelled with its flight = %+v", b)
+	}
+}
+
+// confirmedOn is a booking of fwd on flight (a raceFlight), of an RFQ
+// priced for it, once confirmed.
+func confirmedOn(t *testing.T, s *testServer, fwd string, flight map[string]any) booking {
+	t.Helper()
+	body := rfq()
+	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	quote := createQuote(t, s, fwd, body).ID
+	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
+		t.Fatalf("quote %s = %+v", quote, q)
+	}
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Fatalf("booking = %+v", b)
+	}
+	return b
 }
 
 // raceFlight is an LH flight on a route without demo flights, with room
