@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +77,58 @@ func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
 	}
 
 	// The tool deletes the subscriptions it made.
+	var subs struct{ Webhooks []any }
+	s.do(t, request{method: "GET", path: "/api/webhooks", token: s.demoToken(t, "demo-forwarder")}).json(t, &subs)
+	if len(subs.Webhooks) != 0 {
+		t.Errorf("%d subscriptions left behind", len(subs.Webhooks))
+	}
+}
+
+// cancelOn is the load tool's stderr: it cancels the run the first time a
+// progress line starts with prefix, as Ctrl-C would.
+type cancelOn struct {
+	syncBuffer
+	prefix string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), c.prefix) {
+		c.cancel()
+	}
+	return c.syncBuffer.Write(p)
+}
+
+func TestAnInterruptedLoadToolReportsTheScenariosItFinishedAndDeletesItsSubscriptions(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupted during the webhooks' second row, which has far more RFQs to send than it can in the second
+	// before its first progress line.
+	stderr := &cancelOn{prefix: "webhooks one RFQ at a time", cancel: cancel}
+	var stdout syncBuffer
+	args := []string{"-url", s.base, "-scenarios", "create-quote,webhooks", "-clients", "2", "-duration", "300ms", "-warmup", "0s",
+		"-subscribers", "1", "-rfqs", "4", "-sequential", "1000000", "-json"}
+	if code := loadtest.Main(ctx, args, &stdout, stderr); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
+	}
+	var rep loadtest.Report
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout.String())
+	}
+	var rows []string
+	for _, row := range rep.Rows {
+		rows = append(rows, row.Scenario+" "+row.Name)
+	}
+	if want := []string{"create-quote POST /api/quotes", "create-quote bare POST echo"}; !slices.Equal(rows, want) {
+		t.Errorf("rows %q, want those of the scenario finished, %q", rows, want)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "interrupted during webhooks") }) {
+		t.Errorf("no note says where the run was interrupted: %q", rep.Notes)
+	}
 	var subs struct{ Webhooks []any }
 	s.do(t, request{method: "GET", path: "/api/webhooks", token: s.demoToken(t, "demo-forwarder")}).json(t, &subs)
 	if len(subs.Webhooks) != 0 {

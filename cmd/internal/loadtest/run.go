@@ -51,6 +51,7 @@ func (b *bench) note(format string, args ...any) {
 // Run runs the scenarios of cfg against its server, one after the other.
 // A scenario that cannot run is left out with a note; the error is for
 // what stops the whole run (no server, wrong credentials, interrupted).
+// Interrupted, the report holds the scenarios finished and the notes.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := cfg.validate(); err != nil {
 		return Report{}, err
@@ -81,6 +82,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		rows, err := scenarios[name](ctx)
 		if ctx.Err() != nil {
+			// Its rows measured less than their time: left out. The
+			// notes stay, such as subscriptions left behind.
+			b.note("interrupted during %s: the rows of the scenarios before it are complete, its own are left out", name)
+			rep.Notes = b.notes
 			return rep, ctx.Err()
 		}
 		if err != nil {
@@ -112,7 +117,8 @@ func ratio(ours *Row, bare Row) {
 
 // Main is the command: it parses args, runs, and prints progress on
 // stderr and the report on stdout. It returns the exit status: 2 for a bad
-// command line, 1 when the run failed or measured errors.
+// command line, 1 when the run failed, was interrupted (the report then
+// holds what it finished) or measured errors.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := ParseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -124,7 +130,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Progress = stderr
 	rep, err := Run(ctx, cfg)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "cargobench:", err)
 		return 1
 	}
@@ -134,6 +140,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		enc.Encode(rep)
 	} else {
 		rep.WriteTable(stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "cargobench: interrupted")
+		return 1
 	}
 	if !rep.Clean() {
 		return 1

@@ -175,7 +175,7 @@ func (b *bench) webhooks(ctx context.Context) ([]Row, error) {
 	name = fmt.Sprintf("one RFQ at a time, %d RFQs, %d subscribers", b.cfg.Sequential, b.cfg.Subscribers)
 	start = time.Now()
 	stop = progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &one.done)
-	for range b.cfg.Sequential {
+	for i := 0; i < b.cfg.Sequential && ctx.Err() == nil; i++ {
 		id, err := b.fileRFQ(ctx, body)
 		if err != nil {
 			one.fail(err)
