@@ -583,6 +583,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		return d.putBack(ctx, id, j, 0)
 	}
 	if !live {
+		d.dropped(ctx, id, j, w)
 		return 0 // nobody to deliver to any more
 	}
 	// Waiting in hand would hold one of the queue's workers, which a
@@ -601,6 +602,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// given a new secret: the delivery goes as the subscription is now.
 	w, live = d.asNow(w, turn)
 	if !live {
+		d.dropped(ctx, id, j, w)
 		return 0
 	}
 	try := j.Tried + 1
@@ -630,9 +632,28 @@ func (d *Dispatcher) asNow(w domain.Webhook, turn *turns) (domain.Webhook, bool)
 	now, known := d.Subs.Webhook(w.ID)
 	if !known || !now.Live() || !d.Receives(now.OrganizationID) {
 		turn.done()
-		return domain.Webhook{}, false
+		return now, false
 	}
 	return now, true
+}
+
+// dropped records job j, queued as id and dropped because its
+// subscription w takes nothing more, as dead, not sent, when an attempt of
+// it is in the delivery log already: that attempt's outcome, "retrying",
+// would otherwise stand there for ever. A delivery never attempted is not
+// in the log, and a subscription not known has no log to show.
+func (d *Dispatcher) dropped(ctx context.Context, id string, j job, w domain.Webhook) {
+	if j.Tried == 0 || w.ID == "" {
+		return
+	}
+	why := "the organisation receives no deliveries now"
+	switch {
+	case w.Deleted:
+		why = "the subscription was deleted"
+	case w.Disabled:
+		why = "the subscription was disabled, its receiver having answered 410 Gone"
+	}
+	d.record(ctx, "delivery:"+id, j.notSent(w.ID, w.OrganizationID, j.Tried+1, why))
 }
 
 // subscription is the subscription of job j, and whether it is live. The

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -306,6 +308,54 @@ func TestGoneDisablesTheWebhook(t *testing.T) {
 	// Nothing is sent to it any more, and a ping says so.
 	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusConflict {
 		t.Errorf("ping of a disabled webhook = %d %s", r.status, r.body)
+	}
+}
+
+func TestARetryDroppedBecauseTheReceiverDisabledTheWebhookIsDeadInTheLog(t *testing.T) {
+	t.Parallel()
+	// The retry is due long after the second delivery's 410 disables the subscription.
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "5s,5s"})
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	rc.status = http.StatusInternalServerError
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	type attempt struct {
+		Outcome string
+		Error   *string
+	}
+	type logged struct {
+		DeliveryID, Status string
+		Attempts           []attempt
+	}
+	deliveries := func() []logged {
+		var log struct{ Deliveries []logged }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
+		return log.Deliveries
+	}
+	createQuote(t, s, fwd, rfq())
+	first := eventually(t, "the first delivery retrying", deliveries, func(ds []logged) bool {
+		return len(ds) == 1 && ds[0].Status == "retrying"
+	})[0].DeliveryID
+
+	rc.mu.Lock()
+	rc.status = http.StatusGone
+	rc.mu.Unlock()
+	createQuote(t, s, fwd, rfq())
+	eventually(t, "the webhook disabled", func() string {
+		var w struct{ Status string }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: fwd}).json(t, &w)
+		return w.Status
+	}, func(st string) bool { return st == "disabled" })
+
+	// Its retry is not sent, and the log says so rather than "retrying" for ever.
+	ds := eventually(t, "the first delivery given up", deliveries, func(ds []logged) bool {
+		i := slices.IndexFunc(ds, func(d logged) bool { return d.DeliveryID == first })
+		return i >= 0 && ds[i].Status != "retrying"
+	})
+	d := ds[slices.IndexFunc(ds, func(d logged) bool { return d.DeliveryID == first })]
+	last := d.Attempts[len(d.Attempts)-1]
+	if d.Status != "dead" || len(d.Attempts) != 2 || last.Error == nil || !strings.HasPrefix(*last.Error, "not sent") {
+		t.Errorf("the first delivery is %s, its last attempt %+v, want dead, not sent", d.Status, last)
 	}
 }
 
