@@ -15,7 +15,7 @@ type Delivery struct {
 	EventName string
 	EventID   string
 	EventSeq  uint64
-	Status    string // the outcome of the last attempt
+	Status    string // the outcome of the last attempt made
 	Attempts  []domain.WebhookDeliveryAttempted
 }
 
@@ -55,8 +55,17 @@ func (m *Webhooks) Apply(r domain.Record, e domain.Event) {
 			m.deliveries[e.DeliveryID] = d
 			m.byWebhook[e.WebhookID] = append(m.byWebhook[e.WebhookID], e.DeliveryID)
 		}
-		d.Status = e.Outcome
-		d.Attempts = append(d.Attempts, e)
+		// An attempt's record may wait for the store (up to a minute)
+		// longer than its retry waits to be made and recorded: the log
+		// keeps the attempts in the order made, and the status of the
+		// last. A copy, not an insertion in place: a Delivery handed out
+		// shares the slice.
+		i := len(d.Attempts)
+		for i > 0 && d.Attempts[i-1].Attempt > e.Attempt {
+			i--
+		}
+		d.Attempts = slices.Insert(slices.Clip(d.Attempts), i, e)
+		d.Status = d.Attempts[len(d.Attempts)-1].Outcome
 	}
 }
 

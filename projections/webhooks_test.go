@@ -78,3 +78,42 @@ func TestAnyLiveCountsOnlySubscriptionsThatLiveAndCameBeforeTheEvent(t *testing.
 		})
 	}
 }
+
+func TestADeliverysAttemptsAreInTheOrderMadeAndItsStatusIsTheLastOnesWhateverOrderTheyAreRecordedIn(t *testing.T) {
+	attempt := func(n int, outcome string) domain.WebhookDeliveryAttempted {
+		return domain.WebhookDeliveryAttempted{DeliveryID: "d1", WebhookID: "w1", EventID: "e1", Attempt: n, Outcome: outcome}
+	}
+	for _, c := range []struct {
+		name     string
+		recorded []domain.WebhookDeliveryAttempted
+		want     []int
+		status   string
+	}{
+		{"in order", []domain.WebhookDeliveryAttempted{attempt(1, "retrying"), attempt(2, "delivered")}, []int{1, 2}, "delivered"},
+		// The first attempt's record waited for the store longer than its retry waited to be made.
+		{"the first recorded after its retry", []domain.WebhookDeliveryAttempted{attempt(2, "delivered"), attempt(1, "retrying")}, []int{1, 2}, "delivered"},
+		{"the first recorded last of three", []domain.WebhookDeliveryAttempted{attempt(2, "retrying"), attempt(3, "dead"), attempt(1, "retrying")},
+			[]int{1, 2, 3}, "dead"},
+		// A retry made again under its number, after its next job could not be queued, is recorded after it.
+		{"an attempt made again", []domain.WebhookDeliveryAttempted{attempt(1, "retrying"), attempt(2, "retrying"), attempt(2, "delivered")},
+			[]int{1, 2, 2}, "delivered"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := NewWebhooks()
+			for i, a := range c.recorded {
+				m.Apply(domain.Record{Sequence: uint64(10 + i)}, a)
+			}
+			ds, _ := m.Deliveries("w1", nil, 1, 10)
+			if len(ds) != 1 {
+				t.Fatalf("%d deliveries", len(ds))
+			}
+			var got []int
+			for _, a := range ds[0].Attempts {
+				got = append(got, a.Attempt)
+			}
+			if !slices.Equal(got, c.want) || ds[0].Status != c.status {
+				t.Errorf("attempts %v, status %s; want %v, %s", got, ds[0].Status, c.want, c.status)
+			}
+		})
+	}
+}
