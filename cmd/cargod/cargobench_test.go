@@ -135,3 +135,15 @@ func TestAnInterruptedLoadToolReportsTheScenariosItFinishedAndDeletesItsSubscrip
 		t.Errorf("%d subscriptions left behind", len(subs.Webhooks))
 	}
 }
+
+func TestTheLoadToolSaysHowToAllowLoopbackWebhooksWhenCargodRefusesThem(t *testing.T) {
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
+	var stdout, stderr syncBuffer
+	args := []string{"-url", s.base, "-scenarios", "webhooks"}
+	if code := loadtest.Main(context.Background(), args, &stdout, &stderr); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(stdout.String(), "start it with CARGO_WEBHOOK_ALLOW_PRIVATE=true") {
+		t.Errorf("the report does not give the hint to allow private targets:\n%s", stdout.String())
+	}
+}
