@@ -147,3 +147,22 @@ func TestTheLoadToolSaysHowToAllowLoopbackWebhooksWhenCargodRefusesThem(t *testi
 		t.Errorf("the report does not give the hint to allow private targets:\n%s", stdout.String())
 	}
 }
+
+func TestTheLoadToolsJSONListsNoRowsAsAnEmptyListWhenNoScenarioCouldRun(t *testing.T) {
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
+	var stdout, stderr syncBuffer
+	args := []string{"-url", s.base, "-scenarios", "webhooks", "-json"}
+	if code := loadtest.Main(context.Background(), args, &stdout, &stderr); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	var rep struct {
+		Rows  *[]json.RawMessage
+		Notes []string
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout.String())
+	}
+	if rep.Rows == nil || len(*rep.Rows) != 0 || len(rep.Notes) != 1 {
+		t.Errorf("want no rows, as an empty list, and a note:\n%s", stdout.String())
+	}
+}

@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	scenarios := map[string]func(context.Context) ([]Row, error){
 		CreateQuote: b.createQuote, GetQuote: b.getQuote, Booking: b.booking, Webhooks: b.webhooks,
 	}
-	var rep Report
+	rep := Report{Rows: []Row{}} // [] in JSON, not null, when no scenario could run
 	for _, name := range allScenarios {
 		if !slices.Contains(cfg.Scenarios, name) {
 			continue
