@@ -166,3 +166,30 @@ func TestTheLoadToolsJSONListsNoRowsAsAnEmptyListWhenNoScenarioCouldRun(t *testi
 		t.Errorf("want no rows, as an empty list, and a note:\n%s", stdout.String())
 	}
 }
+
+func TestTheLoadToolAdvisesALongerDurationOnlyForARowWithoutErrors(t *testing.T) {
+	// The day's limit runs out while the quotes are read: the rows after it have only 429s to show.
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_RATE_LIMIT_PER_DAY": "40"})
+	cfg := loadtest.DefaultConfig()
+	cfg.URL, cfg.Scenarios = s.base, []string{loadtest.GetQuote}
+	cfg.Clients, cfg.Duration, cfg.Warmup = 2, 300*time.Millisecond, 0
+	rep, err := loadtest.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, row := range rep.Rows {
+		if row.Count > 0 || row.ErrorCount() == 0 {
+			continue
+		}
+		failed++
+		for _, n := range rep.Notes {
+			if strings.Contains(n, row.Name) && strings.Contains(n, "longer -duration") {
+				t.Errorf("a row of nothing but errors %v has the note %q", row.Errors, n)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatalf("no row failed throughout: %+v", rep.Rows)
+	}
+}

@@ -94,7 +94,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.Rows = append(rep.Rows, rows...)
 	}
 	for _, row := range rep.Rows {
-		if row.Count == 0 {
+		// A row of errors alone has them to show: more time would add
+		// more of them.
+		if row.Count == 0 && row.ErrorCount() == 0 {
 			b.note("%s %s: nothing succeeded within the measured time; a longer -duration may help", row.Scenario, row.Name)
 		}
 	}
