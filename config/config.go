@@ -204,6 +204,12 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
 	for i, o := range options {
+		// An empty flag, like an empty variable, leaves the default:
+		// else --token-ttl= would skip the setting's check and leave it
+		// zero (tokens that expire at once, metering off, no retries).
+		if *values[i] == "" {
+			*values[i] = o.def
+		}
 		if *values[i] == "" {
 			continue
 		}

@@ -56,6 +56,15 @@ func TestLoad(t *testing.T) {
 					t.Errorf("secret = %q", c.AdminSecret)
 				}
 			}},
+		{name: "an empty flag leaves the default, as an empty variable does",
+			args: []string{"--addr=", "--token-ttl=", "--metering=", "--shutdown-timeout=", "--webhook-retry-schedule=", "--rate-limit-per-minute="},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != "127.0.0.1:8080" || c.TokenTTL != time.Hour || !c.Metering || c.ShutdownTimeout != 20*time.Second ||
+					len(c.WebhookSchedule) != 9 || c.RateLimits.PerMinute != 600 {
+					t.Errorf("addr %q, token TTL %s, metering %v, shutdown timeout %s, retry schedule %v, rate limit per minute %d",
+						c.Addr, c.TokenTTL, c.Metering, c.ShutdownTimeout, c.WebhookSchedule, c.RateLimits.PerMinute)
+				}
+			}},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
