@@ -245,7 +245,14 @@ func fromEnv(o option, getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s_FILE: %w", o.env, err)
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	v = strings.TrimRight(string(b), "\r\n")
+	if v == "" {
+		// An empty value is the default (no admin, a generated key): a
+		// file left empty by a failed "openssl rand > file" must not
+		// quietly turn into that.
+		return "", fmt.Errorf("%s_FILE: %s is empty", o.env, path)
+	}
+	return v, nil
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {

@@ -15,6 +15,9 @@ import (
 func TestLoad(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "admin")
 	os.WriteFile(secretFile, []byte("from-a-file\n"), 0o600)
+	// A secret file left empty, as by a failed "openssl rand > file".
+	emptyFile := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(emptyFile, []byte("\n"), 0o600)
 	// A data directory's secrets.key can be given as CARGO_SECRETS_KEY_FILE.
 	keyFile := filepath.Join(t.TempDir(), "secrets.key")
 	os.WriteFile(keyFile, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"), 0o600)
@@ -65,6 +68,8 @@ func TestLoad(t *testing.T) {
 						c.Addr, c.TokenTTL, c.Metering, c.ShutdownTimeout, c.WebhookSchedule, c.RateLimits.PerMinute)
 				}
 			}},
+		{name: "an empty secret file", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": emptyFile}, err: "CARGO_ADMIN_SECRET_FILE: " + emptyFile + " is empty"},
+		{name: "an empty sealing key file", env: map[string]string{"CARGO_SECRETS_KEY_FILE": emptyFile}, err: "CARGO_SECRETS_KEY_FILE"},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
