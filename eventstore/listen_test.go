@@ -3,9 +3,13 @@ package eventstore
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go"
@@ -151,4 +155,26 @@ func mustSeed(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestAListenAddressInUseIsRefusedSayingSo: the embedded server logs
+// nothing, so a port taken by another process must come back as Open's
+// error, with the address, and the data directory is free again after it.
+func TestAListenAddressInUseIsRefusedSayingSo(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	began := time.Now()
+	s, err := Open(context.Background(), Options{DataDir: dir, Listen: held.Addr().String()})
+	if err == nil {
+		s.Close()
+		t.Fatalf("the embedded server started on %s, which another listener holds", held.Addr())
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), held.Addr().String()) {
+		t.Errorf("after %s: %v, want the address %s in use", time.Since(began).Round(time.Millisecond), err, held.Addr())
+	}
+	openForTest(t, Options{DataDir: dir})
 }

@@ -313,6 +313,16 @@ func (s *Store) listen(opts *server.Options, o Options) error {
 	if opts.Port, err = strconv.Atoi(port); err != nil {
 		return fmt.Errorf("eventstore: listen port %q: %w", port, err)
 	}
+	// A port another process holds makes the server, which logs nothing
+	// here, never ready: Open would wait 30 s and blame the data
+	// directory. A port of 0 or -1 (any free one) cannot be taken.
+	if opts.Port > 0 {
+		ln, err := net.Listen("tcp", o.Listen)
+		if err != nil {
+			return fmt.Errorf("eventstore: listen address %q: %w", o.Listen, err)
+		}
+		ln.Close()
+	}
 	if s.listenNkey = o.ListenNkey; s.listenNkey == "" {
 		if s.listenNkey, err = listenSeed(filepath.Join(o.DataDir, ListenSeedFile)); err != nil {
 			return err
