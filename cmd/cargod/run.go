@@ -49,6 +49,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	var start starting
+	// A stop asked for while starting (SIGTERM as NATS is awaited or the
+	// stream replays) is a clean stop, not a failed start: the step under
+	// way failed because of it.
+	serving := false
+	defer func() {
+		if err != nil && !serving && ctx.Err() != nil {
+			log.Info("cargod stopped while starting", "stage", start.current(), "err", err.Error())
+			err = nil
+		}
+	}()
 	var handler atomic.Pointer[http.Handler]
 	m := metrics.New()
 	handler.Store(new(httpapi.Starting(log, cfg.PublicURL, m, start.current, start.progress)))
@@ -224,6 +234,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
+	serving = true
 	select {
 	case err := <-serveErr:
 		return err

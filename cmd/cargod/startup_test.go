@@ -175,3 +175,30 @@ func TestAStopWhileNATSIsAwayEndsWithoutWaitingForTheSnapshot(t *testing.T) {
 		t.Errorf("the log does not say the snapshot was not written:\n%s", logged)
 	}
 }
+
+// TestAStopWhileWaitingForNATSIsACleanStop stops cargod (SIGTERM, as a
+// supervisor giving up on a replica does) while it waits for a NATS
+// server that is not there: run returns no error, so that the process
+// exits 0, and the port is closed.
+func TestAStopWhileWaitingForNATSIsACleanStop(t *testing.T) {
+	t.Parallel()
+	ports := natstest.FreePorts(t, 2)
+	httpPort, natsPort := ports[0], ports[1]
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_ADDR": fmt.Sprintf("127.0.0.1:%d", httpPort),
+		"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1", "CARGO_SECRETS_KEY": testSecretsKey,
+		"CARGO_LOG_LEVEL": "info"})
+	eventually(t, "the wait for NATS", r.stderr.String, func(log string) bool { return strings.Contains(log, "NATS not ready; trying again") })
+	r.stop()
+	select {
+	case <-r.done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("cargod did not stop within 15 s of the stop:\n%s", r.stderr.String())
+	}
+	if r.err != nil {
+		t.Errorf("a stop while waiting for NATS ended run with %v", r.err)
+	}
+	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort)); err == nil {
+		resp.Body.Close()
+		t.Errorf("the port still answers after the stop: %s", resp.Status)
+	}
+}
