@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// it has come.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("CARGO_ADDR: %w", err)
 	}
 	var start starting
 	// A stop asked for while starting (SIGTERM as NATS is awaited or the
@@ -81,6 +81,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		defer stopMetrics()
+	}
+	if cfg.ProfileAddr != "" {
+		// Open now too: a port in use stops the start before the replica
+		// says it is ready, and a slow replay can be measured.
+		stopProfiles, err := serveProfiles(cfg.ProfileAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopProfiles()
 	}
 
 	start.set("connecting to NATS and provisioning the stream", nil, nil)
@@ -229,11 +238,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printDemoHelp(stdout, base)
 	}
 
-	if cfg.ProfileAddr != "" {
-		if err := serveProfiles(projCtx, cfg.ProfileAddr, log); err != nil {
-			return err
-		}
-	}
 	serving = true
 	select {
 	case err := <-serveErr:
@@ -407,11 +411,12 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(
 }
 
 // serveProfiles serves Go's profiles (net/http/pprof) on addr, a loopback
-// address, until ctx ends: what an operator measuring a slow replica needs.
-func serveProfiles(ctx context.Context, addr string, log *slog.Logger) error {
+// address, until stop is called: what an operator measuring a slow
+// replica needs.
+func serveProfiles(addr string, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("CARGO_PROFILE_ADDR: %w", err)
+		return nil, fmt.Errorf("CARGO_PROFILE_ADDR: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -419,7 +424,6 @@ func serveProfiles(ctx context.Context, addr string, log *slog.Logger) error {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	context.AfterFunc(ctx, func() { srv.Close() })
 	log.Info("profiles served", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
-	return nil
+	return func() { srv.Close() }, nil
 }

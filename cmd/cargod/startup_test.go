@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -200,5 +203,36 @@ func TestAStopWhileWaitingForNATSIsACleanStop(t *testing.T) {
 	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort)); err == nil {
 		resp.Body.Close()
 		t.Errorf("the port still answers after the stop: %s", resp.Status)
+	}
+}
+
+// TestAPortInUseStopsTheStartNamingItsSetting: each port cargod opens,
+// held by another process, stops the start before cargod says it
+// listens, with an error that names the setting and the reason.
+func TestAPortInUseStopsTheStartNamingItsSetting(t *testing.T) {
+	t.Parallel()
+	for _, env := range []string{"CARGO_ADDR", "CARGO_METRICS_ADDR", "CARGO_PROFILE_ADDR"} {
+		t.Run(env, func(t *testing.T) {
+			t.Parallel()
+			held, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Close()
+			r := startReplica(t.TempDir(), map[string]string{env: held.Addr().String()})
+			select {
+			case <-r.done:
+			case <-time.After(60 * time.Second):
+				r.stop()
+				<-r.done
+				t.Fatalf("cargod did not stop within 60 s with %s in use:\n%s", env, r.stderr.String())
+			}
+			if r.err == nil || !strings.HasPrefix(r.err.Error(), env+": ") || !errors.Is(r.err, syscall.EADDRINUSE) {
+				t.Errorf("with %s in use run ended with %v, want an error that names it and the port in use", env, r.err)
+			}
+			if out := r.stdout.String(); listening.MatchString(out) {
+				t.Errorf("with %s in use cargod said it listens before it stopped:\n%s", env, out)
+			}
+		})
 	}
 }
