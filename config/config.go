@@ -104,9 +104,24 @@ var options = []option{
 	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
 		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
 	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
-		set: func(c *Config, v string) error { c.AdminClientID = v; return nil }},
+		set: func(c *Config, v string) error {
+			if !domain.ValidIdentifier(v) {
+				return errors.New("must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit")
+			}
+			c.AdminClientID = v
+			return nil
+		}},
 	{env: "CARGO_ADMIN_SECRET", flag: "admin-secret", def: "", secret: true, usage: "secret of a bootstrap admin client, created on start if it does not exist",
-		set: func(c *Config, v string) error { c.AdminSecret = v; return nil }},
+		set: func(c *Config, v string) error {
+			// Checked now, as the bootstrap would: there it fails only
+			// after NATS is reached and the stream replayed.
+			var invalid *domain.Error
+			if errors.As(domain.ValidateSecret("secret", v), &invalid) {
+				return errors.New(invalid.Fields[0].Message)
+			}
+			c.AdminSecret = v
+			return nil
+		}},
 	{env: "CARGO_PASSWORD_HASH_COST", flag: "password-hash-cost", def: "10", usage: "bcrypt cost for client secrets and passwords (4-15)",
 		set: func(c *Config, v string) error { return setInt(&c.PasswordHashCost, v, 4, 15) }},
 	{env: "CARGO_MAX_BODY_BYTES", flag: "max-body-bytes", def: "1048576", usage: "largest JSON request body accepted (413 above)",

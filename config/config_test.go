@@ -14,7 +14,7 @@ import (
 
 func TestLoad(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "admin")
-	os.WriteFile(secretFile, []byte("from-a-file\n"), 0o600)
+	os.WriteFile(secretFile, []byte("from-a-file-secret\n"), 0o600)
 	// A secret file left empty, as by a failed "openssl rand > file".
 	emptyFile := filepath.Join(t.TempDir(), "empty")
 	os.WriteFile(emptyFile, []byte("\n"), 0o600)
@@ -55,7 +55,7 @@ func TestLoad(t *testing.T) {
 			}},
 		{name: "secret from a file", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile},
 			check: func(t *testing.T, c Config) {
-				if c.AdminSecret != "from-a-file" {
+				if c.AdminSecret != "from-a-file-secret" {
 					t.Errorf("secret = %q", c.AdminSecret)
 				}
 			}},
@@ -76,6 +76,10 @@ func TestLoad(t *testing.T) {
 			err: "CARGO_NATS_LISTEN is set with CARGO_NATS_URL"},
 		{name: "the nkey of the embedded server's port with an external server", env: map[string]string{"CARGO_NATS_URL": "nats://10.0.0.1:4222",
 			"CARGO_NATS_LISTEN_NKEY": "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"}, err: "CARGO_NATS_LISTEN_NKEY is set with CARGO_NATS_URL"},
+		{name: "an admin secret the bootstrap would refuse", env: map[string]string{"CARGO_ADMIN_SECRET": "short"},
+			err: "CARGO_ADMIN_SECRET (--admin-secret): must be at least 12 characters"},
+		{name: "an admin client id the bootstrap would refuse", env: map[string]string{"CARGO_ADMIN_CLIENT_ID": "ops admin", "CARGO_ADMIN_SECRET": "long-enough-secret"},
+			err: "CARGO_ADMIN_CLIENT_ID (--admin-client-id): must be 1 to 64 letters"},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
