@@ -78,7 +78,7 @@ var options = []option{
 	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files and of the key files secrets.key and nats-listen.nk",
 		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
 	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URL of an external NATS server with JetStream; empty runs an embedded server",
-		set: func(c *Config, v string) error { c.NATSURL = v; return nil }},
+		set: setNATSURL},
 	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
 		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
 	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl) that prove the nkey seed in <data dir>/nats-listen.nk; empty = in-process only",
@@ -355,6 +355,38 @@ func setPublicURL(c *Config, v string) error {
 		return fmt.Errorf("%q has a query, fragment or credentials: give the base URL alone", v)
 	}
 	c.PublicURL = strings.TrimRight(u.String(), "/")
+	return nil
+}
+
+// setNATSURL reads the comma-separated URLs of an external NATS server's
+// nodes, as the NATS client reads them (nats:// when no scheme is given).
+// The client would take a port out of range, or https:// for tls://, and
+// then wait for ever for a server it cannot reach: they are refused here.
+func setNATSURL(c *Config, v string) error {
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		raw := item
+		if !strings.Contains(raw, "://") {
+			raw = "nats://" + raw
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("%q is not a URL", item)
+		}
+		port, _ := strconv.Atoi(u.Port())
+		switch {
+		case u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss":
+			return fmt.Errorf("%q is not a nats://, tls://, ws:// or wss:// URL", item)
+		case u.Hostname() == "":
+			return fmt.Errorf("%q names no host", item)
+		case u.Port() != "" && (port < 1 || port > 65535):
+			return fmt.Errorf("%q has a port outside 1..65535", item)
+		}
+	}
+	c.NATSURL = v
 	return nil
 }
 

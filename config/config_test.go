@@ -80,6 +80,18 @@ func TestLoad(t *testing.T) {
 			err: "CARGO_ADMIN_SECRET (--admin-secret): must be at least 12 characters"},
 		{name: "an admin client id the bootstrap would refuse", env: map[string]string{"CARGO_ADMIN_CLIENT_ID": "ops admin", "CARGO_ADMIN_SECRET": "long-enough-secret"},
 			err: "CARGO_ADMIN_CLIENT_ID (--admin-client-id): must be 1 to 64 letters"},
+		{name: "NATS URLs as the client takes them", env: map[string]string{"CARGO_NATS_URL": "nats://a.example:4222, tls://u:p@b.example,10.0.0.3"},
+			check: func(t *testing.T, c Config) {
+				if c.NATSURL != "nats://a.example:4222, tls://u:p@b.example,10.0.0.3" {
+					t.Errorf("NATS URL = %q", c.NATSURL)
+				}
+			}},
+		{name: "a NATS URL with a port out of range", env: map[string]string{"CARGO_NATS_URL": "nats://a.example:4222,nats://b.example:422200"},
+			err: `CARGO_NATS_URL (--nats-url): "nats://b.example:422200"`},
+		{name: "a NATS URL of another protocol", env: map[string]string{"CARGO_NATS_URL": "https://nats.example.com"},
+			err: `CARGO_NATS_URL (--nats-url): "https://nats.example.com"`},
+		{name: "a NATS URL without a host", env: map[string]string{"CARGO_NATS_URL": "nats://:4222"}, err: "CARGO_NATS_URL"},
+		{name: "a NATS URL that does not parse", env: map[string]string{"CARGO_NATS_URL": "nats://[::1"}, err: "CARGO_NATS_URL"},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
