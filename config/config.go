@@ -86,7 +86,16 @@ var options = []option{
 	{env: "CARGO_NATS_LISTEN_NKEY", flag: "nats-listen-nkey", def: "", usage: "public key (U…) of the nkey user whom CARGO_NATS_LISTEN accepts; empty = the one whose seed cargod writes to <data dir>/nats-listen.nk on first start",
 		set: func(c *Config, v string) error { c.NATSListenNkey = v; return nil }},
 	{env: "CARGO_NATS_STREAM", flag: "nats-stream", def: "CARGO", usage: "JetStream stream name; its subjects are <lower-case name>.evt.>",
-		set: func(c *Config, v string) error { c.NATSStream = v; return nil }},
+		set: func(c *Config, v string) error {
+			// The buckets and object stores are named <stream>_<name>, and
+			// NATS takes only these in a bucket's name: anything else
+			// would fail the start after the stream was created.
+			if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+				return fmt.Errorf("%q is not made of letters, digits, '-' and '_' only", v)
+			}
+			c.NATSStream = v
+			return nil
+		}},
 	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded",
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
 	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL, false with it)",

@@ -92,6 +92,14 @@ func TestLoad(t *testing.T) {
 			err: `CARGO_NATS_URL (--nats-url): "https://nats.example.com"`},
 		{name: "a NATS URL without a host", env: map[string]string{"CARGO_NATS_URL": "nats://:4222"}, err: "CARGO_NATS_URL"},
 		{name: "a NATS URL that does not parse", env: map[string]string{"CARGO_NATS_URL": "nats://[::1"}, err: "CARGO_NATS_URL"},
+		{name: "a stream name its buckets cannot be named after", env: map[string]string{"CARGO_NATS_STREAM": "CARGO:1"},
+			err: `CARGO_NATS_STREAM (--nats-stream): "CARGO:1"`},
+		{name: "a stream name that is not one token of a subject", env: map[string]string{"CARGO_NATS_STREAM": "CARGO.1"}, err: "CARGO_NATS_STREAM"},
+		{name: "a stream name of letters, digits, - and _", env: map[string]string{"CARGO_NATS_STREAM": "Cargo_test-2"}, check: func(t *testing.T, c Config) {
+			if c.NATSStream != "Cargo_test-2" {
+				t.Errorf("stream = %q", c.NATSStream)
+			}
+		}},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
