@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/vault"
 )
 
@@ -111,7 +112,15 @@ var options = []option{
 	{env: "CARGO_TRUSTED_PROXIES", flag: "trusted-proxies", def: "", usage: "comma-separated addresses or CIDR prefixes of the reverse proxies or load balancers in front of cargod, such as 10.0.0.0/8: from them, the client is the rightmost X-Forwarded-For address that is not one of them; empty: the peer is the client",
 		set: setTrustedProxies},
 	{env: "CARGO_SIGNING_KEY", flag: "signing-key", def: "", secret: true, usage: "PEM (PKCS#8) ECDSA P-256 key that signs tokens; empty = a key generated once and kept in JetStream",
-		set: func(c *Config, v string) error { c.SigningKey = v; return nil }},
+		set: func(c *Config, v string) error {
+			// Checked now: the key is loaded only once NATS is reached,
+			// which may be long after the start.
+			if _, err := tokens.ParseSigningKey([]byte(v)); err != nil {
+				return err
+			}
+			c.SigningKey = v
+			return nil
+		}},
 	{env: "CARGO_ADMIN_CLIENT_ID", flag: "admin-client-id", def: "admin", usage: "client id of the bootstrap admin created when CARGO_ADMIN_SECRET is set",
 		set: func(c *Config, v string) error {
 			if !domain.ValidIdentifier(v) {

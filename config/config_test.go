@@ -10,11 +10,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/tokens"
 )
 
 func TestLoad(t *testing.T) {
 	secretFile := filepath.Join(t.TempDir(), "admin")
 	os.WriteFile(secretFile, []byte("from-a-file-secret\n"), 0o600)
+	signingKeyFile := filepath.Join(t.TempDir(), "signing.pem")
+	key, _ := tokens.GenerateSigningKey()
+	os.WriteFile(signingKeyFile, key, 0o600)
 	// A secret file left empty, as by a failed "openssl rand > file".
 	emptyFile := filepath.Join(t.TempDir(), "empty")
 	os.WriteFile(emptyFile, []byte("\n"), 0o600)
@@ -98,6 +103,13 @@ func TestLoad(t *testing.T) {
 		{name: "a stream name of letters, digits, - and _", env: map[string]string{"CARGO_NATS_STREAM": "Cargo_test-2"}, check: func(t *testing.T, c Config) {
 			if c.NATSStream != "Cargo_test-2" {
 				t.Errorf("stream = %q", c.NATSStream)
+			}
+		}},
+		{name: "a signing key that is not PEM", env: map[string]string{"CARGO_SIGNING_KEY": "-----BEGIN PRIVATE KEY-----\nnot a key"},
+			err: "CARGO_SIGNING_KEY (--signing-key): signing key: not PEM"},
+		{name: "a signing key from a file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": signingKeyFile}, check: func(t *testing.T, c Config) {
+			if !strings.HasPrefix(c.SigningKey, "-----BEGIN PRIVATE KEY-----") {
+				t.Errorf("signing key = %.30q…", c.SigningKey)
 			}
 		}},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},

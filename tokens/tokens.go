@@ -120,9 +120,9 @@ func GenerateSigningKey() ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
-// New loads the PEM signing key. The key id is the key's RFC 7638
-// thumbprint, so every replica with the same key names it the same.
-func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
+// ParseSigningKey reads a signing key: an ECDSA P-256 key in PEM
+// (PKCS#8).
+func ParseSigningKey(keyPEM []byte) (*ecdsa.PrivateKey, error) {
 	block, _ := pem.Decode(keyPEM)
 	if block == nil {
 		return nil, errors.New("signing key: not PEM")
@@ -134,6 +134,16 @@ func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
 	ec, ok := raw.(*ecdsa.PrivateKey)
 	if !ok || ec.Curve != elliptic.P256() {
 		return nil, errors.New("signing key: must be an ECDSA P-256 key")
+	}
+	return ec, nil
+}
+
+// New loads the PEM signing key. The key id is the key's RFC 7638
+// thumbprint, so every replica with the same key names it the same.
+func New(keyPEM []byte, issuer string, ttl time.Duration) (*Authority, error) {
+	ec, err := ParseSigningKey(keyPEM)
+	if err != nil {
+		return nil, err
 	}
 	priv, err := jwk.FromRaw(ec)
 	if err != nil {

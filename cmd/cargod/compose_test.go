@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cargostream/cargostream/config"
+	"github.com/cargostream/cargostream/tokens"
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
 )
@@ -149,9 +150,15 @@ func TestComposeFile(t *testing.T) {
 			}
 		}
 		// The secret files exist only in the containers: a stand-in is
-		// read, 32 bytes in base64 as the webhook key must be.
+		// read, 32 bytes in base64 as the webhook key must be, and a PEM
+		// key for the signing key.
 		standIn := filepath.Join(t.TempDir(), "secret")
 		if err := os.WriteFile(standIn, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		keyStandIn := filepath.Join(t.TempDir(), "signing_key")
+		key, _ := tokens.GenerateSigningKey()
+		if err := os.WriteFile(keyStandIn, key, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cfg, err := config.Load(nil, func(k string) string {
@@ -159,6 +166,8 @@ func TestComposeFile(t *testing.T) {
 			switch {
 			case v == nil:
 				return ""
+			case k == "CARGO_SIGNING_KEY_FILE":
+				return keyStandIn
 			case strings.HasSuffix(k, "_FILE"):
 				return standIn
 			}
