@@ -250,10 +250,10 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 			return c, fmt.Errorf("%s (--%s): %w", o.env, o.flag, err)
 		}
 	}
-	// Settings of one kind of server given with the other are a mistake
-	// that would otherwise pass unseen: credentials meant for a cluster
-	// with CARGO_NATS_URL forgotten start an embedded server, with the
-	// demo's public credentials.
+	// A setting that another one makes void is a mistake that would
+	// otherwise pass unseen: credentials meant for a cluster with
+	// CARGO_NATS_URL forgotten start an embedded server, with the demo's
+	// public credentials.
 	switch {
 	case c.NATSCreds != "" && c.NATSURL == "":
 		return c, errors.New("CARGO_NATS_CREDS is set without CARGO_NATS_URL: it is for an external server; set CARGO_NATS_URL, or leave it out")
@@ -261,6 +261,8 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, errors.New("CARGO_NATS_LISTEN is set with CARGO_NATS_URL: it opens a port of the embedded server; leave it out")
 	case c.NATSListenNkey != "" && c.NATSURL != "":
 		return c, errors.New("CARGO_NATS_LISTEN_NKEY is set with CARGO_NATS_URL: it is the user of the embedded server's port; leave it out")
+	case c.SnapshotEvery > 0 && !c.Snapshots:
+		return c, errors.New("CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false, which writes no snapshots; leave one of them out")
 	}
 	if *values[indexOf("CARGO_DEMO")] == "" {
 		c.Demo = c.NATSURL == ""

@@ -112,6 +112,8 @@ func TestLoad(t *testing.T) {
 				t.Errorf("signing key = %.30q…", c.SigningKey)
 			}
 		}},
+		{name: "periodic snapshots with snapshots off", env: map[string]string{"CARGO_SNAPSHOTS": "false", "CARGO_SNAPSHOT_EVERY": "100000"},
+			err: "CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false"},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: "CARGO_TOKEN_TTL"},
