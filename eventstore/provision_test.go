@@ -4,14 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
@@ -92,6 +97,62 @@ func TestTransientErrorsAreThoseAWaitMayCure(t *testing.T) {
 	} {
 		if got := transient(tt.err); got != tt.want {
 			t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestACredentialsFileThatCannotWorkFailsAtOnce: the client reads the
+// credentials file at each connection attempt and retries for ever, so
+// a file without a user JWT and its seed must fail Open at once, naming
+// the file, not leave it waiting for a server that is up.
+func TestACredentialsFileThatCannotWorkFailsAtOnce(t *testing.T) {
+	url := natstest.StartServer(t, 0)
+	file := filepath.Join(t.TempDir(), "cargod.creds")
+	if err := os.WriteFile(file, []byte("not a credentials file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := Open(ctx, Options{URL: url, CredsFile: file})
+	if err == nil {
+		s.Close()
+		t.Fatal("Open accepted a credentials file with neither a JWT nor a seed")
+	}
+	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), file) {
+		t.Errorf("Open = %v, want at once an error that names %s", err, file)
+	}
+}
+
+// TestCredentialsAreAUserJWTAndItsSeed: what nsc writes passes the check
+// of a credentials file; a seed alone, or a JWT alone, does not.
+func TestCredentialsAreAUserJWTAndItsSeed(t *testing.T) {
+	account, _ := nkeys.CreateAccount()
+	user, _ := nkeys.CreateUser()
+	userPublic, _ := user.PublicKey()
+	userSeed, _ := user.Seed()
+	token, err := jwt.NewUserClaims(userPublic).Encode(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := jwt.FormatUserConfig(token, userSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		content []byte
+		ok      bool
+	}{
+		{"a user JWT and its seed", creds, true},
+		{"a seed alone", userSeed, false},
+		{"a JWT alone", []byte(token), false},
+	} {
+		file := filepath.Join(t.TempDir(), "user.creds")
+		if err := os.WriteFile(file, c.content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkCredentials(file); (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

@@ -171,6 +171,11 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nc, nil
 		}
 	} else {
+		if o.CredsFile != "" {
+			if err := checkCredentials(o.CredsFile); err != nil {
+				return nil, err
+			}
+		}
 		s.dial = func(name string) (*nats.Conn, error) {
 			// A cluster that is not up yet is waited for, here and in
 			// provisioning.
@@ -282,6 +287,28 @@ func (s *Store) startEmbedded(o Options) error {
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		return errors.New("eventstore: embedded server did not start within 30s (is the data directory in use by another process?)")
+	}
+	return nil
+}
+
+// checkCredentials reads a credentials file as the client does at each
+// connection attempt: one without a user JWT and its seed can never
+// work, and the client, retrying for ever, would leave Open waiting as
+// for a server that is not up.
+func checkCredentials(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("eventstore: credentials file: %w", err)
+	}
+	token, err := jwt.ParseDecoratedJWT(b)
+	if err == nil {
+		_, err = jwt.DecodeUserClaims(token)
+	}
+	if err == nil {
+		_, err = jwt.ParseDecoratedUserNKey(b)
+	}
+	if err != nil {
+		return fmt.Errorf("eventstore: credentials file %s: not a user JWT and its seed: %w", file, err)
 	}
 	return nil
 }
