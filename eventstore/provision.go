@@ -39,7 +39,11 @@ func (s *Store) provision(ctx context.Context, what string, create func(context.
 		return err
 	}
 	return backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
-		s.log.Warn("eventstore: NATS not ready; trying again", "provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", err)
+		attrs := []any{"provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", err}
+		if why := s.connectErr.Load(); why != nil && !s.nc.IsConnected() {
+			attrs = append(attrs, "connection", *why)
+		}
+		s.log.Warn("eventstore: NATS not ready; trying again", attrs...)
 	})
 }
 

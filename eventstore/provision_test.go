@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,3 +157,45 @@ func TestCredentialsAreAUserJWTAndItsSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWaitForAServerSaysWhyItCannotConnect: while Open waits for an
+// external server, the warnings say why the connection fails (from the
+// client's first retry on), so that a port or host name mistyped is told
+// from a cluster still starting.
+func TestTheWaitForAServerSaysWhyItCannotConnect(t *testing.T) {
+	port := natstest.FreePorts(t, 1)[0]
+	warnings := make(chan string, 100)
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		select {
+		case warnings <- string(p):
+		default:
+		}
+		return len(p), nil
+	}), nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		if s, err := Open(ctx, Options{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), Logger: log}); err == nil {
+			s.Close()
+		}
+	}()
+	defer func() { cancel(); <-opened }()
+	var seen []string
+	for deadline := time.After(30 * time.Second); ; {
+		select {
+		case w := <-warnings:
+			if strings.Contains(w, "NATS not ready") && strings.Contains(w, "connection refused") {
+				return
+			}
+			seen = append(seen, w)
+		case <-deadline:
+			t.Fatalf("no warning in 30 s of waiting for a server that is not there said why: %s", seen)
+		}
+	}
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -93,8 +94,12 @@ type Store struct {
 	// dial opens a connection to the server; committers have their own,
 	// so that their batches do not queue behind the deliveries to the
 	// read models and reactors.
-	dial      func(name string) (*nats.Conn, error)
-	committer *committer // of the event stream
+	dial func(name string) (*nats.Conn, error)
+	// connectErr is why the last attempt to connect to an external
+	// server failed: the client retries without saying, and the warnings
+	// while Open waits tell it.
+	connectErr atomic.Pointer[string]
+	committer  *committer // of the event stream
 	// committers are every one, to close with the store; a committer
 	// started once the store is closing is refused.
 	committersMu sync.Mutex
@@ -179,7 +184,11 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		s.dial = func(name string) (*nats.Conn, error) {
 			// A cluster that is not up yet is waited for, here and in
 			// provisioning.
-			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true)}
+			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
+					why := err.Error()
+					s.connectErr.Store(&why)
+				})}
 			if o.CredsFile != "" {
 				opts = append(opts, nats.UserCredentials(o.CredsFile))
 			}
