@@ -383,6 +383,11 @@ func setPublicURL(c *Config, v string) error {
 // The client would take a port out of range, or https:// for tls://, and
 // then wait for ever for a server it cannot reach: they are refused here.
 func setNATSURL(c *Config, v string) error {
+	// No URL at all is the client's default, a server on this machine's
+	// port 4222: not what a list of nothing meant.
+	if strings.Trim(v, ", \t") == "" {
+		return errors.New("names no server")
+	}
 	for item := range strings.SplitSeq(v, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {

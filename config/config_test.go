@@ -96,6 +96,7 @@ func TestLoad(t *testing.T) {
 		{name: "a NATS URL of another protocol", env: map[string]string{"CARGO_NATS_URL": "https://nats.example.com"},
 			err: `CARGO_NATS_URL (--nats-url): "https://nats.example.com"`},
 		{name: "a NATS URL without a host", env: map[string]string{"CARGO_NATS_URL": "nats://:4222"}, err: "CARGO_NATS_URL"},
+		{name: "a NATS URL of a comma alone", env: map[string]string{"CARGO_NATS_URL": " , "}, err: "CARGO_NATS_URL (--nats-url): names no server"},
 		{name: "a NATS URL that does not parse", env: map[string]string{"CARGO_NATS_URL": "nats://[::1"}, err: "CARGO_NATS_URL"},
 		{name: "a stream name its buckets cannot be named after", env: map[string]string{"CARGO_NATS_STREAM": "CARGO:1"},
 			err: `CARGO_NATS_STREAM (--nats-stream): "CARGO:1"`},
