@@ -383,16 +383,14 @@ func setPublicURL(c *Config, v string) error {
 // The client would take a port out of range, or https:// for tls://, and
 // then wait for ever for a server it cannot reach: they are refused here.
 func setNATSURL(c *Config, v string) error {
-	// No URL at all is the client's default, a server on this machine's
-	// port 4222: not what a list of nothing meant.
-	if strings.Trim(v, ", \t") == "" {
-		return errors.New("names no server")
-	}
+	named := false
 	for item := range strings.SplitSeq(v, ",") {
+		// Blank items are dropped, as the client drops them.
 		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
 		}
+		named = true
 		raw := item
 		if !strings.Contains(raw, "://") {
 			raw = "nats://" + raw
@@ -410,6 +408,11 @@ func setNATSURL(c *Config, v string) error {
 		case u.Port() != "" && (port < 1 || port > 65535):
 			return fmt.Errorf("%q has a port outside 1..65535", item)
 		}
+	}
+	// No URL at all is the client's default, a server on this machine's
+	// port 4222: not what a list of nothing meant.
+	if !named {
+		return errors.New("names no server")
 	}
 	c.NATSURL = v
 	return nil

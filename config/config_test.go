@@ -97,6 +97,7 @@ func TestLoad(t *testing.T) {
 			err: `CARGO_NATS_URL (--nats-url): "https://nats.example.com"`},
 		{name: "a NATS URL without a host", env: map[string]string{"CARGO_NATS_URL": "nats://:4222"}, err: "CARGO_NATS_URL"},
 		{name: "a NATS URL of a comma alone", env: map[string]string{"CARGO_NATS_URL": " , "}, err: "CARGO_NATS_URL (--nats-url): names no server"},
+		{name: "a NATS URL of line breaks alone", env: map[string]string{"CARGO_NATS_URL": "\n,\r\n"}, err: "CARGO_NATS_URL (--nats-url): names no server"},
 		{name: "a NATS URL that does not parse", env: map[string]string{"CARGO_NATS_URL": "nats://[::1"}, err: "CARGO_NATS_URL"},
 		{name: "a stream name its buckets cannot be named after", env: map[string]string{"CARGO_NATS_STREAM": "CARGO:1"},
 			err: `CARGO_NATS_STREAM (--nats-stream): "CARGO:1"`},
