@@ -82,7 +82,7 @@ var options = []option{
 		set: setNATSURL},
 	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
 		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
-	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl) that prove the nkey seed in <data dir>/nats-listen.nk; empty = in-process only",
+	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port (port 0: any free one, logged) on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl) that prove the nkey seed in <data dir>/nats-listen.nk; empty = in-process only",
 		set: func(c *Config, v string) error { c.NATSListen = v; return nil }},
 	{env: "CARGO_NATS_LISTEN_NKEY", flag: "nats-listen-nkey", def: "", usage: "public key (U…) of the nkey user whom CARGO_NATS_LISTEN accepts; empty = the one whose seed cargod writes to <data dir>/nats-listen.nk on first start",
 		set: func(c *Config, v string) error { c.NATSListenNkey = v; return nil }},

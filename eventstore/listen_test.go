@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,4 +178,22 @@ func TestAListenAddressInUseIsRefusedSayingSo(t *testing.T) {
 		t.Errorf("after %s: %v, want the address %s in use", time.Since(began).Round(time.Millisecond), err, held.Addr())
 	}
 	openForTest(t, Options{DataDir: dir})
+}
+
+// TestAListenPortOfZeroIsAnyFreeOne: port 0 is any free port, as with
+// every Go listener (and CARGO_ADDR); the server itself reads 0 as its
+// default, 4222, which another NATS server on the machine may hold.
+func TestAListenPortOfZeroIsAnyFreeOne(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	u, err := url.Parse(s.ClientURL())
+	if err != nil || u.Port() == "" || u.Port() == "0" || u.Port() == "4222" {
+		t.Fatalf("client URL %q (%v), want a port the system chose", s.ClientURL(), err)
+	}
+	nc, err := nats.Connect(s.ClientURL(), nats.Timeout(5*time.Second))
+	if err == nil {
+		nc.Close()
+	}
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Errorf("a client without the seed on %s: %v, want it refused as unauthorized", s.ClientURL(), err)
+	}
 }

@@ -349,9 +349,14 @@ func (s *Store) listen(opts *server.Options, o Options) error {
 	if opts.Port, err = strconv.Atoi(port); err != nil {
 		return fmt.Errorf("eventstore: listen port %q: %w", port, err)
 	}
+	// Port 0 is any free one, as for every Go listener; the server reads
+	// it as its default, 4222, and takes -1 for any free one.
+	if opts.Port == 0 {
+		opts.Port = server.RANDOM_PORT
+	}
 	// A port another process holds makes the server, which logs nothing
 	// here, never ready: Open would wait 30 s and blame the data
-	// directory. A port of 0 or -1 (any free one) cannot be taken.
+	// directory. Any free one (-1) cannot be taken.
 	if opts.Port > 0 {
 		ln, err := net.Listen("tcp", o.Listen)
 		if err != nil {
