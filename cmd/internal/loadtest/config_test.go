@@ -2,7 +2,10 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +96,27 @@ func TestPercentilesAreNearestRank(t *testing.T) {
 	}
 	if p := percentile(nil, 0.99); p != 0 {
 		t.Errorf("p99 of none = %v", p)
+	}
+}
+
+// An interrupt before any scenario started (while logging in) still
+// prints a report whose rows are an empty list, not null.
+func TestARunInterruptedBeforeItsScenariosPrintsNoRowsAsAnEmptyList(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not cargod", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr strings.Builder
+	if code := Main(ctx, []string{"-url", srv.URL, "-json"}, &stdout, &stderr); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+		t.Fatalf("stdout %q: %v", stdout.String(), err)
+	}
+	if rows, ok := rep["rows"].([]any); !ok || len(rows) != 0 {
+		t.Errorf("rows = %#v, want []", rep["rows"])
 	}
 }

@@ -53,21 +53,24 @@ func (b *bench) note(format string, args ...any) {
 // what stops the whole run (no server, wrong credentials, interrupted).
 // Interrupted, the report holds the scenarios finished and the notes.
 func Run(ctx context.Context, cfg Config) (Report, error) {
+	// [] in JSON, not null, when no scenario could run: a run
+	// interrupted while logging in prints this report too.
+	rep := Report{Rows: []Row{}}
 	if err := cfg.validate(); err != nil {
-		return Report{}, err
+		return rep, err
 	}
 	cfg.URL = strings.TrimSuffix(cfg.URL, "/")
 	client := newHTTPClient(max(cfg.Clients, cfg.Bookings))
 	fwd, c, err := login(ctx, cfg.URL, client, cfg.ForwarderID, cfg.ForwarderSecret)
 	if err != nil {
-		return Report{}, fmt.Errorf("is cargod running at %s, with these credentials (demo data)? %w", cfg.URL, err)
+		return rep, fmt.Errorf("is cargod running at %s, with these credentials (demo data)? %w", cfg.URL, err)
 	}
 	if c.Role != "forwarder" {
-		return Report{}, fmt.Errorf("-forwarder-id %s is a client of a %s, not of a forwarder", cfg.ForwarderID, c.Role)
+		return rep, fmt.Errorf("-forwarder-id %s is a client of a %s, not of a forwarder", cfg.ForwarderID, c.Role)
 	}
 	bare, err := startBare()
 	if err != nil {
-		return Report{}, err
+		return rep, err
 	}
 	defer bare.srv.Close()
 	server, _ := url.Parse(cfg.URL) // validated
@@ -75,7 +78,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	scenarios := map[string]func(context.Context) ([]Row, error){
 		CreateQuote: b.createQuote, GetQuote: b.getQuote, Booking: b.booking, Webhooks: b.webhooks,
 	}
-	rep := Report{Rows: []Row{}} // [] in JSON, not null, when no scenario could run
 	for _, name := range allScenarios {
 		if !slices.Contains(cfg.Scenarios, name) {
 			continue
