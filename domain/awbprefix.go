@@ -44,10 +44,15 @@ func (RangeReleased) EventType() string { return "RangeReleased" }
 // that holds it already: the forwarder would own that shipment.
 func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want AWBRange, count int, onRecord func(serial int) bool) ([]Event, error) {
 	old, had := s.Ranges[requestID]
-	// recorded is the first number of rng, not the request's already,
-	// with a shipment on record, or -1.
-	recorded := func(rng AWBRange) int {
-		for x := rng.First; x <= rng.Last(); x++ {
+	// recorded is a number of rng, not the request's already, with a
+	// shipment on record, or -1: the first, or with last the last, so
+	// that a search for a free range goes past a run of them at once.
+	recorded := func(rng AWBRange, last bool) int {
+		for i := range rng.Count {
+			x := rng.First + i
+			if last {
+				x = rng.Last() - i
+			}
 			if !(had && old.Contains(x)) && onRecord(x) {
 				return x
 			}
@@ -67,7 +72,7 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 				return nil, p.Err()
 			}
 		}
-		if x := recorded(want); x >= 0 {
+		if x := recorded(want, false); x >= 0 {
 			p.Add("startNumber", CodeRangeOverlap, "%s to %s holds %s, which has a shipment on record",
 				AWBNumber(prefix, want.First), AWBNumber(prefix, want.Last()), AWBNumber(prefix, x))
 			return nil, p.Err()
@@ -84,7 +89,7 @@ func DecideAllocateRange(s AWBPrefixStock, prefix, requestID, orgID string, want
 			if next, ok = s.freeRange(requestID, count, from); !ok {
 				return nil, Errorf(Conflict, "prefix %s has no free range of %d numbers", prefix, count)
 			}
-			x := recorded(next)
+			x := recorded(next, true)
 			if x < 0 {
 				break
 			}

@@ -94,3 +94,24 @@ func TestDecideAllocateRangeLeavesOutNumbersWithAShipmentOnRecord(t *testing.T) 
 		}
 	}
 }
+
+// An airline may have many numbers of its own on record, one after
+// another, below the ranges it gave: the lowest free range is found past
+// them with a look at each number of the range given, and a few more, not
+// a new search after each of them (a reply with 200 000 such numbers and
+// 2 000 ranges given took a minute).
+func TestDecideAllocateRangePastManyNumbersOnRecordLooksAtFewNumbers(t *testing.T) {
+	const recordedUpTo, count = 100000, 1000
+	looks := 0
+	onRecord := func(serial int) bool { looks++; return serial <= recordedUpTo }
+	events, err := DecideAllocateRange(AWBPrefixStock{}, "020", "s1", "f1", AWBRange{}, count, onRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := events[0].(RangeAllocated).Range, (AWBRange{First: recordedUpTo + 1, Count: count}); got != want {
+		t.Errorf("allocated %+v, want %+v", got, want)
+	}
+	if looks > 3*count {
+		t.Errorf("%d numbers looked at for a range of %d", looks, count)
+	}
+}
