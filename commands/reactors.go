@@ -271,9 +271,11 @@ func (r *Reactors) release(t *transaction, rec domain.Record, b domain.Booking) 
 
 // holdAWB holds the AWB number of a cancelled booking, as a part of t,
 // for the forwarder's booking of the same shipment, which names it: its
-// labels and filings carry it. A booking without a number holds none.
+// labels and filings carry it. A booking without a number holds none, nor
+// does one cancelled before its confirmation: the number it asked for was
+// never its own, and may be another booking's.
 func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) error {
-	if b.AWBNumber == "" {
+	if !b.TookNumber() {
 		return nil
 	}
 	_, err := decideIn(t, ledgerAggregate(b.OrganizationID, b.AWBNumber[:3]), step(rec, "hold-awb"), domain.EvolveStockLedger,

@@ -383,3 +383,54 @@ func TestARejectionRacingAConfirmationOfTheSameBookingGivesBackNoCapacity(t *tes
 			f.ReservedKg, f.CapacityKg, f.Reservations)
 	}
 }
+
+func TestAPendingBookingCancelledHoldsNotTheNumberItAskedFor(t *testing.T) {
+	w := newWorld(t, 10000)
+	ctx := context.Background()
+	count := 10
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	req, err := w.h.RequestStock(ctx, NewMeta(w.fwd, "", ""), domain.RequestStock{AirlinePrefix: "020",
+		RequestedStock: &count, ValidityPeriod: new(12)}, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.h.ReplyStock(ctx, NewMeta(lh, "", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
+		AllocatedStock: &count, ValidFrom: "2026-11-25", ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		t.Fatal(err)
+	}
+	first := w.book(t, w.pricedQuote(t, 100))
+	if err := w.reactors.book(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	awb := w.booking(t, first.Aggregate.ID).AWBNumber
+	if awb == "" {
+		t.Fatal("the first booking took no number")
+	}
+	// A second booking names the first's number and is cancelled before
+	// its confirmation is tried: it never took the number.
+	named := func() domain.Record {
+		res, err := w.h.RequestBooking(ctx, NewMeta(w.fwd, "", ""), domain.RequestBooking{QuoteID: w.pricedQuote(t, 100).ID,
+			FlightID: w.flightID, AWBPrefix: awb[:3], AWBSerial: awb[4:]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.lastRecord(t, bookingAggregate(res.State.ID))
+	}
+	second := named()
+	if _, err := w.h.CancelBooking(ctx, NewMeta(w.fwd, "", ""), second.Aggregate.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []domain.Record{second, w.lastRecord(t, bookingAggregate(second.Aggregate.ID))} {
+		if err := w.reactors.book(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A third that names it is refused: the first still uses it.
+	third := named()
+	if err := w.reactors.book(ctx, third); err != nil {
+		t.Fatal(err)
+	}
+	if b := w.booking(t, third.Aggregate.ID); b.Status != domain.BookingStatusRejected || b.Reason != domain.ReasonAWBUsed {
+		t.Errorf("a booking naming %s, which a confirmed booking uses = %s (%s), want rejected: %s", awb, b.Status, b.Reason, domain.ReasonAWBUsed)
+	}
+}

@@ -75,6 +75,14 @@ type Booking struct {
 	AWBNumber          string
 	Reason             string
 	CreatedAt          time.Time
+	ConfirmedAt        time.Time // zero until confirmed
+}
+
+// TookNumber reports whether the booking's AWB number was taken for it
+// from the forwarder's stock, which its confirmation does: before, the
+// number is only the one it asks for, which another booking may use.
+func (b Booking) TookNumber() bool {
+	return b.AWBNumber != "" && !b.ConfirmedAt.IsZero()
 }
 
 // NumberHeldBy reports whether the booking's AWB number is organisation
@@ -408,7 +416,7 @@ func EvolveBooking(b Booking, e Event) Booking {
 			Status: BookingStatusPending, Pieces: e.Pieces, WeightKg: e.WeightKg, VolumeM3: e.VolumeM3,
 			ChargeableWeightKg: e.ChargeableWeightKg, Commodity: e.Commodity, AWBNumber: e.AWBNumber, CreatedAt: e.RequestedAt}
 	case BookingConfirmed:
-		b.Status, b.AWBNumber = BookingStatusConfirmed, e.AWBNumber
+		b.Status, b.AWBNumber, b.ConfirmedAt = BookingStatusConfirmed, e.AWBNumber, e.ConfirmedAt
 	case BookingRejected:
 		b.Status, b.Reason = BookingStatusRejected, e.Reason
 	case BookingCancelled:
