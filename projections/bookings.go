@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/cargostream/cargostream/domain"
@@ -14,11 +15,16 @@ type Bookings struct {
 	order    []string            // oldest first
 	byOrg    map[string][]string // forwarder → its booking ids
 	byAWB    map[string]string   // AWB number → the booking that uses it
+	// AWB number → every booking that used it, oldest first: a
+	// shipment rebooked under its number (see domain.StockLedger.Held)
+	// was the earlier booking's until then.
+	allByAWB map[string][]string
 }
 
 // NewBookings returns an empty bookings read model.
 func NewBookings() *Bookings {
-	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{}, byAWB: map[string]string{}}
+	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{}, byAWB: map[string]string{},
+		allByAWB: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -39,7 +45,19 @@ func (m *Bookings) Apply(r domain.Record, e domain.Event) {
 	}
 	if b.Status == domain.BookingStatusConfirmed && b.AWBNumber != "" {
 		m.byAWB[b.AWBNumber] = id
+		if ids := m.allByAWB[b.AWBNumber]; !slices.Contains(ids, id) {
+			m.allByAWB[b.AWBNumber] = append(ids[:len(ids):len(ids)], id)
+		}
 	}
+}
+
+// AllByAWB returns the ids of every booking that used an AWB number,
+// oldest first; the last is ByAWB's. A slice handed out is never written
+// to again.
+func (m *Bookings) AllByAWB(awb string) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.allByAWB[awb]
 }
 
 // ByAWB returns the confirmed booking that uses an AWB number.

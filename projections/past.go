@@ -142,8 +142,10 @@ func (p *Past) Shipment(ctx context.Context, live ShipmentParts, awb string, cut
 	aggs := []domain.Aggregate{
 		{Type: domain.AggregateShipment, ID: awb}, {Type: domain.AggregateWaybill, ID: awb}, {Type: domain.AggregateCompliance, ID: awb},
 	}
-	if b, ok := live.Bookings.ByAWB(awb); ok {
-		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateBooking, ID: b.ID})
+	// Every booking that used the number: at cut, an earlier one may
+	// have held it.
+	for _, id := range live.Bookings.AllByAWB(awb) {
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateBooking, ID: id})
 	}
 	for _, d := range live.Documents.ByAWB(awb) {
 		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateDocument, ID: d.DocumentID})

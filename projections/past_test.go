@@ -96,3 +96,44 @@ func TestFoldStopsAtTheFirstEventPastTheCut(t *testing.T) {
 		t.Errorf("fold = %d, status %s; want 3, delayed", last, f.Status)
 	}
 }
+
+// A shipment rebooked under its number (the first booking cancelled) was,
+// before its second booking, the first's.
+func TestAPastShipmentIsOfTheBookingThatHeldItsNumberThen(t *testing.T) {
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	const awb = "020-00000011"
+	at := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
+	b1 := domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}
+	b2 := domain.Aggregate{Type: domain.AggregateBooking, ID: "b2"}
+	seq := appendAt(t, store, b1, 0, at, domain.BookingRequested{BookingID: "b1", FlightID: "LH400-2026-07-02", OrganizationID: "fwd"})
+	confirmed := appendAt(t, store, b1, seq, at, domain.BookingConfirmed{BookingID: "b1", FlightID: "LH400-2026-07-02", AWBNumber: awb, ConfirmedAt: at})
+	appendAt(t, store, b1, confirmed, at.Add(time.Hour), domain.BookingCancelled{BookingID: "b1", CancelledAt: at.Add(time.Hour)})
+	seq = appendAt(t, store, b2, 0, at.Add(2*time.Hour), domain.BookingRequested{BookingID: "b2", FlightID: "LH402-2026-07-03", OrganizationID: "fwd", AWBNumber: awb})
+	appendAt(t, store, b2, seq, at.Add(2*time.Hour), domain.BookingConfirmed{BookingID: "b2", FlightID: "LH402-2026-07-03", AWBNumber: awb, ConfirmedAt: at.Add(2 * time.Hour)})
+	live := ShipmentParts{Bookings: NewBookings(), Shipments: NewShipments(), Documents: NewDocuments()}
+	for _, agg := range []domain.Aggregate{b1, b2} {
+		recs, err := store.Load(ctx, agg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			e, err := domain.DecodeEvent(r.Type, r.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live.Bookings.Apply(r, e)
+		}
+	}
+	then, err := NewPast(store).Shipment(ctx, live, awb, Cut{Sequence: confirmed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := then.Bookings.ByAWB(awb); !ok || b.ID != "b1" || b.Status != domain.BookingStatusConfirmed {
+		t.Errorf("the shipment's booking at the first's confirmation = %+v (%v), want b1 confirmed", b, ok)
+	}
+}

@@ -22,7 +22,9 @@ func (m *Rates) fields() []any       { return []any{&m.cards} }
 func (m *Rates) lock() *sync.RWMutex { return &m.mu }
 func (*Rates) empty() snapshotter    { return NewRates() }
 
-func (m *Bookings) fields() []any       { return []any{&m.byID, &m.versions, &m.order, &m.byOrg, &m.byAWB} }
+func (m *Bookings) fields() []any {
+	return []any{&m.byID, &m.versions, &m.order, &m.byOrg, &m.byAWB, &m.allByAWB}
+}
 func (m *Bookings) lock() *sync.RWMutex { return &m.mu }
 func (*Bookings) empty() snapshotter    { return NewBookings() }
 
