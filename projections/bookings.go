@@ -60,6 +60,14 @@ func (m *Bookings) AllByAWB(awb string) []string {
 	return m.allByAWB[awb]
 }
 
+// any returns the booking of id, whoever may see it.
+func (m *Bookings) any(id string) (domain.Booking, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	b, ok := m.byID[id]
+	return b, ok
+}
+
 // ByAWB returns the confirmed booking that uses an AWB number.
 func (m *Bookings) ByAWB(awb string) (domain.Booking, bool) {
 	m.mu.RLock()

@@ -80,7 +80,8 @@ func (h History) Flight(ctx context.Context, p domain.Principal, id string, page
 
 // Shipment is the whole life of the shipment of a (canonical) AWB number,
 // to those who may see the shipment (domain.ShipmentOwnership.VisibleTo):
-// the quote and the booking it came from, its waybills, filings, status
+// the quote and the booking it came from (each of them, when rebooked
+// under its number), its waybills, filings, status
 // events and documents, and of the flights it was booked on, manifested
 // on or offloaded from the events that concern it; all in stream order.
 // Each aggregate's events are there as far as p may read that aggregate,
@@ -101,16 +102,28 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 		{domain.Aggregate{Type: domain.AggregateCompliance, ID: awb}, all},
 		{domain.Aggregate{Type: domain.AggregateShipment, ID: awb}, all},
 	}
+	// Every booking that used the number, oldest first: a shipment
+	// rebooked under its number (its first booking cancelled) lived
+	// both.
 	var flights []string
-	booking, booked := h.Bookings.ByAWB(awb)
-	if booked {
-		if q, ok := h.Quotes.Get(p, booking.QuoteID); ok {
-			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateQuote, ID: q.ID}, quoteRecordsSeenBy(p)})
+	reservedBy := map[string][]string{} // flight → the bookings p sees that reserved on it
+	for _, id := range h.Bookings.AllByAWB(awb) {
+		booking, ok := h.Bookings.any(id)
+		if !ok {
+			continue
+		}
+		quote := domain.Aggregate{Type: domain.AggregateQuote, ID: booking.QuoteID}
+		if _, ok := h.Quotes.Get(p, booking.QuoteID); ok && !slices.ContainsFunc(parts, func(pt part) bool { return pt.agg == quote }) {
+			// Rebooked, a quote reopened may be booked again.
+			parts = append(parts, part{quote, quoteRecordsSeenBy(p)})
 		}
 		if booking.VisibleTo(p) {
 			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateBooking, ID: booking.ID}, all})
+			reservedBy[booking.FlightID] = append(reservedBy[booking.FlightID], booking.ID)
 		}
-		flights = append(flights, booking.FlightID)
+		if !slices.Contains(flights, booking.FlightID) {
+			flights = append(flights, booking.FlightID)
+		}
 	}
 	for _, d := range h.Documents.ByAWB(awb) {
 		if d.VisibleTo(p, ownership) {
@@ -127,10 +140,7 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 		if !ok {
 			continue
 		}
-		reservedBy := ""
-		if booked && booking.VisibleTo(p) {
-			reservedBy = booking.ID
-		}
+		reservedBy := reservedBy[id]
 		parts = append(parts, part{domain.Aggregate{Type: domain.AggregateFlight, ID: id}, func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
 			return flightRecordAbout(p, f, awb, reservedBy, r, e)
 		}})
@@ -233,16 +243,16 @@ func quoteRecordsSeenBy(p domain.Principal) func(domain.Record, domain.Event) (d
 }
 
 // flightRecordAbout keeps of a flight's events those about the shipment
-// of awb: the reservations of its booking reservedBy ("" when p may not
-// see the booking), the manifests that name it and its offloads; to those
+// of awb: the reservations of its bookings reservedBy (those p may see),
+// the manifests that name it and its offloads; to those
 // who do not see the flight's load, a manifest with this shipment's line
 // only.
-func flightRecordAbout(p domain.Principal, f domain.Flight, awb, reservedBy string, r domain.Record, e domain.Event) (domain.Record, bool, error) {
+func flightRecordAbout(p domain.Principal, f domain.Flight, awb string, reservedBy []string, r domain.Record, e domain.Event) (domain.Record, bool, error) {
 	switch e := e.(type) {
 	case domain.CapacityReserved:
-		return r, reservedBy != "" && e.BookingID == reservedBy, nil
+		return r, slices.Contains(reservedBy, e.BookingID), nil
 	case domain.CapacityReleased:
-		return r, reservedBy != "" && e.BookingID == reservedBy, nil
+		return r, slices.Contains(reservedBy, e.BookingID), nil
 	case domain.OffloadReported:
 		return r, e.AWBNumber == awb, nil
 	case domain.ManifestSubmitted:

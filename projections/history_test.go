@@ -129,3 +129,73 @@ func TestAShipmentsHistoryFollowsItOntoOtherFlightsAndShowsOnlyItsPart(t *testin
 		t.Errorf("page 2 of 2 = %+v, %v", page, err)
 	}
 }
+
+// A shipment rebooked under its number (see domain.StockLedger.Held) has
+// the life of both bookings: the first, cancelled, and its capacity
+// given back, then the second.
+func TestAShipmentsHistoryHasEveryBookingOfItsNumber(t *testing.T) {
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	models := NewModels()
+	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
+	run, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go projector.Run(run)
+	const awb, first, second = "020-12345675", "LH1-2026-11-26", "LH2-2026-11-27"
+	lastOf := map[domain.Aggregate]uint64{}
+	var last uint64
+	appendTo := func(typ, id string, events ...domain.Event) {
+		t.Helper()
+		agg := domain.Aggregate{Type: typ, ID: id}
+		for _, e := range events {
+			data, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs, err := store.Append(ctx, agg, lastOf[agg], []domain.Envelope{{Type: e.EventType(), SchemaVersion: 1,
+				EventID: fmt.Sprint("e", last+1), Actor: "client:test", CorrelationID: "c1", OccurredAt: time.Now(), Data: data}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last, lastOf[agg] = seqs[0], seqs[0]
+		}
+	}
+	for _, id := range []string{first, second} {
+		number, date, _ := strings.Cut(id, "-")
+		appendTo(domain.AggregateFlight, id, domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: number,
+			Origin: "FRA", Destination: "JFK", DepartureDate: date})
+	}
+	appendTo(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: first, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
+		domain.BookingConfirmed{BookingID: "b1", FlightID: first, AWBNumber: awb})
+	appendTo(domain.AggregateFlight, first, domain.CapacityReserved{FlightID: first, BookingID: "b1", WeightKg: 350})
+	appendTo(domain.AggregateBooking, "b1", domain.BookingCancelled{BookingID: "b1"})
+	appendTo(domain.AggregateFlight, first, domain.CapacityReleased{FlightID: first, BookingID: "b1", WeightKg: 350})
+	appendTo(domain.AggregateBooking, "b2", domain.BookingRequested{BookingID: "b2", FlightID: second, OrganizationID: "f1", Pieces: 2, WeightKg: 350,
+		AWBNumber: awb}, domain.BookingConfirmed{BookingID: "b2", FlightID: second, AWBNumber: awb})
+	appendTo(domain.AggregateFlight, second, domain.CapacityReserved{FlightID: second, BookingID: "b2", WeightKg: 350})
+	wait, stop := context.WithTimeout(ctx, 5*time.Second)
+	defer stop()
+	if err := projector.WaitFor(wait, last); err != nil {
+		t.Fatal(err)
+	}
+	h := History{Events: store, Quotes: models.Quotes, Bookings: models.Bookings, Stock: models.Stock, Flights: models.Flights,
+		Documents: models.Documents, ShipmentFacts: ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights}}
+	page, err := h.Shipment(ctx, domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}, awb, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range page.Records {
+		got = append(got, r.Aggregate.String()+" "+r.Type)
+	}
+	want := []string{"booking/b1 BookingRequested", "booking/b1 BookingConfirmed", "flight/" + first + " CapacityReserved",
+		"booking/b1 BookingCancelled", "flight/" + first + " CapacityReleased",
+		"booking/b2 BookingRequested", "booking/b2 BookingConfirmed", "flight/" + second + " CapacityReserved"}
+	if !slices.Equal(got, want) {
+		t.Errorf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
