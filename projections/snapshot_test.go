@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -290,19 +292,33 @@ func partNames(t *testing.T, o projections.SnapshotStore) []string {
 
 // namingMeanwhile is the object store of snapshots, where another replica
 // names its snapshot, manifest, while this one writes its first part.
+// With unreadable, the manifest cannot be read from then on (the store
+// out of reach a moment).
 type namingMeanwhile struct {
 	projections.SnapshotStore
-	manifest string
-	once     sync.Once
+	manifest   string
+	unreadable bool
+	once       sync.Once
+	named      atomic.Bool
 }
 
 func (n *namingMeanwhile) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
 	var err error
-	n.once.Do(func() { _, err = n.SnapshotStore.Put(ctx, projections.SnapshotManifest, strings.NewReader(n.manifest)) })
+	n.once.Do(func() {
+		_, err = n.SnapshotStore.Put(ctx, projections.SnapshotManifest, strings.NewReader(n.manifest))
+		n.named.Store(true)
+	})
 	if err != nil {
 		return 0, err
 	}
 	return n.SnapshotStore.Put(ctx, name, r)
+}
+
+func (n *namingMeanwhile) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
+	if n.unreadable && n.named.Load() && name == projections.SnapshotManifest {
+		return nil, 0, errors.New("the object store did not answer")
+	}
+	return n.SnapshotStore.Get(ctx, name)
 }
 
 // namedAfterStart is the object store of snapshots, where another
@@ -350,6 +366,11 @@ func TestReplicasSharingSnapshotsLeaveTheNewestNamed(t *testing.T) {
 				return &namedAfterStart{SnapshotStore: o, manifest: newer}
 			},
 			manifest: newer},
+		{name: "a newer one named while writing is not named over when the manifest cannot be read",
+			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
+				return &namingMeanwhile{SnapshotStore: o, manifest: newer, unreadable: true}
+			},
+			manifest: newer, parts: []string{"ours"}},
 		{name: "a newer one named while writing is not named over, and ours is deleted",
 			setup: func(t *testing.T, o projections.SnapshotStore) projections.SnapshotStore {
 				return &namingMeanwhile{SnapshotStore: o, manifest: newer}

@@ -156,7 +156,13 @@ func (w *partWriter) close() (bool, error) {
 	if err := w.flush(); err != nil {
 		return false, err
 	}
-	before, _ := namedSequence(w.ctx, w.store, w.unusable)
+	// Not known which is named (the store out of reach a moment): ours
+	// is not named, as it could be over a newer one. Its parts stay
+	// until a stop that names one deletes them.
+	before, err := namedSequence(w.ctx, w.store, w.unusable)
+	if err != nil {
+		return false, err
+	}
 	named := w.m.sequence() > before
 	if named {
 		text := fmt.Sprintf("%s\n%s\n%d\n", manifestHeader, w.m.id, w.m.parts)
