@@ -232,7 +232,9 @@ func TestComposeFile(t *testing.T) {
 			t.Fatalf("load balancer configs %+v, want one", lb.Configs)
 		}
 		conf := project.Configs[lb.Configs[0].Source].Content
-		for _, want := range []string{"server cargod:8080 resolve;", "proxy_pass http://cargod;", "resolver 127.0.0.11"} {
+		for _, want := range []string{"server cargod:8080 resolve;", "proxy_pass http://cargod;", "resolver 127.0.0.11",
+			// Compose reads "$$" as "$": nginx gets its variable.
+			"proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"} {
 			if !strings.Contains(conf, want) {
 				t.Errorf("nginx config lacks %q:\n%s", want, conf)
 			}
