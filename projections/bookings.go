@@ -14,16 +14,15 @@ type Bookings struct {
 	versions map[string]uint64   // id → sequence of the booking's last event
 	order    []string            // oldest first
 	byOrg    map[string][]string // forwarder → its booking ids
-	byAWB    map[string]string   // AWB number → the booking that uses it
-	// AWB number → every booking that used it, oldest first: a
-	// shipment rebooked under its number (see domain.StockLedger.Held)
-	// was the earlier booking's until then.
+	// AWB number → every booking that used it, oldest first, the last
+	// the one that uses it: a shipment rebooked under its number (see
+	// domain.StockLedger.Held) was the earlier booking's until then.
 	allByAWB map[string][]string
 }
 
 // NewBookings returns an empty bookings read model.
 func NewBookings() *Bookings {
-	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{}, byAWB: map[string]string{},
+	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{},
 		allByAWB: map[string][]string{}}
 }
 
@@ -44,7 +43,6 @@ func (m *Bookings) Apply(r domain.Record, e domain.Event) {
 		m.byOrg[b.OrganizationID] = append(m.byOrg[b.OrganizationID], id)
 	}
 	if b.Status == domain.BookingStatusConfirmed && b.AWBNumber != "" {
-		m.byAWB[b.AWBNumber] = id
 		if ids := m.allByAWB[b.AWBNumber]; !slices.Contains(ids, id) {
 			m.allByAWB[b.AWBNumber] = append(ids[:len(ids):len(ids)], id)
 		}
@@ -68,11 +66,16 @@ func (m *Bookings) any(id string) (domain.Booking, bool) {
 	return b, ok
 }
 
-// ByAWB returns the confirmed booking that uses an AWB number.
+// ByAWB returns the latest booking confirmed under an AWB number (it may
+// have been cancelled since: the number is still its shipment's).
 func (m *Bookings) ByAWB(awb string) (domain.Booking, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	b, ok := m.byID[m.byAWB[awb]]
+	ids := m.allByAWB[awb]
+	if len(ids) == 0 {
+		return domain.Booking{}, false
+	}
+	b, ok := m.byID[ids[len(ids)-1]]
 	return b, ok
 }
 
