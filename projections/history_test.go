@@ -16,61 +16,24 @@ import (
 
 func TestAShipmentsHistoryFollowsItOntoOtherFlightsAndShowsOnlyItsPart(t *testing.T) {
 	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	models := NewModels()
-	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
-	run, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go projector.Run(run)
+	f := newHistoryFixture(t)
 
 	// The shipment is booked on one flight, and manifested on and
 	// offloaded from another, beside a rival's shipment.
 	const awb, rivals, booked, moved = "020-12345675", "020-81140743", "LH1-2026-11-26", "LH2-2026-11-27"
-	lastOf := map[domain.Aggregate]uint64{}
-	var last uint64
-	appendTo := func(typ, id string, events ...domain.Event) {
-		t.Helper()
-		agg := domain.Aggregate{Type: typ, ID: id}
-		for _, e := range events {
-			data, err := json.Marshal(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seqs, err := store.Append(ctx, agg, lastOf[agg], []domain.Envelope{{Type: e.EventType(), SchemaVersion: 1,
-				EventID: fmt.Sprint("e", last+1), Actor: "client:test", CorrelationID: "c1", OccurredAt: time.Now(), Data: data}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			last, lastOf[agg] = seqs[0], seqs[0]
-		}
-	}
-	for _, id := range []string{booked, moved} {
-		number, date, _ := strings.Cut(id, "-")
-		appendTo(domain.AggregateFlight, id, domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: number,
-			Origin: "FRA", Destination: "JFK", DepartureDate: date})
-	}
-	appendTo(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: booked, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
+	f.schedule(booked, moved)
+	f.append(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: booked, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
 		domain.BookingConfirmed{BookingID: "b1", FlightID: booked, AWBNumber: awb})
-	appendTo(domain.AggregateFlight, booked, domain.CapacityReserved{FlightID: booked, BookingID: "b1", WeightKg: 350},
+	f.append(domain.AggregateFlight, booked, domain.CapacityReserved{FlightID: booked, BookingID: "b1", WeightKg: 350},
 		domain.CapacityReserved{FlightID: booked, BookingID: "rivals", WeightKg: 900})
-	appendTo(domain.AggregateFlight, moved, domain.ManifestSubmitted{ManifestID: "m1", FlightID: moved, Origin: "FRA",
+	f.append(domain.AggregateFlight, moved, domain.ManifestSubmitted{ManifestID: "m1", FlightID: moved, Origin: "FRA",
 		Shipments:   []domain.Load{{AWBNumber: rivals, Pieces: 5, WeightKg: 900}, {AWBNumber: awb, Pieces: 2, WeightKg: 350}},
 		TotalPieces: 7, TotalWeightKg: 1250},
 		domain.OffloadReported{OffloadID: "o1", FlightID: moved, AWBNumber: rivals, Pieces: 5, WeightKg: 900},
 		domain.OffloadReported{OffloadID: "o2", FlightID: moved, AWBNumber: awb, Pieces: 1, WeightKg: 100})
-	appendTo(domain.AggregateShipment, awb, domain.ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: "s1", StatusCode: "RCS", Location: "FRA"})
-	wait, stop := context.WithTimeout(ctx, 5*time.Second)
-	defer stop()
-	if err := projector.WaitFor(wait, last); err != nil {
-		t.Fatal(err)
-	}
+	f.append(domain.AggregateShipment, awb, domain.ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: "s1", StatusCode: "RCS", Location: "FRA"})
 
-	h := History{Events: store, Quotes: models.Quotes, Bookings: models.Bookings, Stock: models.Stock, Flights: models.Flights,
-		Documents: models.Documents, ShipmentFacts: ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights}}
+	h := f.history()
 	forwarder := domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
 	admin := domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin}
 	story := []string{"booking/b1 BookingRequested", "booking/b1 BookingConfirmed", "flight/" + booked + " CapacityReserved",
@@ -135,55 +98,18 @@ func TestAShipmentsHistoryFollowsItOntoOtherFlightsAndShowsOnlyItsPart(t *testin
 // given back, then the second.
 func TestAShipmentsHistoryHasEveryBookingOfItsNumber(t *testing.T) {
 	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	models := NewModels()
-	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
-	run, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go projector.Run(run)
+	f := newHistoryFixture(t)
 	const awb, first, second = "020-12345675", "LH1-2026-11-26", "LH2-2026-11-27"
-	lastOf := map[domain.Aggregate]uint64{}
-	var last uint64
-	appendTo := func(typ, id string, events ...domain.Event) {
-		t.Helper()
-		agg := domain.Aggregate{Type: typ, ID: id}
-		for _, e := range events {
-			data, err := json.Marshal(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seqs, err := store.Append(ctx, agg, lastOf[agg], []domain.Envelope{{Type: e.EventType(), SchemaVersion: 1,
-				EventID: fmt.Sprint("e", last+1), Actor: "client:test", CorrelationID: "c1", OccurredAt: time.Now(), Data: data}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			last, lastOf[agg] = seqs[0], seqs[0]
-		}
-	}
-	for _, id := range []string{first, second} {
-		number, date, _ := strings.Cut(id, "-")
-		appendTo(domain.AggregateFlight, id, domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: number,
-			Origin: "FRA", Destination: "JFK", DepartureDate: date})
-	}
-	appendTo(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: first, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
+	f.schedule(first, second)
+	f.append(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", FlightID: first, OrganizationID: "f1", Pieces: 2, WeightKg: 350},
 		domain.BookingConfirmed{BookingID: "b1", FlightID: first, AWBNumber: awb})
-	appendTo(domain.AggregateFlight, first, domain.CapacityReserved{FlightID: first, BookingID: "b1", WeightKg: 350})
-	appendTo(domain.AggregateBooking, "b1", domain.BookingCancelled{BookingID: "b1"})
-	appendTo(domain.AggregateFlight, first, domain.CapacityReleased{FlightID: first, BookingID: "b1", WeightKg: 350})
-	appendTo(domain.AggregateBooking, "b2", domain.BookingRequested{BookingID: "b2", FlightID: second, OrganizationID: "f1", Pieces: 2, WeightKg: 350,
+	f.append(domain.AggregateFlight, first, domain.CapacityReserved{FlightID: first, BookingID: "b1", WeightKg: 350})
+	f.append(domain.AggregateBooking, "b1", domain.BookingCancelled{BookingID: "b1"})
+	f.append(domain.AggregateFlight, first, domain.CapacityReleased{FlightID: first, BookingID: "b1", WeightKg: 350})
+	f.append(domain.AggregateBooking, "b2", domain.BookingRequested{BookingID: "b2", FlightID: second, OrganizationID: "f1", Pieces: 2, WeightKg: 350,
 		AWBNumber: awb}, domain.BookingConfirmed{BookingID: "b2", FlightID: second, AWBNumber: awb})
-	appendTo(domain.AggregateFlight, second, domain.CapacityReserved{FlightID: second, BookingID: "b2", WeightKg: 350})
-	wait, stop := context.WithTimeout(ctx, 5*time.Second)
-	defer stop()
-	if err := projector.WaitFor(wait, last); err != nil {
-		t.Fatal(err)
-	}
-	h := History{Events: store, Quotes: models.Quotes, Bookings: models.Bookings, Stock: models.Stock, Flights: models.Flights,
-		Documents: models.Documents, ShipmentFacts: ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights}}
+	f.append(domain.AggregateFlight, second, domain.CapacityReserved{FlightID: second, BookingID: "b2", WeightKg: 350})
+	h := f.history()
 	page, err := h.Shipment(ctx, domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}, awb, 1, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -198,4 +124,76 @@ func TestAShipmentsHistoryHasEveryBookingOfItsNumber(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// historyFixture is a store whose read models a running projector keeps,
+// for the shipment history tests to write a shipment's life into and read
+// it back through History as a caller would.
+type historyFixture struct {
+	t         *testing.T
+	store     *eventstore.Store
+	models    Models
+	projector *Projector
+	lastOf    map[domain.Aggregate]uint64
+	last      uint64
+}
+
+func newHistoryFixture(t *testing.T) *historyFixture {
+	t.Helper()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	models := NewModels()
+	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
+	run, cancel := context.WithCancel(context.Background())
+	// Cleanups run last first: the projector stops before the store closes.
+	t.Cleanup(cancel)
+	go projector.Run(run)
+	return &historyFixture{t: t, store: store, models: models, projector: projector, lastOf: map[domain.Aggregate]uint64{}}
+}
+
+// append appends events to one aggregate in turn, each expecting the
+// aggregate's last sequence, so that a test writes a stream as commands would.
+func (f *historyFixture) append(typ, id string, events ...domain.Event) {
+	f.t.Helper()
+	agg := domain.Aggregate{Type: typ, ID: id}
+	for _, e := range events {
+		data, err := json.Marshal(e)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		seqs, err := f.store.Append(context.Background(), agg, f.lastOf[agg], []domain.Envelope{{Type: e.EventType(), SchemaVersion: 1,
+			EventID: fmt.Sprint("e", f.last+1), Actor: "client:test", CorrelationID: "c1", OccurredAt: time.Now(), Data: data}})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		f.last, f.lastOf[agg] = seqs[0], seqs[0]
+	}
+}
+
+// schedule schedules FRA to JFK flights of carrier LH, each named by its
+// ID, "<flight number>-<departure date>" such as "LH1-2026-11-26".
+func (f *historyFixture) schedule(flightIDs ...string) {
+	f.t.Helper()
+	for _, id := range flightIDs {
+		number, date, _ := strings.Cut(id, "-")
+		f.append(domain.AggregateFlight, id, domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: number,
+			Origin: "FRA", Destination: "JFK", DepartureDate: date})
+	}
+}
+
+// history waits until the models have every event appended so far, since
+// History reads them beside the stream, and returns a History over both.
+func (f *historyFixture) history() History {
+	f.t.Helper()
+	wait, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if err := f.projector.WaitFor(wait, f.last); err != nil {
+		f.t.Fatal(err)
+	}
+	m := f.models
+	return History{Events: f.store, Quotes: m.Quotes, Bookings: m.Bookings, Stock: m.Stock, Flights: m.Flights,
+		Documents: m.Documents, ShipmentFacts: ShipmentFacts{Bookings: m.Bookings, Shipments: m.Shipments, Stock: m.Stock, Flights: m.Flights}}
 }
