@@ -6,13 +6,23 @@ import (
 	"testing"
 )
 
+// rangeHeld is a range of prefix 020 given under requestID to f0, not to
+// f1, who asks in the allocation tests.
+func rangeHeld(requestID string, first, count int) RangeAllocated {
+	return RangeAllocated{Prefix: "020", RequestID: requestID, OrganizationID: "f0", Range: AWBRange{First: first, Count: count}}
+}
+
+// heldRanges returns the two histories the allocation tests ask s1 in, so
+// that both tests ask beside the same gaps: others, where s2 holds
+// 100..149 and s3 holds 300..399, and withS1, where s1 holds 200..249 too.
+func heldRanges() (others, withS1 []Event) {
+	others = []Event{rangeHeld("s2", 100, 50), rangeHeld("s3", 300, 100)}
+	return others, append([]Event{rangeHeld("s1", 200, 50)}, others...)
+}
+
 func TestDecideAllocateRange(t *testing.T) {
-	held := func(requestID string, first, count int) RangeAllocated {
-		return RangeAllocated{Prefix: "020", RequestID: requestID, OrganizationID: "f0", Range: AWBRange{First: first, Count: count}}
-	}
 	// Others hold 100..149 and 300..399.
-	others := []Event{held("s2", 100, 50), held("s3", 300, 100)}
-	withS1 := append([]Event{held("s1", 200, 50)}, others...)
+	others, withS1 := heldRanges()
 	tests := []struct {
 		name    string
 		history []Event
@@ -34,7 +44,7 @@ func TestDecideAllocateRange(t *testing.T) {
 		{"fewer than before, the first of its own", withS1, AWBRange{}, 10, "allocated s1 of 020 to f1: 200..209"},
 		{"none, after some", withS1, AWBRange{}, 0, "released s1 of 020 of f1: 200..249"},
 		{"none, after none", others, AWBRange{}, 0, ""},
-		{"none left", []Event{held("s2", 1, maxSerial7)}, AWBRange{}, 1, "conflict"},
+		{"none left", []Event{rangeHeld("s2", 1, maxSerial7)}, AWBRange{}, 1, "conflict"},
 		{"all that is left", others, AWBRange{}, maxSerial7 - 400 + 1, "allocated s1 of 020 to f1: 400..9999999"},
 		{"one more than is left", others, AWBRange{}, maxSerial7 - 400 + 2, "conflict"},
 	}
@@ -59,12 +69,8 @@ func TestDecideAllocateRange(t *testing.T) {
 // for or reported on before any forwarder held the number) is in use: no
 // range gives it to a forwarder, who would own that shipment.
 func TestDecideAllocateRangeLeavesOutNumbersWithAShipmentOnRecord(t *testing.T) {
-	held := func(requestID string, first, count int) RangeAllocated {
-		return RangeAllocated{Prefix: "020", RequestID: requestID, OrganizationID: "f0", Range: AWBRange{First: first, Count: count}}
-	}
 	// Others hold 100..149 and 300..399; s1 holds 200..249.
-	others := []Event{held("s2", 100, 50), held("s3", 300, 100)}
-	withS1 := append([]Event{held("s1", 200, 50)}, others...)
+	others, withS1 := heldRanges()
 	tests := []struct {
 		name     string
 		history  []Event
@@ -81,7 +87,7 @@ func TestDecideAllocateRangeLeavesOutNumbersWithAShipmentOnRecord(t *testing.T) 
 		{"a range asked for beside one on record", others, AWBRange{First: 200, Count: 50}, 50, []int{250}, "allocated s1 of 020 to f1: 200..249"},
 		{"more than before, around its own number on record", withS1, AWBRange{}, 100, []int{210}, "allocated s1 of 020 to f1: 150..249"},
 		{"its own range asked for again, its number on record", withS1, AWBRange{First: 200, Count: 50}, 50, []int{210}, ""},
-		{"none left but one on record", []Event{held("s2", 2, maxSerial7-1)}, AWBRange{}, 1, []int{1}, "conflict"},
+		{"none left but one on record", []Event{rangeHeld("s2", 2, maxSerial7-1)}, AWBRange{}, 1, []int{1}, "conflict"},
 	}
 	for _, tt := range tests {
 		onRecord := func(serial int) bool { return slices.Contains(tt.onRecord, serial) }
