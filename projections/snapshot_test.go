@@ -63,28 +63,7 @@ func (l *logLines) String() string {
 func start(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore) ([]projections.ReadModel, string) {
 	t.Helper()
 	models := projections.NewModels().All()
-	var log logLines
-	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), models...)
-	if snapshots != nil {
-		if err := p.KeepSnapshots(snapshots, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx) }()
-	last, err := store.LastSequence(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait, stop := context.WithTimeout(ctx, time.Minute)
-	defer stop()
-	if err := p.WaitFor(wait, last); err != nil {
-		t.Fatalf("the read models did not reach %d: %v\n%s", last, err, log.String())
-	}
-	cancel()
-	<-done
-	return models, log.String()
+	return models, runUntilCaughtUp(t, store, snapshots, models, func() {})
 }
 
 // sameModels reports whether two sets of read models keep the same.
@@ -475,14 +454,26 @@ func TestAStopAfterAStartWithoutAUsableSnapshotLeavesOne(t *testing.T) {
 // up, before the stop.
 func startAnd(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore, during func()) string {
 	t.Helper()
+	return runUntilCaughtUp(t, store, snapshots, projections.NewModels().All(), during)
+}
+
+// runUntilCaughtUp is start and startAnd: it runs a projector over models,
+// keeping snapshots unless they are nil, does during once the models have
+// caught up with the stream, then stops the projector and returns what it
+// logged.
+func runUntilCaughtUp(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore, models []projections.ReadModel, during func()) string {
+	t.Helper()
 	var log logLines
-	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
-	if err := p.KeepSnapshots(snapshots, 0); err != nil {
-		t.Fatal(err)
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), models...)
+	if snapshots != nil {
+		if err := p.KeepSnapshots(snapshots, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
+	// A test that fails before the stop leaves no projector running.
 	defer func() { cancel(); <-done }()
 	last, err := store.LastSequence(ctx)
 	if err != nil {
@@ -494,6 +485,7 @@ func startAnd(t *testing.T, store *eventstore.Store, snapshots projections.Snaps
 		t.Fatalf("the read models did not reach %d: %v\n%s", last, err, log.String())
 	}
 	during()
+	// The stop is what leaves a snapshot, so it comes before the log is read.
 	cancel()
 	<-done
 	return log.String()
