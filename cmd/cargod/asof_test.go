@@ -393,10 +393,7 @@ func TestAPastStateSkipsAnEventThisVersionCannotDecodeAsTheLiveOneDid(t *testing
 	var f struct{ ID string }
 	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1500"))
 	created.json(t, &f)
-	natstest.Publish(t, natsURL, "cargo.evt.flight."+f.ID, map[string]string{
-		"Cargo-Event-Type": "FlightRenumbered", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "from-a-newer-version", "Cargo-Command-Id": "c1",
-		"Cargo-Correlation-Id": "r1", "Cargo-Actor": "client:lh-ops", "Cargo-Occurred-At": time.Now().UTC().Format(time.RFC3339Nano),
-	}, []byte(`{"flightNumber":"LH1501"}`))
+	publishAFlightEventThisVersionCannotDecode(t, natsURL, f.ID, "LH1501")
 	// The live flight once the replica has passed the unknown event: a
 	// write after it is answered once applied.
 	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1502"))

@@ -286,6 +286,17 @@ func stepLines(steps []step) string {
 	return b.String()
 }
 
+// publishAFlightEventThisVersionCannotDecode stores on a flight's stream,
+// past the service, an event as a newer version would write it: a type
+// this version does not know (FlightRenumbered, to flightNumber).
+func publishAFlightEventThisVersionCannotDecode(t *testing.T, natsURL, flightID, flightNumber string) {
+	t.Helper()
+	natstest.Publish(t, natsURL, "cargo.evt.flight."+flightID, map[string]string{
+		"Cargo-Event-Type": "FlightRenumbered", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "from-a-newer-version", "Cargo-Command-Id": "c1",
+		"Cargo-Correlation-Id": "r1", "Cargo-Actor": "client:lh-ops", "Cargo-Occurred-At": time.Now().UTC().Format(time.RFC3339Nano),
+	}, []byte(`{"flightNumber":"`+flightNumber+`"}`))
+}
+
 // An event this version cannot decode (a newer version's, during a
 // rolling upgrade) does not make the history of its resource a 500: an
 // admin, investigating, sees it as stored; others, whom the service cannot
@@ -300,10 +311,7 @@ func TestAHistoryWithAnEventThisVersionCannotDecodeAnswers(t *testing.T) {
 	lh := s.demoToken(t, "demo-airline-lh")
 	var f struct{ ID string }
 	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1600")).json(t, &f)
-	natstest.Publish(t, natsURL, "cargo.evt.flight."+f.ID, map[string]string{
-		"Cargo-Event-Type": "FlightRenumbered", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "from-a-newer-version", "Cargo-Command-Id": "c1",
-		"Cargo-Correlation-Id": "r1", "Cargo-Actor": "client:lh-ops", "Cargo-Occurred-At": time.Now().UTC().Format(time.RFC3339Nano),
-	}, []byte(`{"flightNumber":"LH1601"}`))
+	publishAFlightEventThisVersionCannotDecode(t, natsURL, f.ID, "LH1601")
 	// A write after it is answered once this replica has applied it.
 	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1602"))
 
