@@ -95,6 +95,44 @@ func parkedOf(t *testing.T, s *Store) []Parked {
 	return parked
 }
 
+// consumeAsPricing consumes the quote stream as "pricing" until the test
+// ends, and returns how many times each event, by id, was handled. An
+// event is handed to fail first, unless it is nil: what fail returns or
+// panics with is the handler's, and only an event it lets by (nil) counts
+// as handled.
+func consumeAsPricing(t *testing.T, s *Store, fail func(domain.Record) error) (count func(eventID string) int) {
+	t.Helper()
+	var mu sync.Mutex
+	handled := map[string]int{}
+	ctx, stop := context.WithCancel(context.Background())
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			if fail != nil {
+				if err := fail(r); err != nil {
+					return err
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			handled[r.EventID]++
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	// Registered after the store's own cleanup, this runs first: the
+	// consumer stops before the store closes.
+	t.Cleanup(func() {
+		stop()
+		<-consumed
+	})
+	return func(id string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return handled[id]
+	}
+}
+
 func TestAConsumerParksAnEventThatKeepsFailingGoesOnAndHandlesItWhenRetriedAfterTheFix(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -110,45 +148,22 @@ func TestAConsumerParksAnEventThatKeepsFailingGoesOnAndHandlesItWhenRetriedAfter
 			s.retryPause = time.Millisecond
 			appendEach(t, s, map[string][]string{"a": {"a1", "a2"}, "b": {"b1"}})
 
-			var mu sync.Mutex
-			handled := map[string]int{}
-			failures := 0
+			var failures atomic.Int32
 			var fixed atomic.Bool
-			ctx, stop := context.WithCancel(context.Background())
-			consumed := make(chan struct{})
-			go func() {
-				defer close(consumed)
-				s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
-					if r.EventID == "a1" && !fixed.Load() {
-						mu.Lock()
-						failures++
-						mu.Unlock()
-						return tt.fail()
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					handled[r.EventID]++
-					return nil
-				}, func(domain.Record, error) {})
-			}()
-			defer func() {
-				stop()
-				<-consumed
-			}()
-			count := func(id string) int {
-				mu.Lock()
-				defer mu.Unlock()
-				return handled[id]
-			}
+			count := consumeAsPricing(t, s, func(r domain.Record) error {
+				if r.EventID == "a1" && !fixed.Load() {
+					failures.Add(1)
+					return tt.fail()
+				}
+				return nil
+			})
 
 			// The events behind the poison one, on its aggregate and another,
 			// are handled.
 			waitUntil(t, "a2 and b1", func() bool { return count("a2") == 1 && count("b1") == 1 })
-			mu.Lock()
-			if failures != 3 {
-				t.Errorf("a1 failed %d times before it was parked, want 3", failures)
+			if n := failures.Load(); n != 3 {
+				t.Errorf("a1 failed %d times before it was parked, want 3", n)
 			}
-			mu.Unlock()
 			parked := parkedOf(t, s)
 			if len(parked) != 1 {
 				t.Fatalf("parked %+v, want a1", parked)
@@ -410,28 +425,7 @@ func TestARetryIsNotMadeOnAReplicaWithNoSessionOfTheConsumer(t *testing.T) {
 func TestARetryOfAnEntryWhoseEventIsNoLongerAtItsSequenceHandlesNothing(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
-	var mu sync.Mutex
-	handled := map[string]int{}
-	ctx, stop := context.WithCancel(context.Background())
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
-			mu.Lock()
-			defer mu.Unlock()
-			handled[r.EventID]++
-			return nil
-		}, func(domain.Record, error) {})
-	}()
-	defer func() {
-		stop()
-		<-consumed
-	}()
-	count := func(id string) int {
-		mu.Lock()
-		defer mu.Unlock()
-		return handled[id]
-	}
+	count := consumeAsPricing(t, s, nil)
 	waitUntil(t, "a1 and a2", func() bool { return count("a1") == 1 && count("a2") == 1 })
 	recs, err := s.Load(context.Background(), domain.Aggregate{Type: "quote", ID: "a"})
 	if err != nil {
