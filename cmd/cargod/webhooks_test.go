@@ -121,6 +121,18 @@ func (s *testServer) subscribe(t *testing.T, token string, rc *receiver, events 
 	return created.WebhookID
 }
 
+// waitForWebhookDisabled waits until the webhook reads as disabled: a
+// receiver's 410 disables it in the background, after the delivery, not
+// within the request that caused it.
+func (s *testServer) waitForWebhookDisabled(t *testing.T, token, id string) {
+	t.Helper()
+	eventually(t, "the webhook disabled", func() string {
+		var w struct{ Status string }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: token}).json(t, &w)
+		return w.Status
+	}, func(st string) bool { return st == "disabled" })
+}
+
 // deliveryAttempt is one attempt in a webhook's delivery log.
 type deliveryAttempt struct {
 	Attempt    int
@@ -300,11 +312,7 @@ func TestGoneDisablesTheWebhook(t *testing.T) {
 	rc.status = http.StatusGone
 	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
 	createQuote(t, s, fwd, rfq())
-	eventually(t, "the webhook disabled", func() string {
-		var w struct{ Status string }
-		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: fwd}).json(t, &w)
-		return w.Status
-	}, func(st string) bool { return st == "disabled" })
+	s.waitForWebhookDisabled(t, fwd, id)
 	// Nothing is sent to it any more, and a ping says so.
 	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusConflict {
 		t.Errorf("ping of a disabled webhook = %d %s", r.status, r.body)
@@ -341,11 +349,7 @@ func TestARetryDroppedBecauseTheReceiverDisabledTheWebhookIsDeadInTheLog(t *test
 	rc.status = http.StatusGone
 	rc.mu.Unlock()
 	createQuote(t, s, fwd, rfq())
-	eventually(t, "the webhook disabled", func() string {
-		var w struct{ Status string }
-		s.do(t, request{method: "GET", path: "/api/webhooks/" + id, token: fwd}).json(t, &w)
-		return w.Status
-	}, func(st string) bool { return st == "disabled" })
+	s.waitForWebhookDisabled(t, fwd, id)
 
 	// Its retry is not sent, and the log says so rather than "retrying" for ever.
 	ds := eventually(t, "the first delivery given up", deliveries, func(ds []logged) bool {
