@@ -55,7 +55,7 @@ type storingCounts struct {
 
 // NewUsageMeter returns a meter that keeps its counts in bucket.
 func NewUsageMeter(bucket KeyValues, log *slog.Logger) *UsageMeter {
-	return &UsageMeter{bucket: bucket, log: log}
+	return &UsageMeter{bucket: bucket, log: log, storing: map[string]*storingCounts{}}
 }
 
 // usageCounter names one count. A request only bumps it: the bucket's
@@ -146,9 +146,6 @@ func (u *UsageMeter) flush(ctx context.Context) error {
 		byKey[k][c] = n
 	}
 	u.pending = nil
-	if u.storing == nil {
-		u.storing = map[string]*storingCounts{}
-	}
 	for key, counts := range byKey {
 		u.storing[key] = &storingCounts{counts: counts, done: make(chan struct{})}
 	}
