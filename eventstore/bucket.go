@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -109,7 +110,9 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 		// creator's value yet, which comes within moments.
 		pause(ctx, 100*time.Millisecond)
 	}
-	return nil, false, fmt.Errorf("eventstore: %s is taken, but its value was not readable within 5 s", key)
+	// A replica that lags that long is the store not answering: the
+	// caller may retry (a 503), as for any other bucket error.
+	return nil, false, fmt.Errorf("%w: eventstore: %s is taken, but its value was not readable within 5 s", domain.ErrStoreUnavailable, key)
 }
 
 // Put stores value under key.
