@@ -103,6 +103,11 @@ var (
 	// knows: a newer version wrote it (a rolling upgrade). No decision is
 	// made on an aggregate that holds one; a replica of that version can.
 	ErrUnknownEventType = errors.New("an event of a type this version does not know")
+	// ErrSubscriptionStalled ends a subscription whose consumer delivered
+	// nothing for seconds while the stream held events for it (its server
+	// died, or the consumer went quiet under load): the caller begins
+	// again from its last event with a new one.
+	ErrSubscriptionStalled = errors.New("the subscription stalled")
 	// ErrNoStoredFile means no file of that name is stored.
 	ErrNoStoredFile = errors.New("no such file in the store")
 )

@@ -867,7 +867,7 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 		switch {
 		case errors.Is(err, done):
 			return nil
-		case errors.Is(err, errStalled) && stalls < maxReadStalls:
+		case errors.Is(err, domain.ErrSubscriptionStalled) && stalls < maxReadStalls:
 			s.log.Warn("eventstore: a read's consumer stalled; reading on with a new one", "from", from, "err", err)
 		default:
 			return err
@@ -878,10 +878,6 @@ func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn 
 // maxReadStalls is how often a read starts anew with a new consumer when
 // its consumer stalls.
 const maxReadStalls = 3
-
-// errStalled ends a subscription whose consumer delivers nothing while
-// the stream has events for it.
-var errStalled = errors.New("eventstore: subscription stalled")
 
 // Subscribe calls fn for each event from sequence from on (oldest first,
 // then live) whose subject matches the filters, until ctx ends or fn
@@ -932,7 +928,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 				}
 				if last > delivered {
 					return fmt.Errorf("%w: nothing after %d for %s while the stream is at %d",
-						errStalled, delivered, quiet.Round(time.Second), last)
+						domain.ErrSubscriptionStalled, delivered, quiet.Round(time.Second), last)
 				}
 			}
 			// A second without a matching event is caught up only if
@@ -958,7 +954,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 					}
 				case quiet > stallAfter:
 					return fmt.Errorf("%w: nothing after %d for %s while %d matching events wait",
-						errStalled, delivered, quiet.Round(time.Second), waiting)
+						domain.ErrSubscriptionStalled, delivered, quiet.Round(time.Second), waiting)
 				}
 			}
 			continue

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -289,4 +291,83 @@ func TestTheProjectorIsCaughtUpOnlyOnceItHasReplayedWhatTheStreamHeldAtStart(t *
 	}
 	cancel()
 	<-done
+}
+
+// endingOnce is a store whose first subscription ends at once with err.
+type endingOnce struct {
+	*eventstore.Store
+	err   error
+	ended atomic.Bool
+}
+
+func (s *endingOnce) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
+	if s.ended.CompareAndSwap(false, true) {
+		return s.err
+	}
+	return s.Store.Subscribe(ctx, filters, from, fn, idle)
+}
+
+func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want slog.Level
+	}{
+		{fmt.Errorf("%w: nothing after 66 for 5s while the stream is at 67", domain.ErrSubscriptionStalled), slog.LevelWarn},
+		{domain.ErrStoreUnavailable, slog.LevelError},
+	} {
+		t.Run(tt.err.Error(), func(t *testing.T) {
+			store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			logged := &syncBuffer{}
+			p := NewProjector(&endingOnce{Store: store, err: tt.err}, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
+			done := make(chan struct{})
+			go func() { defer close(done); p.Run(ctx) }()
+			for deadline := time.Now().Add(time.Minute); p.Resumes() == 0; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the subscription that ended was not begun again within a minute")
+				}
+			}
+			// An event written after it comes through the new subscription.
+			seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
+				Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+				Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wait, stop := context.WithTimeout(ctx, time.Minute)
+			defer stop()
+			if err := p.WaitFor(wait, seqs[0]); err != nil || p.Resumes() != 1 {
+				t.Fatalf("after the subscription ended: %v, %d resumes; want the event applied after 1", err, p.Resumes())
+			}
+			cancel()
+			<-done
+			if want := "level=" + tt.want.String() + ` msg="projector subscription ended; resuming"`; !strings.Contains(logged.String(), want) {
+				t.Errorf("logged:\n%s\nwant a line with %s", logged.String(), want)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer the projector logs to from its goroutine
+// while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(b)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
 }

@@ -101,7 +101,13 @@ func (p *Projector) Run(ctx context.Context) {
 		p.mu.Lock()
 		p.resumes++
 		p.mu.Unlock()
-		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
+		// A stall is the consumer's, and a new one mends it: a warning.
+		// Anything else (the server gone, an event refused) is an error.
+		logAt := slog.LevelError
+		if errors.Is(err, domain.ErrSubscriptionStalled) {
+			logAt = slog.LevelWarn
+		}
+		p.log.Log(ctx, logAt, "projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 		pause(ctx, time.Second)
 	}
 }
