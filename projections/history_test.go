@@ -140,11 +140,7 @@ type historyFixture struct {
 
 func newHistoryFixture(t *testing.T) *historyFixture {
 	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openTestStore(t)
 	models := NewModels()
 	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
 	run, cancel := context.WithCancel(context.Background())

@@ -28,11 +28,7 @@ func appendAt(t *testing.T, store *eventstore.Store, agg domain.Aggregate, expec
 }
 
 func TestPastBookingIsFoldedFromItsEventsUpToTheCut(t *testing.T) {
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	agg := domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}
 	requested := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
 	confirmed := requested.Add(time.Minute)
@@ -101,11 +97,7 @@ func TestFoldStopsAtTheFirstEventPastTheCut(t *testing.T) {
 // before its second booking, the first's.
 func TestAPastShipmentIsOfTheBookingThatHeldItsNumberThen(t *testing.T) {
 	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
+	store := openTestStore(t)
 	const awb = "020-00000011"
 	at := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
 	b1 := domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}

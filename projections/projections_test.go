@@ -62,11 +62,7 @@ func TestFlightsInDepartureOrder(t *testing.T) {
 }
 
 func TestProjectorWaitsForSequences(t *testing.T) {
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openTestStore(t)
 	quotes := NewQuotes()
 	p := NewProjector(store, slog.New(slog.DiscardHandler), quotes)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -252,11 +248,7 @@ func (b *blocking) Apply(domain.Record, domain.Event) {
 }
 
 func TestTheProjectorIsCaughtUpOnlyOnceItHasReplayedWhatTheStreamHeldAtStart(t *testing.T) {
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openTestStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var last uint64
@@ -316,11 +308,7 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 		{domain.ErrStoreUnavailable, slog.LevelError},
 	} {
 		t.Run(tt.err.Error(), func(t *testing.T) {
-			store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			store := openTestStore(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			logged := &syncBuffer{}
@@ -351,6 +339,18 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openTestStore opens an event store on an embedded server of the test's own,
+// closed when the test ends.
+func openTestStore(t *testing.T) *eventstore.Store {
+	t.Helper()
+	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	return store
 }
 
 // syncBuffer is a bytes.Buffer the projector logs to from its goroutine
