@@ -276,6 +276,78 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 	return c, nil
 }
 
+// notCargods are the CARGO_ variables of the other programs sharing an
+// operator's environment: cargoctl's, and the tests' and CI's (by prefix).
+var notCargods = []string{"CARGO_NATS_NKEY", "CARGO_CI_", "CARGO_TEST_"}
+
+// Unknown names the variables of environ (as os.Environ gives them) that
+// look like cargod's, CARGO_…, but set nothing: a misspelt setting that
+// would otherwise leave its default unseen. Each comes with the setting
+// it is nearest to, if one is near.
+func Unknown(environ []string) []string {
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "CARGO_") || known(name) {
+			continue
+		}
+		msg := name + " is not a setting of cargod: it is ignored"
+		if setting, ok := strings.CutSuffix(name, "_FILE"); ok && known(setting) {
+			msg += "; only secrets are read from a file: set " + setting
+		} else if near := nearest(name); near != "" {
+			msg += "; did you mean " + near + "?"
+		}
+		unknown = append(unknown, msg)
+	}
+	return unknown
+}
+
+func known(name string) bool {
+	for _, o := range options {
+		if name == o.env || (o.secret && name == o.env+"_FILE") {
+			return true
+		}
+	}
+	for _, other := range notCargods {
+		if name == other || (strings.HasSuffix(other, "_") && strings.HasPrefix(name, other)) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearest is the setting whose name is fewest edits from name, if at most
+// a quarter of its letters are (a typo, a plural, a word left out).
+func nearest(name string) string {
+	best, bestEdits := "", len(name)/4+1
+	for _, o := range options {
+		if d := edits(name, o.env); d < bestEdits {
+			best, bestEdits = o.env, d
+		}
+	}
+	return best
+}
+
+// edits is the Levenshtein distance between a and b.
+func edits(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			change := prev[j-1]
+			if a[i-1] != b[j-1] {
+				change++
+			}
+			cur[j] = min(change, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 func fromEnv(o option, getenv func(string) string) (string, error) {
 	v := getenv(o.env)
 	if !o.secret {

@@ -227,3 +227,28 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+func TestVariablesThatLookLikeSettingsButAreNoneAreNamed(t *testing.T) {
+	for _, tt := range []struct {
+		variable string
+		want     string // "" when it is known
+	}{
+		{"CARGO_RATE_LIMIT_PER_MINUTES=0", "CARGO_RATE_LIMIT_PER_MINUTES is not a setting of cargod: it is ignored; did you mean CARGO_RATE_LIMIT_PER_MINUTE?"},
+		{"CARGO_NATS_ULR=nats://x", "CARGO_NATS_ULR is not a setting of cargod: it is ignored; did you mean CARGO_NATS_URL?"},
+		{"CARGO_WEBHOOK_ALLOW_PRIVATES=true", "CARGO_WEBHOOK_ALLOW_PRIVATES is not a setting of cargod: it is ignored; did you mean CARGO_WEBHOOK_ALLOW_PRIVATE?"},
+		{"CARGO_FAVOURITE_COLOUR=blue", "CARGO_FAVOURITE_COLOUR is not a setting of cargod: it is ignored"},
+		{"CARGO_ADDR=:8080", ""},
+		{"CARGO_ADMIN_SECRET_FILE=/run/secrets/admin", ""}, // a secret's file
+		{"CARGO_ADDR_FILE=/tmp/addr", "CARGO_ADDR_FILE is not a setting of cargod: it is ignored; only secrets are read from a file: set CARGO_ADDR"}, // not a secret
+		{"CARGO_NATS_NKEY=/seed", ""},        // cargoctl's
+		{"CARGO_TEST_NATS_URL=nats://x", ""}, // the tests'
+		{"CARGO_CI_CACHE=/cache", ""},        // CI's
+		{"CARGOCTL_URL=http://x", ""},        // cargoctl's own prefix
+		{"PATH=/bin", ""},
+	} {
+		got := Unknown([]string{tt.variable})
+		if (tt.want == "" && len(got) != 0) || (tt.want != "" && (len(got) != 1 || got[0] != tt.want)) {
+			t.Errorf("Unknown(%s) = %q, want %q", tt.variable, got, tt.want)
+		}
+	}
+}

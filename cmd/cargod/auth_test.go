@@ -437,7 +437,7 @@ func startFails(t *testing.T, dataDir string, env map[string]string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var stdout, stderr syncBuffer
-	err := run(ctx, nil, func(k string) string { return vars[k] }, &stdout, &stderr)
+	err := run(ctx, nil, environOf(vars), &stdout, &stderr)
 	if err == nil || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cargod started (%v):\n%s", err, stdout.String())
 	}

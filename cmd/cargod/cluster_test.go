@@ -28,7 +28,7 @@ func startReplica(dataDir string, env map[string]string) *replica {
 	r := &replica{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
 	go func() {
 		defer close(r.done)
-		r.err = run(ctx, nil, func(k string) string { return vars[k] }, r.stdout, r.stderr)
+		r.err = run(ctx, nil, environOf(vars), r.stdout, r.stderr)
 	}()
 	return r
 }

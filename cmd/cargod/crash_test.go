@@ -30,7 +30,7 @@ func TestChildProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &vars); err != nil {
 		t.Fatal(err)
 	}
-	err := run(context.Background(), nil, func(k string) string { return vars[k] }, os.Stdout, os.Stderr)
+	err := run(context.Background(), nil, environOf(vars), os.Stdout, os.Stderr)
 	t.Fatalf("cargod stopped: %v", err)
 }
 

@@ -55,7 +55,7 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, nil, func(k string) string { return vars[k] }, stdout, stderr) }()
+	go func() { done <- run(ctx, nil, environOf(vars), stdout, stderr) }()
 
 	s := &testServer{dataDir: dataDir, stdout: stdout, doc: loadDoc(t)}
 	deadline := time.Now().Add(30 * time.Second)
@@ -89,6 +89,15 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// environOf is vars as os.Environ gives them.
+func environOf(vars map[string]string) []string {
+	var environ []string
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	return environ
 }
 
 // testEnv is the environment of a test's cargod: the test defaults, with

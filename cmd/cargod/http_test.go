@@ -125,7 +125,7 @@ func TestServedDocuments(t *testing.T) {
 func TestHelpListsEverySetting(t *testing.T) {
 	t.Parallel()
 	out := &syncBuffer{}
-	if err := run(t.Context(), []string{"--help"}, func(string) string { return "" }, out, out); err != nil {
+	if err := run(t.Context(), []string{"--help"}, nil, out, out); err != nil {
 		t.Fatal(err)
 	}
 	for _, env := range []string{"CARGO_ADDR", "CARGO_DATA_DIR", "CARGO_NATS_URL", "CARGO_NATS_CREDS", "CARGO_NATS_LISTEN",
@@ -135,7 +135,7 @@ func TestHelpListsEverySetting(t *testing.T) {
 			t.Errorf("--help does not mention %s", env)
 		}
 	}
-	if err := run(t.Context(), []string{"--token-ttl", "forever"}, func(string) string { return "" }, out, out); err == nil ||
+	if err := run(t.Context(), []string{"--token-ttl", "forever"}, nil, out, out); err == nil ||
 		!strings.Contains(err.Error(), "CARGO_TOKEN_TTL") {
 		t.Errorf("bad flag error = %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +30,10 @@ import (
 
 // run starts the service and serves until ctx ends, then shuts down:
 // stop accepting, finish in-flight requests, drain NATS.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
-	cfg, err := config.Load(args, getenv, stdout)
+//
+// environ is the environment, as os.Environ gives it.
+func run(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) (err error) {
+	cfg, err := config.Load(args, lookup(environ), stdout)
 	if errors.Is(err, config.ErrHelp) {
 		return nil
 	}
@@ -38,6 +41,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	for _, unknown := range config.Unknown(environ) {
+		log.Warn(unknown)
+	}
 	started := time.Now()
 
 	// The port opens at once, serving the starting handler until the
@@ -426,4 +432,17 @@ func serveProfiles(addr string, log *slog.Logger) (stop func(), err error) {
 	go srv.Serve(ln)
 	log.Info("profiles served", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return func() { srv.Close() }, nil
+}
+
+// lookup is os.Getenv over environ: the first of a name counts, as there.
+func lookup(environ []string) func(string) string {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			if _, seen := vars[k]; !seen {
+				vars[k] = v
+			}
+		}
+	}
+	return func(k string) string { return vars[k] }
 }

@@ -236,3 +236,17 @@ func TestAPortInUseStopsTheStartNamingItsSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestAMisspeltSettingIsNamedAtStart: a variable that looks like a setting
+// but is none (here a plural) would leave its default unseen; cargod
+// names it, and the setting meant, as it starts.
+func TestAMisspeltSettingIsNamedAtStart(t *testing.T) {
+	t.Parallel()
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_LOG_LEVEL": "warn", "CARGO_RATE_LIMIT_PER_MINUTES": "0"})
+	defer func() { r.stop(); <-r.done }()
+	r.base(t)
+	want := `"level":"WARN","msg":"CARGO_RATE_LIMIT_PER_MINUTES is not a setting of cargod: it is ignored; did you mean CARGO_RATE_LIMIT_PER_MINUTE?"`
+	if log := r.stderr.String(); !strings.Contains(log, want) {
+		t.Errorf("cargod's log at start lacks %s:\n%s", want, log)
+	}
+}
