@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -30,19 +32,20 @@ func TestChildProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &vars); err != nil {
 		t.Fatal(err)
 	}
-	err := run(context.Background(), nil, environOf(vars), os.Stdout, os.Stderr)
+	err := run(stopOnSignal(), nil, environOf(vars), os.Stdout, os.Stderr)
 	t.Fatalf("cargod stopped: %v", err)
 }
 
-// startChild starts cargod as a child process on dataDir and returns its
-// base URL and the process.
-func startChild(t *testing.T, dataDir string) (string, *exec.Cmd) {
+// startChild starts cargod as a child process on dataDir, with env on top
+// of the tests' environment, and returns its base URL, the process and
+// what it writes to stderr.
+func startChild(t *testing.T, dataDir string, env map[string]string) (string, *exec.Cmd, *syncBuffer) {
 	t.Helper()
-	raw, _ := json.Marshal(testEnv(dataDir, nil))
+	raw, _ := json.Marshal(testEnv(dataDir, env))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +57,13 @@ func startChild(t *testing.T, dataDir string) (string, *exec.Cmd) {
 	for lines.Scan() {
 		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, stdout)
-			return m[1], cmd
+			return m[1], cmd, stderr
 		}
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	t.Fatalf("the child cargod did not start:\n%s", stderr.String())
-	return "", nil
+	return "", nil, nil
 }
 
 // TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere kills cargod with
@@ -75,7 +78,7 @@ func TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere(t *testing.T) {
 	body, _ := json.Marshal(rfq())
 	var acked []string
 	for round := range 5 {
-		base, cmd := startChild(t, dir)
+		base, cmd, _ := startChild(t, dir, nil)
 		s := &testServer{base: base, doc: loadDoc(t)}
 		tok := s.demoToken(t, "demo-forwarder")
 
@@ -110,7 +113,7 @@ func TestKilledUnderWriteLoadEveryAcknowledgedQuoteIsThere(t *testing.T) {
 		wg.Wait()
 		cmd.Wait()
 
-		base, cmd = startChild(t, dir)
+		base, cmd, _ = startChild(t, dir, nil)
 		s.base = base
 		tok = s.demoToken(t, "demo-forwarder")
 		missing := 0
@@ -165,7 +168,7 @@ func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	dir := t.TempDir()
-	base, cmd := startChild(t, dir)
+	base, cmd, _ := startChild(t, dir, nil)
 	s := &testServer{base: base, doc: loadDoc(t)}
 	fwd := s.demoToken(t, "demo-forwarder")
 	var quotes []pricedQuote
@@ -191,7 +194,7 @@ func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
 	cmd.Wait()
 
 	restarted := time.Now()
-	base, cmd = startChild(t, dir)
+	base, cmd, _ = startChild(t, dir, nil)
 	defer func() { cmd.Process.Signal(syscall.SIGKILL); cmd.Wait() }()
 	s.base = base
 	fwd = s.demoToken(t, "demo-forwarder")
@@ -213,4 +216,40 @@ func TestBookingsInFlightAtAKillAreConfirmedAfterTheRestart(t *testing.T) {
 		t.Skip("the reactor confirmed every booking before the kill: nothing was in flight to redeliver")
 	}
 	t.Logf("%d of %d bookings were pending at the restart; all confirmed %s after it", pending, len(ids), time.Since(restarted).Round(time.Millisecond))
+}
+
+// TestASecondSignalStopsAtOnce: the first SIGTERM stops cleanly, waiting
+// for the requests in flight (here an upload that stalls); a second ends
+// the process at once instead of being swallowed.
+func TestASecondSignalStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	base, cmd, stderr := startChild(t, t.TempDir(), map[string]string{"CARGO_LOG_LEVEL": "info", "CARGO_SHUTDOWN_TIMEOUT": "5m"})
+	defer cmd.Process.Kill()
+	s := &testServer{base: base, doc: loadDoc(t)}
+	tok := s.demoToken(t, "demo-forwarder")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// With Expect: 100-continue the server says when the handler reads
+	// the body: the upload is then in flight for sure.
+	fmt.Fprintf(conn, "POST /api/documents HTTP/1.1\r\nHost: cargod\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000000\r\nExpect: 100-continue\r\n\r\n", tok)
+	answer := bufio.NewReader(conn)
+	if line, err := answer.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100") {
+		t.Fatalf("the upload was not taken: %q %v", line, err)
+	}
+	fmt.Fprint(conn, "--b\r\nContent-Disposition: form-data; name=\"documentType\"\r\n\r\nINVOICE\r\n")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the clean stop under way", stderr.String, func(log string) bool { return strings.Contains(log, "shutting down") })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr.String(), "a second signal (terminated): stopped at once") {
+		t.Errorf("after a second SIGTERM cargod exited %d:\n%s", code, stderr.String())
+	}
 }

@@ -11,10 +11,27 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
+	if err := run(stopOnSignal(), os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "cargod:", err)
 		os.Exit(1)
 	}
+}
+
+// stopOnSignal returns a context that ends at the first SIGINT or SIGTERM:
+// cargod then stops cleanly, finishing the requests in flight for up to
+// CARGO_SHUTDOWN_TIMEOUT. A second signal ends the process at once, for an
+// operator who will not wait (what is acknowledged is on disk already).
+func stopOnSignal() context.Context {
+	ctx, stop := context.WithCancel(context.Background())
+	// Room for both: neither is lost, whenever it comes.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-signals
+		stop()
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "cargod: a second signal (%s): stopped at once, requests in flight cut off\n", sig)
+		os.Exit(128 + int(sig.(syscall.Signal)))
+	}()
+	return ctx
 }
