@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,7 +49,26 @@ The credential life cycle (see README, Security):
 Run 'cargoctl admin <command> --help' for the flags of a command.
 `
 
-const defaultURL = "http://127.0.0.1:8080"
+// defaultURL is the base URL of a cargod on this machine: CARGOCTL_URL if
+// set; else where cargod is told to listen, CARGO_ADDR (set in the
+// container image, whose health check runs cargoctl in cargod's
+// environment), reached on loopback; else cargod's default address.
+func defaultURL(getenv func(string) string) string {
+	if u := getenv("CARGOCTL_URL"); u != "" {
+		return u
+	}
+	host, port, err := net.SplitHostPort(getenv("CARGO_ADDR"))
+	if err != nil || port == "" {
+		return "http://127.0.0.1:8080"
+	}
+	switch ip := net.ParseIP(host); {
+	case host == "" || (ip != nil && ip.Equal(net.IPv4zero)):
+		host = "127.0.0.1" // every interface: loopback among them
+	case ip != nil && ip.Equal(net.IPv6unspecified):
+		host = "::1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
 
 // adminRequest is the API call an admin command makes.
 type adminRequest struct {
@@ -88,7 +108,7 @@ var adminCommands = []adminCommand{
 }
 
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	fs := newFlagSet("admin", adminSynopsis)
 	conn.register(fs)
 	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
@@ -380,7 +400,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 		p           *string
 		name, usage string
 	}{
-		{&c.url, "url", "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL)"},
+		{&c.url, "url", "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL; else CARGO_ADDR, on loopback)"},
 		{&c.clientID, "client-id", "`id` of an API client of an admin organisation (env CARGOCTL_CLIENT_ID)"},
 		{&c.secretFile, "client-secret-file", "`file` holding that client's secret (else env CARGOCTL_CLIENT_SECRET)"},
 	} {

@@ -18,7 +18,7 @@ of the container image, which has no shell, curl or wget to make the request.
 
 func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("health", healthSynopsis)
-	base := fs.String("url", or(getenv("CARGOCTL_URL"), defaultURL), "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL)")
+	base := fs.String("url", defaultURL(getenv), "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL; else CARGO_ADDR, on loopback)")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the answer")
 	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
 		return err

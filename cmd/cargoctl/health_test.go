@@ -30,6 +30,15 @@ func TestHealth(t *testing.T) {
 		{"a server that does not answer in time fails", []string{"--url", hanging.URL, "--timeout", "100ms"}, "", 1},
 		{"a URL that is not http is a usage error", []string{"--url", "nats://127.0.0.1:4222"}, "", 2},
 	}
+	// Without --url or CARGOCTL_URL, the check finds cargod where
+	// CARGO_ADDR tells it to listen, as in the container image.
+	ready := strings.TrimPrefix(startServer(t), "http://")
+	t.Run("a ready server at CARGO_ADDR passes", func(t *testing.T) {
+		out, _, err := runCmd(t, env(map[string]string{"CARGO_ADDR": ready}), "health")
+		if err != nil || !strings.Contains(out, `"status":"ready"`) {
+			t.Errorf("= %v, printed %q", err, out)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
@@ -45,5 +54,24 @@ func TestHealth(t *testing.T) {
 				t.Errorf("took %s", d)
 			}
 		})
+	}
+}
+
+func TestTheDefaultURLIsWhereCargodListens(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "http://127.0.0.1:8080"},
+		{map[string]string{"CARGO_ADDR": ":9090"}, "http://127.0.0.1:9090"},
+		{map[string]string{"CARGO_ADDR": "0.0.0.0:9090"}, "http://127.0.0.1:9090"},
+		{map[string]string{"CARGO_ADDR": "[::]:9090"}, "http://[::1]:9090"},
+		{map[string]string{"CARGO_ADDR": "10.0.0.5:9090"}, "http://10.0.0.5:9090"},
+		{map[string]string{"CARGO_ADDR": "not an address"}, "http://127.0.0.1:8080"},
+		{map[string]string{"CARGO_ADDR": ":9090", "CARGOCTL_URL": "https://cargo.example"}, "https://cargo.example"},
+	} {
+		if got := defaultURL(env(tt.env)); got != tt.want {
+			t.Errorf("with %v: %s, want %s", tt.env, got, tt.want)
+		}
 	}
 }

@@ -59,7 +59,7 @@ type importReport struct {
 
 func runImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", importUsage)
-	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	conn.register(fs)
 	format := fs.String("format", "", "the file's `format`, when it cannot be recognised")
 	positional, help, err := parseInterspersed(fs, args, stdout)

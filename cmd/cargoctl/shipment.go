@@ -36,7 +36,7 @@ CARGOCTL_CLIENT_ID, and the secret from CARGOCTL_CLIENT_SECRET or
 const historyPageSize = 100
 
 func runShipment(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	fs := newFlagSet("shipment", shipmentSynopsis)
 	conn.register(fs)
 	asJSON := fs.Bool("json", false, "print the events as the API answers them, one JSON object a line")

@@ -42,7 +42,7 @@ var stateTypes = map[string]string{
 }
 
 func runState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: or(getenv("CARGOCTL_URL"), defaultURL), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	fs := newFlagSet("state", stateSynopsis)
 	at := fs.String("at", "", "the moment, as RFC 3339: `TIME` such as 2026-07-01T09:30:00Z")
 	seq := fs.Uint64("seq", 0, "the stream sequence `N` instead of a moment")
