@@ -27,7 +27,8 @@ WORKDIR /home/nonroot
 # can reach.
 ENV CARGO_ADDR=:8080
 EXPOSE 8080
-# The image has no shell, curl or wget: cargoctl health makes the request.
+# The image has no shell, curl or wget: cargoctl health makes the request,
+# to CARGO_ADDR's port on loopback (it follows a changed CARGO_ADDR).
 # Replaying a long stream at start takes a while, hence the start period.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["cargoctl", "health"]
 ENTRYPOINT ["cargod"]
