@@ -257,12 +257,15 @@ const (
 // WebhookDeliveryAttempted records one attempt to deliver an event to a
 // subscription: the message exchange of the audit log.
 type WebhookDeliveryAttempted struct {
-	DeliveryID string    `json:"deliveryId"`
-	WebhookID  string    `json:"webhookId"`
-	OrgID      string    `json:"organizationId"` // the subscriber's: whose audit log it belongs in
-	EventName  string    `json:"eventName"`
-	EventID    string    `json:"eventId"`
-	EventSeq   uint64    `json:"eventSequence"` // for redelivery
+	DeliveryID string `json:"deliveryId"`
+	WebhookID  string `json:"webhookId"`
+	OrgID      string `json:"organizationId"` // the subscriber's: whose audit log it belongs in
+	EventName  string `json:"eventName"`
+	EventID    string `json:"eventId"`
+	EventSeq   uint64 `json:"eventSequence"` // for redelivery
+	// MessageID is the webhook-id the receiver was sent when it is not
+	// MessageIDOf(DeliveryID): a redelivery's is its original's.
+	MessageID  string    `json:"messageId,omitempty"`
 	Attempt    int       `json:"attempt"`
 	StatusCode int       `json:"statusCode,omitempty"`
 	LatencyMs  int64     `json:"latencyMs"`
@@ -273,3 +276,8 @@ type WebhookDeliveryAttempted struct {
 }
 
 func (WebhookDeliveryAttempted) EventType() string { return "WebhookDeliveryAttempted" }
+
+// MessageIDOf is the webhook-id of a delivery's attempts: the same on
+// every retry, and on a redelivery by hand, which is the same message
+// again (Standard Webhooks: a receiver deduplicates on it).
+func MessageIDOf(deliveryID string) string { return "msg_" + deliveryID }

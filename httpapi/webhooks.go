@@ -141,7 +141,7 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if err := deliverable(wh); err != nil {
 			return err
 		}
-		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.EventSeq)
+		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.MessageID(), d.EventSeq)
 		if err != nil {
 			return err
 		}

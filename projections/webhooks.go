@@ -19,6 +19,15 @@ type Delivery struct {
 	Attempts  []domain.WebhookDeliveryAttempted
 }
 
+// MessageID is the webhook-id the receiver was sent: a redelivery's is its
+// original's (every attempt carries it; a delivery has one at least).
+func (d Delivery) MessageID() string {
+	if len(d.Attempts) > 0 && d.Attempts[0].MessageID != "" {
+		return d.Attempts[0].MessageID
+	}
+	return domain.MessageIDOf(d.ID)
+}
+
 // Webhooks is the read model of subscriptions and their delivery logs.
 type Webhooks struct {
 	mu         sync.RWMutex

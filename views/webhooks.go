@@ -29,6 +29,7 @@ func ToWebhookJSON(w domain.Webhook) WebhookJSON {
 // DeliveryJSON is one delivery of a subscription's log.
 type DeliveryJSON struct {
 	DeliveryID string        `json:"deliveryId"`
+	MessageID  string        `json:"messageId"` // the webhook-id sent
 	EventName  string        `json:"eventName"`
 	EventID    string        `json:"eventId"`
 	Status     string        `json:"status"`
@@ -50,7 +51,7 @@ type AttemptJSON struct {
 // ToDeliveryJSON writes null for what an attempt did not have: no
 // answer, no error, no next try.
 func ToDeliveryJSON(d projections.Delivery) DeliveryJSON {
-	out := DeliveryJSON{DeliveryID: d.ID, EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]AttemptJSON, len(d.Attempts))}
+	out := DeliveryJSON{DeliveryID: d.ID, MessageID: d.MessageID(), EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]AttemptJSON, len(d.Attempts))}
 	for i, a := range d.Attempts {
 		aj := AttemptJSON{Attempt: a.Attempt, At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
 		if a.StatusCode != 0 {

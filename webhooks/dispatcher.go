@@ -130,6 +130,9 @@ type job struct {
 	EventName  string `json:"eventName"`
 	EventID    string `json:"eventId"`
 	EventSeq   uint64 `json:"eventSequence"`
+	// MessageID is the webhook-id of a redelivery: its original's.
+	// Empty: domain.MessageIDOf(DeliveryID).
+	MessageID string `json:"messageId,omitempty"`
 	// CorrelationID is the X-Request-Id of the request that caused the
 	// event, sent as Cargo-Correlation-Id: the receiver's logs lead to
 	// cargoctl trace and the resource's history.
@@ -520,8 +523,9 @@ func (d *Dispatcher) Ping(ctx context.Context, w domain.Webhook) (string, error)
 }
 
 // Redeliver queues an earlier delivery again, under a new delivery id,
-// its data rendered again from its event (see views.Renderer).
-func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID string, eventSeq uint64) (string, error) {
+// its data rendered again from its event (see views.Renderer). It is the
+// same message, under the earlier delivery's webhook-id, messageID.
+func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID, messageID string, eventSeq uint64) (string, error) {
 	if eventSeq == 0 { // a ping
 		return d.Ping(ctx, w)
 	}
@@ -540,7 +544,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 	}
 	id := uuid.NewString()
 	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: domain.WebhookEventOf(e), EventID: rec.EventID, EventSeq: eventSeq,
-		CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
+		MessageID: messageID, CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
 }
 
 // send makes the next attempt at the delivery queued as id with data, on
@@ -761,11 +765,19 @@ func putBackDelay(j job) time.Duration {
 	return jitter(min(100*time.Millisecond<<min(putBacks, 10), time.Minute))
 }
 
+// messageID is the webhook-id of j's attempts.
+func (j job) messageID() string {
+	if j.MessageID != "" {
+		return j.MessageID
+	}
+	return domain.MessageIDOf(j.DeliveryID)
+}
+
 // attemptRecord is the record of the try-th attempt at j, to
 // subscription webhookID of organisation orgID, without its outcome.
 func (j job) attemptRecord(webhookID, orgID string, try int) domain.WebhookDeliveryAttempted {
 	return domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: webhookID, OrgID: orgID, EventName: j.EventName,
-		EventID: j.EventID, EventSeq: j.EventSeq, Attempt: try}
+		EventID: j.EventID, EventSeq: j.EventSeq, MessageID: j.MessageID, Attempt: try}
 }
 
 // notSent is the record of j given up before its try-th attempt was
@@ -950,7 +962,7 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		return 0, 0, err
 	}
 	ts := time.Now().Unix()
-	msgID := "msg_" + j.DeliveryID // the same on every retry
+	msgID := j.messageID()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Cargostream-Webhooks/1")
 	req.Header.Set("webhook-id", msgID)

@@ -199,7 +199,7 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 	}
 }
 
-func TestWebhookRetriesWithTheSameID(t *testing.T) {
+func TestWebhookRetriesAndRedeliveriesWithTheSameID(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
@@ -218,11 +218,56 @@ func TestWebhookRetriesWithTheSameID(t *testing.T) {
 	if len(a) != 4 || a[0].Outcome != "retrying" || *a[0].StatusCode != 500 || a[3].Outcome != "delivered" || a[3].Attempt != 4 {
 		t.Errorf("attempts = %+v", a)
 	}
-	// A ping arrives too.
+	// A redelivery by hand, and one of it, are the same message again:
+	// a new delivery of the log, under the first one's webhook-id.
+	redeliver := func(deliveryID string) string {
+		var queued struct{ DeliveryID string }
+		r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/deliveries/" + deliveryID + "/redeliver", token: fwd})
+		if r.status != http.StatusAccepted {
+			t.Fatalf("redeliver = %d %s", r.status, r.body)
+		}
+		r.json(t, &queued)
+		return queued.DeliveryID
+	}
+	logged := func() map[string]string { // delivery id → its messageId
+		var log struct {
+			Deliveries []struct{ DeliveryID, MessageID string }
+		}
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
+		ids := map[string]string{}
+		for _, d := range log.Deliveries {
+			ids[d.DeliveryID] = d.MessageID
+		}
+		return ids
+	}
+	first := ""
+	for deliveryID, messageID := range logged() {
+		first = deliveryID
+		if messageID != got[0].ID {
+			t.Errorf("the log's messageId %s, the receiver's webhook-id %s", messageID, got[0].ID)
+		}
+	}
+	again := redeliver(first)
+	eventually(t, "the redelivery in the log", logged, func(ids map[string]string) bool { return ids[again] != "" })
+	redeliver(again)
+	got = eventually(t, "the redelivery and the redelivery of it", rc.received, func(d []delivery) bool { return len(d) == 3 })
+	if got[1].ID != got[0].ID || got[2].ID != got[0].ID || got[1].Type != "quote.created" {
+		t.Errorf("webhook-ids of the delivery and its redeliveries: %s %s %s (%s)", got[0].ID, got[1].ID, got[2].ID, got[1].Type)
+	}
+	ids := eventually(t, "both redeliveries in the log", logged, func(ids map[string]string) bool { return len(ids) == 3 })
+	for deliveryID, messageID := range ids {
+		if messageID != got[0].ID {
+			t.Errorf("delivery %s logged with messageId %s, want %s", deliveryID, messageID, got[0].ID)
+		}
+	}
+	// A ping arrives too, a message of its own.
 	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusAccepted {
 		t.Fatalf("ping = %d %s", r.status, r.body)
 	}
-	eventually(t, "the ping", rc.received, func(d []delivery) bool { return len(d) == 2 && d[1].Type == "webhook.ping" })
+	ping := eventually(t, "the ping", rc.received, func(d []delivery) bool { return len(d) == 4 && d[3].Type == "webhook.ping" })
+	if ping[3].ID == got[0].ID {
+		t.Errorf("the ping came under the quote's webhook-id %s", got[0].ID)
+	}
 }
 
 func TestWebhookDeliveryAcrossARestart(t *testing.T) {
