@@ -288,8 +288,9 @@ func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) 
 // ship records, on each shipment of a manifest, its MAN status; on a
 // shipment a revised manifest leaves out, and on an offloaded one, its
 // DIS/OFLD status; on those on board a flight that departs or arrives,
-// DEP or ARR: so the shipment's timeline and its webhook subscribers (the
-// forwarder's too) hear of them.
+// DEP or ARR, unless the airline posted it already: so the shipment's
+// timeline and its webhook subscribers (the forwarder's too) hear of them,
+// once.
 func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
 	switch rec.Type {
@@ -323,8 +324,8 @@ func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 		}
 	}
 	for _, st := range statuses {
-		_, err := execute(ctx, r.h, shipmentAggregate(st.AWBNumber), step(rec, "status:"+st.AWBNumber), noState,
-			func(struct{}) ([]domain.Event, error) { return []domain.Event{st}, nil })
+		_, err := execute(ctx, r.h, shipmentAggregate(st.AWBNumber), step(rec, "status:"+st.AWBNumber), domain.EvolveShipment,
+			func(s domain.Shipment) ([]domain.Event, error) { return domain.DecideStatusFrom(s, st), nil })
 		if err != nil {
 			return err
 		}

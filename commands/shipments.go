@@ -7,19 +7,17 @@ import (
 )
 
 // RecordShipmentStatus records a status event of the shipment with that
-// (canonical) AWB number. Each shipment is an aggregate of its own; a
-// status event depends on none before it, so the aggregate keeps no state.
-func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (Result[struct{}], error) {
+// (canonical) AWB number. Each shipment is an aggregate of its own. A DEP
+// or ARR that repeats one on record (see domain.Shipment.Repeats) is not
+// recorded: the result has no event, and its state's Moved is the status
+// on record.
+func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (Result[domain.Shipment], error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
-	return execute(ctx, h, shipmentAggregate(c.AWBNumber), m, noState,
-		func(struct{}) ([]domain.Event, error) { return domain.DecideRecordStatus(c, h.ref) })
+	return execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment,
+		func(s domain.Shipment) ([]domain.Event, error) { return domain.DecideRecordStatus(s, c, h.ref) })
 }
 
 func shipmentAggregate(awb string) domain.Aggregate {
 	return domain.Aggregate{Type: domain.AggregateShipment, ID: awb}
 }
-
-// noState is the evolve function of an aggregate whose decisions need no
-// state.
-func noState(s struct{}, _ domain.Event) struct{} { return s }

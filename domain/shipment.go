@@ -97,6 +97,10 @@ type ShipmentStatusRecorded struct {
 	// from: "manifest" (MAN), "offload" (DIS/OFLD) or "flight" (DEP and
 	// ARR); empty when posted.
 	Source string `json:"source,omitempty"`
+	// FlightID is the flight of a status from a manifest, offload or
+	// flight; empty when posted (the airline's post names none). Events
+	// recorded before it was kept have none either.
+	FlightID string `json:"flightId,omitempty"`
 }
 
 func (ShipmentStatusRecorded) EventType() string { return "ShipmentStatusRecorded" }
@@ -113,7 +117,7 @@ const (
 func ManifestedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID, StatusCode: "MAN", EventDate: m.SubmittedAt,
 		Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: "manifested on " + m.FlightID, RecordedAt: m.SubmittedAt,
-		Source: StatusFromManifest}
+		Source: StatusFromManifest, FlightID: m.FlightID}
 }
 
 // DroppedStatus is the DIS/OFLD status a revised manifest gives a
@@ -121,7 +125,8 @@ func ManifestedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 func DroppedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
 		EventDate: m.SubmittedAt, Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg,
-		Notes: "not on the revised manifest of " + m.FlightID, RecordedAt: m.SubmittedAt, Source: StatusFromManifest}
+		Notes: "not on the revised manifest of " + m.FlightID, RecordedAt: m.SubmittedAt, Source: StatusFromManifest,
+		FlightID: m.FlightID}
 }
 
 // OffloadedStatus is the DIS/OFLD status an offload gives its shipment,
@@ -133,7 +138,7 @@ func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {
 	}
 	return ShipmentStatusRecorded{AWBNumber: o.AWBNumber, StatusEventID: o.OffloadID, StatusCode: "DIS", DiscrepancyCode: "OFLD",
 		EventDate: o.ReportedAt, Location: o.Origin, Pieces: &o.Pieces, Weight: &o.WeightKg, Notes: notes, RecordedAt: o.ReportedAt,
-		Source: StatusFromOffload}
+		Source: StatusFromOffload, FlightID: o.FlightID}
 }
 
 // FlownStatuses are the statuses a flight's departure (DEP, at its
@@ -154,9 +159,79 @@ func FlownStatuses(f Flight, e FlightStatusChanged, id string) []ShipmentStatusR
 	for _, awb := range slices.Sorted(maps.Keys(f.Loaded)) {
 		l := f.Loaded[awb]
 		out = append(out, ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: code, EventDate: e.ChangedAt, Location: at,
-			Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: e.ChangedAt, Source: StatusFromFlight})
+			Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: e.ChangedAt, Source: StatusFromFlight, FlightID: f.ID})
 	}
 	return out
+}
+
+// Shipment is what a shipment's status events decide on: its latest
+// departure or arrival, so that a movement both the flight's change and
+// the airline's own post report is recorded once, whichever comes first.
+type Shipment struct {
+	// Flight is the flight whose manifest last loaded the shipment: the
+	// flight of a DEP or ARR the airline posts, which names none.
+	Flight string
+	// Moved is the latest DEP or ARR, with its flight (Flight, when
+	// posted); nil once the shipment is offloaded, or loaded on another
+	// flight than the one it last moved with: a movement after that is
+	// another.
+	Moved *ShipmentStatusRecorded
+}
+
+// EvolveShipment applies a status event to a shipment.
+func EvolveShipment(s Shipment, e Event) Shipment {
+	st, ok := e.(ShipmentStatusRecorded)
+	if !ok {
+		return s
+	}
+	switch {
+	case st.StatusCode == "MAN" && st.Source == StatusFromManifest:
+		s.Flight = st.FlightID
+		// A revised manifest of the flight it moved with keeps the
+		// movement that flight's. A movement of no known flight (posted
+		// before any manifest's MAN was recorded) may be this flight's:
+		// the MAN is recorded moments after the manifest, and the
+		// airline may post its DEP in between.
+		if s.Moved != nil && s.Moved.FlightID != "" && s.Moved.FlightID != st.FlightID {
+			s.Moved = nil
+		}
+	case st.StatusCode == "DIS" && st.DiscrepancyCode == "OFLD":
+		s.Moved = nil
+	case st.StatusCode == "DEP" || st.StatusCode == "ARR":
+		if st.FlightID == "" {
+			st.FlightID = s.Flight
+		}
+		s.Moved = &st
+	}
+	return s
+}
+
+// Repeats returns the departure or arrival on record that e reports
+// again: a DEP or ARR at the same airport as the latest movement, on the
+// same flight, where one of the two is the flight's (marked departed or
+// arrived) and the other the airline's post. A shipment cannot depart an
+// airport again before anything else moves it. Two posts of the airline
+// are both recorded, as posted: a part shipment departs in parts.
+func (s Shipment) Repeats(e ShipmentStatusRecorded) (ShipmentStatusRecorded, bool) {
+	m := s.Moved
+	switch {
+	case m == nil || m.StatusCode != e.StatusCode || m.Location != e.Location:
+		return ShipmentStatusRecorded{}, false
+	case (m.Source == StatusFromFlight) == (e.Source == StatusFromFlight):
+		return ShipmentStatusRecorded{}, false
+	case m.FlightID != "" && e.FlightID != "" && m.FlightID != e.FlightID:
+		return ShipmentStatusRecorded{}, false
+	}
+	return *m, true
+}
+
+// DecideStatusFrom records a status that a manifest, offload or flight
+// gives a shipment, unless it repeats one on record (see Repeats).
+func DecideStatusFrom(s Shipment, st ShipmentStatusRecorded) []Event {
+	if _, ok := s.Repeats(st); ok {
+		return nil
+	}
+	return []Event{st}
 }
 
 // XFSUCode is the event's code as a Cargo-XML XFSU message carries it:
@@ -194,8 +269,10 @@ type RecordStatus struct {
 	At              time.Time
 }
 
-// DecideRecordStatus validates a status event and records it.
-func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
+// DecideRecordStatus validates a status event and records it, unless it
+// repeats a departure or arrival on record (see Shipment.Repeats): then
+// it decides nothing, and s.Moved is the status on record.
+func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) ([]Event, error) {
 	var p Problems
 	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
 		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
@@ -233,6 +310,9 @@ func DecideRecordStatus(c RecordStatus, ref Lookup) ([]Event, error) {
 	checkLength(&p, "notes", c.Notes, maxNotes)
 	if err := p.Err(); err != nil {
 		return nil, err
+	}
+	if _, ok := s.Repeats(e); ok {
+		return nil, nil
 	}
 	return []Event{e}, nil
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestDecideRecordStatus(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecideRecordStatus(c, knownAirports{})
+		events, err := DecideRecordStatus(Shipment{}, c, knownAirports{})
 		if err != nil {
 			if got := problemOf(err); got != tt.want {
 				t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
@@ -166,7 +167,7 @@ func TestDecideRecordStatusTakesTheXFSUCodes(t *testing.T) {
 		}
 		n++
 		for _, posted := range []string{xfsu, strings.ReplaceAll(xfsu, "_", "/")} {
-			events, err := DecideRecordStatus(RecordStatus{AWBNumber: "020-00000011", EventType: posted, EventDate: "2026-11-25T10:00:00Z",
+			events, err := DecideRecordStatus(Shipment{}, RecordStatus{AWBNumber: "020-00000011", EventType: posted, EventDate: "2026-11-25T10:00:00Z",
 				Location: "FRA", At: now}, knownAirports{})
 			if err != nil {
 				t.Errorf("%s: %v", posted, err)
@@ -211,5 +212,79 @@ func TestAFlightThatDepartsOrArrivesGivesEachShipmentOnBoardItsStatus(t *testing
 		if strings.Join(got, "; ") != tt.want {
 			t.Errorf("%s: %q, want %q", tt.status, strings.Join(got, "; "), tt.want)
 		}
+	}
+}
+
+// A departure or arrival reaches a shipment's record twice when the
+// airline posts it and also marks its flight departed or arrived: the
+// forwarder should see it once, whichever comes first.
+func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	man := func(flight string) ShipmentStatusRecorded {
+		return ShipmentStatusRecorded{StatusCode: "MAN", Location: "FRA", FlightID: flight, Source: StatusFromManifest}
+	}
+	flown := func(code, location, flight string) ShipmentStatusRecorded {
+		return ShipmentStatusRecorded{StatusCode: code, Location: location, FlightID: flight, Source: StatusFromFlight}
+	}
+	offload := func(flight string) ShipmentStatusRecorded {
+		return ShipmentStatusRecorded{StatusCode: "DIS", DiscrepancyCode: "OFLD", Location: "FRA", FlightID: flight, Source: StatusFromOffload}
+	}
+	posted := func(code, location string) RecordStatus {
+		return RecordStatus{AWBNumber: "020-00000011", EventType: code, EventDate: "2026-11-25T10:00:00Z", Location: location, At: at}
+	}
+	tests := []struct {
+		name  string
+		steps []any // a RecordStatus the airline posts, or a ShipmentStatusRecorded of a manifest, offload or flight
+		want  string
+	}{
+		{"the airline's DEP after the flight's departure is not recorded again",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("DEP", "FRA")}, "MAN/manifest DEP/flight"},
+		{"the flight's departure after the airline's DEP is not recorded again",
+			[]any{man("F1"), posted("DEP", "FRA"), flown("DEP", "FRA", "F1")}, "MAN/manifest DEP/status"},
+		{"the airline's ARR after the flight's arrival is not recorded again",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), flown("ARR", "JFK", "F1"), posted("ARR", "JFK")}, "MAN/manifest DEP/flight ARR/flight"},
+		{"the flight's arrival after the airline's ARR is not recorded again",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("ARR", "JFK"), flown("ARR", "JFK", "F1")}, "MAN/manifest DEP/flight ARR/status"},
+		{"the airline's DEP posted before the manifest's MAN is recorded is the flight's departure",
+			[]any{posted("DEP", "FRA"), man("F1"), flown("DEP", "FRA", "F1")}, "DEP/status MAN/manifest"},
+		{"a revised manifest of the same flight leaves the airline's DEP the flight's departure",
+			[]any{man("F1"), posted("DEP", "FRA"), man("F1"), flown("DEP", "FRA", "F1")}, "MAN/manifest DEP/status MAN/manifest"},
+		{"a DEP at another airport is another departure",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("DEP", "JFK")}, "MAN/manifest DEP/flight DEP/status"},
+		{"an ARR where the shipment departed is no repeat of the DEP",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("ARR", "FRA")}, "MAN/manifest DEP/flight ARR/status"},
+		{"the airline's own posts are recorded as posted, as for a part shipment",
+			[]any{posted("DEP", "FRA"), posted("DEP", "FRA")}, "DEP/status DEP/status"},
+		{"a shipment offloaded and loaded on the next flight departs again",
+			[]any{man("F1"), posted("DEP", "FRA"), offload("F1"), man("F2"), flown("DEP", "FRA", "F2")},
+			"MAN/manifest DEP/status DIS/offload MAN/manifest DEP/flight"},
+		{"a shipment loaded on another flight departs again",
+			[]any{man("F1"), posted("DEP", "FRA"), man("F2"), flown("DEP", "FRA", "F2")}, "MAN/manifest DEP/status MAN/manifest DEP/flight"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Shipment
+			var got []string
+			for _, step := range tt.steps {
+				var events []Event
+				switch step := step.(type) {
+				case RecordStatus:
+					var err error
+					if events, err = DecideRecordStatus(s, step, knownAirports{}); err != nil {
+						t.Fatal(err)
+					}
+				case ShipmentStatusRecorded:
+					events = DecideStatusFrom(s, step)
+				}
+				for _, e := range events {
+					s = EvolveShipment(s, e)
+					st := e.(ShipmentStatusRecorded)
+					got = append(got, st.StatusCode+"/"+cmp.Or(st.Source, "status"))
+				}
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("recorded %q, want %q", strings.Join(got, " "), tt.want)
+			}
+		})
 	}
 }

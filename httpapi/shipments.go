@@ -57,6 +57,12 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		s.settle(w, r, res.Sequence)
 		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
+		if res.Event == nil {
+			// A departure or arrival the flight already gave the
+			// shipment: the status on record answers, as a repeat would.
+			writeJSON(w, http.StatusOK, views.ToStatusEventCreatedJSON(*res.State.Moved))
+			return nil
+		}
 		writeJSON(w, http.StatusCreated, views.ToStatusEventCreatedJSON(res.Event.(domain.ShipmentStatusRecorded)))
 		return nil
 	}

@@ -508,3 +508,57 @@ func TestDangerousGoodsAgainstTheDOTTable(t *testing.T) {
 		{"a class of no entry", fwd, "/api/dangerous-goods", aerosol("2.3", "Aerosols"), 400, "class:MISMATCH"},
 	})
 }
+
+// An airline that marks its flight departed and arrived may also post the
+// DEP and ARR of the shipments on board, before or after: each shipment's
+// timeline, and so its shipment.status webhooks, has each movement once.
+func TestADepartureOrArrivalBothTheAirlineAndItsFlightReportIsOnTheTimelineOnce(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := flightWithinTheHour(t, s)
+	// The airline posts the movements of one shipment before it marks the
+	// flight, of the other after.
+	before, after := bookedShipmentOn(t, s, fwd, flight), bookedShipmentOn(t, s, fwd, flight)
+	if before >= after {
+		// The shipments reactor records a flight's statuses in AWB
+		// order: after's are the sign that before's were decided.
+		t.Fatalf("AWB numbers %s, %s not in booking order", before, after)
+	}
+	type entry struct{ EventID, EventType, Source string }
+	timeline := func(awb, code string) []entry {
+		var tl struct{ Events []entry }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=" + code, token: fwd}).json(t, &tl)
+		return tl.Events
+	}
+	post := func(awb, code, location string) response {
+		return s.do(t, request{method: "POST", path: "/api/shipments/" + awb + "/events", token: lh,
+			body: map[string]any{"eventType": code, "eventDate": time.Now().UTC().Format(time.RFC3339), "location": location}})
+	}
+	s.mustCreate(t, lh, "/api/flights/"+flight+"/manifests", map[string]any{"awbNumbers": []string{before, after}})
+	for _, awb := range []string{before, after} {
+		eventually(t, "the MAN of "+awb, func() []entry { return timeline(awb, "MAN") }, func(e []entry) bool { return len(e) == 1 })
+	}
+	for _, m := range []struct{ code, location, status string }{{"DEP", "FRA", "departed"}, {"ARR", "JFK", "arrived"}} {
+		if r := post(before, m.code, m.location); r.status != http.StatusCreated {
+			t.Fatalf("%s of %s before the flight's = %d %s", m.code, before, r.status, r.body)
+		}
+		if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight, token: lh, body: map[string]any{"status": m.status}}); r.status != http.StatusOK {
+			t.Fatalf("flight %s = %d %s", m.status, r.status, r.body)
+		}
+		flown := eventually(t, "the flight's "+m.code+" of "+after, func() []entry { return timeline(after, m.code) },
+			func(e []entry) bool { return len(e) > 0 })
+		if got := timeline(before, m.code); len(got) != 1 || got[0].Source != "status" {
+			t.Errorf("%s of %s, posted before the flight's: %+v", m.code, before, got)
+		}
+		r := post(after, m.code, m.location)
+		var created struct{ EventID, EventType string }
+		r.json(t, &created)
+		if r.status != http.StatusOK || created.EventID != flown[0].EventID || created.EventType != m.code {
+			t.Errorf("%s of %s posted after the flight's = %d %s, want 200 with %+v", m.code, after, r.status, r.body, flown[0])
+		}
+		if got := timeline(after, m.code); len(got) != 1 || got[0].Source != "flight" {
+			t.Errorf("%s of %s, posted after the flight's: %+v", m.code, after, got)
+		}
+	}
+}

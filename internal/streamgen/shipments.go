@@ -122,12 +122,12 @@ func (g *gen) book(rnd *rand.Rand, q *agg[domain.Quote], forwarder by) error {
 		return err
 	}
 	handler := airline(f.Carrier, f.AWBPrefix)
-	shipment := newAgg[struct{}](domain.AggregateShipment, awb)
+	shipment := newAgg[domain.Shipment](domain.AggregateShipment, awb)
 	for i, code := range []string{"RCS", "DEP", "ARR"}[:1+rnd.IntN(3)] {
 		now := time.Now().UTC()
 		weight := b.state.WeightKg
-		if _, _, err := decide(g, shipment, handler, keep[struct{}], func(struct{}) ([]domain.Event, error) {
-			return domain.DecideRecordStatus(domain.RecordStatus{AWBNumber: awb, StatusEventID: uuid.NewString(), EventType: code,
+		if _, _, err := decide(g, shipment, handler, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
+			return domain.DecideRecordStatus(s, domain.RecordStatus{AWBNumber: awb, StatusEventID: uuid.NewString(), EventType: code,
 				EventDate: now.Add(time.Duration(i-3) * time.Hour).Format(time.RFC3339), Location: f.Origin, Pieces: &b.state.Pieces,
 				Weight: &weight, At: now}, g.ref)
 		}); err != nil {
