@@ -288,9 +288,9 @@ func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) 
 // ship records, on each shipment of a manifest, its MAN status; on a
 // shipment a revised manifest leaves out, and on an offloaded one, its
 // DIS/OFLD status; on those on board a flight that departs or arrives,
-// DEP or ARR, unless the airline posted it already: so the shipment's
-// timeline and its webhook subscribers (the forwarder's too) hear of them,
-// once.
+// DEP or ARR, unless the airline posted it already; on those on board a
+// flight that is cancelled, DIS/OFLD: so the shipment's timeline and its
+// webhook subscribers (the forwarder's too) hear of them, once.
 func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
 	switch rec.Type {
@@ -310,17 +310,17 @@ func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 		case domain.OffloadReported:
 			statuses = append(statuses, domain.OffloadedStatus(e))
 		case domain.FlightStatusChanged:
-			if e.Status != domain.FlightStatusDeparted && e.Status != domain.FlightStatusArrived {
+			if e.Status != domain.FlightStatusDeparted && e.Status != domain.FlightStatusArrived && e.Status != domain.FlightStatusCancelled {
 				return nil
 			}
-			// Who is on board: once it has departed, nothing is
-			// taken off it (neither offloaded nor left off a revised
-			// manifest), so the flight as stored now has them.
+			// Who is on board: once it has departed or is cancelled,
+			// nothing is taken off it (neither offloaded nor left off a
+			// revised manifest), so the flight as stored now has them.
 			f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh)
 			if err != nil {
 				return err
 			}
-			statuses = domain.FlownStatuses(f, e, rec.EventID)
+			statuses = domain.FlightChangeStatuses(f, e, rec.EventID)
 		}
 	}
 	for _, st := range statuses {

@@ -95,7 +95,7 @@ type ShipmentStatusRecorded struct {
 	RecordedAt      time.Time `json:"recordedAt"`
 	// Source says where a status the airline did not post itself comes
 	// from: "manifest" (MAN), "offload" (DIS/OFLD) or "flight" (DEP and
-	// ARR); empty when posted.
+	// ARR, and DIS/OFLD when it is cancelled); empty when posted.
 	Source string `json:"source,omitempty"`
 	// FlightID is the flight of a status from a manifest, offload or
 	// flight; empty when posted (the airline's post names none). Events
@@ -141,25 +141,31 @@ func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {
 		Source: StatusFromOffload, FlightID: o.FlightID}
 }
 
-// FlownStatuses are the statuses a flight's departure (DEP, at its
-// origin) or arrival (ARR, at its destination) gives each shipment on
-// board, as its latest manifest less offloads has them, under the id of
-// the flight's change; none for another change.
-func FlownStatuses(f Flight, e FlightStatusChanged, id string) []ShipmentStatusRecorded {
-	code, at, notes := "", "", ""
+// FlightChangeStatuses are the statuses a flight's change gives each
+// shipment on board, as its latest manifest less offloads has them, under
+// the id of the change: its departure a DEP at its origin, its arrival an
+// ARR at its destination, and its cancellation a DIS/OFLD at its origin
+// (the cargo stays behind, no longer manifested on it, free to go on
+// another flight: the IATA codes have none for a cancelled flight); none
+// for another change.
+func FlightChangeStatuses(f Flight, e FlightStatusChanged, id string) []ShipmentStatusRecorded {
+	code, discrepancy, at, notes := "", "", "", ""
 	switch e.Status {
 	case FlightStatusDeparted:
 		code, at, notes = "DEP", f.Origin, "departed on "+f.ID
 	case FlightStatusArrived:
 		code, at, notes = "ARR", f.Destination, "arrived on "+f.ID
+	case FlightStatusCancelled:
+		code, discrepancy, at, notes = "DIS", "OFLD", f.Origin, "offloaded: flight "+f.ID+" cancelled"
 	default:
 		return nil
 	}
 	var out []ShipmentStatusRecorded
 	for _, awb := range slices.Sorted(maps.Keys(f.Loaded)) {
 		l := f.Loaded[awb]
-		out = append(out, ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: code, EventDate: e.ChangedAt, Location: at,
-			Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: e.ChangedAt, Source: StatusFromFlight, FlightID: f.ID})
+		out = append(out, ShipmentStatusRecorded{AWBNumber: awb, StatusEventID: id, StatusCode: code, DiscrepancyCode: discrepancy,
+			EventDate: e.ChangedAt, Location: at, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: e.ChangedAt,
+			Source: StatusFromFlight, FlightID: f.ID})
 	}
 	return out
 }

@@ -186,7 +186,7 @@ func TestDecideRecordStatusTakesTheXFSUCodes(t *testing.T) {
 	}
 }
 
-func TestAFlightThatDepartsOrArrivesGivesEachShipmentOnBoardItsStatus(t *testing.T) {
+func TestAFlightThatDepartsArrivesOrIsCancelledGivesEachShipmentOnBoardItsStatus(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 5, 0, 0, time.UTC)
 	f := Flight{ID: "LH8400-2026-11-26", Origin: "FRA", Destination: "JFK", Loaded: map[string]Load{
 		"020-11111115": {AWBNumber: "020-11111115", Pieces: 2, WeightKg: 80},
@@ -199,15 +199,17 @@ func TestAFlightThatDepartsOrArrivesGivesEachShipmentOnBoardItsStatus(t *testing
 		{FlightStatusDeparted, "020-00000011 DEP FRA 5 300; 020-11111115 DEP FRA 2 80"},
 		{FlightStatusArrived, "020-00000011 ARR JFK 5 300; 020-11111115 ARR JFK 2 80"},
 		{FlightStatusDelayed, ""},
-		{FlightStatusCancelled, ""},
+		// Cargo of a cancelled flight is offloaded: it no longer shows
+		// manifested on the flight, and goes on another's manifest.
+		{FlightStatusCancelled, "020-00000011 DIS_OFLD FRA 5 300; 020-11111115 DIS_OFLD FRA 2 80"},
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, st := range FlownStatuses(f, FlightStatusChanged{FlightID: f.ID, Status: tt.status, ChangedAt: at}, "e1") {
-			if st.StatusEventID != "e1" || !st.EventDate.Equal(at) || st.Source != StatusFromFlight {
+		for _, st := range FlightChangeStatuses(f, FlightStatusChanged{FlightID: f.ID, Status: tt.status, ChangedAt: at}, "e1") {
+			if st.StatusEventID != "e1" || !st.EventDate.Equal(at) || st.Source != StatusFromFlight || st.FlightID != f.ID {
 				t.Errorf("%s: %+v", tt.status, st)
 			}
-			got = append(got, fmt.Sprint(st.AWBNumber, " ", st.StatusCode, " ", st.Location, " ", *st.Pieces, " ", *st.Weight))
+			got = append(got, fmt.Sprint(st.AWBNumber, " ", st.XFSUCode(), " ", st.Location, " ", *st.Pieces, " ", *st.Weight))
 		}
 		if strings.Join(got, "; ") != tt.want {
 			t.Errorf("%s: %q, want %q", tt.status, strings.Join(got, "; "), tt.want)

@@ -562,3 +562,57 @@ func TestADepartureOrArrivalBothTheAirlineAndItsFlightReportIsOnTheTimelineOnce(
 		}
 	}
 }
+
+// A cancelled flight carries nothing: each shipment on its manifest is
+// offloaded (DIS/OFLD, source flight), so its tracking no longer shows it
+// manifested on the flight, and the forwarder hears of it.
+func TestACancelledFlightOffloadsTheShipmentsOnItsManifest(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	forwarder := newReceiver(t)
+	s.subscribe(t, fwd, forwarder, []string{"shipment.offloaded"}, "")
+	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+	type entry struct {
+		EventID, EventType, Source, Notes string
+		XFSUCode, Location                *string
+		Pieces                            *int
+	}
+	timeline := func() []entry {
+		var tl struct{ Events []entry }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}).json(t, &tl)
+		return tl.Events
+	}
+	eventually(t, "the MAN", timeline, func(e []entry) bool { return len(e) == 1 })
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
+	}
+	got := eventually(t, "the DIS/OFLD of the cancellation", timeline, func(e []entry) bool { return len(e) == 2 })
+	if off := got[1]; off.EventType != "DIS" || *off.XFSUCode != "DIS_OFLD" || off.Source != "flight" || *off.Location != "FRA" ||
+		*off.Pieces != 2 || !strings.Contains(off.Notes, b.FlightID+" cancelled") {
+		t.Errorf("timeline after the cancellation = %+v", got)
+	}
+	var sh struct{ LatestEvent *struct{ EventType string } }
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+	if sh.LatestEvent == nil || sh.LatestEvent.EventType != "DIS" {
+		t.Errorf("latest status after the cancellation = %+v", sh.LatestEvent)
+	}
+	d := eventually(t, "shipment.offloaded", forwarder.received, func(d []delivery) bool { return len(d) > 0 })
+	if d[0].Data["eventId"] != got[1].EventID || d[0].Data["source"] != "flight" {
+		t.Errorf("delivery = %+v", d[0])
+	}
+	// Its cargo may go on another flight: its booking went with the
+	// flight, so as freight on hand, waybilled at the origin.
+	s.mustCreate(t, fwd, "/api/mawb", mawbBody(awb))
+	var list struct{ Flights []struct{ ID, Status string } }
+	s.do(t, request{method: "GET", path: "/api/flights?flightNumber=LH8400&limit=100", token: lh}).json(t, &list)
+	next := ""
+	for _, f := range list.Flights {
+		if f.ID > b.FlightID && f.Status == "scheduled" && next == "" {
+			next = f.ID
+		}
+	}
+	s.mustCreate(t, lh, "/api/flights/"+next+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+}
