@@ -212,29 +212,27 @@ func EvolveShipment(s Shipment, e Event) Shipment {
 	return s
 }
 
-// Repeats returns the departure or arrival on record that e reports
-// again: a DEP or ARR at the same airport as the latest movement, on the
-// same flight, where one of the two is the flight's (marked departed or
-// arrived) and the other the airline's post. A shipment cannot depart an
-// airport again before anything else moves it. Two posts of the airline
-// are both recorded, as posted: a part shipment departs in parts.
-func (s Shipment) Repeats(e ShipmentStatusRecorded) (ShipmentStatusRecorded, bool) {
+// Repeats reports whether e reports the latest movement on record
+// (Moved) again: a DEP or ARR at the same airport, on the same flight,
+// where one of the two is the flight's (marked departed or arrived) and
+// the other the airline's post. A shipment cannot depart an airport again
+// before anything else moves it. Two posts of the airline are both
+// recorded, as posted: a part shipment departs in parts.
+func (s Shipment) Repeats(e ShipmentStatusRecorded) bool {
 	m := s.Moved
 	switch {
 	case m == nil || m.StatusCode != e.StatusCode || m.Location != e.Location:
-		return ShipmentStatusRecorded{}, false
+		return false
 	case (m.Source == StatusFromFlight) == (e.Source == StatusFromFlight):
-		return ShipmentStatusRecorded{}, false
-	case m.FlightID != "" && e.FlightID != "" && m.FlightID != e.FlightID:
-		return ShipmentStatusRecorded{}, false
+		return false
 	}
-	return *m, true
+	return m.FlightID == "" || e.FlightID == "" || m.FlightID == e.FlightID
 }
 
 // DecideStatusFrom records a status that a manifest, offload or flight
 // gives a shipment, unless it repeats one on record (see Repeats).
 func DecideStatusFrom(s Shipment, st ShipmentStatusRecorded) []Event {
-	if _, ok := s.Repeats(st); ok {
+	if s.Repeats(st) {
 		return nil
 	}
 	return []Event{st}
@@ -317,7 +315,7 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) ([]Event, error)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	if _, ok := s.Repeats(e); ok {
+	if s.Repeats(e) {
 		return nil, nil
 	}
 	return []Event{e}, nil
