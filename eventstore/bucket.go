@@ -21,23 +21,21 @@ type Bucket struct {
 }
 
 // Bucket opens (creating if needed) the bucket name of this store; values
-// older than ttl are dropped (0 keeps them).
+// older than ttl are dropped (0 keeps them). Its reads go to the stream's
+// leader, like the events' (see directGets).
 func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bucket, error) {
+	bucket := s.name + "_" + name
 	var kv jetstream.KeyValue
 	err := s.provision(ctx, "bucket "+name, func(ctx context.Context) (err error) {
-		kv, err = s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:   s.name + "_" + name,
-			TTL:      ttl,
-			Storage:  jetstream.FileStorage,
-			Replicas: s.replicas,
-		})
-		if err != nil {
+		if _, err := s.js.CreateOrUpdateStream(ctx, bucketStream(bucket, ttl, s.replicas)); err != nil {
 			return err
 		}
-		// Reads go to the bucket's stream directly (direct get), whose
-		// servers on a cluster answer only once its replicas are in
-		// place, moments after the stream is: until then a read finds
-		// no responders. The bucket is provisioned once a read answers.
+		if kv, err = s.js.KeyValue(ctx, bucket); err != nil {
+			return err
+		}
+		// The bucket's stream on a cluster answers reads only once it
+		// has a leader, moments after it is made: until then a read
+		// fails. The bucket is provisioned once a read answers.
 		if _, err := kv.Get(ctx, "provisioned"); !errors.Is(err, jetstream.ErrKeyNotFound) && err != nil {
 			return err
 		}
@@ -48,6 +46,55 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 	}
 	return &Bucket{kv: kv}, nil
 }
+
+// bucketStream is the stream of a key-value bucket as nats.go's
+// CreateOrUpdateKeyValue makes it (prepareKeyValueConfig: one value a
+// key, file storage, no size limits) but for directGets. nats.go's
+// KeyValue binds to it as to its own.
+func bucketStream(bucket string, ttl time.Duration, replicas int) jetstream.StreamConfig {
+	// nats.go caps the duplicate window at 2 minutes, and at the TTL
+	// when that is shorter: the server refuses a longer one.
+	dupes := 2 * time.Minute
+	if ttl > 0 && ttl < dupes {
+		dupes = ttl
+	}
+	return jetstream.StreamConfig{
+		Name:              "KV_" + bucket,
+		Subjects:          []string{"$KV." + bucket + ".>"},
+		MaxMsgsPerSubject: 1,
+		MaxBytes:          -1,
+		MaxAge:            ttl,
+		MaxMsgSize:        -1,
+		Storage:           jetstream.FileStorage,
+		Replicas:          replicas,
+		AllowRollup:       true,
+		DenyDelete:        true,
+		Duplicates:        dupes,
+		MaxMsgs:           -1,
+		MaxConsumers:      -1,
+		Discard:           jetstream.DiscardNew,
+		AllowDirect:       directGets,
+	}
+}
+
+// directGets is AllowDirect of the streams of buckets and object stores:
+// off, so that a read is answered by the stream's leader, which has every
+// write it acknowledged. nats.go makes them with AllowDirect on, and then
+// any of the stream's servers answers a read (a direct get): on a cluster,
+// a follower that has not yet applied the last writes, which a write's
+// quorum does not wait for. An object or a value stored through one
+// replica was then not found when read at once through another (a
+// document's download: 404), and a repeated Idempotency-Key could find the
+// first request still pending (409) after it was answered; see
+// TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode. The
+// events' stream has no direct gets either. A read through the leader is
+// one request, as a direct get is; what is lost is spreading reads over
+// the followers, which these stores' reads (one per idempotent POST or
+// document download, beside its write or its consumer) do not need.
+// nats.go chooses how to read from the stream's settings as it binds, so
+// a stream made with direct gets by an earlier version is updated as a
+// store opens it.
+const directGets = false
 
 // Get returns the value of key, and false when there is none.
 func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {

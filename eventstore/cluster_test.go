@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestAClusterNodeLostUnderWriteLoadLosesNoAcknowledgedDecision writes
@@ -144,6 +146,183 @@ func TestJobsDueLaterOnAClusterAreHandedOutOnceDue(t *testing.T) {
 	close(stop)
 	if n := <-stepped; n == 0 {
 		t.Error("the stream's leader never changed")
+	}
+}
+
+// TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode stores
+// values and objects through one replica of a cluster of three nodes, and
+// reads each at once through replicas connected to one node each, as
+// replicas behind a load balancer read what another stored: a forwarder's
+// document downloaded, an Idempotency-Key repeated. Each read must find
+// what was acknowledged. A lagging follower cannot be made on demand: it
+// shows in some reads, not all (with direct gets, 5 to 30% of the reads
+// through every node, the leader's too, in each of two runs), so without
+// directGets the test fails with near certainty, not always.
+func TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode(t *testing.T) {
+	c, w := openOnCluster(t)
+	ctx := context.Background()
+	var readers []*Store
+	for _, url := range c.URLs {
+		readers = append(readers, openForTest(t, Options{URL: url, Replicas: 3}))
+	}
+	// kept is a store as the test uses it: put stores key under key, has
+	// reports whether key's value is there.
+	type kept struct {
+		stream string
+		put    func(key string) error
+		has    func(key string) (bool, error)
+	}
+	cases := []struct {
+		name string
+		open func(*Store) (kept, error)
+	}{
+		{"a bucket's value", func(s *Store) (kept, error) {
+			b, err := s.Bucket(ctx, "test", 0)
+			return kept{
+				stream: "KV_CARGO_test",
+				put:    func(key string) error { return b.Put(ctx, key, []byte(key)) },
+				has: func(key string) (bool, error) {
+					v, ok, err := b.Get(ctx, key)
+					return ok && string(v) == key, err
+				},
+			}, err
+		}},
+		{"an object", func(s *Store) (kept, error) {
+			o, err := s.Objects(ctx, "test")
+			return kept{
+				stream: "OBJ_CARGO_test",
+				put: func(key string) error {
+					_, err := o.Put(ctx, key, strings.NewReader(key))
+					return err
+				},
+				has: func(key string) (bool, error) {
+					r, _, err := o.Get(ctx, key)
+					if errors.Is(err, domain.ErrNoStoredFile) {
+						return false, nil
+					}
+					if err != nil {
+						return false, err
+					}
+					defer r.Close()
+					b, err := io.ReadAll(r)
+					return string(b) == key, err
+				},
+			}, err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			writer, err := tc.open(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := w.js.Stream(ctx, writer.stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range readers {
+				reader, err := tc.open(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// At least 50 writes, and for longer than nats-server takes
+				// to let a new stream's followers answer direct gets (it
+				// checks every 2 s whether they are current): before, the
+				// leader answers every read.
+				missed, n := 0, 0
+				for start := time.Now(); n < 50 || time.Since(start) < 3*time.Second; n++ {
+					key := fmt.Sprintf("k%d-%d", i, n)
+					if err := writer.put(key); err != nil {
+						t.Fatal(err)
+					}
+					ok, err := reader.has(key)
+					if err != nil {
+						t.Fatalf("%s read through %s: %v", key, c.Nodes[i].Name(), err)
+					}
+					if !ok {
+						missed++
+					}
+				}
+				if missed > 0 {
+					t.Errorf("through node %s (the stream's leader was %s), %d of %d acknowledged writes were not found when read at once",
+						c.Nodes[i].Name(), info.CachedInfo().Cluster.Leader, missed, n)
+				}
+			}
+		})
+	}
+}
+
+// TestStoresMadeWithDirectGetsAreReadThroughTheirLeaderOnceOpened opens a
+// bucket and an object store that nats.go made with direct gets, as an
+// earlier version did, and checks that their streams no longer allow them
+// and that what they held is still there.
+func TestStoresMadeWithDirectGetsAreReadThroughTheirLeaderOnceOpened(t *testing.T) {
+	s := openForTest(t, Options{URL: natstest.StartServer(t, 0), Replicas: 1})
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		stream string
+		// earlier makes the store as nats.go does and stores "k" in it;
+		// open opens it as this version does and reads "k".
+		earlier func() error
+		open    func() (string, error)
+	}{
+		{"bucket", "KV_CARGO_test", func() error {
+			kv, err := s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "CARGO_test", Storage: jetstream.FileStorage})
+			if err == nil {
+				_, err = kv.Put(ctx, "k", []byte("kept"))
+			}
+			return err
+		}, func() (string, error) {
+			b, err := s.Bucket(ctx, "test", 0)
+			if err != nil {
+				return "", err
+			}
+			v, _, err := b.Get(ctx, "k")
+			return string(v), err
+		}},
+		{"object store", "OBJ_CARGO_test", func() error {
+			o, err := s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: "CARGO_test", Storage: jetstream.FileStorage})
+			if err == nil {
+				_, err = o.PutString(ctx, "k", "kept")
+			}
+			return err
+		}, func() (string, error) {
+			o, err := s.Objects(ctx, "test")
+			if err != nil {
+				return "", err
+			}
+			r, _, err := o.Get(ctx, "k")
+			if err != nil {
+				return "", err
+			}
+			defer r.Close()
+			b, err := io.ReadAll(r)
+			return string(b), err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.earlier(); err != nil {
+				t.Fatal(err)
+			}
+			allowed := func() bool {
+				info, err := s.js.Stream(ctx, tc.stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return info.CachedInfo().Config.AllowDirect
+			}
+			if !allowed() {
+				t.Fatal("nats.go made the stream without direct gets: this test no longer tests an update")
+			}
+			if v, err := tc.open(); v != "kept" || err != nil {
+				t.Errorf("opened, k = %q, %v; want what was stored before", v, err)
+			}
+			if allowed() {
+				t.Error("opened, the stream still allows direct gets")
+			}
+		})
 	}
 }
 

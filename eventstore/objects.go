@@ -30,29 +30,40 @@ type Objects struct {
 }
 
 // Objects opens (creating if needed) the object store name of this
-// store, kept on file with the stream's replicas like the events.
+// store, kept on file with the stream's replicas like the events. Its
+// reads go to the stream's leader (see directGets).
 func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 	bucket := s.name + "_" + name
 	var store jetstream.ObjectStore
 	var stream jetstream.Stream
 	err := s.provision(ctx, "object store "+name, func(ctx context.Context) (err error) {
-		store, err = s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-			Bucket:   bucket,
-			Storage:  jetstream.FileStorage,
-			Replicas: s.replicas,
-		})
-		if err != nil {
+		if stream, err = s.js.CreateOrUpdateStream(ctx, objectStream(bucket, s.replicas)); err != nil {
 			return err
 		}
-		// The object store's own stream and subjects (nats.go's
-		// objNameTmpl, objChunksPreTmpl and objMetaPreTmpl).
-		stream, err = s.js.Stream(ctx, "OBJ_"+bucket)
+		store, err = s.js.ObjectStore(ctx, bucket)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)
 	}
 	return &Objects{store: store, stream: stream, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
+}
+
+// objectStream is the stream of an object store as nats.go's
+// CreateOrUpdateObjectStore makes it (prepareObjectStoreConfig; its
+// subjects are objAllChunksPreTmpl and objAllMetaPreTmpl) but for
+// directGets. nats.go's ObjectStore binds to it as to its own.
+func objectStream(bucket string, replicas int) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        "OBJ_" + bucket,
+		Subjects:    []string{"$O." + bucket + ".C.>", "$O." + bucket + ".M.>"},
+		MaxBytes:    -1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		Discard:     jetstream.DiscardNew,
+		AllowRollup: true,
+		AllowDirect: directGets,
+	}
 }
 
 // Put stores what r yields under name, reading r chunk by chunk until
