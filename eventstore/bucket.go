@@ -152,13 +152,14 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 			return v, false, err
 		}
 		// Taken, yet no value to read: deleted since (a request that
-		// failed frees its Idempotency-Key), and free to create again;
-		// or, on a cluster, read from a replica that has not the other
-		// creator's value yet, which comes within moments.
+		// failed frees its Idempotency-Key), and free to create again.
+		// Not a lagging follower: reads go to the leader (directGets).
+		// The pause keeps a key that other requests take and free again
+		// and again from making this a busy loop.
 		pause(ctx, 100*time.Millisecond)
 	}
-	// A replica that lags that long is the store not answering: the
-	// caller may retry (a 503), as for any other bucket error.
+	// A key taken yet unreadable that long is the store not answering:
+	// the caller may retry (a 503), as for any other bucket error.
 	return nil, false, fmt.Errorf("%w: eventstore: %s is taken, but its value was not readable within 5 s", domain.ErrStoreUnavailable, key)
 }
 
