@@ -83,10 +83,11 @@ func bucketStream(bucket string, ttl time.Duration, replicas int) jetstream.Stre
 // any of the stream's servers answers a read (a direct get): on a cluster,
 // a follower that has not yet applied the last writes, which a write's
 // quorum does not wait for. An object or a value stored through one
-// replica was then not found when read at once through another (a
-// document's download: 404), and a repeated Idempotency-Key could find the
-// first request still pending (409) after it was answered; see
-// TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode. The
+// replica was then often not found when read at once through another
+// (TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode), and an
+// Idempotency-Key repeated at once through another replica sometimes
+// found the first request still pending (409) after it was answered
+// (cmd/cargod's TestARequestRepeatedThroughTheOtherReplica…). The
 // events' stream has no direct gets either. A read through the leader is
 // one request, as a direct get is; what is lost is spreading reads over
 // the followers, which these stores' reads (one per idempotent POST or
