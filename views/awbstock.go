@@ -87,6 +87,7 @@ type LedgerJSON struct {
 	Ranges         []LedgerRangeJSON `json:"ranges"`
 	Allocated      int               `json:"allocated"`
 	Used           int               `json:"used"`
+	Held           int               `json:"held"`      // used, and held for a booking that names them
 	Available      int               `json:"available"` // unused numbers in ranges valid today
 }
 
@@ -94,7 +95,7 @@ type LedgerJSON struct {
 // as YYYY-MM-DD).
 func ToLedgerJSON(l domain.StockLedger, today string) LedgerJSON {
 	out := LedgerJSON{OrganizationID: l.OrganizationID, AirlinePrefix: l.Prefix, Ranges: make([]LedgerRangeJSON, len(l.Ranges)),
-		Allocated: l.Allocated(), Used: len(l.Used), Available: l.Available(today)}
+		Allocated: l.Allocated(), Used: len(l.Used), Held: len(l.Held), Available: l.Available(today)}
 	for i, rg := range l.Ranges {
 		out.Ranges[i] = LedgerRangeJSON{RequestID: rg.RequestID, StartNumber: domain.AWBNumber(l.Prefix, rg.Range.First),
 			EndNumber: domain.AWBNumber(l.Prefix, rg.Range.Last()), Count: rg.Range.Count, Used: l.UsedIn(rg.Range),
