@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -17,26 +18,32 @@ import (
 // the stream's are: an Idempotency-Key is looked up before its write, and
 // NATS out of reach there is the same 503 to retry, not a 500.
 type Bucket struct {
-	kv jetstream.KeyValue
+	kv        jetstream.KeyValue
+	store     *Store
+	stream    string // the bucket's stream
+	keyPrefix string // of the subjects of its keys
 }
 
 // Bucket opens (creating if needed) the bucket name of this store; values
-// older than ttl are dropped (0 keeps them). Its reads go to the stream's
-// leader, like the events' (see directGets).
+// older than ttl are dropped (0 keeps them). Its values are read from the
+// stream's leader (see lastFromLeader).
 func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bucket, error) {
 	bucket := s.name + "_" + name
 	var kv jetstream.KeyValue
 	err := s.provision(ctx, "bucket "+name, func(ctx context.Context) (err error) {
-		if _, err := s.js.CreateOrUpdateStream(ctx, bucketStream(bucket, ttl, s.replicas)); err != nil {
-			return err
-		}
-		if kv, err = s.js.KeyValue(ctx, bucket); err != nil {
+		kv, err = s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:   bucket,
+			TTL:      ttl,
+			Storage:  jetstream.FileStorage,
+			Replicas: s.replicas,
+		})
+		if err != nil {
 			return err
 		}
 		// The bucket's stream on a cluster answers reads only once it
 		// has a leader, moments after it is made: until then a read
 		// fails. The bucket is provisioned once a read answers.
-		if _, err := kv.Get(ctx, "provisioned"); !errors.Is(err, jetstream.ErrKeyNotFound) && err != nil {
+		if _, err := s.lastFromLeader(ctx, "KV_"+bucket, "$KV."+bucket+".provisioned"); !errors.Is(err, jetstream.ErrMsgNotFound) && err != nil {
 			return err
 		}
 		return nil
@@ -44,58 +51,9 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: bucket %s: %w", name, err)
 	}
-	return &Bucket{kv: kv}, nil
+	// nats.go's names of the bucket's stream and subjects.
+	return &Bucket{kv: kv, store: s, stream: "KV_" + bucket, keyPrefix: "$KV." + bucket + "."}, nil
 }
-
-// bucketStream is the stream of a key-value bucket as nats.go's
-// CreateOrUpdateKeyValue makes it (prepareKeyValueConfig: one value a
-// key, file storage, no size limits) but for directGets. nats.go's
-// KeyValue binds to it as to its own.
-func bucketStream(bucket string, ttl time.Duration, replicas int) jetstream.StreamConfig {
-	// nats.go caps the duplicate window at 2 minutes, and at the TTL
-	// when that is shorter: the server refuses a longer one.
-	dupes := 2 * time.Minute
-	if ttl > 0 && ttl < dupes {
-		dupes = ttl
-	}
-	return jetstream.StreamConfig{
-		Name:              "KV_" + bucket,
-		Subjects:          []string{"$KV." + bucket + ".>"},
-		MaxMsgsPerSubject: 1,
-		MaxBytes:          -1,
-		MaxAge:            ttl,
-		MaxMsgSize:        -1,
-		Storage:           jetstream.FileStorage,
-		Replicas:          replicas,
-		AllowRollup:       true,
-		DenyDelete:        true,
-		Duplicates:        dupes,
-		MaxMsgs:           -1,
-		MaxConsumers:      -1,
-		Discard:           jetstream.DiscardNew,
-		AllowDirect:       directGets,
-	}
-}
-
-// directGets is AllowDirect of the streams of buckets and object stores:
-// off, so that a read is answered by the stream's leader, which has every
-// write it acknowledged. nats.go makes them with AllowDirect on, and then
-// any of the stream's servers answers a read (a direct get): on a cluster,
-// a follower that has not yet applied the last writes, which a write's
-// quorum does not wait for. An object or a value stored through one
-// replica was then often not found when read at once through another
-// (TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode), and an
-// Idempotency-Key repeated at once through another replica sometimes
-// found the first request still pending (409) after it was answered
-// (cmd/cargod's TestARequestRepeatedThroughTheOtherReplica…). The
-// events' stream has no direct gets either. A read through the leader is
-// one request, as a direct get is; what is lost is spreading reads over
-// the followers, which these stores' reads (one per idempotent POST or
-// document download, beside its write or its consumer) do not need.
-// nats.go chooses how to read from the stream's settings as it binds, so
-// a stream made with direct gets by an earlier version is updated as a
-// store opens it.
-const directGets = false
 
 // Get returns the value of key, and false when there is none.
 func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
@@ -103,16 +61,35 @@ func (b *Bucket) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	return v, ok, err
 }
 
-// GetRevision is Get with the value's revision, for Update.
+// GetRevision is Get with the value's revision, for Update. It reads from
+// the stream's leader, not as nats.go's KeyValue does (see lastFromLeader).
 func (b *Bucket) GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error) {
-	e, err := b.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+	if !validKey(key) {
+		return nil, 0, false, fmt.Errorf("eventstore: get %q: %w", key, jetstream.ErrInvalidKey)
+	}
+	m, err := b.store.lastFromLeader(ctx, b.stream, b.keyPrefix+key)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, 0, false, nil
 	}
 	if err != nil {
 		return nil, 0, false, unavailable(fmt.Errorf("eventstore: get %s: %w", key, err))
 	}
-	return e.Value(), e.Revision(), true, nil
+	// A deletion or purge is a marker of the key's: it has no value.
+	if op := m.Header.Get("KV-Operation"); op == "DEL" || op == "PURGE" {
+		return nil, 0, false, nil
+	}
+	return m.Data, m.Sequence, true, nil
+}
+
+// validKey reports whether key is one nats.go's KeyValue takes: a subject
+// token or several, of letters, digits and -/_=.
+func validKey(key string) bool {
+	if key == "" || key[0] == '.' || key[len(key)-1] == '.' || strings.Contains(key, "..") {
+		return false
+	}
+	return !strings.ContainsFunc(key, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-/_=.", c))
+	})
 }
 
 // Update replaces the value of key if it is still at revision; false if
@@ -154,7 +131,7 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 		}
 		// Taken, yet no value to read: deleted since (a request that
 		// failed frees its Idempotency-Key), and free to create again.
-		// Not a lagging follower: reads go to the leader (directGets).
+		// Not a lagging follower: reads go to the leader (lastFromLeader).
 		// The pause keeps a key that other requests take and free again
 		// and again from making this a busy loop.
 		pause(ctx, 100*time.Millisecond)

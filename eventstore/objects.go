@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -27,43 +28,35 @@ type Objects struct {
 	// objects those of metaPrefix and their encoded name.
 	stream                  jetstream.Stream
 	chunkPrefix, metaPrefix string
+	owner                   *Store // that opened it: reads from the leader
 }
 
 // Objects opens (creating if needed) the object store name of this
-// store, kept on file with the stream's replicas like the events. Its
-// reads go to the stream's leader (see directGets).
+// store, kept on file with the stream's replicas like the events. An
+// object's description is read from the stream's leader (see
+// lastFromLeader).
 func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 	bucket := s.name + "_" + name
 	var store jetstream.ObjectStore
 	var stream jetstream.Stream
 	err := s.provision(ctx, "object store "+name, func(ctx context.Context) (err error) {
-		if stream, err = s.js.CreateOrUpdateStream(ctx, objectStream(bucket, s.replicas)); err != nil {
+		store, err = s.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:   bucket,
+			Storage:  jetstream.FileStorage,
+			Replicas: s.replicas,
+		})
+		if err != nil {
 			return err
 		}
-		store, err = s.js.ObjectStore(ctx, bucket)
+		// The object store's own stream and subjects (nats.go's
+		// objNameTmpl, objChunksPreTmpl and objMetaPreTmpl).
+		stream, err = s.js.Stream(ctx, "OBJ_"+bucket)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)
 	}
-	return &Objects{store: store, stream: stream, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
-}
-
-// objectStream is the stream of an object store as nats.go's
-// CreateOrUpdateObjectStore makes it (prepareObjectStoreConfig; its
-// subjects are objAllChunksPreTmpl and objAllMetaPreTmpl) but for
-// directGets. nats.go's ObjectStore binds to it as to its own.
-func objectStream(bucket string, replicas int) jetstream.StreamConfig {
-	return jetstream.StreamConfig{
-		Name:        "OBJ_" + bucket,
-		Subjects:    []string{"$O." + bucket + ".C.>", "$O." + bucket + ".M.>"},
-		MaxBytes:    -1,
-		Storage:     jetstream.FileStorage,
-		Replicas:    replicas,
-		Discard:     jetstream.DiscardNew,
-		AllowRollup: true,
-		AllowDirect: directGets,
-	}
+	return &Objects{store: store, stream: stream, owner: s, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
 }
 
 // Put stores what r yields under name, reading r chunk by chunk until
@@ -94,7 +87,7 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 // a larger file to a slower client broke off. The reader fails once ctx
 // ends, and if the bytes read are not those the object was stored with.
 func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, error) {
-	info, err := o.store.GetInfo(ctx, name)
+	info, err := o.info(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, 0, domain.ErrNoStoredFile
 	}
@@ -112,6 +105,27 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 		}
 	}
 	return r, int64(info.Size), nil
+}
+
+// info describes the object name, as nats.go's GetInfo does, but read
+// from the stream's leader (see lastFromLeader): an object is described by
+// the last message of its name's subject.
+func (o *Objects) info(ctx context.Context, name string) (*jetstream.ObjectInfo, error) {
+	m, err := o.owner.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(name)))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, jetstream.ErrObjectNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var info jetstream.ObjectInfo
+	if err := json.Unmarshal(m.Data, &info); err != nil {
+		return nil, jetstream.ErrBadObjectMeta
+	}
+	if info.Deleted {
+		return nil, jetstream.ErrObjectNotFound
+	}
+	return &info, nil
 }
 
 // chunkWait is how long a reader of an object waits for its next chunk:

@@ -1,0 +1,73 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// lastFromLeader returns the last message of subject in stream, as the
+// stream's leader has it, or jetstream.ErrMsgNotFound.
+//
+// nats.go makes the streams of key-value buckets and object stores with
+// direct gets allowed, and reads them so: then any server of the stream
+// answers, and on a cluster a follower that has not yet applied the last
+// writes its leader acknowledged answers that there is none. A value or an
+// object stored through one replica was then not found when read at once
+// through another (a document's download 404, an Idempotency-Key repeated
+// at once finding the first request still pending: 409); see
+// TestAWriteAcknowledgedOnAClusterIsReadAtOnceThroughEveryNode. The
+// streams keep direct gets, which replicas of earlier versions read by
+// (turned off, their reads would find no responders until they restart);
+// this one asks the leader, with the JetStream API's STREAM.MSG.GET, which
+// only the leader answers, as the events' stream is read.
+func (s *Store) lastFromLeader(ctx context.Context, stream, subject string) (*jetstream.RawStreamMsg, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		// nats.go's own timeout for an API request.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+	}
+	req, err := json.Marshal(struct {
+		LastBySubject string `json:"last_by_subj"`
+	}{subject})
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		Error   *jetstream.APIError `json:"error"`
+		Message *struct {
+			Subject  string    `json:"subject"`
+			Sequence uint64    `json:"seq"`
+			Header   []byte    `json:"hdrs"`
+			Data     []byte    `json:"data"`
+			Time     time.Time `json:"time"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(reply.Data, &resp); err != nil {
+		return nil, fmt.Errorf("eventstore: the answer to a read of %s: %w", subject, err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return nil, jetstream.ErrMsgNotFound
+	case resp.Error != nil:
+		return nil, resp.Error
+	case resp.Message == nil:
+		return nil, fmt.Errorf("eventstore: the answer to a read of %s holds no message", subject)
+	}
+	m := &jetstream.RawStreamMsg{Subject: resp.Message.Subject, Sequence: resp.Message.Sequence, Data: resp.Message.Data, Time: resp.Message.Time}
+	if len(resp.Message.Header) > 0 {
+		if m.Header, err = nats.DecodeHeadersMsg(resp.Message.Header); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
