@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -354,3 +355,107 @@ func openOnCluster(t *testing.T) (*natstest.Cluster, *Store) {
 	c := natstest.StartCluster(t)
 	return c, openForTest(t, Options{URL: c.URL(), Replicas: 3})
 }
+
+// TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer
+// starts waitRouted, as a read does between making its consumer and
+// pulling, for a consumer that does not exist yet, so that no server
+// routes its pull subject: the wait must hold the pull (and say so to
+// the Observer) rather than let it go to be dropped, and end once the
+// consumer is made on the cluster. A pull sent then gets the event.
+func TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer(t *testing.T) {
+	c := natstest.StartCluster(t)
+	held := heldPulls{held: make(chan struct{}, 1)}
+	s := openForTest(t, Options{URL: c.URL(), Replicas: 3, Observer: held})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, decisionOf("q1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	stream := s.stream.CachedInfo().Config.Name
+	done := make(chan error, 1)
+	go func() { done <- s.waitRouted(ctx, stream, "late") }()
+	select {
+	case <-held.held:
+	case err := <-done:
+		t.Fatalf("the wait ended (%v) while no server had the consumer", err)
+	}
+	// Made as nats.go makes an ordered consumer's: one replica, in memory.
+	cons, err := s.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{Name: "late", AckPolicy: jetstream.AckNonePolicy,
+		MemoryStorage: true, Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// A lost pull would get nothing before it expires.
+	m, err := cons.Next(jetstream.FetchMaxWait(30 * time.Second))
+	if err != nil {
+		t.Fatalf("the pull after the wait got no event: %v", err)
+	}
+	if meta, _ := m.Metadata(); meta == nil || meta.Sequence.Stream != 1 {
+		t.Fatalf("the pull got %v, not the first event", meta)
+	}
+}
+
+// heldPulls is an Observer that signals each read's held pull.
+type heldPulls struct {
+	unobserved
+	held chan struct{}
+}
+
+func (h heldPulls) PullHeld() {
+	select {
+	case h.held <- struct{}{}:
+	default:
+	}
+}
+
+// BenchmarkFirstEventOfAReadOnACluster starts a read of the first event on
+// a three-node cluster, through an ordered consumer of its own, as loads,
+// replays and object downloads do, and reports per read how often its
+// first pull was held (held/op), how often nats.go had to make a second
+// consumer before the event came (remade/op: a lost pull), and how often
+// the event took over a second (slow/op). They are figures, not limits:
+//
+//	go test ./eventstore -run '^$' -bench FirstEventOfAReadOnACluster -benchtime 1000x
+func BenchmarkFirstEventOfAReadOnACluster(b *testing.B) {
+	c := natstest.StartCluster(b)
+	var held atomic.Int64
+	s := openForTest(b, Options{URL: c.URL(), Replicas: 3, Observer: heldCount{n: &held}})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, decisionOf("q1", 1)); err != nil {
+		b.Fatal(err)
+	}
+	var reads, remade, slow int
+	for b.Loop() {
+		start := time.Now()
+		msgs, err := s.ordered(ctx, nil, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		first := msgs.cons.CachedInfo().Name
+		m, err := msgs.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if meta, err := m.Metadata(); err != nil || meta.Consumer != first {
+			remade++
+		}
+		if time.Since(start) > time.Second {
+			slow++
+		}
+		msgs.close()
+		reads++
+	}
+	b.ReportMetric(float64(held.Load())/float64(reads), "held/op")
+	b.ReportMetric(float64(remade)/float64(reads), "remade/op")
+	b.ReportMetric(float64(slow)/float64(reads), "slow/op")
+}
+
+// heldCount is an Observer that counts held pulls.
+type heldCount struct {
+	unobserved
+	n *atomic.Int64
+}
+
+func (h heldCount) PullHeld() { h.n.Add(1) }

@@ -22,13 +22,13 @@ import (
 // split into chunks, so neither a write nor a read holds a whole file in
 // memory.
 type Objects struct {
+	s     *Store // whose connection reads the chunks and descriptions
 	store jetstream.ObjectStore
 	// stream holds the store's chunks and the objects that name them:
 	// chunks are the messages of chunkPrefix and an object's NUID, and
 	// objects those of metaPrefix and their encoded name.
 	stream                  jetstream.Stream
 	chunkPrefix, metaPrefix string
-	owner                   *Store // that opened it: reads from the leader
 }
 
 // Objects opens (creating if needed) the object store name of this
@@ -56,7 +56,7 @@ func (s *Store) Objects(ctx context.Context, name string) (*Objects, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: object store %s: %w", name, err)
 	}
-	return &Objects{store: store, stream: stream, owner: s, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
+	return &Objects{s: s, store: store, stream: stream, chunkPrefix: "$O." + bucket + ".C.", metaPrefix: "$O." + bucket + ".M."}, nil
 }
 
 // Put stores what r yields under name, reading r chunk by chunk until
@@ -98,7 +98,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 	if info.Chunks > 0 {
 		// A few chunks read ahead, not the hundreds the consumer would
 		// pull by default: each is half a megabyte.
-		r.msgs, err = readOrdered(ctx, o.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.chunkPrefix + info.NUID}},
+		r.msgs, err = o.s.readOrdered(ctx, o.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.chunkPrefix + info.NUID}},
 			jetstream.PullMaxMessages(4))
 		if err != nil {
 			return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
@@ -111,7 +111,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 // from the stream's leader (see lastFromLeader): an object is described by
 // the last message of its name's subject.
 func (o *Objects) info(ctx context.Context, name string) (*jetstream.ObjectInfo, error) {
-	m, err := o.owner.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(name)))
+	m, err := o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(name)))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, jetstream.ErrObjectNotFound
 	}

@@ -24,6 +24,10 @@ type Observer interface {
 	EventStored(eventType string)
 	// EventParked: consumer gave up on an event and parked it.
 	EventParked(consumer string)
+	// PullHeld: a read's first pull was held back, as this process's
+	// server did not route it to the read's new consumer yet, and would
+	// have dropped it (see waitRouted). Once per read held.
+	PullHeld()
 }
 
 // unobserved is the Observer of a store given none.
@@ -33,6 +37,7 @@ func (unobserved) BatchStored(int, time.Duration) {}
 func (unobserved) DecisionStored(time.Duration)   {}
 func (unobserved) EventStored(string)             {}
 func (unobserved) EventParked(string)             {}
+func (unobserved) PullHeld()                      {}
 
 // Backlog is the work waiting for a consumer that all replicas share.
 type Backlog struct {

@@ -16,8 +16,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// observed records what an Observer hears.
+// observed records what an Observer hears (but held pulls, which
+// cluster tests hear with heldPulls).
 type observed struct {
+	unobserved
 	mu        sync.Mutex
 	batches   []int
 	decisions int

@@ -34,6 +34,7 @@ type Metrics struct {
 	batchDuration   prometheus.Histogram
 	eventsAppended  *prometheus.CounterVec
 	eventsParked    *prometheus.CounterVec
+	pullsHeld       prometheus.Counter
 	deliveries      *prometheus.CounterVec
 }
 
@@ -82,13 +83,17 @@ func New() *Metrics {
 			Name: "cargo_consumer_events_parked_total",
 			Help: "Events a reactor or the webhook dispatcher gave up on and parked, by consumer, in this process.",
 		}, []string{"consumer"}),
+		pullsHeld: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cargo_eventstore_pulls_held_total",
+			Help: "Reads whose first pull was held back until this replica's NATS server routed it to the read's new consumer (on a cluster: it would have been dropped).",
+		}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cargo_webhook_deliveries_total",
 			Help: "Webhook delivery attempts this process made, by outcome: delivered, retrying (failed, tried again later) or dead (failed for good).",
 		}, []string{"outcome"}),
 	}
 	m.reg.MustRegister(m.requests, m.requestDuration, m.appendDuration, m.batchEvents, m.batchDuration,
-		m.eventsAppended, m.eventsParked, m.deliveries,
+		m.eventsAppended, m.eventsParked, m.pullsHeld, m.deliveries,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -170,6 +175,9 @@ func (m *Metrics) EventStored(eventType string) { m.eventsAppended.WithLabelValu
 
 // EventParked counts one event a consumer parked.
 func (m *Metrics) EventParked(consumer string) { m.eventsParked.WithLabelValues(consumer).Inc() }
+
+// PullHeld counts one read whose first pull was held back.
+func (m *Metrics) PullHeld() { m.pullsHeld.Inc() }
 
 // Delivered counts one webhook delivery attempt by its outcome.
 func (m *Metrics) Delivered(outcome string) { m.deliveries.WithLabelValues(outcome).Inc() }
