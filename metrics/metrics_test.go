@@ -157,3 +157,15 @@ func BenchmarkRequestByVectors(b *testing.B) {
 		}
 	})
 }
+
+// TestEachHeldPullIsCountedOnce: the event store reports each read whose
+// first pull it held, and the scrape shows how many.
+func TestEachHeldPullIsCountedOnce(t *testing.T) {
+	m := New()
+	m.PullHeld()
+	m.PullHeld()
+	f := scrape(t, m)["cargo_eventstore_pulls_held_total"]
+	if f == nil || len(f.GetMetric()) != 1 || f.GetMetric()[0].GetCounter().GetValue() != 2 {
+		t.Fatalf("cargo_eventstore_pulls_held_total = %v, want 2", f)
+	}
+}
