@@ -1062,7 +1062,7 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg je
 // pulls to the consumer named consumer of stream, or after routedWait.
 //
 // On a cluster, a pull sent right after the consumer was created was lost
-// now and then (about one read in 300 on three nodes on loopback): the
+// now and then (one read in 250 to 300 on three nodes on loopback): the
 // server that runs the consumer answers the creation from the system
 // account, over one route connection, and tells the other servers of the
 // consumer's pull subject in the stream's account, over another (routes
