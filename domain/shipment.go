@@ -170,18 +170,20 @@ func FlightChangeStatuses(f Flight, e FlightStatusChanged, id string) []Shipment
 	return out
 }
 
-// Shipment is what a shipment's status events decide on: its latest
-// departure or arrival, so that a movement both the flight's change and
-// the airline's own post report is recorded once, whichever comes first.
+// Shipment is what a shipment's status events decide on: its departures
+// and arrivals on its flight, so that a movement both the flight's change
+// and the airline's own post report is recorded once, whichever comes
+// first.
 type Shipment struct {
 	// Flight is the flight whose manifest last loaded the shipment: the
 	// flight of a DEP or ARR the airline posts, which names none.
 	Flight string
-	// Moved is the latest DEP or ARR, with its flight (Flight, when
-	// posted); nil once the shipment is offloaded, or loaded on another
-	// flight than the one it last moved with: a movement after that is
-	// another.
-	Moved *ShipmentStatusRecorded
+	// Moved are the DEPs and ARRs, oldest first, each with its flight
+	// (Flight, when posted), since the shipment was last offloaded or
+	// loaded on another flight than the one it moved with: a movement
+	// after that is another. All of them, not the latest alone: the
+	// airline's DEP may come after the flight's arrival.
+	Moved []ShipmentStatusRecorded
 }
 
 // EvolveShipment applies a status event to a shipment.
@@ -194,11 +196,11 @@ func EvolveShipment(s Shipment, e Event) Shipment {
 	case st.StatusCode == "MAN" && st.Source == StatusFromManifest:
 		s.Flight = st.FlightID
 		// A revised manifest of the flight it moved with keeps the
-		// movement that flight's. A movement of no known flight (posted
+		// movements that flight's. A movement of no known flight (posted
 		// before any manifest's MAN was recorded) may be this flight's:
 		// the MAN is recorded moments after the manifest, and the
 		// airline may post its DEP in between.
-		if s.Moved != nil && s.Moved.FlightID != "" && s.Moved.FlightID != st.FlightID {
+		if slices.ContainsFunc(s.Moved, func(m ShipmentStatusRecorded) bool { return m.FlightID != "" && m.FlightID != st.FlightID }) {
 			s.Moved = nil
 		}
 	case st.StatusCode == "DIS" && st.DiscrepancyCode == "OFLD":
@@ -207,32 +209,35 @@ func EvolveShipment(s Shipment, e Event) Shipment {
 		if st.FlightID == "" {
 			st.FlightID = s.Flight
 		}
-		s.Moved = &st
+		// Clipped: a state may be shared (a cached one, a pending one),
+		// and its slice must not be appended to in place.
+		s.Moved = append(slices.Clip(s.Moved), st)
 	}
 	return s
 }
 
-// Repeats reports whether e reports the latest movement on record
-// (Moved) again: a DEP or ARR at the same airport, on the same flight,
-// where one of the two is the flight's (marked departed or arrived) and
-// the other the airline's post. A shipment cannot depart an airport again
-// before anything else moves it. Two posts of the airline are both
-// recorded, as posted: a part shipment departs in parts.
-func (s Shipment) Repeats(e ShipmentStatusRecorded) bool {
-	m := s.Moved
-	switch {
-	case m == nil || m.StatusCode != e.StatusCode || m.Location != e.Location:
-		return false
-	case (m.Source == StatusFromFlight) == (e.Source == StatusFromFlight):
-		return false
+// Repeated returns the movement on record (Moved) that e reports again,
+// if any: a DEP or ARR at the same airport, on the same flight, where one
+// of the two is the flight's (marked departed or arrived) and the other
+// the airline's post. A shipment cannot depart an airport again before
+// anything else moves it. Two posts of the airline are both recorded, as
+// posted: a part shipment departs in parts.
+func (s Shipment) Repeated(e ShipmentStatusRecorded) (ShipmentStatusRecorded, bool) {
+	for _, m := range slices.Backward(s.Moved) {
+		switch {
+		case m.StatusCode != e.StatusCode || m.Location != e.Location:
+		case (m.Source == StatusFromFlight) == (e.Source == StatusFromFlight):
+		case m.FlightID == "" || e.FlightID == "" || m.FlightID == e.FlightID:
+			return m, true
+		}
 	}
-	return m.FlightID == "" || e.FlightID == "" || m.FlightID == e.FlightID
+	return ShipmentStatusRecorded{}, false
 }
 
 // DecideStatusFrom records a status that a manifest, offload or flight
-// gives a shipment, unless it repeats one on record (see Repeats).
+// gives a shipment, unless it repeats one on record (see Repeated).
 func DecideStatusFrom(s Shipment, st ShipmentStatusRecorded) []Event {
-	if s.Repeats(st) {
+	if _, ok := s.Repeated(st); ok {
 		return nil
 	}
 	return []Event{st}
@@ -274,9 +279,9 @@ type RecordStatus struct {
 }
 
 // DecideRecordStatus validates a status event and records it, unless it
-// repeats a departure or arrival on record (see Shipment.Repeats): then
-// it decides nothing, and s.Moved is the status on record.
-func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) ([]Event, error) {
+// repeats a departure or arrival on record (see Shipment.Repeated): then
+// it decides nothing, and returns the status on record as repeated.
+func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event, repeated *ShipmentStatusRecorded, err error) {
 	var p Problems
 	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
 		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
@@ -313,12 +318,12 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) ([]Event, error)
 	}
 	checkLength(&p, "notes", c.Notes, maxNotes)
 	if err := p.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if s.Repeats(e) {
-		return nil, nil
+	if m, ok := s.Repeated(e); ok {
+		return nil, &m, nil
 	}
-	return []Event{e}, nil
+	return []Event{e}, nil, nil
 }
 
 // ShipmentOwnership is what the read models know of whose a shipment is:

@@ -46,7 +46,7 @@ func TestDecideRecordStatus(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecideRecordStatus(Shipment{}, c, knownAirports{})
+		events, _, err := DecideRecordStatus(Shipment{}, c, knownAirports{})
 		if err != nil {
 			if got := problemOf(err); got != tt.want {
 				t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
@@ -167,7 +167,7 @@ func TestDecideRecordStatusTakesTheXFSUCodes(t *testing.T) {
 		}
 		n++
 		for _, posted := range []string{xfsu, strings.ReplaceAll(xfsu, "_", "/")} {
-			events, err := DecideRecordStatus(Shipment{}, RecordStatus{AWBNumber: "020-00000011", EventType: posted, EventDate: "2026-11-25T10:00:00Z",
+			events, _, err := DecideRecordStatus(Shipment{}, RecordStatus{AWBNumber: "020-00000011", EventType: posted, EventDate: "2026-11-25T10:00:00Z",
 				Location: "FRA", At: now}, knownAirports{})
 			if err != nil {
 				t.Errorf("%s: %v", posted, err)
@@ -247,6 +247,11 @@ func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *te
 			[]any{man("F1"), flown("DEP", "FRA", "F1"), flown("ARR", "JFK", "F1"), posted("ARR", "JFK")}, "MAN/manifest DEP/flight ARR/flight"},
 		{"the flight's arrival after the airline's ARR is not recorded again",
 			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("ARR", "JFK"), flown("ARR", "JFK", "F1")}, "MAN/manifest DEP/flight ARR/status"},
+		{"the airline's DEP posted once the flight has arrived too is not recorded again",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), flown("ARR", "JFK", "F1"), posted("DEP", "FRA")}, "MAN/manifest DEP/flight ARR/flight"},
+		{"the flight's departure after the airline's DEP and ARR is not recorded again",
+			[]any{man("F1"), posted("DEP", "FRA"), posted("ARR", "JFK"), flown("DEP", "FRA", "F1"), flown("ARR", "JFK", "F1")},
+			"MAN/manifest DEP/status ARR/status"},
 		{"the airline's DEP posted before the manifest's MAN is recorded is the flight's departure",
 			[]any{posted("DEP", "FRA"), man("F1"), flown("DEP", "FRA", "F1")}, "DEP/status MAN/manifest"},
 		{"a revised manifest of the same flight leaves the airline's DEP the flight's departure",
@@ -272,7 +277,7 @@ func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *te
 				switch step := step.(type) {
 				case RecordStatus:
 					var err error
-					if events, err = DecideRecordStatus(s, step, knownAirports{}); err != nil {
+					if events, _, err = DecideRecordStatus(s, step, knownAirports{}); err != nil {
 						t.Fatal(err)
 					}
 				case ShipmentStatusRecorded:

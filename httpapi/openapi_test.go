@@ -2251,7 +2251,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{EventType: "DEP", EventDate: "2026-07-01T10:35:00Z", Location: "FRA"},
 	} {
 		c.AWBNumber, c.StatusEventID, c.At = confirmed.AWBNumber, "5c0f2b7e-1d3a-5b49-8e6f-7a8b9c0d1e2"+strconv.Itoa(i), time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
-		events, err := domain.DecideRecordStatus(domain.Shipment{}, c, builtinReference())
+		events, _, err := domain.DecideRecordStatus(domain.Shipment{}, c, builtinReference())
 		if err != nil {
 			t.Fatal(err)
 		}

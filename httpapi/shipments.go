@@ -49,7 +49,7 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.RecordShipmentStatus(r.Context(), m, domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
+		res, repeated, err := s.commands.RecordShipmentStatus(r.Context(), m, domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
 			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes})
 		if err != nil {
 			return err
@@ -57,10 +57,10 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		s.settle(w, r, res.Sequence)
 		setVersion(w, res.Version)
 		w.Header().Set("Location", "/api/shipments/"+awb+"/events")
-		if res.Event == nil {
+		if repeated != nil {
 			// A departure or arrival the flight already gave the
 			// shipment: the status on record answers, as a repeat would.
-			writeJSON(w, http.StatusOK, views.ToStatusEventCreatedJSON(*res.State.Moved))
+			writeJSON(w, http.StatusOK, views.ToStatusEventCreatedJSON(*repeated))
 			return nil
 		}
 		writeJSON(w, http.StatusCreated, views.ToStatusEventCreatedJSON(res.Event.(domain.ShipmentStatusRecorded)))

@@ -29,7 +29,7 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 	pieces := 4
 	var last uint64
 	for i, code := range []string{"RCS", "DEP"} {
-		res, err := cmds.RecordShipmentStatus(ctx, commands.NewMeta(lh, "", "req-"+code), domain.RecordStatus{AWBNumber: awb, EventType: code,
+		res, _, err := cmds.RecordShipmentStatus(ctx, commands.NewMeta(lh, "", "req-"+code), domain.RecordStatus{AWBNumber: awb, EventType: code,
 			EventDate: time.Date(2026, 11, 26, 10+i, 0, 0, 0, time.UTC).Format(time.RFC3339), Location: "FRA", Pieces: &pieces})
 		if err != nil {
 			t.Fatal(err)

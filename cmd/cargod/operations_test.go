@@ -561,6 +561,18 @@ func TestADepartureOrArrivalBothTheAirlineAndItsFlightReportIsOnTheTimelineOnce(
 			t.Errorf("%s of %s, posted after the flight's: %+v", m.code, after, got)
 		}
 	}
+	// The airline's DEP may come after the flight's arrival too: it is
+	// the flight's departure still, not the arrival on record last.
+	departed := timeline(after, "DEP")
+	r := post(after, "DEP", "FRA")
+	var created struct{ EventID, EventType string }
+	r.json(t, &created)
+	if r.status != http.StatusOK || len(departed) != 1 || created.EventID != departed[0].EventID || created.EventType != "DEP" {
+		t.Errorf("DEP of %s posted after the flight's arrival = %d %s, want 200 with %+v", after, r.status, r.body, departed)
+	}
+	if got := timeline(after, "DEP"); len(got) != 1 {
+		t.Errorf("DEP of %s, posted after the flight's arrival: %+v", after, got)
+	}
 }
 
 // A cancelled flight carries nothing: each shipment on its manifest is

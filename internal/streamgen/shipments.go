@@ -127,9 +127,10 @@ func (g *gen) book(rnd *rand.Rand, q *agg[domain.Quote], forwarder by) error {
 		now := time.Now().UTC()
 		weight := b.state.WeightKg
 		if _, _, err := decide(g, shipment, handler, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
-			return domain.DecideRecordStatus(s, domain.RecordStatus{AWBNumber: awb, StatusEventID: uuid.NewString(), EventType: code,
+			events, _, err := domain.DecideRecordStatus(s, domain.RecordStatus{AWBNumber: awb, StatusEventID: uuid.NewString(), EventType: code,
 				EventDate: now.Add(time.Duration(i-3) * time.Hour).Format(time.RFC3339), Location: f.Origin, Pieces: &b.state.Pieces,
 				Weight: &weight, At: now}, g.ref)
+			return events, err
 		}); err != nil {
 			return err
 		}
