@@ -277,8 +277,14 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 }
 
 // notCargods are the CARGO_ variables of the other programs sharing an
-// operator's environment: cargoctl's, and the tests' and CI's (by prefix).
-var notCargods = []string{"CARGO_NATS_NKEY", "CARGO_CI_", "CARGO_TEST_"}
+// operator's environment: cargoctl's, and the tests' and CI's (by prefix);
+// and Rust's cargo's that stay set in an environment (rust images and CI
+// runners set CARGO_HOME), which would be warned of at every start. Not
+// its CARGO_LOG, more likely a CARGO_LOG_LEVEL mistyped, nor its
+// CARGO_PROFILE_…, which would hide a misspelt CARGO_PROFILE_ADDR.
+var notCargods = []string{"CARGO_NATS_NKEY", "CARGO_CI_", "CARGO_TEST_",
+	"CARGO_HOME", "CARGO_TARGET_DIR", "CARGO_INCREMENTAL", "CARGO_TERM_", "CARGO_NET_", "CARGO_REGISTRIES_",
+	"CARGO_REGISTRY_", "CARGO_BUILD_", "CARGO_HTTP_", "CARGO_CACHE_RUSTC_INFO", "CARGO_ENCODED_RUSTFLAGS"}
 
 // Unknown names the variables of environ (as os.Environ gives them) that
 // look like cargod's, CARGO_…, but set nothing: a misspelt setting that

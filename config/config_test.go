@@ -244,6 +244,14 @@ func TestVariablesThatLookLikeSettingsButAreNoneAreNamed(t *testing.T) {
 		{"CARGO_TEST_NATS_URL=nats://x", ""}, // the tests'
 		{"CARGO_CI_CACHE=/cache", ""},        // CI's
 		{"CARGOCTL_URL=http://x", ""},        // cargoctl's own prefix
+		// Rust's cargo: set for good in rust images and CI runners.
+		{"CARGO_HOME=/usr/local/cargo", ""},
+		{"CARGO_TARGET_DIR=/build/target", ""},
+		{"CARGO_INCREMENTAL=0", ""},
+		{"CARGO_TERM_COLOR=always", ""},
+		{"CARGO_NET_RETRY=10", ""},
+		{"CARGO_REGISTRIES_CRATES_IO_PROTOCOL=sparse", ""},
+		{"CARGO_BUILD_JOBS=2", ""},
 		{"PATH=/bin", ""},
 	} {
 		got := Unknown([]string{tt.variable})
