@@ -61,11 +61,11 @@ func defaultURL(getenv func(string) string) string {
 	if err != nil || port == "" {
 		return "http://127.0.0.1:8080"
 	}
-	switch ip := net.ParseIP(host); {
-	case host == "" || (ip != nil && ip.Equal(net.IPv4zero)):
-		host = "127.0.0.1" // every interface: loopback among them
-	case ip != nil && ip.Equal(net.IPv6unspecified):
-		host = "::1"
+	// Every interface, IPv4 or IPv6 (which Go listens on for IPv4 too):
+	// IPv4's loopback among them, which a host without IPv6 on its
+	// loopback has as well.
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port)
 }
