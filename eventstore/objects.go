@@ -92,7 +92,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 		return nil, 0, domain.ErrNoStoredFile
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+		return nil, 0, unavailable(fmt.Errorf("eventstore: get object %s: %w", name, err))
 	}
 	r := &objectReader{ctx: ctx, name: name, chunks: info.Chunks, digest: info.Digest, hash: sha256.New()}
 	if info.Chunks > 0 {
@@ -101,7 +101,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 		r.msgs, err = o.s.readOrdered(ctx, o.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.chunkPrefix + info.NUID}},
 			jetstream.PullMaxMessages(4))
 		if err != nil {
-			return nil, 0, fmt.Errorf("eventstore: get object %s: %w", name, err)
+			return nil, 0, unavailable(fmt.Errorf("eventstore: get object %s: %w", name, err))
 		}
 	}
 	return r, int64(info.Size), nil

@@ -325,9 +325,9 @@ func shortFlight(flightNumber string) map[string]any {
 		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}
 }
 
-// While NATS is out of reach, a past state or a history is a 503 to
-// retry, as every read of the stream is: never a bare 500.
-func TestAPastStateAskedForWhileNATSIsAwayIsA503(t *testing.T) {
+// While NATS is out of reach, a past state, a history or a document's
+// file is a 503 to retry, as every read of the store is: never a bare 500.
+func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 	t.Parallel()
 	natsPort := natstest.FreePorts(t, 1)[0]
 	storeDir := t.TempDir()
@@ -356,6 +356,13 @@ func TestAPastStateAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1400"))
 	created.json(t, &f)
 	version := strings.Trim(created.header.Get("ETag"), `"`)
+	var doc struct{ DocumentID string }
+	// The airline of the prefix files it, needing no shipment of its own.
+	if r := s.upload(t, lh, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
+		t.Fatalf("upload = %d %s", r.status, r.body)
+	} else {
+		r.json(t, &doc)
+	}
 
 	nats.Shutdown()
 	nats.WaitForShutdown()
@@ -363,6 +370,7 @@ func TestAPastStateAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 		"/api/flights/" + f.ID + "?seq=" + version,
 		"/api/flights/" + f.ID + "?at=" + url.QueryEscape(moment()),
 		"/api/flights/" + f.ID + "/history",
+		"/api/documents/" + doc.DocumentID,
 	} {
 		t.Run(path, func(t *testing.T) {
 			got := s.do(t, request{method: "GET", path: path, token: lh})
