@@ -73,7 +73,7 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 	info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
 		fullReader{contextReader{ctx, r}})
 	if err != nil {
-		return 0, fmt.Errorf("eventstore: put object %s: %w", name, err)
+		return 0, unavailable(fmt.Errorf("eventstore: put object %s: %w", name, err))
 	}
 	return int64(info.Size), nil
 }

@@ -325,8 +325,9 @@ func shortFlight(flightNumber string) map[string]any {
 		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}
 }
 
-// While NATS is out of reach, a past state, a history or a document's
-// file is a 503 to retry, as every read of the store is: never a bare 500.
+// While NATS is out of reach, a past state, a history, an upload or a document's
+// file is a 503 to retry, as every read and write of the store is: never
+// a bare 500.
 func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 	t.Parallel()
 	natsPort := natstest.FreePorts(t, 1)[0]
@@ -379,6 +380,12 @@ func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an upload", func(t *testing.T) {
+		got := s.upload(t, lh, documentParts("020-81140743", "INVOICE", "b.pdf", pdfOf(1000))...)
+		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
+			t.Errorf("= %d, Retry-After %q: %s", got.status, got.header.Get("Retry-After"), got.body)
+		}
+	})
 	// Back, and the replica with it, so that it stops as it should.
 	startNATS()
 	eventually(t, "the past state once NATS is back", func() int {
