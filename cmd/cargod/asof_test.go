@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
-	"github.com/nats-io/nats-server/v2/server"
 )
 
 // versioned is a resource's body and ETag as a GET answered them.
@@ -330,25 +328,9 @@ func shortFlight(flightNumber string) map[string]any {
 // a bare 500.
 func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 	t.Parallel()
-	natsPort := natstest.FreePorts(t, 1)[0]
-	storeDir := t.TempDir()
-	// Started again on its own files (natstest.Start would give it new
-	// ones), as a node restarts.
-	startNATS := func() *server.Server {
-		srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true, StoreDir: storeDir,
-			SyncAlways: true, NoSigs: true, NoLog: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Start()
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-		if !srv.ReadyForConnections(10 * time.Second) {
-			t.Fatal("NATS did not start")
-		}
-		return srv
-	}
+	natsURL, startNATS := restartableNATS(t)
 	nats := startNATS()
-	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": fmt.Sprintf("nats://127.0.0.1:%d", natsPort), "CARGO_NATS_REPLICAS": "1",
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": natsURL, "CARGO_NATS_REPLICAS": "1",
 		"CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_SNAPSHOTS": "false"})
 	defer func() { r.stop(); <-r.done }()
 	s := &testServer{base: r.base(t), doc: loadDoc(t)}
@@ -380,6 +362,12 @@ func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 			}
 		})
 	}
+	t.Run("HEAD of the document", func(t *testing.T) {
+		got := s.do(t, request{method: "HEAD", path: "/api/documents/" + doc.DocumentID, token: lh})
+		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
+			t.Errorf("= %d, Retry-After %q", got.status, got.header.Get("Retry-After"))
+		}
+	})
 	t.Run("an upload", func(t *testing.T) {
 		got := s.upload(t, lh, documentParts("020-81140743", "INVOICE", "b.pdf", pdfOf(1000))...)
 		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
