@@ -167,3 +167,41 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		return s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID + "/history", token: fwd}).status
 	}, func(status int) bool { return status == http.StatusOK })
 }
+
+// A cluster that has lost two of its three nodes has no leader: every
+// write is a 503 with Retry-After, as while NATS is away, never a 500.
+// (A token request there was seen answered 200 after some seconds, not a
+// 500; why the stream's last sequence was still had is not looked into,
+// so it is not asserted here.)
+func TestEveryWriteIsA503WhileTheClusterHasNoLeader(t *testing.T) {
+	t.Parallel()
+	c := natstest.StartCluster(t)
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": c.URL(), "CARGO_NATS_REPLICAS": "3", "CARGO_DEMO": "true",
+		"CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_SNAPSHOTS": "false"})
+	defer func() { r.stop(); <-r.done }()
+	s := &testServer{base: r.base(t), doc: loadDoc(t)}
+	fwd, lh, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-admin")
+	s.mustCreate(t, fwd, "/api/quotes", rfq())
+
+	for _, n := range c.Nodes[1:] {
+		n.Shutdown()
+		n.WaitForShutdown()
+	}
+	for _, tt := range []struct {
+		name string
+		req  request
+	}{
+		{"quote", request{method: "POST", path: "/api/quotes", token: fwd, body: rfq()}},
+		{"quote with an idempotency key", request{method: "POST", path: "/api/quotes", token: fwd, body: rfq(), header: map[string]string{"Idempotency-Key": "probe-1"}}},
+		{"flight", request{method: "POST", path: "/api/flights", token: lh, body: shortFlight("LH1700")}},
+		{"API key", request{method: "POST", path: "/api/admin/api-keys", token: admin, body: map[string]any{"organizationId": "demo-forwarder", "name": "another"}}},
+		{"stock request", request{method: "POST", path: "/api/awb-stock/requests", token: fwd, body: map[string]any{"airlinePrefix": "020", "requestedStock": 5, "validityPeriod": 6}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := s.do(t, tt.req)
+			if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
+				t.Errorf("%s %s = %d, Retry-After %q: %s", tt.req.method, tt.req.path, got.status, got.header.Get("Retry-After"), got.body)
+			}
+		})
+	}
+}
