@@ -91,6 +91,9 @@ func TestTransientErrorsAreThoseAWaitMayCure(t *testing.T) {
 		{context.DeadlineExceeded, true},
 		{fmt.Errorf("publish: %w", nats.ErrTimeout), true},
 		{nats.ErrNoResponders, true},
+		// What a publish says when no server of the stream answers (a
+		// cluster without a leader): nothing was stored.
+		{fmt.Errorf("append: %w", jetstream.ErrNoStreamResponse), true},
 		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
 		{&jetstream.APIError{Code: 500, ErrorCode: 10074, Description: "replicas > 1 not supported in non-clustered mode"}, false},
 		{&jetstream.APIError{Code: 400, ErrorCode: 10071, Description: "wrong last sequence: 5"}, false},
