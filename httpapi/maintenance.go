@@ -11,7 +11,7 @@ import (
 // read models, which runs in the background (see projections.Maintenance).
 func (s *Server) handleStartJob(kind projections.JobKind) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		status, err := s.maintenance.Start(kind)
+		status, err := s.maintenance.Start(r.Context(), kind)
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ type Maintenance struct {
 // read to progress and each problem found to problem.
 type StreamChecker interface {
 	Check(ctx context.Context, to uint64, progress func(seq uint64), problem func(domain.StreamProblem)) error
+	LastSequence(ctx context.Context) (uint64, error)
 }
 
 // JobKind is what a maintenance job does.
@@ -107,10 +108,15 @@ func (m *Maintenance) AfterRebuild(f func()) {
 }
 
 // Start starts a job of kind, unless one runs (a domain.Conflict): both
-// kinds double the read models' memory while they run.
-func (m *Maintenance) Start(kind JobKind) (JobStatus, error) {
+// kinds double the read models' memory while they run. A stream that does
+// not answer (ctx is the asker's) is its error, domain.ErrStoreUnavailable
+// to retry, rather than a job accepted that fails at once.
+func (m *Maintenance) Start(ctx context.Context, kind JobKind) (JobStatus, error) {
 	if !m.projector.CaughtUp() {
 		return JobStatus{}, domain.Errorf(domain.Conflict, "the read models are still being replayed at start: %s them once they are ready", kind)
+	}
+	if _, err := m.stream.LastSequence(ctx); err != nil {
+		return JobStatus{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

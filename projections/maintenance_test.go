@@ -42,7 +42,7 @@ func following(t *testing.T, store *eventstore.Store) (*projections.Projector, p
 // runJob starts a job and waits for its end.
 func runJob(t *testing.T, m *projections.Maintenance, kind projections.JobKind) projections.JobStatus {
 	t.Helper()
-	if _, err := m.Start(kind); err != nil {
+	if _, err := m.Start(context.Background(), kind); err != nil {
 		t.Fatalf("starting a %s: %v", kind, err)
 	}
 	return waitForEnd(t, m, kind)
@@ -151,10 +151,10 @@ func TestOneMaintenanceJobRunsAtATime(t *testing.T) {
 	if _, err := m.Status(projections.Verify); err == nil || !strings.Contains(err.Error(), "no verify of the read models ran") {
 		t.Errorf("status before any verify: %v", err)
 	}
-	if _, err := m.Start(projections.Verify); err != nil {
+	if _, err := m.Start(context.Background(), projections.Verify); err != nil {
 		t.Fatal(err)
 	}
-	_, err := m.Start(projections.Rebuild)
+	_, err := m.Start(context.Background(), projections.Rebuild)
 	if err == nil || domain.ErrorCode(err) != domain.Conflict || !strings.Contains(err.Error(), "a verify of the read models is running") {
 		t.Errorf("a rebuild started during a verify: %v", err)
 	}

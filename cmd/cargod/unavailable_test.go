@@ -143,6 +143,9 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		{"shipment then", request{method: "GET", path: "/api/shipments/" + awb + "?at=" + between, token: fwd}, unavailable},
 		{"stock request then", request{method: "GET", path: "/api/awb-stock/requests/" + stockReq.RequestID + "?at=" + between, token: fwd}, unavailable},
 		{"usage", request{method: "GET", path: "/api/usage", token: fwd}, unavailable},
+		// A job of the read models reads the whole stream: not started.
+		{"rebuild", request{method: "POST", path: "/api/admin/rebuild", token: admin}, unavailable},
+		{"verify", request{method: "POST", path: "/api/admin/verify", token: admin}, unavailable},
 		// Reads of the read models.
 		{"booking", request{method: "GET", path: "/api/bookings/" + b.ID, token: fwd}, ok},
 		{"shipment", request{method: "GET", path: "/api/shipments/" + awb, token: fwd}, ok},
