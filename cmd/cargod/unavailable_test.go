@@ -18,17 +18,7 @@ func restartableNATS(t *testing.T) (natsURL string, start func() *server.Server)
 	natsPort := natstest.FreePorts(t, 1)[0]
 	storeDir := t.TempDir()
 	return fmt.Sprintf("nats://127.0.0.1:%d", natsPort), func() *server.Server {
-		srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: natsPort, JetStream: true, StoreDir: storeDir,
-			SyncAlways: true, NoSigs: true, NoLog: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Start()
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-		if !srv.ReadyForConnections(10 * time.Second) {
-			t.Fatal("NATS did not start")
-		}
-		return srv
+		return natstest.Start(t, &server.Options{Port: natsPort, StoreDir: storeDir})
 	}
 }
 

@@ -89,11 +89,14 @@ func StartServer(t testing.TB, port int) string {
 }
 
 // Start starts one JetStream node on loopback with opts, syncing every
-// write to a directory of the test's, and waits until it takes
-// connections; the test's end stops it.
+// write to opts.StoreDir (if empty, a directory of the test's), and waits
+// until it takes connections; the test's end stops it.
 func Start(t testing.TB, opts *server.Options) *server.Server {
 	t.Helper()
-	opts.Host, opts.JetStream, opts.StoreDir, opts.SyncAlways, opts.NoSigs, opts.NoLog = "127.0.0.1", true, t.TempDir(), true, true, true
+	if opts.StoreDir == "" {
+		opts.StoreDir = t.TempDir()
+	}
+	opts.Host, opts.JetStream, opts.SyncAlways, opts.NoSigs, opts.NoLog = "127.0.0.1", true, true, true, true
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
