@@ -175,8 +175,8 @@ type committer struct {
 	// the server that it missed something.
 	stored atomic.Uint64
 	// betweenEvents, if set, runs before each event of a batch after the
-	// first: tests inject faults there.
-	betweenEvents func(sent int) error
+	// first, next, is sent: tests inject faults there.
+	betweenEvents func(sent int, next *nats.Msg) error
 	obs           Observer // hears of every batch stored
 }
 
@@ -558,6 +558,13 @@ func (c *committer) commit(batch []*decision) {
 		// One decision spoiled the batch and the server does not say
 		// which: each goes again on its own, and meets its own fate.
 		c.oneByOne(batch)
+	case errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeBatchIncomplete && len(batch) > len(batch[0].unit()):
+		// Some of the batch's messages did not reach the stream's leader
+		// (a new one, elected while they were sent), so the server stored
+		// none; seen on a cluster just formed. Nothing is in doubt, and
+		// each decision goes again on its own. (One decision alone is
+		// answered with the error, transient: its caller may try again.)
+		c.oneByOne(batch)
 	default:
 		for _, d := range batch {
 			delete(c.lastSeq, d.subject)
@@ -644,6 +651,7 @@ func rejectedAsConflict(code jetstream.ErrorCode) bool {
 const (
 	errCodeBatchDuplicateID   jetstream.ErrorCode = 10201 // atomic publish batch contains duplicate message id
 	errCodeDuplicateInProcess jetstream.ErrorCode = 10158 // duplicate message id is in process
+	errCodeBatchIncomplete    jetstream.ErrorCode = 10176 // atomic publish batch is incomplete
 )
 
 func (c *committer) remember(subject string, last lastEvent) {
@@ -679,7 +687,7 @@ func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err 
 		m.Header.Set(hdrBatchSequence, strconv.Itoa(i+1))
 		m.Header.Del(hdrBatchCommit)
 		if i > 0 && c.betweenEvents != nil {
-			if err := c.betweenEvents(i); err != nil {
+			if err := c.betweenEvents(i, m); err != nil {
 				return 0, false, err
 			}
 		}

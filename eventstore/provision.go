@@ -64,17 +64,18 @@ func transient(err error) bool {
 // clusterNotReady are the JetStream API error codes of a cluster that is
 // forming, electing or recovering (nats-server's errors.json).
 var clusterNotReady = []jetstream.ErrorCode{
-	10004, // cluster incomplete results
-	10005, // no peers for the replicas asked for
-	10007, // cluster not assigned to this server
-	10008, // JetStream system temporarily unavailable
-	10009, // cluster can not handle request (no leader)
-	10023, // insufficient resources
-	10041, // raft error
-	10075, // peer remap failed
-	10118, // stream is offline
-	10119, // consumer is offline
-	10163, // expected last sequence per subject temporarily unavailable
-	10194, // stream is offline: reason
-	10195, // consumer is offline: reason
+	10004,                  // cluster incomplete results
+	10005,                  // no peers for the replicas asked for
+	10007,                  // cluster not assigned to this server
+	10008,                  // JetStream system temporarily unavailable
+	10009,                  // cluster can not handle request (no leader)
+	10023,                  // insufficient resources
+	10041,                  // raft error
+	10075,                  // peer remap failed
+	10118,                  // stream is offline
+	10119,                  // consumer is offline
+	10163,                  // expected last sequence per subject temporarily unavailable
+	errCodeBatchIncomplete, // a leader change while an atomic batch was sent
+	10194,                  // stream is offline: reason
+	10195,                  // consumer is offline: reason
 }

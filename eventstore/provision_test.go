@@ -97,6 +97,8 @@ func TestTransientErrorsAreThoseAWaitMayCure(t *testing.T) {
 		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
 		{&jetstream.APIError{Code: 500, ErrorCode: 10074, Description: "replicas > 1 not supported in non-clustered mode"}, false},
 		{&jetstream.APIError{Code: 400, ErrorCode: 10071, Description: "wrong last sequence: 5"}, false},
+		// A leader change while an atomic batch was sent: none of it stored.
+		{&jetstream.APIError{Code: 400, ErrorCode: 10176, Description: "atomic publish batch is incomplete"}, true},
 		{errors.New("disk full"), false},
 	} {
 		if got := transient(tt.err); got != tt.want {
