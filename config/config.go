@@ -53,6 +53,7 @@ type Config struct {
 	WebhookPrivate   bool
 	WebhookSchedule  []time.Duration
 	ShutdownTimeout  time.Duration
+	ShutdownDrain    time.Duration // after a stop signal: /readyz 503 while the API still serves
 	ReadyMaxLag      int           // events the read models may be behind and stay ready
 	ReadyStall       time.Duration // how long they may apply nothing while events wait
 	Snapshots        bool          // keep snapshots of the read models in JetStream
@@ -179,6 +180,8 @@ var options = []option{
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)
 		}},
+	{env: "CARGO_SHUTDOWN_DRAIN", flag: "shutdown-drain", def: "0s", usage: "after a stop signal, how long the replica goes on serving while /readyz answers 503 and no connection is kept alive, so that a load balancer probing readiness stops sending it requests before its listener closes; 0s: close at once",
+		set: func(c *Config, v string) error { return setDuration(&c.ShutdownDrain, v, 0, 5*time.Minute) }},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
 	{env: "CARGO_METRICS_ADDR", flag: "metrics-addr", def: "", usage: "host:port of a separate listener serving GET /metrics to anyone, without a token (bind it to an address only Prometheus reaches); empty: /metrics only on the main port, to admins",

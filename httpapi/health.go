@@ -79,6 +79,8 @@ func (s *Server) handleReady() http.Handler {
 			"appliedSequence": s.projector.Applied(), "subscriptionResumes": s.projector.Resumes()}
 		problem := ""
 		switch {
+		case s.draining.Load():
+			problem = "shutting down"
 		case !connected:
 			problem = "not connected to NATS"
 		case !caughtUp:

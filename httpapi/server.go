@@ -91,6 +91,7 @@ type Server struct {
 	wasReady         atomic.Bool   // the last answer of /readyz, so that the log says when it turns
 	stopping         chan struct{} // closed once the server shuts down: long polls answer at once
 	stop             sync.Once
+	draining         atomic.Bool // a stop is coming: /readyz answers 503 (Drain)
 	dummyHash        []byte
 	handler          http.Handler
 
@@ -157,6 +158,11 @@ type ResponseStore interface {
 // wait out their waits: call it as the HTTP server shuts down
 // (http.Server.RegisterOnShutdown), which itself cancels no request.
 func (s *Server) ShuttingDown() { s.stop.Do(func() { close(s.stopping) }) }
+
+// Drain makes /readyz answer 503 from now on, while everything else is
+// served as before: a load balancer that probes readiness then sends the
+// replica no new requests, before a shutdown closes its listener.
+func (s *Server) Drain() { s.draining.Store(true) }
 
 // New returns the API's handler.
 func New(opts Options, d Deps) (*Server, error) {

@@ -253,3 +253,38 @@ func TestASecondSignalStopsAtOnce(t *testing.T) {
 		t.Errorf("after a second SIGTERM cargod exited %d:\n%s", code, stderr.String())
 	}
 }
+
+// TestADrainingReplicaIsNotReadyWhileItStillServes: with
+// CARGO_SHUTDOWN_DRAIN, a stop signal first turns /readyz to 503, so
+// that a load balancer probing it takes the replica out, while requests
+// are still answered, each on a connection closed after it.
+func TestADrainingReplicaIsNotReadyWhileItStillServes(t *testing.T) {
+	t.Parallel()
+	base, cmd, stderr := startChild(t, t.TempDir(), map[string]string{"CARGO_LOG_LEVEL": "info", "CARGO_SHUTDOWN_DRAIN": "5m"})
+	defer cmd.Process.Kill()
+	s := &testServer{base: base, doc: loadDoc(t)}
+	tok := s.demoToken(t, "demo-forwarder")
+	if r := s.do(t, request{method: "GET", path: "/readyz"}); r.status != http.StatusOK {
+		t.Fatalf("/readyz before the stop = %d, want 200", r.status)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the drain under way", stderr.String, func(log string) bool { return strings.Contains(log, "draining") })
+	if r := s.do(t, request{method: "GET", path: "/readyz"}); r.status != http.StatusServiceUnavailable {
+		t.Errorf("/readyz while draining = %d %s, want 503", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "GET", path: "/healthz"}); r.status != http.StatusOK {
+		t.Errorf("/healthz while draining = %d, want 200: the process is alive", r.status)
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/awb-stock", token: tok}); r.status != http.StatusOK || !r.closed {
+		t.Errorf("GET /api/awb-stock while draining = %d %s (connection closed: %v), want 200 on a closed connection", r.status, r.body, r.closed)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("a second SIGTERM while draining: exit %d, want at once with %d:\n%s", code, 128+int(syscall.SIGTERM), stderr.String())
+	}
+}

@@ -250,6 +250,16 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return err
 	case <-ctx.Done():
 	}
+	if cfg.ShutdownDrain > 0 {
+		// Load balancers that probe readiness (Kubernetes among them)
+		// learn of the stop only from /readyz, some seconds later:
+		// until then the replica serves, on connections it closes after
+		// each answer so that clients come back through the balancer.
+		api.Drain()
+		srv.SetKeepAlivesEnabled(false)
+		log.Info("shutting down: draining, /readyz answers 503", "for", cfg.ShutdownDrain.String())
+		time.Sleep(cfg.ShutdownDrain)
+	}
 	log.Info("shutting down: finishing in-flight requests")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
