@@ -459,3 +459,38 @@ type heldCount struct {
 }
 
 func (h heldCount) PullHeld() { h.n.Add(1) }
+
+// A cluster that lost two of its three nodes has no leader, and after a
+// few seconds the node left answers a stream's info from its own copy,
+// which may lack writes the other two acknowledged: LastSequence must
+// call that unavailable, not a sequence to catch up to.
+func TestTheLastSequenceOfAStreamWithoutALeaderIsUnavailable(t *testing.T) {
+	c, s := openOnCluster(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, decisionOf("q1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := s.LastSequence(ctx); last != 1 || err != nil {
+		t.Fatalf("LastSequence with a leader = %d, %v; want 1", last, err)
+	}
+	for _, n := range c.Nodes {
+		if n.ClientURL() != s.nc.ConnectedUrl() {
+			n.Shutdown()
+			n.WaitForShutdown()
+		}
+	}
+	// Until the node left answers as described above.
+	var info *jetstream.StreamInfo
+	waitUntil(t, "the node left answering the stream's info", func() bool {
+		ictx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		info, _ = s.stream.Info(ictx)
+		return info != nil
+	})
+	if info.Cluster == nil || info.Cluster.Leader != "" {
+		t.Fatalf("the stream's info from the node left names leader %+v, want none", info.Cluster)
+	}
+	if last, err := s.LastSequence(ctx); !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Errorf("LastSequence without a leader = %d, %v; want domain.ErrStoreUnavailable", last, err)
+	}
+}

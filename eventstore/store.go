@@ -798,11 +798,18 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 
 // LastSequence is the sequence of the newest event in the stream. Its
 // errors are domain.ErrStoreUnavailable when a wait may cure them, as a
-// read's are: a request that asks it (?seq=) gets a 503 to retry.
+// read's are: a request that asks it (?seq=) gets a 503 to retry. So is
+// a stream without a leader: after a few seconds a node of its answers
+// from its own copy (nats-server 2.15.2, jsStreamInfoRequest), which may
+// lack writes the others acknowledged; read models caught up to it are
+// not current, and a token granted on them could outlive a revocation.
 func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 	info, err := s.stream.Info(ctx)
 	if err != nil {
 		return 0, unavailable(fmt.Errorf("eventstore: stream info: %w", err))
+	}
+	if info.Cluster != nil && info.Cluster.Leader == "" {
+		return 0, fmt.Errorf("%w: eventstore: stream %s has no leader, so its last sequence is not known", domain.ErrStoreUnavailable, info.Config.Name)
 	}
 	return info.State.LastSeq, nil
 }
