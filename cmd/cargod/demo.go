@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -54,6 +55,27 @@ var demoRates = map[string][]domain.SetRateCard{
 			WeightBreaks: map[string]float64{"N": 4.3, "45": 3.6, "100": 3.1, "300": 2.8, "500": 2.5, "1000": 2.2},
 			Surcharges:   map[string]float64{"DGR": 0.55, "PER": 0.2}, NotAccepted: []string{"AVI"}},
 	},
+}
+
+// demoRefillEvery is how often a demo that runs for days adds to its
+// timetable the days that came into its window.
+const demoRefillEvery = time.Hour
+
+// keepDemoTimetable calls seed, with the time, every so often until ctx
+// ends. A failure is logged, and the next tick tries again.
+func keepDemoTimetable(ctx context.Context, log *slog.Logger, every time.Duration, seed func(now time.Time) error) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if err := seed(now); err != nil && ctx.Err() == nil {
+				log.Warn("demo timetable not refilled; trying again later", "in", every.String(), "err", err)
+			}
+		}
+	}
 }
 
 // seedDemoTimetable keeps the demo airlines' timetable filled for the

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +28,42 @@ func TestTheDemoTimetableHasEveryDayAcrossSummerTime(t *testing.T) {
 		}
 		if f.DepartureDate != want {
 			t.Errorf("day %d: %s departs on %s, want %s", d, f.FlightNumber, f.DepartureDate, want)
+		}
+	}
+}
+
+// A demo that runs for days seeds its timetable again and again, not
+// only at the start; a seed that fails is logged and tried at the next
+// tick; and the keeping ends with its context.
+func TestARunningDemoKeepsSeedingItsTimetable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var logged syncBuffer
+	seeded := make(chan time.Time)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tries := 0
+		keepDemoTimetable(ctx, slog.New(slog.NewJSONHandler(&logged, nil)), time.Millisecond, func(now time.Time) error {
+			if tries++; tries == 1 {
+				return errors.New("the event store did not answer")
+			}
+			seeded <- now
+			return nil
+		})
+	}()
+	first := <-seeded
+	if second := <-seeded; !second.After(first) {
+		t.Errorf("seeded at %s, then at %s: want a later time each tick", first, second)
+	}
+	if !strings.Contains(logged.String(), "the event store did not answer") {
+		t.Errorf("the failed seed was not logged: %q", logged.String())
+	}
+	cancel()
+	for {
+		select {
+		case <-seeded: // a tick that came before the end
+		case <-done:
+			return
 		}
 	}
 }

@@ -195,6 +195,15 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}{flights, rates}, projector, log)
 	wg.Add(1)
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
+	if cfg.Demo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keepDemoTimetable(projCtx, log, demoRefillEvery, func(now time.Time) error {
+				return seedDemoTimetable(projCtx, cmds, flights, reference, cfg.DemoDays, now)
+			})
+		}()
+	}
 	// Background jobs: the usage counts go to their bucket every few
 	// seconds, and once more after the last request; orphaned files of
 	// documents are swept every hour.
