@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,13 +33,49 @@ func (s *Store) lastFromLeader(ctx context.Context, stream, subject string) (*je
 		ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 	}
-	req, err := json.Marshal(struct {
+	return s.msgGet(ctx, stream, subject, struct {
 		LastBySubject string `json:"last_by_subj"`
 	}{subject})
+}
+
+// FirstSequenceSince returns the sequence of the first event the stream
+// stored at or after t (by the clock of the server that stored it), or the
+// sequence after the last when none was stored since. The server finds it
+// by the messages' timestamps, searching its blocks, without reading the
+// events before it: a read of what happened since a moment starts there
+// instead of at the stream's first event.
+func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (uint64, error) {
+	// Asked first: an event stored after the question is after t too,
+	// and must not be skipped when the answer is that none was.
+	last, err := s.LastSequence(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m, err := s.msgGet(ctx, s.name, "the first event since "+t.UTC().Format(time.RFC3339Nano), struct {
+		StartTime     time.Time `json:"start_time"`
+		NextBySubject string    `json:"next_by_subj"`
+		NoHeaders     bool      `json:"no_hdr"`
+	}{t, s.prefix + ".evt.>", true})
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return last + 1, nil
+	case err != nil:
+		return 0, unavailable(fmt.Errorf("eventstore: the first event since %s: %w", t.UTC().Format(time.RFC3339Nano), err))
+	}
+	return m.Sequence, nil
+}
+
+// msgGet makes the request req of the JetStream API's STREAM.MSG.GET of
+// stream, which only the stream's leader answers, for what (named in
+// errors).
+func (s *Store) msgGet(ctx context.Context, stream, what string, req any) (*jetstream.RawStreamMsg, error) {
+	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	reply, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, body)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +90,7 @@ func (s *Store) lastFromLeader(ctx context.Context, stream, subject string) (*je
 		} `json:"message"`
 	}
 	if err := json.Unmarshal(reply.Data, &resp); err != nil {
-		return nil, fmt.Errorf("eventstore: the answer to a read of %s: %w", subject, err)
+		return nil, fmt.Errorf("eventstore: the answer to a read of %s: %w", what, err)
 	}
 	switch {
 	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
@@ -61,7 +98,7 @@ func (s *Store) lastFromLeader(ctx context.Context, stream, subject string) (*je
 	case resp.Error != nil:
 		return nil, resp.Error
 	case resp.Message == nil:
-		return nil, fmt.Errorf("eventstore: the answer to a read of %s holds no message", subject)
+		return nil, fmt.Errorf("eventstore: the answer to a read of %s holds no message", what)
 	}
 	m := &jetstream.RawStreamMsg{Subject: resp.Message.Subject, Sequence: resp.Message.Sequence, Data: resp.Message.Data, Time: resp.Message.Time}
 	if len(resp.Message.Header) > 0 {

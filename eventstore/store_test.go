@@ -840,3 +840,38 @@ func TestCloseCalledAtOnceFromSeveralPlacesClosesTheStoreOnce(t *testing.T) {
 		t.Errorf("an append after Close was taken")
 	}
 }
+
+func TestFirstSequenceSinceIsTheFirstEventStoredAtOrAfterTheMoment(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			s, _ := b.open(t)
+			ctx := context.Background()
+			// Two decisions of two events each, stored a moment apart.
+			var moments []time.Time
+			for i := range 2 {
+				moments = append(moments, time.Now())
+				time.Sleep(10 * time.Millisecond)
+				id := fmt.Sprint("q", i)
+				if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, decisionOf(id, 2)); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			for _, tc := range []struct {
+				name  string
+				since time.Time
+				want  uint64
+			}{
+				{"a moment before every event", moments[0], 1},
+				{"a moment between two decisions", moments[1], 3},
+				{"a moment after every event", time.Now(), 5},
+				{"long before the stream began", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), 1},
+			} {
+				got, err := s.FirstSequenceSince(ctx, tc.since)
+				if err != nil || got != tc.want {
+					t.Errorf("%s: FirstSequenceSince = %d, %v; want %d", tc.name, got, err, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -32,7 +32,13 @@ while cargod is not running on that directory.
 
 Times are RFC 3339 (2026-11-25T10:00:00Z) or plain dates (2026-11-25,
 UTC); they are compared with the time each event occurred. --until with a
-plain date includes that whole day.
+plain date includes that whole day. --since also starts the read at the
+events the stream stored from then on (less ten minutes, for clocks that
+differ), instead of reading every event before it to leave it out; the
+other filters but --type and --id are applied to every event read.
+
+Every second of a long read, a line on stderr says how far it has come;
+at the end, a line says how many events were printed of how many read.
 `
 
 // eventsOptions select what cargoctl events prints.
@@ -61,36 +67,74 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	if o.aggType != "" {
 		filters = []string{store.Filter(o.aggType, o.aggID)}
 	}
+	from, err := o.firstSequence(ctx, store)
+	if err != nil {
+		return err
+	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	emit := func(r domain.Record) error {
-		if !o.matches(r) {
-			return nil
-		}
-		if err := enc.Encode(lineOf(r, stderr)); err != nil {
-			return err
-		}
-		if o.follow {
-			return out.Flush()
-		}
-		return nil
-	}
 	if o.follow {
-		err = store.Subscribe(ctx, filters, o.fromSeq, emit, nil)
+		err = store.Subscribe(ctx, filters, from, func(r domain.Record) error {
+			if !o.matches(r) {
+				return nil
+			}
+			if err := enc.Encode(lineOf(r, stderr)); err != nil {
+				return err
+			}
+			return out.Flush()
+		}, nil)
 		if ctx.Err() != nil {
 			err = nil // interrupted: the normal end of --follow
 		}
-	} else {
-		err = store.Read(ctx, filters, o.fromSeq, o.toSeq, emit)
-		if ctx.Err() != nil {
-			err = errors.New("interrupted")
+		if ferr := out.Flush(); err == nil {
+			err = ferr
 		}
+		return err
+	}
+	to := o.toSeq
+	if to == 0 {
+		if to, err = store.LastSequence(ctx); err != nil {
+			return err
+		}
+	}
+	progress := newReadProgress(stderr, "events", from, to)
+	err = store.Read(ctx, filters, from, to, func(r domain.Record) error {
+		match := o.matches(r)
+		progress.saw(r.Sequence, match)
+		if !match {
+			return nil
+		}
+		return enc.Encode(lineOf(r, stderr))
+	})
+	if ctx.Err() != nil {
+		err = errors.New("interrupted")
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
+	if err == nil {
+		fmt.Fprintln(stderr, progress.printedSummary())
+	}
 	return err
+}
+
+// storeClockSkew is how much earlier than --since a read starts, by the
+// time the stream stored each event: an event's time is cargod's clock
+// just before the NATS server stored it, by the server's clock, which may
+// be behind. The events read before --since are left out as ever.
+var storeClockSkew = 10 * time.Minute
+
+// firstSequence is the stream sequence a read starts at: --from-seq, or
+// with --since the first event the stream stored since (less
+// storeClockSkew), whichever is later, so that a read of the last hour
+// does not read the months before it only to leave them out.
+func (o eventsOptions) firstSequence(ctx context.Context, store *eventstore.Store) (uint64, error) {
+	if o.since.IsZero() {
+		return o.fromSeq, nil
+	}
+	first, err := store.FirstSequenceSince(ctx, o.since.Add(-storeClockSkew))
+	return max(o.fromSeq, first), err
 }
 
 func parseEventsFlags(args []string, getenv func(string) string, stdout io.Writer) (o eventsOptions, help bool, err error) {

@@ -414,3 +414,72 @@ func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
 		t.Errorf("stderr %q, want why sequence 6 has no type", errOut)
 	}
 }
+
+// TestASinceReadsOnlyTheEventsStoredSince: --since starts the read at the
+// first event the stream stored at that moment, found by the server,
+// instead of reading every event before it only to leave it out; stderr
+// says how many were read.
+func TestASinceReadsOnlyTheEventsStoredSince(t *testing.T) {
+	defer func(skew time.Duration) { storeClockSkew = skew }(storeClockSkew)
+	storeClockSkew = 0 // one machine, one clock
+	s, dir := listening(t, testEvents)
+	time.Sleep(20 * time.Millisecond)
+	since := time.Now().UTC()
+	later := []testEvent{
+		{domain.Aggregate{Type: "quote", ID: "q3"}, domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1, EventID: "e6",
+			CorrelationID: "corr6", Actor: "user:carol", OccurredAt: since.Add(time.Millisecond), Data: []byte(`{}`)}},
+		{domain.Aggregate{Type: "quote", ID: "q3"}, domain.Envelope{Type: "QuotePriced", SchemaVersion: 1, EventID: "e7",
+			CorrelationID: "corr6", Actor: "reactor:pricing", OccurredAt: since.Add(2 * time.Millisecond), Data: []byte(`{}`)}},
+	}
+	appendTestEvents(t, s, later)
+	getenv := env(map[string]string{"CARGO_NATS_URL": s.ClientURL(), "CARGO_DATA_DIR": dir})
+	tests := []struct {
+		name   string
+		args   []string
+		lines  int // printed
+		errOut string
+	}{
+		{"events since the moment", []string{"events", "--since", since.Format(time.RFC3339Nano)}, 2, "2 events printed; read 2 events, sequences 6 to 7"},
+		{"events since a day before every event, all stored since", []string{"events", "--since", "2026-11-25"}, 5, "5 events printed; read 7 events, sequences 1 to 7"},
+		{"events since a moment before the stream", []string{"events", "--since", "2000-01-01"}, 7, "7 events printed; read 7 events, sequences 1 to 7"},
+		{"events since the moment, of a type", []string{"events", "--since", since.Format(time.RFC3339Nano), "--event-type", "QuotePriced"}, 1, "1 event printed; read 2 events, sequences 6 to 7"},
+		{"a trace since the moment", []string{"trace", "--since", since.Format(time.RFC3339Nano), "corr6"}, 2, "2 events over 1ms; read 2 events, sequences 6 to 7"},
+		{"a trace", []string{"trace", "corr6"}, 2, "2 events over 1ms; read 7 events, sequences 1 to 7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runCmd(t, getenv, tt.args...)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			if n := strings.Count(out, "\n"); n != tt.lines {
+				t.Errorf("printed %d lines:\n%s\nwant %d", n, out, tt.lines)
+			}
+			if !strings.Contains(errOut, tt.errOut) {
+				t.Errorf("stderr %q, want it to contain %q", errOut, tt.errOut)
+			}
+		})
+	}
+}
+
+func TestALongReadSaysHowFarItHasComeOnStderr(t *testing.T) {
+	defer func(every time.Duration) { progressEvery = every }(progressEvery)
+	progressEvery = 0 // a line for every event read
+	dir := dataDirWithEvents(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"events of a type", []string{"events", "--type", "quote", "--event-type", "QuoteRequested"},
+			"events: read 2 events, up to sequence 3 of 5 (60%); 2 printed\nevents: read 3 events, up to sequence 4 of 5 (80%); 2 printed\n"},
+		{"a trace", []string{"trace", "corr1"}, "trace: read 5 events, up to sequence 5 of 5 (100%); 2 printed\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := runCmd(t, env(nil), append(tt.args, "--data-dir", dir)...)
+			if err != nil || !strings.Contains(errOut, tt.want) {
+				t.Errorf("error %v, stderr:\n%s\nwant it to contain:\n%s", err, errOut, tt.want)
+			}
+		})
+	}
+}

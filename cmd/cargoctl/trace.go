@@ -22,8 +22,10 @@ the time, the stream sequence, the aggregate, the event type and who caused
 it. The correlation id is the request's X-Request-Id: sent by the client,
 or made by cargod and returned in the response's header.
 
-It reads the whole stream, as cargoctl events does, and finds the store
-the same way (--nats-url, or --data-dir while cargod is stopped).
+The correlation id is in no subject, so it reads the whole stream, or
+with --since what was stored from then on, as cargoctl events does, saying
+how far it has come on stderr every second; it finds the store the same
+way (--nats-url, or --data-dir while cargod is stopped). All times are UTC.
 `
 
 func runTrace(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -31,6 +33,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("trace", traceSynopsis)
 	storeFlags(fs, &o, getenv)
 	asJSON := fs.Bool("json", false, "print the events as cargoctl events does, one JSON object a line")
+	since := fs.String("since", "", "read only the events that occurred at or after this `time` (RFC 3339, or a date, UTC): a request of the last hour is found without reading the months before")
 	positional, help, err := parseInterspersed(fs, args, stdout)
 	if help || err != nil {
 		return err
@@ -39,19 +42,33 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		return usagef("trace", "give one correlation id, not %d arguments", len(positional))
 	}
 	o.correlationID = positional[0]
+	if o.since, err = parseTime(*since, false); err != nil {
+		return usagef("trace", "--since: %v", err)
+	}
 	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	from, err := o.firstSequence(ctx, store)
+	if err != nil {
+		return err
+	}
+	to, err := store.LastSequence(ctx)
+	if err != nil {
+		return err
+	}
+	progress := newReadProgress(stderr, "trace", from, to)
 
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	var first, last time.Time
 	found := 0
-	err = store.Read(ctx, nil, 0, 0, func(r domain.Record) error {
-		if !o.matches(r) {
+	err = store.Read(ctx, nil, from, to, func(r domain.Record) error {
+		match := o.matches(r)
+		progress.saw(r.Sequence, match)
+		if !match {
 			return nil
 		}
 		if found == 0 {
@@ -73,14 +90,18 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	switch {
 	case err != nil:
 		return err
+	case found == 0 && o.since.IsZero():
+		return fmt.Errorf("no event has correlation id %q (%s)", o.correlationID, progress.summary())
 	case found == 0:
-		return fmt.Errorf("no event has correlation id %q", o.correlationID)
+		return fmt.Errorf("no event since %s has correlation id %q (%s)", *since, o.correlationID, progress.summary())
 	case !*asJSON:
 		noun := "events"
 		if found == 1 {
 			noun = "event"
 		}
-		fmt.Fprintf(stderr, "%d %s over %s\n", found, noun, last.Sub(first).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "%d %s over %s; %s\n", found, noun, last.Sub(first).Round(time.Millisecond), progress.summary())
+	default:
+		fmt.Fprintln(stderr, progress.summary())
 	}
 	return nil
 }
