@@ -71,8 +71,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "verify":
 		return runVerify(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify"}, rest[0]) {
+		switch {
+		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify"}, rest[0]):
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
+		case len(rest) > 0:
+			// A typo, which a script checking for help must not take as
+			// the command's help.
+			return &usageError{msg: fmt.Sprintf("unknown command %q", rest[0])}
 		}
 		fmt.Fprint(stdout, usage)
 		return nil
