@@ -64,7 +64,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	defer store.Close()
 
 	var filters []string
-	if o.aggType != "" {
+	if o.aggType != "" || o.aggID != "" {
 		filters = []string{store.Filter(o.aggType, o.aggID)}
 	}
 	from, err := o.firstSequence(ctx, store)
@@ -141,7 +141,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	fs := newFlagSet("events", eventsSynopsis)
 	storeFlags(fs, &o, getenv)
 	fs.StringVar(&o.aggType, "type", "", "only events of this aggregate `type`: "+strings.Join(domain.AggregateTypes, ", "))
-	fs.StringVar(&o.aggID, "id", "", "only events of the aggregate with this `id` (needs --type)")
+	fs.StringVar(&o.aggID, "id", "", "only events of the aggregates with this `id`: of --type, or of every type (an AWB number is the id of its waybill, compliance and shipment)")
 	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
 	fs.StringVar(&o.correlationID, "correlation-id", "", "only events of this correlation `id`: all that one request caused")
 	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject`: client:<id>, user:<name>, apikey:<key id>, reactor:<step> or system:<name>, as events print it")
@@ -158,8 +158,6 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 		return o, false, usagef("events", format, args...)
 	}
 	switch {
-	case o.aggID != "" && o.aggType == "":
-		return bad("--id needs --type")
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
 		return bad("--type %q is not an aggregate type%s; one of: %s", o.aggType, didYouMean(o.aggType, domain.AggregateTypes), strings.Join(domain.AggregateTypes, ", "))
 	case o.eventType != "" && !slices.Contains(domain.EventTypes(), o.eventType):

@@ -267,7 +267,6 @@ func TestEventsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--id", "q1"}, "--id needs --type"},
 		{[]string{"--type", "quote.*"}, `--type "quote.*" is not an aggregate type`},
 		{[]string{"--type", ">"}, "is not an aggregate type"},
 		{[]string{"--type", "quote", "--id", "a b"}, "is not an aggregate id"},
@@ -483,5 +482,34 @@ func TestALongReadSaysHowFarItHasComeOnStderr(t *testing.T) {
 				t.Errorf("error %v, stderr:\n%s\nwant it to contain:\n%s", err, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestAnIDWithoutATypeReadsEveryAggregateOfThatID: an AWB number is the id
+// of its waybill, filings, shipment and AWB; --id alone reads them all
+// through one subject filter, not the whole stream.
+func TestAnIDWithoutATypeReadsEveryAggregateOfThatID(t *testing.T) {
+	awb := "020-81140743"
+	event := func(typ, id, eventType string) testEvent {
+		return testEvent{domain.Aggregate{Type: typ, ID: id}, domain.Envelope{Type: eventType, SchemaVersion: 1, EventID: typ + id,
+			OccurredAt: at("2026-11-26T09:00:00Z"), Data: []byte(`{}`)}}
+	}
+	dir := t.TempDir()
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, []testEvent{event("waybill", awb, "MAWBCreated"), event("quote", "q1", "QuoteRequested"),
+		event("shipment", awb, "ShipmentStatusRecorded"), event("shipment", "020-00000011", "ShipmentStatusRecorded")})
+	s.Close()
+	out, errOut, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--id", awb)
+	if err != nil {
+		t.Fatalf("error %v; stderr %s", err, errOut)
+	}
+	if got := strings.Count(out, `"aggregateId":"`+awb+`"`); got != 2 || strings.Count(out, "\n") != 2 {
+		t.Errorf("printed\n%s\nwant the waybill's and the shipment's events of %s", out, awb)
+	}
+	if !strings.Contains(errOut, "2 events printed; read 2 events") {
+		t.Errorf("stderr %q, want 2 events read", errOut)
 	}
 }
