@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -21,8 +22,9 @@ const shipmentSynopsis = `Usage: cargoctl shipment [flags] AWB [flags]
 Prints the whole life of one air waybill, in the order it happened: the
 quote and booking it came from, its MAWB and HAWBs, e-DGDs, e-CSD and PLACI,
 documents, the manifests and offloads of its flights, and its status events.
-One line an event: the time, who caused it, the aggregate, the event type and
-the fields of the event; under it, the webhook deliveries of that event, each
+One line an event: the time (UTC, to the millisecond), who caused it, the
+aggregate, the event type and the fields of the event (their times as the
+API has them); under it, the webhook deliveries of that event, each
 with its subscription, status, attempts and the last attempt's outcome.
 
 It asks the server's API (GET /api/shipments/{awb}/history) as an admin
@@ -230,7 +232,7 @@ func (c *apiClient) deliveriesOf(ctx context.Context, webhookID string, eventIDs
 // compact (strings bare); then a line for each of its deliveries.
 func shipmentLine(e historyEntry, deliveries []delivery) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", e.OccurredAt, or(e.Actor, "?"), e.AggregateType, e.AggregateID, e.Type)
+	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", lineTime(e.OccurredAt), or(e.Actor, "?"), e.AggregateType, e.AggregateID, e.Type)
 	for _, name := range slices.Sorted(maps.Keys(e.Data)) {
 		b.WriteString("  " + name + "=" + compactValue(e.Data[name]))
 	}
@@ -238,7 +240,7 @@ func shipmentLine(e historyEntry, deliveries []delivery) string {
 		fmt.Fprintf(&b, "\n    webhook %s  delivery %s  %s  %s  %d attempts", d.WebhookID, d.DeliveryID, d.EventName, d.Status, len(d.Attempts))
 		if n := len(d.Attempts); n > 0 {
 			last := d.Attempts[n-1]
-			fmt.Fprintf(&b, ", the last at %s: %s", last.At, last.Outcome)
+			fmt.Fprintf(&b, ", the last at %s: %s", lineTime(last.At), last.Outcome)
 			if last.StatusCode != nil {
 				fmt.Fprintf(&b, " (HTTP %d)", *last.StatusCode)
 			}
@@ -249,6 +251,21 @@ func shipmentLine(e historyEntry, deliveries []delivery) string {
 	}
 	return b.String()
 }
+
+// lineTime is an RFC 3339 time of the API in UTC to the millisecond, as
+// trace prints times: the API's own drops a fraction's trailing zeros,
+// and lines of times of different widths neither align nor sort as text.
+// A time that does not parse is printed as it came.
+func lineTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format(utcMillis)
+}
+
+// utcMillis is how cargoctl prints the time of an event for people.
+const utcMillis = "2006-01-02T15:04:05.000Z"
 
 // jsonLine is the entry as the API answered it, with its deliveries
 // under "deliveries" when it has any.

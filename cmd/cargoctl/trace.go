@@ -108,7 +108,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 
 // traceLine is one event of a trace, for people.
 func traceLine(r domain.Record) string {
-	line := fmt.Sprintf("%s  #%-6d %s/%s  %s  by %s", r.OccurredAt.UTC().Format("2006-01-02T15:04:05.000Z"), r.Sequence,
+	line := fmt.Sprintf("%s  #%-6d %s/%s  %s  by %s", r.OccurredAt.UTC().Format(utcMillis), r.Sequence,
 		r.Aggregate.Type, r.Aggregate.ID, r.Type, or(r.Actor, "?"))
 	if r.Tenant != "" {
 		line += " for " + r.Tenant
