@@ -158,8 +158,13 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		if err != nil {
 			// Why the connection failed (such as an authorization
 			// violation) says more than the timeout it led to.
-			if s.nc != nil && s.nc.LastError() != nil && !errors.Is(err, s.nc.LastError()) {
+			switch why := s.connectErr.Load(); {
+			case s.nc != nil && s.nc.LastError() != nil && !errors.Is(err, s.nc.LastError()):
 				err = fmt.Errorf("%w (the NATS connection: %w)", err, s.nc.LastError())
+			case why != nil && s.nc != nil && !s.nc.IsConnected():
+				// A server that refuses the connection leaves no last
+				// error: the attempts to reach it are reconnections.
+				err = fmt.Errorf("%w (the NATS connection: %s)", err, *why)
 			}
 			s.Close()
 		}

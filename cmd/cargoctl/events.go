@@ -197,8 +197,14 @@ func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) 
 // warnings: an event it cannot read is handed on without its type and
 // time, and the operator reading it must learn why.
 func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*eventstore.Store, error) {
+	// While the store opens, only errors: its warnings that it is trying
+	// again are for cargod waiting for its cluster to form, lines of noise
+	// above the one that says the server does not answer (with why).
+	var level slog.LevelVar
+	level.Set(slog.LevelError)
 	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, NkeyFile: o.natsNkey, DataDir: o.dataDir, Stream: o.stream, Existing: true,
-		Logger: slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		Logger: slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: &level}))}
+	defer level.Set(slog.LevelWarn)
 	if o.natsURL != "" {
 		if seed := filepath.Join(o.dataDir, eventstore.ListenSeedFile); opts.NkeyFile == "" && opts.CredsFile == "" && exists(seed) {
 			opts.NkeyFile = seed
