@@ -86,6 +86,11 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer f.Close()
 	info, _ := f.Stat()
+	if info != nil && info.IsDir() {
+		// Opened all the same; its read would fail saying that lines 1-0
+		// are imported.
+		return fmt.Errorf("%s is a directory, not a file", positional[1])
+	}
 	if err := client.authorize(ctx); err != nil {
 		return err
 	}

@@ -65,6 +65,16 @@ func TestImport(t *testing.T) {
 	if err := run(t.Context(), []string{"import", "planets", good}, adminEnv(url), &out, &errOut); exitCode(err) != 2 {
 		t.Errorf("unknown kind = %v", err)
 	}
+	// A directory or a missing file is named, before anything is sent.
+	for _, tt := range []struct{ path, want string }{
+		{dir, dir + " is a directory, not a file"},
+		{filepath.Join(dir, "none.csv"), "no such file or directory"},
+	} {
+		err := run(t.Context(), []string{"import", "airports", tt.path}, adminEnv(url), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "imported") {
+			t.Errorf("import of %s = %v, want %q", tt.path, err, tt.want)
+		}
+	}
 	// A line too long to read stops the import there; what came before is in.
 	long := write("long.csv", `"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"
 "EDDF","FRA","Frankfurt am Main Airport","Frankfurt am Main","Hesse","DE",364,50.0333,8.5706,"Europe/Berlin",""
