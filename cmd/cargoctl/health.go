@@ -26,6 +26,9 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	if err := checkURL("health", *base); err != nil {
 		return err
 	}
+	if *timeout <= 0 {
+		return usagef("health", "--timeout %s: give a wait longer than none, such as 2s", *timeout)
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	url := strings.TrimRight(*base, "/") + "/readyz"
@@ -34,8 +37,11 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
+	switch {
+	case err != nil && ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("cargod at %s did not answer within %s", *base, *timeout)
+	case err != nil:
+		return unreachable(*base, err)
 	}
 	defer resp.Body.Close()
 	// The answer says what is not ready; docker keeps it with the check's result.

@@ -23,12 +23,17 @@ func TestHealth(t *testing.T) {
 		name     string
 		args     []string
 		wantOut  string
-		wantCode int // 0: no error
+		wantCode int    // 0: no error
+		wantErr  string // what the error says, if any
 	}{
-		{"a ready server passes", []string{"--url", startServer(t)}, `"status":"ready"`, 0},
-		{"a server that is not ready fails and its answer is printed", []string{"--url", notReady.URL}, `"not ready"`, 1},
-		{"a server that does not answer in time fails", []string{"--url", hanging.URL, "--timeout", "100ms"}, "", 1},
-		{"a URL that is not http is a usage error", []string{"--url", "nats://127.0.0.1:4222"}, "", 2},
+		{"a ready server passes", []string{"--url", startServer(t)}, `"status":"ready"`, 0, ""},
+		{"a server that is not ready fails and its answer is printed", []string{"--url", notReady.URL}, `"not ready"`, 1, "answered 503"},
+		{"a server that does not answer in time fails", []string{"--url", hanging.URL, "--timeout", "100ms"}, "", 1,
+			"cargod at " + hanging.URL + " did not answer within 100ms"},
+		{"a URL that is not http is a usage error", []string{"--url", "nats://127.0.0.1:4222"}, "", 2, "is not an http or https URL"},
+		// A wait of none would fail a healthy server.
+		{"a timeout of none is a usage error", []string{"--url", notReady.URL, "--timeout", "0s"}, "", 2, "--timeout 0s"},
+		{"a negative timeout is a usage error", []string{"--url", notReady.URL, "--timeout", "-1s"}, "", 2, "--timeout -1s"},
 	}
 	// Without --url or CARGOCTL_URL, the check finds cargod where
 	// CARGO_ADDR tells it to listen, as in the container image.
@@ -47,7 +52,7 @@ func TestHealth(t *testing.T) {
 			if err != nil {
 				code = exitCode(err)
 			}
-			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) {
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("exit %d (%v), printed %q; want exit %d and %q", code, err, out, tt.wantCode, tt.wantOut)
 			}
 			if d := time.Since(start); d > 5*time.Second {
