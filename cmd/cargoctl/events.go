@@ -38,7 +38,9 @@ differ), instead of reading every event before it to leave it out; the
 other filters but --type and --id are applied to every event read.
 
 Every second of a long read, a line on stderr says how far it has come;
-at the end, a line says how many events were printed of how many read.
+at the end, a line says how many events were printed of how many read,
+and, when --event-type alone printed events of one aggregate type only,
+the --type that has the server read only those next time.
 `
 
 // eventsOptions select what cargoctl events prints.
@@ -99,12 +101,14 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	progress := newReadProgress(stderr, "events", from, to)
+	aggTypes := map[string]bool{} // of the events printed
 	err = store.Read(ctx, filters, from, to, func(r domain.Record) error {
 		match := o.matches(r)
 		progress.saw(r.Sequence, match)
 		if !match {
 			return nil
 		}
+		aggTypes[r.Aggregate.Type] = true
 		return enc.Encode(lineOf(r, stderr))
 	})
 	if ctx.Err() != nil {
@@ -115,6 +119,14 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if err == nil {
 		fmt.Fprintln(stderr, progress.printedSummary())
+	}
+	// An event type is in no subject: the server handed over every event
+	// for cargoctl to leave out most. The aggregate type is, and every
+	// event printed had the same one: say so, for the next read.
+	if err == nil && o.eventType != "" && len(filters) == 0 && len(aggTypes) == 1 {
+		for t := range aggTypes {
+			fmt.Fprintf(stderr, "the %s events printed are all of aggregate type %s: add --type %s to have the server read only those\n", o.eventType, t, t)
+		}
 	}
 	return err
 }

@@ -518,3 +518,29 @@ func TestAnIDWithoutATypeReadsEveryAggregateOfThatID(t *testing.T) {
 		t.Errorf("stderr %q, want 2 events read", errOut)
 	}
 }
+
+// TestAnEventTypeWithoutATypeNamesTheTypeThatReadsLess: an event type is
+// in no subject, so --event-type alone reads every event; when all it
+// found were of one aggregate type, stderr names the --type that has the
+// server read only that type's events next time.
+func TestAnEventTypeWithoutATypeNamesTheTypeThatReadsLess(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	hint := "add --type quote"
+	for _, tt := range []struct {
+		name string
+		args []string
+		hint bool
+	}{
+		{"an event type alone", []string{"--event-type", "QuoteRequested"}, true},
+		{"with its aggregate type", []string{"--event-type", "QuoteRequested", "--type", "quote"}, false},
+		{"with an id", []string{"--event-type", "QuoteRequested", "--id", "q1"}, false},
+		{"an event type nothing has", []string{"--event-type", "QuoteRejected"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := runCmd(t, env(nil), append([]string{"events", "--data-dir", dir}, tt.args...)...)
+			if err != nil || strings.Contains(errOut, hint) != tt.hint {
+				t.Errorf("error %v, stderr %q; want a hint %q: %v", err, errOut, hint, tt.hint)
+			}
+		})
+	}
+}
