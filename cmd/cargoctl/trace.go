@@ -42,6 +42,11 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		return usagef("trace", "give one correlation id, not %d arguments", len(positional))
 	}
 	o.correlationID = positional[0]
+	if o.correlationID == "" {
+		// An empty one filters nothing: "$REQUEST_ID" of a variable not
+		// set would print every event of the stream.
+		return usagef("trace", "the correlation id is empty")
+	}
 	if o.since, err = parseTime(*since, false); err != nil {
 		return usagef("trace", "--since: %v", err)
 	}

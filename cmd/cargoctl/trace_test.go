@@ -24,6 +24,8 @@ func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
 		{"no such request", []string{"nobody"}, "", "", `no event has correlation id "nobody"`},
 		{"no correlation id", nil, "", "", "give one correlation id, not 0 arguments"},
 		{"two correlation ids", []string{"corr1", "c2"}, "", "", "give one correlation id, not 2 arguments"},
+		// A shell variable that is not set: not a trace of every event.
+		{"an empty correlation id", []string{""}, "", "", "the correlation id is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
