@@ -61,6 +61,9 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	if !ok {
 		return usagef("state", "unknown type %q: one of %s", kind, strings.Join(slices.Sorted(maps.Keys(stateTypes)), ", "))
 	}
+	if id == "" {
+		return usagef("state", "the %s id is empty", kind)
+	}
 	if kind == "shipment" {
 		// Refused here as cargoctl shipment refuses it, exit 2, not as
 		// the server's 400 after a token; and named as the server names

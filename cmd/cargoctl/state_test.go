@@ -79,6 +79,8 @@ func TestStatePrintsAResourceAsTheAPIShowedItThen(t *testing.T) {
 		{"both --at and --seq", []string{"state", "flight", id, "--at", between, "--seq", "3"}, "", "give --at TIME or --seq N", true},
 		{"--at not RFC 3339", []string{"state", "flight", id, "--at", "yesterday"}, "", `--at "yesterday" is not an RFC 3339 time`, true},
 		{"no id", []string{"state", "flight", "--at", between}, "", "give TYPE and ID, not 1 arguments", true},
+		// A shell variable that is not set: not a GET of the list, which has no ?at=.
+		{"an empty id", []string{"state", "flight", "", "--at", between}, "", "the flight id is empty", true},
 		// As cargoctl shipment refuses it, before asking the server.
 		{"a malformed AWB number", []string{"state", "shipment", "176-1234", "--seq", "1"}, "", `"176-1234" is not an AWB number`, true},
 	}
