@@ -169,6 +169,17 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	bad := func(format string, args ...any) (eventsOptions, bool, error) {
 		return o, false, usagef("events", format, args...)
 	}
+	// A filter given an empty value filters nothing: --correlation-id
+	// "$REQUEST_ID" of a variable not set would print every event.
+	var empty string
+	fs.Visit(func(f *flag.Flag) {
+		if empty == "" && f.Value.String() == "" && slices.Contains([]string{"type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"}, f.Name) {
+			empty = f.Name
+		}
+	})
+	if empty != "" {
+		return bad("--%s is empty: give it a value, or leave it out", empty)
+	}
 	switch {
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
 		return bad("--type %q is not an aggregate type%s; one of: %s", o.aggType, didYouMean(o.aggType, domain.AggregateTypes), strings.Join(domain.AggregateTypes, ", "))

@@ -263,6 +263,7 @@ func TestEventsThroughTheListenerNeedItsSeed(t *testing.T) {
 }
 
 func TestEventsUsageErrors(t *testing.T) {
+	dataDir := dataDirWithEvents(t) // none is read: every line is refused first
 	tests := []struct {
 		args []string
 		want string
@@ -283,10 +284,17 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--follow", "--until", "2026-11-24"}, "--follow cannot be combined"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		// A filter given an empty value ("$REQUEST_ID" of a variable not
+		// set) would filter nothing and print every event.
+		{[]string{"--correlation-id", ""}, "--correlation-id is empty"},
+		{[]string{"--tenant="}, "--tenant is empty"},
+		{[]string{"--type", "quote", "--id", ""}, "--id is empty"},
+		{[]string{"--actor", "", "--type", "quote"}, "--actor is empty"},
+		{[]string{"--since", ""}, "--since is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			out, _, err := runCmd(t, env(nil), append([]string{"events"}, tt.args...)...)
+			out, _, err := runCmd(t, env(nil), append([]string{"events", "--data-dir", dataDir}, tt.args...)...)
 			if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v (exit %d), want a usage error with %q", err, exitCode(err), tt.want)
 			}
