@@ -117,6 +117,8 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 		{[]string{"retry", "3", "--reactor", "webhooks"}, "webhooks has not parked the event at sequence 3", 1},
 		{[]string{"retry", "--all"}, "no event is parked", 1},
 		{[]string{"list"}, `unexpected argument "list"`, 2},
+		// "$REACTOR" of a variable not set: not every reactor's entries.
+		{[]string{"retry", "3", "--reactor", ""}, "--reactor is empty", 2},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			_, _, err := runCmd(t, getenv, append([]string{"parked"}, tt.args...)...)
