@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -478,8 +479,12 @@ func (c *apiClient) authorize(ctx context.Context) error {
 		ClientID     string `json:"clientId"`
 		ClientSecret string `json:"clientSecret"`
 	}{"client_credentials", c.clientID, c.secret})
-	if err != nil {
+	var apiErr *apiError
+	if errors.As(err, &apiErr) {
 		return fmt.Errorf("getting a token for client %s: %w", c.clientID, err)
+	}
+	if err != nil {
+		return err // a server that does not answer says so itself
 	}
 	var res struct {
 		AccessToken string `json:"accessToken"`
@@ -541,7 +546,10 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, nil, err // names the method and URL
+		if ctx.Err() != nil {
+			return nil, nil, err // interrupted: the server is not to blame
+		}
+		return nil, nil, unreachable(c.base, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
@@ -552,6 +560,28 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 		return nil, nil, apiErrorOf(resp.StatusCode, raw)
 	}
 	return raw, resp.Header, nil
+}
+
+// unreachable says in one line which cargod did not answer and why
+// ("connection refused"), from err, Go's account of a request that got
+// no response: it buries the reason under the method, the URL and the
+// dial, and names the path rather than the server the operator gave.
+// Every command that calls the API says it so.
+func unreachable(base string, err error) error {
+	reason := err
+	var urlErr *url.Error
+	if errors.As(reason, &urlErr) {
+		reason = urlErr.Err
+	}
+	var opErr *net.OpError
+	if errors.As(reason, &opErr) {
+		reason = opErr.Err
+	}
+	var sysErr *os.SyscallError
+	if errors.As(reason, &sysErr) {
+		reason = sysErr.Err
+	}
+	return fmt.Errorf("cargod at %s does not answer: %w", base, reason)
 }
 
 // apiError is the server's error response.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -583,4 +584,41 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 			t.Errorf("the admin after trying: %v", err)
 		}
 	})
+}
+
+// Every command that calls cargod's API says in one line which server did
+// not answer and why, as the first thing an operator must know: not Go's
+// account of the request, its URL and the dial.
+func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *testing.T) {
+	// A closed port: nothing listens there.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	file := filepath.Join(t.TempDir(), "airports.csv")
+	if err := os.WriteFile(file, []byte("icao,iata,name\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "cargod at " + down + " does not answer: connection refused"
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"admin", []string{"admin", "list-orgs"}},
+		{"state", []string{"state", "flight", "LH8400-2026-07-01", "--seq", "1"}},
+		{"shipment", []string{"shipment", "020-12345675"}},
+		{"import", []string{"import", "airports", file}},
+		{"rebuild", []string{"rebuild"}},
+		{"verify", []string{"verify"}},
+		{"health", []string{"health"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, adminEnv(down), tt.args...)
+			if err == nil || err.Error() != want || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q, exit 1", err, want)
+			}
+		})
+	}
 }

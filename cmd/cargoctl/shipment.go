@@ -58,7 +58,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	if err := client.authorize(ctx); err != nil {
-		return unreachable(conn.url, err)
+		return err
 	}
 	entries, err := client.shipmentHistory(ctx, awb)
 	var apiErr *apiError
@@ -66,7 +66,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 		return fmt.Errorf("the server knows no shipment %s: no event names it", awb)
 	}
 	if err != nil {
-		return unreachable(conn.url, err)
+		return err
 	}
 	eventIDs := make([]string, len(entries))
 	for i, e := range entries {
@@ -74,7 +74,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	}
 	deliveries, err := client.deliveriesByEvent(ctx, eventIDs)
 	if err != nil {
-		return unreachable(conn.url, err)
+		return err
 	}
 	for _, e := range entries {
 		ds := deliveries[e.EventID]
@@ -94,16 +94,6 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fmt.Fprintf(stderr, "%d %s of %s\n", len(entries), noun, awb)
 	return nil
-}
-
-// unreachable says which server did not answer, when err is that it did
-// not: a refused connection says nothing of the URL otherwise.
-func unreachable(base string, err error) error {
-	var apiErr *apiError
-	if errors.As(err, &apiErr) {
-		return err
-	}
-	return fmt.Errorf("cargod at %s does not answer: %w", base, err)
 }
 
 // historyEntry is one event of a history, as the API answers it; raw is
