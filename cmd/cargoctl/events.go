@@ -310,7 +310,9 @@ func lineOf(r domain.Record, warnings io.Writer) eventLine {
 }
 
 // parseTime reads an RFC 3339 time or a plain date (UTC). A date read as
-// the end of a range stands for the last instant of that day.
+// the end of a range stands for the last instant of that day. It reads
+// every time flag (events --since and --until, trace --since, state --at),
+// so that a form one takes is never refused by another.
 func parseTime(s string, endOfDay bool) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil

@@ -24,8 +24,9 @@ then, the stream sequence of its last event up to that moment).
 
 TYPE is one of quote, booking, stock-request, flight, shipment; ID is the
 resource's id (the AWB number of a shipment, the flight id such as
-LH8400-2026-07-01). --at takes an RFC 3339 time (2026-07-01T09:30:00Z);
---seq a stream sequence (a Cargo-Sequence a write answered, or the
+LH8400-2026-07-01). --at takes an RFC 3339 time (2026-07-01T09:30:00Z)
+or a plain date (2026-07-01: its first instant, UTC), as cargoctl events
+--since does; --seq a stream sequence (a Cargo-Sequence a write answered, or the
 sequence cargoctl events prints). Flags may come before or after TYPE and ID.
 
 Calls the running cargod's API as an API client of an admin organisation,
@@ -46,7 +47,7 @@ var stateTypes = map[string]string{
 func runState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	fs := newFlagSet("state", stateSynopsis)
-	at := fs.String("at", "", "the moment, as RFC 3339: `TIME` such as 2026-07-01T09:30:00Z")
+	at := fs.String("at", "", "the moment: `TIME` such as 2026-07-01T09:30:00Z (RFC 3339), or a date such as 2026-07-01 (its first instant, UTC)")
 	seq := fs.Uint64("seq", 0, "the stream sequence `N` instead of a moment")
 	conn.register(fs)
 	positional, help, err := parseInterspersed(fs, args, stdout)
@@ -79,10 +80,12 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	case (*at == "") == (*seq == 0):
 		return usagef("state", "give --at TIME or --seq N (one of them)")
 	case *at != "":
-		if _, err := time.Parse(time.RFC3339Nano, *at); err != nil {
-			return usagef("state", "--at %q is not an RFC 3339 time such as 2026-07-01T09:30:00Z", *at)
+		t, err := parseTime(*at, false)
+		if err != nil {
+			return usagef("state", "--at: %v", err)
 		}
-		q.Set("at", *at)
+		// The API takes RFC 3339 only: a date goes as its first instant.
+		q.Set("at", t.Format(time.RFC3339Nano))
 	default:
 		q.Set("seq", strconv.FormatUint(*seq, 10))
 	}

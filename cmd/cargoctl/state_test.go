@@ -51,6 +51,7 @@ func TestStatePrintsAResourceAsTheAPIShowedItThen(t *testing.T) {
 	getenv := adminEnv(url)
 	id, between := airlineFlight(t, url)
 	before := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
 
 	out, notes, err := runCmd(t, getenv, "state", "flight", id, "--at", between)
 	if err != nil {
@@ -77,7 +78,10 @@ func TestStatePrintsAResourceAsTheAPIShowedItThen(t *testing.T) {
 		{"an unknown type", []string{"state", "aircraft", id, "--at", between}, "", `unknown type "aircraft": one of booking, flight, quote, shipment, stock-request`, true},
 		{"neither --at nor --seq", []string{"state", "flight", id}, "", "give --at TIME or --seq N", true},
 		{"both --at and --seq", []string{"state", "flight", id, "--at", between, "--seq", "3"}, "", "give --at TIME or --seq N", true},
-		{"--at not RFC 3339", []string{"state", "flight", id, "--at", "yesterday"}, "", `--at "yesterday" is not an RFC 3339 time`, true},
+		// A plain date, as cargoctl events --since takes it: the day's first instant, UTC.
+		{"a plain date", []string{"state", "flight", id, "--at", yesterday}, "", "did not exist at " + yesterday + "T00:00:00Z", false},
+		{"--at neither a time nor a date", []string{"state", "flight", id, "--at", "yesterday"}, "",
+			`--at: "yesterday" is neither an RFC 3339 time (2026-11-25T10:00:00Z) nor a date (2026-11-25)`, true},
 		{"no id", []string{"state", "flight", "--at", between}, "", "give TYPE and ID, not 1 arguments", true},
 		// A shell variable that is not set: not a GET of the list, which has no ?at=.
 		{"an empty id", []string{"state", "flight", "", "--at", between}, "", "the flight id is empty", true},
