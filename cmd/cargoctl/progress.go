@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// progressEvery is how often a long read of the stream says how far it
-// has come.
+// progressEvery is how often a long read of the stream, a rebuild or a
+// verify says how far it has come on stderr: one pace for every command.
 var progressEvery = time.Second
 
 // readProgress tells on stderr how far a read of the stream has come, a

@@ -154,7 +154,8 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 }
 
 // progressBar draws a job's progress: redrawn in place on a terminal,
-// else a line when the phase changes and every few seconds.
+// else a line when the phase changes and every progressEvery, the pace
+// of a read of the stream's lines.
 type progressBar struct {
 	w        io.Writer
 	kind     string
@@ -162,9 +163,6 @@ type progressBar struct {
 	phase    string
 	drawn    time.Time // when a plain line was last written
 }
-
-// plainEvery is how often a plain progress line is written.
-const plainEvery = 5 * time.Second
 
 func newProgressBar(w io.Writer, kind string) *progressBar {
 	b := &progressBar{w: w, kind: kind}
@@ -191,7 +189,7 @@ func (b *progressBar) show(j job) {
 		fmt.Fprintf(b.w, "\r\033[K%s [%s%s] %3.0f%% %s, %s", b.kind, strings.Repeat("#", filled), strings.Repeat("-", width-filled), percent, counts, j.Phase)
 		return
 	}
-	if j.Phase == b.phase && time.Since(b.drawn) < plainEvery {
+	if j.Phase == b.phase && time.Since(b.drawn) < progressEvery {
 		return
 	}
 	b.phase, b.drawn = j.Phase, time.Now()

@@ -166,3 +166,30 @@ func TestVerifyListsEventsThatDoNotDecodeOrHaveNoWholeEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// The plain progress lines of rebuild and verify (stderr not a terminal)
+// come as often as those of a read of the stream, progressEvery: an
+// operator watching a log sees every command move at one pace.
+func TestRebuildAndVerifyWriteAProgressLineAsOftenAsAReadOfTheStream(t *testing.T) {
+	defer func(every time.Duration) { progressEvery = every }(progressEvery)
+	for _, tt := range []struct {
+		name  string
+		every time.Duration
+		lines int
+	}{
+		{"every poll when progressEvery has passed since the last line", 0, 3},
+		{"the first only while progressEvery has not passed and the phase is the same", time.Hour, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			progressEvery = tt.every
+			var buf strings.Builder
+			bar := newProgressBar(&buf, "rebuild")
+			for done := range uint64(3) {
+				bar.show(job{State: "running", Phase: "replaying", EventsDone: done, EventsTotal: 10})
+			}
+			if got := strings.Count(buf.String(), "\n"); got != tt.lines {
+				t.Errorf("%d lines, want %d:\n%s", got, tt.lines, buf.String())
+			}
+		})
+	}
+}
