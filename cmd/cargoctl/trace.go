@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,8 +64,10 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	progress := newReadProgress(stderr, "trace", from, to)
 
-	out := bufio.NewWriter(stdout)
-	enc := json.NewEncoder(out)
+	// Each line is written as it is found, unbuffered: a trace is a few
+	// lines, and trace | head must end the read (by SIGPIPE) once head has
+	// its lines, not after a read of the whole stream.
+	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	var first, last time.Time
 	found := 0
@@ -83,14 +84,11 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		if *asJSON {
 			return enc.Encode(lineOf(r, stderr))
 		}
-		_, err := fmt.Fprintln(out, traceLine(r))
+		_, err := fmt.Fprintln(stdout, traceLine(r))
 		return err
 	})
 	if ctx.Err() != nil {
 		err = errors.New("interrupted")
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
 	}
 	switch {
 	case err != nil:

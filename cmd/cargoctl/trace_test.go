@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
@@ -38,6 +42,50 @@ func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
 			}
 			if out != tt.out || !strings.Contains(errOut, tt.notes) {
 				t.Errorf("stdout:\n%s\nwant:\n%s\nstderr %q, want it to contain %q", out, tt.out, errOut, tt.notes)
+			}
+		})
+	}
+}
+
+// pipeToHead is stdout piped to head -1: it takes the first write, and
+// then the reader is gone (EPIPE; a real cargoctl dies of SIGPIPE there).
+type pipeToHead struct{ writes []string }
+
+func (p *pipeToHead) Write(b []byte) (int, error) {
+	if len(p.writes) > 0 {
+		return 0, syscall.EPIPE
+	}
+	p.writes = append(p.writes, string(b))
+	return len(b), nil
+}
+
+// A trace piped to head must write each line as it finds it, so that head
+// ends it at once: not keep the lines until it has read the whole stream.
+func TestTraceWritesEachLineAsItFindsItSoThatHeadEndsTheRead(t *testing.T) {
+	defer func(every time.Duration) { progressEvery = every }(progressEvery)
+	progressEvery = 0 // a progress line for every event read
+	dir := dataDirWithEvents(t)
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		first string // the one write head takes
+	}{
+		{"lines for people", []string{"corr1"}, "2026-11-24T10:00:00.000Z  #1      quote/q1  QuoteRequested  by user:alice for acme, after event cause1\n"},
+		{"JSON lines", []string{"--json", "corr1"}, linesOf(1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr := &pipeToHead{}, &strings.Builder{}
+			err := run(context.Background(), append([]string{"trace", "--data-dir", dir}, tt.args...), env(nil), stdout, stderr)
+			if !errors.Is(err, syscall.EPIPE) {
+				t.Errorf("error = %v, want the broken pipe", err)
+			}
+			if len(stdout.writes) != 1 || stdout.writes[0] != tt.first {
+				t.Errorf("writes %q, want one of the first line %q", stdout.writes, tt.first)
+			}
+			// corr1 is events 1 and 4 of 5: the second line fails, and
+			// event 5 is never read.
+			if !strings.Contains(stderr.String(), "up to sequence 4 of 5") || strings.Contains(stderr.String(), "up to sequence 5 of 5") {
+				t.Errorf("stderr %q, want the read to end at sequence 4", stderr)
 			}
 		})
 	}
