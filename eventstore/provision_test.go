@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,6 +161,24 @@ func TestCredentialsAreAUserJWTAndItsSeed(t *testing.T) {
 		if err := checkCredentials(file); (err == nil) != c.ok {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+}
+
+// With ConnectOnce, Open does not wait for a server that is not up: the
+// failure of its one attempt is the error, saying why, for a tool to
+// report at once.
+func TestOpenWithConnectOnceFailsAtItsOneAttemptSayingWhy(t *testing.T) {
+	url := fmt.Sprintf("nats://127.0.0.1:%d", natstest.FreePorts(t, 1)[0])
+	// A deadline far beyond one attempt: reaching it is the failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	s, err := Open(ctx, Options{URL: url, Existing: true, ConnectOnce: true})
+	if err == nil {
+		s.Close()
+	}
+	var connErr *ConnectError
+	if !errors.As(err, &connErr) || connErr.URL != url || !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
+		t.Errorf("error = %v, want a *ConnectError of %s, connection refused, before the deadline", err, url)
 	}
 }
 

@@ -67,6 +67,14 @@ type Options struct {
 	// that they cannot change the stream's settings (such as Replicas).
 	Existing bool
 
+	// ConnectOnce fails Open when its one attempt to connect to the
+	// external server fails (refused, or no answer within the client's
+	// connect timeout, 2 s), with a *ConnectError, where Open would try
+	// again until ctx ends: to a tool, an address nothing answers at is a
+	// mistake to report, not a cluster to wait for. A server that answers
+	// is still waited for while the stream is provisioned, until ctx ends.
+	ConnectOnce bool
+
 	// ConsumerAttempts is how many failures in a row make a consumer
 	// (Consume) park an event; 0 means DefaultConsumerAttempts.
 	ConsumerAttempts int
@@ -188,12 +196,18 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		}
 		s.dial = func(name string) (*nats.Conn, error) {
 			// A cluster that is not up yet is waited for, here and in
-			// provisioning.
-			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+			// provisioning; with ConnectOnce, in provisioning only.
+			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
 				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
 					why := err.Error()
 					s.connectErr.Store(&why)
 				})}
+			// The client reports a first connection refused as "no servers
+			// available" alone: the dialer keeps why, for the one attempt.
+			dialer := &recordingDialer{Dialer: net.Dialer{Timeout: nats.DefaultTimeout}}
+			if o.ConnectOnce {
+				opts = append(opts, nats.SetCustomDialer(dialer))
+			}
 			if o.CredsFile != "" {
 				opts = append(opts, nats.UserCredentials(o.CredsFile))
 			}
@@ -206,7 +220,10 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			}
 			nc, err := nats.Connect(o.URL, opts...)
 			if err != nil {
-				return nil, fmt.Errorf("eventstore: connecting to %s: %w", o.URL, err)
+				if why := dialer.failure(); errors.Is(err, nats.ErrNoServers) && why != nil {
+					err = why
+				}
+				return nil, &ConnectError{URL: o.URL, Err: err}
 			}
 			return nc, nil
 		}
@@ -303,6 +320,43 @@ func (s *Store) startEmbedded(o Options) error {
 		return errors.New("eventstore: embedded server did not start within 30s (is the data directory in use by another process?)")
 	}
 	return nil
+}
+
+// ConnectError is Open's error when it could not connect to the external
+// server: with ConnectOnce, at its one attempt.
+type ConnectError struct {
+	URL string
+	Err error // why: the dial's error when the client has no better
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("eventstore: connecting to %s: %v", e.URL, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// recordingDialer dials as the client would, and keeps why its last dial
+// failed.
+type recordingDialer struct {
+	net.Dialer
+	mu  sync.Mutex // dials of reconnections come from the client's goroutine
+	err error
+}
+
+func (d *recordingDialer) Dial(network, address string) (net.Conn, error) {
+	c, err := d.Dialer.Dial(network, address)
+	if err != nil {
+		d.mu.Lock()
+		d.err = err
+		d.mu.Unlock()
+	}
+	return c, err
+}
+
+func (d *recordingDialer) failure() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.err
 }
 
 // checkCredentials reads a credentials file as the client does at each

@@ -568,6 +568,12 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 // dial, and names the path rather than the server the operator gave.
 // Every command that calls the API says it so.
 func unreachable(base string, err error) error {
+	return fmt.Errorf("cargod at %s does not answer: %w", base, reason(err))
+}
+
+// reason is why a request or a dial failed, without the request, the
+// dial and the system call around it: "connection refused".
+func reason(err error) error {
 	reason := err
 	var urlErr *url.Error
 	if errors.As(reason, &urlErr) {
@@ -581,7 +587,7 @@ func unreachable(base string, err error) error {
 	if errors.As(reason, &sysErr) {
 		reason = sysErr.Err
 	}
-	return fmt.Errorf("cargod at %s does not answer: %w", base, reason)
+	return reason
 }
 
 // apiError is the server's error response.

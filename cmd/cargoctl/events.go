@@ -26,7 +26,9 @@ Prints events from the event stream, oldest first, one JSON object a line.
 It reads through a NATS server: an external one, or cargod's embedded
 server when cargod was started with CARGO_NATS_LISTEN (pass that address
 as --nats-url; the seed that proves who you are is read from the data
-directory's nats-listen.nk, or --nats-nkey). Without --nats-url it opens
+directory's nats-listen.nk, or --nats-nkey). A server that cannot be
+reached fails at the first attempt; one that answers is waited for, for
+its stream, as long as --nats-wait says. Without --nats-url it opens
 the data directory with an embedded server of its own, which works only
 while cargod is not running on that directory.
 
@@ -52,6 +54,7 @@ type eventsOptions struct {
 	fromSeq, toSeq               uint64
 	since, until                 time.Time // zero: unbounded; both inclusive
 	follow                       bool
+	natsWait                     time.Duration // see storeFlags
 }
 
 func runEvents(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -213,6 +216,32 @@ func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) 
 	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`: opened when there is no --nats-url, only while cargod is not running on it; "+
 		"with --nats-url, where the listener's seed is (env CARGO_DATA_DIR)")
 	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
+	o.natsWait = 10 * time.Second
+	fs.Var(positiveDuration{&o.natsWait}, "nats-wait", "how long to `wait` for the stream on the server of --nats-url once it answers: "+
+		"a cluster electing its leader takes seconds (a server that does not answer fails at once)")
+}
+
+// positiveDuration is a flag's wait, which must be longer than none: a
+// wait of none would fail a server that is up.
+type positiveDuration struct{ d *time.Duration }
+
+func (p positiveDuration) String() string {
+	if p.d == nil { // the flag package's zero value
+		return ""
+	}
+	return p.d.String()
+}
+
+func (p positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return errors.New("not a duration such as 10s or 500ms")
+	case d <= 0:
+		return errors.New("give a wait longer than none, such as 10s")
+	}
+	*p.d = d
+	return nil
 }
 
 // openStore attaches to the stream as it is: a read must neither create
@@ -234,12 +263,20 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 		}
 		// The store waits for a server that does not answer, as cargod
 		// waits for a cluster that is forming, without end and without a
-		// word: an operator's command must say so instead of hanging.
-		octx, cancel := context.WithTimeout(ctx, natsAnswerWithin)
+		// word. An operator's command tries once: an address where no
+		// server answers is a mistake to report now. A server that
+		// answers is waited for, as long as --nats-wait says, for its
+		// stream (a cluster electing its leader).
+		opts.ConnectOnce = true
+		octx, cancel := context.WithTimeout(ctx, o.natsWait)
 		defer cancel()
 		store, err := eventstore.Open(octx, opts)
-		if err != nil && ctx.Err() == nil && octx.Err() != nil {
-			return nil, fmt.Errorf("the NATS server at %s did not answer within %s: %w", o.natsURL, natsAnswerWithin, err)
+		var connErr *eventstore.ConnectError
+		switch {
+		case errors.As(err, &connErr):
+			return nil, fmt.Errorf("the NATS server at %s does not answer: %w", o.natsURL, reason(connErr.Err))
+		case err != nil && ctx.Err() == nil && octx.Err() != nil:
+			return nil, fmt.Errorf("the NATS server at %s did not give stream %s within --nats-wait %s: %w", o.natsURL, o.stream, o.natsWait, err)
 		}
 		return store, err
 	}
@@ -253,10 +290,6 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	}
 	return store, nil
 }
-
-// natsAnswerWithin is how long cargoctl waits for the stream on the NATS
-// server of --nats-url: long enough for a cluster electing a leader.
-const natsAnswerWithin = 10 * time.Second
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -386,25 +387,99 @@ func TestEventsFromACluster(t *testing.T) {
 	}
 }
 
-// TestEventsFromAnAddressWhereNoServerListensFailsNamingIt: the store
-// waits for a server as cargod waits for a cluster forming; cargoctl must
-// not, or a mistyped --nats-url is a command that hangs without a word.
-// (trace and parked open the store the same way.)
-func TestEventsFromAnAddressWhereNoServerListensFailsNamingIt(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// fakeNATS listens on loopback where a NATS server would, and counts the
+// connections it takes. With hangUp it hangs up on each at once; else it
+// speaks the protocol (INFO, PONG) but leaves every JetStream request
+// unanswered, as a cluster electing its leader does.
+func fakeNATS(t *testing.T, hangUp bool) (url string, connections *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "nats://" + l.Addr().String()
-	l.Close() // nothing listens there now
-	_, errOut, err := runCmd(t, env(nil), "events", "--nats-url", url, "--data-dir", t.TempDir())
-	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "connection refused") {
-		t.Errorf("error = %v, want one naming %s and why", err, url)
+	t.Cleanup(func() { ln.Close() })
+	connections = new(atomic.Int32)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			// Counted before the client can learn of it: by the time an
+			// attempt has failed, it is counted.
+			connections.Add(1)
+			if hangUp {
+				c.Close()
+				continue
+			}
+			go func() {
+				defer c.Close()
+				fmt.Fprintf(c, "INFO {\"server_id\":\"FAKE\",\"version\":\"2.15.2\",\"proto\":1,\"headers\":true,\"max_payload\":1048576}\r\n")
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					if sc.Text() == "PING" {
+						fmt.Fprintf(c, "PONG\r\n")
+					}
+				}
+			}()
+		}
+	}()
+	return "nats://" + ln.Addr().String(), connections
+}
+
+// A command that connects to NATS makes one attempt to reach the server:
+// a mistyped --nats-url fails at once, saying where and why, not after the
+// wait for a cluster that is forming. A server that answers is waited for
+// as long as --nats-wait says. (No times are measured: the connections the
+// server took, and the message, tell.)
+func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The store's warnings that it is trying again are for a service
-	// waiting for its cluster: the one line of the error says it all.
-	if errOut != "" {
-		t.Errorf("stderr %q, want nothing but the error", errOut)
+	refused := "nats://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, cmd := range [][]string{{"events"}, {"trace", "corr1"}, {"parked"}} {
+		t.Run(cmd[0]+": nothing listens", func(t *testing.T) {
+			_, errOut, err := runCmd(t, env(nil), append(cmd, "--nats-url", refused, "--data-dir", t.TempDir())...)
+			want := "the NATS server at " + refused + " does not answer: connection refused"
+			if err == nil || err.Error() != want || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q, exit 1", err, want)
+			}
+			// The store's warnings that it is trying again are for a
+			// service waiting for its cluster: the one line says it all.
+			if errOut != "" {
+				t.Errorf("stderr %q, want nothing but the error", errOut)
+			}
+		})
+		t.Run(cmd[0]+": a server that hangs up", func(t *testing.T) {
+			url, connections := fakeNATS(t, true)
+			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", url, "--data-dir", t.TempDir())...)
+			if err == nil || !strings.HasPrefix(err.Error(), "the NATS server at "+url+" does not answer: ") || exitCode(err) != 1 {
+				t.Errorf("error = %v, want one naming %s and why, exit 1", err, url)
+			}
+			if n := connections.Load(); n != 1 {
+				t.Errorf("%d connections, want one attempt", n)
+			}
+		})
+		t.Run(cmd[0]+": a server that answers but has no stream for it yet", func(t *testing.T) {
+			url, connections := fakeNATS(t, false)
+			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", url, "--data-dir", t.TempDir(), "--nats-wait", "300ms")...)
+			want := "the NATS server at " + url + " did not give stream CARGO within --nats-wait 300ms: "
+			if err == nil || !strings.HasPrefix(err.Error(), want) || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q..., exit 1", err, want)
+			}
+			if n := connections.Load(); n != 1 {
+				t.Errorf("%d connections, want one", n)
+			}
+		})
+		t.Run(cmd[0]+": a wait of none", func(t *testing.T) {
+			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", refused, "--nats-wait", "0s")...)
+			want := `invalid value "0s" for flag -nats-wait: give a wait longer than none, such as 10s`
+			if err == nil || !strings.Contains(err.Error(), want) || exitCode(err) != 2 {
+				t.Errorf("error = %v, want %q, exit 2", err, want)
+			}
+		})
 	}
 }
 
