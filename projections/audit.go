@@ -53,8 +53,10 @@ type Audit struct {
 	shared  map[domain.Aggregate]bool // aggregates whose events named more than one organisation
 
 	// Used by Apply alone, which runs on one goroutine: the names of
-	// fields, each kept once, and the members of the event at hand.
+	// fields, each kept once, the strings entries repeat (see share),
+	// and the members of the event at hand.
 	names   map[string]string
+	shares  map[string]string
 	members []jsonMember
 }
 
@@ -71,7 +73,8 @@ type auditField struct{ Name, Value string }
 
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
-	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{}}
+	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{},
+		shares: map[string]string{}}
 }
 
 // unaudited fields are the time of the change itself, which is the
@@ -94,20 +97,23 @@ const redacted = "[redacted]"
 // last values in one walk, copying only those that changed: it runs for
 // every event, and most fields of an update are unchanged.
 func (m *Audit) Apply(r domain.Record, e domain.Event) {
-	base := AuditEntry{ID: r.EventID, Timestamp: r.OccurredAt, Resource: r.Aggregate.Type, ResourceID: r.Aggregate.ID,
-		UserID: r.Actor, IPAddress: r.ClientIP, Tenant: r.Tenant}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The envelope's strings are slices of the event's whole header block
+	// (nats.DecodeHeadersMsg): kept as they are, each entry would keep
+	// all of it, some 600 bytes. Its id is copied; the others repeat.
+	base := AuditEntry{ID: strings.Clone(r.EventID), Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
+		ResourceID: r.Aggregate.ID, UserID: m.share(r.Actor), IPAddress: m.share(r.ClientIP), Tenant: m.share(r.Tenant)}
 	if a, ok := e.(domain.AuthorizationRecorded); ok {
-		base.Action, base.Resource, base.ResourceID = a.Action, "authorization", a.Subject
+		base.Action, base.Resource, base.ResourceID = m.share(a.Action), "authorization", m.share(a.Subject)
 		if a.OrganizationID != "" {
-			base.Tenant = a.OrganizationID
+			base.Tenant = m.share(a.OrganizationID)
 		}
 		detail := a.Detail
 		if a.Repeats > 0 {
 			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
 		}
-		base.Details = AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
+		base.Details = AuditDetail{Field: "detail", NewValue: m.share(strings.TrimSpace(detail))}
 		m.entries.add(base)
 		return
 	}
@@ -134,6 +140,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	for _, mem := range m.members {
 		if string(mem.name) == "organizationId" {
 			named, _ = mem.str()
+			named = m.share(named)
 		}
 	}
 	base.Owner = fieldValue(first, "organizationId")
@@ -152,9 +159,9 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		fields := make([]auditField, 0, len(m.members))
 		for _, mem := range m.members {
 			if n := len(fields); n > 0 && fields[n-1].Name == string(mem.name) {
-				fields[n-1].Value = mem.text()
+				fields[n-1].Value = m.value(mem)
 			} else {
-				fields = append(fields, auditField{m.name(mem.name), mem.text()})
+				fields = append(fields, auditField{m.name(mem.name), m.value(mem)})
 			}
 		}
 		m.last[at] = fields
@@ -178,7 +185,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		if had && mem.is(old[i].Value) {
 			continue
 		}
-		value, before, name := mem.text(), "", ""
+		value, before, name := m.value(mem), "", ""
 		switch n := len(added); {
 		case had:
 			name, before, old[i].Value = old[i].Name, old[i].Value, value
@@ -233,6 +240,37 @@ func (m *Audit) name(b []byte) string {
 		m.names[name] = name
 	}
 	return name
+}
+
+// maxShares bounds shares: past it, the strings shared so far are let go
+// (the entries that hold them still share them) and sharing starts anew,
+// so that strings that never repeat do not pile up in it for ever.
+const maxShares = 1 << 16
+
+// share returns s, or a string equal to it that share returned before:
+// what entries repeat (actors, organisations, addresses, actions, short
+// values) is held once, not once per entry or aggregate.
+func (m *Audit) share(s string) string {
+	if kept, ok := m.shares[s]; ok {
+		return kept
+	}
+	if len(m.shares) >= maxShares {
+		clear(m.shares)
+	}
+	s = strings.Clone(s) // not a slice of something bigger
+	m.shares[s] = s
+	return s
+}
+
+// value is a member's text (see jsonMember.text), shared if it is short:
+// codes, statuses, dates and organisations repeat; longer values (ids,
+// text, the JSON of objects) rarely do (see symMax).
+func (m *Audit) value(mem jsonMember) string {
+	text := mem.text()
+	if len(text) > symMax {
+		return text
+	}
+	return m.share(text)
 }
 
 // fieldValue is the last value of the field name, or "".

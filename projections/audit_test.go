@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -158,6 +159,63 @@ func TestNoAuditEntryIsTheTimeOfTheChangeItself(t *testing.T) {
 			for _, e := range entries {
 				if e.Details.Field != "" && strings.Contains(" "+tt.field+" ", " "+e.Details.Field+" ") {
 					t.Errorf("%s entry %s: %s %s → %s", e.Action, e.ID, e.Details.Field, e.Details.OldValue, e.Details.NewValue)
+				}
+			}
+		})
+	}
+}
+
+// The audit log keeps what its entries repeat once, and nothing of an
+// event's header block, of which the envelope's strings are slices.
+func TestAuditEntriesShareWhatTheyRepeatAndKeepNoHeaderBlock(t *testing.T) {
+	m := NewAudit()
+	var blocks []string
+	for i, q := range []string{"q-1", "q-2"} {
+		// Each event's envelope in memory of its own, as each event's
+		// header block is.
+		block := fmt.Sprintf("e%d client:tms acme 192.0.2.1", i+1)
+		blocks = append(blocks, block)
+		f := strings.Fields(block)
+		e := domain.QuoteRequested{QuoteID: q, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Notes: strings.Repeat("x", symMax+1)}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: q}, Sequence: uint64(i + 1),
+			Envelope: domain.Envelope{Type: e.EventType(), EventID: f[0], Actor: f[1], Tenant: f[2], ClientIP: f[3], Data: data}}, e)
+	}
+	entries, _ := m.Entries(AuditFilter{}, 1, 10)
+	if len(entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(entries))
+	}
+	last := func(i int, name string) string {
+		return fieldValue(m.last[auditKey{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: fmt.Sprintf("q-%d", i+1)}}], name)
+	}
+	tests := []struct {
+		name   string
+		of     func(i int) string // of the i-th event
+		shared bool               // one copy for both events
+	}{
+		{"id", func(i int) string { return entries[1-i].ID }, false},
+		{"actor", func(i int) string { return entries[1-i].UserID }, true},
+		{"tenant", func(i int) string { return entries[1-i].Tenant }, true},
+		{"address", func(i int) string { return entries[1-i].IPAddress }, true},
+		{"owner", func(i int) string { return entries[1-i].Owner }, true},
+		{"a short value", func(i int) string { return last(i, "origin") }, true},
+		{"a long value", func(i int) string { return last(i, "notes") }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := tt.of(0), tt.of(1)
+			if same := unsafe.StringData(a) == unsafe.StringData(b); same != tt.shared || a == "" {
+				t.Errorf("%q and %q: one copy %t, want %t", a, b, same, tt.shared)
+			}
+			for i, s := range []string{a, b} {
+				for _, block := range blocks {
+					start := uintptr(unsafe.Pointer(unsafe.StringData(block)))
+					if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p >= start && p < start+uintptr(len(block)) {
+						t.Errorf("event %d's %q is a slice of a header block", i+1, s)
+					}
 				}
 			}
 		})
