@@ -124,8 +124,9 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		return
 	}
 	// Sorted by name; a name given twice keeps its last value, as the
-	// decoder would.
-	m.members = jsonMembers(r.Data, m.members[:0])
+	// decoder would. The time of the change is no field of the log's (see
+	// unaudited): its last value is not kept either, as nothing reads it.
+	m.members = slices.DeleteFunc(jsonMembers(r.Data, m.members[:0]), func(mem jsonMember) bool { return unaudited[string(mem.name)] })
 	slices.SortStableFunc(m.members, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
 	key := auditKey{Aggregate: r.Aggregate}
 	first, existed := m.last[key]
@@ -194,9 +195,6 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		default:
 			name = m.name(mem.name)
 			added = append(added, auditField{name, value})
-		}
-		if unaudited[name] {
-			continue
 		}
 		entry := base
 		entry.ID = r.EventID + "-" + strconv.Itoa(changed)

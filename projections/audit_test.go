@@ -221,3 +221,36 @@ func TestAuditEntriesShareWhatTheyRepeatAndKeepNoHeaderBlock(t *testing.T) {
 		})
 	}
 }
+
+// The last values the log keeps to tell what changed leave out the time
+// of each change, which no entry shows (see unaudited).
+func TestTheAuditLogKeepsNoLastValueOfTheTimeOfAChange(t *testing.T) {
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q-1"}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		want   string // the names of the fields kept, sorted
+	}{
+		{"a create", []auditEvent{
+			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", Origin: "FRA", RequestedAt: at}},
+		}, "commodity consignee destination grossWeightKg organizationId origin pieces quoteId shipper volumeM3"},
+		{"an update that adds fields", []auditEvent{
+			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", Origin: "FRA", RequestedAt: at}},
+			{quote, "", domain.QuoteAccepted{QuoteID: "q-1", BookingID: "b-1", FlightID: "LH8400", AcceptedAt: at}},
+		}, "bookingId commodity consignee destination flightId grossWeightKg organizationId origin pieces quoteId shipper volumeM3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewAudit()
+			applyAudit(t, m, tt.events...)
+			var names []string
+			for _, f := range m.last[auditKey{Aggregate: quote}] {
+				names = append(names, f.Name)
+			}
+			if got := strings.Join(names, " "); got != tt.want {
+				t.Errorf("fields kept: %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
