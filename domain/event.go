@@ -2,10 +2,12 @@ package domain
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -98,14 +100,49 @@ func decoder[E Event](data []byte) (_ Event, err error) {
 	var e E
 	err = json.Unmarshal(data, &e)
 	if err == nil {
-		replaceStrings(reflect.ValueOf(&e).Elem(), strings.Clone)
+		replaceStrings(reflect.ValueOf(&e).Elem(), ownString)
 	}
 	return e, err
 }
 
+// maxSharedString is the longest decoded string ownString shares: codes,
+// airports, statuses, currencies, dates, organisations, flights
+// ("LH8000-2026-11-28"), which events repeat by the thousand. Longer ones
+// (ids, names, text) rarely repeat.
+const maxSharedString = 24
+
+// sharedStrings holds the short strings decoded lately, one a slot, in
+// the slot of its hash: a string found there is handed out again, not
+// copied anew. A string whose slot another took is copied once more, and
+// the strings of events already decoded keep their copies: it is bounded,
+// and takes no lock, as events are decoded on every core at once.
+// (unique.Make, which keeps every string, made the replay at start a
+// fifth slower.)
+var (
+	sharedStrings    [1 << 14]atomic.Pointer[string]
+	sharedStringSeed = maphash.MakeSeed()
+)
+
+// ownString is a decoded string in memory of its own (see
+// replaceStrings), shared with the equal strings decoded before it if it
+// is short and still in sharedStrings: the read models then keep a code
+// or a flight once, not once per event that named it.
+func ownString(s string) string {
+	if len(s) > maxSharedString {
+		return strings.Clone(s)
+	}
+	slot := &sharedStrings[maphash.String(sharedStringSeed, s)%uint64(len(sharedStrings))]
+	if kept := slot.Load(); kept != nil && *kept == s {
+		return *kept
+	}
+	own := strings.Clone(s)
+	slot.Store(&own)
+	return own
+}
+
 // replaceStrings sets every string in v, as deep as it goes, to f of it.
 // Decoded events have their strings given memory of their own this way
-// (strings.Clone): goccy's are slices of its copy of the whole payload,
+// (ownString): goccy's are slices of its copy of the whole payload,
 // and a read model keeping one name of an event would keep all of it (a
 // fifth more memory for the read models), where encoding/json's are
 // copies.

@@ -230,13 +230,49 @@ func TestDecodedStringsDoNotShareTheMemoryOfOtherStrings(t *testing.T) {
 		replaceStrings(e, func(s string) string { buffer = append(buffer, s...); return s })
 		all, at := string(buffer), 0
 		replaceStrings(e, func(s string) string { at += len(s); return all[at-len(s) : at] })
-		replaceStrings(e, strings.Clone)
+		replaceStrings(e, ownString)
 		start := uintptr(unsafe.Pointer(unsafe.StringData(all)))
 		replaceStrings(e, func(s string) string {
 			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); s != "" && p >= start && p < start+uintptr(len(all)) {
 				t.Errorf("%s: %q still shares the memory of the other strings", name, s)
 			}
 			return s
+		})
+	}
+}
+
+// A short string that many events name (a code, a flight) is kept once
+// however many events are decoded; a long one (an id) is each event's own.
+func TestDecodedShortStringsAreKeptOnce(t *testing.T) {
+	tests := []struct {
+		name, value string
+		shared      bool
+	}{
+		{"a code", "FRA", true},
+		{"a flight", "LH8000-2026-11-28", true},
+		{"the longest shared", strings.Repeat("x", maxSharedString), true},
+		{"an id", "3f2b8c1e-5d7a-4b1c-9e0f-2a6b8c4d1e3f", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for range 2 {
+				data, err := json.Marshal(QuoteRequested{QuoteID: "q", Origin: tt.value})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := DecodeEvent(QuoteRequested{}.EventType(), data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, e.(QuoteRequested).Origin)
+			}
+			if got[0] != tt.value || got[1] != tt.value {
+				t.Fatalf("decoded %q and %q, want %q", got[0], got[1], tt.value)
+			}
+			if shared := unsafe.StringData(got[0]) == unsafe.StringData(got[1]); shared != tt.shared {
+				t.Errorf("one copy for both events %t, want %t", shared, tt.shared)
+			}
 		})
 	}
 }
