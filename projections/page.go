@@ -52,3 +52,11 @@ func (l *appendLog[T]) add(v T) {
 
 // at is the i-th item, oldest first.
 func (l *appendLog[T]) at(i int) T { return l.chunks[i/chunkSize][i%chunkSize] }
+
+// inserted is a copy of list with v at i, for the lists read models keep
+// and hand out, which are never written to again. The copy has room for
+// no more (slices.Insert would leave room to grow, up to as much again,
+// in every list a model keeps).
+func inserted[T any](list []T, i int, v T) []T {
+	return append(append(append(make([]T, 0, len(list)+1), list[:i]...), v), list[i:]...)
+}

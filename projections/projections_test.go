@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,33 @@ func TestPageOf(t *testing.T) {
 		if fmt.Sprint(got) != tt.want || total != tt.total {
 			t.Errorf("pageOf(newest %v, page %d, limit %d) = %v, %d; want %s, %d", tt.newest, tt.page, tt.limit, got, total, tt.want, tt.total)
 		}
+	}
+}
+
+func TestInsertedIsACopyWithNoRoomToSpare(t *testing.T) {
+	tests := []struct {
+		name string
+		list []int
+		at   int
+		want []int
+	}{
+		{"into nothing", nil, 0, []int{9}},
+		{"first", []int{1, 2, 3}, 0, []int{9, 1, 2, 3}},
+		{"between", []int{1, 2, 3}, 2, []int{1, 2, 9, 3}},
+		{"last", []int{1, 2, 3}, 3, []int{1, 2, 3, 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := slices.Clip(slices.Clone(tt.list))
+			before := slices.Clone(list)
+			got := inserted(list, tt.at, 9)
+			if !slices.Equal(got, tt.want) || cap(got) != len(tt.want) {
+				t.Errorf("inserted = %v with room for %d, want %v with room for %d", got, cap(got), tt.want, len(tt.want))
+			}
+			if !slices.Equal(list, before) {
+				t.Errorf("the list given became %v", list)
+			}
+		})
 	}
 }
 

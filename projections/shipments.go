@@ -137,7 +137,7 @@ func (m *Shipments) add(e TimelineEntry) {
 		}
 		return -1
 	})
-	m.timelines[e.Event.AWBNumber] = slices.Insert(slices.Clone(list), i, e)
+	m.timelines[e.Event.AWBNumber] = inserted(list, i, e)
 }
 
 // addFlight notes that a flight's manifest or offload named an AWB.

@@ -64,6 +64,15 @@ func (m *Webhooks) Apply(r domain.Record, e domain.Event) {
 			m.deliveries[e.DeliveryID] = d
 			m.byWebhook[e.WebhookID] = append(m.byWebhook[e.WebhookID], e.DeliveryID)
 		}
+		// Every attempt names the delivery's ids, each decoded into a
+		// copy of its own: the delivery's are kept, once.
+		e.DeliveryID = d.ID
+		if e.WebhookID == d.WebhookID {
+			e.WebhookID = d.WebhookID
+		}
+		if e.EventID == d.EventID {
+			e.EventID = d.EventID
+		}
 		// An attempt's record may wait for the store (up to a minute)
 		// longer than its retry waits to be made and recorded: the log
 		// keeps the attempts in the order made, and the status of the
@@ -73,7 +82,7 @@ func (m *Webhooks) Apply(r domain.Record, e domain.Event) {
 		for i > 0 && d.Attempts[i-1].Attempt > e.Attempt {
 			i--
 		}
-		d.Attempts = slices.Insert(slices.Clip(d.Attempts), i, e)
+		d.Attempts = inserted(d.Attempts, i, e)
 		d.Status = d.Attempts[len(d.Attempts)-1].Outcome
 	}
 }

@@ -2,7 +2,9 @@ package projections
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -113,6 +115,39 @@ func TestADeliverysAttemptsAreInTheOrderMadeAndItsStatusIsTheLastOnesWhateverOrd
 			}
 			if !slices.Equal(got, c.want) || ds[0].Status != c.status {
 				t.Errorf("attempts %v, status %s; want %v, %s", got, ds[0].Status, c.want, c.status)
+			}
+		})
+	}
+}
+
+// Every attempt at a delivery names its ids: they are kept once, however
+// many attempts there are, each decoded into a copy of its own.
+func TestADeliverysAttemptsShareItsIDs(t *testing.T) {
+	m := NewWebhooks()
+	for i := range 3 {
+		// strings.Clone: each attempt's in memory of its own.
+		m.Apply(domain.Record{Sequence: uint64(10 + i)}, domain.WebhookDeliveryAttempted{DeliveryID: strings.Clone("d1"),
+			WebhookID: strings.Clone("w1"), EventName: "quote.created", EventID: strings.Clone("e1"), Attempt: i + 1, Outcome: "retrying"})
+	}
+	d, ok := m.Delivery("w1", "d1")
+	if !ok || len(d.Attempts) != 3 {
+		t.Fatalf("delivery %+v, found %t: want 3 attempts", d, ok)
+	}
+	tests := []struct {
+		name      string
+		delivery  string
+		ofAttempt func(domain.WebhookDeliveryAttempted) string
+	}{
+		{"delivery", d.ID, func(a domain.WebhookDeliveryAttempted) string { return a.DeliveryID }},
+		{"webhook", d.WebhookID, func(a domain.WebhookDeliveryAttempted) string { return a.WebhookID }},
+		{"event", d.EventID, func(a domain.WebhookDeliveryAttempted) string { return a.EventID }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i, a := range d.Attempts {
+				if got := tt.ofAttempt(a); got != tt.delivery || unsafe.StringData(got) != unsafe.StringData(tt.delivery) {
+					t.Errorf("attempt %d: %q in memory of its own, not the delivery's %q", i+1, got, tt.delivery)
+				}
 			}
 		})
 	}
