@@ -15,7 +15,7 @@ import (
 
 // AuditEntry is one line of the audit log.
 type AuditEntry struct {
-	ID         string `snapshot:"text"`
+	ID         string
 	Timestamp  time.Time
 	Action     string // create, update, or an authorization action
 	Resource   string // the aggregate type: quote, booking, flight, …
@@ -33,6 +33,41 @@ type AuditDetail struct {
 	Field, OldValue, NewValue string
 }
 
+// auditHead is what the entries of one event have in common: all of an
+// entry but its id and details. It is kept once an event, not once an
+// entry (an update's entries are one a changed field).
+type auditHead struct {
+	EventID    string `snapshot:"text"`
+	Timestamp  time.Time
+	Action     string
+	Resource   string
+	ResourceID string
+	UserID     string
+	IPAddress  string
+	Tenant     string
+	Owner      string
+}
+
+// auditLine is an entry of the log as kept: its event's head, by number,
+// and the change. Its id is made when it is read: the event's, or for
+// the n-th changed field of an update (Change n from 0), the event's and
+// "-n".
+type auditLine struct {
+	Head    int
+	Change  int // -1: the event's only entry
+	Details AuditDetail
+}
+
+// entry is the line as the log shows it.
+func (l auditLine) entry(h auditHead) AuditEntry {
+	id := h.EventID
+	if l.Change >= 0 {
+		id += "-" + strconv.Itoa(l.Change)
+	}
+	return AuditEntry{ID: id, Timestamp: h.Timestamp, Action: h.Action, Resource: h.Resource, ResourceID: h.ResourceID,
+		UserID: h.UserID, IPAddress: h.IPAddress, Tenant: h.Tenant, Owner: h.Owner, Details: l.Details}
+}
+
 // Audit is the read model of the audit log: data changes (one entry per
 // changed field of an update), and authorization events. It keeps the
 // last value of each field of each aggregate to tell what changed.
@@ -47,10 +82,11 @@ type AuditDetail struct {
 // compared with those its actor's organisation made, and is in that
 // organisation's log only.
 type Audit struct {
-	mu      sync.RWMutex
-	entries appendLog[AuditEntry]     // oldest first
-	last    map[auditKey][]auditField // the fields' last values, by name
-	shared  map[domain.Aggregate]bool // aggregates whose events named more than one organisation
+	mu     sync.RWMutex
+	heads  appendLog[auditHead]      // one an event, oldest first
+	lines  appendLog[auditLine]      // the entries, oldest first
+	last   map[auditKey][]auditField // the fields' last values, by name
+	shared map[domain.Aggregate]bool // aggregates whose events named more than one organisation
 
 	// Used by Apply alone, which runs on one goroutine: the names of
 	// fields, each kept once, the strings entries repeat (see share),
@@ -102,7 +138,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	// The envelope's strings are slices of the event's whole header block
 	// (nats.DecodeHeadersMsg): kept as they are, each entry would keep
 	// all of it, some 600 bytes. Its id is copied; the others repeat.
-	base := AuditEntry{ID: strings.Clone(r.EventID), Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
+	base := auditHead{EventID: strings.Clone(r.EventID), Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
 		ResourceID: r.Aggregate.ID, UserID: m.share(r.Actor), IPAddress: m.share(r.ClientIP), Tenant: m.share(r.Tenant)}
 	if a, ok := e.(domain.AuthorizationRecorded); ok {
 		base.Action, base.Resource, base.ResourceID = m.share(a.Action), "authorization", m.share(a.Subject)
@@ -113,14 +149,14 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		if a.Repeats > 0 {
 			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
 		}
-		base.Details = AuditDetail{Field: "detail", NewValue: m.share(strings.TrimSpace(detail))}
-		m.entries.add(base)
+		m.lines.add(auditLine{Head: m.addHead(base), Change: -1,
+			Details: AuditDetail{Field: "detail", NewValue: m.share(strings.TrimSpace(detail))}})
 		return
 	}
 	if _, isRef := e.(domain.ReferenceChanged); isRef {
 		// Imports are rows by the thousand: one entry, no field diff.
 		base.Action = "update"
-		m.entries.add(base)
+		m.lines.add(auditLine{Head: m.addHead(base), Change: -1})
 		return
 	}
 	// Sorted by name; a name given twice keeps its last value, as the
@@ -166,7 +202,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			}
 		}
 		m.last[at] = fields
-		m.entries.add(base)
+		m.lines.add(auditLine{Head: m.addHead(base), Change: -1})
 		return
 	}
 	// Both lists are sorted by name: one walk through them finds the old
@@ -177,7 +213,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		old, stored = m.last[at]
 	}
 	var added []auditField
-	changed, i := 0, 0
+	head, changed, i := m.addHead(base), 0, 0
 	for _, mem := range m.members {
 		for i < len(old) && old[i].Name < string(mem.name) {
 			i++
@@ -196,21 +232,24 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			name = m.name(mem.name)
 			added = append(added, auditField{name, value})
 		}
-		entry := base
-		entry.ID = r.EventID + "-" + strconv.Itoa(changed)
 		if hashed[name] {
 			before, value = redacted, redacted
 		}
-		entry.Details = AuditDetail{Field: name, OldValue: before, NewValue: value}
-		m.entries.add(entry)
+		m.lines.add(auditLine{Head: head, Change: changed, Details: AuditDetail{Field: name, OldValue: before, NewValue: value}})
 		changed++
 	}
 	if len(added) > 0 || !stored {
 		m.last[at] = mergeFields(old, added)
 	}
 	if changed == 0 {
-		m.entries.add(base)
+		m.lines.add(auditLine{Head: head, Change: -1})
 	}
+}
+
+// addHead keeps the head of an event's entries, and returns its number.
+func (m *Audit) addHead(h auditHead) int {
+	m.heads.add(h)
+	return m.heads.n - 1
 }
 
 // mergeFields returns the fields of old and added, two lists sorted by
@@ -292,9 +331,15 @@ type AuditFilter struct {
 func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return pageOfN(m.entries.n, true, m.entries.at, func(e AuditEntry) bool {
+	lines, total := pageOfN(m.lines.n, true, m.lines.at, func(l auditLine) bool {
+		e := m.heads.ref(l.Head)
 		return (f.Tenant == "" || e.Tenant == f.Tenant || e.Owner == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
 			(f.Resource == "" || e.Resource == f.Resource) && (f.UserID == "" || e.UserID == f.UserID) &&
 			(f.From.IsZero() || !e.Timestamp.Before(f.From)) && (f.To.IsZero() || e.Timestamp.Before(f.To))
 	}, page, limit)
+	entries := make([]AuditEntry, len(lines))
+	for i, l := range lines {
+		entries[i] = l.entry(*m.heads.ref(l.Head))
+	}
+	return entries, total
 }

@@ -254,3 +254,45 @@ func TestTheAuditLogKeepsNoLastValueOfTheTimeOfAChange(t *testing.T) {
 		})
 	}
 }
+
+// An event's entries share one head, kept once: each entry reads as if it
+// were whole, with the event's id, or for the n-th changed field of an
+// update the event's id and "-n".
+func TestAnEventsEntriesShareItsHead(t *testing.T) {
+	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q-1"}
+	auth := domain.Aggregate{Type: domain.AggregateAuthorization, ID: "a-1"}
+	ref := domain.Aggregate{Type: domain.AggregateReference, ID: domain.RefAirports}
+	m := NewAudit()
+	applyAudit(t, m,
+		auditEvent{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", Origin: "FRA"}},
+		auditEvent{quote, "acme", domain.QuoteAccepted{QuoteID: "q-1", BookingID: "b-1", FlightID: "LH8400"}},
+		auditEvent{quote, "acme", domain.QuoteAccepted{QuoteID: "q-1", BookingID: "b-1", FlightID: "LH8400"}},
+		auditEvent{auth, "acme", domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:tms", OrganizationID: "acme",
+			Detail: "client_credentials"}},
+		auditEvent{ref, "ops", domain.ReferenceChanged{Kind: domain.RefAirports, Source: "built-in"}},
+	)
+	entries, total := m.Entries(AuditFilter{}, 1, 100)
+	want := []struct{ id, action, resource, resourceID, user, field, value string }{
+		{"e5", "update", domain.AggregateReference, domain.RefAirports, "client:ops", "", ""},
+		{"e4", domain.ActionTokenIssued, "authorization", "client:tms", "client:acme", "detail", "client_credentials"},
+		{"e3", "update", domain.AggregateQuote, "q-1", "client:acme", "", ""},
+		{"e2-1", "update", domain.AggregateQuote, "q-1", "client:acme", "flightId", "LH8400"},
+		{"e2-0", "update", domain.AggregateQuote, "q-1", "client:acme", "bookingId", "b-1"},
+		{"e1", "create", domain.AggregateQuote, "q-1", "client:acme", "", ""},
+	}
+	if total != len(want) || len(entries) != len(want) {
+		t.Fatalf("%d entries of %d, want %d", len(entries), total, len(want))
+	}
+	for i, w := range want {
+		t.Run(w.id, func(t *testing.T) {
+			e := entries[i]
+			if e.ID != w.id || e.Action != w.action || e.Resource != w.resource || e.ResourceID != w.resourceID || e.UserID != w.user ||
+				e.Details.Field != w.field || e.Details.NewValue != w.value {
+				t.Errorf("entry %+v, want %+v", e, w)
+			}
+		})
+	}
+	if m.heads.n != 5 {
+		t.Errorf("%d heads kept for 5 events", m.heads.n)
+	}
+}

@@ -195,7 +195,7 @@ func show(v reflect.Value) string {
 }
 
 // fieldNames names the fields m keeps, in the order of its fields():
-// "byID", or "entries.chunks" for a field of a field.
+// "byID", or "lines.chunks" for a field of a field.
 func fieldNames(m snapshotter) []string {
 	type place struct {
 		addr uintptr

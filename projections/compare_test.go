@@ -58,8 +58,8 @@ func TestFieldNamesNameEveryFieldAModelKeeps(t *testing.T) {
 				t.Errorf("%T: field %d has no name", m, i)
 			}
 		}
-		if _, ok := m.(*Audit); ok && names[0] != "entries.chunks" {
-			t.Errorf("the audit log's first field is named %q, want entries.chunks", names[0])
+		if _, ok := m.(*Audit); ok && names[0] != "heads.chunks" {
+			t.Errorf("the audit log's first field is named %q, want heads.chunks", names[0])
 		}
 	}
 }

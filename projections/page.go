@@ -51,7 +51,18 @@ func (l *appendLog[T]) add(v T) {
 }
 
 // at is the i-th item, oldest first.
-func (l *appendLog[T]) at(i int) T { return l.chunks[i/chunkSize][i%chunkSize] }
+func (l *appendLog[T]) at(i int) T { return *l.ref(i) }
+
+// ref is the i-th item in place, which a caller reads without copying it.
+func (l *appendLog[T]) ref(i int) *T { return &l.chunks[i/chunkSize][i%chunkSize] }
+
+// counted counts the items again, after the chunks were restored.
+func (l *appendLog[T]) counted() {
+	l.n = 0
+	if c := l.chunks; len(c) > 0 {
+		l.n = (len(c)-1)*chunkSize + len(c[len(c)-1])
+	}
+}
 
 // inserted is a copy of list with v at i, for the lists read models keep
 // and hand out, which are never written to again. The copy has room for

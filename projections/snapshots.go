@@ -39,18 +39,18 @@ func (m *Reference) fields() []any {
 func (m *Reference) lock() *sync.RWMutex { return &m.mu }
 func (*Reference) empty() snapshotter    { return NewReference() }
 
-// The audit log's entries count follows from its chunks: it is counted
-// again on restore. (Its field names, kept once each, are kept once a
-// snapshot section, and new ones once again.)
-func (m *Audit) fields() []any       { return []any{&m.entries.chunks, &m.last, &m.shared} }
+// The audit log's counts of heads and entries follow from their chunks:
+// they are counted again on restore. (Its field names, kept once each,
+// are kept once a snapshot section, and new ones once again.)
+func (m *Audit) fields() []any {
+	return []any{&m.heads.chunks, &m.lines.chunks, &m.last, &m.shared}
+}
 func (m *Audit) lock() *sync.RWMutex { return &m.mu }
 func (*Audit) empty() snapshotter    { return NewAudit() }
 
 func (m *Audit) restored() {
-	m.entries.n = 0
-	if c := m.entries.chunks; len(c) > 0 {
-		m.entries.n = (len(c)-1)*chunkSize + len(c[len(c)-1])
-	}
+	m.heads.counted()
+	m.lines.counted()
 }
 
 func (m *Webhooks) fields() []any {
