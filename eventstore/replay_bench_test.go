@@ -26,9 +26,10 @@ var replayHistories = []int{100_000, 400_000}
 // against the projector rebuilding every read model of cargod from the
 // same stream, and reports both rates and their ratio. Each operation
 // replays the whole history both ways, one after the other, so that both
-// meet the same machine. It then reports the heap the read models built
-// by the last operation hold, per event of the history (see
-// reportHeapPerEvent).
+// meet the same machine. It then reports the heap the read models hold,
+// per event of the history (see reportHeapPerEvent): replayed, and
+// loaded from the snapshot those left at their stop ("restored-…"), as a
+// restart loads them.
 //
 //	go test ./eventstore -run '^$' -bench Replay/events=100k -benchtime 3x
 func BenchmarkReplay(b *testing.B) {
@@ -52,7 +53,6 @@ func benchmarkReplay(b *testing.B, events int) {
 		b.Fatal(err)
 	}
 	var raw, rebuild time.Duration
-	var models projections.Models
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
@@ -60,14 +60,19 @@ func benchmarkReplay(b *testing.B, events int) {
 			b.Fatalf("raw replay read %d of %d: %v", n, last, err)
 		}
 		raw += time.Since(start)
-		models = projections.Models{} // not live while the next are built
 		start = time.Now()
-		models = rebuildReadModels(ctx, b, store, last)
+		rebuildReadModels(ctx, b, store, last, nil)
 		rebuild += time.Since(start)
 	}
 	b.ReportMetric(float64(last)*float64(b.N)/raw.Seconds(), "raw-events/s")
 	b.ReportMetric(float64(last)*float64(b.N)/rebuild.Seconds(), "rebuild-events/s")
 	b.ReportMetric(raw.Seconds()/rebuild.Seconds(), "rebuild/raw")
+	snapshots, err := store.Objects(ctx, "snapshots")
+	if err != nil {
+		b.Fatal(err)
+	}
+	replayed := rebuildReadModels(ctx, b, store, last, snapshots)
+	restored := rebuildReadModels(ctx, b, store, last, snapshots)
 	// The embedded server's caches come and go: closed, it holds nothing
 	// that would blur the read models' figures.
 	store.Close()
@@ -75,11 +80,12 @@ func benchmarkReplay(b *testing.B, events int) {
 		// The heap profile is taken after every benchmark has run: the
 		// read models must still be alive then to show as in use, so
 		// they are not dropped one by one to be measured.
-		heldModels = append(heldModels, models)
+		heldModels = append(heldModels, replayed, restored)
 		b.Log("read models kept for the heap profile: no B/event figures")
 		return
 	}
-	reportHeapPerEvent(b, &models, last)
+	reportHeapPerEvent(b, "", &replayed, last)
+	reportHeapPerEvent(b, "restored-", &restored, last)
 }
 
 // heldModels keeps the read models built alive after the benchmarks, for
@@ -98,29 +104,37 @@ func live() float64 {
 }
 
 // reportHeapPerEvent reports the bytes of heap the read models hold per
-// event of the history: all of them together ("all-B/event"), and each ("<model>-B/event"): what the heap
+// event of the history, under names that start with prefix: all of them
+// together ("all-B/event"), and each ("<model>-B/event"): what the heap
 // loses when that model goes, the models going one after another in the
 // order of projections.Models, so that the figures add up to all. Memory
 // models share (a string of an event's envelope both keep) counts to the
 // last of them to go.
-func reportHeapPerEvent(b *testing.B, models *projections.Models, events uint64) {
+func reportHeapPerEvent(b *testing.B, prefix string, models *projections.Models, events uint64) {
 	was := live()
 	v := reflect.ValueOf(models).Elem()
 	before := was
 	for i := range v.NumField() {
 		v.Field(i).SetZero()
 		after := live()
-		b.ReportMetric((before-after)/float64(events), strings.ToLower(v.Type().Field(i).Name)+"-B/event")
+		b.ReportMetric((before-after)/float64(events), prefix+strings.ToLower(v.Type().Field(i).Name)+"-B/event")
 		before = after
 	}
-	b.ReportMetric((was-before)/float64(events), "all-B/event")
+	b.ReportMetric((was-before)/float64(events), prefix+"all-B/event")
 }
 
-// rebuildReadModels replays the stream into new read models, as cargod
-// does at start without a snapshot, until they hold event last.
-func rebuildReadModels(ctx context.Context, b *testing.B, store *eventstore.Store, last uint64) projections.Models {
+// rebuildReadModels builds new read models, as cargod does at start,
+// until they hold event last: replaying the stream, or with snapshots,
+// loading the newest snapshot there is first; then stops them, which
+// leaves a snapshot in snapshots if they have one.
+func rebuildReadModels(ctx context.Context, b *testing.B, store *eventstore.Store, last uint64, snapshots projections.SnapshotStore) projections.Models {
 	models := projections.NewModels()
 	p := projections.NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
+	if snapshots != nil {
+		if err := p.KeepSnapshots(snapshots, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
