@@ -299,12 +299,16 @@ func (m *Audit) share(s string) string {
 	return s
 }
 
-// value is a member's text (see jsonMember.text), shared if it is short:
-// codes, statuses, dates and organisations repeat; longer values (ids,
-// text, the JSON of objects) rarely do (see symMax).
+// maxSharedValue is the longest value of a field the log shares: codes,
+// statuses, dates and organisations repeat from aggregate to aggregate;
+// longer values (ids, text, the JSON of objects) rarely do.
+const maxSharedValue = 16
+
+// value is a member's text (see jsonMember.text), shared if it is short
+// (see maxSharedValue).
 func (m *Audit) value(mem jsonMember) string {
 	text := mem.text()
-	if len(text) > symMax {
+	if len(text) > maxSharedValue {
 		return text
 	}
 	return m.share(text)

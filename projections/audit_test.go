@@ -176,7 +176,7 @@ func TestAuditEntriesShareWhatTheyRepeatAndKeepNoHeaderBlock(t *testing.T) {
 		block := fmt.Sprintf("e%d client:tms acme 192.0.2.1", i+1)
 		blocks = append(blocks, block)
 		f := strings.Fields(block)
-		e := domain.QuoteRequested{QuoteID: q, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Notes: strings.Repeat("x", symMax+1)}
+		e := domain.QuoteRequested{QuoteID: q, OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Notes: strings.Repeat("x", maxSharedValue+1)}
 		data, err := json.Marshal(e)
 		if err != nil {
 			t.Fatal(err)

@@ -3,8 +3,10 @@ package projections
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestEveryReadModelCanBeKeptInASnapshot(t *testing.T) {
@@ -121,6 +123,40 @@ func TestTheSnapshotEncodingReadsBackWhatItWrote(t *testing.T) {
 		if r.err == nil && r.pos == cut && cut > 0 {
 			t.Errorf("cut at %d of %d: read as whole", cut, len(w.buf))
 		}
+	}
+}
+
+// A string that repeats in a section, up to an id's length, is read back
+// as one string all its holders share.
+func TestARepeatedStringIsReadBackOnce(t *testing.T) {
+	tests := []struct {
+		name   string
+		value  string
+		shared bool
+	}{
+		{"a code", "FRA", true},
+		{"an actor", "client:forwarder-01", true},
+		{"an id", "3f2b8c1e-5d7a-4b1c-9e0f-2a6b8c4d1e3f", true},
+		{"text", strings.Repeat("x", symMax+1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := codecFor(reflect.TypeFor[[]string]())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := &sectionWriter{syms: map[string]uint64{}}
+			c.encode(w, reflect.ValueOf([]string{tt.value, strings.Clone(tt.value)}))
+			r := &sectionReader{data: string(w.buf)}
+			var got []string
+			c.decode(r, reflect.ValueOf(&got).Elem())
+			if r.err != nil || len(got) != 2 || got[0] != tt.value || got[1] != tt.value {
+				t.Fatalf("read back %q: %v", got, r.err)
+			}
+			if shared := unsafe.StringData(got[0]) == unsafe.StringData(got[1]); shared != tt.shared {
+				t.Errorf("one string for both %t, want %t", shared, tt.shared)
+			}
+		})
 	}
 }
 
