@@ -116,8 +116,8 @@ const maxSharedString = 24
 // copied anew. A string whose slot another took is copied once more, and
 // the strings of events already decoded keep their copies: it is bounded,
 // and takes no lock, as events are decoded on every core at once.
-// (unique.Make, which keeps every string, made the replay at start a
-// fifth slower.)
+// (unique.Make, which shares every string through one map all cores
+// use, made the replay at start a fifth slower in BenchmarkReplay.)
 var (
 	sharedStrings    [1 << 14]atomic.Pointer[string]
 	sharedStringSeed = maphash.MakeSeed()
