@@ -210,6 +210,18 @@ func TestLoad(t *testing.T) {
 		{name: "a metrics address without a port", env: map[string]string{"CARGO_METRICS_ADDR": "10.0.0.5"}, err: "CARGO_METRICS_ADDR"},
 		{name: "reactors that never give up", env: map[string]string{"CARGO_REACTOR_ATTEMPTS": "0"}, err: "CARGO_REACTOR_ATTEMPTS"},
 		{name: "readiness lag of nothing", env: map[string]string{"CARGO_READY_MAX_LAG": "0"}, err: "CARGO_READY_MAX_LAG"},
+		{name: "no drain before a stop, by default", check: func(t *testing.T, c Config) {
+			if c.ShutdownDrain != 0 {
+				t.Errorf("shutdown drain = %s, want 0s", c.ShutdownDrain)
+			}
+		}},
+		{name: "a drain before a stop", env: map[string]string{"CARGO_SHUTDOWN_DRAIN": "15s"}, check: func(t *testing.T, c Config) {
+			if c.ShutdownDrain != 15*time.Second {
+				t.Errorf("shutdown drain = %s, want 15s", c.ShutdownDrain)
+			}
+		}},
+		{name: "a drain longer than 5m", env: map[string]string{"CARGO_SHUTDOWN_DRAIN": "6m"}, err: "CARGO_SHUTDOWN_DRAIN"},
+		{name: "a negative drain", env: map[string]string{"CARGO_SHUTDOWN_DRAIN": "-1s"}, err: "CARGO_SHUTDOWN_DRAIN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
