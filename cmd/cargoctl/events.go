@@ -172,15 +172,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	bad := func(format string, args ...any) (eventsOptions, bool, error) {
 		return o, false, usagef("events", format, args...)
 	}
-	// A filter given an empty value filters nothing: --correlation-id
-	// "$REQUEST_ID" of a variable not set would print every event.
-	var empty string
-	fs.Visit(func(f *flag.Flag) {
-		if empty == "" && f.Value.String() == "" && slices.Contains([]string{"type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"}, f.Name) {
-			empty = f.Name
-		}
-	})
-	if empty != "" {
+	if empty := emptyFlag(fs, "type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"); empty != "" {
 		return bad("--%s is empty: give it a value, or leave it out", empty)
 	}
 	switch {
@@ -361,6 +353,20 @@ func parseTime(s string, endOfDay bool) (time.Time, error) {
 		d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
 	}
 	return d, nil
+}
+
+// emptyFlag is the first of the filter flags names given on the command
+// line with an empty value, or "". A filter given empty filters nothing:
+// --correlation-id "$REQUEST_ID" of a variable not set would print every
+// event, so the commands refuse it rather than take it as left out.
+func emptyFlag(fs *flag.FlagSet, names ...string) string {
+	var empty string
+	fs.Visit(func(f *flag.Flag) {
+		if empty == "" && f.Value.String() == "" && slices.Contains(names, f.Name) {
+			empty = f.Name
+		}
+	})
+	return empty
 }
 
 // didYouMean names the entry of known that s matches but for case.

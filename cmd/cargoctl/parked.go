@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -99,11 +98,9 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	if help || err != nil {
 		return err
 	}
-	reactorGiven := false
-	fs.Visit(func(f *flag.Flag) { reactorGiven = reactorGiven || f.Name == "reactor" })
 	var seq uint64
 	switch {
-	case reactorGiven && *reactor == "":
+	case emptyFlag(fs, "reactor") != "":
 		// Else every reactor's entries would be retried.
 		return usagef("parked retry", "--reactor is empty: give it one of %s, or leave it out", strings.Join(parkingConsumers, ", "))
 	case *reactor != "" && !slices.Contains(parkingConsumers, *reactor):

@@ -46,6 +46,10 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		// set would print every event of the stream.
 		return usagef("trace", "the correlation id is empty")
 	}
+	if emptyFlag(fs, "since") != "" {
+		// As events refuses it: "$SINCE" of a variable not set.
+		return usagef("trace", "--since is empty: give it a value, or leave it out")
+	}
 	if o.since, err = parseTime(*since, false); err != nil {
 		return usagef("trace", "--since: %v", err)
 	}

@@ -30,6 +30,8 @@ func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
 		{"two correlation ids", []string{"corr1", "c2"}, "", "", "give one correlation id, not 2 arguments"},
 		// A shell variable that is not set: not a trace of every event.
 		{"an empty correlation id", []string{""}, "", "", "the correlation id is empty"},
+		// Nor is --since "$SINCE" of a variable not set, as events refuses it.
+		{"an empty --since", []string{"--since", "", "corr1"}, "", "", "--since is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
