@@ -367,12 +367,7 @@ func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
 	}
 	// All at once: each waits out its timeout, and one after another
 	// they took half a minute.
-	answers := make([]response, len(probes))
-	var wg sync.WaitGroup
-	for i, p := range probes {
-		wg.Go(func() { answers[i] = p.send() })
-	}
-	wg.Wait()
+	answers := atOnce(len(probes), func(i int) response { return probes[i].send() })
 	for i, p := range probes {
 		t.Run(p.name, func(t *testing.T) {
 			if got := answers[i]; got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
