@@ -858,8 +858,9 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 // LastSequence is the sequence of the newest event in the stream. Its
 // errors are domain.ErrStoreUnavailable when a wait may cure them, as a
 // read's are: a request that asks it (?seq=) gets a 503 to retry. So is
-// a stream without a leader: after a few seconds a node of its answers
-// from its own copy (nats-server 2.15.2, jsStreamInfoRequest), which may
+// a stream without a leader: a node of its answers from its own copy
+// (nats-server 2.15.2, jsStreamInfoRequest; at once on a node up for 10 s,
+// isGroupLeaderless, so during every election too), which may
 // lack writes the others acknowledged; read models caught up to it are
 // not current, and a token granted on them could outlive a revocation.
 func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
