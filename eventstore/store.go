@@ -864,14 +864,36 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 // lack writes the others acknowledged; read models caught up to it are
 // not current, and a token granted on them could outlive a revocation.
 func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
-	info, err := s.stream.Info(ctx)
+	info, err := s.streamInfo(ctx)
 	if err != nil {
-		return 0, unavailable(fmt.Errorf("eventstore: stream info: %w", err))
+		return 0, err
 	}
 	if info.Cluster != nil && info.Cluster.Leader == "" {
 		return 0, fmt.Errorf("%w: eventstore: stream %s has no leader, so its last sequence is not known", domain.ErrStoreUnavailable, info.Config.Name)
 	}
 	return info.State.LastSeq, nil
+}
+
+// LastSequenceSeen is the sequence of the newest event as the node that
+// answers has it: the leader's, or while the stream has none a
+// follower's, which may lack the last writes acknowledged. It is for
+// figures such as the read models' lag, so that a replica does not turn
+// unready for every election of a leader while it serves reads well;
+// never for a wait that must see every acknowledged write.
+func (s *Store) LastSequenceSeen(ctx context.Context) (uint64, error) {
+	info, err := s.streamInfo(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.State.LastSeq, nil
+}
+
+func (s *Store) streamInfo(ctx context.Context) (*jetstream.StreamInfo, error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return nil, unavailable(fmt.Errorf("eventstore: stream info: %w", err))
+	}
+	return info, nil
 }
 
 // Read calls fn for each event from sequence from to sequence to

@@ -31,12 +31,14 @@ type ReadModel interface {
 // (eventstore.Store implements it): every event in order from a sequence
 // on, then live, until ctx ends or fn fails (see Subscribe there); the
 // events between two sequences in batches, to catch up (see Replay
-// there); the sequence of the newest; and one event, which a snapshot
-// names (see Get there).
+// there); the sequence of the newest, as the stream's leader has it and
+// as any node of it does (see LastSequenceSeen there); and one event,
+// which a snapshot names (see Get there).
 type Stream interface {
 	Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error
 	Replay(ctx context.Context, from, to uint64, fn func([]domain.Record) error) (uint64, error)
 	LastSequence(ctx context.Context) (uint64, error)
+	LastSequenceSeen(ctx context.Context) (uint64, error)
 	Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error)
 }
 
@@ -390,9 +392,10 @@ func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
 	return ""
 }
 
-// Lag asks the stream for its last sequence and compares.
+// Lag asks the stream for its last sequence and compares: the one any
+// node has, so that an election does not make a replica look behind.
 func (p *Projector) Lag(ctx context.Context) (Lag, error) {
-	last, err := p.stream.LastSequence(ctx)
+	last, err := p.stream.LastSequenceSeen(ctx)
 	if err != nil {
 		return Lag{}, err
 	}
