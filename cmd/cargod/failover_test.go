@@ -22,7 +22,9 @@ func call(base, method, path, token string, body any, header map[string]string) 
 		b, _ = json.Marshal(body)
 	}
 	req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -156,4 +158,41 @@ func TestAReplicaWhoseNATSNodeGoesSilentWritesAgainThroughAnotherNode(t *testing
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("writes acknowledged again %s after cargod's node went silent; answers before %v", time.Since(lost).Round(time.Millisecond), statuses)
+}
+
+// TestAReplicaThatMeetsElectionsAsItStartsWaitsForThemAndStarts starts a
+// replica on a three-node cluster, and a second while the node leading
+// the event stream is stopped and started again, and then the next
+// leader, for six seconds, as nodes are during a rolling restart of the
+// cluster: what the second asks of the stream as it starts and seeds (the
+// organisations of the demo, as it would the admin of CARGO_ADMIN_SECRET)
+// finds no leader for the seconds of each election. The second must wait
+// that out and start, as it waits for a cluster that is not up yet, not
+// exit.
+func TestAReplicaThatMeetsElectionsAsItStartsWaitsForThemAndStarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	t.Parallel()
+	c := natstest.StartCluster(t)
+	env := map[string]string{"CARGO_NATS_URL": c.URL(), "CARGO_NATS_REPLICAS": "3", "CARGO_DEMO": "true", "CARGO_SNAPSHOTS": "false",
+		"CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_LOG_LEVEL": "warn"}
+	first := startReplica(t.TempDir(), env)
+	defer func() { first.stop(); <-first.done }()
+	(&testServer{base: first.base(t), doc: loadDoc(t)}).demoToken(t, "demo-forwarder")
+
+	second := startReplica(t.TempDir(), env)
+	defer func() { second.stop(); <-second.done }()
+	for start := time.Now(); time.Since(start) < 6*time.Second; {
+		time.Sleep(300 * time.Millisecond)
+		for i, n := range c.Nodes {
+			if n.JetStreamIsStreamLeader("$G", "CARGO") {
+				n.Shutdown()
+				c.Restart(t, i)
+				break
+			}
+		}
+	}
+	b := &testServer{base: second.base(t), doc: loadDoc(t)}
+	b.demoToken(t, "demo-forwarder")
 }

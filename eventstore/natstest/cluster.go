@@ -22,6 +22,7 @@ import (
 type Cluster struct {
 	Nodes []*server.Server
 	URLs  []string // client URLs, one per node
+	opts  []*server.Options
 }
 
 // URL lists every node, for a client that should fail over between them.
@@ -53,19 +54,13 @@ func StartCluster(t testing.TB) *Cluster {
 	}
 	c := &Cluster{}
 	for i := range 3 {
-		opts := &server.Options{
+		c.opts = append(c.opts, &server.Options{
 			ServerName: fmt.Sprint("n", i), Host: "127.0.0.1", Port: ports[i],
 			JetStream: true, StoreDir: t.TempDir(), SyncAlways: true, NoSigs: true, NoLog: true,
 			Cluster: server.ClusterOpts{Name: "cargo", Host: "127.0.0.1", Port: ports[3+i]},
 			Routes:  routes,
-		}
-		srv, err := server.NewServer(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Start()
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-		c.Nodes = append(c.Nodes, srv)
+		})
+		c.Nodes = append(c.Nodes, c.start(t, i))
 		c.URLs = append(c.URLs, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
 	for _, srv := range c.Nodes {
@@ -74,6 +69,32 @@ func StartCluster(t testing.TB) *Cluster {
 		}
 	}
 	return c
+}
+
+// start starts node i from its options, without waiting for it.
+func (c *Cluster) start(t testing.TB, i int) *server.Server {
+	t.Helper()
+	// A server keeps what it was given; each start gets a copy.
+	opts := *c.opts[i]
+	srv, err := server.NewServer(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv
+}
+
+// Restart starts node i again, after its Shutdown, on its ports and store
+// directory, as an operator brings a lost node back, and waits until it
+// takes connections.
+func (c *Cluster) Restart(t testing.TB, i int) {
+	t.Helper()
+	c.Nodes[i].WaitForShutdown()
+	c.Nodes[i] = c.start(t, i)
+	if !c.Nodes[i].ReadyForConnections(10 * time.Second) {
+		t.Fatalf("node %s did not start again", c.opts[i].ServerName)
+	}
 }
 
 // StartServer starts one JetStream node, syncing every write, on port of
