@@ -1018,10 +1018,13 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 			if quiet := time.Since(lastHeard); everything && quiet > stallAfter {
 				last := s.committer.stored.Load()
 				if last <= delivered && quiet > askAfter {
-					if l, err := s.LastSequence(ctx); err == nil {
+					// Any node's end will do: one ahead of this
+					// consumer proves it stalled.
+					l, err := s.LastSequenceSeen(ctx)
+					if err == nil {
 						last = l
 					}
-					askAfter = min(2*quiet, quiet+maxStallAsk)
+					askAfter = nextStallAsk(quiet, err == nil)
 				}
 				if last > delivered {
 					return fmt.Errorf("%w: nothing after %d for %s while the stream is at %d",
@@ -1241,6 +1244,19 @@ const stallAfter = 3 * time.Second
 // maxStallAsk is the longest a quiet subscription to every event goes
 // without asking the server whether the stream grew.
 const maxStallAsk = time.Minute
+
+// nextStallAsk is how long a subscription to every event may be quiet
+// before it asks the server again, having asked after quiet: twice as
+// long, at most maxStallAsk more, if the server answered; if it did not
+// (NATS or the stream's nodes away), stallAfter more, so that once they
+// are back a stalled consumer is found within seconds, not after the
+// minute a long outage would otherwise have grown the wait to.
+func nextStallAsk(quiet time.Duration, answered bool) time.Duration {
+	if !answered {
+		return quiet + stallAfter
+	}
+	return min(2*quiet, quiet+maxStallAsk)
+}
 
 // maxConsumerResets is how often in a row an ordered consumer tries to
 // re-create itself on the server (each try waits up to 10 s, backing off

@@ -875,3 +875,22 @@ func TestFirstSequenceSinceIsTheFirstEventStoredAtOrAfterTheMoment(t *testing.T)
 		})
 	}
 }
+
+func TestAQuietSubscriptionAsksLessOftenUnlessTheServerDidNotAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		quiet    time.Duration
+		answered bool
+		want     time.Duration
+	}{
+		{4 * time.Second, true, 8 * time.Second},
+		{40 * time.Second, true, 80 * time.Second},
+		{2 * time.Minute, true, 3 * time.Minute}, // at most a minute more
+		// An outage: asked again a few seconds on, however long it lasts.
+		{4 * time.Second, false, 7 * time.Second},
+		{2 * time.Minute, false, 2*time.Minute + 3*time.Second},
+	} {
+		if got := nextStallAsk(tt.quiet, tt.answered); got != tt.want {
+			t.Errorf("nextStallAsk(%s, answered %v) = %s, want %s", tt.quiet, tt.answered, got, tt.want)
+		}
+	}
+}
