@@ -1242,15 +1242,18 @@ func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
 const stallAfter = 3 * time.Second
 
 // maxStallAsk is the longest a quiet subscription to every event goes
-// without asking the server whether the stream grew.
-const maxStallAsk = time.Minute
+// without asking the server whether the stream grew. It bounds how long a
+// consumer stalled by an outage (its node gone; the other nodes, which
+// answer, have nothing newer) goes unnoticed once writes resume: a
+// minute let a replica serve stale reads for 25 s after a loss of quorum
+// of 75 s. One small request every 10 s of quiet costs nothing.
+const maxStallAsk = 10 * time.Second
 
 // nextStallAsk is how long a subscription to every event may be quiet
 // before it asks the server again, having asked after quiet: twice as
 // long, at most maxStallAsk more, if the server answered; if it did not
 // (NATS or the stream's nodes away), stallAfter more, so that once they
-// are back a stalled consumer is found within seconds, not after the
-// minute a long outage would otherwise have grown the wait to.
+// are back a stalled consumer is found within seconds.
 func nextStallAsk(quiet time.Duration, answered bool) time.Duration {
 	if !answered {
 		return quiet + stallAfter

@@ -883,8 +883,8 @@ func TestAQuietSubscriptionAsksLessOftenUnlessTheServerDidNotAnswer(t *testing.T
 		want     time.Duration
 	}{
 		{4 * time.Second, true, 8 * time.Second},
-		{40 * time.Second, true, 80 * time.Second},
-		{2 * time.Minute, true, 3 * time.Minute}, // at most a minute more
+		{8 * time.Second, true, 16 * time.Second},
+		{2 * time.Minute, true, 2*time.Minute + 10*time.Second}, // at most 10 s more
 		// An outage: asked again a few seconds on, however long it lasts.
 		{4 * time.Second, false, 7 * time.Second},
 		{2 * time.Minute, false, 2*time.Minute + 3*time.Second},
