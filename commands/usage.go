@@ -1,13 +1,17 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // KeyValues is a key-value bucket shared by all replicas
@@ -24,78 +28,72 @@ type KeyValues interface {
 }
 
 // UsageMeter counts requests per organisation, day, endpoint and status.
-// Counts gather in memory and are added every few seconds (and at
+// Counts gather in memory and are written every few seconds (and at
 // shutdown) to a key-value bucket shared by all replicas, one key per
 // organisation and day, with compare-and-set: requests cost no write.
+// Each meter writes its whole totals of the day under a name of its own
+// in the key's value, never an increment: a write whose acknowledgement
+// was lost, though it was stored, and that is therefore written again
+// changes nothing, where an added increment was counted twice.
 type UsageMeter struct {
-	bucket  KeyValues
-	log     *slog.Logger
-	mu      sync.Mutex
-	pending map[usageCounter]int64
-	// storing are the counts a flush has taken from pending and is adding
-	// to the bucket, by key: Counts adds them until they are stored, or
-	// the totals would drop for the length of a flush.
-	storing map[string]*storingCounts
-	// settled counts the keys whose flush ended: their counts left
-	// storing for the bucket (or pending). Counts reads again when one
-	// settled while it read the bucket, which may not hold them yet.
-	settled uint64
+	bucket KeyValues
+	log    *slog.Logger
+	mu     sync.Mutex
+	days   map[usageDay]*dayCounts
 }
 
-// storingCounts are counts on their way to one key of the bucket.
-type storingCounts struct {
-	counts map[usageCounter]int64
-	// written is set before each write, with base, the revision of the
-	// key that write read (0: none): a key still at base or below does
-	// not hold these counts; past it, it may.
-	written bool
-	base    uint64
-	done    chan struct{} // closed once they are stored, or back in pending
+// usageDay is an organisation's day, days since 1970-01-01 UTC.
+type usageDay struct {
+	org string
+	day int64
+}
+
+// dayCounts are this meter's counts of one organisation's day.
+type dayCounts struct {
+	// name is the entry of the day's value that holds them, made anew
+	// for each dayCounts: counts of a day dropped from memory and counted
+	// again (a request that ran over midnight for a day) never replace
+	// the ones stored before.
+	name   string
+	counts map[string]int64 // by endpoint and status, "/api/quotes 201"
+	dirty  bool             // counted since they were last stored
 }
 
 // NewUsageMeter returns a meter that keeps its counts in bucket.
 func NewUsageMeter(bucket KeyValues, log *slog.Logger) *UsageMeter {
-	return &UsageMeter{bucket: bucket, log: log, storing: map[string]*storingCounts{}}
-}
-
-// usageCounter names one count. A request only bumps it: the bucket's
-// key and the text of its counts are made when they are flushed.
-type usageCounter struct {
-	org      string
-	day      int64 // days since 1970-01-01, UTC
-	endpoint string
-	status   int
+	return &UsageMeter{bucket: bucket, log: log, days: map[usageDay]*dayCounts{}}
 }
 
 func dayNumber(t time.Time) int64 { return t.Unix() / secondsPerDay }
 
 const secondsPerDay = 24 * 60 * 60
 
-// key is the bucket key the counter is stored under.
-func (c usageCounter) key() string {
-	return usageKey(c.org, time.Unix(c.day*secondsPerDay, 0))
-}
-
-// name is how the counter is named in the stored counts.
-func (c usageCounter) name() string { return c.endpoint + " " + strconv.Itoa(c.status) }
-
 // usageFlushEvery is how often counts go to the bucket.
 const usageFlushEvery = 5 * time.Second
 
+// usageKey is the key of an organisation's day. Versions before whole
+// totals added increments to legacyUsageKey, which is still read.
 func usageKey(org string, day time.Time) string {
+	return "counts." + org + "." + day.UTC().Format(time.DateOnly)
+}
+
+func legacyUsageKey(org string, day time.Time) string {
 	return "usage." + org + "." + day.UTC().Format(time.DateOnly)
 }
 
 // Count counts a request of organisation org to endpoint (its route
 // pattern) answered with status at time at.
 func (u *UsageMeter) Count(org, endpoint string, status int, at time.Time) {
-	c := usageCounter{org: org, day: dayNumber(at), endpoint: endpoint, status: status}
+	d := usageDay{org: org, day: dayNumber(at)}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.pending == nil {
-		u.pending = map[usageCounter]int64{}
+	c := u.days[d]
+	if c == nil {
+		c = &dayCounts{name: uuid.NewString(), counts: map[string]int64{}}
+		u.days[d] = c
 	}
-	u.pending[c]++
+	c.counts[endpoint+" "+strconv.Itoa(status)]++
+	c.dirty = true
 }
 
 // Run flushes the counts until ctx ends, and once more then.
@@ -133,61 +131,60 @@ func (u *UsageMeter) flushLogged(ctx context.Context) {
 	}
 }
 
-// flush adds the pending counts to the bucket. Counts that could not be
-// stored stay pending for the next flush.
+// flush writes the counts counted since the last flush. Counts that could
+// not be stored are written at the next. Days before yesterday that are
+// stored leave memory: no request is counted for them any more.
 func (u *UsageMeter) flush(ctx context.Context) error {
-	u.mu.Lock()
-	byKey := map[string]map[usageCounter]int64{}
-	for c, n := range u.pending {
-		k := c.key()
-		if byKey[k] == nil {
-			byKey[k] = map[usageCounter]int64{}
-		}
-		byKey[k][c] = n
+	type write struct {
+		day    usageDay
+		c      *dayCounts
+		counts map[string]int64
 	}
-	u.pending = nil
-	for key, counts := range byKey {
-		u.storing[key] = &storingCounts{counts: counts, done: make(chan struct{})}
+	var writes []write
+	u.mu.Lock()
+	for d, c := range u.days {
+		if c.dirty {
+			writes = append(writes, write{d, c, maps.Clone(c.counts)})
+			c.dirty = false
+		}
 	}
 	u.mu.Unlock()
 	var firstErr error
-	for key, counts := range byKey {
-		err := u.add(ctx, key, counts)
-		u.mu.Lock()
-		close(u.storing[key].done)
-		delete(u.storing, key)
-		u.settled++
+	for _, w := range writes {
+		err := u.store(ctx, usageKey(w.day.org, time.Unix(w.day.day*secondsPerDay, 0)), w.c.name, w.counts)
 		if err != nil {
-			firstErr = err
-			if u.pending == nil {
-				u.pending = map[usageCounter]int64{}
-			}
-			for c, n := range counts {
-				u.pending[c] += n
-			}
+			firstErr = cmp.Or(firstErr, err)
+			u.mu.Lock()
+			w.c.dirty = true
+			u.mu.Unlock()
 		}
-		u.mu.Unlock()
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for d, c := range u.days {
+		if !c.dirty && d.day < dayNumber(time.Now())-1 {
+			delete(u.days, d)
+		}
 	}
 	return firstErr
 }
 
-func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounter]int64) error {
+// store writes counts as the entry name of key's value, with
+// compare-and-set: the other entries are other meters'.
+func (u *UsageMeter) store(ctx context.Context, key, name string, counts map[string]int64) error {
 	for range 20 {
 		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
 		if err != nil {
 			return err
 		}
-		stored := map[string]int64{}
+		entries := map[string]map[string]int64{}
 		if found {
-			json.Unmarshal(raw, &stored)
+			if err := json.Unmarshal(raw, &entries); err != nil {
+				return fmt.Errorf("usage counts of %s: %w", key, err)
+			}
 		}
-		for c, n := range counts {
-			stored[c.name()] += n
-		}
-		next, _ := json.Marshal(stored)
-		u.mu.Lock()
-		u.storing[key].written, u.storing[key].base = true, rev
-		u.mu.Unlock()
+		entries[name] = counts
+		next, _ := json.Marshal(entries)
 		if !found {
 			_, created, err := u.bucket.Create(ctx, key, next)
 			if err != nil || created {
@@ -203,49 +200,51 @@ func (u *UsageMeter) add(ctx context.Context, key string, counts map[usageCounte
 }
 
 // Counts returns an organisation's counts of a day, each named by
-// endpoint and status ("/api/quotes/{id} 200"): stored, being stored, and
-// pending.
+// endpoint and status ("/api/quotes/{id} 200"): this meter's from memory,
+// every other meter's as last stored, and those an earlier version
+// stored.
 func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map[string]int64, error) {
-	key := usageKey(org, day)
-	for {
-		u.mu.Lock()
-		settled := u.settled
-		u.mu.Unlock()
-		out := map[string]int64{}
-		raw, rev, found, err := u.bucket.GetRevision(ctx, key)
-		if err != nil {
-			return nil, err
-		} else if found {
-			json.Unmarshal(raw, &out)
+	out := map[string]int64{}
+	u.mu.Lock()
+	own := u.days[usageDay{org: org, day: dayNumber(day)}]
+	ownName := ""
+	if own != nil {
+		ownName = own.name
+		for name, n := range own.counts {
+			out[name] += n
 		}
-		u.mu.Lock()
-		if u.settled != settled {
-			u.mu.Unlock()
-			continue
-		}
-		s := u.storing[key]
-		if s != nil && s.written && rev > s.base {
-			// The key moved since the flush read it: by its write, or
-			// another replica's. Only the flush can tell, in moments.
-			u.mu.Unlock()
-			select {
-			case <-s.done:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		if s != nil {
-			for c, n := range s.counts { // all of org's on day: they share its key
-				out[c.name()] += n
-			}
-		}
-		for c, n := range u.pending {
-			if c.org == org && c.day == dayNumber(day) {
-				out[c.name()] += n
-			}
-		}
-		u.mu.Unlock()
-		return out, nil
 	}
+	u.mu.Unlock()
+	raw, found, err := u.bucket.Get(ctx, usageKey(org, day))
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		entries := map[string]map[string]int64{}
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return nil, fmt.Errorf("usage counts of %s on %s: %w", org, day.Format(time.DateOnly), err)
+		}
+		for name, counts := range entries {
+			if name == ownName {
+				continue // in memory, as far as counted
+			}
+			for k, n := range counts {
+				out[k] += n
+			}
+		}
+	}
+	raw, found, err = u.bucket.Get(ctx, legacyUsageKey(org, day))
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		legacy := map[string]int64{}
+		if err := json.Unmarshal(raw, &legacy); err != nil {
+			return nil, fmt.Errorf("usage counts of %s on %s: %w", org, day.Format(time.DateOnly), err)
+		}
+		for k, n := range legacy {
+			out[k] += n
+		}
+	}
+	return out, nil
 }

@@ -155,13 +155,13 @@ type heldRead struct {
 	held          atomic.Bool
 }
 
-func (b *heldRead) GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error) {
-	v, rev, found, err := b.KeyValues.GetRevision(ctx, key)
+func (b *heldRead) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, found, err := b.KeyValues.Get(ctx, key)
 	if b.held.CompareAndSwap(false, true) {
 		b.read <- struct{}{}
 		<-b.release
 	}
-	return v, rev, found, err
+	return v, found, err
 }
 
 // Counts reads the bucket, then what is in memory: a whole flush may
@@ -197,5 +197,65 @@ func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
 	close(held.release) // and now looks at what is in memory
 	if got, want := <-counted, map[string]int64{"/api/quotes 201": 2}; !maps.Equal(got, want) {
 		t.Errorf("counts = %v, want %v", got, want)
+	}
+}
+
+// lostAck stores a write but answers the first with an error, as when
+// the store's acknowledgement is lost on its way back.
+type lostAck struct {
+	KeyValues
+	lost atomic.Bool
+}
+
+func (b *lostAck) Create(ctx context.Context, key string, value []byte) ([]byte, bool, error) {
+	v, created, err := b.KeyValues.Create(ctx, key, value)
+	if err == nil && b.lost.CompareAndSwap(false, true) {
+		return nil, false, context.DeadlineExceeded
+	}
+	return v, created, err
+}
+
+func (b *lostAck) Update(ctx context.Context, key string, value []byte, revision uint64) (bool, error) {
+	ok, err := b.KeyValues.Update(ctx, key, value, revision)
+	if err == nil && b.lost.CompareAndSwap(false, true) {
+		return false, context.DeadlineExceeded
+	}
+	return ok, err
+}
+
+// A flush whose write was stored though it failed as far as the meter
+// knows (a timeout) is written again at the next: the counts are counted
+// once, by this replica and by another, never twice. Another replica's
+// counts, and those an earlier version stored under its key, add up.
+func TestUsageCountsStoredByAWriteThatSeemedToFailAreCountedOnce(t *testing.T) {
+	ctx := t.Context()
+	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	u := NewUsageMeter(&lostAck{KeyValues: bucket}, slog.New(slog.DiscardHandler))
+	other := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
+	for range 3 {
+		u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+	}
+	if err := u.flush(ctx); err == nil {
+		t.Fatal("the flush whose acknowledgement was lost succeeded")
+	}
+	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+	other.Count("acme", "/api/quotes", 201, day.Add(2*time.Hour))
+	for _, m := range []*UsageMeter{u, other} {
+		if err := m.flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := bucket.Create(ctx, legacyUsageKey("acme", day), []byte(`{"/api/quotes 201":10,"/api/quotes/{id} 200":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"/api/quotes 201": 15, "/api/quotes/{id} 200": 1}
+	for name, m := range map[string]*UsageMeter{"the replica": u, "another": other, "a third": NewUsageMeter(bucket, slog.New(slog.DiscardHandler))} {
+		if got, err := m.Counts(ctx, "acme", day); err != nil || !maps.Equal(got, want) {
+			t.Errorf("counts as %s sees them = %v, %v; want %v", name, got, err, want)
+		}
 	}
 }
