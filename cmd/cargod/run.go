@@ -67,6 +67,9 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 			err = nil
 		}
 	}()
+	// The stage is set before the port opens: a probe in between was told
+	// of a start with no stage ("starting: ").
+	start.set("connecting to NATS and provisioning the stream", nil, nil)
 	var handler atomic.Pointer[http.Handler]
 	m := metrics.New()
 	handler.Store(new(httpapi.Starting(log, cfg.PublicURL, m, start.current, start.progress)))
@@ -100,7 +103,6 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		defer stopProfiles()
 	}
 
-	start.set("connecting to NATS and provisioning the stream", nil, nil)
 	store, err := eventstore.Open(ctx, eventstore.Options{
 		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen, ListenNkey: cfg.NATSListenNkey,
 		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log, ConsumerAttempts: cfg.ReactorAttempts, Observer: m,
