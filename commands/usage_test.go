@@ -164,9 +164,9 @@ func (b *heldRead) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	return v, found, err
 }
 
-// Counts reads the bucket, then what is in memory: a whole flush may
-// happen in between, and its counts be neither in what Counts read nor in
-// memory any more.
+// Counts takes this meter's counts from memory, then reads the bucket,
+// whose entry of this meter holds some of them (all, once a flush that
+// ends meanwhile stored them): they must not be added again.
 func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
 	ctx := t.Context()
 	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)

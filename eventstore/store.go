@@ -1018,8 +1018,11 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 			if quiet := time.Since(lastHeard); everything && quiet > stallAfter {
 				last := s.committer.stored.Load()
 				if last <= delivered && quiet > askAfter {
-					// Any node's end will do: one ahead of this
-					// consumer proves it stalled.
+					// Any node's end will do: nodes hold only
+					// committed writes, so one ahead of this consumer
+					// means its node is behind, stalled or (during an
+					// election) lagging the follower that answered; a
+					// new consumer mends either, early at worst.
 					l, err := s.LastSequenceSeen(ctx)
 					if err == nil {
 						last = l
