@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// today is the start of the current UTC day. A meter keeps today's and
+// yesterday's counts in memory and lets older days go once stored: a
+// fixed date, once past, would test the letting go alone, and nothing
+// that counts a day kept in memory could fail any more.
+func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
+
 func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 	ctx := t.Context()
 	store := openTestStore(t)
@@ -17,7 +23,7 @@ func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
-	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	day := today()
 	requests := []struct {
 		org, endpoint string
 		status        int
@@ -115,7 +121,7 @@ func TestUsageCountsOnTheirWayToTheBucketAreStillCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	day := today()
 	var u *UsageMeter
 	// The day's key is created by the first flush, and updated by the
 	// second.
@@ -174,7 +180,7 @@ func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
-	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	day := today()
 	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
 	if err := u.flush(ctx); err != nil {
 		t.Fatal(err)
@@ -233,7 +239,7 @@ func TestUsageCountsStoredByAWriteThatSeemedToFailAreCountedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	day := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	day := today()
 	u := NewUsageMeter(&lostAck{KeyValues: bucket}, slog.New(slog.DiscardHandler))
 	other := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
 	for range 3 {
@@ -256,6 +262,90 @@ func TestUsageCountsStoredByAWriteThatSeemedToFailAreCountedOnce(t *testing.T) {
 	for name, m := range map[string]*UsageMeter{"the replica": u, "another": other, "a third": NewUsageMeter(bucket, slog.New(slog.DiscardHandler))} {
 		if got, err := m.Counts(ctx, "acme", day); err != nil || !maps.Equal(got, want) {
 			t.Errorf("counts as %s sees them = %v, %v; want %v", name, got, err, want)
+		}
+	}
+}
+
+// heldBeforeRead holds the first read of the day's counts until the test
+// lets it go on: for a flush to store and drop a day while Counts runs.
+type heldBeforeRead struct {
+	KeyValues
+	key           string
+	read, release chan struct{}
+	held          atomic.Bool
+}
+
+func (b *heldBeforeRead) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if key == b.key && b.held.CompareAndSwap(false, true) {
+		b.read <- struct{}{}
+		<-b.release
+	}
+	return b.KeyValues.Get(ctx, key)
+}
+
+// A day before yesterday stays in memory while not stored, leaves it once
+// stored, and its counts are then read from the bucket: once, when the
+// flush that stores and drops it ends while Counts, which took them from
+// memory, reads the bucket; and with those of a request counted for it
+// afterwards (one that ran over midnight), stored under an entry of their
+// own.
+func TestUsageCountsOfADayLeavingMemoryAreCountedOnce(t *testing.T) {
+	ctx := t.Context()
+	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := today().AddDate(0, 0, -3)
+	held := &heldBeforeRead{KeyValues: bucket, key: usageKey("acme", day), read: make(chan struct{}), release: make(chan struct{})}
+	u := NewUsageMeter(held, slog.New(slog.DiscardHandler))
+	for range 2 {
+		u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
+	}
+	// Not stored, they stay.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := u.flush(cancelled); err == nil {
+		t.Fatal("a flush without a store succeeded")
+	}
+	u.mu.Lock()
+	kept := len(u.days)
+	u.mu.Unlock()
+	if kept != 1 {
+		t.Fatalf("%d days in memory after a failed flush, want the 1 not stored", kept)
+	}
+	counted := make(chan map[string]int64)
+	go func() {
+		got, err := u.Counts(ctx, "acme", day)
+		if err != nil {
+			t.Error(err)
+		}
+		counted <- got
+	}()
+	<-held.read // Counts has taken the 2 from memory
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u.mu.Lock()
+	left := len(u.days)
+	u.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d days in memory after a day before yesterday was stored, want none", left)
+	}
+	close(held.release) // and now reads the 2 stored
+	if got, want := <-counted, map[string]int64{"/api/quotes 201": 2}; !maps.Equal(got, want) {
+		t.Errorf("counts while the day was stored and dropped = %v, want %v", got, want)
+	}
+	u.Count("acme", "/api/quotes", 201, day.Add(23*time.Hour))
+	want := map[string]int64{"/api/quotes 201": 3}
+	if got, err := u.Counts(ctx, "acme", day); err != nil || !maps.Equal(got, want) {
+		t.Errorf("counts with a request counted after the day was dropped = %v, %v; want %v", got, err, want)
+	}
+	if err := u.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*UsageMeter{"the replica": u, "another": NewUsageMeter(bucket, slog.New(slog.DiscardHandler))} {
+		if got, err := m.Counts(ctx, "acme", day); err != nil || !maps.Equal(got, want) {
+			t.Errorf("counts once all are stored, as %s sees them = %v, %v; want %v", name, got, err, want)
 		}
 	}
 }
