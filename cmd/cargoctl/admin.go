@@ -572,7 +572,8 @@ func unreachable(base string, err error) error {
 }
 
 // reason is why a request or a dial failed, without the request, the
-// dial and the system call around it: "connection refused".
+// dial and the system call around it: "connection refused", or "it
+// closed the connection" for a bare EOF.
 func reason(err error) error {
 	reason := err
 	var urlErr *url.Error
@@ -586,6 +587,11 @@ func reason(err error) error {
 	var sysErr *os.SyscallError
 	if errors.As(reason, &sysErr) {
 		reason = sysErr.Err
+	}
+	if errors.Is(reason, io.EOF) || errors.Is(reason, io.ErrUnexpectedEOF) {
+		// Go's word for it: something else on that port, or one that
+		// wants TLS.
+		return errors.New("it closed the connection")
 	}
 	return reason
 }

@@ -455,8 +455,9 @@ func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t 
 		t.Run(cmd[0]+": a server that hangs up", func(t *testing.T) {
 			url, connections := fakeNATS(t, true)
 			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", url, "--data-dir", t.TempDir())...)
-			if err == nil || !strings.HasPrefix(err.Error(), "the NATS server at "+url+" does not answer: ") || exitCode(err) != 1 {
-				t.Errorf("error = %v, want one naming %s and why, exit 1", err, url)
+			want := "the NATS server at " + url + " does not answer: it closed the connection"
+			if err == nil || err.Error() != want || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q, exit 1", err, want)
 			}
 			if n := connections.Load(); n != 1 {
 				t.Errorf("%d connections, want one attempt", n)
