@@ -589,8 +589,8 @@ func reason(err error) error {
 		reason = sysErr.Err
 	}
 	if errors.Is(reason, io.EOF) || errors.Is(reason, io.ErrUnexpectedEOF) {
-		// Go's word for it: something else on that port, or one that
-		// wants TLS.
+		// Go's word for a peer that hung up at once: something else
+		// listens on that port, or it refused this client.
 		return errors.New("it closed the connection")
 	}
 	return reason
