@@ -57,9 +57,14 @@ func header(e domain.Envelope) nats.Header {
 // message cannot stop every read model and reactor.
 func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byte) (domain.Record, error) {
 	agg, _ := s.aggregateOf(subject)
+	// nats.go's header values are slices of the message's whole header
+	// block (nats.DecodeHeadersMsg): a read model keeping one of them (an
+	// event id, an actor) would keep all of it, some 600 bytes. Each gets
+	// memory of its own here, once, for every holder.
+	own := func(key string) string { return strings.Clone(h.Get(key)) }
 	r := domain.Record{Aggregate: agg, Sequence: seq, Envelope: domain.Envelope{
-		EventID: h.Get(hdrEventID), CommandID: h.Get(hdrCommandID), CorrelationID: h.Get(hdrCorrelationID),
-		CausationID: h.Get(hdrCausationID), Actor: h.Get(hdrActor), Tenant: h.Get(hdrTenant), ClientIP: h.Get(hdrClientIP), Data: data,
+		EventID: own(hdrEventID), CommandID: own(hdrCommandID), CorrelationID: own(hdrCorrelationID),
+		CausationID: own(hdrCausationID), Actor: own(hdrActor), Tenant: own(hdrTenant), ClientIP: own(hdrClientIP), Data: data,
 	}}
 	var err error
 	if r.SchemaVersion, err = strconv.Atoi(h.Get(hdrSchemaVersion)); err != nil {

@@ -135,10 +135,8 @@ const redacted = "[redacted]"
 func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// The envelope's strings are slices of the event's whole header block
-	// (nats.DecodeHeadersMsg): kept as they are, each entry would keep
-	// all of it, some 600 bytes. Its id is copied; the others repeat.
-	base := auditHead{EventID: strings.Clone(r.EventID), Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
+	// What entries repeat from event to event is held once.
+	base := auditHead{EventID: r.EventID, Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
 		ResourceID: r.Aggregate.ID, UserID: m.share(r.Actor), IPAddress: m.share(r.ClientIP), Tenant: m.share(r.Tenant)}
 	if a, ok := e.(domain.AuthorizationRecorded); ok {
 		base.Action, base.Resource, base.ResourceID = m.share(a.Action), "authorization", m.share(a.Subject)

@@ -3,7 +3,6 @@ package projections
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -85,11 +84,9 @@ func (m *Shipments) Apply(r domain.Record, e domain.Event) {
 	case domain.ShipmentStatusRecorded:
 		m.add(TimelineEntry{e, cmp.Or(e.Source, SourceStatus)})
 	case domain.MAWBCreated:
-		// Copied: the envelope's strings are slices of the event's whole
-		// header block (nats.DecodeHeadersMsg), which would be kept with it.
-		m.addFiling(e.AWBNumber, strings.Clone(r.EventID), KindMAWB, SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
+		m.addFiling(e.AWBNumber, r.EventID, KindMAWB, SourceMAWB, e.CreatedAt, e.Origin, &e.Pieces, &e.WeightKg, "MAWB created")
 	case domain.HAWBCreated:
-		m.addFiling(e.MAWBNumber, strings.Clone(r.EventID), KindHAWB, SourceHAWB, e.CreatedAt, "", &e.Pieces, &e.WeightKg, "HAWB "+e.HAWBNumber+" created")
+		m.addFiling(e.MAWBNumber, r.EventID, KindHAWB, SourceHAWB, e.CreatedAt, "", &e.Pieces, &e.WeightKg, "HAWB "+e.HAWBNumber+" created")
 	case domain.DGDSubmitted:
 		m.addFiling(e.AWBNumber, e.DGDID, KindDGD, SourceDGD, e.SubmittedAt, "", nil, &e.NetWeightKg, "e-DGD "+e.UNNumber+" "+e.ProperShippingName)
 	case domain.CSDSubmitted:
