@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -215,36 +216,31 @@ func (u *UsageMeter) Counts(ctx context.Context, org string, day time.Time) (map
 		}
 	}
 	u.mu.Unlock()
-	raw, found, err := u.bucket.Get(ctx, usageKey(org, day))
-	if err != nil {
+	entries := map[string]map[string]int64{}
+	if err := u.read(ctx, usageKey(org, day), &entries); err != nil {
 		return nil, err
 	}
-	if found {
-		entries := map[string]map[string]int64{}
-		if err := json.Unmarshal(raw, &entries); err != nil {
-			return nil, fmt.Errorf("usage counts of %s on %s: %w", org, day.Format(time.DateOnly), err)
-		}
-		for name, counts := range entries {
-			if name == ownName {
-				continue // in memory, as far as counted
-			}
-			for k, n := range counts {
-				out[k] += n
-			}
-		}
-	}
-	raw, found, err = u.bucket.Get(ctx, legacyUsageKey(org, day))
-	if err != nil {
+	delete(entries, ownName) // in memory, as far as counted
+	legacy := map[string]int64{}
+	if err := u.read(ctx, legacyUsageKey(org, day), &legacy); err != nil {
 		return nil, err
 	}
-	if found {
-		legacy := map[string]int64{}
-		if err := json.Unmarshal(raw, &legacy); err != nil {
-			return nil, fmt.Errorf("usage counts of %s on %s: %w", org, day.Format(time.DateOnly), err)
-		}
-		for k, n := range legacy {
+	for _, counts := range append(slices.Collect(maps.Values(entries)), legacy) {
+		for k, n := range counts {
 			out[k] += n
 		}
 	}
 	return out, nil
+}
+
+// read decodes the value of key into v, left as it is if key has none.
+func (u *UsageMeter) read(ctx context.Context, key string, v any) error {
+	raw, found, err := u.bucket.Get(ctx, key)
+	if err != nil || !found {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("usage counts of %s: %w", key, err)
+	}
+	return nil
 }

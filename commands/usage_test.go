@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore"
 )
 
 // today is the start of the current UTC day. A meter keeps today's and
@@ -15,13 +17,19 @@ import (
 // that counts a day kept in memory could fail any more.
 func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
 
-func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
-	ctx := t.Context()
-	store := openTestStore(t)
-	bucket, err := store.Bucket(ctx, "usage", time.Hour)
+// usageBucket is a usage bucket on a store of the test's own.
+func usageBucket(t *testing.T) *eventstore.Bucket {
+	t.Helper()
+	bucket, err := openTestStore(t).Bucket(t.Context(), "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bucket
+}
+
+func TestUsageMeterKeepsExactCountsAcrossFlushes(t *testing.T) {
+	ctx := t.Context()
+	bucket := usageBucket(t)
 	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
 	day := today()
 	requests := []struct {
@@ -117,10 +125,7 @@ func (b heldBucket) Update(ctx context.Context, key string, value []byte, revisi
 // still be counted, or the totals drop for the length of a flush.
 func TestUsageCountsOnTheirWayToTheBucketAreStillCounted(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket := usageBucket(t)
 	day := today()
 	var u *UsageMeter
 	// The day's key is created by the first flush, and updated by the
@@ -175,10 +180,7 @@ func (b *heldRead) Get(ctx context.Context, key string) ([]byte, bool, error) {
 // ends meanwhile stored them): they must not be added again.
 func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket := usageBucket(t)
 	u := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
 	day := today()
 	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
@@ -235,10 +237,7 @@ func (b *lostAck) Update(ctx context.Context, key string, value []byte, revision
 // counts, and those an earlier version stored under its key, add up.
 func TestUsageCountsStoredByAWriteThatSeemedToFailAreCountedOnce(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket := usageBucket(t)
 	day := today()
 	u := NewUsageMeter(&lostAck{KeyValues: bucket}, slog.New(slog.DiscardHandler))
 	other := NewUsageMeter(bucket, slog.New(slog.DiscardHandler))
@@ -291,10 +290,7 @@ func (b *heldBeforeRead) Get(ctx context.Context, key string) ([]byte, bool, err
 // own.
 func TestUsageCountsOfADayLeavingMemoryAreCountedOnce(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "usage", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bucket := usageBucket(t)
 	day := today().AddDate(0, 0, -3)
 	held := &heldBeforeRead{KeyValues: bucket, key: usageKey("acme", day), read: make(chan struct{}), release: make(chan struct{})}
 	u := NewUsageMeter(held, slog.New(slog.DiscardHandler))
