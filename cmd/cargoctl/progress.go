@@ -59,9 +59,14 @@ func (p *readProgress) summary() string {
 // printedSummary is the summary with how many of the events read were
 // printed.
 func (p *readProgress) printedSummary() string {
-	noun := "events"
-	if p.printed == 1 {
-		noun = "event"
+	return fmt.Sprintf("%s printed; %s", eventCount(p.printed), p.summary())
+}
+
+// eventCount is n events, "1 event" when there is one: the count of the
+// last line on stderr of every command that reads or lists events.
+func eventCount(n int) string {
+	if n == 1 {
+		return "1 event"
 	}
-	return fmt.Sprintf("%d %s printed; %s", p.printed, noun, p.summary())
+	return fmt.Sprintf("%d events", n)
 }

@@ -88,11 +88,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 			return err
 		}
 	}
-	noun := "events"
-	if len(entries) == 1 {
-		noun = "event"
-	}
-	fmt.Fprintf(stderr, "%d %s of %s\n", len(entries), noun, awb)
+	fmt.Fprintf(stderr, "%s of %s\n", eventCount(len(entries)), awb)
 	return nil
 }
 

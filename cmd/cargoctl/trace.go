@@ -102,11 +102,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	case found == 0:
 		return fmt.Errorf("no event since %s has correlation id %q (%s)", *since, o.correlationID, progress.summary())
 	case !*asJSON:
-		noun := "events"
-		if found == 1 {
-			noun = "event"
-		}
-		fmt.Fprintf(stderr, "%d %s over %s; %s\n", found, noun, last.Sub(first).Round(time.Millisecond), progress.summary())
+		fmt.Fprintf(stderr, "%s over %s; %s\n", eventCount(found), last.Sub(first).Round(time.Millisecond), progress.summary())
 	default:
 		fmt.Fprintln(stderr, progress.summary())
 	}
