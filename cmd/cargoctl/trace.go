@@ -97,10 +97,12 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	switch {
 	case err != nil:
 		return err
-	case found == 0 && o.since.IsZero():
-		return fmt.Errorf("no event has correlation id %q (%s)", o.correlationID, progress.summary())
 	case found == 0:
-		return fmt.Errorf("no event since %s has correlation id %q (%s)", *since, o.correlationID, progress.summary())
+		within := "" // the whole stream
+		if *since != "" {
+			within = " since " + *since
+		}
+		return fmt.Errorf("no event%s has correlation id %q (%s)", within, o.correlationID, progress.summary())
 	case !*asJSON:
 		fmt.Fprintf(stderr, "%s over %s; %s\n", eventCount(found), last.Sub(first).Round(time.Millisecond), progress.summary())
 	default:
