@@ -172,8 +172,8 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	bad := func(format string, args ...any) (eventsOptions, bool, error) {
 		return o, false, usagef("events", format, args...)
 	}
-	if empty := emptyFlag(fs, "type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"); empty != "" {
-		return bad("--%s is empty: give it a value, or leave it out", empty)
+	if err := refuseEmpty("events", fs, "type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"); err != nil {
+		return o, false, err
 	}
 	switch {
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
@@ -367,6 +367,15 @@ func emptyFlag(fs *flag.FlagSet, names ...string) string {
 		}
 	})
 	return empty
+}
+
+// refuseEmpty is the usage error of cmd for the first of the flags names
+// given empty (see emptyFlag), or nil: every command says it alike.
+func refuseEmpty(cmd string, fs *flag.FlagSet, names ...string) error {
+	if empty := emptyFlag(fs, names...); empty != "" {
+		return usagef(cmd, "--%s is empty: give it a value, or leave it out", empty)
+	}
+	return nil
 }
 
 // didYouMean names the entry of known that s matches but for case.

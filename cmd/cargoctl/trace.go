@@ -46,9 +46,9 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		// set would print every event of the stream.
 		return usagef("trace", "the correlation id is empty")
 	}
-	if emptyFlag(fs, "since") != "" {
-		// As events refuses it: "$SINCE" of a variable not set.
-		return usagef("trace", "--since is empty: give it a value, or leave it out")
+	// As events refuses it: "$SINCE" of a variable not set.
+	if err := refuseEmpty("trace", fs, "since"); err != nil {
+		return err
 	}
 	if o.since, err = parseTime(*since, false); err != nil {
 		return usagef("trace", "--since: %v", err)
