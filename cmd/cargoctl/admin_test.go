@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -590,13 +589,7 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 // not answer and why, as the first thing an operator must know: not Go's
 // account of the request, its URL and the dial.
 func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *testing.T) {
-	// A closed port: nothing listens there.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + closedPort(t)
 	file := filepath.Join(t.TempDir(), "airports.csv")
 	if err := os.WriteFile(file, []byte("icao,iata,name\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,18 @@ func runCmd(t *testing.T, getenv func(string) string, args ...string) (stdout, s
 	return out.String(), errOut.String(), err
 }
 
+// closedPort is a loopback address where nothing listens: one taken and
+// let go, so that a connection to it is refused.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	return ln.Addr().String()
+}
+
 type testEvent struct {
 	agg domain.Aggregate
 	e   domain.Envelope
@@ -433,12 +445,7 @@ func fakeNATS(t *testing.T, hangUp bool) (url string, connections *atomic.Int32)
 // as long as --nats-wait says. (No times are measured: the connections the
 // server took, and the message, tell.)
 func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "nats://" + ln.Addr().String()
-	ln.Close() // nothing listens there now
+	refused := "nats://" + closedPort(t)
 	for _, cmd := range [][]string{{"events"}, {"trace", "corr1"}, {"parked"}} {
 		t.Run(cmd[0]+": nothing listens", func(t *testing.T) {
 			_, errOut, err := runCmd(t, env(nil), append(cmd, "--nats-url", refused, "--data-dir", t.TempDir())...)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,13 +81,7 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 		t.Errorf("correlation ids %v", correlations)
 	}
 
-	// A closed port: nothing listens there.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + closedPort(t)
 	for _, tt := range []struct {
 		name  string
 		args  []string
