@@ -347,7 +347,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "import"}, "dangerous-goods", 0},
 		{[]string{"import", "--help"}, "--format", 0},
 		{[]string{"frobnicate"}, "", 2},
-		// Help of a command that does not exist is not the list of commands, exit 0.
+		// Help of a command that does not exist is a usage error, not the
+		// list of commands with exit 0.
 		{[]string{"help", "frobnicate"}, "", 2},
 		{[]string{"admin", "frobnicate"}, "", 2},
 	}
