@@ -76,27 +76,24 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	out := bufio.NewWriter(stdout)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	if o.follow {
+		// Unbuffered: each line is written as it comes, in one write.
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
 		err = store.Subscribe(ctx, filters, from, func(r domain.Record) error {
 			if !o.matches(r) {
 				return nil
 			}
-			if err := enc.Encode(lineOf(r, stderr)); err != nil {
-				return err
-			}
-			return out.Flush()
+			return enc.Encode(lineOf(r, stderr))
 		}, nil)
 		if ctx.Err() != nil {
 			err = nil // interrupted: the normal end of --follow
 		}
-		if ferr := out.Flush(); err == nil {
-			err = ferr
-		}
 		return err
 	}
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
 	to := o.toSeq
 	if to == 0 {
 		if to, err = store.LastSequence(ctx); err != nil {
