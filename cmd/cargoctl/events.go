@@ -352,8 +352,8 @@ func parseTime(s string, endOfDay bool) (time.Time, error) {
 	return d, nil
 }
 
-// emptyFlag is the first of the filter flags names given on the command
-// line with an empty value, or "". A filter given empty filters nothing:
+// emptyFlag is the first by name (the order of fs.Visit, not of the
+// command line) of the filter flags names given an empty value, or "". A filter given empty filters nothing:
 // --correlation-id "$REQUEST_ID" of a variable not set would print every
 // event, so the commands refuse it rather than take it as left out.
 func emptyFlag(fs *flag.FlagSet, names ...string) string {
