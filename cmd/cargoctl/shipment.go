@@ -49,9 +49,9 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	if len(positional) != 1 {
 		return usagef("shipment", "give one AWB number, not %d arguments", len(positional))
 	}
-	awb, err := domain.ParseAWB(positional[0])
+	awb, err := parseAWBArg("shipment", positional[0])
 	if err != nil {
-		return usagef("shipment", "%q is not an AWB number: %v", positional[0], err)
+		return err
 	}
 	client, err := conn.client("shipment", getenv)
 	if err != nil {
@@ -90,6 +90,16 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fmt.Fprintf(stderr, "%s of %s\n", eventCount(len(entries)), awb)
 	return nil
+}
+
+// parseAWBArg reads an AWB number given to cmd, in the server's form; one
+// that is not is a usage error (exit 2), before a token is asked for.
+func parseAWBArg(cmd, s string) (string, error) {
+	awb, err := domain.ParseAWB(s)
+	if err != nil {
+		return "", usagef(cmd, "%q is not an AWB number: %v", s, err)
+	}
+	return awb, nil
 }
 
 // historyEntry is one event of a history, as the API answers it; raw is

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/cargostream/cargostream/domain"
 )
 
 const stateSynopsis = `Usage: cargoctl state [connection flags] TYPE ID --at TIME | --seq N
@@ -69,11 +67,9 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 		// Refused here as cargoctl shipment refuses it, exit 2, not as
 		// the server's 400 after a token; and named as the server names
 		// it on stderr.
-		awb, err := domain.ParseAWB(id)
-		if err != nil {
-			return usagef("state", "%q is not an AWB number: %v", id, err)
+		if id, err = parseAWBArg("state", id); err != nil {
+			return err
 		}
-		id = awb
 	}
 	q := url.Values{}
 	switch {
