@@ -53,7 +53,7 @@ func TestHealth(t *testing.T) {
 				code = exitCode(err)
 			}
 			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("exit %d (%v), printed %q; want exit %d and %q", code, err, out, tt.wantCode, tt.wantOut)
+				t.Errorf("exit %d (%v), printed %q; want exit %d, %q and an error with %q", code, err, out, tt.wantCode, tt.wantOut, tt.wantErr)
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %s", d)
