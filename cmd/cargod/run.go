@@ -18,16 +18,15 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
-	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/internal/retry"
 	"github.com/cargostream/cargostream/metrics"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/vault"
 	"github.com/cargostream/cargostream/views"
 	"github.com/cargostream/cargostream/webhooks"
-	"github.com/cenkalti/backoff/v4"
 )
 
 // run starts the service and serves until ctx ends, then shuts down:
@@ -342,25 +341,13 @@ func sharedKey(ctx context.Context, log *slog.Logger, secrets func() (*vault.Vau
 }
 
 // untilAvailable runs step, a part of the start that reads or writes the
-// store, until it succeeds, fails for good, or ctx ends. A store that does
-// not answer for a moment (a stream electing its leader, as a node of the
-// cluster is lost or restarted) is waited for, backing off from a tenth of
-// a second to five and logging each failure, as Open waits for a cluster
-// that is not up yet: the start stopped at the first such failure. Each
-// step may run again: its commands have fixed ids, so a repeat appends
-// nothing.
+// store, until it succeeds, fails for good, or ctx ends, logging each
+// failure: a store that does not answer for a moment (a stream electing
+// its leader, as a node of the cluster is lost or restarted) is waited
+// for, where the start stopped at the first such failure. Each step may
+// run again: its commands have fixed ids, so a repeat appends nothing.
 func untilAvailable(ctx context.Context, log *slog.Logger, what string, step func() error) error {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 100 * time.Millisecond
-	b.MaxInterval = 5 * time.Second
-	b.MaxElapsedTime = 0 // until ctx ends
-	return backoff.RetryNotify(func() error {
-		err := step()
-		if err != nil && (ctx.Err() != nil || !errors.Is(err, domain.ErrStoreUnavailable)) {
-			return backoff.Permanent(err)
-		}
-		return err
-	}, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
+	return retry.UntilAvailable(ctx, step, func(err error, wait time.Duration) {
 		log.Warn("the event store did not answer while starting; trying again", "step", what, "in", wait.Round(time.Millisecond).String(), "err", err)
 	})
 }
