@@ -29,9 +29,10 @@ type Bucket struct {
 // stream's leader (see lastFromLeader).
 func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bucket, error) {
 	bucket := s.name + "_" + name
-	var kv jetstream.KeyValue
+	// nats.go's names of the bucket's stream and subjects.
+	b := &Bucket{store: s, stream: "KV_" + bucket, keyPrefix: "$KV." + bucket + "."}
 	err := s.provision(ctx, "bucket "+name, func(ctx context.Context) (err error) {
-		kv, err = s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		b.kv, err = s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:   bucket,
 			TTL:      ttl,
 			Storage:  jetstream.FileStorage,
@@ -43,7 +44,7 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 		// The bucket's stream on a cluster answers reads only once it
 		// has a leader, moments after it is made: until then a read
 		// fails. The bucket is provisioned once a read answers.
-		if _, err := s.lastFromLeader(ctx, "KV_"+bucket, "$KV."+bucket+".provisioned"); !errors.Is(err, jetstream.ErrMsgNotFound) && err != nil {
+		if _, err := s.lastFromLeader(ctx, b.stream, b.keyPrefix+"provisioned"); !errors.Is(err, jetstream.ErrMsgNotFound) && err != nil {
 			return err
 		}
 		return nil
@@ -51,8 +52,7 @@ func (s *Store) Bucket(ctx context.Context, name string, ttl time.Duration) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: bucket %s: %w", name, err)
 	}
-	// nats.go's names of the bucket's stream and subjects.
-	return &Bucket{kv: kv, store: s, stream: "KV_" + bucket, keyPrefix: "$KV." + bucket + "."}, nil
+	return b, nil
 }
 
 // Get returns the value of key, and false when there is none.
