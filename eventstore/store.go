@@ -1148,10 +1148,14 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg je
 	if err != nil {
 		return nil, err
 	}
-	// The consumer exists now; Messages sends its first pull at once.
-	if err := s.waitRouted(ctx, stream.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
-		deleteOrdered(stream, cons)
-		return nil, err
+	// The consumer exists now; Messages sends its first pull at once. A
+	// server of no cluster (as the embedded one) runs the consumer itself
+	// and knows where its pulls go before it answers: no need to ask.
+	if s.nc.ConnectedClusterName() != "" {
+		if err := s.waitRouted(ctx, stream.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
+			deleteOrdered(stream, cons)
+			return nil, err
+		}
 	}
 	msgs, err := cons.Messages(opts...)
 	if err != nil {
