@@ -40,16 +40,17 @@ func (s *Store) lastFromLeader(ctx context.Context, stream, subject string) (*je
 
 // FirstSequenceSince returns the sequence of the first event the stream
 // stored at or after t (by the clock of the server that stored it), or the
-// sequence after the last when none was stored since. The server finds it
-// by the messages' timestamps, searching its blocks, without reading the
-// events before it: a read of what happened since a moment starts there
-// instead of at the stream's first event.
-func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (uint64, error) {
+// sequence after the last when none was stored since; and the stream's
+// last sequence (see LastSequence), which it asks first, for a read that
+// ends there to need no second request. The server finds the first by the
+// messages' timestamps, searching its blocks, without reading the events
+// before it: a read of what happened since a moment starts there instead
+// of at the stream's first event.
+func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (first, last uint64, err error) {
 	// Asked first: an event stored after the question is after t too,
 	// and must not be skipped when the answer is that none was.
-	last, err := s.LastSequence(ctx)
-	if err != nil {
-		return 0, err
+	if last, err = s.LastSequence(ctx); err != nil {
+		return 0, 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -60,11 +61,11 @@ func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (uint64, er
 	}{t, s.prefix + ".evt.>", true})
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return last + 1, nil
+		return last + 1, last, nil
 	case err != nil:
-		return 0, unavailable(fmt.Errorf("eventstore: the first event since %s: %w", t.UTC().Format(time.RFC3339Nano), err))
+		return 0, 0, unavailable(fmt.Errorf("eventstore: the first event since %s: %w", t.UTC().Format(time.RFC3339Nano), err))
 	}
-	return m.Sequence, nil
+	return m.Sequence, last, nil
 }
 
 // msgGet makes the request req of the JetStream API's STREAM.MSG.GET of

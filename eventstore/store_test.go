@@ -867,9 +867,9 @@ func TestFirstSequenceSinceIsTheFirstEventStoredAtOrAfterTheMoment(t *testing.T)
 				{"a moment after every event", time.Now(), 5},
 				{"long before the stream began", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), 1},
 			} {
-				got, err := s.FirstSequenceSince(ctx, tc.since)
-				if err != nil || got != tc.want {
-					t.Errorf("%s: FirstSequenceSince = %d, %v; want %d", tc.name, got, err, tc.want)
+				got, last, err := s.FirstSequenceSince(ctx, tc.since)
+				if err != nil || got != tc.want || last != 4 {
+					t.Errorf("%s: FirstSequenceSince = %d, %d, %v; want %d, 4", tc.name, got, last, err, tc.want)
 				}
 			}
 		})

@@ -72,7 +72,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	if o.aggType != "" || o.aggID != "" {
 		filters = []string{store.Filter(o.aggType, o.aggID)}
 	}
-	from, err := o.firstSequence(ctx, store)
+	from, to, err := o.readRange(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -94,12 +94,6 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	to := o.toSeq
-	if to == 0 {
-		if to, err = store.LastSequence(ctx); err != nil {
-			return err
-		}
-	}
 	progress := newReadProgress(stderr, "events", from, to)
 	aggTypes := map[string]bool{} // of the events printed
 	err = store.Read(ctx, filters, from, to, func(r domain.Record) error {
@@ -137,16 +131,26 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 // be behind. The events read before --since are left out as ever.
 var storeClockSkew = 10 * time.Minute
 
-// firstSequence is the stream sequence a read starts at: --from-seq, or
-// with --since the first event the stream stored since (less
-// storeClockSkew), whichever is later, so that a read of the last hour
-// does not read the months before it only to leave them out.
-func (o eventsOptions) firstSequence(ctx context.Context, store *eventstore.Store) (uint64, error) {
-	if o.since.IsZero() {
-		return o.fromSeq, nil
+// readRange is the stream sequences a read covers. It starts at
+// --from-seq, or with --since the first event the stream stored since
+// (less storeClockSkew), whichever is later, so that a read of the last
+// hour does not read the months before it only to leave them out. It ends
+// at --to-seq, or at the stream's last event, asked once: with --since,
+// FirstSequenceSince has asked it already. --follow reads on past any
+// end, and asks none.
+func (o eventsOptions) readRange(ctx context.Context, store *eventstore.Store) (from, to uint64, err error) {
+	from, to = o.fromSeq, o.toSeq
+	switch {
+	case !o.since.IsZero():
+		first, last, err := store.FirstSequenceSince(ctx, o.since.Add(-storeClockSkew))
+		if to == 0 {
+			to = last
+		}
+		return max(from, first), to, err
+	case to == 0 && !o.follow:
+		to, err = store.LastSequence(ctx)
 	}
-	first, err := store.FirstSequenceSince(ctx, o.since.Add(-storeClockSkew))
-	return max(o.fromSeq, first), err
+	return from, to, err
 }
 
 func parseEventsFlags(args []string, getenv func(string) string, stdout io.Writer) (o eventsOptions, help bool, err error) {

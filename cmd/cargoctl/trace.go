@@ -58,11 +58,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer store.Close()
-	from, err := o.firstSequence(ctx, store)
-	if err != nil {
-		return err
-	}
-	to, err := store.LastSequence(ctx)
+	from, to, err := o.readRange(ctx, store)
 	if err != nil {
 		return err
 	}
