@@ -19,17 +19,15 @@ of the container image, which has no shell, curl or wget to make the request.
 func runHealth(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("health", healthSynopsis)
 	base := fs.String("url", defaultURL(getenv), "base `URL` of the Cargostream HTTP API (env CARGOCTL_URL; else CARGO_ADDR, on loopback)")
-	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the answer")
+	timeout := 2 * time.Second
+	fs.Var(positiveDuration{&timeout}, "timeout", "how long to `wait` for the answer")
 	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
 		return err
 	}
 	if err := checkURL("health", *base); err != nil {
 		return err
 	}
-	if *timeout <= 0 {
-		return usagef("health", "--timeout %s: give a wait longer than none, such as 2s", *timeout)
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	url := strings.TrimRight(*base, "/") + "/readyz"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -39,7 +37,7 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	resp, err := http.DefaultClient.Do(req)
 	switch {
 	case err != nil && ctx.Err() == context.DeadlineExceeded:
-		return fmt.Errorf("cargod at %s did not answer within %s", *base, *timeout)
+		return fmt.Errorf("cargod at %s did not answer within %s", *base, timeout)
 	case err != nil:
 		return unreachable(*base, err)
 	}
