@@ -346,15 +346,22 @@ func TestStoresKeepTheDirectGetsEarlierVersionsReadBy(t *testing.T) {
 	}
 }
 
-// openOnCluster starts a cluster of three servers for the test (skipped
-// with -short) and opens a store of three replicas on it.
+// openOnCluster starts a cluster for the test (see startCluster) and
+// opens a store of three replicas on it.
 func openOnCluster(t *testing.T) (*natstest.Cluster, *Store) {
+	t.Helper()
+	c := startCluster(t)
+	return c, openForTest(t, Options{URL: c.URL(), Replicas: 3})
+}
+
+// startCluster starts a cluster of three servers for the test, which is
+// skipped with -short: the cluster takes seconds to form.
+func startCluster(t *testing.T) *natstest.Cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
-	c := natstest.StartCluster(t)
-	return c, openForTest(t, Options{URL: c.URL(), Replicas: 3})
+	return natstest.StartCluster(t)
 }
 
 // TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer
@@ -364,7 +371,7 @@ func openOnCluster(t *testing.T) (*natstest.Cluster, *Store) {
 // the Observer) rather than let it go to be dropped, and end once the
 // consumer is made on the cluster. A pull sent then gets the event.
 func TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer(t *testing.T) {
-	c := natstest.StartCluster(t)
+	c := startCluster(t)
 	held := heldPulls{held: make(chan struct{}, 1)}
 	s := openForTest(t, Options{URL: c.URL(), Replicas: 3, Observer: held})
 	ctx := context.Background()
