@@ -323,65 +323,6 @@ func shortFlight(flightNumber string) map[string]any {
 		"departureDate": today(5), "departureTime": "09:00", "arrivalDate": today(5), "arrivalTime": "10:10", "aircraftType": "A333"}
 }
 
-// While NATS is out of reach, a past state, a history, an upload or a document's
-// file is a 503 to retry, as every read and write of the store is: never
-// a bare 500.
-func TestAPastStateOrADocumentAskedForWhileNATSIsAwayIsA503(t *testing.T) {
-	t.Parallel()
-	natsURL, startNATS := restartableNATS(t)
-	nats := startNATS()
-	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": natsURL, "CARGO_NATS_REPLICAS": "1",
-		"CARGO_DEMO": "true", "CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey, "CARGO_SNAPSHOTS": "false"})
-	defer func() { r.stop(); <-r.done }()
-	s := &testServer{base: r.base(t), doc: loadDoc(t)}
-	lh := s.demoToken(t, "demo-airline-lh")
-	var f struct{ ID string }
-	created := s.mustCreate(t, lh, "/api/flights", shortFlight("LH1400"))
-	created.json(t, &f)
-	version := strings.Trim(created.header.Get("ETag"), `"`)
-	var doc struct{ DocumentID string }
-	// The airline of the prefix files it, needing no shipment of its own.
-	if r := s.upload(t, lh, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
-		t.Fatalf("upload = %d %s", r.status, r.body)
-	} else {
-		r.json(t, &doc)
-	}
-
-	nats.Shutdown()
-	nats.WaitForShutdown()
-	get := func(method, path string) func() response {
-		return func() response { return s.do(t, request{method: method, path: path, token: lh}) }
-	}
-	probes := []struct {
-		name string
-		send func() response
-	}{
-		{"a flight at a sequence", get("GET", "/api/flights/"+f.ID+"?seq="+version)},
-		{"a flight at a time", get("GET", "/api/flights/"+f.ID+"?at="+url.QueryEscape(moment()))},
-		{"a flight's history", get("GET", "/api/flights/"+f.ID+"/history")},
-		{"a document", get("GET", "/api/documents/"+doc.DocumentID)},
-		{"HEAD of the document", get("HEAD", "/api/documents/"+doc.DocumentID)},
-		{"an upload", func() response {
-			return s.upload(t, lh, documentParts("020-81140743", "INVOICE", "b.pdf", pdfOf(1000))...)
-		}},
-	}
-	// All at once: each waits out its timeout, and one after another
-	// they took half a minute.
-	answers := atOnce(len(probes), func(i int) response { return probes[i].send() })
-	for i, p := range probes {
-		t.Run(p.name, func(t *testing.T) {
-			if got := answers[i]; got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" {
-				t.Errorf("= %d, Retry-After %q: %s", got.status, got.header.Get("Retry-After"), got.body)
-			}
-		})
-	}
-	// Back, and the replica with it, so that it stops as it should.
-	startNATS()
-	eventually(t, "the past state once NATS is back", func() int {
-		return s.do(t, request{method: "GET", path: "/api/flights/" + f.ID + "?seq=" + version, token: lh}).status
-	}, func(status int) bool { return status == http.StatusOK })
-}
-
 // An event this version cannot decode (a newer version's, during a
 // rolling upgrade) is skipped by the live read models; a past state, folded
 // by the same code, reads as the live one did: it skips it too, rather than

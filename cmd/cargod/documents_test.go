@@ -37,6 +37,11 @@ func documentParts(awb, docType, fileName string, data []byte) []part {
 // upload posts parts, in order, to /api/documents as multipart/form-data.
 func (s *testServer) upload(t *testing.T, token string, parts ...part) response {
 	t.Helper()
+	return s.do(t, uploadRequest(token, parts...))
+}
+
+// uploadRequest is the request upload sends, for a table of requests.
+func uploadRequest(token string, parts ...part) request {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for _, p := range parts {
@@ -48,7 +53,7 @@ func (s *testServer) upload(t *testing.T, token string, parts ...part) response 
 		io.WriteString(fw, p.value)
 	}
 	mw.Close()
-	return s.do(t, request{method: "POST", path: "/api/documents", token: token, body: body.Bytes(), contentType: mw.FormDataContentType()})
+	return request{method: "POST", path: "/api/documents", token: token, body: body.Bytes(), contentType: mw.FormDataContentType()}
 }
 
 type document struct {

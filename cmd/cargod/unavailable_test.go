@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,9 +23,10 @@ func restartableNATS(t *testing.T) (natsURL string, start func() *server.Server)
 	}
 }
 
-// While NATS is out of reach, every request that needs the store is a 503
-// with Retry-After (nothing stored, a retry is safe), never a bare 500;
-// a read the in-memory read models answer is still a 200.
+// While NATS is out of reach, every request that needs the store (a write
+// or an upload, a history, a past state, a document's file) is a 503 with
+// Retry-After (nothing stored, a retry is safe), never a bare 500; a read
+// the in-memory read models answer is still a 200.
 func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 	t.Parallel()
 	natsURL, startNATS := restartableNATS(t)
@@ -49,6 +51,13 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 	s.mustCreate(t, fwd, "/api/awb-stock/requests", map[string]any{"airlinePrefix": "020", "requestedStock": 5, "validityPeriod": 6}).json(t, &stockReq)
 	var f struct{ ID string }
 	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1600")).json(t, &f)
+	var doc struct{ DocumentID string }
+	// The airline of the prefix files it, needing no shipment of its own.
+	if r := s.upload(t, lh, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(1000))...); r.status != http.StatusCreated {
+		t.Fatalf("upload = %d %s", r.status, r.body)
+	} else {
+		r.json(t, &doc)
+	}
 	rc := newReceiver(t)
 	hook := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
 	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + hook + "/ping", token: fwd}); r.status != http.StatusAccepted {
@@ -123,15 +132,21 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		{"API key revoked", request{method: "DELETE", path: "/api/admin/api-keys/" + key.ID, token: admin}, unavailable},
 		{"token, client credentials", request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}}, unavailable},
 		{"token, password", request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "password", "username": "forwarder", "password": "forwarder-password"}}, unavailable},
+		{"upload", uploadRequest(lh, documentParts("020-81140743", "INVOICE", "b.pdf", pdfOf(1000))...), unavailable},
 		// Reads of the store.
 		{"quote history", request{method: "GET", path: "/api/quotes/" + b.QuoteID + "/history", token: fwd}, unavailable},
 		{"booking history", request{method: "GET", path: "/api/bookings/" + b.ID + "/history", token: fwd}, unavailable},
 		{"stock request history", request{method: "GET", path: "/api/awb-stock/requests/" + stockReq.RequestID + "/history", token: fwd}, unavailable},
 		{"shipment history", request{method: "GET", path: "/api/shipments/" + awb + "/history", token: fwd}, unavailable},
+		{"flight history", request{method: "GET", path: "/api/flights/" + f.ID + "/history", token: lh}, unavailable},
 		{"booking then", request{method: "GET", path: "/api/bookings/" + b.ID + "?at=" + between, token: fwd}, unavailable},
 		{"quote then", request{method: "GET", path: "/api/quotes/" + b.QuoteID + "?at=" + between, token: fwd}, unavailable},
 		{"shipment then", request{method: "GET", path: "/api/shipments/" + awb + "?at=" + between, token: fwd}, unavailable},
 		{"stock request then", request{method: "GET", path: "/api/awb-stock/requests/" + stockReq.RequestID + "?at=" + between, token: fwd}, unavailable},
+		{"flight then", request{method: "GET", path: "/api/flights/" + f.ID + "?at=" + between, token: lh}, unavailable},
+		{"flight at its sequence", request{method: "GET", path: "/api/flights/" + f.ID + "?seq=" + strings.Trim(flightVersion, `"`), token: lh}, unavailable},
+		{"document", request{method: "GET", path: "/api/documents/" + doc.DocumentID, token: lh}, unavailable},
+		{"HEAD of the document", request{method: "HEAD", path: "/api/documents/" + doc.DocumentID, token: lh}, unavailable},
 		{"usage", request{method: "GET", path: "/api/usage", token: fwd}, unavailable},
 		// A job of the read models reads the whole stream: not started.
 		{"rebuild", request{method: "POST", path: "/api/admin/rebuild", token: admin}, unavailable},
