@@ -126,7 +126,8 @@ type BookingRequested struct {
 	RequestedAt        time.Time       `json:"requestedAt"`
 }
 
-func (BookingRequested) EventType() string { return "BookingRequested" }
+func (BookingRequested) EventType() string  { return "BookingRequested" }
+func (BookingRequested) SetsStatus() string { return BookingStatusPending }
 
 // BookingConfirmed records a booking the airline's capacity holds.
 type BookingConfirmed struct {
@@ -136,7 +137,8 @@ type BookingConfirmed struct {
 	ConfirmedAt time.Time `json:"confirmedAt"`
 }
 
-func (BookingConfirmed) EventType() string { return "BookingConfirmed" }
+func (BookingConfirmed) EventType() string  { return "BookingConfirmed" }
+func (BookingConfirmed) SetsStatus() string { return BookingStatusConfirmed }
 
 // BookingRejected records a booking that could not be confirmed.
 type BookingRejected struct {
@@ -146,7 +148,8 @@ type BookingRejected struct {
 	RejectedAt time.Time `json:"rejectedAt"`
 }
 
-func (BookingRejected) EventType() string { return "BookingRejected" }
+func (BookingRejected) EventType() string  { return "BookingRejected" }
+func (BookingRejected) SetsStatus() string { return BookingStatusRejected }
 
 // BookingCancelled records a booking withdrawn by its forwarder.
 type BookingCancelled struct {
@@ -155,7 +158,8 @@ type BookingCancelled struct {
 	CancelledAt time.Time `json:"cancelledAt"`
 }
 
-func (BookingCancelled) EventType() string { return "BookingCancelled" }
+func (BookingCancelled) EventType() string  { return "BookingCancelled" }
+func (BookingCancelled) SetsStatus() string { return BookingStatusCancelled }
 
 // RequestBooking is a forwarder's booking of a quoted flight. Cargo
 // fields left out are taken from the quote.

@@ -19,6 +19,17 @@ type Event interface {
 	EventType() string
 }
 
+// StatusSetter is an event that puts its aggregate into a status of the
+// API's (a booking confirmed, a quote priced) without a field of its own
+// that names it: the event's type says it. The audit log shows the change
+// of status as it shows a changed field, which it could not tell from the
+// event's fields alone. Events with a status field of their own (a stock
+// reply, a flight's status) do not need it.
+type StatusSetter interface {
+	Event
+	SetsStatus() string
+}
+
 // decoders knows every event type. A structural change to an event bumps
 // its schema version and adds an upcaster in the event store; additive
 // changes need neither.

@@ -344,3 +344,31 @@ func BenchmarkDecodeEvent(b *testing.B) {
 		}
 	})
 }
+
+// The status an event says it sets, which the audit log shows, is the one
+// its aggregate's Evolve gives it, which the API shows.
+func TestAnEventSetsTheStatusItSaysItSets(t *testing.T) {
+	tests := []struct {
+		event StatusSetter
+		got   string
+	}{
+		{QuoteRequested{}, EvolveQuote(Quote{}, QuoteRequested{}).Status},
+		{QuotePriced{}, EvolveQuote(Quote{Status: QuoteStatusPending}, QuotePriced{}).Status},
+		{QuoteRejected{}, EvolveQuote(Quote{Status: QuoteStatusPending}, QuoteRejected{}).Status},
+		{QuoteAccepted{}, EvolveQuote(Quote{Status: QuoteStatusPriced}, QuoteAccepted{}).Status},
+		{QuoteReopened{}, EvolveQuote(Quote{Status: QuoteStatusAccepted}, QuoteReopened{}).Status},
+		{BookingRequested{}, EvolveBooking(Booking{}, BookingRequested{}).Status},
+		{BookingConfirmed{}, EvolveBooking(Booking{Status: BookingStatusPending}, BookingConfirmed{}).Status},
+		{BookingRejected{}, EvolveBooking(Booking{Status: BookingStatusPending}, BookingRejected{}).Status},
+		{BookingCancelled{}, EvolveBooking(Booking{Status: BookingStatusConfirmed}, BookingCancelled{}).Status},
+		{StockRequested{}, EvolveStockRequest(StockRequest{}, StockRequested{}).Status},
+		{WebhookRegistered{}, EvolveWebhook(Webhook{}, WebhookRegistered{}).Status()},
+		{WebhookDisabled{}, EvolveWebhook(Webhook{}, WebhookDisabled{}).Status()},
+		{WebhookDeleted{}, EvolveWebhook(Webhook{}, WebhookDeleted{}).Status()},
+	}
+	for _, tt := range tests {
+		if want := tt.event.SetsStatus(); tt.got != want {
+			t.Errorf("%s: Evolve gives status %q, the event says %q", tt.event.EventType(), tt.got, want)
+		}
+	}
+}

@@ -164,7 +164,8 @@ type QuoteRequested struct {
 	RequestedAt           time.Time       `json:"requestedAt"`
 }
 
-func (QuoteRequested) EventType() string { return "QuoteRequested" }
+func (QuoteRequested) EventType() string  { return "QuoteRequested" }
+func (QuoteRequested) SetsStatus() string { return QuoteStatusPending }
 
 // RequestQuote is a forwarder's RFQ. Pieces and GrossWeightKg are pointers
 // because a missing value and a zero are different mistakes.
@@ -334,7 +335,8 @@ type QuotePriced struct {
 	PricedAt           time.Time     `json:"pricedAt"`
 }
 
-func (QuotePriced) EventType() string { return "QuotePriced" }
+func (QuotePriced) EventType() string  { return "QuotePriced" }
+func (QuotePriced) SetsStatus() string { return QuoteStatusPriced }
 
 // QuoteRejected records that nothing could be offered, and why.
 type QuoteRejected struct {
@@ -344,7 +346,8 @@ type QuoteRejected struct {
 	RejectedAt time.Time `json:"rejectedAt"`
 }
 
-func (QuoteRejected) EventType() string { return "QuoteRejected" }
+func (QuoteRejected) EventType() string  { return "QuoteRejected" }
+func (QuoteRejected) SetsStatus() string { return QuoteStatusRejected }
 
 // QuoteAccepted records the booking that took up one of the options.
 type QuoteAccepted struct {
@@ -354,7 +357,8 @@ type QuoteAccepted struct {
 	AcceptedAt time.Time `json:"acceptedAt"`
 }
 
-func (QuoteAccepted) EventType() string { return "QuoteAccepted" }
+func (QuoteAccepted) EventType() string  { return "QuoteAccepted" }
+func (QuoteAccepted) SetsStatus() string { return QuoteStatusAccepted }
 
 // AsSeenBy is the acceptance as p may see it: the booking that took the
 // quote, and its flight, only to those who may see that booking. An
@@ -393,7 +397,8 @@ type QuoteReopened struct {
 	ReopenedAt time.Time `json:"reopenedAt"`
 }
 
-func (QuoteReopened) EventType() string { return "QuoteReopened" }
+func (QuoteReopened) EventType() string  { return "QuoteReopened" }
+func (QuoteReopened) SetsStatus() string { return QuoteStatusPriced }
 
 // AsSeenBy is the reopening as p may see it, accepted being the
 // acceptance it undoes (the quote's last): its booking only to those who

@@ -82,7 +82,8 @@ type StockRequested struct {
 	SubmittedAt    time.Time `json:"submittedAt"`
 }
 
-func (StockRequested) EventType() string { return "StockRequested" }
+func (StockRequested) EventType() string  { return "StockRequested" }
+func (StockRequested) SetsStatus() string { return StockStatusPending }
 
 // StockReplied records an airline's reply; a later reply replaces it.
 type StockReplied struct {

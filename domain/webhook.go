@@ -124,6 +124,25 @@ func (w Webhook) VisibleTo(p Principal) bool {
 // deleted nor disabled.
 func (w Webhook) Live() bool { return !w.Deleted && !w.Disabled }
 
+// A subscription's statuses. The API shows active or disabled; deleted
+// only the audit log shows, as the API no longer finds the subscription.
+const (
+	WebhookStatusActive   = "active"
+	WebhookStatusDisabled = "disabled"
+	WebhookStatusDeleted  = "deleted"
+)
+
+// Status is the subscription's status (see WebhookStatusActive).
+func (w Webhook) Status() string {
+	switch {
+	case w.Deleted:
+		return WebhookStatusDeleted
+	case w.Disabled:
+		return WebhookStatusDisabled
+	}
+	return WebhookStatusActive
+}
+
 // Wants reports whether the subscription takes an event name.
 func (w Webhook) Wants(name string) bool {
 	return w.Live() && slices.ContainsFunc(w.Events, func(p string) bool { return MatchesPattern(p, name) })
@@ -139,7 +158,8 @@ type WebhookRegistered struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
-func (WebhookRegistered) EventType() string { return "WebhookRegistered" }
+func (WebhookRegistered) EventType() string  { return "WebhookRegistered" }
+func (WebhookRegistered) SetsStatus() string { return WebhookStatusActive }
 
 // WebhookDeleted records a subscription ended by its organisation.
 type WebhookDeleted struct {
@@ -147,7 +167,8 @@ type WebhookDeleted struct {
 	DeletedAt time.Time `json:"deletedAt"`
 }
 
-func (WebhookDeleted) EventType() string { return "WebhookDeleted" }
+func (WebhookDeleted) EventType() string  { return "WebhookDeleted" }
+func (WebhookDeleted) SetsStatus() string { return WebhookStatusDeleted }
 
 // WebhookDisabled records a subscription stopped because its receiver
 // answered 410 Gone.
@@ -157,7 +178,8 @@ type WebhookDisabled struct {
 	DisabledAt time.Time `json:"disabledAt"`
 }
 
-func (WebhookDisabled) EventType() string { return "WebhookDisabled" }
+func (WebhookDisabled) EventType() string  { return "WebhookDisabled" }
+func (WebhookDisabled) SetsStatus() string { return WebhookStatusDisabled }
 
 // RegisterWebhook asks for a subscription; urlAllowed vets the target.
 type RegisterWebhook struct {

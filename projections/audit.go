@@ -91,9 +91,10 @@ type Audit struct {
 	// Used by Apply alone, which runs on one goroutine: the names of
 	// fields, each kept once, the strings entries repeat (see share),
 	// and the members of the event at hand.
-	names   map[string]string
-	shares  map[string]string
-	members []jsonMember
+	names    map[string]string
+	shares   map[string]string
+	members  []jsonMember
+	statuses map[string]jsonMember
 }
 
 // auditKey names the last values of an aggregate's fields, or on a shared
@@ -110,7 +111,7 @@ type auditField struct{ Name, Value string }
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
 	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{},
-		shares: map[string]string{}}
+		shares: map[string]string{}, statuses: map[string]jsonMember{}}
 }
 
 // unaudited fields are the time of the change itself, which is the
@@ -161,6 +162,9 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	// decoder would. The time of the change is no field of the log's (see
 	// unaudited): its last value is not kept either, as nothing reads it.
 	m.members = slices.DeleteFunc(jsonMembers(r.Data, m.members[:0]), func(mem jsonMember) bool { return unaudited[string(mem.name)] })
+	if s, ok := e.(domain.StatusSetter); ok {
+		m.members = append(m.members, m.statusMember(s.SetsStatus()))
+	}
 	slices.SortStableFunc(m.members, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
 	key := auditKey{Aggregate: r.Aggregate}
 	first, existed := m.last[key]
@@ -242,6 +246,19 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	if changed == 0 {
 		m.lines.add(auditLine{Head: head, Change: -1})
 	}
+}
+
+// statusMember is the member "status" that an event setting a status
+// without a field of its own stands for (see domain.StatusSetter), as if
+// the event had it: the log then shows a booking's pending → confirmed as
+// it shows any changed field. Statuses are few, each made once.
+func (m *Audit) statusMember(status string) jsonMember {
+	mem, ok := m.statuses[status]
+	if !ok {
+		mem = jsonMember{name: []byte("status"), value: []byte(strconv.Quote(status)), plain: true}
+		m.statuses[status] = mem
+	}
+	return mem
 }
 
 // addHead keeps the head of an event's entries, and returns its number.

@@ -107,6 +107,73 @@ func TestAuditEntriesOfTheCredentialLifeCycle(t *testing.T) {
 	}
 }
 
+// An event that moves a resource to another status without a status field
+// of its own (its type says it) shows the change of status as the API
+// shows it, beside whatever fields it changed: none of these is an entry
+// without a change, as they were.
+func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
+	booking := domain.Aggregate{Type: domain.AggregateBooking, ID: "b-1"}
+	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q-1"}
+	request := domain.Aggregate{Type: domain.AggregateStockRequest, ID: "r-1"}
+	webhook := domain.Aggregate{Type: domain.AggregateWebhook, ID: "hook-1"}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		want   string // the last event's entry of the status
+	}{
+		{"a booking confirmed", []auditEvent{
+			{booking, "acme", domain.BookingRequested{BookingID: "b-1", OrganizationID: "acme"}},
+			{booking, "", domain.BookingConfirmed{BookingID: "b-1", AWBNumber: "020-81140743"}},
+		}, "status: pending → confirmed"},
+		{"a booking cancelled after its confirmation", []auditEvent{
+			{booking, "acme", domain.BookingRequested{BookingID: "b-1", OrganizationID: "acme"}},
+			{booking, "", domain.BookingConfirmed{BookingID: "b-1"}},
+			{booking, "acme", domain.BookingCancelled{BookingID: "b-1"}},
+		}, "status: confirmed → cancelled"},
+		{"a quote priced, accepted and reopened", []auditEvent{
+			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme"}},
+			{quote, "", domain.QuotePriced{QuoteID: "q-1"}},
+			{quote, "", domain.QuoteAccepted{QuoteID: "q-1", BookingID: "b-1"}},
+			{quote, "", domain.QuoteReopened{QuoteID: "q-1"}},
+		}, "status: accepted → priced"},
+		{"a stock request replied", []auditEvent{
+			{request, "acme", domain.StockRequested{RequestID: "r-1", OrganizationID: "acme"}},
+			{request, "lh", domain.StockReplied{RequestID: "r-1", OrganizationID: "acme", Status: domain.StockStatusApproved}},
+		}, "status: pending → approved"},
+		{"a webhook deleted", []auditEvent{
+			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme"}},
+			{webhook, "acme", domain.WebhookDeleted{WebhookID: "hook-1"}},
+		}, "status: active → deleted"},
+		{"a webhook disabled by its receiver", []auditEvent{
+			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme"}},
+			{webhook, "", domain.WebhookDisabled{WebhookID: "hook-1", Reason: "410 Gone"}},
+		}, "status: active → disabled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewAudit()
+			applyAudit(t, m, tt.events...)
+			entries, _ := m.Entries(AuditFilter{}, 1, 100)
+			last := fmt.Sprintf("e%d", len(tt.events))
+			status := ""
+			for _, e := range entries {
+				if e.ID != last && !strings.HasPrefix(e.ID, last+"-") {
+					continue
+				}
+				if e.Action != "update" || e.Details.Field == "" {
+					t.Errorf("entry %s: %s %+v, want an update of a field", e.ID, e.Action, e.Details)
+				}
+				if e.Details.Field == "status" {
+					status = "status: " + e.Details.OldValue + " → " + e.Details.NewValue
+				}
+			}
+			if status != tt.want {
+				t.Errorf("the last event's status entry is %q, want %q", status, tt.want)
+			}
+		})
+	}
+}
+
 // An update lists the fields it changed, not the time it was made: that
 // is the entry's timestamp (README, and the endpoint's description).
 func TestNoAuditEntryIsTheTimeOfTheChangeItself(t *testing.T) {
@@ -232,15 +299,15 @@ func TestTheAuditLogKeepsNoLastValueOfTheTimeOfAChange(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []auditEvent
-		want   string // the names of the fields kept, sorted
+		want   string // the names of the fields kept, sorted (status: see TestAuditEntriesShowTheStatusAnEventSets)
 	}{
 		{"a create", []auditEvent{
 			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", Origin: "FRA", RequestedAt: at}},
-		}, "commodity consignee destination grossWeightKg organizationId origin pieces quoteId shipper volumeM3"},
+		}, "commodity consignee destination grossWeightKg organizationId origin pieces quoteId shipper status volumeM3"},
 		{"an update that adds fields", []auditEvent{
 			{quote, "acme", domain.QuoteRequested{QuoteID: "q-1", OrganizationID: "acme", Origin: "FRA", RequestedAt: at}},
 			{quote, "", domain.QuoteAccepted{QuoteID: "q-1", BookingID: "b-1", FlightID: "LH8400", AcceptedAt: at}},
-		}, "bookingId commodity consignee destination flightId grossWeightKg organizationId origin pieces quoteId shipper volumeM3"},
+		}, "bookingId commodity consignee destination flightId grossWeightKg organizationId origin pieces quoteId shipper status volumeM3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,6 +345,7 @@ func TestAnEventsEntriesShareItsHead(t *testing.T) {
 		{"e5", "update", domain.AggregateReference, domain.RefAirports, "client:ops", "", ""},
 		{"e4", domain.ActionTokenIssued, "authorization", "client:tms", "client:acme", "detail", "client_credentials"},
 		{"e3", "update", domain.AggregateQuote, "q-1", "client:acme", "", ""},
+		{"e2-2", "update", domain.AggregateQuote, "q-1", "client:acme", "status", domain.QuoteStatusAccepted},
 		{"e2-1", "update", domain.AggregateQuote, "q-1", "client:acme", "flightId", "LH8400"},
 		{"e2-0", "update", domain.AggregateQuote, "q-1", "client:acme", "bookingId", "b-1"},
 		{"e1", "create", domain.AggregateQuote, "q-1", "client:acme", "", ""},

@@ -19,11 +19,7 @@ type WebhookJSON struct {
 }
 
 func ToWebhookJSON(w domain.Webhook) WebhookJSON {
-	status := "active"
-	if w.Disabled {
-		status = "disabled"
-	}
-	return WebhookJSON{WebhookID: w.ID, URL: w.URL, Events: w.Events, CreatedAt: w.CreatedAt, Status: status}
+	return WebhookJSON{WebhookID: w.ID, URL: w.URL, Events: w.Events, CreatedAt: w.CreatedAt, Status: w.Status()}
 }
 
 // DeliveryJSON is one delivery of a subscription's log.

@@ -10,10 +10,12 @@ import (
 type auditLog struct {
 	Logs []struct {
 		ID, Action, Resource, ResourceID, UserID, IPAddress string
-		Details                                             *struct{ Field, OldValue, NewValue string }
+		Details                                             *auditDetails
 	}
 	Pagination struct{ Total int }
 }
+
+type auditDetails struct{ Field, OldValue, NewValue string }
 
 func TestAuditLog(t *testing.T) {
 	t.Parallel()
@@ -75,7 +77,8 @@ func TestAuditLog(t *testing.T) {
 		t.Errorf("the airline's failed logins = %+v", log.Logs)
 	}
 	// What others do to the forwarder's resources is in its log: here an
-	// admin deleting its webhook, without the admin's address.
+	// admin deleting its webhook, without the admin's address, as the
+	// change of the webhook's status.
 	fwd := s.demoToken(t, "demo-forwarder")
 	var hook struct{ WebhookID string }
 	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/hooks", "events": []string{"quote.*"}}).json(t, &hook)
@@ -83,7 +86,8 @@ func TestAuditLog(t *testing.T) {
 		t.Fatalf("the admin deletes the webhook: %d %s", r.status, r.body)
 	}
 	s.do(t, request{method: "GET", path: "/api/audit-logs?resource=webhook&userId=client:demo-admin", token: fwd}).json(t, &log)
-	if len(log.Logs) == 0 || log.Logs[0].ResourceID != hook.WebhookID || log.Logs[0].IPAddress != "" {
+	if len(log.Logs) == 0 || log.Logs[0].ResourceID != hook.WebhookID || log.Logs[0].IPAddress != "" || log.Logs[0].Details == nil ||
+		*log.Logs[0].Details != (auditDetails{Field: "status", OldValue: "active", NewValue: "deleted"}) {
 		t.Errorf("the admin's deletion in the forwarder's log = %+v", log.Logs)
 	}
 	// A forwarder sees none of the airline's entries.
