@@ -113,7 +113,7 @@ func (l *rateLimiter) take(key string, limits domain.RateLimits) rateDecision {
 	}
 	if tightest >= 0 {
 		reset := w[tightest].start.Add(windowLengths[tightest]).Sub(now)
-		d.remaining = `"` + windowNames[tightest] + `";r=` + strconv.Itoa(max(0, tightestLeft)) + ";t=" + strconv.Itoa(int(reset.Seconds()+0.999))
+		d.remaining = `"` + windowNames[tightest] + `";r=` + strconv.Itoa(max(0, tightestLeft)) + ";t=" + strconv.Itoa(wholeSeconds(reset))
 	}
 	return d
 }
@@ -150,8 +150,17 @@ func (d rateDecision) apply(w http.ResponseWriter, what ...string) error {
 	if d.allowed {
 		return nil
 	}
-	return &httpError{code: codeRateLimited, msg: "too many requests " + strings.Join(what, "") + "; retry after " + d.retryAfter.Round(time.Second).String(),
-		header: http.Header{"Retry-After": {strconv.Itoa(int(d.retryAfter.Seconds() + 0.999))}}}
+	after := strconv.Itoa(wholeSeconds(d.retryAfter))
+	return &httpError{code: codeRateLimited, msg: "too many requests " + strings.Join(what, "") + "; retry after " + after + "s",
+		header: http.Header{"Retry-After": {after}}}
+}
+
+// wholeSeconds is d in whole seconds, rounded up and at least 1: a client
+// that waits the figure it is given, in Retry-After, in the message beside
+// it or in RateLimit's reset, finds the window reset, and is never told 0
+// (retry at once) while the window still runs.
+func wholeSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }
 
 // limitsOf is an organisation's limits: its own where set, else the

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -194,5 +195,46 @@ func TestRateLimitNamesOfTwoWindowsWithAsManyLeftTheOneThatResetsLast(t *testing
 	now = now.Add(30 * time.Second) // the minute's reset
 	if d := l.take("acme", limits); d.allowed {
 		t.Errorf("after the minute's reset, the hour's used-up limit let a request through: %+v", d)
+	}
+}
+
+// A 429's message gives the wait of its Retry-After, rounded up as the
+// header is, and never 0 while the window runs: it said "retry after 0s"
+// beside Retry-After 1, and "55s" beside 56.
+func TestARefusalsMessageSaysTheWaitOfItsRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		left time.Duration // of the minute, when the request is refused
+		want string
+	}{
+		{"whole seconds", 30 * time.Second, "30"},
+		{"a fraction under a half", 55*time.Second + 400*time.Millisecond, "56"},
+		{"a fraction over a half", 55*time.Second + 600*time.Millisecond, "56"},
+		{"under a half second", 400 * time.Millisecond, "1"},
+		{"under a millisecond", 100 * time.Microsecond, "1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			now := time.Date(2026, 11, 26, 10, 1, 0, 0, time.UTC).Add(-c.left)
+			l := rateLimiter{now: func() time.Time { return now }}
+			limits := domain.RateLimits{PerMinute: 1}
+			l.take("acme", limits)
+			w := httptest.NewRecorder()
+			err := l.take("acme", limits).apply(w, "for organisation ", "acme")
+			if err == nil {
+				t.Fatal("the second request of a minute limited to 1 was let through")
+			}
+			writeError(w, httptest.NewRequest("GET", "/api/quotes", nil), slog.New(slog.DiscardHandler), err)
+			var body struct{ ErrorDescription string }
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			wantMsg := "too many requests for organisation acme; retry after " + c.want + "s"
+			if got := w.Header().Get("Retry-After"); got != c.want || body.ErrorDescription != wantMsg {
+				t.Errorf("Retry-After %q, message %q; want %q and %q", got, body.ErrorDescription, c.want, wantMsg)
+			}
+			if got, want := w.Header().Get("RateLimit"), `"minute";r=0;t=`+c.want; got != want {
+				t.Errorf("RateLimit %q, want %q, the reset of Retry-After", got, want)
+			}
+		})
 	}
 }
