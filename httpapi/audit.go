@@ -103,6 +103,7 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		page, limit := pageParams(q, &p)
 		f := projections.AuditFilter{Action: q.Get("action"), Resource: q.Get("resource"), UserID: q.Get("userId")}
 		f.From, f.To = timeWindow(q, &p)
+		domain.CheckAuditFilter(f.Action, f.Resource, &p)
 		if err := p.Err(); err != nil {
 			return err
 		}

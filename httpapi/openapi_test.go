@@ -482,6 +482,44 @@ func TestOpenAPIWebhookEvents(t *testing.T) {
 	}
 }
 
+// The audit log's actions and resources are documented as the domain
+// lists them, in the filters and in the entries: a resource the log
+// names but the document leaves out would be refused by a client that
+// checks the document, and one the document lists but the server refuses
+// would be a filter no one can use.
+func TestOpenAPIAuditActionsAndResourcesAreTheDomainsLists(t *testing.T) {
+	doc := openAPIDoc(t)
+	param := func(name string) string {
+		params, _ := lookup(doc, pointer("paths", "/api/audit-logs", "get", "parameters"))
+		for i, p := range params.([]any) {
+			if p.(map[string]any)["name"] == name {
+				return pointer("paths", "/api/audit-logs", "get", "parameters", strconv.Itoa(i), "schema", "enum")
+			}
+		}
+		t.Fatalf("GET /api/audit-logs has no parameter %s", name)
+		return ""
+	}
+	for _, c := range []struct {
+		ptr  string
+		want []string
+	}{
+		{param("action"), domain.AuditActions},
+		{param("resource"), domain.AuditResources},
+		{pointer("components", "schemas", "AuditEntry", "properties", "action", "enum"), domain.AuditActions},
+		{pointer("components", "schemas", "AuditEntry", "properties", "resource", "enum"), domain.AuditResources},
+	} {
+		v, _ := lookup(doc, c.ptr)
+		values, _ := v.([]any)
+		var got []string
+		for _, s := range values {
+			got = append(got, s.(string))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s = %v, want %v", c.ptr, got, c.want)
+		}
+	}
+}
+
 // TestOpenAPIMatchesGoTypes compares the properties of schemas with the
 // JSON fields of the Go types they describe. For responses, a field
 // without omitempty is always written, so it must be required; the others
@@ -1717,7 +1755,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			route: "/api/audit-logs", header: with(admin, "Cargo-Sequence", "0"), status: 200},
 		{name: "audit log of failures", method: "GET", path: "/api/audit-logs?resource=authorization&limit=100", route: "/api/audit-logs", header: admin, status: 200},
 		{name: "audit log of an organisation", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", header: forwarder, status: 200},
-		{name: "audit log matching nothing", method: "GET", path: "/api/audit-logs?action=delete", route: "/api/audit-logs", header: airline, status: 200},
+		{name: "audit log matching nothing", method: "GET", path: "/api/audit-logs?action=login.failed&resource=webhookquota", route: "/api/audit-logs", header: airline, status: 200},
+		{name: "audit log with an action no entry has", method: "GET", path: "/api/audit-logs?action=delete", route: "/api/audit-logs", header: airline, status: 400},
 		{name: "audit log with a bad from", method: "GET", path: "/api/audit-logs?from=yesterday", route: "/api/audit-logs", header: admin, status: 400},
 		{name: "audit log with a bad limit", method: "GET", path: "/api/audit-logs?limit=0", route: "/api/audit-logs", header: admin, status: 400},
 		{name: "audit log without credential", method: "GET", path: "/api/audit-logs", route: "/api/audit-logs", status: 401},

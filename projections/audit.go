@@ -17,8 +17,8 @@ import (
 type AuditEntry struct {
 	ID         string
 	Timestamp  time.Time
-	Action     string // create, update, or an authorization action
-	Resource   string // the aggregate type: quote, booking, flight, …
+	Action     string // one of domain.AuditActions
+	Resource   string // one of domain.AuditResources: the aggregate type, quote, booking, flight, …
 	ResourceID string
 	UserID     string // the actor: client:<id>, user:<name>, reactor:<name>, system:…
 	IPAddress  string
@@ -140,7 +140,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	base := auditHead{EventID: r.EventID, Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
 		ResourceID: r.Aggregate.ID, UserID: m.share(r.Actor), IPAddress: m.share(r.ClientIP), Tenant: m.share(r.Tenant)}
 	if a, ok := e.(domain.AuthorizationRecorded); ok {
-		base.Action, base.Resource, base.ResourceID = m.share(a.Action), "authorization", m.share(a.Subject)
+		base.Action, base.Resource, base.ResourceID = m.share(a.Action), domain.AuditResourceAuthorization, m.share(a.Subject)
 		if a.OrganizationID != "" {
 			base.Tenant = m.share(a.OrganizationID)
 		}
@@ -154,7 +154,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	}
 	if _, isRef := e.(domain.ReferenceChanged); isRef {
 		// Imports are rows by the thousand: one entry, no field diff.
-		base.Action = "update"
+		base.Action = domain.ActionUpdate
 		m.lines.add(auditLine{Head: m.addHead(base), Change: -1})
 		return
 	}
@@ -168,9 +168,9 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	slices.SortStableFunc(m.members, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
 	key := auditKey{Aggregate: r.Aggregate}
 	first, existed := m.last[key]
-	base.Action = "update"
+	base.Action = domain.ActionUpdate
 	if !existed {
-		base.Action = "create"
+		base.Action = domain.ActionCreate
 	}
 	// What others do to an organisation's resource (an airline replying to
 	// its stock request, a reactor confirming its booking, an admin

@@ -250,3 +250,26 @@ func TestAUsageOrganizationIDNoOrganisationCanHaveIsInvalidFormat(t *testing.T) 
 		{name: "well formed but unknown", token: admin, path: "/api/usage?organizationId=nobody", status: 404},
 	})
 }
+
+// An audit log filter that no entry can have (a resource by its name in
+// the API rather than in the log) is refused, naming the values accepted,
+// rather than answered with an empty log, as if nothing had happened.
+func TestAnAuditLogFilterNoEntryCanHaveIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	s.runCases(t, "GET", []apiCase{
+		{name: "a resource by its API name", token: admin, path: "/api/audit-logs?resource=awbStockRequest", status: 400, fields: "resource:INVALID_VALUE"},
+		{name: "an action no entry has", token: admin, path: "/api/audit-logs?action=delete", status: 400, fields: "action:INVALID_VALUE"},
+		{name: "both", token: admin, path: "/api/audit-logs?action=created&resource=quotes", status: 400, fields: "action:INVALID_VALUE resource:INVALID_VALUE"},
+	})
+	for _, path := range []string{"/api/audit-logs?resource=stockrequest", "/api/audit-logs?resource=authorization&action=token.issued"} {
+		if r := s.do(t, request{method: "GET", path: path, token: admin}); r.status != 200 {
+			t.Errorf("%s = %d %s", path, r.status, r.body)
+		}
+	}
+	e := s.do(t, request{method: "GET", path: "/api/audit-logs?resource=awbStockRequest", token: admin}).apiError(t)
+	if len(e.ValidationErrors) != 1 || !strings.Contains(e.ValidationErrors[0].Message, "stockrequest") || !strings.Contains(e.ValidationErrors[0].Message, "authorization") {
+		t.Errorf("the refusal = %+v, want it to name the resources accepted", e)
+	}
+}
