@@ -107,12 +107,20 @@ func (s *Server) orgPrincipal(code domain.ErrorClass, subject, orgID string) (do
 }
 
 // onlyFor serves h to callers of roles, and refuses the others with 403
-// before anything else is looked at.
+// before anything else is looked at. The refusal names the roles the
+// route is open to, as the route lists them: a caller learns whose
+// operation it is (an airline filing an RFQ: a forwarder's), not only
+// that it is not theirs.
 func onlyFor(roles []domain.Role, h handlerFunc) handlerFunc {
+	names := make([]string, len(roles))
+	for i, role := range roles {
+		names[i] = string(role) + "s"
+	}
+	openTo := strings.Join(names, " and ")
 	return func(w http.ResponseWriter, r *http.Request) error {
 		p := principal(r.Context())
 		if !slices.Contains(roles, p.Role) {
-			return domain.Errorf(domain.Forbidden, "this operation is not open to the %s role", p.Role)
+			return domain.Errorf(domain.Forbidden, "this operation is open to %s only, not to the %s role", openTo, p.Role)
 		}
 		return h(w, r)
 	}

@@ -360,7 +360,7 @@ func TestAdmin(t *testing.T) {
 			{"wrong secret", adminEnv(url, "CARGOCTL_CLIENT_SECRET", "not-the-secret-at-all"), nil,
 				"getting a token for client admin: invalid client credentials (HTTP 401, invalid_grant)"},
 			{"not an admin", adminEnv(url, "CARGOCTL_CLIENT_ID", "lh-ops", "CARGOCTL_CLIENT_SECRET", "a-chosen-secret-value"), nil,
-				"this operation is not open to the airline role (HTTP 403, forbidden)"},
+				"this operation is open to admins only, not to the airline role (HTTP 403, forbidden)"},
 			{"no server", adminEnv("http://127.0.0.1:1"), nil, "connection refused"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {

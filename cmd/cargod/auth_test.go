@@ -562,3 +562,29 @@ func TestGuessesAtANameEndingInAnAddressDoNotLockOutTheNameBeforeIt(t *testing.T
 		t.Errorf("demo-forwarder's own login after guesses at demo-forwarder@127.0.0.1 = %d %s, want 200", r.status, r.body)
 	}
 }
+
+// A 403 for the caller's role names the roles the operation is open to,
+// as the route lists them: an airline filing an RFQ learns that it is a
+// forwarder's operation, not only that it is not an airline's.
+func TestARefusalByRoleSaysWhomTheOperationIsOpenTo(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	for _, c := range []struct {
+		name, token, method, path string
+		body                      any
+		want                      string
+	}{
+		{"an airline filing an RFQ", lh, "POST", "/api/quotes", rfq(), "this operation is open to forwarders only, not to the airline role"},
+		{"a forwarder scheduling flights", fwd, "POST", "/api/flights", map[string]any{}, "this operation is open to airlines only, not to the forwarder role"},
+		{"a forwarder reading rate cards", fwd, "GET", "/api/rates", nil, "this operation is open to airlines and admins only, not to the forwarder role"},
+		{"an airline creating an organisation", lh, "POST", "/api/admin/organizations", map[string]any{"name": "x", "role": "forwarder"}, "this operation is open to admins only, not to the airline role"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := s.do(t, request{method: c.method, path: c.path, token: c.token, body: c.body})
+			if e := r.apiError(t); r.status != 403 || e.Error != "forbidden" || e.ErrorDescription != c.want {
+				t.Errorf("= %d %s, want 403 %q", r.status, r.body, c.want)
+			}
+		})
+	}
+}
