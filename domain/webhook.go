@@ -216,8 +216,11 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("events", CodeTooMany, "must have at most 50 items")
 	}
 	for i, e := range events {
+		// The refusal lists the catalogue: no endpoint serves it, and
+		// the subscriber needs it to correct the name.
 		if !validPattern(e) {
-			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%q is not a webhook event (see the catalogue) nor a pattern of one", e)
+			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%q is not a webhook event nor a pattern of one: name an event (%s), "+
+				"every event of a group (booking.* for booking.created, booking.confirmed, …) or * for all", e, strings.Join(WebhookEvents, ", "))
 		}
 	}
 	return p.Err()

@@ -1,7 +1,11 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -103,5 +107,29 @@ func TestDecideDisableWebhook(t *testing.T) {
 		if got := outcomeOf(events, err, func(e WebhookDisabled) string { return e.WebhookID + ": " + e.Reason }); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// An event name that is not in the catalogue is refused with the
+// catalogue and the patterns, so that the subscriber can correct it
+// without looking for where the names are listed.
+func TestAnUnknownWebhookEventIsRefusedNamingTheEventsAndPatterns(t *testing.T) {
+	anyURL := func(*url.URL) string { return "" }
+	for _, name := range []string{"quote.exploded", "booking.confirm", "Booking.*", "stock", "**"} {
+		t.Run(name, func(t *testing.T) {
+			var e *Error
+			if !errors.As(ValidateWebhook("https://192.0.2.1/", []string{"stock.low", name}, anyURL), &e) || len(e.Fields) != 1 {
+				t.Fatalf("%q is not refused alone", name)
+			}
+			f := e.Fields[0]
+			if f.Field != "events[1]" || f.Code != CodeInvalidValue || !strings.HasPrefix(f.Message, strconv.Quote(name)+" is not a webhook event") {
+				t.Errorf("= %+v, want events[1] INVALID_VALUE quoting %q", f, name)
+			}
+			for _, want := range append([]string{"booking.*", "* for all"}, WebhookEvents...) {
+				if !strings.Contains(f.Message, want) {
+					t.Errorf("%q does not name %s", f.Message, want)
+				}
+			}
+		})
 	}
 }
