@@ -199,11 +199,38 @@ func (o *Objects) List(ctx context.Context) ([]domain.StoredFile, error) {
 	return out, nil
 }
 
-// Delete removes the object name; removing one that is not there is no
-// error, so a cleanup can be repeated.
+// Delete removes the object name, and leaves nothing of it in the store;
+// removing one that is not there is no error, so a cleanup can be
+// repeated.
 func (o *Objects) Delete(ctx context.Context, name string) error {
 	if err := o.store.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return fmt.Errorf("eventstore: delete object %s: %w", name, err)
+	}
+	return o.purgeMarker(ctx, name)
+}
+
+// purgeMarker removes the marker nats.go's Delete leaves under a deleted
+// object's name. Names are not used again here (a snapshot's parts, a
+// document's id), so nothing would ever replace a marker: every snapshot
+// of the read models left one for good per part of the snapshot before,
+// a store growing without end, and each snapshot's listing read them all.
+// The marker is purged by its own sequence, so an object put under the
+// name meanwhile stays.
+func (o *Objects) purgeMarker(ctx context.Context, name string) error {
+	subject := o.metaPrefix + base64.URLEncoding.EncodeToString([]byte(name))
+	m, err := o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("eventstore: delete object %s: %w", name, err)
+	}
+	var info jetstream.ObjectInfo
+	if err := json.Unmarshal(m.Data, &info); err != nil || !info.Deleted {
+		return nil // an object again, or no description: not ours to remove
+	}
+	if err := o.stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(m.Sequence+1)); err != nil {
+		return fmt.Errorf("eventstore: delete object %s: its marker: %w", name, err)
 	}
 	return nil
 }
@@ -219,8 +246,9 @@ func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, er
 	// look unnamed, but are young. The list must be whole, or the chunks
 	// of an object left out would go: the object store's List ends
 	// without an error when its watcher stops early. So every object
-	// (deleted ones too: their markers stay) whose name the stream held
-	// before the listing must be in it.
+	// (deleted ones too: markers that earlier versions left, or whose
+	// purge failed) whose name the stream held before the listing must
+	// be in it.
 	metas, err := o.stream.Info(ctx, jetstream.WithSubjectFilter(o.metaPrefix+">"))
 	if err != nil {
 		return 0, fmt.Errorf("eventstore: list object names: %w", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -181,7 +182,7 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	if _, err := objs.Put(ctx, "kept", bytes.NewReader(kept)); err != nil {
 		t.Fatal(err)
 	}
-	// A deleted object leaves a marker under its name: no chunks.
+	// A deleted object: nothing of it is left, neither chunks nor a name.
 	if _, err := objs.Put(ctx, "gone/é", strings.NewReader("gone")); err != nil {
 		t.Fatal(err)
 	}
@@ -211,13 +212,74 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	if st.Size() != before {
 		t.Errorf("the bucket holds %d bytes, %d before the crashed put", st.Size(), before)
 	}
-	r, _, err := objs.Get(ctx, "kept")
+	if got, err := readObject(t, objs, "kept"); err != nil || !bytes.Equal(got, kept) {
+		t.Errorf("the object beside them = %d bytes, %v; want its %d", len(got), err, len(kept))
+	}
+}
+
+// A deleted object leaves nothing in the store's stream: neither its
+// chunks nor a marker under its name. Each snapshot of the read models
+// is stored as parts under names of their own, never used again, and
+// deletes the parts of the one before: a marker left by each part would
+// stay for good, and every listing (each snapshot lists the store) would
+// read them all.
+func TestADeletedObjectLeavesNothingInTheStore(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := io.ReadAll(r)
-	r.Close()
-	if err != nil || !bytes.Equal(got, kept) {
-		t.Errorf("the object beside them = %d bytes, %v; want its %d", len(got), err, len(kept))
+	kept := []byte("the newest snapshot's manifest")
+	if _, err := objs.Put(ctx, "read-models", bytes.NewReader(kept)); err != nil {
+		t.Fatal(err)
 	}
+	held := func() (msgs, subjects uint64) {
+		t.Helper()
+		info, err := objs.stream.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.Msgs, uint64(info.State.NumSubjects)
+	}
+	wantMsgs, wantSubjects := held()
+	const snapshots = 5
+	for i := range snapshots {
+		name := fmt.Sprintf("read-models/%d-1/0", i)
+		if _, err := objs.Put(ctx, name, bytes.NewReader(bytes.Repeat([]byte("p"), 2*objectChunk+10))); err != nil {
+			t.Fatal(err)
+		}
+		if err := objs.Delete(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if msgs, subjects := held(); msgs != wantMsgs || subjects != wantSubjects {
+		t.Errorf("after %d objects put and deleted the store's stream holds %d messages on %d subjects; want the %d on %d of the object kept",
+			snapshots, msgs, subjects, wantMsgs, wantSubjects)
+	}
+	// Deleted, they are gone as before; deleting again is no error.
+	if _, _, err := objs.Get(ctx, "read-models/0-1/0"); !errors.Is(err, domain.ErrNoStoredFile) {
+		t.Errorf("get of a deleted object = %v, want domain.ErrNoStoredFile", err)
+	}
+	if err := objs.Delete(ctx, "read-models/0-1/0"); err != nil {
+		t.Errorf("delete of an object deleted before = %v", err)
+	}
+	files, err := objs.List(ctx)
+	if err != nil || len(files) != 1 || files[0].Name != "read-models" {
+		t.Errorf("list = %v, %v; want the object kept alone", files, err)
+	}
+	if got, err := readObject(t, objs, "read-models"); err != nil || !bytes.Equal(got, kept) {
+		t.Errorf("the object kept = %q, %v; want %q", got, err, kept)
+	}
+}
+
+// readObject reads the whole of object name, which must be there.
+func readObject(t *testing.T, objs *Objects, name string) ([]byte, error) {
+	t.Helper()
+	r, _, err := objs.Get(context.Background(), name)
+	if err != nil {
+		t.Fatalf("get %s: %v", name, err)
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }
