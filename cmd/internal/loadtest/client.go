@@ -15,6 +15,12 @@ import (
 const rateLimitHint = "the server rate-limits this tool: start cargod with " +
 	"CARGO_RATE_LIMIT_PER_MINUTE=0 CARGO_RATE_LIMIT_PER_HOUR=0 CARGO_RATE_LIMIT_PER_DAY=0"
 
+// tokenLimitHint is for a 429 of the token endpoint, whose limits against
+// guessing no setting lifts: runs started one after another (each signs
+// in twice) reach them within a minute.
+const tokenLimitHint = "the token endpoint allows 20 sign-ins a minute per client from one address, " +
+	"whatever the rate limits: wait a minute before the next run"
+
 // failure is an operation that did not succeed. kind counts it in the
 // report (an HTTP status, or a word such as "timeout"); detail shows it.
 type failure struct{ kind, detail string }
@@ -72,10 +78,14 @@ func (a *api) exchange(ctx context.Context, method, path string, body []byte, he
 }
 
 // statusFailure is an answer with another status than the one expected:
-// its kind is the status, and a 429 carries the hint to lift the limits.
+// its kind is the status, and a 429 carries the hint to lift the limits,
+// or of the token endpoint to wait.
 func statusFailure(method, path string, status int, body []byte) *failure {
 	detail := fmt.Sprintf("%s %s: %d %s", method, path, status, clip(body))
-	if status == http.StatusTooManyRequests {
+	switch {
+	case status == http.StatusTooManyRequests && path == tokenPath:
+		detail += " (" + tokenLimitHint + ")"
+	case status == http.StatusTooManyRequests:
 		detail += " (" + rateLimitHint + ")"
 	}
 	return &failure{kind: strconv.Itoa(status), detail: detail}
@@ -117,13 +127,15 @@ type claims struct {
 	AWBPrefix string `json:"awbPrefix"`
 }
 
+const tokenPath = "/api/auth/token"
+
 // login gets a token with client credentials and reads its claims. The
 // claims are not verified: the server that issued the token checks it.
 func login(ctx context.Context, base string, client *http.Client, id, secret string) (*api, claims, error) {
 	a := &api{base: base, client: client}
 	var tok struct{ AccessToken string }
 	grant := map[string]string{"grantType": "client_credentials", "clientId": id, "clientSecret": secret}
-	if err := a.json(ctx, "POST", "/api/auth/token", grant, http.StatusOK, &tok); err != nil {
+	if err := a.json(ctx, "POST", tokenPath, grant, http.StatusOK, &tok); err != nil {
 		return nil, claims{}, fmt.Errorf("token for %s: %w", id, err)
 	}
 	a.token = tok.AccessToken
