@@ -60,10 +60,16 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	// stream replays) is a clean stop, not a failed start: the step under
 	// way failed because of it.
 	serving := false
+	// Deferred first, so run last: "cargod stopped" comes after the
+	// snapshot of the read models, which the deferred stop of the
+	// projector writes, so that an operator timing a stop sees its end.
 	defer func() {
-		if err != nil && !serving && ctx.Err() != nil {
+		switch {
+		case err != nil && !serving && ctx.Err() != nil:
 			log.Info("cargod stopped while starting", "stage", start.current(), "err", err.Error())
 			err = nil
+		case err == nil && serving:
+			log.Info("cargod stopped", "after", time.Since(started).Round(time.Millisecond).String())
 		}
 	}()
 	// The stage is set before the port opens: a probe in between was told
@@ -253,7 +259,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}
 	srv.RegisterOnShutdown(api.ShuttingDown)
 	handler.Store(new(http.Handler(api)))
-	log.Info("cargod ready", "took", time.Since(started).Round(time.Millisecond).String(), "eventsReplayed", projector.Applied())
+	log.Info("cargod ready", "took", time.Since(started).Round(time.Millisecond).String(), "sequence", projector.Applied()) // the stream as far as the read models hold it
 	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
 	if cfg.Demo {
 		printDemoHelp(stdout, base)
@@ -281,7 +287,6 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	log.Info("cargod stopped", "after", time.Since(started).Round(time.Second).String())
 	return nil
 }
 

@@ -179,6 +179,25 @@ func TestAStopWhileNATSIsAwayEndsWithoutWaitingForTheSnapshot(t *testing.T) {
 	}
 }
 
+// A clean stop's last line is "cargod stopped", after the snapshot of the
+// read models that the stop writes: an operator timing a stop by the log
+// sees its end, not a line logged while the snapshot was still to come.
+func TestCargodStoppedIsTheLastLineOfACleanStop(t *testing.T) {
+	t.Parallel()
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_LOG_LEVEL": "info"})
+	r.base(t)
+	r.stop()
+	<-r.done
+	if r.err != nil {
+		t.Fatalf("a clean stop ended run with %v", r.err)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"msg":"cargod stopped"`) || !strings.Contains(r.stderr.String(), "snapshot of the read models written") {
+		t.Errorf("the last line of a clean stop is %s, want cargod stopped after the snapshot written:\n%s", last, r.stderr.String())
+	}
+}
+
 // TestAStopWhileWaitingForNATSIsACleanStop stops cargod (SIGTERM, as a
 // supervisor giving up on a replica does) while it waits for a NATS
 // server that is not there: run returns no error, so that the process
