@@ -231,7 +231,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				if why := dialer.failure(); errors.Is(err, nats.ErrNoServers) && why != nil {
 					err = why
 				}
-				return nil, &ConnectError{URL: o.URL, Err: err}
+				return nil, &ConnectError{URL: o.URL, Err: err, Refused: refusedCredentials(err)}
 			}
 			return nc, nil
 		}
@@ -333,8 +333,19 @@ func (s *Store) startEmbedded(o Options) error {
 // ConnectError is Open's error when it could not connect to the external
 // server: with ConnectOnce, at its one attempt.
 type ConnectError struct {
-	URL string
-	Err error // why: the dial's error when the client has no better
+	URL     string
+	Err     error // why: the dial's error when the client has no better
+	Refused bool  // the server answered, and refused the credentials given (or the lack of them)
+}
+
+// refusedCredentials reports whether a connection failed because the
+// server refused the client's credentials. nats.go hands the server's
+// -ERR on as text ("nats: Authorization Violation"), not as its
+// ErrAuthorization.
+func refusedCredentials(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "authorization violation") || strings.Contains(msg, "authentication expired") ||
+		strings.Contains(msg, "authentication revoked")
 }
 
 func (e *ConnectError) Error() string {

@@ -266,6 +266,8 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 		store, err := eventstore.Open(octx, opts)
 		var connErr *eventstore.ConnectError
 		switch {
+		case errors.As(err, &connErr) && connErr.Refused:
+			return nil, fmt.Errorf("the NATS server at %s refused cargoctl (%w) %s", o.natsURL, reason(connErr.Err), credentialsGiven(opts, o.dataDir))
 		case errors.As(err, &connErr):
 			return nil, fmt.Errorf("the NATS server at %s does not answer: %w", o.natsURL, reason(connErr.Err))
 		case err != nil && ctx.Err() == nil && octx.Err() != nil:
@@ -279,9 +281,23 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	store, err := eventstore.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w; cargoctl can open a data directory only while cargod is not running on it: "+
-			"to read from a running cargod, start it with CARGO_NATS_LISTEN=127.0.0.1:4222 and pass --nats-url nats://127.0.0.1:4222", o.dataDir, err)
+			"to read from a running cargod, pass --nats-url with the address it listens on for NATS clients (its CARGO_NATS_LISTEN, "+
+			"logged at its start; if it has none, start it with one, such as CARGO_NATS_LISTEN=127.0.0.1:4222)", o.dataDir, err)
 	}
 	return store, nil
+}
+
+// credentialsGiven says what cargoctl proved itself with, for a refusal:
+// the wrong seed, or none, is the usual cause, and the fix is a flag.
+func credentialsGiven(opts eventstore.Options, dataDir string) string {
+	const fix = "pass --data-dir of the cargod that listens there (its seed is " + eventstore.ListenSeedFile + " in it), or --nats-nkey or --nats-creds"
+	switch {
+	case opts.NkeyFile != "":
+		return fmt.Sprintf("with the nkey seed %s: not the one it accepts; %s", opts.NkeyFile, fix)
+	case opts.CredsFile != "":
+		return fmt.Sprintf("with the credentials %s: %s", opts.CredsFile, fix)
+	}
+	return fmt.Sprintf("without credentials, as there is no nkey seed at %s: %s", filepath.Join(dataDir, eventstore.ListenSeedFile), fix)
 }
 
 func exists(path string) bool {

@@ -256,20 +256,33 @@ func TestEventsFollow(t *testing.T) {
 }
 
 // TestEventsThroughTheListenerNeedItsSeed: the listener's seed is found
-// in --data-dir or named by --nats-nkey; without it, cargoctl says that
-// the server refused it.
+// in --data-dir or named by --nats-nkey; without it, or with another
+// server's, cargoctl says that the server refused it, with what, and
+// which flag fixes it (it said the server did not answer).
 func TestEventsThroughTheListenerNeedItsSeed(t *testing.T) {
 	s, dir := listening(t, testEvents)
 	elsewhere := filepath.Join(t.TempDir(), "cargod.nk")
 	if err := os.Rename(filepath.Join(dir, eventstore.ListenSeedFile), elsewhere); err != nil {
 		t.Fatal(err)
 	}
+	_, otherDir := listening(t, nil)
+	otherSeed := filepath.Join(otherDir, eventstore.ListenSeedFile)
 
-	out, _, err := runCmd(t, env(nil), "events", "--nats-url", s.ClientURL(), "--data-dir", dir, "--to-seq", "1")
-	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
-		t.Errorf("without the seed: %q, %v; want the server's refusal", out, err)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without a seed", []string{"--data-dir", dir}, "without credentials, as there is no nkey seed at " + filepath.Join(dir, eventstore.ListenSeedFile)},
+		{"with another server's seed", []string{"--data-dir", otherDir}, "with the nkey seed " + otherSeed + ": not the one it accepts"},
+	} {
+		out, _, err := runCmd(t, env(nil), append([]string{"events", "--nats-url", s.ClientURL(), "--to-seq", "1"}, tt.args...)...)
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") || !strings.Contains(err.Error(), "refused cargoctl") ||
+			!strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--nats-nkey") {
+			t.Errorf("%s: %q, %v; want the server's refusal, %q and the flags that fix it", tt.name, out, err, tt.want)
+		}
 	}
-	out, _, err = runCmd(t, env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), "events", "--nats-nkey", elsewhere, "--to-seq", "1")
+	out, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), "events", "--nats-nkey", elsewhere, "--to-seq", "1")
 	if err != nil || out != linesOf(1) {
 		t.Errorf("with --nats-nkey: %q, %v", out, err)
 	}
