@@ -148,7 +148,9 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 	bar.end()
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {
-		return nil, nil, fmt.Errorf("%w\n(wait for it, or follow it: GET %s and the other of /api/admin/rebuild, /api/admin/verify)", err, path)
+		// The refusal names the job running, a rebuild or a verify: not
+		// necessarily of the kind asked for.
+		return nil, nil, fmt.Errorf("%w\n(one job at a time: try again once it ends; GET /api/admin/rebuild or /api/admin/verify, as the job running is, follows it)", err)
 	}
 	return nil, nil, err
 }
