@@ -81,7 +81,8 @@ func (h History) Flight(ctx context.Context, p domain.Principal, id string, page
 // Shipment is the whole life of the shipment of a (canonical) AWB number,
 // to those who may see the shipment (domain.ShipmentOwnership.VisibleTo):
 // the quote and the booking it came from (each of them, when rebooked
-// under its number), its waybills, filings, status
+// under its number; of the quote, not what another AWB's booking of it
+// did), its waybills, filings, status
 // events and documents, and of the flights it was booked on, manifested
 // on or offloaded from the events that concern it; all in stream order.
 // Each aggregate's events are there as far as p may read that aggregate,
@@ -107,7 +108,8 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 	// both.
 	var flights []string
 	reservedBy := map[string][]string{} // flight → the bookings p sees that reserved on it
-	for _, id := range h.Bookings.AllByAWB(awb) {
+	bookings := h.Bookings.AllByAWB(awb)
+	for _, id := range bookings {
 		booking, ok := h.Bookings.any(id)
 		if !ok {
 			continue
@@ -115,7 +117,7 @@ func (h History) Shipment(ctx context.Context, p domain.Principal, awb string, p
 		quote := domain.Aggregate{Type: domain.AggregateQuote, ID: booking.QuoteID}
 		if _, ok := h.Quotes.Get(p, booking.QuoteID); ok && !slices.ContainsFunc(parts, func(pt part) bool { return pt.agg == quote }) {
 			// Rebooked, a quote reopened may be booked again.
-			parts = append(parts, part{quote, quoteRecordsSeenBy(p)})
+			parts = append(parts, part{quote, quoteRecordsAbout(p, bookings)})
 		}
 		if booking.VisibleTo(p) {
 			parts = append(parts, part{domain.Aggregate{Type: domain.AggregateBooking, ID: booking.ID}, all})
@@ -239,6 +241,25 @@ func quoteRecordsSeenBy(p domain.Principal) func(domain.Record, domain.Event) (d
 			return withData(r, e.AsSeenBy(p, accepted))
 		}
 		return r, true, nil
+	}
+}
+
+// quoteRecordsAbout keeps of a quote's events, as p may see them (see
+// quoteRecordsSeenBy), those of the shipment whose bookings are bookings:
+// its request and pricing, and its acceptances and reopenings by those
+// bookings, not by another booking of the quote under another AWB number
+// (a quote reopened may be booked again, for another shipment).
+func quoteRecordsAbout(p domain.Principal, bookings []string) func(domain.Record, domain.Event) (domain.Record, bool, error) {
+	seen := quoteRecordsSeenBy(p)
+	return func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
+		r, ok, err := seen(r, e) // every acceptance, for the reopening after it
+		switch e := e.(type) {
+		case domain.QuoteAccepted:
+			ok = ok && slices.Contains(bookings, e.BookingID)
+		case domain.QuoteReopened:
+			ok = ok && slices.Contains(bookings, e.BookingID)
+		}
+		return r, ok, err
 	}
 }
 

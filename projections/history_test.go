@@ -126,6 +126,55 @@ func TestAShipmentsHistoryHasEveryBookingOfItsNumber(t *testing.T) {
 	}
 }
 
+// A quote booked, its booking cancelled, and booked again under another
+// AWB number is in the life of both shipments, each with its own
+// acceptance (and reopening), not the other's.
+func TestAShipmentsHistoryHasOnlyItsOwnBookingsOfItsQuote(t *testing.T) {
+	ctx := context.Background()
+	f := newHistoryFixture(t)
+	const first, second, flight = "020-12345675", "020-81140743", "LH1-2026-11-26"
+	f.schedule(flight)
+	f.append(domain.AggregateQuote, "q1", domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK"},
+		domain.QuotePriced{QuoteID: "q1"}, domain.QuoteAccepted{QuoteID: "q1", BookingID: "b1", FlightID: flight})
+	f.append(domain.AggregateBooking, "b1", domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: flight, OrganizationID: "f1"},
+		domain.BookingConfirmed{BookingID: "b1", FlightID: flight, AWBNumber: first}, domain.BookingCancelled{BookingID: "b1"})
+	f.append(domain.AggregateQuote, "q1", domain.QuoteReopened{QuoteID: "q1", BookingID: "b1"},
+		domain.QuoteAccepted{QuoteID: "q1", BookingID: "b2", FlightID: flight})
+	f.append(domain.AggregateBooking, "b2", domain.BookingRequested{BookingID: "b2", QuoteID: "q1", FlightID: flight, OrganizationID: "f1"},
+		domain.BookingConfirmed{BookingID: "b2", FlightID: flight, AWBNumber: second})
+	h := f.history()
+	forwarder := domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
+	for _, tt := range []struct {
+		awb  string
+		want []string
+	}{
+		{first, []string{"quote/q1 QuoteRequested", "quote/q1 QuotePriced", "quote/q1 QuoteAccepted b1", "booking/b1 BookingRequested",
+			"booking/b1 BookingConfirmed", "booking/b1 BookingCancelled", "quote/q1 QuoteReopened b1"}},
+		{second, []string{"quote/q1 QuoteRequested", "quote/q1 QuotePriced", "quote/q1 QuoteAccepted b2", "booking/b2 BookingRequested",
+			"booking/b2 BookingConfirmed"}},
+	} {
+		page, err := h.Shipment(ctx, forwarder, tt.awb, 1, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range page.Records {
+			line := r.Aggregate.String() + " " + r.Type
+			if r.Type == "QuoteAccepted" || r.Type == "QuoteReopened" {
+				var e struct{ BookingID string }
+				if err := json.Unmarshal(r.Data, &e); err != nil {
+					t.Fatal(err)
+				}
+				line += " " + e.BookingID
+			}
+			got = append(got, line)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("the life of %s:\n%s\nwant:\n%s", tt.awb, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}
+
 // historyFixture is a store whose read models a running projector keeps,
 // for the shipment history tests to write a shipment's life into and read
 // it back through History as a caller would.
