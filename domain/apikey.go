@@ -14,6 +14,13 @@ type APIKey struct {
 	Revoked        bool
 }
 
+// An API key's statuses as the audit log shows them (the API shows a
+// key's revoked flag): a revocation is a change of status there.
+const (
+	APIKeyStatusActive  = "active"
+	APIKeyStatusRevoked = "revoked"
+)
+
 // APIKeyCreated records a new API key. Only the key's hash is kept.
 type APIKeyCreated struct {
 	KeyID          string    `json:"keyId"`
@@ -23,7 +30,8 @@ type APIKeyCreated struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
-func (APIKeyCreated) EventType() string { return "APIKeyCreated" }
+func (APIKeyCreated) EventType() string  { return "APIKeyCreated" }
+func (APIKeyCreated) SetsStatus() string { return APIKeyStatusActive }
 
 // APIKeyRevoked records that a key no longer authenticates.
 type APIKeyRevoked struct {
@@ -31,7 +39,8 @@ type APIKeyRevoked struct {
 	RevokedAt time.Time `json:"revokedAt"`
 }
 
-func (APIKeyRevoked) EventType() string { return "APIKeyRevoked" }
+func (APIKeyRevoked) EventType() string  { return "APIKeyRevoked" }
+func (APIKeyRevoked) SetsStatus() string { return APIKeyStatusRevoked }
 
 // CreateAPIKey asks for a new API key of an existing organisation.
 type CreateAPIKey struct {

@@ -21,7 +21,8 @@ type ClientCreated struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
-func (ClientCreated) EventType() string { return "ClientCreated" }
+func (ClientCreated) EventType() string  { return "ClientCreated" }
+func (ClientCreated) SetsStatus() string { return string(StatusActive) }
 
 // CreateClient asks for a new API client of an existing organisation.
 type CreateClient struct {

@@ -346,7 +346,8 @@ func BenchmarkDecodeEvent(b *testing.B) {
 }
 
 // The status an event says it sets, which the audit log shows, is the one
-// its aggregate's Evolve gives it, which the API shows.
+// its aggregate's Evolve gives it, which the API shows (an API key's, its
+// revoked flag).
 func TestAnEventSetsTheStatusItSaysItSets(t *testing.T) {
 	tests := []struct {
 		event StatusSetter
@@ -365,10 +366,23 @@ func TestAnEventSetsTheStatusItSaysItSets(t *testing.T) {
 		{WebhookRegistered{}, EvolveWebhook(Webhook{}, WebhookRegistered{}).Status()},
 		{WebhookDisabled{}, EvolveWebhook(Webhook{}, WebhookDisabled{}).Status()},
 		{WebhookDeleted{}, EvolveWebhook(Webhook{}, WebhookDeleted{}).Status()},
+		{FlightScheduled{}, EvolveFlight(Flight{}, FlightScheduled{}).Status},
+		{ClientCreated{}, string(EvolveClient(Client{}, ClientCreated{}).Status.Shown())},
+		{UserCreated{}, string(EvolveUser(User{}, UserCreated{}).Status.Shown())},
+		{OrganizationCreated{}, string(EvolveOrganization(Organization{}, OrganizationCreated{}).Status.Shown())},
+		{APIKeyCreated{}, apiKeyStatus(EvolveAPIKey(APIKey{}, APIKeyCreated{}))},
+		{APIKeyRevoked{}, apiKeyStatus(EvolveAPIKey(APIKey{}, APIKeyRevoked{}))},
 	}
 	for _, tt := range tests {
 		if want := tt.event.SetsStatus(); tt.got != want {
 			t.Errorf("%s: Evolve gives status %q, the event says %q", tt.event.EventType(), tt.got, want)
 		}
 	}
+}
+
+func apiKeyStatus(k APIKey) string {
+	if k.Revoked {
+		return APIKeyStatusRevoked
+	}
+	return APIKeyStatusActive
 }

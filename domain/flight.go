@@ -152,7 +152,8 @@ type FlightScheduled struct {
 	ScheduledAt     time.Time `json:"scheduledAt"`
 }
 
-func (FlightScheduled) EventType() string { return "FlightStatusScheduled" }
+func (FlightScheduled) EventType() string  { return "FlightStatusScheduled" }
+func (FlightScheduled) SetsStatus() string { return FlightStatusScheduled }
 
 // FlightStatusChanged records a new status of a flight.
 type FlightStatusChanged struct {

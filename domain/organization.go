@@ -48,7 +48,8 @@ type OrganizationCreated struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
-func (OrganizationCreated) EventType() string { return "OrganizationCreated" }
+func (OrganizationCreated) EventType() string  { return "OrganizationCreated" }
+func (OrganizationCreated) SetsStatus() string { return string(StatusActive) }
 
 // CreateOrganization asks for a new organisation.
 type CreateOrganization struct {

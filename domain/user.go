@@ -27,7 +27,8 @@ type UserCreated struct {
 	CreatedAt      time.Time `json:"createdAt"`
 }
 
-func (UserCreated) EventType() string { return "UserCreated" }
+func (UserCreated) EventType() string  { return "UserCreated" }
+func (UserCreated) SetsStatus() string { return string(StatusActive) }
 
 // CreateUser asks for a new user of an existing organisation.
 type CreateUser struct {

@@ -101,7 +101,7 @@ func TestAuditEntriesOfTheCredentialLifeCycle(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.Action+" "+e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
 	}
-	want := []string{"update status:  → disabled", "update secretHash: [redacted] → [redacted]", "create :  → "}
+	want := []string{"update status: active → disabled", "update secretHash: [redacted] → [redacted]", "create :  → "}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entries, newest first:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -174,7 +174,7 @@ func TestCredentialLifeCycleAcrossReplicas(t *testing.T) {
 			}
 		}
 		for _, want := range []string{
-			"client:demo-admin status:  → disabled", "client:demo-admin status: disabled → active",
+			"client:demo-admin status: active → disabled", "client:demo-admin status: disabled → active",
 			"client:demo-admin secretHash: [redacted] → [redacted]", "client:demo-admin scope:  → subject",
 		} {
 			if !strings.Contains(strings.Join(got, "\n"), want) {
