@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // trickle yields its bytes a few at a time, as a network body arrives.
@@ -282,4 +283,48 @@ func readObject(t *testing.T, objs *Objects, name string) ([]byte, error) {
 	}
 	defer r.Close()
 	return io.ReadAll(r)
+}
+
+// An object deleted between DeleteUnnamed's count of the names and its
+// listing (another replica's sweep deleting an orphan) leaves nothing to
+// list, its marker purged: the listing is whole, not short of it.
+func TestChunksAreSweptWhileAnotherDeletesAnObject(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kept", "orphan"} {
+		if _, err := objs.Put(ctx, name, strings.NewReader(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep := *objs
+	sweep.stream = &afterInfo{Stream: objs.stream, then: func() {
+		if err := objs.Delete(ctx, "orphan"); err != nil {
+			t.Error(err)
+		}
+	}}
+	if n, err := sweep.DeleteUnnamed(ctx, 0); err != nil || n != 0 {
+		t.Errorf("delete of unnamed chunks while an object is deleted = %d, %v; want 0, none being unnamed", n, err)
+	}
+	if got, err := readObject(t, objs, "kept"); err != nil || string(got) != "kept" {
+		t.Errorf("the object kept = %q, %v", got, err)
+	}
+}
+
+// afterInfo is a stream that runs then once, after its first Info.
+type afterInfo struct {
+	jetstream.Stream
+	then func()
+}
+
+func (a *afterInfo) Info(ctx context.Context, opts ...jetstream.StreamInfoOpt) (*jetstream.StreamInfo, error) {
+	info, err := a.Stream.Info(ctx, opts...)
+	if a.then != nil {
+		a.then()
+		a.then = nil
+	}
+	return info, err
 }
