@@ -190,6 +190,14 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	if err := objs.Delete(ctx, "gone/é"); err != nil {
 		t.Fatal(err)
 	}
+	// A marker an earlier version left, deleting through nats.go alone:
+	// the listing shows it, and is whole with it.
+	if _, err := objs.Put(ctx, "left/é", strings.NewReader("left")); err != nil {
+		t.Fatal(err)
+	}
+	if err := objs.store.Delete(ctx, "left/é"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := objs.store.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
