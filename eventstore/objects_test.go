@@ -336,3 +336,43 @@ func (a *afterInfo) Info(ctx context.Context, opts ...jetstream.StreamInfoOpt) (
 	}
 	return info, err
 }
+
+// An object put under a name while its delete purges the marker before
+// it stays: the purge ends at the marker it read.
+func TestAnObjectPutWhileItsNameIsDeletedStays(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := objs.Put(ctx, "name", strings.NewReader("first")); err != nil {
+		t.Fatal(err)
+	}
+	del := *objs
+	del.stream = &beforePurge{Stream: objs.stream, then: func() {
+		if _, err := objs.Put(ctx, "name", strings.NewReader("again")); err != nil {
+			t.Error(err)
+		}
+	}}
+	if err := del.Delete(ctx, "name"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readObject(t, objs, "name"); err != nil || string(got) != "again" {
+		t.Errorf("the object put while its name was deleted = %q, %v; want %q", got, err, "again")
+	}
+}
+
+// beforePurge is a stream that runs then once, before its first Purge.
+type beforePurge struct {
+	jetstream.Stream
+	then func()
+}
+
+func (b *beforePurge) Purge(ctx context.Context, opts ...jetstream.StreamPurgeOpt) error {
+	if b.then != nil {
+		b.then()
+		b.then = nil
+	}
+	return b.Stream.Purge(ctx, opts...)
+}
