@@ -345,41 +345,91 @@ func BenchmarkDecodeEvent(b *testing.B) {
 	})
 }
 
-// The status an event says it sets, which the audit log shows, is the one
-// its aggregate's Evolve gives it, which the API shows (an API key's, its
-// revoked flag).
-func TestAnEventSetsTheStatusItSaysItSets(t *testing.T) {
-	tests := []struct {
-		event StatusSetter
-		got   string
-	}{
-		{QuoteRequested{}, EvolveQuote(Quote{}, QuoteRequested{}).Status},
-		{QuotePriced{}, EvolveQuote(Quote{Status: QuoteStatusPending}, QuotePriced{}).Status},
-		{QuoteRejected{}, EvolveQuote(Quote{Status: QuoteStatusPending}, QuoteRejected{}).Status},
-		{QuoteAccepted{}, EvolveQuote(Quote{Status: QuoteStatusPriced}, QuoteAccepted{}).Status},
-		{QuoteReopened{}, EvolveQuote(Quote{Status: QuoteStatusAccepted}, QuoteReopened{}).Status},
-		{BookingRequested{}, EvolveBooking(Booking{}, BookingRequested{}).Status},
-		{BookingConfirmed{}, EvolveBooking(Booking{Status: BookingStatusPending}, BookingConfirmed{}).Status},
-		{BookingRejected{}, EvolveBooking(Booking{Status: BookingStatusPending}, BookingRejected{}).Status},
-		{BookingCancelled{}, EvolveBooking(Booking{Status: BookingStatusConfirmed}, BookingCancelled{}).Status},
-		{StockRequested{}, EvolveStockRequest(StockRequest{}, StockRequested{}).Status},
-		{WebhookRegistered{}, EvolveWebhook(Webhook{}, WebhookRegistered{}).Status()},
-		{WebhookDisabled{}, EvolveWebhook(Webhook{}, WebhookDisabled{}).Status()},
-		{WebhookDeleted{}, EvolveWebhook(Webhook{}, WebhookDeleted{}).Status()},
-		{FlightScheduled{}, EvolveFlight(Flight{}, FlightScheduled{}).Status},
-		{ClientCreated{}, string(EvolveClient(Client{}, ClientCreated{}).Status.Shown())},
-		{UserCreated{}, string(EvolveUser(User{}, UserCreated{}).Status.Shown())},
-		{OrganizationCreated{}, string(EvolveOrganization(Organization{}, OrganizationCreated{}).Status.Shown())},
-		{APIKeyCreated{}, apiKeyStatus(EvolveAPIKey(APIKey{}, APIKeyCreated{}))},
-		{APIKeyRevoked{}, apiKeyStatus(EvolveAPIKey(APIKey{}, APIKeyRevoked{}))},
+// Every event that puts its aggregate into a status the API shows (an API
+// key's: its revoked flag) says which, with a status field of its own or as a StatusSetter, and a
+// StatusSetter's is the status the API then shows: the audit log knows a
+// change of status only so. An event sets a status when its aggregate's
+// Evolve, from either of two states of different statuses, leaves another.
+func TestEveryEventThatSetsAStatusSaysWhich(t *testing.T) {
+	statuses := map[string]func(e Event) (before, after [2]string){
+		"a quote": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{EvolveQuote(Quote{Status: b[0]}, e).Status, EvolveQuote(Quote{Status: b[1]}, e).Status}
+		},
+		"a booking": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{EvolveBooking(Booking{Status: b[0]}, e).Status, EvolveBooking(Booking{Status: b[1]}, e).Status}
+		},
+		"a stock request": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{EvolveStockRequest(StockRequest{Status: b[0]}, e).Status, EvolveStockRequest(StockRequest{Status: b[1]}, e).Status}
+		},
+		"a flight": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{EvolveFlight(Flight{Status: b[0]}, e).Status, EvolveFlight(Flight{Status: b[1]}, e).Status}
+		},
+		"a webhook": func(e Event) (b, a [2]string) {
+			w := [2]Webhook{{}, {Deleted: true}}
+			return [2]string{w[0].Status(), w[1].Status()}, [2]string{EvolveWebhook(w[0], e).Status(), EvolveWebhook(w[1], e).Status()}
+		},
+		"an organisation": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{string(EvolveOrganization(Organization{Status: CredentialStatus(b[0])}, e).Status.Shown()),
+				string(EvolveOrganization(Organization{Status: CredentialStatus(b[1])}, e).Status.Shown())}
+		},
+		"a client": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{string(EvolveClient(Client{Status: CredentialStatus(b[0])}, e).Status.Shown()),
+				string(EvolveClient(Client{Status: CredentialStatus(b[1])}, e).Status.Shown())}
+		},
+		"an API key": func(e Event) (b, a [2]string) {
+			k := [2]APIKey{{}, {Revoked: true}}
+			return [2]string{apiKeyStatus(k[0]), apiKeyStatus(k[1])}, [2]string{apiKeyStatus(EvolveAPIKey(k[0], e)), apiKeyStatus(EvolveAPIKey(k[1], e))}
+		},
+		"a user": func(e Event) (b, a [2]string) {
+			b = [2]string{"x1", "x2"}
+			return b, [2]string{string(EvolveUser(User{Status: CredentialStatus(b[0])}, e).Status.Shown()),
+				string(EvolveUser(User{Status: CredentialStatus(b[1])}, e).Status.Shown())}
+		},
 	}
-	for _, tt := range tests {
-		if want := tt.event.SetsStatus(); tt.got != want {
-			t.Errorf("%s: Evolve gives status %q, the event says %q", tt.event.EventType(), tt.got, want)
+	setters := 0
+	for _, name := range EventTypes() {
+		e, err := DecodeEvent(name, []byte("{}"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(data, &fields); err != nil {
+			t.Fatal(err)
+		}
+		_, hasStatus := fields["status"]
+		for aggregate, status := range statuses {
+			before, after := status(e)
+			if before == after {
+				continue
+			}
+			s, ok := e.(StatusSetter)
+			switch {
+			case hasStatus:
+			case !ok:
+				t.Errorf("%s puts %s into status %q, and says so neither in a status field nor as a StatusSetter", name, aggregate, after[0])
+			case s.SetsStatus() != after[0]:
+				t.Errorf("%s puts %s into status %q, and says it sets %q", name, aggregate, after[0], s.SetsStatus())
+			default:
+				setters++
+			}
+		}
+	}
+	if setters < 19 {
+		t.Errorf("%d StatusSetters checked, want the 19 or more of quotes, bookings, stock requests, webhooks, flights, credentials and API keys", setters)
 	}
 }
 
+// apiKeyStatus is an API key's status as the audit log shows it.
 func apiKeyStatus(k APIKey) string {
 	if k.Revoked {
 		return APIKeyStatusRevoked

@@ -116,6 +116,9 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q-1"}
 	request := domain.Aggregate{Type: domain.AggregateStockRequest, ID: "r-1"}
 	webhook := domain.Aggregate{Type: domain.AggregateWebhook, ID: "hook-1"}
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	client := domain.Aggregate{Type: domain.AggregateClient, ID: "tms"}
+	key := domain.Aggregate{Type: domain.AggregateAPIKey, ID: "k-1"}
 	tests := []struct {
 		name   string
 		events []auditEvent
@@ -144,6 +147,18 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme"}},
 			{webhook, "acme", domain.WebhookDeleted{WebhookID: "hook-1"}},
 		}, "status: active → deleted"},
+		{"a flight delayed", []auditEvent{
+			{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}},
+			{flight, "lh", domain.FlightStatusChanged{FlightID: "LH8400-2026-12-01", Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled}},
+		}, "status: scheduled → delayed"},
+		{"a client disabled", []auditEvent{
+			{client, "ops", domain.ClientCreated{ClientID: "tms", OrganizationID: "acme"}},
+			{client, "ops", domain.ClientStatusChanged{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}},
+		}, "status: active → disabled"},
+		{"an API key revoked", []auditEvent{
+			{key, "acme", domain.APIKeyCreated{KeyID: "k-1", OrganizationID: "acme", Name: "tms"}},
+			{key, "acme", domain.APIKeyRevoked{KeyID: "k-1"}},
+		}, "status: active → revoked"},
 		{"a webhook disabled by its receiver", []auditEvent{
 			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme"}},
 			{webhook, "", domain.WebhookDisabled{WebhookID: "hook-1", Reason: "410 Gone"}},
