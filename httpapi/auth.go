@@ -116,7 +116,10 @@ func onlyFor(roles []domain.Role, h handlerFunc) handlerFunc {
 	for i, role := range roles {
 		names[i] = string(role) + "s"
 	}
-	openTo := strings.Join(names, " and ")
+	openTo := names[len(names)-1]
+	if len(names) > 1 {
+		openTo = strings.Join(names[:len(names)-1], ", ") + " and " + openTo
+	}
 	return func(w http.ResponseWriter, r *http.Request) error {
 		p := principal(r.Context())
 		if !slices.Contains(roles, p.Role) {

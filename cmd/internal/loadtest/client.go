@@ -16,9 +16,9 @@ const rateLimitHint = "the server rate-limits this tool: start cargod with " +
 	"CARGO_RATE_LIMIT_PER_MINUTE=0 CARGO_RATE_LIMIT_PER_HOUR=0 CARGO_RATE_LIMIT_PER_DAY=0"
 
 // tokenLimitHint is for a 429 of the token endpoint, whose limits against
-// guessing no setting lifts: runs started one after another (each signs
-// in twice) reach them within a minute.
-const tokenLimitHint = "the token endpoint allows 20 sign-ins a minute per client from one address, " +
+// guessing no setting lifts: many runs in a minute (each signs in once
+// per client) reach them.
+const tokenLimitHint = "the token endpoint limits sign-ins per client and address against guessing, " +
 	"whatever the rate limits: wait a minute before the next run"
 
 // failure is an operation that did not succeed. kind counts it in the
