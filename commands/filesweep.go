@@ -40,6 +40,7 @@ type FileSweep struct {
 	documents RecordedDocuments
 	events    RecordedEvents
 	log       *slog.Logger
+	timeout   time.Duration // of each sweep Run makes (see sweepTimeout)
 }
 
 // NewFileSweep returns the sweep of files by the uploads in documents,
@@ -48,8 +49,15 @@ type FileSweep struct {
 // later, or long after a partition), and a file it does not know yet is
 // not an orphan.
 func NewFileSweep(files StoredFiles, documents RecordedDocuments, events RecordedEvents, log *slog.Logger) *FileSweep {
-	return &FileSweep{files: files, documents: documents, events: events, log: log}
+	return &FileSweep{files: files, documents: documents, events: events, log: log, timeout: sweepTimeout}
 }
+
+// sweepTimeout bounds each sweep Run makes, so that one that never ends
+// cannot stop the sweeps after it: the object store's listing waits for
+// the names the store held when it began, and reading nats.go 1.55 one
+// purged meanwhile (another replica's sweep deleting it) may never come.
+// A sweep takes seconds; one cut short is logged, and the next goes on.
+const sweepTimeout = 10 * time.Minute
 
 // orphanAge is how old a file no upload names must be before it is swept:
 // well past the longest an upload may take (five minutes, httpapi's
@@ -62,7 +70,10 @@ func (f *FileSweep) Run(ctx context.Context) {
 	tick := time.NewTicker(orphanAge)
 	defer tick.Stop()
 	for {
-		switch n, err := f.Sweep(ctx, orphanAge); {
+		sctx, cancel := context.WithTimeout(ctx, f.timeout)
+		n, err := f.Sweep(sctx, orphanAge)
+		cancel()
+		switch {
 		case err != nil && ctx.Err() != nil: // cut short by shutdown: the next start sweeps
 		case err != nil:
 			f.log.Error("orphaned files not swept", "err", err)

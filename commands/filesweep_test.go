@@ -78,3 +78,63 @@ func TestFileSweepKeepsTheFileOfAnUploadTheReadModelHasNotAppliedYet(t *testing.
 		r.Close()
 	}
 }
+
+// A sweep that never ends (the store's listing waiting for a name that
+// another replica's sweep purged) is cut short and logged, rather than
+// stopping every sweep after it.
+func TestASweepThatNeverEndsIsCutShortAndLogged(t *testing.T) {
+	lines := make(loggedLines, 8)
+	sweep := NewFileSweep(hangingFiles{}, projections.NewDocuments(), nil, slog.New(lines))
+	sweep.timeout = 10 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { sweep.Run(ctx); close(done) }()
+	select {
+	case line := <-lines:
+		if !strings.Contains(line, "orphaned files not swept") || !strings.Contains(line, "deadline exceeded") {
+			t.Errorf("logged %q, want the sweep cut short", line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the sweep still runs after 30 s, its timeout 10 ms")
+	}
+	cancel()
+	<-done
+}
+
+// hangingFiles is a store of files whose every call lasts until its
+// context ends, as a listing that waits for a purged name does.
+type hangingFiles struct{}
+
+func (hangingFiles) List(ctx context.Context) ([]domain.StoredFile, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (hangingFiles) Delete(ctx context.Context, _ string) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (hangingFiles) DeleteUnnamed(ctx context.Context, _ time.Duration) (int, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// loggedLines is a log handler that sends each line (its message and
+// attributes) to the channel.
+type loggedLines chan string
+
+func (loggedLines) Enabled(context.Context, slog.Level) bool { return true }
+
+func (c loggedLines) Handle(_ context.Context, r slog.Record) error {
+	line := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		line += " " + a.String()
+		return true
+	})
+	c <- line
+	return nil
+}
+
+func (c loggedLines) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c loggedLines) WithGroup(string) slog.Handler      { return c }
