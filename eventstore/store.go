@@ -247,6 +247,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			s.stream, err = s.js.Stream(ctx, s.name)
 			return err
 		})
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("%w: %s", ErrNoSuchStream, s.name)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("eventstore: stream %s: %w", s.name, err)
 		}
@@ -329,6 +332,10 @@ func (s *Store) startEmbedded(o Options) error {
 	}
 	return nil
 }
+
+// ErrNoSuchStream is Open's error, with Existing, when the server has no
+// stream of the name given: a mistake in the name, not an outage.
+var ErrNoSuchStream = errors.New("eventstore: the server has no such stream")
 
 // ConnectError is Open's error when it could not connect to the external
 // server: with ConnectOnce, at its one attempt.

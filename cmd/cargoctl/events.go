@@ -270,6 +270,8 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 			return nil, fmt.Errorf("the NATS server at %s refused cargoctl (%w) %s", o.natsURL, reason(connErr.Err), credentialsGiven(opts, o.dataDir))
 		case errors.As(err, &connErr):
 			return nil, fmt.Errorf("the NATS server at %s does not answer: %w", o.natsURL, reason(connErr.Err))
+		case errors.Is(err, eventstore.ErrNoSuchStream):
+			return nil, fmt.Errorf("the NATS server at %s has no stream %s: check --stream (CARGO_NATS_STREAM)", o.natsURL, o.stream)
 		case err != nil && ctx.Err() == nil && octx.Err() != nil:
 			return nil, fmt.Errorf("the NATS server at %s did not give stream %s within --nats-wait %s: %w", o.natsURL, o.stream, o.natsWait, err)
 		}
@@ -279,6 +281,9 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 		return nil, fmt.Errorf("no event store in data directory %s (%v); set --data-dir, or --nats-url", o.dataDir, err)
 	}
 	store, err := eventstore.Open(ctx, opts)
+	if errors.Is(err, eventstore.ErrNoSuchStream) {
+		return nil, fmt.Errorf("data directory %s has no stream %s: check --stream (CARGO_NATS_STREAM)", o.dataDir, o.stream)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w; cargoctl can open a data directory only while cargod is not running on it: "+
 			"to read from a running cargod, pass --nats-url with the address it listens on for NATS clients (its CARGO_NATS_LISTEN, "+

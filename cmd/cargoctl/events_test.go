@@ -175,8 +175,8 @@ func TestEvents(t *testing.T) {
 	})
 	t.Run("an unknown stream is not created", func(t *testing.T) {
 		_, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_STREAM": "OTHER"}), "events", "--data-dir", dir)
-		if err == nil || !strings.Contains(err.Error(), "stream not found") {
-			t.Errorf("error = %v, want stream not found", err)
+		if err == nil || !strings.Contains(err.Error(), "data directory "+dir+" has no stream OTHER: check --stream (CARGO_NATS_STREAM)") {
+			t.Errorf("error = %v, want the stream named as not there, and its flag", err)
 		}
 		if out, _, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--stream", "OTHER"); err == nil {
 			t.Errorf("second read of stream OTHER printed %q: the first one created it", out)
@@ -285,6 +285,17 @@ func TestEventsThroughTheListenerNeedItsSeed(t *testing.T) {
 	out, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_URL": s.ClientURL()}), "events", "--nats-nkey", elsewhere, "--to-seq", "1")
 	if err != nil || out != linesOf(1) {
 		t.Errorf("with --nats-nkey: %q, %v", out, err)
+	}
+}
+
+// A stream name the server does not have is that mistake, said at once
+// with the flag that fixes it, not the server's 404 of its API (a data
+// directory's: see TestEvents).
+func TestAStreamTheServerDoesNotHaveIsNamedWithItsFlag(t *testing.T) {
+	s, dir := listening(t, testEvents[:1])
+	_, _, err := runCmd(t, env(nil), "events", "--stream", "NOPE", "--nats-url", s.ClientURL(), "--data-dir", dir)
+	if want := "the NATS server at " + s.ClientURL() + " has no stream NOPE: check --stream (CARGO_NATS_STREAM)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v; want %q", err, want)
 	}
 }
 
