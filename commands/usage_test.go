@@ -175,6 +175,21 @@ func (b *heldRead) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	return v, found, err
 }
 
+// countsLater asks u for org's counts of day on a goroutine of its own, so
+// that the test can hold the read and act meanwhile; the channel gives
+// the answer.
+func countsLater(ctx context.Context, t *testing.T, u *UsageMeter, org string, day time.Time) <-chan map[string]int64 {
+	counted := make(chan map[string]int64)
+	go func() {
+		got, err := u.Counts(ctx, org, day)
+		if err != nil {
+			t.Error(err)
+		}
+		counted <- got
+	}()
+	return counted
+}
+
 // Counts takes this meter's counts from memory, then reads the bucket,
 // whose entry of this meter holds some of them (all, once a flush that
 // ends meanwhile stored them): they must not be added again.
@@ -190,14 +205,7 @@ func TestUsageCountsReadAsAFlushEndsAreAllCounted(t *testing.T) {
 	u.Count("acme", "/api/quotes", 201, day.Add(time.Hour))
 	held := &heldRead{KeyValues: bucket, read: make(chan struct{}), release: make(chan struct{})}
 	u.bucket = held
-	counted := make(chan map[string]int64)
-	go func() {
-		got, err := u.Counts(ctx, "acme", day)
-		if err != nil {
-			t.Error(err)
-		}
-		counted <- got
-	}()
+	counted := countsLater(ctx, t, u, "acme", day)
 	<-held.read // Counts has read the bucket: one stored
 	if err := u.flush(ctx); err != nil {
 		t.Fatal(err)
@@ -309,14 +317,7 @@ func TestUsageCountsOfADayLeavingMemoryAreCountedOnce(t *testing.T) {
 	if kept != 1 {
 		t.Fatalf("%d days in memory after a failed flush, want the 1 not stored", kept)
 	}
-	counted := make(chan map[string]int64)
-	go func() {
-		got, err := u.Counts(ctx, "acme", day)
-		if err != nil {
-			t.Error(err)
-		}
-		counted <- got
-	}()
+	counted := countsLater(ctx, t, u, "acme", day)
 	<-held.read // Counts has taken the 2 from memory
 	if err := u.flush(ctx); err != nil {
 		t.Fatal(err)
