@@ -111,7 +111,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 // from the stream's leader (see lastFromLeader): an object is described by
 // the last message of its name's subject.
 func (o *Objects) info(ctx context.Context, name string) (*jetstream.ObjectInfo, error) {
-	m, err := o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(name)))
+	m, err := o.lastMeta(ctx, o.metaSubject(name))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, jetstream.ErrObjectNotFound
 	}
@@ -126,6 +126,17 @@ func (o *Objects) info(ctx context.Context, name string) (*jetstream.ObjectInfo,
 		return nil, jetstream.ErrObjectNotFound
 	}
 	return &info, nil
+}
+
+// metaSubject is the subject of the descriptions of object name.
+func (o *Objects) metaSubject(name string) string {
+	return o.metaPrefix + base64.URLEncoding.EncodeToString([]byte(name))
+}
+
+// lastMeta is the last message of subject, one of metaSubject's, read
+// from the stream's leader (see lastFromLeader).
+func (o *Objects) lastMeta(ctx context.Context, subject string) (*jetstream.RawStreamMsg, error) {
+	return o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, subject)
 }
 
 // chunkWait is how long a reader of an object waits for its next chunk:
@@ -217,8 +228,8 @@ func (o *Objects) Delete(ctx context.Context, name string) error {
 // The marker is purged by its own sequence, so an object put under the
 // name meanwhile stays.
 func (o *Objects) purgeMarker(ctx context.Context, name string) error {
-	subject := o.metaPrefix + base64.URLEncoding.EncodeToString([]byte(name))
-	m, err := o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, subject)
+	subject := o.metaSubject(name)
+	m, err := o.lastMeta(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
 	}
@@ -261,7 +272,7 @@ func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, er
 	named := make(map[string]bool, len(infos))
 	for _, info := range infos {
 		// The subject of an object's name (nats.go's encodeName).
-		listed[o.metaPrefix+base64.URLEncoding.EncodeToString([]byte(info.Name))] = true
+		listed[o.metaSubject(info.Name)] = true
 		if !info.Deleted {
 			named[info.NUID] = true
 		}
@@ -273,7 +284,7 @@ func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, er
 		// Deleted since the count, by another replica's sweep: its
 		// marker is purged (see purgeMarker), and nothing is left to
 		// list. The listing is short only of a name still held.
-		_, err := o.s.lastFromLeader(ctx, o.stream.CachedInfo().Config.Name, subject)
+		_, err := o.lastMeta(ctx, subject)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			continue
 		}
