@@ -37,12 +37,7 @@ func runCmd(t *testing.T, getenv func(string) string, args ...string) (stdout, s
 // let go, so that a connection to it is refused.
 func closedPort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.Close()
-	return ln.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0])
 }
 
 type testEvent struct {
