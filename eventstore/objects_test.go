@@ -309,13 +309,18 @@ func TestChunksAreSweptWhileAnotherDeletesAnObject(t *testing.T) {
 		}
 	}
 	sweep := *objs
-	sweep.stream = &afterInfo{Stream: objs.stream, then: func() {
+	deleting := &afterInfo{Stream: objs.stream, then: func() {
 		if err := objs.Delete(ctx, "orphan"); err != nil {
 			t.Error(err)
 		}
 	}}
+	sweep.stream = deleting
 	if n, err := sweep.DeleteUnnamed(ctx, 0); err != nil || n != 0 {
 		t.Errorf("delete of unnamed chunks while an object is deleted = %d, %v; want 0, none being unnamed", n, err)
+	}
+	// Else the listing held the orphan, and the sweep met no delete.
+	if deleting.then != nil {
+		t.Error("the sweep asked no stream info: nothing was deleted between its count of the names and its listing")
 	}
 	if got, err := readObject(t, objs, "kept"); err != nil || string(got) != "kept" {
 		t.Errorf("the object kept = %q, %v", got, err)
