@@ -378,9 +378,10 @@ func parseTime(s string, endOfDay bool) (time.Time, error) {
 }
 
 // emptyFlag is the first by name (the order of fs.Visit, not of the
-// command line) of the filter flags names given an empty value, or "". A filter given empty filters nothing:
-// --correlation-id "$REQUEST_ID" of a variable not set would print every
-// event, so the commands refuse it rather than take it as left out.
+// command line) of the filter flags names given an empty value, or "".
+// A filter given empty filters nothing: --correlation-id "$REQUEST_ID"
+// of a variable not set would print every event, so the commands refuse
+// it rather than take it as left out.
 func emptyFlag(fs *flag.FlagSet, names ...string) string {
 	var empty string
 	fs.Visit(func(f *flag.Flag) {
