@@ -351,46 +351,17 @@ func BenchmarkDecodeEvent(b *testing.B) {
 // change of status only so. An event sets a status when its aggregate's
 // Evolve, from either of two states of different statuses, leaves another.
 func TestEveryEventThatSetsAStatusSaysWhich(t *testing.T) {
+	str := func(s CredentialStatus) string { return string(s.Shown()) }
 	statuses := map[string]func(e Event) (before, after [2]string){
-		"a quote": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{EvolveQuote(Quote{Status: b[0]}, e).Status, EvolveQuote(Quote{Status: b[1]}, e).Status}
-		},
-		"a booking": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{EvolveBooking(Booking{Status: b[0]}, e).Status, EvolveBooking(Booking{Status: b[1]}, e).Status}
-		},
-		"a stock request": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{EvolveStockRequest(StockRequest{Status: b[0]}, e).Status, EvolveStockRequest(StockRequest{Status: b[1]}, e).Status}
-		},
-		"a flight": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{EvolveFlight(Flight{Status: b[0]}, e).Status, EvolveFlight(Flight{Status: b[1]}, e).Status}
-		},
-		"a webhook": func(e Event) (b, a [2]string) {
-			w := [2]Webhook{{}, {Deleted: true}}
-			return [2]string{w[0].Status(), w[1].Status()}, [2]string{EvolveWebhook(w[0], e).Status(), EvolveWebhook(w[1], e).Status()}
-		},
-		"an organisation": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{string(EvolveOrganization(Organization{Status: CredentialStatus(b[0])}, e).Status.Shown()),
-				string(EvolveOrganization(Organization{Status: CredentialStatus(b[1])}, e).Status.Shown())}
-		},
-		"a client": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{string(EvolveClient(Client{Status: CredentialStatus(b[0])}, e).Status.Shown()),
-				string(EvolveClient(Client{Status: CredentialStatus(b[1])}, e).Status.Shown())}
-		},
-		"an API key": func(e Event) (b, a [2]string) {
-			k := [2]APIKey{{}, {Revoked: true}}
-			return [2]string{apiKeyStatus(k[0]), apiKeyStatus(k[1])}, [2]string{apiKeyStatus(EvolveAPIKey(k[0], e)), apiKeyStatus(EvolveAPIKey(k[1], e))}
-		},
-		"a user": func(e Event) (b, a [2]string) {
-			b = [2]string{"x1", "x2"}
-			return b, [2]string{string(EvolveUser(User{Status: CredentialStatus(b[0])}, e).Status.Shown()),
-				string(EvolveUser(User{Status: CredentialStatus(b[1])}, e).Status.Shown())}
-		},
+		"a quote":         statusesOf([2]Quote{{Status: "x1"}, {Status: "x2"}}, EvolveQuote, func(q Quote) string { return q.Status }),
+		"a booking":       statusesOf([2]Booking{{Status: "x1"}, {Status: "x2"}}, EvolveBooking, func(b Booking) string { return b.Status }),
+		"a stock request": statusesOf([2]StockRequest{{Status: "x1"}, {Status: "x2"}}, EvolveStockRequest, func(s StockRequest) string { return s.Status }),
+		"a flight":        statusesOf([2]Flight{{Status: "x1"}, {Status: "x2"}}, EvolveFlight, func(f Flight) string { return f.Status }),
+		"a webhook":       statusesOf([2]Webhook{{}, {Deleted: true}}, EvolveWebhook, Webhook.Status),
+		"an organisation": statusesOf([2]Organization{{Status: "x1"}, {Status: "x2"}}, EvolveOrganization, func(o Organization) string { return str(o.Status) }),
+		"a client":        statusesOf([2]Client{{Status: "x1"}, {Status: "x2"}}, EvolveClient, func(c Client) string { return str(c.Status) }),
+		"an API key":      statusesOf([2]APIKey{{}, {Revoked: true}}, EvolveAPIKey, apiKeyStatus),
+		"a user":          statusesOf([2]User{{Status: "x1"}, {Status: "x2"}}, EvolveUser, func(u User) string { return str(u.Status) }),
 	}
 	setters := 0
 	for _, name := range EventTypes() {
@@ -435,4 +406,15 @@ func apiKeyStatus(k APIKey) string {
 		return APIKeyStatusRevoked
 	}
 	return APIKeyStatusActive
+}
+
+// statusesOf is the statuses of two states of an aggregate before and
+// after evolve applies an event to each, as status shows them.
+func statusesOf[S any](states [2]S, evolve func(S, Event) S, status func(S) string) func(Event) (before, after [2]string) {
+	return func(e Event) (before, after [2]string) {
+		for i, s := range states {
+			before[i], after[i] = status(s), status(evolve(s, e))
+		}
+		return before, after
+	}
 }
