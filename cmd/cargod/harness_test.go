@@ -205,20 +205,13 @@ func (s *testServer) do(t testing.TB, req request) response {
 // their responses in that order.
 func (s *testServer) doAtOnce(t testing.TB, n int, req func(i int) request) []response {
 	t.Helper()
-	return atOnce(n, func(i int) response { return s.do(t, req(i)) })
-}
-
-// atOnce calls send(i) for each of n, all at once, and returns the
-// responses in that order: for requests doAtOnce cannot make, such as
-// uploads among others.
-func atOnce(n int, send func(i int) response) []response {
 	responses := make([]response, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range responses {
 		wg.Go(func() {
 			<-start
-			responses[i] = send(i)
+			responses[i] = s.do(t, req(i))
 		})
 	}
 	close(start)
