@@ -88,10 +88,9 @@ type Audit struct {
 	last   map[auditKey][]auditField // the fields' last values, by name
 	shared map[domain.Aggregate]bool // aggregates whose events named more than one organisation
 
-	// Used by Apply alone, which runs on one goroutine: the names of
-	// fields, each kept once, the strings entries repeat (see share),
-	// and the members of the event at hand.
-	names    map[string]string
+	// Used by Apply alone, which runs on one goroutine: the strings
+	// entries repeat, fields' names among them (see share), and the
+	// members of the event at hand.
 	shares   map[string]string
 	members  []jsonMember
 	statuses map[string]jsonMember
@@ -110,7 +109,7 @@ type auditField struct{ Name, Value string }
 
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
-	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{}, names: map[string]string{},
+	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{},
 		shares: map[string]string{}, statuses: map[string]jsonMember{}}
 }
 
@@ -284,14 +283,13 @@ func mergeFields(old, added []auditField) []auditField {
 	return append(append(merged, old...), added...)
 }
 
-// name is a field's name, each kept once however many aggregates have it.
+// name is a field's name, shared (see share): looked up as it is, it
+// is copied only the first time.
 func (m *Audit) name(b []byte) string {
-	name, ok := m.names[string(b)]
-	if !ok {
-		name = string(b)
-		m.names[name] = name
+	if name, ok := m.shares[string(b)]; ok {
+		return name
 	}
-	return name
+	return m.share(string(b))
 }
 
 // maxShares bounds shares: past it, the strings shared so far are let go
