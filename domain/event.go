@@ -139,6 +139,9 @@ var (
 // is short and still in sharedStrings: the read models then keep a code
 // or a flight once, not once per event that named it.
 func ownString(s string) string {
+	if s == "" {
+		return "" // no memory to own; most fields left out are empty, and would take slots for nothing
+	}
 	if len(s) > maxSharedString {
 		return strings.Clone(s)
 	}
