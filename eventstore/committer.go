@@ -663,24 +663,54 @@ func (c *committer) remember(subject string, last lastEvent) {
 
 // publish stores msgs and returns the sequence of the last. A single
 // message is a plain publish, which is atomic by itself and costs one
-// fsync instead of a batch's six; more go as one atomic batch: all but the
-// last as plain messages, the last as the commit request. duplicate
-// reports a single message whose id the stream had stored before, at
-// the sequence returned (a batch with one is refused instead).
+// fsync instead of a batch's six; more go as one atomic batch (see
+// publishBatch). duplicate reports a single message whose id the stream
+// had stored before, at the sequence returned (a batch with one is
+// refused instead).
+//
+// Either is sent again while the server answers that no one listens on
+// its subject, until commitTimeout: nothing was stored then, as no
+// stream's leader got it. The server has no route to the leader yet, as
+// for a stream just made on a cluster (its leader's interest comes after
+// the answer to the creation: seen once in many runs of the queue's
+// cluster test), or the stream is electing one. (nats.go tries a plain
+// publish twice more, a quarter of a second apart, and a batch not at
+// all.)
 func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
-	if len(msgs) == 1 {
-		m := msgs[0]
-		for _, h := range []string{hdrBatchID, hdrBatchSequence, hdrBatchCommit} {
-			m.Header.Del(h)
+	for {
+		if len(msgs) == 1 {
+			last, duplicate, err = c.publishOne(ctx, msgs[0])
+		} else {
+			last, err = c.publishBatch(ctx, msgs)
 		}
-		ack, err := c.js.PublishMsg(ctx, m)
-		if err != nil {
+		if !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return last, duplicate, err
+		}
+		select {
+		case <-ctx.Done():
 			return 0, false, err
+		case <-time.After(jetstream.DefaultPubRetryWait):
 		}
-		return ack.Sequence, ack.Duplicate, nil
 	}
+}
+
+// publishOne stores m with a plain publish.
+func (c *committer) publishOne(ctx context.Context, m *nats.Msg) (last uint64, duplicate bool, err error) {
+	for _, h := range []string{hdrBatchID, hdrBatchSequence, hdrBatchCommit} {
+		m.Header.Del(h)
+	}
+	ack, err := c.js.PublishMsg(ctx, m, jetstream.WithRetryAttempts(0))
+	if err != nil {
+		return 0, false, err
+	}
+	return ack.Sequence, ack.Duplicate, nil
+}
+
+// publishBatch stores msgs as one atomic batch of a new id: all but the
+// last as plain messages, the last as the commit request.
+func (c *committer) publishBatch(ctx context.Context, msgs []*nats.Msg) (last uint64, err error) {
 	id := uuid.NewString()
 	for i, m := range msgs {
 		m.Header.Set(hdrBatchID, id)
@@ -688,12 +718,12 @@ func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err 
 		m.Header.Del(hdrBatchCommit)
 		if i > 0 && c.betweenEvents != nil {
 			if err := c.betweenEvents(i, m); err != nil {
-				return 0, false, err
+				return 0, err
 			}
 		}
 		if i < len(msgs)-1 {
 			if err := c.nc.PublishMsg(m); err != nil {
-				return 0, false, err
+				return 0, err
 			}
 		}
 	}
@@ -701,7 +731,7 @@ func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err 
 	commit.Header.Set(hdrBatchCommit, "1")
 	reply, err := c.nc.RequestMsgWithContext(ctx, commit)
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	var ack struct {
 		Error *jetstream.APIError `json:"error"`
@@ -709,13 +739,13 @@ func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err 
 		Count int                 `json:"count"`
 	}
 	if err := json.Unmarshal(reply.Data, &ack); err != nil {
-		return 0, false, fmt.Errorf("eventstore: batch acknowledgement %q: %w", reply.Data, err)
+		return 0, fmt.Errorf("eventstore: batch acknowledgement %q: %w", reply.Data, err)
 	}
 	if ack.Error != nil {
-		return 0, false, ack.Error
+		return 0, ack.Error
 	}
 	if ack.Count != len(msgs) {
-		return 0, false, fmt.Errorf("eventstore: batch of %d acknowledged with count %d", len(msgs), ack.Count)
+		return 0, fmt.Errorf("eventstore: batch of %d acknowledged with count %d", len(msgs), ack.Count)
 	}
-	return ack.Seq, false, nil
+	return ack.Seq, nil
 }

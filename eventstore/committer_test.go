@@ -843,6 +843,49 @@ func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
 	}
 }
 
+// TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes deletes a
+// queue's stream and makes it again a second after jobs began to be put:
+// later than nats.go tries a plain publish again (half a second), sooner
+// than commitTimeout. One job goes as a plain publish, ten as an atomic
+// batch; each is stored, once. A stream just made on a cluster is as good
+// as none to a writer until its leader's interest reaches the writer's
+// server.
+func TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes(t *testing.T) {
+	for name, n := range map[string]int{"a plain publish": 1, "an atomic batch": 10} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			ctx := context.Background()
+			q := openQueue(t, s, "remade")
+			config := q.handle.CachedInfo().Config
+			if err := s.js.DeleteStream(ctx, q.stream); err != nil {
+				t.Fatal(err)
+			}
+			var jobs []domain.Job
+			for i := range n {
+				jobs = append(jobs, domain.Job{ID: fmt.Sprint("j", i)})
+			}
+			put := make(chan error, 1)
+			go func() { put <- q.Put(ctx, jobs...) }()
+			time.Sleep(time.Second)
+			stream, err := s.js.CreateStream(ctx, config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-put; err != nil {
+				t.Fatalf("putting %d jobs while the queue had no stream for a second: %v", n, err)
+			}
+			info, err := stream.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.State.Msgs != uint64(n) {
+				t.Errorf("the queue holds %d jobs, want %d", info.State.Msgs, n)
+			}
+		})
+	}
+}
+
 func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
