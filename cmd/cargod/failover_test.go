@@ -158,8 +158,8 @@ func TestAReplicaWhoseNATSNodeGoesSilentWritesAgainThroughAnotherNode(t *testing
 }
 
 // TestAReplicaThatMeetsElectionsAsItStartsWaitsForThemAndStarts starts a
-// replica on a three-node cluster, and a second while the node leading
-// the event stream is stopped and started again, and then the next
+// replica on a three-node cluster, and a second once the node leading
+// the event stream is stopped, which is started again, and then the next
 // leader, for six seconds, as nodes are during a rolling restart of the
 // cluster: what the second asks of the stream as it starts and seeds (the
 // organisations of the demo, as it would the admin of CARGO_ADMIN_SECRET)
@@ -178,16 +178,30 @@ func TestAReplicaThatMeetsElectionsAsItStartsWaitsForThemAndStarts(t *testing.T)
 	defer func() { first.stop(); <-first.done }()
 	(&testServer{base: first.base(t), doc: loadDoc(t)}).demoToken(t, "demo-forwarder")
 
-	second := startReplica(t.TempDir(), env)
-	defer func() { second.stop(); <-second.done }()
-	for start := time.Now(); time.Since(start) < 6*time.Second; {
-		time.Sleep(300 * time.Millisecond)
+	// leaderStopped stops the node that leads the event stream, if one
+	// does, and returns its index (-1 if none).
+	leaderStopped := func() int {
 		for i, n := range c.Nodes {
 			if n.JetStreamIsStreamLeader("$G", "CARGO") {
 				n.Shutdown()
-				c.Restart(t, i)
-				break
+				return i
 			}
+		}
+		return -1
+	}
+	// The first election is under way before the second starts: it
+	// cannot be ready before one, however fast it is.
+	i := leaderStopped()
+	if i < 0 {
+		t.Fatal("no node leads the event stream the first replica uses")
+	}
+	second := startReplica(t.TempDir(), env)
+	defer func() { second.stop(); <-second.done }()
+	c.Restart(t, i)
+	for start := time.Now(); time.Since(start) < 6*time.Second; {
+		time.Sleep(300 * time.Millisecond)
+		if i := leaderStopped(); i >= 0 {
+			c.Restart(t, i)
 		}
 	}
 	b := &testServer{base: second.base(t), doc: loadDoc(t)}
