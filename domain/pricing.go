@@ -33,9 +33,15 @@ func ChargeableWeight(grossKg float64, dims []DimensionLine, divisor float64) fl
 }
 
 // upToHalfKg rounds kg up to the next half kilogram, counting the halves
-// to a millionth first so that float noise is not charged.
+// to a millionth first so that float noise is not charged. Any weight
+// above 0 is at least the first half kilogram: counted to a millionth, a
+// few micrograms would be 0 kg, and a price per kg of them infinite.
 func upToHalfKg(kg float64) float64 {
-	return math.Ceil(math.Round(kg*2*1e6)/1e6) / 2
+	halves := math.Ceil(math.Round(kg*2*1e6) / 1e6)
+	if kg > 0 {
+		halves = max(halves, 1)
+	}
+	return halves / 2
 }
 
 // PriceOption is one bookable flight at a price.

@@ -23,6 +23,10 @@ func TestChargeableWeight(t *testing.T) {
 		{"a volume weight of a half kilo exactly, in decimal centimetres", 10, []DimensionLine{{L: 64.4, W: 50, H: 150, Pieces: 1}}, 80.5},
 		{"a whole kilo exactly, in decimal centimetres", 10, []DimensionLine{{L: 1.1, W: 200, H: 300, Pieces: 1}}, 11},
 		{"a volume weight just above a half kilo", 10, []DimensionLine{{L: 64.5, W: 50, H: 150, Pieces: 1}}, 81},
+		// Rounded up, a weight above 0 is never 0 kg: at 0 a quote's price
+		// per kg would be infinite, which no event can carry.
+		{"a gross weight of a gram", 0.001, nil, 0.5},
+		{"a gross weight of a tenth of a milligram", 0.0000001, nil, 0.5},
 	}
 	for _, tt := range tests {
 		if got := ChargeableWeight(tt.gross, tt.dims, DefaultVolumeDivisor); got != tt.want {
