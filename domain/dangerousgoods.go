@@ -21,10 +21,17 @@ const (
 
 var (
 	// hazardClassPattern: a bare class 1 to 9 (as the spec allows), or a
-	// division; class 1 divisions may carry their compatibility group.
-	hazardClassPattern        = regexp.MustCompile(`^([1-9])$|^(1\.[1-6])([A-HJKLNS])?$|^(2\.[1-3]|4\.[1-3]|5\.[12]|6\.[12])$`)
+	// division; class 1 divisions may carry a compatibility group, one
+	// of compatibilityGroups.
+	hazardClassPattern        = regexp.MustCompile(`^([1-9])$|^(1\.[1-6])([A-Z])?$|^(2\.[1-3]|4\.[1-3]|5\.[12]|6\.[12])$`)
 	packingInstructionPattern = regexp.MustCompile(`^(Y?)[0-9]{3}$`)
 	packingGroups             = []string{"I", "II", "III"}
+	// compatibilityGroups are the groups each division of class 1 has,
+	// as the classification codes of the UN Model Regulations (2.1.2)
+	// pair them: an explosive is 1.4S or 1.1D, never 1.4A or 1.6S.
+	compatibilityGroups = map[string]string{
+		"1.1": "ABCDEFGJL", "1.2": "BCDEFGHJKL", "1.3": "CFGHJKL", "1.4": "BCDEFGS", "1.5": "D", "1.6": "N",
+	}
 )
 
 // Hazard classes and divisions by their use of packing groups (DESIGN §3,
@@ -190,7 +197,10 @@ func orOne(list []string, one string) []string {
 
 // IsHazardClass reports whether s is a class (1 to 9) or a division, as
 // 2.1 or 1.4S.
-func IsHazardClass(s string) bool { return hazardClassPattern.MatchString(s) }
+func IsHazardClass(s string) bool {
+	m := hazardClassPattern.FindStringSubmatch(s)
+	return m != nil && (m[3] == "" || strings.Contains(compatibilityGroups[m[2]], m[3]))
+}
 
 // checkPackingGroup: I, II or III where the class uses one, none where it
 // does not, unless the reference knows the UN number (known) and lists

@@ -53,6 +53,11 @@ func TestDecideDGD(t *testing.T) {
 		{"class 10", func(c *SubmitDGD) { c.Class = "10" }, "INVALID_HAZARD_CLASS class"},
 		{"no such division", func(c *SubmitDGD) { c.Class = "3.1" }, "INVALID_HAZARD_CLASS class"},
 		{"compatibility group off class 1", func(c *SubmitDGD) { c.Class = "2.1S" }, "INVALID_HAZARD_CLASS class"},
+		// Each division of class 1 has its own compatibility groups (UN
+		// Model Regulations 2.1.2): there is no 1.4A nor 1.6S.
+		{"compatibility group its division has not", func(c *SubmitDGD) { c.Class = "1.4A" }, "INVALID_HAZARD_CLASS class"},
+		{"compatibility group of another division", func(c *SubmitDGD) { c.Class = "1.6S" }, "INVALID_HAZARD_CLASS class"},
+		{"compatibility group that is none", func(c *SubmitDGD) { c.Class = "1.1I" }, "INVALID_HAZARD_CLASS class"},
 		{"packing group for gas", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN1950", "2.1", "II" }, "INVALID_PACKING_GROUP packingGroup"},
 		{"packing group for radioactive", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN2910", "7", "I" }, "INVALID_PACKING_GROUP packingGroup"},
 		{"packing group for organic peroxide", func(c *SubmitDGD) { c.UNNumber, c.Class, c.PackingGroup = "UN3101", "5.2", "II" }, "INVALID_PACKING_GROUP packingGroup"},
