@@ -359,7 +359,7 @@ func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
 		return // written as a whole number: decoding judges it
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 || !wholeText(string(text)) {
 		return
 	}
 	n := int64(f)
@@ -368,6 +368,35 @@ func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
 		return // decoding refuses it as out of range
 	}
 	w.whole = append(w.whole, wholeNumber{start: start, end: w.pos, n: n})
+}
+
+// wholeText reports whether a JSON number, as written, is whole: no digit
+// but 0 after the decimal point once the exponent has moved it. Its
+// float64 cannot tell: 1.9999999999999999 and 1e-400 parse to 2 and 0.
+func wholeText(text string) bool {
+	mantissa, exponent, found := strings.Cut(strings.ToLower(strings.TrimPrefix(text, "-")), "e")
+	whole, fraction, _ := strings.Cut(mantissa, ".")
+	digits := whole + fraction
+	if strings.Trim(digits, "0") == "" {
+		return true // 0, whatever its exponent
+	}
+	shift := 0
+	if found {
+		var err error
+		// Beyond an int, the exponent makes the number infinite, which
+		// parsing refuses, or a fraction.
+		if shift, err = strconv.Atoi(exponent); err != nil {
+			return false
+		}
+	}
+	// The digits from len(whole)+shift on are after the point.
+	switch {
+	case shift >= len(fraction):
+		return true
+	case shift <= -len(whole):
+		return false
+	}
+	return strings.Trim(digits[len(whole)+shift:], "0") == ""
 }
 
 // walkObject reads the members of an object whose { has been read.

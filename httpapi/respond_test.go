@@ -70,6 +70,13 @@ func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
 		{`{"pieces":250E-1}`, "", 25},
 		{`{"pieces":-0.0}`, "", 0},
 		{`{"pieces":1.5}`, "pieces INVALID_TYPE", 0},
+		// Fractions a float64 cannot tell from a whole number are
+		// fractions still: 1.9999999999999999 pieces are not 2.
+		{`{"pieces":1.9999999999999999}`, "pieces INVALID_TYPE", 0},
+		{`{"pieces":2.0000000000000001}`, "pieces INVALID_TYPE", 0},
+		{`{"pieces":1e-400}`, "pieces INVALID_TYPE", 0},
+		{`{"pieces":0.25e2}`, "", 25},
+		{`{"pieces":0e999999999999999999999}`, "", 0},
 		{`{"pieces":1.0,"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT", 0},
 		{`{"pieces":1.0,"PIECES":2}`, "PIECES INVALID_FORMAT", 0},
 		{`{"pieces":1e19}`, "pieces INVALID_RANGE", 0},
