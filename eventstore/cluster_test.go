@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -402,6 +404,98 @@ func TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer(t *te
 	}
 	if meta, _ := m.Metadata(); meta == nil || meta.Sequence.Stream != 1 {
 		t.Fatalf("the pull got %v, not the first event", meta)
+	}
+}
+
+// TestTheFirstPullOfAQueuesWorkersWaitsUntilTheClientsServerRoutesIt
+// makes the workers' consumer seem made before any server has it, as when
+// the answer to its creation overtakes its pull subject's interest on a
+// cluster: their queue's stream is deleted, and a responder of the test
+// answers the creation with the consumer asked for. The workers' first
+// pull must be held (and said so to the Observer) rather than be
+// dropped, and once the stream and the consumer are made for real, the
+// first job must be handed out at once: a dropped pull is sent again only
+// once nats.go misses two heartbeats, after 30 s.
+//
+// The store is connected to a node that is not the meta leader: the
+// server's own answer (no such stream) then comes over a route, and the
+// test's first, as a rule. When it does not, the workers try again a
+// second later, until the test's answer is first. (Connected to the meta
+// leader, the server's came first 16 times in a row.)
+func TestTheFirstPullOfAQueuesWorkersWaitsUntilTheClientsServerRoutesIt(t *testing.T) {
+	c := startCluster(t)
+	held := heldPulls{held: make(chan struct{}, 1)}
+	follower := ""
+	waitUntil(t, "a meta leader", func() bool {
+		for i, n := range c.Nodes {
+			if n.JetStreamIsLeader() {
+				follower = c.URLs[(i+1)%len(c.URLs)]
+				return true
+			}
+		}
+		return false
+	})
+	s := openForTest(t, Options{URL: follower, Replicas: 3, Observer: held})
+	ctx := context.Background()
+	q := openQueue(t, s, "unrouted")
+	config := q.handle.CachedInfo().Config
+	if err := s.js.DeleteStream(ctx, q.stream); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(follower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	asked := make(chan *nats.Msg, 1)
+	fake, err := nc.Subscribe("$JS.API.CONSUMER.CREATE."+q.stream+".>", func(m *nats.Msg) {
+		var req struct {
+			Config json.RawMessage `json:"config"`
+		}
+		if err := json.Unmarshal(m.Data, &req); err != nil {
+			t.Error(err)
+			return
+		}
+		m.Respond(fmt.Appendf(nil, `{"type":"io.nats.jetstream.api.v1.consumer_create_response","stream_name":%q,"name":%q,"config":%s}`,
+			q.stream, queueWorkers, req.Config))
+		select {
+		case asked <- m:
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handouts := work(t, q)
+	select {
+	case <-held.held:
+	case <-time.After(time.Minute):
+		t.Fatal("the workers' first pull was not held while no server had their consumer")
+	}
+	if err := fake.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	creation := <-asked
+	if _, err := s.js.CreateStream(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := s.nc.RequestWithContext(ctx, creation.Subject, creation.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(reply.Data), `"error"`) {
+		t.Fatalf("making the workers' consumer: %s", reply.Data)
+	}
+	if err := q.Put(ctx, domain.Job{ID: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case h := <-handouts:
+		if h.id != "first" {
+			t.Errorf("handed out %q, want the job put", h.id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first job was not handed out within 10 s of its put: the workers' first pull was dropped")
 	}
 }
 

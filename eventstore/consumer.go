@@ -105,6 +105,11 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
+	// The consumer may be new: its first pull must not be lost (see
+	// waitRouted).
+	if err := s.waitRouted(ctx, s.name, cfg.Durable); err != nil {
+		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
+	}
 	// A long-lived pull: an event stored is in hand within milliseconds,
 	// with no polling in between.
 	msgs, err := cons.Messages(jetstream.PullPriorityGroup(consumerGroup), jetstream.PullExpiry(consumerPullExpiry))

@@ -24,9 +24,10 @@ type Observer interface {
 	EventStored(eventType string)
 	// EventParked: consumer gave up on an event and parked it.
 	EventParked(consumer string)
-	// PullHeld: a read's first pull was held back, as this process's
-	// server did not route it to the read's new consumer yet, and would
-	// have dropped it (see waitRouted). Once per read held.
+	// PullHeld: the first pull of a read, or of a reactor's, a queue's
+	// workers' or parked retries' consumer, was held back, as this
+	// process's server did not route it to the consumer, new, yet, and
+	// would have dropped it (see waitRouted). Once per pull held.
 	PullHeld()
 }
 

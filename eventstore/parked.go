@@ -233,6 +233,11 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	if err != nil {
 		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
 	}
+	// The consumer may be new: its first pull must not be lost (see
+	// waitRouted).
+	if err := s.waitRouted(ctx, st.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
+		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
+	}
 	msgs, err := cons.Messages()
 	if err != nil {
 		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)

@@ -220,6 +220,11 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
+	// The consumer may be new: its first pull must not be lost (see
+	// waitRouted).
+	if err := q.s.waitRouted(ctx, q.stream, queueWorkers); err != nil {
+		return fmt.Errorf("eventstore: queue workers: %w", err)
+	}
 	// A long-lived pull: a job put is in hand within milliseconds. The
 	// client buffers no more jobs than there are workers, so none waits
 	// there long.

@@ -1166,14 +1166,10 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg je
 	if err != nil {
 		return nil, err
 	}
-	// The consumer exists now; Messages sends its first pull at once. A
-	// server of no cluster (as the embedded one) runs the consumer itself
-	// and knows where its pulls go before it answers: no need to ask.
-	if s.nc.ConnectedClusterName() != "" {
-		if err := s.waitRouted(ctx, stream.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
-			deleteOrdered(stream, cons)
-			return nil, err
-		}
+	// The consumer exists now; Messages sends its first pull at once.
+	if err := s.waitRouted(ctx, stream.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
+		deleteOrdered(stream, cons)
+		return nil, err
 	}
 	msgs, err := cons.Messages(opts...)
 	if err != nil {
@@ -1194,7 +1190,14 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg je
 // are pooled by account since nats-server 2.10). When the answer overtook
 // the interest, the client's server dropped the first pull, as it knew no
 // one to hand it to, and the read heard nothing until nats.go missed two
-// heartbeats and made a new consumer: 10 s with the default ones.
+// heartbeats and made a new consumer: 10 s with the default ones. A
+// durable consumer just made is pulled from the same way: a queue's
+// workers then got no job for 30 s, until nats.go missed two heartbeats
+// and pulled again (5 queues in 300 made at once on three nodes), as did
+// the retries of parked events, and a reactor's consumer for a second.
+//
+// A server of no cluster (as the embedded one) runs the consumer itself
+// and knows where its pulls go before it answers: there is nothing to ask.
 //
 // A request to the pull subject that the consumer refuses (a body that is
 // no pull request: it answers 400 and hands out nothing) tells: no
@@ -1204,6 +1207,9 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg je
 // at all (the consumer's server is slow or gone) ends the wait: the read
 // goes on as it did before, nats.go's heartbeats noticing a lost pull.
 func (s *Store) waitRouted(ctx context.Context, stream, consumer string) error {
+	if s.nc.ConnectedClusterName() == "" {
+		return nil
+	}
 	subject := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer)
 	deadline, held := time.Now().Add(routedWait), false
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {

@@ -85,7 +85,7 @@ func New() *Metrics {
 		}, []string{"consumer"}),
 		pullsHeld: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cargo_eventstore_pulls_held_total",
-			Help: "Reads whose first pull was held back until this replica's NATS server routed it to the read's new consumer (on a cluster: it would have been dropped).",
+			Help: "Reads and consumers whose first pull was held back until this replica's NATS server routed it to their new consumer (on a cluster: it would have been dropped).",
 		}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cargo_webhook_deliveries_total",
@@ -176,7 +176,7 @@ func (m *Metrics) EventStored(eventType string) { m.eventsAppended.WithLabelValu
 // EventParked counts one event a consumer parked.
 func (m *Metrics) EventParked(consumer string) { m.eventsParked.WithLabelValues(consumer).Inc() }
 
-// PullHeld counts one read whose first pull was held back.
+// PullHeld counts one read or consumer whose first pull was held back.
 func (m *Metrics) PullHeld() { m.pullsHeld.Inc() }
 
 // Delivered counts one webhook delivery attempt by its outcome.
