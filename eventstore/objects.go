@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -70,12 +71,40 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 	// body fails (net/http cancels it when the client goes away or
 	// stalls), so the store gets a context that does not end, and the end
 	// of ctx fails the next read instead.
-	info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
-		fullReader{contextReader{ctx, r}})
-	if err != nil {
-		return 0, unavailable(fmt.Errorf("eventstore: put object %s: %w", name, err))
+	//
+	// nats.go's Put reads the object's description (a direct get) before
+	// it reads r. Answered "no responders", it stored nothing, and while
+	// it has read nothing of r it is tried again every quarter second for
+	// up to commitTimeout, as a write is (see committer.publish): on a
+	// cluster, the servers of an object store just made answer direct gets
+	// a moment after the answer to its making (a put at once after Objects
+	// failed so once in 300, on three nodes).
+	read := &counted{r: fullReader{contextReader{ctx, r}}}
+	deadline := time.Now().Add(commitTimeout)
+	for {
+		info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
+			read)
+		if errors.Is(err, nats.ErrNoResponders) && read.n == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+			pause(ctx, jetstream.DefaultPubRetryWait)
+			continue
+		}
+		if err != nil {
+			return 0, unavailable(fmt.Errorf("eventstore: put object %s: %w", name, err))
+		}
+		return int64(info.Size), nil
 	}
-	return int64(info.Size), nil
+}
+
+// counted counts the bytes read through it.
+type counted struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Get returns a reader of the object name, which the caller must close,

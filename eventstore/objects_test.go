@@ -381,3 +381,43 @@ func (b *beforePurge) Purge(ctx context.Context, opts ...jetstream.StreamPurgeOp
 	}
 	return b.Stream.Purge(ctx, opts...)
 }
+
+// TestAPutThatFindsNoStreamListeningIsTriedAgainUntilOneDoes puts an
+// object while its store's stream is deleted, and makes the stream again
+// a second later: as on a cluster, moments after an object store is
+// made, no server answers the direct get with which nats.go's Put begins.
+// The put must wait for the stream rather than fail, and store the
+// object once.
+func TestAPutThatFindsNoStreamListeningIsTriedAgainUntilOneDoes(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	objs, err := s.Objects(ctx, "remade")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := objs.stream.CachedInfo().Config
+	if err := s.js.DeleteStream(ctx, config.Name); err != nil {
+		t.Fatal(err)
+	}
+	put := make(chan error, 1)
+	go func() {
+		_, err := objs.Put(ctx, "late", strings.NewReader("hello"))
+		put <- err
+	}()
+	time.Sleep(time.Second)
+	if _, err := s.js.CreateStream(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-put; err != nil {
+		t.Fatalf("putting an object while its store had no stream for a second: %v", err)
+	}
+	r, _, err := objs.Get(ctx, "late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got, err := io.ReadAll(r); err != nil || string(got) != "hello" {
+		t.Errorf("the object put reads %q (%v), want %q", got, err, "hello")
+	}
+}
