@@ -276,11 +276,12 @@ func (o *Objects) purgeMarker(ctx context.Context, name string) error {
 }
 
 // DeleteUnnamed deletes the chunks that no object names and whose newest
-// is older than age, and says of how many puts. A put cut short by a
-// crash, or by a connection lost mid-file, leaves the chunks it sent and
-// no object naming them: List does not show them, and they would stay
-// for good. A put under way sends chunks as its reader yields them, so
-// age must be well past the longest a put may go without reading.
+// is older than age, and says of how many puts; and the markers deleted
+// objects left. A put cut short by a crash, or by a connection lost
+// mid-file, leaves the chunks it sent and no object naming them: List
+// does not show them, and they would stay for good. A put under way sends
+// chunks as its reader yields them, so age must be well past the longest
+// a put may go without reading.
 func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, error) {
 	// The objects first: the chunks of a put that ends between the two
 	// look unnamed, but are young. The list must be whole, or the chunks
@@ -345,6 +346,16 @@ func (o *Objects) DeleteUnnamed(ctx context.Context, age time.Duration) (int, er
 			return n, fmt.Errorf("eventstore: delete chunks %s: %w", subject, err)
 		}
 		n++
+	}
+	// And the markers of deleted objects: those earlier versions left
+	// (every snapshot of the read models left one a part of the snapshot
+	// before), or whose purge failed; nothing else would ever remove them.
+	for _, info := range infos {
+		if info.Deleted {
+			if err := o.purgeMarker(ctx, info.Name); err != nil {
+				return n, err
+			}
+		}
 	}
 	return n, nil
 }

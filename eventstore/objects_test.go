@@ -170,8 +170,9 @@ func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
 
 // A put cut short by a crash, or by a connection lost mid-file, leaves
 // the chunks it sent and no object naming them: List does not show them.
-// Once old, they are deleted; the chunks of objects, and those of a put
-// that may still be under way, stay.
+// Once old, they are deleted, and so are the markers of deleted objects;
+// the chunks of objects, and those of a put that may still be under way,
+// stay.
 func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
@@ -190,19 +191,19 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	if err := objs.Delete(ctx, "gone/é"); err != nil {
 		t.Fatal(err)
 	}
+	st, err := objs.store.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := st.Size()
 	// A marker an earlier version left, deleting through nats.go alone:
-	// the listing shows it, and is whole with it.
+	// the listing shows it, and is whole with it; the sweep removes it.
 	if _, err := objs.Put(ctx, "left/é", strings.NewReader("left")); err != nil {
 		t.Fatal(err)
 	}
 	if err := objs.store.Delete(ctx, "left/é"); err != nil {
 		t.Fatal(err)
 	}
-	st, err := objs.store.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := st.Size()
 	// What a put that crashed after two chunks leaves.
 	for range 2 {
 		if _, err := s.js.Publish(ctx, "$O."+st.Bucket()+".C.crashedput", bytes.Repeat([]byte("c"), objectChunk)); err != nil {
@@ -219,7 +220,7 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Size() != before {
-		t.Errorf("the bucket holds %d bytes, %d before the crashed put", st.Size(), before)
+		t.Errorf("the bucket holds %d bytes, %d before the marker left and the crashed put", st.Size(), before)
 	}
 	if got, err := readObject(t, objs, "kept"); err != nil || !bytes.Equal(got, kept) {
 		t.Errorf("the object beside them = %d bytes, %v; want its %d", len(got), err, len(kept))
