@@ -10,12 +10,18 @@ import (
 
 // StoredFiles are the files kept beside the events, by name
 // (eventstore.Objects implements it). Deleting a file that is not there
-// is no error. DeleteUnnamed deletes what stores of files left unfinished
-// (by a crash mid-upload) and no file names, once older than age, and
-// says of how many.
+// is no error.
 type StoredFiles interface {
 	List(ctx context.Context) ([]domain.StoredFile, error)
 	Delete(ctx context.Context, name string) error
+	HalfStored
+}
+
+// HalfStored is a store of files that a crash mid-write can leave parts of
+// a file in (eventstore.Objects). DeleteUnnamed deletes what stores of
+// files left unfinished and no file names, once older than age, and says
+// of how many; and the markers deleted files left.
+type HalfStored interface {
 	DeleteUnnamed(ctx context.Context, age time.Duration) (int, error)
 }
 
@@ -34,9 +40,12 @@ type RecordedEvents interface {
 // FileSweep deletes orphaned files: those no recorded upload names. They
 // are left by a crash between storing a file and recording its upload,
 // or by a refused upload whose cleanup failed. And it deletes the parts
-// of files a crash left half stored.
+// of files a crash left half stored, there and in the other stores it is
+// given (the snapshots of the read models: a stop killed while it wrote
+// one left a part's chunks for good).
 type FileSweep struct {
 	files     StoredFiles
+	others    []HalfStored
 	documents RecordedDocuments
 	events    RecordedEvents
 	log       *slog.Logger
@@ -47,9 +56,9 @@ type FileSweep struct {
 // and, for a file documents does not know, in events: the read model
 // may lag the stream (an upload another replica recorded is applied here
 // later, or long after a partition), and a file it does not know yet is
-// not an orphan.
-func NewFileSweep(files StoredFiles, documents RecordedDocuments, events RecordedEvents, log *slog.Logger) *FileSweep {
-	return &FileSweep{files: files, documents: documents, events: events, log: log, timeout: sweepTimeout}
+// not an orphan. Of others, it sweeps what crashes left half stored.
+func NewFileSweep(files StoredFiles, documents RecordedDocuments, events RecordedEvents, log *slog.Logger, others ...HalfStored) *FileSweep {
+	return &FileSweep{files: files, others: others, documents: documents, events: events, log: log, timeout: sweepTimeout}
 }
 
 // sweepTimeout bounds each sweep Run makes, so that one that never ends
@@ -89,14 +98,19 @@ func (f *FileSweep) Run(ctx context.Context) {
 }
 
 // Sweep deletes the files older than age that no recorded upload names,
-// and the parts of files left half stored as old, and says how many.
+// and the parts of files left half stored as old (in every store it
+// sweeps), and says how many.
 // Every replica may sweep: deleting twice is harmless.
 func (f *FileSweep) Sweep(ctx context.Context, age time.Duration) (int, error) {
 	// A half-stored file is no file that List shows: nothing else would
 	// ever delete its parts.
-	n, err := f.files.DeleteUnnamed(ctx, age)
-	if err != nil {
-		return n, err
+	n := 0
+	for _, store := range append([]HalfStored{f.files}, f.others...) {
+		parts, err := store.DeleteUnnamed(ctx, age)
+		n += parts
+		if err != nil {
+			return n, err
+		}
 	}
 	files, err := f.files.List(ctx)
 	if err != nil {

@@ -48,6 +48,34 @@ func TestFileSweepDeletesOnlyOldFilesNoUploadNames(t *testing.T) {
 	}
 }
 
+// The other stores a sweep is given (the snapshots of the read models)
+// are swept of what crashes left half stored, as old as the documents'
+// leftovers, and counted with them.
+func TestFileSweepSweepsTheHalfStoredPartsOfTheOtherStoresToo(t *testing.T) {
+	ctx := context.Background()
+	store, files := openTestFiles(t)
+	snapshots := &halfStoredParts{parts: 2}
+	sweep := NewFileSweep(files, projections.NewDocuments(), store, slog.New(slog.DiscardHandler), snapshots)
+	if n, err := sweep.Sweep(ctx, time.Hour); err != nil || n != 2 {
+		t.Errorf("sweep = %d, %v; want the 2 half-stored parts of the other store", n, err)
+	}
+	if snapshots.age != time.Hour {
+		t.Errorf("the other store was swept of parts older than %s, want %s", snapshots.age, time.Hour)
+	}
+}
+
+// halfStoredParts is a store of files holding parts crashes left, which
+// it says it deleted, and remembers how old they had to be.
+type halfStoredParts struct {
+	parts int
+	age   time.Duration
+}
+
+func (h *halfStoredParts) DeleteUnnamed(_ context.Context, age time.Duration) (int, error) {
+	h.age = age
+	return h.parts, nil
+}
+
 // A replica whose read models lag (they apply another replica's events
 // late, or catch up after a partition) does not know every upload that is
 // recorded: the sweep keeps the file of an upload the stream records even

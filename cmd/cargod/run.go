@@ -159,11 +159,13 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	stock, reference, audit := models.Stock, models.Reference, models.Audit
 	subscriptions, shipments, documents := models.Webhooks, models.Shipments, models.Documents
 	projector := projections.NewProjector(store, log, models.All()...)
+	var sweptToo []commands.HalfStored // beside the documents' files
 	if cfg.Snapshots {
 		snapshots, err := store.Objects(ctx, "snapshots")
 		if err != nil {
 			return err
 		}
+		sweptToo = append(sweptToo, snapshots)
 		if err := projector.KeepSnapshots(snapshots, uint64(cfg.SnapshotEvery)); err != nil {
 			return err
 		}
@@ -218,9 +220,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}
 	// Background jobs: the usage counts go to their bucket every few
 	// seconds, and once more after the last request; orphaned files of
-	// documents are swept every hour.
+	// documents, and what crashes left of files and snapshots, are swept
+	// every hour.
 	usage := commands.NewUsageMeter(usageCounts, log)
-	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log).Run} {
+	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log, sweptToo...).Run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); job(projCtx) }()
 	}
