@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -271,5 +273,39 @@ func TestAnAuditLogFilterNoEntryCanHaveIsRefused(t *testing.T) {
 	e := s.do(t, request{method: "GET", path: "/api/audit-logs?resource=awbStockRequest", token: admin}).apiError(t)
 	if len(e.ValidationErrors) != 1 || !strings.Contains(e.ValidationErrors[0].Message, "stockrequest") || !strings.Contains(e.ValidationErrors[0].Message, "authorization") {
 		t.Errorf("the refusal = %+v, want it to name the resources accepted", e)
+	}
+}
+
+// A client with IPv6 has a /64 to send from (RFC 6177): a new source
+// address for each try must not buy it new guessing limits, nor an audit
+// record for each refused request. The addresses of one /64 are counted
+// as one.
+func TestTheAddressesOfOneIPv6SubnetAreCountedAsOneClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_TRUSTED_PROXIES": "127.0.0.0/8"})
+	from := func(i int) map[string]string {
+		return map[string]string{"X-Forwarded-For": fmt.Sprintf("2001:db8:1:2::%x", i+1)}
+	}
+	guess := func(i int) response {
+		return s.do(t, request{method: "POST", path: "/api/auth/token", header: from(i),
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong guess " + strconv.Itoa(i)}})
+	}
+	for i := range 20 {
+		if r := guess(i); r.status != http.StatusUnauthorized {
+			t.Fatalf("guess %d = %d %s, want 401", i+1, r.status, r.body)
+		}
+	}
+	if r := guess(20); r.status != http.StatusTooManyRequests {
+		t.Errorf("the 21st guess at one name from the /64, from an address of its own = %d %s, want 429", r.status, r.body)
+	}
+	for i := range 2 {
+		if r := s.do(t, request{method: "GET", path: "/api/airports", header: from(100 + i)}); r.status != http.StatusUnauthorized {
+			t.Fatalf("a request without credentials = %d %s", r.status, r.body)
+		}
+	}
+	var log auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=token.rejected", token: s.demoToken(t, "demo-admin")}).json(t, &log)
+	if len(log.Logs) != 1 {
+		t.Errorf("requests without credentials from two addresses of one /64 recorded %d times within a minute, want once: %+v", len(log.Logs), log.Logs)
 	}
 }
