@@ -20,15 +20,17 @@ type Guard struct{ AllowPrivate bool }
 
 // specialPurpose are ranges no webhook target lives in: this network,
 // carrier-grade NAT, IETF protocol assignments, benchmarking, reserved and
-// broadcast, the IPv6 forms that carry an IPv4 address inside, unique
-// local and the deprecated site-local IPv6 addresses (still routed inside
-// some networks), and Azure's platform address (168.63.129.16: its
-// metadata, DNS and health probes answer every virtual machine there).
+// broadcast, the IPv6 forms that carry an IPv4 address inside (Teredo's
+// among them: a host with a Teredo tunnel sends to the IPv4 address it
+// carries, which may be one of ours), unique local and the deprecated
+// site-local IPv6 addresses (still routed inside some networks), and
+// Azure's platform address (168.63.129.16: its metadata, DNS and health
+// probes answer every virtual machine there).
 var specialPurpose = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("::/96"),
 	netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2002::/16"),
-	netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fec0::/10"), netip.MustParsePrefix("168.63.129.16/32"),
+	netip.MustParsePrefix("2001::/32"), netip.MustParsePrefix("fc00::/7"), netip.MustParsePrefix("fec0::/10"), netip.MustParsePrefix("168.63.129.16/32"),
 }
 
 func blocked(ip netip.Addr) bool {

@@ -76,6 +76,9 @@ func TestGuard(t *testing.T) {
 		{"http://198.18.0.1/", false},
 		{"http://[64:ff9b::a9fe:a9fe]/", false},
 		{"http://[2002:a9fe:a9fe::1]/", false},
+		// Teredo: a client at 10.0.0.1, port 80 (both inverted), behind the
+		// server 192.0.2.1.
+		{"http://[2001:0:c000:201::ffaf:f5ff:fffe]/", false},
 		{"http://[::a9fe:a9fe]/", false},
 		{"http://[::ffff:169.254.169.254]/", false},
 		{"http://[fec0::1]/", false},
