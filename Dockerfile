@@ -24,7 +24,8 @@ USER nonroot:nonroot
 # keeps its files in ./data here (mount a volume on /home/nonroot/data).
 WORKDIR /home/nonroot
 # cargod listens on loopback by default, which nothing outside a container
-# can reach.
+# can reach. Off loopback demo mode is off unless CARGO_DEMO=true: its
+# credentials are public.
 ENV CARGO_ADDR=:8080
 EXPOSE 8080
 # The image has no shell, curl or wget: cargoctl health makes the request,

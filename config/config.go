@@ -100,7 +100,7 @@ var options = []option{
 		}},
 	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded",
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
-	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL, false with it)",
+	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL on a loopback CARGO_ADDR, else false)",
 		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
 	{env: "CARGO_DEMO_DAYS", flag: "demo-days", def: "30", usage: "days ahead for which demo mode keeps a timetable of the demo airlines",
 		set: func(c *Config, v string) error { return setInt(&c.DemoDays, v, 1, 90) }},
@@ -268,7 +268,10 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, errors.New("CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false, which writes no snapshots; leave one of them out")
 	}
 	if *values[indexOf("CARGO_DEMO")] == "" {
-		c.Demo = c.NATSURL == ""
+		// Only on loopback: the demo credentials are public, an admin's
+		// among them, and anyone who reaches the port would use them (the
+		// image listens on :8080, which docker run -p publishes).
+		c.Demo = c.NATSURL == "" && loopback(c.Addr)
 	}
 	switch {
 	case c.NATSURL == "":

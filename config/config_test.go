@@ -46,6 +46,26 @@ func TestLoad(t *testing.T) {
 					t.Errorf("demo %v replicas %d", c.Demo, c.NATSReplicas)
 				}
 			}},
+		// The demo credentials are public, an admin's among them: a port
+		// others reach (the image's :8080) gets them only when asked.
+		{name: "demo is off by default on an address others reach", env: map[string]string{"CARGO_ADDR": ":8080"},
+			check: func(t *testing.T, c Config) {
+				if c.Demo {
+					t.Error("demo on by default on :8080")
+				}
+			}},
+		{name: "demo is on by default on localhost", env: map[string]string{"CARGO_ADDR": "localhost:8080"},
+			check: func(t *testing.T, c Config) {
+				if !c.Demo {
+					t.Error("demo off by default on localhost:8080")
+				}
+			}},
+		{name: "demo can be asked for on an address others reach", env: map[string]string{"CARGO_ADDR": "0.0.0.0:8080", "CARGO_DEMO": "true"},
+			check: func(t *testing.T, c Config) {
+				if !c.Demo {
+					t.Error("demo off on 0.0.0.0:8080 though asked for")
+				}
+			}},
 		{name: "demo can be asked for with external NATS", env: map[string]string{"CARGO_NATS_URL": "nats://x:4222", "CARGO_DEMO": "true", "CARGO_NATS_REPLICAS": "1"},
 			check: func(t *testing.T, c Config) {
 				if !c.Demo || c.NATSReplicas != 1 {
