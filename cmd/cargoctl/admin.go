@@ -32,7 +32,7 @@ description and each invalid field on stderr and exits with status 1.
 
 Commands:
   create-org      --id ID --name NAME --role forwarder|airline|admin [--awb-prefix 020 --iata-code LH]
-  create-client   --org ORG --client-id ID [--client-secret S]
+  create-client   --org ORG --client-id ID [--secret-file FILE]
   create-user     --org ORG --username U --password-file FILE (or CARGOCTL_PASSWORD)
   create-api-key  --org ORG --name NAME
   list-orgs
@@ -88,7 +88,7 @@ type adminCommand struct {
 
 var adminCommands = []adminCommand{
 	{name: "create-org", summary: "Creates an organisation.", define: defineCreateOrg},
-	{name: "create-client", summary: "Creates an API client of an organisation. Without --client-secret the\nserver generates a secret, printed in the response only.", define: defineCreateClient},
+	{name: "create-client", summary: "Creates an API client of an organisation. Without --secret-file the\nserver generates a secret, printed in the response only.", define: defineCreateClient},
 	{name: "create-user", summary: "Creates a user of an organisation, for the password grant. The password\ncomes from the file of --password-file or from CARGOCTL_PASSWORD.", define: defineCreateUser},
 	{name: "create-api-key", summary: "Creates an API key of an organisation; the key is in the response only.", define: defineCreateAPIKey},
 	{name: "list-orgs", summary: "Lists the organisations.", define: defineListOrgs},
@@ -183,14 +183,21 @@ func defineCreateClient(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 	}
 	fs.StringVar(&body.OrganizationID, "org", "", "`id` of the client's organisation")
 	fs.StringVar(&body.ClientID, "client-id", "", "`id` of the new client (the admin's own id then comes from CARGOCTL_CLIENT_ID, or --client-id before create-client)")
-	fs.StringVar(&body.ClientSecret, "client-secret", "", "`secret` of the new client, 12 to 72 bytes; better left to the server to generate")
+	// From a file, as every secret cargoctl takes: on the command line any
+	// local user would read it in the process list, and the shell's
+	// history would keep it.
+	file := fs.String("secret-file", "", "`file` holding the new client's secret, 12 to 72 bytes; better left to the server to generate")
 	return func() (adminRequest, error) {
 		if err := requireFlags(fs, "org", "client-id"); err != nil {
 			return adminRequest{}, err
 		}
-		req := adminRequest{method: http.MethodPost, path: "/api/admin/clients", body: body,
+		req := adminRequest{method: http.MethodPost, path: "/api/admin/clients", body: &body,
 			note: "The client secret is shown in this response only: store it now."}
-		if body.ClientSecret != "" {
+		if *file != "" {
+			var err error
+			if body.ClientSecret, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--secret-file: %w", err)
+			}
 			req.hide, req.note = "clientSecret", "" // the caller knows it
 		}
 		return req, nil

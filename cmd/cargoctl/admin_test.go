@@ -112,6 +112,17 @@ func adminEnv(url string, more ...string) func(string) string {
 	return env(m)
 }
 
+// secretFile is a file of the test's holding secret, as an operator keeps
+// one for cargoctl to read.
+func secretFile(t *testing.T, secret string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(p, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // decode reads a pretty-printed JSON object.
 func decode(t *testing.T, out string) map[string]any {
 	t.Helper()
@@ -231,10 +242,17 @@ func TestAdmin(t *testing.T) {
 		}
 	})
 
+	// A chosen secret comes from a file, as every other secret does: on
+	// the command line, any local user reads it in the process list, and
+	// the shell's history keeps it.
 	t.Run("create-client with a chosen secret, admin id before the command", func(t *testing.T) {
 		getenv := adminEnv(url, "CARGOCTL_CLIENT_ID", "")
+		if _, errOut, err := runCmd(t, getenv, "admin", "--client-id", "admin", "create-client",
+			"--org", "lh", "--client-id", "lh-ops", "--client-secret", "a-chosen-secret-value"); err == nil {
+			t.Errorf("a secret on the command line was taken; stderr %s", errOut)
+		}
 		out, errOut, err := runCmd(t, getenv, "admin", "--client-id", "admin", "create-client",
-			"--org", "lh", "--client-id", "lh-ops", "--client-secret", "a-chosen-secret-value")
+			"--org", "lh", "--client-id", "lh-ops", "--secret-file", write("lh-ops-secret", "a-chosen-secret-value\n"))
 		if err != nil {
 			t.Fatalf("%v; stderr %s", err, errOut)
 		}
@@ -454,7 +472,7 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 	admin(t, adminEnv(url, "CARGOCTL_PASSWORD", "alice-password-123"), "create-user", "--org", "acme", "--username", "alice")
 	// A second admin client shares the commands: the token endpoint takes
 	// 20 tries a minute for one client from one address.
-	admin(t, getenv, "create-client", "--org", "operator", "--client-id", "admin2", "--client-secret", "second-admin-secret")
+	admin(t, getenv, "create-client", "--org", "operator", "--client-id", "admin2", "--secret-file", secretFile(t, "second-admin-secret"))
 	admin2 := adminEnv(url, "CARGOCTL_CLIENT_ID", "admin2", "CARGOCTL_CLIENT_SECRET", "second-admin-secret")
 
 	t.Run("a disabled client gets no token, and its tokens stay refused once it is enabled", func(t *testing.T) {

@@ -15,7 +15,7 @@ func airlineFlight(t *testing.T, url string) (id, between string) {
 	getenv := adminEnv(url)
 	for _, args := range [][]string{
 		{"admin", "create-org", "--id", "lh", "--name", "Lufthansa Cargo", "--role", "airline", "--awb-prefix", "020", "--iata-code", "LH"},
-		{"admin", "create-client", "--org", "lh", "--client-id", "lh-ops", "--client-secret", "lh-ops-secret-1234"},
+		{"admin", "create-client", "--org", "lh", "--client-id", "lh-ops", "--secret-file", secretFile(t, "lh-ops-secret-1234")},
 	} {
 		if _, errOut, err := runCmd(t, getenv, args...); err != nil {
 			t.Fatalf("%v: %v %s", args, err, errOut)
