@@ -195,13 +195,28 @@ func defineCreateClient(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 			note: "The client secret is shown in this response only: store it now."}
 		if *file != "" {
 			var err error
-			if body.ClientSecret, err = readSecretFile(*file); err != nil {
-				return adminRequest{}, fmt.Errorf("--secret-file: %w", err)
+			if body.ClientSecret, err = chosenSecret("--secret-file", *file); err != nil {
+				return adminRequest{}, err
 			}
 			req.hide, req.note = "clientSecret", "" // the caller knows it
 		}
 		return req, nil
 	}
+}
+
+// chosenSecret reads a client secret the caller chose from the file of
+// flag. A file holding none is refused: the request would go without a
+// secret, the server would generate one, and the response, which hides
+// the secret the caller knows, would not show it to anyone.
+func chosenSecret(flag, path string) (string, error) {
+	secret, err := readSecretFile(path)
+	if err == nil && secret == "" {
+		err = fmt.Errorf("%s is empty", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flag, err)
+	}
+	return secret, nil
 }
 
 func defineCreateUser(fs *flag.FlagSet, getenv func(string) string) func() (adminRequest, error) {
@@ -310,8 +325,8 @@ func defineRotateClientSecret(fs *flag.FlagSet, _ func(string) string) func() (a
 			note: "The new client secret is shown in this response only: store it now."}
 		if *file != "" {
 			var err error
-			if body.ClientSecret, err = readSecretFile(*file); err != nil {
-				return adminRequest{}, fmt.Errorf("--new-secret-file: %w", err)
+			if body.ClientSecret, err = chosenSecret("--new-secret-file", *file); err != nil {
+				return adminRequest{}, err
 			}
 			req.hide, req.note = "clientSecret", "" // the caller knows it
 		}

@@ -633,3 +633,22 @@ func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *test
 		})
 	}
 }
+
+// A chosen secret's file that holds none (empty, or a bare newline) is
+// refused before anything is sent: sent without a secret, the request
+// would have the server generate one, which the response, hiding the
+// secret the caller chose, would not show, and no one would know the
+// client's secret (after a rotation, the old one stopped too).
+func TestAnEmptySecretFileIsRefused(t *testing.T) {
+	getenv := adminEnv("http://" + closedPort(t))
+	for _, args := range [][]string{
+		{"create-client", "--org", "lh", "--client-id", "lh-ops", "--secret-file"},
+		{"rotate-client-secret", "--client", "lh-ops", "--new-secret-file"},
+	} {
+		flag := args[len(args)-1]
+		_, errOut, err := runCmd(t, getenv, append(append([]string{"admin"}, args...), secretFile(t, ""))...)
+		if err == nil || !strings.Contains(errOut+err.Error(), flag) || !strings.Contains(errOut+err.Error(), "empty") {
+			t.Errorf("%s with an empty %s: %v; stderr %s; want it refused as empty", args[0], flag, err, errOut)
+		}
+	}
+}
