@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -2834,4 +2835,31 @@ func builtinReference() *projections.Reference {
 	ref.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(),
 		Airlines: domain.BuiltinAirlines(), Commodities: domain.BuiltinCommodities()})
 	return ref
+}
+
+// The pattern of a DGD request's class takes what the domain takes, in
+// either case, and only that: a division of class 1 only with a
+// compatibility group it has (1.4S, not 1.4A). (The DGD's own pattern
+// stays wider: DGDs stored before the domain knew the groups may have
+// any.)
+func TestOpenAPIHazardClassPatternIsTheDomains(t *testing.T) {
+	doc := openAPIDoc(t)
+	var candidates []string
+	for _, c := range []string{"1", "2", "3", "9", "10", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "2.1", "2.4", "3.1", "5.2", "6.2"} {
+		candidates = append(candidates, c)
+		for g := 'A'; g <= 'Z'; g++ {
+			candidates = append(candidates, c+string(g), c+strings.ToLower(string(g)))
+		}
+	}
+	v, ok := lookup(doc, pointer("components", "schemas", "DGDRequest", "properties", "class", "pattern"))
+	if !ok {
+		t.Fatal("DGDRequest.class has no pattern")
+	}
+	pattern := regexp.MustCompile(v.(string))
+	for _, c := range candidates {
+		want := domain.IsHazardClass(strings.ToUpper(c))
+		if got := pattern.MatchString(c); got != want {
+			t.Errorf("DGDRequest.class pattern takes %q: %v, the domain %v", c, got, want)
+		}
+	}
 }
