@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -100,17 +101,27 @@ func (f *FileSweep) Run(ctx context.Context) {
 // Sweep deletes the files older than age that no recorded upload names,
 // and the parts of files left half stored as old (in every store it
 // sweeps), and says how many.
-// Every replica may sweep: deleting twice is harmless.
+// Every replica may sweep: deleting twice is harmless. A store that
+// cannot be swept keeps none of the others from being swept.
 func (f *FileSweep) Sweep(ctx context.Context, age time.Duration) (int, error) {
-	// A half-stored file is no file that List shows: nothing else would
-	// ever delete its parts.
-	n := 0
-	for _, store := range append([]HalfStored{f.files}, f.others...) {
+	n, err := f.sweepFiles(ctx, age)
+	errs := []error{err}
+	for _, store := range f.others {
 		parts, err := store.DeleteUnnamed(ctx, age)
 		n += parts
-		if err != nil {
-			return n, err
-		}
+		errs = append(errs, err)
+	}
+	return n, errors.Join(errs...)
+}
+
+// sweepFiles sweeps the documents' files: the parts of files left half
+// stored, and the orphans.
+func (f *FileSweep) sweepFiles(ctx context.Context, age time.Duration) (int, error) {
+	// A half-stored file is no file that List shows: nothing else would
+	// ever delete its parts.
+	n, err := f.files.DeleteUnnamed(ctx, age)
+	if err != nil {
+		return n, err
 	}
 	files, err := f.files.List(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -65,15 +66,44 @@ func TestFileSweepSweepsTheHalfStoredPartsOfTheOtherStoresToo(t *testing.T) {
 }
 
 // halfStoredParts is a store of files holding parts crashes left, which
-// it says it deleted, and remembers how old they had to be.
+// it says it deleted, and remembers how old they had to be; or fails
+// with err.
 type halfStoredParts struct {
 	parts int
 	age   time.Duration
+	err   error
 }
 
 func (h *halfStoredParts) DeleteUnnamed(_ context.Context, age time.Duration) (int, error) {
 	h.age = age
+	if h.err != nil {
+		return 0, h.err
+	}
 	return h.parts, nil
+}
+
+// A store of the others that cannot be swept (the snapshots' stream
+// unavailable, its listing short) keeps neither the documents' orphans
+// nor the stores after it from being swept; its failure is reported.
+func TestFileSweepOfTheDocumentsGoesOnWhenAnotherStoreFails(t *testing.T) {
+	ctx := context.Background()
+	store, files := openTestFiles(t)
+	if _, err := files.Put(ctx, "orphan", strings.NewReader("%PDF-1.7\norphan")); err != nil {
+		t.Fatal(err)
+	}
+	failing := &halfStoredParts{err: errors.New("snapshots unavailable")}
+	after := &halfStoredParts{parts: 2}
+	sweep := NewFileSweep(files, projections.NewDocuments(), store, slog.New(slog.DiscardHandler), failing, after)
+	n, err := sweep.Sweep(ctx, 0)
+	if !errors.Is(err, failing.err) {
+		t.Errorf("sweep = %v, want the other store's failure", err)
+	}
+	if n != 3 {
+		t.Errorf("sweep = %d, want the orphan and the 2 parts of the store after the failing one", n)
+	}
+	if left, err := files.List(ctx); err != nil || len(left) != 0 {
+		t.Errorf("left = %+v, %v; want the orphan swept", left, err)
+	}
 }
 
 // A replica whose read models lag (they apply another replica's events
