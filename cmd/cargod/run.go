@@ -159,13 +159,13 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	stock, reference, audit := models.Stock, models.Reference, models.Audit
 	subscriptions, shipments, documents := models.Webhooks, models.Shipments, models.Documents
 	projector := projections.NewProjector(store, log, models.All()...)
-	var sweptToo []commands.HalfStored // beside the documents' files
+	var snapshotStores []commands.HalfStored // swept of leftovers with the documents' files
 	if cfg.Snapshots {
 		snapshots, err := store.Objects(ctx, "snapshots")
 		if err != nil {
 			return err
 		}
-		sweptToo = append(sweptToo, snapshots)
+		snapshotStores = append(snapshotStores, snapshots)
 		if err := projector.KeepSnapshots(snapshots, uint64(cfg.SnapshotEvery)); err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	// documents, and what crashes left of files and snapshots, are swept
 	// every hour.
 	usage := commands.NewUsageMeter(usageCounts, log)
-	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log, sweptToo...).Run} {
+	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log, snapshotStores...).Run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); job(projCtx) }()
 	}
