@@ -44,10 +44,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 func testObjects(t *testing.T, b backend) {
 	s, reopen := b.open(t)
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	// Several chunks and a partial one.
 	want := make([]byte, 3<<20+12345)
 	rand.Read(want)
@@ -121,10 +118,7 @@ func testObjects(t *testing.T, b backend) {
 
 	s.Close()
 	s = reopen()
-	if objs, err = s.Objects(ctx, "test"); err != nil {
-		t.Fatal(err)
-	}
-	check(objs)
+	check(openObjects(t, s, "test"))
 }
 
 // cutOffReader yields n bytes, then ends the request's context and fails,
@@ -150,10 +144,7 @@ func (c *cutOffReader) Read(p []byte) (int, error) {
 // delete them.
 func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
-	objs, err := s.Objects(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if _, err := objs.Put(ctx, "cut-off", &cutOffReader{n: 3 * objectChunk, cancel: cancel}); !errors.Is(err, errBroken) && !errors.Is(err, context.Canceled) {
@@ -176,10 +167,7 @@ func TestAPutCutOffWithItsRequestLeavesNoChunksBehind(t *testing.T) {
 func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	kept := bytes.Repeat([]byte("k"), 2*objectChunk+10)
 	if _, err := objs.Put(ctx, "kept", bytes.NewReader(kept)); err != nil {
 		t.Fatal(err)
@@ -236,10 +224,7 @@ func TestChunksAPutLeftUnfinishedAreDeletedOnceOld(t *testing.T) {
 func TestADeletedObjectLeavesNothingInTheStore(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	kept := []byte("the newest snapshot's manifest")
 	if _, err := objs.Put(ctx, "read-models", bytes.NewReader(kept)); err != nil {
 		t.Fatal(err)
@@ -283,6 +268,16 @@ func TestADeletedObjectLeavesNothingInTheStore(t *testing.T) {
 	}
 }
 
+// openObjects opens the object store name of s.
+func openObjects(t *testing.T, s *Store, name string) *Objects {
+	t.Helper()
+	objs, err := s.Objects(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
 // readObject reads the whole of object name, which must be there.
 func readObject(t *testing.T, objs *Objects, name string) ([]byte, error) {
 	t.Helper()
@@ -300,10 +295,7 @@ func readObject(t *testing.T, objs *Objects, name string) ([]byte, error) {
 func TestChunksAreSweptWhileAnotherDeletesAnObject(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	for _, name := range []string{"kept", "orphan"} {
 		if _, err := objs.Put(ctx, name, strings.NewReader(name)); err != nil {
 			t.Fatal(err)
@@ -348,10 +340,7 @@ func (a *afterInfo) Info(ctx context.Context, opts ...jetstream.StreamInfoOpt) (
 func TestAnObjectPutWhileItsNameIsDeletedStays(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "test")
 	if _, err := objs.Put(ctx, "name", strings.NewReader("first")); err != nil {
 		t.Fatal(err)
 	}
@@ -393,10 +382,7 @@ func TestAPutThatFindsNoStreamListeningIsTriedAgainUntilOneDoes(t *testing.T) {
 	t.Parallel()
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
-	objs, err := s.Objects(ctx, "remade")
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := openObjects(t, s, "remade")
 	config := objs.stream.CachedInfo().Config
 	if err := s.js.DeleteStream(ctx, config.Name); err != nil {
 		t.Fatal(err)
