@@ -70,7 +70,7 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	e.Detail = clip(e.Detail, maxErrorDescription) // it quotes the request's path
 	ip := clientIP(r)
 	if e.Action != domain.ActionTokenIssued {
-		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+clientNetwork(r), time.Now())
+		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+clientNetwork(ip), time.Now())
 		if !ok {
 			return
 		}

@@ -210,7 +210,7 @@ const (
 // A name is counted without its case, as login reads usernames: else
 // each spelling of a name would have guesses of its own.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
-	ip, name := clientNetwork(r), strings.ToLower(subject)
+	ip, name := clientNetwork(clientIP(r)), strings.ToLower(subject)
 	if err := s.tokenLimiter.take("ip:"+ip, domain.RateLimits{PerMinute: tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
 		return err
 	}
@@ -230,14 +230,13 @@ func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subj
 	return fromHere.apply(w)
 }
 
-// clientNetwork is what the client's requests are counted under where
+// clientNetwork is what a client at ip (clientIP) is counted under where
 // counting holds back abuse (guessing limits, folded failures): its IPv4
 // address, or the /64 of its IPv6 address. One host, or one customer of a
 // provider, commonly has a whole /64 to choose source addresses from
 // (RFC 6177), so counted per address it would get limits of its own for
 // every guess and an audit record for every failure.
-func clientNetwork(r *http.Request) string {
-	ip := clientIP(r)
+func clientNetwork(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return ip
