@@ -685,15 +685,20 @@ func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err 
 		} else {
 			last, err = c.publishBatch(ctx, msgs)
 		}
-		if !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+		if !noResponders(err) {
 			return last, duplicate, err
 		}
-		select {
-		case <-ctx.Done():
+		if pause(ctx, jetstream.DefaultPubRetryWait); ctx.Err() != nil {
 			return 0, false, err
-		case <-time.After(jetstream.DefaultPubRetryWait):
 		}
 	}
+}
+
+// noResponders reports whether err is the server's answer that no one
+// listens on a write's subject: nothing was stored (see publish). nats.go
+// says so as ErrNoStreamResponse once its own tries of a publish are over.
+func noResponders(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
 // publishOne stores m with a plain publish.

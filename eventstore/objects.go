@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -84,7 +83,7 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 	for {
 		info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
 			read)
-		if errors.Is(err, nats.ErrNoResponders) && read.n == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		if noResponders(err) && read.n == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 			pause(ctx, jetstream.DefaultPubRetryWait)
 			continue
 		}
