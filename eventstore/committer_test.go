@@ -844,10 +844,9 @@ func TestJobsPutTogetherAreStoredOnceEach(t *testing.T) {
 }
 
 // TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes deletes a
-// queue's stream and makes it again a second after jobs began to be put:
-// later than nats.go tries a plain publish again (half a second), sooner
-// than commitTimeout. One job goes as a plain publish, ten as an atomic
-// batch; each is stored, once. A stream just made on a cluster is as good
+// queue's stream and makes it again a second after jobs began to be put
+// (withoutStreamForASecond). One job goes as a plain publish, ten as an
+// atomic batch; each is stored, once. A stream just made on a cluster is as good
 // as none to a writer until its leader's interest reaches the writer's
 // server.
 func TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes(t *testing.T) {
@@ -857,25 +856,15 @@ func TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes(t *testing.T) {
 			s := openForTest(t, Options{DataDir: t.TempDir()})
 			ctx := context.Background()
 			q := openQueue(t, s, "remade")
-			config := q.handle.CachedInfo().Config
-			if err := s.js.DeleteStream(ctx, q.stream); err != nil {
-				t.Fatal(err)
-			}
 			var jobs []domain.Job
 			for i := range n {
 				jobs = append(jobs, domain.Job{ID: fmt.Sprint("j", i)})
 			}
-			put := make(chan error, 1)
-			go func() { put <- q.Put(ctx, jobs...) }()
-			time.Sleep(time.Second)
-			stream, err := s.js.CreateStream(ctx, config)
+			err := withoutStreamForASecond(t, s, q.handle.CachedInfo().Config, func() error { return q.Put(ctx, jobs...) })
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := <-put; err != nil {
 				t.Fatalf("putting %d jobs while the queue had no stream for a second: %v", n, err)
 			}
-			info, err := stream.Info(ctx)
+			info, err := q.handle.Info(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -884,6 +873,25 @@ func TestAWriteThatFindsNoStreamListeningIsSentAgainUntilOneDoes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutStreamForASecond deletes the stream of config, runs write on a
+// goroutine, makes the stream again a second later (later than nats.go
+// tries a plain publish again, half a second; sooner than commitTimeout),
+// and returns write's error.
+func withoutStreamForASecond(t *testing.T, s *Store, config jetstream.StreamConfig, write func() error) error {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.js.DeleteStream(ctx, config.Name); err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan error, 1)
+	go func() { written <- write() }()
+	time.Sleep(time.Second)
+	if _, err := s.js.CreateStream(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	return <-written
 }
 
 func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {

@@ -383,20 +383,11 @@ func TestAPutThatFindsNoStreamListeningIsTriedAgainUntilOneDoes(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
 	objs := openObjects(t, s, "remade")
-	config := objs.stream.CachedInfo().Config
-	if err := s.js.DeleteStream(ctx, config.Name); err != nil {
-		t.Fatal(err)
-	}
-	put := make(chan error, 1)
-	go func() {
+	err := withoutStreamForASecond(t, s, objs.stream.CachedInfo().Config, func() error {
 		_, err := objs.Put(ctx, "late", strings.NewReader("hello"))
-		put <- err
-	}()
-	time.Sleep(time.Second)
-	if _, err := s.js.CreateStream(ctx, config); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-put; err != nil {
+		return err
+	})
+	if err != nil {
 		t.Fatalf("putting an object while its store had no stream for a second: %v", err)
 	}
 	r, _, err := objs.Get(ctx, "late")
