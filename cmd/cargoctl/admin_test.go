@@ -113,11 +113,12 @@ func adminEnv(url string, more ...string) func(string) string {
 }
 
 // secretFile is a file of the test's holding secret, as an operator keeps
-// one for cargoctl to read.
+// one for cargoctl to read (with a line's end, or none, or CRLF: the
+// secret is what the file holds, as written).
 func secretFile(t *testing.T, secret string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "secret")
-	if err := os.WriteFile(p, []byte(secret+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -177,14 +178,6 @@ func tokenStatus(t *testing.T, url, body string) int {
 func TestAdmin(t *testing.T) {
 	url := startServer(t)
 	getenv := adminEnv(url)
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 
 	t.Run("create-org", func(t *testing.T) {
 		for _, tt := range []struct {
@@ -252,7 +245,7 @@ func TestAdmin(t *testing.T) {
 			t.Errorf("a secret on the command line was taken; stderr %s", errOut)
 		}
 		out, errOut, err := runCmd(t, getenv, "admin", "--client-id", "admin", "create-client",
-			"--org", "lh", "--client-id", "lh-ops", "--secret-file", write("lh-ops-secret", "a-chosen-secret-value\n"))
+			"--org", "lh", "--client-id", "lh-ops", "--secret-file", secretFile(t, "a-chosen-secret-value\n"))
 		if err != nil {
 			t.Fatalf("%v; stderr %s", err, errOut)
 		}
@@ -270,7 +263,7 @@ func TestAdmin(t *testing.T) {
 			args []string
 			env  []string
 		}{
-			{"alice", []string{"--password-file", write("pw", "alice-password-123\n")}, nil},
+			{"alice", []string{"--password-file", secretFile(t, "alice-password-123\n")}, nil},
 			{"bob", nil, []string{"CARGOCTL_PASSWORD", "bob-password-12345"}},
 		} {
 			args := append([]string{"admin", "create-user", "--org", "acme", "--username", tt.user}, tt.args...)
@@ -288,7 +281,7 @@ func TestAdmin(t *testing.T) {
 		if s := tokenStatus(t, url, `{"grantType":"password","username":"bob","password":"bob-password-12345"}`); s != http.StatusOK {
 			t.Errorf("password grant for bob: HTTP %d", s)
 		}
-		_, _, err := runCmd(t, getenv, "admin", "create-user", "--org", "acme", "--username", "carol", "--password-file", write("short", "short"))
+		_, _, err := runCmd(t, getenv, "admin", "create-user", "--org", "acme", "--username", "carol", "--password-file", secretFile(t, "short"))
 		if err == nil || !strings.Contains(err.Error(), "\n  password: must be at least 12 characters (INVALID_RANGE)") {
 			t.Errorf("short password: %v", err)
 		}
@@ -372,9 +365,9 @@ func TestAdmin(t *testing.T) {
 			want   string // in the error; "" for success
 		}{
 			{"secret from a file", adminEnv(url, "CARGOCTL_CLIENT_SECRET", ""),
-				[]string{"--client-secret-file", write("secret", adminSecret+"\r\n")}, ""},
+				[]string{"--client-secret-file", secretFile(t, adminSecret+"\r\n")}, ""},
 			{"flags after the command", env(nil),
-				[]string{"--url", url + "/", "--client-id", "admin", "--client-secret-file", write("secret", adminSecret)}, ""},
+				[]string{"--url", url + "/", "--client-id", "admin", "--client-secret-file", secretFile(t, adminSecret)}, ""},
 			{"wrong secret", adminEnv(url, "CARGOCTL_CLIENT_SECRET", "not-the-secret-at-all"), nil,
 				"getting a token for client admin: invalid client credentials (HTTP 401, invalid_grant)"},
 			{"not an admin", adminEnv(url, "CARGOCTL_CLIENT_ID", "lh-ops", "CARGOCTL_CLIENT_SECRET", "a-chosen-secret-value"), nil,
