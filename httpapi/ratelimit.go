@@ -211,7 +211,10 @@ const (
 // each spelling of a name would have guesses of its own.
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
 	ip, name := clientNetwork(clientIP(r)), strings.ToLower(subject)
-	if err := s.tokenLimiter.take("ip:"+ip, domain.RateLimits{PerMinute: tokenTriesPerAddress}).apply(w, "from this address"); err != nil {
+	// The refusal names what is counted, the address or its /64: a client
+	// told "this address" would try another of its /64 in vain.
+	from := "from " + ip
+	if err := s.tokenLimiter.take("ip:"+ip, domain.RateLimits{PerMinute: tokenTriesPerAddress}).apply(w, from); err != nil {
 		return err
 	}
 	// Only tries an address may make count toward the ceiling: one
@@ -219,7 +222,7 @@ func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subj
 	// is its own: a name may end in "@" and an address, and its ceiling
 	// must not be another name's count from that address.
 	fromHere := s.tokenLimiter.take("subject-at:"+ip+" "+name, domain.RateLimits{PerMinute: tokenTriesPerSubject})
-	if err := fromHere.apply(w, "for ", subject, " from this address"); err != nil {
+	if err := fromHere.apply(w, "for ", subject, " ", from); err != nil {
 		return err
 	}
 	if err := s.tokenLimiter.take("subject:"+name, domain.RateLimits{PerMinute: tokenTriesPerSubjectCeiling}).apply(w, "for ", subject, " from all addresses"); err != nil {

@@ -297,6 +297,8 @@ func TestTheAddressesOfOneIPv6SubnetAreCountedAsOneClient(t *testing.T) {
 	}
 	if r := guess(20); r.status != http.StatusTooManyRequests {
 		t.Errorf("the 21st guess at one name from the /64, from an address of its own = %d %s, want 429", r.status, r.body)
+	} else if msg := r.apiError(t).ErrorDescription; !strings.Contains(msg, "for user:forwarder from 2001:db8:1:2::/64;") {
+		t.Errorf("the refusal says %q, want it to name the /64 counted", msg)
 	}
 	for i := range 2 {
 		if r := s.do(t, request{method: "GET", path: "/api/airports", header: from(100 + i)}); r.status != http.StatusUnauthorized {
