@@ -41,7 +41,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, logs := newLogger(stderr, cfg.LogLevel)
+	defer logs.Flush() // deferred first, so run last: "cargod stopped" is written too
 	for _, unknown := range config.Unknown(environ) {
 		log.Warn(unknown)
 	}
@@ -60,9 +61,9 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	// stream replays) is a clean stop, not a failed start: the step under
 	// way failed because of it.
 	serving := false
-	// Deferred first, so run last: "cargod stopped" comes after the
-	// snapshot of the read models, which the deferred stop of the
-	// projector writes, so that an operator timing a stop sees its end.
+	// Deferred before the rest, so run after them: "cargod stopped" comes
+	// after the snapshot of the read models, which the deferred stop of
+	// the projector writes, so that an operator timing a stop sees its end.
 	defer func() {
 		switch {
 		case err != nil && !serving && ctx.Err() != nil:

@@ -46,9 +46,9 @@ func TestThePortOpensBeforeTheEventStoreIsThere(t *testing.T) {
 	} else if string(got.body) != `{"status":"not ready"}`+"\n" {
 		t.Errorf("/readyz while starting = %s", got.body)
 	}
-	if logged := r.stderr.String(); !strings.Contains(logged, `"msg":"not ready yet","reason":"starting: connecting to NATS`) {
-		t.Errorf("the log while starting:\n%s", logged)
-	}
+	eventually(t, "the log while starting", r.stderr.String, func(logged string) bool {
+		return strings.Contains(logged, `"msg":"not ready yet","reason":"starting: connecting to NATS`)
+	})
 	got := s.do(t, request{method: "POST", path: "/api/quotes", body: rfq()})
 	if e := got.apiError(t); got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" ||
 		e.Error != "service_unavailable" || !strings.Contains(e.ErrorDescription, "starting") {
@@ -139,9 +139,9 @@ func TestReadyzIsNotReadyWhileAStartReplaysAHistory(t *testing.T) {
 			t.Fatalf("/readyz once started: not 200 within a minute; readiness logged:\n%s", grepLines(r.stderr.String(), "readiness changed"))
 		}
 	}
-	if !strings.Contains(r.stderr.String(), `"msg":"cargod ready"`) {
-		t.Errorf("no ready line logged:\n%s", r.stderr.String())
-	}
+	eventually(t, "the ready line logged", r.stderr.String, func(logged string) bool {
+		return strings.Contains(logged, `"msg":"cargod ready"`)
+	})
 }
 
 // grepLines is the lines of text that contain substr.
