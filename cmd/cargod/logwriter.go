@@ -14,8 +14,8 @@ import (
 // and the log handler's lock, held across each call, made every request
 // wait its turn. A line at WARN or above is written at once, with the
 // lines before it (levelFlusher), so that what explains a failure is out
-// before the process may die of it; a kill -9 loses at most the last
-// delay of INFO lines.
+// before the process may die of it; a kill -9, or the second stop signal
+// (which exits at once), loses at most the last delay of INFO lines.
 type logWriter struct {
 	out   io.Writer
 	delay time.Duration // logFlushDelay but in tests
