@@ -17,10 +17,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.principalOf(r)
 		if err != nil {
-			s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenRejected, Subject: "anonymous",
-				Detail: r.Method + " " + r.URL.Path + ": " + domain.ErrorMessage(err)})
-			writeError(w, r, s.log, withHeader(err, "WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
-				strings.ReplaceAll(domain.ErrorMessage(err), `"`, "'")+`"`))
+			writeError(w, r, s.log, s.refusedCredential(r, err))
 			return
 		}
 		if st := stateOf(r.Context()); st != nil {
@@ -28,6 +25,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refusedCredential records a request refused for its credential (err,
+// from principalOf), and is the 401 to answer it with.
+func (s *Server) refusedCredential(r *http.Request, err error) error {
+	s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenRejected, Subject: "anonymous",
+		Detail: r.Method + " " + r.URL.Path + ": " + domain.ErrorMessage(err)})
+	return withHeader(err, "WWW-Authenticate", `Bearer realm="cargostream", error="invalid_token", error_description="`+
+		strings.ReplaceAll(domain.ErrorMessage(err), `"`, "'")+`"`)
 }
 
 // principalOf finds who is calling. Its errors are all invalid_token

@@ -83,6 +83,7 @@ const maxPreferWait = 30 * time.Second
 // booking's confirmation thus learns it within milliseconds, without
 // polling. A shutdown ends the wait at once. A client that hangs up while
 // it waits gets the request's error (a 499), not a 304 nobody reads.
+// The credential is checked again after a change ended the wait.
 func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool, error) {
 	wait := preferredWait(r)
 	inm := r.Header.Get("If-None-Match")
@@ -92,6 +93,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
+	woken := false // by a change
 	for {
 		// Waiting before looking: a change applied after the look
 		// wakes the wait.
@@ -110,11 +112,22 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 				st.waited += time.Since(waiting) // not the server's time: out of the metrics
 			}
 			if again {
+				woken = true
 				stop()
 				continue
 			}
 		}
 		stop()
+		// The credential was checked before the wait: one revoked, or
+		// an organisation disabled, while it lasted (up to
+		// maxPreferWait) gets the 401, not what changed meanwhile. (A
+		// wait that ends unchanged answers what the client knew.)
+		if woken {
+			if _, err := s.principalOf(r); err != nil {
+				var none T
+				return none, 0, false, s.refusedCredential(r, err)
+			}
+		}
 		return v, version, ok, r.Context().Err()
 	}
 }

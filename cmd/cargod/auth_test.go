@@ -588,3 +588,41 @@ func TestARefusalByRoleSaysWhomTheOperationIsOpenTo(t *testing.T) {
 		})
 	}
 }
+
+// A long poll's credential is checked as it begins and again when a
+// change ends its wait: a token revoked while it waited (up to 30 s) is
+// answered 401, not with what changed.
+func TestALongPollWhoseTokenIsRevokedWhileItWaitsIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-admin")
+	path := "/api/flights/" + raceFlight(t, s)["id"].(string)
+	seen := s.read(t, fwd, path)
+	answered := make(chan response, 1)
+	go func() {
+		answered <- s.do(t, request{method: "GET", path: path, token: fwd,
+			header: map[string]string{"If-None-Match": seen.etag, "Prefer": "wait=30"}})
+	}()
+	// Time for the poll to begin its wait: only the order depends on it
+	// (a revocation stored before the poll came is a 401 too).
+	time.Sleep(300 * time.Millisecond)
+	jti, err := tokens.ID(fwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/admin/token-revocations", token: admin, body: map[string]string{"jti": jti}}); r.status != http.StatusNoContent {
+		t.Fatalf("revocation = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "delayed"}}); r.status != http.StatusOK {
+		t.Fatalf("PATCH = %d %s", r.status, r.body)
+	}
+	select {
+	case r := <-answered:
+		if e := r.apiError(t); r.status != http.StatusUnauthorized || e.ErrorDescription != "the access token has been revoked" ||
+			!strings.Contains(r.header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+			t.Errorf("the long poll of a token revoked while it waited = %d %s, WWW-Authenticate %q", r.status, r.body, r.header.Get("WWW-Authenticate"))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the long poll did not end with the flight's change")
+	}
+}
