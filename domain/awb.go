@@ -6,7 +6,10 @@ import (
 	"strings"
 )
 
-var awbPattern = regexp.MustCompile(`^([0-9]{3})-?([0-9]{8})$`)
+var (
+	awbPattern    = regexp.MustCompile(`^([0-9]{3})-?([0-9]{8})$`)
+	serialPattern = regexp.MustCompile(`^[0-9]{8}$`)
+)
 
 // ParseAWB reads an air waybill number, "176-12345675" or "17612345675",
 // checks its check digit (the first seven serial digits mod 7) and returns
@@ -23,6 +26,42 @@ func ParseAWB(s string) (string, error) {
 		return "", fmt.Errorf("check digit is %c but must be %c (the first seven serial digits mod 7)", serial[7], want)
 	}
 	return m[1] + "-" + serial, nil
+}
+
+// awbOfParts reads an AWB number sent in two parts, as the spec's booking
+// sends it ({prefix, number}), into its canonical form, or "" with the
+// problem added on the part that has it: a client that sends the parts
+// apart is helped by neither "awb" nor an example of the joined form.
+// number may carry the prefix too, as the number is commonly written.
+func awbOfParts(p *Problems, field, prefix, number string) string {
+	prefix, number = strings.TrimSpace(prefix), strings.TrimSpace(number)
+	prefixOK := awbPrefixPattern.MatchString(prefix)
+	switch {
+	case prefix == "":
+		p.Add(field+".prefix", CodeRequired, "is required: the airline's three-digit AWB prefix, as 020")
+	case !prefixOK:
+		p.Add(field+".prefix", CodeInvalidAWBNumber, "must be the airline's three-digit AWB prefix, as 020")
+	}
+	if given, serial, found := strings.Cut(number, "-"); found && awbPrefixPattern.MatchString(given) {
+		if prefixOK && given != prefix {
+			p.Add(field+".number", CodeMismatch, "carries the prefix %s, but %s.prefix is %s", given, field, prefix)
+			return ""
+		}
+		number = serial
+	}
+	switch {
+	case number == "":
+		p.Add(field+".number", CodeRequired, "is required: the eight-digit serial, as 81140743")
+	case !serialPattern.MatchString(number):
+		p.Add(field+".number", CodeInvalidAWBNumber, "must be the eight-digit serial, as 81140743 (or with the prefix, 020-81140743)")
+	case prefixOK:
+		awb, err := ParseAWB(prefix + "-" + number)
+		if err != nil {
+			p.Add(field+".number", CodeInvalidAWBNumber, "%s", err.Error())
+		}
+		return awb
+	}
+	return ""
 }
 
 // AWBNumber is the canonical number of a 7-digit serial of a prefix: the

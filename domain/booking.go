@@ -289,11 +289,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			*c.ChargeableWeightKg, e.ChargeableWeightKg, DefaultVolumeDivisor)
 	}
 	if c.AWBPrefix != "" || c.AWBSerial != "" {
-		awb, err := ParseAWB(c.AWBPrefix + "-" + strings.TrimPrefix(c.AWBSerial, c.AWBPrefix+"-"))
-		if err != nil {
-			p.Add("awb", CodeInvalidAWBNumber, "%s", err.Error())
-		}
-		e.AWBNumber = awb
+		e.AWBNumber = awbOfParts(&p, "awb", c.AWBPrefix, c.AWBSerial)
 	}
 	for name, party := range map[string]FullParty{"shipper": e.Shipper, "consignee": e.Consignee} {
 		checkLength(&p, name+".name", party.Name, maxText)

@@ -462,7 +462,7 @@ func TestBookingRefusals(t *testing.T) {
 		{"unknown flight", fwd, map[string]any{"quoteId": q.ID, "flightId": "LH1-2020-01-01"}, 400, "validation_error", "flightId"},
 		{"no quote", fwd, map[string]any{"flightId": flight}, 400, "validation_error", "quoteId"},
 		{"wrong chargeable weight", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "chargeableWeightKg": 100}, 400, "validation_error", "chargeableWeightKg"},
-		{"bad AWB check digit", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "awb": map[string]any{"prefix": "020", "number": "81140744"}}, 400, "validation_error", "awb"},
+		{"bad AWB check digit", fwd, map[string]any{"quoteId": q.ID, "flightId": flight, "awb": map[string]any{"prefix": "020", "number": "81140744"}}, 400, "validation_error", "awb.number"},
 		{"airline cannot book", s.demoToken(t, "demo-airline-lh"), map[string]any{"quoteId": q.ID, "flightId": flight}, 403, "forbidden", ""},
 		{"bad routing leg", fwd, map[string]any{"quoteId": q.ID, "flightId": flight,
 			"routing": []any{map[string]any{"from": "FRA", "to": "JFK", "carrier": "LH", "flightNumber": ".....", "date": "soon"}}}, 400, "validation_error", "routing[0].flightNumber"},
