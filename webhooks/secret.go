@@ -15,6 +15,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NewSecret returns a new signing secret: whsec_ and 32 random bytes in
@@ -36,7 +37,9 @@ func ValidSecret(s string) string {
 		}
 		return ""
 	}
-	if len(s) < 16 || len(s) > 128 {
+	// Counted in characters, as the schema's maxLength counts them: its
+	// UTF-8 bytes, the key, may be more.
+	if n := utf8.RuneCountInString(s); n < 16 || n > 128 {
 		return "must be whsec_<base64>, or a plain string of 16 to 128 characters"
 	}
 	return ""

@@ -52,6 +52,11 @@ func TestValidSecret(t *testing.T) {
 		{"whsec_!!!", false},
 		{"sixteen chars ok", true},
 		{"short", false},
+		// A plain secret is counted in characters, as README, the
+		// OpenAPI schema's maxLength and the refusal count it.
+		{strings.Repeat("ä", 8), false},
+		{strings.Repeat("ä", 128), true},
+		{strings.Repeat("x", 129), false},
 	} {
 		if got := ValidSecret(tt.secret) == ""; got != tt.ok {
 			t.Errorf("ValidSecret(%q) = %v", tt.secret, got)
