@@ -89,8 +89,14 @@ func (s *Server) handleListQuotes() handlerFunc {
 		who := principal(r.Context())
 		if id := q.Get("id"); id != "" {
 			quote, version, ok := s.quotes.GetVersion(who, id)
-			if !ok || !f.Matches(quote) {
+			if !ok {
 				return domain.Errorf(domain.NotFound, "no quote %s", id)
+			}
+			// A caller that may see the quote learns why it is left out,
+			// rather than suspect the id.
+			if !f.Matches(quote) {
+				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
+					id, quote.Status, quote.Origin, quote.Destination)
 			}
 			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who), views.ToPaginationJSON(1, limit, 1))
 			return nil

@@ -320,6 +320,32 @@ func TestQuoteListFilters(t *testing.T) {
 	}
 }
 
+func TestAQuoteAskedForByIDThatTheFiltersLeaveOutIsSaidToBeLeftOutRatherThanMissing(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	priced := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	forEK := rfq()
+	forEK["airlineFilter"] = []any{"EK"}
+	onlyEK := createQuote(t, s, fwd, forEK)
+	tests := []struct {
+		name, token, query, want string
+	}{
+		{"its own quote, of another status", fwd, "?id=" + priced.ID + "&status=rejected",
+			"quote " + priced.ID + " does not match the filters (it is priced, from FRA to JFK)"},
+		{"its own quote, to another airport", fwd, "?id=" + priced.ID + "&destination=ORD",
+			"quote " + priced.ID + " does not match the filters (it is priced, from FRA to JFK)"},
+		{"a quote it may not see", s.demoToken(t, "demo-airline-lh"), "?id=" + onlyEK.ID + "&status=rejected", "no quote " + onlyEK.ID},
+		{"no such quote", fwd, "?id=no-such-quote&status=rejected", "no quote no-such-quote"},
+	}
+	for _, tt := range tests {
+		r := s.do(t, request{method: "GET", path: "/api/quotes" + tt.query, token: tt.token})
+		if e := r.apiError(t); r.status != http.StatusNotFound || e.ErrorDescription != tt.want {
+			t.Errorf("%s: %d %q, want 404 %q", tt.name, r.status, e.ErrorDescription, tt.want)
+		}
+	}
+}
+
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
