@@ -264,6 +264,8 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, errors.New("CARGO_NATS_LISTEN is set with CARGO_NATS_URL: it opens a port of the embedded server; leave it out")
 	case c.NATSListenNkey != "" && c.NATSURL != "":
 		return c, errors.New("CARGO_NATS_LISTEN_NKEY is set with CARGO_NATS_URL: it is the user of the embedded server's port; leave it out")
+	case c.NATSListenNkey != "" && c.NATSListen == "":
+		return c, errors.New("CARGO_NATS_LISTEN_NKEY is set without CARGO_NATS_LISTEN: it is the user of the embedded server's port, which is not opened; set CARGO_NATS_LISTEN, or leave it out")
 	case c.SnapshotEvery > 0 && !c.Snapshots:
 		return c, errors.New("CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false, which writes no snapshots; leave one of them out")
 	}

@@ -101,6 +101,8 @@ func TestLoad(t *testing.T) {
 			err: "CARGO_NATS_LISTEN is set with CARGO_NATS_URL"},
 		{name: "the nkey of the embedded server's port with an external server", env: map[string]string{"CARGO_NATS_URL": "nats://10.0.0.1:4222",
 			"CARGO_NATS_LISTEN_NKEY": "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"}, err: "CARGO_NATS_LISTEN_NKEY is set with CARGO_NATS_URL"},
+		{name: "the nkey of the embedded server's port without the port", env: map[string]string{
+			"CARGO_NATS_LISTEN_NKEY": "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"}, err: "CARGO_NATS_LISTEN_NKEY is set without CARGO_NATS_LISTEN"},
 		{name: "an admin secret the bootstrap would refuse", env: map[string]string{"CARGO_ADMIN_SECRET": "short"},
 			err: "CARGO_ADMIN_SECRET (--admin-secret): must be at least 12 characters"},
 		{name: "an admin client id the bootstrap would refuse", env: map[string]string{"CARGO_ADMIN_CLIENT_ID": "ops admin", "CARGO_ADMIN_SECRET": "long-enough-secret"},
