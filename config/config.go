@@ -98,7 +98,7 @@ var options = []option{
 			c.NATSStream = v
 			return nil
 		}},
-	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded",
+	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded, where more is refused",
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
 	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL on a loopback CARGO_ADDR, else false)",
 		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
@@ -266,6 +266,8 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, errors.New("CARGO_NATS_LISTEN_NKEY is set with CARGO_NATS_URL: it is the user of the embedded server's port; leave it out")
 	case c.NATSListenNkey != "" && c.NATSListen == "":
 		return c, errors.New("CARGO_NATS_LISTEN_NKEY is set without CARGO_NATS_LISTEN: it is the user of the embedded server's port, which is not opened; set CARGO_NATS_LISTEN, or leave it out")
+	case c.NATSReplicas > 1 && c.NATSURL == "":
+		return c, fmt.Errorf("CARGO_NATS_REPLICAS is %d without CARGO_NATS_URL: the embedded server keeps one copy; set CARGO_NATS_URL, or leave it out", c.NATSReplicas)
 	case c.SnapshotEvery > 0 && !c.Snapshots:
 		return c, errors.New("CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false, which writes no snapshots; leave one of them out")
 	}

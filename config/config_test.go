@@ -97,6 +97,14 @@ func TestLoad(t *testing.T) {
 		{name: "an empty sealing key file", env: map[string]string{"CARGO_SECRETS_KEY_FILE": emptyFile}, err: "CARGO_SECRETS_KEY_FILE"},
 		{name: "NATS credentials without an external server", env: map[string]string{"CARGO_NATS_CREDS": "/run/secrets/nats.creds"},
 			err: "CARGO_NATS_CREDS is set without CARGO_NATS_URL"},
+		{name: "stream replicas on the embedded server", env: map[string]string{"CARGO_NATS_REPLICAS": "3"},
+			err: "CARGO_NATS_REPLICAS is 3 without CARGO_NATS_URL"},
+		{name: "one stream replica on the embedded server, as it keeps", env: map[string]string{"CARGO_NATS_REPLICAS": "1"},
+			check: func(t *testing.T, c Config) {
+				if c.NATSReplicas != 1 {
+					t.Errorf("replicas %d", c.NATSReplicas)
+				}
+			}},
 		{name: "a port of the embedded server with an external one", env: map[string]string{"CARGO_NATS_URL": "nats://10.0.0.1:4222", "CARGO_NATS_LISTEN": "127.0.0.1:4222"},
 			err: "CARGO_NATS_LISTEN is set with CARGO_NATS_URL"},
 		{name: "the nkey of the embedded server's port with an external server", env: map[string]string{"CARGO_NATS_URL": "nats://10.0.0.1:4222",
