@@ -89,11 +89,8 @@ var options = []option{
 		set: func(c *Config, v string) error { c.NATSListenNkey = v; return nil }},
 	{env: "CARGO_NATS_STREAM", flag: "nats-stream", def: "CARGO", usage: "JetStream stream name; its subjects are <lower-case name>.evt.>",
 		set: func(c *Config, v string) error {
-			// The buckets and object stores are named <stream>_<name>, and
-			// NATS takes only these in a bucket's name: anything else
-			// would fail the start after the stream was created.
-			if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
-				return fmt.Errorf("%q is not made of letters, digits, '-' and '_' only", v)
+			if err := CheckStreamName(v); err != nil {
+				return err
 			}
 			c.NATSStream = v
 			return nil
@@ -202,6 +199,17 @@ var options = []option{
 			c.ProfileAddr = v
 			return nil
 		}},
+}
+
+// CheckStreamName refuses a stream name cargod would not take, for
+// cargoctl's --stream too. The buckets and object stores are named
+// <stream>_<name>, and NATS takes only these in a bucket's name: anything
+// else would fail cargod's start after the stream was created.
+func CheckStreamName(v string) error {
+	if v == "" || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+		return fmt.Errorf("%q is not made of letters, digits, '-' and '_' only", v)
+	}
+	return nil
 }
 
 // loopback reports whether addr is a host:port on this machine only.

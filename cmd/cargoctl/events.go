@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cargostream/cargostream/config"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 )
@@ -208,10 +209,31 @@ func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) 
 		", the seed cargod's CARGO_NATS_LISTEN asks for, if there is one and no --nats-creds (env CARGO_NATS_NKEY)")
 	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`: opened when there is no --nats-url, only while cargod is not running on it; "+
 		"with --nats-url, where the listener's seed is (env CARGO_DATA_DIR)")
-	fs.StringVar(&o.stream, "stream", or(getenv("CARGO_NATS_STREAM"), "CARGO"), "JetStream stream `name` (env CARGO_NATS_STREAM)")
+	o.stream = or(getenv("CARGO_NATS_STREAM"), "CARGO")
+	fs.Var(streamName{&o.stream}, "stream", "JetStream stream `name` (env CARGO_NATS_STREAM)")
 	o.natsWait = 10 * time.Second
 	fs.Var(positiveDuration{&o.natsWait}, "nats-wait", "how long to `wait` for the stream on the server of --nats-url once it answers: "+
 		"a cluster electing its leader takes seconds (a server that does not answer fails at once)")
+}
+
+// streamName is --stream, checked as cargod checks CARGO_NATS_STREAM:
+// else the store refused a bad one only once opened, exit 1, under the
+// message of a data directory that cargod holds.
+type streamName struct{ name *string }
+
+func (n streamName) String() string {
+	if n.name == nil { // the flag package's zero value
+		return ""
+	}
+	return *n.name
+}
+
+func (n streamName) Set(s string) error {
+	if err := config.CheckStreamName(s); err != nil {
+		return fmt.Errorf("not a stream name of cargod: %w", err)
+	}
+	*n.name = s
+	return nil
 }
 
 // positiveDuration is a flag's wait, which must be longer than none: a

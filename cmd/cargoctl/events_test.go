@@ -323,6 +323,10 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "quote", "--id", ""}, "--id is empty"},
 		{[]string{"--actor", "", "--type", "quote"}, "--actor is empty"},
 		{[]string{"--since", ""}, "--since is empty"},
+		// The store would refuse it only once opened, as if cargod held
+		// the data directory.
+		{[]string{"--stream", "CARGO.1"}, `invalid value "CARGO.1" for flag -stream: not a stream name of cargod: "CARGO.1" is not made of letters, digits`},
+		{[]string{"--stream", ""}, `invalid value "" for flag -stream`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
