@@ -77,7 +77,11 @@ func TestStatePrintsAResourceAsTheAPIShowedItThen(t *testing.T) {
 		{"an unknown flight", []string{"state", "flight", "LH9-2026-01-01", "--at", between}, "", "(HTTP 404, not_found)", false},
 		{"an unknown type", []string{"state", "aircraft", id, "--at", between}, "", `unknown type "aircraft": one of booking, flight, quote, shipment, stock-request`, true},
 		{"neither --at nor --seq", []string{"state", "flight", id}, "", "give --at TIME or --seq N", true},
-		{"both --at and --seq", []string{"state", "flight", id, "--at", between, "--seq", "3"}, "", "give --at TIME or --seq N", true},
+		{"both --at and --seq", []string{"state", "flight", id, "--at", between, "--seq", "3"}, "", "give --at TIME or --seq N, not both", true},
+		// Given, though zero or empty: named, not taken for a flag left out.
+		{"--seq 0", []string{"state", "flight", id, "--seq", "0"}, "", "--seq 0 is no stream sequence: the first is 1", true},
+		{"an empty --at", []string{"state", "flight", id, "--at", ""}, "", "--at is empty", true},
+		{"--seq 0 with --at", []string{"state", "flight", id, "--at", between, "--seq", "0"}, "", "give --at TIME or --seq N, not both", true},
 		// A plain date, as cargoctl events --since takes it: the day's first instant, UTC.
 		{"a plain date", []string{"state", "flight", id, "--at", yesterday}, "", "did not exist at " + yesterday + "T00:00:00Z", false},
 		{"--at neither a time nor a date", []string{"state", "flight", id, "--at", "yesterday"}, "",
