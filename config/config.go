@@ -84,7 +84,16 @@ var options = []option{
 	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
 		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
 	{env: "CARGO_NATS_LISTEN", flag: "nats-listen", def: "", usage: "loopback host:port (port 0: any free one, logged) on which the embedded NATS server also accepts clients (for the nats CLI and cargoctl) that prove the nkey seed in <data dir>/nats-listen.nk; empty = in-process only",
-		set: func(c *Config, v string) error { c.NATSListen = v; return nil }},
+		set: func(c *Config, v string) error {
+			// Checked now, naming the setting: the store refuses it only
+			// as it opens, after the start is logged, without the name.
+			_, port, _ := net.SplitHostPort(v)
+			if n, err := strconv.Atoi(port); !loopback(v) || err != nil || n < 0 || n > 65535 {
+				return fmt.Errorf("%q is not a loopback host:port such as 127.0.0.1:4222: the port has no TLS", v)
+			}
+			c.NATSListen = v
+			return nil
+		}},
 	{env: "CARGO_NATS_LISTEN_NKEY", flag: "nats-listen-nkey", def: "", usage: "public key (U…) of the nkey user whom CARGO_NATS_LISTEN accepts; empty = the one whose seed cargod writes to <data dir>/nats-listen.nk on first start",
 		set: func(c *Config, v string) error { c.NATSListenNkey = v; return nil }},
 	{env: "CARGO_NATS_STREAM", flag: "nats-stream", def: "CARGO", usage: "JetStream stream name; its subjects are <lower-case name>.evt.>",

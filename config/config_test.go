@@ -97,6 +97,16 @@ func TestLoad(t *testing.T) {
 		{name: "an empty sealing key file", env: map[string]string{"CARGO_SECRETS_KEY_FILE": emptyFile}, err: "CARGO_SECRETS_KEY_FILE"},
 		{name: "NATS credentials without an external server", env: map[string]string{"CARGO_NATS_CREDS": "/run/secrets/nats.creds"},
 			err: "CARGO_NATS_CREDS is set without CARGO_NATS_URL"},
+		{name: "a port of the embedded server others reach", env: map[string]string{"CARGO_NATS_LISTEN": "0.0.0.0:4222"},
+			err: `CARGO_NATS_LISTEN (--nats-listen): "0.0.0.0:4222" is not a loopback host:port`},
+		{name: "a port of the embedded server without a port", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1"}, err: "CARGO_NATS_LISTEN (--nats-listen)"},
+		{name: "a port of the embedded server out of range", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:65536"}, err: "CARGO_NATS_LISTEN (--nats-listen)"},
+		{name: "any free port of the embedded server on localhost", env: map[string]string{"CARGO_NATS_LISTEN": "localhost:0"},
+			check: func(t *testing.T, c Config) {
+				if c.NATSListen != "localhost:0" {
+					t.Errorf("listen %q", c.NATSListen)
+				}
+			}},
 		{name: "stream replicas on the embedded server", env: map[string]string{"CARGO_NATS_REPLICAS": "3"},
 			err: "CARGO_NATS_REPLICAS is 3 without CARGO_NATS_URL"},
 		{name: "one stream replica on the embedded server, as it keeps", env: map[string]string{"CARGO_NATS_REPLICAS": "1"},
