@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -94,10 +95,25 @@ user forwarder / forwarder-password for the password grant.
 `, base)
 }
 
+// replayProgressEvery is how often a start logs how far its replay has
+// come, as a rebuild's job logs its progress.
+const replayProgressEvery = 5 * time.Second
+
 // waitCaughtUp returns once the read models hold everything stored before
-// the start, which the seeding below consults.
-func waitCaughtUp(ctx context.Context, projector *projections.Projector) error {
+// the start, which the seeding below consults. Every every, it logs how
+// far they have come: a whole stream's replay takes minutes, and the log
+// said nothing between "replaying the whole stream" and "cargod ready"
+// unless something probed /readyz.
+func waitCaughtUp(ctx context.Context, log *slog.Logger, projector *projections.Projector, every time.Duration) error {
+	started := time.Now()
+	next := started.Add(every)
 	for !projector.CaughtUp() {
+		if now := time.Now(); now.After(next) && projector.Target() > 0 {
+			next = now.Add(every)
+			applied, target := projector.Applied(), projector.Target()
+			log.Info("replaying the stream into the read models", "appliedSequence", applied, "streamSequence", target,
+				"percent", 100*min(applied, target)/target, "for", now.Sub(started).Round(time.Millisecond).String())
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -188,7 +188,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err := untilAvailable(ctx, log, "bootstrap", func() error { return bootstrap(ctx, cmds, cfg) }); err != nil {
 		return err
 	}
-	if err := waitCaughtUp(ctx, projector); err != nil {
+	if err := waitCaughtUp(ctx, log, projector, replayProgressEvery); err != nil {
 		return err
 	}
 	start.set("seeding reference data and the demo", store, projector)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/streamgen"
+	"github.com/cargostream/cargostream/projections"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -267,5 +269,50 @@ func TestAMisspeltSettingIsNamedAtStart(t *testing.T) {
 	want := `"level":"WARN","msg":"CARGO_RATE_LIMIT_PER_MINUTES is not a setting of cargod: it is ignored; did you mean CARGO_RATE_LIMIT_PER_MINUTE?"`
 	if log := r.stderr.String(); !strings.Contains(log, want) {
 		t.Errorf("cargod's log at start lacks %s:\n%s", want, log)
+	}
+}
+
+// TestAStartLogsHowFarItsReplayHasComeUnprobed: the replay of a whole
+// stream takes minutes; the log says how far it has come on its own, not
+// only when something probes /readyz.
+func TestAStartLogsHowFarItsReplayHasComeUnprobed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a history of events first")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, _, err := streamgen.Embedded(ctx, t.TempDir(), streamgen.Options{Events: startupEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	projector := projections.NewProjector(store, slog.New(slog.DiscardHandler), projections.NewModels().All()...)
+	done := make(chan struct{})
+	go func() { defer close(done); projector.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	var logged syncBuffer
+	if err := waitCaughtUp(ctx, slog.New(slog.NewJSONHandler(&logged, nil)), projector, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	type progress struct {
+		Msg     string
+		Applied uint64 `json:"appliedSequence"`
+		Stream  uint64 `json:"streamSequence"`
+		Percent uint64
+	}
+	var lines []progress
+	for line := range strings.Lines(logged.String()) {
+		var p progress
+		if json.Unmarshal([]byte(line), &p) == nil && p.Msg == "replaying the stream into the read models" {
+			lines = append(lines, p)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no progress of the replay logged:\n%s", logged.String())
+	}
+	if p := lines[0]; p.Stream != projector.Target() || p.Applied >= p.Stream || p.Percent != 100*p.Applied/p.Stream {
+		t.Errorf("first progress line %+v, want the replay of %d events under way", p, projector.Target())
 	}
 }
