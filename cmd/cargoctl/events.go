@@ -306,10 +306,16 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	if errors.Is(err, eventstore.ErrNoSuchStream) {
 		return nil, fmt.Errorf("data directory %s has no stream %s: check --stream (CARGO_NATS_STREAM)", o.dataDir, o.stream)
 	}
-	if err != nil {
+	// The hint is for a directory that cargod holds alone: under any other
+	// failure (a lock file it cannot write) it sent the operator looking
+	// for a cargod that is not there.
+	if errors.Is(err, eventstore.ErrDataDirInUse) {
 		return nil, fmt.Errorf("opening data directory %s: %w; cargoctl can open a data directory only while cargod is not running on it: "+
 			"to read from a running cargod, pass --nats-url with the address it listens on for NATS clients (its CARGO_NATS_LISTEN, "+
 			"logged at its start; if it has none, start it with one, such as CARGO_NATS_LISTEN=127.0.0.1:4222)", o.dataDir, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening data directory %s: %w", o.dataDir, err)
 	}
 	return store, nil
 }

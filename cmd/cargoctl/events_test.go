@@ -192,6 +192,23 @@ func TestEventsDataDirInUse(t *testing.T) {
 	}
 }
 
+// A data directory cargoctl cannot open for another reason than cargod
+// holding it (here, a lock file it cannot write) is not said to be held.
+func TestADataDirectoryThatFailsOtherwiseIsNotSaidToBeInUse(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	lock := filepath.Join(dir, "eventstore.lock")
+	if err := os.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCmd(t, env(nil), "events", "--data-dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "data directory lock") || strings.Contains(err.Error(), "cargod is not running") {
+		t.Errorf("error = %v, want the lock's failure without a cargod blamed", err)
+	}
+}
+
 // listening is a store holding events whose embedded server listens, as
 // cargod's with CARGO_NATS_LISTEN, and its data directory.
 func listening(t *testing.T, events []testEvent) (*eventstore.Store, string) {
