@@ -189,7 +189,14 @@ var options = []option{
 	{env: "CARGO_SHUTDOWN_DRAIN", flag: "shutdown-drain", def: "0s", usage: "after a stop signal, how long the replica goes on serving while /readyz answers 503 and no connection is kept alive, so that a load balancer probing readiness stops sending it requests before its listener closes; 0s: close at once",
 		set: func(c *Config, v string) error { return setDuration(&c.ShutdownDrain, v, 0, 5*time.Minute) }},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
-		set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
+		set: func(c *Config, v string) error {
+			// slog's own refusal ("level string …: unknown name") names
+			// none of the levels it takes.
+			if c.LogLevel.UnmarshalText([]byte(v)) != nil {
+				return fmt.Errorf("%q is not debug, info, warn or error", v)
+			}
+			return nil
+		}},
 	{env: "CARGO_METRICS_ADDR", flag: "metrics-addr", def: "", usage: "host:port of a separate listener serving GET /metrics to anyone, without a token (bind it to an address only Prometheus reaches); empty: /metrics only on the main port, to admins",
 		set: func(c *Config, v string) error {
 			if _, _, err := net.SplitHostPort(v); err != nil {
@@ -563,7 +570,7 @@ func setDurations(dst *[]time.Duration, v string) error {
 func setDuration(dst *time.Duration, v string, min, max time.Duration) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return errors.New("not a duration such as 30s, 15m or 1h")
+		return fmt.Errorf("%q is not a duration such as 30s, 15m or 1h", v)
 	}
 	if d < min || d > max {
 		return fmt.Errorf("%s is outside %s..%s", d, min, max)
