@@ -57,6 +57,12 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
+	// On stderr, so that --json's lines stay JSON: an empty stdout alone
+	// does not tell "none" from a read that printed nothing.
+	if len(parked) == 0 {
+		fmt.Fprintln(stderr, "no parked events")
+		return nil
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -65,10 +71,6 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 				return err
 			}
 		}
-		return nil
-	}
-	if len(parked) == 0 {
-		fmt.Fprintln(stderr, "no parked events")
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

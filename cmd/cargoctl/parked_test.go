@@ -103,6 +103,9 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 	if err != nil || out != "" || errOut != "no parked events\n" {
 		t.Errorf("parked after the retry = %v, %q %q", err, out, errOut)
 	}
+	if out, errOut, err := runCmd(t, getenv, "parked", "--json"); err != nil || out != "" || errOut != "no parked events\n" {
+		t.Errorf("parked --json after the retry = %v, %q %q, want the same note on stderr", err, out, errOut)
+	}
 
 	for _, tt := range []struct {
 		args []string
