@@ -429,6 +429,28 @@ func TestAdminUsageErrors(t *testing.T) {
 	}
 }
 
+// TestAnEmptySecretFileIsNamed: a file given for a secret that holds none
+// is named, whatever the flag; nothing is sent.
+func TestAnEmptySecretFileIsNamed(t *testing.T) {
+	empty := secretFile(t, "\n")
+	unreachable := adminEnv("http://127.0.0.1:1") // CARGOCTL_CLIENT_SECRET set: the file wins
+	for _, args := range [][]string{
+		{"list-orgs", "--client-secret-file", empty},
+		{"create-user", "--org", "x", "--username", "u", "--password-file", empty},
+		{"set-password", "--username", "u", "--password-file", empty},
+		{"revoke-tokens", "--token-file", empty},
+		{"create-client", "--org", "x", "--client-id", "c", "--secret-file", empty},
+	} {
+		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
+			want := args[len(args)-2] + ": " + empty + " is empty"
+			out, _, err := runCmd(t, unreachable, append([]string{"admin"}, args...)...)
+			if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), want) || out != "" {
+				t.Errorf("error = %v (exit %d), printed %q; want exit 1 with %q", err, exitCode(err), out, want)
+			}
+		})
+	}
+}
+
 // TestAdminCredentialLifeCycle runs the life cycle's commands against a
 // server, and checks what each does to the credentials and their tokens.
 func TestAdminCredentialLifeCycle(t *testing.T) {

@@ -167,11 +167,18 @@ func parseInterspersed(fs *flag.FlagSet, args []string, stdout io.Writer) (posit
 	}
 }
 
-// readSecretFile reads a secret kept in a file, without the line end.
+// readSecretFile reads a secret kept in a file, without the line end. A
+// file holding none is refused, naming it: the file was given, and "no
+// client secret: set CARGOCTL_CLIENT_SECRET" (set, maybe) or the server
+// generating a secret nobody sees would hide what went wrong.
 func readSecretFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	secret := strings.TrimRight(string(b), "\r\n")
+	if secret == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return secret, nil
 }
