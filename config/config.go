@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -342,9 +343,17 @@ func Unknown(environ []string) []string {
 	return unknown
 }
 
+// names are the variables that set o: a secret's _FILE too.
+func (o option) names() []string {
+	if o.secret {
+		return []string{o.env, o.env + "_FILE"}
+	}
+	return []string{o.env}
+}
+
 func known(name string) bool {
 	for _, o := range options {
-		if name == o.env || (o.secret && name == o.env+"_FILE") {
+		if slices.Contains(o.names(), name) {
 			return true
 		}
 	}
@@ -357,12 +366,16 @@ func known(name string) bool {
 }
 
 // nearest is the setting whose name is fewest edits from name, if at most
-// a quarter of its letters are (a typo, a plural, a word left out).
+// a quarter of its letters are (a typo, a plural, a word left out). A
+// secret's _FILE name is one too: else a misspelt CARGO_ADMIN_SECRET_FLE
+// was pointed to CARGO_ADMIN_SECRET, the secret itself in the environment.
 func nearest(name string) string {
 	best, bestEdits := "", len(name)/4+1
 	for _, o := range options {
-		if d := edits(name, o.env); d < bestEdits {
-			best, bestEdits = o.env, d
+		for _, n := range o.names() {
+			if d := edits(name, n); d < bestEdits {
+				best, bestEdits = n, d
+			}
 		}
 	}
 	return best

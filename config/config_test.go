@@ -290,6 +290,9 @@ func TestVariablesThatLookLikeSettingsButAreNoneAreNamed(t *testing.T) {
 		{"CARGO_RATE_LIMIT_PER_MINUTES=0", "CARGO_RATE_LIMIT_PER_MINUTES is not a setting of cargod: it is ignored; did you mean CARGO_RATE_LIMIT_PER_MINUTE?"},
 		{"CARGO_NATS_ULR=nats://x", "CARGO_NATS_ULR is not a setting of cargod: it is ignored; did you mean CARGO_NATS_URL?"},
 		{"CARGO_WEBHOOK_ALLOW_PRIVATES=true", "CARGO_WEBHOOK_ALLOW_PRIVATES is not a setting of cargod: it is ignored; did you mean CARGO_WEBHOOK_ALLOW_PRIVATE?"},
+		// A secret's file misspelt: its file, not the secret in the environment.
+		{"CARGO_ADMIN_SECRET_FLE=/run/secrets/admin", "CARGO_ADMIN_SECRET_FLE is not a setting of cargod: it is ignored; did you mean CARGO_ADMIN_SECRET_FILE?"},
+		{"CARGO_ADMIN_SECRETS=x", "CARGO_ADMIN_SECRETS is not a setting of cargod: it is ignored; did you mean CARGO_ADMIN_SECRET?"},
 		{"CARGO_FAVOURITE_COLOUR=blue", "CARGO_FAVOURITE_COLOUR is not a setting of cargod: it is ignored"},
 		{"CARGO_ADDR=:8080", ""},
 		{"CARGO_ADMIN_SECRET_FILE=/run/secrets/admin", ""}, // a secret's file
