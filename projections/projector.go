@@ -92,7 +92,7 @@ func (p *Projector) Run(ctx context.Context) {
 	gcBack := lessGC()
 	p.restore(ctx)
 	// A clean stop leaves a snapshot behind, for the next start.
-	defer p.snapshot(context.WithoutCancel(ctx), 1)
+	defer p.snapshot(context.WithoutCancel(ctx), 1, true)
 	p.catchUp(ctx)
 	gcBack()
 	for ctx.Err() == nil {
@@ -296,7 +296,7 @@ func (p *Projector) apply(r domain.Record) error {
 	p.advance(r.Sequence)
 	p.changes.applied(r.Aggregate)
 	if p.every > 0 && r.Sequence >= max(p.snapshotted, p.notWritten)+p.every {
-		p.snapshot(context.Background(), p.every)
+		p.snapshot(context.Background(), p.every, false)
 	}
 	return nil
 }

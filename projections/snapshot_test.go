@@ -251,6 +251,11 @@ func TestASnapshotThatCannotBeWrittenIsTriedAgainOnlyWhenTheNextFallsDue(t *test
 	if tries := strings.Count(log.String(), "snapshot of the read models not written"); tries != 2 {
 		t.Errorf("%d snapshots tried, want 2 (at the first event as it came, and at the stop):\n%s", tries, log.String())
 	}
+	// The stop's is the last try: not said to be tried again.
+	if !strings.Contains(log.String(), "not written at the stop: the next start replays the events after the newest snapshot written before") ||
+		strings.Count(log.String(), "tried again") != 1 {
+		t.Errorf("the stop's snapshot not written is not said to be the last, with what the next start does:\n%s", log.String())
+	}
 }
 
 // partNames lists the parts of snapshots in the object store.

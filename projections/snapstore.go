@@ -315,8 +315,8 @@ func (p *Projector) verify(ctx context.Context, h snapshotHeader) error {
 // snapshot writes a snapshot of the models as they are, if they hold at
 // least newer events that the newest one, this replica's or another's,
 // does not. The models wait meanwhile: they must not change while they
-// are written.
-func (p *Projector) snapshot(ctx context.Context, newer uint64) {
+// are written. atStop is the clean stop's, the last chance.
+func (p *Projector) snapshot(ctx context.Context, newer uint64, atStop bool) {
 	if p.snapshots == nil {
 		return
 	}
@@ -335,7 +335,7 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 	// wait the whole snapshotTimeout, and a stop with them. (A corrupt
 	// one is replaced.)
 	if err != nil && !errors.Is(err, errCorrupt) {
-		p.notWrittenBecause(err)
+		p.notWrittenBecause(err, atStop)
 		return
 	}
 	start := time.Now()
@@ -349,7 +349,7 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 	}
 	switch {
 	case err != nil:
-		p.notWrittenBecause(err)
+		p.notWrittenBecause(err, atStop)
 		return
 	case !named:
 		p.log.Info("snapshot of the read models dropped: another replica named a newer one meanwhile", "sequence", p.last.Sequence)
@@ -361,9 +361,16 @@ func (p *Projector) snapshot(ctx context.Context, newer uint64) {
 }
 
 // notWrittenBecause logs a snapshot not written, and has the next tried
-// only as many events later as between snapshots, and at the stop.
-func (p *Projector) notWrittenBecause(err error) {
+// only as many events later as between snapshots, and at the stop. At the
+// stop there is no next: the log says what the next start does instead,
+// where it said the snapshot would be tried again at the stop.
+func (p *Projector) notWrittenBecause(err error, atStop bool) {
 	p.notWritten = p.last.Sequence
+	if atStop {
+		p.log.Error("snapshot of the read models not written at the stop: the next start replays the events after the newest snapshot written before",
+			"sequence", p.last.Sequence, "err", err)
+		return
+	}
 	p.log.Error("snapshot of the read models not written; tried again after as many events as between snapshots, and at the stop",
 		"sequence", p.last.Sequence, "eventsBetweenSnapshots", p.every, "err", err)
 }
