@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ with that client's credentials: its id from --client-id or
 CARGOCTL_CLIENT_ID, its secret from CARGOCTL_CLIENT_SECRET or the file
 named by --client-secret-file. The connection flags may also follow the
 command, except --client-id after create-client, which names the new client.
+The token endpoint takes 20 requests a minute of a client: a command
+refused a token for now waits as long as the refusal asks, saying so.
 
 Prints the server's JSON response. When the server refuses, prints its
 description and each invalid field on stderr and exits with status 1.
@@ -147,7 +150,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	client, err := conn.client(sub.Name(), getenv)
+	client, err := conn.client(sub.Name(), getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -428,7 +431,7 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	}
 }
 
-func (c connFlags) client(cmd string, getenv func(string) string) (*apiClient, error) {
+func (c connFlags) client(cmd string, getenv func(string) string, stderr io.Writer) (*apiClient, error) {
 	if err := checkURL(cmd, c.url); err != nil {
 		return nil, err
 	}
@@ -447,7 +450,7 @@ func (c connFlags) client(cmd string, getenv func(string) string) (*apiClient, e
 	}
 	return &apiClient{
 		base: strings.TrimRight(c.url, "/"), clientID: c.clientID, secret: secret,
-		http: &http.Client{Timeout: 30 * time.Second},
+		http: &http.Client{Timeout: 30 * time.Second}, stderr: stderr,
 	}, nil
 }
 
@@ -464,7 +467,8 @@ func checkURL(cmd, raw string) error {
 type apiClient struct {
 	base, clientID, secret string
 	http                   *http.Client
-	bearer                 string // the access token requests carry, once authorize got it
+	stderr                 io.Writer // says why a command waits
+	bearer                 string    // the access token requests carry, once authorize got it
 }
 
 func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io.Writer) error {
@@ -491,11 +495,7 @@ func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io
 // the requests after it carry.
 func (c *apiClient) authorize(ctx context.Context) error {
 	c.bearer = "" // the token request carries none
-	body, err := c.call(ctx, http.MethodPost, "/api/auth/token", struct {
-		GrantType    string `json:"grantType"`
-		ClientID     string `json:"clientId"`
-		ClientSecret string `json:"clientSecret"`
-	}{"client_credentials", c.clientID, c.secret})
+	body, err := c.requestToken(ctx)
 	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		return fmt.Errorf("getting a token for client %s: %w", c.clientID, err)
@@ -511,6 +511,35 @@ func (c *apiClient) authorize(ctx context.Context) error {
 	}
 	c.bearer = res.AccessToken
 	return nil
+}
+
+// tokenWaits is how often a token request answered 429 is made again,
+// after the wait the answer asks for.
+const tokenWaits = 3
+
+// requestToken asks for a token. Each cargoctl command gets one, and the
+// token endpoint allows 20 requests a minute per client from an address
+// (against guessing): a script of more admin commands than that waits
+// until the endpoint takes them again, saying so on stderr, rather than
+// failing halfway through.
+func (c *apiClient) requestToken(ctx context.Context) ([]byte, error) {
+	for waits := 0; ; waits++ {
+		body, err := c.call(ctx, http.MethodPost, "/api/auth/token", struct {
+			GrantType    string `json:"grantType"`
+			ClientID     string `json:"clientId"`
+			ClientSecret string `json:"clientSecret"`
+		}{"client_credentials", c.clientID, c.secret})
+		var apiErr *apiError
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || apiErr.retryAfter <= 0 || waits == tokenWaits {
+			return body, err
+		}
+		fmt.Fprintf(c.stderr, "cargoctl: cargod refused a token for now (%s): waiting %s, as it asks\n", apiErr.Description, apiErr.retryAfter)
+		select {
+		case <-time.After(apiErr.retryAfter):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // call makes one request with a JSON body (if any) and returns the body
@@ -574,7 +603,11 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 		return nil, nil, fmt.Errorf("%s %s: reading the response: %w", method, req.URL.Redacted(), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, apiErrorOf(resp.StatusCode, raw)
+		e := apiErrorOf(resp.StatusCode, raw)
+		if seconds, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && seconds > 0 {
+			e.retryAfter = time.Duration(seconds) * time.Second
+		}
+		return nil, nil, e
 	}
 	return raw, resp.Header, nil
 }
@@ -616,8 +649,9 @@ func reason(err error) error {
 // apiError is the server's error response.
 type apiError struct {
 	Status           int
-	Code             string `json:"error"`
-	Description      string `json:"errorDescription"`
+	retryAfter       time.Duration // the response's Retry-After, in whole seconds, if any
+	Code             string        `json:"error"`
+	Description      string        `json:"errorDescription"`
 	ValidationErrors []struct {
 		Field   string `json:"field"`
 		Message string `json:"message"`

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -666,4 +668,65 @@ func TestAnEmptySecretFileIsRefused(t *testing.T) {
 			t.Errorf("%s with an empty %s: %v; stderr %s; want it refused as empty", args[0], flag, err, errOut)
 		}
 	}
+}
+
+// Each command gets a token, and the token endpoint takes 20 a minute of a
+// client from one address: a script of more commands would fail halfway.
+// A command refused a token for now (429) waits as long as the answer
+// asks, saying so, and goes on; up to three times, then it gives the
+// refusal. The refusals come from a proxy in front of the real API.
+func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
+	api := startServer(t)
+	tests := []struct {
+		name      string
+		refusals  int
+		wantWaits int
+		wantErr   string
+	}{
+		{"refused once", 1, 1, ""},
+		{"refused past the waits", tokenWaits + 1, tokenWaits, "too many requests for client:admin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			refusals := tt.refusals
+			proxy := httputil.NewSingleHostReverseProxy(mustParseURL(t, api))
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				refuse := r.URL.Path == "/api/auth/token" && refusals > 0
+				if refuse {
+					refusals--
+				}
+				mu.Unlock()
+				if !refuse {
+					proxy.ServeHTTP(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, `{"error":"rate_limited","errorDescription":"too many requests for client:admin from 127.0.0.1; retry after 1s"}`)
+			}))
+			defer front.Close()
+			out, errOut, err := runCmd(t, adminEnv(front.URL), "admin", "list-orgs")
+			if waits := strings.Count(errOut, "waiting 1s, as it asks"); waits != tt.wantWaits {
+				t.Errorf("said it waited %d times, want %d:\n%s", waits, tt.wantWaits, errOut)
+			}
+			switch {
+			case tt.wantErr == "" && (err != nil || !strings.Contains(out, `"operator"`)):
+				t.Errorf("list-orgs = %v, %q", err, out)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("list-orgs = %v, want the refusal %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func mustParseURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

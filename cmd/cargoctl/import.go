@@ -76,7 +76,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if *format == "" {
 		*format = k.format
 	}
-	client, err := conn.client("import", getenv)
+	client, err := conn.client("import", getenv, stderr)
 	if err != nil {
 		return err
 	}

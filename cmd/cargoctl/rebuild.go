@@ -110,7 +110,7 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
 		return nil, nil, err
 	}
-	client, err := conn.client(kind, getenv)
+	client, err := conn.client(kind, getenv, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -53,7 +53,7 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	client, err := conn.client("shipment", getenv)
+	client, err := conn.client("shipment", getenv, stderr)
 	if err != nil {
 		return err
 	}

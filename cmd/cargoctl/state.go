@@ -96,7 +96,7 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		q.Set("seq", strconv.FormatUint(*seq, 10))
 	}
-	client, err := conn.client("state", getenv)
+	client, err := conn.client("state", getenv, stderr)
 	if err != nil {
 		return err
 	}
