@@ -504,10 +504,21 @@ func setPublicURL(c *Config, v string) error {
 }
 
 // setNATSURL reads the comma-separated URLs of an external NATS server's
-// nodes, as the NATS client reads them (nats:// when no scheme is given).
-// The client would take a port out of range, or https:// for tls://, and
-// then wait for ever for a server it cannot reach: they are refused here.
+// nodes.
 func setNATSURL(c *Config, v string) error {
+	if err := CheckNATSURL(v); err != nil {
+		return err
+	}
+	c.NATSURL = v
+	return nil
+}
+
+// CheckNATSURL refuses a list of NATS URLs cargod would not take, for
+// cargoctl's --nats-url too: comma-separated, as the NATS client reads
+// them (nats:// when no scheme is given). The client would take a port out
+// of range, or https:// for tls://, and then wait for ever for a server it
+// cannot reach: they are refused here.
+func CheckNATSURL(v string) error {
 	named := false
 	for item := range strings.SplitSeq(v, ",") {
 		// Blank items are dropped, as the client drops them.
@@ -539,7 +550,6 @@ func setNATSURL(c *Config, v string) error {
 	if !named {
 		return errors.New("names no server")
 	}
-	c.NATSURL = v
 	return nil
 }
 

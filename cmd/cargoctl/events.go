@@ -203,7 +203,8 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 
 // storeFlags are the flags that say where the event stream is.
 func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) {
-	fs.StringVar(&o.natsURL, "nats-url", getenv("CARGO_NATS_URL"), "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
+	o.natsURL = getenv("CARGO_NATS_URL")
+	fs.Var(natsURL{&o.natsURL}, "nats-url", "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
 	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
 	fs.StringVar(&o.natsNkey, "nats-nkey", getenv("CARGO_NATS_NKEY"), "nkey seed `file` for --nats-url; default: the data directory's "+eventstore.ListenSeedFile+
 		", the seed cargod's CARGO_NATS_LISTEN asks for, if there is one and no --nats-creds (env CARGO_NATS_NKEY)")
@@ -236,6 +237,26 @@ func (n streamName) Set(s string) error {
 	return nil
 }
 
+// natsURL is --nats-url, checked as cargod checks CARGO_NATS_URL: else
+// the NATS client took https:// or a port out of range and failed
+// as a server that does not answer.
+type natsURL struct{ url *string }
+
+func (n natsURL) String() string {
+	if n.url == nil { // the flag package's zero value
+		return ""
+	}
+	return *n.url
+}
+
+func (n natsURL) Set(s string) error {
+	if err := config.CheckNATSURL(s); err != nil {
+		return fmt.Errorf("not a NATS URL cargod takes: %w", err)
+	}
+	*n.url = s
+	return nil
+}
+
 // positiveDuration is a flag's wait, which must be longer than none: a
 // wait of none would fail a server that is up.
 type positiveDuration struct{ d *time.Duration }
@@ -264,6 +285,13 @@ func (p positiveDuration) Set(s string) error {
 // warnings: an event it cannot read is handed on without its type and
 // time, and the operator reading it must learn why.
 func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*eventstore.Store, error) {
+	// --nats-url is checked as it is parsed; the environment's default
+	// is not, until here.
+	if o.natsURL != "" {
+		if err := config.CheckNATSURL(o.natsURL); err != nil {
+			return nil, fmt.Errorf("CARGO_NATS_URL is not a NATS URL cargod takes: %w", err)
+		}
+	}
 	// While the store opens, only errors: its warnings that it is trying
 	// again are for cargod waiting for its cluster to form, lines of noise
 	// above the one that says the server does not answer (with why).

@@ -343,6 +343,8 @@ func TestEventsUsageErrors(t *testing.T) {
 		// The store would refuse it only once opened, as if cargod held
 		// the data directory.
 		{[]string{"--stream", "CARGO.1"}, `invalid value "CARGO.1" for flag -stream: not a stream name of cargod: "CARGO.1" is not made of letters, digits`},
+		{[]string{"--nats-url", "https://127.0.0.1:4222"}, `invalid value "https://127.0.0.1:4222" for flag -nats-url: not a NATS URL cargod takes: "https://127.0.0.1:4222" is not a nats://, tls://, ws:// or wss:// URL`},
+		{[]string{"--nats-url", "127.0.0.1:99999"}, `"127.0.0.1:99999" has a port outside 1..65535`},
 		{[]string{"--stream", ""}, `invalid value "" for flag -stream`},
 	}
 	for _, tt := range tests {
@@ -356,6 +358,12 @@ func TestEventsUsageErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("CARGO_NATS_URL that cargod would refuse", func(t *testing.T) {
+		_, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_URL": "https://127.0.0.1:4222"}), "events", "--data-dir", dataDir)
+		if want := `CARGO_NATS_URL is not a NATS URL cargod takes: "https://127.0.0.1:4222" is not a nats://`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v, want %q", err, want)
+		}
+	})
 	t.Run("no event store", func(t *testing.T) {
 		_, _, err := runCmd(t, env(nil), "events", "--data-dir", t.TempDir())
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "no event store") {
