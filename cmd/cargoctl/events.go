@@ -204,56 +204,43 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 // storeFlags are the flags that say where the event stream is.
 func storeFlags(fs *flag.FlagSet, o *eventsOptions, getenv func(string) string) {
 	o.natsURL = getenv("CARGO_NATS_URL")
-	fs.Var(natsURL{&o.natsURL}, "nats-url", "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
+	fs.Var(cargodSetting{&o.natsURL, config.CheckNATSURL, "a NATS URL"}, "nats-url", "`URL` of the NATS server: an external one, or cargod's CARGO_NATS_LISTEN address (env CARGO_NATS_URL)")
 	fs.StringVar(&o.natsCreds, "nats-creds", getenv("CARGO_NATS_CREDS"), "NATS credentials `file` for --nats-url (env CARGO_NATS_CREDS)")
 	fs.StringVar(&o.natsNkey, "nats-nkey", getenv("CARGO_NATS_NKEY"), "nkey seed `file` for --nats-url; default: the data directory's "+eventstore.ListenSeedFile+
 		", the seed cargod's CARGO_NATS_LISTEN asks for, if there is one and no --nats-creds (env CARGO_NATS_NKEY)")
 	fs.StringVar(&o.dataDir, "data-dir", or(getenv("CARGO_DATA_DIR"), "./data"), "cargod's data `directory`: opened when there is no --nats-url, only while cargod is not running on it; "+
 		"with --nats-url, where the listener's seed is (env CARGO_DATA_DIR)")
 	o.stream = or(getenv("CARGO_NATS_STREAM"), "CARGO")
-	fs.Var(streamName{&o.stream}, "stream", "JetStream stream `name` (env CARGO_NATS_STREAM)")
+	fs.Var(cargodSetting{&o.stream, config.CheckStreamName, "a stream name"}, "stream", "JetStream stream `name` (env CARGO_NATS_STREAM)")
 	o.natsWait = 10 * time.Second
 	fs.Var(positiveDuration{&o.natsWait}, "nats-wait", "how long to `wait` for the stream on the server of --nats-url once it answers: "+
 		"a cluster electing its leader takes seconds (a server that does not answer fails at once)")
 }
 
-// streamName is --stream, checked as cargod checks CARGO_NATS_STREAM:
-// else the store refused a bad one only once opened, exit 1, under the
-// message of a data directory that cargod holds.
-type streamName struct{ name *string }
+// cargodSetting is a flag checked as cargod checks the setting it names
+// (--stream as CARGO_NATS_STREAM, --nats-url as CARGO_NATS_URL): else the
+// store refused a bad stream name only once opened, exit 1, under the
+// message of a data directory that cargod holds, and the NATS client took
+// https:// or a port out of range and failed as a server without the
+// stream.
+type cargodSetting struct {
+	value *string
+	check func(string) error
+	what  string // "a stream name", …
+}
 
-func (n streamName) String() string {
-	if n.name == nil { // the flag package's zero value
+func (c cargodSetting) String() string {
+	if c.value == nil { // the flag package's zero value
 		return ""
 	}
-	return *n.name
+	return *c.value
 }
 
-func (n streamName) Set(s string) error {
-	if err := config.CheckStreamName(s); err != nil {
-		return fmt.Errorf("not a stream name of cargod: %w", err)
+func (c cargodSetting) Set(s string) error {
+	if err := c.check(s); err != nil {
+		return fmt.Errorf("not %s cargod takes: %w", c.what, err)
 	}
-	*n.name = s
-	return nil
-}
-
-// natsURL is --nats-url, checked as cargod checks CARGO_NATS_URL: else
-// the NATS client took https:// or a port out of range and failed
-// as a server that does not answer.
-type natsURL struct{ url *string }
-
-func (n natsURL) String() string {
-	if n.url == nil { // the flag package's zero value
-		return ""
-	}
-	return *n.url
-}
-
-func (n natsURL) Set(s string) error {
-	if err := config.CheckNATSURL(s); err != nil {
-		return fmt.Errorf("not a NATS URL cargod takes: %w", err)
-	}
-	*n.url = s
+	*c.value = s
 	return nil
 }
 

@@ -342,7 +342,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--since", ""}, "--since is empty"},
 		// The store would refuse it only once opened, as if cargod held
 		// the data directory.
-		{[]string{"--stream", "CARGO.1"}, `invalid value "CARGO.1" for flag -stream: not a stream name of cargod: "CARGO.1" is not made of letters, digits`},
+		{[]string{"--stream", "CARGO.1"}, `invalid value "CARGO.1" for flag -stream: not a stream name cargod takes: "CARGO.1" is not made of letters, digits`},
 		{[]string{"--nats-url", "https://127.0.0.1:4222"}, `invalid value "https://127.0.0.1:4222" for flag -nats-url: not a NATS URL cargod takes: "https://127.0.0.1:4222" is not a nats://, tls://, ws:// or wss:// URL`},
 		{[]string{"--nats-url", "127.0.0.1:99999"}, `"127.0.0.1:99999" has a port outside 1..65535`},
 		{[]string{"--stream", ""}, `invalid value "" for flag -stream`},
