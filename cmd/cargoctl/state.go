@@ -59,7 +59,8 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	kind, id := positional[0], positional[1]
 	path, ok := stateTypes[kind]
 	if !ok {
-		return usagef("state", "unknown type %q: one of %s", kind, strings.Join(slices.Sorted(maps.Keys(stateTypes)), ", "))
+		known := slices.Sorted(maps.Keys(stateTypes))
+		return usagef("state", "unknown type %q%s: one of %s", kind, didYouMean(kind, known), strings.Join(known, ", "))
 	}
 	if id == "" {
 		return usagef("state", "the %s id is empty", kind)

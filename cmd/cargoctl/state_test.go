@@ -76,6 +76,7 @@ func TestStatePrintsAResourceAsTheAPIShowedItThen(t *testing.T) {
 		{"before it was scheduled", []string{"state", "flight", id, "--at", before}, "", "did not exist at", false},
 		{"an unknown flight", []string{"state", "flight", "LH9-2026-01-01", "--at", between}, "", "(HTTP 404, not_found)", false},
 		{"an unknown type", []string{"state", "aircraft", id, "--at", between}, "", `unknown type "aircraft": one of booking, flight, quote, shipment, stock-request`, true},
+		{"a type in another case", []string{"state", "Booking", id, "--at", between}, "", `unknown type "Booking" (did you mean booking?): one of booking,`, true},
 		{"neither --at nor --seq", []string{"state", "flight", id}, "", "give --at TIME or --seq N", true},
 		{"both --at and --seq", []string{"state", "flight", id, "--at", between, "--seq", "3"}, "", "give --at TIME or --seq N, not both", true},
 		// Given, though zero or empty: named, not taken for a flag left out.
