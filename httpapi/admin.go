@@ -116,6 +116,10 @@ func (s *Server) handleListAPIKeys() handlerFunc {
 		if err := p.Err(); err != nil {
 			return err
 		}
+		// A mistyped id would list no keys, as if the organisation had none.
+		if _, known := s.identity.Organization(org); org != "" && !known {
+			return domain.Errorf(domain.NotFound, "no organisation %s", org)
+		}
 		writeList(w, "apiKeys", s.identity.APIKeys(org), views.ToAPIKeyJSON)
 		return nil
 	}

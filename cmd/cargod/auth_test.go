@@ -242,6 +242,11 @@ func TestAPIKeys(t *testing.T) {
 	if len(list.APIKeys) != 1 || list.APIKeys[0].Name != "TMS integration" || strings.Contains(s.stdout.String(), key.APIKey) {
 		t.Errorf("listed keys = %+v", list)
 	}
+	// A mistyped organisation is said to be one, not listed as having none.
+	if r := s.do(t, request{method: "GET", path: "/api/admin/api-keys?organizationId=demo-forwarderr", token: admin}); r.status != http.StatusNotFound ||
+		r.apiError(t).ErrorDescription != "no organisation demo-forwarderr" {
+		t.Errorf("the keys of an organisation that is none = %d %s, want 404", r.status, r.body)
+	}
 	if r := s.do(t, request{method: "DELETE", path: "/api/admin/api-keys/" + key.ID, token: admin}); r.status != http.StatusNoContent {
 		t.Fatalf("revoke = %d %s", r.status, r.body)
 	}
