@@ -944,11 +944,22 @@ func (d *Dispatcher) newClient(inHand int) *http.Client {
 		// Idle connections are closed after a while, and all of them
 		// once Run returns: a receiver that keeps its end open holds
 		// no connection, and no goroutine, of a dispatcher stopped.
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, IdleConnTimeout: 90 * time.Second, Proxy: nil},
+		//
+		// A receiver's headers are held in memory whole until the last
+		// arrives: the transport's default allows 10 MiB each, so a
+		// receiver answering endless headers to its 64 requests under way
+		// would hold hundreds of MiB. Its answer needs a status, and a
+		// Retry-After at most.
+		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: inHand, IdleConnTimeout: 90 * time.Second, Proxy: nil,
+			MaxResponseHeaderBytes: maxAnswerHeaders},
 		// A redirect is an answer, not an instruction: it is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// maxAnswerHeaders bounds the size of a receiver's answer's headers; an
+// answer with more is a failed attempt.
+const maxAnswerHeaders = 64 << 10
 
 // post sends the delivery, signed; it returns the status (0 when there
 // was no answer) and a Retry-After the receiver asked for.

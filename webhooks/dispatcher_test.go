@@ -1422,3 +1422,25 @@ func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testi
 		t.Errorf("attempt error = %q, want a refusal that names no address", attempt.Error)
 	}
 }
+
+// A receiver's answer is held in memory while its headers arrive: one
+// whose headers are larger than any answer needs fails the attempt, so a
+// receiver answering endless headers to each request under way holds a
+// few KiB of them each, not the HTTP client's default of 10 MiB.
+func TestAnAnswerWithHeadersLargerThan64KiBFailsTheAttempt(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 64 {
+			w.Header().Set(fmt.Sprint("X-Padding-", i), strings.Repeat("a", 2<<10))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	sealer := testSealer(t)
+	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+	d.client = d.newClient(1)
+	attempt, retryIn := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+	if attempt.Outcome != domain.DeliveryRetrying || retryIn == 0 || !strings.Contains(attempt.Error, "headers exceeded") {
+		t.Errorf("an answer with 128 KiB of headers: %s, retry in %s, error %q; want retrying, the error naming the headers", attempt.Outcome, retryIn, attempt.Error)
+	}
+}
