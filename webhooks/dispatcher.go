@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/internal/retry"
@@ -1000,9 +1001,29 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		retryAfter = retryAfterOf(resp.Header.Get("Retry-After"), time.Now())
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err = fmt.Errorf("the receiver answered %s", resp.Status)
+		err = fmt.Errorf("the receiver answered %s", statusOf(resp))
 	}
 	return resp.StatusCode, retryAfter, err
+}
+
+// maxReason bounds the reason phrase of a receiver's status kept in the
+// delivery log.
+const maxReason = 64
+
+// statusOf is resp's status line as the delivery log shows it: the code,
+// and the receiver's reason phrase up to maxReason bytes. Every attempt is
+// stored for good in the event log, and a receiver may send a reason of
+// all the 64 KiB of headers it may answer.
+func statusOf(resp *http.Response) string {
+	reason := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
+	if len(reason) <= maxReason {
+		return resp.Status
+	}
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(reason[cut]) { // not in the middle of a character
+		cut--
+	}
+	return fmt.Sprintf("%d %s…", resp.StatusCode, reason[:cut])
 }
 
 // retryAfterOf is the wait a Retry-After header asks for at now, in

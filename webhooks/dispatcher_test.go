@@ -1444,3 +1444,34 @@ func TestAnAnswerWithHeadersLargerThan64KiBFailsTheAttempt(t *testing.T) {
 		t.Errorf("an answer with 128 KiB of headers: %s, retry in %s, error %q; want retrying, the error naming the headers", attempt.Outcome, retryIn, attempt.Error)
 	}
 }
+
+// Every attempt is stored for good in the event log: a receiver's reason
+// phrase, which may fill the 64 KiB its answer's headers may have, is
+// recorded cut to 64 bytes, whole characters, after its status code.
+func TestAReceiversReasonPhraseIsRecordedCutTo64Bytes(t *testing.T) {
+	for _, tt := range []struct{ reason, want string }{
+		{"Internal Server Error", "the receiver answered 500 Internal Server Error"},
+		{strings.Repeat("x", 60<<10), "the receiver answered 500 " + strings.Repeat("x", 64) + "…"},
+		{strings.Repeat("é", 20<<10), "the receiver answered 500 " + strings.Repeat("é", 32) + "…"},
+		{"a" + strings.Repeat("é", 20<<10), "the receiver answered 500 a" + strings.Repeat("é", 31) + "…"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack() // the server writes no reason of a receiver's own
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "HTTP/1.1 500 %s\r\nContent-Length: 0\r\n\r\n", tt.reason)
+		}))
+		sealer := testSealer(t)
+		w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+		d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+		d.client = d.newClient(1)
+		attempt, _ := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+		srv.Close()
+		if attempt.StatusCode != http.StatusInternalServerError || attempt.Error != tt.want {
+			t.Errorf("a reason of %d bytes: status %d, error %.100q (%d bytes); want 500, %.100q", len(tt.reason), attempt.StatusCode, attempt.Error, len(attempt.Error), tt.want)
+		}
+	}
+}
