@@ -992,7 +992,7 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		return 0, 0, fmt.Errorf("%s is not allowed: a webhook target must be reachable on the public internet", req.URL.Hostname())
 	}
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, withoutOwnAddress(err)
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -1004,6 +1004,19 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		err = fmt.Errorf("the receiver answered %s", statusOf(resp))
 	}
 	return resp.StatusCode, retryAfter, err
+}
+
+// withoutOwnAddress is err as the delivery log shows it: without this
+// replica's own address, which a connection's error names beside the
+// receiver's ("read tcp 10.0.0.5:41234->203.0.113.9:443: ... reset by
+// peer"), and which is the operator's network, not the subscriber's to
+// learn.
+func withoutOwnAddress(err error) error {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Source == nil {
+		return err
+	}
+	return errors.New(strings.Replace(err.Error(), op.Source.String()+"->", "", 1))
 }
 
 // maxReason bounds the reason phrase of a receiver's status kept in the

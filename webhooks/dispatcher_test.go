@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -1423,6 +1424,16 @@ func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testi
 	}
 }
 
+// attemptPing makes a first attempt at a ping to a receiver at url, with
+// the dispatcher's own HTTP client.
+func attemptPing(t *testing.T, url string) (domain.WebhookDeliveryAttempted, time.Duration) {
+	sealer := testSealer(t)
+	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+	d.client = d.newClient(1)
+	return d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+}
+
 // A receiver's answer is held in memory while its headers arrive: one
 // whose headers are larger than any answer needs fails the attempt, so a
 // receiver answering endless headers to each request under way holds a
@@ -1435,11 +1446,7 @@ func TestAnAnswerWithHeadersLargerThan64KiBFailsTheAttempt(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
-	sealer := testSealer(t)
-	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
-	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
-	d.client = d.newClient(1)
-	attempt, retryIn := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+	attempt, retryIn := attemptPing(t, srv.URL)
 	if attempt.Outcome != domain.DeliveryRetrying || retryIn == 0 || !strings.Contains(attempt.Error, "headers exceeded") {
 		t.Errorf("an answer with 128 KiB of headers: %s, retry in %s, error %q; want retrying, the error naming the headers", attempt.Outcome, retryIn, attempt.Error)
 	}
@@ -1464,14 +1471,33 @@ func TestAReceiversReasonPhraseIsRecordedCutTo64Bytes(t *testing.T) {
 			defer conn.Close()
 			fmt.Fprintf(conn, "HTTP/1.1 500 %s\r\nContent-Length: 0\r\n\r\n", tt.reason)
 		}))
-		sealer := testSealer(t)
-		w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
-		d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
-		d.client = d.newClient(1)
-		attempt, _ := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+		attempt, _ := attemptPing(t, srv.URL)
 		srv.Close()
 		if attempt.StatusCode != http.StatusInternalServerError || attempt.Error != tt.want {
 			t.Errorf("a reason of %d bytes: status %d, error %.100q (%d bytes); want 500, %.100q", len(tt.reason), attempt.StatusCode, attempt.Error, len(attempt.Error), tt.want)
 		}
+	}
+}
+
+// A receiver that resets the connection is recorded as such, and the
+// delivery log does not name the address the request came from: this
+// replica's, on the operator's network.
+func TestAConnectionResetIsRecordedWithoutTheReplicasOwnAddress(t *testing.T) {
+	from := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		from <- r.RemoteAddr
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.(*net.TCPConn).SetLinger(0) // closed with a reset
+		conn.Close()
+	}))
+	t.Cleanup(srv.Close)
+	attempt, _ := attemptPing(t, srv.URL)
+	own := <-from
+	if attempt.Outcome != domain.DeliveryRetrying || !strings.Contains(attempt.Error, "connection reset") || strings.Contains(attempt.Error, own) {
+		t.Errorf("a reset connection from %s: %s, error %q; want retrying, the reset named, %s not", own, attempt.Outcome, attempt.Error, own)
 	}
 }
