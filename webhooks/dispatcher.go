@@ -992,7 +992,7 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		return 0, 0, fmt.Errorf("%s is not allowed: a webhook target must be reachable on the public internet", req.URL.Hostname())
 	}
 	if err != nil {
-		return 0, 0, withoutOwnAddress(err)
+		return 0, 0, withoutOwnAddresses(err)
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -1006,17 +1006,24 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	return resp.StatusCode, retryAfter, err
 }
 
-// withoutOwnAddress is err as the delivery log shows it: without this
-// replica's own address, which a connection's error names beside the
+// withoutOwnAddresses is err as the delivery log shows it: without the
+// addresses of the operator's network, not the subscriber's to learn,
+// which a connection's error names: this replica's own beside the
 // receiver's ("read tcp 10.0.0.5:41234->203.0.113.9:443: ... reset by
-// peer"), and which is the operator's network, not the subscriber's to
-// learn.
-func withoutOwnAddress(err error) error {
-	var op *net.OpError
-	if !errors.As(err, &op) || op.Source == nil {
+// peer"), and the DNS server's ("lookup hooks.example on 10.0.0.2:53: no
+// such host").
+func withoutOwnAddresses(err error) error {
+	msg := err.Error()
+	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Source != nil {
+		msg = strings.Replace(msg, op.Source.String()+"->", "", 1)
+	}
+	if dns := (*net.DNSError)(nil); errors.As(err, &dns) && dns.Server != "" {
+		msg = strings.Replace(msg, " on "+dns.Server, "", 1)
+	}
+	if msg == err.Error() {
 		return err
 	}
-	return errors.New(strings.Replace(err.Error(), op.Source.String()+"->", "", 1))
+	return errors.New(msg)
 }
 
 // maxReason bounds the reason phrase of a receiver's status kept in the

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"slices"
 	"strings"
@@ -1499,5 +1500,17 @@ func TestAConnectionResetIsRecordedWithoutTheReplicasOwnAddress(t *testing.T) {
 	own := <-from
 	if attempt.Outcome != domain.DeliveryRetrying || !strings.Contains(attempt.Error, "connection reset") || strings.Contains(attempt.Error, own) {
 		t.Errorf("a reset connection from %s: %s, error %q; want retrying, the reset named, %s not", own, attempt.Outcome, attempt.Error, own)
+	}
+}
+
+// A lookup that fails names the DNS server it asked, on the operator's
+// network: the delivery log shows the failure without it. (Built here as
+// the resolver makes it: a test sends nothing to a DNS server.)
+func TestAFailedLookupIsShownWithoutTheDNSServer(t *testing.T) {
+	err := &url.Error{Op: "Post", URL: "https://hooks.example/cargo", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "hooks.example", Server: "10.0.0.2:53", IsNotFound: true}}}
+	got, want := withoutOwnAddresses(err).Error(), `Post "https://hooks.example/cargo": dial tcp: lookup hooks.example: no such host`
+	if got != want {
+		t.Errorf("shown as %q, want %q", got, want)
 	}
 }
