@@ -822,10 +822,11 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 	case try > len(d.Schedule):
 		attempt.Outcome = domain.DeliveryDead
 	default:
-		delay := jitter(d.Schedule[try-1])
-		if retryAfter > 0 {
-			delay = retryAfter
-		}
+		// A receiver's Retry-After is a floor, not the schedule: one
+		// answering 429 with Retry-After: 1 every time would otherwise
+		// have the delivery dead after the schedule's ten tries in ten
+		// seconds, where any other failure is tried for three days.
+		delay := max(jitter(d.Schedule[try-1]), retryAfter)
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		retryIn = delay
 	}

@@ -1428,11 +1428,16 @@ func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testi
 // attemptPing makes a first attempt at a ping to a receiver at url, with
 // the dispatcher's own HTTP client.
 func attemptPing(t *testing.T, url string) (domain.WebhookDeliveryAttempted, time.Duration) {
+	return attemptPingAgain(t, url, 1)
+}
+
+// attemptPingAgain makes the try-th attempt at a ping, as attemptPing.
+func attemptPingAgain(t *testing.T, url string, try int) (domain.WebhookDeliveryAttempted, time.Duration) {
 	sealer := testSealer(t)
 	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: url, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
 	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
 	d.client = d.newClient(1)
-	return d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+	return d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, try)
 }
 
 // A receiver's answer is held in memory while its headers arrive: one
@@ -1512,5 +1517,34 @@ func TestAFailedLookupIsShownWithoutTheDNSServer(t *testing.T) {
 	got, want := withoutOwnAddresses(err).Error(), `Post "https://hooks.example/cargo": dial tcp: lookup hooks.example: no such host`
 	if got != want {
 		t.Errorf("shown as %q, want %q", got, want)
+	}
+}
+
+// A receiver's Retry-After is waited, but never shortens the schedule: a
+// receiver that answers 429 with Retry-After: 1 each time would have a
+// delivery dead after ten tries in ten seconds.
+func TestARetryAfterIsWaitedButDoesNotShortenTheSchedule(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		try        int
+		retryAfter string
+		min, max   time.Duration // of the wait before the next try; 0: dead
+	}{
+		{"shorter than the first step", 1, "1", 4 * time.Second, 6 * time.Second},
+		{"longer than the first step", 1, "60", time.Minute, time.Minute},
+		{"shorter than the third step", 3, "1", 24 * time.Minute, 36 * time.Minute},
+		{"past the schedule", len(DefaultSchedule) + 1, "1", 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", tt.retryAfter)
+				w.WriteHeader(http.StatusTooManyRequests)
+			}))
+			t.Cleanup(srv.Close)
+			attempt, retryIn := attemptPingAgain(t, srv.URL, tt.try)
+			if retryIn < tt.min || retryIn > tt.max || (tt.max == 0) != (attempt.Outcome == domain.DeliveryDead) {
+				t.Errorf("try %d answered 429, Retry-After %s: %s, next try in %s, want %s to %s", tt.try, tt.retryAfter, attempt.Outcome, retryIn, tt.min, tt.max)
+			}
+		})
 	}
 }
