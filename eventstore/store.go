@@ -288,6 +288,10 @@ func (s *Store) provisionStream(ctx context.Context, replicas int) error {
 		s.stream, err = s.js.CreateOrUpdateStream(ctx, cfg)
 		return err
 	})
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeReplicasNotClustered {
+		return fmt.Errorf("%w (%d asked for stream %s)", ErrReplicasUnclustered, replicas, s.name)
+	}
 	if err != nil {
 		return fmt.Errorf("eventstore: provisioning stream %s with %d replicas: %w", s.name, replicas, err)
 	}
@@ -296,6 +300,14 @@ func (s *Store) provisionStream(ctx context.Context, replicas int) error {
 	}
 	return nil
 }
+
+// ErrReplicasUnclustered is a stream of more replicas than one asked of a
+// NATS server that is no cluster, which keeps one copy of a stream.
+var ErrReplicasUnclustered = errors.New("eventstore: the NATS server is no cluster: it keeps one replica of a stream")
+
+// errCodeReplicasNotClustered is nats-server's "replicas > 1 not supported
+// in non-clustered mode" (errors.json).
+const errCodeReplicasNotClustered jetstream.ErrorCode = 10074
 
 func (s *Store) startEmbedded(o Options) error {
 	// The server itself would share its files with another process.

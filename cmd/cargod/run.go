@@ -113,6 +113,9 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen, ListenNkey: cfg.NATSListenNkey,
 		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log, ConsumerAttempts: cfg.ReactorAttempts, Observer: m,
 	})
+	if errors.Is(err, eventstore.ErrReplicasUnclustered) {
+		return fmt.Errorf("CARGO_NATS_REPLICAS: %w: set it to 1 for a single server", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -316,3 +316,22 @@ func TestAStartLogsHowFarItsReplayHasComeUnprobed(t *testing.T) {
 		t.Errorf("first progress line %+v, want the replay of %d events under way", p, projector.Target())
 	}
 }
+
+// A stream of more replicas than a single NATS server holds is refused by
+// the server in its own words: cargod names the setting that asked for
+// them, and its value for a single server.
+func TestReplicasASingleServerCannotHoldAreNamedWithTheSetting(t *testing.T) {
+	t.Parallel()
+	nats := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT})
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": nats.ClientURL(), "CARGO_NATS_REPLICAS": "3",
+		"CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey})
+	select {
+	case <-r.done:
+	case <-time.After(time.Minute):
+		r.stop()
+		t.Fatalf("cargod still starting a minute on:\n%s", r.stderr.String())
+	}
+	if r.err == nil || !strings.HasPrefix(r.err.Error(), "CARGO_NATS_REPLICAS:") || !strings.Contains(r.err.Error(), "set it to 1 for a single server") {
+		t.Errorf("the start ended with %v, want it to name CARGO_NATS_REPLICAS", r.err)
+	}
+}
