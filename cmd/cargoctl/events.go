@@ -272,12 +272,15 @@ func (p positiveDuration) Set(s string) error {
 // warnings: an event it cannot read is handed on without its type and
 // time, and the operator reading it must learn why.
 func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*eventstore.Store, error) {
-	// --nats-url is checked as it is parsed; the environment's default
-	// is not, until here.
+	// --nats-url and --stream are checked as they are parsed; the
+	// environment's defaults are not, until here.
 	if o.natsURL != "" {
 		if err := config.CheckNATSURL(o.natsURL); err != nil {
 			return nil, fmt.Errorf("CARGO_NATS_URL is not a NATS URL cargod takes: %w", err)
 		}
+	}
+	if err := config.CheckStreamName(o.stream); err != nil {
+		return nil, fmt.Errorf("CARGO_NATS_STREAM is not a stream name cargod takes: %w", err)
 	}
 	// While the store opens, only errors: its warnings that it is trying
 	// again are for cargod waiting for its cluster to form, lines of noise

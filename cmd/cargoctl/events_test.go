@@ -364,6 +364,12 @@ func TestEventsUsageErrors(t *testing.T) {
 			t.Errorf("error = %v, want %q", err, want)
 		}
 	})
+	t.Run("CARGO_NATS_STREAM that cargod would refuse", func(t *testing.T) {
+		_, _, err := runCmd(t, env(map[string]string{"CARGO_NATS_STREAM": "CARGO.1"}), "events", "--data-dir", dataDir)
+		if want := `CARGO_NATS_STREAM is not a stream name cargod takes: "CARGO.1" is not made of letters`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v, want %q", err, want)
+		}
+	})
 	t.Run("no event store", func(t *testing.T) {
 		_, _, err := runCmd(t, env(nil), "events", "--data-dir", t.TempDir())
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "no event store") {
