@@ -89,8 +89,15 @@ var options = []option{
 			// Checked now, naming the setting: the store refuses it only
 			// as it opens, after the start is logged, without the name.
 			_, port, _ := net.SplitHostPort(v)
-			if n, err := strconv.Atoi(port); !loopback(v) || err != nil || n < 0 || n > 65535 {
+			n, err := strconv.Atoi(port)
+			switch {
+			case !loopback(v):
 				return fmt.Errorf("%q is not a loopback host:port such as 127.0.0.1:4222: the port has no TLS", v)
+			// -1 is the NATS server's own "any free one", which the
+			// store took before this check: refusing it would stop a
+			// deployment that started.
+			case err != nil || n < -1 || n > 65535:
+				return fmt.Errorf("%q has a port outside 0..65535", v)
 			}
 			c.NATSListen = v
 			return nil

@@ -101,6 +101,14 @@ func TestLoad(t *testing.T) {
 			err: `CARGO_NATS_LISTEN (--nats-listen): "0.0.0.0:4222" is not a loopback host:port`},
 		{name: "a port of the embedded server without a port", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1"}, err: "CARGO_NATS_LISTEN (--nats-listen)"},
 		{name: "a port of the embedded server out of range", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:65536"}, err: "CARGO_NATS_LISTEN (--nats-listen)"},
+		{name: "a port of the embedded server out of range names the port", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:-2"},
+			err: `CARGO_NATS_LISTEN (--nats-listen): "127.0.0.1:-2" has a port outside 0..65535`},
+		{name: "any free port of the embedded server as the NATS server writes it", env: map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:-1"},
+			check: func(t *testing.T, c Config) {
+				if c.NATSListen != "127.0.0.1:-1" {
+					t.Errorf("listen %q", c.NATSListen)
+				}
+			}},
 		{name: "any free port of the embedded server on localhost", env: map[string]string{"CARGO_NATS_LISTEN": "localhost:0"},
 			check: func(t *testing.T, c Config) {
 				if c.NATSListen != "localhost:0" {
