@@ -45,8 +45,27 @@ func FreePorts(t testing.TB, n int) []int {
 
 // StartCluster starts three JetStream nodes, syncing every write, routed
 // to each other on loopback ports of their own; the test's end stops them.
+// A port found free may be taken before its node listens on it (by another
+// test's node, or as the local port of any loopback connection): a node
+// that cannot listen never takes connections, and the cluster is started
+// again on other ports.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
+	for try := 1; ; try++ {
+		c := startCluster(t)
+		if c.ready() {
+			return c
+		}
+		for _, srv := range c.Nodes {
+			srv.Shutdown()
+		}
+		if try == 3 {
+			t.Fatal("a node did not start, on three sets of ports")
+		}
+	}
+}
+
+func startCluster(t testing.TB) *Cluster {
 	ports := FreePorts(t, 6) // a client and a route port per node
 	var routes []*url.URL
 	for i := range 3 {
@@ -63,12 +82,17 @@ func StartCluster(t testing.TB) *Cluster {
 		c.Nodes = append(c.Nodes, c.start(t, i))
 		c.URLs = append(c.URLs, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
+	return c
+}
+
+// ready reports whether every node takes connections within 10 s.
+func (c *Cluster) ready() bool {
 	for _, srv := range c.Nodes {
 		if !srv.ReadyForConnections(10 * time.Second) {
-			t.Fatal("a node did not start")
+			return false
 		}
 	}
-	return c
+	return true
 }
 
 // start starts node i from its options, without waiting for it.
