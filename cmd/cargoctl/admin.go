@@ -198,23 +198,13 @@ func defineCreateClient(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 			note: "The client secret is shown in this response only: store it now."}
 		if *file != "" {
 			var err error
-			if body.ClientSecret, err = chosenSecret("--secret-file", *file); err != nil {
-				return adminRequest{}, err
+			if body.ClientSecret, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--secret-file: %w", err)
 			}
 			req.hide, req.note = "clientSecret", "" // the caller knows it
 		}
 		return req, nil
 	}
-}
-
-// chosenSecret reads a client secret the caller chose from the file of
-// flag.
-func chosenSecret(flag, path string) (string, error) {
-	secret, err := readSecretFile(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", flag, err)
-	}
-	return secret, nil
 }
 
 func defineCreateUser(fs *flag.FlagSet, getenv func(string) string) func() (adminRequest, error) {
@@ -323,8 +313,8 @@ func defineRotateClientSecret(fs *flag.FlagSet, _ func(string) string) func() (a
 			note: "The new client secret is shown in this response only: store it now."}
 		if *file != "" {
 			var err error
-			if body.ClientSecret, err = chosenSecret("--new-secret-file", *file); err != nil {
-				return adminRequest{}, err
+			if body.ClientSecret, err = readSecretFile(*file); err != nil {
+				return adminRequest{}, fmt.Errorf("--new-secret-file: %w", err)
 			}
 			req.hide, req.note = "clientSecret", "" // the caller knows it
 		}

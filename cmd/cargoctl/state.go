@@ -73,8 +73,11 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 	}
-	// Which were given, not which are non-zero: "--seq 0" and "--at
-	// $UNSET" are mistakes to name, not flags left out.
+	if err := refuseEmpty("state", fs, "at"); err != nil {
+		return err
+	}
+	// Which were given, not which are non-zero: "--seq 0" is a mistake
+	// to name, not a flag left out.
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	q := url.Values{}
@@ -83,8 +86,6 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 		return usagef("state", "give --at TIME or --seq N, not both")
 	case !given["at"] && !given["seq"]:
 		return usagef("state", "give --at TIME or --seq N (one of them)")
-	case given["at"] && *at == "":
-		return usagef("state", "--at is empty: give a TIME")
 	case given["seq"] && *seq == 0:
 		return usagef("state", "--seq 0 is no stream sequence: the first is 1")
 	case *at != "":
