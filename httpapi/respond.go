@@ -358,8 +358,10 @@ func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
 	if bytes.IndexAny(text, ".eE") < 0 {
 		return // written as a whole number: decoding judges it
 	}
+	// Whole as written (wholeText) is whole as parsed: every float64 past
+	// 2^53 is whole, and below it a whole number is exact.
 	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 || !wholeText(string(text)) {
+	if err != nil || !wholeText(string(text)) || math.Abs(f) >= 1<<53 {
 		return
 	}
 	n := int64(f)
