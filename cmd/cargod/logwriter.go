@@ -32,10 +32,6 @@ const (
 	logBufferSize = 64 << 10
 )
 
-func newLogWriter(out io.Writer) *logWriter {
-	return &logWriter{out: out, delay: logFlushDelay}
-}
-
 // Write takes one line (slog's handlers write a record whole, in one call).
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -97,6 +93,6 @@ func (h levelFlusher) WithGroup(name string) slog.Handler {
 // newLogger is cargod's logger: JSON lines on out, held in a logWriter.
 // Flush the writer before the process ends.
 func newLogger(out io.Writer, level slog.Leveler) (*slog.Logger, *logWriter) {
-	w := newLogWriter(out)
+	w := &logWriter{out: out, delay: logFlushDelay}
 	return slog.New(levelFlusher{slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}), w}), w
 }
