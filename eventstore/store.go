@@ -770,6 +770,41 @@ func (s *Store) storedAsDecided(ctx context.Context, d *decision) (uint64, bool)
 	return last, true
 }
 
+// maxParallelGets is how many reads of single events RecordsAt has under
+// way at once: a page of the audit log reads up to two events an entry,
+// each a round trip to the stream's leader.
+const maxParallelGets = 8
+
+// RecordsAt reads the events at the stream sequences seqs, in their
+// order: the audit log keeps where an entry's event is, and reads what it
+// says when a page of the log is read. A sequence that holds no event of
+// the stream is an error, as is an event that cannot be read.
+func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error) {
+	out := make([]domain.Record, len(seqs))
+	errs := make([]error, len(seqs))
+	turns := make(chan struct{}, maxParallelGets)
+	var wg sync.WaitGroup
+	for i, seq := range seqs {
+		turns <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-turns }()
+			m, err := s.stream.GetMsg(ctx, seq)
+			if err != nil {
+				errs[i] = unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
+				return
+			}
+			out[i], errs[i] = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Load reads every event of one aggregate, oldest first. The sequence of
 // the last one is what Append expects next.
 func (s *Store) Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {

@@ -96,6 +96,7 @@ func TestConformance(t *testing.T) {
 			t.Run("upcasters bring old events up to date", func(t *testing.T) { testUpcaster(t, b) })
 			t.Run("subscribe from a sequence and read with filters", func(t *testing.T) { testSubscribe(t, b) })
 			t.Run("replay hands over batches in order up to the end asked for", func(t *testing.T) { testReplay(t, b) })
+			t.Run("events are read by sequence in the order asked", func(t *testing.T) { testRecordsAt(t, b) })
 			t.Run("messages can be neither deleted nor purged", func(t *testing.T) { testDenyDelete(t, b) })
 			t.Run("bucket create keeps the first value", func(t *testing.T) { testBucket(t, b) })
 			t.Run("objects stream in and out, and survive a restart", func(t *testing.T) { testObjects(t, b) })
@@ -344,6 +345,38 @@ func testReplay(t *testing.T, b backend) {
 	}
 	if done, err := s.Replay(ctx, last+1, last, nil); done != last || err != nil {
 		t.Errorf("an empty replay = %d, %v", done, err)
+	}
+}
+
+func testRecordsAt(t *testing.T, b backend) {
+	s, _ := b.open(t)
+	ctx := context.Background()
+	quote, booking := domain.Aggregate{Type: "quote", ID: "q1"}, domain.Aggregate{Type: "booking", ID: "b1"}
+	q, err := s.Append(ctx, quote, 0, []domain.Envelope{event("QuoteRequested", "e1", "c1", `{"a":1}`), event("QuotePriced", "e2", "c1", `{"b":2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk, err := s.Append(ctx, booking, 0, []domain.Envelope{event("BookingRequested", "e3", "c2", `{"c":3}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := []uint64{bk[0], q[0], bk[0], q[1]}
+	recs, err := s.RecordsAt(ctx, asked)
+	if err != nil || len(recs) != len(asked) {
+		t.Fatalf("records at %v = %d, %v", asked, len(recs), err)
+	}
+	want := []string{"e3 booking/b1 {\"c\":3}", "e1 quote/q1 {\"a\":1}", "e3 booking/b1 {\"c\":3}", "e2 quote/q1 {\"b\":2}"}
+	for i, r := range recs {
+		if got := fmt.Sprintf("%s %s/%s %s", r.EventID, r.Aggregate.Type, r.Aggregate.ID, r.Data); got != want[i] || r.Sequence != asked[i] || r.Actor != "user:alice" {
+			t.Errorf("record %d = %s at %d by %q, want %s at %d", i, got, r.Sequence, r.Actor, want[i], asked[i])
+		}
+	}
+	if recs, err := s.RecordsAt(ctx, nil); err != nil || len(recs) != 0 {
+		t.Errorf("records at no sequence = %v, %v", recs, err)
+	}
+	none := bk[0] + 100
+	if recs, err := s.RecordsAt(ctx, []uint64{q[0], none}); err == nil || !strings.Contains(err.Error(), fmt.Sprint(none)) {
+		t.Errorf("records at %d, after the last = %v, %v; want an error naming it", none, recs, err)
 	}
 }
 
