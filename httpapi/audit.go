@@ -109,7 +109,10 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		}
 		who := principal(r.Context())
 		f.Tenant = who.OrganizationScope()
-		entries, total := s.audit.Entries(f, page, limit)
+		entries, total, err := s.audit.Entries(r.Context(), s.history.Events, f, page, limit)
+		if err != nil {
+			return err
+		}
 		writePage(w, "logs", entries, func(e projections.AuditEntry) views.AuditEntryJSON {
 			entry := views.ToAuditEntryJSON(e)
 			if !who.ActsFor(e.Tenant) {

@@ -2241,8 +2241,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		ErrorURI: "https://cargo.example.com/docs/errors#validation_error", ValidationErrors: stockProblems}
 
 	// The audit log of a created organisation, its limits changed, a
-	// folded failed login and an import, as handleAuditLogs answers it.
-	auditLog := projections.NewAudit()
+	// folded failed login and an import, as handleAuditLogs answers it,
+	// its entries read from the events stored.
+	auditLog, events, last := projections.NewAudit(), openTestStore(t), map[domain.Aggregate]uint64{}
 	for i, e := range []struct {
 		agg   domain.Aggregate
 		event domain.Event
@@ -2258,20 +2259,33 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		auditLog.Apply(domain.Record{Aggregate: e.agg, Envelope: domain.Envelope{Type: e.event.EventType(), EventID: "8c1d7e0a-5b2f-5c3d-9e4f-0a1b2c3d4e5" + strconv.Itoa(i),
-			Actor: "client:ops", Tenant: "ops", ClientIP: "198.51.100.23", OccurredAt: created.Add(time.Duration(i) * time.Second), Data: data}}, e.event)
+		seqs, err := events.Append(t.Context(), e.agg, last[e.agg], []domain.Envelope{{Type: e.event.EventType(), SchemaVersion: 1,
+			EventID: "8c1d7e0a-5b2f-5c3d-9e4f-0a1b2c3d4e5" + strconv.Itoa(i), Actor: "client:ops", Tenant: "ops", ClientIP: "198.51.100.23",
+			OccurredAt: created.Add(time.Duration(i) * time.Second), Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last[e.agg] = seqs[0]
+		stored, err := events.RecordsAt(t.Context(), seqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auditLog.Apply(stored[0], e.event)
 	}
 	type auditLogJSON struct {
 		Logs       []views.AuditEntryJSON `json:"logs"`
 		Pagination views.PaginationJSON   `json:"pagination"`
 	}
-	entries, total := auditLog.Entries(projections.AuditFilter{}, 1, 20)
-	audited := auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(1, 20, total)}
-	for _, e := range entries {
-		audited.Logs = append(audited.Logs, views.ToAuditEntryJSON(e))
+	entries, total, err := auditLog.Entries(t.Context(), events, projections.AuditFilter{}, 1, 20)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(audited.Logs) < 5 {
-		t.Fatalf("audit log: %+v", audited)
+	auditPage := auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(1, 20, total)}
+	for _, e := range entries {
+		auditPage.Logs = append(auditPage.Logs, views.ToAuditEntryJSON(e))
+	}
+	if len(auditPage.Logs) < 5 {
+		t.Fatalf("audit log: %+v", auditPage)
 	}
 	limits := views.RateLimitsJSON{RequestsPerMinute: 5, RequestsPerHour: 20000, RequestsPerDay: 200000}
 	usageOf := func(period string, byStatus, byDay map[string]int64) views.UsageJSON {
@@ -2693,7 +2707,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"no stock", "/api/awb-stock", "get", 200, struct {
 			Stock []views.LedgerJSON `json:"stock"`
 		}{[]views.LedgerJSON{}}},
-		{"audit log", "/api/audit-logs", "get", 200, audited},
+		{"audit log", "/api/audit-logs", "get", 200, auditPage},
 		{"empty audit log", "/api/audit-logs", "get", 200, auditLogJSON{Logs: []views.AuditEntryJSON{}, Pagination: views.ToPaginationJSON(3, 20, 0)}},
 		{"usage", "/api/usage", "get", 200, usageOf("day", nil, nil)},
 		{"usage by status", "/api/usage", "get", 200, usageOf("week", map[string]int64{"200": 1388, "201": 129, "400": 12, "429": 3}, nil)},

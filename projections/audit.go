@@ -3,7 +3,9 @@ package projections
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,44 +35,100 @@ type AuditDetail struct {
 	Field, OldValue, NewValue string
 }
 
-// auditHead is what the entries of one event have in common: all of an
-// entry but its id and details. It is kept once an event, not once an
-// entry (an update's entries are one a changed field).
+// The audit log keeps an index of its entries in memory, and reads what
+// each says from its event when a page of the log is read: an entry's id,
+// resource id, address and details are its event's, and an update's old
+// value is that of the event that left it. Kept whole in memory, with the
+// last value of every field of every aggregate to tell what changed, the
+// entries were 0.8 kB an event, about 70 % of a replica's heap.
+
+// auditHead is what the index keeps of one event: where it is in the
+// stream, and what the log's filters ask of it.
 type auditHead struct {
-	EventID    string `snapshot:"text"`
-	Timestamp  time.Time
-	Action     string
-	Resource   string
-	ResourceID string
-	UserID     string
-	IPAddress  string
-	Tenant     string
-	Owner      string
+	Sequence uint64
+	Time     int64 // the event's time, Unix nanoseconds
+	Action   symbol
+	Resource symbol
+	User     symbol // the actor
+	Tenant   symbol // the actor's organisation
+	Owner    symbol // the organisation the resource is of, as its events name it
 }
 
 // auditLine is an entry of the log as kept: its event's head, by number,
-// and the change. Its id is made when it is read: the event's, or for
-// the n-th changed field of an update (Change n from 0), the event's and
-// "-n".
+// and the field it changed. Its id is made when it is read: the event's,
+// or for the n-th changed field of an update (Change n from 0), the
+// event's and "-n".
 type auditLine struct {
-	Head    int
-	Change  int // -1: the event's only entry
-	Details AuditDetail
+	Head     uint32
+	Change   int32  // -1: the event's only entry
+	Field    symbol // the field changed; 0 for an only entry
+	Previous uint64 // the sequence of the event that left the field's old value; 0: it had none
 }
 
-// entry is the line as the log shows it.
-func (l auditLine) entry(h auditHead) AuditEntry {
-	id := h.EventID
-	if l.Change >= 0 {
-		id += "-" + strconv.Itoa(l.Change)
+// symbol numbers a string the index repeats (see symbols); 0 is "".
+type symbol uint32
+
+// symbols are the strings the index repeats, each kept once and named by
+// its number: actions, resources, actors, organisations and field names.
+// They are as many as there are actors, organisations and fields, not
+// events, and are never let go: entries keep their numbers.
+type symbols struct {
+	names   []string
+	numbers map[string]symbol
+}
+
+func newSymbols() symbols { return symbols{names: []string{""}, numbers: map[string]symbol{"": 0}} }
+
+// number is the symbol of name, made the first time name is seen.
+func (s *symbols) number(name string) symbol {
+	if n, ok := s.numbers[name]; ok {
+		return n
 	}
-	return AuditEntry{ID: id, Timestamp: h.Timestamp, Action: h.Action, Resource: h.Resource, ResourceID: h.ResourceID,
-		UserID: h.UserID, IPAddress: h.IPAddress, Tenant: h.Tenant, Owner: h.Owner, Details: l.Details}
+	n := symbol(len(s.names))
+	name = strings.Clone(name) // not a slice of an event
+	s.names = append(s.names, name)
+	s.numbers[name] = n
+	return n
+}
+
+// numberOf is number(string(name)), which copies name only the first
+// time.
+func (s *symbols) numberOf(name []byte) symbol {
+	if n, ok := s.numbers[string(name)]; ok {
+		return n
+	}
+	return s.number(string(name))
+}
+
+// textOf is the symbol of a member's text (see jsonMember.text).
+func (s *symbols) textOf(mem jsonMember) symbol {
+	if mem.plain {
+		return s.numberOf(mem.value[1 : len(mem.value)-1])
+	}
+	return s.number(mem.text())
+}
+
+// find is the symbol of name, if it has one: a filter naming a string
+// without one matches no entry.
+func (s *symbols) find(name string) (symbol, bool) {
+	n, ok := s.numbers[name]
+	return n, ok
+}
+
+func (s *symbols) name(n symbol) string { return s.names[n] }
+
+// restored numbers the names again, after a snapshot restored them.
+func (s *symbols) restored() {
+	s.numbers = make(map[string]symbol, len(s.names))
+	for i, name := range s.names {
+		s.numbers[name] = symbol(i)
+	}
 }
 
 // Audit is the read model of the audit log: data changes (one entry per
-// changed field of an update), and authorization events. It keeps the
-// last value of each field of each aggregate to tell what changed.
+// changed field of an update), and authorization events. It keeps, of
+// each field of each aggregate, a digest of its last value and the event
+// that left it, to tell what changed and to read the old value.
 //
 // Some aggregates are shared by organisations: one per AWB prefix guards
 // the ranges of every forwarder, and an AWB's compliance filings come from
@@ -82,35 +140,48 @@ func (l auditLine) entry(h auditHead) AuditEntry {
 // compared with those its actor's organisation made, and is in that
 // organisation's log only.
 type Audit struct {
-	mu     sync.RWMutex
-	heads  appendLog[auditHead]      // one an event, oldest first
-	lines  appendLog[auditLine]      // the entries, oldest first
-	last   map[auditKey][]auditField // the fields' last values, by name
-	shared map[domain.Aggregate]bool // aggregates whose events named more than one organisation
+	mu      sync.RWMutex
+	heads   appendLog[auditHead]     // one an event, oldest first
+	lines   appendLog[auditLine]     // the entries, oldest first
+	last    map[auditKey]auditFields // what the events of an aggregate left
+	shared  map[auditKey]bool        // aggregates whose events named more than one organisation
+	symbols symbols
 
-	// Used by Apply alone, which runs on one goroutine: the strings
-	// entries repeat, fields' names among them (see share), and the
-	// members of the event at hand.
-	shares   map[string]string
+	// Used by Apply alone, which runs on one goroutine: the members of
+	// the event at hand, and the status members (see statusMember).
 	members  []jsonMember
 	statuses map[string]jsonMember
 }
 
-// auditKey names the last values of an aggregate's fields, or on a shared
-// aggregate those an organisation's events left.
+// auditKey names what the events of an aggregate left, or on a shared
+// aggregate those of one organisation. Its strings are symbols: a key
+// restored from a snapshot holding strings would hold the snapshot's
+// whole section of keys and fields, of which they are slices (see
+// snapcodec.go).
 type auditKey struct {
-	Aggregate domain.Aggregate
-	Org       string
+	Type, ID symbol // the aggregate's
+	Org      symbol
 }
 
-// auditField is the last value of one field: a string's text, or the
-// JSON of anything else.
-type auditField struct{ Name, Value string }
+// auditFields is what the events of an aggregate left: the organisation
+// they name as its owner (the last organizationId), and its fields.
+type auditFields struct {
+	Owner  symbol
+	Fields []auditField // sorted by name
+}
+
+// auditField is the last value of one field: a digest of its text (see
+// jsonMember.digest), and the event whose value it is.
+type auditField struct {
+	Name     symbol
+	Digest   textDigest
+	Sequence uint64
+}
 
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
-	return &Audit{last: map[auditKey][]auditField{}, shared: map[domain.Aggregate]bool{},
-		shares: map[string]string{}, statuses: map[string]jsonMember{}}
+	return &Audit{last: map[auditKey]auditFields{}, shared: map[auditKey]bool{}, symbols: newSymbols(),
+		statuses: map[string]jsonMember{}}
 }
 
 // unaudited fields are the time of the change itself, which is the
@@ -128,212 +199,172 @@ var hashed = map[string]bool{"secretHash": true, "passwordHash": true, "keyHash"
 // redacted stands for a hashed field's value in an entry.
 const redacted = "[redacted]"
 
+// auditMembers appends to out the members of an event the log compares:
+// its fields as they are in its JSON, but the time of the change (see
+// unaudited), and the status it sets (see domain.StatusSetter) as a
+// member "status", made by status; sorted by name, a name given twice
+// once, with its last value, as the decoder would keep it.
+func auditMembers(r domain.Record, e domain.Event, out []jsonMember, status func(string) jsonMember) []jsonMember {
+	out = slices.DeleteFunc(jsonMembers(r.Data, out), func(mem jsonMember) bool { return unaudited[string(mem.name)] })
+	if s, ok := e.(domain.StatusSetter); ok {
+		out = append(out, status(s.SetsStatus()))
+	}
+	slices.SortStableFunc(out, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
+	kept := out[:0]
+	for i, mem := range out {
+		if i+1 < len(out) && bytes.Equal(mem.name, out[i+1].name) {
+			continue
+		}
+		kept = append(kept, mem)
+	}
+	return kept
+}
+
 // Apply implements ReadModel. It reads the event's fields from its JSON
 // as they are, without decoding them again, and compares them with the
-// last values in one walk, copying only those that changed: it runs for
-// every event, and most fields of an update are unchanged.
+// last values in one walk: it runs for every event, and most fields of an
+// update are unchanged.
 func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	// What entries repeat from event to event is held once.
-	base := auditHead{EventID: r.EventID, Timestamp: r.OccurredAt, Resource: m.share(r.Aggregate.Type),
-		ResourceID: r.Aggregate.ID, UserID: m.share(r.Actor), IPAddress: m.share(r.ClientIP), Tenant: m.share(r.Tenant)}
+	head := auditHead{Sequence: r.Sequence, Time: r.OccurredAt.UnixNano(), Resource: m.symbols.number(r.Aggregate.Type),
+		User: m.symbols.number(r.Actor), Tenant: m.symbols.number(r.Tenant)}
 	if a, ok := e.(domain.AuthorizationRecorded); ok {
-		base.Action, base.Resource, base.ResourceID = m.share(a.Action), domain.AuditResourceAuthorization, m.share(a.Subject)
+		// Its detail is read from the event (see render).
+		head.Action, head.Resource = m.symbols.number(a.Action), m.symbols.number(domain.AuditResourceAuthorization)
 		if a.OrganizationID != "" {
-			base.Tenant = m.share(a.OrganizationID)
+			head.Tenant = m.symbols.number(a.OrganizationID)
 		}
-		detail := a.Detail
-		if a.Repeats > 0 {
-			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
-		}
-		m.lines.add(auditLine{Head: m.addHead(base), Change: -1,
-			Details: AuditDetail{Field: "detail", NewValue: m.share(strings.TrimSpace(detail))}})
+		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
 	if _, isRef := e.(domain.ReferenceChanged); isRef {
 		// Imports are rows by the thousand: one entry, no field diff.
-		base.Action = domain.ActionUpdate
-		m.lines.add(auditLine{Head: m.addHead(base), Change: -1})
+		head.Action = m.symbols.number(domain.ActionUpdate)
+		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
-	// Sorted by name; a name given twice keeps its last value, as the
-	// decoder would. The time of the change is no field of the log's (see
-	// unaudited): its last value is not kept either, as nothing reads it.
-	m.members = slices.DeleteFunc(jsonMembers(r.Data, m.members[:0]), func(mem jsonMember) bool { return unaudited[string(mem.name)] })
-	if s, ok := e.(domain.StatusSetter); ok {
-		m.members = append(m.members, m.statusMember(s.SetsStatus()))
-	}
-	slices.SortStableFunc(m.members, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
-	key := auditKey{Aggregate: r.Aggregate}
+	m.members = auditMembers(r, e, m.members[:0], m.statusMember)
+	key := auditKey{Type: head.Resource, ID: m.symbols.number(r.Aggregate.ID)}
 	first, existed := m.last[key]
-	base.Action = domain.ActionUpdate
+	head.Action = m.symbols.number(domain.ActionUpdate)
 	if !existed {
-		base.Action = domain.ActionCreate
+		head.Action = m.symbols.number(domain.ActionCreate)
 	}
 	// What others do to an organisation's resource (an airline replying to
 	// its stock request, a reactor confirming its booking, an admin
 	// deleting its webhook) is in its log too.
-	named := ""
+	var named, owner symbol
+	hasOwner := false
 	for _, mem := range m.members {
 		if string(mem.name) == "organizationId" {
-			named, _ = mem.str()
-			named = m.share(named)
+			if _, ok := mem.str(); ok {
+				named = m.symbols.textOf(mem)
+			}
+			owner, hasOwner = m.symbols.textOf(mem), true
 		}
 	}
-	base.Owner = fieldValue(first, "organizationId")
+	head.Owner = first.Owner
 	at := key
 	switch {
-	case named == "" && m.shared[r.Aggregate]:
-		base.Owner, at.Org = "", base.Tenant
-	case named == "" || named == base.Owner || base.Owner == "":
-		base.Owner = cmp.Or(named, base.Owner)
+	case named == 0 && m.shared[key]:
+		head.Owner, at.Org = 0, head.Tenant
+	case named == 0 || named == head.Owner || head.Owner == 0:
+		head.Owner = cmp.Or(named, head.Owner)
 	default:
-		m.shared[r.Aggregate] = true
-		base.Owner, at.Org = named, named
+		m.shared[key] = true
+		head.Owner, at.Org = named, named
 	}
 	if !existed {
 		// A create: every field is new, and none makes an entry.
-		fields := make([]auditField, 0, len(m.members))
-		for _, mem := range m.members {
-			if n := len(fields); n > 0 && fields[n-1].Name == string(mem.name) {
-				fields[n-1].Value = m.value(mem)
-			} else {
-				fields = append(fields, auditField{m.name(mem.name), m.value(mem)})
-			}
+		fields := make([]auditField, len(m.members))
+		for i, mem := range m.members {
+			fields[i] = auditField{Name: m.symbols.numberOf(mem.name), Digest: mem.digest(), Sequence: r.Sequence}
 		}
-		m.last[at] = fields
-		m.lines.add(auditLine{Head: m.addHead(base), Change: -1})
+		m.last[at] = auditFields{Owner: owner, Fields: fields}
+		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
 	// Both lists are sorted by name: one walk through them finds the old
 	// value of each field sent. Values changed in place need no store
-	// into the map: only a list that grows, or a new one, does.
+	// into the map: only a list that grows, a new one, or a new owner
+	// does.
 	old, stored := first, true
 	if at != key {
 		old, stored = m.last[at]
 	}
 	var added []auditField
-	head, changed, i := m.addHead(base), 0, 0
+	h, changed, i := m.addHead(head), int32(0), 0
 	for _, mem := range m.members {
-		for i < len(old) && old[i].Name < string(mem.name) {
+		for i < len(old.Fields) && m.symbols.name(old.Fields[i].Name) < string(mem.name) {
 			i++
 		}
-		had := i < len(old) && old[i].Name == string(mem.name)
-		if had && mem.is(old[i].Value) {
+		had := i < len(old.Fields) && m.symbols.name(old.Fields[i].Name) == string(mem.name)
+		digest := mem.digest()
+		if had && old.Fields[i].Digest == digest {
 			continue
 		}
-		value, before, name := m.value(mem), "", ""
-		switch n := len(added); {
-		case had:
-			name, before, old[i].Value = old[i].Name, old[i].Value, value
-		case n > 0 && added[n-1].Name == string(mem.name):
-			name, before, added[n-1].Value = added[n-1].Name, added[n-1].Value, value
-		default:
-			name = m.name(mem.name)
-			added = append(added, auditField{name, value})
+		line := auditLine{Head: h, Change: changed}
+		if had {
+			line.Field, line.Previous = old.Fields[i].Name, old.Fields[i].Sequence
+			old.Fields[i].Digest, old.Fields[i].Sequence = digest, r.Sequence
+		} else {
+			line.Field = m.symbols.numberOf(mem.name)
+			added = append(added, auditField{Name: line.Field, Digest: digest, Sequence: r.Sequence})
 		}
-		if hashed[name] {
-			before, value = redacted, redacted
-		}
-		m.lines.add(auditLine{Head: head, Change: changed, Details: AuditDetail{Field: name, OldValue: before, NewValue: value}})
+		m.lines.add(line)
 		changed++
 	}
-	if len(added) > 0 || !stored {
-		m.last[at] = mergeFields(old, added)
+	newOwner := at == key && hasOwner && owner != old.Owner
+	if newOwner {
+		old.Owner = owner
+	}
+	if len(added) > 0 || !stored || newOwner {
+		old.Fields = m.mergeFields(old.Fields, added)
+		m.last[at] = old
 	}
 	if changed == 0 {
-		m.lines.add(auditLine{Head: head, Change: -1})
+		m.lines.add(auditLine{Head: h, Change: -1})
 	}
 }
 
 // statusMember is the member "status" that an event setting a status
-// without a field of its own stands for (see domain.StatusSetter), as if
-// the event had it: the log then shows a booking's pending → confirmed as
-// it shows any changed field. Statuses are few, each made once.
+// without a field of its own (see domain.StatusSetter) stands for. Apply
+// makes each once.
 func (m *Audit) statusMember(status string) jsonMember {
 	mem, ok := m.statuses[status]
 	if !ok {
-		mem = jsonMember{name: []byte("status"), value: []byte(strconv.Quote(status)), plain: true}
+		mem = newStatusMember(status)
 		m.statuses[status] = mem
 	}
 	return mem
 }
 
+func newStatusMember(status string) jsonMember {
+	return jsonMember{name: []byte("status"), value: []byte(strconv.Quote(status)), plain: true}
+}
+
 // addHead keeps the head of an event's entries, and returns its number.
-func (m *Audit) addHead(h auditHead) int {
+func (m *Audit) addHead(h auditHead) uint32 {
 	m.heads.add(h)
-	return m.heads.n - 1
+	return uint32(m.heads.n - 1)
 }
 
 // mergeFields returns the fields of old and added, two lists sorted by
 // name that share none, in one list sorted by name.
-func mergeFields(old, added []auditField) []auditField {
+func (m *Audit) mergeFields(old, added []auditField) []auditField {
 	if len(added) == 0 {
 		return old
 	}
 	merged := make([]auditField, 0, len(old)+len(added))
 	for len(old) > 0 && len(added) > 0 {
-		if old[0].Name < added[0].Name {
+		if m.symbols.name(old[0].Name) < m.symbols.name(added[0].Name) {
 			merged, old = append(merged, old[0]), old[1:]
 		} else {
 			merged, added = append(merged, added[0]), added[1:]
 		}
 	}
 	return append(append(merged, old...), added...)
-}
-
-// name is a field's name, shared (see share): looked up as it is, it
-// is copied only the first time.
-func (m *Audit) name(b []byte) string {
-	if name, ok := m.shares[string(b)]; ok {
-		return name
-	}
-	return m.share(string(b))
-}
-
-// maxShares bounds shares: past it, the strings shared so far are let go
-// (the entries that hold them still share them) and sharing starts anew,
-// so that strings that never repeat do not pile up in it for ever.
-const maxShares = 1 << 16
-
-// share returns s, or a string equal to it that share returned before:
-// what entries repeat (actors, organisations, addresses, actions, short
-// values) is held once, not once per entry or aggregate.
-func (m *Audit) share(s string) string {
-	if kept, ok := m.shares[s]; ok {
-		return kept
-	}
-	if len(m.shares) >= maxShares {
-		clear(m.shares)
-	}
-	s = strings.Clone(s) // not a slice of something bigger
-	m.shares[s] = s
-	return s
-}
-
-// maxSharedValue is the longest value of a field the log shares: codes,
-// statuses, dates and organisations repeat from aggregate to aggregate;
-// longer values (ids, text, the JSON of objects) rarely do.
-const maxSharedValue = 16
-
-// value is a member's text (see jsonMember.text), shared if it is short
-// (see maxSharedValue).
-func (m *Audit) value(mem jsonMember) string {
-	text := mem.text()
-	if len(text) > maxSharedValue {
-		return text
-	}
-	return m.share(text)
-}
-
-// fieldValue is the last value of the field name, or "".
-func fieldValue(fields []auditField, name string) string {
-	i, ok := slices.BinarySearchFunc(fields, name, func(f auditField, name string) int { return strings.Compare(f.Name, name) })
-	if !ok {
-		return ""
-	}
-	return fields[i].Value
 }
 
 // AuditFilter narrows the audit log; empty fields match everything.
@@ -343,20 +374,148 @@ type AuditFilter struct {
 	Tenant                   string // "" for every organisation (admins)
 }
 
+// EventsAt is what the audit log reads its entries from (eventstore.Store
+// implements it): the events at the given stream sequences, in their
+// order.
+type EventsAt interface {
+	RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error)
+}
+
 // Entries returns one page of the entries matching f, newest first, and
-// how many match in all.
-func (m *Audit) Entries(f AuditFilter, page, limit int) ([]AuditEntry, int) {
+// how many match in all. What the entries say is read from their events
+// in events, which the index names.
+func (m *Audit) Entries(ctx context.Context, events EventsAt, f AuditFilter, page, limit int) ([]AuditEntry, int, error) {
 	m.mu.RLock()
-	defer m.mu.RUnlock()
-	lines, total := pageOfN(m.lines.n, true, m.lines.at, func(l auditLine) bool {
-		e := m.heads.ref(l.Head)
-		return (f.Tenant == "" || e.Tenant == f.Tenant || e.Owner == f.Tenant) && (f.Action == "" || e.Action == f.Action) &&
-			(f.Resource == "" || e.Resource == f.Resource) && (f.UserID == "" || e.UserID == f.UserID) &&
-			(f.From.IsZero() || !e.Timestamp.Before(f.From)) && (f.To.IsZero() || e.Timestamp.Before(f.To))
-	}, page, limit)
-	entries := make([]AuditEntry, len(lines))
-	for i, l := range lines {
-		entries[i] = l.entry(*m.heads.ref(l.Head))
+	match, ok := m.matcher(f)
+	if !ok {
+		m.mu.RUnlock()
+		return nil, 0, nil
 	}
-	return entries, total
+	lines, total := pageOfN(m.lines.n, true, m.lines.at, func(l auditLine) bool { return match(m.heads.ref(int(l.Head))) }, page, limit)
+	entries := make([]AuditEntry, len(lines))
+	heads := make([]auditHead, len(lines))
+	var seqs []uint64
+	for i, l := range lines {
+		h := *m.heads.ref(int(l.Head))
+		heads[i] = h
+		entries[i] = AuditEntry{Action: m.symbols.name(h.Action), Resource: m.symbols.name(h.Resource), UserID: m.symbols.name(h.User),
+			Tenant: m.symbols.name(h.Tenant), Owner: m.symbols.name(h.Owner), Details: AuditDetail{Field: m.symbols.name(l.Field)}}
+		seqs = append(seqs, h.Sequence)
+		if l.Previous != 0 && !hashed[entries[i].Details.Field] {
+			seqs = append(seqs, l.Previous)
+		}
+	}
+	m.mu.RUnlock()
+	if len(seqs) == 0 {
+		return entries, total, nil
+	}
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	records, err := events.RecordsAt(ctx, seqs)
+	if err != nil {
+		return nil, 0, err
+	}
+	read := entryEvents{}
+	for _, r := range records {
+		if read[r.Sequence], err = readEntryEvent(r); err != nil {
+			return nil, 0, err
+		}
+	}
+	for i, l := range lines {
+		read.render(&entries[i], heads[i], l)
+	}
+	return entries, total, nil
+}
+
+// matcher is the test of f on an event's head, under m.mu; false when f
+// names what no entry has.
+func (m *Audit) matcher(f AuditFilter) (func(*auditHead) bool, bool) {
+	var want [4]symbol // action, resource, user, tenant; 0: any
+	for i, name := range []string{f.Action, f.Resource, f.UserID, f.Tenant} {
+		if name == "" {
+			continue
+		}
+		n, ok := m.symbols.find(name)
+		if !ok {
+			return nil, false
+		}
+		want[i] = n
+	}
+	from, to := unixNanos(f.From, math.MinInt64), unixNanos(f.To, math.MaxInt64)
+	return func(h *auditHead) bool {
+		return (want[0] == 0 || h.Action == want[0]) && (want[1] == 0 || h.Resource == want[1]) && (want[2] == 0 || h.User == want[2]) &&
+			(want[3] == 0 || h.Tenant == want[3] || h.Owner == want[3]) && h.Time >= from && h.Time < to
+	}, true
+}
+
+// unixNanos is t in Unix nanoseconds, or unset when t is the zero time;
+// a time before or after those an int64 holds (from 1678 to 2262) is the
+// least or the greatest.
+func unixNanos(t time.Time, unset int64) int64 {
+	switch {
+	case t.IsZero():
+		return unset
+	case t.Before(time.Unix(0, math.MinInt64)):
+		return math.MinInt64
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// entryEvent is an event a page of the log reads, with its members as
+// the log compares them (see auditMembers).
+type entryEvent struct {
+	record  domain.Record
+	event   domain.Event
+	members []jsonMember
+}
+
+func readEntryEvent(r domain.Record) (entryEvent, error) {
+	e, err := domain.DecodeEvent(r.Type, r.Data)
+	if err != nil {
+		return entryEvent{}, fmt.Errorf("projections: the audit log's event at sequence %d: %w", r.Sequence, err)
+	}
+	return entryEvent{record: r, event: e, members: auditMembers(r, e, nil, newStatusMember)}, nil
+}
+
+// text is the text of the field name in the event, "" if it has none.
+func (e entryEvent) text(name string) string {
+	i, ok := slices.BinarySearchFunc(e.members, name, func(mem jsonMember, name string) int { return strings.Compare(string(mem.name), name) })
+	if !ok {
+		return ""
+	}
+	return e.members[i].text()
+}
+
+// entryEvents are the events a page of the log reads, by sequence.
+type entryEvents map[uint64]entryEvent
+
+// render completes the entry of line l, of the event of head h, with what
+// its event says.
+func (read entryEvents) render(entry *AuditEntry, h auditHead, l auditLine) {
+	e := read[h.Sequence]
+	entry.ID, entry.Timestamp, entry.ResourceID, entry.IPAddress = e.record.EventID, e.record.OccurredAt, e.record.Aggregate.ID, e.record.ClientIP
+	if l.Change >= 0 {
+		entry.ID += "-" + strconv.Itoa(int(l.Change))
+	}
+	if a, ok := e.event.(domain.AuthorizationRecorded); ok {
+		entry.ResourceID = a.Subject
+		detail := a.Detail
+		if a.Repeats > 0 {
+			detail += fmt.Sprintf(" (and %d more like it before)", a.Repeats)
+		}
+		entry.Details = AuditDetail{Field: "detail", NewValue: strings.TrimSpace(detail)}
+		return
+	}
+	switch field := entry.Details.Field; {
+	case field == "":
+	case hashed[field]:
+		entry.Details.OldValue, entry.Details.NewValue = redacted, redacted
+	default:
+		entry.Details.NewValue = e.text(field)
+		if l.Previous != 0 {
+			entry.Details.OldValue = read[l.Previous].text(field)
+		}
+	}
 }

@@ -11,12 +11,14 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-// Histories is what the past states take of the event store
-// (eventstore.Store implements it): every event of one aggregate, oldest
-// first, and the sequence the stream has reached.
+// Histories is what the past states, the histories and the audit log
+// take of the event store (eventstore.Store implements it): every event
+// of one aggregate, oldest first, the sequence the stream has reached,
+// and events by sequence.
 type Histories interface {
 	Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error)
 	LastSequence(ctx context.Context) (uint64, error)
+	EventsAt
 }
 
 // Cut says which events of a history a past state is folded from: those

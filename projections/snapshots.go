@@ -39,11 +39,11 @@ func (m *Reference) fields() []any {
 func (m *Reference) lock() *sync.RWMutex { return &m.mu }
 func (*Reference) empty() snapshotter    { return NewReference() }
 
-// The audit log's counts of heads and entries follow from their chunks:
-// they are counted again on restore. (Its field names, kept once each,
-// are kept once a snapshot section, and new ones once again.)
+// The audit log's counts of heads and entries follow from their chunks,
+// and its symbols' numbers from their names: they are made again on
+// restore.
 func (m *Audit) fields() []any {
-	return []any{&m.heads.chunks, &m.lines.chunks, &m.last, &m.shared}
+	return []any{&m.heads.chunks, &m.lines.chunks, &m.last, &m.shared, &m.symbols.names}
 }
 func (m *Audit) lock() *sync.RWMutex { return &m.mu }
 func (*Audit) empty() snapshotter    { return NewAudit() }
@@ -51,6 +51,7 @@ func (*Audit) empty() snapshotter    { return NewAudit() }
 func (m *Audit) restored() {
 	m.heads.counted()
 	m.lines.counted()
+	m.symbols.restored()
 }
 
 func (m *Webhooks) fields() []any {

@@ -24,9 +24,10 @@ func restartableNATS(t *testing.T) (natsURL string, start func() *server.Server)
 }
 
 // While NATS is out of reach, every request that needs the store (a write
-// or an upload, a history, a past state, a document's file) is a 503 with
-// Retry-After (nothing stored, a retry is safe), never a bare 500; a read
-// the in-memory read models answer is still a 200.
+// or an upload, a history, a past state, a document's file, a page of the
+// audit log) is a 503 with Retry-After (nothing stored, a retry is safe),
+// never a bare 500; a read the in-memory read models answer is still a
+// 200.
 func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 	t.Parallel()
 	natsURL, startNATS := restartableNATS(t)
@@ -148,6 +149,7 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		{"document", request{method: "GET", path: "/api/documents/" + doc.DocumentID, token: lh}, unavailable},
 		{"HEAD of the document", request{method: "HEAD", path: "/api/documents/" + doc.DocumentID, token: lh}, unavailable},
 		{"usage", request{method: "GET", path: "/api/usage", token: fwd}, unavailable},
+		{"audit", request{method: "GET", path: "/api/audit-logs", token: admin}, unavailable},
 		// A job of the read models reads the whole stream: not started.
 		{"rebuild", request{method: "POST", path: "/api/admin/rebuild", token: admin}, unavailable},
 		{"verify", request{method: "POST", path: "/api/admin/verify", token: admin}, unavailable},
@@ -156,7 +158,6 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		{"shipment", request{method: "GET", path: "/api/shipments/" + awb, token: fwd}, ok},
 		{"shipment events", request{method: "GET", path: "/api/shipments/" + awb + "/events", token: fwd}, ok},
 		{"deliveries", request{method: "GET", path: "/api/webhooks/" + hook + "/deliveries", token: fwd}, ok},
-		{"audit", request{method: "GET", path: "/api/audit-logs", token: admin}, ok},
 		{"booking at the sequence of a write", request{method: "GET", path: "/api/bookings/" + b.ID, token: fwd, header: map[string]string{"Cargo-Sequence": lastWrite}}, ok},
 		{"webhooks", request{method: "GET", path: "/api/webhooks", token: fwd}, ok},
 		{"organisations", request{method: "GET", path: "/api/admin/organizations", token: admin}, ok},
