@@ -20,25 +20,20 @@ import (
 // apart.
 //
 // Numbers are varints (floats by their bits), a string is a varint (0: a
-// new repeated string, its length and bytes follow; 1: a string written
-// in full, not numbered; n+2: repeated string n), a slice or map its
-// length+1 (0: nil) and its elements, a pointer 0 (nil) or 1 and its
-// element, a struct its exported fields in order, and a type with a
-// binary form of its own (time.Time) that form.
+// new repeated string, its length and bytes follow; 1: a string longer
+// than symMax, written in full, not numbered; n+2: repeated string n), a
+// slice or map its length+1 (0: nil) and its elements, a pointer 0 (nil)
+// or 1 and its element, a struct its exported fields in order, and a type
+// with a binary form of its own (time.Time) that form.
 
 // symMax is the longest string numbered: codes, statuses, dates,
 // organisations, actors and ids (a UUID is 36), which repeat within a
-// section (each event of an aggregate names it in the audit log, and a
-// model keeps it as a key and in its lists). Read back, each is then one
+// section (a model keeps an id as a key and in its lists). Read back, each is then one
 // string its holders share, not a copy each: read models loaded from a
 // snapshot held 1.30 kB an event of BenchmarkReplay's 100k with 16 here,
 // 1.19 with 40, and the snapshot took no longer to write, within the
 // noise of two runs each. Longer strings (text, JSON) rarely repeat.
 const symMax = 40
-
-// textTag marks a string field that never repeats (the audit log's entry
-// ids): it is written in full, without a number.
-const textTag = "text"
 
 type encodeFunc func(w *sectionWriter, v reflect.Value)
 type decodeFunc func(r *sectionReader, v reflect.Value)
@@ -58,8 +53,8 @@ func (w *sectionWriter) reset() {
 func (w *sectionWriter) uint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
 func (w *sectionWriter) int(v int64)   { w.buf = binary.AppendVarint(w.buf, v) }
 
-func (w *sectionWriter) str(s string, numbered bool) {
-	if numbered && len(s) <= symMax {
+func (w *sectionWriter) str(s string) {
+	if len(s) <= symMax {
 		if n, ok := w.syms[s]; ok {
 			w.uint(n + 2)
 			return
@@ -183,14 +178,14 @@ func codecLocked(t reflect.Type) (*codec, error) {
 	// its functions call c's once they run.
 	c := &codec{}
 	codecs[t] = c
-	if err := c.make(t, false); err != nil {
+	if err := c.make(t); err != nil {
 		delete(codecs, t)
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *codec) make(t reflect.Type, text bool) error {
+func (c *codec) make(t reflect.Type) error {
 	if t.Implements(binaryMarshaler) && reflect.PointerTo(t).Implements(binaryUnmarshaler) {
 		c.encode = func(w *sectionWriter, v reflect.Value) {
 			b, err := v.Interface().(encoding.BinaryMarshaler).MarshalBinary()
@@ -228,7 +223,7 @@ func (c *codec) make(t reflect.Type, text bool) error {
 		c.encode = func(w *sectionWriter, v reflect.Value) { w.uint(math.Float64bits(v.Float())) }
 		c.decode = func(r *sectionReader, v reflect.Value) { v.SetFloat(math.Float64frombits(r.uint())) }
 	case reflect.String:
-		c.encode = func(w *sectionWriter, v reflect.Value) { w.str(v.String(), !text) }
+		c.encode = func(w *sectionWriter, v reflect.Value) { w.str(v.String()) }
 		c.decode = func(r *sectionReader, v reflect.Value) { v.SetString(r.str()) }
 	case reflect.Pointer:
 		return c.pointer(t)
@@ -369,10 +364,6 @@ func (c *codec) structOf(t reflect.Type) error {
 			return fmt.Errorf("projections: a snapshot would lose %s.%s, which is not exported", t, f.Name)
 		}
 		fc, err := codecLocked(f.Type)
-		if f.Tag.Get("snapshot") == textTag && f.Type.Kind() == reflect.String {
-			fc = &codec{}
-			err = fc.make(f.Type, true)
-		}
 		if err != nil {
 			return err
 		}
