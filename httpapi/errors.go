@@ -124,6 +124,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case errors.Is(err, domain.ErrUnknownEventType):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the resource holds an event of a newer version of the service than this replica runs, "+
 			"so this replica decides nothing on it; nothing was done: retry (a replica of the newer version can)"
+	case errors.Is(err, domain.ErrStoreUnavailable) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time; retry"
 	case errors.Is(err, domain.ErrStoreUnavailable):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time and nothing was found stored; retry, with the same Idempotency-Key"
 	}

@@ -21,24 +21,30 @@ import (
 )
 
 func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
+	storeDown := fmt.Errorf("%w: append: nats: timeout", domain.ErrStoreUnavailable)
 	for _, tt := range []struct {
 		name       string
+		method     string
 		err        error
 		status     int
 		retryAfter string
+		says       string // in the error's description
 	}{
-		{"the event store did not answer", fmt.Errorf("creating quote: %w", fmt.Errorf("%w: append: nats: timeout", domain.ErrStoreUnavailable)),
-			http.StatusServiceUnavailable, "1"},
-		{"read models behind", projections.ErrBehind, http.StatusServiceUnavailable, "1"},
-		{"anything else", errors.New("disk on fire"), http.StatusInternalServerError, ""},
+		{"the event store did not answer a write", "POST", fmt.Errorf("creating quote: %w", storeDown),
+			http.StatusServiceUnavailable, "1", "nothing was found stored; retry, with the same Idempotency-Key"},
+		// A read stores nothing, and has no Idempotency-Key.
+		{"the event store did not answer a read", "GET", fmt.Errorf("reading the audit log: %w", storeDown),
+			http.StatusServiceUnavailable, "1", "the event store did not answer in time; retry"},
+		{"read models behind", "GET", projections.ErrBehind, http.StatusServiceUnavailable, "1", "not caught up"},
+		{"anything else", "POST", errors.New("disk on fire"), http.StatusInternalServerError, "", "internal error"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			writeError(w, httptest.NewRequest("POST", "/api/quotes", nil), slog.New(slog.DiscardHandler), tt.err)
+			writeError(w, httptest.NewRequest(tt.method, "/api/quotes", nil), slog.New(slog.DiscardHandler), tt.err)
 			var body errorBody
 			json.Unmarshal(w.Body.Bytes(), &body)
-			if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter || body.ErrorDescription == "" {
-				t.Errorf("= %d, Retry-After %q, %+v; want %d, %q", w.Code, w.Header().Get("Retry-After"), body, tt.status, tt.retryAfter)
+			if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter || !strings.Contains(body.ErrorDescription, tt.says) {
+				t.Errorf("= %d, Retry-After %q, %+v; want %d, %q, %q", w.Code, w.Header().Get("Retry-After"), body, tt.status, tt.retryAfter, tt.says)
 			}
 		})
 	}
