@@ -279,14 +279,21 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && e.Pieces != n {
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}
-	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, DefaultVolumeDivisor)
+	// At the divisor the option for the flight was priced at: the
+	// carrier's. A flight the quote has no option for is refused at
+	// confirmation (no_option_for_flight); meanwhile the standard holds.
+	divisor := DefaultVolumeDivisor
+	if o, ok := q.Option(c.FlightID); ok {
+		divisor = o.Divisor()
+	}
+	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, float64(divisor))
 	if len(e.Dimensions) == 0 {
 		// Without dimension lines, the volume stands for them.
-		e.ChargeableWeightKg = upToHalfKg(max(e.WeightKg, e.VolumeM3*1e6/DefaultVolumeDivisor))
+		e.ChargeableWeightKg = upToHalfKg(max(e.WeightKg, e.VolumeM3*1e6/float64(divisor)))
 	}
 	if c.ChargeableWeightKg != nil && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
-		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, rounded up to 0.5 kg)",
-			*c.ChargeableWeightKg, e.ChargeableWeightKg, DefaultVolumeDivisor)
+		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, the carrier's, rounded up to 0.5 kg)",
+			*c.ChargeableWeightKg, e.ChargeableWeightKg, divisor)
 	}
 	if c.AWBPrefix != "" || c.AWBSerial != "" {
 		e.AWBNumber = awbOfParts(&p, "awb", c.AWBPrefix, c.AWBSerial)
@@ -354,7 +361,8 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	case q.Status != QuoteStatusPriced:
 		return Refusal(ReasonQuoteNotPriced, "quote %s is %s, not priced", q.ID, q.Status)
 	}
-	if _, ok := q.Option(b.FlightID); !ok {
+	o, ok := q.Option(b.FlightID)
+	if !ok {
 		return Refusal(ReasonNoOption, "quote %s has no price option for flight %s", q.ID, b.FlightID)
 	}
 	if !now.Before(q.OptionsExpire()) {
@@ -364,9 +372,9 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	// its chargeable weight bounds the booking, whose own volume weight
 	// counts in its chargeable weight. Else no booking stating a volume
 	// could ever be made on it.
-	if b.ChargeableWeightKg > q.ChargeableWeightKg*quoteTolerance || (q.VolumeM3 > 0 && b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001) {
+	if priced := q.PricedWeight(o); b.ChargeableWeightKg > priced*quoteTolerance || (q.VolumeM3 > 0 && b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001) {
 		return Refusal(ReasonExceedsQuote, "the booking (%g kg chargeable, %g m³) exceeds what quote %s priced (%g kg, %g m³) by more than 5%%",
-			b.ChargeableWeightKg, b.VolumeM3, q.ID, q.ChargeableWeightKg, q.VolumeM3)
+			b.ChargeableWeightKg, b.VolumeM3, q.ID, priced, q.VolumeM3)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -256,9 +257,18 @@ func TestCheckBookableRefusesInTheOrderREADMEGives(t *testing.T) {
 		{"a volume weighing more than quoted on a quote that gave none", func(q *Quote, b *Booking) { q.VolumeM3, b.VolumeM3, b.ChargeableWeightKg = 0, 0.9, 150 },
 			inTime, ReasonExceedsQuote},
 		{"late and more", func(_ *Quote, b *Booking) { b.ChargeableWeightKg = 200 }, late, ReasonOptionExpired},
+		// An option priced at its carrier's divisor bounds the booking
+		// by its own chargeable weight, not the quote's at the standard.
+		{"as an option at 5000 cm³/kg priced it", func(q *Quote, b *Booking) {
+			q.Options[0].ChargeableWeightKg, q.Options[0].VolumeDivisor, b.ChargeableWeightKg = 120, 5000, 126
+		}, inTime, ""},
+		{"more than 5% more than an option at 5000 cm³/kg priced", func(q *Quote, b *Booking) {
+			q.Options[0].ChargeableWeightKg, q.Options[0].VolumeDivisor, b.ChargeableWeightKg = 120, 5000, 126.5
+		}, inTime, ReasonExceedsQuote},
 	}
 	for _, tt := range tests {
 		q, b := q, b
+		q.Options = slices.Clone(q.Options)
 		tt.change(&q, &b)
 		if got := ReasonOf(CheckBookable(q, b, tt.now)); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)

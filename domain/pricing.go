@@ -54,7 +54,16 @@ type PriceOption struct {
 	TotalAmount   float64 `json:"totalAmount"`
 	Currency      string  `json:"currency"`
 	ValidityHours int     `json:"validityHours"`
+	// The weight priced, at the volume divisor of the carrier's card:
+	// airlines count volume weight differently. Options priced before
+	// cards had a divisor have neither (see Divisor, Quote.PricedWeight).
+	ChargeableWeightKg float64 `json:"chargeableWeightKg,omitempty"`
+	VolumeDivisor      int     `json:"volumeDivisor,omitempty"`
 }
+
+// Divisor is the volume divisor the option was priced at, cm³ per kg:
+// the standard for an option priced before cards had one.
+func (o PriceOption) Divisor() int { return cmp.Or(o.VolumeDivisor, DefaultVolumeDivisor) }
 
 // PriceQuote finds the flights that can carry a quote's shipment and
 // prices each from the carrier's best-matching rate card. flights are the
@@ -62,8 +71,6 @@ type PriceOption struct {
 // returns the options, earliest departure first (cheapest first on a
 // day: carriers may quote in different currencies), or a refusal reason.
 func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
-	cw := q.ChargeableWeightKg
-
 	var options []PriceOption
 	reason := ReasonNoRoute
 	worse := func(r string) { // keep the reason that got furthest
@@ -102,11 +109,12 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			worse(ReasonCommodityNotAccepted)
 			continue
 		}
+		cw := ChargeableWeight(q.WeightKg, q.Dimensions, float64(card.Divisor()))
 		total := card.Charge(cw, q.SHC)
 		options = append(options, PriceOption{
 			FlightID: f.ID, Carrier: f.Carrier, FlightNumber: f.FlightNumber, DepartureDate: f.DepartureDate,
 			PricePerKg: math.Round(total/cw*100) / 100, TotalAmount: total, Currency: card.Currency,
-			ValidityHours: PriceValidityHours,
+			ValidityHours: PriceValidityHours, ChargeableWeightKg: cw, VolumeDivisor: card.Divisor(),
 		})
 	}
 	if len(options) == 0 {

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -111,6 +112,67 @@ func TestABookingStatingAHalfKiloChargeableWeightIsTaken(t *testing.T) {
 	}
 	if got := events[0].(BookingRequested).ChargeableWeightKg; got != 80.5 {
 		t.Errorf("chargeable weight = %v kg, want 80.5", got)
+	}
+}
+
+// Airlines count volume weight differently: each option is priced at the
+// chargeable weight its carrier's card counts, and a booking of it is
+// weighed so. 100 kg in a cubic metre is 166.67 kg of volume weight at
+// the standard 6000 cm³/kg, 200 kg at an express card's 5000.
+func TestEachOptionIsPricedAtItsCarriersVolumeDivisor(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	flight := func(carrier string) Flight {
+		return Flight{ID: carrier + "400-2026-11-28", Carrier: carrier, FlightNumber: carrier + "400", Origin: "FRA", Destination: "JFK",
+			DepartureDate: "2026-11-28", OriginZone: "Europe/Berlin", DepartsAt: now.Add(24 * time.Hour), CapacityKg: 10000, CapacityM3: 50,
+			Status: FlightStatusScheduled}
+	}
+	card := func(carrier string, divisor int) RateCard {
+		return RateCard{Carrier: carrier, Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2}},
+			ValidFrom: "2026-01-01", ValidTo: "2026-12-31", VolumeDivisor: divisor}
+	}
+	dims := []DimensionLine{{L: 100, W: 100, H: 100, Pieces: 1}}
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, VolumeM3: 1, Dimensions: dims,
+		ChargeableWeightKg: ChargeableWeight(100, dims, DefaultVolumeDivisor)}
+	// LH's card was set before cards had a divisor: the standard.
+	options, err := PriceQuote(q, []Flight{flight("LH"), flight("EK")}, []RateCard{card("LH", 0), card("EK", 5000)}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range options {
+		got = append(got, fmt.Sprintf("%s %g kg at %d: %g EUR, %g a kg", o.Carrier, o.ChargeableWeightKg, o.VolumeDivisor, o.TotalAmount, o.PricePerKg))
+	}
+	want := []string{"LH 167 kg at 6000: 334 EUR, 2 a kg", "EK 200 kg at 5000: 400 EUR, 2 a kg"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("options %q, want %q", got, want)
+	}
+	q.Status, q.Options, q.PricedAt = QuoteStatusPriced, options, now
+	tests := []struct {
+		name   string
+		flight string
+		states *float64 // the chargeable weight the booking states
+		want   string   // the weight booked, or the problem
+	}{
+		{"booked on the standard card", "LH400-2026-11-28", nil, "167"},
+		{"booked on the express card", "EK400-2026-11-28", nil, "200"},
+		{"stating the express card's weight", "EK400-2026-11-28", new(200.0), "200"},
+		{"stating the standard weight on the express card", "EK400-2026-11-28", new(167.0),
+			"validation_error: chargeableWeightKg: is 167 kg but the service computes 200 kg (the larger of gross weight and volume weight at 5000 cm³/kg, the carrier's, rounded up to 0.5 kg)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: tt.flight, OrganizationID: "f1",
+				ChargeableWeightKg: tt.states, At: now})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = fmt.Sprint(events[0].(BookingRequested).ChargeableWeightKg)
+			}
+			if got != tt.want {
+				t.Errorf("booking = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 

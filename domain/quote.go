@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -84,6 +85,13 @@ func (q Quote) Option(flightID string) (PriceOption, bool) {
 		}
 	}
 	return PriceOption{}, false
+}
+
+// PricedWeight is the chargeable weight option o was priced at: its own,
+// at its carrier's volume divisor, or for an option priced before cards
+// had one the quote's, at the standard divisor.
+func (q Quote) PricedWeight(o PriceOption) float64 {
+	return cmp.Or(o.ChargeableWeightKg, q.ChargeableWeightKg)
 }
 
 // OptionsExpire is when the price options stop being bookable.

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"regexp"
@@ -36,7 +37,14 @@ type RateCard struct {
 	NotAccepted   []string           `json:"notAccepted,omitempty"`
 	ValidFrom     string             `json:"validFrom"`
 	ValidTo       string             `json:"validTo"`
+	// The cm³ a kilogram of volume weight stands for on the card's
+	// flights; 0 on cards set before cards had one: the IATA standard
+	// (see Divisor).
+	VolumeDivisor int `json:"volumeDivisor,omitempty"`
 }
+
+// Divisor is the card's volume divisor, cm³ per kg of volume weight.
+func (c RateCard) Divisor() int { return cmp.Or(c.VolumeDivisor, DefaultVolumeDivisor) }
 
 // RateCardID is the aggregate id of a carrier's card for a route.
 func RateCardID(carrier, origin, destination string) string {
@@ -71,14 +79,30 @@ type SetRateCard struct {
 	NotAccepted   []string
 	ValidFrom     string
 	ValidTo       string
+	VolumeDivisor *int // nil: DefaultVolumeDivisor
 	At            time.Time
 }
+
+// The volume divisors a card may set, cm³ per kg: airlines price by the
+// IATA standard 6000, some products by 5000 or 4000 (express, courier) or
+// 7000; a divisor far outside would make the volume weight meaningless.
+const (
+	minVolumeDivisor = 1000
+	maxVolumeDivisor = 10000
+)
 
 // DecideSetRateCard validates and records the card.
 func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	var p Problems
 	card := RateCard{Carrier: c.Carrier, Origin: strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
-		Currency: strings.ToUpper(c.Currency), MinimumCharge: c.MinimumCharge, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo}
+		Currency: strings.ToUpper(c.Currency), MinimumCharge: c.MinimumCharge, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo,
+		VolumeDivisor: DefaultVolumeDivisor}
+	if c.VolumeDivisor != nil {
+		card.VolumeDivisor = *c.VolumeDivisor
+		if card.VolumeDivisor < minVolumeDivisor || card.VolumeDivisor > maxVolumeDivisor {
+			p.Add("volumeDivisor", CodeInvalidRange, "must be from %d to %d cm³ per kg (the IATA standard is %d)", minVolumeDivisor, maxVolumeDivisor, DefaultVolumeDivisor)
+		}
+	}
 	for _, end := range []struct{ field, code string }{{"origin", card.Origin}, {"destination", card.Destination}} {
 		if end.code != AnyAirport {
 			checkAirport(&p, end.field, end.code)

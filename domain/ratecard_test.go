@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -21,6 +22,40 @@ func TestRateCardVisibleTo(t *testing.T) {
 		if got := card.VisibleTo(tt.p); got != tt.want {
 			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A card's volume divisor is the standard unless it sets one, and one far
+// from any airline's is refused.
+func TestARateCardsVolumeDivisor(t *testing.T) {
+	tests := []struct {
+		name    string
+		divisor *int
+		want    string // the divisor recorded, or the problem
+	}{
+		{"none set", nil, "6000"},
+		{"an express product's", new(5000), "5000"},
+		{"the least", new(1000), "1000"},
+		{"the most", new(10000), "10000"},
+		{"nothing", new(0), "validation_error: volumeDivisor: must be from 1000 to 10000 cm³ per kg (the IATA standard is 6000)"},
+		{"below the least", new(999), "validation_error: volumeDivisor: must be from 1000 to 10000 cm³ per kg (the IATA standard is 6000)"},
+		{"above the most", new(10001), "validation_error: volumeDivisor: must be from 1000 to 10000 cm³ per kg (the IATA standard is 6000)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events, err := DecideSetRateCard(SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR",
+				WeightBreaks: map[string]float64{"N": 4.5}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31", VolumeDivisor: tt.divisor,
+				At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = strconv.Itoa(events[0].(RateCardSet).Divisor())
+			}
+			if got != tt.want {
+				t.Errorf("divisor %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -9,8 +9,11 @@ import (
 )
 
 // rateCardRequest is an airline's card for the route in the path: the
-// terms the API shows of it.
-type rateCardRequest views.RateCardTermsJSON
+// terms the API shows of it, and its volume divisor, if not the standard.
+type rateCardRequest struct {
+	views.RateCardTermsJSON
+	VolumeDivisor *int `json:"volumeDivisor"`
+}
 
 // handleSetRateCard stores the calling airline's card for a route; "*"
 // as origin or destination covers every airport.
@@ -23,7 +26,7 @@ func (s *Server) handleSetRateCard() handlerFunc {
 		res, err := s.commands.SetRateCard(r.Context(), meta(r), domain.SetRateCard{
 			Origin: r.PathValue("origin"), Destination: r.PathValue("destination"), Currency: req.Currency, MinimumCharge: req.MinimumCharge,
 			WeightBreaks: req.WeightBreaks, Surcharges: req.Surcharges, NotAccepted: req.NotAccepted,
-			ValidFrom: req.ValidFrom, ValidTo: req.ValidTo,
+			ValidFrom: req.ValidFrom, ValidTo: req.ValidTo, VolumeDivisor: req.VolumeDivisor,
 		})
 		if err != nil {
 			return err

@@ -33,6 +33,9 @@ type PriceOptionJSON struct {
 	TotalAmount   float64 `json:"totalAmount"`
 	Currency      string  `json:"currency"`
 	ValidityHours int     `json:"validityHours"`
+	// Beyond the spec: the weight priced, at the carrier's volume divisor.
+	ChargeableWeightKg float64 `json:"chargeableWeightKg"`
+	VolumeDivisor      int     `json:"volumeDivisor"`
 }
 
 // QuoteListJSON is the spec's list of quotes.
@@ -55,7 +58,8 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
 	}
 	for i, o := range q.Options {
 		out.PriceOptions[i] = PriceOptionJSON{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
-			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours}
+			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours,
+			ChargeableWeightKg: q.PricedWeight(o), VolumeDivisor: o.Divisor()}
 	}
 	if q.Reason != "" {
 		out.RejectionReason = &q.Reason

@@ -21,16 +21,17 @@ type RateCardTermsJSON struct {
 // RateCardJSON is an airline's card with its route.
 type RateCardJSON struct {
 	RateCardTermsJSON
-	Carrier     string `json:"carrier"`
-	Origin      string `json:"origin"`
-	Destination string `json:"destination"`
+	VolumeDivisor int    `json:"volumeDivisor"` // cm³ per kg
+	Carrier       string `json:"carrier"`
+	Origin        string `json:"origin"`
+	Destination   string `json:"destination"`
 }
 
 // ToRateCardJSON names the weight breaks as the airline set them: "N"
 // for the normal rate, the kilograms from which a break applies for the
 // others.
 func ToRateCardJSON(c domain.RateCard) RateCardJSON {
-	out := RateCardJSON{Carrier: c.Carrier, Origin: c.Origin, Destination: c.Destination,
+	out := RateCardJSON{Carrier: c.Carrier, Origin: c.Origin, Destination: c.Destination, VolumeDivisor: c.Divisor(),
 		RateCardTermsJSON: RateCardTermsJSON{Currency: c.Currency, MinimumCharge: c.MinimumCharge, WeightBreaks: map[string]float64{},
 			Surcharges: c.Surcharges, NotAccepted: c.NotAccepted, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo}}
 	for _, b := range c.Breaks {

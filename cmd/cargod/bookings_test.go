@@ -17,8 +17,8 @@ import (
 
 type priceOption struct {
 	FlightID, FlightNumber, DepartureDate, Currency string
-	PricePerKg, TotalAmount                         float64
-	ValidityHours                                   int
+	PricePerKg, TotalAmount, ChargeableWeightKg     float64
+	ValidityHours, VolumeDivisor                    int
 }
 
 type pricedQuote struct {
@@ -560,6 +560,46 @@ func TestBookingStoredBeforeACrashIsConfirmedOnRestart(t *testing.T) {
 	fwd = s.demoToken(t, "demo-forwarder")
 	if b := s.bookingOutcome(t, fwd, res.State.ID); b.Status != "confirmed" {
 		t.Errorf("booking after restart = %+v", b)
+	}
+}
+
+// An airline whose card counts volume weight at 5000 cm³ a kg, as express
+// products do, prices its options at that weight, and a booking of them is
+// weighed so: the RFQ's two crates of 120×80×100 cm are 384 kg of volume
+// weight there, 320 kg at the standard 6000 (350.5 kg gross).
+func TestACarriersVolumeDivisorPricesAndWeighsItsBookings(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	card := func(divisor any) map[string]any {
+		return map[string]any{"currency": "EUR", "weightBreaks": map[string]any{"N": 3}, "validFrom": "2026-01-01", "validTo": "2099-12-31",
+			"volumeDivisor": divisor}
+	}
+	checkFields(t, s.do(t, request{method: "PUT", path: "/api/rates/FRA/JFK", token: lh, body: card(500)}), "volumeDivisor:INVALID_RANGE")
+	var set struct{ VolumeDivisor int }
+	s.do(t, request{method: "PUT", path: "/api/rates/FRA/JFK", token: lh, body: card(5000)}).json(t, &set)
+	if set.VolumeDivisor != 5000 {
+		t.Fatalf("the card set shows a divisor of %d", set.VolumeDivisor)
+	}
+	body := rfq()
+	body["airlineFilter"], body["shc"] = []any{"LH"}, []any{}
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, body).ID)
+	if q.Status != "priced" || q.ChargeableWeightKg == nil || *q.ChargeableWeightKg != 350.5 {
+		t.Fatalf("quote = %+v", q)
+	}
+	opt := q.PriceOptions[0]
+	if opt.ChargeableWeightKg != 384 || opt.VolumeDivisor != 5000 || opt.TotalAmount != 1152 || opt.PricePerKg != 3 {
+		t.Fatalf("option = %+v; want 384 kg at 5000 cm³/kg, 1152 EUR", opt)
+	}
+	booked := map[string]any{"quoteId": q.ID, "flightId": opt.FlightID, "awb": map[string]any{"prefix": "020", "number": "81140743"},
+		"chargeableWeightKg": 350.5}
+	checkFields(t, s.do(t, request{method: "POST", path: "/api/bookings", token: fwd, body: booked}), "chargeableWeightKg:MISMATCH")
+	s.approvedStock(t, fwd, "020", 1, "020-81140743", "020-81140743")
+	booked["chargeableWeightKg"] = 384
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", booked).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Errorf("booking = %+v", b)
 	}
 }
 
