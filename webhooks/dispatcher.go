@@ -963,6 +963,16 @@ func (d *Dispatcher) newClient(inHand int) *http.Client {
 // answer with more is a failed attempt.
 const maxAnswerHeaders = 64 << 10
 
+// The status is all of an answer a delivery needs. Its body is read only
+// so that the connection can carry the next request: up to maxAnswerBody,
+// for up to answerBodyWait. A receiver that trickles its body would
+// otherwise hold the subscription's turn for the attempt's whole timeout;
+// its connection is closed instead.
+const (
+	maxAnswerBody  = 64 << 10
+	answerBodyWait = time.Second
+)
+
 // post sends the delivery, signed; it returns the status (0 when there
 // was no answer) and a Retry-After the receiver asked for.
 func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, time.Duration, error) {
@@ -970,6 +980,8 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	if err != nil {
 		return 0, 0, fmt.Errorf("the secret cannot be opened: %w", err)
 	}
+	ctx, stopReading := context.WithCancel(ctx) // see answerBodyWait
+	defer stopReading()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, strings.NewReader(string(j.Body)))
 	if err != nil {
 		return 0, 0, err
@@ -996,7 +1008,9 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		return 0, 0, withoutOwnAddresses(err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	cut := time.AfterFunc(answerBodyWait, stopReading)
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswerBody))
+	cut.Stop()
 	var retryAfter time.Duration
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		retryAfter = retryAfterOf(resp.Header.Get("Retry-After"), time.Now())

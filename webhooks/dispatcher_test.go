@@ -1425,6 +1425,48 @@ func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testi
 	}
 }
 
+// An answer's status is all an attempt needs: a receiver that answers 200
+// and then trickles its body has the delivery done within a second, not
+// once its body ends or the attempt times out. (The timeout here is an
+// hour: only the bound on reading the body ends the attempt.)
+func TestAReceiverThatTricklesItsBodyAfterA200HasTheAttemptDoneAtOnce(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		for {
+			w.Write([]byte("."))
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	sealer := testSealer(t)
+	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.DiscardHandler)}
+	d.client = d.newClient(1)
+	d.client.Timeout = time.Hour
+	done := make(chan domain.WebhookDeliveryAttempted, 1)
+	go func() {
+		attempt, _ := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+		done <- attempt
+	}()
+	select {
+	case attempt := <-done:
+		if attempt.Outcome != domain.DeliveryDelivered || attempt.StatusCode != http.StatusOK {
+			t.Errorf("attempt = %s, status %d, error %q; want delivered, 200", attempt.Outcome, attempt.StatusCode, attempt.Error)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the attempt did not end while the receiver trickled its body")
+	}
+}
+
 // attemptPing makes a first attempt at a ping to a receiver at url, with
 // the dispatcher's own HTTP client.
 func attemptPing(t *testing.T, url string) (domain.WebhookDeliveryAttempted, time.Duration) {
