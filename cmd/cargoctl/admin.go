@@ -27,8 +27,10 @@ with that client's credentials: its id from --client-id or
 CARGOCTL_CLIENT_ID, its secret from CARGOCTL_CLIENT_SECRET or the file
 named by --client-secret-file. The connection flags may also follow the
 command, except --client-id after create-client, which names the new client.
-The token endpoint takes 20 requests a minute of a client: a command
-refused a token for now waits as long as the refusal asks, saying so.
+The token endpoint takes 20 requests a minute of a client: the token is
+kept in $XDG_RUNTIME_DIR/cargoctl for the commands after it (not with
+CARGOCTL_TOKEN_CACHE=off), and a command refused a token for now waits as
+long as the refusal asks, saying so.
 
 Prints the server's JSON response. When the server refuses, prints its
 description and each invalid field on stderr and exits with status 1.
@@ -438,8 +440,9 @@ func (c connFlags) client(cmd string, getenv func(string) string, stderr io.Writ
 	if secret == "" {
 		return nil, usagef(cmd, "no client secret: set CARGOCTL_CLIENT_SECRET or --client-secret-file")
 	}
+	base, tokens := strings.TrimRight(c.url, "/"), tokenCacheOf(getenv)
 	return &apiClient{
-		base: strings.TrimRight(c.url, "/"), clientID: c.clientID, secret: secret,
+		base: base, clientID: c.clientID, secret: secret, tokens: tokens, tokenFile: tokens.file(base, c.clientID, secret),
 		http: &http.Client{Timeout: 30 * time.Second}, stderr: stderr,
 	}, nil
 }
@@ -459,6 +462,8 @@ type apiClient struct {
 	http                   *http.Client
 	stderr                 io.Writer // says why a command waits
 	bearer                 string    // the access token requests carry, once authorize got it
+	tokens                 tokenCache
+	tokenFile              string // where tokens keeps this client's token
 }
 
 func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io.Writer) error {
@@ -482,8 +487,13 @@ func (c *apiClient) run(ctx context.Context, req adminRequest, stdout, stderr io
 }
 
 // authorize gets an access token with the client's credentials, which
-// the requests after it carry.
+// the requests after it carry: the one kept from an earlier command, if
+// it is still good, else a new one, which is kept (see tokenCache).
 func (c *apiClient) authorize(ctx context.Context) error {
+	if token := c.tokens.get(c.tokenFile, time.Now()); token != "" {
+		c.bearer = token
+		return nil
+	}
 	c.bearer = "" // the token request carries none
 	body, err := c.requestToken(ctx)
 	var apiErr *apiError
@@ -495,11 +505,13 @@ func (c *apiClient) authorize(ctx context.Context) error {
 	}
 	var res struct {
 		AccessToken string `json:"accessToken"`
+		ExpiresIn   int64  `json:"expiresIn"`
 	}
 	if err := json.Unmarshal(body, &res); err != nil || res.AccessToken == "" {
 		return fmt.Errorf("getting a token for client %s: the token response has no accessToken: %.200s", c.clientID, body)
 	}
 	c.bearer = res.AccessToken
+	c.tokens.put(c.tokenFile, res.AccessToken, time.Now().Add(time.Duration(res.ExpiresIn)*time.Second))
 	return nil
 }
 
@@ -552,13 +564,15 @@ func (c *apiClient) send(ctx context.Context, method, path, contentType string, 
 }
 
 // exchange is send, with the response's header. A token refused (401)
-// has run out: it lives CARGO_TOKEN_TTL, which a long rebuild, verify or
-// import outlives. The server did nothing with the request, so it is
-// made once more with a new token.
+// has run out (it lives CARGO_TOKEN_TTL, which a long rebuild, verify or
+// import outlives), or was kept from an earlier command and has since
+// been revoked. The server did nothing with the request, so it is made
+// once more with a new token.
 func (c *apiClient) exchange(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
 	raw, header, err := c.exchangeOnce(ctx, method, path, contentType, body)
 	var apiErr *apiError
 	if c.bearer != "" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+		c.tokens.forget(c.tokenFile)
 		if err := c.authorize(ctx); err != nil {
 			return nil, nil, err
 		}

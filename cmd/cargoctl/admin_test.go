@@ -730,3 +730,80 @@ func mustParseURL(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+// Every command needs a token, and the token endpoint takes 20 requests a
+// minute of a client: the token is kept in $XDG_RUNTIME_DIR/cargoctl,
+// which only its user may read, for the commands after it; one the server
+// refuses since is replaced. The token requests are counted by a proxy in
+// front of the real API.
+func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
+	api := startServer(t)
+	var mu sync.Mutex
+	grants := 0
+	proxy := httputil.NewSingleHostReverseProxy(mustParseURL(t, api))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/auth/token" {
+			mu.Lock()
+			grants++
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	granted := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := grants
+		grants = 0
+		return n
+	}
+	listOrgs := func(getenv func(string) string) {
+		t.Helper()
+		if out, _, err := runCmd(t, getenv, "admin", "list-orgs"); err != nil || !strings.Contains(out, `"operator"`) {
+			t.Fatalf("list-orgs = %v, %q", err, out)
+		}
+	}
+	runtime := t.TempDir()
+	kept := filepath.Join(runtime, "cargoctl")
+
+	for range 2 {
+		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime, "CARGOCTL_TOKEN_CACHE", "off"))
+	}
+	if n := granted(); n != 2 {
+		t.Errorf("two commands with the cache off got %d tokens, want 2", n)
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Errorf("with the cache off, %s: %v; want none", kept, err)
+	}
+
+	for range 3 {
+		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+	}
+	if n := granted(); n != 1 {
+		t.Errorf("three commands got %d tokens, want 1", n)
+	}
+	files, err := filepath.Glob(filepath.Join(kept, "*"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("kept: %v, %v; want one file", files, err)
+	}
+	dir, _ := os.Stat(kept)
+	file, _ := os.Stat(files[0])
+	content, _ := os.ReadFile(files[0])
+	if dir.Mode().Perm() != 0o700 || file.Mode().Perm() != 0o600 || strings.Contains(string(content), adminSecret) {
+		t.Errorf("kept in %s (%v), %s (%v): %q; want the user's alone, without the secret", kept, dir.Mode(), files[0], file.Mode(), content)
+	}
+
+	// A kept token the server refuses (revoked, or signed with a key since
+	// replaced) is replaced, and the command goes on.
+	if err := os.WriteFile(files[0], []byte(`{"accessToken":"refused","expiresAt":"2999-01-01T00:00:00Z"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+	if n := granted(); n != 1 {
+		t.Errorf("a command with a refused token kept got %d tokens, want 1", n)
+	}
+	listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+	if n := granted(); n != 0 {
+		t.Errorf("the command after it got %d tokens, want the one kept", n)
+	}
+}
