@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -16,7 +17,12 @@ import (
 // addresses (the cloud metadata address among them) are refused, both at
 // registration and at connection time, so DNS rebinding cannot get
 // through. AllowPrivate lifts it, for tests and closed networks.
-type Guard struct{ AllowPrivate bool }
+type Guard struct {
+	AllowPrivate bool
+	// Lookup resolves a host name at registration; nil is the system's
+	// resolver (net.DefaultResolver.LookupNetIP).
+	Lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
 
 // specialPurpose are ranges no webhook target lives in: this network,
 // carrier-grade NAT, IETF protocol assignments, benchmarking, reserved and
@@ -62,18 +68,18 @@ func (g Guard) Check(u *url.URL) string {
 		}
 		return ""
 	}
+	lookup := g.Lookup
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupNetIP
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
-		return fmt.Sprintf("%s does not resolve", host)
-	}
-	for _, a := range addrs {
-		if blocked(a) {
-			// Never where it points: that would map our network for
-			// whoever registers names.
-			return fmt.Sprintf("%s is not allowed: a webhook target must be reachable on the public internet", host)
-		}
+	addrs, err := lookup(ctx, "ip", host)
+	// A name that does not resolve and one that resolves to an address
+	// of ours are refused alike, and never with where it points: told
+	// apart, they would tell whoever registers names which of ours exist.
+	if err != nil || len(addrs) == 0 || slices.ContainsFunc(addrs, blocked) {
+		return fmt.Sprintf("%s does not resolve to a public address: a webhook target must be reachable on the public internet", host)
 	}
 	return ""
 }

@@ -1,7 +1,10 @@
 package webhooks
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -64,6 +67,35 @@ func TestValidSecret(t *testing.T) {
 	}
 }
 
+// A host name is refused alike whether it does not resolve or resolves
+// to an address of the service's own network: told apart, the refusals
+// would tell whoever registers names which internal names exist.
+func TestANameThatDoesNotResolveAndOneThatResolvesInsideAreRefusedAlike(t *testing.T) {
+	names := map[string][]netip.Addr{
+		"hooks.example":    {netip.MustParseAddr("192.0.2.10")},
+		"db.corp.example":  {netip.MustParseAddr("10.0.0.7")},
+		"mixed.example":    {netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("127.0.0.1")},
+		"metadata.example": {netip.MustParseAddr("169.254.169.254")},
+	}
+	g := Guard{Lookup: func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		if addrs, ok := names[host]; ok {
+			return addrs, nil
+		}
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}}
+	for _, tt := range []struct{ host, want string }{
+		{"hooks.example", ""},
+		{"db.corp.example", "db.corp.example does not resolve to a public address: a webhook target must be reachable on the public internet"},
+		{"mixed.example", "mixed.example does not resolve to a public address: a webhook target must be reachable on the public internet"},
+		{"metadata.example", "metadata.example does not resolve to a public address: a webhook target must be reachable on the public internet"},
+		{"nothing.example", "nothing.example does not resolve to a public address: a webhook target must be reachable on the public internet"},
+	} {
+		if got := g.Check(&url.URL{Scheme: "https", Host: tt.host, Path: "/hooks"}); got != tt.want {
+			t.Errorf("Check(%s) = %q, want %q", tt.host, got, tt.want)
+		}
+	}
+}
+
 func TestGuard(t *testing.T) {
 	g := Guard{}
 	for _, tt := range []struct {
@@ -101,7 +133,7 @@ func TestGuard(t *testing.T) {
 	// A name that resolves to an internal address is refused without
 	// saying where it points: the tenant learns nothing of our network.
 	u, _ := url.Parse("http://localhost:8080/hooks")
-	if why := g.Check(u); !strings.Contains(why, "is not allowed") || strings.Contains(why, "127.0.0.1") || strings.Contains(why, "::1") {
+	if why := g.Check(u); !strings.Contains(why, "does not resolve to a public address") || strings.Contains(why, "127.0.0.1") || strings.Contains(why, "::1") {
 		t.Errorf("Check(localhost) = %q, want a refusal that names no address", why)
 	}
 	if err := g.control("tcp", "127.0.0.1:80", nil); err == nil {
