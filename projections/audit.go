@@ -69,9 +69,10 @@ type auditLine struct {
 type symbol uint32
 
 // symbols are the strings the index repeats, each kept once and named by
-// its number: actions, resources, actors, organisations and field names.
-// They are as many as there are actors, organisations and fields, not
-// events, and are never let go: entries keep their numbers.
+// its number: actions, resources, actors, organisations, field names, and
+// the ids of aggregates (see auditKey). They are as many as there are
+// actors, organisations, fields and aggregates, not events, and are never
+// let go: entries keep their numbers.
 type symbols struct {
 	names   []string
 	numbers map[string]symbol
