@@ -2877,3 +2877,112 @@ func TestOpenAPIHazardClassPatternIsTheDomains(t *testing.T) {
 		}
 	}
 }
+
+// The AWB number patterns of what a client sends take what the server
+// takes, and only that: a three-digit prefix, a dash or none, and an
+// eight-digit serial; in a booking's awb, the serial alone or with its
+// prefix and a dash. The server reads a number trimmed, and the document
+// says so of codes rather than have their patterns admit surrounding
+// white space: a pattern is held to the server's answer for the number
+// with that white space taken off. White space inside a number is refused
+// by both. The check digit is no pattern's: every candidate that has the
+// shape has the right one (020-81140743: 8114074 mod 7 is 3).
+func TestOpenAPIAWBPatternsAreTheDomains(t *testing.T) {
+	doc := openAPIDoc(t)
+	pattern := func(t *testing.T, at string) *regexp.Regexp {
+		t.Helper()
+		v, ok := lookup(doc, at+"/pattern")
+		if !ok {
+			t.Fatalf("%s has no pattern", at)
+		}
+		return regexp.MustCompile(v.(string))
+	}
+	wholeNumbers := []string{
+		"020-81140743", "02081140743", " 020-81140743", "020-81140743 ", "\t020-81140743\r\n", "\u00a0020-81140743\u3000",
+		"020 81140743", "020-8114 0743", "020 - 81140743", "020\u00a081140743", "020\t81140743", "020--81140743", "020-81140743-",
+		"20-81140743", "0200-81140743", "020-8114074", "020-811407433", "2081140743", "020811407433", "020-81140743x", "O20-81140743",
+		"020_81140743", "020/81140743", "020.81140743", "+020-81140743", "020-8114074\u0663", "\u0660\u0662\u0660-81140743", "020-",
+		"-81140743", "81140743",
+	}
+	// Every schema and path parameter that the server reads with
+	// domain.ParseAWB, and whether it takes no number at all.
+	single := []struct {
+		at       string
+		optional bool
+	}{
+		{pointer("components", "schemas", "MAWBRequest", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "HAWBRequest", "properties", "mawbNumber"), false},
+		{pointer("components", "schemas", "DGDRequest", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "PLACIRequest", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "CSDRequest", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "ManifestRequest", "properties", "awbNumbers", "items"), false},
+		{pointer("components", "schemas", "OffloadRequest", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "DocumentUpload", "properties", "awbNumber"), false},
+		{pointer("components", "schemas", "StockReplyRequest", "properties", "startNumber"), true},
+		{pointer("components", "schemas", "StockReplyRequest", "properties", "endNumber"), true},
+		{pointer("paths", "/api/shipments/{awb}", "parameters", "0", "schema"), false},
+		{pointer("paths", "/api/shipments/{awb}/history", "parameters", "0", "schema"), false},
+		{pointer("paths", "/api/shipments/{awb}/events", "parameters", "0", "schema"), false},
+	}
+	for _, s := range single {
+		t.Run(s.at, func(t *testing.T) {
+			p := pattern(t, s.at)
+			if s.optional && !p.MatchString("") {
+				t.Errorf("the pattern refuses no number, which the server takes")
+			}
+			for _, c := range wholeNumbers {
+				_, err := domain.ParseAWB(c)
+				if got, want := p.MatchString(strings.TrimSpace(c)), err == nil; got != want {
+					t.Errorf("the pattern takes %q: %v, the server %v (%v)", c, got, want, err)
+				}
+			}
+		})
+	}
+
+	// A booking's awb, {prefix, number}: each part against the server's
+	// answer with the other part right. A part left empty is a matter of
+	// both (the pattern takes it for a booking that sends neither), and
+	// another prefix in number than in prefix (MISMATCH) is no pattern's.
+	awbProblems := func(prefix, number string) []domain.FieldError {
+		weight := 100.0
+		q := domain.Quote{ID: "q", OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: weight, Status: domain.QuoteStatusPriced}
+		_, err := domain.DecideRequestBooking(domain.Booking{}, q, domain.RequestBooking{BookingID: "b", QuoteID: "q", FlightID: "LH8400-2030-07-01",
+			OrganizationID: "acme", AWBPrefix: prefix, AWBSerial: number})
+		var e *domain.Error
+		if !errors.As(err, &e) {
+			return nil
+		}
+		var awb []domain.FieldError
+		for _, f := range e.Fields {
+			if strings.HasPrefix(f.Field, "awb") {
+				awb = append(awb, f)
+			}
+		}
+		return awb
+	}
+	if problems := awbProblems("020", "81140743"); problems != nil {
+		t.Fatalf("the server refuses awb 020/81140743: %v", problems)
+	}
+	ref := pointer("components", "schemas", "AWBReference", "properties")
+	t.Run("AWBReference.number", func(t *testing.T) {
+		p := pattern(t, ref+"/number")
+		for _, c := range append(wholeNumbers, "81140743", " 81140743\t", "8114074", "811407433", "8114 0743", "8114-0743", "O1140743", "020 -81140743") {
+			if strings.TrimSpace(c) == "" {
+				continue
+			}
+			problems := awbProblems("020", c)
+			if got, want := p.MatchString(strings.TrimSpace(c)), problems == nil; got != want {
+				t.Errorf("the pattern takes %q: %v, the server %v (%v)", c, got, want, problems)
+			}
+		}
+	})
+	t.Run("AWBReference.prefix", func(t *testing.T) {
+		p := pattern(t, ref+"/prefix")
+		for _, c := range []string{"020", " 020", "020\n", "\u00a0020 ", "20", "0200", "02O", "0 20", "020-", "-020", "\u0660\u0662\u0660"} {
+			problems := awbProblems(c, "81140743")
+			if got, want := p.MatchString(strings.TrimSpace(c)), problems == nil; got != want {
+				t.Errorf("the pattern takes %q: %v, the server %v (%v)", c, got, want, problems)
+			}
+		}
+	})
+}
