@@ -779,28 +779,54 @@ const maxParallelGets = 8
 // order: the audit log keeps where an entry's event is, and reads what it
 // says when a page of the log is read. A sequence that holds no event of
 // the stream is an error, as is an event that cannot be read.
+//
+// The first read that fails ends the others, and its error is the one
+// returned: against a stream that does not answer, each read waits out
+// the request timeout (5 s), and reading on would make a page of 100
+// entries (up to 200 events, eight at a time) wait two minutes for its
+// 503, not five seconds.
 func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error) {
 	out := make([]domain.Record, len(seqs))
-	errs := make([]error, len(seqs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error // the first read that failed; those it ended fail after it
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = err
+			cancel()
+		}
+	}
 	turns := make(chan struct{}, maxParallelGets)
 	var wg sync.WaitGroup
 	for i, seq := range seqs {
-		turns <- struct{}{}
+		select {
+		case turns <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			fail(ctx.Err()) // the caller's, unless a read failed first
+			break
+		}
 		wg.Go(func() {
 			defer func() { <-turns }()
 			m, err := s.stream.GetMsg(ctx, seq)
 			if err != nil {
-				errs[i] = unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
+				fail(unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err)))
 				return
 			}
-			out[i], errs[i] = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+			if out[i], err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data); err != nil {
+				fail(err)
+			}
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
 }

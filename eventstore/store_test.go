@@ -11,11 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -377,6 +379,48 @@ func testRecordsAt(t *testing.T, b backend) {
 	none := bk[0] + 100
 	if recs, err := s.RecordsAt(ctx, []uint64{q[0], none}); err == nil || !strings.Contains(err.Error(), fmt.Sprint(none)) {
 		t.Errorf("records at %d, after the last = %v, %v; want an error naming it", none, recs, err)
+	}
+}
+
+// A page of the audit log reads up to 200 events, eight at a time: against
+// a stream that does not answer, each read waits out the request timeout.
+// The first read that fails ends the others, and is the error the caller
+// gets (not a read it ended, which would say "context canceled").
+func TestReadingEventsBySequenceStopsAtTheFirstReadThatFails(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	stalled := &stalledGets{Stream: s.stream, failing: 3, wait: 500 * time.Millisecond}
+	s.stream = stalled
+	seqs := make([]uint64, 8*maxParallelGets)
+	for i := range seqs {
+		seqs[i] = uint64(i + 1)
+	}
+	recs, err := s.RecordsAt(context.Background(), seqs)
+	if err == nil || !errors.Is(err, domain.ErrStoreUnavailable) || errors.Is(err, context.Canceled) {
+		t.Errorf("records at a stalled stream = %d, %v; want the store unavailable, not a read cancelled", len(recs), err)
+	}
+	if n := stalled.calls.Load(); n > maxParallelGets {
+		t.Errorf("%d reads of the %d asked, one of the first failing; want at most the %d under way then", n, len(seqs), maxParallelGets)
+	}
+}
+
+// stalledGets is a stream whose read number failing times out at once,
+// and whose other reads wait up to wait for their context, then time out.
+type stalledGets struct {
+	jetstream.Stream
+	failing int64
+	wait    time.Duration
+	calls   atomic.Int64
+}
+
+func (s *stalledGets) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
+	if s.calls.Add(1) == s.failing {
+		return nil, nats.ErrTimeout
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(s.wait):
+		return nil, nats.ErrTimeout
 	}
 }
 
