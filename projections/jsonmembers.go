@@ -147,14 +147,6 @@ func (m jsonMember) text() string {
 	return string(m.value)
 }
 
-// is reports whether the value's text is text, without copying it.
-func (m jsonMember) is(text string) bool {
-	if m.plain {
-		return string(m.value[1:len(m.value)-1]) == text
-	}
-	return m.text() == text
-}
-
 // digest is the first 128 bits of the SHA-256 of the value's text (see
 // text), without copying a string without escapes or anything but a
 // string: the audit log keeps it, not the text, to tell whether a field
