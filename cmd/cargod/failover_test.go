@@ -204,6 +204,12 @@ func TestAReplicaThatMeetsElectionsAsItStartsWaitsForThemAndStarts(t *testing.T)
 			c.Restart(t, i)
 		}
 	}
+	// A token is refused (503) while an election is still under way, as
+	// it should be: the last leader stopped may have been just now. The
+	// replica started, and grants one once a leader is elected.
 	b := &testServer{base: second.base(t), doc: loadDoc(t)}
-	b.demoToken(t, "demo-forwarder")
+	eventually(t, "a token of the second replica after the elections", func() response {
+		return b.do(t, request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}})
+	}, func(r response) bool { return r.status == http.StatusOK })
 }
