@@ -1,12 +1,16 @@
 package projections
 
 import (
+	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/google/uuid"
 )
 
 func TestDeliveriesOfSomeEventsAreFoundInTheLogNewestFirst(t *testing.T) {
@@ -111,7 +115,7 @@ func TestADeliverysAttemptsAreInTheOrderMadeAndItsStatusIsTheLastOnesWhateverOrd
 			}
 			var got []int
 			for _, a := range ds[0].Attempts {
-				got = append(got, a.Attempt)
+				got = append(got, int(a.Attempt))
 			}
 			if !slices.Equal(got, c.want) || ds[0].Status != c.status {
 				t.Errorf("attempts %v, status %s; want %v, %s", got, ds[0].Status, c.want, c.status)
@@ -120,35 +124,92 @@ func TestADeliverysAttemptsAreInTheOrderMadeAndItsStatusIsTheLastOnesWhateverOrd
 	}
 }
 
-// Every attempt at a delivery names its ids: they are kept once, however
-// many attempts there are, each decoded into a copy of its own.
-func TestADeliverysAttemptsShareItsIDs(t *testing.T) {
+// What deliveries repeat is kept once: a subscription's id and an event
+// name in all their deliveries, an event's id in its deliveries to every
+// subscription, an outcome in every attempt; each decoded from its event
+// into a copy of its own.
+func TestDeliveriesKeepOnceWhatTheyRepeat(t *testing.T) {
 	m := NewWebhooks()
-	for i := range 3 {
-		// strings.Clone: each attempt's in memory of its own.
-		m.Apply(domain.Record{Sequence: uint64(10 + i)}, domain.WebhookDeliveryAttempted{DeliveryID: strings.Clone("d1"),
-			WebhookID: strings.Clone("w1"), EventName: "quote.created", EventID: strings.Clone("e1"), Attempt: i + 1, Outcome: "retrying"})
+	seq := uint64(10)
+	for _, event := range []string{"e1", "e2"} {
+		for _, hook := range []string{"w1", "w2"} {
+			for try := range 2 {
+				seq++
+				// strings.Clone: each attempt's in memory of its own.
+				m.Apply(domain.Record{Sequence: seq}, domain.WebhookDeliveryAttempted{DeliveryID: strings.Clone(hook + event),
+					WebhookID: strings.Clone(hook), EventName: strings.Clone("quote.created"), EventID: strings.Clone(event),
+					Attempt: try + 1, Outcome: strings.Clone("retrying")})
+			}
+		}
 	}
-	d, ok := m.Delivery("w1", "d1")
-	if !ok || len(d.Attempts) != 3 {
-		t.Fatalf("delivery %+v, found %t: want 3 attempts", d, ok)
+	delivery := func(hook, event string) Delivery {
+		d, ok := m.Delivery(hook, hook+event)
+		if !ok || len(d.Attempts) != 2 {
+			t.Fatalf("delivery %s%s: %+v, found %t; want 2 attempts", hook, event, d, ok)
+		}
+		return d
 	}
+	w1e1, w1e2, w2e1 := delivery("w1", "e1"), delivery("w1", "e2"), delivery("w2", "e1")
 	tests := []struct {
-		name      string
-		delivery  string
-		ofAttempt func(domain.WebhookDeliveryAttempted) string
+		name string
+		a, b string
 	}{
-		{"delivery", d.ID, func(a domain.WebhookDeliveryAttempted) string { return a.DeliveryID }},
-		{"webhook", d.WebhookID, func(a domain.WebhookDeliveryAttempted) string { return a.WebhookID }},
-		{"event", d.EventID, func(a domain.WebhookDeliveryAttempted) string { return a.EventID }},
+		{"a subscription's id in its deliveries", w1e1.WebhookID, w1e2.WebhookID},
+		{"an event name in every delivery", w1e1.EventName, w2e1.EventName},
+		{"an event's id in its deliveries to two subscriptions", w1e1.EventID, w2e1.EventID},
+		{"an outcome in every attempt", w1e1.Attempts[0].Outcome, w2e1.Attempts[1].Outcome},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for i, a := range d.Attempts {
-				if got := tt.ofAttempt(a); got != tt.delivery || unsafe.StringData(got) != unsafe.StringData(tt.delivery) {
-					t.Errorf("attempt %d: %q in memory of its own, not the delivery's %q", i+1, got, tt.delivery)
-				}
+			if tt.a != tt.b || unsafe.StringData(tt.a) != unsafe.StringData(tt.b) {
+				t.Errorf("%q and %q: each in memory of its own", tt.a, tt.b)
 			}
 		})
 	}
+}
+
+// BenchmarkDeliveryLog measures the heap the delivery log holds a
+// delivery ("B/delivery"): a burst of events to three subscriptions, each
+// delivered at the first attempt, every attempt decoded from its stored
+// JSON as the projector decodes it, as cargobench's webhook scenario makes
+// them.
+//
+//	go test ./projections -run '^$' -bench DeliveryLog -benchtime 30000x
+func BenchmarkDeliveryLog(b *testing.B) {
+	hooks := []string{uuid.NewString(), uuid.NewString(), uuid.NewString()}
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	// What the model holds is what stays of the events once they are
+	// gone: its own memory, and the strings of theirs it keeps.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	records := make([]domain.Record, 0, b.N)
+	events := make([]domain.Event, 0, b.N)
+	for i := range b.N {
+		e := domain.WebhookDeliveryAttempted{DeliveryID: uuid.NewString(), WebhookID: hooks[i%3], OrgID: "demo-forwarder",
+			EventName: "quote.created", EventID: uuid.NewSHA1(uuid.Nil, []byte{byte(i / 3), byte(i / 768), byte(i / 196608)}).String(),
+			EventSeq: uint64(i / 3), Attempt: 1, StatusCode: 200, LatencyMs: 3, Outcome: domain.DeliveryDelivered, At: at}
+		data, err := json.Marshal(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		decoded, err := domain.DecodeEvent(e.EventType(), data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		records = append(records, domain.Record{Sequence: uint64(i + 1), Envelope: domain.Envelope{Type: e.EventType(), Data: data}})
+		events = append(events, decoded)
+	}
+	b.ResetTimer()
+	m := NewWebhooks()
+	for i := range b.N {
+		m.Apply(records[i], events[i])
+	}
+	b.StopTimer()
+	records, events = nil, nil
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/float64(b.N), "B/delivery")
+	runtime.KeepAlive(m)
 }

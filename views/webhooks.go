@@ -49,9 +49,10 @@ type AttemptJSON struct {
 func ToDeliveryJSON(d projections.Delivery) DeliveryJSON {
 	out := DeliveryJSON{DeliveryID: d.ID, MessageID: d.MessageID(), EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]AttemptJSON, len(d.Attempts))}
 	for i, a := range d.Attempts {
-		aj := AttemptJSON{Attempt: a.Attempt, At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
+		aj := AttemptJSON{Attempt: int(a.Attempt), At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
 		if a.StatusCode != 0 {
-			aj.StatusCode = &a.StatusCode
+			code := int(a.StatusCode)
+			aj.StatusCode = &code
 		}
 		if a.Error != "" {
 			aj.Error = &a.Error
