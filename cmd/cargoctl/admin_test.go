@@ -806,4 +806,18 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	if n := granted(); n != 0 {
 		t.Errorf("the command after it got %d tokens, want the one kept", n)
 	}
+
+	// A directory others may write to could be handed a token that is not
+	// this client's: none is kept there, nor read from it.
+	shared := t.TempDir()
+	if err := os.Mkdir(filepath.Join(shared, "cargoctl"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(shared, "cargoctl"), 0o777) // whatever the umask made it
+	for range 2 {
+		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", shared))
+	}
+	if n := granted(); n != 2 {
+		t.Errorf("two commands with a directory others may write got %d tokens, want 2", n)
+	}
 }

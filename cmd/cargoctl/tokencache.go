@@ -48,10 +48,18 @@ func (c tokenCache) file(base, id, secret string) string {
 	return filepath.Join(c.dir, "token-"+hex.EncodeToString(sum[:16]))
 }
 
+// private reports whether the cache's directory is one that no one but
+// its owner may read or write, and no link to elsewhere: a directory others
+// may write to could be given a token that is not this client's.
+func (c tokenCache) private() bool {
+	fi, err := os.Lstat(c.dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 == 0
+}
+
 // get returns the token kept in file if it is good for tokenMargin more,
 // else "".
 func (c tokenCache) get(file string, now time.Time) string {
-	if c.dir == "" {
+	if c.dir == "" || !c.private() {
 		return ""
 	}
 	b, err := os.ReadFile(file)
@@ -72,7 +80,7 @@ func (c tokenCache) put(file, token string, expiresAt time.Time) {
 		return
 	}
 	b, err := json.Marshal(keptToken{AccessToken: token, ExpiresAt: expiresAt})
-	if err != nil || os.MkdirAll(c.dir, 0o700) != nil {
+	if err != nil || os.MkdirAll(c.dir, 0o700) != nil || !c.private() {
 		return
 	}
 	tmp, err := os.CreateTemp(c.dir, ".token-*") // 0600
