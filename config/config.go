@@ -4,6 +4,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,20 +50,24 @@ type Config struct {
 	RateLimits       domain.RateLimits // per organisation; 0 = none
 	Metering         bool
 	WebhookKey       []byte // decoded; empty = the one kept in JetStream
-	SecretsKey       []byte // decoded; seals the secrets kept in JetStream; empty = the key file in DataDir
-	SecretsPrevious  []byte // decoded; the sealing key being replaced
-	WebhookPrivate   bool
-	WebhookSchedule  []time.Duration
-	ShutdownTimeout  time.Duration
-	ShutdownDrain    time.Duration // after a stop signal: /readyz 503 while the API still serves
-	ReadyMaxLag      int           // events the read models may be behind and stay ready
-	ReadyStall       time.Duration // how long they may apply nothing while events wait
-	Snapshots        bool          // keep snapshots of the read models in JetStream
-	SnapshotEvery    int           // events between snapshots; 0: only on a clean stop
-	LogLevel         slog.Level
-	ProfileAddr      string // loopback host:port serving net/http/pprof; empty: none
-	MetricsAddr      string // host:port serving /metrics without authentication; empty: only the main port, to admins
-	ReactorAttempts  int    // failures in a row after which a reactor parks an event
+	WebhookPrevious  []byte // decoded; the webhook key being replaced, which still opens the secrets sealed with it
+	// CARGO_WEBHOOK_PREVIOUS_KEY=generated: the key being replaced is the
+	// one generated and kept in JetStream.
+	WebhookPreviousGenerated bool
+	SecretsKey               []byte // decoded; seals the secrets kept in JetStream; empty = the key file in DataDir
+	SecretsPrevious          []byte // decoded; the sealing key being replaced
+	WebhookPrivate           bool
+	WebhookSchedule          []time.Duration
+	ShutdownTimeout          time.Duration
+	ShutdownDrain            time.Duration // after a stop signal: /readyz 503 while the API still serves
+	ReadyMaxLag              int           // events the read models may be behind and stay ready
+	ReadyStall               time.Duration // how long they may apply nothing while events wait
+	Snapshots                bool          // keep snapshots of the read models in JetStream
+	SnapshotEvery            int           // events between snapshots; 0: only on a clean stop
+	LogLevel                 slog.Level
+	ProfileAddr              string // loopback host:port serving net/http/pprof; empty: none
+	MetricsAddr              string // host:port serving /metrics without authentication; empty: only the main port, to admins
+	ReactorAttempts          int    // failures in a row after which a reactor parks an event
 }
 
 // option is one row of the configuration table.
@@ -173,6 +178,14 @@ var options = []option{
 		set: func(c *Config, v string) error { return setBool(&c.Metering, v) }},
 	{env: "CARGO_WEBHOOK_KEY", flag: "webhook-key", def: "", secret: true, usage: "32 bytes in base64 that encrypt webhook secrets at rest; empty = a key generated once and kept in JetStream",
 		set: func(c *Config, v string) error { return setKey(&c.WebhookKey, v) }},
+	{env: "CARGO_WEBHOOK_PREVIOUS_KEY", flag: "webhook-previous-key", def: "", secret: true, usage: "the webhook key being replaced (32 bytes in base64, or generated: the key kept in JetStream): " +
+		"the secrets sealed with it are still opened, new ones are sealed with CARGO_WEBHOOK_KEY",
+		set: func(c *Config, v string) error {
+			if c.WebhookPreviousGenerated = v == "generated"; c.WebhookPreviousGenerated {
+				return nil
+			}
+			return setKey(&c.WebhookPrevious, v)
+		}},
 	{env: "CARGO_SECRETS_KEY", flag: "secrets-key", def: "", secret: true, usage: "32 bytes in base64 that seal the secrets kept in JetStream (the generated signing and webhook keys), the same on every replica; " +
 		"empty = <data dir>/secrets.key with the embedded server (generated on first start); needed with CARGO_NATS_URL unless CARGO_SIGNING_KEY and CARGO_WEBHOOK_KEY are set",
 		set: func(c *Config, v string) error { return setKey(&c.SecretsKey, v) }},
@@ -302,6 +315,10 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		return c, fmt.Errorf("CARGO_NATS_REPLICAS is %d without CARGO_NATS_URL: the embedded server keeps one copy; set CARGO_NATS_URL, or leave it out", c.NATSReplicas)
 	case c.SnapshotEvery > 0 && !c.Snapshots:
 		return c, errors.New("CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false, which writes no snapshots; leave one of them out")
+	case c.WebhookPreviousGenerated && len(c.WebhookKey) == 0:
+		return c, errors.New("CARGO_WEBHOOK_PREVIOUS_KEY is generated without CARGO_WEBHOOK_KEY: the generated key is the one in use; set CARGO_WEBHOOK_KEY to the new key")
+	case len(c.WebhookPrevious) > 0 && bytes.Equal(c.WebhookPrevious, c.WebhookKey):
+		return c, errors.New("CARGO_WEBHOOK_PREVIOUS_KEY is CARGO_WEBHOOK_KEY: give the key being replaced, or leave it out")
 	}
 	if *values[indexOf("CARGO_DEMO")] == "" {
 		// Only on loopback: the demo credentials are public, an admin's

@@ -164,6 +164,17 @@ func TestLoad(t *testing.T) {
 		}},
 		{name: "periodic snapshots with snapshots off", env: map[string]string{"CARGO_SNAPSHOTS": "false", "CARGO_SNAPSHOT_EVERY": "100000"},
 			err: "CARGO_SNAPSHOT_EVERY is set with CARGO_SNAPSHOTS=false"},
+		{name: "the generated webhook key replaced by none", env: map[string]string{"CARGO_WEBHOOK_PREVIOUS_KEY": "generated"},
+			err: "CARGO_WEBHOOK_PREVIOUS_KEY is generated without CARGO_WEBHOOK_KEY"},
+		{name: "the generated webhook key replaced", env: map[string]string{"CARGO_WEBHOOK_PREVIOUS_KEY": "generated", "CARGO_WEBHOOK_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="},
+			check: func(t *testing.T, c Config) {
+				if !c.WebhookPreviousGenerated || len(c.WebhookPrevious) != 0 || len(c.WebhookKey) != 32 {
+					t.Errorf("previous generated %t, previous %d bytes, key %d bytes", c.WebhookPreviousGenerated, len(c.WebhookPrevious), len(c.WebhookKey))
+				}
+			}},
+		{name: "a webhook key replaced by itself", env: map[string]string{"CARGO_WEBHOOK_PREVIOUS_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
+			"CARGO_WEBHOOK_KEY": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="}, err: "CARGO_WEBHOOK_PREVIOUS_KEY is CARGO_WEBHOOK_KEY"},
+		{name: "a previous webhook key that is no key", env: map[string]string{"CARGO_WEBHOOK_PREVIOUS_KEY": "short"}, err: "CARGO_WEBHOOK_PREVIOUS_KEY (--webhook-previous-key)"},
 		{name: "secret twice", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile, "CARGO_ADMIN_SECRET": "x"}, err: "not both"},
 		{name: "missing secret file", env: map[string]string{"CARGO_SIGNING_KEY_FILE": "/no/such/file"}, err: "CARGO_SIGNING_KEY_FILE"},
 		{name: "bad duration", env: map[string]string{"CARGO_TOKEN_TTL": "soon"}, err: `CARGO_TOKEN_TTL (--token-ttl): "soon" is not a duration`},

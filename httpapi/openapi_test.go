@@ -777,7 +777,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := webhooks.NewSealer(bytes.Repeat([]byte{7}, 32))
+	sealer, err := webhooks.NewSealer(bytes.Repeat([]byte{7}, 32), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,6 +116,9 @@ type Dispatcher struct {
 	// (domain.DeliveryDelivered, DeliveryRetrying or DeliveryDead).
 	Attempted func(outcome string)
 	client    *http.Client
+	// previousKey holds the subscriptions logged as sealed with the key
+	// being replaced (see notePreviousKey).
+	previousKey sync.Map
 
 	sending sync.WaitGroup // first attempts under way, some without their event (see awaitFirstAttempts)
 
@@ -959,6 +962,15 @@ func (d *Dispatcher) newClient(inHand int) *http.Client {
 	}
 }
 
+// notePreviousKey logs, once a subscription, that its secret is sealed
+// with the key being replaced: the operator drops CARGO_WEBHOOK_PREVIOUS_KEY
+// once no subscription in use is (README, "Rotating the webhook key").
+func (d *Dispatcher) notePreviousKey(w domain.Webhook) {
+	if _, logged := d.previousKey.LoadOrStore(w.ID, true); !logged {
+		d.Log.Info("webhook secret sealed with CARGO_WEBHOOK_PREVIOUS_KEY", "webhook", w.ID, "organization", w.OrganizationID)
+	}
+}
+
 // maxAnswerHeaders bounds the size of a receiver's answer's headers; an
 // answer with more is a failed attempt.
 const maxAnswerHeaders = 64 << 10
@@ -976,9 +988,12 @@ const (
 // post sends the delivery, signed; it returns the status (0 when there
 // was no answer) and a Retry-After the receiver asked for.
 func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, time.Duration, error) {
-	secret, err := d.Sealer.Open(w.SealedSecret)
+	secret, previous, err := d.Sealer.Open(w.SealedSecret)
 	if err != nil {
 		return 0, 0, fmt.Errorf("the secret cannot be opened: %w", err)
+	}
+	if previous {
+		d.notePreviousKey(w)
 	}
 	ctx, stopReading := context.WithCancel(ctx) // see answerBodyWait
 	defer stopReading()

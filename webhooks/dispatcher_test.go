@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,7 @@ import (
 // testSealer is a sealer of subscriptions' secrets with a key of zeros.
 func testSealer(t *testing.T) *Sealer {
 	t.Helper()
-	sealer, err := NewSealer(make([]byte, 32))
+	sealer, err := NewSealer(make([]byte, 32), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1464,6 +1465,39 @@ func TestAReceiverThatTricklesItsBodyAfterA200HasTheAttemptDoneAtOnce(t *testing
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the attempt did not end while the receiver trickled its body")
+	}
+}
+
+// A subscription whose secret is sealed with the key being replaced is
+// delivered to, and logged once as such: the operator drops the previous
+// key once no subscription in use is.
+func TestASecretSealedWithThePreviousKeyIsDeliveredAndLoggedOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(srv.Close)
+	oldKey, newKey := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	old, err := NewSealer(oldKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := NewSealer(newKey, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
+	d.client = d.newClient(1)
+	for _, w := range []domain.Webhook{
+		{ID: "before", OrganizationID: "acme", URL: srv.URL, SealedSecret: old.Seal("whsec_aG9vaw==")},
+		{ID: "before", OrganizationID: "acme", URL: srv.URL, SealedSecret: old.Seal("whsec_aG9vaw==")},
+		{ID: "after", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")},
+	} {
+		attempt, _ := d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: w.ID, EventName: "webhook.ping", Body: json.RawMessage(`{}`)}, 1)
+		if attempt.Outcome != domain.DeliveryDelivered {
+			t.Errorf("%s: attempt %s, error %q; want delivered", w.ID, attempt.Outcome, attempt.Error)
+		}
+	}
+	if n := strings.Count(logged.String(), `"msg":"webhook secret sealed with CARGO_WEBHOOK_PREVIOUS_KEY","webhook":"before"`); n != 1 || strings.Contains(logged.String(), `"webhook":"after"`) {
+		t.Errorf("logged %d times for the subscription sealed before, want once, and never for the one after:\n%s", n, logged.String())
 	}
 }
 

@@ -66,11 +66,30 @@ func Sign(secret, id string, timestamp int64, body []byte) string {
 }
 
 // Sealer encrypts secrets for storage (AES-256-GCM): the service must be
-// able to sign with them, so they cannot be hashed.
-type Sealer struct{ aead cipher.AEAD }
+// able to sign with them, so they cannot be hashed. It seals with its key,
+// and opens with it or with the key being replaced, if any: the secrets
+// are sealed in the events that registered them, which stay as they are.
+type Sealer struct {
+	aead     cipher.AEAD
+	previous cipher.AEAD // nil: none
+}
 
-// NewSealer takes a 32-byte key.
-func NewSealer(k []byte) (*Sealer, error) {
+// NewSealer takes a 32-byte key, and the 32-byte key it replaces, if any.
+func NewSealer(k, previous []byte) (*Sealer, error) {
+	aead, err := newAEAD(k)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sealer{aead: aead}
+	if len(previous) > 0 {
+		if s.previous, err = newAEAD(previous); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func newAEAD(k []byte) (cipher.AEAD, error) {
 	if len(k) != 32 {
 		return nil, errors.New("webhooks: the secret key must be 32 bytes")
 	}
@@ -78,11 +97,7 @@ func NewSealer(k []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &Sealer{aead: aead}, nil
+	return cipher.NewGCM(block)
 }
 
 // Seal encrypts a secret.
@@ -92,12 +107,18 @@ func (s *Sealer) Seal(secret string) []byte {
 	return s.aead.Seal(nonce, nonce, []byte(secret), nil)
 }
 
-// Open decrypts a sealed secret.
-func (s *Sealer) Open(sealed []byte) (string, error) {
+// Open decrypts a sealed secret, and says whether it was sealed with the
+// key being replaced.
+func (s *Sealer) Open(sealed []byte) (secret string, previous bool, err error) {
 	n := s.aead.NonceSize()
 	if len(sealed) < n {
-		return "", errors.New("webhooks: sealed secret too short")
+		return "", false, errors.New("webhooks: sealed secret too short")
 	}
 	b, err := s.aead.Open(nil, sealed[:n], sealed[n:], nil)
-	return string(b), err
+	if err != nil && s.previous != nil {
+		if b, perr := s.previous.Open(nil, sealed[:n], sealed[n:], nil); perr == nil {
+			return string(b), true, nil
+		}
+	}
+	return string(b), false, err
 }

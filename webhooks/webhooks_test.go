@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -144,16 +145,60 @@ func TestGuard(t *testing.T) {
 	}
 }
 
+// A new webhook key seals new secrets; the key it replaces still opens the
+// secrets sealed with it, which stay so in the events that registered
+// them, and says so; without it they cannot be opened.
+func TestASealerOpensWhatTheKeyItReplacesSealed(t *testing.T) {
+	oldKey, newKey, otherKey := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32), bytes.Repeat([]byte{3}, 32)
+	seal := func(key []byte, secret string) []byte {
+		s, err := NewSealer(key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Seal(secret)
+	}
+	sealedOld, sealedNew := seal(oldKey, "whsec_old"), seal(newKey, "whsec_new")
+	tests := []struct {
+		name          string
+		key, previous []byte
+		sealed        []byte
+		want          string // the secret opened, and "(previous)" if by the previous key, or "refused"
+	}{
+		{"the new key opens its own", newKey, oldKey, sealedNew, "whsec_new"},
+		{"the previous key opens the old", newKey, oldKey, sealedOld, "whsec_old (previous)"},
+		{"the new key alone does not open the old", newKey, nil, sealedOld, "refused"},
+		{"another previous key does not open the old", newKey, otherKey, sealedOld, "refused"},
+		{"a short previous key", newKey, []byte("short"), nil, "refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := NewSealer(tt.key, tt.previous)
+			got := "refused"
+			if err == nil {
+				if secret, previous, err := s.Open(tt.sealed); err == nil {
+					got = secret
+					if previous {
+						got += " (previous)"
+					}
+				}
+			}
+			if got != tt.want {
+				t.Errorf("opened %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestScheduleSealerJitter(t *testing.T) {
-	s, err := NewSealer(make([]byte, 32))
+	s, err := NewSealer(make([]byte, 32), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sealed := s.Seal("whsec_secret")
-	if got, err := s.Open(sealed); err != nil || got != "whsec_secret" || string(sealed) == "whsec_secret" {
+	if got, previous, err := s.Open(sealed); err != nil || previous || got != "whsec_secret" || string(sealed) == "whsec_secret" {
 		t.Errorf("round trip = %q, %v", got, err)
 	}
-	if _, err := NewSealer([]byte("short")); err == nil {
+	if _, err := NewSealer([]byte("short"), nil); err == nil {
 		t.Error("a short key was accepted")
 	}
 	for range 100 {

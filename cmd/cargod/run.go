@@ -145,6 +145,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	previousWebhookKey, err := replacedWebhookKey(ctx, log, secrets, cfg)
+	if err != nil {
+		return err
+	}
 	responses, err := store.Bucket(ctx, "idempotency", 24*time.Hour)
 	if err != nil {
 		return err
@@ -239,7 +243,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	dispatcher, err := newDispatcher(store, deliveries, cfg, webhookKey, log, subscriptions, payloads, commands.WebhookRecorder{H: cmds}, projector)
+	dispatcher, err := newDispatcher(store, deliveries, cfg, webhookKey, previousWebhookKey, log, subscriptions, payloads, commands.WebhookRecorder{H: cmds}, projector)
 	if err != nil {
 		return err
 	}
@@ -407,11 +411,24 @@ func sealingKeyAdvice(err error, cfg config.Config) error {
 	return err
 }
 
+// replacedWebhookKey is the webhook key being replaced
+// (CARGO_WEBHOOK_PREVIOUS_KEY): the one given, the generated one kept in
+// JetStream, or none.
+func replacedWebhookKey(ctx context.Context, log *slog.Logger, secrets func() (*vault.Vault, error), cfg config.Config) ([]byte, error) {
+	if !cfg.WebhookPreviousGenerated {
+		return cfg.WebhookPrevious, nil
+	}
+	return sharedKey(ctx, log, secrets, cfg, nil, "webhook-key", func() ([]byte, error) {
+		return nil, errors.New("CARGO_WEBHOOK_PREVIOUS_KEY is generated, but no webhook key was ever generated: leave it out")
+	})
+}
+
 // newDispatcher sets up webhook delivery through the work queue: the key
-// that seals subscribers' secrets, and the retry schedule.
-func newDispatcher(store *eventstore.Store, queue *eventstore.Queue, cfg config.Config, key []byte, log *slog.Logger, subs *projections.Webhooks,
+// that seals subscribers' secrets (and the one it replaces, which still
+// opens them), and the retry schedule.
+func newDispatcher(store *eventstore.Store, queue *eventstore.Queue, cfg config.Config, key, previous []byte, log *slog.Logger, subs *projections.Webhooks,
 	payloads *views.Renderer, rec commands.WebhookRecorder, readers *projections.Projector) (*webhooks.Dispatcher, error) {
-	sealer, err := webhooks.NewSealer(key)
+	sealer, err := webhooks.NewSealer(key, previous)
 	if err != nil {
 		return nil, err
 	}

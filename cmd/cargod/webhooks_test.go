@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -442,4 +444,63 @@ func TestWebhooksRegisteredAtOnceStayWithinTheLimit(t *testing.T) {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 	s.mustCreate(t, token, "/api/webhooks", body)
+}
+
+// Rotating the webhook key as README says: with the new key and the one it
+// replaces (given, or the generated one), the subscriptions registered
+// before are still delivered to, signed with their own secrets, and new
+// ones are sealed with the new key; the new key alone then opens the new
+// ones and not the old.
+func TestAWebhookKeyIsReplacedWithoutLosingTheSubscriptionsRegisteredBefore(t *testing.T) {
+	t.Parallel()
+	newKey := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{2}, 32))
+	for _, tt := range []struct{ name, oldKey, previous string }{
+		{"a key given", base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32)), base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))},
+		{"the generated key", "", "generated"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{}
+			if tt.oldKey != "" {
+				env["CARGO_WEBHOOK_KEY"] = tt.oldKey
+			}
+			s := startServer(t, dir, env)
+			fwd := s.demoToken(t, "demo-forwarder")
+			before := newReceiver(t)
+			beforeID := s.subscribe(t, fwd, before, []string{"quote.created"}, "")
+			s.stop()
+
+			s = startServer(t, dir, map[string]string{"CARGO_WEBHOOK_KEY": newKey, "CARGO_WEBHOOK_PREVIOUS_KEY": tt.previous})
+			fwd = s.demoToken(t, "demo-forwarder")
+			after := newReceiver(t)
+			s.subscribe(t, fwd, after, []string{"quote.created"}, "")
+			createQuote(t, s, fwd, rfq())
+			for name, rc := range map[string]*receiver{"registered before": before, "registered after": after} {
+				eventually(t, "the delivery to the subscription "+name, rc.received, func(d []delivery) bool { return len(d) == 1 })
+			}
+			s.stop()
+
+			s = startServer(t, dir, map[string]string{"CARGO_WEBHOOK_KEY": newKey})
+			fwd = s.demoToken(t, "demo-forwarder")
+			createQuote(t, s, fwd, rfq())
+			eventually(t, "the second delivery to the subscription registered after", after.received, func(d []delivery) bool { return len(d) == 2 })
+			eventually(t, "the refused attempt of the subscription registered before", func() string {
+				var log struct {
+					Deliveries []struct{ Attempts []struct{ Error *string } }
+				}
+				s.do(t, request{method: "GET", path: "/api/webhooks/" + beforeID + "/deliveries", token: fwd}).json(t, &log)
+				for _, d := range log.Deliveries {
+					for _, a := range d.Attempts {
+						if a.Error != nil {
+							return *a.Error
+						}
+					}
+				}
+				return ""
+			}, func(e string) bool { return strings.Contains(e, "the secret cannot be opened") })
+			if n := len(before.received()); n != 1 {
+				t.Errorf("the subscription registered before got %d deliveries, want the one made while its key was the previous", n)
+			}
+		})
+	}
 }
