@@ -88,7 +88,9 @@ func (f *FileSweep) Run(ctx context.Context) {
 		case err != nil:
 			f.log.Error("orphaned files not swept", "err", err)
 		case n > 0:
-			f.log.Info("orphaned files swept", "files", n)
+			// n counts the documents' orphans and the half-stored parts of
+			// every store swept (the snapshots' among them) together.
+			f.log.Info("orphaned files and half-stored parts swept", "deleted", n)
 		}
 		select {
 		case <-ctx.Done():
