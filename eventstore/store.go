@@ -31,6 +31,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
+	"golang.org/x/sync/errgroup"
 )
 
 // unavailable marks err as domain.ErrStoreUnavailable if a wait may cure
@@ -787,46 +788,23 @@ const maxParallelGets = 8
 // 503, not five seconds.
 func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error) {
 	out := make([]domain.Record, len(seqs))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		first error // the first read that failed; those it ended fail after it
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if first == nil {
-			first = err
-			cancel()
-		}
-	}
-	turns := make(chan struct{}, maxParallelGets)
-	var wg sync.WaitGroup
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxParallelGets)
 	for i, seq := range seqs {
-		select {
-		case turns <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			fail(ctx.Err()) // the caller's, unless a read failed first
-			break
-		}
-		wg.Go(func() {
-			defer func() { <-turns }()
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err // the caller's, or a read failed first: its error is the one returned
+			}
 			m, err := s.stream.GetMsg(ctx, seq)
 			if err != nil {
-				fail(unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err)))
-				return
+				return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
 			}
-			if out[i], err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data); err != nil {
-				fail(err)
-			}
+			out[i], err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+			return err
 		})
 	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
