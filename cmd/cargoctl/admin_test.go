@@ -690,8 +690,7 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var mu sync.Mutex
 			refusals := tt.refusals
-			proxy := httputil.NewSingleHostReverseProxy(mustParseURL(t, api))
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			front := inFrontOf(t, api, func(w http.ResponseWriter, r *http.Request) bool {
 				mu.Lock()
 				refuse := r.URL.Path == "/api/auth/token" && refusals > 0
 				if refuse {
@@ -699,16 +698,15 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 				}
 				mu.Unlock()
 				if !refuse {
-					proxy.ServeHTTP(w, r)
-					return
+					return false
 				}
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
 				io.WriteString(w, `{"error":"rate_limited","errorDescription":"too many requests for client:admin from 127.0.0.1; retry after 1s"}`)
-			}))
-			defer front.Close()
-			out, errOut, err := runCmd(t, adminEnv(front.URL), "admin", "list-orgs")
+				return true
+			})
+			out, errOut, err := runCmd(t, adminEnv(front), "admin", "list-orgs")
 			if waits := strings.Count(errOut, "waiting 1s, as it asks"); waits != tt.wantWaits {
 				t.Errorf("said it waited %d times, want %d:\n%s", waits, tt.wantWaits, errOut)
 			}
@@ -722,13 +720,22 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 	}
 }
 
-func mustParseURL(t *testing.T, raw string) *url.URL {
+// inFrontOf is the URL of a proxy in front of the API at api, which lets
+// answer see each request first, and passes on those it did not answer.
+func inFrontOf(t *testing.T, api string, answer func(w http.ResponseWriter, r *http.Request) (answered bool)) string {
 	t.Helper()
-	u, err := url.Parse(raw)
+	u, err := url.Parse(api)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !answer(w, r) {
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(front.Close)
+	return front.URL
 }
 
 // Every command needs a token, and the token endpoint takes 20 requests a
@@ -740,16 +747,14 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	api := startServer(t)
 	var mu sync.Mutex
 	grants := 0
-	proxy := httputil.NewSingleHostReverseProxy(mustParseURL(t, api))
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := inFrontOf(t, api, func(_ http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/api/auth/token" {
 			mu.Lock()
 			grants++
 			mu.Unlock()
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	defer front.Close()
+		return false
+	})
 	granted := func() int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -767,7 +772,7 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	kept := filepath.Join(runtime, "cargoctl")
 
 	for range 2 {
-		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime, "CARGOCTL_TOKEN_CACHE", "off"))
+		listOrgs(adminEnv(front, "XDG_RUNTIME_DIR", runtime, "CARGOCTL_TOKEN_CACHE", "off"))
 	}
 	if n := granted(); n != 2 {
 		t.Errorf("two commands with the cache off got %d tokens, want 2", n)
@@ -777,7 +782,7 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	}
 
 	for range 3 {
-		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+		listOrgs(adminEnv(front, "XDG_RUNTIME_DIR", runtime))
 	}
 	if n := granted(); n != 1 {
 		t.Errorf("three commands got %d tokens, want 1", n)
@@ -798,11 +803,11 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	if err := os.WriteFile(files[0], []byte(`{"accessToken":"refused","expiresAt":"2999-01-01T00:00:00Z"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+	listOrgs(adminEnv(front, "XDG_RUNTIME_DIR", runtime))
 	if n := granted(); n != 1 {
 		t.Errorf("a command with a refused token kept got %d tokens, want 1", n)
 	}
-	listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", runtime))
+	listOrgs(adminEnv(front, "XDG_RUNTIME_DIR", runtime))
 	if n := granted(); n != 0 {
 		t.Errorf("the command after it got %d tokens, want the one kept", n)
 	}
@@ -815,7 +820,7 @@ func TestATokenIsKeptForTheCommandsAfterIt(t *testing.T) {
 	}
 	os.Chmod(filepath.Join(shared, "cargoctl"), 0o777) // whatever the umask made it
 	for range 2 {
-		listOrgs(adminEnv(front.URL, "XDG_RUNTIME_DIR", shared))
+		listOrgs(adminEnv(front, "XDG_RUNTIME_DIR", shared))
 	}
 	if n := granted(); n != 2 {
 		t.Errorf("two commands with a directory others may write got %d tokens, want 2", n)
