@@ -280,12 +280,10 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}
 	// At the divisor the option for the flight was priced at: the
-	// carrier's. A flight the quote has no option for is refused at
-	// confirmation (no_option_for_flight); meanwhile the standard holds.
-	divisor := DefaultVolumeDivisor
-	if o, ok := q.Option(c.FlightID); ok {
-		divisor = o.Divisor()
-	}
+	// carrier's. A flight the quote has no option for (no option: the
+	// standard) is refused at confirmation (no_option_for_flight).
+	option, _ := q.Option(c.FlightID)
+	divisor := option.Divisor()
 	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, float64(divisor))
 	if len(e.Dimensions) == 0 {
 		// Without dimension lines, the volume stands for them.
