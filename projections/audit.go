@@ -221,6 +221,15 @@ func auditMembers(r domain.Record, e domain.Event, out []jsonMember, status func
 	return kept
 }
 
+// member is the member name of members, which auditMembers sorted.
+func member(members []jsonMember, name string) (jsonMember, bool) {
+	i, ok := slices.BinarySearchFunc(members, name, func(mem jsonMember, name string) int { return strings.Compare(string(mem.name), name) })
+	if !ok {
+		return jsonMember{}, false
+	}
+	return members[i], true
+}
+
 // Apply implements ReadModel. It reads the event's fields from its JSON
 // as they are, without decoding them again, and compares them with the
 // last values in one walk: it runs for every event, and most fields of an
@@ -256,13 +265,11 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	// its stock request, a reactor confirming its booking, an admin
 	// deleting its webhook) is in its log too.
 	var named, owner symbol
-	hasOwner := false
-	for _, mem := range m.members {
-		if string(mem.name) == "organizationId" {
-			if _, ok := mem.str(); ok {
-				named = m.symbols.textOf(mem)
-			}
-			owner, hasOwner = m.symbols.textOf(mem), true
+	org, hasOwner := member(m.members, "organizationId")
+	if hasOwner {
+		owner = m.symbols.textOf(org)
+		if _, isText := org.str(); isText {
+			named = owner
 		}
 	}
 	head.Owner = first.Owner
@@ -482,11 +489,11 @@ func readEntryEvent(r domain.Record) (entryEvent, error) {
 
 // text is the text of the field name in the event, "" if it has none.
 func (e entryEvent) text(name string) string {
-	i, ok := slices.BinarySearchFunc(e.members, name, func(mem jsonMember, name string) int { return strings.Compare(string(mem.name), name) })
+	mem, ok := member(e.members, name)
 	if !ok {
 		return ""
 	}
-	return e.members[i].text()
+	return mem.text()
 }
 
 // entryEvents are the events a page of the log reads, by sequence.
