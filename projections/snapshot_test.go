@@ -20,6 +20,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/internal/streamgen"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/google/uuid"
 )
 
 // history is a store with a short history written through the domain,
@@ -79,15 +80,16 @@ func sameModels(t *testing.T, got, want []projections.ReadModel) {
 	}
 }
 
-// appendEvents appends events decided by the domain after a snapshot.
+// appendEvents appends events decided by the domain, each on an aggregate
+// of its own.
 func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event) {
 	t.Helper()
-	for i, e := range events {
+	for _, e := range events {
 		data, err := json.Marshal(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := strings.Repeat("a", 8) + "-later-" + string(rune('a'+i))
+		id := uuid.NewString()
 		_, err = store.Append(context.Background(), domain.Aggregate{Type: domain.AggregateAuthorization, ID: id}, 0, []domain.Envelope{{
 			Type: e.EventType(), SchemaVersion: 1, EventID: id, CommandID: id, Actor: "client:forwarder-01", OccurredAt: time.Now(), Data: data}})
 		if err != nil {
@@ -98,12 +100,22 @@ func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event)
 
 func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
 	store, snapshots := history(t, 3000)
+	// The generated history has no webhook deliveries: some of each kind
+	// the delivery log keeps apart (see TestADeliveryReadsBackAsRecorded).
+	hook, event, at := uuid.NewString(), uuid.NewString(), time.Date(2026, 11, 28, 9, 0, 0, 123456789, time.UTC)
+	appendEvents(t, store,
+		domain.WebhookDeliveryAttempted{DeliveryID: uuid.NewString(), WebhookID: hook, EventName: "quote.created", EventID: event, EventSeq: 7,
+			Attempt: 1, StatusCode: 503, LatencyMs: 12, Error: "503 Service Unavailable", Outcome: domain.DeliveryRetrying, NextTryAt: at.Add(time.Minute), At: at},
+		domain.WebhookDeliveryAttempted{DeliveryID: "d-by-hand", WebhookID: hook, EventName: "quote.created", EventID: "e-by-hand", MessageID: "msg_original",
+			Attempt: 1, StatusCode: 200, Outcome: domain.DeliveryDelivered, At: at})
 	_, log := start(t, store, snapshots)
 	if !strings.Contains(log, "no snapshot of the read models") || !strings.Contains(log, "snapshot of the read models written") {
 		t.Fatalf("a first start, stopped, did not leave a snapshot:\n%s", log)
 	}
 	// Events after the snapshot are replayed on top of it.
-	appendEvents(t, store, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:forwarder-01", At: time.Now()})
+	appendEvents(t, store, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: "client:forwarder-01", At: time.Now()},
+		domain.WebhookDeliveryAttempted{DeliveryID: uuid.NewString(), WebhookID: hook, EventName: "quote.created", EventID: uuid.NewString(),
+			Attempt: 1, StatusCode: 200, Outcome: domain.DeliveryDelivered, At: at})
 	fromSnapshot, log := start(t, store, snapshots)
 	if !strings.Contains(log, "read models loaded from a snapshot") {
 		t.Fatalf("the second start did not load the snapshot:\n%s", log)

@@ -54,11 +54,18 @@ func (m *Audit) restored() {
 	m.symbols.restored()
 }
 
+// The delivery log's count of lines follows from their chunks, and its
+// symbols' numbers from their names: they are made again on restore.
 func (m *Webhooks) fields() []any {
-	return []any{&m.subs, &m.since, &m.order, &m.deliveries, &m.byWebhook}
+	return []any{&m.subs, &m.since, &m.order, &m.deliveries.chunks, &m.byID, &m.byWebhook, &m.sentAs, &m.symbols.names}
 }
 func (m *Webhooks) lock() *sync.RWMutex { return &m.mu }
 func (*Webhooks) empty() snapshotter    { return NewWebhooks() }
+
+func (m *Webhooks) restored() {
+	m.deliveries.counted()
+	m.symbols.restored()
+}
 
 func (m *Shipments) fields() []any {
 	return []any{&m.timelines, &m.waybills, &m.filings, &m.versions, &m.flights}

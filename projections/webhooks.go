@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/google/uuid"
 )
 
 // Delivery is one delivery of an event to a subscription, with every
@@ -30,8 +31,7 @@ func (d Delivery) MessageID() string { return cmp.Or(d.SentAs, domain.MessageIDO
 
 // Attempt is one attempt at a delivery, as the log shows it: what its
 // event says but the delivery's ids and names, which every attempt
-// repeats and the Delivery holds once. (Kept whole, attempts were most of
-// the log's 0.54 kB a delivery.)
+// repeats and the Delivery holds once.
 type Attempt struct {
 	Attempt    int32
 	StatusCode int32 // 0: no answer
@@ -42,27 +42,93 @@ type Attempt struct {
 	NextTryAt  time.Time // zero: none
 }
 
+// The delivery log keeps each delivery as a deliveryLine: its ids as 16
+// bytes, its strings as symbols, its attempts' times as numbers. Kept as
+// Delivery and Attempt values, with strings of their own, a delivery was
+// 0.36 kB of heap (0.54 kB when each attempt was its whole event), and a
+// replica keeps every delivery it has seen.
+
+// deliveryLine is one delivery as the log keeps it.
+type deliveryLine struct {
+	ID        textID
+	EventID   textID
+	Webhook   symbol
+	EventName symbol
+	EventSeq  uint64
+	Attempts  []attemptLine // in the order made
+}
+
+// attemptLine is one attempt as the log keeps it.
+type attemptLine struct {
+	AtSeconds, NextTryAtSeconds int64 // Unix; NextTryAt's is the zero time's for none
+	AtNanos, NextTryAtNanos     int32
+	LatencyMs                   int64
+	Attempt, StatusCode         int32
+	Outcome, Error              symbol
+}
+
+// textID is an id as the delivery log keeps it: an id in a UUID's
+// canonical text form (every id the dispatcher and the commands make) as
+// its 16 bytes; any other (a hand-made event's) as a symbol.
+type textID struct {
+	UUID [16]byte
+	Text symbol // 0: UUID holds the id
+}
+
+// idOf is the textID of id, made the first time an id not a UUID is seen.
+func (m *Webhooks) idOf(id string) textID {
+	if u, ok := canonicalUUID(id); ok {
+		return textID{UUID: u}
+	}
+	return textID{Text: m.symbols.number(id)}
+}
+
+// findID is the textID of id, if the log can know it: an id that is
+// neither a UUID nor a symbol names nothing kept.
+func (m *Webhooks) findID(id string) (textID, bool) {
+	if u, ok := canonicalUUID(id); ok {
+		return textID{UUID: u}, true
+	}
+	n, ok := m.symbols.find(id)
+	return textID{Text: n}, ok
+}
+
+func (m *Webhooks) text(id textID) string {
+	if id.Text != 0 {
+		return m.symbols.name(id.Text)
+	}
+	return uuid.UUID(id.UUID).String()
+}
+
+// canonicalUUID parses id if it is a UUID written as uuid.UUID's String
+// writes one (lower case, with hyphens): an id written otherwise (upper
+// case, in braces) is kept as a symbol, so that it reads back as it came.
+func canonicalUUID(id string) (uuid.UUID, bool) {
+	if len(id) != 36 {
+		return uuid.UUID{}, false
+	}
+	u, err := uuid.Parse(id)
+	return u, err == nil && u.String() == id
+}
+
 // Webhooks is the read model of subscriptions and their delivery logs.
 type Webhooks struct {
-	mu         sync.RWMutex
-	subs       map[string]domain.Webhook
-	since      map[string]uint64 // webhook → the sequence it was registered at
-	order      []string
-	deliveries map[string]*Delivery
-	byWebhook  map[string][]string // webhook → delivery ids, oldest first
+	mu    sync.RWMutex
+	subs  map[string]domain.Webhook
+	since map[string]uint64 // webhook → the sequence it was registered at
+	order []string
 
-	// Used by Apply alone, which runs on one goroutine: the strings
-	// deliveries repeat (subscriptions, event names, outcomes), and the
-	// event id of the delivery before, which the next, of the same event
-	// to another subscription, repeats.
-	shares  map[string]string
-	eventID string
+	deliveries appendLog[deliveryLine]
+	byID       map[textID]uint32   // delivery → its line
+	byWebhook  map[symbol][]uint32 // webhook → its deliveries' lines, oldest first
+	sentAs     map[uint32]string   // line → the webhook-id sent, when not MessageIDOf(its id): a redelivery's
+	symbols    symbols
 }
 
 // NewWebhooks returns an empty webhooks read model.
 func NewWebhooks() *Webhooks {
-	return &Webhooks{subs: map[string]domain.Webhook{}, since: map[string]uint64{}, deliveries: map[string]*Delivery{}, byWebhook: map[string][]string{},
-		shares: map[string]string{}}
+	return &Webhooks{subs: map[string]domain.Webhook{}, since: map[string]uint64{}, byID: map[textID]uint32{},
+		byWebhook: map[symbol][]uint32{}, sentAs: map[uint32]string{}, symbols: newSymbols()}
 }
 
 // Apply implements ReadModel.
@@ -80,44 +146,49 @@ func (m *Webhooks) Apply(r domain.Record, e domain.Event) {
 	case domain.WebhookDeliveryAttempted:
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		d, ok := m.deliveries[e.DeliveryID]
+		id := m.idOf(e.DeliveryID)
+		n, ok := m.byID[id]
 		if !ok {
-			if e.EventID != m.eventID {
-				m.eventID = e.EventID
-			}
-			d = &Delivery{ID: e.DeliveryID, WebhookID: m.share(e.WebhookID), EventName: m.share(e.EventName), EventID: m.eventID, EventSeq: e.EventSeq}
-			m.deliveries[e.DeliveryID] = d
-			m.byWebhook[d.WebhookID] = append(m.byWebhook[d.WebhookID], d.ID)
+			n = uint32(m.deliveries.n)
+			webhook := m.symbols.number(e.WebhookID)
+			m.deliveries.add(deliveryLine{ID: id, EventID: m.idOf(e.EventID), Webhook: webhook, EventName: m.symbols.number(e.EventName),
+				EventSeq: e.EventSeq})
+			m.byID[id] = n
+			m.byWebhook[webhook] = append(m.byWebhook[webhook], n)
 		}
-		if d.SentAs == "" && e.MessageID != "" && e.MessageID != domain.MessageIDOf(d.ID) {
-			d.SentAs = e.MessageID
+		if _, sent := m.sentAs[n]; !sent && e.MessageID != "" && e.MessageID != domain.MessageIDOf(e.DeliveryID) {
+			m.sentAs[n] = strings.Clone(e.MessageID)
 		}
-		a := Attempt{Attempt: int32(e.Attempt), StatusCode: int32(e.StatusCode), LatencyMs: e.LatencyMs, Outcome: m.share(e.Outcome),
-			Error: e.Error, At: e.At, NextTryAt: e.NextTryAt}
+		d := m.deliveries.ref(int(n))
+		a := attemptLine{AtSeconds: e.At.Unix(), AtNanos: int32(e.At.Nanosecond()), NextTryAtSeconds: e.NextTryAt.Unix(),
+			NextTryAtNanos: int32(e.NextTryAt.Nanosecond()), LatencyMs: e.LatencyMs, Attempt: int32(e.Attempt), StatusCode: int32(e.StatusCode),
+			Outcome: m.symbols.number(e.Outcome), Error: m.symbols.number(e.Error)}
 		// An attempt's record may wait for the store (up to a minute)
 		// longer than its retry waits to be made and recorded: the log
-		// keeps the attempts in the order made, and the status of the
-		// last. A copy, not an insertion in place: a Delivery handed out
-		// shares the slice.
+		// keeps the attempts in the order made, and the status is the
+		// last's.
 		i := len(d.Attempts)
 		for i > 0 && d.Attempts[i-1].Attempt > a.Attempt {
 			i--
 		}
 		d.Attempts = inserted(d.Attempts, i, a)
-		d.Status = d.Attempts[len(d.Attempts)-1].Outcome
 	}
 }
 
-// share returns s, or a string equal to it that share returned before: a
-// copy of its own, kept once for every delivery that repeats it, not a
-// slice of the event it came in.
-func (m *Webhooks) share(s string) string {
-	if kept, ok := m.shares[s]; ok {
-		return kept
+// delivery is line n as the log shows it.
+func (m *Webhooks) delivery(n uint32) Delivery {
+	line := m.deliveries.ref(int(n))
+	d := Delivery{ID: m.text(line.ID), WebhookID: m.symbols.name(line.Webhook), EventName: m.symbols.name(line.EventName),
+		EventID: m.text(line.EventID), EventSeq: line.EventSeq, SentAs: m.sentAs[n], Attempts: make([]Attempt, len(line.Attempts))}
+	for i, a := range line.Attempts {
+		d.Attempts[i] = Attempt{Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMs: a.LatencyMs, Outcome: m.symbols.name(a.Outcome),
+			Error: m.symbols.name(a.Error), At: time.Unix(a.AtSeconds, int64(a.AtNanos)).UTC(),
+			NextTryAt: time.Unix(a.NextTryAtSeconds, int64(a.NextTryAtNanos)).UTC()}
 	}
-	s = strings.Clone(s)
-	m.shares[s] = s
-	return s
+	if len(d.Attempts) > 0 {
+		d.Status = d.Attempts[len(d.Attempts)-1].Outcome
+	}
+	return d
 }
 
 // Webhook returns a subscription by id.
@@ -184,20 +255,24 @@ func (m *Webhooks) List(orgID string) []domain.Webhook {
 func (m *Webhooks) Deliveries(webhookID string, eventIDs []string, page, limit int) ([]Delivery, int) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	keep := func(*Delivery) bool { return true }
-	if len(eventIDs) > 0 {
-		wanted := make(map[string]bool, len(eventIDs))
-		for _, id := range eventIDs {
-			wanted[id] = true
-		}
-		keep = func(d *Delivery) bool { return wanted[d.EventID] }
+	webhook, ok := m.symbols.find(webhookID)
+	if !ok {
+		return nil, 0
 	}
-	found, total := pageOf(m.byWebhook[webhookID], true, func(id string) *Delivery { return m.deliveries[id] }, keep, page, limit)
-	// Copies of the page's deliveries alone: their attempts change.
+	keep := func(uint32) bool { return true }
+	if len(eventIDs) > 0 {
+		wanted := map[textID]bool{}
+		for _, id := range eventIDs {
+			if id, ok := m.findID(id); ok {
+				wanted[id] = true
+			}
+		}
+		keep = func(n uint32) bool { return wanted[m.deliveries.ref(int(n)).EventID] }
+	}
+	found, total := pageOf(m.byWebhook[webhook], true, func(n uint32) uint32 { return n }, keep, page, limit)
 	out := make([]Delivery, len(found))
-	for i, d := range found {
-		out[i] = *d
-		out[i].Attempts = slices.Clone(d.Attempts)
+	for i, n := range found {
+		out[i] = m.delivery(n)
 	}
 	return out, total
 }
@@ -206,9 +281,10 @@ func (m *Webhooks) Deliveries(webhookID string, eventIDs []string, page, limit i
 func (m *Webhooks) Delivery(webhookID, id string) (Delivery, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	d, ok := m.deliveries[id]
-	if !ok || d.WebhookID != webhookID {
+	key, known := m.findID(id)
+	n, ok := m.byID[key]
+	if !known || !ok || m.symbols.name(m.deliveries.ref(int(n)).Webhook) != webhookID {
 		return Delivery{}, false
 	}
-	return *d, true
+	return m.delivery(n), true
 }

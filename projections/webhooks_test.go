@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -124,47 +125,100 @@ func TestADeliverysAttemptsAreInTheOrderMadeAndItsStatusIsTheLastOnesWhateverOrd
 	}
 }
 
-// What deliveries repeat is kept once: a subscription's id and an event
-// name in all their deliveries, an event's id in its deliveries to every
-// subscription, an outcome in every attempt; each decoded from its event
-// into a copy of its own.
-func TestDeliveriesKeepOnceWhatTheyRepeat(t *testing.T) {
-	m := NewWebhooks()
-	seq := uint64(10)
-	for _, event := range []string{"e1", "e2"} {
-		for _, hook := range []string{"w1", "w2"} {
-			for try := range 2 {
-				seq++
-				// strings.Clone: each attempt's in memory of its own.
-				m.Apply(domain.Record{Sequence: seq}, domain.WebhookDeliveryAttempted{DeliveryID: strings.Clone(hook + event),
-					WebhookID: strings.Clone(hook), EventName: strings.Clone("quote.created"), EventID: strings.Clone(event),
-					Attempt: try + 1, Outcome: strings.Clone("retrying")})
-			}
-		}
-	}
-	delivery := func(hook, event string) Delivery {
-		d, ok := m.Delivery(hook, hook+event)
-		if !ok || len(d.Attempts) != 2 {
-			t.Fatalf("delivery %s%s: %+v, found %t; want 2 attempts", hook, event, d, ok)
-		}
-		return d
-	}
-	w1e1, w1e2, w2e1 := delivery("w1", "e1"), delivery("w1", "e2"), delivery("w2", "e1")
+// A delivery reads back as its attempts' events say, whatever the form
+// of its ids: those in a UUID's canonical form are kept as 16 bytes, any
+// other as it came.
+func TestADeliveryReadsBackAsRecorded(t *testing.T) {
+	at := time.Date(2026, 11, 28, 9, 0, 0, 123456789, time.UTC)
+	upper := strings.ToUpper(uuid.NewString())
 	tests := []struct {
-		name string
-		a, b string
-	}{
-		{"a subscription's id in its deliveries", w1e1.WebhookID, w1e2.WebhookID},
-		{"an event name in every delivery", w1e1.EventName, w2e1.EventName},
-		{"an event's id in its deliveries to two subscriptions", w1e1.EventID, w2e1.EventID},
-		{"an outcome in every attempt", w1e1.Attempts[0].Outcome, w2e1.Attempts[1].Outcome},
-	}
+		name     string
+		recorded []domain.WebhookDeliveryAttempted
+		want     Delivery
+	}{{
+		name: "ids that are UUIDs, a failed attempt and its retry",
+		recorded: []domain.WebhookDeliveryAttempted{
+			{DeliveryID: "6f1c2b1e-58a4-4c51-9a7e-0d2f4b1c9e11", WebhookID: "0b7e5d44-8d8b-4a59-a0a5-2c4b8f0e7d21", EventName: "quote.created",
+				EventID: "4d3c2b1a-0f9e-5d8c-8b7a-6a5b4c3d2e1f", EventSeq: 41, Attempt: 1, LatencyMs: 15000, Error: "timeout awaiting the answer",
+				Outcome: domain.DeliveryRetrying, NextTryAt: at.Add(time.Minute), At: at},
+			{DeliveryID: "6f1c2b1e-58a4-4c51-9a7e-0d2f4b1c9e11", WebhookID: "0b7e5d44-8d8b-4a59-a0a5-2c4b8f0e7d21", EventName: "quote.created",
+				EventID: "4d3c2b1a-0f9e-5d8c-8b7a-6a5b4c3d2e1f", EventSeq: 41, Attempt: 2, StatusCode: 204, LatencyMs: 3,
+				Outcome: domain.DeliveryDelivered, At: at.Add(time.Minute + time.Nanosecond)},
+		},
+		want: Delivery{ID: "6f1c2b1e-58a4-4c51-9a7e-0d2f4b1c9e11", WebhookID: "0b7e5d44-8d8b-4a59-a0a5-2c4b8f0e7d21", EventName: "quote.created",
+			EventID: "4d3c2b1a-0f9e-5d8c-8b7a-6a5b4c3d2e1f", EventSeq: 41, Status: domain.DeliveryDelivered, Attempts: []Attempt{
+				{Attempt: 1, LatencyMs: 15000, Outcome: domain.DeliveryRetrying, Error: "timeout awaiting the answer", At: at, NextTryAt: at.Add(time.Minute)},
+				{Attempt: 2, StatusCode: 204, LatencyMs: 3, Outcome: domain.DeliveryDelivered, At: at.Add(time.Minute + time.Nanosecond)},
+			}},
+	}, {
+		name: "ids that are not, and a redelivery sent as its original",
+		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: "d-1", WebhookID: "w1", EventName: "booking.confirmed", EventID: "e-1", EventSeq: 7,
+			MessageID: "msg_d-0", Attempt: 1, StatusCode: 200, Outcome: domain.DeliveryDelivered, At: at}},
+		want: Delivery{ID: "d-1", WebhookID: "w1", EventName: "booking.confirmed", EventID: "e-1", EventSeq: 7, SentAs: "msg_d-0",
+			Status: domain.DeliveryDelivered, Attempts: []Attempt{{Attempt: 1, StatusCode: 200, Outcome: domain.DeliveryDelivered, At: at}}},
+	}, {
+		name: "a UUID in upper case, kept as it came",
+		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: upper, WebhookID: "w1", EventName: "quote.created", EventID: upper,
+			Attempt: 1, Outcome: domain.DeliveryDead, Error: "dial tcp 127.0.0.1:9: connect: connection refused", At: at}},
+		want: Delivery{ID: upper, WebhookID: "w1", EventName: "quote.created", EventID: upper, Status: domain.DeliveryDead,
+			Attempts: []Attempt{{Attempt: 1, Outcome: domain.DeliveryDead, Error: "dial tcp 127.0.0.1:9: connect: connection refused", At: at}}},
+	}, {
+		name: "a time at another offset, the same instant in UTC, and none at all",
+		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: "d-2", WebhookID: "w1", EventName: "quote.created", EventID: "e-2", Attempt: 1,
+			Outcome: domain.DeliveryRetrying, NextTryAt: at.In(time.FixedZone("CET", 3600))}},
+		want: Delivery{ID: "d-2", WebhookID: "w1", EventName: "quote.created", EventID: "e-2", Status: domain.DeliveryRetrying,
+			Attempts: []Attempt{{Attempt: 1, Outcome: domain.DeliveryRetrying, At: time.Time{}.UTC(), NextTryAt: at}}},
+	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.a != tt.b || unsafe.StringData(tt.a) != unsafe.StringData(tt.b) {
-				t.Errorf("%q and %q: each in memory of its own", tt.a, tt.b)
+			m := NewWebhooks()
+			for i, a := range tt.recorded {
+				m.Apply(domain.Record{Sequence: uint64(10 + i)}, a)
+			}
+			got, ok := m.Delivery(tt.want.WebhookID, tt.want.ID)
+			if !ok {
+				t.Fatalf("delivery %s of %s not found", tt.want.ID, tt.want.WebhookID)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+			page, total := m.Deliveries(tt.want.WebhookID, []string{tt.want.EventID}, 1, 10)
+			if total != 1 || len(page) != 1 || !reflect.DeepEqual(page[0], tt.want) {
+				t.Errorf("the page of event %s: %d, %+v", tt.want.EventID, total, page)
+			}
+			if _, ok := m.Delivery("another", tt.want.ID); ok {
+				t.Error("found as another subscription's")
 			}
 		})
+	}
+}
+
+// The delivery log keeps no string of an event's: ids that are UUIDs as
+// bytes, and what deliveries repeat (subscriptions, event names,
+// outcomes, errors) once, in memory of its own, so that a delivery that
+// repeats them adds no string.
+func TestTheDeliveryLogKeepsNoStringOfAnEventButWhatItRepeats(t *testing.T) {
+	m := NewWebhooks()
+	var kept []int
+	var events []string
+	for i := range 3 {
+		// Each event's strings in memory of their own, as each event's
+		// decoded payload is.
+		e := domain.WebhookDeliveryAttempted{DeliveryID: uuid.NewString(), WebhookID: strings.Clone("w1"), EventName: strings.Clone("quote.created"),
+			EventID: uuid.NewString(), Attempt: 1, Error: strings.Clone("503 Service Unavailable"), Outcome: strings.Clone(domain.DeliveryRetrying)}
+		events = append(events, e.WebhookID, e.EventName, e.Error, e.Outcome)
+		m.Apply(domain.Record{Sequence: uint64(i + 1)}, e)
+		kept = append(kept, len(m.symbols.names))
+	}
+	if kept[2] != kept[0] {
+		t.Errorf("later deliveries added %d strings: %q", kept[2]-kept[0], m.symbols.names[kept[0]:])
+	}
+	for _, name := range m.symbols.names {
+		for _, s := range events {
+			if name != "" && unsafe.StringData(name) == unsafe.StringData(s) {
+				t.Errorf("the log keeps %q, an event's", name)
+			}
+		}
 	}
 }
 
