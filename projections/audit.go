@@ -86,6 +86,11 @@ type Audit struct {
 	last    map[auditKey]auditFields // what the events of an aggregate left
 	shared  map[auditKey]bool        // aggregates whose events named more than one organisation
 	symbols symbols
+	// The entries in each organisation's log (of its actor's or its
+	// owner's, as the tenant filter takes them), by number, oldest
+	// first: an organisation's page walks its own entries, not all.
+	// Made again on restore, from the entries.
+	byOrg map[symbol][]uint32
 
 	// Used by Apply alone, which runs on one goroutine: the members of
 	// the event at hand, and the status members (see statusMember).
@@ -120,7 +125,7 @@ type auditField struct {
 
 // NewAudit returns an empty audit read model.
 func NewAudit() *Audit {
-	return &Audit{last: map[auditKey]auditFields{}, shared: map[auditKey]bool{}, symbols: newSymbols(),
+	return &Audit{last: map[auditKey]auditFields{}, shared: map[auditKey]bool{}, symbols: newSymbols(), byOrg: map[symbol][]uint32{},
 		statuses: map[string]jsonMember{}}
 }
 
@@ -184,13 +189,13 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		if a.OrganizationID != "" {
 			head.Tenant = m.symbols.number(a.OrganizationID)
 		}
-		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
+		m.addLine(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
 	if _, isRef := e.(domain.ReferenceChanged); isRef {
 		// Imports are rows by the thousand: one entry, no field diff.
 		head.Action = m.symbols.number(domain.ActionUpdate)
-		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
+		m.addLine(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
 	m.members = auditMembers(r, e, m.members[:0], m.statusMember)
@@ -229,7 +234,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			fields[i] = auditField{Name: m.symbols.numberOf(mem.name), Digest: mem.digest(), Sequence: r.Sequence}
 		}
 		m.last[at] = auditFields{Owner: owner, Fields: fields}
-		m.lines.add(auditLine{Head: m.addHead(head), Change: -1})
+		m.addLine(auditLine{Head: m.addHead(head), Change: -1})
 		return
 	}
 	// Both lists are sorted by name: one walk through them finds the old
@@ -259,7 +264,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			line.Field = m.symbols.numberOf(mem.name)
 			added = append(added, auditField{Name: line.Field, Digest: digest, Sequence: r.Sequence})
 		}
-		m.lines.add(line)
+		m.addLine(line)
 		changed++
 	}
 	newOwner := at == key && hasOwner && owner != old.Owner
@@ -271,7 +276,7 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		m.last[at] = old
 	}
 	if changed == 0 {
-		m.lines.add(auditLine{Head: h, Change: -1})
+		m.addLine(auditLine{Head: h, Change: -1})
 	}
 }
 
@@ -289,6 +294,24 @@ func (m *Audit) statusMember(status string) jsonMember {
 
 func newStatusMember(status string) jsonMember {
 	return jsonMember{name: []byte("status"), value: []byte(strconv.Quote(status)), plain: true}
+}
+
+// addLine keeps an entry, in the log and in the logs of the organisations
+// it is of.
+func (m *Audit) addLine(l auditLine) {
+	m.lines.add(l)
+	m.indexLine(uint32(m.lines.n - 1))
+}
+
+// indexLine adds entry n to the logs of the organisations it is of.
+func (m *Audit) indexLine(n uint32) {
+	h := m.heads.ref(int(m.lines.ref(int(n)).Head))
+	if h.Tenant != 0 {
+		m.byOrg[h.Tenant] = append(m.byOrg[h.Tenant], n)
+	}
+	if h.Owner != 0 && h.Owner != h.Tenant {
+		m.byOrg[h.Owner] = append(m.byOrg[h.Owner], n)
+	}
 }
 
 // addHead keeps the head of an event's entries, and returns its number.
@@ -332,19 +355,42 @@ type EventsAt interface {
 // how many match in all. What the entries say is read from their events
 // in events, which the index names.
 func (m *Audit) Entries(ctx context.Context, events EventsAt, f AuditFilter, page, limit int) ([]AuditEntry, int, error) {
+	// The walk through the entries, which may be millions, is made
+	// without the lock, which would hold up Apply meanwhile: entries are
+	// only ever added, and the copies of the lists of chunks hold those
+	// there are now.
 	m.mu.RLock()
 	match, ok := m.matcher(f)
 	if !ok {
 		m.mu.RUnlock()
 		return nil, 0, nil
 	}
-	lines, total := pageOfN(m.lines.n, true, m.lines.at, func(l auditLine) bool { return match(m.heads.ref(int(l.Head))) }, page, limit)
-	entries := make([]AuditEntry, len(lines))
-	heads := make([]auditHead, len(lines))
+	heads, lines := m.heads.frozen(), m.lines.frozen()
+	var ofOrg []uint32
+	if f.Tenant != "" {
+		org, _ := m.symbols.find(f.Tenant) // there: matcher found it
+		ofOrg = m.byOrg[org]
+	}
+	m.mu.RUnlock()
+	keep := func(l auditLine) bool { return match(heads.ref(int(l.Head))) }
+	if f == (AuditFilter{}) {
+		keep = nil // every entry: the page alone is read
+	}
+	var found []auditLine
+	var total int
+	if f.Tenant != "" {
+		found, total = pageOf(ofOrg, true, func(n uint32) auditLine { return lines.at(int(n)) }, keep, page, limit)
+	} else {
+		found, total = pageOfN(lines.n, true, lines.at, keep, page, limit)
+	}
+
+	entries := make([]AuditEntry, len(found))
+	pageHeads := make([]auditHead, len(found))
 	var seqs []uint64
-	for i, l := range lines {
-		h := *m.heads.ref(int(l.Head))
-		heads[i] = h
+	m.mu.RLock()
+	for i, l := range found {
+		h := *heads.ref(int(l.Head))
+		pageHeads[i] = h
 		entries[i] = AuditEntry{Action: m.symbols.name(h.Action), Resource: m.symbols.name(h.Resource), UserID: m.symbols.name(h.User),
 			Tenant: m.symbols.name(h.Tenant), Owner: m.symbols.name(h.Owner), Details: AuditDetail{Field: m.symbols.name(l.Field)}}
 		seqs = append(seqs, h.Sequence)
@@ -368,8 +414,8 @@ func (m *Audit) Entries(ctx context.Context, events EventsAt, f AuditFilter, pag
 			return nil, 0, err
 		}
 	}
-	for i, l := range lines {
-		read.render(&entries[i], heads[i], l)
+	for i, l := range found {
+		read.render(&entries[i], pageHeads[i], l)
 	}
 	return entries, total, nil
 }

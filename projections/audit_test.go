@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -513,5 +514,48 @@ func TestAnEventsEntriesShareItsHead(t *testing.T) {
 	}
 	if m.heads.n != 5 {
 		t.Errorf("%d heads kept for 5 events", m.heads.n)
+	}
+}
+
+// BenchmarkAuditPage measures reading a page of 100 entries of a log of
+// 300k events of 50 organisations: an organisation's, an admin's of every
+// entry, and an admin's of one action, which walks them all.
+//
+//	go test ./projections -run '^$' -bench AuditPage
+func BenchmarkAuditPage(b *testing.B) {
+	m := NewAudit()
+	stream := recorded{}
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	const events, orgs = 300_000, 50
+	for i := range events {
+		org := "org-" + strconv.Itoa(i%orgs)
+		e := domain.QuoteRequested{QuoteID: "q-" + strconv.Itoa(i), OrganizationID: org, Origin: "FRA", Destination: "JFK"}
+		data, err := json.Marshal(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: e.QuoteID}, Sequence: uint64(i + 1),
+			Envelope: domain.Envelope{Type: e.EventType(), EventID: e.QuoteID, Actor: "client:" + org, Tenant: org,
+				OccurredAt: at.Add(time.Duration(i) * time.Second), Data: data}}
+		m.Apply(r, e)
+		if i >= events-100*orgs { // the events the pages read
+			stream[r.Sequence] = r
+		}
+	}
+	for _, bb := range []struct {
+		name string
+		f    AuditFilter
+	}{
+		{"organisation", AuditFilter{Tenant: "org-7"}},
+		{"admin", AuditFilter{}},
+		{"admin-one-action", AuditFilter{Action: domain.ActionCreate}},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				if page, total, err := m.Entries(context.Background(), stream, bb.f, 1, 100); err != nil || len(page) != 100 || total == 0 {
+					b.Fatal(len(page), total, err)
+				}
+			}
+		})
 	}
 }

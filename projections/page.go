@@ -1,5 +1,7 @@
 package projections
 
+import "slices"
+
 // pageOf walks ids (ids or the items themselves; newest first if
 // newestFirst) and returns the page-th page (from 1) of limit items that
 // keep accepts, and how many it accepts in all.
@@ -8,10 +10,20 @@ func pageOf[K, T any](ids []K, newestFirst bool, get func(id K) T, keep func(T) 
 }
 
 // pageOfN is pageOf over n items, the i-th of which (oldest first) at
-// gives.
+// gives; a nil keep keeps all, and walks only the page.
 func pageOfN[T any](n int, newestFirst bool, at func(i int) T, keep func(T) bool, page, limit int) ([]T, int) {
 	skip := (page - 1) * limit
 	var out []T
+	if keep == nil {
+		for k := skip; k < min(n, skip+limit); k++ {
+			i := k
+			if newestFirst {
+				i = n - 1 - k
+			}
+			out = append(out, at(i))
+		}
+		return out, n
+	}
 	total := 0
 	for k := range n {
 		i := k
@@ -55,6 +67,13 @@ func (l *appendLog[T]) at(i int) T { return *l.ref(i) }
 
 // ref is the i-th item in place, which a caller reads without copying it.
 func (l *appendLog[T]) ref(i int) *T { return &l.chunks[i/chunkSize][i%chunkSize] }
+
+// frozen is l as it is now, to read without the lock l's owner adds
+// under: a copy of its list of chunks, which an add may grow in place, of
+// items an add never moves or changes.
+func (l *appendLog[T]) frozen() appendLog[T] {
+	return appendLog[T]{chunks: slices.Clone(l.chunks), n: l.n}
+}
 
 // counted counts the items again, after the chunks were restored.
 func (l *appendLog[T]) counted() {

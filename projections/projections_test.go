@@ -33,6 +33,10 @@ func TestPageOf(t *testing.T) {
 		{true, even, 1, 2, "[6 4]", 3},
 		{true, even, 3, 2, "[]", 3},
 		{true, func(string) bool { return false }, 1, 20, "[]", 0},
+		// nil keeps all, reading the page alone.
+		{false, nil, 1, 4, "[1 2 3 4]", 6},
+		{true, nil, 2, 4, "[2 1]", 6},
+		{true, nil, 3, 4, "[]", 6},
 	}
 	for _, tt := range tests {
 		got, total := pageOf(ids, tt.newest, func(id string) string { return id }, tt.keep, tt.page, tt.limit)

@@ -122,6 +122,36 @@ func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
 	}
 	full, _ := start(t, store, nil)
 	sameModels(t, fromSnapshot, full)
+
+	// The audit log's lists of each organisation's entries, which are not
+	// in the snapshot, are made again.
+	auditOf := func(models []projections.ReadModel) *projections.Audit {
+		i := slices.IndexFunc(models, func(m projections.ReadModel) bool { _, ok := m.(*projections.Audit); return ok })
+		return models[i].(*projections.Audit)
+	}
+	entries := func(models []projections.ReadModel, org string) ([]projections.AuditEntry, int) {
+		page, total, err := auditOf(models).Entries(context.Background(), store, projections.AuditFilter{Tenant: org}, 1, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page, total
+	}
+	orgs := map[string]bool{}
+	every, _ := entries(full, "")
+	for _, e := range every {
+		orgs[e.Tenant], orgs[e.Owner] = true, true
+	}
+	delete(orgs, "")
+	if len(orgs) < 2 {
+		t.Fatalf("the history's last entries name %d organisations", len(orgs))
+	}
+	for org := range orgs {
+		got, gotTotal := entries(fromSnapshot, org)
+		want, wantTotal := entries(full, org)
+		if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+			t.Errorf("organisation %s: %d entries from the snapshot, %d from a full replay", org, gotTotal, wantTotal)
+		}
+	}
 }
 
 func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {

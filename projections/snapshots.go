@@ -52,6 +52,10 @@ func (m *Audit) restored() {
 	m.heads.counted()
 	m.lines.counted()
 	m.symbols.restored()
+	m.byOrg = map[symbol][]uint32{}
+	for n := range m.lines.n {
+		m.indexLine(uint32(n))
+	}
 }
 
 // The delivery log's count of lines follows from their chunks, and its
