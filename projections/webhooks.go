@@ -69,10 +69,11 @@ type attemptLine struct {
 
 // textID is an id as the delivery log keeps it: an id in a UUID's
 // canonical text form (every id the dispatcher and the commands make) as
-// its 16 bytes; any other (a hand-made event's) as a symbol.
+// its 16 bytes; any other (a hand-made event's) as a symbol. The zero
+// textID is no id: a ping's event id, which is empty.
 type textID struct {
 	UUID [16]byte
-	Text symbol // 0: UUID holds the id
+	Text symbol // 0: UUID holds the id, or none when it is all zero
 }
 
 // idOf is the textID of id, made the first time an id not a UUID is seen.
@@ -94,7 +95,7 @@ func (m *Webhooks) findID(id string) (textID, bool) {
 }
 
 func (m *Webhooks) text(id textID) string {
-	if id.Text != 0 {
+	if id.Text != 0 || id == (textID{}) {
 		return m.symbols.name(id.Text)
 	}
 	return uuid.UUID(id.UUID).String()
@@ -103,12 +104,14 @@ func (m *Webhooks) text(id textID) string {
 // canonicalUUID parses id if it is a UUID written as uuid.UUID's String
 // writes one (lower case, with hyphens): an id written otherwise (upper
 // case, in braces) is kept as a symbol, so that it reads back as it came.
+// So is the nil UUID, whose 16 bytes are the zero textID's: kept as
+// bytes, it would read back as no id.
 func canonicalUUID(id string) (uuid.UUID, bool) {
 	if len(id) != 36 {
 		return uuid.UUID{}, false
 	}
 	u, err := uuid.Parse(id)
-	return u, err == nil && u.String() == id
+	return u, err == nil && u.String() == id && u != uuid.Nil
 }
 
 // Webhooks is the read model of subscriptions and their delivery logs.

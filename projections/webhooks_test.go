@@ -163,6 +163,19 @@ func TestADeliveryReadsBackAsRecorded(t *testing.T) {
 		want: Delivery{ID: upper, WebhookID: "w1", EventName: "quote.created", EventID: upper, Status: domain.DeliveryDead,
 			Attempts: []Attempt{{Attempt: 1, Outcome: domain.DeliveryDead, Error: "dial tcp 127.0.0.1:9: connect: connection refused", At: at}}},
 	}, {
+		// Not the nil UUID, whose bytes it would share kept as 16 bytes.
+		name: "a ping, whose event id is empty",
+		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: "7ec46007-c5af-418e-9173-4800cdc738f7", WebhookID: "w1", EventName: "webhook.ping",
+			Attempt: 1, StatusCode: 204, Outcome: domain.DeliveryDelivered, At: at}},
+		want: Delivery{ID: "7ec46007-c5af-418e-9173-4800cdc738f7", WebhookID: "w1", EventName: "webhook.ping", Status: domain.DeliveryDelivered,
+			Attempts: []Attempt{{Attempt: 1, StatusCode: 204, Outcome: domain.DeliveryDelivered, At: at}}},
+	}, {
+		name: "the nil UUID as an event id, kept as it came",
+		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: "d-3", WebhookID: "w1", EventName: "quote.created", EventID: uuid.Nil.String(),
+			Attempt: 1, StatusCode: 204, Outcome: domain.DeliveryDelivered, At: at}},
+		want: Delivery{ID: "d-3", WebhookID: "w1", EventName: "quote.created", EventID: uuid.Nil.String(), Status: domain.DeliveryDelivered,
+			Attempts: []Attempt{{Attempt: 1, StatusCode: 204, Outcome: domain.DeliveryDelivered, At: at}}},
+	}, {
 		name: "a time at another offset, the same instant in UTC, and none at all",
 		recorded: []domain.WebhookDeliveryAttempted{{DeliveryID: "d-2", WebhookID: "w1", EventName: "quote.created", EventID: "e-2", Attempt: 1,
 			Outcome: domain.DeliveryRetrying, NextTryAt: at.In(time.FixedZone("CET", 3600))}},
