@@ -179,7 +179,7 @@ type RequestBooking struct {
 	AWBPrefix          string
 	AWBSerial          string
 	Routing            []RoutingLeg
-	Dimensions         []DimensionLine
+	Dimensions         []SentDimensionLine
 	SHC                []string
 	At                 time.Time
 }
@@ -248,16 +248,19 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			p.Add(weightField, CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
 		}
 	}
+	var lines []DimensionLine // the booking's own, as recorded
 	if len(c.Dimensions) > 0 {
 		probe := RequestQuote{Origin: "AAA", Destination: "BBB", GrossWeightKg: &e.WeightKg, Dimensions: c.Dimensions, At: c.At}
-		if n, err := probe.normalise(nil); err != nil {
+		n, err := probe.normalise(nil)
+		lines = n.Dimensions
+		if err != nil {
 			for _, f := range err.(*Error).Fields {
 				if strings.HasPrefix(f.Field, "dimensionsCm") {
 					p = append(p, f)
 				}
 			}
 		} else {
-			e.Dimensions, e.VolumeM3 = c.Dimensions, n.VolumeM3
+			e.Dimensions, e.VolumeM3 = lines, n.VolumeM3
 		}
 	}
 	if c.VolumeM3 != nil {
@@ -273,8 +276,8 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	// The dimension lines, the quote's or the booking's, describe every
 	// piece: pieces that differ from them leave the volume unknown. Lines
 	// sent without pieces give them.
-	if c.Pieces == nil && len(c.Dimensions) > 0 {
-		e.Pieces = linePieces(c.Dimensions)
+	if c.Pieces == nil && len(lines) > 0 {
+		e.Pieces = linePieces(lines)
 	}
 	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && e.Pieces != n {
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)

@@ -102,10 +102,12 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 		want   string // the first problem's code and field, or the pieces booked
 	}{
 		{"as quoted", func(*RequestBooking) {}, "2"},
-		{"lines of their own give the pieces", func(c *RequestBooking) { c.Dimensions = []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 3}} }, "3"},
+		{"lines of their own give the pieces", func(c *RequestBooking) {
+			c.Dimensions = []SentDimensionLine{{L: new(120.0), W: new(80.0), H: new(100.0), Pieces: new(3)}}
+		}, "3"},
 		{"pieces against the quote's lines", func(c *RequestBooking) { c.Pieces = new(5) }, "MISMATCH pieces"},
 		{"pieces against its own lines", func(c *RequestBooking) {
-			c.Pieces, c.Dimensions = new(4), []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 3}}
+			c.Pieces, c.Dimensions = new(4), []SentDimensionLine{{L: new(120.0), W: new(80.0), H: new(100.0), Pieces: new(3)}}
 		}, "MISMATCH pieces"},
 		{"the quote's commodity", func(c *RequestBooking) { c.Commodity = "gen" }, "2"},
 		{"other goods", func(c *RequestBooking) { c.Commodity = "UN3480" }, "MISMATCH commodity"},
@@ -137,6 +139,34 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A booking's own dimension lines are checked as an RFQ's: a side or a
+// count left out is required.
+func TestABookingsDimensionLeftOutIsRequired(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, Commodity: Commodity{Code: "GEN"},
+		Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
+	tests := []struct {
+		name string
+		line SentDimensionLine
+		want FieldError
+	}{
+		{"a line without its length is told l is required", SentDimensionLine{W: new(80.0), H: new(100.0), Pieces: new(2)},
+			FieldError{Field: "dimensionsCm[0].l", Code: CodeRequired, Message: "is required"}},
+		{"a length of 0 is out of range", SentDimensionLine{L: new(0.0), W: new(80.0), H: new(100.0), Pieces: new(2)},
+			FieldError{Field: "dimensionsCm[0].l", Code: CodeInvalidRange, Message: "must be more than 0 and at most 10000 cm"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
+				Dimensions: []SentDimensionLine{tt.line}, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			_, err := DecideRequestBooking(Booking{}, q, c)
+			e, ok := err.(*Error)
+			if !ok || e.Code != ValidationError || len(e.Fields) != 1 || e.Fields[0] != tt.want {
+				t.Errorf("= %v, want only %+v", err, tt.want)
+			}
+		})
 	}
 }
 

@@ -51,6 +51,32 @@ type DimensionLine struct {
 	Pieces int     `json:"pieces"`
 }
 
+// SentDimensionLine is a dimension line as a request sends it. Its fields
+// are pointers because a side or a count left out (often misspelt:
+// "length" for "l", which decoding passes over) and one of 0 are
+// different mistakes.
+type SentDimensionLine struct {
+	L      *float64 `json:"l"`
+	W      *float64 `json:"w"`
+	H      *float64 `json:"h"`
+	Pieces *int     `json:"pieces"`
+}
+
+// recorded is the line as a QuoteRequested records it; what was left out
+// is 0, which RequestQuote.normalise refuses.
+func (d SentDimensionLine) recorded() DimensionLine {
+	return DimensionLine{L: orZero(d.L), W: orZero(d.W), H: orZero(d.H), Pieces: orZero(d.Pieces)}
+}
+
+// orZero is *v, or the zero value when v is nil.
+func orZero[T any](v *T) T {
+	if v == nil {
+		var zero T
+		return zero
+	}
+	return *v
+}
+
 // Quote is a forwarder's request for quote and what became of it.
 type Quote struct {
 	ID                    string
@@ -187,7 +213,7 @@ type RequestQuote struct {
 	Pieces                *int
 	GrossWeightKg         *float64
 	Commodity             Commodity
-	Dimensions            []DimensionLine
+	Dimensions            []SentDimensionLine
 	SHC                   []string
 	DeliveryToAirlineDate string
 	Notes                 string
@@ -253,7 +279,6 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 		Destination:   strings.ToUpper(strings.TrimSpace(c.Destination)),
 		GrossWeightKg: *c.GrossWeightKg,
 		Commodity:     Commodity{Code: strings.ToUpper(strings.TrimSpace(c.Commodity.Code)), Description: strings.TrimSpace(c.Commodity.Description)},
-		Dimensions:    c.Dimensions,
 		Notes:         c.Notes,
 		RequestedAt:   c.At,
 	}
@@ -272,6 +297,12 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 		p.Add("grossWeightKg", CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
 	}
 
+	if c.Dimensions != nil {
+		e.Dimensions = make([]DimensionLine, len(c.Dimensions))
+		for i, d := range c.Dimensions {
+			e.Dimensions[i] = d.recorded()
+		}
+	}
 	dimPieces := 0
 	if len(c.Dimensions) > maxDimensionRows {
 		p.Add("dimensionsCm", CodeTooMany, "must have at most %d lines", maxDimensionRows)
@@ -281,17 +312,24 @@ func (c RequestQuote) normalise(ref Lookup) (QuoteRequested, error) {
 			field := "dimensionsCm[" + strconv.Itoa(i) + "]"
 			for _, side := range []struct {
 				name string
-				v    float64
+				v    *float64
 			}{{"l", d.L}, {"w", d.W}, {"h", d.H}} {
-				if !(side.v > 0 && side.v <= maxDimensionCm) {
+				switch {
+				case side.v == nil:
+					p.Add(field+"."+side.name, CodeRequired, "is required")
+				case !(*side.v > 0 && *side.v <= maxDimensionCm):
 					p.Add(field+"."+side.name, CodeInvalidRange, "must be more than 0 and at most %d cm", maxDimensionCm)
 				}
 			}
-			if d.Pieces < 1 || d.Pieces > maxPieces {
+			switch {
+			case d.Pieces == nil:
+				p.Add(field+".pieces", CodeRequired, "is required")
+			case *d.Pieces < 1 || *d.Pieces > maxPieces:
 				p.Add(field+".pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
 			}
-			dimPieces += d.Pieces
-			cm3 += d.L * d.W * d.H * float64(d.Pieces)
+			line := e.Dimensions[i]
+			dimPieces += line.Pieces
+			cm3 += line.L * line.W * line.H * float64(line.Pieces)
 		}
 		e.VolumeM3 = math.Round(cm3/1e3) / 1e3 // cm³ to m³, to the litre
 		if e.VolumeM3 > maxVolumeM3 {

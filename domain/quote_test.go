@@ -14,7 +14,7 @@ func TestDecideRequestQuote(t *testing.T) {
 	base := func() RequestQuote {
 		return RequestQuote{QuoteID: "q1", OrganizationID: "f1", Origin: "fra", Destination: " JFK ",
 			GrossWeightKg: ptr(100.0), Pieces: ptr(3), SHC: []string{"per", "PER", "col"}, At: now,
-			Dimensions: []DimensionLine{{L: 100, W: 50, H: 40, Pieces: 2}, {L: 30.5, W: 20, H: 10, Pieces: 1}}}
+			Dimensions: []SentDimensionLine{{L: ptr(100.0), W: ptr(50.0), H: ptr(40.0), Pieces: ptr(2)}, {L: ptr(30.5), W: ptr(20.0), H: ptr(10.0), Pieces: ptr(1)}}}
 	}
 	tests := []struct {
 		name   string
@@ -49,10 +49,10 @@ func TestDecideRequestQuote(t *testing.T) {
 		{name: "too far ahead", change: func(c *RequestQuote) { c.DeliveryToAirlineDate = "2028-01-01" }, code: ValidationError},
 		{name: "heavier than any aircraft", change: func(c *RequestQuote) { c.GrossWeightKg = ptr(600000.0) }, code: ValidationError},
 		{name: "bigger than any aircraft", change: func(c *RequestQuote) {
-			c.Pieces, c.Dimensions = nil, []DimensionLine{{L: 10000, W: 10000, H: 10000, Pieces: 2}}
+			c.Pieces, c.Dimensions = nil, []SentDimensionLine{{L: ptr(10000.0), W: ptr(10000.0), H: ptr(10000.0), Pieces: ptr(2)}}
 		}, code: ValidationError},
 		{name: "more pieces than allowed, line by line", change: func(c *RequestQuote) {
-			c.Pieces, c.Dimensions = nil, []DimensionLine{{L: 1, W: 1, H: 1, Pieces: 99999}, {L: 1, W: 1, H: 1, Pieces: 99999}}
+			c.Pieces, c.Dimensions = nil, []SentDimensionLine{{L: ptr(1.0), W: ptr(1.0), H: ptr(1.0), Pieces: ptr(99999)}, {L: ptr(1.0), W: ptr(1.0), H: ptr(1.0), Pieces: ptr(99999)}}
 		}, code: ValidationError},
 	}
 	for _, tt := range tests {
@@ -312,12 +312,52 @@ func TestEveryMissingRequiredFieldOfAnRFQIsNamed(t *testing.T) {
 		{RequestQuote{GrossWeightKg: ptr(1.0), Destination: "JFK", Pieces: ptr(1)}, "routing.origin is required"},
 		{RequestQuote{GrossWeightKg: ptr(1.0), Origin: "FRA", Destination: "JFK"}, "pieces (or dimensionsCm) is required"},
 		{RequestQuote{}, "grossWeightKg, routing and pieces (or dimensionsCm) are required"},
-		{RequestQuote{Origin: "FRA", Dimensions: []DimensionLine{{L: 1, W: 1, H: 1, Pieces: 1}}}, "grossWeightKg and routing.destination are required"},
+		{RequestQuote{Origin: "FRA", Dimensions: []SentDimensionLine{{L: ptr(1.0), W: ptr(1.0), H: ptr(1.0), Pieces: ptr(1)}}}, "grossWeightKg and routing.destination are required"},
 	}
 	for _, tt := range tests {
 		_, err := DecideRequestQuote(Quote{}, tt.c, nil)
 		if ErrorCode(err) != InvalidRequest || ErrorMessage(err) != tt.want {
 			t.Errorf("%+v: %v, want invalid_request: %s", tt.c, err, tt.want)
 		}
+	}
+}
+
+// A dimension line's side or count left out (misspelt, as "length" for
+// "l", which decoding passes over) is required, not out of range; one
+// given as 0 is out of range.
+func TestADimensionLeftOutIsRequiredAndOneOfZeroOutOfRange(t *testing.T) {
+	line := func(change func(d *SentDimensionLine)) SentDimensionLine {
+		d := SentDimensionLine{L: ptr(120.0), W: ptr(80.0), H: ptr(100.0), Pieces: ptr(2)}
+		change(&d)
+		return d
+	}
+	required := func(field string) FieldError {
+		return FieldError{Field: field, Code: CodeRequired, Message: "is required"}
+	}
+	tests := []struct {
+		name  string
+		lines []SentDimensionLine
+		want  FieldError
+	}{
+		{"a line without its length is told l is required", []SentDimensionLine{line(func(d *SentDimensionLine) { d.L = nil })}, required("dimensionsCm[0].l")},
+		{"a line without its width is told w is required", []SentDimensionLine{line(func(d *SentDimensionLine) { d.W = nil })}, required("dimensionsCm[0].w")},
+		{"a line without its height is told h is required", []SentDimensionLine{line(func(d *SentDimensionLine) { d.H = nil })}, required("dimensionsCm[0].h")},
+		{"a line without its pieces is told pieces is required", []SentDimensionLine{line(func(d *SentDimensionLine) { d.Pieces = nil })}, required("dimensionsCm[0].pieces")},
+		{"a second line is named by its index", []SentDimensionLine{line(func(*SentDimensionLine) {}), line(func(d *SentDimensionLine) { d.H = nil })}, required("dimensionsCm[1].h")},
+		{"a length of 0 is out of range", []SentDimensionLine{line(func(d *SentDimensionLine) { d.L = ptr(0.0) })},
+			FieldError{Field: "dimensionsCm[0].l", Code: CodeInvalidRange, Message: "must be more than 0 and at most 10000 cm"}},
+		{"pieces of 0 are out of range", []SentDimensionLine{line(func(d *SentDimensionLine) { d.Pieces = ptr(0) })},
+			FieldError{Field: "dimensionsCm[0].pieces", Code: CodeInvalidRange, Message: "must be 1 to 99999"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The lines count the pieces: nothing else is wrong.
+			c := RequestQuote{Origin: "FRA", Destination: "JFK", GrossWeightKg: ptr(100.0), Dimensions: tt.lines, At: time.Now()}
+			_, err := DecideRequestQuote(Quote{}, c, nil)
+			e, ok := err.(*Error)
+			if !ok || e.Code != ValidationError || len(e.Fields) != 1 || e.Fields[0] != tt.want {
+				t.Errorf("= %v, want only %+v", err, tt.want)
+			}
+		})
 	}
 }

@@ -10,20 +10,20 @@ import (
 
 // bookingRequest is the spec's booking request.
 type bookingRequest struct {
-	QuoteID            string                 `json:"quoteId"`
-	FlightID           string                 `json:"flightId"`
-	Pieces             *int                   `json:"pieces"`
-	Weight             *float64               `json:"weight"`
-	Commodity          string                 `json:"commodity"`
-	Shipper            domain.FullParty       `json:"shipper"`
-	Consignee          domain.FullParty       `json:"consignee"`
-	AWB                *awbRef                `json:"awb"`
-	Routing            []domain.RoutingLeg    `json:"routing"`
-	GrossWeightKg      *float64               `json:"grossWeightKg"`
-	ChargeableWeightKg *float64               `json:"chargeableWeightKg"`
-	DimensionsCm       []domain.DimensionLine `json:"dimensionsCm"`
-	Volume             *float64               `json:"volume"`
-	SHC                []string               `json:"shc"`
+	QuoteID            string                     `json:"quoteId"`
+	FlightID           string                     `json:"flightId"`
+	Pieces             *int                       `json:"pieces"`
+	Weight             *float64                   `json:"weight"`
+	Commodity          string                     `json:"commodity"`
+	Shipper            domain.FullParty           `json:"shipper"`
+	Consignee          domain.FullParty           `json:"consignee"`
+	AWB                *awbRef                    `json:"awb"`
+	Routing            []domain.RoutingLeg        `json:"routing"`
+	GrossWeightKg      *float64                   `json:"grossWeightKg"`
+	ChargeableWeightKg *float64                   `json:"chargeableWeightKg"`
+	DimensionsCm       []domain.SentDimensionLine `json:"dimensionsCm"`
+	Volume             *float64                   `json:"volume"`
+	SHC                []string                   `json:"shc"`
 }
 
 type awbRef struct {

@@ -540,7 +540,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "TokenResponse", goType: tokenResponse{}, response: true},
 		{schema: "RFQ", goType: rfqRequest{}},
 		{schema: "Party", goType: domain.Party{}},
-		{schema: "DimensionLine", goType: domain.DimensionLine{}},
+		{schema: "DimensionLine", goType: domain.SentDimensionLine{}},
 		{schema: "Quote", goType: views.QuoteJSON{}, response: true},
 		{schema: "PriceOption", goType: views.PriceOptionJSON{}, response: true},
 		{schema: "QuoteList", goType: views.QuoteListJSON{}, response: true},

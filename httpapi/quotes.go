@@ -18,14 +18,14 @@ type rfqRequest struct {
 		Origin      string `json:"origin"`
 		Destination string `json:"destination"`
 	} `json:"routing"`
-	Pieces                *int                   `json:"pieces"`
-	GrossWeightKg         *float64               `json:"grossWeightKg"`
-	Commodity             domain.Commodity       `json:"commodity"`
-	DimensionsCm          []domain.DimensionLine `json:"dimensionsCm"`
-	SHC                   []string               `json:"shc"`
-	DeliveryToAirlineDate string                 `json:"deliveryToAirlineDate"`
-	Notes                 string                 `json:"notes"`
-	AirlineFilter         []string               `json:"airlineFilter"`
+	Pieces                *int                       `json:"pieces"`
+	GrossWeightKg         *float64                   `json:"grossWeightKg"`
+	Commodity             domain.Commodity           `json:"commodity"`
+	DimensionsCm          []domain.SentDimensionLine `json:"dimensionsCm"`
+	SHC                   []string                   `json:"shc"`
+	DeliveryToAirlineDate string                     `json:"deliveryToAirlineDate"`
+	Notes                 string                     `json:"notes"`
+	AirlineFilter         []string                   `json:"airlineFilter"`
 }
 
 // meta is the metadata of the command this request carries out.

@@ -93,7 +93,7 @@ func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
 	// dimension lines.
 	var booking bookingRequest
 	if err := unmarshal([]byte(`{"dimensionsCm":[{"l":120,"w":80,"h":100,"pieces":2.0}],"pieces":2.0}`), &booking); err != nil ||
-		len(booking.DimensionsCm) != 1 || booking.DimensionsCm[0].Pieces != 2 || booking.Pieces == nil || *booking.Pieces != 2 {
+		len(booking.DimensionsCm) != 1 || booking.DimensionsCm[0].Pieces == nil || *booking.DimensionsCm[0].Pieces != 2 || booking.Pieces == nil || *booking.Pieces != 2 {
 		t.Errorf("a booking with whole numbers as fractions = %+v, %v", booking, err)
 	}
 }

@@ -111,6 +111,54 @@ func TestQuoteSurvivesRestart(t *testing.T) {
 	}
 }
 
+// A dimension line with a field misspelt ("length" for "l", "qty" for
+// "pieces": fields the service does not know are passed over) is told the
+// field it lacks is required, on an RFQ and on a booking; a value of 0
+// keeps the range message.
+func TestADimensionLeftOutIsRequiredThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	if len(q.PriceOptions) == 0 {
+		t.Fatalf("quote %s has no price option to book", q.ID)
+	}
+	rfqWith := func(line map[string]any) map[string]any {
+		m := rfq()
+		m["dimensionsCm"] = []any{line}
+		delete(m, "pieces") // the lines count them
+		return m
+	}
+	bookingWith := func(line map[string]any) map[string]any {
+		return map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID, "dimensionsCm": []any{line}}
+	}
+	type fieldError struct{ Field, Message, Code string }
+	tests := []struct {
+		name string
+		path string
+		body map[string]any
+		want fieldError
+	}{
+		{"an RFQ's line with length for l", "/api/quotes", rfqWith(map[string]any{"length": 120, "w": 80, "h": 100, "pieces": 2}),
+			fieldError{"dimensionsCm[0].l", "is required", "REQUIRED"}},
+		{"an RFQ's line with qty for pieces", "/api/quotes", rfqWith(map[string]any{"l": 120, "w": 80, "h": 100, "qty": 2}),
+			fieldError{"dimensionsCm[0].pieces", "is required", "REQUIRED"}},
+		{"an RFQ's line with l of 0", "/api/quotes", rfqWith(map[string]any{"l": 0, "w": 80, "h": 100, "pieces": 2}),
+			fieldError{"dimensionsCm[0].l", "must be more than 0 and at most 10000 cm", "INVALID_RANGE"}},
+		{"a booking's line with length for l", "/api/bookings", bookingWith(map[string]any{"length": 120, "w": 80, "h": 100, "pieces": 2}),
+			fieldError{"dimensionsCm[0].l", "is required", "REQUIRED"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "POST", path: tt.path, token: fwd, body: tt.body})
+			e := r.apiError(t)
+			if r.status != http.StatusBadRequest || e.Error != "validation_error" || len(e.ValidationErrors) != 1 || fieldError(e.ValidationErrors[0]) != tt.want {
+				t.Errorf("= %d %s, want 400 validation_error with only %+v", r.status, r.body, tt.want)
+			}
+		})
+	}
+}
+
 func TestQuoteValidation(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)

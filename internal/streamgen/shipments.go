@@ -43,7 +43,7 @@ func (g *gen) shipment(rnd *rand.Rand, n int) error {
 	what := goods[rnd.IntN(len(goods))]
 	rfq := domain.RequestQuote{QuoteID: uuid.NewString(), OrganizationID: org, Shipper: domain.Party{Name: shippers[rnd.IntN(len(shippers))]},
 		Consignee: domain.Party{Name: consignees[rnd.IntN(len(consignees))]}, Origin: a.hub, Destination: to, Pieces: &pieces,
-		GrossWeightKg: &weight, Commodity: what, Dimensions: []domain.DimensionLine{{L: 120, W: 80, H: float64(40 + rnd.IntN(120)), Pieces: pieces}},
+		GrossWeightKg: &weight, Commodity: what, Dimensions: []domain.SentDimensionLine{{L: new(120.0), W: new(80.0), H: new(float64(40 + rnd.IntN(120))), Pieces: &pieces}},
 		DeliveryToAirlineDate: g.now.AddDate(0, 0, 1+rnd.IntN(g.days)).Format(time.DateOnly), At: time.Now().UTC()}
 	q := newAgg[domain.Quote](domain.AggregateQuote, rfq.QuoteID)
 	_, requested, err := decide(g, q, forwarder, domain.EvolveQuote, func(s domain.Quote) ([]domain.Event, error) {
