@@ -248,19 +248,22 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			p.Add(weightField, CodeInvalidRange, "must be more than 0 and at most %d kg", maxWeightKg)
 		}
 	}
-	var lines []DimensionLine // the booking's own, as recorded
 	if len(c.Dimensions) > 0 {
 		probe := RequestQuote{Origin: "AAA", Destination: "BBB", GrossWeightKg: &e.WeightKg, Dimensions: c.Dimensions, At: c.At}
-		n, err := probe.normalise(nil)
-		lines = n.Dimensions
-		if err != nil {
+		if n, err := probe.normalise(nil); err != nil {
 			for _, f := range err.(*Error).Fields {
 				if strings.HasPrefix(f.Field, "dimensionsCm") {
 					p = append(p, f)
 				}
 			}
 		} else {
-			e.Dimensions, e.VolumeM3 = lines, n.VolumeM3
+			e.Dimensions, e.VolumeM3 = n.Dimensions, n.VolumeM3
+			// Lines sent without pieces give them. Lines refused give
+			// none: their pieces, left out or out of range, would be
+			// reported again as disagreeing with the quote's lines.
+			if c.Pieces == nil {
+				e.Pieces = linePieces(e.Dimensions)
+			}
 		}
 	}
 	if c.VolumeM3 != nil {
@@ -274,11 +277,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		}
 	}
 	// The dimension lines, the quote's or the booking's, describe every
-	// piece: pieces that differ from them leave the volume unknown. Lines
-	// sent without pieces give them.
-	if c.Pieces == nil && len(lines) > 0 {
-		e.Pieces = linePieces(lines)
-	}
+	// piece: pieces that differ from them leave the volume unknown.
 	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && e.Pieces != n {
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}

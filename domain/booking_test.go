@@ -143,7 +143,8 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 }
 
 // A booking's own dimension lines are checked as an RFQ's: a side or a
-// count left out is required.
+// count left out is required, and it is the only problem reported, not
+// also pieces that disagree with the quote's lines.
 func TestABookingsDimensionLeftOutIsRequired(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, Commodity: Commodity{Code: "GEN"},
 		Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
@@ -154,6 +155,8 @@ func TestABookingsDimensionLeftOutIsRequired(t *testing.T) {
 	}{
 		{"a line without its length is told l is required", SentDimensionLine{W: new(80.0), H: new(100.0), Pieces: new(2)},
 			FieldError{Field: "dimensionsCm[0].l", Code: CodeRequired, Message: "is required"}},
+		{"a line without its pieces is told pieces is required", SentDimensionLine{L: new(120.0), W: new(80.0), H: new(100.0)},
+			FieldError{Field: "dimensionsCm[0].pieces", Code: CodeRequired, Message: "is required"}},
 		{"a length of 0 is out of range", SentDimensionLine{L: new(0.0), W: new(80.0), H: new(100.0), Pieces: new(2)},
 			FieldError{Field: "dimensionsCm[0].l", Code: CodeInvalidRange, Message: "must be more than 0 and at most 10000 cm"}},
 	}

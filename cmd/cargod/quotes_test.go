@@ -147,6 +147,8 @@ func TestADimensionLeftOutIsRequiredThroughTheAPI(t *testing.T) {
 			fieldError{"dimensionsCm[0].l", "must be more than 0 and at most 10000 cm", "INVALID_RANGE"}},
 		{"a booking's line with length for l", "/api/bookings", bookingWith(map[string]any{"length": 120, "w": 80, "h": 100, "pieces": 2}),
 			fieldError{"dimensionsCm[0].l", "is required", "REQUIRED"}},
+		{"a booking's line with qty for pieces", "/api/bookings", bookingWith(map[string]any{"l": 120, "w": 80, "h": 100, "qty": 2}),
+			fieldError{"dimensionsCm[0].pieces", "is required", "REQUIRED"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
