@@ -127,6 +127,16 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 		if err := p.Err(); err != nil {
 			return req, err
 		}
+		// curl -d sends this content type unless told otherwise: the
+		// spec's JSON body then reads as one parameter named after it,
+		// and "grantType is required" would puzzle whoever sent one.
+		if len(f) == 1 && f.Get("grant_type") == "" {
+			for name := range f {
+				if strings.HasPrefix(strings.TrimSpace(name), "{") {
+					return req, domain.Errorf(domain.InvalidRequest, "the body is JSON but its Content-Type is application/x-www-form-urlencoded (which curl -d sends unless told otherwise): send Content-Type: application/json")
+				}
+			}
+		}
 		req = tokenRequest{GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
 			Username: f.Get("username"), Password: f.Get("password")}
 	default:

@@ -32,6 +32,7 @@ func TestTokenEndpoint(t *testing.T) {
 		header      map[string]string
 		status      int
 		error       string
+		says        string // in the error's description
 		subject     string
 	}{
 		{name: "client credentials", status: 200, subject: "client:demo-forwarder",
@@ -74,6 +75,9 @@ func TestTokenEndpoint(t *testing.T) {
 		{name: "no secret", status: 400, error: "invalid_request",
 			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder"}},
 		{name: "not JSON", status: 400, error: "invalid_request", body: "{grantType"},
+		// As curl -d sends it without -H 'Content-Type: application/json'.
+		{name: "JSON sent as a form is told to say it is JSON", status: 400, error: "invalid_request", contentType: "application/x-www-form-urlencoded",
+			body: `{"grantType":"client_credentials","clientId":"demo-forwarder","clientSecret":"demo-forwarder-secret"}`, says: "send Content-Type: application/json"},
 		{name: "other content type", status: 415, error: "unsupported_media_type", contentType: "text/plain", body: "grant"},
 	}
 	jwks := s.jwks(t)
@@ -84,8 +88,8 @@ func TestTokenEndpoint(t *testing.T) {
 				t.Fatalf("= %d %s, want %d", r.status, r.body, tt.status)
 			}
 			if tt.error != "" {
-				if e := r.apiError(t); e.Error != tt.error || e.ErrorDescription == "" || e.ErrorURI == "" {
-					t.Errorf("error body = %s, want %s", r.body, tt.error)
+				if e := r.apiError(t); e.Error != tt.error || e.ErrorDescription == "" || e.ErrorURI == "" || !strings.Contains(e.ErrorDescription, tt.says) {
+					t.Errorf("error body = %s, want %s saying %q", r.body, tt.error, tt.says)
 				}
 				return
 			}
