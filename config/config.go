@@ -5,6 +5,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -76,7 +77,8 @@ type option struct {
 	flag   string
 	def    string
 	usage  string
-	secret bool // also read from <env>_FILE, never printed
+	secret bool   // also read from <env>_FILE, never printed
+	shown  string // the default as --help says it, where def is empty but means more than nothing
 	set    func(c *Config, v string) error
 }
 
@@ -85,7 +87,7 @@ var options = []option{
 		set: func(c *Config, v string) error { c.Addr = v; return nil }},
 	{env: "CARGO_DATA_DIR", flag: "data-dir", def: "./data", usage: "directory of the embedded NATS server's JetStream files and of the key files secrets.key and nats-listen.nk",
 		set: func(c *Config, v string) error { c.DataDir = v; return nil }},
-	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URL of an external NATS server with JetStream; empty runs an embedded server",
+	{env: "CARGO_NATS_URL", flag: "nats-url", def: "", usage: "URLs of the nodes of an external NATS server or cluster with JetStream (nats://, tls://, ws:// or wss://), separated by commas; empty runs an embedded server",
 		set: setNATSURL},
 	{env: "CARGO_NATS_CREDS", flag: "nats-creds", def: "", usage: "path of a NATS credentials file for the external server",
 		set: func(c *Config, v string) error { c.NATSCreds = v; return nil }},
@@ -117,13 +119,13 @@ var options = []option{
 			c.NATSStream = v
 			return nil
 		}},
-	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas on an external server (default 3; use 1 for a single server); always 1 embedded, where more is refused",
+	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas: 1 for a single external server (which refuses more); more than 1 is refused with the embedded server, which keeps one copy", shown: "3 with CARGO_NATS_URL, 1 embedded",
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
-	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (default true without CARGO_NATS_URL on a loopback CARGO_ADDR, else false)",
+	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials on a fresh store (public, an admin's among them)", shown: "true without CARGO_NATS_URL on a loopback CARGO_ADDR, else false",
 		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
-	{env: "CARGO_DEMO_DAYS", flag: "demo-days", def: "30", usage: "days ahead for which demo mode keeps a timetable of the demo airlines",
+	{env: "CARGO_DEMO_DAYS", flag: "demo-days", def: "30", usage: "days ahead (1-90) for which demo mode keeps a timetable of the demo airlines",
 		set: func(c *Config, v string) error { return setInt(&c.DemoDays, v, 1, 90) }},
-	{env: "CARGO_TOKEN_TTL", flag: "token-ttl", def: "1h", usage: "lifetime of issued access tokens",
+	{env: "CARGO_TOKEN_TTL", flag: "token-ttl", def: "1h", usage: "lifetime of issued access tokens (1m-24h)",
 		set: func(c *Config, v string) error { return setDuration(&c.TokenTTL, v, time.Minute, 24*time.Hour) }},
 	{env: "CARGO_TOKEN_ISSUER", flag: "token-issuer", def: "cargostream", usage: "iss claim of issued tokens (usually the public base URL)",
 		set: func(c *Config, v string) error { c.TokenIssuer = v; return nil }},
@@ -207,7 +209,7 @@ var options = []option{
 		set: func(c *Config, v string) error {
 			return setDuration(&c.ShutdownTimeout, v, time.Second, 10*time.Minute)
 		}},
-	{env: "CARGO_SHUTDOWN_DRAIN", flag: "shutdown-drain", def: "0s", usage: "after a stop signal, how long the replica goes on serving while /readyz answers 503 and no connection is kept alive, so that a load balancer probing readiness stops sending it requests before its listener closes; 0s: close at once",
+	{env: "CARGO_SHUTDOWN_DRAIN", flag: "shutdown-drain", def: "0s", usage: "after a stop signal, how long the replica goes on serving while /readyz answers 503 and no connection is kept alive, so that a load balancer probing readiness stops sending it requests before its listener closes (at most 5m); 0s: close at once",
 		set: func(c *Config, v string) error { return setDuration(&c.ShutdownDrain, v, 0, 5*time.Minute) }},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error {
@@ -226,7 +228,7 @@ var options = []option{
 			c.MetricsAddr = v
 			return nil
 		}},
-	{env: "CARGO_REACTOR_ATTEMPTS", flag: "reactor-attempts", def: "5", usage: "failures in a row after which a reactor or the webhook dispatcher parks an event and goes on with the next (cargoctl parked lists and retries them)",
+	{env: "CARGO_REACTOR_ATTEMPTS", flag: "reactor-attempts", def: "5", usage: "failures in a row (1-100) after which a reactor or the webhook dispatcher parks an event and goes on with the next (cargoctl parked lists and retries them)",
 		set: func(c *Config, v string) error { return setInt(&c.ReactorAttempts, v, 1, 100) }},
 	{env: "CARGO_PROFILE_ADDR", flag: "profile-addr", def: "", usage: "loopback host:port that serves Go's profiles (net/http/pprof); empty serves none",
 		set: func(c *Config, v string) error {
@@ -454,10 +456,7 @@ func fromEnv(o option, getenv func(string) string) (string, error) {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, "Usage: cargod [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n")
 	for _, o := range options {
-		def := o.def
-		if def == "" {
-			def = "(empty)"
-		}
+		def := cmp.Or(o.def, o.shown, "(empty)")
 		env := o.env
 		if o.secret {
 			env += " or " + o.env + "_FILE"

@@ -336,3 +336,28 @@ func TestVariablesThatLookLikeSettingsButAreNoneAreNamed(t *testing.T) {
 		}
 	}
 }
+
+func TestTheHelpSaysEachSettingsDefaultOnce(t *testing.T) {
+	var help strings.Builder
+	usage(nil, &help)
+	for _, tt := range []struct {
+		flag string
+		want string // the end of its description
+	}{
+		{"nats-replicas", "(default 3 with CARGO_NATS_URL, 1 embedded)"},
+		{"demo", "(default true without CARGO_NATS_URL on a loopback CARGO_ADDR, else false)"},
+		{"nats-url", "separated by commas; empty runs an embedded server (default (empty))"},
+		{"token-ttl", "(1m-24h) (default 1h)"},
+	} {
+		_, after, ok := strings.Cut(help.String(), "\n  --"+tt.flag+"  ")
+		description, _, _ := strings.Cut(after, "\n  --")
+		if !ok || !strings.HasSuffix(strings.TrimSpace(description), tt.want) {
+			t.Errorf("--%s is described as %q, want it to end %q", tt.flag, description, tt.want)
+		}
+	}
+	for line := range strings.Lines(help.String()) {
+		if strings.Count(line, "(default ") > 1 {
+			t.Errorf("a default said twice: %s", line)
+		}
+	}
+}
