@@ -105,7 +105,8 @@ func (s *Server) handleImportReference() handlerFunc {
 		if format == "" {
 			first, _, _ := bufio.NewReader(bytes.NewReader(body)).ReadLine()
 			if format = refdata.DetectFormat(kind, string(first)); format == "" {
-				return domain.Errorf(domain.InvalidRequest, "cannot tell the format of this %s file from its first line; name it with format", kind)
+				return domain.Errorf(domain.InvalidRequest, "cannot tell the format of this %s file from its first line; name it with the parameter format (cargoctl import --format): %s",
+					kind, refdata.FormatsOf(kind))
 			}
 		}
 		source := q.Get("source")

@@ -59,6 +59,24 @@ const (
 	FormatDangerousGoods = "dangerous-goods" // commodities from the US DOT hazardous materials table CSV
 )
 
+// Formats are the formats a file of each kind may be in, by the names
+// an import's format takes.
+var Formats = map[string][]string{
+	domain.RefAirports:    {FormatAirportsData, FormatOpenFlights},
+	domain.RefAirlines:    {FormatMergedAirlines, FormatOPTD},
+	domain.RefCommodities: {FormatCommodities, FormatHSCodes, FormatDangerousGoods},
+}
+
+// FormatsOf names the formats of kind for a message: "airportsdata or
+// openflights".
+func FormatsOf(kind string) string {
+	f := Formats[kind]
+	if len(f) < 2 {
+		return strings.Join(f, "")
+	}
+	return strings.Join(f[:len(f)-1], ", ") + " or " + f[len(f)-1]
+}
+
 // maxLineBytes bounds one line of an import file.
 const maxLineBytes = 1 << 20
 
@@ -215,7 +233,7 @@ func ParseAirports(r io.Reader, format string, firstLine int, zoneKnown func(str
 			return a, false, bad
 		})
 	}
-	return Parsed[domain.Airport]{}, fmt.Errorf("unknown airports format %q", format)
+	return Parsed[domain.Airport]{}, fmt.Errorf("unknown airports format %q: %s", format, FormatsOf(domain.RefAirports))
 }
 
 // ParseAirlines reads an airlines file of the given format
@@ -325,7 +343,7 @@ func ParseAirlines(r io.Reader, format string, firstLine int) (Parsed[domain.Air
 			return a, false, domain.ValidateAirline(a)
 		})
 	}
-	return Parsed[domain.Airline]{}, fmt.Errorf("unknown airlines format %q", format)
+	return Parsed[domain.Airline]{}, fmt.Errorf("unknown airlines format %q: %s", format, FormatsOf(domain.RefAirlines))
 }
 
 // ParseCommodities reads a commodities file of the given format
@@ -454,7 +472,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		}
 		return parsed, err
 	}
-	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q", format)
+	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q: %s", format, FormatsOf(domain.RefCommodities))
 }
 
 // dangerousGoodEntries gathers the entries of one UN number.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/refdata"
 )
 
@@ -61,7 +62,8 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	fs := newFlagSet("import", importUsage)
 	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 	conn.register(fs)
-	format := fs.String("format", "", "the file's `format`, when it cannot be recognised")
+	format := fs.String("format", "", "the file's `format`, when it cannot be recognised: "+refdata.FormatsOf(domain.RefAirports)+" (airports), "+
+		refdata.FormatsOf(domain.RefAirlines)+" (airlines), "+refdata.FormatsOf(domain.RefCommodities)+" (commodities)")
 	positional, help, err := parseInterspersed(fs, args, stdout)
 	if help || err != nil {
 		return err

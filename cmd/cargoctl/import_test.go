@@ -166,3 +166,33 @@ func TestImportOfAnOpenFlightsFileNamesTheLinesOfItsRejectedRows(t *testing.T) {
 		t.Errorf("printed\n%s\nwant\n%s", out, want)
 	}
 }
+
+// A format not told from the first line, or named wrong, is refused with
+// the names --format takes for that kind of file, which the operator had
+// no way to learn.
+func TestAFormatNotToldOrNamedWrongIsRefusedWithTheFormatsOfItsKind(t *testing.T) {
+	api := startServer(t)
+	path := filepath.Join(t.TempDir(), "my-commodities.csv")
+	if err := os.WriteFile(path, []byte("code,name,hsCode,dangerousGoods,unNumber\nMYC,My commodity,8507,false,\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a commodities file imported as airports", []string{"import", "airports", path},
+			"name it with the parameter format (cargoctl import --format): airportsdata or openflights"},
+		{"an airlines format that does not exist", []string{"import", "airlines", path, "--format", "iata"},
+			`unknown airlines format "iata": airlines-merged or optd`},
+		{"a commodities format that does not exist", []string{"import", "commodities", path, "--format", "csv"},
+			`unknown commodities format "csv": commodities, hs-codes or dangerous-goods`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, adminEnv(api), tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
