@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -93,6 +94,27 @@ Get a token as the demo forwarder:
 Other demo clients: demo-airline-lh, demo-airline-ek, demo-admin (secret: <client id>-secret);
 user forwarder / forwarder-password for the password grant.
 `, base)
+}
+
+// printNoAdminHelp says, on a start that leaves nobody able to manage
+// the service, how to get an admin: a newcomer who started cargod on an
+// address off loopback (in a container or a VM) found demo mode off, the
+// README's credentials refused, and no word of why.
+func printNoAdminHelp(w io.Writer) {
+	fmt.Fprint(w, `
+No active admin organisation: nobody can create organisations or credentials. Demo mode is off (it is on
+by default only without CARGO_NATS_URL on a loopback CARGO_ADDR), so the README's demo credentials
+are refused. Start cargod with CARGO_ADMIN_SECRET_FILE (or CARGO_ADMIN_SECRET) to create an admin
+client, or with CARGO_DEMO=true to try the service out (its credentials are public).
+`)
+}
+
+// hasAdmin reports whether an active admin organisation that is not the
+// demo's exists.
+func hasAdmin(identity *projections.Identity) bool {
+	return slices.ContainsFunc(identity.Organizations(), func(o domain.Organization) bool {
+		return o.Role == domain.RoleAdmin && !o.Demo && o.Status.Active()
+	})
 }
 
 // replayProgressEvery is how often a start logs how far its replay has

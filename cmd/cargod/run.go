@@ -274,6 +274,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	fmt.Fprintf(stdout, "cargod listening on %s\n", base)
 	if cfg.Demo {
 		printDemoHelp(stdout, base)
+	} else if cfg.AdminSecret == "" && !hasAdmin(identity) {
+		printNoAdminHelp(stdout)
 	}
 
 	serving = true

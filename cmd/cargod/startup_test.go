@@ -335,3 +335,36 @@ func TestReplicasASingleServerCannotHoldAreNamedWithTheSetting(t *testing.T) {
 		t.Errorf("the start ended with %v, want it to name CARGO_NATS_REPLICAS", r.err)
 	}
 }
+
+// A start that leaves nobody able to manage the service (demo mode off,
+// as off loopback, and no admin) says on stdout how to get an admin: the
+// README's demo credentials were refused without a word of why.
+func TestAStartWithNoAdminSaysHowToGetOne(t *testing.T) {
+	t.Parallel()
+	const hint = "No active admin organisation"
+	for _, tt := range []struct {
+		name   string
+		before map[string]string // a start on the same data directory before, if any
+		env    map[string]string
+		hints  bool
+	}{
+		{name: "demo mode off and no admin secret", env: map[string]string{"CARGO_DEMO": "false"}, hints: true},
+		{name: "an admin secret", env: map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "bootstrap-admin-secret"}},
+		{name: "an admin an earlier start made", before: map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "bootstrap-admin-secret"},
+			env: map[string]string{"CARGO_DEMO": "false"}},
+		{name: "only the demo's admin, with demo mode off", before: map[string]string{}, env: map[string]string{"CARGO_DEMO": "false"}, hints: true},
+		{name: "demo mode", env: map[string]string{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.before != nil {
+				startServer(t, dir, tt.before).stop()
+			}
+			s := startServer(t, dir, tt.env)
+			if got := strings.Contains(s.stdout.String(), hint); got != tt.hints {
+				t.Errorf("says how to get an admin: %v, want %v; stdout:\n%s", got, tt.hints, s.stdout.String())
+			}
+		})
+	}
+}
