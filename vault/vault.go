@@ -120,6 +120,11 @@ func (v *Vault) Get(ctx context.Context, name string, generate func() ([]byte, e
 				return nil, err
 			}
 			if _, created, err := v.bucket.Create(ctx, name, sealed); err != nil || created {
+				if created {
+					// As a key deleted to be replaced is: the operator
+					// learns that it was, and by which replica.
+					v.log.Info("vault: generated a secret and sealed it", "secret", name)
+				}
 				return secret, err
 			}
 			continue // another replica stored one first: use that

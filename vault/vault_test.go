@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,9 +106,11 @@ func TestGet(t *testing.T) {
 		// after: the value stored under "s" must open with this key to
 		// want; nil: the bucket is as it was.
 		after []byte
+		// generated: the log says that this vault generated the secret
+		generated bool
 	}{
 		{name: "a new secret is generated and sealed", keys: func(string) Keys { return Keys{Current: key} },
-			want: fresh, after: key},
+			want: fresh, after: key, generated: true},
 		{name: "a sealed secret opens", stored: map[string][]byte{"s": nil}, keys: func(string) Keys { return Keys{Current: key} },
 			want: secret},
 		{name: "a plaintext secret of an earlier version is sealed in place", stored: map[string][]byte{"s": secret},
@@ -151,11 +154,15 @@ func TestGet(t *testing.T) {
 				before[k] = v
 			}
 			dir := t.TempDir()
-			v, err := New(b, tt.keys(dir), nil)
+			var log strings.Builder
+			v, err := New(b, tt.keys(dir), slog.New(slog.NewTextHandler(&log, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := v.Get(context.Background(), "s", fixed(fresh))
+			if generated := strings.Contains(log.String(), `msg="vault: generated a secret and sealed it" secret=s`); generated != tt.generated {
+				t.Errorf("the log says the secret was generated: %v, want %v; the log:\n%s", generated, tt.generated, log.String())
+			}
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.errText) {
 					t.Fatalf("err = %v, want %v with %q", err, tt.err, tt.errText)
