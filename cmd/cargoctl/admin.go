@@ -362,7 +362,7 @@ func defineRevokeTokens(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 		OrganizationID string `json:"organizationId,omitempty"`
 	}
 	fs.StringVar(&body.JTI, "jti", "", "the token's `id` (its jti claim)")
-	tokenFile := fs.String("token-file", "", "`file` holding the token itself, whose jti is revoked (a leaked token, say)")
+	tokenFile := fs.String("token-file", "", "`file` holding the token itself, or as an Authorization header has it (Bearer <token>), whose jti is revoked (a leaked token, say)")
 	fs.StringVar(&body.Subject, "subject", "", "every token of this client or user: client:<id> or user:<name>")
 	fs.StringVar(&body.OrganizationID, "org", "", "every token of the organisation with this `id`")
 	return func() (adminRequest, error) {
@@ -379,6 +379,11 @@ func defineRevokeTokens(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 			raw, err := readSecretFile(*tokenFile)
 			if err != nil {
 				return adminRequest{}, fmt.Errorf("--token-file: %w", err)
+			}
+			// A token copied with its Authorization header's scheme, as
+			// a log or a client's request shows it.
+			if scheme, token, ok := strings.Cut(strings.TrimSpace(raw), " "); ok && strings.EqualFold(scheme, "Bearer") {
+				raw = strings.TrimSpace(token)
 			}
 			if body.JTI, err = tokens.ID(raw); err != nil {
 				return adminRequest{}, fmt.Errorf("--token-file: %w", err)

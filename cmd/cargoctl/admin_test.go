@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -541,14 +542,17 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 			t.Errorf("a token from before: HTTP %d", s)
 		}
 		_, kept := clientGrant(secret)
-		_, revoked := clientGrant(secret)
-		tokenFile := filepath.Join(t.TempDir(), "leaked")
-		if err := os.WriteFile(tokenFile, []byte(revoked+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		admin(t, getenv, "revoke-tokens", "--token-file", tokenFile)
-		if use(revoked) != http.StatusUnauthorized || use(kept) != http.StatusForbidden {
-			t.Errorf("the token of the jti: HTTP %d; another token: HTTP %d", use(revoked), use(kept))
+		// The token as issued, and as an Authorization header shows it.
+		for _, written := range []string{"%s\n", "Bearer %s\n"} {
+			_, revoked := clientGrant(secret)
+			tokenFile := filepath.Join(t.TempDir(), "leaked")
+			if err := os.WriteFile(tokenFile, fmt.Appendf(nil, written, revoked), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			admin(t, getenv, "revoke-tokens", "--token-file", tokenFile)
+			if use(revoked) != http.StatusUnauthorized || use(kept) != http.StatusForbidden {
+				t.Errorf("written %q: the token of the jti: HTTP %d; another token: HTTP %d", written, use(revoked), use(kept))
+			}
 		}
 		_, _, err := runCmd(t, getenv, "admin", "revoke-tokens", "--subject", "client:nobody")
 		if err == nil || !strings.Contains(err.Error(), "subject: no client or user") {
