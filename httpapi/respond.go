@@ -89,7 +89,12 @@ func decodeOptionalJSON(r *http.Request, dst any) error {
 // as UTF-8 and stored garbled.
 func readJSONBody(r *http.Request) ([]byte, error) {
 	if !isJSON(mediaType(r)) {
-		return nil, errorf(codeUnsupportedMedia, "the body must be application/json")
+		// Said with what came: curl -d sends a form's type unless told.
+		sent := "no Content-Type"
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			sent = fmt.Sprintf("Content-Type %q", clip(ct, 100))
+		}
+		return nil, errorf(codeUnsupportedMedia, "the body must be JSON, sent with Content-Type: application/json; this request has "+sent)
 	}
 	if err := plainUTF8(r); err != nil {
 		return nil, err

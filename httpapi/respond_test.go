@@ -422,3 +422,27 @@ func TestAQueryValueIsRefusedPastTwoHundredCharactersHoweverItIsWritten(t *testi
 		})
 	}
 }
+
+// A body refused for its type says what type it came with: curl -d sends
+// a form's unless told otherwise, and "must be application/json" alone
+// left the sender looking at a body that was JSON.
+func TestABodyRefusedForItsTypeIsToldTheTypeItCameWith(t *testing.T) {
+	for _, tt := range []struct {
+		name, contentType, says string
+	}{
+		{"curl -d's form type", "application/x-www-form-urlencoded", `this request has Content-Type "application/x-www-form-urlencoded"`},
+		{"no type at all", "", "this request has no Content-Type"},
+		{"plain text", "text/plain; charset=utf-8", `this request has Content-Type "text/plain; charset=utf-8"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/api/quotes", strings.NewReader(`{"pieces": 1}`))
+			if tt.contentType != "" {
+				r.Header.Set("Content-Type", tt.contentType)
+			}
+			_, err := readJSONBody(r)
+			if errorCode(err) != codeUnsupportedMedia || !strings.Contains(err.Error(), "sent with Content-Type: application/json; "+tt.says) {
+				t.Errorf("= %v, want %s saying %q", err, codeUnsupportedMedia, tt.says)
+			}
+		})
+	}
+}
