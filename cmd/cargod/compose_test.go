@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -223,6 +224,32 @@ func TestComposeFile(t *testing.T) {
 		ports := service(t, loadBalancer).Ports
 		if len(ports) != 1 || ports[0].HostIP != "127.0.0.1" {
 			t.Errorf("load balancer publishes %+v, want one port on 127.0.0.1", ports)
+		}
+	})
+
+	// Else every client is the load balancer, and all tenants share the
+	// rate limits of one address.
+	t.Run("cargod trusts the load balancer's fixed address alone to name the client", func(t *testing.T) {
+		lb := service(t, loadBalancer).Networks["default"]
+		if lb == nil || lb.Ipv4Address == "" {
+			t.Fatal("the load balancer has no fixed address on the default network")
+		}
+		trusted := service(t, "cargod").Environment["CARGO_TRUSTED_PROXIES"]
+		if trusted == nil || *trusted != lb.Ipv4Address {
+			t.Errorf("CARGO_TRUSTED_PROXIES = %v, want the load balancer's %s", trusted, lb.Ipv4Address)
+		}
+		ipam := project.Networks["default"].Ipam.Config
+		if len(ipam) != 1 {
+			t.Fatalf("the default network's address pools: %+v, want one", ipam)
+		}
+		address := netip.MustParseAddr(lb.Ipv4Address)
+		subnet, err := netip.ParsePrefix(ipam[0].Subnet)
+		if err != nil || !subnet.Contains(address) {
+			t.Errorf("the load balancer's %s is not in the subnet %q (%v)", address, ipam[0].Subnet, err)
+		}
+		given, err := netip.ParsePrefix(ipam[0].IPRange)
+		if err != nil || given.Contains(address) || !subnet.Contains(given.Addr()) {
+			t.Errorf("the range other containers are given addresses from, %q, must be in the subnet and leave out %s (%v)", ipam[0].IPRange, address, err)
 		}
 	})
 
