@@ -201,6 +201,10 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("url", CodeRequired, "is required")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
+	case u.Hostname() == "":
+		// http://:8080/ names a port and no host: a client dials it
+		// on the machine it runs on, the service's own.
+		p.Add("url", CodeInvalidFormat, "must name a host: %s names none", u.Host)
 	case len(rawURL) > 2000:
 		p.Add("url", CodeTooLong, "must be at most 2000 characters")
 	case !validPort(u.Port()):
@@ -219,7 +223,7 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		// The refusal lists the catalogue: no endpoint serves it, and
 		// the subscriber needs it to correct the name.
 		if !validPattern(e) {
-			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%q is not a webhook event nor a pattern of one: name an event (%s), "+
+			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%.40q is not a webhook event nor a pattern of one: name an event (%s), "+
 				"every event of a group (booking.* for booking.created, booking.confirmed, …) or * for all", e, strings.Join(WebhookEvents, ", "))
 		}
 	}

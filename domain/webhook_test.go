@@ -133,3 +133,33 @@ func TestAnUnknownWebhookEventIsRefusedNamingTheEventsAndPatterns(t *testing.T) 
 		})
 	}
 }
+
+func TestAWebhookIsRefusedWithAMessageOfMeasure(t *testing.T) {
+	anyURL := func(*url.URL) string { return "" }
+	long := strings.Repeat("x", 100_000)
+	tests := []struct {
+		name   string
+		url    string
+		events []string
+		field  string
+		code   FieldCode
+		says   string
+	}{
+		{"a URL of a port and no host", "http://:8080/hooks", []string{"*"}, "url", CodeInvalidFormat, "must name a host: :8080 names none"},
+		{"a URL of no host nor port", "http://:/hooks", []string{"*"}, "url", CodeInvalidFormat, "must name a host: : names none"},
+		{"an unknown event of 100 000 characters, quoted to its first 40", "https://192.0.2.1/", []string{long}, "events[0]", CodeInvalidValue,
+			`"` + long[:40] + `" is not a webhook event`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e *Error
+			if !errors.As(ValidateWebhook(tt.url, tt.events, anyURL), &e) || len(e.Fields) != 1 {
+				t.Fatalf("not refused alone: %v", e)
+			}
+			f := e.Fields[0]
+			if f.Field != tt.field || f.Code != tt.code || !strings.HasPrefix(f.Message, tt.says) || len(f.Message) > 1000 {
+				t.Errorf("= %s %s %.200q (%d bytes), want %s %s %q", f.Field, f.Code, f.Message, len(f.Message), tt.field, tt.code, tt.says)
+			}
+		})
+	}
+}

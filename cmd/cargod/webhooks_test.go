@@ -314,6 +314,7 @@ func TestWebhookRegistration(t *testing.T) {
 		{"not http", map[string]any{"url": "ftp://x", "events": []string{"*"}}, "url:INVALID_FORMAT"},
 		{"port out of range", map[string]any{"url": "https://192.0.2.1:99999/", "events": []string{"*"}}, "url:INVALID_FORMAT"},
 		{"port 0", map[string]any{"url": "https://192.0.2.1:0/", "events": []string{"*"}}, "url:INVALID_FORMAT"},
+		{"a port and no host", map[string]any{"url": "http://:8080/", "events": []string{"*"}}, "url:INVALID_FORMAT"},
 		{"unknown event", map[string]any{"url": "https://192.0.2.1/", "events": []string{"quote.exploded"}}, "events[0]:INVALID_VALUE"},
 		{"no events", map[string]any{"url": "https://192.0.2.1/"}, "events:REQUIRED"},
 		{"short secret", map[string]any{"url": "https://192.0.2.1/", "events": []string{"booking.*"}, "secret": "short"}, "secret:INVALID_FORMAT"},
