@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -231,6 +232,11 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 			}
 		}
 	}
+	// What is made of the cargo (its pieces against its lines, its
+	// chargeable weight) is checked only on cargo that passed: on a value
+	// refused it would say again, as a mismatch with what the service made
+	// of that value (+Inf kg, the quote's lines), what is refused already.
+	refusedBefore := len(p)
 	if c.Pieces != nil {
 		if e.Pieces = *c.Pieces; e.Pieces < 1 || e.Pieces > maxPieces {
 			p.Add("pieces", CodeInvalidRange, "must be 1 to %d", maxPieces)
@@ -278,22 +284,27 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 	}
 	// The dimension lines, the quote's or the booking's, describe every
 	// piece: pieces that differ from them leave the volume unknown.
-	if n := linePieces(e.Dimensions); len(e.Dimensions) > 0 && e.Pieces != n {
+	cargoPassed := len(p) == refusedBefore
+	if n := linePieces(e.Dimensions); cargoPassed && len(e.Dimensions) > 0 && e.Pieces != n {
 		p.Add("pieces", CodeMismatch, "is %d but the dimension lines add up to %d: send dimensionsCm for the pieces booked", e.Pieces, n)
 	}
 	// At the divisor the option for the flight was priced at: the
 	// carrier's. A flight the quote has no option for (no option: the
 	// standard) is refused at confirmation (no_option_for_flight).
-	option, _ := q.Option(c.FlightID)
+	option, quoted := q.Option(c.FlightID)
 	divisor := option.Divisor()
 	e.ChargeableWeightKg = ChargeableWeight(e.WeightKg, e.Dimensions, float64(divisor))
 	if len(e.Dimensions) == 0 {
 		// Without dimension lines, the volume stands for them.
 		e.ChargeableWeightKg = upToHalfKg(max(e.WeightKg, e.VolumeM3*1e6/float64(divisor)))
 	}
-	if c.ChargeableWeightKg != nil && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
-		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, the carrier's, rounded up to 0.5 kg)",
-			*c.ChargeableWeightKg, e.ChargeableWeightKg, divisor)
+	if c.ChargeableWeightKg != nil && cargoPassed && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
+		whose := "the carrier's"
+		if !quoted {
+			whose = fmt.Sprintf("the standard: quote %s has no price option for flight %s to take the carrier's from", q.ID, c.FlightID)
+		}
+		p.Add("chargeableWeightKg", CodeMismatch, "is %g kg but the service computes %g kg (the larger of gross weight and volume weight at %d cm³/kg, %s, rounded up to 0.5 kg)",
+			*c.ChargeableWeightKg, e.ChargeableWeightKg, divisor, whose)
 	}
 	if c.AWBPrefix != "" || c.AWBSerial != "" {
 		e.AWBNumber = awbOfParts(&p, "awb", c.AWBPrefix, c.AWBSerial)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -168,6 +169,53 @@ func TestABookingsDimensionLeftOutIsRequired(t *testing.T) {
 			e, ok := err.(*Error)
 			if !ok || e.Code != ValidationError || len(e.Fields) != 1 || e.Fields[0] != tt.want {
 				t.Errorf("= %v, want only %+v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestABookingsChargeableWeightIsCheckedOnlyOnCargoThatPassedAndAtTheDivisorItNames(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Status: QuoteStatusPriced, Pieces: 2, WeightKg: 100, VolumeM3: 1.92, Commodity: Commodity{Code: "GEN"},
+		Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}, ChargeableWeightKg: 320,
+		Options: []PriceOption{{FlightID: "LH8400-2026-11-26", Carrier: "LH", ChargeableWeightKg: 384, VolumeDivisor: 5000}}}
+	tests := []struct {
+		name   string
+		change func(c *RequestBooking)
+		want   string // every problem, as code and field
+		says   string // in the chargeable weight's message
+	}{
+		{"the weight of the option's divisor", func(c *RequestBooking) { c.ChargeableWeightKg = new(384.0) }, "", ""},
+		{"the weight of the standard divisor", func(c *RequestBooking) { c.ChargeableWeightKg = new(320.0) }, "MISMATCH chargeableWeightKg",
+			"computes 384 kg (the larger of gross weight and volume weight at 5000 cm³/kg, the carrier's"},
+		{"a flight the quote has no option for", func(c *RequestBooking) { c.FlightID, c.ChargeableWeightKg = "LH8400-2026-12-20", new(384.0) },
+			"MISMATCH chargeableWeightKg", "at 6000 cm³/kg, the standard: quote q1 has no price option for flight LH8400-2026-12-20"},
+		{"a gross weight out of range", func(c *RequestBooking) { c.GrossWeightKg, c.ChargeableWeightKg = new(1e308), new(384.0) },
+			"INVALID_RANGE grossWeightKg", ""},
+		{"dimensions out of range", func(c *RequestBooking) {
+			c.Dimensions, c.ChargeableWeightKg = []SentDimensionLine{{L: new(10000.0), W: new(10000.0), H: new(10000.0), Pieces: new(99999)}}, new(1.0)
+		}, "INVALID_RANGE dimensionsCm", ""},
+		{"a volume the lines do not make", func(c *RequestBooking) {
+			c.Dimensions, c.VolumeM3, c.ChargeableWeightKg = []SentDimensionLine{{L: new(100.0), W: new(100.0), H: new(100.0), Pieces: new(2)}}, new(1.0), new(1.0)
+		}, "MISMATCH volume", ""},
+		{"pieces out of range against the lines", func(c *RequestBooking) { c.Pieces = new(0) }, "INVALID_RANGE pieces", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			tt.change(&c)
+			_, err := DecideRequestBooking(Booking{}, q, c)
+			var got []string
+			var e *Error
+			if errors.As(err, &e) {
+				for _, f := range e.Fields {
+					got = append(got, string(f.Code)+" "+f.Field)
+					if f.Field == "chargeableWeightKg" && !strings.Contains(f.Message, tt.says) {
+						t.Errorf("%q does not say %q", f.Message, tt.says)
+					}
+				}
+			}
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("= %q, want %q", strings.Join(got, ", "), tt.want)
 			}
 		})
 	}
