@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +102,7 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		q := r.URL.Query()
 		var p domain.Problems
 		page, limit := pageParams(q, &p)
+		onceParams(q, &p, "action", "resource", "userId")
 		f := projections.AuditFilter{Action: q.Get("action"), Resource: q.Get("resource"), UserID: q.Get("userId")}
 		f.From, f.To = timeWindow(q, &p)
 		domain.CheckAuditFilter(f.Action, f.Resource, &p)
@@ -127,6 +129,7 @@ func (s *Server) handleAuditLogs() handlerFunc {
 // timeWindow reads the from and to parameters of a list; to may not be
 // before from.
 func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
+	onceParams(q, p, "from", "to")
 	from, to = timeParam(q.Get("from"), "from", p), timeParam(q.Get("to"), "to", p)
 	if !from.IsZero() && !to.IsZero() && to.Before(from) {
 		p.Add("to", domain.CodeInvalidDate, "must not be before from")
@@ -135,16 +138,30 @@ func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
 }
 
 // timeParam reads a date-time (RFC 3339) or a date (its midnight UTC).
+// The zero time is no bound: a bound at its instant (0001-01-01) is taken
+// a nanosecond later, before which no event is, rather than as none
+// (to=0001-01-01 would be the whole log).
 func timeParam(v, name string, p *domain.Problems) time.Time {
 	if v == "" {
 		return time.Time{}
 	}
-	if t, ok := domain.ParseDateTime(v); ok {
+	t, ok := domain.ParseDateTime(v)
+	if !ok {
+		d, err := time.Parse(time.DateOnly, v)
+		t, ok = d, err == nil
+	}
+	switch {
+	case ok && t.IsZero():
+		return t.Add(time.Nanosecond)
+	case ok:
 		return t
 	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t
+	msg := "must be a date-time (RFC 3339) or a date (YYYY-MM-DD)"
+	// A + in a query string is a space: 10:00:00+01:00 comes as
+	// "10:00:00 01:00".
+	if _, plus := domain.ParseDateTime(strings.ReplaceAll(v, " ", "+")); plus {
+		msg += "; a + in a query string stands for a space: write the offset's + as %2B"
 	}
-	p.Add(name, domain.CodeInvalidDate, "must be a date-time (RFC 3339) or a date (YYYY-MM-DD)")
+	p.Add(name, domain.CodeInvalidDate, "%s", msg)
 	return time.Time{}
 }

@@ -276,6 +276,43 @@ func TestAnAuditLogFilterNoEntryCanHaveIsRefused(t *testing.T) {
 	}
 }
 
+func TestAnAuditLogParameterGivenTwiceIsRefusedAndABoundAtTheZeroTimeIsABound(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	s.runCases(t, "GET", []apiCase{
+		{name: "a page given twice", token: admin, path: "/api/audit-logs?page=2&page=5", status: 400, fields: "page:DUPLICATE"},
+		{name: "a limit given twice, the second out of range", token: admin, path: "/api/audit-logs?limit=1&limit=1000", status: 400, fields: "limit:DUPLICATE"},
+		{name: "an action given twice, the second no entry has", token: admin, path: "/api/audit-logs?action=create&action=delete", status: 400,
+			fields: "action:DUPLICATE"},
+		{name: "a resource and a user given twice", token: admin, path: "/api/audit-logs?resource=quote&resource=&userId=a&userId=b", status: 400,
+			fields: "resource:DUPLICATE userId:DUPLICATE"},
+		{name: "a from given twice", token: admin, path: "/api/audit-logs?from=2026-11-28&from=2020-01-01", status: 400, fields: "from:DUPLICATE"},
+		{name: "to at the zero time, before from", token: admin, path: "/api/audit-logs?from=2026-01-01&to=0001-01-01", status: 400, fields: "to:INVALID_DATE"},
+		{name: "an offset whose + came as a space", token: admin, path: "/api/audit-logs?from=2026-11-28T10:00:00+01:00", status: 400, fields: "from:INVALID_DATE"},
+	})
+	e := s.do(t, request{method: "GET", path: "/api/audit-logs?from=2026-11-28T10:00:00+01:00", token: admin}).apiError(t)
+	if len(e.ValidationErrors) != 1 || !strings.Contains(e.ValidationErrors[0].Message, "write the offset's + as %2B") {
+		t.Errorf("the refusal of an offset's + sent as a space = %+v, want it to say to write %%2B", e)
+	}
+	for _, tt := range []struct {
+		query string
+		none  bool
+	}{
+		{"to=0001-01-01", true},
+		{"to=0001-01-01T00:00:00Z", true},
+		{"from=0001-01-01", false},
+		{"from=2026-11-28T10:00:00%2B01:00&to=9999-12-31", false},
+	} {
+		var page struct{ Pagination struct{ Total int } }
+		if r := s.do(t, request{method: "GET", path: "/api/audit-logs?" + tt.query, token: admin}); r.status != 200 {
+			t.Errorf("%s = %d %s", tt.query, r.status, r.body)
+		} else if r.json(t, &page); (page.Pagination.Total == 0) != tt.none {
+			t.Errorf("%s: %d entries, want none: %v", tt.query, page.Pagination.Total, tt.none)
+		}
+	}
+}
+
 // A client with IPv6 has a /64 to send from (RFC 6177): a new source
 // address for each try must not buy it new guessing limits, nor an audit
 // record for each refused request. The addresses of one /64 are counted
