@@ -154,10 +154,11 @@ func unmarshal(body []byte, dst any) error {
 		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v (at byte %d)", syntaxErr, syntaxErr.Offset)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		var p domain.Problems
+		field := clientPath(reflect.TypeOf(dst), typeErr.Field)
 		if numberOutOfRange(typeErr) {
-			p.Add(typeErr.Field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
+			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
 		} else {
-			p.Add(typeErr.Field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
 		return p.Err()
 	case errors.As(err, &typeErr):
@@ -169,6 +170,35 @@ func unmarshal(body []byte, dst any) error {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
 	return checkBody(body, dst)
+}
+
+// clientPath is the path encoding/json gives a field of a value of type
+// t, as the client wrote it: encoding/json names a field promoted from an
+// embedded struct with the struct's Go name before it
+// (RateCardTermsJSON.weightBreaks), which no client wrote.
+func clientPath(t reflect.Type, path string) string {
+	var out []string
+	for name := range strings.SplitSeq(path, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			out, t = append(out, name), nil
+			continue
+		}
+		if f, ok := t.FieldByName(name); ok && f.Anonymous {
+			if _, named := decodedFields(t).byName[name]; !named {
+				continue // its fields are t's own, by decodedFields
+			}
+		}
+		out = append(out, name)
+		if f, ok := decodedFields(t).byName[name]; ok {
+			t = f.Type
+		} else {
+			t = nil
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // numberOutOfRange tells a number its field cannot hold (1e400, or 1e20

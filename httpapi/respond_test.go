@@ -58,6 +58,26 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 	}
 }
 
+func TestUnmarshalNamesAFieldOfAnEmbeddedStructAsTheClientWroteIt(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // first field and code
+	}{
+		{`{"weightBreaks":[]}`, "weightBreaks INVALID_TYPE"},
+		{`{"weightBreaks":{"N":"4.5"}}`, "weightBreaks INVALID_TYPE"},
+		{`{"currency":1}`, "currency INVALID_TYPE"},
+		{`{"minimumCharge":1e400}`, "minimumCharge INVALID_RANGE"},
+		{`{"notAccepted":[1]}`, "notAccepted INVALID_TYPE"},
+		{`{"volumeDivisor":"6000"}`, "volumeDivisor INVALID_TYPE"},
+	}
+	for _, tt := range tests {
+		var req rateCardRequest
+		if got := firstProblem(unmarshal([]byte(tt.body), &req)); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}
+
 func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
 	tests := []struct {
 		body   string
