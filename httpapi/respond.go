@@ -216,7 +216,11 @@ func numberOutOfRange(e *json.UnmarshalTypeError) bool {
 		if err != nil {
 			return true
 		}
-		return f == math.Trunc(f) && (f < math.MinInt64 || f >= math.MaxInt64 || reflect.Zero(e.Type).OverflowInt(int64(f)))
+		// A number below the least int64 reads as that least, -2^63,
+		// when it is within float64's precision of it
+		// (-9223372036854775809): an int64 field takes -2^63 itself, so
+		// a number refused there is beyond it.
+		return f == math.Trunc(f) && (f <= math.MinInt64 || f >= math.MaxInt64 || reflect.Zero(e.Type).OverflowInt(int64(f)))
 	}
 	return false
 }

@@ -41,6 +41,8 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 		{`{"pieces":1.5}`, "pieces INVALID_TYPE"},
 		{`{"pieces":-1e20}`, "pieces INVALID_RANGE"},
 		{`{"pieces":99999999999999999999}`, "pieces INVALID_RANGE"},
+		{`{"pieces":-9223372036854775809}`, "pieces INVALID_RANGE"},
+		{`{"pieces":9223372036854775808}`, "pieces INVALID_RANGE"},
 		{`{"extra":1e400,"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
 		{`{"pieces":"2"}`, "pieces INVALID_TYPE"},
 		{`{"shipper":{"name":"a\u0000b"}}`, "shipper.name INVALID_FORMAT"},
