@@ -298,7 +298,10 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		// Without dimension lines, the volume stands for them.
 		e.ChargeableWeightKg = upToHalfKg(max(e.WeightKg, e.VolumeM3*1e6/float64(divisor)))
 	}
-	if c.ChargeableWeightKg != nil && cargoPassed && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001 {
+	switch {
+	case c.ChargeableWeightKg != nil && !(*c.ChargeableWeightKg > 0):
+		p.Add("chargeableWeightKg", CodeInvalidRange, "must be more than 0 kg")
+	case c.ChargeableWeightKg != nil && cargoPassed && math.Abs(*c.ChargeableWeightKg-e.ChargeableWeightKg) > 0.001:
 		whose := "the carrier's"
 		if !quoted {
 			whose = fmt.Sprintf("the standard: quote %s has no price option for flight %s to take the carrier's from", q.ID, c.FlightID)

@@ -189,6 +189,9 @@ func TestABookingsChargeableWeightIsCheckedOnlyOnCargoThatPassedAndAtTheDivisorI
 			"computes 384 kg (the larger of gross weight and volume weight at 5000 cm³/kg, the carrier's"},
 		{"a flight the quote has no option for", func(c *RequestBooking) { c.FlightID, c.ChargeableWeightKg = "LH8400-2026-12-20", new(384.0) },
 			"MISMATCH chargeableWeightKg", "at 6000 cm³/kg, the standard: quote q1 has no price option for flight LH8400-2026-12-20"},
+		{"a chargeable weight of nothing", func(c *RequestBooking) { c.ChargeableWeightKg = new(0.0) }, "INVALID_RANGE chargeableWeightKg", ""},
+		{"a chargeable weight below nothing, on cargo refused", func(c *RequestBooking) { c.GrossWeightKg, c.ChargeableWeightKg = new(-1.0), new(-384.0) },
+			"INVALID_RANGE grossWeightKg, INVALID_RANGE chargeableWeightKg", ""},
 		{"a gross weight out of range", func(c *RequestBooking) { c.GrossWeightKg, c.ChargeableWeightKg = new(1e308), new(384.0) },
 			"INVALID_RANGE grossWeightKg", ""},
 		{"dimensions out of range", func(c *RequestBooking) {
