@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // CodeURLNotAllowed: a webhook target the service will not call.
@@ -201,6 +202,11 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("url", CodeRequired, "is required")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
+	case strings.ContainsFunc(rawURL, unicode.IsSpace):
+		// A URL holds no white space (RFC 3986); Go's parser lets a
+		// space in the path pass, and deliveries would go to another
+		// path ("/hooks " is sent as "/hooks%20").
+		p.Add("url", CodeInvalidFormat, "must not hold white space: write a space in a path as %%20")
 	case u.Hostname() == "":
 		// http://:8080/ names a port and no host: a client dials it
 		// on the machine it runs on, the service's own.

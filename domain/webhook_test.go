@@ -147,6 +147,9 @@ func TestAWebhookIsRefusedWithAMessageOfMeasure(t *testing.T) {
 	}{
 		{"a URL of a port and no host", "http://:8080/hooks", []string{"*"}, "url", CodeInvalidFormat, "must name a host: :8080 names none"},
 		{"a URL of no host nor port", "http://:/hooks", []string{"*"}, "url", CodeInvalidFormat, "must name a host: : names none"},
+		{"a URL with a space after it", "https://192.0.2.1/hooks ", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
+		{"a URL with a space in its path", "https://192.0.2.1/my hooks", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
+		{"a URL with a tab in its query", "https://192.0.2.1/hooks?a=\tb", []string{"*"}, "url", CodeInvalidFormat, "must"},
 		{"an unknown event of 100 000 characters, quoted to its first 40", "https://192.0.2.1/", []string{long}, "events[0]", CodeInvalidValue,
 			`"` + long[:40] + `" is not a webhook event`},
 	}
