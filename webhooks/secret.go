@@ -42,6 +42,10 @@ func ValidSecret(s string) string {
 	if n := utf8.RuneCountInString(s); n < 16 || n > 128 {
 		return "must be whsec_<base64>, or a plain string of 16 to 128 characters"
 	}
+	// Sixteen spaces are sixteen characters, and a key anyone guesses.
+	if strings.TrimSpace(s) == "" {
+		return "must not be white space alone: leave it out for a generated one"
+	}
 	return ""
 }
 

@@ -61,6 +61,9 @@ func TestValidSecret(t *testing.T) {
 		{strings.Repeat("ä", 8), false},
 		{strings.Repeat("ä", 128), true},
 		{strings.Repeat("x", 129), false},
+		{strings.Repeat(" ", 20), false},
+		{strings.Repeat("\t", 16), false},
+		{"  sixteen chars ok  ", true},
 	} {
 		if got := ValidSecret(tt.secret) == ""; got != tt.ok {
 			t.Errorf("ValidSecret(%q) = %v", tt.secret, got)
