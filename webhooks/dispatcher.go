@@ -58,11 +58,11 @@ type ReadModels interface {
 
 // Events is what the dispatcher reads of the event log (eventstore.Store
 // implements it): every event, through a consumer all replicas share that
-// hands each to one of them, again until it is handled; and the events
-// from one sequence to another.
+// hands each to one of them, again until it is handled; and the events at
+// given stream sequences.
 type Events interface {
 	Consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error))
-	Read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error
+	RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error)
 }
 
 // Queue holds the deliveries waiting to be sent (eventstore.Queue
@@ -533,11 +533,11 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 	if eventSeq == 0 { // a ping
 		return d.Ping(ctx, w)
 	}
-	var rec domain.Record
-	err := d.Events.Read(ctx, nil, eventSeq, eventSeq, func(r domain.Record) error { rec = r; return nil })
-	if err != nil || rec.Sequence == 0 {
-		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %v", deliveryID, err)
+	recs, err := d.Events.RecordsAt(ctx, []uint64{eventSeq})
+	if err != nil { // wrapped: a store that does not answer is a 503
+		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %w", deliveryID, err)
 	}
+	rec := recs[0]
 	e, err := domain.DecodeEvent(rec.Type, rec.Data)
 	if err != nil {
 		return "", err

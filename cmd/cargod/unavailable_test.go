@@ -64,12 +64,17 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + hook + "/ping", token: fwd}); r.status != http.StatusAccepted {
 		t.Fatalf("ping = %d %s", r.status, r.body)
 	}
-	type deliveries struct{ Deliveries []struct{ DeliveryID string } }
-	logged := eventually(t, "the ping in the log", func() deliveries {
+	s.mustCreate(t, fwd, "/api/quotes", rfq())
+	type deliveries struct{ Deliveries []struct{ DeliveryID, EventName string } }
+	logged := eventually(t, "the ping and the quote's event in the log", func() deliveries {
 		var d deliveries
 		s.do(t, request{method: "GET", path: "/api/webhooks/" + hook + "/deliveries", token: fwd}).json(t, &d)
 		return d
-	}, func(d deliveries) bool { return len(d.Deliveries) > 0 })
+	}, func(d deliveries) bool { return len(d.Deliveries) == 2 })
+	delivered := map[string]string{} // event name → delivery
+	for _, d := range logged.Deliveries {
+		delivered[d.EventName] = d.DeliveryID
+	}
 	var key struct{ ID string }
 	created := s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "demo-forwarder", "name": "to revoke"})
 	created.json(t, &key)
@@ -114,7 +119,9 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		{"cancel", request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd}, unavailable},
 		{"webhook", request{method: "POST", path: "/api/webhooks", token: fwd, body: map[string]any{"url": rc.srv.URL + "/hooks", "events": []string{"quote.created"}}}, unavailable},
 		{"ping", request{method: "POST", path: "/api/webhooks/" + hook + "/ping", token: fwd}, unavailable},
-		{"redelivery", request{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + logged.Deliveries[0].DeliveryID + "/redeliver", token: fwd}, unavailable},
+		{"redelivery of a ping", request{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + delivered["webhook.ping"] + "/redeliver", token: fwd}, unavailable},
+		// It reads its event from the store.
+		{"redelivery of an event", request{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + delivered["quote.created"] + "/redeliver", token: fwd}, unavailable},
 		{"webhook delete", request{method: "DELETE", path: "/api/webhooks/" + hook, token: fwd}, unavailable},
 		{"reference import", request{method: "POST", path: "/api/admin/reference/airports", token: admin, contentType: "text/csv", body: `"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n" +
 			`"EDXW","GWT","Westerland Sylt Airport","Westerland","Schleswig-Holstein","DE",51,54.91,8.34,"Europe/Berlin",""` + "\n"}, unavailable},
