@@ -11,9 +11,15 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+# The version the binaries say they are (cargod --version, its start log,
+# cargo_build_info): .dockerignore leaves .git out, so the Go toolchain
+# cannot read it from the checkout. docker build --build-arg
+# VERSION=$(git describe --tags --always --dirty) stamps the commit.
+ARG VERSION=devel
 # CGO_ENABLED=0: the binaries must not need a C library, which the runtime
 # image does not have.
-RUN CGO_ENABLED=0 go build -trimpath -o /out/ ./cmd/cargod ./cmd/cargoctl
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-X github.com/cargostream/cargostream/internal/version.stamped=${VERSION}" \
+    -o /out/ ./cmd/cargod ./cmd/cargoctl
 
 # static (not base): no C library is needed; the image still has CA
 # certificates (webhooks to https) and the user nonroot (uid 65532).

@@ -15,12 +15,14 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/version"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/vault"
 )
@@ -262,6 +264,10 @@ func loopback(addr string) bool {
 // written to the output.
 var ErrHelp = flag.ErrHelp
 
+// ErrVersion is returned by Load when --version was asked for; the version
+// has been written to the output.
+var ErrVersion = errors.New("config: --version asked for")
+
 // Load reads the configuration: defaults, then environment variables (and
 // their _FILE variants for secrets), then flags.
 func Load(args []string, getenv func(string) string, output io.Writer) (Config, error) {
@@ -280,8 +286,13 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		}
 		values[i] = fs.String(o.flag, v, o.usage)
 	}
+	showVersion := fs.Bool("version", false, "print the version of this build and exit")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *showVersion {
+		fmt.Fprintln(output, "cargod", version.String(), runtime.Version())
+		return c, ErrVersion
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
@@ -463,6 +474,7 @@ func usage(fs *flag.FlagSet, w io.Writer) {
 		}
 		fmt.Fprintf(w, "  --%s  %s\n      %s (default %s)\n", o.flag, env, o.usage, def)
 	}
+	fmt.Fprintf(w, "  --version\n      print the version of this build and exit\n")
 }
 
 func indexOf(env string) int {

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cargostream/cargostream/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -92,8 +93,14 @@ func New() *Metrics {
 			Help: "Webhook delivery attempts this process made, by outcome: delivered, retrying (failed, tried again later) or dead (failed for good).",
 		}, []string{"outcome"}),
 	}
+	// Which build answers, as Prometheus' own servers say it: a gauge of 1
+	// whose label is the version, to tell replicas of two builds apart
+	// during an upgrade.
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "cargo_build_info", Help: "Always 1; its label is the version of this build of cargod.",
+		ConstLabels: prometheus.Labels{"version": version.String()}})
+	build.Set(1)
 	m.reg.MustRegister(m.requests, m.requestDuration, m.appendDuration, m.batchEvents, m.batchDuration,
-		m.eventsAppended, m.eventsParked, m.pullsHeld, m.deliveries,
+		m.eventsAppended, m.eventsParked, m.pullsHeld, m.deliveries, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/internal/version"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -167,5 +168,15 @@ func TestEachHeldPullIsCountedOnce(t *testing.T) {
 	f := scrape(t, m)["cargo_eventstore_pulls_held_total"]
 	if f == nil || len(f.GetMetric()) != 1 || f.GetMetric()[0].GetCounter().GetValue() != 2 {
 		t.Fatalf("cargo_eventstore_pulls_held_total = %v, want 2", f)
+	}
+}
+
+func TestAScrapeSaysWhichBuildAnswers(t *testing.T) {
+	f := scrape(t, New())["cargo_build_info"]
+	if f == nil || len(f.GetMetric()) != 1 || f.GetMetric()[0].GetGauge().GetValue() != 1 {
+		t.Fatalf("cargo_build_info = %v, want one series of 1", f)
+	}
+	if got := labelsOf(f)[0]["version"]; got != version.String() || got == "" {
+		t.Errorf("version label %q, want %q", got, version.String())
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/version"
 )
 
 // env is a getenv over a map.
@@ -400,6 +401,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "health"}, "--timeout", 0},
 		{[]string{"help", "import"}, "dangerous-goods", 0},
 		{[]string{"import", "--help"}, "--format", 0},
+		{[]string{"version"}, "cargoctl " + version.String() + " go", 0},
+		{[]string{"--version"}, "cargoctl " + version.String() + " go", 0},
+		{[]string{"version", "now"}, "", 2},
 		{[]string{"frobnicate"}, "", 2},
 		// Help of a command that does not exist is a usage error, not the
 		// list of commands with exit 0.

@@ -10,9 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/cargostream/cargostream/internal/version"
 )
 
 func main() {
@@ -38,6 +41,7 @@ Commands:
   rebuild  rebuild the read models of a running cargod, without stopping reads
   verify   check every event of the stream and compare the read models with a fresh replay; exit 1 on findings
   health   exit 0 when cargod is ready to serve (GET /readyz), 1 otherwise
+  version  print the version of this build of cargoctl (a running cargod's: its /metrics, cargo_build_info)
   help     print this help, or a command's: cargoctl help <command>
 
 Run 'cargoctl <command> --help' for the flags of a command.
@@ -70,6 +74,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runRebuild(ctx, rest, getenv, stdout, stderr)
 	case "verify":
 		return runVerify(ctx, rest, getenv, stdout, stderr)
+	case "version", "-version", "--version":
+		if len(rest) > 0 {
+			return &usageError{msg: fmt.Sprintf("version takes no arguments, got %q", rest[0])}
+		}
+		fmt.Fprintln(stdout, "cargoctl", version.String(), runtime.Version())
+		return nil
 	case "help", "-h", "-help", "--help":
 		switch {
 		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify"}, rest[0]):

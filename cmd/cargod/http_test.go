@@ -1,9 +1,12 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cargostream/cargostream/internal/version"
 )
 
 func TestHTTPBasics(t *testing.T) {
@@ -119,6 +122,18 @@ func TestServedDocuments(t *testing.T) {
 		if !strings.Contains(string(r.body), `id="`+code+`"`) {
 			t.Errorf("error docs lack %s", code)
 		}
+	}
+}
+
+func TestVersionSaysWhichBuildItIsAndStartsNothing(t *testing.T) {
+	t.Parallel()
+	out := &syncBuffer{}
+	// An address that cannot be listened on: a start would fail on it.
+	if err := run(t.Context(), []string{"--version", "--addr", "256.0.0.1:0"}, nil, out, out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "cargod " + version.String() + " " + runtime.Version() + "\n"; out.String() != want {
+		t.Errorf("--version wrote %q, want %q", out.String(), want)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/internal/retry"
+	"github.com/cargostream/cargostream/internal/version"
 	"github.com/cargostream/cargostream/metrics"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
@@ -35,7 +36,7 @@ import (
 // environ is the environment, as os.Environ gives it.
 func run(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) (err error) {
 	cfg, err := config.Load(args, lookup(environ), stdout)
-	if errors.Is(err, config.ErrHelp) {
+	if errors.Is(err, config.ErrHelp) || errors.Is(err, config.ErrVersion) {
 		return nil
 	}
 	if err != nil {
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer srv.Close() // a start that fails closes the port
 	base := "http://" + ln.Addr().String()
-	log.Info("cargod started: /healthz answers now, the API once /readyz does", "addr", ln.Addr().String())
+	log.Info("cargod started: /healthz answers now, the API once /readyz does", "addr", ln.Addr().String(), "version", version.String())
 	if cfg.MetricsAddr != "" {
 		// Open at once too, so that a scraper follows the replay.
 		stopMetrics, err := serveMetrics(cfg.MetricsAddr, m, log)

@@ -65,7 +65,9 @@ func TestEveryEndpointThatNeedsTheStoreIsA503WhileNATSIsAway(t *testing.T) {
 		t.Fatalf("ping = %d %s", r.status, r.body)
 	}
 	s.mustCreate(t, fwd, "/api/quotes", rfq())
-	type deliveries struct{ Deliveries []struct{ DeliveryID, EventName string } }
+	type deliveries struct {
+		Deliveries []struct{ DeliveryID, EventName string }
+	}
 	logged := eventually(t, "the ping and the quote's event in the log", func() deliveries {
 		var d deliveries
 		s.do(t, request{method: "GET", path: "/api/webhooks/" + hook + "/deliveries", token: fwd}).json(t, &d)
