@@ -833,6 +833,13 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		retryIn = delay
 	}
+	if attempt.Outcome == domain.DeliveryDead {
+		// Once a delivery, not at each failed attempt: a receiver down for
+		// hours does not flood the log, and an operator sees which
+		// subscriptions lose events without reading every delivery log.
+		d.Log.Warn("webhook delivery given up", "delivery", j.DeliveryID, "webhook", w.ID, "organization", w.OrganizationID,
+			"event", j.EventName, "attempt", try, "status", status, "err", attempt.Error)
+	}
 	if d.Attempted != nil {
 		d.Attempted(attempt.Outcome)
 	}

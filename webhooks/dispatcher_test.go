@@ -1501,6 +1501,37 @@ func TestASecretSealedWithThePreviousKeyIsDeliveredAndLoggedOnce(t *testing.T) {
 	}
 }
 
+// A delivery given up is logged once, with what an operator needs to find
+// it: its attempts that are tried again are not.
+func TestADeliveryGivenUpIsLoggedButNotOneTriedAgain(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		try    int
+		logged bool
+	}{
+		{"a failed attempt tried again", http.StatusInternalServerError, 1, false},
+		{"the last attempt failed", http.StatusInternalServerError, len(DefaultSchedule) + 1, true},
+		{"delivered", http.StatusNoContent, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) }))
+			t.Cleanup(srv.Close)
+			sealer := testSealer(t)
+			var logged bytes.Buffer
+			d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
+			d.client = d.newClient(1)
+			w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+			d.attempt(context.Background(), w, job{DeliveryID: "d-1", WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}, tt.try)
+			line := fmt.Sprintf(`"msg":"webhook delivery given up","delivery":"d-1","webhook":"hook","organization":"acme","event":"quote.created","attempt":%d,"status":%d`, tt.try, tt.status)
+			if got := strings.Contains(logged.String(), line); got != tt.logged {
+				t.Errorf("logged %t, want %t:\n%s", got, tt.logged, logged.String())
+			}
+		})
+	}
+}
+
 // attemptPing makes a first attempt at a ping to a receiver at url, with
 // the dispatcher's own HTTP client.
 func attemptPing(t *testing.T, url string) (domain.WebhookDeliveryAttempted, time.Duration) {
