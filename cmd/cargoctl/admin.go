@@ -110,6 +110,7 @@ var adminCommands = []adminCommand{
 	{name: "enable-user", summary: "Enables a disabled user again (its earlier tokens stay refused).", define: defineStatus("user", "enable")},
 	{name: "delete-user", summary: "Deletes a user: disabled for good; its username is not freed.", define: defineStatus("user", "delete")},
 	{name: "set-password", summary: "Sets a user's password. It comes from the file of --password-file or from\nCARGOCTL_PASSWORD. The old password and the user's tokens stop at once.", define: defineSetPassword},
+	{name: "set-rate-limits", summary: "Sets an organisation's rate limits: requests a minute, an hour and a day. All\nthree are set: a limit not given is 0, the service's default (CARGO_RATE_LIMIT_PER_*).\nGET /api/usage?organizationId=ID shows them.", define: defineSetRateLimits},
 	{name: "revoke-tokens", summary: "Revokes access tokens: one by its jti (or the token itself, in a file), or all\nthose of a client or user (--subject client:ID or user:NAME) or of an\norganisation issued until now.", define: defineRevokeTokens},
 }
 
@@ -271,6 +272,24 @@ func defineRevokeAPIKey(fs *flag.FlagSet, _ func(string) string) func() (adminRe
 		}
 		return adminRequest{method: http.MethodDelete, path: "/api/admin/api-keys/" + url.PathEscape(*id),
 			note: fmt.Sprintf("API key %s revoked.", *id)}, nil
+	}
+}
+
+func defineSetRateLimits(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+	org := fs.String("org", "", "`id` of the organisation")
+	var body struct {
+		RequestsPerMinute int `json:"requestsPerMinute"`
+		RequestsPerHour   int `json:"requestsPerHour"`
+		RequestsPerDay    int `json:"requestsPerDay"`
+	}
+	fs.IntVar(&body.RequestsPerMinute, "per-minute", 0, "requests a minute; 0: the default")
+	fs.IntVar(&body.RequestsPerHour, "per-hour", 0, "requests an hour; 0: the default")
+	fs.IntVar(&body.RequestsPerDay, "per-day", 0, "requests a day; 0: the default")
+	return func() (adminRequest, error) {
+		if err := requireFlags(fs, "org"); err != nil {
+			return adminRequest{}, err
+		}
+		return adminRequest{method: http.MethodPut, path: "/api/admin/organizations/" + url.PathEscape(*org) + "/rate-limits", body: body}, nil
 	}
 }
 

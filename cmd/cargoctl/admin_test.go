@@ -345,6 +345,19 @@ func TestAdmin(t *testing.T) {
 		}
 	})
 
+	t.Run("set-rate-limits", func(t *testing.T) {
+		out, errOut, err := runCmd(t, getenv, "admin", "set-rate-limits", "--org", "acme", "--per-minute", "5", "--per-day", "1000")
+		if err != nil {
+			t.Fatalf("%v; stderr %s", err, errOut)
+		}
+		// The limits stored, as the API answers them.
+		wantFields(t, decode(t, out), map[string]any{"requestsPerMinute": 5.0, "requestsPerHour": 0.0, "requestsPerDay": 1000.0})
+		_, _, err = runCmd(t, getenv, "admin", "set-rate-limits", "--org", "acme", "--per-hour", "-1")
+		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "requestsPerHour") {
+			t.Errorf("a negative limit: %v", err)
+		}
+	})
+
 	t.Run("list-orgs", func(t *testing.T) {
 		out, errOut, err := runCmd(t, getenv, "admin", "list-orgs")
 		if err != nil {
@@ -406,6 +419,8 @@ func TestAdminUsageErrors(t *testing.T) {
 		{unreachable, []string{"create-user", "--org", "x", "--username", "u", "--password", "p"}, "flag provided but not defined: -password"},
 		{unreachable, []string{"create-api-key", "--org", "x"}, "missing --name"},
 		{unreachable, []string{"revoke-api-key"}, "missing --id"},
+		{unreachable, []string{"set-rate-limits", "--per-minute", "5"}, "missing --org"},
+		{unreachable, []string{"set-rate-limits", "--org", "x", "--per-minute", "many"}, `invalid value "many" for flag -per-minute`},
 		{unreachable, []string{"disable-client"}, "missing --client"},
 		{unreachable, []string{"delete-org"}, "missing --id"},
 		{unreachable, []string{"enable-user"}, "missing --username"},
