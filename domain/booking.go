@@ -386,7 +386,9 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	// its chargeable weight bounds the booking, whose own volume weight
 	// counts in its chargeable weight. Else no booking stating a volume
 	// could ever be made on it.
-	if priced := q.PricedWeight(o); b.ChargeableWeightKg > priced*quoteTolerance || (q.VolumeM3 > 0 && b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001) {
+	// The bound is rounded up to 0.5 kg as the booking's chargeable weight
+	// is: cargo of exactly 5 % more (403.2 kg on 384) is 403.5 kg chargeable.
+	if priced := q.PricedWeight(o); b.ChargeableWeightKg > upToHalfKg(priced*quoteTolerance) || (q.VolumeM3 > 0 && b.VolumeM3 > q.VolumeM3*quoteTolerance+0.001) {
 		return Refusal(ReasonExceedsQuote, "the booking (%g kg chargeable, %g m³) exceeds what quote %s priced (%g kg, %g m³) by more than 5%%",
 			b.ChargeableWeightKg, b.VolumeM3, q.ID, priced, q.VolumeM3)
 	}

@@ -349,6 +349,9 @@ func TestCheckBookableRefusesInTheOrderREADMEGives(t *testing.T) {
 		{"more than 5% more than an option at 5000 cm³/kg priced", func(q *Quote, b *Booking) {
 			q.Options[0].ChargeableWeightKg, q.Options[0].VolumeDivisor, b.ChargeableWeightKg = 120, 5000, 126.5
 		}, inTime, ReasonExceedsQuote},
+		// 5% more than 384 kg is 403.2 kg, which is 403.5 kg chargeable.
+		{"exactly 5% more, chargeable to the next 0.5 kg", func(q *Quote, b *Booking) { q.ChargeableWeightKg, b.ChargeableWeightKg = 384, 403.5 }, inTime, ""},
+		{"0.5 kg chargeable more than that", func(q *Quote, b *Booking) { q.ChargeableWeightKg, b.ChargeableWeightKg = 384, 404 }, inTime, ReasonExceedsQuote},
 	}
 	for _, tt := range tests {
 		q, b := q, b
