@@ -716,20 +716,32 @@ func idsParam(q url.Values, p *domain.Problems, name string, maxIDs int) []strin
 	return ids
 }
 
-// onceParams refuses each parameter of names given more than once: it is
-// read once, and the first would win silently (page=2&page=5, or
-// action=create&action=delete, whose second is never checked).
-func onceParams(q url.Values, p *domain.Problems, names ...string) {
-	for _, name := range names {
-		if n := len(q[name]); n > 1 {
-			p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)
+// repeatedParams are the query parameters that may be given more than
+// once: the sets of ids (see idsParam).
+var repeatedParams = map[string]bool{"eventId": true}
+
+// readOnce refuses a request that gives a query parameter more than once,
+// but for a set of ids: every other is read once, and the first would win
+// silently (page=2&page=5, or status=priced&status=rejected, whose second
+// is never checked).
+func readOnce(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var p domain.Problems
+		q := r.URL.Query()
+		for _, name := range slices.Sorted(maps.Keys(q)) {
+			if n := len(q[name]); n > 1 && !repeatedParams[name] {
+				p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)
+			}
 		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		return h(w, r)
 	}
 }
 
 // pageParams reads page and limit: default 20, at most 100.
 func pageParams(q url.Values, p *domain.Problems) (page, limit int) {
-	onceParams(q, p, "page", "limit")
 	page = intParam(q, "page", 1, 1, 1<<30, p)
 	limit = intParam(q, "limit", 20, 1, 100, p)
 	return page, limit

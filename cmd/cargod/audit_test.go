@@ -276,6 +276,20 @@ func TestAnAuditLogFilterNoEntryCanHaveIsRefused(t *testing.T) {
 	}
 }
 
+// Every endpoint reads a query parameter once, but a set of ids
+// (eventId): one given twice is refused, where the first would have won.
+func TestAQueryParameterGivenTwiceIsRefusedOnEveryEndpoint(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	s.runCases(t, "GET", []apiCase{
+		{name: "a quote filter", token: admin, path: "/api/quotes?status=priced&status=rejected", status: 400, fields: "status:DUPLICATE"},
+		{name: "a flight filter", token: admin, path: "/api/flights?origin=FRA&origin=JFK&date=2026-11-28", status: 400, fields: "origin:DUPLICATE"},
+		{name: "two reference filters", token: admin, path: "/api/airports?country=DE&country=FR&name=a&name=b", status: 400,
+			fields: "country:DUPLICATE name:DUPLICATE"},
+	})
+}
+
 func TestAnAuditLogParameterGivenTwiceIsRefusedAndABoundAtTheZeroTimeIsABound(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
