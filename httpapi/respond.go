@@ -656,11 +656,21 @@ func jsonKind(kind string) string {
 // compares is a name of 200 characters; codes, ids and dates are shorter.
 const maxQueryValue = 200
 
-// checkQueryLengths refuses a query parameter longer than maxQueryValue.
-func checkQueryLengths(q url.Values) error {
+// repeatedParams are the query parameters that may be given more than
+// once: the sets of ids (see idsParam).
+var repeatedParams = map[string]bool{"eventId": true}
+
+// checkQuery refuses a query parameter given more than once, but a set of
+// ids: every other is read once, and the first would win silently
+// (page=2&page=5, or status=priced&status=rejected, whose second is never
+// checked). With lengths, it refuses one longer than maxQueryValue too.
+func checkQuery(q url.Values, lengths bool) error {
 	var p domain.Problems
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if slices.ContainsFunc(q[name], func(v string) bool { return utf8.RuneCountInString(v) > maxQueryValue }) {
+		if n := len(q[name]); n > 1 && !repeatedParams[name] {
+			p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)
+		}
+		if lengths && slices.ContainsFunc(q[name], func(v string) bool { return utf8.RuneCountInString(v) > maxQueryValue }) {
 			p.Add(name, domain.CodeTooLong, "must be at most %d characters", maxQueryValue)
 		}
 	}
@@ -714,30 +724,6 @@ func idsParam(q url.Values, p *domain.Problems, name string, maxIDs int) []strin
 		}
 	}
 	return ids
-}
-
-// repeatedParams are the query parameters that may be given more than
-// once: the sets of ids (see idsParam).
-var repeatedParams = map[string]bool{"eventId": true}
-
-// readOnce refuses a request that gives a query parameter more than once,
-// but for a set of ids: every other is read once, and the first would win
-// silently (page=2&page=5, or status=priced&status=rejected, whose second
-// is never checked).
-func readOnce(h handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		var p domain.Problems
-		q := r.URL.Query()
-		for _, name := range slices.Sorted(maps.Keys(q)) {
-			if n := len(q[name]); n > 1 && !repeatedParams[name] {
-				p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)
-			}
-		}
-		if err := p.Err(); err != nil {
-			return err
-		}
-		return h(w, r)
-	}
 }
 
 // pageParams reads page and limit: default 20, at most 100.

@@ -120,7 +120,6 @@ func (s *Server) routes() *router {
 // api wraps an endpoint that needs a token or an API key, open to callers
 // of the roles given, or of any role when none is.
 func (s *Server) api(h handlerFunc, roles ...domain.Role) http.Handler {
-	h = readOnce(h)
 	if len(roles) > 0 {
 		h = onlyFor(roles, h)
 	}
