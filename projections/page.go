@@ -12,25 +12,24 @@ func pageOf[K, T any](ids []K, newestFirst bool, get func(id K) T, keep func(T) 
 // pageOfN is pageOf over n items, the i-th of which (oldest first) at
 // gives; a nil keep keeps all, and walks only the page.
 func pageOfN[T any](n int, newestFirst bool, at func(i int) T, keep func(T) bool, page, limit int) ([]T, int) {
+	// The k-th item walked, in the order asked for.
+	walked := func(k int) T {
+		if newestFirst {
+			return at(n - 1 - k)
+		}
+		return at(k)
+	}
 	skip := (page - 1) * limit
 	var out []T
 	if keep == nil {
 		for k := skip; k < min(n, skip+limit); k++ {
-			i := k
-			if newestFirst {
-				i = n - 1 - k
-			}
-			out = append(out, at(i))
+			out = append(out, walked(k))
 		}
 		return out, n
 	}
 	total := 0
 	for k := range n {
-		i := k
-		if newestFirst {
-			i = n - 1 - k
-		}
-		v := at(i)
+		v := walked(k)
 		if !keep(v) {
 			continue
 		}
