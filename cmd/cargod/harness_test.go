@@ -484,3 +484,16 @@ func (s *testServer) runCases(t *testing.T, method string, cases []apiCase) {
 		})
 	}
 }
+
+// startOfAMinute waits for the next UTC minute when less than need is
+// left of this one: the token endpoint's guessing limits count in windows
+// aligned to the UTC minute, and a test that counts up to a limit must
+// make its tries in one window, or the last is counted in a new one (a
+// test waited for a 429 and got a 401 so).
+func startOfAMinute(t *testing.T, need time.Duration) {
+	t.Helper()
+	now := time.Now()
+	if left := now.Truncate(time.Minute).Add(time.Minute).Sub(now); left < need {
+		time.Sleep(left)
+	}
+}
