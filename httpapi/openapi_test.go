@@ -341,8 +341,10 @@ func TestOpenAPIOperations(t *testing.T) {
 				}
 				content, _ := r["content"].(map[string]any)
 				if path == "/docs/errors" && code == http.StatusOK {
-					if _, ok := content["text/markdown"]; !ok {
-						t.Errorf("%s: not text/markdown", status)
+					for _, media := range []string{"text/markdown", "text/html"} {
+						if _, ok := content[media]; !ok {
+							t.Errorf("%s: not %s", status, media)
+						}
 					}
 					continue
 				}
@@ -437,6 +439,9 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 	for _, code := range documented {
 		if !bytes.Contains(errorDocs, []byte(`<a id="`+code+`"></a>`)) {
 			t.Errorf("errors.md has no entry for %s", code)
+		}
+		if !bytes.Contains(errorDocsHTML, []byte(`<td><a id="`+code+`"></a><code>`+code+`</code></td>`)) {
+			t.Errorf("the HTML of errors.md has no table cell anchored at %s", code)
 		}
 	}
 }
@@ -1072,7 +1077,11 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "not ready, to an admin", method: "GET", path: "/readyz", route: "/readyz", header: admin, status: 503},
 		{name: "ready, with a token that is not valid", method: "GET", path: "/readyz", route: "/readyz", header: http.Header{"Authorization": {"Bearer x.y.z"}}, connected: true, status: 200},
 		{name: "openapi", method: "GET", path: "/openapi.json", route: "/openapi.json", status: 200},
-		{name: "error docs", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200},
+		{name: "error docs", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200,
+			answer: http.Header{"Content-Type": {"text/markdown; charset=utf-8"}, "Vary": {"Accept"}}},
+		{name: "error docs to a browser", method: "GET", path: "/docs/errors", route: "/docs/errors", status: 200,
+			header: http.Header{"Accept": {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}},
+			answer: http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Vary": {"Accept"}}},
 		{name: "jwks", method: "GET", path: "/.well-known/jwks.json", route: "/.well-known/jwks.json", status: 200},
 		// The open endpoints take no parameters, but refuse a query
 		// string as every endpoint does.
@@ -2985,4 +2994,30 @@ func TestOpenAPIAWBPatternsAreTheDomains(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestTheErrorPageIsHTMLOnlyToAClientThatNamesHTML(t *testing.T) {
+	tests := []struct {
+		name   string
+		accept []string
+		want   bool
+	}{
+		{"no Accept", nil, false},
+		{"curl's wildcard", []string{"*/*"}, false},
+		{"a browser's", []string{"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}, true},
+		{"HTML at a low quality", []string{"text/markdown, text/html;q=0.1"}, true},
+		{"HTML refused", []string{"text/html;q=0, */*"}, false},
+		{"HTML refused with decimals", []string{"text/html;q=0.000"}, false},
+		{"in a second header", []string{"application/json", "TEXT/HTML"}, true},
+		{"Markdown only", []string{"text/markdown"}, false},
+		{"text of every kind", []string{"text/*"}, false},
+		{"malformed items around HTML", []string{";;, text/html, =x"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := acceptsHTML(tt.accept); got != tt.want {
+				t.Errorf("acceptsHTML(%q) = %v, want %v", tt.accept, got, tt.want)
+			}
+		})
+	}
 }
