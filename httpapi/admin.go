@@ -110,17 +110,34 @@ func (s *Server) handleCreateAPIKey() handlerFunc {
 }
 
 func (s *Server) handleListAPIKeys() handlerFunc {
+	return handleListOfOrganization(s, "apiKeys", s.identity.APIKeys, views.ToAPIKeyJSON)
+}
+
+// handleListClients lists API clients with their status, never a secret.
+func (s *Server) handleListClients() handlerFunc {
+	return handleListOfOrganization(s, "clients", s.identity.Clients, views.ToClientStatusJSON)
+}
+
+// handleListUsers lists users with their status, never a password.
+func (s *Server) handleListUsers() handlerFunc {
+	return handleListOfOrganization(s, "users", s.identity.Users, views.ToUserJSON)
+}
+
+// handleListOfOrganization answers GET of a list of credentials (API
+// keys, clients, users) as {<key>: [...]}: those of the organisation of
+// the organizationId filter, or all. A mistyped id would list none, as if
+// the organisation had none: an organisation that does not exist is 404.
+func handleListOfOrganization[T, J any](s *Server, key string, list func(orgID string) []T, toJSON func(T) J) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var p domain.Problems
 		org := idParam(r.URL.Query(), &p, "organizationId")
 		if err := p.Err(); err != nil {
 			return err
 		}
-		// A mistyped id would list no keys, as if the organisation had none.
 		if _, known := s.identity.Organization(org); org != "" && !known {
 			return domain.Errorf(domain.NotFound, "no organisation %s", org)
 		}
-		writeList(w, "apiKeys", s.identity.APIKeys(org), views.ToAPIKeyJSON)
+		writeList(w, key, list(org), toJSON)
 		return nil
 	}
 }
@@ -185,7 +202,7 @@ func (s *Server) handleSetClientStatus(to domain.CredentialStatus) handlerFunc {
 			return err
 		}
 		s.settle(w, r, res.Sequence)
-		writeStatusChange(w, to, views.ToClientJSON(res.State, ""))
+		writeStatusChange(w, to, views.ToClientStatusJSON(res.State))
 		return nil
 	}
 }

@@ -1899,6 +1899,21 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "revoke tokens as text", method: "POST", path: "/api/admin/token-revocations", route: "/api/admin/token-revocations",
 			header: admin, contentType: "text/plain", body: `{}`, status: 415},
 	}
+	// The lists of clients and users, of an organisation or all, as the
+	// list of API keys.
+	for _, list := range []string{"clients", "users"} {
+		route := "/api/admin/" + list
+		tests = append(tests, []liveTest{
+			{name: list, method: "GET", path: route, route: route, header: admin, status: 200},
+			{name: list + " of an organisation", method: "GET", path: route + "?organizationId=retired", route: route, header: admin, status: 200},
+			{name: list + " of an unknown organisation", method: "GET", path: route + "?organizationId=nobody", route: route, header: admin, status: 404},
+			{name: list + " of an organisation id that is none", method: "GET", path: route + "?organizationId=acme%2Fx", route: route, header: admin, status: 400},
+			{name: list + " of two organisations", method: "GET", path: route + "?organizationId=acme&organizationId=retired", route: route, header: admin, status: 400},
+			{name: list + " by a forwarder", method: "GET", path: route, route: route, header: forwarder, status: 403},
+			{name: list + " by an airline", method: "GET", path: route, route: route, header: airline, status: 403},
+			{name: list + " without credential", method: "GET", path: route, route: route, status: 401},
+		}...)
+	}
 	// Guessing a client secret: the token endpoint answers tokenTriesPerSubject
 	// tries a minute for one client id, then 429, whatever its case (login
 	// ignores the case of a username, so the limit must too).
@@ -2666,9 +2681,16 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{"client", "/api/admin/clients", "post", 201, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme"}, "cs_abc")},
 		{"user", "/api/admin/users", "post", 201, views.ToUserJSON(domain.User{Username: "ana", OrganizationID: "acme"})},
 		{"rotated client", "/api/admin/clients/{id}/secret", "post", 200, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}, "cs_abc")},
-		{"disabled client", "/api/admin/clients/{id}/disable", "post", 200, views.ToClientJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled}, "")},
+		{"disabled client", "/api/admin/clients/{id}/disable", "post", 200, views.ToClientStatusJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled})},
 		{"disabled user", "/api/admin/users/{username}/disable", "post", 200, views.ToUserJSON(domain.User{Username: "ana", OrganizationID: "acme", Status: domain.StatusDisabled})},
 		{"disabled organisation", "/api/admin/organizations/{id}/disable", "post", 200, views.ToOrganizationJSON(domain.Organization{ID: "acme", Name: "Acme", Role: domain.RoleForwarder, Status: domain.StatusDisabled})},
+		{"clients", "/api/admin/clients", "get", 200, struct {
+			Clients []views.ClientJSON `json:"clients"`
+		}{[]views.ClientJSON{views.ToClientStatusJSON(domain.Client{ClientID: "tms", OrganizationID: "acme", SecretHash: "$2a$04$hash"}),
+			views.ToClientStatusJSON(domain.Client{ClientID: "old", OrganizationID: "acme", Status: domain.StatusDeleted})}}},
+		{"users", "/api/admin/users", "get", 200, struct {
+			Users []views.UserJSON `json:"users"`
+		}{[]views.UserJSON{views.ToUserJSON(domain.User{Username: "ana", OrganizationID: "acme", PasswordHash: "$2a$04$hash", Status: domain.StatusDisabled})}}},
 		{"API key", "/api/admin/api-keys", "post", 201, keyCreated},
 		{"API keys", "/api/admin/api-keys", "get", 200, struct {
 			APIKeys []views.APIKeyJSON `json:"apiKeys"`

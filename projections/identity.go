@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -238,13 +239,34 @@ func (m *Identity) APIKeyByHash(hash string) (domain.APIKey, bool) {
 func (m *Identity) APIKeys(orgID string) []domain.APIKey {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var out []domain.APIKey
-	for _, k := range m.keys {
-		if orgID == "" || k.OrganizationID == orgID {
-			out = append(out, k)
+	return ofOrganization(m.keys, orgID, func(k domain.APIKey) string { return k.OrganizationID })
+}
+
+// Clients lists an organisation's API clients (all clients for orgID
+// ""), whatever their status, by client id.
+func (m *Identity) Clients(orgID string) []domain.Client {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return ofOrganization(m.clients, orgID, func(c domain.Client) string { return c.OrganizationID })
+}
+
+// Users lists an organisation's users (all users for orgID ""), whatever
+// their status, by username ignoring case.
+func (m *Identity) Users(orgID string) []domain.User {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return ofOrganization(m.users, orgID, func(u domain.User) string { return u.OrganizationID })
+}
+
+// ofOrganization is the credentials of byKey that belong to organisation
+// orgID (all of them for ""), in the order of their keys.
+func ofOrganization[T any](byKey map[string]T, orgID string, org func(T) string) []T {
+	var out []T
+	for _, key := range slices.Sorted(maps.Keys(byKey)) {
+		if c := byKey[key]; orgID == "" || org(c) == orgID {
+			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b domain.APIKey) int { return strings.Compare(a.KeyID, b.KeyID) })
 	return out
 }
 

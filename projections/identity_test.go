@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -117,6 +118,58 @@ func TestATokenIssuedWhileDisabledStaysRefusedOnceEnabled(t *testing.T) {
 			}
 			if why := m.TokenRefusal("client:tms", "acme", "k", t0.Add(2*time.Minute)); why != "" {
 				t.Errorf("a token issued after the enable is refused: %s", why)
+			}
+		})
+	}
+}
+
+// TestCredentialsAreListedByOrganisationInOrderWithTheirStatus: the lists
+// of clients and users hold every status, only the organisation's when
+// one is asked, in the order of their ids (usernames ignoring case).
+func TestCredentialsAreListedByOrganisationInOrderWithTheirStatus(t *testing.T) {
+	m := NewIdentity()
+	for _, e := range []domain.Event{
+		domain.OrganizationCreated{OrganizationID: "acme", Role: domain.RoleForwarder},
+		domain.OrganizationCreated{OrganizationID: "globex", Role: domain.RoleForwarder},
+		domain.ClientCreated{ClientID: "tms", OrganizationID: "acme", SecretHash: "h1"},
+		domain.ClientCreated{ClientID: "gx", OrganizationID: "globex", SecretHash: "h2"},
+		domain.ClientCreated{ClientID: "erp", OrganizationID: "acme", SecretHash: "h3"},
+		domain.ClientStatusChanged{ClientID: "erp", OrganizationID: "acme", Status: domain.StatusDeleted},
+		domain.UserCreated{UserID: "u1", Username: "zoe", OrganizationID: "acme"},
+		domain.UserCreated{UserID: "u2", Username: "Ana", OrganizationID: "acme"},
+		domain.UserCreated{UserID: "u3", Username: "bo", OrganizationID: "globex"},
+		domain.UserStatusChanged{UserID: "u2", Username: "Ana", OrganizationID: "acme", Status: domain.StatusDisabled},
+	} {
+		m.Apply(domain.Record{}, e)
+	}
+	clientsOf := func(org string) []string {
+		var out []string
+		for _, c := range m.Clients(org) {
+			out = append(out, c.ClientID+":"+string(c.Status.Shown()))
+		}
+		return out
+	}
+	usersOf := func(org string) []string {
+		var out []string
+		for _, u := range m.Users(org) {
+			out = append(out, u.Username+":"+string(u.Status.Shown()))
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"every client", clientsOf(""), []string{"erp:deleted", "gx:active", "tms:active"}},
+		{"an organisation's clients", clientsOf("acme"), []string{"erp:deleted", "tms:active"}},
+		{"the clients of an organisation without any", clientsOf("initech"), nil},
+		{"every user", usersOf(""), []string{"Ana:disabled", "bo:active", "zoe:active"}},
+		{"an organisation's users", usersOf("globex"), []string{"bo:active"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !slices.Equal(tt.got, tt.want) {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
 			}
 		})
 	}

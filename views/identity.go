@@ -39,6 +39,10 @@ func ToClientJSON(c domain.Client, secret string) ClientJSON {
 	return ClientJSON{ClientID: c.ClientID, OrganizationID: c.OrganizationID, ClientSecret: secret, Status: c.Status.Shown()}
 }
 
+// ToClientStatusJSON is a client without its secret (OAuthClientStatus in
+// the OpenAPI document), as a list or a change of its status shows it.
+func ToClientStatusJSON(c domain.Client) ClientJSON { return ToClientJSON(c, "") }
+
 // UserJSON is a user; the password is only ever sent, never shown.
 type UserJSON struct {
 	Username       string `json:"username"`

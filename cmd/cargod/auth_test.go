@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,111 @@ func TestAPIKeys(t *testing.T) {
 	if r := s.do(t, request{method: "DELETE", path: "/api/admin/api-keys/nope", token: admin}); r.status != http.StatusNotFound {
 		t.Errorf("revoke unknown = %d", r.status)
 	}
+}
+
+// TestAdminListsClientsAndUsersWithTheirStatusButNoSecret: an admin sees
+// every API client and user, of one organisation or of all, disabled and
+// deleted ones too, and never a secret, a password or their hashes.
+func TestAdminListsClientsAndUsersWithTheirStatusButNoSecret(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin, forwarder := s.demoToken(t, "demo-admin"), s.demoToken(t, "demo-forwarder")
+	const secret, password = "acme-tms-chosen-secret", "ana-long-password"
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "acme", "name": "Acme Forwarding", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "empty", "name": "No credentials", "role": "forwarder"})
+	for _, id := range []string{"acme-tms", "acme-erp", "acme-old"} {
+		s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "acme", "clientId": id, "clientSecret": secret})
+	}
+	s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "acme", "username": "ana@acme", "password": password})
+	s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "acme", "username": "Bo@acme", "password": password})
+	for _, change := range []request{
+		{method: "POST", path: "/api/admin/clients/acme-erp/disable"},
+		{method: "DELETE", path: "/api/admin/clients/acme-old"},
+		{method: "POST", path: "/api/admin/users/ana@acme/disable"},
+	} {
+		change.token = admin
+		if r := s.do(t, change); r.status != http.StatusOK && r.status != http.StatusNoContent {
+			t.Fatalf("%s %s: %d %s", change.method, change.path, r.status, r.body)
+		}
+	}
+
+	tests := []struct {
+		name   string
+		path   string
+		token  string
+		status int
+		want   []string // the list as "id status", in order: all of it, or (all false) these among others
+		all    bool
+	}{
+		{name: "an organisation's clients are listed by id with their status", path: "/api/admin/clients?organizationId=acme", token: admin,
+			status: http.StatusOK, want: []string{"acme-erp disabled", "acme-old deleted", "acme-tms active"}, all: true},
+		{name: "every client is listed without a filter, the demo clients too", path: "/api/admin/clients", token: admin,
+			status: http.StatusOK, want: []string{"acme-erp disabled", "acme-old deleted", "acme-tms active", "demo-admin active", "demo-forwarder active"}},
+		{name: "an organisation without clients has an empty list", path: "/api/admin/clients?organizationId=empty", token: admin,
+			status: http.StatusOK, want: []string{}, all: true},
+		{name: "an organisation's users are listed by username with their status", path: "/api/admin/users?organizationId=acme", token: admin,
+			status: http.StatusOK, want: []string{"ana@acme disabled", "Bo@acme active"}, all: true},
+		{name: "every user is listed without a filter, the demo user too", path: "/api/admin/users", token: admin,
+			status: http.StatusOK, want: []string{"ana@acme disabled", "Bo@acme active", "forwarder active"}},
+		{name: "the clients of an organisation that is none are 404", path: "/api/admin/clients?organizationId=acmee", token: admin, status: http.StatusNotFound},
+		{name: "the users of an organisation that is none are 404", path: "/api/admin/users?organizationId=acmee", token: admin, status: http.StatusNotFound},
+		{name: "an organisation id that cannot be one is 400", path: "/api/admin/users?organizationId=acme%2Fx", token: admin, status: http.StatusBadRequest},
+		{name: "an organisation given twice is 400", path: "/api/admin/clients?organizationId=acme&organizationId=empty", token: admin, status: http.StatusBadRequest},
+		{name: "a forwarder may not list clients", path: "/api/admin/clients", token: forwarder, status: http.StatusForbidden},
+		{name: "a forwarder may not list users", path: "/api/admin/users?organizationId=demo-forwarder", token: forwarder, status: http.StatusForbidden},
+		{name: "no one may list clients without a credential", path: "/api/admin/clients", status: http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "GET", path: tt.path, token: tt.token})
+			if r.status != tt.status {
+				t.Fatalf("%d %s, want %d", r.status, r.body, tt.status)
+			}
+			for _, leak := range []string{secret, password, "Secret", "password", "Hash", "$2a$"} {
+				if strings.Contains(string(r.body), leak) {
+					t.Errorf("the answer holds %q: %s", leak, r.body)
+				}
+			}
+			switch tt.status {
+			case http.StatusNotFound:
+				if got := r.apiError(t).ErrorDescription; got != "no organisation acmee" {
+					t.Errorf("errorDescription %q", got)
+				}
+			case http.StatusBadRequest:
+				if e := r.apiError(t); len(e.ValidationErrors) != 1 || e.ValidationErrors[0].Field != "organizationId" {
+					t.Errorf("validation errors %+v", e.ValidationErrors)
+				}
+			}
+			if tt.want == nil {
+				return
+			}
+			var list struct {
+				Clients []struct{ ClientID, Status string }
+				Users   []struct{ Username, Status string }
+			}
+			r.json(t, &list)
+			got := []string{}
+			for _, c := range list.Clients {
+				got = append(got, c.ClientID+" "+c.Status)
+			}
+			for _, u := range list.Users {
+				got = append(got, u.Username+" "+u.Status)
+			}
+			if tt.all && !slices.Equal(got, tt.want) || !tt.all && !inOrder(got, tt.want) {
+				t.Errorf("listed %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// inOrder reports whether want are among got, in the same order.
+func inOrder(got, want []string) bool {
+	for _, g := range got {
+		if len(want) > 0 && g == want[0] {
+			want = want[1:]
+		}
+	}
+	return len(want) == 0
 }
 
 func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
