@@ -42,6 +42,8 @@ Commands:
   create-api-key  --org ORG --name NAME
   list-orgs
   list-api-keys   [--org ORG]
+  list-clients    [--org ORG]
+  list-users      [--org ORG]
   revoke-api-key  --id ID
 
 The credential life cycle (see README, Security):
@@ -97,7 +99,9 @@ var adminCommands = []adminCommand{
 	{name: "create-user", summary: "Creates a user of an organisation, for the password grant. The password\ncomes from the file of --password-file or from CARGOCTL_PASSWORD.", define: defineCreateUser},
 	{name: "create-api-key", summary: "Creates an API key of an organisation; the key is in the response only.", define: defineCreateAPIKey},
 	{name: "list-orgs", summary: "Lists the organisations.", define: defineListOrgs},
-	{name: "list-api-keys", summary: "Lists API keys, of all organisations or of one.", define: defineListAPIKeys},
+	{name: "list-api-keys", summary: "Lists API keys, of all organisations or of one.", define: defineListOfOrg("/api/admin/api-keys", "keys")},
+	{name: "list-clients", summary: "Lists API clients with their status, of all organisations or of one; never a secret.", define: defineListOfOrg("/api/admin/clients", "clients")},
+	{name: "list-users", summary: "Lists users with their status, of all organisations or of one; never a password.", define: defineListOfOrg("/api/admin/users", "users")},
 	{name: "revoke-api-key", summary: "Revokes an API key: it no longer authenticates.", define: defineRevokeAPIKey},
 	{name: "disable-org", summary: "Disables an organisation: none of its clients, users and API keys authenticates,\nand its tokens issued until now are refused for good.", define: defineStatus("org", "disable")},
 	{name: "enable-org", summary: "Enables a disabled organisation again (its earlier tokens stay refused).", define: defineStatus("org", "enable")},
@@ -253,14 +257,18 @@ func defineListOrgs(*flag.FlagSet, func(string) string) func() (adminRequest, er
 	}
 }
 
-func defineListAPIKeys(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
-	org := fs.String("org", "", "only the keys of the organisation with this `id`")
-	return func() (adminRequest, error) {
-		path := "/api/admin/api-keys"
-		if *org != "" {
-			path += "?" + url.Values{"organizationId": {*org}}.Encode()
+// defineListOfOrg defines a command that lists credentials (what) of one
+// organisation, or of all, from the admin endpoint at path.
+func defineListOfOrg(path, what string) func(*flag.FlagSet, func(string) string) func() (adminRequest, error) {
+	return func(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
+		org := fs.String("org", "", "only the "+what+" of the organisation with this `id`")
+		return func() (adminRequest, error) {
+			req := adminRequest{method: http.MethodGet, path: path}
+			if *org != "" {
+				req.path += "?" + url.Values{"organizationId": {*org}}.Encode()
+			}
+			return req, nil
 		}
-		return adminRequest{method: http.MethodGet, path: path}, nil
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -507,11 +508,44 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 	// 20 tries a minute for one client from one address.
 	admin(t, getenv, "create-client", "--org", "operator", "--client-id", "admin2", "--secret-file", secretFile(t, "second-admin-secret"))
 	admin2 := adminEnv(url, "CARGOCTL_CLIENT_ID", "admin2", "CARGOCTL_CLIENT_SECRET", "second-admin-secret")
+	// listed is what list-clients or list-users prints, as "id status";
+	// admin2 asks, as the commands of the life cycle leave admin few
+	// tokens.
+	listed := func(t *testing.T, args ...string) []string {
+		t.Helper()
+		out, errOut, err := runCmd(t, admin2, append([]string{"admin"}, args...)...)
+		if err != nil {
+			t.Fatalf("%s: %v; stderr %s", args[0], err, errOut)
+		}
+		for _, leak := range []string{secret, "second-admin-secret", "alice-", "Secret", "password", "Hash"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s printed %q:\n%s", args[0], leak, out)
+			}
+		}
+		var list struct {
+			Clients []struct{ ClientID, Status string }
+			Users   []struct{ Username, Status string }
+		}
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("%s printed %q: %v", args[0], out, err)
+		}
+		got := []string{}
+		for _, c := range list.Clients {
+			got = append(got, c.ClientID+" "+c.Status)
+		}
+		for _, u := range list.Users {
+			got = append(got, u.Username+" "+u.Status)
+		}
+		return got
+	}
 
 	t.Run("a disabled client gets no token, and its tokens stay refused once it is enabled", func(t *testing.T) {
 		_, before := clientGrant(secret)
 		got, _ := admin(t, getenv, "disable-client", "--client", "acme-tms")
 		wantFields(t, got, map[string]any{"clientId": "acme-tms", "status": "disabled", "clientSecret": nil})
+		if got := listed(t, "list-clients", "--org", "acme"); !slices.Equal(got, []string{"acme-tms disabled"}) {
+			t.Errorf("list-clients --org acme: %q", got)
+		}
 		if status, _ := clientGrant(secret); status != http.StatusUnauthorized {
 			t.Errorf("token of the disabled client: HTTP %d", status)
 		}
@@ -635,6 +669,26 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 		}
 		if _, _, err := runCmd(t, getenv, "admin", "list-orgs"); err != nil {
 			t.Errorf("the admin after trying: %v", err)
+		}
+	})
+
+	t.Run("list-clients and list-users show each one's status, never a secret", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"list-clients", "--org", "acme"}, []string{"acme-tms deleted"}},
+			{[]string{"list-clients"}, []string{"acme-tms deleted", "admin active", "admin2 active"}},
+			{[]string{"list-users", "--org", "acme"}, []string{"alice deleted"}},
+			{[]string{"list-users", "--org", "operator"}, []string{}},
+		} {
+			if got := listed(t, tt.args...); !slices.Equal(got, tt.want) {
+				t.Errorf("%s: %q, want %q", strings.Join(tt.args, " "), got, tt.want)
+			}
+		}
+		_, _, err := runCmd(t, admin2, "admin", "list-users", "--org", "acmee")
+		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "no organisation acmee (HTTP 404, not_found)") {
+			t.Errorf("list-users of an organisation that is none: %v", err)
 		}
 	})
 }
