@@ -43,15 +43,8 @@ func benchmarkReplay(b *testing.B, events int) {
 		b.Skipf("writes a history of %d events first", events)
 	}
 	ctx := context.Background()
-	store, _, err := streamgen.Embedded(ctx, b.TempDir(), streamgen.Options{Events: events})
-	if err != nil {
-		b.Fatal(err)
-	}
+	store, last := history(b, events)
 	defer store.Close()
-	last, err := store.LastSequence(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
 	var raw, rebuild time.Duration
 	b.ResetTimer()
 	for b.Loop() {
@@ -86,6 +79,20 @@ func benchmarkReplay(b *testing.B, events int) {
 	}
 	reportHeapPerEvent(b, "", &replayed, last)
 	reportHeapPerEvent(b, "restored-", &restored, last)
+}
+
+// history opens a store on an embedded server and writes a history of
+// about events events to it: its last sequence is last.
+func history(b *testing.B, events int) (store *eventstore.Store, last uint64) {
+	store, _, err := streamgen.Embedded(context.Background(), b.TempDir(), streamgen.Options{Events: events})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if last, err = store.LastSequence(context.Background()); err != nil {
+		store.Close()
+		b.Fatal(err)
+	}
+	return store, last
 }
 
 // heldModels keeps the read models built alive after the benchmarks, for
