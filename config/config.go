@@ -71,6 +71,7 @@ type Config struct {
 	ProfileAddr              string // loopback host:port serving net/http/pprof; empty: none
 	MetricsAddr              string // host:port serving /metrics without authentication; empty: only the main port, to admins
 	ReactorAttempts          int    // failures in a row after which a reactor parks an event
+	EventCacheBytes          int64  // memory for the events read by sequence (audit log pages); 0 = none
 }
 
 // option is one row of the configuration table.
@@ -232,6 +233,8 @@ var options = []option{
 		}},
 	{env: "CARGO_REACTOR_ATTEMPTS", flag: "reactor-attempts", def: "5", usage: "failures in a row (1-100) after which a reactor or the webhook dispatcher parks an event and goes on with the next (cargoctl parked lists and retries them)",
 		set: func(c *Config, v string) error { return setInt(&c.ReactorAttempts, v, 1, 100) }},
+	{env: "CARGO_EVENT_CACHE_BYTES", flag: "event-cache-bytes", def: "33554432", usage: "memory that the events read for pages of the audit log (and webhook redeliveries) may take, kept to be read again; 0 keeps none",
+		set: func(c *Config, v string) error { return setBytes(&c.EventCacheBytes, v, 0, 1<<40) }},
 	{env: "CARGO_PROFILE_ADDR", flag: "profile-addr", def: "", usage: "loopback host:port that serves Go's profiles (net/http/pprof); empty serves none",
 		set: func(c *Config, v string) error {
 			if v != "" && !loopback(v) {

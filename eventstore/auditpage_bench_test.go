@@ -24,7 +24,10 @@ const auditReaders = 160
 // sequences each page reads, read with the stream's plain GetMsg, eight
 // at a time, decoding nothing. "newest" reads the log's first ten pages
 // over and over, as readers of a log mostly do; "every" reads each page of
-// the log in turn.
+// the log in turn. Each run of a page benchmark starts with the store's
+// cache of events empty, and reports at its end what the cache held, and
+// its heap (the heap its emptying leaves; it may include caches of the
+// embedded server dropped meanwhile).
 //
 //	go test ./eventstore -run '^$' -bench AuditPages -count 3
 func BenchmarkAuditPages(b *testing.B) {
@@ -64,8 +67,21 @@ func BenchmarkAuditPages(b *testing.B) {
 				}
 				return err
 			})
+			reportRecordCache(b, store)
 		})
 	}
+}
+
+// reportRecordCache reports what the store's cache of events read by
+// sequence holds, and the heap it takes, by the heap it leaves when
+// emptied, which it is.
+func reportRecordCache(b *testing.B, store *eventstore.Store) {
+	b.StopTimer()
+	before := live()
+	events, counted := eventstore.DropRecordCache(store)
+	b.ReportMetric(float64(events), "cached-events")
+	b.ReportMetric(float64(counted)/1e6, "cache-counted-MB")
+	b.ReportMetric((before-live())/1e6, "cache-heap-MB")
 }
 
 // readPages reads a page per operation from auditReaders goroutines, the

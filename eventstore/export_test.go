@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cargostream/cargostream/domain"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
 )
@@ -46,4 +48,20 @@ func RawGets(ctx context.Context, s *Store, seqs []uint64) error {
 		})
 	}
 	return g.Wait()
+}
+
+// DropRecordCache empties the store's cache of events read by sequence,
+// and returns how many it held (an event in both generations counts
+// twice) and the bytes it counted them at.
+func DropRecordCache(s *Store) (events, counted int) {
+	c := s.records
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, gen := range []map[uint64]domain.Record{c.young, c.old} {
+		for _, r := range gen {
+			events, counted = events+1, counted+recordBytes(r)
+		}
+	}
+	c.young, c.old, c.youngBytes = map[uint64]domain.Record{}, nil, 0
+	return events, counted
 }

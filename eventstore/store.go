@@ -81,6 +81,10 @@ type Options struct {
 	ConsumerAttempts int
 	// Observer hears what the store does, for metrics; nil: nobody.
 	Observer Observer
+	// RecordCacheBytes is about how much memory the events RecordsAt
+	// read may take, kept to be read again (see recordCache); 0 means
+	// DefaultRecordCacheBytes, a negative number none.
+	RecordCacheBytes int
 }
 
 // Store appends and reads events. It is safe for concurrent use.
@@ -93,6 +97,7 @@ type Store struct {
 	prefix    string
 	replicas  int
 	upcasters map[upcasterKey]Upcaster
+	records   *recordCache // the events RecordsAt read; nil: none kept
 	log       *slog.Logger
 	unlock    func() // releases the embedded data directory
 	// inProcessPassword lets this process's own connections in when the
@@ -147,6 +152,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	if o.Observer == nil {
 		o.Observer = unobserved{}
 	}
+	if o.RecordCacheBytes == 0 {
+		o.RecordCacheBytes = DefaultRecordCacheBytes
+	}
 	s := &Store{
 		name:         o.Stream,
 		prefix:       strings.ToLower(o.Stream),
@@ -159,6 +167,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		retryPause:   time.Second,
 		retryAckWait: time.Minute,
 		sessions:     map[string]*lanes{},
+		records:      newRecordCache(o.RecordCacheBytes),
 	}
 	if !validToken(s.prefix) {
 		return nil, fmt.Errorf("eventstore: stream name %q cannot be a subject token", o.Stream)
@@ -778,8 +787,11 @@ const maxParallelGets = 8
 
 // RecordsAt reads the events at the stream sequences seqs, in their
 // order: the audit log keeps where an entry's event is, and reads what it
-// says when a page of the log is read. A sequence that holds no event of
-// the stream is an error, as is an event that cannot be read.
+// says when a page of the log is read. Events read are kept (see
+// recordCache), and read again from there.
+//
+// A sequence that holds no event of the stream is an error, as is an
+// event that cannot be read.
 //
 // The first read that fails ends the others, and its error is the one
 // returned: against a stream that does not answer, each read waits out
@@ -788,18 +800,32 @@ const maxParallelGets = 8
 // 503, not five seconds.
 func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error) {
 	out := make([]domain.Record, len(seqs))
+	misses := s.records.lookup(seqs, out)
+	if len(misses) == 0 {
+		return out, nil
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxParallelGets)
-	for i, seq := range seqs {
+	for _, miss := range misses {
+		seq := seqs[miss.i]
 		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err // the caller's, or a read failed first: its error is the one returned
+			if miss.wait != nil {
+				select {
+				case <-miss.wait.done:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				if !errors.Is(miss.wait.err, context.Canceled) {
+					out[miss.i] = miss.wait.r
+					return miss.wait.err
+				}
+				// That read ended with its caller (a request
+				// cancelled, or another read of it failed first):
+				// this one tries for itself.
+				return s.recordAt(ctx, seq, &out[miss.i])
 			}
-			m, err := s.stream.GetMsg(ctx, seq)
-			if err != nil {
-				return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
-			}
-			out[i], err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+			err := s.recordAt(ctx, seq, &out[miss.i])
+			s.records.done(seq, out[miss.i], err)
 			return err
 		})
 	}
@@ -807,6 +833,19 @@ func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// recordAt reads the event at seq into r.
+func (s *Store) recordAt(ctx context.Context, seq uint64, r *domain.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err // the caller's, or a read failed first: its error is the one returned
+	}
+	m, err := s.stream.GetMsg(ctx, seq)
+	if err != nil {
+		return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
+	}
+	*r, err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+	return err
 }
 
 // Load reads every event of one aggregate, oldest first. The sequence of

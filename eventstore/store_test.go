@@ -971,3 +971,57 @@ func TestAQuietSubscriptionAsksLessOftenUnlessTheServerDidNotAnswer(t *testing.T
 		}
 	}
 }
+
+// Events read by sequence are kept, and an event many callers want at
+// once is read once: 16 readers of the same 20 events make 20 reads of
+// the stream, and reading them again none.
+func TestEventsReadBySequenceAreReadOnceAndKept(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	var seqs []uint64
+	for i := range 20 {
+		appended, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0,
+			[]domain.Envelope{event("QuoteRequested", fmt.Sprint("e", i), fmt.Sprint("c", i), fmt.Sprintf(`{"n":%d}`, i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, appended...)
+	}
+	counted := &countedGets{Stream: s.stream}
+	s.stream = counted
+	read := func() {
+		recs, err := s.RecordsAt(ctx, seqs)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for i, r := range recs {
+			if r.Sequence != seqs[i] || r.EventID != fmt.Sprint("e", i) || string(r.Data) != fmt.Sprintf(`{"n":%d}`, i) {
+				t.Errorf("record %d = %+v", i, r)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(read)
+	}
+	wg.Wait()
+	if n := counted.calls.Load(); n != int64(len(seqs)) {
+		t.Errorf("16 readers of %d events read the stream %d times", len(seqs), n)
+	}
+	read()
+	if n := counted.calls.Load(); n != int64(len(seqs)) {
+		t.Errorf("reading them again read the stream %d times more", n-int64(len(seqs)))
+	}
+}
+
+// countedGets is a stream that counts its reads by sequence.
+type countedGets struct {
+	jetstream.Stream
+	calls atomic.Int64
+}
+
+func (s *countedGets) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
+	s.calls.Add(1)
+	return s.Stream.GetMsg(ctx, seq, opts...)
+}

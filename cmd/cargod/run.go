@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -113,6 +114,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	store, err := eventstore.Open(ctx, eventstore.Options{
 		URL: cfg.NATSURL, CredsFile: cfg.NATSCreds, DataDir: cfg.DataDir, Listen: cfg.NATSListen, ListenNkey: cfg.NATSListenNkey,
 		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log, ConsumerAttempts: cfg.ReactorAttempts, Observer: m,
+		RecordCacheBytes: cmp.Or(int(cfg.EventCacheBytes), -1), // 0: none
 	})
 	if errors.Is(err, eventstore.ErrReplicasUnclustered) {
 		return fmt.Errorf("CARGO_NATS_REPLICAS: %w: set it to 1 for a single server", err)
