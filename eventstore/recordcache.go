@@ -100,15 +100,16 @@ func (c *recordCache) lookup(seqs []uint64, out []domain.Record) []cacheMiss {
 }
 
 // done ends the read of the event at seq that lookup gave the caller,
-// which read r or failed with err: r is kept, and r or err handed to
-// those waiting. A store that did not answer one did not answer them
+// which read r or failed with err: r is kept, unless zero (no event
+// there, which a sequence past the last will have), and r or err handed
+// to those waiting. A store that did not answer one did not answer them
 // either: each trying again would make a page's 503 wait the timeout of
 // the store once more.
 func (c *recordCache) done(seq uint64, r domain.Record, err error) {
 	if c == nil {
 		return
 	}
-	if err == nil {
+	if err == nil && r.Sequence != 0 {
 		// The type is a slice of the message's whole header block
 		// (see recordFrom), which it would keep: 600 bytes for a
 		// 20-byte name.
@@ -118,7 +119,7 @@ func (c *recordCache) done(seq uint64, r domain.Record, err error) {
 	defer c.mu.Unlock()
 	p := c.pending[seq]
 	delete(c.pending, seq)
-	if err == nil {
+	if err == nil && r.Sequence != 0 {
 		c.addLocked(r)
 	}
 	p.r, p.err = r, err

@@ -134,7 +134,7 @@ func reportHeapPerEvent(b *testing.B, prefix string, models *projections.Models,
 // until they hold event last: replaying the stream, or with snapshots,
 // loading the newest snapshot there is first; then stops them, which
 // leaves a snapshot in snapshots if they have one.
-func rebuildReadModels(ctx context.Context, b *testing.B, store *eventstore.Store, last uint64, snapshots projections.SnapshotStore) projections.Models {
+func rebuildReadModels(ctx context.Context, b testing.TB, store *eventstore.Store, last uint64, snapshots projections.SnapshotStore) projections.Models {
 	models := projections.NewModels()
 	p := projections.NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
 	if snapshots != nil {

@@ -790,8 +790,11 @@ const maxParallelGets = 8
 // says when a page of the log is read. Events read are kept (see
 // recordCache), and read again from there.
 //
-// A sequence that holds no event of the stream is an error, as is an
-// event that cannot be read.
+// A sequence that holds no event (a message deleted from a stream made
+// by hand that allows it, or one past the last) leaves its record zero,
+// Sequence 0, and is logged: the caller shows what it knows without it,
+// and the others are read as ever. Any other failure to read is an error,
+// as is an event that cannot be read.
 //
 // The first read that fails ends the others, and its error is the one
 // returned: against a stream that does not answer, each read waits out
@@ -835,12 +838,19 @@ func (s *Store) RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, 
 	return out, nil
 }
 
-// recordAt reads the event at seq into r.
+// recordAt reads the event at seq into r, which it leaves zero if there
+// is none.
 func (s *Store) recordAt(ctx context.Context, seq uint64, r *domain.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err // the caller's, or a read failed first: its error is the one returned
 	}
 	m, err := s.stream.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		// Not the store failing: waiting cures nothing, and a 503
+		// would never clear.
+		s.log.Warn("eventstore: no event at a sequence read", "stream", s.name, "sequence", seq)
+		return nil
+	}
 	if err != nil {
 		return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
 	}

@@ -346,7 +346,7 @@ type AuditFilter struct {
 
 // EventsAt is what the audit log reads its entries from (eventstore.Store
 // implements it): the events at the given stream sequences, in their
-// order.
+// order, a zero record (Sequence 0) where there is none.
 type EventsAt interface {
 	RecordsAt(ctx context.Context, seqs []uint64) ([]domain.Record, error)
 }
@@ -410,6 +410,9 @@ func (m *Audit) Entries(ctx context.Context, events EventsAt, f AuditFilter, pag
 	}
 	read := entryEvents{}
 	for _, r := range records {
+		if r.Sequence == 0 {
+			continue // see render
+		}
 		if read[r.Sequence], err = readEntryEvent(r); err != nil {
 			return nil, 0, err
 		}
@@ -486,8 +489,23 @@ type entryEvents map[uint64]entryEvent
 
 // render completes the entry of line l, of the event of head h, with what
 // its event says.
+//
+// An event the stream no longer holds (deleted from a stream made by hand
+// that allows it) still has its entry, as the index has it: its time,
+// action, resource, actor and field. What only the event held (its id,
+// the resource's id, the address, the values) is empty: an audit log
+// that hid the entry, or failed every page that shows it, would hide
+// that something happened then. An old value whose event is gone is
+// empty too.
 func (read entryEvents) render(entry *AuditEntry, h auditHead, l auditLine) {
-	e := read[h.Sequence]
+	e, ok := read[h.Sequence]
+	if !ok {
+		entry.Timestamp = time.Unix(0, h.Time).UTC()
+		if hashed[entry.Details.Field] {
+			entry.Details.OldValue, entry.Details.NewValue = redacted, redacted
+		}
+		return
+	}
 	entry.ID, entry.Timestamp, entry.ResourceID, entry.IPAddress = e.record.EventID, e.record.OccurredAt, e.record.Aggregate.ID, e.record.ClientIP
 	if l.Change >= 0 {
 		entry.ID += "-" + strconv.Itoa(int(l.Change))

@@ -538,6 +538,9 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 		return "", fmt.Errorf("webhooks: the event of delivery %s cannot be read: %w", deliveryID, err)
 	}
 	rec := recs[0]
+	if rec.Sequence == 0 { // deleted from a stream that allows it
+		return "", domain.Errorf(domain.NotFound, "the event of that delivery is no longer in the event store")
+	}
 	e, err := domain.DecodeEvent(rec.Type, rec.Data)
 	if err != nil {
 		return "", err

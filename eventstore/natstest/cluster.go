@@ -159,15 +159,7 @@ func Start(t testing.TB, opts *server.Options) *server.Server {
 // of what readers make of messages the store would not write.
 func Publish(t testing.TB, url, subject string, header map[string]string, data []byte) {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := JetStream(t, url)
 	m := nats.NewMsg(subject)
 	for k, v := range header {
 		m.Header.Set(k, v)
@@ -176,4 +168,20 @@ func Publish(t testing.TB, url, subject string, header map[string]string, data [
 	if _, err := js.PublishMsg(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// JetStream connects to the server at url, as a client other than the
+// event store (an operator's tool) would, until the test's end.
+func JetStream(t testing.TB, url string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

@@ -1,0 +1,73 @@
+package eventstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/projections"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A message deleted from a stream made by hand that allows it leaves its
+// sequence without an event. A page of the audit log that shows it is
+// still answered, with the entry as the index has it (time, action,
+// resource, actor) and nothing the event held; the other entries are
+// whole. Such a page used to fail on every read, a 503 that never
+// cleared.
+func TestAnAuditPageShowsAnEntryWhoseEventWasDeleted(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: natstest.FreePorts(t, 1)[0]})
+	ctx := context.Background()
+	stream, err := natstest.JetStream(t, srv.ClientURL()).CreateStream(ctx, jetstream.StreamConfig{Name: "HAND", Subjects: []string{"hand.evt.>"}, Storage: jetstream.FileStorage,
+		AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := eventstore.Open(ctx, eventstore.Options{URL: srv.ClientURL(), Stream: "HAND", Existing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	var seqs []uint64
+	for i := range 3 {
+		e := domain.QuoteRequested{QuoteID: fmt.Sprint("q", i), OrganizationID: "org-1", Origin: "FRA", Destination: "JFK"}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appended, err := store.Append(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: e.QuoteID}, 0, []domain.Envelope{{
+			Type: e.EventType(), SchemaVersion: 1, EventID: fmt.Sprint("e", i), CommandID: fmt.Sprint("c", i), Actor: "client:org-1",
+			Tenant: "org-1", ClientIP: "192.0.2.7", OccurredAt: at.Add(time.Duration(i) * time.Minute), Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, appended...)
+	}
+	audit := rebuildReadModels(ctx, t, store, seqs[2], nil).Audit
+	if err := stream.DeleteMsg(ctx, seqs[1]); err != nil {
+		t.Fatal(err)
+	}
+
+	entries, total, err := audit.Entries(ctx, store, projections.AuditFilter{}, 1, 100)
+	if err != nil || total != 3 || len(entries) != 3 {
+		t.Fatalf("the page = %d of %d entries, %v; want 3", len(entries), total, err)
+	}
+	// Newest first.
+	deleted := projections.AuditEntry{Timestamp: at.Add(time.Minute), Action: domain.ActionCreate, Resource: domain.AggregateQuote,
+		UserID: "client:org-1", Tenant: "org-1", Owner: "org-1"}
+	if entries[1] != deleted {
+		t.Errorf("the entry of the deleted event = %+v, want %+v", entries[1], deleted)
+	}
+	for i, e := range []projections.AuditEntry{entries[2], entries[0]} {
+		if want := fmt.Sprint("q", 2*i); e.ID != fmt.Sprint("e", 2*i) || e.ResourceID != want || e.IPAddress != "192.0.2.7" || !e.Timestamp.Equal(at.Add(time.Duration(2*i)*time.Minute)) {
+			t.Errorf("the entry of event %d = %+v", 2*i, e)
+		}
+	}
+}
