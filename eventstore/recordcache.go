@@ -138,7 +138,7 @@ func (c *recordCache) addLocked(r domain.Record) {
 }
 
 // recordOverhead is what a kept record takes beyond its strings and data:
-// the record itself (some 300 bytes) and its share of the map's buckets,
+// the record itself (224 bytes) and its share of the map's slots,
 // and the rounding up of its allocations to their size classes.
 const recordOverhead = 448
 

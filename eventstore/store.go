@@ -788,7 +788,8 @@ const maxParallelGets = 8
 // RecordsAt reads the events at the stream sequences seqs, in their
 // order: the audit log keeps where an entry's event is, and reads what it
 // says when a page of the log is read. Events read are kept (see
-// recordCache), and read again from there.
+// recordCache), and read again from there: a record's Data is shared,
+// never to be changed.
 //
 // A sequence that holds no event (a message deleted from a stream made
 // by hand that allows it, or one past the last) leaves its record zero,
