@@ -501,9 +501,6 @@ func (read entryEvents) render(entry *AuditEntry, h auditHead, l auditLine) {
 	e, ok := read[h.Sequence]
 	if !ok {
 		entry.Timestamp = time.Unix(0, h.Time).UTC()
-		if hashed[entry.Details.Field] {
-			entry.Details.OldValue, entry.Details.NewValue = redacted, redacted
-		}
 		return
 	}
 	entry.ID, entry.Timestamp, entry.ResourceID, entry.IPAddress = e.record.EventID, e.record.OccurredAt, e.record.Aggregate.ID, e.record.ClientIP
