@@ -77,7 +77,7 @@ type Flight struct {
 	ReservedKg      float64
 	ReservedM3      float64
 	Loaded          map[string]Load // by AWB: the latest manifest, less offloads
-	ActualKg        float64         // the manifest's total, less offloads
+	ActualKg        float64         // the manifest's total, less offloads; 0 once cancelled
 	ActualM3        float64
 }
 
@@ -413,6 +413,12 @@ func EvolveFlight(f Flight, e Event) Flight {
 		}
 	case FlightStatusChanged:
 		f.Status = e.Status
+		if e.Status == FlightStatusCancelled {
+			// A cancelled flight carries nothing: its cargo is offloaded
+			// (see FlightChangeStatuses, which reads Loaded, kept as who
+			// was on board when it was cancelled).
+			f.ActualKg, f.ActualM3 = 0, 0
+		}
 	case CapacityReserved:
 		f.Reservations = cloneReservations(f.Reservations)
 		f.Reservations[e.BookingID] = Reservation{WeightKg: e.WeightKg, VolumeM3: e.VolumeM3}

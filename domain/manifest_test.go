@@ -172,6 +172,32 @@ func TestOffloadAgainstLoad(t *testing.T) {
 	}
 }
 
+// A cancelled flight carries nothing: its actual load is 0, whatever its
+// manifest said, while it still knows who was on board when it was
+// cancelled, each of whom is offloaded.
+func TestACancelledFlightCarriesNothingButKnowsWhoWasOnBoard(t *testing.T) {
+	scheduled := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Origin: "FRA", Status: FlightStatusScheduled}
+	manifested := EvolveFlight(scheduled, ManifestSubmitted{FlightID: scheduled.ID, Shipments: []Load{{"020-00000011", 4, 100, 2}},
+		TotalWeightKg: 120, TotalVolumeM3: 2})
+	for _, tt := range []struct {
+		status         string
+		wantKg, wantM3 float64
+	}{
+		{FlightStatusDelayed, 120, 2},
+		{FlightStatusDeparted, 120, 2},
+		{FlightStatusCancelled, 0, 0},
+	} {
+		f := EvolveFlight(manifested, FlightStatusChanged{FlightID: scheduled.ID, Status: tt.status})
+		if f.ActualKg != tt.wantKg || f.ActualM3 != tt.wantM3 {
+			t.Errorf("%s: actual %g kg %g m³, want %g kg %g m³", tt.status, f.ActualKg, f.ActualM3, tt.wantKg, tt.wantM3)
+		}
+		if st := FlightChangeStatuses(f, FlightStatusChanged{Status: tt.status}, "c1"); tt.status == FlightStatusCancelled &&
+			(len(st) != 1 || st[0].XFSUCode() != "DIS_OFLD" || *st[0].Pieces != 4) {
+			t.Errorf("%s: statuses of those on board = %+v, want the one shipment offloaded", tt.status, st)
+		}
+	}
+}
+
 // A revised manifest lists what the earlier one loaded and it leaves out.
 func TestRevisedManifestDrops(t *testing.T) {
 	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}

@@ -174,8 +174,8 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 			b[len(b)/2] ^= 0x20
 			put(t, snapshots, name, string(b))
 		}},
-		{"of an older format", "format 4, this version reads 5", func() {
-			put(t, snapshots, name, strings.Replace(good, "read models\n5\n", "read models\n4\n", 1))
+		{"of an older format", "format 5, this version reads 6", func() {
+			put(t, snapshots, name, strings.Replace(good, "read models\n6\n", "read models\n5\n", 1))
 		}},
 		{"cut short", "unexpected EOF", func() { put(t, snapshots, name, good[:len(good)/2]) }},
 		{"a part missing", "part 1 of 2", func() {
