@@ -3,6 +3,7 @@ package domain
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -40,15 +41,20 @@ const (
 	eventDateHorizon   = 366 * 24 * time.Hour
 )
 
-// maxDateTime is the length of the longest date-time a client may send:
-// RFC 3339 with nanoseconds and a zone offset, 2026-11-25T14:30:00.123456789+01:00.
-// time.Parse takes a fraction of any length, which no clock has.
-const maxDateTime = 35
+// dateTimePattern is the shape of a date-time a client may send, as the
+// OpenAPI document's pattern says: RFC 3339 with a fraction of a second
+// of at most nine digits (nanoseconds, the finest a time holds).
+// time.Parse takes a fraction of any length, after a comma too, and a
+// one-digit hour.
+var dateTimePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$`)
 
-// ParseDateTime reads an RFC 3339 date-time of at most maxDateTime
-// characters.
+// DateTimeShape says what a date-time a client sends must be, for the
+// message that refuses one.
+const DateTimeShape = "a date-time as RFC 3339, such as 2026-11-25T14:30:00Z, with at most nine digits after the seconds' point"
+
+// ParseDateTime reads a date-time of dateTimePattern.
 func ParseDateTime(s string) (time.Time, bool) {
-	if len(s) > maxDateTime {
+	if !dateTimePattern.MatchString(s) {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339, s)
@@ -61,7 +67,7 @@ func pastDateTime(p *Problems, field, value string, now time.Time) time.Time {
 	t, ok := ParseDateTime(value)
 	switch {
 	case !ok:
-		p.Add(field, CodeInvalidDate, "must be a date-time as 2026-11-25T14:30:00Z")
+		p.Add(field, CodeInvalidDate, "must be %s", DateTimeShape)
 	case t.After(now.Add(eventDateTolerance)):
 		p.Add(field, CodeInvalidDate, "must not be in the future")
 	case t.Before(now.Add(-eventDateHorizon)):

@@ -154,7 +154,7 @@ func timeParam(v, name string, p *domain.Problems) time.Time {
 	case ok:
 		return t
 	}
-	msg := "must be a date-time (RFC 3339) or a date (YYYY-MM-DD)"
+	msg := "must be " + domain.DateTimeShape + ", or a date (YYYY-MM-DD)"
 	// A + in a query string is a space: 10:00:00+01:00 comes as
 	// "10:00:00 01:00".
 	if _, plus := domain.ParseDateTime(strings.ReplaceAll(v, " ", "+")); plus {

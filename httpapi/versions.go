@@ -189,10 +189,10 @@ func pastCut(r *http.Request) (cut projections.Cut, past bool, err error) {
 	case at != "" && seq != "":
 		p.Add("seq", domain.CodeInvalidValue, "give at or seq, not both")
 	case at != "":
-		t, perr := time.Parse(time.RFC3339Nano, at)
+		t, ok := domain.ParseDateTime(at)
 		switch {
-		case perr != nil:
-			p.Add("at", domain.CodeInvalidDate, "must be a date-time as RFC 3339, such as 2026-07-01T09:30:00Z (a + in the offset written %%2B)")
+		case !ok:
+			p.Add("at", domain.CodeInvalidDate, "must be %s (a + in the offset written %%2B)", domain.DateTimeShape)
 		case t.After(time.Now()):
 			p.Add("at", domain.CodeInvalidDate, "must not be in the future: what a resource will be is not known yet")
 		}

@@ -62,7 +62,9 @@ func TestPastCutReadsAtOrSeq(t *testing.T) {
 		{"?seq=12", true, ""},
 		{"?at=2026-01-02", true, "at"},
 		{"?at=2999-01-01T00:00:00Z", true, "at"},
-		{"?at=2026-01-02T03:04:05+02:00", true, "at"}, // the + became a space
+		{"?at=2026-01-02T03:04:05+02:00", true, "at"},       // the + became a space
+		{"?at=2026-01-02T03:04:05.1234567890Z", true, "at"}, // finer than a nanosecond
+		{"?at=2026-01-02T03:04:05,123Z", true, "at"},
 		{"?seq=0", true, "seq"},
 		{"?seq=-1", true, "seq"},
 		{"?seq=1&at=2026-01-02T03:04:05Z", true, "seq"},

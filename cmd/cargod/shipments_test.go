@@ -186,6 +186,8 @@ func TestShipmentEventRules(t *testing.T) {
 		{"negative amounts, long notes", lh, awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA", "pieces": -1, "weight": -2,
 			"notes": strings.Repeat("n", 2001)}, 400, "notes:TOO_LONG pieces:INVALID_RANGE weight:INVALID_RANGE"},
 		{"in the future", lh, awb, map[string]any{"eventType": "DEP", "eventDate": time.Now().Add(2 * time.Hour).Format(time.RFC3339), "location": "FRA"}, 400, "eventDate:INVALID_DATE"},
+		{"finer than a nanosecond", lh, awb, map[string]any{"eventType": "RCS", "eventDate": time.Now().UTC().Add(-time.Hour).Format("2006-01-02T15:04:05") + ".1234567890Z",
+			"location": "FRA"}, 400, "eventDate:INVALID_DATE"},
 		{"nothing", lh, awb, map[string]any{}, 400, "eventDate:REQUIRED eventType:REQUIRED location:REQUIRED"},
 		{"not the prefix's airline", s.demoToken(t, "demo-airline-ek"), awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA"}, 403, ""},
 		{"a forwarder", fwd, awb, map[string]any{"eventType": "RCS", "eventDate": now, "location": "FRA"}, 403, ""},

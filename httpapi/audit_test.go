@@ -1,0 +1,36 @@
+package httpapi
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// A bound of a list (from, to) is a date-time as the OpenAPI document's
+// pattern has it, to the nanosecond, or a date: a finer fraction, which
+// time.Parse would take, is refused like any other malformed bound.
+func TestATimeBoundIsADateTimeToTheNanosecondOrADate(t *testing.T) {
+	for _, tt := range []struct {
+		name, value string
+		refused     bool
+	}{
+		{"a date", "2026-11-25", false},
+		{"a date-time", "2026-11-25T14:30:00Z", false},
+		{"a date-time to the nanosecond", "2026-11-25T14:30:00.123456789-05:00", false},
+		{"a date-time finer than a nanosecond", "2026-11-25T14:30:00.1234567890Z", true},
+		{"a fraction after a comma", "2026-11-25T14:30:00,5Z", true},
+		{"no date at all", "yesterday", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p domain.Problems
+			from, _ := timeWindow(url.Values{"from": {tt.value}}, &p)
+			if refused := len(p) > 0; refused != tt.refused || (!refused && from.IsZero()) {
+				t.Errorf("from=%s: %v, read as %v; want refused: %v", tt.value, p, from, tt.refused)
+			}
+			if tt.refused && (len(p) != 1 || p[0].Field != "from" || p[0].Code != domain.CodeInvalidDate) {
+				t.Errorf("from=%s: %v, want one INVALID_DATE on from", tt.value, p)
+			}
+		})
+	}
+}
