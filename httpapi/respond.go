@@ -663,10 +663,19 @@ var repeatedParams = map[string]bool{"eventId": true}
 // checkQuery refuses a query parameter given more than once, but a set of
 // ids: every other is read once, and the first would win silently
 // (page=2&page=5, or status=priced&status=rejected, whose second is never
-// checked). With lengths, it refuses one longer than maxQueryValue too.
+// checked). It refuses one whose name or value is not UTF-8 once its
+// escapes are decoded (userId=%FF), which no filter matches: the answer
+// would be empty, as if nothing were there. With lengths, it refuses one
+// longer than maxQueryValue too.
 func checkQuery(q url.Values, lengths bool) error {
 	var p domain.Problems
 	for _, name := range slices.Sorted(maps.Keys(q)) {
+		switch {
+		case !utf8.ValidString(name):
+			p.Add(strings.ToValidUTF8(name, "\uFFFD"), domain.CodeInvalidFormat, "is a parameter name that is not UTF-8 text once its %%-escapes are decoded")
+		case slices.ContainsFunc(q[name], func(v string) bool { return !utf8.ValidString(v) }):
+			p.Add(name, domain.CodeInvalidFormat, "must be UTF-8 text once its %%-escapes are decoded")
+		}
 		if n := len(q[name]); n > 1 && !repeatedParams[name] {
 			p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)
 		}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -440,6 +441,36 @@ func TestAQueryValueIsRefusedPastTwoHundredCharactersHoweverItIsWritten(t *testi
 			err := queryProblem(httptest.NewRequest("GET", "/api/airports?"+tt.query, nil))
 			if (err != nil) != tt.refused {
 				t.Errorf("queryProblem = %v, want refused: %v", err, tt.refused)
+			}
+		})
+	}
+}
+
+// A query parameter whose value (or name) is not UTF-8 once its escapes
+// are decoded matches no filter: it is refused, named, where the answer
+// was empty (GET /api/audit-logs?userId=%FF was a 200 of nothing).
+func TestAQueryParameterThatIsNotUTF8OnceDecodedIsRefusedByName(t *testing.T) {
+	for _, tt := range []struct {
+		name, query string
+		field       string // of the INVALID_FORMAT, or "" when taken
+	}{
+		{"an escaped byte that is no character", "userId=%FF", "userId"},
+		{"a raw byte that is no character", "userId=\xff", "userId"},
+		{"half a character", "name=%C3", "name"},
+		{"a character escaped", "name=%C3%A9", ""},
+		{"a character as sent", "name=é", ""},
+		{"a second parameter", "page=1&userId=ab%FF", "userId"},
+		{"a name that is no text", "%FF=1", "\uFFFD"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := queryProblem(httptest.NewRequest("GET", "/api/audit-logs?"+tt.query, nil))
+			var e *domain.Error
+			switch {
+			case tt.field == "" && err != nil:
+				t.Errorf("queryProblem = %v, want none", err)
+			case tt.field == "":
+			case !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != tt.field || e.Fields[0].Code != domain.CodeInvalidFormat:
+				t.Errorf("queryProblem = %#v, want INVALID_FORMAT on %q", err, tt.field)
 			}
 		})
 	}

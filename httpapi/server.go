@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
@@ -230,19 +231,20 @@ func (s *Server) handle(f handlerFunc) http.Handler {
 }
 
 // queryProblem is what is wrong with the query string every endpoint
-// refuses: one that does not parse, a parameter given twice (see
-// checkQuery), or one longer than any the service reads.
+// refuses: one that does not parse, a parameter given twice or not
+// UTF-8 (see checkQuery), or one longer than any the service reads.
 func queryProblem(r *http.Request) error {
 	// r.URL.Query() drops what it cannot parse: a filter sent as
 	// iataCode=%ZZ would vanish, and the answer be wider than asked.
 	// Only an escape, a semicolon or too many parameters fail to
 	// parse: a query without %, ; and & (one parameter, so none given
-	// twice) always parses. And a value is never longer than the query
-	// string it came from (escapes only shorten it): a short one needs
-	// no count, which cost a GET by id 3 % of its CPU.
+	// twice) always parses, and is UTF-8 decoded if it is as sent. And a
+	// value is never longer than the query string it came from (escapes
+	// only shorten it): a short one needs no count, which cost a GET by
+	// id 3 % of its CPU.
 	raw := r.URL.RawQuery
 	short := len(raw) <= maxQueryValue
-	if short && !strings.ContainsAny(raw, "%;&") {
+	if short && !strings.ContainsAny(raw, "%;&") && utf8.ValidString(raw) {
 		return nil
 	}
 	values, err := url.ParseQuery(raw)

@@ -307,6 +307,7 @@ func TestAnAuditLogParameterGivenTwiceIsRefusedAndABoundAtTheZeroTimeIsABound(t 
 		{name: "an offset whose + came as a space", token: admin, path: "/api/audit-logs?from=2026-11-28T10:00:00+01:00", status: 400, fields: "from:INVALID_DATE"},
 		{name: "a from finer than a nanosecond", token: admin, path: "/api/audit-logs?from=2026-11-28T10:00:00.1234567890Z", status: 400,
 			fields: "from:INVALID_DATE"},
+		{name: "a userId that is not UTF-8 once decoded", token: admin, path: "/api/audit-logs?userId=%FF", status: 400, fields: "userId:INVALID_FORMAT"},
 	})
 	e := s.do(t, request{method: "GET", path: "/api/audit-logs?from=2026-11-28T10:00:00+01:00", token: admin}).apiError(t)
 	if len(e.ValidationErrors) != 1 || !strings.Contains(e.ValidationErrors[0].Message, "write the offset's + as %2B") {
