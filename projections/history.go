@@ -225,13 +225,27 @@ func pageOfRecords(records []domain.Record, page, limit int) HistoryPage {
 	return HistoryPage{Records: out, Total: total}
 }
 
+// quoteRequestedShown is a QuoteRequested as a history shows it: a party
+// the request left out is left out, where the event, whose shape stays,
+// holds {"name": ""}.
+type quoteRequestedShown struct {
+	domain.QuoteRequested
+	Shipper   domain.Party `json:"shipper,omitzero"`
+	Consignee domain.Party `json:"consignee,omitzero"`
+}
+
 // quoteRecordsSeenBy keeps a quote's events, given in order, as p may
-// see them: its pricing with only the price options p sees, its
-// acceptances and reopenings with only the bookings p sees.
+// see them: its request without the parties it left out, its pricing with
+// only the price options p sees, its acceptances and reopenings with only
+// the bookings p sees.
 func quoteRecordsSeenBy(p domain.Principal) func(domain.Record, domain.Event) (domain.Record, bool, error) {
 	var accepted domain.QuoteAccepted // the last, which a reopening undoes
 	return func(r domain.Record, e domain.Event) (domain.Record, bool, error) {
 		switch e := e.(type) {
+		case domain.QuoteRequested:
+			if e.Shipper.Name == "" || e.Consignee.Name == "" {
+				return withData(r, quoteRequestedShown{QuoteRequested: e, Shipper: e.Shipper, Consignee: e.Consignee})
+			}
 		case domain.QuotePriced:
 			return withData(r, e.AsSeenBy(p))
 		case domain.QuoteAccepted:

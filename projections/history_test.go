@@ -140,8 +140,7 @@ func TestAShipmentsHistoryHasOnlyItsOwnBookingsOfItsQuote(t *testing.T) {
 		domain.BookingConfirmed{BookingID: "b1", FlightID: flight, AWBNumber: first}, domain.BookingCancelled{BookingID: "b1"})
 	f.append(domain.AggregateQuote, "q1", domain.QuoteReopened{QuoteID: "q1", BookingID: "b1"},
 		domain.QuoteAccepted{QuoteID: "q1", BookingID: "b2", FlightID: flight})
-	f.append(domain.AggregateBooking, "b2", domain.BookingRequested{BookingID: "b2", QuoteID: "q1", FlightID: flight, OrganizationID: "f1"},
-		domain.BookingConfirmed{BookingID: "b2", FlightID: flight, AWBNumber: second})
+	f.book("b2", "q1", flight, second)
 	h := f.history()
 	forwarder := domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
 	for _, tt := range []struct {
@@ -172,6 +171,42 @@ func TestAShipmentsHistoryHasOnlyItsOwnBookingsOfItsQuote(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("the life of %s:\n%s\nwant:\n%s", tt.awb, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 		}
+	}
+}
+
+// A party an RFQ left out is left out of its QuoteRequested in the
+// histories of the quote and of its shipment, where the event stores
+// {"name": ""}; one it named is shown.
+func TestAPartyAnRFQLeftOutIsLeftOutOfItsRequestInTheHistories(t *testing.T) {
+	ctx := context.Background()
+	f := newHistoryFixture(t)
+	const awb, flight = "020-12345675", "LH1-2026-11-26"
+	f.schedule(flight)
+	f.append(domain.AggregateQuote, "q1", domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK",
+		Shipper: domain.Party{Name: "ACME Machine Tools"}}, domain.QuoteAccepted{QuoteID: "q1", BookingID: "b1", FlightID: flight})
+	f.book("b1", "q1", flight, awb)
+	h, p := f.history(), domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
+	for name, read := range map[string]func() (HistoryPage, error){
+		"the quote's":    func() (HistoryPage, error) { return h.Quote(ctx, p, "q1", 1, 100) },
+		"the shipment's": func() (HistoryPage, error) { return h.Shipment(ctx, p, awb, 1, 100) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			page, err := read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(page.Records, func(r domain.Record) bool { return r.Type == "QuoteRequested" })
+			if i < 0 {
+				t.Fatalf("no QuoteRequested in %+v", page.Records)
+			}
+			var e map[string]json.RawMessage
+			if err := json.Unmarshal(page.Records[i].Data, &e); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := e["consignee"]; ok || string(e["shipper"]) != `{"name":"ACME Machine Tools"}` || string(e["quoteId"]) != `"q1"` {
+				t.Errorf("QuoteRequested = %s, want its shipper and no consignee", page.Records[i].Data)
+			}
+		})
 	}
 }
 
@@ -216,6 +251,14 @@ func (f *historyFixture) append(typ, id string, events ...domain.Event) {
 		}
 		f.last, f.lastOf[agg] = seqs[0], seqs[0]
 	}
+}
+
+// book records booking, of quoteID on flight by forwarder f1, confirmed
+// under awb.
+func (f *historyFixture) book(bookingID, quoteID, flight, awb string) {
+	f.t.Helper()
+	f.append(domain.AggregateBooking, bookingID, domain.BookingRequested{BookingID: bookingID, QuoteID: quoteID, FlightID: flight, OrganizationID: "f1"},
+		domain.BookingConfirmed{BookingID: bookingID, FlightID: flight, AWBNumber: awb})
 }
 
 // schedule schedules FRA to JFK flights of carrier LH, each named by its
