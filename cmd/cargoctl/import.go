@@ -174,12 +174,18 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	case readErr != nil:
 		return fmt.Errorf("reading %s after line %d (lines 1-%d are imported): %w", positional[1], line, line, readErr)
 	}
-	fmt.Fprintf(stdout, "%s (%s): %d lines; %d changed, %d unchanged, %d skipped, %d rejected\n",
-		positional[0], *format, line, total.Changed, total.Unchanged, total.Skipped, len(total.Rejected))
+	// The rows are the file's lines but its header, which holds no data;
+	// the rejected ones are named by their lines in the file.
+	rows := line
+	if header != "" {
+		rows--
+	}
+	fmt.Fprintf(stdout, "%s (%s): %d rows; %d changed, %d unchanged, %d skipped, %d rejected\n",
+		positional[0], *format, rows, total.Changed, total.Unchanged, total.Skipped, len(total.Rejected))
 	if n := len(total.Rejected); n > 0 {
 		// The good rows are in; the exit status tells a script that not
 		// all of the file is.
-		return fmt.Errorf("%d of %d lines rejected (listed above)", n, line)
+		return fmt.Errorf("%d of %d rows rejected (listed above)", n, rows)
 	}
 	return nil
 }

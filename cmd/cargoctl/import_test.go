@@ -37,15 +37,15 @@ func TestImport(t *testing.T) {
 		summary string
 		lines   []string
 	}{
-		{"first import", []string{"import", "airports", good}, "airports (airportsdata): 6 lines; 2 changed, 0 unchanged, 1 skipped, 2 rejected",
+		{"first import", []string{"import", "airports", good}, "airports (airportsdata): 5 rows; 2 changed, 0 unchanged, 1 skipped, 2 rejected",
 			[]string{"line 5: ", "line 6: "}},
-		{"again: nothing new", []string{"import", "airports", good}, "airports (airportsdata): 6 lines; 0 changed, 2 unchanged, 1 skipped, 2 rejected", nil},
+		{"again: nothing new", []string{"import", "airports", good}, "airports (airportsdata): 5 rows; 0 changed, 2 unchanged, 1 skipped, 2 rejected", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
 			// The good rows go in; the rejected ones fail the command.
-			if err := run(t.Context(), tt.args, adminEnv(url), &out, &errOut); err == nil || err.Error() != "2 of 6 lines rejected (listed above)" {
+			if err := run(t.Context(), tt.args, adminEnv(url), &out, &errOut); err == nil || err.Error() != "2 of 5 rows rejected (listed above)" {
 				t.Fatalf("%v\n%s", err, errOut.String())
 			}
 			if !strings.Contains(out.String(), tt.summary) {
@@ -131,7 +131,7 @@ func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, errOut)
 	}
 	// Two chunks, the second sent again with the new token.
-	if want := fmt.Sprintf("%d lines; 0 changed, 0 unchanged, %d skipped, 0 rejected", rows+1, rows); !strings.Contains(out, want) || chunks.Load() != 3 {
+	if want := fmt.Sprintf("%d rows; 0 changed, 0 unchanged, %d skipped, 0 rejected", rows, rows); !strings.Contains(out, want) || chunks.Load() != 3 {
 		t.Errorf("in %d requests, printed %q; want 3 and %q", chunks.Load(), out, want)
 	}
 }
@@ -158,10 +158,10 @@ func TestImportOfAnOpenFlightsFileNamesTheLinesOfItsRejectedRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCmd(t, adminEnv(api), "import", "airports", path)
-	if err == nil || err.Error() != fmt.Sprintf("1 of %d lines rejected (listed above)", rows) {
+	if err == nil || err.Error() != fmt.Sprintf("1 of %d rows rejected (listed above)", rows) {
 		t.Errorf("error = %v", err)
 	}
-	want := fmt.Sprintf("line %d: has 3 fields, want 14\nairports (openflights): %d lines; 0 changed, 0 unchanged, %d skipped, 1 rejected\n", importChunkLines+3, rows, rows-1)
+	want := fmt.Sprintf("line %d: has 3 fields, want 14\nairports (openflights): %d rows; 0 changed, 0 unchanged, %d skipped, 1 rejected\n", importChunkLines+3, rows, rows-1)
 	if out != want {
 		t.Errorf("printed\n%s\nwant\n%s", out, want)
 	}
