@@ -65,6 +65,21 @@ func NewUsageMeter(bucket KeyValues, log *slog.Logger) *UsageMeter {
 	return &UsageMeter{bucket: bucket, log: log, days: map[usageDay]*dayCounts{}}
 }
 
+// usageKept is how long a day's counts are kept: a year and a month, so
+// that a year's usage is there a month after it ends.
+const usageKept = 400 * 24 * time.Hour
+
+// OpenUsageMeter returns a meter that keeps its counts in the bucket
+// "usage" that open opens (eventstore.Store.Bucket), each day's for
+// usageKept: the service's meter, and the one of a test's service.
+func OpenUsageMeter[B KeyValues](ctx context.Context, open func(context.Context, string, time.Duration) (B, error), log *slog.Logger) (*UsageMeter, error) {
+	bucket, err := open(ctx, "usage", usageKept)
+	if err != nil {
+		return nil, err
+	}
+	return NewUsageMeter(bucket, log), nil
+}
+
 func dayNumber(t time.Time) int64 { return t.Unix() / secondsPerDay }
 
 const secondsPerDay = 24 * 60 * 60

@@ -69,6 +69,10 @@ func startService(t *testing.T) service {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
+	usage, err := commands.OpenUsageMeter(ctx, store.Bucket, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	models := projections.NewModels()
 	// The built-in airports and airlines, which flights are checked against.
 	models.Reference.Apply(domain.Record{}, domain.ReferenceChanged{Airports: domain.BuiltinAirports(), Airlines: domain.BuiltinAirlines(),
@@ -93,7 +97,7 @@ func startService(t *testing.T) service {
 	}
 	api, err := httpapi.New(httpapi.Options{MaxBodyBytes: 1 << 20, HashCost: bcrypt.MinCost}, httpapi.Deps{
 		Log: log, Commands: cmds, Projector: projector, Identity: models.Identity, Quotes: models.Quotes, Reference: models.Reference,
-		Flights: models.Flights, Rates: models.Rates, Bookings: models.Bookings, Stock: models.Stock, Audit: models.Audit,
+		Flights: models.Flights, Rates: models.Rates, Bookings: models.Bookings, Stock: models.Stock, Audit: models.Audit, Usage: usage,
 		Shipments: models.Shipments, Documents: models.Documents, Webhooks: models.Webhooks, History: store,
 		ShipmentFacts: projections.ShipmentFacts{Bookings: models.Bookings, Shipments: models.Shipments, Stock: models.Stock, Flights: models.Flights},
 		Maintenance:   projections.NewMaintenance(projCtx, projector, store, log), Tokens: tokenAuthority, Responses: responses, Ready: store.Connected,
@@ -353,6 +357,11 @@ func TestAdmin(t *testing.T) {
 		}
 		// The limits stored, as the API answers them.
 		wantFields(t, decode(t, out), map[string]any{"requestsPerMinute": 5.0, "requestsPerHour": 0.0, "requestsPerDay": 1000.0})
+		// As its help says, GET /api/usage shows them.
+		status, usage := send(t, url, "/api/usage?organizationId=acme", adminToken(t, url), "")
+		if limits, _ := usage["rateLimits"].(map[string]any); status != http.StatusOK || limits["requestsPerMinute"] != 5.0 {
+			t.Errorf("GET /api/usage?organizationId=acme = HTTP %d %v, want 200 with the limits set", status, usage)
+		}
 		_, _, err = runCmd(t, getenv, "admin", "set-rate-limits", "--org", "acme", "--per-hour", "-1")
 		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "requestsPerHour") {
 			t.Errorf("a negative limit: %v", err)

@@ -156,7 +156,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	usageCounts, err := store.Bucket(ctx, "usage", 400*24*time.Hour)
+	usage, err := commands.OpenUsageMeter(ctx, store.Bucket, log)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,6 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	// seconds, and once more after the last request; orphaned files of
 	// documents, and what crashes left of files and snapshots, are swept
 	// every hour.
-	usage := commands.NewUsageMeter(usageCounts, log)
 	for _, job := range []func(context.Context){usage.Run, commands.NewFileSweep(files, documents, store, log, snapshotStores...).Run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); job(projCtx) }()
