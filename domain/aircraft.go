@@ -1,9 +1,14 @@
 package domain
 
+import "slices"
+
 // AircraftCapacity is what an aircraft type typically offers for cargo.
 type AircraftCapacity struct {
 	PayloadKg float64
 	VolumeM3  float64
+	// Passenger: the type carries passengers, and cargo in its lower
+	// deck, none of it for cargo aircraft only (CAO).
+	Passenger bool
 }
 
 // aircraftTypes are typical cargo capacities: the full payload of
@@ -16,18 +21,31 @@ var aircraftTypes = map[string]AircraftCapacity{
 	"B763F": {PayloadKg: 52000, VolumeM3: 438},
 	"MD11F": {PayloadKg: 91000, VolumeM3: 600},
 	"A332F": {PayloadKg: 64000, VolumeM3: 475},
-	"A359":  {PayloadKg: 16000, VolumeM3: 120},
-	"A35K":  {PayloadKg: 18000, VolumeM3: 140},
-	"A333":  {PayloadKg: 15000, VolumeM3: 110},
-	"A388":  {PayloadKg: 12000, VolumeM3: 90},
-	"B77W":  {PayloadKg: 20000, VolumeM3: 160},
-	"B789":  {PayloadKg: 14000, VolumeM3: 110},
-	"B788":  {PayloadKg: 12000, VolumeM3: 95},
-	"B748":  {PayloadKg: 15000, VolumeM3: 120},
+	"A359":  {PayloadKg: 16000, VolumeM3: 120, Passenger: true},
+	"A35K":  {PayloadKg: 18000, VolumeM3: 140, Passenger: true},
+	"A333":  {PayloadKg: 15000, VolumeM3: 110, Passenger: true},
+	"A388":  {PayloadKg: 12000, VolumeM3: 90, Passenger: true},
+	"B77W":  {PayloadKg: 20000, VolumeM3: 160, Passenger: true},
+	"B789":  {PayloadKg: 14000, VolumeM3: 110, Passenger: true},
+	"B788":  {PayloadKg: 12000, VolumeM3: 95, Passenger: true},
+	"B748":  {PayloadKg: 15000, VolumeM3: 120, Passenger: true},
 }
 
 // AircraftTypeCapacity returns the typical capacity of an aircraft type.
 func AircraftTypeCapacity(typ string) (AircraftCapacity, bool) {
 	c, ok := aircraftTypes[typ]
 	return c, ok
+}
+
+// cargoAircraftOnly is the special handling code of goods forbidden on
+// passenger aircraft, such as lithium ion batteries on their own (UN3480).
+const cargoAircraftOnly = "CAO"
+
+// CarriesHandling reports whether the flight may carry cargo with the
+// special handling codes shc: cargo for cargo aircraft only (CAO) flies
+// on no aircraft type known to carry passengers. A type the service does
+// not know is the airline's to judge, as its rate card's codes are.
+func (f Flight) CarriesHandling(shc []string) bool {
+	t, _ := AircraftTypeCapacity(f.AircraftType)
+	return !t.Passenger || !slices.Contains(shc, cargoAircraftOnly)
 }

@@ -105,7 +105,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			worse(ReasonNoRate)
 			continue
 		}
-		if !card.Accepts(q.SHC) {
+		if !card.Accepts(q.SHC) || !f.CarriesHandling(q.SHC) {
 			worse(ReasonCommodityNotAccepted)
 			continue
 		}
@@ -136,7 +136,7 @@ var refusalText = map[string]string{
 	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
-	ReasonCommodityNotAccepted: "no airline on this route accepts the special handling codes",
+	ReasonCommodityNotAccepted: "no flight on this route takes the special handling codes: its airline does not, or they are CAO and it carries passengers",
 }
 
 // zones caches location: time.LoadLocation reads its file on every call,

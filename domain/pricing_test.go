@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -198,5 +199,50 @@ func BenchmarkPriceQuote(b *testing.B) {
 		if _, err := PriceQuote(q, flights, cards, now); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Goods for cargo aircraft only (CAO), lithium ion batteries on their own
+// (UN3480) among them, are forbidden on passenger aircraft: a quote of
+// them is priced on freighters alone, and on an aircraft type the service
+// does not know, whose airline judges.
+func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	flight := func(number, aircraft string) Flight {
+		return Flight{ID: number + "-2026-11-28", Carrier: "LH", FlightNumber: number, Origin: "FRA", Destination: "ORD",
+			DepartureDate: "2026-11-28", OriginZone: "Europe/Berlin", DepartsAt: now.Add(24 * time.Hour), AircraftType: aircraft,
+			CapacityKg: 10000, CapacityM3: 50, Status: FlightStatusScheduled}
+	}
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "ORD", Currency: "EUR", Breaks: []RateBreak{{0, 2}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	flights := []Flight{flight("LH430", "B77F"), flight("LH432", "A359"), flight("LH434", "B748"), flight("LH436", "XYZ1")}
+	tests := []struct {
+		name string
+		shc  []string
+		want string // the flights offered, or the refusal
+	}{
+		{"general cargo flies on all", nil, "LH430 LH432 LH434 LH436"},
+		{"lithium ion batteries in equipment fly on all", []string{"ELI"}, "LH430 LH432 LH434 LH436"},
+		{"cargo aircraft only flies on the freighter and the unknown type", []string{"DGR", "RLI", "CAO"}, "LH430 LH436"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc}
+			options, err := PriceQuote(q, flights, []RateCard{card}, now)
+			var got []string
+			for _, o := range options {
+				got = append(got, o.FlightNumber)
+			}
+			if err != nil {
+				got = []string{err.Error()}
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("offered %q, want %s", got, tt.want)
+			}
+		})
+	}
+	q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: []string{"CAO"}}
+	if _, err := PriceQuote(q, flights[1:3], []RateCard{card}, now); ReasonOf(err) != ReasonCommodityNotAccepted {
+		t.Errorf("CAO on passenger aircraft alone: %v, want %s", err, ReasonCommodityNotAccepted)
 	}
 }
