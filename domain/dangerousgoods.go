@@ -50,6 +50,11 @@ var (
 	// explosives, flammable and toxic gases, infectious substances, or
 	// radioactive material (which has excepted packages of its own).
 	noExceptedQuantity = []string{"1", "2.1", "2.3", "6.2", "7"}
+	// lithiumBatteries, metal and ion, on their own or with equipment, go
+	// neither as limited nor as excepted quantities (their entries in the
+	// IATA DGR list say Forbidden and E0), whatever their class's rule:
+	// they go to their own packing instructions, 965 to 970.
+	lithiumBatteries = []string{"UN3090", "UN3091", "UN3480", "UN3481"}
 )
 
 // DGDSubmitted records a shipper's declaration for dangerous goods.
@@ -228,6 +233,10 @@ func checkPackingInstruction(p *Problems, e DGDSubmitted) {
 		p.Add("limitedQuantity", CodeInvalidValue, "class %s cannot go as a limited quantity", e.Class)
 	case e.LimitedQuantity && e.PackingGroup == "I":
 		p.Add("limitedQuantity", CodeInvalidValue, "packing group I cannot go as a limited quantity")
+	case e.LimitedQuantity && slices.Contains(lithiumBatteries, e.UNNumber):
+		p.Add("limitedQuantity", CodeInvalidValue, "lithium batteries (%s) cannot go as a limited quantity: they go to their packing instruction, 965 to 970", e.UNNumber)
+	case e.ExceptedQuantity && slices.Contains(lithiumBatteries, e.UNNumber):
+		p.Add("exceptedQuantity", CodeInvalidValue, "lithium batteries (%s) cannot go as an excepted quantity: they go to their packing instruction, 965 to 970", e.UNNumber)
 	case e.ExceptedQuantity && classIn(noExceptedQuantity, e.Class):
 		p.Add("exceptedQuantity", CodeInvalidValue, "class %s cannot go as an excepted quantity", e.Class)
 	case pi == "":

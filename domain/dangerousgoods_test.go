@@ -102,6 +102,15 @@ func TestDecideDGD(t *testing.T) {
 		{"excepted flammable gas", func(c *SubmitDGD) {
 			c.UNNumber, c.Class, c.PackingInstructions, c.ExceptedQuantity = "UN1950", "2.1", "", true
 		}, "INVALID_VALUE exceptedQuantity"},
+		{"lithium ion batteries", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.PackingGroup, c.PackingInstructions = "UN3480", "Lithium ion batteries", "II", "965"
+		}, ""},
+		{"limited quantity of lithium ion batteries", func(c *SubmitDGD) {
+			c.UNNumber, c.PackingGroup, c.PackingInstructions, c.LimitedQuantity = "un3480", "II", "Y965", true
+		}, "INVALID_VALUE limitedQuantity"},
+		{"excepted quantity of lithium metal batteries in equipment", func(c *SubmitDGD) {
+			c.UNNumber, c.PackingInstructions, c.ExceptedQuantity = "UN3091", "", true
+		}, "INVALID_VALUE exceptedQuantity"},
 	}
 	for _, tt := range tests {
 		c := base()
