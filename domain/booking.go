@@ -351,6 +351,7 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 				p.Add(field+"date", CodeInvalidDate, "must not be before the leg before, %s", e.Routing[i-1].Date)
 			}
 		}
+		checkJourney(&p, e.Routing, q, c.FlightID)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -359,6 +360,22 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		return nil, Errorf(Conflict, "booking %s already exists", c.BookingID)
 	}
 	return []Event{e}, nil
+}
+
+// checkJourney: the legs are the journey of the quote, from its origin
+// to its destination, and the booked flight is one of them.
+func checkJourney(p *Problems, legs []RoutingLeg, q Quote, flightID string) {
+	last := len(legs) - 1
+	if legs[0].From != q.Origin {
+		p.Add("routing[0].from", CodeMismatch, "must be the quote's origin, %s", q.Origin)
+	}
+	if legs[last].To != q.Destination {
+		p.Add("routing["+strconv.Itoa(last)+"].to", CodeMismatch, "must be the quote's destination, %s", q.Destination)
+	}
+	number, date, _ := strings.Cut(flightID, "-")
+	if !slices.ContainsFunc(legs, func(l RoutingLeg) bool { return l.FlightNumber == number && l.Date == date }) {
+		p.Add("routing", CodeMismatch, "has no leg on the flight booked, %s on %s", number, date)
+	}
 }
 
 // CheckBookable is the confirmation's check of the quote: the booking's

@@ -92,10 +92,10 @@ func TestDecideCancelBooking(t *testing.T) {
 }
 
 func TestDecideRequestBookingCargo(t *testing.T) {
-	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, Commodity: Commodity{Code: "GEN"}, SHC: []string{"EAP", "DGR"},
-		Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "HKG", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92,
+		Commodity: Commodity{Code: "GEN"}, SHC: []string{"EAP", "DGR"}, Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
 	base := func() RequestBooking {
-		return RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+		return RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
 	}
 	tests := []struct {
 		name   string
@@ -303,7 +303,7 @@ func TestABookingsPartiesAreStoredTrimmedAndABlankNameIsTheQuotes(t *testing.T) 
 }
 
 func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
-	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 100}
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "HKG", Pieces: 1, WeightKg: 100}
 	events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
 		Routing: []RoutingLeg{{" fra ", "dxb", "ek", "ek 046", "2026-11-26"}, {"DXB ", "hkg", " EK", "EK380", "2026-11-27"}},
 		At:      time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
@@ -313,6 +313,42 @@ func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	want := []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-26"}, {"DXB", "HKG", "EK", "EK380", "2026-11-27"}}
 	if got := events[0].(BookingRequested).Routing; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("routing stored as %v, want %v", got, want)
+	}
+}
+
+// A booking's routing is the journey of its quote, from its origin to its
+// destination, and takes the flight booked: legs of another journey are
+// MISMATCH, where a booking of LH8160 from FRA to ORD was confirmed with
+// one leg MUC–JFK on EK1 a week later.
+func TestABookingsRoutingIsTheJourneyOfItsQuoteOnTheFlightBooked(t *testing.T) {
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "ORD", Pieces: 1, WeightKg: 100}
+	tests := []struct {
+		name string
+		legs []RoutingLeg
+		want string // the problems' fields, or "" when accepted
+	}{
+		{"the flight booked", []RoutingLeg{{"FRA", "ORD", "LH", "LH8160", "2026-12-01"}}, ""},
+		{"on through another airport", []RoutingLeg{{"FRA", "MUC", "LH", "LH8160", "2026-12-01"}, {"MUC", "ORD", "LH", "LH430", "2026-12-02"}}, ""},
+		{"another journey", []RoutingLeg{{"MUC", "JFK", "EK", "EK1", "2026-12-09"}}, "MISMATCH routing[0].from, MISMATCH routing[0].to, MISMATCH routing"},
+		{"short of the destination", []RoutingLeg{{"FRA", "JFK", "LH", "LH8160", "2026-12-01"}}, "MISMATCH routing[0].to"},
+		{"the flight of another day", []RoutingLeg{{"FRA", "ORD", "LH", "LH8160", "2026-12-02"}}, "MISMATCH routing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8160-2026-12-01",
+				OrganizationID: "f1", Routing: tt.legs, At: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC)})
+			var got []string
+			if e, ok := err.(*Error); ok {
+				for _, f := range e.Fields {
+					got = append(got, string(f.Code)+" "+f.Field)
+				}
+			} else if err != nil {
+				got = []string{err.Error()}
+			}
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("problems %q, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
