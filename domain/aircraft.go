@@ -41,11 +41,22 @@ func AircraftTypeCapacity(typ string) (AircraftCapacity, bool) {
 // passenger aircraft, such as lithium ion batteries on their own (UN3480).
 const cargoAircraftOnly = "CAO"
 
+// passengerAircraftForbidden are the dangerous goods whose entries in the
+// IATA DGR list forbid them on passenger aircraft whatever their packing:
+// lithium metal and lithium ion batteries on their own.
+var passengerAircraftForbidden = []string{"UN3090", "UN3480"}
+
+// PassengerAircraft reports whether the flight's aircraft type is one the
+// service knows to carry passengers. A type the service does not know is
+// the airline's to judge, as its rate card's codes are.
+func (f Flight) PassengerAircraft() bool {
+	t, _ := AircraftTypeCapacity(f.AircraftType)
+	return t.Passenger
+}
+
 // CarriesHandling reports whether the flight may carry cargo with the
 // special handling codes shc: cargo for cargo aircraft only (CAO) flies
-// on no aircraft type known to carry passengers. A type the service does
-// not know is the airline's to judge, as its rate card's codes are.
+// on no passenger aircraft.
 func (f Flight) CarriesHandling(shc []string) bool {
-	t, _ := AircraftTypeCapacity(f.AircraftType)
-	return !t.Passenger || !slices.Contains(shc, cargoAircraftOnly)
+	return !f.PassengerAircraft() || !slices.Contains(shc, cargoAircraftOnly)
 }

@@ -18,6 +18,9 @@ const (
 	CodeNotOnFlight   FieldCode = "AWB_NOT_ON_FLIGHT"
 	CodeOnOtherFlight FieldCode = "AWB_ON_OTHER_FLIGHT"
 	CodeExceedsLoaded FieldCode = "EXCEEDS_LOADED"
+	// CodeCargoAircraftOnly: goods forbidden on passenger aircraft named
+	// on the manifest of a passenger aircraft.
+	CodeCargoAircraftOnly FieldCode = "CARGO_AIRCRAFT_ONLY"
 )
 
 // Load is what one AWB puts on a flight, as its air waybill (or else its
@@ -82,6 +85,9 @@ type ManifestCandidate struct {
 	Load
 	Known   bool
 	OnBoard string
+	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
+	// that no passenger aircraft may carry ("" when none).
+	CargoAircraftOnly string
 }
 
 // ManifestFacts are what the read models know of an AWB named on a
@@ -94,6 +100,7 @@ type ManifestFacts struct {
 	BookedFlight Flight
 	MAWB         *MAWBCreated
 	Manifested   []Flight
+	DGDs         []DGDSubmitted // the shipment's e-DGDs
 }
 
 // NewManifestCandidate decides whether an AWB named on a manifest of
@@ -112,6 +119,11 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	if m := awb.MAWB; m != nil {
 		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
+	}
+	for _, d := range awb.DGDs {
+		if slices.Contains(passengerAircraftForbidden, d.UNNumber) {
+			c.CargoAircraftOnly = d.UNNumber
+		}
 	}
 	// A manifest loads the whole shipment: one a flight not yet gone has
 	// on board is there, and moves only once taken off (an offload, or a
@@ -171,6 +183,8 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
 		case s.OnBoard != "":
 			p.Add(field, CodeOnOtherFlight, "%s is on board %s: offload it there, or leave it out of a revised manifest of %s, first", s.AWBNumber, s.OnBoard, s.OnBoard)
+		case s.CargoAircraftOnly != "" && f.PassengerAircraft():
+			p.Add(field, CodeCargoAircraftOnly, "%s has dangerous goods (%s) for cargo aircraft only, and %s is a passenger aircraft (%s)", s.AWBNumber, s.CargoAircraftOnly, f.ID, f.AircraftType)
 		}
 		seen[s.AWBNumber] = true
 		e.Shipments = append(e.Shipments, s.Load)

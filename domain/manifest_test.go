@@ -48,6 +48,12 @@ func TestDecideSubmitManifest(t *testing.T) {
 			}
 		}, "TOO_MANY awbNumbers", nil},
 		{"another airline's flight", nil, func(c *SubmitManifest) { c.Carrier = "AF" }, "forbidden", nil},
+		{"batteries for cargo aircraft only on a passenger aircraft", func(f *Flight) { f.AircraftType = "A359" },
+			func(c *SubmitManifest) { c.Shipments[1].CargoAircraftOnly = "UN3480" }, "CARGO_AIRCRAFT_ONLY awbNumbers[1]", nil},
+		{"batteries for cargo aircraft only on a freighter", func(f *Flight) { f.AircraftType = "B77F" },
+			func(c *SubmitManifest) { c.Shipments[1].CargoAircraftOnly = "UN3480" }, "", nil},
+		{"batteries for cargo aircraft only on a type the service does not know", nil,
+			func(c *SubmitManifest) { c.Shipments[1].CargoAircraftOnly = "UN3090" }, "", nil},
 		{"cancelled flight", func(f *Flight) { f.Status = FlightStatusCancelled }, func(*SubmitManifest) {}, "conflict", nil},
 		{"no flight", func(f *Flight) { *f = Flight{} }, func(*SubmitManifest) {}, "not_found", nil},
 	}
@@ -288,6 +294,11 @@ func TestNewManifestCandidate(t *testing.T) {
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusCancelled)}}, "known 3 120 0.7"},
 		{"a shipment of a departed flight's manifest that was left behind may go",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusDeparted)}}, "known 3 120 0.7"},
+		{"a shipment declaring lithium ion batteries on their own is for cargo aircraft only",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1845"}, {UNNumber: "UN3480"}}},
+			"known 3 120 0.7 for cargo aircraft only: UN3480"},
+		{"a shipment declaring lithium ion batteries in equipment is not",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN3481"}}}, "known 3 120 0.7"},
 	}
 	for _, tt := range tests {
 		c := NewManifestCandidate(flight, tt.facts)
@@ -295,6 +306,9 @@ func TestNewManifestCandidate(t *testing.T) {
 		got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3)
 		if c.OnBoard != "" {
 			got += " on " + c.OnBoard
+		}
+		if c.CargoAircraftOnly != "" {
+			got += " for cargo aircraft only: " + c.CargoAircraftOnly
 		}
 		if got != tt.want || c.AWBNumber != tt.facts.AWBNumber {
 			t.Errorf("%s: %s of %s, want %s", tt.name, got, c.AWBNumber, tt.want)

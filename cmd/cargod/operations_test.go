@@ -351,6 +351,27 @@ func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
 	}
 }
 
+// Lithium ion batteries on their own (UN3480) are forbidden on passenger
+// aircraft: a shipment whose e-DGD declares them goes on no passenger
+// aircraft's manifest, as freight on hand either, but on a freighter.
+func TestLithiumBatteriesForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
+		"packingGroup": "II", "packingInstructions": "965"}))
+	_, date, _ := strings.Cut(b.FlightID, "-")
+	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
+		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+	s.runCases(t, "POST", []apiCase{
+		{"the passenger aircraft may not load it", lh, "/api/flights/LH9400-" + date + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 400,
+			"awbNumbers[0]:CARGO_AIRCRAFT_ONLY"},
+		{"the freighter it is booked on loads it", lh, "/api/flights/" + b.FlightID + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 201, ""},
+	})
+}
+
 // TestShipmentFullLife files everything a shipment goes through and reads
 // it back as one timeline, in order, before and after a restart.
 func TestShipmentFullLife(t *testing.T) {
