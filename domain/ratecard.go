@@ -91,20 +91,11 @@ const (
 	maxVolumeDivisor = 10000
 )
 
-// unsignedZero is v, but 0 for -0: a client may send -0 where 0 is
-// allowed, and JSON would write it back as -0, a charge below nothing.
-func unsignedZero(v float64) float64 {
-	if v == 0 {
-		return 0
-	}
-	return v
-}
-
 // DecideSetRateCard validates and records the card.
 func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	var p Problems
 	card := RateCard{Carrier: c.Carrier, Origin: strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
-		Currency: strings.ToUpper(c.Currency), MinimumCharge: unsignedZero(c.MinimumCharge), ValidFrom: c.ValidFrom, ValidTo: c.ValidTo,
+		Currency: strings.ToUpper(c.Currency), MinimumCharge: c.MinimumCharge, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo,
 		VolumeDivisor: DefaultVolumeDivisor}
 	if c.VolumeDivisor != nil {
 		card.VolumeDivisor = *c.VolumeDivisor
@@ -162,7 +153,7 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 		if _, twice := card.Surcharges[code]; twice {
 			p.Add("surcharges."+key, CodeDuplicate, "%s is given twice, in another case", code)
 		}
-		card.Surcharges[code] = unsignedZero(rate)
+		card.Surcharges[code] = rate
 		if !specialHandlingCodePattern.MatchString(code) {
 			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
 		} else if !(rate >= 0 && rate < 1000) {

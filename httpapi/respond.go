@@ -169,7 +169,17 @@ func unmarshal(body []byte, dst any) error {
 	if dec.More() {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
-	return checkBody(body, dst)
+	w := walkBody(body, dst)
+	if err := w.problems.Err(); err != nil {
+		return err
+	}
+	// A number sent as -0 where a number is expected is taken for 0:
+	// decoded as sent, it would be stored, and written back, as -0.
+	if fixed := w.withWholeNumbers(body); fixed != nil {
+		reflect.ValueOf(dst).Elem().SetZero()
+		return json.Unmarshal(fixed, dst)
+	}
+	return nil
 }
 
 // clientPath is the path encoding/json gives a field of a value of type
@@ -236,7 +246,8 @@ func isWholeKind(k reflect.Kind) bool {
 // wins), and text holding a character domain.Unprintable names (U+FFFD is
 // what encoding/json makes of a lone surrogate), in any value, known
 // fields or not. On the way it notes the whole numbers written as
-// fractions (1.0, 1e2) where a whole number is expected.
+// fractions (1.0, 1e2) where a whole number is expected, and the zeros
+// written with a minus sign (-0, -0.0, -1e-400) where any number is.
 //
 // It reads the bytes itself rather than with json.Decoder.Token, which
 // allocates for every token: with the walk a decode of the README's RFQ
@@ -288,8 +299,8 @@ func (w *bodyWalk) path() string {
 	return b.String()
 }
 
-// wholeNumber is a whole number written as a fraction: the bytes
-// start:end of the body, and the number.
+// wholeNumber is a whole number written otherwise, as a fraction or as
+// -0: the bytes start:end of the body, and the number.
 type wholeNumber struct {
 	start, end int
 	n          int64
@@ -304,13 +315,9 @@ func walkBody(body []byte, dst any) *bodyWalk {
 	return w
 }
 
-// checkBody refuses what decoding lets pass (see bodyWalk).
-func checkBody(body []byte, dst any) error {
-	return walkBody(body, dst).problems.Err()
-}
-
 // withWholeNumbers is body with the whole numbers the walk found written
-// as fractions written as whole numbers, or nil when it found none.
+// otherwise (see wholeNumber) written as whole numbers, or nil when it
+// found none.
 func (w *bodyWalk) withWholeNumbers(body []byte) []byte {
 	if len(w.whole) == 0 {
 		return nil
@@ -377,8 +384,12 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 		for w.pos < len(w.body) && strings.IndexByte("+-.0123456789Ee", w.body[w.pos]) >= 0 {
 			w.pos++
 		}
-		if t != nil && isWholeKind(t.Kind()) {
+		switch {
+		case t == nil:
+		case isWholeKind(t.Kind()):
 			w.noteWhole(start, t)
+		case (t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) && c == '-':
+			w.noteNegativeZero(start, t.Bits())
 		}
 	case c == 't' || c == 'f' || c == 'n': // true, false, null
 		for w.pos < len(w.body) && 'a' <= w.body[w.pos] && w.body[w.pos] <= 'z' {
@@ -409,6 +420,17 @@ func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
 		return // decoding refuses it as out of range
 	}
 	w.whole = append(w.whole, wholeNumber{start: start, end: w.pos, n: n})
+}
+
+// noteNegativeZero notes the number the body holds from start to w.pos,
+// for a float field of bits bits, if it is 0 written with a minus sign,
+// or a negative number too small for the field, which reads as -0
+// (-1e-400): JSON writes -0 back as -0, below nothing where a field takes
+// 0 and more.
+func (w *bodyWalk) noteNegativeZero(start, bits int) {
+	if f, err := strconv.ParseFloat(string(w.body[start:w.pos]), bits); err == nil && f == 0 {
+		w.whole = append(w.whole, wholeNumber{start: start, end: w.pos})
+	}
 }
 
 // wholeText reports whether a JSON number, as written, is whole: no digit

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +120,59 @@ func TestUnmarshalTakesAWholeNumberWrittenAsAFractionForOne(t *testing.T) {
 	if err := unmarshal([]byte(`{"dimensionsCm":[{"l":120,"w":80,"h":100,"pieces":2.0}],"pieces":2.0}`), &booking); err != nil ||
 		len(booking.DimensionsCm) != 1 || booking.DimensionsCm[0].Pieces == nil || *booking.DimensionsCm[0].Pieces != 2 || booking.Pieces == nil || *booking.Pieces != 2 {
 		t.Errorf("a booking with whole numbers as fractions = %+v, %v", booking, err)
+	}
+}
+
+func TestUnmarshalTakesANumberSentAsMinusZeroForZeroInEveryRequest(t *testing.T) {
+	var (
+		card     rateCardRequest
+		flight   flightRequest
+		mawb     mawbRequest
+		status   statusEventRequest
+		manifest manifestRequest
+		booking  bookingRequest
+		narrow   struct {
+			F   float32         `json:"f"`
+			Raw json.RawMessage `json:"raw"`
+		}
+	)
+	tests := []struct {
+		name   string
+		body   string
+		dst    any
+		values func() []float64 // as decoded
+		want   []float64
+	}{
+		{"a rate card's minimum charge and surcharges", `{"minimumCharge":-0,"surcharges":{"DGR":-0.0,"PER":-0E+3}}`, &card,
+			func() []float64 { return []float64{card.MinimumCharge, card.Surcharges["DGR"], card.Surcharges["PER"]} }, []float64{0, 0, 0}},
+		{"a flight's capacity, one too small to be other than zero", `{"capacityKg":-0,"capacityM3":-1e-400}`, &flight,
+			func() []float64 { return []float64{*flight.CapacityKg, *flight.CapacityM3} }, []float64{0, 0}},
+		{"a waybill's volume beside pieces written as a fraction", `{"pieces":10.0,"volume":-0.000}`, &mawb,
+			func() []float64 { return []float64{float64(*mawb.Pieces), *mawb.Volume} }, []float64{10, 0}},
+		{"a status event's weight and pieces", `{"pieces":-0,"weight":-0}`, &status,
+			func() []float64 { return []float64{float64(*status.Pieces), *status.Weight} }, []float64{0, 0}},
+		{"a manifest's total volume beside a negative weight, left for the domain to refuse", `{"totalWeight":-2.5,"totalVolume":-0}`, &manifest,
+			func() []float64 { return []float64{*manifest.TotalWeight, *manifest.TotalVolume} }, []float64{-2.5, 0}},
+		{"a booking's weights and volume", `{"grossWeightKg":-0,"chargeableWeightKg":-0e0,"volume":-0,"weight":0}`, &booking,
+			func() []float64 {
+				return []float64{*booking.GrossWeightKg, *booking.ChargeableWeightKg, *booking.Volume, *booking.Weight}
+			}, []float64{0, 0, 0, 0}},
+		{"a float32 too small to be other than zero", `{"f":-1e-50,"raw":-0}`, &narrow,
+			func() []float64 { return []float64{float64(narrow.F)} }, []float64{0}},
+	}
+	for _, tt := range tests {
+		if err := unmarshal([]byte(tt.body), tt.dst); err != nil {
+			t.Errorf("%s: %s = %v", tt.name, tt.body, err)
+			continue
+		}
+		got := tt.values()
+		if !slices.Equal(got, tt.want) || slices.ContainsFunc(got, func(v float64) bool { return v == 0 && math.Signbit(v) }) {
+			t.Errorf("%s: %s decoded as %v, want %v", tt.name, tt.body, got, tt.want)
+		}
+	}
+	// A RawMessage keeps the text it was sent as: it is no number yet.
+	if string(narrow.Raw) != "-0" {
+		t.Errorf("a RawMessage of -0 decoded as %s", narrow.Raw)
 	}
 }
 

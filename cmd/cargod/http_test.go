@@ -1,11 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/internal/version"
 )
 
@@ -166,4 +174,125 @@ func TestOddPathsGetTheErrorBody(t *testing.T) {
 			t.Errorf("GET %s = %d %s", path, r.status, r.body)
 		}
 	}
+}
+
+// A number sent as -0 (or written otherwise but read as -0) is taken for
+// 0 in every field that takes 0: shown as 0 in the answer, and stored as
+// 0, where JSON would write it back as -0, below nothing.
+func TestANumberSentAsMinusZeroIsShownAndStoredAsZeroInEveryField(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flightID := flightWithinTheHour(t, s)
+	awb := bookedShipmentOn(t, s, fwd, flightID)
+	negative := func(text string) json.RawMessage { return json.RawMessage(text) }
+	flight := shortFlight("LH1400")
+	flight["capacityKg"], flight["capacityM3"] = negative("-0"), negative("-0e2")
+	tests := []struct {
+		name, method, path string
+		body               map[string]any
+		read               string   // where the value is shown, when not in the answer itself
+		fields             []string // the fields shown that must be 0
+		event              string   // the type of the event stored
+	}{
+		{"a rate card's minimum charge and surcharge", "PUT", "/api/rates/FRA/LHR", map[string]any{"currency": "EUR", "minimumCharge": negative("-0"),
+			"weightBreaks": map[string]any{"N": 2.5}, "surcharges": map[string]any{"DGR": negative("-0.0")}, "validFrom": "2026-01-01", "validTo": "2099-12-31"}, "",
+			[]string{"minimumCharge", "surcharges.DGR"}, domain.RateCardSet{}.EventType()},
+		{"a flight's capacity", "POST", "/api/flights", flight, "", []string{"capacityKg", "capacityM3"}, domain.FlightScheduled{}.EventType()},
+		{"a waybill's volume", "POST", "/api/mawb", withFields(mawbBody(awb), map[string]any{"volume": negative("-0.00")}), "/api/shipments/" + awb, []string{"mawb.volume"}, domain.MAWBCreated{}.EventType()},
+		{"a status event's weight", "POST", "/api/shipments/" + awb + "/events", map[string]any{"eventType": "RCS", "location": "FRA",
+			"eventDate": time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), "pieces": 0, "weight": negative("-0")}, "/api/shipments/" + awb, []string{"latestEvent.weight"}, domain.ShipmentStatusRecorded{}.EventType()},
+		{"a manifest's total volume", "POST", "/api/flights/" + flightID + "/manifests", map[string]any{"flightId": flightID, "awbNumbers": []string{awb},
+			"totalVolume": negative("-0")}, "", []string{"totalVolume"}, domain.ManifestSubmitted{}.EventType()},
+	}
+	token := map[string]string{"/api/mawb": fwd}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok, ok := token[tt.path]
+			if !ok {
+				tok = lh
+			}
+			r := s.do(t, request{method: tt.method, path: tt.path, token: tok, body: tt.body})
+			if r.status != http.StatusOK && r.status != http.StatusCreated {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if tt.read != "" {
+				r = s.do(t, request{method: "GET", path: tt.read, token: tok})
+			}
+			var shown any
+			r.json(t, &shown)
+			for _, field := range tt.fields {
+				if v, ok := valueAt(shown, field).(float64); !ok || v != 0 {
+					t.Errorf("%s = %v, want 0", field, valueAt(shown, field))
+				}
+			}
+			if zeros := negativeZeros(shown, ""); len(zeros) > 0 {
+				t.Errorf("the answer shows -0 at %v: %s", zeros, r.body)
+			}
+		})
+	}
+	s.stop()
+
+	ctx := context.Background()
+	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	last, err := store.LastSequence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]bool{}
+	if _, err := store.Replay(ctx, 1, last, func(records []domain.Record) error {
+		for _, rec := range records {
+			var data any
+			if err := json.Unmarshal(rec.Data, &data); err != nil {
+				return fmt.Errorf("%s: %w", rec.Type, err)
+			}
+			if zeros := negativeZeros(data, ""); len(zeros) > 0 {
+				t.Errorf("the stored %s holds -0 at %v: %s", rec.Type, zeros, rec.Data)
+			}
+			stored[rec.Type] = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if !stored[tt.event] {
+			t.Errorf("no %s was stored", tt.event)
+		}
+	}
+}
+
+// valueAt is the value at a dotted path of a decoded JSON object.
+func valueAt(v any, path string) any {
+	for name := range strings.SplitSeq(path, ".") {
+		m, _ := v.(map[string]any)
+		v = m[name]
+	}
+	return v
+}
+
+// negativeZeros are the paths of the numbers a decoded JSON value holds as
+// -0.
+func negativeZeros(v any, path string) []string {
+	var out []string
+	switch v := v.(type) {
+	case float64:
+		if v == 0 && math.Signbit(v) {
+			out = append(out, path)
+		}
+	case map[string]any:
+		for k, e := range v {
+			out = append(out, negativeZeros(e, strings.TrimPrefix(path+"."+k, "."))...)
+		}
+	case []any:
+		for i, e := range v {
+			out = append(out, negativeZeros(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return out
 }
