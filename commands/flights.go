@@ -101,7 +101,7 @@ func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID, stat
 // SetRateCard stores an airline's rate card for a route.
 func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard) (Result[domain.RateCard], error) {
 	c.Carrier, c.At = m.Principal.AirlineCode, h.now().UTC()
-	events, err := domain.DecideSetRateCard(c)
+	events, err := domain.DecideSetRateCard(c, h.ref)
 	if err != nil {
 		return Result[domain.RateCard]{}, err
 	}

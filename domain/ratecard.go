@@ -91,8 +91,10 @@ const (
 	maxVolumeDivisor = 10000
 )
 
-// DecideSetRateCard validates and records the card.
-func DecideSetRateCard(c SetRateCard) ([]Event, error) {
+// DecideSetRateCard validates and records the card: its airports, but
+// AnyAirport, known to ref when there is reference data, as an RFQ's and
+// a flight's are.
+func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 	var p Problems
 	card := RateCard{Carrier: c.Carrier, Origin: strings.ToUpper(c.Origin), Destination: strings.ToUpper(c.Destination),
 		Currency: strings.ToUpper(c.Currency), MinimumCharge: c.MinimumCharge, ValidFrom: c.ValidFrom, ValidTo: c.ValidTo,
@@ -106,6 +108,7 @@ func DecideSetRateCard(c SetRateCard) ([]Event, error) {
 	for _, end := range []struct{ field, code string }{{"origin", card.Origin}, {"destination", card.Destination}} {
 		if end.code != AnyAirport {
 			checkAirport(&p, end.field, end.code)
+			checkKnownAirport(&p, ref, end.field, end.code)
 		}
 	}
 	if card.Origin != AnyAirport && card.Origin == card.Destination {

@@ -45,7 +45,7 @@ func TestARateCardsVolumeDivisor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			events, err := DecideSetRateCard(SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR",
 				WeightBreaks: map[string]float64{"N": 4.5}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31", VolumeDivisor: tt.divisor,
-				At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
+				At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}, nil)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -89,6 +89,10 @@ func TestDecideSetRateCard(t *testing.T) {
 		{"a currency of no country", func(c *SetRateCard) { c.Currency = "ZZZ" }, "INVALID_VALUE currency"},
 		{"a currency of four letters", func(c *SetRateCard) { c.Currency = "EURO" }, "INVALID_FORMAT currency"},
 		{"to where it starts", func(c *SetRateCard) { c.Destination = "FRA" }, "INVALID_VALUE destination"},
+		{"from any airport", func(c *SetRateCard) { c.Origin = "*" }, ""},
+		{"from an airport the reference data does not know", func(c *SetRateCard) { c.Origin = "xxx" }, "UNKNOWN_AIRPORT origin"},
+		{"to an airport the reference data does not know", func(c *SetRateCard) { c.Destination = "XXX" }, "UNKNOWN_AIRPORT destination"},
+		{"to an airport of no airport's shape", func(c *SetRateCard) { c.Destination = "JF" }, "INVALID_FORMAT destination"},
 		{"valid until last year", func(c *SetRateCard) { c.ValidFrom, c.ValidTo = "2025-01-01", "2025-12-31" }, "INVALID_DATE validTo"},
 		{"valid to before from", func(c *SetRateCard) { c.ValidFrom = "2027-01-01" }, "INVALID_DATE validTo"},
 		{"a negative minimum", func(c *SetRateCard) { c.MinimumCharge = -1 }, "INVALID_RANGE minimumCharge"},
@@ -96,7 +100,7 @@ func TestDecideSetRateCard(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecideSetRateCard(c)
+		events, err := DecideSetRateCard(c, zonedAirports{})
 		if got := problemOf(err); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 			continue
@@ -105,6 +109,26 @@ func TestDecideSetRateCard(t *testing.T) {
 			if card := events[0].(RateCardSet).RateCard; card.Currency != "EUR" || card.Surcharges["DGR"] != 0.6 || card.Breaks[0].FromKg != 0 {
 				t.Errorf("%s: recorded %+v", tt.name, card)
 			}
+		}
+	}
+}
+
+// Without reference data to consult, a rate card's airports are checked
+// for their shape only, as an RFQ's and a flight's are.
+func TestARateCardsAirportsAreCheckedForTheirShapeOnlyWithoutReferenceData(t *testing.T) {
+	tests := []struct {
+		name, origin, destination string
+		want                      string // the first problem's code and field, or "" when accepted
+	}{
+		{"an airport no reference data knows", "XXX", "JFK", ""},
+		{"an airport of no airport's shape", "FRA", "J1K", "INVALID_FORMAT destination"},
+	}
+	for _, tt := range tests {
+		_, err := DecideSetRateCard(SetRateCard{Carrier: "LH", Origin: tt.origin, Destination: tt.destination, Currency: "EUR",
+			WeightBreaks: map[string]float64{"N": 4.5}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31",
+			At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}, nil)
+		if got := problemOf(err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -842,7 +842,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	s.flights.Apply(flightRec, scheduled)
 	s.flights.Apply(flightRec, domain.CapacityReserved{FlightID: scheduled.FlightID, BookingID: confirmedID, WeightKg: 1250.5, VolumeM3: 2.16})
 	cards, err := domain.DecideSetRateCard(domain.SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "*", Currency: "EUR",
-		MinimumCharge: 85, WeightBreaks: map[string]float64{"N": 4.1, "100": 2.9}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: created})
+		MinimumCharge: 85, WeightBreaks: map[string]float64{"N": 4.1, "100": 2.9}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: created}, builtinReference())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -2176,7 +2176,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		{Origin: "FRA", Destination: "*", Currency: "USD", WeightBreaks: map[string]float64{"N": 5}, ValidFrom: "2026-06-20", ValidTo: "2026-06-20"},
 	} {
 		c.Carrier, c.At = "LH", created
-		events, err := domain.DecideSetRateCard(c)
+		events, err := domain.DecideSetRateCard(c, builtinReference())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -667,6 +667,16 @@ func TestFlightsAndRates(t *testing.T) {
 	} {
 		checkFields(t, s.do(t, request{method: "POST", path: "/api/flights", token: lh, body: body}), fields)
 	}
+	// A rate card's airports are ones the reference data knows, as a
+	// flight's are; "*" stands for any.
+	card := map[string]any{"currency": "EUR", "weightBreaks": map[string]any{"N": 2.5}, "validFrom": "2026-01-01", "validTo": "2099-12-31"}
+	s.runCases(t, "PUT", []apiCase{
+		{"a rate card to an unknown airport", lh, "/api/rates/FRA/XXX", card, 400, "destination:UNKNOWN_AIRPORT"},
+		{"a rate card from an unknown airport, in lower case, to any", lh, "/api/rates/qqq/*", card, 400, "origin:UNKNOWN_AIRPORT"},
+		{"a rate card between two unknown airports", lh, "/api/rates/XXX/QQQ", card, 400, "destination:UNKNOWN_AIRPORT origin:UNKNOWN_AIRPORT"},
+		{"a rate card of an airport of no airport's shape", lh, "/api/rates/FRA/X1X", card, 400, "destination:INVALID_FORMAT"},
+		{"a rate card from any airport to a known one", lh, "/api/rates/*/lhr", card, 200, ""},
+	})
 	var list struct {
 		Flights    []struct{ ID, Status, OriginTimezone string }
 		Pagination struct{ Total int }

@@ -356,7 +356,7 @@ func (g *gen) rateCard(airline by) error {
 	code, hub := airline.principal.AirlineCode, g.hubs[airline.principal.AirlineCode]
 	events, err := domain.DecideSetRateCard(domain.SetRateCard{Carrier: code, Origin: hub, Destination: "*", Currency: "USD", MinimumCharge: 75,
 		WeightBreaks: map[string]float64{"N": 4.5, "45": 3.8, "100": 3.2, "300": 2.9, "500": 2.6, "1000": 2.3},
-		Surcharges:   map[string]float64{"DGR": 0.6, "PER": 0.25}, ValidFrom: "2020-01-01", ValidTo: "2099-12-31", At: g.now})
+		Surcharges:   map[string]float64{"DGR": 0.6, "PER": 0.25}, ValidFrom: "2020-01-01", ValidTo: "2099-12-31", At: g.now}, g.ref)
 	if err != nil {
 		return err
 	}
