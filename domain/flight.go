@@ -89,6 +89,14 @@ func (f Flight) Bookable() bool {
 	return f.Status == FlightStatusScheduled || f.Status == FlightStatusDelayed
 }
 
+// ClosedAt reports whether the flight takes no more bookings at now:
+// it is cancelled, departed or arrived, or its scheduled departure has
+// come, whatever its status. These are DecideReserveCapacity's
+// refusals as flight_closed. A closed flight never opens again.
+func (f Flight) ClosedAt(now time.Time) bool {
+	return !f.Bookable() || !now.Before(f.DepartsAt)
+}
+
 // Those who may not see a flight's load (LoadVisibleTo) see what is left
 // of it in steps of availabilityStepKg and availabilityStepM3: to the
 // kilogram, what is left against the capacity the timetable shows would
@@ -107,7 +115,7 @@ const (
 // rounded down to availabilityStepKg and availabilityStepM3: at least
 // that much is left.
 func (f Flight) Available(p Principal, now time.Time) (kg, m3 float64) {
-	if !f.Bookable() || !now.Before(f.DepartsAt) {
+	if f.ClosedAt(now) {
 		return 0, 0
 	}
 	kg, m3 = f.room()

@@ -356,7 +356,8 @@ func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 // its status says (a delayed flight, or one its airline has not marked
 // departed yet): what GET /api/capacity shows left of it is then nothing,
 // as of a cancelled or departed flight. Before it, what is shown left can
-// be booked.
+// be booked. ClosedAt, what a quote's price option shows of its flight,
+// says the same.
 func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
 	fwd := Principal{OrganizationID: "f1", Role: RoleForwarder}
@@ -374,9 +375,13 @@ func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 		{"delayed, an hour after its scheduled departure", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, lh8400Departs.Add(time.Hour), false},
 		{"departed early", []Event{lh8400Scheduled, status(FlightStatusDeparted)}, lh8400Departs.Add(-time.Hour), false},
 		{"cancelled", []Event{lh8400Scheduled, status(FlightStatusCancelled)}, lh8400Departs.Add(-time.Hour), false},
+		{"arrived early", []Event{lh8400Scheduled, status(FlightStatusDeparted), status(FlightStatusArrived)}, lh8400Departs.Add(-time.Hour), false},
 	}
 	for _, tt := range tests {
 		f := given(EvolveFlight, tt.history...)
+		if closed := f.ClosedAt(tt.now); closed == tt.open {
+			t.Errorf("%s: closed %v, want open %v", tt.name, closed, tt.open)
+		}
 		kg, m3 := f.Available(admin, tt.now)
 		seen, _ := f.Available(fwd, tt.now)
 		events, err := DecideReserveCapacity(f, "b1", Reservation{100, 1}, tt.now)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
@@ -60,7 +61,7 @@ func (s *Server) handleCreateQuote() handlerFunc {
 		if err != nil {
 			return err
 		}
-		s.writeCreated(w, r, res.Sequence, res.Version, "/api/quotes/"+res.State.ID, views.ToQuoteJSON(res.State, principal(r.Context())))
+		s.writeCreated(w, r, res.Sequence, res.Version, "/api/quotes/"+res.State.ID, views.ToQuoteJSON(res.State, principal(r.Context()), nil))
 		return nil
 	}
 }
@@ -98,7 +99,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
 					id, quote.Status, quote.Origin, quote.Destination)
 			}
-			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who), views.ToPaginationJSON(1, limit, 1))
+			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who, views.FlightClosed(s.flights, time.Now())), views.ToPaginationJSON(1, limit, 1))
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -106,8 +107,9 @@ func (s *Server) handleListQuotes() handlerFunc {
 			return domain.Errorf(domain.NotFound, "no quotes match")
 		}
 		out := views.QuoteListJSON{Quotes: make([]views.QuoteJSON, len(quotes)), Pagination: views.ToPaginationJSON(page, limit, total)}
+		closed := views.FlightClosed(s.flights, time.Now())
 		for i, q := range quotes {
-			out.Quotes[i] = views.ToQuoteJSON(q, who)
+			out.Quotes[i] = views.ToQuoteJSON(q, who, closed)
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -131,7 +133,7 @@ func (s *Server) handleGetQuote() handlerFunc {
 				return err
 			}
 			if !notModified(w, r, version) {
-				writeJSON(w, http.StatusOK, views.ToQuoteJSON(q, who))
+				writeJSON(w, http.StatusOK, views.ToQuoteJSON(q, who, nil))
 			}
 			return nil
 		}
@@ -143,7 +145,7 @@ func (s *Server) handleGetQuote() handlerFunc {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
 		if !notModified(w, r, version) {
-			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who))
+			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who, views.FlightClosed(s.flights, time.Now())))
 		}
 		return nil
 	}

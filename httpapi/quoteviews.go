@@ -30,39 +30,55 @@ type quoteViewKey struct {
 
 type quoteView struct {
 	version uint64
+	closed  uint64 // the options whose flights it shows closed (closedOptions)
 	json    []byte // as writeJSON writes it, without the final newline
 }
 
 // maxQuoteViews bounds the views kept: some megabytes.
 const maxQuoteViews = 10000
 
-// of returns the JSON of quote q at version as p sees it. The bytes are
+// of returns the JSON of quote q at version as p sees it, its options'
+// flights closed as closed says (views.ToQuoteJSON). The bytes are
 // shared: never change them.
-func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal) []byte {
+func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal, closed func(flightID string) bool) []byte {
 	k := quoteViewKey{id: q.ID}
 	k.carrier, k.all = domain.PriceOptionsSeenBy(p)
+	shut := closedOptions(q, closed)
 	v.mu.Lock()
 	view, ok := v.views[k]
 	v.mu.Unlock()
-	if ok && view.version == version {
+	if ok && view.version == version && view.closed == shut {
 		return view.json
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(views.ToQuoteJSON(q, p))
-	view = quoteView{version: version, json: bytes.TrimSuffix(b.Bytes(), []byte("\n"))}
+	enc.Encode(views.ToQuoteJSON(q, p, closed))
+	view = quoteView{version: version, closed: shut, json: bytes.TrimSuffix(b.Bytes(), []byte("\n"))}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.views == nil || len(v.views) >= v.max {
 		v.views = map[quoteViewKey]quoteView{}
 	}
-	// Readers racing with a change of the quote may get here out of
-	// order: the newer view stays.
-	if old, ok := v.views[k]; !ok || old.version < version {
+	// Readers racing with a change of the quote, or of its flights, may
+	// get here out of order: the newer view stays. A flight once closed
+	// stays closed, so the view with more closed options is the newer.
+	if old, ok := v.views[k]; !ok || old.version < version || old.version == version && old.closed&shut == old.closed {
 		v.views[k] = view
 	}
 	return view.json
+}
+
+// closedOptions is a bit for each of q's price options whose flight is
+// closed, the first option's the lowest (a quote has at most 10).
+func closedOptions(q domain.Quote, closed func(flightID string) bool) uint64 {
+	var shut uint64
+	for i, o := range q.Options {
+		if closed(o.FlightID) {
+			shut |= 1 << i
+		}
+	}
+	return shut
 }
 
 // forget drops every view: after a rebuild of the read models, a quote

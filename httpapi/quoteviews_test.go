@@ -10,16 +10,19 @@ import (
 	"github.com/cargostream/cargostream/views"
 )
 
+// none is a flight lookup for which no flight is closed.
+func none(string) bool { return false }
+
 func TestForgottenQuoteViewsAnswerWhatTheQuoteHoldsNow(t *testing.T) {
 	v := quoteViews{max: 10}
 	who := domain.Principal{Role: domain.RoleAdmin}
 	corrupt := domain.Quote{ID: "q1", Status: domain.QuoteStatusRejected}
 	repaired := domain.Quote{ID: "q1", Status: domain.QuoteStatusPending}
-	v.of(corrupt, 7, who)
+	v.of(corrupt, 7, who, none)
 	v.forget()
 	want := httptest.NewRecorder()
-	writeJSON(want, 200, views.ToQuoteJSON(repaired, who))
-	if got := v.of(repaired, 7, who); !bytes.Equal(append(got, '\n'), want.Body.Bytes()) {
+	writeJSON(want, 200, views.ToQuoteJSON(repaired, who, none))
+	if got := v.of(repaired, 7, who, none); !bytes.Equal(append(got, '\n'), want.Body.Bytes()) {
 		t.Errorf("after forget, the quote at the same version reads %s, want %s", got, want.Body)
 	}
 }
@@ -42,6 +45,9 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 	codeless := domain.Principal{Role: domain.RoleAirline, OrganizationID: "x"}
 	admin := domain.Principal{Role: domain.RoleAdmin}
 
+	lhClosed := func(id string) bool { return id == "LH8400-2026-11-27" }
+	bothClosed := func(string) bool { return true }
+
 	v := quoteViews{max: 3}
 	// In this order, through one cache: each answer is what encoding the
 	// quote for its reader gives, whatever was read before.
@@ -50,28 +56,32 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 		quote   domain.Quote
 		version uint64
 		who     domain.Principal
+		closed  func(string) bool
 	}{
-		{"a pending quote", pending, 1, forwarder},
-		{"the same, cached", pending, 1, forwarder},
-		{"the quote priced", priced, 2, forwarder},
-		{"an airline sees its own options", priced, 2, lh},
-		{"another airline its own", priced, 2, ek},
-		{"an airline without a code none", priced, 2, codeless},
-		{"the forwarder again, after the cache was full", priced, 2, forwarder},
-		{"an admin sees all", priced, 2, admin},
-		{"a reader behind the change", pending, 1, admin},
-		{"a reader after it again", priced, 2, admin},
-		{"the quote rejected", rejected, 3, lh},
+		{"a pending quote", pending, 1, forwarder, none},
+		{"the same, cached", pending, 1, forwarder, none},
+		{"the quote priced", priced, 2, forwarder, none},
+		{"an airline sees its own options", priced, 2, lh, none},
+		{"another airline its own", priced, 2, ek, none},
+		{"an airline without a code none", priced, 2, codeless, none},
+		{"the forwarder again, after the cache was full", priced, 2, forwarder, none},
+		{"the forwarder once LH8400 is cancelled, the quote unchanged", priced, 2, forwarder, lhClosed},
+		{"an airline once its flight is cancelled", priced, 2, lh, lhClosed},
+		{"the forwarder once both flights are closed", priced, 2, forwarder, bothClosed},
+		{"an admin sees all", priced, 2, admin, lhClosed},
+		{"a reader behind the change", pending, 1, admin, lhClosed},
+		{"a reader after it again", priced, 2, admin, lhClosed},
+		{"the quote rejected", rejected, 3, lh, lhClosed},
 	} {
 		want, got := httptest.NewRecorder(), httptest.NewRecorder()
-		writeJSON(want, 200, views.ToQuoteJSON(c.quote, c.who))
-		writeEncoded(got, 200, v.of(c.quote, c.version, c.who))
+		writeJSON(want, 200, views.ToQuoteJSON(c.quote, c.who, c.closed))
+		writeEncoded(got, 200, v.of(c.quote, c.version, c.who, c.closed))
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
 			t.Errorf("%d, %s: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}
 		want, got = httptest.NewRecorder(), httptest.NewRecorder()
-		writeJSON(want, 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(c.quote, c.who)}, Pagination: views.ToPaginationJSON(1, 7, 1)})
-		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who), views.ToPaginationJSON(1, 7, 1))
+		writeJSON(want, 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(c.quote, c.who, c.closed)}, Pagination: views.ToPaginationJSON(1, 7, 1)})
+		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who, c.closed), views.ToPaginationJSON(1, 7, 1))
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
 			t.Errorf("%d, %s, in a list: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}

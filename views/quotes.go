@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 )
 
 // QuoteJSON is the spec's quote.
@@ -36,6 +37,9 @@ type PriceOptionJSON struct {
 	// Beyond the spec: the weight priced, at the carrier's volume divisor.
 	ChargeableWeightKg float64 `json:"chargeableWeightKg"`
 	VolumeDivisor      int     `json:"volumeDivisor"`
+	// Beyond the spec: the flight takes no more bookings (cancelled,
+	// departed, or past its departure time): one is rejected flight_closed.
+	FlightClosed bool `json:"flightClosed"`
 }
 
 // QuoteListJSON is the spec's list of quotes.
@@ -45,7 +49,10 @@ type QuoteListJSON struct {
 }
 
 // ToQuoteJSON is a quote as p may see it (see domain.Quote.AsSeenBy).
-func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
+// closed tells which of its options' flights take no more bookings (see
+// FlightClosed); nil, where no flight is looked at (a past view, a
+// webhook's data), none.
+func ToQuoteJSON(q domain.Quote, p domain.Principal, closed func(flightID string) bool) QuoteJSON {
 	q = q.AsSeenBy(p)
 	shc := q.SHC
 	if shc == nil {
@@ -59,7 +66,7 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
 	for i, o := range q.Options {
 		out.PriceOptions[i] = PriceOptionJSON{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
 			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours,
-			ChargeableWeightKg: q.PricedWeight(o), VolumeDivisor: o.Divisor()}
+			ChargeableWeightKg: q.PricedWeight(o), VolumeDivisor: o.Divisor(), FlightClosed: closed != nil && closed(o.FlightID)}
 	}
 	if q.Reason != "" {
 		out.RejectionReason = &q.Reason
@@ -68,6 +75,16 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
 		out.ChargeableWeightKg = &q.ChargeableWeightKg
 	}
 	return out
+}
+
+// FlightClosed tells ToQuoteJSON whether a flight takes no more bookings
+// at now (domain.Flight.ClosedAt), as flights holds it; a flight it does
+// not hold is not closed.
+func FlightClosed(flights *projections.Flights, now time.Time) func(flightID string) bool {
+	return func(id string) bool {
+		f, ok := flights.Get(id)
+		return ok && f.ClosedAt(now)
+	}
 }
 
 // renderQuote is the webhook data of a quote event: the quote as the
@@ -79,5 +96,5 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal) QuoteJSON {
 // model holds gives that; its first starts the quote afresh.
 func (r *Renderer) renderQuote(id string, e domain.Event, p domain.Principal) (any, bool) {
 	q, ok := r.Quotes.Get(p, id)
-	return ToQuoteJSON(domain.EvolveQuote(q, e), p), ok
+	return ToQuoteJSON(domain.EvolveQuote(q, e), p, nil), ok
 }

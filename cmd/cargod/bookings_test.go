@@ -247,12 +247,7 @@ func TestAGetThatPrefersToWaitAnswersWithTheConfirmation(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil)
 	fwd := s.demoToken(t, "demo-forwarder")
 	flight := raceFlight(t, s)
-	body := rfq()
-	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
-	quote := createQuote(t, s, fwd, body).ID
-	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
-		t.Fatalf("quote %s = %+v", quote, q)
-	}
+	quote := pricedToMIA(t, s, fwd)
 	created := s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]})
 	var b booking
 	created.json(t, &b)
@@ -344,9 +339,74 @@ func TestABookingCancelledWithItsFlightSaysSo(t *testing.T) {
 	}
 }
 
+// A priced quote whose flight is cancelled afterwards shows that option's
+// flight closed, in GET /api/quotes/{id} (read before, at the same
+// version of the quote) and in the list; a booking of it is still taken,
+// and rejected flight_closed.
+func TestAQuoteShowsItsOptionOnACancelledFlightClosed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	id := pricedToMIA(t, s, fwd)
+	type option struct {
+		FlightID     string
+		FlightClosed *bool
+	}
+	type pricedQuote struct {
+		Status       string
+		PriceOptions []option
+	}
+	options := func(path string) []option {
+		var q pricedQuote
+		var l struct{ Quotes []pricedQuote }
+		r := s.do(t, request{method: "GET", path: path, token: fwd})
+		if strings.HasPrefix(path, "/api/quotes/") {
+			r.json(t, &q)
+		} else if r.json(t, &l); len(l.Quotes) == 1 {
+			q = l.Quotes[0]
+		}
+		if q.Status != "priced" || len(q.PriceOptions) != 1 || q.PriceOptions[0].FlightID != flight["id"] || q.PriceOptions[0].FlightClosed == nil {
+			t.Fatalf("GET %s = %d %s, want the quote priced on %s alone, saying whether its flight is closed", path, r.status, r.body, flight["id"])
+		}
+		return q.PriceOptions
+	}
+	paths := []string{"/api/quotes/" + id, "/api/quotes?id=" + id, "/api/quotes?destination=MIA"}
+	for _, path := range paths {
+		if o := options(path); *o[0].FlightClosed {
+			t.Errorf("GET %s before the flight is cancelled = %+v, want it open", path, o)
+		}
+	}
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight["id"].(string), token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
+	}
+	for _, path := range paths {
+		eventually(t, "GET "+path+" showing the flight closed", func() []option { return options(path) },
+			func(o []option) bool { return *o[0].FlightClosed })
+	}
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": id, "flightId": flight["id"]}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || b.RejectionReason == nil || *b.RejectionReason != "flight_closed" {
+		t.Errorf("a booking of the closed option = %+v, want it rejected flight_closed", b)
+	}
+}
+
 // confirmedOn is a booking of fwd on flight (a raceFlight), of an RFQ
 // priced for it, once confirmed.
 func confirmedOn(t *testing.T, s *testServer, fwd string, flight map[string]any) booking {
+	t.Helper()
+	quote := pricedToMIA(t, s, fwd)
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Fatalf("booking = %+v", b)
+	}
+	return b
+}
+
+// pricedToMIA is the id of an RFQ of fwd from FRA to MIA, once priced
+// (on a raceFlight).
+func pricedToMIA(t *testing.T, s *testServer, fwd string) string {
 	t.Helper()
 	body := rfq()
 	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
@@ -354,12 +414,7 @@ func confirmedOn(t *testing.T, s *testServer, fwd string, flight map[string]any)
 	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
 		t.Fatalf("quote %s = %+v", quote, q)
 	}
-	var b booking
-	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &b)
-	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
-		t.Fatalf("booking = %+v", b)
-	}
-	return b
+	return quote
 }
 
 // raceFlight is an LH flight on a route without demo flights, with room
