@@ -10,11 +10,17 @@ func complianceAggregate(awb string) domain.Aggregate {
 	return domain.Aggregate{Type: domain.AggregateCompliance, ID: awb}
 }
 
-// SubmitPLACI files pre-loading advance cargo information for an AWB.
-func (h *Handler) SubmitPLACI(ctx context.Context, m Meta, c domain.PLACISubmitted) (Result[domain.Compliance], error) {
+// SubmitPLACI files pre-loading advance cargo information for an AWB, of
+// the journey of its booking (found in bookings) if it has one.
+func (h *Handler) SubmitPLACI(ctx context.Context, m Meta, c domain.PLACISubmitted, bookings BookingsByAWB) (Result[domain.Compliance], error) {
 	c.PLACIID, c.OrganizationID, c.SubmittedAt = m.DeriveID("placi"), m.Principal.OrganizationID, h.now().UTC()
+	b, _ := bookings.ByAWB(c.AWBNumber)
+	booked, err := h.bookedJourney(ctx, b, c.OrganizationID)
+	if err != nil {
+		return Result[domain.Compliance]{}, err
+	}
 	return execute(ctx, h, complianceAggregate(c.AWBNumber), m, domain.EvolveCompliance,
-		func(domain.Compliance) ([]domain.Event, error) { return domain.DecidePLACI(c, h.ref) })
+		func(domain.Compliance) ([]domain.Event, error) { return domain.DecidePLACI(c, booked, h.ref) })
 }
 
 // SubmitCSD files an electronic consignment security declaration.

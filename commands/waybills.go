@@ -19,21 +19,37 @@ type BookingsByAWB interface {
 	ByAWB(awb string) (domain.Booking, bool)
 }
 
+// bookedJourney is the journey of booking b, its quote's, if b is
+// confirmed and holds its AWB number for organisation orgID; else the zero
+// Journey: another's booking is not told.
+func (h *Handler) bookedJourney(ctx context.Context, b domain.Booking, orgID string) (domain.Journey, error) {
+	if !b.NumberHeldBy(orgID) || b.Status != domain.BookingStatusConfirmed {
+		return domain.Journey{}, nil
+	}
+	q, _, _, err := load(ctx, h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", loadFresh)
+	return domain.Journey{Origin: q.Origin, Destination: q.Destination}, err
+}
+
 // CreateMAWB files a forwarder's master air waybill. Its number must be
-// the one of the forwarder's own booking (found in bookings), or else a
-// number of its valid stock, which the MAWB then uses up: in the same
-// transaction, so that a number is never used up without its MAWB.
+// the one of the forwarder's own booking (found in bookings), whose
+// journey it goes, or else a number of its valid stock, which the MAWB
+// then uses up: in the same transaction, so that a number is never used
+// up without its MAWB.
 func (h *Handler) CreateMAWB(ctx context.Context, m Meta, c domain.CreateMAWB, bookings BookingsByAWB) (Result[domain.Waybills], error) {
 	c.OrganizationID = m.Principal.OrganizationID
 	c.At = h.now().UTC()
+	b, found := bookings.ByAWB(c.AWBNumber)
+	var err error
+	if c.Booked, err = h.bookedJourney(ctx, b, c.OrganizationID); err != nil {
+		return Result[domain.Waybills]{}, err
+	}
 	// The fields first: a bad MAWB must not use up a number.
 	if _, err := domain.DecideCreateMAWB(domain.Waybills{}, c, h.ref); err != nil {
 		return Result[domain.Waybills]{}, err
 	}
-	b, found := bookings.ByAWB(c.AWBNumber)
 	fromStock := !found || !b.NumberHeldBy(c.OrganizationID)
 	var res *Result[domain.Waybills]
-	err := transact(ctx, h, func(t *transaction) error {
+	err = transact(ctx, h, func(t *transaction) error {
 		if fromStock {
 			sub := m
 			sub.CommandID = m.CommandID + ":awb"

@@ -93,6 +93,26 @@ func (b Booking) NumberHeldBy(orgID string) bool {
 	return b.AWBNumber != "" && orgID != "" && b.OrganizationID == orgID
 }
 
+// Journey is where a confirmed booking carries its shipment: its quote's
+// origin and destination. The zero Journey is an AWB number without one,
+// against which nothing is checked.
+type Journey struct {
+	Origin, Destination string
+}
+
+// checkBooked: the origin and destination a waybill or filing names, known
+// airports, are the booked journey's (MISMATCH naming the booking's).
+// Pieces and weight are not: a booking's are an estimate, the cargo is
+// weighed at acceptance.
+func (j Journey) checkBooked(p *Problems, origin, destination Airport) {
+	if j.Origin != "" && origin.IATACode != "" && origin.IATACode != j.Origin {
+		p.Add("origin", CodeMismatch, "must be the booking's origin, %s", j.Origin)
+	}
+	if j.Destination != "" && destination.IATACode != "" && destination.IATACode != j.Destination {
+		p.Add("destination", CodeMismatch, "must be the booking's destination, %s", j.Destination)
+	}
+}
+
 // VisibleTo: the forwarder that booked, the carrier of the flight (by
 // flight id prefix), and admins.
 func (b Booking) VisibleTo(p Principal) bool {

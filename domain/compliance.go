@@ -64,11 +64,13 @@ func (PLACISubmitted) EventType() string { return "PLACISubmitted" }
 
 // DecidePLACI checks the elements PLACI regimes require: shipper and
 // consignee names, a description of the goods, origin, destination and
-// departure date.
-func DecidePLACI(c PLACISubmitted, ref Lookup) ([]Event, error) {
+// departure date; origin and destination are those of the journey booked
+// for the AWB number, if it has one.
+func DecidePLACI(c PLACISubmitted, booked Journey, ref Lookup) ([]Event, error) {
 	var p Problems
 	c.Origin, c.Destination = strings.ToUpper(strings.TrimSpace(c.Origin)), strings.ToUpper(strings.TrimSpace(c.Destination))
-	checkRoute(&p, ref, "", c.Origin, c.Destination)
+	from, to := checkRoute(&p, ref, "", c.Origin, c.Destination)
+	booked.checkBooked(&p, from, to)
 	// PLACI is filed before loading: the flight leaves within days, or
 	// left lately when the filing is late.
 	if d, err := time.Parse(time.DateOnly, c.DepartureDate); c.DepartureDate == "" {

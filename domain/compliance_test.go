@@ -124,7 +124,7 @@ func TestDecidePLACI(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecidePLACI(c, knownAirports{})
+		events, err := DecidePLACI(c, Journey{}, knownAirports{})
 		if got := problemOf(err); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 			continue

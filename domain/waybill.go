@@ -68,9 +68,11 @@ func EvolveWaybills(w Waybills, e Event) Waybills {
 }
 
 // CreateMAWB is a forwarder's master air waybill. The number's own checks
-// (format, stock) are made before.
+// (format, stock) are made before; Booked is the journey of its confirmed
+// booking, if the number has one.
 type CreateMAWB struct {
 	AWBNumber      string
+	Booked         Journey
 	OrganizationID string
 	Origin         string
 	Destination    string
@@ -89,7 +91,8 @@ func DecideCreateMAWB(w Waybills, c CreateMAWB, ref Lookup) ([]Event, error) {
 	e := MAWBCreated{AWBNumber: c.AWBNumber, OrganizationID: c.OrganizationID, Origin: strings.ToUpper(strings.TrimSpace(c.Origin)),
 		Destination: strings.ToUpper(strings.TrimSpace(c.Destination)), Commodity: strings.ToUpper(strings.TrimSpace(c.Commodity)),
 		Shipper: c.Shipper.trimmed(), Consignee: c.Consignee.trimmed(), CreatedAt: c.At}
-	checkRoute(&p, ref, "", e.Origin, e.Destination)
+	from, to := checkRoute(&p, ref, "", e.Origin, e.Destination)
+	c.Booked.checkBooked(&p, from, to)
 	e.Pieces, e.WeightKg = cargoAmounts(&p, c.Pieces, c.WeightKg)
 	if c.VolumeM3 != nil {
 		if v := *c.VolumeM3; !(v >= 0 && v <= maxVolumeM3) {

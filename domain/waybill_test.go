@@ -3,6 +3,7 @@ package domain
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDecideCreateHAWB(t *testing.T) {
@@ -47,7 +48,10 @@ func TestDecideCreateHAWB(t *testing.T) {
 type knownAirports struct{ Lookup }
 
 func (knownAirports) Airport(code string) (Airport, bool) {
-	return Airport{IATACode: code}, code == "FRA" || code == "JFK"
+	if code != "FRA" && code != "JFK" {
+		return Airport{}, false
+	}
+	return Airport{IATACode: code}, true
 }
 
 func TestDecideCreateMAWB(t *testing.T) {
@@ -99,4 +103,45 @@ func TestDecideCreateMAWB(t *testing.T) {
 	if _, err := DecideCreateMAWB(Waybills{MAWB: &MAWBCreated{}}, base(), knownAirports{}); ErrorCode(err) != Conflict {
 		t.Errorf("a repeated master = %v", err)
 	}
+}
+
+func TestAWaybillOrAPLACIOfABookedAWBGoesTheJourneyBooked(t *testing.T) {
+	tests := []struct {
+		name                string
+		booked              Journey
+		origin, destination string
+		want                string // the error's message, or "" when accepted
+	}{
+		{"an AWB number without a booking", Journey{}, "FRA", "JFK", ""},
+		{"the journey booked", Journey{Origin: "FRA", Destination: "JFK"}, "fra", "jfk", ""},
+		{"another destination", Journey{Origin: "FRA", Destination: "ORD"}, "FRA", "JFK", "destination: must be the booking's destination, ORD"},
+		{"another origin", Journey{Origin: "MUC", Destination: "JFK"}, "FRA", "JFK", "origin: must be the booking's origin, MUC"},
+		{"the journey the other way round", Journey{Origin: "FRA", Destination: "JFK"}, "JFK", "FRA",
+			"origin: must be the booking's origin, FRA (and 1 more)"},
+		{"an unknown airport, which is only that", Journey{Origin: "FRA", Destination: "ORD"}, "FRA", "XXX",
+			"destination: XXX is not a known airport"},
+	}
+	for _, tt := range tests {
+		mawb := CreateMAWB{AWBNumber: "020-00000022", OrganizationID: "f", Booked: tt.booked, Origin: tt.origin, Destination: tt.destination,
+			Pieces: new(7), WeightKg: new(1000.0), Commodity: "AVI", Shipper: FullParty{Name: "Shipper"}, Consignee: FullParty{Name: "Consignee"}}
+		_, err := DecideCreateMAWB(Waybills{}, mawb, knownAirports{})
+		if got := messageOf(err); got != tt.want {
+			t.Errorf("%s: the MAWB = %q, want %q", tt.name, got, tt.want)
+		}
+		placi := PLACISubmitted{AWBNumber: "020-00000022", Origin: tt.origin, Destination: tt.destination, DepartureDate: "2026-11-26",
+			CargoDescription: "Machine parts, steel", ShipperName: "Shipper", ConsigneeName: "Consignee",
+			SubmittedAt: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+		_, err = DecidePLACI(placi, tt.booked, knownAirports{})
+		if got := messageOf(err); got != tt.want {
+			t.Errorf("%s: the PLACI = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// messageOf is an error's message, "" for none.
+func messageOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ErrorMessage(err)
 }

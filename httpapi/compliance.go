@@ -56,7 +56,8 @@ func (s *Server) handleSubmitPLACI() handlerFunc {
 		}
 		res, err := s.commands.SubmitPLACI(r.Context(), meta(r), domain.PLACISubmitted{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
 			DepartureDate: req.DepartureDate, CargoDescription: req.CargoDescription, ShipperName: req.ShipperName, ShipperAddress: req.ShipperAddress,
-			ConsigneeName: req.ConsigneeName, ConsigneeAddress: req.ConsigneeAddress, Pieces: req.Pieces, WeightKg: req.Weight})
+			ConsigneeName: req.ConsigneeName, ConsigneeAddress: req.ConsigneeAddress, Pieces: req.Pieces, WeightKg: req.Weight},
+			s.bookings)
 		if err != nil {
 			return err
 		}

@@ -2584,7 +2584,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// as handleShipment builds it.
 	placiFiled, err := domain.DecidePLACI(domain.PLACISubmitted{PLACIID: "5b1e7c2a-3d4f-5a6b-8c9d-0e1f2a3b4c5d", AWBNumber: confirmed.AWBNumber, OrganizationID: "acme",
 		Origin: "fra", Destination: "JFK", DepartureDate: "2026-07-01", CargoDescription: "Machine parts: gearboxes", ShipperName: "ACME Consolidators GmbH",
-		ConsigneeName: "ACME USA Inc.", Pieces: &pieces, WeightKg: &gross, SubmittedAt: created}, builtinReference())
+		ConsigneeName: "ACME USA Inc.", Pieces: &pieces, WeightKg: &gross, SubmittedAt: created}, domain.Journey{}, builtinReference())
 	if err != nil {
 		t.Fatal(err)
 	}

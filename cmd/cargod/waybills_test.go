@@ -162,3 +162,38 @@ func TestAShipmentWhoseMAWBWasFiledFirstIsBookedUnderItsNumber(t *testing.T) {
 		t.Errorf("a second booking of the number = %+v", b)
 	}
 }
+
+// A MAWB or PLACI of a booked AWB number goes the journey booked, its
+// quote's (FRA–JFK); pieces and weight may differ from the booking's,
+// which are estimates until the cargo is weighed at acceptance.
+func TestAMAWBOrPLACIOfABookedAWBMustGoTheJourneyBooked(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	awb := bookedShipment(t, s, fwd)
+	mawb := withFields(mawbBody(awb), map[string]any{"origin": "JFK", "destination": "LAX", "pieces": 7, "weight": 1000.0, "commodity": "AVI"})
+	placi := map[string]any{"awbNumber": awb, "origin": "SYD", "destination": "SCL", "departureDate": time.Now().UTC().Format(time.DateOnly),
+		"cargoDescription": "CNC milling machine spare parts", "shipperName": "ACME Machine Tools", "consigneeName": "Globex Inc"}
+	s.runCases(t, "POST", []apiCase{
+		{"a MAWB of another journey", fwd, "/api/mawb", mawb, 400, "destination:MISMATCH origin:MISMATCH"},
+		{"a MAWB to elsewhere", fwd, "/api/mawb", withFields(mawbBody(awb), map[string]any{"destination": "ORD"}), 400, "destination:MISMATCH"},
+		{"a PLACI of another journey", fwd, "/api/placi", placi, 400, "destination:MISMATCH origin:MISMATCH"},
+	})
+	for _, f := range s.do(t, request{method: "POST", path: "/api/mawb", token: fwd, body: mawb}).apiError(t).ValidationErrors {
+		if want := map[string]string{"origin": "FRA", "destination": "JFK"}[f.Field]; !strings.HasSuffix(f.Message, "booking's "+f.Field+", "+want) {
+			t.Errorf("%s: %s, want the booking's %s", f.Field, f.Message, want)
+		}
+	}
+	s.mustCreate(t, fwd, "/api/placi", withFields(placi, map[string]any{"origin": "FRA", "destination": "JFK", "pieces": 7, "weight": 1000.0}))
+	s.mustCreate(t, fwd, "/api/mawb", withFields(mawb, map[string]any{"origin": "fra", "destination": "JFK"}))
+	var sh struct {
+		Declared struct {
+			Pieces *int
+			Weight *float64
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/shipments/" + awb, token: fwd}).json(t, &sh)
+	if d := sh.Declared; d.Pieces == nil || *d.Pieces != 7 || d.Weight == nil || *d.Weight != 1000 {
+		t.Errorf("declared = %+v, want the MAWB's 7 pieces of 1000 kg", d)
+	}
+}
