@@ -366,7 +366,7 @@ func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, e
 		return nil, nil
 	}
 	if !slices.Contains(flightTransitions[f.Status], status) {
-		return nil, Errorf(Conflict, "a %s flight cannot become %s", f.Status, status)
+		return nil, Errorf(Conflict, "a flight whose status is %s cannot become %s", f.Status, status)
 	}
 	// Freighters leave early when loaded, but not by half a day: a flight
 	// marked departed days ahead is a mistake, and would close it to

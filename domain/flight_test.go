@@ -44,10 +44,13 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	// A move the table forbids is named as such, whatever the time.
-	if _, err := DecideChangeFlightStatus(flight(FlightStatusCancelled), FlightStatusDeparted, departs.Add(-72*time.Hour)); err == nil ||
-		err.Error() != "conflict: a cancelled flight cannot become departed" {
-		t.Errorf("cancelled, then departed = %v", err)
+	// A move the table forbids is named as such, whatever the time, in
+	// words that read right for every status ("a arrived flight" did not).
+	for _, from := range []string{FlightStatusCancelled, FlightStatusArrived} {
+		want := "conflict: a flight whose status is " + from + " cannot become departed"
+		if _, err := DecideChangeFlightStatus(flight(from), FlightStatusDeparted, departs.Add(-72*time.Hour)); err == nil || err.Error() != want {
+			t.Errorf("%s, then departed = %v, want %q", from, err, want)
+		}
 	}
 }
 
