@@ -89,12 +89,23 @@ func (f Flight) Bookable() bool {
 	return f.Status == FlightStatusScheduled || f.Status == FlightStatusDelayed
 }
 
-// ClosedAt reports whether the flight takes no more bookings at now:
-// it is cancelled, departed or arrived, or its scheduled departure has
-// come, whatever its status. These are DecideReserveCapacity's
-// refusals as flight_closed. A closed flight never opens again.
-func (f Flight) ClosedAt(now time.Time) bool {
-	return !f.Bookable() || !now.Before(f.DepartsAt)
+// ClosedAt reports whether the flight takes no more bookings at now
+// (see whyClosedAt). A closed flight never opens again.
+func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
+
+// whyClosedAt says why the flight takes no more bookings at now, or ""
+// when it takes them: it is cancelled, departed or arrived, or its
+// scheduled departure has come, whatever its status. A booking of it is
+// refused flight_closed (DecideReserveCapacity), and a quote's option on
+// it shows closed.
+func (f Flight) whyClosedAt(now time.Time) string {
+	if !f.Bookable() {
+		return "is " + f.Status
+	}
+	if !now.Before(f.DepartsAt) {
+		return "departed at " + f.DepartsAt.Format(time.RFC3339)
+	}
+	return ""
 }
 
 // Those who may not see a flight's load (LoadVisibleTo) see what is left
@@ -387,11 +398,8 @@ func DecideReserveCapacity(f Flight, bookingID string, r Reservation, now time.T
 	if _, ok := f.Reservations[bookingID]; ok {
 		return nil, nil
 	}
-	if !f.Bookable() {
-		return nil, Refusal(ReasonFlightClosed, "flight %s is %s", f.ID, f.Status)
-	}
-	if !now.Before(f.DepartsAt) {
-		return nil, Refusal(ReasonFlightClosed, "flight %s departed at %s", f.ID, f.DepartsAt.Format(time.RFC3339))
+	if why := f.whyClosedAt(now); why != "" {
+		return nil, Refusal(ReasonFlightClosed, "flight %s %s", f.ID, why)
 	}
 	if kg, m3 := f.room(); r.WeightKg > kg || r.VolumeM3 > m3 {
 		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID, kg, m3)
