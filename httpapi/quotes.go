@@ -99,7 +99,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
 					id, quote.Status, quote.Origin, quote.Destination)
 			}
-			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who, views.FlightClosed(s.flights, time.Now())), views.ToPaginationJSON(1, limit, 1))
+			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who, s.flightClosed()), views.ToPaginationJSON(1, limit, 1))
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -107,7 +107,7 @@ func (s *Server) handleListQuotes() handlerFunc {
 			return domain.Errorf(domain.NotFound, "no quotes match")
 		}
 		out := views.QuoteListJSON{Quotes: make([]views.QuoteJSON, len(quotes)), Pagination: views.ToPaginationJSON(page, limit, total)}
-		closed := views.FlightClosed(s.flights, time.Now())
+		closed := s.flightClosed()
 		for i, q := range quotes {
 			out.Quotes[i] = views.ToQuoteJSON(q, who, closed)
 		}
@@ -145,8 +145,14 @@ func (s *Server) handleGetQuote() handlerFunc {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
 		if !notModified(w, r, version) {
-			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who, views.FlightClosed(s.flights, time.Now())))
+			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who, s.flightClosed()))
 		}
 		return nil
 	}
+}
+
+// flightClosed tells the quote views which options' flights take no more
+// bookings now (see views.FlightClosed).
+func (s *Server) flightClosed() func(flightID string) bool {
+	return views.FlightClosed(s.flights, time.Now())
 }
