@@ -207,6 +207,10 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		// space in the path pass, and deliveries would go to another
 		// path ("/hooks " is sent as "/hooks%20").
 		p.Add("url", CodeInvalidFormat, "must not hold white space: write a space in a path as %%20")
+	case strings.Contains(rawURL, "#"):
+		// A client never sends a fragment: the receiver would see
+		// another URL than the one registered.
+		p.Add("url", CodeInvalidFormat, "must not have a fragment (#…): it is never sent to the receiver")
 	case u.Hostname() == "":
 		// http://:8080/ names a port and no host: a client dials it
 		// on the machine it runs on, the service's own.
@@ -228,7 +232,9 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 	for i, e := range events {
 		// The refusal lists the catalogue: no endpoint serves it, and
 		// the subscriber needs it to correct the name.
-		if !validPattern(e) {
+		if first := slices.Index(events[:i], e); first >= 0 {
+			p.Add("events["+strconv.Itoa(i)+"]", CodeDuplicate, "%.40q is named already as events[%d]", e, first)
+		} else if !validPattern(e) {
 			p.Add("events["+strconv.Itoa(i)+"]", CodeInvalidValue, "%.40q is not a webhook event nor a pattern of one: name an event (%s), "+
 				"every event of a group (booking.* for booking.created, booking.confirmed, …) or * for all", e, strings.Join(WebhookEvents, ", "))
 		}

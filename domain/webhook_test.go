@@ -150,6 +150,9 @@ func TestAWebhookIsRefusedWithAMessageOfMeasure(t *testing.T) {
 		{"a URL with a space after it", "https://192.0.2.1/hooks ", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
 		{"a URL with a space in its path", "https://192.0.2.1/my hooks", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
 		{"a URL with a tab in its query", "https://192.0.2.1/hooks?a=\tb", []string{"*"}, "url", CodeInvalidFormat, "must"},
+		{"a URL with a fragment", "https://192.0.2.1/hooks#cargo", []string{"*"}, "url", CodeInvalidFormat, "must not have a fragment"},
+		{"a URL with an empty fragment", "https://192.0.2.1/hooks#", []string{"*"}, "url", CodeInvalidFormat, "must not have a fragment"},
+		{"a pattern named twice", "https://192.0.2.1/", []string{"*", "stock.low", "*"}, "events[2]", CodeDuplicate, `"*" is named already as events[0]`},
 		{"an unknown event of 100 000 characters, quoted to its first 40", "https://192.0.2.1/", []string{long}, "events[0]", CodeInvalidValue,
 			`"` + long[:40] + `" is not a webhook event`},
 	}
