@@ -81,6 +81,14 @@ type Flight struct {
 	ActualM3        float64
 }
 
+// ArrivesAt is the flight's scheduled arrival, in UTC, read from its
+// local date and time at the destination; the zero time when those do
+// not make one (a time zone this server does not know).
+func (f Flight) ArrivesAt() time.Time {
+	var ignored Problems // the schedule was checked when published
+	return localTime(&ignored, "", f.ArrivalDate, f.ArrivalTime, f.DestinationZone).UTC()
+}
+
 // Exists reports whether the flight has been scheduled.
 func (f Flight) Exists() bool { return f.ID != "" }
 

@@ -395,3 +395,28 @@ func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 		}
 	}
 }
+
+func TestAFlightsArrivalInUTCIsItsLocalArrivalAtTheDestination(t *testing.T) {
+	tests := []struct {
+		name              string
+		date, clock, zone string
+		want              string // RFC 3339; "" for the zero time
+	}{
+		{"New York in winter, five hours behind", "2026-11-28", "14:05", "America/New_York", "2026-11-28T19:05:00Z"},
+		{"New York in summer, four hours behind", "2026-07-01", "14:05", "America/New_York", "2026-07-01T18:05:00Z"},
+		{"Auckland, the day before in UTC", "2026-11-29", "06:30", "Pacific/Auckland", "2026-11-28T17:30:00Z"},
+		{"Kolkata, half an hour off", "2026-11-28", "00:15", "Asia/Kolkata", "2026-11-27T18:45:00Z"},
+		{"a time zone this server does not know", "2026-11-28", "14:05", "Mars/Olympus_Mons", ""},
+		{"no time zone", "2026-11-28", "14:05", "", ""},
+	}
+	for _, tt := range tests {
+		f := Flight{ArrivalDate: tt.date, ArrivalTime: tt.clock, DestinationZone: tt.zone}
+		got := ""
+		if at := f.ArrivesAt(); !at.IsZero() {
+			got = at.Format(time.RFC3339)
+		}
+		if got != tt.want {
+			t.Errorf("%s: ArrivesAt = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

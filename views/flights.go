@@ -12,27 +12,31 @@ import (
 // FlightJSON is the spec's flight, with the capacity and time zones a
 // cargo system needs beside it.
 type FlightJSON struct {
-	ID              string  `json:"id"`
-	FlightNumber    string  `json:"flightNumber"`
-	Origin          string  `json:"origin"`
-	Destination     string  `json:"destination"`
-	DepartureDate   string  `json:"departureDate"`
-	DepartureTime   string  `json:"departureTime"`
-	ArrivalDate     string  `json:"arrivalDate"`
-	ArrivalTime     string  `json:"arrivalTime"`
-	AircraftType    string  `json:"aircraftType"`
-	Status          string  `json:"status"`
-	OriginZone      string  `json:"originTimezone"`
-	DestinationZone string  `json:"destinationTimezone"`
-	CapacityKg      float64 `json:"capacityKg"`
-	CapacityM3      float64 `json:"capacityM3"`
+	ID              string `json:"id"`
+	FlightNumber    string `json:"flightNumber"`
+	Origin          string `json:"origin"`
+	Destination     string `json:"destination"`
+	DepartureDate   string `json:"departureDate"`
+	DepartureTime   string `json:"departureTime"`
+	ArrivalDate     string `json:"arrivalDate"`
+	ArrivalTime     string `json:"arrivalTime"`
+	AircraftType    string `json:"aircraftType"`
+	Status          string `json:"status"`
+	OriginZone      string `json:"originTimezone"`
+	DestinationZone string `json:"destinationTimezone"`
+	// DepartsAt and ArrivesAt are the local times above in UTC, for
+	// systems that order or compare flights across time zones.
+	DepartsAt  time.Time `json:"departsAt,omitzero"`
+	ArrivesAt  time.Time `json:"arrivesAt,omitzero"`
+	CapacityKg float64   `json:"capacityKg"`
+	CapacityM3 float64   `json:"capacityM3"`
 }
 
 func ToFlightJSON(f domain.Flight) FlightJSON {
 	return FlightJSON{ID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
 		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
 		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
-		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+		DepartsAt: f.DepartsAt, ArrivesAt: f.ArrivesAt(), CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
 // FlightVersion is the version of flight f, which is at version, as p

@@ -740,6 +740,16 @@ func TestFlightsAndRates(t *testing.T) {
 	if list.Pagination.Total != 1 || list.Flights[0].OriginTimezone != "Europe/Berlin" {
 		t.Errorf("departed flights = %+v", list)
 	}
+	// Both moments in UTC too, from the local times at either end.
+	var lh1000 struct{ DepartsAt, ArrivesAt time.Time }
+	s.do(t, request{method: "GET", path: "/api/flights/" + batch.Flights[0].ID, token: lh}).json(t, &lh1000)
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	london, _ := time.LoadLocation("Europe/London")
+	day, _ := time.Parse(time.DateOnly, date)
+	departs, arrives := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, berlin), time.Date(day.Year(), day.Month(), day.Day(), 10, 10, 0, 0, london)
+	if !lh1000.DepartsAt.Equal(departs) || !lh1000.ArrivesAt.Equal(arrives) || lh1000.DepartsAt.Location() != time.UTC {
+		t.Errorf("LH1000 departs at %s and arrives at %s, want %s and %s in UTC", lh1000.DepartsAt, lh1000.ArrivesAt, departs.UTC(), arrives.UTC())
+	}
 	var rates struct {
 		Rates []struct{ Carrier, Origin, Destination, Currency string }
 	}
