@@ -20,9 +20,11 @@ type QuoteJSON struct {
 	SHC          []string          `json:"shc"`
 	CreatedAt    time.Time         `json:"createdAt"`
 	PriceOptions []PriceOptionJSON `json:"priceOptions"`
-	// Beyond the spec: why nothing was offered, and the weight priced.
-	RejectionReason    *string  `json:"rejectionReason"`
-	ChargeableWeightKg *float64 `json:"chargeableWeightKg"`
+	// Beyond the spec: why nothing was offered, the weight priced, and
+	// when it was priced, left out while it is not (nor ever, rejected).
+	RejectionReason    *string   `json:"rejectionReason"`
+	ChargeableWeightKg *float64  `json:"chargeableWeightKg"`
+	PricedAt           time.Time `json:"pricedAt,omitzero"`
 }
 
 // PriceOptionJSON is one flight and price a quote offers.
@@ -34,6 +36,9 @@ type PriceOptionJSON struct {
 	TotalAmount   float64 `json:"totalAmount"`
 	Currency      string  `json:"currency"`
 	ValidityHours int     `json:"validityHours"`
+	// Beyond the spec: the moment validityHours runs out, after which a
+	// booking of the option is rejected option_expired.
+	ValidUntil time.Time `json:"validUntil"`
 	// Beyond the spec: the weight priced, at the carrier's volume divisor.
 	ChargeableWeightKg float64 `json:"chargeableWeightKg"`
 	VolumeDivisor      int     `json:"volumeDivisor"`
@@ -61,12 +66,12 @@ func ToQuoteJSON(q domain.Quote, p domain.Principal, closed func(flightID string
 	out := QuoteJSON{
 		ID: q.ID, Status: q.Status, Origin: q.Origin, Destination: q.Destination, Pieces: q.Pieces,
 		Weight: q.WeightKg, Volume: q.VolumeM3, Commodity: q.Commodity.Code, SHC: shc,
-		CreatedAt: q.CreatedAt, PriceOptions: make([]PriceOptionJSON, len(q.Options)),
+		CreatedAt: q.CreatedAt, PriceOptions: make([]PriceOptionJSON, len(q.Options)), PricedAt: q.PricedAt,
 	}
 	for i, o := range q.Options {
 		out.PriceOptions[i] = PriceOptionJSON{FlightID: o.FlightID, FlightNumber: o.FlightNumber, DepartureDate: o.DepartureDate,
 			PricePerKg: o.PricePerKg, TotalAmount: o.TotalAmount, Currency: o.Currency, ValidityHours: o.ValidityHours,
-			ChargeableWeightKg: q.PricedWeight(o), VolumeDivisor: o.Divisor(), FlightClosed: closed != nil && closed(o.FlightID)}
+			ValidUntil: q.OptionsExpire(), ChargeableWeightKg: q.PricedWeight(o), VolumeDivisor: o.Divisor(), FlightClosed: closed != nil && closed(o.FlightID)}
 	}
 	if q.Reason != "" {
 		out.RejectionReason = &q.Reason

@@ -458,3 +458,40 @@ func TestIdempotencyKey(t *testing.T) {
 		t.Errorf("%d quotes stored, want 4", l.Pagination.Total)
 	}
 }
+
+// A priced quote says when it was priced, and each option until when it
+// may be booked; a quote not priced yet says neither.
+func TestAPricedQuoteSaysWhenItWasPricedAndUntilWhenEachOptionHolds(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	raceFlight(t, s)
+	before := time.Now().Truncate(time.Second)
+	var created map[string]any
+	body := rfq()
+	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	s.mustCreate(t, fwd, "/api/quotes", body).json(t, &created)
+	if _, ok := created["pricedAt"]; ok || created["status"] != "pending" {
+		t.Errorf("the pending quote of the 201 = %v, want no pricedAt", created)
+	}
+	id := created["id"].(string)
+	if q := s.quoteOutcome(t, fwd, id); q.Status != "priced" {
+		t.Fatalf("quote %s = %+v", id, q)
+	}
+	var q struct {
+		PricedAt     time.Time
+		PriceOptions []struct {
+			ValidityHours int
+			ValidUntil    time.Time
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/quotes/" + id, token: fwd}).json(t, &q)
+	if q.PricedAt.Before(before) || q.PricedAt.After(time.Now()) || len(q.PriceOptions) == 0 {
+		t.Fatalf("quote = %+v, want it priced after %s, with options", q, before)
+	}
+	for i, o := range q.PriceOptions {
+		if want := q.PricedAt.Add(time.Duration(o.ValidityHours) * time.Hour); o.ValidityHours != 48 || !o.ValidUntil.Equal(want) {
+			t.Errorf("option %d is valid %d hours until %s, want 48 hours, until %s", i, o.ValidityHours, o.ValidUntil, want)
+		}
+	}
+}
