@@ -12,6 +12,8 @@ type APIKey struct {
 	Name           string
 	KeyHash        string // SHA-256 of the key, hex
 	Revoked        bool
+	CreatedAt      time.Time
+	RevokedAt      time.Time // zero while not revoked
 }
 
 // An API key's statuses as the audit log shows them (the API shows a
@@ -86,9 +88,9 @@ func DecideRevokeAPIKey(k APIKey, by Principal, at time.Time) ([]Event, error) {
 func EvolveAPIKey(k APIKey, e Event) APIKey {
 	switch e := e.(type) {
 	case APIKeyCreated:
-		return APIKey{KeyID: e.KeyID, OrganizationID: e.OrganizationID, Name: e.Name, KeyHash: e.KeyHash}
+		return APIKey{KeyID: e.KeyID, OrganizationID: e.OrganizationID, Name: e.Name, KeyHash: e.KeyHash, CreatedAt: e.CreatedAt}
 	case APIKeyRevoked:
-		k.Revoked = true
+		k.Revoked, k.RevokedAt = true, e.RevokedAt
 	}
 	return k
 }

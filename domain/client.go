@@ -10,6 +10,8 @@ type Client struct {
 	SecretHash     string
 	Demo           bool
 	Status         CredentialStatus // "" before any change: active
+	CreatedAt      time.Time
+	SecretSetAt    time.Time // of its last rotation; zero if never rotated
 }
 
 // ClientCreated records a new API client. Only the secret's hash is kept.
@@ -54,11 +56,11 @@ func DecideCreateClient(c Client, org Organization, cmd CreateClient) ([]Event, 
 func EvolveClient(c Client, e Event) Client {
 	switch e := e.(type) {
 	case ClientCreated:
-		return Client{ClientID: e.ClientID, OrganizationID: e.OrganizationID, SecretHash: e.SecretHash, Demo: e.Demo}
+		return Client{ClientID: e.ClientID, OrganizationID: e.OrganizationID, SecretHash: e.SecretHash, Demo: e.Demo, CreatedAt: e.CreatedAt}
 	case ClientStatusChanged:
 		c.Status = e.Status
 	case ClientSecretRotated:
-		c.SecretHash = e.SecretHash
+		c.SecretHash, c.SecretSetAt = e.SecretHash, e.SetAt
 	}
 	return c
 }

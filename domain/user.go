@@ -15,6 +15,8 @@ type User struct {
 	PasswordHash   string
 	Demo           bool
 	Status         CredentialStatus // "" before any change: active
+	CreatedAt      time.Time
+	PasswordSetAt  time.Time // of its last change; zero if never changed
 }
 
 // UserCreated records a new user. Only the password's hash is kept.
@@ -65,11 +67,11 @@ func EvolveUser(u User, e Event) User {
 	switch e := e.(type) {
 	case UserCreated:
 		return User{UserID: e.UserID, Username: e.Username, OrganizationID: e.OrganizationID,
-			PasswordHash: e.PasswordHash, Demo: e.Demo}
+			PasswordHash: e.PasswordHash, Demo: e.Demo, CreatedAt: e.CreatedAt}
 	case UserStatusChanged:
 		u.Status = e.Status
 	case UserPasswordSet:
-		u.PasswordHash = e.PasswordHash
+		u.PasswordHash, u.PasswordSetAt = e.PasswordHash, e.SetAt
 	}
 	return u
 }

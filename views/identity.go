@@ -31,12 +31,17 @@ type ClientJSON struct {
 	ClientSecret   string `json:"clientSecret,omitempty"`
 	// Status is set by the service: active, disabled or deleted.
 	Status domain.CredentialStatus `json:"status"`
+	// When it was created and its secret last rotated (left out if never):
+	// what an operator looks for among credentials due for rotation.
+	CreatedAt       time.Time `json:"createdAt"`
+	SecretRotatedAt time.Time `json:"secretRotatedAt,omitzero"`
 }
 
 // ToClientJSON is a client with its secret, which only its creation and
 // a rotation know.
 func ToClientJSON(c domain.Client, secret string) ClientJSON {
-	return ClientJSON{ClientID: c.ClientID, OrganizationID: c.OrganizationID, ClientSecret: secret, Status: c.Status.Shown()}
+	return ClientJSON{ClientID: c.ClientID, OrganizationID: c.OrganizationID, ClientSecret: secret, Status: c.Status.Shown(),
+		CreatedAt: c.CreatedAt, SecretRotatedAt: c.SecretSetAt}
 }
 
 // ToClientStatusJSON is a client without its secret (OAuthClientStatus in
@@ -50,10 +55,15 @@ type UserJSON struct {
 	Password       string `json:"password,omitempty"`
 	// Status is set by the service: active, disabled or deleted.
 	Status domain.CredentialStatus `json:"status"`
+	// When it was created and its password last changed (left out if
+	// never), as a client's.
+	CreatedAt         time.Time `json:"createdAt"`
+	PasswordChangedAt time.Time `json:"passwordChangedAt,omitzero"`
 }
 
 func ToUserJSON(u domain.User) UserJSON {
-	return UserJSON{Username: u.Username, OrganizationID: u.OrganizationID, Status: u.Status.Shown()}
+	return UserJSON{Username: u.Username, OrganizationID: u.OrganizationID, Status: u.Status.Shown(), CreatedAt: u.CreatedAt,
+		PasswordChangedAt: u.PasswordSetAt}
 }
 
 // APIKeyJSON is an API key; the key itself is shown once, on creation.
@@ -63,8 +73,11 @@ type APIKeyJSON struct {
 	Name           string `json:"name"`
 	Revoked        bool   `json:"revoked"`
 	APIKey         string `json:"apiKey,omitempty"` // only when created
+	// When it was created and revoked (left out while it is not).
+	CreatedAt time.Time `json:"createdAt"`
+	RevokedAt time.Time `json:"revokedAt,omitzero"`
 }
 
 func ToAPIKeyJSON(k domain.APIKey) APIKeyJSON {
-	return APIKeyJSON{ID: k.KeyID, OrganizationID: k.OrganizationID, Name: k.Name, Revoked: k.Revoked}
+	return APIKeyJSON{ID: k.KeyID, OrganizationID: k.OrganizationID, Name: k.Name, Revoked: k.Revoked, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
 }

@@ -741,3 +741,66 @@ func TestALongPollWhoseTokenIsRevokedWhileItWaitsIsRefused(t *testing.T) {
 		t.Fatal("the long poll did not end with the flight's change")
 	}
 }
+
+// Each credential an admin lists says when it was created, and when its
+// secret or password was last changed or it was revoked, left out while
+// that has not happened: what an operator looks for among credentials
+// due for rotation.
+func TestAdminSeesWhenEachCredentialWasCreatedAndLastChanged(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	before := time.Now().Truncate(time.Second)
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "acme", "name": "Acme Forwarding", "role": "forwarder"})
+	for _, id := range []string{"acme-tms", "acme-erp"} {
+		s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "acme", "clientId": id, "clientSecret": "acme-chosen-secret"})
+	}
+	for _, name := range []string{"ana@acme", "bo@acme"} {
+		s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "acme", "username": name, "password": "a long enough password"})
+	}
+	var kept, revoked struct{ ID string }
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "acme", "name": "scanner"}).json(t, &kept)
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "acme", "name": "old scanner"}).json(t, &revoked)
+	for _, change := range []request{
+		{method: "POST", path: "/api/admin/clients/acme-erp/secret", body: map[string]any{}},
+		{method: "PUT", path: "/api/admin/users/bo@acme/password", body: map[string]any{"password": "another long password"}},
+		{method: "DELETE", path: "/api/admin/api-keys/" + revoked.ID},
+	} {
+		change.token = admin
+		if r := s.do(t, change); r.status != http.StatusOK && r.status != http.StatusNoContent {
+			t.Fatalf("%s %s: %d %s", change.method, change.path, r.status, r.body)
+		}
+	}
+	after := time.Now()
+
+	type credential struct {
+		ClientID, Username, Name                                 string
+		CreatedAt, SecretRotatedAt, PasswordChangedAt, RevokedAt *time.Time
+	}
+	var lists struct{ Clients, Users, APIKeys []credential }
+	for _, path := range []string{"/api/admin/clients", "/api/admin/users", "/api/admin/api-keys"} {
+		r := s.do(t, request{method: "GET", path: path + "?organizationId=acme", token: admin})
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s = %d %s", path, r.status, r.body)
+		}
+		r.json(t, &lists)
+	}
+	within := func(at *time.Time) bool { return at != nil && !at.Before(before) && !at.After(after) }
+	changed := map[string]*time.Time{}
+	for _, c := range append(append(lists.Clients, lists.Users...), lists.APIKeys...) {
+		id := c.ClientID + c.Username + c.Name
+		if !within(c.CreatedAt) {
+			t.Errorf("%s was created at %v, want from %s to %s", id, c.CreatedAt, before, after)
+		}
+		for _, at := range []*time.Time{c.SecretRotatedAt, c.PasswordChangedAt, c.RevokedAt} {
+			if at != nil {
+				changed[id] = at
+			}
+		}
+	}
+	if len(lists.Clients)+len(lists.Users)+len(lists.APIKeys) != 6 || len(changed) != 3 ||
+		!within(changed["acme-erp"]) || !within(changed["bo@acme"]) || !within(changed["old scanner"]) ||
+		!changed["acme-erp"].After(*lists.Clients[0].CreatedAt) {
+		t.Errorf("credentials = %+v, changed = %v: want six, and the rotated secret, the changed password and the revoked key alone dated", lists, changed)
+	}
+}
