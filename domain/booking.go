@@ -61,7 +61,9 @@ type RoutingLeg struct {
 	Date         string `json:"date"`
 }
 
-// Booking is a forwarder's booking of one quoted flight.
+// Booking is a forwarder's booking of one quoted flight, with the cargo
+// and parties its request carried: those who handle it (the airline's
+// acceptance, its cold store) read them off the booking.
 type Booking struct {
 	ID                 string
 	QuoteID            string
@@ -73,6 +75,11 @@ type Booking struct {
 	VolumeM3           float64
 	ChargeableWeightKg float64
 	Commodity          string
+	SHC                []string
+	Shipper            FullParty
+	Consignee          FullParty
+	Routing            []RoutingLeg
+	Dimensions         []DimensionLine
 	AWBNumber          string
 	Reason             string
 	CreatedAt          time.Time
@@ -473,9 +480,13 @@ func DecideCancelBooking(b Booking, flight Flight, reason string, at time.Time) 
 func EvolveBooking(b Booking, e Event) Booking {
 	switch e := e.(type) {
 	case BookingRequested:
+		// The lists are copies, so that a Booking handed to readers and
+		// the event it came from never share an array.
 		return Booking{ID: e.BookingID, QuoteID: e.QuoteID, FlightID: e.FlightID, OrganizationID: e.OrganizationID,
 			Status: BookingStatusPending, Pieces: e.Pieces, WeightKg: e.WeightKg, VolumeM3: e.VolumeM3,
-			ChargeableWeightKg: e.ChargeableWeightKg, Commodity: e.Commodity, AWBNumber: e.AWBNumber, CreatedAt: e.RequestedAt}
+			ChargeableWeightKg: e.ChargeableWeightKg, Commodity: e.Commodity, SHC: slices.Clone(e.SHC),
+			Shipper: e.Shipper, Consignee: e.Consignee, Routing: slices.Clone(e.Routing), Dimensions: slices.Clone(e.Dimensions),
+			AWBNumber: e.AWBNumber, CreatedAt: e.RequestedAt}
 	case BookingConfirmed:
 		b.Status, b.AWBNumber, b.ConfirmedAt = BookingStatusConfirmed, e.AWBNumber, e.ConfirmedAt
 	case BookingRejected:

@@ -316,6 +316,49 @@ func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	}
 }
 
+// A booking keeps what its request carried (commodity, handling codes,
+// parties, routing, dimension lines) through its confirmation, where it
+// kept the commodity alone; and shares no list with the event, which a
+// reader changing one would change in the other.
+func TestABookingKeepsTheCargoAndPartiesItsRequestCarried(t *testing.T) {
+	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		requested BookingRequested
+	}{
+		{"dangerous goods with both parties, routing and dimensions", BookingRequested{BookingID: "b1", FlightID: "LH8400-2026-11-26",
+			Commodity: "RLI", SHC: []string{"DGR", "RLI"},
+			Shipper:    FullParty{Name: "ACME Batteries GmbH", Address: "Hafenstr. 1, Frankfurt", Contact: "+49 69 1234"},
+			Consignee:  FullParty{Name: "Globex Inc", Contact: "ops@globex.example"},
+			Routing:    []RoutingLeg{{"FRA", "JFK", "LH", "LH8400", "2026-11-26"}},
+			Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}},
+		{"general cargo without consignee, codes, routing or dimensions", BookingRequested{BookingID: "b1", FlightID: "LH8400-2026-11-26",
+			Commodity: "GEN", Shipper: FullParty{Name: "ACME Machine Tools"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.requested
+			b := EvolveBooking(EvolveBooking(Booking{}, e), BookingConfirmed{BookingID: "b1", FlightID: e.FlightID, ConfirmedAt: at})
+			got := fmt.Sprint(b.Commodity, b.SHC, b.Shipper, b.Consignee, b.Routing, b.Dimensions)
+			if want := fmt.Sprint(e.Commodity, e.SHC, e.Shipper, e.Consignee, e.Routing, e.Dimensions); got != want {
+				t.Fatalf("the confirmed booking keeps %s, want %s", got, want)
+			}
+			for i := range e.SHC {
+				e.SHC[i] = "XXX"
+			}
+			for i := range e.Routing {
+				e.Routing[i].FlightNumber = "XX1"
+			}
+			for i := range e.Dimensions {
+				e.Dimensions[i].Pieces = 99
+			}
+			if after := fmt.Sprint(b.Commodity, b.SHC, b.Shipper, b.Consignee, b.Routing, b.Dimensions); after != got {
+				t.Errorf("the booking changed with its event: %s, was %s", after, got)
+			}
+		})
+	}
+}
+
 // A booking's routing is the journey of its quote, from its origin to its
 // destination, and takes the flight booked: legs of another journey are
 // MISMATCH, where a booking of LH8160 from FRA to ORD was confirmed with

@@ -81,7 +81,8 @@ func sameModels(t *testing.T, got, want []projections.ReadModel) {
 }
 
 // appendEvents appends events decided by the domain, each on an aggregate
-// of its own.
+// of its own: a booking's request on the booking it names (which the
+// bookings model reads it from), any other on an authorization's.
 func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event) {
 	t.Helper()
 	for _, e := range events {
@@ -90,7 +91,11 @@ func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event)
 			t.Fatal(err)
 		}
 		id := uuid.NewString()
-		_, err = store.Append(context.Background(), domain.Aggregate{Type: domain.AggregateAuthorization, ID: id}, 0, []domain.Envelope{{
+		aggregate := domain.Aggregate{Type: domain.AggregateAuthorization, ID: id}
+		if b, ok := e.(domain.BookingRequested); ok {
+			aggregate = domain.Aggregate{Type: domain.AggregateBooking, ID: b.BookingID}
+		}
+		_, err = store.Append(context.Background(), aggregate, 0, []domain.Envelope{{
 			Type: e.EventType(), SchemaVersion: 1, EventID: id, CommandID: id, Actor: "client:forwarder-01", OccurredAt: time.Now(), Data: data}})
 		if err != nil {
 			t.Fatal(err)
@@ -101,9 +106,17 @@ func appendEvents(t *testing.T, store *eventstore.Store, events ...domain.Event)
 func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
 	store, snapshots := history(t, 3000)
 	// The generated history has no webhook deliveries: some of each kind
-	// the delivery log keeps apart (see TestADeliveryReadsBackAsRecorded).
+	// the delivery log keeps apart (see TestADeliveryReadsBackAsRecorded);
+	// nor a booking with handling codes and routing: one with all a
+	// booking request carries.
 	hook, event, at := uuid.NewString(), uuid.NewString(), time.Date(2026, 11, 28, 9, 0, 0, 123456789, time.UTC)
-	appendEvents(t, store,
+	booked := domain.BookingRequested{BookingID: uuid.NewString(), QuoteID: uuid.NewString(), FlightID: "LH8400-2026-11-28", OrganizationID: "forwarder-01",
+		Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92, ChargeableWeightKg: 350.5, Commodity: "RLI", SHC: []string{"DGR", "RLI"},
+		Shipper:    domain.FullParty{Name: "ACME Batteries GmbH", Address: "Hafenstr. 1, Frankfurt", Contact: "+49 69 1234"},
+		Consignee:  domain.FullParty{Name: "Globex Inc"},
+		Routing:    []domain.RoutingLeg{{From: "FRA", To: "JFK", Carrier: "LH", FlightNumber: "LH8400", Date: "2026-11-28"}},
+		Dimensions: []domain.DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}, RequestedAt: at}
+	appendEvents(t, store, booked,
 		domain.WebhookDeliveryAttempted{DeliveryID: uuid.NewString(), WebhookID: hook, EventName: "quote.created", EventID: event, EventSeq: 7,
 			Attempt: 1, StatusCode: 503, LatencyMs: 12, Error: "503 Service Unavailable", Outcome: domain.DeliveryRetrying, NextTryAt: at.Add(time.Minute), At: at},
 		domain.WebhookDeliveryAttempted{DeliveryID: "d-by-hand", WebhookID: hook, EventName: "quote.created", EventID: "e-by-hand", MessageID: "msg_original",
@@ -122,6 +135,18 @@ func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
 	}
 	full, _ := start(t, store, nil)
 	sameModels(t, fromSnapshot, full)
+
+	// The booking read back from the snapshot holds what its request
+	// carried.
+	bookingsOf := func(models []projections.ReadModel) *projections.Bookings {
+		i := slices.IndexFunc(models, func(m projections.ReadModel) bool { _, ok := m.(*projections.Bookings); return ok })
+		return models[i].(*projections.Bookings)
+	}
+	b, ok := bookingsOf(fromSnapshot).Get(domain.Principal{Role: domain.RoleAdmin}, booked.BookingID)
+	got := fmt.Sprint(b.Commodity, b.SHC, b.Shipper, b.Consignee, b.Routing, b.Dimensions)
+	if want := fmt.Sprint(booked.Commodity, booked.SHC, booked.Shipper, booked.Consignee, booked.Routing, booked.Dimensions); !ok || got != want {
+		t.Errorf("the booking from the snapshot holds %s, want %s", got, want)
+	}
 
 	// The audit log's lists of each organisation's entries, which are not
 	// in the snapshot, are made again.
@@ -174,8 +199,8 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 			b[len(b)/2] ^= 0x20
 			put(t, snapshots, name, string(b))
 		}},
-		{"of an older format", "format 5, this version reads 6", func() {
-			put(t, snapshots, name, strings.Replace(good, "read models\n6\n", "read models\n5\n", 1))
+		{"of an older format", "format 6, this version reads 7", func() {
+			put(t, snapshots, name, strings.Replace(good, "read models\n7\n", "read models\n6\n", 1))
 		}},
 		{"cut short", "unexpected EOF", func() { put(t, snapshots, name, good[:len(good)/2]) }},
 		{"a part missing", "part 1 of 2", func() {
