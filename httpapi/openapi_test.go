@@ -575,6 +575,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "AWBReference", goType: awbRef{}},
 		{schema: "RoutingLeg", goType: domain.RoutingLeg{}},
 		{schema: "Booking", goType: views.BookingJSON{}, response: true},
+		{schema: "BookedParty", goType: domain.FullParty{}, response: true},
 		{schema: "CreateStockRequest", goType: stockRequestBody{}},
 		{schema: "StockRequest", goType: views.StockRequestJSON{}, response: true},
 		{schema: "StockReplyRequest", goType: stockReplyBody{}},
@@ -674,7 +675,7 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 }
 
 // jsonFields lists the JSON names of a struct's fields, and those of them
-// that encoding/json always writes. The fields of an embedded struct
+// that encoding/json always writes (neither omitempty nor omitzero). The fields of an embedded struct
 // without a JSON name are promoted, as encoding/json promotes them.
 func jsonFields(typ reflect.Type) (all, always []string) {
 	for i := range typ.NumField() {
@@ -2187,7 +2188,10 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	pieces, gross, chargeable := 4, 1250.5, 1250.5
 	filed, err := domain.DecideRequestBooking(domain.Booking{}, priced, domain.RequestBooking{
 		BookingID: "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", QuoteID: quote.ID, FlightID: "LH8400-2026-07-01", OrganizationID: "acme",
-		Pieces: &pieces, GrossWeightKg: &gross, ChargeableWeightKg: &chargeable, AWBPrefix: "020", AWBSerial: "12345675", At: created})
+		Pieces: &pieces, GrossWeightKg: &gross, ChargeableWeightKg: &chargeable, AWBPrefix: "020", AWBSerial: "12345675",
+		Shipper: domain.FullParty{Name: "ACME Machine Tools", Address: "Hafenstr. 1, Frankfurt"}, Consignee: domain.FullParty{Name: "Globex Pty", Contact: "ops@globex.example"},
+		Routing:    []domain.RoutingLeg{{From: "FRA", To: "SYD", Carrier: "LH", FlightNumber: "LH8400", Date: "2026-07-01"}},
+		Dimensions: []domain.SentDimensionLine{{L: new(120.0), W: new(80.0), H: new(100.0), Pieces: new(4)}}, At: created})
 	if err != nil {
 		t.Fatal(err)
 	}

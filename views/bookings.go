@@ -8,7 +8,9 @@ import (
 )
 
 // BookingJSON is the spec's booking, with what a forwarder needs to act
-// on it: the reason of a rejection and the cargo as booked.
+// on it (the reason of a rejection and the cargo as booked) and what the
+// airline handles it by: the goods, their handling codes, who ships them
+// to whom, and how.
 type BookingJSON struct {
 	ID                 string    `json:"id"`
 	QuoteID            string    `json:"quoteId"`
@@ -20,7 +22,16 @@ type BookingJSON struct {
 	Weight             float64   `json:"weight"`
 	Volume             float64   `json:"volume"`
 	ChargeableWeightKg float64   `json:"chargeableWeightKg"`
-	RejectionReason    *string   `json:"rejectionReason"`
+	Commodity          string    `json:"commodity"` // as the quote's: empty when the RFQ named none
+	// Named as the booking request names them. A list or party the
+	// booking has none of is left out, not shown empty: the event holds
+	// a party neither the request nor its quote named as {"name": ""}.
+	SHC             []string               `json:"shc,omitempty"`
+	Shipper         domain.FullParty       `json:"shipper,omitzero"`
+	Consignee       domain.FullParty       `json:"consignee,omitzero"`
+	Routing         []domain.RoutingLeg    `json:"routing,omitempty"`
+	Dimensions      []domain.DimensionLine `json:"dimensionsCm,omitempty"`
+	RejectionReason *string                `json:"rejectionReason"`
 	// CancellationReason is not in the spec: who ended a cancelled
 	// booking, the forwarder or the flight's cancellation.
 	CancellationReason *string `json:"cancellationReason"`
@@ -30,7 +41,8 @@ type BookingJSON struct {
 // the reason of one rejected or cancelled.
 func ToBookingJSON(b domain.Booking) BookingJSON {
 	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
-		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg}
+		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg,
+		Commodity: b.Commodity, SHC: b.SHC, Shipper: b.Shipper, Consignee: b.Consignee, Routing: b.Routing, Dimensions: b.Dimensions}
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
 		out.AWBNumber = b.AWBNumber
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
 	}
 	requested := domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-27", OrganizationID: "f1",
-		Pieces: 2, WeightKg: 350.5, Commodity: "GEN", RequestedAt: at}
+		Pieces: 2, WeightKg: 350.5, Commodity: "RLI", SHC: []string{"DGR", "CAO"}, Shipper: domain.FullParty{Name: "ACME Batteries GmbH"}, RequestedAt: at}
 	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second)}
 	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}}
 	cancelled := domain.BookingCancelled{BookingID: "b1", Reason: "shipper withdrew", CancelledAt: at.Add(time.Hour)}
@@ -127,8 +128,10 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 		}
 		switch d := data.(type) {
 		case BookingJSON:
-			if d.Status != tt.status || d.AWBNumber != tt.awb {
-				t.Errorf("%s = %+v, want status %s and AWB %q", tt.name, d, tt.status, tt.awb)
+			// Every event's data shows the goods and parties booked, as
+			// the booking's GET does.
+			if d.Status != tt.status || d.AWBNumber != tt.awb || fmt.Sprintf("%s %v %s", d.Commodity, d.SHC, d.Shipper.Name) != "RLI [DGR CAO] ACME Batteries GmbH" {
+				t.Errorf("%s = %+v, want status %s, AWB %q and the goods and shipper booked", tt.name, d, tt.status, tt.awb)
 			}
 		case StockRequestJSON:
 			if d.Status != tt.status || d.AllocatedStock != tt.allocated || (d.ProcessedAt == nil) != tt.processedNil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -388,6 +389,86 @@ func TestAQuoteShowsItsOptionOnACancelledFlightClosed(t *testing.T) {
 	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": id, "flightId": flight["id"]}).json(t, &b)
 	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || b.RejectionReason == nil || *b.RejectionReason != "flight_closed" {
 		t.Errorf("a booking of the closed option = %+v, want it rejected flight_closed", b)
+	}
+}
+
+// A booking shows the goods, handling codes, parties, routing and
+// dimension lines its request carried (or its quote, for what it left
+// out) to its forwarder and to the flight's airline, in its 201, its GET
+// and the lists: an airline's booking list tells a UN3480 shipment for
+// cargo aircraft only from another, and who ships it. A party neither
+// the RFQ nor the booking named is left out, not shown {"name": ""}.
+func TestABookingShowsItsCargoAndPartiesToWhoeverMaySeeIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	body := rfq()
+	body["routing"] = map[string]any{"origin": "FRA", "destination": "MIA"}
+	body["commodity"] = map[string]any{"code": "RLI", "description": "Lithium ion batteries"}
+	body["shc"] = []any{"DGR", "CAO"}
+	delete(body, "consignee")
+	quote := createQuote(t, s, fwd, body).ID
+	if q := s.quoteOutcome(t, fwd, quote); q.Status != "priced" {
+		t.Fatalf("quote %s = %+v", quote, q)
+	}
+	created := s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"],
+		"shc":          []any{"cao", "dgr"},
+		"shipper":      map[string]any{"address": "Hafenstr. 1, Frankfurt", "contact": "+49 69 1234"},
+		"routing":      []any{map[string]any{"from": "fra", "to": "mia", "carrier": "lh", "flightNumber": "LH8200", "date": flight["date"]}},
+		"dimensionsCm": []any{map[string]any{"l": 120, "w": 80, "h": 100, "pieces": 1}, map[string]any{"l": 100, "w": 80, "h": 90, "pieces": 1}},
+	})
+	var b booking
+	created.json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Fatalf("booking = %+v", b)
+	}
+	want := map[string]any{
+		"commodity": "RLI",
+		"shc":       []any{"CAO", "DGR"},
+		"shipper":   map[string]any{"name": "ACME Machine Tools", "address": "Hafenstr. 1, Frankfurt", "contact": "+49 69 1234"},
+		"routing":   []any{map[string]any{"from": "FRA", "to": "MIA", "carrier": "LH", "flightNumber": "LH8200", "date": flight["date"]}},
+		"dimensionsCm": []any{map[string]any{"l": 120.0, "w": 80.0, "h": 100.0, "pieces": 1.0},
+			map[string]any{"l": 100.0, "w": 80.0, "h": 90.0, "pieces": 1.0}},
+	}
+	one := func(r response) map[string]any {
+		var b map[string]any
+		r.json(t, &b)
+		return b
+	}
+	first := func(r response) map[string]any {
+		var l struct{ Bookings []map[string]any }
+		if r.json(t, &l); len(l.Bookings) != 1 {
+			t.Fatalf("%d bookings listed, want 1: %s", len(l.Bookings), r.body)
+		}
+		return l.Bookings[0]
+	}
+	tests := []struct {
+		name  string
+		r     response
+		shown func(response) map[string]any
+	}{
+		{"the forwarder's 201", created, one},
+		{"the forwarder's GET", s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: fwd}), one},
+		{"the forwarder's list", s.do(t, request{method: "GET", path: "/api/bookings?quoteId=" + quote, token: fwd}), first},
+		{"the airline's GET", s.do(t, request{method: "GET", path: "/api/bookings/" + b.ID, token: lh}), one},
+		{"the airline's list of the flight", s.do(t, request{method: "GET", path: "/api/bookings?flightId=" + flight["id"].(string), token: lh}), first},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.r.status != http.StatusOK && tt.r.status != http.StatusCreated {
+				t.Fatalf("%d %s", tt.r.status, tt.r.body)
+			}
+			got := tt.shown(tt.r)
+			for field, w := range want {
+				if !reflect.DeepEqual(got[field], w) {
+					t.Errorf("%s = %v, want %v", field, got[field], w)
+				}
+			}
+			if c, ok := got["consignee"]; ok {
+				t.Errorf("consignee = %v, which neither the RFQ nor the booking named", c)
+			}
+		})
 	}
 }
 
