@@ -11,13 +11,11 @@ import (
 
 func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
-	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	for _, o := range []domain.OrganizationCreated{
-		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
-		{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
-	} {
-		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
-	}
+	quotes := projections.NewQuotes()
+	identity := identityOf(
+		domain.OrganizationCreated{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
+	)
 	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
 		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
 	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}
@@ -72,13 +70,11 @@ func TestRendererShowsQuotesAsTheirEventsMadeThemToThoseWhoMaySee(t *testing.T) 
 // state.
 func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
-	identity, bookings, stock := projections.NewIdentity(), projections.NewBookings(), projections.NewAWBStock()
-	for _, o := range []domain.OrganizationCreated{
-		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
-		{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
-	} {
-		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
-	}
+	bookings, stock := projections.NewBookings(), projections.NewAWBStock()
+	identity := identityOf(
+		domain.OrganizationCreated{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
+	)
 	requested := domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-27", OrganizationID: "f1",
 		Pieces: 2, WeightKg: 350.5, Commodity: "RLI", SHC: []string{"DGR", "CAO"}, Shipper: domain.FullParty{Name: "ACME Batteries GmbH"}, RequestedAt: at}
 	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second)}
@@ -148,13 +144,11 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 // go on receiving every new RFQ open to it.
 func TestRendererRendersNothingForAnOrganisationThatIsNotActive(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
-	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	for _, o := range []domain.OrganizationCreated{
-		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
-		{OrganizationID: "lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: at},
-	} {
-		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
-	}
+	quotes := projections.NewQuotes()
+	identity := identityOf(
+		domain.OrganizationCreated{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: at},
+	)
 	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
 		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
 	quotes.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}, requested)
@@ -184,13 +178,11 @@ func TestRendererRendersNothingForAnOrganisationThatIsNotActive(t *testing.T) {
 // closed whole, and so are the subscriptions anyone registered with them.
 func TestRendererRendersNothingForADemoOrganisationWithoutDemoMode(t *testing.T) {
 	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
-	identity, quotes := projections.NewIdentity(), projections.NewQuotes()
-	for _, o := range []domain.OrganizationCreated{
-		{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
-		{OrganizationID: "demo-lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", Demo: true, CreatedAt: at},
-	} {
-		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
-	}
+	quotes := projections.NewQuotes()
+	identity := identityOf(
+		domain.OrganizationCreated{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "demo-lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", Demo: true, CreatedAt: at},
+	)
 	requested := domain.QuoteRequested{QuoteID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2,
 		GrossWeightKg: 350.5, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: at}
 	quotes.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}}, requested)
@@ -200,4 +192,13 @@ func TestRendererRendersNothingForADemoOrganisationWithoutDemoMode(t *testing.T)
 			t.Errorf("quote.created to the demo airline, demo mode %v: rendered %v, want %v", demo, ok, demo)
 		}
 	}
+}
+
+// identityOf is the identity read model of the organisations created.
+func identityOf(orgs ...domain.OrganizationCreated) *projections.Identity {
+	identity := projections.NewIdentity()
+	for _, o := range orgs {
+		identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: o.OrganizationID}}, o)
+	}
+	return identity
 }
