@@ -14,6 +14,7 @@ type Bookings struct {
 	versions map[string]uint64   // id → sequence of the booking's last event
 	order    []string            // oldest first
 	byOrg    map[string][]string // forwarder → its booking ids
+	byFlight map[string][]string // flight id → its booking ids, oldest first
 	// AWB number → every booking that used it, oldest first, the last
 	// the one that uses it: a shipment rebooked under its number (see
 	// domain.StockLedger.Held) was the earlier booking's until then.
@@ -23,7 +24,7 @@ type Bookings struct {
 // NewBookings returns an empty bookings read model.
 func NewBookings() *Bookings {
 	return &Bookings{byID: map[string]domain.Booking{}, versions: map[string]uint64{}, byOrg: map[string][]string{},
-		allByAWB: map[string][]string{}}
+		byFlight: map[string][]string{}, allByAWB: map[string][]string{}}
 }
 
 // Apply implements ReadModel.
@@ -41,6 +42,7 @@ func (m *Bookings) Apply(r domain.Record, e domain.Event) {
 	if !existed {
 		m.order = append(m.order, id)
 		m.byOrg[b.OrganizationID] = append(m.byOrg[b.OrganizationID], id)
+		m.byFlight[b.FlightID] = append(m.byFlight[b.FlightID], id)
 	}
 	if b.Status == domain.BookingStatusConfirmed && b.AWBNumber != "" {
 		if ids := m.allByAWB[b.AWBNumber]; !slices.Contains(ids, id) {
@@ -95,6 +97,20 @@ func (m *Bookings) GetVersion(p domain.Principal, id string) (domain.Booking, ui
 		return domain.Booking{}, 0, false
 	}
 	return b, m.versions[id], true
+}
+
+// OnFlight returns the bookings on a flight that p may see, oldest first,
+// whatever their status.
+func (m *Bookings) OnFlight(p domain.Principal, flightID string) []domain.Booking {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []domain.Booking
+	for _, id := range m.byFlight[flightID] {
+		if b := m.byID[id]; b.VisibleTo(p) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // BookingFilter narrows a booking list; empty fields match everything.

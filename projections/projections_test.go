@@ -93,6 +93,39 @@ func TestFlightsInDepartureOrder(t *testing.T) {
 	}
 }
 
+// A flight's bookings are those p may see of the bookings filed on it,
+// oldest first, whatever became of them.
+func TestTheBookingsOnAFlightAreThoseTheCallerMaySee(t *testing.T) {
+	m := NewBookings()
+	for _, b := range []domain.BookingRequested{
+		{BookingID: "b1", FlightID: "LH8400-2026-11-27", OrganizationID: "f1"},
+		{BookingID: "b2", FlightID: "LH8400-2026-11-27", OrganizationID: "f2"},
+		{BookingID: "b3", FlightID: "LH8400-2026-11-28", OrganizationID: "f1"},
+		{BookingID: "b4", FlightID: "LH8400-2026-11-27", OrganizationID: "f1"},
+	} {
+		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: b.BookingID}}, b)
+	}
+	m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}}, domain.BookingRejected{BookingID: "b1"})
+	tests := []struct {
+		name string
+		p    domain.Principal
+		want string
+	}{
+		{"a forwarder", domain.Principal{OrganizationID: "f1", Role: domain.RoleForwarder}, "[b1:rejected b4:pending]"},
+		{"the flight's airline", domain.Principal{OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH"}, "[b1:rejected b2:pending b4:pending]"},
+		{"another airline", domain.Principal{OrganizationID: "ek", Role: domain.RoleAirline, AirlineCode: "EK"}, "[]"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, b := range m.OnFlight(tt.p, "LH8400-2026-11-27") {
+			got = append(got, b.ID+":"+b.Status)
+		}
+		if fmt.Sprint(got) != tt.want {
+			t.Errorf("%s sees the bookings %v on the flight, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestProjectorWaitsForSequences(t *testing.T) {
 	store := openTestStore(t)
 	quotes := NewQuotes()

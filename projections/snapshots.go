@@ -23,7 +23,7 @@ func (m *Rates) lock() *sync.RWMutex { return &m.mu }
 func (*Rates) empty() snapshotter    { return NewRates() }
 
 func (m *Bookings) fields() []any {
-	return []any{&m.byID, &m.versions, &m.order, &m.byOrg, &m.allByAWB}
+	return []any{&m.byID, &m.versions, &m.order, &m.byOrg, &m.byFlight, &m.allByAWB}
 }
 func (m *Bookings) lock() *sync.RWMutex { return &m.mu }
 func (*Bookings) empty() snapshotter    { return NewBookings() }
