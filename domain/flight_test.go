@@ -420,3 +420,43 @@ func TestAFlightsArrivalInUTCIsItsLocalArrivalAtTheDestination(t *testing.T) {
 		}
 	}
 }
+
+// A flight's status change is told to its airline and to the forwarders
+// with a booking on it not rejected, of the bookings they may see, and to
+// a forwarder with the ids of its own bookings alone.
+func TestAFlightStatusIsToldToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) {
+	lh8400 := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusCancelled}
+	booking := func(id, org, status string) Booking {
+		return Booking{ID: id, OrganizationID: org, FlightID: lh8400.ID, Status: status}
+	}
+	onIt := []Booking{booking("b1", "f1", BookingStatusConfirmed), booking("b2", "f2", BookingStatusConfirmed),
+		booking("b3", "f1", BookingStatusCancelled), booking("b4", "f3", BookingStatusRejected),
+		booking("b5", "f4", BookingStatusPending), {ID: "b6", OrganizationID: "f5", FlightID: "LH8400-2026-11-27", Status: BookingStatusConfirmed}}
+	forwarder := func(org string) Principal { return Principal{OrganizationID: org, Role: RoleForwarder} }
+	tests := []struct {
+		name string
+		f    Flight
+		p    Principal
+		want string // the bookings named, or "not told"
+	}{
+		{"its airline", lh8400, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, "[]"},
+		{"another airline", lh8400, Principal{OrganizationID: "ek", Role: RoleAirline, AirlineCode: "EK"}, "not told"},
+		{"a forwarder, with its booking confirmed and the one its cancellation cancelled", lh8400, forwarder("f1"), "[b1 b3]"},
+		{"a forwarder with a booking pending", lh8400, forwarder("f4"), "[b5]"},
+		{"a forwarder whose booking was rejected", lh8400, forwarder("f3"), "not told"},
+		{"a forwarder with a booking on the next day's flight", lh8400, forwarder("f5"), "not told"},
+		{"a forwarder with no booking", lh8400, forwarder("f9"), "not told"},
+		{"an admin", lh8400, Principal{OrganizationID: "ops", Role: RoleAdmin}, "not told"},
+		{"the airline of a flight not scheduled", Flight{}, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, "not told"},
+	}
+	for _, tt := range tests {
+		ids, told := tt.f.StatusToldTo(tt.p, onIt)
+		got := "not told"
+		if told {
+			got = fmt.Sprint(ids)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

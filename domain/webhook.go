@@ -18,7 +18,7 @@ var WebhookEvents = []string{
 	"booking.created", "booking.confirmed", "booking.rejected", "booking.cancelled",
 	"stock.requested", "stock.replied", "stock.low",
 	"mawb.created", "hawb.created", "dgd.submitted", "csd.submitted", "placi.submitted",
-	"document.uploaded", "manifest.submitted", "shipment.status", "shipment.offloaded",
+	"document.uploaded", "manifest.submitted", "shipment.status", "shipment.offloaded", "flight.status",
 }
 
 // WebhookEventOf names the webhook event of a stored event, or "".
@@ -65,6 +65,8 @@ func WebhookEventOf(e Event) string {
 			return "shipment.offloaded"
 		}
 		return "shipment.status"
+	case FlightStatusChanged:
+		return "flight.status"
 	}
 	return ""
 }

@@ -110,6 +110,35 @@ func TestDecideDisableWebhook(t *testing.T) {
 	}
 }
 
+// Every status change of a flight is flight.status, whatever the status:
+// a subscription to it, to flight.* or to * takes it, and the dispatcher
+// decodes the events of its type.
+func TestAFlightStatusChangeIsTheWebhookEventFlightStatus(t *testing.T) {
+	for _, status := range []string{FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled} {
+		e := FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: status, Previous: FlightStatusScheduled}
+		if got := WebhookEventOf(e); got != "flight.status" {
+			t.Errorf("a flight %s is the webhook event %q, want flight.status", status, got)
+		}
+	}
+	if !IsWebhookEvent(FlightStatusChanged{}.EventType()) || IsWebhookEvent(FlightScheduled{}.EventType()) {
+		t.Errorf("IsWebhookEvent: a status change %v, a flight scheduled %v; want true, false",
+			IsWebhookEvent(FlightStatusChanged{}.EventType()), IsWebhookEvent(FlightScheduled{}.EventType()))
+	}
+	anyURL := func(*url.URL) string { return "" }
+	for _, tt := range []struct {
+		pattern string
+		wants   bool
+	}{{"flight.status", true}, {"flight.*", true}, {"*", true}, {"shipment.*", false}} {
+		if err := ValidateWebhook("https://192.0.2.1/", []string{tt.pattern}, anyURL); err != nil {
+			t.Errorf("a subscription to %s is refused: %v", tt.pattern, err)
+		}
+		w := Webhook{ID: "w1", Events: []string{tt.pattern}}
+		if got := w.Wants("flight.status"); got != tt.wants {
+			t.Errorf("a subscription to %s wants flight.status: %v, want %v", tt.pattern, got, tt.wants)
+		}
+	}
+}
+
 // An event name that is not in the catalogue is refused with the
 // catalogue and the patterns, so that the subscriber can correct it
 // without looking for where the names are listed.

@@ -626,6 +626,8 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 		{schema: "WebhookQueued", goType: views.QueuedDeliveryJSON{}, response: true},
 		{schema: pointer("webhooks", "stock-low", "post", "requestBody", "content", "application/json", "schema", "properties", "data"),
 			goType: domain.StockLow{}, response: true},
+		{schema: pointer("webhooks", "flight-status", "post", "requestBody", "content", "application/json", "schema", "properties", "data"),
+			goType: views.FlightStatusJSON{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -2035,6 +2037,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	flownRec := domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: manifestFlight}}
+	// A delay of the flight acme has its booking confirmed on: acme hears of it, as the airline does.
+	delayed := domain.FlightStatusChanged{FlightID: scheduled.FlightID, Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled, ChangedAt: created}
 	complianceRec := domain.Record{Aggregate: domain.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := domain.Record{Aggregate: domain.Aggregate{Type: "waybill", ID: bookedAWB}}
 	shipmentRec := domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}}
@@ -2065,6 +2069,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "dgd", event: "dgd.submitted", rec: complianceRec, e: filings.DGDs[len(filings.DGDs)-1], org: "lh"},
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: manifests[0], org: "lh"},
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: manifests[1], org: "lh"},
+		{webhook: "flight-status", event: "flight.status", rec: flightRec, e: delayed},
+		{webhook: "flight-status", event: "flight.status", rec: flightRec, e: delayed, org: "lh"},
 		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[0].(domain.OffloadReported))},
 		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[1].(domain.OffloadReported)), org: "lh"},
 		{webhook: "shipment-status", event: "shipment.status", rec: shipmentRec,

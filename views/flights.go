@@ -39,6 +39,30 @@ func ToFlightJSON(f domain.Flight) FlightJSON {
 		DepartsAt: f.DepartsAt, ArrivesAt: f.ArrivesAt(), CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
+// FlightStatusJSON is the data of a flight.status webhook: the flight as
+// GET /api/flights shows it, with its status before and when it changed,
+// and to a forwarder the ids of its own bookings on it.
+type FlightStatusJSON struct {
+	FlightJSON
+	PreviousStatus string    `json:"previousStatus"`
+	ChangedAt      time.Time `json:"changedAt"`
+	BookingIDs     []string  `json:"bookingIds,omitempty"` // the airline's has none: it lists them with GET /api/bookings
+}
+
+// renderFlightStatus is the webhook data of a flight's status change, for
+// those it is told to (domain.Flight.StatusToldTo). The flight shows the
+// status the event set: the read model may hold a later one already, as
+// delayed, then cancelled.
+func (r *Renderer) renderFlightStatus(e domain.FlightStatusChanged, p domain.Principal) (any, bool) {
+	f, _ := r.Flights.Get(e.FlightID)
+	ids, told := f.StatusToldTo(p, r.Bookings.OnFlight(p, f.ID))
+	if !told {
+		return nil, false
+	}
+	return FlightStatusJSON{FlightJSON: ToFlightJSON(domain.EvolveFlight(f, e)), PreviousStatus: e.Previous, ChangedAt: e.ChangedAt,
+		BookingIDs: ids}, true
+}
+
 // FlightVersion is the version of flight f, which is at version, as p
 // may see it: that version (its last event's stream sequence) to those
 // who see its load (domain.Flight.LoadVisibleTo), who send it back as

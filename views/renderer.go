@@ -55,6 +55,9 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 	case domain.AggregateCompliance:
 		return r.renderCompliance(e, p)
 	case domain.AggregateFlight:
+		if changed, ok := e.(domain.FlightStatusChanged); ok {
+			return r.renderFlightStatus(changed, p)
+		}
 		return r.renderManifest(e, p)
 	case domain.AggregateDocument:
 		return r.renderDocument(e, p)

@@ -194,6 +194,70 @@ func TestRendererRendersNothingForADemoOrganisationWithoutDemoMode(t *testing.T)
 	}
 }
 
+// flight.status shows the flight as its event made it (the read model may
+// be at a later status), to its airline and to the forwarders booked on
+// it with their own bookings' ids; nobody else renders it.
+func TestRendererShowsAFlightStatusToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	flights, bookings := projections.NewFlights(), projections.NewBookings()
+	identity := identityOf(
+		domain.OrganizationCreated{OrganizationID: "f1", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "f2", Role: domain.RoleForwarder, CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "ek", Role: domain.RoleAirline, AWBPrefix: "176", AirlineCode: "EK", CreatedAt: at},
+		domain.OrganizationCreated{OrganizationID: "ops", Role: domain.RoleAdmin, CreatedAt: at},
+	)
+	const flightID = "LH8400-2026-11-27"
+	frec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateFlight, ID: flightID}}
+	flights.Apply(frec, domain.FlightScheduled{FlightID: flightID, Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA",
+		Destination: "JFK", DepartureDate: "2026-11-27", DepartureTime: "10:05", ArrivalDate: "2026-11-27", ArrivalTime: "12:55",
+		DepartsAt: at.Add(24 * time.Hour), AircraftType: "B77F", CapacityKg: 1000, CapacityM3: 10, ScheduledAt: at})
+	for _, b := range []struct {
+		id, org string
+		outcome domain.Event
+	}{
+		{"b1", "f1", domain.BookingConfirmed{BookingID: "b1", FlightID: flightID, AWBNumber: "020-12345675", ConfirmedAt: at}},
+		{"b2", "f2", domain.BookingRejected{BookingID: "b2", Reason: domain.ReasonFlightClosed, RejectedAt: at}},
+	} {
+		rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: b.id}}
+		bookings.Apply(rec, domain.BookingRequested{BookingID: b.id, QuoteID: "q-" + b.id, FlightID: flightID, OrganizationID: b.org,
+			Pieces: 1, WeightKg: 100, RequestedAt: at})
+		bookings.Apply(rec, b.outcome)
+	}
+	delayed := domain.FlightStatusChanged{FlightID: flightID, Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled, ChangedAt: at}
+	flights.Apply(frec, delayed)
+	// Cancelled before the dispatcher comes to the delay.
+	flights.Apply(frec, domain.FlightStatusChanged{FlightID: flightID, Status: domain.FlightStatusCancelled, Previous: domain.FlightStatusDelayed,
+		ChangedAt: at.Add(time.Hour)})
+	r := &Renderer{Identity: identity, Flights: flights, Bookings: bookings}
+
+	for _, tt := range []struct {
+		org      string
+		told     bool
+		bookings string
+	}{
+		{"f1", true, "[b1]"},
+		{"lh", true, "[]"},
+		{"f2", false, ""}, // its booking was rejected
+		{"ek", false, ""},
+		{"ops", false, ""},
+	} {
+		data, ok := r.Render(domain.AggregateFlight, flightID, delayed, tt.org)
+		if ok != tt.told {
+			t.Errorf("flight.status to %s: rendered %v, want %v", tt.org, ok, tt.told)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		d, isStatus := data.(FlightStatusJSON)
+		if !isStatus || d.ID != flightID || d.Status != domain.FlightStatusDelayed || d.PreviousStatus != domain.FlightStatusScheduled ||
+			!d.ChangedAt.Equal(at) || d.DepartureTime != "10:05" || fmt.Sprint(d.BookingIDs) != tt.bookings {
+			t.Errorf("flight.status to %s = %+v, want the flight delayed from scheduled at %s, with bookings %s", tt.org, data, at, tt.bookings)
+		}
+	}
+}
+
 // identityOf is the identity read model of the organisations created.
 func identityOf(orgs ...domain.OrganizationCreated) *projections.Identity {
 	identity := projections.NewIdentity()

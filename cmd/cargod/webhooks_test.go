@@ -201,6 +201,65 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 	}
 }
 
+// An airline delays, then cancels its flight: the forwarder booked on it
+// and the airline hear of both, signed, each change as it made the
+// flight; a forwarder with no booking on it hears of neither, though it
+// subscribes to everything.
+func TestAFlightsStatusGoesToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "other-fwd", "name": "Other", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "other-fwd", "clientId": "other", "clientSecret": "other-secret-long"})
+	other := s.token(t, "other", "other-secret-long")
+	flight := raceFlight(t, s)
+	b := confirmedOn(t, s, fwd, flight)
+	booked, airline, unbooked := newReceiver(t), newReceiver(t), newReceiver(t)
+	s.subscribe(t, fwd, booked, []string{"flight.*"}, "")
+	s.subscribe(t, lh, airline, []string{"flight.status"}, "")
+	s.subscribe(t, other, unbooked, []string{"*"}, "")
+
+	for _, status := range []string{"delayed", "cancelled"} {
+		if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight["id"].(string), token: lh, body: map[string]any{"status": status}}); r.status != http.StatusOK {
+			t.Fatalf("flight %s = %d %s", status, r.status, r.body)
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		rc       *receiver
+		bookings []any // the bookingIds it is sent
+	}{
+		{"the forwarder booked on the flight", booked, []any{b.ID}},
+		{"the flight's airline", airline, nil},
+	} {
+		got := eventually(t, tt.name+"'s two flight.status", tt.rc.received, func(d []delivery) bool { return len(d) >= 2 })
+		previous := map[string]any{}
+		for _, d := range got {
+			ids, _ := d.Data["bookingIds"].([]any)
+			if d.Type != "flight.status" || !strings.HasPrefix(d.ID, "msg_") || d.Data["id"] != flight["id"] || d.Data["departureTime"] != "11:00" ||
+				d.Data["changedAt"] == nil || !slices.Equal(ids, tt.bookings) {
+				t.Errorf("%s received %s %s: %v, want flight.status of %s with bookingIds %v", tt.name, d.ID, d.Type, d.Data, flight["id"], tt.bookings)
+			}
+			previous[d.Data["status"].(string)] = d.Data["previousStatus"]
+		}
+		if len(got) != 2 || previous["delayed"] != "scheduled" || previous["cancelled"] != "delayed" {
+			t.Errorf("%s received the statuses (from the previous) %v, want delayed from scheduled and cancelled from delayed", tt.name, previous)
+		}
+	}
+	// The other forwarder's own quote, filed once both changes were
+	// delivered, reaches it: by then the dispatcher is past them, and it
+	// heard of its quote alone.
+	q := createQuote(t, s, other, rfq())
+	heard := eventually(t, "the other forwarder's quote.created", unbooked.received, func(d []delivery) bool {
+		return slices.ContainsFunc(d, func(d delivery) bool { return d.Type == "quote.created" })
+	})
+	for _, d := range heard {
+		if d.Type == "flight.status" || d.Data["id"] != q.ID {
+			t.Errorf("a forwarder with no booking on the flight received %s: %v", d.Type, d.Data)
+		}
+	}
+}
+
 func TestWebhookRetriesAndRedeliveriesWithTheSameID(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
