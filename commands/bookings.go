@@ -15,7 +15,9 @@ func quoteAggregate(id string) domain.Aggregate {
 }
 
 // RequestBooking files a booking of a quoted flight as pending; the
-// booking reactor confirms or rejects it.
+// booking reactor confirms or rejects it. The flight is read as stored,
+// not as a read model has it, so a booking of a flight just closed is
+// refused here rather than filed and rejected moments later.
 func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBooking) (Result[domain.Booking], error) {
 	c.BookingID = m.DeriveID("booking")
 	c.OrganizationID = m.Principal.OrganizationID
@@ -27,8 +29,15 @@ func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBo
 			return Result[domain.Booking]{}, err
 		}
 	}
+	var f domain.Flight
+	if domain.ValidIdentifier(c.FlightID) {
+		var err error
+		if f, _, _, err = load(ctx, h, flightAggregate(c.FlightID), domain.EvolveFlight, "", loadFresh); err != nil {
+			return Result[domain.Booking]{}, err
+		}
+	}
 	return create(ctx, h, bookingAggregate(c.BookingID), m, domain.EvolveBooking,
-		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, c) })
+		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, f, c) })
 }
 
 // CancelBooking withdraws one of the caller's bookings; the booking

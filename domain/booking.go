@@ -213,16 +213,18 @@ type RequestBooking struct {
 }
 
 // DecideRequestBooking validates a booking against the quote it refers to
-// and files it as pending. The binding checks (capacity, the option's
-// validity) are made when it is confirmed.
-func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error) {
+// and the flight it books, f (as stored; none if there is no such flight),
+// and files it as pending. A flight closed already refuses it at once
+// (flight_closed, a conflict); the binding checks (capacity, the option's
+// validity, the flight still open) are made when it is confirmed.
+func DecideRequestBooking(b Booking, q Quote, f Flight, c RequestBooking) ([]Event, error) {
 	var p Problems
 	if c.QuoteID == "" {
 		p.Add("quoteId", CodeRequired, "is required")
 	}
 	if c.FlightID == "" {
 		p.Add("flightId", CodeRequired, "is required")
-	} else if !ValidIdentifier(c.FlightID) {
+	} else if !ValidIdentifier(c.FlightID) || !f.Exists() {
 		p.Add("flightId", CodeUnknownFlight, "no flight %q", c.FlightID)
 	}
 	if err := p.Err(); err != nil {
@@ -381,6 +383,9 @@ func DecideRequestBooking(b Booking, q Quote, c RequestBooking) ([]Event, error)
 		checkJourney(&p, e.Routing, q, c.FlightID)
 	}
 	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if err := f.refuseBookingAt(c.At); err != nil {
 		return nil, err
 	}
 	if b.ID != "" {

@@ -91,6 +91,69 @@ func TestDecideCancelBooking(t *testing.T) {
 	}
 }
 
+// openFlight is flight id, scheduled, departing after every moment these
+// tests book at.
+func openFlight(id string) Flight {
+	return Flight{ID: id, Status: FlightStatusScheduled, DepartsAt: time.Date(2026, 12, 31, 10, 35, 0, 0, time.UTC)}
+}
+
+// A booking of a flight that takes no more bookings is refused as it is
+// filed, a conflict saying which flight and why, where it was filed
+// pending and rejected flight_closed moments later. What is wrong with
+// the request itself is told first, as for any booking.
+func TestABookingOfAClosedFlightIsRefusedWhenFiled(t *testing.T) {
+	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, Status: QuoteStatusPriced}
+	flight := func(status string, departs time.Time) Flight {
+		return Flight{ID: "LH8400-2026-11-26", Status: status, DepartsAt: departs}
+	}
+	later := at.Add(2*time.Hour + 35*time.Minute)
+	tests := []struct {
+		name   string
+		f      Flight
+		change func(c *RequestBooking)
+		want   string // "pending", or the problem: its code and field or reason, and its message
+	}{
+		{"scheduled, before its departure", flight(FlightStatusScheduled, later), nil, "pending"},
+		{"delayed, before its departure", flight(FlightStatusDelayed, later), nil, "pending"},
+		{"cancelled", flight(FlightStatusCancelled, later), nil,
+			"conflict flight_closed: flight LH8400-2026-11-26 is cancelled: it takes no more bookings"},
+		{"departed", flight(FlightStatusDeparted, later), nil,
+			"conflict flight_closed: flight LH8400-2026-11-26 is departed: it takes no more bookings"},
+		{"arrived", flight(FlightStatusArrived, later), nil,
+			"conflict flight_closed: flight LH8400-2026-11-26 is arrived: it takes no more bookings"},
+		{"scheduled, at its departure time", flight(FlightStatusScheduled, at), nil,
+			"conflict flight_closed: flight LH8400-2026-11-26 departed at 2026-11-26T08:00:00Z: it takes no more bookings"},
+		{"no such flight", Flight{}, nil, `UNKNOWN_FLIGHT flightId: no flight "LH8400-2026-11-26"`},
+		{"cancelled, with a volume of nothing", flight(FlightStatusCancelled, later), func(c *RequestBooking) { c.VolumeM3 = new(0.0) },
+			"INVALID_RANGE volume: must be more than 0 and at most 1500 m³"},
+		{"cancelled, of another forwarder's quote", flight(FlightStatusCancelled, later), func(c *RequestBooking) { c.OrganizationID = "f2" },
+			"not_found: no quote q1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1", At: at}
+			if tt.change != nil {
+				tt.change(&c)
+			}
+			events, err := DecideRequestBooking(Booking{}, q, tt.f, c)
+			got := "pending"
+			var e *Error
+			switch {
+			case errors.As(err, &e) && len(e.Fields) > 0:
+				got = problemOf(err) + ": " + e.Fields[0].Message
+			case errors.As(err, &e):
+				got = problemOf(err) + ": " + e.Message
+			case err != nil || len(events) != 1 || events[0].(BookingRequested).FlightID != c.FlightID:
+				got = fmt.Sprint(events, err)
+			}
+			if got != tt.want {
+				t.Errorf("= %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDecideRequestBookingCargo(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "HKG", Pieces: 2, WeightKg: 350.5, VolumeM3: 1.92,
 		Commodity: Commodity{Code: "GEN"}, SHC: []string{"EAP", "DGR"}, Dimensions: []DimensionLine{{L: 120, W: 80, H: 100, Pieces: 2}}}
@@ -132,7 +195,7 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecideRequestBooking(Booking{}, q, c)
+		events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 		got := problemOf(err)
 		if err == nil {
 			got = strconv.Itoa(events[0].(BookingRequested).Pieces)
@@ -165,7 +228,7 @@ func TestABookingsDimensionLeftOutIsRequired(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
 				Dimensions: []SentDimensionLine{tt.line}, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
-			_, err := DecideRequestBooking(Booking{}, q, c)
+			_, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 			e, ok := err.(*Error)
 			if !ok || e.Code != ValidationError || len(e.Fields) != 1 || e.Fields[0] != tt.want {
 				t.Errorf("= %v, want only %+v", err, tt.want)
@@ -206,7 +269,7 @@ func TestABookingsChargeableWeightIsCheckedOnlyOnCargoThatPassedAndAtTheDivisorI
 		t.Run(tt.name, func(t *testing.T) {
 			c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
 			tt.change(&c)
-			_, err := DecideRequestBooking(Booking{}, q, c)
+			_, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 			var got []string
 			var e *Error
 			if errors.As(err, &e) {
@@ -243,7 +306,7 @@ func TestABookingsAWBProblemIsNamedOnThePartOfAWBThatHasIt(t *testing.T) {
 	for _, tt := range tests {
 		c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
 			AWBPrefix: tt.prefix, AWBSerial: tt.number, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
-		events, err := DecideRequestBooking(Booking{}, q, c)
+		events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 		got := problemOf(err)
 		if err == nil {
 			got = events[0].(BookingRequested).AWBNumber
@@ -266,7 +329,7 @@ func TestABookingKeepsTheHandlingCodesOfItsQuoteUnlessItSendsItsOwn(t *testing.T
 		{"every one dropped", []string{}, "[]"},
 	}
 	for _, tt := range tests {
-		events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
+		events, err := DecideRequestBooking(Booking{}, q, openFlight("LH8400-2026-11-26"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
 			OrganizationID: "f1", SHC: tt.shc, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -290,7 +353,7 @@ func TestABookingsPartiesAreStoredTrimmedAndABlankNameIsTheQuotes(t *testing.T) 
 			"{Initech Main St 1 ops@initech.example} {Hooli  }"},
 	}
 	for _, tt := range tests {
-		events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
+		events, err := DecideRequestBooking(Booking{}, q, openFlight("LH8400-2026-11-26"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26",
 			OrganizationID: "f1", Shipper: tt.shipper, Consignee: tt.consignee, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -304,7 +367,7 @@ func TestABookingsPartiesAreStoredTrimmedAndABlankNameIsTheQuotes(t *testing.T) 
 
 func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "HKG", Pieces: 1, WeightKg: 100}
-	events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
+	events, err := DecideRequestBooking(Booking{}, q, openFlight("EK46-2026-11-26"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
 		Routing: []RoutingLeg{{" fra ", "dxb", "ek", "ek 046", "2026-11-26"}, {"DXB ", "hkg", " EK", "EK380", "2026-11-27"}},
 		At:      time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
 	if err != nil {
@@ -378,7 +441,7 @@ func TestABookingsRoutingIsTheJourneyOfItsQuoteOnTheFlightBooked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8160-2026-12-01",
+			_, err := DecideRequestBooking(Booking{}, q, openFlight("LH8160-2026-12-01"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8160-2026-12-01",
 				OrganizationID: "f1", Routing: tt.legs, At: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC)})
 			var got []string
 			if e, ok := err.(*Error); ok {

@@ -104,8 +104,8 @@ func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
 // whyClosedAt says why the flight takes no more bookings at now, or ""
 // when it takes them: it is cancelled, departed or arrived, or its
 // scheduled departure has come, whatever its status. A booking of it is
-// refused flight_closed (DecideReserveCapacity), and a quote's option on
-// it shows closed.
+// refused flight_closed (refuseBookingAt), and a quote's option on it
+// shows closed.
 func (f Flight) whyClosedAt(now time.Time) string {
 	if !f.Bookable() {
 		return "is " + f.Status
@@ -114,6 +114,17 @@ func (f Flight) whyClosedAt(now time.Time) string {
 		return "departed at " + f.DepartsAt.Format(time.RFC3339)
 	}
 	return ""
+}
+
+// refuseBookingAt is the refusal, flight_closed, of a booking of the
+// flight at now once it takes no more (whyClosedAt), or nil. A booking is
+// refused so when it is filed (DecideRequestBooking) and, should the
+// flight close in between, when it is confirmed (DecideReserveCapacity).
+func (f Flight) refuseBookingAt(now time.Time) error {
+	if why := f.whyClosedAt(now); why != "" {
+		return Refusal(ReasonFlightClosed, "flight %s %s: it takes no more bookings", f.ID, why)
+	}
+	return nil
 }
 
 // Those who may not see a flight's load (LoadVisibleTo) see what is left
@@ -432,8 +443,8 @@ func DecideReserveCapacity(f Flight, bookingID string, r Reservation, now time.T
 	if _, ok := f.Reservations[bookingID]; ok {
 		return nil, nil
 	}
-	if why := f.whyClosedAt(now); why != "" {
-		return nil, Refusal(ReasonFlightClosed, "flight %s %s", f.ID, why)
+	if err := f.refuseBookingAt(now); err != nil {
+		return nil, err
 	}
 	if kg, m3 := f.room(); r.WeightKg > kg || r.VolumeM3 > m3 {
 		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID, kg, m3)

@@ -107,7 +107,7 @@ func TestABookingStatingAHalfKiloChargeableWeightIsTaken(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 1, WeightKg: 10, VolumeM3: 0.483, Commodity: Commodity{Code: "GEN"}, Dimensions: dims}
 	c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
 		ChargeableWeightKg: new(80.5), At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
-	events, err := DecideRequestBooking(Booking{}, q, c)
+	events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 	if err != nil {
 		t.Fatalf("booking stating 80.5 kg: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestEachOptionIsPricedAtItsCarriersVolumeDivisor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			events, err := DecideRequestBooking(Booking{}, q, RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: tt.flight, OrganizationID: "f1",
+			events, err := DecideRequestBooking(Booking{}, q, openFlight(tt.flight), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: tt.flight, OrganizationID: "f1",
 				ChargeableWeightKg: tt.states, At: now})
 			got := ""
 			if err != nil {

@@ -32,20 +32,15 @@ type awbRef struct {
 }
 
 // handleCreateBooking files a booking as pending; it is confirmed or
-// rejected moments later (see GET /api/bookings/{id}).
+// rejected moments later (see GET /api/bookings/{id}). A booking of a
+// flight closed already is refused at once (see commands.RequestBooking).
 func (s *Server) handleCreateBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req bookingRequest
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
-		req.FlightID = domain.CanonicalFlightID(req.FlightID)
-		if _, ok := s.flights.Get(req.FlightID); req.FlightID != "" && !ok {
-			var p domain.Problems
-			p.Add("flightId", domain.CodeUnknownFlight, "no flight %q", req.FlightID)
-			return p.Err()
-		}
-		c := domain.RequestBooking{QuoteID: req.QuoteID, FlightID: req.FlightID, Pieces: req.Pieces, WeightKg: req.Weight,
+		c := domain.RequestBooking{QuoteID: req.QuoteID, FlightID: domain.CanonicalFlightID(req.FlightID), Pieces: req.Pieces, WeightKg: req.Weight,
 			GrossWeightKg: req.GrossWeightKg, ChargeableWeightKg: req.ChargeableWeightKg, VolumeM3: req.Volume,
 			Commodity: req.Commodity, Shipper: req.Shipper, Consignee: req.Consignee, Routing: req.Routing,
 			Dimensions: req.DimensionsCm, SHC: req.SHC}

@@ -2138,6 +2138,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// Flights as published, one with the aircraft type's capacity, one
 	// with its own, and one after a status change.
 	capacityKg, capacityM3 := 15500.0, 98.5
+	var published []domain.Flight
 	var flights []views.FlightJSON
 	for _, c := range []domain.ScheduleFlight{
 		{FlightNumber: "lh 8400", Origin: "fra", Destination: "JFK", DepartureDate: "2026-07-01", DepartureTime: "10:35",
@@ -2150,7 +2151,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flights = append(flights, views.ToFlightJSON(domain.EvolveFlight(domain.Flight{}, e)))
+		published = append(published, domain.EvolveFlight(domain.Flight{}, e))
+		flights = append(flights, views.ToFlightJSON(published[len(published)-1]))
 	}
 	delayed := flights[0]
 	delayed.Status = domain.FlightStatusDelayed
@@ -2192,7 +2194,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 
 	// A booking as filed, and each of its outcomes.
 	pieces, gross, chargeable := 4, 1250.5, 1250.5
-	filed, err := domain.DecideRequestBooking(domain.Booking{}, priced, domain.RequestBooking{
+	filed, err := domain.DecideRequestBooking(domain.Booking{}, priced, published[0], domain.RequestBooking{
 		BookingID: "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", QuoteID: quote.ID, FlightID: "LH8400-2026-07-01", OrganizationID: "acme",
 		Pieces: &pieces, GrossWeightKg: &gross, ChargeableWeightKg: &chargeable, AWBPrefix: "020", AWBSerial: "12345675",
 		Shipper: domain.FullParty{Name: "ACME Machine Tools", Address: "Hafenstr. 1, Frankfurt"}, Consignee: domain.FullParty{Name: "Globex Pty", Contact: "ops@globex.example"},
@@ -2987,7 +2989,8 @@ func TestOpenAPIAWBPatternsAreTheDomains(t *testing.T) {
 	awbProblems := func(prefix, number string) []domain.FieldError {
 		weight := 100.0
 		q := domain.Quote{ID: "q", OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: weight, Status: domain.QuoteStatusPriced}
-		_, err := domain.DecideRequestBooking(domain.Booking{}, q, domain.RequestBooking{BookingID: "b", QuoteID: "q", FlightID: "LH8400-2030-07-01",
+		f := domain.Flight{ID: "LH8400-2030-07-01", Status: domain.FlightStatusScheduled, DepartsAt: time.Date(2030, 7, 1, 8, 35, 0, 0, time.UTC)}
+		_, err := domain.DecideRequestBooking(domain.Booking{}, q, f, domain.RequestBooking{BookingID: "b", QuoteID: "q", FlightID: f.ID,
 			OrganizationID: "acme", AWBPrefix: prefix, AWBSerial: number})
 		var e *domain.Error
 		if !errors.As(err, &e) {

@@ -342,8 +342,7 @@ func TestABookingCancelledWithItsFlightSaysSo(t *testing.T) {
 
 // A priced quote whose flight is cancelled afterwards shows that option's
 // flight closed, in GET /api/quotes/{id} (read before, at the same
-// version of the quote) and in the list; a booking of it is still taken,
-// and rejected flight_closed.
+// version of the quote) and in the list.
 func TestAQuoteShowsItsOptionOnACancelledFlightClosed(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
@@ -385,10 +384,53 @@ func TestAQuoteShowsItsOptionOnACancelledFlightClosed(t *testing.T) {
 		eventually(t, "GET "+path+" showing the flight closed", func() []option { return options(path) },
 			func(o []option) bool { return *o[0].FlightClosed })
 	}
+}
+
+// A booking of a quote's option whose flight the airline has cancelled is
+// refused at once, 409 naming the flight and why, where it was filed
+// pending and rejected flight_closed moments later; nothing is stored of
+// it, neither a booking nor its audit entry. The quote's option on a
+// flight still open is booked as ever.
+func TestABookingOfAnOptionOnACancelledFlightIsRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	cancelled := raceFlight(t, s)
+	var open struct{ ID string }
+	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH8202", "origin": "FRA", "destination": "MIA",
+		"departureDate": cancelled["date"], "departureTime": "17:00", "arrivalDate": cancelled["date"], "arrivalTime": "21:30",
+		"aircraftType": "B77F", "capacityKg": 1000, "capacityM3": 100}).json(t, &open)
+	id := pricedToMIA(t, s, fwd)
+	if q := s.quoteOutcome(t, fwd, id); len(q.PriceOptions) != 2 {
+		t.Fatalf("quote %s = %+v, want options on %s and %s", id, q, cancelled["id"], open.ID)
+	}
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + cancelled["id"].(string), token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
+	}
+
+	refused := s.do(t, request{method: "POST", path: "/api/bookings", token: fwd, body: map[string]any{"quoteId": id, "flightId": cancelled["id"]}})
+	want := "flight " + cancelled["id"].(string) + " is cancelled: it takes no more bookings"
+	if e := refused.apiError(t); refused.status != http.StatusConflict || e.Error != "conflict" || e.ErrorDescription != want ||
+		refused.header.Get("Location") != "" {
+		t.Errorf("a booking of the cancelled flight's option = %d %s, want 409 conflict %q", refused.status, refused.body, want)
+	}
 	var b booking
-	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": id, "flightId": flight["id"]}).json(t, &b)
-	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || b.RejectionReason == nil || *b.RejectionReason != "flight_closed" {
-		t.Errorf("a booking of the closed option = %+v, want it rejected flight_closed", b)
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": id, "flightId": open.ID}).json(t, &b)
+	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "confirmed" {
+		t.Errorf("a booking of the open flight's option = %+v, want it confirmed", b)
+	}
+
+	// The replica has applied the booking stored after the refusal (its
+	// 201 waited for that): a booking the refusal stored would show too.
+	var list struct{ Bookings []booking }
+	s.do(t, request{method: "GET", path: "/api/bookings?quoteId=" + id, token: fwd}).json(t, &list)
+	if len(list.Bookings) != 1 || list.Bookings[0].ID != b.ID {
+		t.Errorf("the quote's bookings = %+v, want %s alone", list.Bookings, b.ID)
+	}
+	var log auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?action=create&resource=booking", token: fwd}).json(t, &log)
+	if len(log.Logs) != 1 || log.Logs[0].ResourceID != b.ID {
+		t.Errorf("the forwarder's bookings in the audit log = %+v, want %s alone", log.Logs, b.ID)
 	}
 }
 
@@ -620,9 +662,11 @@ func TestBookingRefusals(t *testing.T) {
 			}
 		})
 	}
-	// A flight that exists but was not offered: filed, then rejected.
+	// A flight that exists, still open, but was not offered: filed, then
+	// rejected. (One closed already is refused at once.)
 	var other2 struct{ Flights []struct{ ID string } }
-	s.do(t, request{method: "GET", path: "/api/flights?origin=DXB&destination=FRA&limit=1", token: fwd}).json(t, &other2)
+	open := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
+	s.do(t, request{method: "GET", path: "/api/flights?origin=DXB&destination=FRA&limit=1&date=" + open, token: fwd}).json(t, &other2)
 	var b booking
 	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": q.ID, "flightId": other2.Flights[0].ID}).json(t, &b)
 	if b = s.bookingOutcome(t, fwd, b.ID); b.Status != "rejected" || *b.RejectionReason != "no_option_for_flight" {

@@ -77,8 +77,9 @@ func (g *gen) book(rnd *rand.Rand, q *agg[domain.Quote], forwarder by) error {
 	option := quote.Options[rnd.IntN(min(3, len(quote.Options)))]
 	forwarder.correlation = uuid.NewString()
 	b := newAgg[domain.Booking](domain.AggregateBooking, uuid.NewString())
+	flight := g.flights[option.FlightID]
 	_, requested, err := decide(g, b, forwarder, domain.EvolveBooking, func(s domain.Booking) ([]domain.Event, error) {
-		return domain.DecideRequestBooking(s, quote, domain.RequestBooking{BookingID: b.id.ID, QuoteID: quote.ID, FlightID: option.FlightID,
+		return domain.DecideRequestBooking(s, quote, flight.view(), domain.RequestBooking{BookingID: b.id.ID, QuoteID: quote.ID, FlightID: option.FlightID,
 			OrganizationID: quote.OrganizationID, Shipper: domain.FullParty{Name: quote.Shipper.Name, Address: "Industriestraße 12, 70565 Stuttgart", Contact: "+49 711 400400"},
 			Consignee: domain.FullParty{Name: quote.Consignee.Name, Address: "200 Park Avenue, New York, NY 10166", Contact: "+1 212 555 0100"}, At: time.Now().UTC()})
 	})
@@ -86,7 +87,6 @@ func (g *gen) book(rnd *rand.Rand, q *agg[domain.Quote], forwarder by) error {
 		return err
 	}
 	reactor := by{principal: domain.Principal{Subject: "reactor:bookings"}, correlation: forwarder.correlation, cause: requested}
-	flight := g.flights[option.FlightID]
 	_, _, refusal := decide(g, flight, reactor, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
 		return domain.DecideReserveCapacity(f, b.id.ID, domain.Reservation{WeightKg: b.state.WeightKg, VolumeM3: b.state.VolumeM3}, time.Now().UTC())
 	})
