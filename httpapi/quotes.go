@@ -99,7 +99,8 @@ func (s *Server) handleListQuotes() handlerFunc {
 				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
 					id, quote.Status, quote.Origin, quote.Destination)
 			}
-			writeQuoteListOfOne(w, s.quoteViews.of(quote, version, who, s.flightClosed()), views.ToPaginationJSON(1, limit, 1))
+			view, _ := s.quoteViews.of(quote, version, who, s.flightClosed())
+			writeQuoteListOfOne(w, view, views.ToPaginationJSON(1, limit, 1))
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -132,23 +133,42 @@ func (s *Server) handleGetQuote() handlerFunc {
 			if err != nil {
 				return err
 			}
-			if !notModified(w, r, version) {
+			if !notModified(w, r, etag(version)) {
 				writeJSON(w, http.StatusOK, views.ToQuoteJSON(q, who, nil))
 			}
 			return nil
 		}
-		q, version, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() (domain.Quote, uint64, bool) { return s.quotes.GetVersion(who, id) })
+		view, tag, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() ([]byte, string, bool) {
+			q, version, ok := s.quotes.GetVersion(who, id)
+			if !ok {
+				return nil, "", false
+			}
+			view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
+			return view, quoteETag(version, shut), true
+		})
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no quote %s", id)
 		}
-		if !notModified(w, r, version) {
-			writeEncoded(w, http.StatusOK, s.quoteViews.of(q, version, who, s.flightClosed()))
+		if !notModified(w, r, tag) {
+			writeEncoded(w, http.StatusOK, view)
 		}
 		return nil
 	}
+}
+
+// quoteETag is the ETag of a quote at version whose options' flights
+// closed are shut (closedOptions): "42", and "42-1" once its first
+// option's flight is closed. A flight's closing is no event of the quote,
+// yet changes what it shows: a client holding the quote as it was must
+// not be told it is unchanged.
+func quoteETag(version, shut uint64) string {
+	if shut == 0 {
+		return etag(version)
+	}
+	return `"` + uitoa(version) + "-" + uitoa(shut) + `"`
 }
 
 // flightClosed tells the quote views which options' flights take no more

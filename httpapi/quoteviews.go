@@ -38,17 +38,18 @@ type quoteView struct {
 const maxQuoteViews = 10000
 
 // of returns the JSON of quote q at version as p sees it, its options'
-// flights closed as closed says (views.ToQuoteJSON). The bytes are
-// shared: never change them.
-func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal, closed func(flightID string) bool) []byte {
+// flights closed as closed says (views.ToQuoteJSON), and which they are
+// (closedOptions), what its ETag names (quoteETag). The bytes are shared:
+// never change them.
+func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal, closed func(flightID string) bool) (body []byte, shut uint64) {
 	k := quoteViewKey{id: q.ID}
 	k.carrier, k.all = domain.PriceOptionsSeenBy(p)
-	shut := closedOptions(q, closed)
+	shut = closedOptions(q, closed)
 	v.mu.Lock()
 	view, ok := v.views[k]
 	v.mu.Unlock()
 	if ok && view.version == version && view.closed == shut {
-		return view.json
+		return view.json, shut
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -66,7 +67,7 @@ func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal, clos
 	if old, ok := v.views[k]; !ok || old.version < version || old.version == version && old.closed&shut == old.closed {
 		v.views[k] = view
 	}
-	return view.json
+	return view.json, shut
 }
 
 // closedOptions is a bit for each of q's price options whose flight is

@@ -22,7 +22,7 @@ func TestForgottenQuoteViewsAnswerWhatTheQuoteHoldsNow(t *testing.T) {
 	v.forget()
 	want := httptest.NewRecorder()
 	writeJSON(want, 200, views.ToQuoteJSON(repaired, who, none))
-	if got := v.of(repaired, 7, who, none); !bytes.Equal(append(got, '\n'), want.Body.Bytes()) {
+	if got, _ := v.of(repaired, 7, who, none); !bytes.Equal(append(got, '\n'), want.Body.Bytes()) {
 		t.Errorf("after forget, the quote at the same version reads %s, want %s", got, want.Body)
 	}
 }
@@ -50,38 +50,44 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 
 	v := quoteViews{max: 3}
 	// In this order, through one cache: each answer is what encoding the
-	// quote for its reader gives, whatever was read before.
+	// quote for its reader gives, whatever was read before, and its ETag
+	// moves when an option's flight closes, though the version does not.
 	for i, c := range []struct {
 		name    string
 		quote   domain.Quote
 		version uint64
 		who     domain.Principal
 		closed  func(string) bool
+		etag    string
 	}{
-		{"a pending quote", pending, 1, forwarder, none},
-		{"the same, cached", pending, 1, forwarder, none},
-		{"the quote priced", priced, 2, forwarder, none},
-		{"an airline sees its own options", priced, 2, lh, none},
-		{"another airline its own", priced, 2, ek, none},
-		{"an airline without a code none", priced, 2, codeless, none},
-		{"the forwarder again, after the cache was full", priced, 2, forwarder, none},
-		{"the forwarder once LH8400 is cancelled, the quote unchanged", priced, 2, forwarder, lhClosed},
-		{"an airline once its flight is cancelled", priced, 2, lh, lhClosed},
-		{"the forwarder once both flights are closed", priced, 2, forwarder, bothClosed},
-		{"an admin sees all", priced, 2, admin, lhClosed},
-		{"a reader behind the change", pending, 1, admin, lhClosed},
-		{"a reader after it again", priced, 2, admin, lhClosed},
-		{"the quote rejected", rejected, 3, lh, lhClosed},
+		{"a pending quote", pending, 1, forwarder, none, `"1"`},
+		{"the same, cached", pending, 1, forwarder, none, `"1"`},
+		{"the quote priced", priced, 2, forwarder, none, `"2"`},
+		{"an airline sees its own options", priced, 2, lh, none, `"2"`},
+		{"another airline its own", priced, 2, ek, none, `"2"`},
+		{"an airline without a code none", priced, 2, codeless, none, `"2"`},
+		{"the forwarder again, after the cache was full", priced, 2, forwarder, none, `"2"`},
+		{"the forwarder once LH8400 is cancelled, the quote unchanged", priced, 2, forwarder, lhClosed, `"2-1"`},
+		{"an airline once its flight is cancelled", priced, 2, lh, lhClosed, `"2-1"`},
+		{"the forwarder once both flights are closed", priced, 2, forwarder, bothClosed, `"2-3"`},
+		{"an admin sees all", priced, 2, admin, lhClosed, `"2-1"`},
+		{"a reader behind the change", pending, 1, admin, lhClosed, `"1"`},
+		{"a reader after it again", priced, 2, admin, lhClosed, `"2-1"`},
+		{"the quote rejected", rejected, 3, lh, lhClosed, `"3"`},
 	} {
 		want, got := httptest.NewRecorder(), httptest.NewRecorder()
 		writeJSON(want, 200, views.ToQuoteJSON(c.quote, c.who, c.closed))
-		writeEncoded(got, 200, v.of(c.quote, c.version, c.who, c.closed))
+		view, shut := v.of(c.quote, c.version, c.who, c.closed)
+		writeEncoded(got, 200, view)
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
 			t.Errorf("%d, %s: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}
+		if tag := quoteETag(c.version, shut); tag != c.etag {
+			t.Errorf("%d, %s: ETag %s, want %s", i+1, c.name, tag, c.etag)
+		}
 		want, got = httptest.NewRecorder(), httptest.NewRecorder()
 		writeJSON(want, 200, views.QuoteListJSON{Quotes: []views.QuoteJSON{views.ToQuoteJSON(c.quote, c.who, c.closed)}, Pagination: views.ToPaginationJSON(1, 7, 1)})
-		writeQuoteListOfOne(got, v.of(c.quote, c.version, c.who, c.closed), views.ToPaginationJSON(1, 7, 1))
+		writeQuoteListOfOne(got, view, views.ToPaginationJSON(1, 7, 1))
 		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
 			t.Errorf("%d, %s, in a list: = %s, want %s", i+1, c.name, got.Body, want.Body)
 		}

@@ -25,12 +25,12 @@ func etag(version uint64) string { return `"` + uitoa(version) + `"` }
 // setVersion tells the client the version of the resource it gets.
 func setVersion(w http.ResponseWriter, version uint64) { w.Header().Set("ETag", etag(version)) }
 
-// notModified sets the ETag of version and, when the request's
-// If-None-Match names it, answers 304 and reports true: the client holds
-// this version already.
-func notModified(w http.ResponseWriter, r *http.Request, version uint64) bool {
-	setVersion(w, version)
-	if inm := r.Header.Get("If-None-Match"); inm == "" || !etagMatches(inm, etag(version)) {
+// notModified sets the ETag tag and, when the request's If-None-Match
+// names it, answers 304 and reports true: the client holds what the
+// resource shows already.
+func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
+	w.Header().Set("ETag", tag)
+	if inm := r.Header.Get("If-None-Match"); inm == "" || !etagMatches(inm, tag) {
 		return false
 	}
 	w.WriteHeader(http.StatusNotModified)
@@ -48,21 +48,27 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	var v T
-	var version uint64
+	var tag string
 	if past {
+		var version uint64
 		if v, version, err = then(cut); err != nil {
 			return err
 		}
+		tag = etag(version)
 	} else {
 		var ok bool
-		if v, version, ok, err = current(s, w, r, agg, now); err != nil {
+		v, tag, ok, err = current(s, w, r, agg, func() (T, string, bool) {
+			v, version, ok := now()
+			return v, etag(version), ok
+		})
+		if err != nil {
 			return err
 		}
 		if !ok {
 			return domain.Errorf(domain.NotFound, "%s", missing)
 		}
 	}
-	if !notModified(w, r, version) {
+	if !notModified(w, r, tag) {
 		writeJSON(w, http.StatusOK, toJSON(v))
 	}
 	return nil
@@ -74,8 +80,8 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 // proxies (60 s).
 const maxPreferWait = 30 * time.Second
 
-// current is the resource as now gives it. A conditional GET whose
-// If-None-Match names the version it is at, and that asks to wait
+// current is the resource as now gives it, with its ETag. A conditional
+// GET whose If-None-Match names the ETag it has, and that asks to wait
 // (Prefer: wait=N, RFC 7240), is a long poll: it gets the resource once
 // this replica's read models apply an event of its aggregate agg, or
 // after N seconds (at most maxPreferWait) the 304 it would have had at
@@ -83,13 +89,16 @@ const maxPreferWait = 30 * time.Second
 // booking's confirmation thus learns it within milliseconds, without
 // polling. A shutdown ends the wait at once. A client that hangs up while
 // it waits gets the request's error (a 499), not a 304 nobody reads.
-// The credential is checked again after a change ended the wait.
-func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, uint64, bool)) (T, uint64, bool, error) {
+// The credential is checked again after a change ended the wait. What
+// moves the ETag without an event of agg (the flight of a quote's option
+// closing, see quoteETag) does not end the wait: the client's next
+// request learns it.
+func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, string, bool)) (T, string, bool, error) {
 	wait := preferredWait(r)
 	inm := r.Header.Get("If-None-Match")
 	if wait == 0 || inm == "" {
-		v, version, ok := now()
-		return v, version, ok, nil
+		v, tag, ok := now()
+		return v, tag, ok, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
@@ -98,8 +107,8 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 		// Waiting before looking: a change applied after the look
 		// wakes the wait.
 		changed, stop := s.projector.ChangeOf(agg)
-		v, version, ok := now()
-		if ok && etagMatches(inm, etag(version)) {
+		v, tag, ok := now()
+		if ok && etagMatches(inm, tag) {
 			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
 			waiting, again := time.Now(), false
 			select {
@@ -125,10 +134,10 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 		if woken {
 			if _, err := s.principalOf(r); err != nil {
 				var none T
-				return none, 0, false, s.refusedCredential(r, err)
+				return none, "", false, s.refusedCredential(r, err)
 			}
 		}
-		return v, version, ok, r.Context().Err()
+		return v, tag, ok, r.Context().Err()
 	}
 }
 

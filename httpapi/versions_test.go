@@ -127,21 +127,21 @@ func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
 	r.Header.Set("Prefer", "wait=30")
 	w := httptest.NewRecorder()
 	looked := make(chan struct{}, 8)
-	returned := make(chan uint64)
+	returned := make(chan string)
 	go func() {
-		_, version, _, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+		_, tag, _, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
 			looked <- struct{}{}
-			return struct{}{}, 7, true
+			return struct{}{}, `"7"`, true
 		})
-		returned <- version
+		returned <- tag
 	}()
 	<-looked // the booking is at the version the client holds: it waits
 	s.ShuttingDown()
 	s.ShuttingDown() // twice is once
 	select {
-	case version := <-returned:
-		if version != 7 || w.Header().Get("Preference-Applied") != "wait=30" {
-			t.Errorf("the long poll answered version %d, Preference-Applied %q", version, w.Header().Get("Preference-Applied"))
+	case tag := <-returned:
+		if tag != `"7"` || w.Header().Get("Preference-Applied") != "wait=30" {
+			t.Errorf("the long poll answered ETag %s, Preference-Applied %q", tag, w.Header().Get("Preference-Applied"))
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the long poll outlived the shutdown (it waits 30 s)")
@@ -157,9 +157,9 @@ func TestALongPollWhoseClientHangsUpEndsWithTheRequestsError(t *testing.T) {
 	looked := make(chan struct{}, 8)
 	returned := make(chan error)
 	go func() {
-		_, _, _, err := current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
+		_, _, _, err := current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
 			looked <- struct{}{}
-			return struct{}{}, 7, true
+			return struct{}{}, `"7"`, true
 		})
 		returned <- err
 	}()
@@ -177,8 +177,8 @@ func TestALongPollNotesItsWaitAsTheClientsNotTheServers(t *testing.T) {
 	r = r.WithContext(context.WithValue(r.Context(), keyRequest, st))
 	r.Header.Set("If-None-Match", `"7"`)
 	r.Header.Set("Prefer", "wait=1")
-	current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, uint64, bool) {
-		return struct{}{}, 7, true // unchanged: it waits the whole second
+	current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
+		return struct{}{}, `"7"`, true // unchanged: it waits the whole second
 	})
 	if st.waited < 900*time.Millisecond || st.waited > 10*time.Second {
 		t.Errorf("noted a wait of %s, want the second it waited (the request's metrics leave it out)", st.waited)

@@ -20,6 +20,7 @@ type priceOption struct {
 	FlightID, FlightNumber, DepartureDate, Currency string
 	PricePerKg, TotalAmount, ChargeableWeightKg     float64
 	ValidityHours, VolumeDivisor                    int
+	FlightClosed                                    bool
 }
 
 type pricedQuote struct {
@@ -383,6 +384,39 @@ func TestAQuoteShowsItsOptionOnACancelledFlightClosed(t *testing.T) {
 	for _, path := range paths {
 		eventually(t, "GET "+path+" showing the flight closed", func() []option { return options(path) },
 			func(o []option) bool { return *o[0].FlightClosed })
+	}
+}
+
+// A quote's ETag moves when one of its options' flights closes, though the
+// quote has no event of its own: a client holding the quote from before
+// gets it again, the option's flight closed, where it was told 304 and
+// never learnt of it; a long poll on the old ETag answers at once.
+func TestAQuotesETagMovesWhenItsOptionsFlightCloses(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	path := "/api/quotes/" + pricedToMIA(t, s, fwd)
+	open := s.read(t, fwd, path)
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight["id"].(string), token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
+	}
+
+	closed := s.do(t, request{method: "GET", path: path, token: fwd, header: map[string]string{"If-None-Match": open.etag, "Prefer": "wait=30"}})
+	if closed.status != http.StatusOK {
+		t.Fatalf("GET with the ETag from before the cancellation = %d, ETag %q, want 200", closed.status, closed.header.Get("ETag"))
+	}
+	var q pricedQuote
+	if closed.json(t, &q); len(q.PriceOptions) != 1 || !q.PriceOptions[0].FlightClosed {
+		t.Errorf("GET with the ETag from before the cancellation = %s, want the option's flight closed", closed.body)
+	}
+	if tag := closed.header.Get("ETag"); tag == "" || tag == open.etag || closed.header.Get("Preference-Applied") != "" {
+		t.Errorf("the quote with its flight closed has ETag %q (from %s), Preference-Applied %q: want a new ETag, at once",
+			tag, open.etag, closed.header.Get("Preference-Applied"))
+	}
+	again := s.do(t, request{method: "GET", path: path, token: fwd, header: map[string]string{"If-None-Match": closed.header.Get("ETag")}})
+	if again.status != http.StatusNotModified || again.header.Get("ETag") != closed.header.Get("ETag") {
+		t.Errorf("GET with the new ETag = %d, ETag %q, want 304 with %s", again.status, again.header.Get("ETag"), closed.header.Get("ETag"))
 	}
 }
 
