@@ -62,17 +62,21 @@ func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
 
 // OffloadReported records cargo taken off a flight it was manifested on.
 type OffloadReported struct {
-	OffloadID    string    `json:"offloadId"`
-	FlightID     string    `json:"flightId"`
-	FlightNumber string    `json:"flightNumber"`
-	Origin       string    `json:"origin"`
-	AWBNumber    string    `json:"awbNumber"`
-	Reason       string    `json:"reason"`
-	Pieces       int       `json:"pieces"`
-	WeightKg     float64   `json:"weight"`
-	VolumeM3     float64   `json:"volume"` // the share of the AWB's volume offloaded
-	Notes        string    `json:"notes,omitempty"`
-	ReportedAt   time.Time `json:"reportedAt"`
+	OffloadID    string  `json:"offloadId"`
+	FlightID     string  `json:"flightId"`
+	FlightNumber string  `json:"flightNumber"`
+	Origin       string  `json:"origin"`
+	AWBNumber    string  `json:"awbNumber"`
+	Reason       string  `json:"reason"`
+	Pieces       int     `json:"pieces"`
+	WeightKg     float64 `json:"weight"` // taken off the flight's load
+	// ReportedWeightKg is the weight the report gave for the last pieces
+	// of the AWB when it differs from what was left of it on board, which
+	// they take off (0 when it does not, and before it was kept).
+	ReportedWeightKg float64   `json:"reportedWeight,omitempty"`
+	VolumeM3         float64   `json:"volume"` // the share of the AWB's volume offloaded
+	Notes            string    `json:"notes,omitempty"`
+	ReportedAt       time.Time `json:"reportedAt"`
 }
 
 func (OffloadReported) EventType() string { return "OffloadReported" }
@@ -294,7 +298,17 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 	}
 	switch {
 	case e.Pieces == loaded.Pieces:
-		e.VolumeM3 = loaded.VolumeM3 // all of it
+		// The last pieces take off what is left of the AWB (evolveLoad),
+		// so the offload records that weight and volume, whatever they
+		// weighed: the flight's actual weight, the offload and the
+		// shipment's DIS/OFLD then say the same. Refusing a weight that
+		// differs would not put the cargo back on board, and would leave
+		// the flight carrying what no longer is; the weight reported is
+		// kept, as a manifest keeps its differences from the declarations.
+		if e.WeightKg != loaded.WeightKg {
+			e.ReportedWeightKg = e.WeightKg
+		}
+		e.WeightKg, e.VolumeM3 = loaded.WeightKg, loaded.VolumeM3
 	case loaded.WeightKg > 0:
 		e.VolumeM3 = round3(loaded.VolumeM3 * e.WeightKg / loaded.WeightKg)
 	}

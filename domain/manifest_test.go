@@ -178,6 +178,51 @@ func TestOffloadAgainstLoad(t *testing.T) {
 	}
 }
 
+// The last pieces of an AWB take off what is left of it on board, and
+// the offload records that, so that the flight's actual weight, the
+// offload and the shipment's DIS/OFLD agree; the weight reported, when
+// it differs, is kept beside it.
+func TestTheLastPiecesOffloadedRecordWhatIsLeftOfTheAWB(t *testing.T) {
+	manifested := EvolveFlight(Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Origin: "FRA", Status: FlightStatusScheduled},
+		ManifestSubmitted{Shipments: []Load{{"020-00000011", 3, 600, 3}}, TotalWeightKg: 650, TotalVolumeM3: 3.5})
+	offload := func(n int, kg float64) ReportOffload {
+		return ReportOffload{AWBNumber: "020-00000011", Reason: "Space", Pieces: &n, WeightKg: &kg, Carrier: "LH"}
+	}
+	for _, tt := range []struct {
+		name                       string
+		before                     []ReportOffload
+		last                       ReportOffload
+		wantKg, wantM3, reportedKg float64
+		actualKg                   float64
+	}{
+		{"all pieces reported lighter record all that was loaded", nil, offload(3, 100), 600, 3, 100, 50},
+		{"all pieces at the weight loaded record it once", nil, offload(3, 600), 600, 3, 0, 50},
+		{"the rest after a part records what the part left", []ReportOffload{offload(1, 150)}, offload(2, 400), 450, 2.25, 400, 50},
+		{"a part records the weight reported", nil, offload(1, 150), 150, 0.75, 0, 500},
+	} {
+		f := manifested
+		for _, c := range tt.before {
+			events, err := DecideReportOffload(f, c)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			f = EvolveFlight(f, events[0])
+		}
+		events, err := DecideReportOffload(f, tt.last)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		o := events[0].(OffloadReported)
+		if o.WeightKg != tt.wantKg || o.VolumeM3 != tt.wantM3 || o.ReportedWeightKg != tt.reportedKg {
+			t.Errorf("%s: offload of %g kg %g m³ (reported %g kg), want %g kg %g m³ (reported %g kg)",
+				tt.name, o.WeightKg, o.VolumeM3, o.ReportedWeightKg, tt.wantKg, tt.wantM3, tt.reportedKg)
+		}
+		if f = EvolveFlight(f, o); f.ActualKg != tt.actualKg || OffloadedStatus(o).Weight == nil || *OffloadedStatus(o).Weight != tt.wantKg {
+			t.Errorf("%s: the flight carries %g kg after it, want %g kg; the shipment's status says %v kg", tt.name, f.ActualKg, tt.actualKg, *OffloadedStatus(o).Weight)
+		}
+	}
+}
+
 // A cancelled flight carries nothing: its actual load is 0, whatever its
 // manifest said, while it still knows who was on board when it was
 // cancelled, each of whom is offloaded.

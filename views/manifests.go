@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -32,22 +33,24 @@ func ToManifestJSON(m domain.ManifestSubmitted) ManifestJSON {
 	return out
 }
 
-// OffloadJSON is the spec's offload response, with what was recorded.
+// OffloadJSON is the spec's offload response, with what was recorded:
+// the weight taken off the flight, and the weight the report gave.
 type OffloadJSON struct {
-	OffloadID  string    `json:"offloadId"`
-	AWBNumber  string    `json:"awbNumber"`
-	Status     string    `json:"status"`
-	FlightID   string    `json:"flightId"`
-	Reason     string    `json:"reason"`
-	Pieces     int       `json:"pieces"`
-	Weight     float64   `json:"weight"`
-	Notes      string    `json:"notes"`
-	ReportedAt time.Time `json:"reportedAt"`
+	OffloadID      string    `json:"offloadId"`
+	AWBNumber      string    `json:"awbNumber"`
+	Status         string    `json:"status"`
+	FlightID       string    `json:"flightId"`
+	Reason         string    `json:"reason"`
+	Pieces         int       `json:"pieces"`
+	Weight         float64   `json:"weight"`
+	ReportedWeight float64   `json:"reportedWeight"`
+	Notes          string    `json:"notes"`
+	ReportedAt     time.Time `json:"reportedAt"`
 }
 
 func ToOffloadJSON(o domain.OffloadReported) OffloadJSON {
 	return OffloadJSON{OffloadID: o.OffloadID, AWBNumber: o.AWBNumber, Status: "reported", FlightID: o.FlightID, Reason: o.Reason,
-		Pieces: o.Pieces, Weight: o.WeightKg, Notes: o.Notes, ReportedAt: o.ReportedAt}
+		Pieces: o.Pieces, Weight: o.WeightKg, ReportedWeight: cmp.Or(o.ReportedWeightKg, o.WeightKg), Notes: o.Notes, ReportedAt: o.ReportedAt}
 }
 
 // renderManifest is the webhook data of a manifest, for the flight's

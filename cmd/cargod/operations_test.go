@@ -351,6 +351,56 @@ func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
 	}
 }
 
+// Offloading the last pieces of a shipment takes off what is left of it
+// on board, and that is the weight every record of the offload says (its
+// answer, the flight's history, the shipment's timeline and the
+// forwarder's webhook), as the flight's actual weight drops by it; the
+// weight the airline reported is kept beside it.
+func TestOffloadingTheLastPiecesRecordsTheWeightTakenOff(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd) // 2 pieces, 350.5 kg
+	b := s.shipmentBooking(t, fwd, awb)
+	forwarder := newReceiver(t)
+	s.subscribe(t, fwd, forwarder, []string{"shipment.offloaded"}, "")
+	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}, "totalWeight": 400.5})
+
+	var o struct {
+		OffloadID              string
+		Pieces                 int
+		Weight, ReportedWeight float64
+	}
+	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Space", "pieces": 2, "weight": 100}).json(t, &o)
+	if o.Pieces != 2 || o.Weight != 350.5 || o.ReportedWeight != 100 {
+		t.Errorf("offload = %+v, want 2 pieces of 350.5 kg taken off, 100 kg reported", o)
+	}
+	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 50 {
+		t.Errorf("the flight carries %g kg after the offload, want the 50 kg the manifest weighed beyond the shipment", c.ActualWeight)
+	}
+	h, _ := s.history(t, lh, "/api/flights/"+b.FlightID)
+	if off := h[len(h)-1]; off.Type != "OffloadReported" || off.Data["weight"] != 350.5 || off.Data["reportedWeight"] != 100.0 {
+		t.Errorf("the flight's history ends with %s %v", off.Type, off.Data)
+	}
+	type entry struct {
+		EventID, EventType string
+		Weight             *float64
+	}
+	timeline := func() []entry {
+		var tl struct{ Events []entry }
+		s.do(t, request{method: "GET", path: "/api/shipments/" + awb + "/events?eventType=DIS/OFLD", token: fwd}).json(t, &tl)
+		return tl.Events
+	}
+	if off := eventually(t, "the DIS/OFLD of the offload", timeline, func(e []entry) bool { return len(e) == 1 })[0]; off.EventID != o.OffloadID ||
+		off.Weight == nil || *off.Weight != 350.5 {
+		t.Errorf("the shipment's DIS/OFLD %s says %v kg, want 350.5 kg", off.EventID, *off.Weight)
+	}
+	if d := eventually(t, "shipment.offloaded", forwarder.received, func(d []delivery) bool { return len(d) > 0 }); d[0].Data["weight"] != 350.5 {
+		t.Errorf("shipment.offloaded = %+v", d[0].Data)
+	}
+}
+
 // Lithium ion batteries on their own (UN3480) are forbidden on passenger
 // aircraft: a shipment whose e-DGD declares them goes on no passenger
 // aircraft's manifest, as freight on hand either, but on a freighter.
