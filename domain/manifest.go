@@ -112,16 +112,14 @@ type ManifestFacts struct {
 // shipment of the airline's prefix waiting at the flight's origin (its
 // MAWB from there, or its confirmed booking on another flight from
 // there): freight on hand the airline moves to this flight. Its load is
-// as the MAWB declares it, else as booked.
+// as declared (DeclaredLoad).
 func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
-	c := ManifestCandidate{Load: Load{AWBNumber: awb.AWBNumber}}
+	c := ManifestCandidate{Load: DeclaredLoad(awb.AWBNumber, awb.Booking, awb.MAWB)}
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
 	if b := awb.Booking; b.Status == BookingStatusConfirmed {
-		c.Pieces, c.WeightKg, c.VolumeM3 = b.Pieces, b.WeightKg, b.VolumeM3
 		c.Known = b.FlightID == flight.ID || (own && awb.BookedFlight.Origin == flight.Origin)
 	}
 	if m := awb.MAWB; m != nil {
-		c.Pieces, c.WeightKg, c.VolumeM3 = m.Pieces, m.WeightKg, m.VolumeM3
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
 	}
 	for _, d := range awb.DGDs {

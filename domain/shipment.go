@@ -9,9 +9,28 @@ import (
 	"time"
 )
 
-// CodeInvalidEventType: a status event that is not an IATA status code,
-// or a discrepancy code where none belongs.
-const CodeInvalidEventType FieldCode = "INVALID_EVENT_TYPE"
+// Codes of status event refusals.
+const (
+	// CodeInvalidEventType: a status event that is not an IATA status
+	// code, or a discrepancy code where none belongs.
+	CodeInvalidEventType FieldCode = "INVALID_EVENT_TYPE"
+	// CodeExceedsShipment: a status event of more pieces than the
+	// shipment has.
+	CodeExceedsShipment FieldCode = "EXCEEDS_SHIPMENT"
+)
+
+// DeclaredLoad is a shipment of a (canonical) AWB number as its
+// declaration of record has it: its MAWB (nil when none), else its
+// booking if confirmed; of no pieces when it has neither.
+func DeclaredLoad(awb string, b Booking, mawb *MAWBCreated) Load {
+	switch {
+	case mawb != nil:
+		return Load{AWBNumber: awb, Pieces: mawb.Pieces, WeightKg: mawb.WeightKg, VolumeM3: mawb.VolumeM3}
+	case b.Status == BookingStatusConfirmed:
+		return Load{AWBNumber: awb, Pieces: b.Pieces, WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}
+	}
+	return Load{AWBNumber: awb}
+}
 
 // statusCodes are the IATA shipment status codes (Cargo-XML XFSU), and
 // the discrepancy codes that qualify DIS.
@@ -281,7 +300,10 @@ type RecordStatus struct {
 	Pieces          *int
 	Weight          *float64
 	Notes           string
-	At              time.Time
+	// TotalPieces are the shipment's pieces as declared (DeclaredLoad),
+	// 0 when the service knows no declaration.
+	TotalPieces int
+	At          time.Time
 }
 
 // DecideRecordStatus validates a status event and records it, unless it
@@ -316,8 +338,16 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	} else {
 		e.EventDate = pastDateTime(&p, "eventDate", c.EventDate, c.At)
 	}
-	if c.Pieces != nil && (*c.Pieces < 0 || *c.Pieces > maxPieces) {
+	switch {
+	case c.Pieces == nil:
+	case *c.Pieces < 0 || *c.Pieces > maxPieces:
 		p.Add("pieces", CodeInvalidRange, "must be 0 to %d", maxPieces)
+	case c.TotalPieces > 0 && *c.Pieces > c.TotalPieces:
+		// A status reports what happened to the shipment or a part of
+		// it: more pieces than it has is a typing error, which the
+		// timeline and the shipment's reported pieces would keep.
+		p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared (its MAWB, else its booking): a status event reports at most all of them",
+			c.AWBNumber, c.TotalPieces)
 	}
 	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {
 		p.Add("weight", CodeInvalidRange, "must be 0 to %d kg", maxWeightKg)

@@ -45,6 +45,9 @@ func TestDecideRecordStatus(t *testing.T) {
 		{"qualifier and code agree", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "DIS/OFLD", "ofld" }, "DIS_OFLD"},
 		{"negative pieces", func(c *RecordStatus) { c.Pieces = new(-1) }, "INVALID_RANGE pieces"},
 		{"negative weight", func(c *RecordStatus) { c.Weight = new(-0.5) }, "INVALID_RANGE weight"},
+		{"all the pieces the shipment has", func(c *RecordStatus) { c.Pieces, c.TotalPieces = new(2), 2 }, "RCS"},
+		{"more pieces than the shipment has", func(c *RecordStatus) { c.EventType, c.Pieces, c.TotalPieces = "NFD", new(5), 2 }, "EXCEEDS_SHIPMENT pieces"},
+		{"any pieces of a shipment of no known size", func(c *RecordStatus) { c.Pieces = new(5) }, "RCS"},
 		{"notes too long", func(c *RecordStatus) { c.Notes = strings.Repeat("x", 2001) }, "TOO_LONG notes"},
 	}
 	for _, tt := range tests {
@@ -60,6 +63,31 @@ func TestDecideRecordStatus(t *testing.T) {
 		e := events[0].(ShipmentStatusRecorded)
 		if e.XFSUCode() != tt.want || e.Location != "FRA" || e.EventDate.Location() != time.UTC {
 			t.Errorf("%s = %+v, want %s", tt.name, e, tt.want)
+		}
+	}
+}
+
+// A shipment is as its air waybill declares it, else as its confirmed
+// booking does; a booking cancelled or not yet confirmed declares nothing.
+func TestDeclaredLoad(t *testing.T) {
+	booking := func(status string) Booking {
+		return Booking{Status: status, Pieces: 3, WeightKg: 300, VolumeM3: 1.5}
+	}
+	mawb := &MAWBCreated{Pieces: 2, WeightKg: 250, VolumeM3: 1}
+	for _, tt := range []struct {
+		name    string
+		booking Booking
+		mawb    *MAWBCreated
+		want    Load
+	}{
+		{"the MAWB over the booking", booking(BookingStatusConfirmed), mawb, Load{"020-00000011", 2, 250, 1}},
+		{"the MAWB alone", Booking{}, mawb, Load{"020-00000011", 2, 250, 1}},
+		{"the confirmed booking", booking(BookingStatusConfirmed), nil, Load{"020-00000011", 3, 300, 1.5}},
+		{"a cancelled booking declares nothing", booking(BookingStatusCancelled), nil, Load{AWBNumber: "020-00000011"}},
+		{"nothing", Booking{}, nil, Load{AWBNumber: "020-00000011"}},
+	} {
+		if got := DeclaredLoad("020-00000011", tt.booking, tt.mawb); got != tt.want {
+			t.Errorf("%s = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }

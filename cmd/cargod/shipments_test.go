@@ -164,6 +164,48 @@ func TestShipmentTimeline(t *testing.T) {
 	check(s, s.demoToken(t, "demo-forwarder")) // the same after a restart
 }
 
+// A status event reports at most the pieces the shipment has, as its
+// MAWB declares them, else its confirmed booking; of a shipment the
+// service knows no declaration of, any number.
+func TestAStatusEventReportsAtMostThePiecesTheShipmentHas(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	booked := bookedShipment(t, s, fwd) // 2 pieces
+	waybilled := bookedShipment(t, s, fwd)
+	s.mustCreate(t, fwd, "/api/mawb", withFields(mawbBody(waybilled), map[string]any{"pieces": 3}))
+	unknown := "020-99999992" // neither booked nor waybilled
+	nfd := func(awb string, pieces int) request {
+		return request{method: "POST", path: "/api/shipments/" + awb + "/events", token: lh,
+			body: map[string]any{"eventType": "NFD", "eventDate": time.Now().UTC().Format(time.RFC3339), "location": "JFK", "pieces": pieces}}
+	}
+	for _, tt := range []struct {
+		name    string
+		req     request
+		status  int
+		message string // of the refusal
+	}{
+		{"all the pieces of the booking", nfd(booked, 2), 201, ""},
+		{"more pieces than the booking", nfd(booked, 5), 400, booked + " has 2 pieces"},
+		{"all the pieces of the MAWB, more than booked", nfd(waybilled, 3), 201, ""},
+		{"more pieces than the MAWB", nfd(waybilled, 4), 400, waybilled + " has 3 pieces"},
+		{"any pieces of a shipment of no known size", nfd(unknown, 5), 201, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, tt.req)
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, "pieces:EXCEEDS_SHIPMENT")
+				if e := r.apiError(t); !strings.Contains(e.ValidationErrors[0].Message, tt.message) {
+					t.Errorf("message %q does not say %q", e.ValidationErrors[0].Message, tt.message)
+				}
+			}
+		})
+	}
+}
+
 func TestShipmentEventRules(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
