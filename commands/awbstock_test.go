@@ -6,11 +6,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
+
+// validToAsAsked is a reply's validTo within the 12 months from today
+// that the tests' stock requests ask for.
+func validToAsAsked() string { return time.Now().UTC().AddDate(0, 11, 0).Format(time.DateOnly) }
 
 // takeAWB takes an AWB number from the ledger on its own, in a
 // transaction of its own (a booking's confirmation and a MAWB take theirs
@@ -43,7 +48,7 @@ func stockedWorld(t testing.TB, dir string, count int) (*Handler, domain.Princip
 	}
 	today := h.now().UTC().Format("2006-01-02")
 	if _, err := h.ReplyStock(ctx, NewMeta(lh, "stock-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
-		AllocatedStock: &count, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		AllocatedStock: &count, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
 	return h, fwd
@@ -165,7 +170,7 @@ func TestConcurrentRepliesAgree(t *testing.T) {
 			defer wg.Done()
 			first := 2000000 + i*1000
 			h.ReplyStock(ctx, NewMeta(lh, "", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &hundred,
-				ValidFrom: "2026-01-01", ValidTo: "2099-12-31",
+				ValidFrom: "2026-01-01", ValidTo: validToAsAsked(),
 				StartNumber: domain.AWBNumber("020", first), EndNumber: domain.AWBNumber("020", first+99)}, projections.NewShipments())
 		}()
 	}
@@ -261,7 +266,7 @@ func withdrawnHereAllocatedThere(t *testing.T) (a, b *Handler) {
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	none, today := 0, a.now().UTC().Format("2006-01-02")
 	if _, err := a.ReplyStock(ctx, NewMeta(lh, "withdraw", ""), requestOf(t, a), domain.ReplyStock{Status: domain.StockStatusRejected,
-		AllocatedStock: &none, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		AllocatedStock: &none, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
 	count := 5
@@ -271,7 +276,7 @@ func withdrawnHereAllocatedThere(t *testing.T) (a, b *Handler) {
 		t.Fatal(err)
 	}
 	if _, err := b.ReplyStock(ctx, NewMeta(lh, "again-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
-		AllocatedStock: &count, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		AllocatedStock: &count, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
 	return a, b
@@ -424,7 +429,7 @@ func TestAReplyShrinkingARangeWhileANumberOfItIsUsedGivesThatNumberToNobodyElse(
 	five := 5
 	today := h.now().UTC().Format("2006-01-02")
 	if _, err := h.ReplyStock(ctx, NewMeta(lh, "shrink", ""), reqF, domain.ReplyStock{Status: domain.StockStatusPartiallyApproved,
-		AllocatedStock: &five, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments()); domain.ErrorCode(err) != domain.Conflict {
+		AllocatedStock: &five, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments()); domain.ErrorCode(err) != domain.Conflict {
 		t.Errorf("the shrinking reply = %v, want a conflict: a number it would take back is used", err)
 	}
 
@@ -436,7 +441,7 @@ func TestAReplyShrinkingARangeWhileANumberOfItIsUsedGivesThatNumberToNobodyElse(
 		t.Fatal(err)
 	}
 	if _, err := h.ReplyStock(ctx, NewMeta(lh, "g-reply", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
-		AllocatedStock: &five, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		AllocatedStock: &five, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
 	n, err := h.takeAWB(ctx, NewMeta(domain.Principal{Subject: "reactor:awb"}, "g-use-7", ""), "g", "020", seventh, "booking-g")
@@ -469,7 +474,7 @@ func TestAPartialApprovalAfterAnApprovalOfAGivenRangeKeepsTheNumbersAlreadyUsed(
 	today := h.now().UTC().Format("2006-01-02")
 	given := domain.AWBRange{First: 8114070, Count: 100}
 	if _, err := h.ReplyStock(ctx, NewMeta(lh, "approve", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
-		AllocatedStock: &hundred, ValidFrom: today, ValidTo: "2099-12-31",
+		AllocatedStock: &hundred, ValidFrom: today, ValidTo: validToAsAsked(),
 		StartNumber: domain.AWBNumber("020", given.First), EndNumber: domain.AWBNumber("020", given.Last())}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +487,7 @@ func TestAPartialApprovalAfterAnApprovalOfAGivenRangeKeepsTheNumbersAlreadyUsed(
 		used = append(used, n)
 	}
 	res, err := h.ReplyStock(ctx, NewMeta(lh, "partially", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusPartiallyApproved,
-		AllocatedStock: &fifty, ValidFrom: today, ValidTo: "2099-12-31"}, projections.NewShipments())
+		AllocatedStock: &fifty, ValidFrom: today, ValidTo: validToAsAsked()}, projections.NewShipments())
 	if err != nil {
 		t.Fatalf("approving 50 of the 100 numbers given, 3 of them used (%v): %v", used, err)
 	}

@@ -395,7 +395,7 @@ func TestAPendingBookingCancelledHoldsNotTheNumberItAskedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := w.h.ReplyStock(ctx, NewMeta(lh, "", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved,
-		AllocatedStock: &count, ValidFrom: "2026-11-25", ValidTo: "2099-12-31"}, projections.NewShipments()); err != nil {
+		AllocatedStock: &count, ValidFrom: "2026-11-25", ValidTo: "2027-11-25"}, projections.NewShipments()); err != nil {
 		t.Fatal(err)
 	}
 	first := w.book(t, w.pricedQuote(t, 100))

@@ -58,6 +58,16 @@ type StockRequest struct {
 	ApprovalNotes  string
 }
 
+// ValidUntil is the last day the request asked its numbers be valid: its
+// validity period in months from the day it was submitted (UTC), on the
+// month's last day where that month is shorter (a month from 31 January
+// is the end of February).
+func (r StockRequest) ValidUntil() time.Time {
+	d := r.SubmittedAt.UTC()
+	month := time.Date(d.Year(), d.Month()+time.Month(r.ValidityPeriod), 1, 0, 0, 0, 0, time.UTC)
+	return month.AddDate(0, 0, min(d.Day(), month.AddDate(0, 1, -1).Day())-1)
+}
+
 // VisibleTo: the requesting forwarder, the airline of the prefix, admins.
 func (r StockRequest) VisibleTo(p Principal) bool {
 	switch p.Role {
@@ -193,8 +203,12 @@ func (c ReplyStock) Validate(r StockRequest) (AWBRange, error) {
 			p.Add("allocatedStock", CodeInvalidAllocation, "must be between 0 and the requested %d", r.RequestedStock)
 		case c.Status == StockStatusRejected && n != 0:
 			p.Add("allocatedStock", CodeInvalidAllocation, "must be 0 when the request is rejected")
-		case (c.Status == StockStatusApproved || c.Status == StockStatusPartiallyApproved) && n < 1:
-			p.Add("allocatedStock", CodeInvalidAllocation, "must be at least 1 when approved")
+		case c.Status == StockStatusApproved && n < r.RequestedStock:
+			// Approved is all that was asked for: the forwarder plans on
+			// it, and the request's status is all it reads at a glance.
+			p.Add("allocatedStock", CodeInvalidAllocation, "must be the requested %d when approved: allot fewer as partially_approved", r.RequestedStock)
+		case c.Status == StockStatusPartiallyApproved && n < 1:
+			p.Add("allocatedStock", CodeInvalidAllocation, "must be at least 1 when partially approved")
 		case c.Status == StockStatusPartiallyApproved && n >= r.RequestedStock:
 			p.Add("allocatedStock", CodeInvalidAllocation, "must be less than the requested %d when partially approved", r.RequestedStock)
 		}
@@ -221,6 +235,15 @@ func (c ReplyStock) Validate(r StockRequest) (AWBRange, error) {
 		// a re-reply taking it back this way would strand the forwarder's
 		// bookings: shorten it to today at the earliest.
 		p.Add("validTo", CodeInvalidDate, "must not be in the past")
+	case granted && to.After(r.ValidUntil()):
+		// A reply grants what was asked or less: numbers valid longer
+		// than asked for, as more numbers than asked for, are not.
+		months := "months"
+		if r.ValidityPeriod == 1 {
+			months = "month"
+		}
+		p.Add("validTo", CodeInvalidDate, "must be %s at the latest: the request asked for numbers valid %d %s from %s",
+			r.ValidUntil().Format(time.DateOnly), r.ValidityPeriod, months, r.SubmittedAt.UTC().Format(time.DateOnly))
 	}
 	checkLength(&p, "notes", c.Notes, maxNotes)
 	checkLength(&p, "rejectionReason", c.RejectionReason, maxNotes)

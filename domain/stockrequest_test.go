@@ -98,6 +98,58 @@ func TestDecideReplyStock(t *testing.T) {
 	}
 }
 
+// A reply grants what its request asked for or less: approved is all the
+// numbers asked for (fewer are partially_approved), and numbers granted
+// are valid no longer than the request's validity period, in months from
+// the day it was filed (to the month's end where the month is shorter).
+func TestAStockReplyGrantsNoMoreThanItsRequestAsked(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	request := func(submitted string, months int) StockRequest {
+		day, _ := time.Parse(time.DateOnly, submitted)
+		return StockRequest{ID: "s1", AirlinePrefix: "020", RequestedStock: 100, ValidityPeriod: months, SubmittedAt: day.Add(23 * time.Hour)}
+	}
+	reply := func(status string, n int, validTo string) ReplyStock {
+		return ReplyStock{Status: status, AllocatedStock: &n, ValidFrom: "2026-11-25", ValidTo: validTo, At: at}
+	}
+	for _, tt := range []struct {
+		name    string
+		request StockRequest
+		reply   ReplyStock
+		want    string // the first problem, with its message
+	}{
+		{"approved, all of it for as long as asked", request("2026-11-24", 6), reply(StockStatusApproved, 100, "2027-05-24"), ""},
+		{"approved, but fewer", request("2026-11-24", 6), reply(StockStatusApproved, 99, "2027-05-24"),
+			"allocatedStock INVALID_ALLOCATION must be the requested 100 when approved: allot fewer as partially_approved"},
+		{"approved, none", request("2026-11-24", 6), reply(StockStatusApproved, 0, "2027-05-24"),
+			"allocatedStock INVALID_ALLOCATION must be the requested 100 when approved: allot fewer as partially_approved"},
+		{"partially approved, fewer", request("2026-11-24", 6), reply(StockStatusPartiallyApproved, 99, "2027-05-24"), ""},
+		{"partially approved, none", request("2026-11-24", 6), reply(StockStatusPartiallyApproved, 0, "2027-05-24"),
+			"allocatedStock INVALID_ALLOCATION must be at least 1 when partially approved"},
+		{"valid a day longer than asked", request("2026-11-24", 6), reply(StockStatusApproved, 100, "2027-05-25"),
+			"validTo INVALID_DATE must be 2027-05-24 at the latest: the request asked for numbers valid 6 months from 2026-11-24"},
+		{"partially approved, valid longer than asked", request("2026-11-24", 6), reply(StockStatusPartiallyApproved, 50, "2027-06-01"),
+			"validTo INVALID_DATE must be 2027-05-24 at the latest: the request asked for numbers valid 6 months from 2026-11-24"},
+		{"a rejection grants nothing, for no time", request("2026-11-24", 6), reply(StockStatusRejected, 0, "2030-12-31"), ""},
+		{"a month from 31 October ends on 30 November", request("2026-10-31", 1), reply(StockStatusApproved, 100, "2026-11-30"), ""},
+		{"a month from 31 October is not 1 December", request("2026-10-31", 1), reply(StockStatusApproved, 100, "2026-12-01"),
+			"validTo INVALID_DATE must be 2026-11-30 at the latest: the request asked for numbers valid 1 month from 2026-10-31"},
+		{"two years from 29 February 2028", request("2028-02-29", 24), ReplyStock{Status: StockStatusApproved, AllocatedStock: new(100),
+			ValidFrom: "2028-03-01", ValidTo: "2030-03-01", At: time.Date(2028, 3, 1, 0, 0, 0, 0, time.UTC)},
+			"validTo INVALID_DATE must be 2030-02-28 at the latest: the request asked for numbers valid 24 months from 2028-02-29"},
+	} {
+		_, err := tt.reply.Validate(tt.request)
+		got := ""
+		if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
+			got = e.Fields[0].Field + " " + string(e.Fields[0].Code) + " " + e.Fields[0].Message
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // approvalNotes, the spec's one field for the airline's words on a
 // reply, keeps both a rejection's reason and its notes.
 func TestAStockRequestShowsTheReplysNotesAndARejectionsReason(t *testing.T) {

@@ -2252,9 +2252,9 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		return out
 	}
 	all, half, none := 500, 250, 0
-	stockApproved := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-30",
+	stockApproved := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-20",
 		StartNumber: "020-10000012", EndNumber: "02010005004", Notes: "for the peak"}, domain.AWBRange{})
-	stockAllocated := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-30"},
+	stockAllocated := replied(domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &all, ValidFrom: "2026-07-01", ValidTo: "2027-06-20"},
 		domain.AWBRange{First: 1, Count: 500})
 	stockPartial := replied(domain.ReplyStock{Status: domain.StockStatusPartiallyApproved, AllocatedStock: &half, ValidFrom: "2026-07-01",
 		ValidTo: "2026-12-31"}, domain.AWBRange{First: 1000501, Count: 250})

@@ -206,6 +206,48 @@ func TestStockReply(t *testing.T) {
 	}
 }
 
+// A reply grants what the request asked for or less: approved is all the
+// numbers asked for (fewer are partially_approved), valid no longer than
+// the months the request asked for from the day it was filed.
+func TestAStockReplyGrantsNoMoreThanItsRequestAsked(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	var req struct{ RequestID string }
+	s.mustCreate(t, fwd, "/api/awb-stock/requests", map[string]any{"airlinePrefix": "020", "requestedStock": 100, "validityPeriod": 1}).json(t, &req)
+	path := "/api/awb-stock/reply/" + req.RequestID
+	// A month is 28 to 31 days.
+	reply := func(status string, count, days int) map[string]any {
+		return map[string]any{"status": status, "allocatedStock": count, "validFrom": today(0), "validTo": today(days)}
+	}
+	for _, tt := range []struct {
+		name           string
+		body           map[string]any
+		status         int
+		field, message string // of the refusal
+	}{
+		{"approved, but fewer than asked", reply("approved", 99, 27), 400, "allocatedStock:INVALID_ALLOCATION",
+			"must be the requested 100 when approved: allot fewer as partially_approved"},
+		{"approved, valid longer than asked", reply("approved", 100, 40), 400, "validTo:INVALID_DATE", "at the latest: the request asked for numbers valid 1 month from " + today(0)},
+		{"partially approved, valid longer than asked", reply("partially_approved", 99, 40), 400, "validTo:INVALID_DATE", "at the latest"},
+		{"partially approved, fewer for as long as asked", reply("partially_approved", 99, 27), 200, "", ""},
+		{"approved, all of it for as long as asked", reply("approved", 100, 27), 200, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "PUT", path: path, token: lh, body: tt.body})
+			if r.status != tt.status {
+				t.Fatalf("= %d %s", r.status, r.body)
+			}
+			if r.status == 400 {
+				checkFields(t, r, tt.field)
+				if e := r.apiError(t); !strings.Contains(e.ValidationErrors[0].Message, tt.message) {
+					t.Errorf("message %q does not say %q", e.ValidationErrors[0].Message, tt.message)
+				}
+			}
+		})
+	}
+}
+
 // A number with a shipment on record (here an e-DGD filed before any
 // MAWB) is the forwarder's shipment: a reply may not take it back, else
 // the prefix would give it to another forwarder, who would own and read
@@ -265,7 +307,8 @@ func TestANumberWithAShipmentOnRecordGoesToNoForwarder(t *testing.T) {
 		body  map[string]any
 		start string // the range's first number, or the error's code
 	}{
-		{"a range asked for that holds it is refused", withFields(reply, map[string]any{"allocatedStock": 2, "startNumber": "020-00000000", "endNumber": own}),
+		{"a range asked for that holds it is refused", withFields(reply, map[string]any{"status": "partially_approved", "allocatedStock": 2,
+			"startNumber": "020-00000000", "endNumber": own}),
 			"startNumber:RANGE_OVERLAP"},
 		{"the lowest free range starts past it", reply, "020-00000022"},
 	}

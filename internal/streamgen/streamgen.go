@@ -400,7 +400,7 @@ func (g *gen) stock(org, code, prefix string, n int) error {
 			return err
 		}
 		reply := domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &count, ValidFrom: g.now.Format(time.DateOnly),
-			ValidTo: g.now.AddDate(1, 0, 0).Format(time.DateOnly), At: g.now}
+			ValidTo: req.state.ValidUntil().Format(time.DateOnly), At: g.now}
 		want, err := reply.Validate(req.state)
 		if err != nil {
 			return err
