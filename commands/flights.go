@@ -84,17 +84,18 @@ func (h *Handler) scheduleFlights(ctx context.Context, m Meta, flights []domain.
 	return out, nil
 }
 
-// ChangeFlightStatus moves one of the calling airline's flights to status.
-func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID, status string) (Result[domain.Flight], error) {
+// ChangeFlightStatus moves one of the calling airline's flights to the
+// status c reports, with a delay's estimate.
+func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID string, c domain.ChangeFlightStatus) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
 		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
 	}
-	at := h.now().UTC()
+	c.At = h.now().UTC()
 	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
 		if err := f.CheckCarrier(m.Principal.AirlineCode); err != nil {
 			return nil, err
 		}
-		return domain.DecideChangeFlightStatus(f, status, at)
+		return domain.DecideChangeFlightStatus(f, c)
 	})
 }
 

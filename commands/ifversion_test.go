@@ -27,14 +27,14 @@ func TestAChangeNamingAVersionIsStoredOnlyIfTheAggregateIsStillAtIt(t *testing.T
 	at := func(v uint64) Meta { m := NewMeta(lh, "", ""); m.IfVersion = &v; return m }
 
 	// The other replica changes it; this one's cache still holds v1.
-	delayed, err := there.ChangeFlightStatus(ctx, at(v1), id, domain.FlightStatusDelayed)
+	delayed, err := there.ChangeFlightStatus(ctx, at(v1), id, domain.ChangeFlightStatus{Status: domain.FlightStatusDelayed})
 	if err != nil || delayed.Version <= v1 {
 		t.Fatalf("a change at the current version = %+v, %v", delayed, err)
 	}
-	if _, err := here.ChangeFlightStatus(ctx, at(v1), id, domain.FlightStatusCancelled); domain.ErrorCode(err) != domain.PreconditionFailed {
+	if _, err := here.ChangeFlightStatus(ctx, at(v1), id, domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled}); domain.ErrorCode(err) != domain.PreconditionFailed {
 		t.Errorf("a change at a version another replica moved past = %v, want precondition_failed", err)
 	}
-	if _, err := there.ChangeFlightStatus(ctx, at(v1+1000), id, domain.FlightStatusCancelled); domain.ErrorCode(err) != domain.PreconditionFailed {
+	if _, err := there.ChangeFlightStatus(ctx, at(v1+1000), id, domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled}); domain.ErrorCode(err) != domain.PreconditionFailed {
 		t.Errorf("a change at a version never reached = %v, want precondition_failed", err)
 	}
 	recs, err := store.Load(ctx, flightAggregate(id))
@@ -42,7 +42,7 @@ func TestAChangeNamingAVersionIsStoredOnlyIfTheAggregateIsStillAtIt(t *testing.T
 		t.Fatalf("the flight's events = %d (%v); want the schedule and the delay only", len(recs), err)
 	}
 	// Without a version, a change applies to the flight as it is.
-	cancelled, err := here.ChangeFlightStatus(ctx, NewMeta(lh, "", ""), id, domain.FlightStatusCancelled)
+	cancelled, err := here.ChangeFlightStatus(ctx, NewMeta(lh, "", ""), id, domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled})
 	if err != nil || cancelled.State.Status != domain.FlightStatusCancelled || cancelled.Version <= delayed.Version {
 		t.Errorf("a change without a version = %+v, %v", cancelled, err)
 	}

@@ -242,7 +242,7 @@ func TestCancelledFlightCancelsItsBookings(t *testing.T) {
 		ids = append(ids, rec.Aggregate.ID)
 	}
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
-	if _, err := w.h.ChangeFlightStatus(ctx, NewMeta(lh, "", ""), w.flightID, domain.FlightStatusCancelled); err != nil {
+	if _, err := w.h.ChangeFlightStatus(ctx, NewMeta(lh, "", ""), w.flightID, domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled}); err != nil {
 		t.Fatal(err)
 	}
 	// The reactor sees the status change, then each cancellation.

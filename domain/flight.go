@@ -79,6 +79,12 @@ type Flight struct {
 	Loaded          map[string]Load // by AWB: the latest manifest, less offloads
 	ActualKg        float64         // the manifest's total, less offloads; 0 once cancelled
 	ActualM3        float64
+
+	// EstimatedDepartsAt and EstimatedArrivesAt (UTC) are the estimate
+	// of the flight's latest delay report, zero when it gave none or
+	// its latest status change was no delay (see EvolveFlight).
+	EstimatedDepartsAt time.Time
+	EstimatedArrivesAt time.Time
 }
 
 // ArrivesAt is the flight's scheduled arrival, in UTC, read from its
@@ -103,17 +109,27 @@ func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
 
 // whyClosedAt says why the flight takes no more bookings at now, or ""
 // when it takes them: it is cancelled, departed or arrived, or its
-// scheduled departure has come, whatever its status. A booking of it is
+// departure (closesAt) has come, whatever its status. A booking of it is
 // refused flight_closed (refuseBookingAt), and a quote's option on it
 // shows closed.
 func (f Flight) whyClosedAt(now time.Time) string {
 	if !f.Bookable() {
 		return "is " + f.Status
 	}
-	if !now.Before(f.DepartsAt) {
-		return "departed at " + f.DepartsAt.Format(time.RFC3339)
+	if closes := f.closesAt(); !now.Before(closes) {
+		return "departed at " + closes.Format(time.RFC3339)
 	}
 	return ""
+}
+
+// closesAt is when the flight stops taking bookings: its scheduled
+// departure, or the later departure its delay estimates. An airline
+// takes cargo for a delayed flight until it actually leaves.
+func (f Flight) closesAt() time.Time {
+	if f.EstimatedDepartsAt.After(f.DepartsAt) {
+		return f.EstimatedDepartsAt
+	}
+	return f.DepartsAt
 }
 
 // refuseBookingAt is the refusal, flight_closed, of a booking of the
@@ -140,8 +156,8 @@ const (
 // it: its capacity less the larger of the load booked and the load on
 // board by its manifests, never below 0, and nothing on a flight that
 // takes no more bookings: one no longer scheduled or delayed, or at or
-// past its scheduled departure (as DecideReserveCapacity refuses them,
-// whatever its status says). Those who may not see the load see it
+// past its departure, scheduled or as its delay estimates (as
+// DecideReserveCapacity refuses them, whatever its status says). Those who may not see the load see it
 // rounded down to availabilityStepKg and availabilityStepM3: at least
 // that much is left.
 func (f Flight) Available(p Principal, now time.Time) (kg, m3 float64) {
@@ -219,12 +235,16 @@ type FlightScheduled struct {
 func (FlightScheduled) EventType() string  { return "FlightStatusScheduled" }
 func (FlightScheduled) SetsStatus() string { return FlightStatusScheduled }
 
-// FlightStatusChanged records a new status of a flight.
+// FlightStatusChanged records a new status of a flight. A delay may
+// estimate the flight's new departure and arrival (UTC); events stored
+// before delays took an estimate have none.
 type FlightStatusChanged struct {
-	FlightID  string    `json:"flightId"`
-	Status    string    `json:"status"`
-	Previous  string    `json:"previous"`
-	ChangedAt time.Time `json:"changedAt"`
+	FlightID           string    `json:"flightId"`
+	Status             string    `json:"status"`
+	Previous           string    `json:"previous"`
+	EstimatedDepartsAt time.Time `json:"estimatedDepartsAt,omitzero"`
+	EstimatedArrivesAt time.Time `json:"estimatedArrivesAt,omitzero"`
+	ChangedAt          time.Time `json:"changedAt"`
 }
 
 func (FlightStatusChanged) EventType() string { return "FlightStatusChanged" }
@@ -319,12 +339,7 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.OriginZone)
 	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.DestinationZone)
 	if !dep.IsZero() && !arr.IsZero() {
-		switch d := arr.Sub(dep); {
-		case d <= 0:
-			p.Add(prefix+"arrivalTime", CodeInvalidValue, "the arrival must be after the departure (both local times)")
-		case d > 22*time.Hour:
-			p.Add(prefix+"arrivalTime", CodeInvalidValue, "no cargo flight lasts %s", d.Round(time.Minute))
-		}
+		checkFlightDuration(&p, prefix+"arrivalTime", dep, arr, "both local times")
 	}
 	// A timetable runs up to a year ahead; a flight may be published a
 	// few days late (a charter that flew), not years off.
@@ -357,6 +372,22 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	}
 	e.FlightID = FlightID(e.FlightNumber, e.DepartureDate)
 	return e, p.Err()
+}
+
+// maxFlightDuration is the longest a cargo flight lasts, scheduled or
+// estimated: the longest flown are some 19 hours.
+const maxFlightDuration = 22 * time.Hour
+
+// checkFlightDuration adds to p, on field, the problem of an arrival arr
+// not after the departure dep (which departure says), or later than any
+// cargo flight lasts.
+func checkFlightDuration(p *Problems, field string, dep, arr time.Time, departure string) {
+	switch d := arr.Sub(dep); {
+	case d <= 0:
+		p.Add(field, CodeInvalidValue, "the arrival must be after the departure (%s)", departure)
+	case d > maxFlightDuration:
+		p.Add(field, CodeInvalidValue, "no cargo flight lasts %s", d.Round(time.Minute))
+	}
 }
 
 // localTime reads a local date and time at an airport.
@@ -402,36 +433,106 @@ func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
 // be reported departed.
 const maxEarlyDeparture = 12 * time.Hour
 
-// DecideChangeFlightStatus moves a flight to a new status.
-func DecideChangeFlightStatus(f Flight, status string, at time.Time) ([]Event, error) {
+// maxDelay is how long after its scheduled departure a delay may
+// estimate the flight to leave. A flight held longer has in practice
+// been cancelled and is flown as another (the flight of another day's
+// id); and a flight takes bookings until its estimated departure, so a
+// mistyped day must not keep it open for weeks.
+const maxDelay = 72 * time.Hour
+
+// ChangeFlightStatus is an airline's report of a flight's new status. A
+// delay may estimate the flight's new departure and arrival, each an RFC
+// 3339 date-time ("" for none), an arrival only with a departure.
+type ChangeFlightStatus struct {
+	Status             string
+	EstimatedDepartsAt string
+	EstimatedArrivesAt string
+	At                 time.Time
+}
+
+// estimate reads the departure and arrival that c, a delay of f,
+// estimates (zero where it gives none), adding to p what is wrong with
+// them: a departure before the scheduled one (no delay) or more than
+// maxDelay after it, an arrival without a departure, or one not after
+// the departure or later than any cargo flight lasts. Another status
+// than a delay takes no estimate.
+func (c ChangeFlightStatus) estimate(p *Problems, f Flight) (departs, arrives time.Time) {
+	if c.Status != FlightStatusDelayed {
+		for _, field := range []struct{ name, value string }{{"estimatedDepartsAt", c.EstimatedDepartsAt}, {"estimatedArrivesAt", c.EstimatedArrivesAt}} {
+			if field.value != "" {
+				p.Add(field.name, CodeInvalidValue, "is taken with status delayed alone: a flight reported %s has no estimate", c.Status)
+			}
+		}
+		return time.Time{}, time.Time{}
+	}
+	departs = estimatedTime(p, "estimatedDepartsAt", c.EstimatedDepartsAt)
+	arrives = estimatedTime(p, "estimatedArrivesAt", c.EstimatedArrivesAt)
+	scheduled := f.DepartsAt.Format(time.RFC3339)
+	switch {
+	case c.EstimatedDepartsAt == "" && c.EstimatedArrivesAt != "":
+		p.Add("estimatedDepartsAt", CodeRequired, "is required with estimatedArrivesAt: an arrival is estimated from the departure")
+	case departs.IsZero() || f.DepartsAt.IsZero():
+	case departs.Before(f.DepartsAt):
+		p.Add("estimatedDepartsAt", CodeInvalidDate, "must not be before the scheduled departure, %s: a delay departs later", scheduled)
+	case departs.After(f.DepartsAt.Add(maxDelay)):
+		p.Add("estimatedDepartsAt", CodeInvalidDate, "must be at most %d hours after the scheduled departure, %s: a flight held longer is cancelled and flown as another",
+			int(maxDelay.Hours()), scheduled)
+	}
+	if !departs.IsZero() && !arrives.IsZero() {
+		checkFlightDuration(p, "estimatedArrivesAt", departs, arrives, "estimatedDepartsAt, "+departs.Format(time.RFC3339))
+	}
+	return departs, arrives
+}
+
+// estimatedTime reads an estimate's date-time, in UTC, or the zero time
+// when value is "" (none given) or is no date-time (added to p).
+func estimatedTime(p *Problems, field, value string) time.Time {
+	if value == "" {
+		return time.Time{}
+	}
+	t, ok := ParseDateTime(value)
+	if !ok {
+		p.Add(field, CodeInvalidDate, "must be %s", DateTimeShape)
+	}
+	return t.UTC()
+}
+
+// DecideChangeFlightStatus moves a flight to the status c reports, with
+// the estimate of a delay.
+func DecideChangeFlightStatus(f Flight, c ChangeFlightStatus) ([]Event, error) {
 	if !f.Exists() {
 		return nil, Errorf(NotFound, "no such flight")
 	}
-	switch status {
+	var p Problems
+	switch c.Status {
 	case FlightStatusScheduled, FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled:
 	case "":
-		var p Problems
 		p.Add("status", CodeRequired, "is required: delayed, departed, arrived or cancelled")
 		return nil, p.Err()
 	default:
-		var p Problems
 		p.Add("status", CodeInvalidValue, "must be delayed, departed, arrived or cancelled")
 		return nil, p.Err()
 	}
-	if status == f.Status && status != FlightStatusDelayed {
+	departs, arrives := c.estimate(&p, f)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if c.Status == f.Status && c.Status != FlightStatusDelayed {
 		return nil, nil
 	}
-	if !slices.Contains(flightTransitions[f.Status], status) {
-		return nil, Errorf(Conflict, "a flight whose status is %s cannot become %s", f.Status, status)
+	if !slices.Contains(flightTransitions[f.Status], c.Status) {
+		return nil, Errorf(Conflict, "a flight whose status is %s cannot become %s", f.Status, c.Status)
 	}
 	// Freighters leave early when loaded, but not by half a day: a flight
 	// marked departed days ahead is a mistake, and would close it to
-	// offloads and bookings.
-	if status == FlightStatusDeparted && !f.DepartsAt.IsZero() && at.Before(f.DepartsAt.Add(-maxEarlyDeparture)) {
+	// offloads and bookings. The schedule says when it was to leave, not
+	// a delay's estimate.
+	if c.Status == FlightStatusDeparted && !f.DepartsAt.IsZero() && c.At.Before(f.DepartsAt.Add(-maxEarlyDeparture)) {
 		return nil, Errorf(Conflict, "flight %s is scheduled to depart at %s: it cannot have departed more than %d hours early",
 			f.ID, f.DepartsAt.Format(time.RFC3339), int(maxEarlyDeparture.Hours()))
 	}
-	return []Event{FlightStatusChanged{FlightID: f.ID, Status: status, Previous: f.Status, ChangedAt: at}}, nil
+	return []Event{FlightStatusChanged{FlightID: f.ID, Status: c.Status, Previous: f.Status,
+		EstimatedDepartsAt: departs, EstimatedArrivesAt: arrives, ChangedAt: c.At}}, nil
 }
 
 // DecideReserveCapacity takes capacity for a booking, once: a booking
@@ -474,6 +575,10 @@ func EvolveFlight(f Flight, e Event) Flight {
 		}
 	case FlightStatusChanged:
 		f.Status = e.Status
+		// The latest report states the current estimate: a delay without
+		// one withdraws the last, and a flight departed, arrived or
+		// cancelled is delayed no more.
+		f.EstimatedDepartsAt, f.EstimatedArrivesAt = e.EstimatedDepartsAt, e.EstimatedArrivesAt
 		if e.Status == FlightStatusCancelled {
 			// A cancelled flight carries nothing: its cargo is offloaded
 			// (see FlightChangeStatuses, which reads Loaded, kept as who

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		{"no flight", Flight{}, FlightStatusDelayed, departs, "not_found"},
 	}
 	for _, tt := range tests {
-		events, err := DecideChangeFlightStatus(tt.f, tt.to, tt.at)
+		events, err := DecideChangeFlightStatus(tt.f, ChangeFlightStatus{Status: tt.to, At: tt.at})
 		got := problemOf(err)
 		if err == nil && len(events) == 1 {
 			got = events[0].(FlightStatusChanged).Status
@@ -48,9 +49,119 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 	// words that read right for every status ("a arrived flight" did not).
 	for _, from := range []string{FlightStatusCancelled, FlightStatusArrived} {
 		want := "conflict: a flight whose status is " + from + " cannot become departed"
-		if _, err := DecideChangeFlightStatus(flight(from), FlightStatusDeparted, departs.Add(-72*time.Hour)); err == nil || err.Error() != want {
+		if _, err := DecideChangeFlightStatus(flight(from), ChangeFlightStatus{Status: FlightStatusDeparted, At: departs.Add(-72 * time.Hour)}); err == nil || err.Error() != want {
 			t.Errorf("%s, then departed = %v, want %q", from, err, want)
 		}
+	}
+}
+
+// A delay may estimate the flight's departure, from its scheduled one to
+// 72 hours after it, and with it its arrival, after the departure and no
+// longer than any cargo flight lasts; both in UTC. Another status takes
+// no estimate, and a delay of a flight that cannot be delayed is a
+// conflict, estimate or not.
+func TestADelayEstimatesTheFlightsDepartureAndArrival(t *testing.T) {
+	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	scheduled := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled, DepartsAt: departs}
+	tests := []struct {
+		name               string
+		f                  Flight
+		status             string
+		departure, arrival string
+		want               string // the estimate recorded, departure and arrival ("-" for none), or the first problem's code, field and message
+	}{
+		{"a delay with both", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "2026-11-26T20:00:00Z", "2026-11-26T11:30:00Z 2026-11-26T20:00:00Z"},
+		{"a delay with an offset, kept in UTC", scheduled, FlightStatusDelayed, "2026-11-26T12:30:00+01:00", "2026-11-26T15:00:00-05:00",
+			"2026-11-26T11:30:00Z 2026-11-26T20:00:00Z"},
+		{"a delay with its departure alone", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "", "2026-11-26T11:30:00Z -"},
+		{"a delay without an estimate", scheduled, FlightStatusDelayed, "", "", "- -"},
+		{"another delay, back on schedule", Flight{ID: scheduled.ID, Status: FlightStatusDelayed, DepartsAt: departs},
+			FlightStatusDelayed, "2026-11-26T08:00:00Z", "", "2026-11-26T08:00:00Z -"},
+		{"a delay of 72 hours", scheduled, FlightStatusDelayed, "2026-11-29T08:00:00Z", "", "2026-11-29T08:00:00Z -"},
+		{"a delay of 72 hours and a minute", scheduled, FlightStatusDelayed, "2026-11-29T08:01:00Z", "",
+			"INVALID_DATE estimatedDepartsAt: must be at most 72 hours after the scheduled departure, 2026-11-26T08:00:00Z: a flight held longer is cancelled and flown as another"},
+		{"a departure before the schedule", scheduled, FlightStatusDelayed, "2026-11-26T07:59:00Z", "",
+			"INVALID_DATE estimatedDepartsAt: must not be before the scheduled departure, 2026-11-26T08:00:00Z: a delay departs later"},
+		{"a departure without its offset", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00", "",
+			"INVALID_DATE estimatedDepartsAt: must be " + DateTimeShape},
+		{"an arrival that is no date-time", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "tonight",
+			"INVALID_DATE estimatedArrivesAt: must be " + DateTimeShape},
+		{"an arrival without a departure", scheduled, FlightStatusDelayed, "", "2026-11-26T20:00:00Z",
+			"REQUIRED estimatedDepartsAt: is required with estimatedArrivesAt: an arrival is estimated from the departure"},
+		{"an arrival at the departure", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "2026-11-26T11:30:00Z",
+			"INVALID_VALUE estimatedArrivesAt: the arrival must be after the departure (estimatedDepartsAt, 2026-11-26T11:30:00Z)"},
+		{"an arrival 22 hours after the departure", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "2026-11-27T09:30:00Z",
+			"2026-11-26T11:30:00Z 2026-11-27T09:30:00Z"},
+		{"an arrival 22 hours and a minute after the departure", scheduled, FlightStatusDelayed, "2026-11-26T11:30:00Z", "2026-11-27T09:31:00Z",
+			"INVALID_VALUE estimatedArrivesAt: no cargo flight lasts 22h1m0s"},
+		{"a departure with an estimated departure", scheduled, FlightStatusDeparted, "2026-11-26T11:30:00Z", "",
+			"INVALID_VALUE estimatedDepartsAt: is taken with status delayed alone: a flight reported departed has no estimate"},
+		{"a cancellation with an estimated arrival", scheduled, FlightStatusCancelled, "", "2026-11-26T20:00:00Z",
+			"INVALID_VALUE estimatedArrivesAt: is taken with status delayed alone: a flight reported cancelled has no estimate"},
+		{"a delay of a departed flight", Flight{ID: scheduled.ID, Status: FlightStatusDeparted, DepartsAt: departs}, FlightStatusDelayed,
+			"2026-11-26T11:30:00Z", "", "conflict: a flight whose status is departed cannot become delayed"},
+	}
+	for _, tt := range tests {
+		events, err := DecideChangeFlightStatus(tt.f, ChangeFlightStatus{Status: tt.status, EstimatedDepartsAt: tt.departure,
+			EstimatedArrivesAt: tt.arrival, At: departs.Add(-time.Hour)})
+		got := fmt.Sprint(err)
+		if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
+			got = fmt.Sprintf("%s %s: %s", e.Fields[0].Code, e.Fields[0].Field, e.Fields[0].Message)
+		}
+		if err == nil && len(events) == 1 {
+			e := events[0].(FlightStatusChanged)
+			got = estimateOf(e.EstimatedDepartsAt) + " " + estimateOf(e.EstimatedArrivesAt)
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// estimateOf writes an estimate as RFC 3339 in UTC, or "-" for none.
+func estimateOf(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format(time.RFC3339)
+}
+
+// A flight shows the estimate of its latest status change: another
+// delay's replaces it, a delay without one withdraws it, and a flight
+// departed or cancelled has none; a delay stored before delays took an
+// estimate has none either.
+func TestAFlightShowsTheEstimateOfItsLatestDelay(t *testing.T) {
+	at := func(clock string) time.Time { t, _ := time.Parse(time.RFC3339, "2026-11-26T"+clock+":00Z"); return t }
+	delayed := func(departs, arrives time.Time) Event {
+		return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: FlightStatusDelayed, EstimatedDepartsAt: departs, EstimatedArrivesAt: arrives}
+	}
+	status := func(s string) Event { return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: s} }
+	stored, err := DecodeEvent(FlightStatusChanged{}.EventType(),
+		[]byte(`{"flightId":"LH8400-2026-11-26","status":"delayed","previous":"delayed","changedAt":"2026-11-26T07:00:00Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		history []Event
+		want    string // the estimated departure and arrival, "-" for none
+	}{
+		{"delayed with an estimate", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00"))}, "2026-11-26T10:00:00Z 2026-11-26T18:00:00Z"},
+		{"delayed again, later", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00")), delayed(at("12:00"), time.Time{})}, "2026-11-26T12:00:00Z -"},
+		{"delayed again, without an estimate", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00")), status(FlightStatusDelayed)}, "- -"},
+		{"delayed again by an event stored without estimates", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00")), stored}, "- -"},
+		{"delayed, then departed", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00")), status(FlightStatusDeparted)}, "- -"},
+		{"delayed, then cancelled", []Event{lh8400Scheduled, delayed(at("10:00"), at("18:00")), status(FlightStatusCancelled)}, "- -"},
+	}
+	for _, tt := range tests {
+		f := given(EvolveFlight, tt.history...)
+		if got := estimateOf(f.EstimatedDepartsAt) + " " + estimateOf(f.EstimatedArrivesAt); got != tt.want {
+			t.Errorf("%s: the flight estimates %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	// Stored, a change without an estimate carries none, as stored before.
+	if b, _ := json.Marshal(status(FlightStatusDelayed)); strings.Contains(string(b), "estimated") {
+		t.Errorf("a delay without an estimate is stored as %s", b)
 	}
 }
 
@@ -355,16 +466,19 @@ func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 	}
 }
 
-// A flight takes no booking at or past its scheduled departure, whatever
-// its status says (a delayed flight, or one its airline has not marked
-// departed yet): what GET /api/capacity shows left of it is then nothing,
-// as of a cancelled or departed flight. Before it, what is shown left can
-// be booked. ClosedAt, what a quote's price option shows of its flight,
-// says the same.
+// A flight takes no booking at or past its scheduled departure, or the
+// later one its delay estimates, whatever its status says (a delayed
+// flight, or one its airline has not marked departed yet): what GET
+// /api/capacity shows left of it is then nothing, as of a cancelled or
+// departed flight. Before it, what is shown left can be booked. ClosedAt,
+// what a quote's price option shows of its flight, says the same.
 func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 	admin := Principal{OrganizationID: "ops", Role: RoleAdmin}
 	fwd := Principal{OrganizationID: "f1", Role: RoleForwarder}
 	status := func(s string) Event { return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: s} }
+	delayedBy := func(d time.Duration) Event {
+		return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: FlightStatusDelayed, EstimatedDepartsAt: lh8400Departs.Add(d)}
+	}
 	tests := []struct {
 		name    string
 		history []Event
@@ -376,6 +490,10 @@ func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 		{"scheduled, an hour after departure and not marked departed", []Event{lh8400Scheduled}, lh8400Departs.Add(time.Hour), false},
 		{"delayed, an hour before departure", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, lh8400Departs.Add(-time.Hour), true},
 		{"delayed, an hour after its scheduled departure", []Event{lh8400Scheduled, status(FlightStatusDelayed)}, lh8400Departs.Add(time.Hour), false},
+		{"delayed by three hours, an hour after its scheduled departure", []Event{lh8400Scheduled, delayedBy(3 * time.Hour)}, lh8400Departs.Add(time.Hour), true},
+		{"delayed by three hours, at its estimated departure", []Event{lh8400Scheduled, delayedBy(3 * time.Hour)}, lh8400Departs.Add(3 * time.Hour), false},
+		{"delayed by three hours, then again without an estimate, an hour after its scheduled departure",
+			[]Event{lh8400Scheduled, delayedBy(3 * time.Hour), status(FlightStatusDelayed)}, lh8400Departs.Add(time.Hour), false},
 		{"departed early", []Event{lh8400Scheduled, status(FlightStatusDeparted)}, lh8400Departs.Add(-time.Hour), false},
 		{"cancelled", []Event{lh8400Scheduled, status(FlightStatusCancelled)}, lh8400Departs.Add(-time.Hour), false},
 		{"arrived early", []Event{lh8400Scheduled, status(FlightStatusDeparted), status(FlightStatusArrived)}, lh8400Departs.Add(-time.Hour), false},
@@ -393,6 +511,12 @@ func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 			t.Errorf("%s: shown left %v kg %v m³ (%v kg to a forwarder), a booking of 100 kg 1 m³: %v; want open %v",
 				tt.name, kg, m3, seen, err, tt.open)
 		}
+	}
+	// A booking refused names the departure that closed the flight.
+	delayed := given(EvolveFlight, lh8400Scheduled, delayedBy(3*time.Hour))
+	want := "conflict: flight LH8400-2026-11-26 departed at 2026-11-26T11:00:00Z: it takes no more bookings"
+	if _, err := DecideReserveCapacity(delayed, "b1", Reservation{100, 1}, lh8400Departs.Add(4*time.Hour)); problemOf(err) != "conflict flight_closed" || err.Error() != want {
+		t.Errorf("a booking after the estimated departure = %v (%s), want flight_closed: %s", err, problemOf(err), want)
 	}
 }
 

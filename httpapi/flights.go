@@ -83,11 +83,14 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 // service writes it.
 func flightIDOf(r *http.Request) string { return domain.CanonicalFlightID(r.PathValue("id")) }
 
-// handleChangeFlight changes a flight's status.
+// handleChangeFlight changes a flight's status; a delay may estimate its
+// new departure and arrival.
 func (s *Server) handleChangeFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req struct {
-			Status string `json:"status"`
+			Status             string `json:"status"`
+			EstimatedDepartsAt string `json:"estimatedDepartsAt"`
+			EstimatedArrivesAt string `json:"estimatedArrivesAt"`
 		}
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -96,7 +99,8 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), req.Status)
+		res, err := s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), domain.ChangeFlightStatus{Status: req.Status,
+			EstimatedDepartsAt: req.EstimatedDepartsAt, EstimatedArrivesAt: req.EstimatedArrivesAt})
 		if err != nil {
 			return err
 		}

@@ -878,7 +878,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	if err != nil || len(published) != 2 || published[0].State.ID != manifestFlight || published[1].State.ID != cancelledFlight {
 		t.Fatalf("flights: %+v, %v", published, err)
 	}
-	cancelled, err := cmds.ChangeFlightStatus(ctx, commands.NewMeta(lhPrincipal, "", ""), cancelledFlight, domain.FlightStatusCancelled)
+	cancelled, err := cmds.ChangeFlightStatus(ctx, commands.NewMeta(lhPrincipal, "", ""), cancelledFlight, domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -2037,8 +2037,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	flownRec := domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: manifestFlight}}
-	// A delay of the flight acme has its booking confirmed on: acme hears of it, as the airline does.
-	delayed := domain.FlightStatusChanged{FlightID: scheduled.FlightID, Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled, ChangedAt: created}
+	// A delay of the flight acme has its booking confirmed on, with its estimate: acme hears of it, as the airline does.
+	delayed := domain.FlightStatusChanged{FlightID: scheduled.FlightID, Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled,
+		EstimatedDepartsAt: scheduled.DepartsAt.Add(2 * time.Hour), EstimatedArrivesAt: scheduled.DepartsAt.Add(11 * time.Hour), ChangedAt: created}
 	complianceRec := domain.Record{Aggregate: domain.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := domain.Record{Aggregate: domain.Aggregate{Type: "waybill", ID: bookedAWB}}
 	shipmentRec := domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}}

@@ -26,17 +26,22 @@ type FlightJSON struct {
 	DestinationZone string `json:"destinationTimezone"`
 	// DepartsAt and ArrivesAt are the local times above in UTC, for
 	// systems that order or compare flights across time zones.
-	DepartsAt  time.Time `json:"departsAt,omitzero"`
-	ArrivesAt  time.Time `json:"arrivesAt,omitzero"`
-	CapacityKg float64   `json:"capacityKg"`
-	CapacityM3 float64   `json:"capacityM3"`
+	DepartsAt time.Time `json:"departsAt,omitzero"`
+	ArrivesAt time.Time `json:"arrivesAt,omitzero"`
+	// The estimate of the flight's latest delay report, if it gave one
+	// (see domain.Flight).
+	EstimatedDepartsAt time.Time `json:"estimatedDepartsAt,omitzero"`
+	EstimatedArrivesAt time.Time `json:"estimatedArrivesAt,omitzero"`
+	CapacityKg         float64   `json:"capacityKg"`
+	CapacityM3         float64   `json:"capacityM3"`
 }
 
 func ToFlightJSON(f domain.Flight) FlightJSON {
 	return FlightJSON{ID: f.ID, FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
 		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
 		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
-		DepartsAt: f.DepartsAt, ArrivesAt: f.ArrivesAt(), CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+		DepartsAt: f.DepartsAt, ArrivesAt: f.ArrivesAt(), EstimatedDepartsAt: f.EstimatedDepartsAt, EstimatedArrivesAt: f.EstimatedArrivesAt,
+		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
 // FlightStatusJSON is the data of a flight.status webhook: the flight as
@@ -51,8 +56,8 @@ type FlightStatusJSON struct {
 
 // renderFlightStatus is the webhook data of a flight's status change, for
 // those it is told to (domain.Flight.StatusToldTo). The flight shows the
-// status the event set: the read model may hold a later one already, as
-// delayed, then cancelled.
+// status and the estimate the event set: the read model may hold a later
+// one already, as delayed, then cancelled, or delayed again.
 func (r *Renderer) renderFlightStatus(e domain.FlightStatusChanged, p domain.Principal) (any, bool) {
 	f, _ := r.Flights.Get(e.FlightID)
 	ids, told := f.StatusToldTo(p, r.Bookings.OnFlight(p, f.ID))

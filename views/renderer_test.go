@@ -258,6 +258,45 @@ func TestRendererShowsAFlightStatusToItsAirlineAndTheForwardersBookedOnIt(t *tes
 	}
 }
 
+// flight.status shows the estimate of its own delay, whatever the read
+// model holds by the time it is rendered: a later delay's estimate, or
+// none, a delay without one having followed.
+func TestRendererShowsAFlightStatusWithItsOwnDelaysEstimate(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	departs := at.Add(24 * time.Hour)
+	flights := projections.NewFlights()
+	identity := identityOf(domain.OrganizationCreated{OrganizationID: "lh", Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH", CreatedAt: at})
+	const flightID = "LH8400-2026-11-27"
+	frec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateFlight, ID: flightID}}
+	flights.Apply(frec, domain.FlightScheduled{FlightID: flightID, Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA",
+		Destination: "JFK", DepartureDate: "2026-11-27", DepartureTime: "10:05", ArrivalDate: "2026-11-27", ArrivalTime: "12:55",
+		DepartsAt: departs, AircraftType: "B77F", CapacityKg: 1000, CapacityM3: 10, ScheduledAt: at})
+	delay := func(previous string, by time.Duration) domain.FlightStatusChanged {
+		e := domain.FlightStatusChanged{FlightID: flightID, Status: domain.FlightStatusDelayed, Previous: previous, ChangedAt: at}
+		if by > 0 {
+			e.EstimatedDepartsAt, e.EstimatedArrivesAt = departs.Add(by), departs.Add(by+9*time.Hour)
+		}
+		return e
+	}
+	delays := []domain.FlightStatusChanged{delay(domain.FlightStatusScheduled, 2*time.Hour), delay(domain.FlightStatusDelayed, 5*time.Hour),
+		delay(domain.FlightStatusDelayed, 0)}
+	for _, e := range delays {
+		flights.Apply(frec, e)
+	}
+	r := &Renderer{Identity: identity, Flights: flights, Bookings: projections.NewBookings()}
+	for i, want := range []string{"2026-11-27T11:30:00Z 2026-11-27T20:30:00Z", "2026-11-27T14:30:00Z 2026-11-27T23:30:00Z", "- -"} {
+		data, _ := r.Render(domain.AggregateFlight, flightID, delays[i], "lh")
+		d, _ := data.(FlightStatusJSON)
+		got := "- -"
+		if !d.EstimatedDepartsAt.IsZero() || !d.EstimatedArrivesAt.IsZero() {
+			got = d.EstimatedDepartsAt.Format(time.RFC3339) + " " + d.EstimatedArrivesAt.Format(time.RFC3339)
+		}
+		if got != want {
+			t.Errorf("flight.status of delay %d estimates %s, want %s", i+1, got, want)
+		}
+	}
+}
+
 // identityOf is the identity read model of the organisations created.
 func identityOf(orgs ...domain.OrganizationCreated) *projections.Identity {
 	identity := projections.NewIdentity()

@@ -260,6 +260,86 @@ func TestAFlightsStatusGoesToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) 
 	}
 }
 
+// An airline delays its flight with an estimate of its departure and
+// arrival: the flight shows it, and the forwarder booked on it hears of
+// it with the estimate; a second delay without one withdraws it, and its
+// delivery carries none. An estimate that is no delay, or too long a one,
+// or with another status, is refused field by field, and nothing is
+// recorded.
+func TestADelayTellsTheFlightsEstimatedDepartureAndArrival(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	path := "/api/flights/" + flight["id"].(string)
+	var scheduled struct{ DepartsAt time.Time }
+	s.do(t, request{method: "GET", path: path, token: fwd}).json(t, &scheduled)
+	b := confirmedOn(t, s, fwd, flight)
+	booked := newReceiver(t)
+	s.subscribe(t, fwd, booked, []string{"flight.status"}, "")
+	at := func(d time.Duration) string { return scheduled.DepartsAt.Add(d).Format(time.RFC3339) }
+
+	delay := func(fields ...any) map[string]any {
+		body := map[string]any{"status": "delayed"}
+		for i := 0; i+1 < len(fields); i += 2 {
+			body[fields[i].(string)] = fields[i+1]
+		}
+		return body
+	}
+	s.runCases(t, "PATCH", []apiCase{
+		{"a departure that is no date-time", lh, path, delay("estimatedDepartsAt", "in two hours"), 400, "estimatedDepartsAt:INVALID_DATE"},
+		{"a departure as a number", lh, path, delay("estimatedDepartsAt", 1782900000), 400, "estimatedDepartsAt:INVALID_TYPE"},
+		{"a departure before the scheduled one", lh, path, delay("estimatedDepartsAt", at(-time.Minute)), 400, "estimatedDepartsAt:INVALID_DATE"},
+		{"a departure 73 hours late", lh, path, delay("estimatedDepartsAt", at(73*time.Hour)), 400, "estimatedDepartsAt:INVALID_DATE"},
+		{"an arrival alone", lh, path, delay("estimatedArrivesAt", at(10*time.Hour)), 400, "estimatedDepartsAt:REQUIRED"},
+		{"an arrival before the departure", lh, path, delay("estimatedDepartsAt", at(2*time.Hour), "estimatedArrivesAt", at(time.Hour)), 400,
+			"estimatedArrivesAt:INVALID_VALUE"},
+		{"an arrival a day after the departure", lh, path, delay("estimatedDepartsAt", at(2*time.Hour), "estimatedArrivesAt", at(26*time.Hour)), 400,
+			"estimatedArrivesAt:INVALID_VALUE"},
+		{"an estimate of a cancellation", lh, path, map[string]any{"status": "cancelled", "estimatedDepartsAt": at(2 * time.Hour)}, 400,
+			"estimatedDepartsAt:INVALID_VALUE"},
+	})
+
+	estimated := map[string]any{"estimatedDepartsAt": at(150 * time.Minute), "estimatedArrivesAt": at(12 * time.Hour)}
+	r := s.do(t, request{method: "PATCH", path: path, token: lh, body: delay("estimatedDepartsAt", estimated["estimatedDepartsAt"],
+		"estimatedArrivesAt", estimated["estimatedArrivesAt"])})
+	if r.status != http.StatusOK {
+		t.Fatalf("a delay with an estimate = %d %s", r.status, r.body)
+	}
+	shown := func() map[string]any {
+		var f map[string]any
+		s.do(t, request{method: "GET", path: path, token: fwd}).json(t, &f)
+		return f
+	}
+	for _, key := range []string{"estimatedDepartsAt", "estimatedArrivesAt"} {
+		if f := shown(); f["status"] != "delayed" || f[key] != estimated[key] {
+			t.Errorf("the delayed flight shows %s %v, want %v: %v", key, f[key], estimated[key], f)
+		}
+	}
+	if r := s.do(t, request{method: "PATCH", path: path, token: lh, body: delay()}); r.status != http.StatusOK {
+		t.Fatalf("a delay without an estimate = %d %s", r.status, r.body)
+	}
+	if f := shown(); f["estimatedDepartsAt"] != nil || f["estimatedArrivesAt"] != nil {
+		t.Errorf("a delay without an estimate left the flight showing %v and %v", f["estimatedDepartsAt"], f["estimatedArrivesAt"])
+	}
+
+	got := eventually(t, "the forwarder's two flight.status", booked.received, func(d []delivery) bool { return len(d) >= 2 })
+	for _, d := range got {
+		want := map[string]any{"estimatedDepartsAt": nil, "estimatedArrivesAt": nil} // the second delay's
+		if d.Data["previousStatus"] == "scheduled" {
+			want = estimated
+		}
+		ids, _ := d.Data["bookingIds"].([]any)
+		if d.Type != "flight.status" || d.Data["status"] != "delayed" || !slices.Equal(ids, []any{b.ID}) ||
+			d.Data["estimatedDepartsAt"] != want["estimatedDepartsAt"] || d.Data["estimatedArrivesAt"] != want["estimatedArrivesAt"] {
+			t.Errorf("the forwarder received %s %v, want a delay with bookingIds [%s] and the estimate %v", d.Type, d.Data, b.ID, want)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("the forwarder received %d deliveries, want the two delays: %v", len(got), got)
+	}
+}
+
 func TestWebhookRetriesAndRedeliveriesWithTheSameID(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
