@@ -110,8 +110,8 @@ func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
 // whyClosedAt says why the flight takes no more bookings at now, or ""
 // when it takes them: it is cancelled, departed or arrived, or its
 // departure (closesAt) has come, whatever its status. A booking of it is
-// refused flight_closed (refuseBookingAt), and a quote's option on it
-// shows closed.
+// refused flight_closed (refuseBookingAt), a quote's option on it shows
+// closed, and it is priced no more.
 func (f Flight) whyClosedAt(now time.Time) string {
 	if !f.Bookable() {
 		return "is " + f.Status

@@ -92,7 +92,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			latest = start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
 		}
 		if f.Origin != q.Origin || f.Destination != q.Destination || f.DepartureDate < earliest || f.DepartureDate > latest ||
-			!f.Bookable() || f.DepartsAt.Before(now) ||
+			f.ClosedAt(now) ||
 			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {
 			continue
 		}

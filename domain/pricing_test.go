@@ -246,3 +246,32 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 		t.Errorf("CAO on passenger aircraft alone: %v, want %s", err, ReasonCommodityNotAccepted)
 	}
 }
+
+// A flight delayed past its scheduled departure is priced until the
+// departure its delay estimates, as it takes bookings till then; without
+// an estimate it is priced no more once its scheduled time has come.
+func TestADelayedFlightIsPricedUntilItsEstimatedDeparture(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	flight := Flight{ID: "LH400-2026-11-27", Carrier: "LH", FlightNumber: "LH400", Origin: "FRA", Destination: "JFK",
+		DepartureDate: "2026-11-27", OriginZone: "Europe/Berlin", DepartsAt: now.Add(-time.Hour), CapacityKg: 10000, CapacityM3: 50,
+		Status: FlightStatusDelayed}
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, ChargeableWeightKg: 100}
+	for _, tt := range []struct {
+		name      string
+		estimated time.Time
+		priced    bool
+	}{
+		{"estimated to depart in two hours", now.Add(2 * time.Hour), true},
+		{"estimated to have departed a minute ago", now.Add(-time.Minute), false},
+		{"without an estimate", time.Time{}, false},
+	} {
+		f := flight
+		f.EstimatedDepartsAt = tt.estimated
+		options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+		if priced := err == nil && len(options) == 1; priced != tt.priced {
+			t.Errorf("a flight delayed an hour past its schedule, %s: options %v (%v), want priced %v", tt.name, options, err, tt.priced)
+		}
+	}
+}
