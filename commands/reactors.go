@@ -177,6 +177,8 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 		return err
 	}
 	refusal := domain.CheckBookable(q, b, now)
+	// CheckBookable passed only with an option for the flight.
+	option, _ := q.Option(b.FlightID)
 	if refusal == nil {
 		refusal = transact(ctx, r.h, func(t *transaction) error {
 			f, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
@@ -200,7 +202,7 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 			}
 			_, err = decideIn(t, rec.Aggregate, step(rec, "confirm"), domain.EvolveBooking,
 				func(b domain.Booking) ([]domain.Event, error) {
-					return stillPending(domain.DecideConfirmBooking(b, awb, now))
+					return stillPending(domain.DecideConfirmBooking(b, awb, domain.PriceOf(option), now))
 				})
 			return err
 		})

@@ -83,7 +83,24 @@ type Booking struct {
 	AWBNumber          string
 	Reason             string
 	CreatedAt          time.Time
-	ConfirmedAt        time.Time // zero until confirmed
+	ConfirmedAt        time.Time    // zero until confirmed
+	Price              BookingPrice // zero until confirmed, and for bookings confirmed before prices were recorded
+}
+
+// BookingPrice is the rate a booking was confirmed at: its quote's price
+// option for the flight, as quoted. QuotedTotal is the option's total for
+// the weight the quote priced, not recomputed for the booking's own (up to
+// 5 % more): the rate card it came from may have changed since, and the
+// carrier invoices the weight it measures at acceptance anyway.
+type BookingPrice struct {
+	PricePerKg  float64 `json:"pricePerKg"`
+	Currency    string  `json:"currency"`
+	QuotedTotal float64 `json:"quotedTotal"`
+}
+
+// PriceOf is the price a booking is confirmed at under option o.
+func PriceOf(o PriceOption) BookingPrice {
+	return BookingPrice{PricePerKg: o.PricePerKg, Currency: o.Currency, QuotedTotal: o.TotalAmount}
 }
 
 // TookNumber reports whether the booking's AWB number was taken for it
@@ -163,6 +180,8 @@ type BookingConfirmed struct {
 	FlightID    string    `json:"flightId"`
 	AWBNumber   string    `json:"awbNumber,omitempty"`
 	ConfirmedAt time.Time `json:"confirmedAt"`
+	// Left out by confirmations stored before prices were recorded.
+	Price BookingPrice `json:"price,omitzero"`
 }
 
 func (BookingConfirmed) EventType() string  { return "BookingConfirmed" }
@@ -444,12 +463,13 @@ func CheckBookable(q Quote, b Booking, now time.Time) error {
 	return nil
 }
 
-// DecideConfirmBooking confirms a pending booking once.
-func DecideConfirmBooking(b Booking, awb string, at time.Time) ([]Event, error) {
+// DecideConfirmBooking confirms a pending booking once, at price (see
+// PriceOf).
+func DecideConfirmBooking(b Booking, awb string, price BookingPrice, at time.Time) ([]Event, error) {
 	if b.Status != BookingStatusPending {
 		return nil, nil
 	}
-	return []Event{BookingConfirmed{BookingID: b.ID, FlightID: b.FlightID, AWBNumber: awb, ConfirmedAt: at}}, nil
+	return []Event{BookingConfirmed{BookingID: b.ID, FlightID: b.FlightID, AWBNumber: awb, ConfirmedAt: at, Price: price}}, nil
 }
 
 // DecideRejectBooking rejects a pending booking once.
@@ -493,7 +513,7 @@ func EvolveBooking(b Booking, e Event) Booking {
 			Shipper: e.Shipper, Consignee: e.Consignee, Routing: slices.Clone(e.Routing), Dimensions: slices.Clone(e.Dimensions),
 			AWBNumber: e.AWBNumber, CreatedAt: e.RequestedAt}
 	case BookingConfirmed:
-		b.Status, b.AWBNumber, b.ConfirmedAt = BookingStatusConfirmed, e.AWBNumber, e.ConfirmedAt
+		b.Status, b.AWBNumber, b.ConfirmedAt, b.Price = BookingStatusConfirmed, e.AWBNumber, e.ConfirmedAt, e.Price
 	case BookingRejected:
 		b.Status, b.Reason = BookingStatusRejected, e.Reason
 	case BookingCancelled:

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,19 +21,49 @@ func TestDecideConfirmBooking(t *testing.T) {
 	tests := []struct {
 		name string
 		b    Booking
-		want string // the booking, flight and AWB number confirmed, or "" for no change
+		want string // the booking, flight, AWB number and price confirmed, or "" for no change
 	}{
-		{"pending", bookingIn(BookingStatusPending), "b1 on LH8400-2026-11-26 as 020-12345675"},
+		{"pending", bookingIn(BookingStatusPending), "b1 on LH8400-2026-11-26 as 020-12345675 at 2.1 EUR/kg, 735 EUR quoted"},
 		{"confirmed already", bookingIn(BookingStatusConfirmed), ""},
 		{"rejected", bookingIn(BookingStatusRejected), ""},
 		{"cancelled", bookingIn(BookingStatusCancelled), ""},
 		{"no booking", Booking{}, ""},
 	}
 	for _, tt := range tests {
-		events, err := DecideConfirmBooking(tt.b, "020-12345675", at)
-		got := outcomeOf(events, err, func(e BookingConfirmed) string { return e.BookingID + " on " + e.FlightID + " as " + e.AWBNumber })
+		price := PriceOf(PriceOption{FlightID: "LH8400-2026-11-26", PricePerKg: 2.1, TotalAmount: 735, Currency: "EUR", ChargeableWeightKg: 350})
+		events, err := DecideConfirmBooking(tt.b, "020-12345675", price, at)
+		got := outcomeOf(events, err, func(e BookingConfirmed) string {
+			return fmt.Sprintf("%s on %s as %s at %g %s/kg, %g %s quoted", e.BookingID, e.FlightID, e.AWBNumber, e.Price.PricePerKg, e.Price.Currency, e.Price.QuotedTotal, e.Price.Currency)
+		})
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestEvolveBookingKeepsThePriceItWasConfirmedAt(t *testing.T) {
+	requested := BookingRequested{BookingID: "b1", FlightID: "LH8400-2026-11-26", RequestedAt: time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC)}
+	tests := []struct {
+		name      string
+		confirmed string // the BookingConfirmed as stored
+		want      BookingPrice
+	}{
+		{"a confirmation with a price", `{"bookingId":"b1","flightId":"LH8400-2026-11-26","confirmedAt":"2026-11-26T08:00:00Z","price":{"pricePerKg":2.1,"currency":"EUR","quotedTotal":735}}`,
+			BookingPrice{PricePerKg: 2.1, Currency: "EUR", QuotedTotal: 735}},
+		{"a confirmation stored before prices were recorded", `{"bookingId":"b1","flightId":"LH8400-2026-11-26","confirmedAt":"2026-11-26T08:00:00Z"}`, BookingPrice{}},
+	}
+	for _, tt := range tests {
+		var e BookingConfirmed
+		if err := json.Unmarshal([]byte(tt.confirmed), &e); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		b := EvolveBooking(EvolveBooking(Booking{}, requested), e)
+		if b.Status != BookingStatusConfirmed || b.Price != tt.want {
+			t.Errorf("%s: booking %s at %+v, want confirmed at %+v", tt.name, b.Status, b.Price, tt.want)
+		}
+		// Cancelled, it was still agreed at that price.
+		if c := EvolveBooking(b, BookingCancelled{BookingID: "b1"}); c.Price != tt.want {
+			t.Errorf("%s, then cancelled: price %+v, want %+v", tt.name, c.Price, tt.want)
 		}
 	}
 }

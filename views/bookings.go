@@ -35,6 +35,10 @@ type BookingJSON struct {
 	// CancellationReason is not in the spec: who ended a cancelled
 	// booking, the forwarder or the flight's cancellation.
 	CancellationReason *string `json:"cancellationReason"`
+	// Price is not in the spec: the rate the booking was confirmed at,
+	// left out before confirmation and for bookings confirmed before
+	// prices were recorded.
+	Price domain.BookingPrice `json:"price,omitzero"`
 }
 
 // ToBookingJSON shows the AWB number of a booking that holds one, and
@@ -42,7 +46,7 @@ type BookingJSON struct {
 func ToBookingJSON(b domain.Booking) BookingJSON {
 	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
 		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg,
-		Commodity: b.Commodity, SHC: b.SHC, Shipper: b.Shipper, Consignee: b.Consignee, Routing: b.Routing, Dimensions: b.Dimensions}
+		Commodity: b.Commodity, SHC: b.SHC, Shipper: b.Shipper, Consignee: b.Consignee, Routing: b.Routing, Dimensions: b.Dimensions, Price: b.Price}
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {
 		out.AWBNumber = b.AWBNumber
 	}

@@ -117,7 +117,7 @@ func (g *gen) book(rnd *rand.Rand, q *agg[domain.Quote], forwarder by) error {
 		return err
 	}
 	if _, _, err := decide(g, b, reactor, domain.EvolveBooking, func(s domain.Booking) ([]domain.Event, error) {
-		return domain.DecideConfirmBooking(s, awb, time.Now().UTC())
+		return domain.DecideConfirmBooking(s, awb, domain.PriceOf(option), time.Now().UTC())
 	}); err != nil {
 		return err
 	}
