@@ -924,3 +924,55 @@ func TestFlightsAndRates(t *testing.T) {
 		t.Errorf("rates = %+v", rates)
 	}
 }
+
+func TestABookingShowsThePriceItWasConfirmedAtToWhoeverMaySeeIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s)
+	quote := pricedToMIA(t, s, fwd)
+	var q pricedQuote
+	s.do(t, request{method: "GET", path: "/api/quotes/" + quote, token: fwd}).json(t, &q)
+	var option priceOption
+	for _, o := range q.PriceOptions {
+		if o.FlightID == flight["id"] {
+			option = o
+		}
+	}
+	if option.FlightID == "" {
+		t.Fatalf("quote %s has no option for %s: %+v", quote, flight["id"], q.PriceOptions)
+	}
+	// Rejected first (the quote is still priced), then confirmed.
+	var rejected, confirmed booking
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"], "grossWeightKg": 15000}).json(t, &rejected)
+	if rejected = s.bookingOutcome(t, fwd, rejected.ID); rejected.Status != "rejected" {
+		t.Fatalf("booking of 15 t = %+v", rejected)
+	}
+	s.mustCreate(t, fwd, "/api/bookings", map[string]any{"quoteId": quote, "flightId": flight["id"]}).json(t, &confirmed)
+	if confirmed = s.bookingOutcome(t, fwd, confirmed.ID); confirmed.Status != "confirmed" {
+		t.Fatalf("booking = %+v", confirmed)
+	}
+	quoted := map[string]any{"pricePerKg": option.PricePerKg, "currency": option.Currency, "quotedTotal": option.TotalAmount}
+	tests := []struct {
+		name, token, booking string
+		want                 any // the price shown, nil for none
+	}{
+		{"the forwarder, of the confirmed booking", fwd, confirmed.ID, quoted},
+		{"the flight's airline, of the confirmed booking", lh, confirmed.ID, quoted},
+		{"the admin, of the confirmed booking", s.demoToken(t, "demo-admin"), confirmed.ID, quoted},
+		{"the forwarder, of the rejected booking", fwd, rejected.ID, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "GET", path: "/api/bookings/" + tt.booking, token: tt.token})
+			if r.status != http.StatusOK {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			var b map[string]any
+			r.json(t, &b)
+			if got := b["price"]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("price = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
