@@ -77,7 +77,8 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 	)
 	requested := domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-27", OrganizationID: "f1",
 		Pieces: 2, WeightKg: 350.5, Commodity: "RLI", SHC: []string{"DGR", "CAO"}, Shipper: domain.FullParty{Name: "ACME Batteries GmbH"}, RequestedAt: at}
-	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second)}
+	confirmed := domain.BookingConfirmed{BookingID: "b1", FlightID: "LH8400-2026-11-27", AWBNumber: "020-12345675", ConfirmedAt: at.Add(time.Second),
+		Price: domain.BookingPrice{PricePerKg: 2.1, Currency: "EUR", QuotedTotal: 736.05}}
 	rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}}
 	cancelled := domain.BookingCancelled{BookingID: "b1", Reason: "shipper withdrew", CancelledAt: at.Add(time.Hour)}
 	bookings.Apply(rec, requested)
@@ -128,6 +129,10 @@ func TestRendererShowsBookingsAndStockRequestsAsTheEventDeliveredMadeThem(t *tes
 			// the booking's GET does.
 			if d.Status != tt.status || d.AWBNumber != tt.awb || fmt.Sprintf("%s %v %s", d.Commodity, d.SHC, d.Shipper.Name) != "RLI [DGR CAO] ACME Batteries GmbH" {
 				t.Errorf("%s = %+v, want status %s, AWB %q and the goods and shipper booked", tt.name, d, tt.status, tt.awb)
+			}
+			// The price is agreed on confirmation, and stays.
+			if priced := d.Price == confirmed.Price; priced != (tt.status != domain.BookingStatusPending) {
+				t.Errorf("%s: price %+v, want %+v from confirmation on", tt.name, d.Price, confirmed.Price)
 			}
 		case StockRequestJSON:
 			if d.Status != tt.status || d.AllocatedStock != tt.allocated || (d.ProcessedAt == nil) != tt.processedNil {
