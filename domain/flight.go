@@ -386,7 +386,10 @@ func checkFlightDuration(p *Problems, field string, dep, arr time.Time, departur
 	case d <= 0:
 		p.Add(field, CodeInvalidValue, "the arrival must be after the departure (%s)", departure)
 	case d > maxFlightDuration:
-		p.Add(field, CodeInvalidValue, "no cargo flight lasts %s", d.Round(time.Minute))
+		// Not the duration itself: years apart, it is the largest a
+		// Duration holds, 2562047h, which tells the sender nothing.
+		p.Add(field, CodeInvalidValue, "must be at most %d hours after the departure (%s): no cargo flight lasts longer",
+			int(maxFlightDuration.Hours()), departure)
 	}
 }
 
