@@ -154,7 +154,7 @@ func TestABookingOfAClosedFlightIsRefusedWhenFiled(t *testing.T) {
 		{"arrived", flight(FlightStatusArrived, later), nil,
 			"conflict flight_closed: flight LH8400-2026-11-26 is arrived: it takes no more bookings"},
 		{"scheduled, at its departure time", flight(FlightStatusScheduled, at), nil,
-			"conflict flight_closed: flight LH8400-2026-11-26 departed at 2026-11-26T08:00:00Z: it takes no more bookings"},
+			"conflict flight_closed: flight LH8400-2026-11-26 reached its departure time, 2026-11-26T08:00:00Z: it takes no more bookings"},
 		{"no such flight", Flight{}, nil, `UNKNOWN_FLIGHT flightId: no flight "LH8400-2026-11-26"`},
 		{"cancelled, with a volume of nothing", flight(FlightStatusCancelled, later), func(c *RequestBooking) { c.VolumeM3 = new(0.0) },
 			"INVALID_RANGE volume: must be more than 0 and at most 1500 m³"},

@@ -104,7 +104,8 @@ func (f Flight) Bookable() bool {
 }
 
 // ClosedAt reports whether the flight takes no more bookings at now
-// (see whyClosedAt). A closed flight never opens again.
+// (see whyClosedAt). A closed flight opens again only when a delay
+// estimates a later departure than the time that closed it.
 func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
 
 // whyClosedAt says why the flight takes no more bookings at now, or ""
@@ -116,10 +117,15 @@ func (f Flight) whyClosedAt(now time.Time) string {
 	if !f.Bookable() {
 		return "is " + f.Status
 	}
-	if closes := f.closesAt(); !now.Before(closes) {
-		return "departed at " + closes.Format(time.RFC3339)
+	// Its departure time, not "departed": no one reported it so.
+	switch closes := f.closesAt(); {
+	case now.Before(closes):
+		return ""
+	case closes.Equal(f.DepartsAt):
+		return "reached its departure time, " + closes.Format(time.RFC3339)
+	default:
+		return "reached the departure time its delay estimates, " + closes.Format(time.RFC3339)
 	}
-	return ""
 }
 
 // closesAt is when the flight stops taking bookings: its scheduled

@@ -516,7 +516,7 @@ func TestAFlightPastItsDepartureShowsNothingLeftToBook(t *testing.T) {
 	}
 	// A booking refused names the departure that closed the flight.
 	delayed := given(EvolveFlight, lh8400Scheduled, delayedBy(3*time.Hour))
-	want := "conflict: flight LH8400-2026-11-26 departed at 2026-11-26T11:00:00Z: it takes no more bookings"
+	want := "conflict: flight LH8400-2026-11-26 reached the departure time its delay estimates, 2026-11-26T11:00:00Z: it takes no more bookings"
 	if _, err := DecideReserveCapacity(delayed, "b1", Reservation{100, 1}, lh8400Departs.Add(4*time.Hour)); problemOf(err) != "conflict flight_closed" || err.Error() != want {
 		t.Errorf("a booking after the estimated departure = %v (%s), want flight_closed: %s", err, problemOf(err), want)
 	}
