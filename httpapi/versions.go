@@ -17,7 +17,9 @@ import (
 // version of its aggregate's last event, that event's stream sequence. It
 // is the resource's ETag ("42"), and what If-Match on a change names: the
 // command then expects the aggregate to be at that sequence, which the
-// event store checks as it appends (commands.Meta.IfVersion).
+// event store checks as it appends (commands.Meta.IfVersion). A quote's
+// ETag also names which of its options' flights are closed ("42-1", see
+// quoteETag): no change of a quote takes If-Match.
 
 // etag is the strong ETag of version.
 func etag(version uint64) string { return `"` + uitoa(version) + `"` }
