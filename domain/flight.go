@@ -499,11 +499,8 @@ func estimatedTime(p *Problems, field, value string) time.Time {
 	if value == "" {
 		return time.Time{}
 	}
-	t, ok := ParseDateTime(value)
-	if !ok {
-		p.Add(field, CodeInvalidDate, "must be %s", DateTimeShape)
-	}
-	return t.UTC()
+	t, _ := dateTime(p, field, value)
+	return t
 }
 
 // DecideChangeFlightStatus moves a flight to the status c reports, with

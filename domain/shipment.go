@@ -80,19 +80,28 @@ func ParseDateTime(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
+// dateTime reads a date-time a client sent, in UTC, adding to p one that
+// is none (INVALID_DATE on field); ok is false then.
+func dateTime(p *Problems, field, value string) (t time.Time, ok bool) {
+	t, ok = ParseDateTime(value)
+	if !ok {
+		p.Add(field, CodeInvalidDate, "must be %s", DateTimeShape)
+	}
+	return t.UTC(), ok
+}
+
 // pastDateTime reads the date-time of something that happened: an RFC
 // 3339 date-time, not in the future, not more than a year before now.
 func pastDateTime(p *Problems, field, value string, now time.Time) time.Time {
-	t, ok := ParseDateTime(value)
+	t, ok := dateTime(p, field, value)
 	switch {
 	case !ok:
-		p.Add(field, CodeInvalidDate, "must be %s", DateTimeShape)
 	case t.After(now.Add(eventDateTolerance)):
 		p.Add(field, CodeInvalidDate, "must not be in the future")
 	case t.Before(now.Add(-eventDateHorizon)):
 		p.Add(field, CodeInvalidDate, "must not be more than a year ago")
 	default:
-		return t.UTC()
+		return t
 	}
 	return time.Time{}
 }
