@@ -354,9 +354,14 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	case c.TotalPieces > 0 && *c.Pieces > c.TotalPieces:
 		// A status reports what happened to the shipment or a part of
 		// it: more pieces than it has is a typing error, which the
-		// timeline and the shipment's reported pieces would keep.
-		p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared (its MAWB, else its booking): a status event reports at most all of them",
-			c.AWBNumber, c.TotalPieces)
+		// timeline and the shipment's reported pieces would keep. A
+		// repeat of a departure or arrival on record is answered by the
+		// record, as a retry of it must be, even if the declaration has
+		// shrunk since it was recorded.
+		if _, repeated := s.Repeated(e); !repeated {
+			p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared (its MAWB, else its booking): a status event reports at most all of them",
+				c.AWBNumber, c.TotalPieces)
+		}
 	}
 	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {
 		p.Add("weight", CodeInvalidRange, "must be 0 to %d kg", maxWeightKg)

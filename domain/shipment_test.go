@@ -288,6 +288,12 @@ func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *te
 			[]any{posted("DEP", "FRA"), man("F1"), flown("DEP", "FRA", "F1")}, "DEP/status MAN/manifest"},
 		{"a revised manifest of the same flight leaves the airline's DEP the flight's departure",
 			[]any{man("F1"), posted("DEP", "FRA"), man("F1"), flown("DEP", "FRA", "F1")}, "MAN/manifest DEP/status MAN/manifest"},
+		{"the airline's DEP after the flight's departure is answered by it though it names more pieces than are declared since",
+			[]any{man("F1"), flown("DEP", "FRA", "F1"), func() RecordStatus {
+				dep := posted("DEP", "FRA")
+				dep.Pieces, dep.TotalPieces = new(5), 2
+				return dep
+			}()}, "MAN/manifest DEP/flight"},
 		{"a DEP at another airport is another departure",
 			[]any{man("F1"), flown("DEP", "FRA", "F1"), posted("DEP", "JFK")}, "MAN/manifest DEP/flight DEP/status"},
 		{"an ARR where the shipment departed is no repeat of the DEP",
