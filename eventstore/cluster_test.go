@@ -475,7 +475,7 @@ func TestTheFirstPullOfAQueuesWorkersWaitsUntilTheClientsServerRoutesIt(t *testi
 	if err := fake.Unsubscribe(); err != nil {
 		t.Fatal(err)
 	}
-	creation := <-asked
+	creation := received(t, "the workers' request to make their consumer", asked)
 	if _, err := s.js.CreateStream(ctx, config); err != nil {
 		t.Fatal(err)
 	}

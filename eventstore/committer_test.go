@@ -891,7 +891,7 @@ func withoutStreamForASecond(t *testing.T, s *Store, config jetstream.StreamConf
 	if _, err := s.js.CreateStream(ctx, config); err != nil {
 		t.Fatal(err)
 	}
-	return <-written
+	return received(t, "the write to end", written)
 }
 
 func TestAnEventStoredBeforeIsNotTakenForTheAggregatesLast(t *testing.T) {

@@ -152,7 +152,8 @@ func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) 
 }
 
 // lineSignal is a log destination that sends on c each time a line
-// containing text is written.
+// containing text is written, unless c is full: a logger blocked on it
+// would hold up the follower that logs, and the test's end with it.
 type lineSignal struct {
 	text string
 	c    chan struct{}
@@ -160,7 +161,10 @@ type lineSignal struct {
 
 func (w lineSignal) Write(p []byte) (int, error) {
 	if strings.Contains(string(p), w.text) {
-		w.c <- struct{}{}
+		select {
+		case w.c <- struct{}{}:
+		default:
+		}
 	}
 	return len(p), nil
 }
@@ -301,7 +305,7 @@ func TestAStoppingReplicaKeepsTheLaterEventsOfAnAggregateWhileItsStepRunsOn(t *t
 			return nil
 		})
 	}()
-	<-started
+	received(t, "a1 in hand of the stopping replica", started)
 	if _, err := stopping.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +320,7 @@ func TestAStoppingReplicaKeepsTheLaterEventsOfAnAggregateWhileItsStepRunsOn(t *t
 		}
 		return nil
 	})
-	<-stopped
+	received(t, "the stopping replica to stop", stopped)
 }
 
 func TestAStoppingReplicaTakesThePinOfTheConsumerOnlyFromItself(t *testing.T) {
@@ -335,7 +339,7 @@ func TestAStoppingReplicaTakesThePinOfTheConsumerOnlyFromItself(t *testing.T) {
 		})
 	}()
 	defer close(done)
-	<-inHand
+	received(t, "a1 in hand", inHand)
 	ctx := context.Background()
 	pin, err := s.pinOf(ctx, durable)
 	if err != nil || pin == "" {

@@ -87,6 +87,20 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// received is the next value from ch, or fails the test after a minute:
+// a test waiting for a signal that never comes fails, naming it, rather
+// than hanging the run.
+func received[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatalf("still waiting for %s after a minute", what)
+		panic("unreachable")
+	}
+}
+
 // parkedOf lists the parked events, failing the test on an error.
 func parkedOf(t *testing.T, s *Store) []Parked {
 	t.Helper()
@@ -126,7 +140,7 @@ func consumeAsPricing(t *testing.T, s *Store, fail func(domain.Record) error) (c
 	// consumer stops before the store closes.
 	t.Cleanup(func() {
 		stop()
-		<-consumed
+		received(t, "the pricing consumer to stop", consumed)
 	})
 	return func(id string) int {
 		mu.Lock()
@@ -287,7 +301,7 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 	if _, err := replicas[0].Append(context.Background(), domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
 		t.Fatal(err)
 	}
-	<-a2Started
+	received(t, "a2 in hand", a2Started)
 	// The replica that does not handle the events hands a retry back.
 	other := replicas[1-a2Replica.Load()]
 	if err := other.inTurn(ctx, "pricing", domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: "a"}}, func() error {
@@ -310,7 +324,10 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 1})
 	s.retryPause = time.Millisecond
-	s.retryAckWait = time.Second // not a minute: the wait in turn outlasts it
+	// Not a minute, so that the wait in turn outlasts it; not a second
+	// either, whose progress acknowledgements (every third of it) a CI
+	// machine busy with other packages' tests could hold up past it.
+	s.retryAckWait = 3 * time.Second
 	appendEach(t, s, map[string][]string{"a": {"a1"}})
 
 	// a1 fails until fixed, and is parked. a2 is then handled for as long
@@ -327,7 +344,13 @@ func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testin
 				return errors.New("no rate card")
 			case r.EventID == "a2":
 				close(a2Started)
-				<-release
+				// Held until released, or until the test ends
+				// early: else Consume, and so the test, would wait
+				// for it for ever.
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
 			}
 			return nil
 		}, func(domain.Record, error) {})
@@ -338,7 +361,7 @@ func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testin
 	if _, err := s.Append(bg, domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
 		t.Fatal(err)
 	}
-	<-a2Started
+	received(t, "a2 in hand", a2Started)
 	fixed.Store(true)
 	if _, err := s.RetryParked(bg, "pricing", 0); err != nil {
 		t.Fatal(err)

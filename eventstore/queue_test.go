@@ -36,7 +36,7 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	if err := q.Put(ctx, domain.Job{ID: "j1", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
-	<-done
+	received(t, "the job's first handout to be done", done)
 	// A second handout would have come while the first was held (after
 	// one AckWait, and again after two), before done.
 	if first, again := <-handouts, len(handouts); first != 1 || again != 0 {
