@@ -109,16 +109,20 @@ func ShipmentOf(parts projections.ShipmentParts, awb string) Shipment {
 // against as last reported.
 func ToShipmentJSON(s Shipment) ShipmentJSON {
 	out := ShipmentJSON{AWBNumber: s.AWBNumber, EventCount: len(s.Timeline), HAWBs: []HAWBJSON{}, DangerousGoods: []DGDJSON{}, Documents: []DocumentJSON{}}
+	var booking domain.Booking
 	if b := s.Booking; b != nil {
 		bj := ToBookingJSON(*b)
 		out.Booking = &bj
-		out.Declared = CargoJSON{Pieces: &b.Pieces, Weight: &b.WeightKg}
+		booking = *b
 	}
 	if m := s.Waybills.MAWB; m != nil {
 		mj := ToMAWBJSON(*m)
 		out.MAWB = &mj
-		// The air waybill is the declaration of record.
-		out.Declared = CargoJSON{Pieces: &m.Pieces, Weight: &m.WeightKg}
+	}
+	// The declaration the status events' pieces are checked against: a
+	// booking cancelled since declares nothing.
+	if d := domain.DeclaredLoad(s.AWBNumber, booking, s.Waybills.MAWB); d.Pieces > 0 {
+		out.Declared = CargoJSON{Pieces: &d.Pieces, Weight: &d.WeightKg}
 	}
 	for _, h := range s.Waybills.HAWBs {
 		out.HAWBs = append(out.HAWBs, ToHAWBJSON(h))
