@@ -123,6 +123,14 @@ func (w Webhook) VisibleTo(p Principal) bool {
 	return !w.Deleted && p.ActsFor(w.OrganizationID)
 }
 
+// DeliveriesVisibleTo: a subscription's delivery log is its
+// organisation's and admins' to read, once it is deleted too. It records
+// what was sent where, which an investigation of a shipment asks after
+// whether the subscription still exists or not.
+func (w Webhook) DeliveriesVisibleTo(p Principal) bool {
+	return p.ActsFor(w.OrganizationID)
+}
+
 // Live reports whether the subscription takes events at all: neither
 // deleted nor disabled.
 func (w Webhook) Live() bool { return !w.Deleted && !w.Disabled }

@@ -67,6 +67,27 @@ func TestWebhookVisibleTo(t *testing.T) {
 	}
 }
 
+func TestWebhookDeliveriesVisibleTo(t *testing.T) {
+	deleted := given(EvolveWebhook, w1Registered, w1Deleted)
+	tests := []struct {
+		name string
+		w    Webhook
+		p    Principal
+		want bool
+	}{
+		{"its organisation reads a live subscription's deliveries", given(EvolveWebhook, w1Registered), f1Forwarder, true},
+		{"and a deleted one's", deleted, f1Forwarder, true},
+		{"so does an admin", deleted, opsAdmin, true},
+		{"another forwarder does not", deleted, Principal{OrganizationID: "f2", Role: RoleForwarder}, false},
+		{"nor an airline", deleted, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.w.DeliveriesVisibleTo(tt.p); got != tt.want {
+			t.Errorf("%s: visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestDecideDeleteWebhook(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	tests := []struct {

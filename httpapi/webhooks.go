@@ -61,9 +61,15 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 // visibleWebhook is the subscription of the path, if the caller sees it
 // (see domain.Webhook.VisibleTo); others are not found.
 func (s *Server) visibleWebhook(r *http.Request) (domain.Webhook, error) {
+	return s.webhookOfPath(r, domain.Webhook.VisibleTo)
+}
+
+// webhookOfPath is the subscription the path names, if visible says the
+// caller may see it; else it does not exist.
+func (s *Server) webhookOfPath(r *http.Request, visible func(domain.Webhook, domain.Principal) bool) (domain.Webhook, error) {
 	id := r.PathValue("id")
 	wh, ok := s.webhooks.Webhook(id)
-	if !ok || !wh.VisibleTo(principal(r.Context())) {
+	if !ok || !visible(wh, principal(r.Context())) {
 		return domain.Webhook{}, domain.Errorf(domain.NotFound, "no webhook %s", id)
 	}
 	return wh, nil
@@ -111,7 +117,7 @@ const maxDeliveryEventIDs = 100
 // status code, latency and error; of some events only, with eventId.
 func (s *Server) handleDeliveries() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		wh, err := s.visibleWebhook(r)
+		wh, err := s.webhookOfPath(r, domain.Webhook.DeliveriesVisibleTo)
 		if err != nil {
 			return err
 		}

@@ -164,6 +164,47 @@ func (s *testServer) deliveredAttempts(t *testing.T, token, id string) []deliver
 	return log.Deliveries[0].Attempts
 }
 
+// A subscription deleted is gone, but its delivery log is not: its
+// organisation and admins still read what was sent, and nobody else.
+func TestADeletedWebhooksDeliveryLogStaysReadableByItsOrganisationAndAdmins(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, admin, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-admin"), s.demoToken(t, "demo-airline-lh")
+	id := s.subscribe(t, fwd, newReceiver(t), []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	s.deliveredAttempts(t, fwd, id)
+	if r := s.do(t, request{method: "DELETE", path: "/api/webhooks/" + id, token: fwd}); r.status != http.StatusNoContent {
+		t.Fatalf("delete = %d %s", r.status, r.body)
+	}
+
+	for _, tt := range []struct {
+		name   string
+		req    request
+		status int
+	}{
+		{"the subscription", request{method: "GET", path: "/api/webhooks/" + id, token: fwd}, http.StatusNotFound},
+		{"a ping", request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}, http.StatusNotFound},
+		{"its organisation's read of the log", request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}, http.StatusOK},
+		{"an admin's", request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: admin}, http.StatusOK},
+		{"an airline's", request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: lh}, http.StatusNotFound},
+	} {
+		r := s.do(t, tt.req)
+		if r.status != tt.status {
+			t.Errorf("%s after the delete = %d %s, want %d", tt.name, r.status, r.body, tt.status)
+			continue
+		}
+		if r.status == http.StatusOK {
+			var log struct {
+				Deliveries []struct{ EventName, Status string }
+			}
+			r.json(t, &log)
+			if len(log.Deliveries) != 1 || log.Deliveries[0].EventName != "quote.created" || log.Deliveries[0].Status != "delivered" {
+				t.Errorf("%s after the delete = %+v, want the quote.created delivered", tt.name, log.Deliveries)
+			}
+		}
+	}
+}
+
 func TestWebhooksAreSignedAndScoped(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
