@@ -138,6 +138,17 @@ func (f Flight) closesAt() time.Time {
 	return f.DepartsAt
 }
 
+// departureDate is the local date the flight leaves on: its scheduled
+// one, or the later one its delay estimates. A flight of 23:00 delayed
+// to 03:00 leaves the next day, and takes cargo delivered to the airline
+// that day.
+func (f Flight) departureDate() string {
+	if f.closesAt().Equal(f.DepartsAt) {
+		return f.DepartureDate
+	}
+	return localDate(f.closesAt(), f.OriginZone)
+}
+
 // refuseBookingAt is the refusal, flight_closed, of a booking of the
 // flight at now once it takes no more (whyClosedAt), or nil. A booking is
 // refused so when it is filed (DecideRequestBooking) and, should the

@@ -91,7 +91,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			start, _ := time.Parse(time.DateOnly, earliest)
 			latest = start.AddDate(0, 0, pricingWindowDays).Format(time.DateOnly)
 		}
-		if f.Origin != q.Origin || f.Destination != q.Destination || f.DepartureDate < earliest || f.DepartureDate > latest ||
+		if departs := f.departureDate(); f.Origin != q.Origin || f.Destination != q.Destination || departs < earliest || departs > latest ||
 			f.ClosedAt(now) ||
 			(len(q.AirlineFilter) > 0 && !slices.Contains(q.AirlineFilter, f.Carrier)) {
 			continue

@@ -275,3 +275,43 @@ func TestADelayedFlightIsPricedUntilItsEstimatedDeparture(t *testing.T) {
 		}
 	}
 }
+
+// A flight's day is the one it leaves on at its origin: a flight of
+// 23:00 delayed past midnight takes cargo delivered to the airline the
+// next day, and one on the pricing window's last day delayed past
+// midnight leaves after the window.
+func TestADelayedFlightIsPricedOnTheDayItsDelayEstimates(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: "EUR", Breaks: []RateBreak{{0, 2}},
+		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	for _, tt := range []struct {
+		name      string
+		scheduled string        // the day of the flight's 23:00 departure in Frankfurt
+		delivered string        // deliveryToAirlineDate
+		delay     time.Duration // estimated, 0 for none
+		priced    bool
+	}{
+		{"on time, for cargo delivered that day", "2026-11-27", "2026-11-27", 0, true},
+		{"on time, for cargo delivered the next day", "2026-11-27", "2026-11-28", 0, false},
+		{"delayed past midnight, for cargo delivered the next day", "2026-11-27", "2026-11-28", 4 * time.Hour, true},
+		{"delayed within the day, for cargo delivered the next day", "2026-11-27", "2026-11-28", 30 * time.Minute, false},
+		{"delayed past midnight, for cargo delivered that day", "2026-11-27", "2026-11-27", 4 * time.Hour, true},
+		{"on the window's last day, on time", "2026-12-04", "", 0, true},
+		{"on the window's last day, delayed past midnight", "2026-12-04", "", 4 * time.Hour, false},
+	} {
+		day, _ := time.Parse(time.DateOnly, tt.scheduled)
+		departs := day.Add(22 * time.Hour) // 23:00 in Frankfurt, in winter
+		f := Flight{ID: "LH400-" + tt.scheduled, Carrier: "LH", FlightNumber: "LH400", Origin: "FRA", Destination: "JFK",
+			DepartureDate: tt.scheduled, OriginZone: "Europe/Berlin", DepartsAt: departs, CapacityKg: 10000, CapacityM3: 50,
+			Status: FlightStatusScheduled}
+		if tt.delay > 0 {
+			f.Status, f.EstimatedDepartsAt = FlightStatusDelayed, departs.Add(tt.delay)
+		}
+		q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, ChargeableWeightKg: 100,
+			DeliveryToAirlineDate: tt.delivered}
+		options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+		if priced := err == nil && len(options) == 1; priced != tt.priced {
+			t.Errorf("the 23:00 flight %s: options %v (%v), want priced %v", tt.name, options, err, tt.priced)
+		}
+	}
+}
