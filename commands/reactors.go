@@ -105,7 +105,7 @@ func (r *Reactors) price(ctx context.Context, rec domain.Record) error {
 		if q.Status != domain.QuoteStatusPending {
 			return nil, nil
 		}
-		options, refusal := domain.PriceQuote(q, r.data.FlightsBetween(q.Origin, q.Destination), r.data.RateCards(q.AirlineFilter), now)
+		options, refusal := domain.PriceQuote(q, r.h.ref, r.data.FlightsBetween(q.Origin, q.Destination), r.data.RateCards(q.AirlineFilter), now)
 		return domain.DecidePriceQuote(q, options, refusal, now)
 	})
 	return err

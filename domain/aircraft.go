@@ -54,9 +54,12 @@ func (f Flight) PassengerAircraft() bool {
 	return t.Passenger
 }
 
-// CarriesHandling reports whether the flight may carry cargo with the
-// special handling codes shc: cargo for cargo aircraft only (CAO) flies
-// on no passenger aircraft.
-func (f Flight) CarriesHandling(shc []string) bool {
-	return !f.PassengerAircraft() || !slices.Contains(shc, cargoAircraftOnly)
+// forbiddenOnPassengerAircraft reports whether goods may fly on no
+// passenger aircraft: those marked for cargo aircraft only (special
+// handling code CAO in shc), and dangerous goods of a UN number no packing
+// lets on one (unNumber: of the goods' e-DGD or reference commodity, ""
+// for none). Pricing and the manifest ask this one rule, so that no quote
+// offers a flight whose manifest would refuse the goods.
+func forbiddenOnPassengerAircraft(shc []string, unNumber string) bool {
+	return slices.Contains(shc, cargoAircraftOnly) || slices.Contains(passengerAircraftForbidden, unNumber)
 }

@@ -418,7 +418,7 @@ func TestAFlightTakesABookingOfWhatItShowsLeft(t *testing.T) {
 			t.Errorf("%s: booking what is shown left = %q, want %q", tt.name, got, want)
 		}
 		q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: tt.kg, VolumeM3: tt.m3, ChargeableWeightKg: tt.kg}
-		if _, err := PriceQuote(q, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); err != nil {
+		if _, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); err != nil {
 			t.Errorf("%s: pricing what is shown left: %v", tt.name, err)
 		}
 	}
@@ -457,7 +457,7 @@ func TestAFlightRefusesABookingOfMoreThanItShowsLeft(t *testing.T) {
 				t.Errorf("%s: booking %g kg %g m³ = %q, want conflict no_capacity", tt.name, r.WeightKg, r.VolumeM3, got)
 			}
 			q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: r.WeightKg, VolumeM3: r.VolumeM3, ChargeableWeightKg: r.WeightKg}
-			if _, err := PriceQuote(q, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); ReasonOf(err) != ReasonNoCapacity {
+			if _, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, before.Add(-24*time.Hour)); ReasonOf(err) != ReasonNoCapacity {
 				t.Errorf("%s: pricing %g kg %g m³: %v, want no_capacity", tt.name, r.WeightKg, r.VolumeM3, err)
 			}
 		}

@@ -123,7 +123,7 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
 	}
 	for _, d := range awb.DGDs {
-		if slices.Contains(passengerAircraftForbidden, d.UNNumber) {
+		if forbiddenOnPassengerAircraft(nil, d.UNNumber) {
 			c.CargoAircraftOnly = d.UNNumber
 		}
 	}

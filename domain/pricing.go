@@ -67,10 +67,12 @@ func (o PriceOption) Divisor() int { return cmp.Or(o.VolumeDivisor, DefaultVolum
 
 // PriceQuote finds the flights that can carry a quote's shipment and
 // prices each from the carrier's best-matching rate card. flights are the
-// candidate departures (any route), cards every carrier's rate cards. It
+// candidate departures (any route), cards every carrier's rate cards, ref
+// the reference data that tells the UN number of the quote's commodity
+// (nil: its handling codes alone tell goods for cargo aircraft only). It
 // returns the options, earliest departure first (cheapest first on a
 // day: carriers may quote in different currencies), or a refusal reason.
-func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
+func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now time.Time) ([]PriceOption, error) {
 	var options []PriceOption
 	reason := ReasonNoRoute
 	worse := func(r string) { // keep the reason that got furthest
@@ -79,6 +81,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			reason = r
 		}
 	}
+	cao := q.goodsForCargoAircraftOnly(ref)
 	var zone, earliest, latest string // the window of dates, for flights from zone
 	for i, f := range flights {
 		// Departure dates are local to the origin, so "today" is too: in
@@ -105,7 +108,7 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 			worse(ReasonNoRate)
 			continue
 		}
-		if !card.Accepts(q.SHC) || !f.CarriesHandling(q.SHC) {
+		if !card.Accepts(q.SHC) || (cao && f.PassengerAircraft()) {
 			worse(ReasonCommodityNotAccepted)
 			continue
 		}
@@ -132,11 +135,26 @@ func PriceQuote(q Quote, flights []Flight, cards []RateCard, now time.Time) ([]P
 	return options, nil
 }
 
+// goodsForCargoAircraftOnly reports whether the quote's goods are forbidden on
+// passenger aircraft: marked CAO, or a commodity whose reference entry is
+// such dangerous goods (RLI, lithium ion batteries on their own, UN3480),
+// which the manifest would refuse on one from the shipment's e-DGD. The
+// UN number is looked up when priced, not recorded on the RFQ: reference
+// data tells it, and QuoteRequested events stay as they were.
+func (q Quote) goodsForCargoAircraftOnly(ref Lookup) bool {
+	var unNumber string
+	if ref != nil && q.Commodity.Code != "" {
+		c, _ := ref.Commodity(q.Commodity.Code)
+		unNumber = c.UNNumber
+	}
+	return forbiddenOnPassengerAircraft(q.SHC, unNumber)
+}
+
 var refusalText = map[string]string{
 	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
-	ReasonCommodityNotAccepted: "no flight on this route takes the special handling codes: its airline does not, or they are CAO and it carries passengers",
+	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code, or it carries passengers and they are forbidden on passenger aircraft (CAO, or lithium batteries on their own, UN3480 or UN3090)",
 }
 
 // zones caches location: time.LoadLocation reads its file on every call,

@@ -54,13 +54,13 @@ func TestPricingOffersAFlightLaterTodayWestOfUTC(t *testing.T) {
 		Breaks: []RateBreak{{0, 3}}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
 	q := Quote{Origin: "LAX", Destination: "HNL", WeightKg: 100, ChargeableWeightKg: 100}
 	now := departs.Add(-3 * time.Hour) // 17:00 in Los Angeles, 01:00 UTC the next day
-	options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+	options, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, now)
 	if err != nil || len(options) != 1 || options[0].FlightID != f.ID {
 		t.Fatalf("priced at %s: options %+v, %v; want the flight of 20:00 tonight", now.In(la).Format(time.DateTime), options, err)
 	}
 	// The same quote for delivery on the 27th, its local date, too.
 	q.DeliveryToAirlineDate = "2026-11-27"
-	if options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now); err != nil || len(options) != 1 {
+	if options, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, now); err != nil || len(options) != 1 {
 		t.Fatalf("delivered on the 27th: options %+v, %v; want the flight of 20:00 tonight", options, err)
 	}
 }
@@ -135,7 +135,7 @@ func TestEachOptionIsPricedAtItsCarriersVolumeDivisor(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, VolumeM3: 1, Dimensions: dims,
 		ChargeableWeightKg: ChargeableWeight(100, dims, DefaultVolumeDivisor)}
 	// LH's card was set before cards had a divisor: the standard.
-	options, err := PriceQuote(q, []Flight{flight("LH"), flight("EK")}, []RateCard{card("LH", 0), card("EK", 5000)}, now)
+	options, err := PriceQuote(q, nil, []Flight{flight("LH"), flight("EK")}, []RateCard{card("LH", 0), card("EK", 5000)}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,16 +196,30 @@ func BenchmarkPriceQuote(b *testing.B) {
 	q := Quote{Origin: "FRA", Destination: "JFK", WeightKg: 350.5, ChargeableWeightKg: 350.5}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := PriceQuote(q, flights, cards, now); err != nil {
+		if _, err := PriceQuote(q, nil, flights, cards, now); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// Goods for cargo aircraft only (CAO), lithium ion batteries on their own
-// (UN3480) among them, are forbidden on passenger aircraft: a quote of
-// them is priced on freighters alone, and on an aircraft type the service
-// does not know, whose airline judges.
+// builtinCommodities looks commodity codes up in the built-in reference
+// data, as a fresh store has it.
+type builtinCommodities struct{ Lookup }
+
+func (builtinCommodities) Commodity(code string) (KnownCommodity, bool) {
+	i := slices.IndexFunc(BuiltinCommodities(), func(c KnownCommodity) bool { return c.Code == code })
+	if i < 0 {
+		return KnownCommodity{}, false
+	}
+	return BuiltinCommodities()[i], true
+}
+
+// Goods for cargo aircraft only are forbidden on passenger aircraft: a
+// quote of them is priced on freighters alone, and on an aircraft type the
+// service does not know, whose airline judges. They are those marked CAO,
+// and those of a commodity whose reference entry is lithium batteries on
+// their own (RLI: UN3480, RLM: UN3090) whatever the codes say, as the
+// manifest refuses them on a passenger aircraft from their e-DGD.
 func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	flight := func(number, aircraft string) Flight {
@@ -217,33 +231,39 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
 	flights := []Flight{flight("LH430", "B77F"), flight("LH432", "A359"), flight("LH434", "B748"), flight("LH436", "XYZ1")}
 	tests := []struct {
-		name string
-		shc  []string
-		want string // the flights offered, or the refusal
+		name      string
+		commodity string
+		shc       []string
+		flights   []Flight
+		want      string // the flights offered, or the refusal's reason
 	}{
-		{"general cargo flies on all", nil, "LH430 LH432 LH434 LH436"},
-		{"lithium ion batteries in equipment fly on all", []string{"ELI"}, "LH430 LH432 LH434 LH436"},
-		{"cargo aircraft only flies on the freighter and the unknown type", []string{"DGR", "RLI", "CAO"}, "LH430 LH436"},
+		{"general cargo flies on all", "", nil, flights, "LH430 LH432 LH434 LH436"},
+		{"a general cargo commodity flies on all", "GEN", nil, flights, "LH430 LH432 LH434 LH436"},
+		{"lithium ion batteries in equipment fly on all", "", []string{"ELI"}, flights, "LH430 LH432 LH434 LH436"},
+		{"cargo aircraft only flies on the freighter and the unknown type", "", []string{"DGR", "RLI", "CAO"}, flights, "LH430 LH436"},
+		{"lithium ion batteries on their own fly on the freighter and the unknown type", "RLI", nil, flights, "LH430 LH436"},
+		{"lithium metal batteries on their own fly on the freighter and the unknown type", "RLM", []string{"DGR"}, flights, "LH430 LH436"},
+		{"lithium ion batteries on their own on a freighter", "RLI", nil, flights[:1], "LH430"},
+		{"lithium ion batteries on their own on a passenger aircraft", "RLI", nil, flights[1:2], ReasonCommodityNotAccepted},
+		{"general cargo on a passenger aircraft", "GEN", nil, flights[1:2], "LH432"},
+		{"CAO on passenger aircraft alone", "", []string{"CAO"}, flights[1:3], ReasonCommodityNotAccepted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc}
-			options, err := PriceQuote(q, flights, []RateCard{card}, now)
+			q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc,
+				Commodity: Commodity{Code: tt.commodity}}
+			options, err := PriceQuote(q, builtinCommodities{}, tt.flights, []RateCard{card}, now)
 			var got []string
 			for _, o := range options {
 				got = append(got, o.FlightNumber)
 			}
 			if err != nil {
-				got = []string{err.Error()}
+				got = []string{ReasonOf(err)}
 			}
 			if strings.Join(got, " ") != tt.want {
-				t.Errorf("offered %q, want %s", got, tt.want)
+				t.Errorf("offered %q (%v), want %s", got, err, tt.want)
 			}
 		})
-	}
-	q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: []string{"CAO"}}
-	if _, err := PriceQuote(q, flights[1:3], []RateCard{card}, now); ReasonOf(err) != ReasonCommodityNotAccepted {
-		t.Errorf("CAO on passenger aircraft alone: %v, want %s", err, ReasonCommodityNotAccepted)
 	}
 }
 
@@ -269,7 +289,7 @@ func TestADelayedFlightIsPricedUntilItsEstimatedDeparture(t *testing.T) {
 	} {
 		f := flight
 		f.EstimatedDepartsAt = tt.estimated
-		options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+		options, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, now)
 		if priced := err == nil && len(options) == 1; priced != tt.priced {
 			t.Errorf("a flight delayed an hour past its schedule, %s: options %v (%v), want priced %v", tt.name, options, err, tt.priced)
 		}
@@ -309,7 +329,7 @@ func TestADelayedFlightIsPricedOnTheDayItsDelayEstimates(t *testing.T) {
 		}
 		q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 1, WeightKg: 100, ChargeableWeightKg: 100,
 			DeliveryToAirlineDate: tt.delivered}
-		options, err := PriceQuote(q, []Flight{f}, []RateCard{card}, now)
+		options, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, now)
 		if priced := err == nil && len(options) == 1; priced != tt.priced {
 			t.Errorf("the 23:00 flight %s: options %v (%v), want priced %v", tt.name, options, err, tt.priced)
 		}

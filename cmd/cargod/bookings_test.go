@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -742,6 +744,46 @@ func TestRejectedQuoteHasAReason(t *testing.T) {
 			q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, body).ID)
 			if q.Status != "rejected" || q.RejectionReason == nil || *q.RejectionReason != tt.reason || len(q.PriceOptions) != 0 {
 				t.Errorf("quote = %+v", q)
+			}
+		})
+	}
+}
+
+// Lithium batteries on their own (commodity RLI, UN3480; RLM, UN3090)
+// are forbidden on passenger aircraft whatever their handling codes say:
+// their quote offers the demo's freighters alone, not LH630 (A359) nor
+// EK202 (B77W), whose manifests would refuse them, and is rejected where
+// only a passenger aircraft flies. General cargo is offered both.
+func TestLithiumBatteriesAreQuotedOnFreightersAlone(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	tests := []struct {
+		name, origin, destination, commodity string
+		want                                 string // the flight numbers offered, or the rejection reason
+	}{
+		{"general cargo to Dubai", "FRA", "DXB", "GEN", "EK9902 LH630"},
+		{"lithium ion batteries to Dubai", "FRA", "DXB", "RLI", "EK9902"},
+		{"lithium metal batteries to Dubai", "FRA", "DXB", "RLM", "EK9902"},
+		{"general cargo where a passenger aircraft alone flies", "JFK", "DXB", "GEN", "EK202"},
+		{"lithium ion batteries where a passenger aircraft alone flies", "JFK", "DXB", "RLI", "commodity_not_accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := rfq()
+			body["routing"] = map[string]any{"origin": tt.origin, "destination": tt.destination}
+			body["commodity"] = map[string]any{"code": tt.commodity, "description": "Goods"}
+			q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, body).ID)
+			offered := map[string]bool{}
+			for _, o := range q.PriceOptions {
+				offered[o.FlightNumber] = true
+			}
+			got := strings.Join(slices.Sorted(maps.Keys(offered)), " ")
+			if q.RejectionReason != nil {
+				got = *q.RejectionReason
+			}
+			if got != tt.want {
+				t.Errorf("quote %s offers %q, want %s", q.Status, got, tt.want)
 			}
 		})
 	}

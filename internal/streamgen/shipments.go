@@ -59,7 +59,7 @@ func (g *gen) shipment(rnd *rand.Rand, n int) error {
 	}
 	if _, _, err := decide(g, q, pricing, domain.EvolveQuote, func(s domain.Quote) ([]domain.Event, error) {
 		now := time.Now().UTC()
-		options, refusal := domain.PriceQuote(s, flights, g.cards, now)
+		options, refusal := domain.PriceQuote(s, g.ref, flights, g.cards, now)
 		return domain.DecidePriceQuote(s, options, refusal, now)
 	}); err != nil {
 		return err
