@@ -10,10 +10,18 @@ import (
 // (canonical) AWB number. Each shipment is an aggregate of its own. A DEP
 // or ARR that repeats one on record (see domain.Shipment.Repeated) is not
 // recorded: the result has no event, and repeated is the status on
-// record.
-func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus) (res Result[domain.Shipment], repeated *domain.ShipmentStatusRecorded, err error) {
+// record. Its pieces are checked against the shipment as declared, its
+// MAWB or confirmed booking (found in bookings) as the store holds them:
+// a MAWB filed a moment ago counts, though the read models may not have
+// it yet.
+func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus, bookings BookingsByAWB) (res Result[domain.Shipment], repeated *domain.ShipmentStatusRecorded, err error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
+	declared, err := h.declaredLoad(ctx, c.AWBNumber, bookings)
+	if err != nil {
+		return res, nil, err
+	}
+	c.TotalPieces = declared.Pieces
 	res, err = execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment,
 		func(s domain.Shipment) ([]domain.Event, error) {
 			// The last decision counts: one on a state found stale is
@@ -28,6 +36,22 @@ func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.Rec
 		return res, nil, err
 	}
 	return res, repeated, nil
+}
+
+// declaredLoad is the shipment of an AWB number as declared
+// (domain.DeclaredLoad), from its MAWB and its booking as stored.
+func (h *Handler) declaredLoad(ctx context.Context, awb string, bookings BookingsByAWB) (domain.Load, error) {
+	w, _, _, err := load(ctx, h, waybillAggregate(awb), domain.EvolveWaybills, "", loadFresh)
+	if err != nil {
+		return domain.Load{}, err
+	}
+	var b domain.Booking
+	if indexed, ok := bookings.ByAWB(awb); ok {
+		if b, _, _, err = load(ctx, h, bookingAggregate(indexed.ID), domain.EvolveBooking, "", loadFresh); err != nil {
+			return domain.Load{}, err
+		}
+	}
+	return domain.DeclaredLoad(awb, b, w.MAWB), nil
 }
 
 func shipmentAggregate(awb string) domain.Aggregate {

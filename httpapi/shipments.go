@@ -50,8 +50,8 @@ func (s *Server) handleRecordStatus() handlerFunc {
 			return err
 		}
 		res, repeated, err := s.commands.RecordShipmentStatus(r.Context(), m, domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
-			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes,
-			TotalPieces: s.shipmentFacts.Declared(awb).Pieces})
+			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes},
+			s.bookings)
 		if err != nil {
 			return err
 		}

@@ -41,10 +41,3 @@ func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
 	}
 	return facts
 }
-
-// Declared is the shipment of a (canonical) AWB number as declared (see
-// domain.DeclaredLoad), of no pieces when it has no declaration.
-func (f ShipmentFacts) Declared(awb string) domain.Load {
-	b, _ := f.Bookings.ByAWB(awb)
-	return domain.DeclaredLoad(awb, b, f.Shipments.Waybills(awb).MAWB)
-}

@@ -1,0 +1,66 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// bookingIndex is a bookings read model that knows one booking under
+// every AWB number, as it stood when the index last heard of it.
+type bookingIndex struct{ b domain.Booking }
+
+func (i bookingIndex) ByAWB(string) (domain.Booking, bool) { return i.b, true }
+
+// A status event's pieces are checked against the shipment as the store
+// declares it, whatever the read models have heard yet: a MAWB filed a
+// moment ago counts, and a booking cancelled since declares nothing.
+func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T) {
+	ctx := context.Background()
+	h := New(openTestStore(t), 4, builtinReference())
+	at := time.Now().UTC()
+	airline := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	store := func(agg domain.Aggregate, events ...domain.Event) {
+		t.Helper()
+		_, err := execute(ctx, h, agg, NewMeta(airline, "", ""), func(s struct{}, _ domain.Event) struct{} { return s },
+			func(struct{}) ([]domain.Event, error) { return events, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const withMAWB, cancelled = "020-12345675", "020-12345686"
+	store(waybillAggregate(withMAWB), domain.MAWBCreated{AWBNumber: withMAWB, OrganizationID: "f1", Origin: "FRA", Destination: "JFK",
+		Pieces: 5, WeightKg: 500, CreatedAt: at})
+	store(bookingAggregate("b1"), domain.BookingRequested{BookingID: "b1", QuoteID: "q1", FlightID: "LH400", OrganizationID: "f1", Pieces: 2,
+		WeightKg: 200, RequestedAt: at}, domain.BookingConfirmed{BookingID: "b1", FlightID: "LH400", AWBNumber: cancelled, ConfirmedAt: at},
+		domain.BookingCancelled{BookingID: "b1", CancelledAt: at})
+	// What the index last heard of b1: confirmed, for 2 pieces.
+	stale := bookingIndex{domain.Booking{ID: "b1", Status: domain.BookingStatusConfirmed, AWBNumber: cancelled, Pieces: 2}}
+
+	for _, tt := range []struct {
+		name     string
+		awb      string
+		bookings BookingsByAWB
+		pieces   int
+		want     string // the field code refused, "" for recorded
+	}{
+		{"all of a MAWB the read models do not know yet", withMAWB, noBookings{}, 5, ""},
+		{"more than that MAWB declares", withMAWB, noBookings{}, 6, "EXCEEDS_SHIPMENT"},
+		{"more than a booking cancelled since declared", cancelled, stale, 3, ""},
+	} {
+		status := domain.RecordStatus{AWBNumber: tt.awb, EventType: "RCS", EventDate: at.Format(time.RFC3339), Location: "FRA", Pieces: &tt.pieces}
+		_, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, "", ""), status, tt.bookings)
+		var got string
+		if e, ok := errors.AsType[*domain.Error](err); ok && len(e.Fields) > 0 {
+			got = string(e.Fields[0].Code)
+		} else if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s: refused %q (%v), want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
