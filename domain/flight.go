@@ -110,7 +110,7 @@ func (f Flight) ClosedAt(now time.Time) bool { return f.whyClosedAt(now) != "" }
 
 // whyClosedAt says why the flight takes no more bookings at now, or ""
 // when it takes them: it is cancelled, departed or arrived, or its
-// departure (closesAt) has come, whatever its status. A booking of it is
+// departure (ClosesAt) has come, whatever its status. A booking of it is
 // refused flight_closed (refuseBookingAt), a quote's option on it shows
 // closed, and it is priced no more.
 func (f Flight) whyClosedAt(now time.Time) string {
@@ -118,7 +118,7 @@ func (f Flight) whyClosedAt(now time.Time) string {
 		return "is " + f.Status
 	}
 	// Its departure time, not "departed": no one reported it so.
-	switch closes := f.closesAt(); {
+	switch closes := f.ClosesAt(); {
 	case now.Before(closes):
 		return ""
 	case closes.Equal(f.DepartsAt):
@@ -128,10 +128,10 @@ func (f Flight) whyClosedAt(now time.Time) string {
 	}
 }
 
-// closesAt is when the flight stops taking bookings: its scheduled
+// ClosesAt is when the flight stops taking bookings: its scheduled
 // departure, or the later departure its delay estimates. An airline
 // takes cargo for a delayed flight until it actually leaves.
-func (f Flight) closesAt() time.Time {
+func (f Flight) ClosesAt() time.Time {
 	if f.EstimatedDepartsAt.After(f.DepartsAt) {
 		return f.EstimatedDepartsAt
 	}
@@ -143,10 +143,10 @@ func (f Flight) closesAt() time.Time {
 // to 03:00 leaves the next day, and takes cargo delivered to the airline
 // that day.
 func (f Flight) departureDate() string {
-	if f.closesAt().Equal(f.DepartsAt) {
+	if f.ClosesAt().Equal(f.DepartsAt) {
 		return f.DepartureDate
 	}
-	return localDate(f.closesAt(), f.OriginZone)
+	return localDate(f.ClosesAt(), f.OriginZone)
 }
 
 // refuseBookingAt is the refusal, flight_closed, of a booking of the

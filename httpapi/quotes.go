@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/cargostream/cargostream/commands"
@@ -145,6 +146,9 @@ func (s *Server) handleGetQuote() handlerFunc {
 			}
 			view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
 			return view, quoteETag(version, shut), true
+		}, func() wakers {
+			q, _, _ := s.quotes.GetVersion(who, id)
+			return s.quoteWakers(q, time.Now())
 		})
 		if err != nil {
 			return err
@@ -169,6 +173,24 @@ func quoteETag(version, shut uint64) string {
 		return etag(version)
 	}
 	return `"` + uitoa(version) + "-" + uitoa(shut) + `"`
+}
+
+// quoteWakers are what moves a quote's ETag besides its own events
+// (quoteETag): the events of its options' flights, and the moment the
+// first of those still open closes by its departure time.
+func (s *Server) quoteWakers(q domain.Quote, now time.Time) wakers {
+	var w wakers
+	for _, o := range q.Options {
+		agg := domain.Aggregate{Type: domain.AggregateFlight, ID: o.FlightID}
+		if slices.Contains(w.aggs, agg) {
+			continue
+		}
+		w.aggs = append(w.aggs, agg)
+		if f, ok := s.flights.Get(o.FlightID); ok && !f.ClosedAt(now) && (w.at.IsZero() || f.ClosesAt().Before(w.at)) {
+			w.at = f.ClosesAt()
+		}
+	}
+	return w
 }
 
 // flightClosed tells the quote views which options' flights take no more

@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
 )
 
@@ -94,5 +96,37 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 		if len(v.views) > v.max {
 			t.Fatalf("%d, %s: %d views kept, at most %d wanted", i+1, c.name, len(v.views), v.max)
 		}
+	}
+}
+
+// A long poll on a quote also watches its options' flights, each once, and
+// wakes when the first of those still open closes by its departure time.
+func TestAQuoteWakesItsLongPollAtItsOptionsFlights(t *testing.T) {
+	now := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	flights := projections.NewFlights()
+	schedule := func(id string, departs time.Time, status string) {
+		rec := domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateFlight, ID: id}}
+		flights.Apply(rec, domain.FlightScheduled{FlightID: id, Carrier: "LH", FlightNumber: id[:6], Origin: "FRA", Destination: "JFK",
+			DepartureDate: "2026-11-26", DepartsAt: departs, CapacityKg: 1000, CapacityM3: 10, ScheduledAt: now})
+		if status != "" {
+			flights.Apply(rec, domain.FlightStatusChanged{FlightID: id, Status: status, Previous: domain.FlightStatusScheduled, ChangedAt: now})
+		}
+	}
+	schedule("LH8400-2026-11-26", now.Add(3*time.Hour), "")
+	schedule("LH8402-2026-11-26", now.Add(time.Hour), domain.FlightStatusCancelled) // closed already: no moment to wait for
+	schedule("LH8404-2026-11-26", now.Add(2*time.Hour), "")
+	s := &Server{flights: flights}
+	q := domain.Quote{ID: "q1", Options: []domain.PriceOption{{FlightID: "LH8400-2026-11-26"}, {FlightID: "LH8402-2026-11-26"},
+		{FlightID: "LH8404-2026-11-26"}, {FlightID: "LH8400-2026-11-26"}}}
+	w := s.quoteWakers(q, now)
+	var ids []string
+	for _, a := range w.aggs {
+		ids = append(ids, a.Type+"/"+a.ID)
+	}
+	if fmt.Sprint(ids) != "[flight/LH8400-2026-11-26 flight/LH8402-2026-11-26 flight/LH8404-2026-11-26]" || !w.at.Equal(now.Add(2*time.Hour)) {
+		t.Errorf("wakers = %v at %s, want the three flights once, at LH8404's departure %s", ids, w.at, now.Add(2*time.Hour))
+	}
+	if w := s.quoteWakers(domain.Quote{ID: "q2"}, now); len(w.aggs) != 0 || !w.at.IsZero() {
+		t.Errorf("a quote without options wakes at %+v, want nothing", w)
 	}
 }

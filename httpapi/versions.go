@@ -62,7 +62,7 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 		v, tag, ok, err = current(s, w, r, agg, func() (T, string, bool) {
 			v, version, ok := now()
 			return v, etag(version), ok
-		})
+		}, nil)
 		if err != nil {
 			return err
 		}
@@ -74,6 +74,15 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 		writeJSON(w, http.StatusOK, toJSON(v))
 	}
 	return nil
+}
+
+// wakers are what moves a resource's ETag besides the events of its
+// aggregate: events of other aggregates (the flights of a quote's
+// options), and a moment (the next of those flights to close by its
+// departure time), zero for none.
+type wakers struct {
+	aggs []domain.Aggregate
+	at   time.Time
 }
 
 // maxPreferWait bounds a conditional GET's wait for a change (Prefer:
@@ -92,10 +101,10 @@ const maxPreferWait = 30 * time.Second
 // polling. A shutdown ends the wait at once. A client that hangs up while
 // it waits gets the request's error (a 499), not a 304 nobody reads.
 // The credential is checked again after a change ended the wait. What
-// moves the ETag without an event of agg (the flight of a quote's option
-// closing, see quoteETag) does not end the wait: the client's next
-// request learns it.
-func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, string, bool)) (T, string, bool, error) {
+// else moves the ETag (the flight of a quote's option closing, see
+// quoteETag), watch tells after each look (nil: nothing): its events and
+// its moment wake the wait too, which answers if the ETag moved.
+func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, string, bool), watch func() wakers) (T, string, bool, error) {
 	wait := preferredWait(r)
 	inm := r.Header.Get("If-None-Match")
 	if wait == 0 || inm == "" {
@@ -108,13 +117,25 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 	for {
 		// Waiting before looking: a change applied after the look
 		// wakes the wait.
-		changed, stop := s.projector.ChangeOf(agg)
+		var more wakers
+		if watch != nil {
+			more = watch()
+		}
+		changed, stop := s.projector.ChangeOf(agg, more.aggs...)
 		v, tag, ok := now()
 		if ok && etagMatches(inm, tag) {
 			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
+			var due <-chan time.Time
+			if !more.at.IsZero() {
+				timer := time.NewTimer(time.Until(more.at))
+				defer timer.Stop() // a timer per look: a wait looks a few times
+				due = timer.C
+			}
 			waiting, again := time.Now(), false
 			select {
 			case <-changed:
+				again = true
+			case <-due:
 				again = true
 			case <-ctx.Done():
 			case <-s.stopping:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 )
@@ -132,7 +133,7 @@ func TestALongPollEndsWhenTheServerShutsDown(t *testing.T) {
 		_, tag, _, _ := current(s, w, r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
 			looked <- struct{}{}
 			return struct{}{}, `"7"`, true
-		})
+		}, nil)
 		returned <- tag
 	}()
 	<-looked // the booking is at the version the client holds: it waits
@@ -160,7 +161,7 @@ func TestALongPollWhoseClientHangsUpEndsWithTheRequestsError(t *testing.T) {
 		_, _, _, err := current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
 			looked <- struct{}{}
 			return struct{}{}, `"7"`, true
-		})
+		}, nil)
 		returned <- err
 	}()
 	<-looked // unchanged: it waits
@@ -179,8 +180,46 @@ func TestALongPollNotesItsWaitAsTheClientsNotTheServers(t *testing.T) {
 	r.Header.Set("Prefer", "wait=1")
 	current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}, func() (struct{}, string, bool) {
 		return struct{}{}, `"7"`, true // unchanged: it waits the whole second
-	})
+	}, nil)
 	if st.waited < 900*time.Millisecond || st.waited > 10*time.Second {
 		t.Errorf("noted a wait of %s, want the second it waited (the request's metrics leave it out)", st.waited)
+	}
+}
+
+// What moves a resource's ETag at a moment (a quote's option's flight
+// closing by its departure time) ends a long poll then, with the new ETag.
+func TestALongPollEndsWhenWhatItWatchesIsDue(t *testing.T) {
+	// A credential to check again once the wait ends: an API key.
+	identity := projections.NewIdentity()
+	at := time.Now()
+	identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateOrganization, ID: "acme"}},
+		domain.OrganizationCreated{OrganizationID: "acme", Name: "Acme", Role: domain.RoleForwarder, CreatedAt: at})
+	identity.Apply(domain.Record{Aggregate: domain.Aggregate{Type: domain.AggregateAPIKey, ID: "k1"}},
+		domain.APIKeyCreated{KeyID: "k1", OrganizationID: "acme", KeyHash: commands.HashAPIKey("a key"), CreatedAt: at})
+	s := &Server{projector: projections.NewProjector(nil, slog.New(slog.DiscardHandler)), stopping: make(chan struct{}), identity: identity}
+	r := httptest.NewRequest("GET", "/api/quotes/q1", nil)
+	r.Header.Set("X-Api-Key", "a key")
+	r.Header.Set("If-None-Match", `"7"`)
+	r.Header.Set("Prefer", "wait=30")
+	closes := time.Now().Add(300 * time.Millisecond)
+	returned := make(chan string)
+	go func() {
+		_, tag, _, _ := current(s, httptest.NewRecorder(), r, domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}, func() (struct{}, string, bool) {
+			if time.Now().Before(closes) {
+				return struct{}{}, `"7"`, true
+			}
+			return struct{}{}, `"7-1"`, true
+		}, func() wakers {
+			return wakers{aggs: []domain.Aggregate{{Type: domain.AggregateFlight, ID: "LH400"}}, at: closes}
+		})
+		returned <- tag
+	}()
+	select {
+	case tag := <-returned:
+		if tag != `"7-1"` {
+			t.Errorf("the long poll answered ETag %s, want \"7-1\"", tag)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the long poll did not end at the moment it watched (it waits 30 s)")
 	}
 }

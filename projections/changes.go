@@ -68,12 +68,37 @@ func (c *changes) appliedMany() {
 	}
 }
 
-// ChangeOf returns a channel closed once an event of agg is applied after
-// this call, and the function that ends the wait, to be called in any
-// case. A reader that registers before it looks at a read model misses no
-// change: the event is in the models before the channel closes.
-func (p *Projector) ChangeOf(agg domain.Aggregate) (changed <-chan struct{}, stop func()) {
-	return p.changes.wait(agg)
+// ChangeOf returns a channel closed once an event of agg, or of any of
+// also, is applied after this call, and the function that ends the wait,
+// to be called in any case. A reader that registers before it looks at a
+// read model misses no change: the event is in the models before the
+// channel closes.
+func (p *Projector) ChangeOf(agg domain.Aggregate, also ...domain.Aggregate) (changed <-chan struct{}, stop func()) {
+	if len(also) == 0 {
+		return p.changes.wait(agg)
+	}
+	// Each aggregate's waiters share a channel (see changes): one
+	// goroutine an aggregate carries its close over to this reader's.
+	woken, done := make(chan struct{}), make(chan struct{})
+	wake := sync.OnceFunc(func() { close(woken) })
+	var stops []func()
+	for _, a := range append([]domain.Aggregate{agg}, also...) {
+		ch, stop := p.changes.wait(a)
+		stops = append(stops, stop)
+		go func() {
+			select {
+			case <-ch:
+				wake()
+			case <-done:
+			}
+		}()
+	}
+	return woken, sync.OnceFunc(func() {
+		close(done)
+		for _, stop := range stops {
+			stop()
+		}
+	})
 }
 
 // seqWaiters are the readers waiting for a sequence to be applied (each

@@ -1,8 +1,11 @@
 package projections
 
 import (
+	"log/slog"
+	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -89,5 +92,40 @@ func TestAnAppliedSequenceWakesTheReadersOfItAndOfThoseBeforeOnly(t *testing.T) 
 	w.remove(waiters[3])
 	if len(w) != 0 {
 		t.Errorf("%d readers left after a woken one gave up", len(w))
+	}
+}
+
+// A wait for a change of one of several aggregates (a quote, and the
+// flights of its options) ends at an event of any of them, and no other.
+func TestAWaitForAChangeOfSeveralAggregatesEndsAtAnEventOfAnyOfThem(t *testing.T) {
+	quote := domain.Aggregate{Type: domain.AggregateQuote, ID: "q1"}
+	flights := []domain.Aggregate{{Type: domain.AggregateFlight, ID: "LH400"}, {Type: domain.AggregateFlight, ID: "LH402"}}
+	other := domain.Aggregate{Type: domain.AggregateFlight, ID: "EK9902"}
+	p := NewProjector(nil, slog.New(slog.DiscardHandler))
+	for _, woken := range append([]domain.Aggregate{quote}, flights...) {
+		changed, stop := p.ChangeOf(quote, flights...)
+		p.changes.applied(other)
+		p.changes.applied(woken)
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("an event of %s did not end the wait", woken)
+		}
+		stop()
+		stop() // twice is once
+	}
+	// It waits on those aggregates alone: another's event finds no slot.
+	_, stop := p.ChangeOf(quote, flights...)
+	p.changes.mu.Lock()
+	waiting := slices.Collect(maps.Keys(p.changes.waiting))
+	p.changes.mu.Unlock()
+	if want := append([]domain.Aggregate{quote}, flights...); len(waiting) != len(want) || slices.ContainsFunc(want, func(a domain.Aggregate) bool {
+		return !slices.Contains(waiting, a)
+	}) {
+		t.Errorf("waits on %v, want %v", waiting, want)
+	}
+	stop()
+	if len(p.changes.waiting) != 0 {
+		t.Errorf("after the wait ended, slots are left for %v", p.changes.waiting)
 	}
 }
