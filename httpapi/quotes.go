@@ -176,12 +176,13 @@ func quoteETag(version, shut uint64) string {
 }
 
 // quoteWakers are what moves a quote's ETag besides its own events
-// (quoteETag): the events of its options' flights, and the moment the
-// first of those still open closes by its departure time.
+// (quoteETag): the status events of its options' flights (not their
+// capacity, which bookings move all the time), and the moment the first
+// of those still open closes by its departure time.
 func (s *Server) quoteWakers(q domain.Quote, now time.Time) wakers {
 	var w wakers
 	for _, o := range q.Options {
-		agg := domain.Aggregate{Type: domain.AggregateFlight, ID: o.FlightID}
+		agg := projections.StatusOf(domain.Aggregate{Type: domain.AggregateFlight, ID: o.FlightID})
 		if slices.Contains(w.aggs, agg) {
 			continue
 		}

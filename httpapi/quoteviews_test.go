@@ -99,7 +99,7 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 	}
 }
 
-// A long poll on a quote also watches its options' flights, each once, and
+// A long poll on a quote also watches its options' flights' statuses, each once, and
 // wakes when the first of those still open closes by its departure time.
 func TestAQuoteWakesItsLongPollAtItsOptionsFlights(t *testing.T) {
 	now := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
@@ -123,7 +123,7 @@ func TestAQuoteWakesItsLongPollAtItsOptionsFlights(t *testing.T) {
 	for _, a := range w.aggs {
 		ids = append(ids, a.Type+"/"+a.ID)
 	}
-	if fmt.Sprint(ids) != "[flight/LH8400-2026-11-26 flight/LH8402-2026-11-26 flight/LH8404-2026-11-26]" || !w.at.Equal(now.Add(2*time.Hour)) {
+	if fmt.Sprint(ids) != "[flight.status/LH8400-2026-11-26 flight.status/LH8402-2026-11-26 flight.status/LH8404-2026-11-26]" || !w.at.Equal(now.Add(2*time.Hour)) {
 		t.Errorf("wakers = %v at %s, want the three flights once, at LH8404's departure %s", ids, w.at, now.Add(2*time.Hour))
 	}
 	if w := s.quoteWakers(domain.Quote{ID: "q2"}, now); len(w.aggs) != 0 || !w.at.IsZero() {

@@ -68,6 +68,21 @@ func (c *changes) appliedMany() {
 	}
 }
 
+// StatusOf is the key under which readers wait for a change of a flight's
+// status alone (see ChangeOf): a long poll on a quote watches whether its
+// options' flights close, and every booking's capacity moves them.
+func StatusOf(flight domain.Aggregate) domain.Aggregate {
+	return domain.Aggregate{Type: flight.Type + ".status", ID: flight.ID}
+}
+
+// movesStatus are the flight events that wake the readers of a flight's
+// status (StatusOf): those that change its status or its times, and with
+// them when it closes; not its capacity or load.
+var movesStatus = map[string]bool{
+	domain.FlightScheduled{}.EventType():     true,
+	domain.FlightStatusChanged{}.EventType(): true,
+}
+
 // ChangeOf returns a channel closed once an event of agg, or of any of
 // also, is applied after this call, and the function that ends the wait,
 // to be called in any case. A reader that registers before it looks at a

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"encoding/json"
 	"log/slog"
 	"maps"
 	"slices"
@@ -127,5 +128,40 @@ func TestAWaitForAChangeOfSeveralAggregatesEndsAtAnEventOfAnyOfThem(t *testing.T
 	stop()
 	if len(p.changes.waiting) != 0 {
 		t.Errorf("after the wait ended, slots are left for %v", p.changes.waiting)
+	}
+}
+
+// The readers of a flight's status wake at its status events, and not at
+// the capacity every booking takes and gives back.
+func TestAWaitForAFlightsStatusEndsAtItsStatusEventsAlone(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH400-2026-11-27"}
+	p := NewProjector(nil, slog.New(slog.DiscardHandler))
+	changed, stop := p.ChangeOf(StatusOf(flight))
+	defer stop()
+	record := func(seq uint64, e domain.Event) domain.Record {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return domain.Record{Sequence: seq, Aggregate: flight, Envelope: domain.Envelope{Type: e.EventType(), SchemaVersion: 1, Data: data}}
+	}
+	for seq, e := range []domain.Event{domain.CapacityReserved{FlightID: flight.ID, BookingID: "b1", WeightKg: 100},
+		domain.CapacityReleased{FlightID: flight.ID, BookingID: "b1", WeightKg: 100}} {
+		if err := p.apply(record(uint64(seq+1), e)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+			t.Fatalf("%s woke the readers of the flight's status", e.EventType())
+		default: // applied synchronously: a wake would show now
+		}
+	}
+	if err := p.apply(record(3, domain.FlightStatusChanged{FlightID: flight.ID, Status: domain.FlightStatusCancelled})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Error("the flight's cancellation did not wake the readers of its status")
 	}
 }

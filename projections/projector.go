@@ -295,6 +295,9 @@ func (p *Projector) apply(r domain.Record) error {
 	p.last = r
 	p.advance(r.Sequence)
 	p.changes.applied(r.Aggregate)
+	if movesStatus[r.Type] {
+		p.changes.applied(StatusOf(r.Aggregate))
+	}
 	if p.every > 0 && r.Sequence >= max(p.snapshotted, p.notWritten)+p.every {
 		p.snapshot(context.Background(), p.every, false)
 	}
