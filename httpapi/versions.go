@@ -77,9 +77,10 @@ func answerVersion[T, J any](s *Server, w http.ResponseWriter, r *http.Request, 
 }
 
 // wakers are what moves a resource's ETag besides the events of its
-// aggregate: events of other aggregates (the flights of a quote's
-// options), and a moment (the next of those flights to close by its
-// departure time), zero for none.
+// aggregate: events of other aggregates, or of their status alone (the
+// flights of a quote's options, see projections.StatusOf), and a moment
+// (the next of those flights to close by its departure time), zero for
+// none.
 type wakers struct {
 	aggs []domain.Aggregate
 	at   time.Time
@@ -102,7 +103,7 @@ const maxPreferWait = 30 * time.Second
 // it waits gets the request's error (a 499), not a 304 nobody reads.
 // The credential is checked again after a change ended the wait. What
 // else moves the ETag (the flight of a quote's option closing, see
-// quoteETag), watch tells after each look (nil: nothing): its events and
+// quoteETag), watch tells before each look (nil: nothing): its events and
 // its moment wake the wait too, which answers if the ETag moved.
 func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, string, bool), watch func() wakers) (T, string, bool, error) {
 	wait := preferredWait(r)
