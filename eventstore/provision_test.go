@@ -168,7 +168,7 @@ func TestCredentialsAreAUserJWTAndItsSeed(t *testing.T) {
 // failure of its one attempt is the error, saying why, for a tool to
 // report at once.
 func TestOpenWithConnectOnceFailsAtItsOneAttemptSayingWhy(t *testing.T) {
-	url := fmt.Sprintf("nats://127.0.0.1:%d", natstest.FreePorts(t, 1)[0])
+	url := fmt.Sprintf("nats://127.0.0.1:%d", natstest.RefusingPort(t))
 	// A deadline far beyond one attempt: reaching it is the failure.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -187,7 +187,7 @@ func TestOpenWithConnectOnceFailsAtItsOneAttemptSayingWhy(t *testing.T) {
 // client's first retry on), so that a port or host name mistyped is told
 // from a cluster still starting.
 func TestTheWaitForAServerSaysWhyItCannotConnect(t *testing.T) {
-	port := natstest.FreePorts(t, 1)[0]
+	port := natstest.RefusingPort(t)
 	warnings := make(chan string, 100)
 	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
 		select {

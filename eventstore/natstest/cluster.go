@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,6 +42,28 @@ func FreePorts(t testing.TB, n int) []int {
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
 	return ports
+}
+
+// RefusingPort is a loopback port that refuses connections until the test
+// ends: bound, so that nothing else takes it (another test's listener, or
+// the local port of a loopback connection, which may even connect to
+// itself), and not listening. A port found free (FreePorts) may be taken
+// so, and a dial to it then connects.
+func RefusingPort(t testing.TB) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	bound, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bound.(*syscall.SockaddrInet4).Port
 }
 
 // StartCluster starts three JetStream nodes, syncing every write, routed
