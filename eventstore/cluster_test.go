@@ -476,9 +476,16 @@ func TestTheFirstPullOfAQueuesWorkersWaitsUntilTheClientsServerRoutesIt(t *testi
 		t.Fatal(err)
 	}
 	creation := received(t, "the workers' request to make their consumer", asked)
-	if _, err := s.js.CreateStream(ctx, config); err != nil {
-		t.Fatal(err)
-	}
+	// A node of a busy machine's cluster may be taken for offline a
+	// moment ("no suitable peers"): as provisioning does, the test tries
+	// again while the cluster is not ready.
+	waitUntil(t, "the queue's stream made again", func() bool {
+		_, err := s.js.CreateStream(ctx, config)
+		if err != nil && !transient(err) {
+			t.Fatal(err)
+		}
+		return err == nil
+	})
 	reply, err := s.nc.RequestWithContext(ctx, creation.Subject, creation.Data)
 	if err != nil {
 		t.Fatal(err)
