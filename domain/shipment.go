@@ -347,6 +347,7 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	} else {
 		e.EventDate = pastDateTime(&p, "eventDate", c.EventDate, c.At)
 	}
+	onRecord, repeats := s.Repeated(e)
 	switch {
 	case c.Pieces == nil:
 	case *c.Pieces < 0 || *c.Pieces > maxPieces:
@@ -358,7 +359,7 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 		// repeat of a departure or arrival on record is answered by the
 		// record, as a retry of it must be, even if the declaration has
 		// shrunk since it was recorded.
-		if _, repeated := s.Repeated(e); !repeated {
+		if !repeats {
 			p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared (its MAWB, else its booking): a status event reports at most all of them",
 				c.AWBNumber, c.TotalPieces)
 		}
@@ -370,8 +371,8 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	if err := p.Err(); err != nil {
 		return nil, nil, err
 	}
-	if m, ok := s.Repeated(e); ok {
-		return nil, &m, nil
+	if repeats {
+		return nil, &onRecord, nil
 	}
 	return []Event{e}, nil, nil
 }
