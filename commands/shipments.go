@@ -13,17 +13,21 @@ import (
 // record. Its pieces are checked against the shipment as declared, its
 // MAWB or confirmed booking (found in bookings) as the store holds them:
 // a MAWB filed a moment ago counts, though the read models may not have
-// it yet.
+// it yet. They are read when the command decides, so a retry that ran
+// before, or an event without pieces, does not pay for them.
 func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus, bookings BookingsByAWB) (res Result[domain.Shipment], repeated *domain.ShipmentStatusRecorded, err error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
-	declared, err := h.declaredLoad(ctx, c.AWBNumber, bookings)
-	if err != nil {
-		return res, nil, err
-	}
-	c.TotalPieces = declared.Pieces
+	declaredRead := false
 	res, err = execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment,
 		func(s domain.Shipment) ([]domain.Event, error) {
+			if c.Pieces != nil && !declaredRead {
+				declared, err := h.declaredLoad(ctx, c.AWBNumber, bookings)
+				if err != nil {
+					return nil, err
+				}
+				c.TotalPieces, declaredRead = declared.Pieces, true
+			}
 			// The last decision counts: one on a state found stale is
 			// made again.
 			events, rep, err := domain.DecideRecordStatus(s, c, h.ref)

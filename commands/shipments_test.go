@@ -64,3 +64,36 @@ func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T
 		}
 	}
 }
+
+// The declaration is read from the store for a status event whose pieces
+// are to be checked, when it is decided: a retry that ran before answers
+// from the shipment's history, and an event without pieces needs none.
+func TestAStatusEventReadsTheDeclarationOnlyWhenItDecidesOnPieces(t *testing.T) {
+	ctx := context.Background()
+	store := &loadCounter{Store: openTestStore(t)}
+	h := New(store, 4, builtinReference())
+	airline := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	at := time.Now().UTC().Format(time.RFC3339)
+	pieces := 2
+	withPieces := domain.RecordStatus{AWBNumber: "020-12345675", EventType: "RCS", EventDate: at, Location: "FRA", Pieces: &pieces}
+	withoutPieces := domain.RecordStatus{AWBNumber: "020-12345686", EventType: "RCS", EventDate: at, Location: "FRA"}
+
+	for _, tt := range []struct {
+		name      string
+		commandID string
+		status    domain.RecordStatus
+		loads     int64 // of the shipment, its MAWB and no booking
+	}{
+		{"a status with pieces", "rcs-1", withPieces, 2},
+		{"its retry", "rcs-1", withPieces, 0},
+		{"a status without pieces", "rcs-2", withoutPieces, 1},
+	} {
+		store.loads.Store(0)
+		if _, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, tt.commandID, ""), tt.status, noBookings{}); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if n := store.loads.Load(); n != tt.loads {
+			t.Errorf("%s: %d loads, want %d", tt.name, n, tt.loads)
+		}
+	}
+}
