@@ -7,53 +7,72 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-// changes wakes the readers waiting for a change to one aggregate (a long
-// poll on its resource, Prefer: wait) when an event of it is applied, and
-// only them: a broadcast on every event would wake each of hundreds of
-// waiters thousands of times a second to find nothing changed.
+// changes wakes the readers waiting for a change to some aggregates (a
+// long poll on a resource, Prefer: wait) when an event of one of them is
+// applied, and only them: a broadcast on every event would wake each of
+// hundreds of waiters thousands of times a second to find nothing
+// changed.
 type changes struct {
 	mu      sync.Mutex
-	waiting map[domain.Aggregate]*changeSlot
+	waiting map[domain.Aggregate]map[*changeReader]struct{}
 }
 
-// changeSlot is shared by the readers waiting for one aggregate: ch is
-// closed at its next event, and readers counts those still waiting.
-type changeSlot struct {
-	ch      chan struct{}
-	readers int
+// changeReader is one reader's wait: ch is closed at the next event of
+// any of aggs, and the reader is then taken out from under all of them.
+type changeReader struct {
+	ch    chan struct{}
+	aggs  []domain.Aggregate
+	ended bool
 }
 
-// wait returns a channel closed once an event of agg is applied after
-// this call, and the function that ends the wait (call it in any case).
-func (c *changes) wait(agg domain.Aggregate) (<-chan struct{}, func()) {
+// wait returns a channel closed once an event of any of aggs is applied
+// after this call, and the function that ends the wait (call it in any
+// case).
+func (c *changes) wait(aggs ...domain.Aggregate) (<-chan struct{}, func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.waiting == nil {
-		c.waiting = map[domain.Aggregate]*changeSlot{}
+		c.waiting = map[domain.Aggregate]map[*changeReader]struct{}{}
 	}
-	slot := c.waiting[agg]
-	if slot == nil {
-		slot = &changeSlot{ch: make(chan struct{})}
-		c.waiting[agg] = slot
+	r := &changeReader{ch: make(chan struct{}), aggs: aggs}
+	for _, agg := range aggs {
+		readers := c.waiting[agg]
+		if readers == nil {
+			readers = map[*changeReader]struct{}{}
+			c.waiting[agg] = readers
+		}
+		readers[r] = struct{}{}
 	}
-	slot.readers++
-	return slot.ch, sync.OnceFunc(func() {
+	return r.ch, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		// A slot already woken has left the map; a new one may be there.
-		if slot.readers--; slot.readers == 0 && c.waiting[agg] == slot {
+		c.end(r, false)
+	}
+}
+
+// end takes r out from under each of its aggregates, closing its channel
+// if woken, once. Called with c.mu held.
+func (c *changes) end(r *changeReader, woken bool) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	if woken {
+		close(r.ch)
+	}
+	for _, agg := range r.aggs {
+		if delete(c.waiting[agg], r); len(c.waiting[agg]) == 0 {
 			delete(c.waiting, agg)
 		}
-	})
+	}
 }
 
 // applied wakes the readers waiting for agg.
 func (c *changes) applied(agg domain.Aggregate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if slot := c.waiting[agg]; slot != nil {
-		close(slot.ch)
-		delete(c.waiting, agg)
+	for r := range c.waiting[agg] {
+		c.end(r, true)
 	}
 }
 
@@ -62,9 +81,10 @@ func (c *changes) applied(agg domain.Aggregate) {
 func (c *changes) appliedMany() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for agg, slot := range c.waiting {
-		close(slot.ch)
-		delete(c.waiting, agg)
+	for _, readers := range c.waiting {
+		for r := range readers {
+			c.end(r, true)
+		}
 	}
 }
 
@@ -89,31 +109,7 @@ var movesStatus = map[string]bool{
 // read model misses no change: the event is in the models before the
 // channel closes.
 func (p *Projector) ChangeOf(agg domain.Aggregate, also ...domain.Aggregate) (changed <-chan struct{}, stop func()) {
-	if len(also) == 0 {
-		return p.changes.wait(agg)
-	}
-	// Each aggregate's waiters share a channel (see changes): one
-	// goroutine an aggregate carries its close over to this reader's.
-	woken, done := make(chan struct{}), make(chan struct{})
-	wake := sync.OnceFunc(func() { close(woken) })
-	var stops []func()
-	for _, a := range append([]domain.Aggregate{agg}, also...) {
-		ch, stop := p.changes.wait(a)
-		stops = append(stops, stop)
-		go func() {
-			select {
-			case <-ch:
-				wake()
-			case <-done:
-			}
-		}()
-	}
-	return woken, sync.OnceFunc(func() {
-		close(done)
-		for _, stop := range stops {
-			stop()
-		}
-	})
+	return p.changes.wait(append([]domain.Aggregate{agg}, also...)...)
 }
 
 // seqWaiters are the readers waiting for a sequence to be applied (each
