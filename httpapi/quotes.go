@@ -147,6 +147,8 @@ func (s *Server) handleGetQuote() handlerFunc {
 			view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
 			return view, quoteETag(version, shut), true
 		}, func() wakers {
+			// Its own look, before the wait is registered: the look
+			// above comes after, so that no change between is missed.
 			q, _, _ := s.quotes.GetVersion(who, id)
 			return s.quoteWakers(q, time.Now())
 		})

@@ -128,9 +128,9 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
 			var due <-chan time.Time
 			if !more.at.IsZero() {
-				timer := time.NewTimer(time.Until(more.at))
-				defer timer.Stop() // a timer per look: a wait looks a few times
-				due = timer.C
+				// Since Go 1.23 a timer nobody holds is collected,
+				// fired or not: no Stop is owed.
+				due = time.After(time.Until(more.at))
 			}
 			waiting, again := time.Now(), false
 			select {
