@@ -133,6 +133,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 				due = time.After(time.Until(more.at))
 			}
 			waiting, again := time.Now(), false
+			counted := s.metrics.LongPollWaiting()
 			select {
 			case <-changed:
 				again = true
@@ -141,6 +142,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 			case <-ctx.Done():
 			case <-s.stopping:
 			}
+			counted()
 			if st := stateOf(r.Context()); st != nil {
 				st.waited += time.Since(waiting) // not the server's time: out of the metrics
 			}

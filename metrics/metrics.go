@@ -30,6 +30,7 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	requestSeries   sync.Map // requestKey → requestSeries
+	longPolls       prometheus.Gauge
 	appendDuration  prometheus.Histogram
 	batchEvents     prometheus.Histogram
 	batchDuration   prometheus.Histogram
@@ -61,6 +62,10 @@ func New() *Metrics {
 			Help:    "Time from a request's arrival to the end of its answer, by route pattern and method.",
 			Buckets: latencyBuckets,
 		}, []string{"route", "method"}),
+		longPolls: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "cargo_http_long_polls_waiting",
+			Help: "Conditional GETs waiting now for their resource to change (Prefer: wait), each holding a connection.",
+		}),
 		appendDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "cargo_eventstore_append_duration_seconds",
 			Help:    "Time from a decision's hand-over to the committer until its events are stored: queueing and the write.",
@@ -99,7 +104,7 @@ func New() *Metrics {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "cargo_build_info", Help: "Always 1; its label is the version of this build of cargod.",
 		ConstLabels: prometheus.Labels{"version": version.String()}})
 	build.Set(1)
-	m.reg.MustRegister(m.requests, m.requestDuration, m.appendDuration, m.batchEvents, m.batchDuration,
+	m.reg.MustRegister(m.requests, m.requestDuration, m.longPolls, m.appendDuration, m.batchEvents, m.batchDuration,
 		m.eventsAppended, m.eventsParked, m.pullsHeld, m.deliveries, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -149,6 +154,16 @@ func (m *Metrics) Request(route, method string, code int, took time.Duration) {
 	s := series.(requestSeries)
 	s.count.Inc()
 	s.duration.Observe(took.Seconds())
+}
+
+// LongPollWaiting counts a long poll waiting for a change until the
+// function it returns is called. On a nil *Metrics it does nothing.
+func (m *Metrics) LongPollWaiting() (done func()) {
+	if m == nil {
+		return func() {}
+	}
+	m.longPolls.Inc()
+	return m.longPolls.Dec
 }
 
 // requestKey names the series of a request; requestSeries are they. The

@@ -180,3 +180,24 @@ func TestAScrapeSaysWhichBuildAnswers(t *testing.T) {
 		t.Errorf("version label %q, want %q", got, version.String())
 	}
 }
+
+// The long polls waiting are counted while they wait, and no more once
+// each is done; a nil *Metrics counts nothing, without failing.
+func TestLongPollsAreCountedWhileTheyWait(t *testing.T) {
+	m := New()
+	waiting := func() float64 {
+		t.Helper()
+		return scrape(t, m)["cargo_http_long_polls_waiting"].GetMetric()[0].GetGauge().GetValue()
+	}
+	first, second := m.LongPollWaiting(), m.LongPollWaiting()
+	if n := waiting(); n != 2 {
+		t.Errorf("%v long polls waiting, want 2", n)
+	}
+	first()
+	second()
+	if n := waiting(); n != 0 {
+		t.Errorf("%v long polls waiting once both are done, want 0", n)
+	}
+	var none *Metrics
+	none.LongPollWaiting()()
+}
