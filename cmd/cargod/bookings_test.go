@@ -420,10 +420,13 @@ func TestAQuotesETagMovesWhenItsOptionsFlightCloses(t *testing.T) {
 	}
 	waiting := make(chan response, 1)
 	go func() { waiting <- poll() }()
-	// A head start for the poll to begin its wait; one that began after
-	// the cancellation would answer at once, without Preference-Applied,
-	// which the test would report.
-	time.Sleep(time.Second)
+	// The cancellation comes once the poll waits, as the server's metrics
+	// tell (the test's server serves no other poll).
+	admin := s.demoToken(t, "demo-admin")
+	eventually(t, "the long polls waiting", func() float64 {
+		n, _ := metricValue(parseMetrics(t, s.do(t, request{method: "GET", path: "/metrics", token: admin}).body), "cargo_http_long_polls_waiting")
+		return n
+	}, func(n float64) bool { return n == 1 })
 	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight["id"].(string), token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
 		t.Fatalf("flight cancelled = %d %s", r.status, r.body)
 	}
