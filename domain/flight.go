@@ -472,8 +472,8 @@ type ChangeFlightStatus struct {
 
 // estimate reads the departure and arrival that c, a delay of f,
 // estimates (zero where it gives none), adding to p what is wrong with
-// them: a departure before the scheduled one (no delay) or more than
-// maxDelay after it, an arrival without a departure, or one not after
+// them: a departure before the scheduled one (no delay), already past,
+// or more than maxDelay after it, an arrival without a departure, or one not after
 // the departure or later than any cargo flight lasts. Another status
 // than a delay takes no estimate.
 func (c ChangeFlightStatus) estimate(p *Problems, f Flight) (departs, arrives time.Time) {
@@ -494,6 +494,11 @@ func (c ChangeFlightStatus) estimate(p *Problems, f Flight) (departs, arrives ti
 	case departs.IsZero() || f.DepartsAt.IsZero():
 	case departs.Before(f.DepartsAt):
 		p.Add("estimatedDepartsAt", CodeInvalidDate, "must not be before the scheduled departure, %s: a delay departs later", scheduled)
+	case departs.Before(c.At):
+		// It would close the flight at once, as if it had left, though
+		// it stays delayed: no shipment on board would depart.
+		p.Add("estimatedDepartsAt", CodeInvalidDate, "must not be in the past (it is %s now): a flight that has left is reported departed",
+			c.At.UTC().Format(time.RFC3339))
 	case departs.After(f.DepartsAt.Add(maxDelay)):
 		p.Add("estimatedDepartsAt", CodeInvalidDate, "must be at most %d hours after the scheduled departure, %s: a flight held longer is cancelled and flown as another",
 			int(maxDelay.Hours()), scheduled)

@@ -56,7 +56,7 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 }
 
 // A delay may estimate the flight's departure, from its scheduled one to
-// 72 hours after it, and with it its arrival, after the departure and no
+// 72 hours after it (and not already past, see below), and with it its arrival, after the departure and no
 // longer than any cargo flight lasts; both in UTC. Another status takes
 // no estimate, and a delay of a flight that cannot be delayed is a
 // conflict, estimate or not.
@@ -106,18 +106,53 @@ func TestADelayEstimatesTheFlightsDepartureAndArrival(t *testing.T) {
 	for _, tt := range tests {
 		events, err := DecideChangeFlightStatus(tt.f, ChangeFlightStatus{Status: tt.status, EstimatedDepartsAt: tt.departure,
 			EstimatedArrivesAt: tt.arrival, At: departs.Add(-time.Hour)})
-		got := fmt.Sprint(err)
-		if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
-			got = fmt.Sprintf("%s %s: %s", e.Fields[0].Code, e.Fields[0].Field, e.Fields[0].Message)
-		}
-		if err == nil && len(events) == 1 {
-			e := events[0].(FlightStatusChanged)
-			got = estimateOf(e.EstimatedDepartsAt) + " " + estimateOf(e.EstimatedArrivesAt)
-		}
-		if got != tt.want {
+		if got := statusChangeOutcome(events, err); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// A delay's estimated departure is still to come when it is reported:
+// one already past would close the flight at once, as if it had left,
+// while it stays delayed. A delay reported after the scheduled departure
+// estimates a later one.
+func TestADelaysEstimatedDepartureIsNotAlreadyPast(t *testing.T) {
+	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	delayed := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusDelayed, DepartsAt: departs}
+	tests := []struct {
+		name      string
+		departure string
+		reported  time.Time
+		want      string // as in the test above
+	}{
+		{"an estimate after the report", "2026-11-26T11:30:00Z", departs.Add(time.Hour), "2026-11-26T11:30:00Z -"},
+		{"an estimate reported at its moment", "2026-11-26T11:30:00Z", time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC), "2026-11-26T11:30:00Z -"},
+		{"an estimate already past", "2026-11-26T11:30:00Z", time.Date(2026, 11, 26, 11, 31, 0, 0, time.UTC),
+			"INVALID_DATE estimatedDepartsAt: must not be in the past (it is 2026-11-26T11:31:00Z now): a flight that has left is reported departed"},
+		{"back on schedule after the scheduled departure", "2026-11-26T08:00:00Z", departs.Add(time.Hour),
+			"INVALID_DATE estimatedDepartsAt: must not be in the past (it is 2026-11-26T09:00:00Z now): a flight that has left is reported departed"},
+	}
+	for _, tt := range tests {
+		events, err := DecideChangeFlightStatus(delayed, ChangeFlightStatus{Status: FlightStatusDelayed, EstimatedDepartsAt: tt.departure, At: tt.reported})
+		if got := statusChangeOutcome(events, err); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// statusChangeOutcome is a status change's decision as the tests of
+// estimates write it: the estimate recorded, departure and arrival ("-"
+// for none), or the first problem's code, field and message, or the
+// error.
+func statusChangeOutcome(events []Event, err error) string {
+	if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
+		return fmt.Sprintf("%s %s: %s", e.Fields[0].Code, e.Fields[0].Field, e.Fields[0].Message)
+	}
+	if err != nil || len(events) != 1 {
+		return fmt.Sprint(err)
+	}
+	e := events[0].(FlightStatusChanged)
+	return estimateOf(e.EstimatedDepartsAt) + " " + estimateOf(e.EstimatedArrivesAt)
 }
 
 // estimateOf writes an estimate as RFC 3339 in UTC, or "-" for none.
