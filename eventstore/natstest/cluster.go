@@ -6,8 +6,12 @@ package natstest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,19 +33,49 @@ type Cluster struct {
 // URL lists every node, for a client that should fail over between them.
 func (c *Cluster) URL() string { return strings.Join(c.URLs, ",") }
 
-// FreePorts returns n loopback ports free at this moment.
+// FreePorts returns n loopback ports free at this moment, for servers the
+// test starts on them later. They are drawn at random from below the
+// kernel's ephemeral range where it can tell it (Linux): a port in that
+// range, as a listener on port 0 gets, may be taken meanwhile as the
+// local port of any loopback connection, which the kernel never gives a
+// port below it. Only another test's draw could take one then.
 func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	below := ephemeralLow()
+	for len(ports) < n {
+		port := 0
+		if below > firstDrawnPort {
+			port = firstDrawnPort + rand.IntN(below-firstDrawnPort)
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
+			if port != 0 {
+				continue // taken: draw again
+			}
 			t.Fatal(err)
 		}
 		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		if port = ln.Addr().(*net.TCPAddr).Port; !slices.Contains(ports, port) {
+			ports = append(ports, port)
+		}
 	}
 	return ports
+}
+
+// firstDrawnPort is the lowest port FreePorts draws: above the well-known
+// and most registered services' ports.
+const firstDrawnPort = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range, or 0
+// where it cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	low, _ := strconv.Atoi(strings.Fields(string(b) + " 0")[0])
+	return low
 }
 
 // RefusingPort is a loopback port that refuses connections until the test
@@ -68,10 +102,9 @@ func RefusingPort(t testing.TB) int {
 
 // StartCluster starts three JetStream nodes, syncing every write, routed
 // to each other on loopback ports of their own; the test's end stops them.
-// A port found free may be taken before its node listens on it (by another
-// test's node, or as the local port of any loopback connection): a node
-// that cannot listen never takes connections, and the cluster is started
-// again on other ports.
+// A port found free may still be taken before its node listens on it (by
+// another test's draw, see FreePorts): a node that cannot listen never
+// takes connections, and the cluster is started again on other ports.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
 	for try := 1; ; try++ {

@@ -3,12 +3,14 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
-	"net"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/eventstore/natstest"
 )
 
 func TestBadCommandLinesExitWithStatus2AndSayWhy(t *testing.T) {
@@ -64,13 +66,8 @@ func TestFlagsSetTheRun(t *testing.T) {
 }
 
 func TestAServerThatDoesNotAnswerFailsTheRunWithStatus1(t *testing.T) {
-	// A port that was free a moment ago: nothing listens there.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close()
+	// A port held bound and not listening refuses for sure.
+	url := fmt.Sprintf("http://127.0.0.1:%d", natstest.RefusingPort(t))
 	var stdout, stderr strings.Builder
 	if code := Main(context.Background(), []string{"-url", url}, &stdout, &stderr); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
