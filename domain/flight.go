@@ -203,15 +203,16 @@ func (f Flight) room() (kg, m3 float64) {
 }
 
 // StatusToldTo is whether p is told of the flight's status changes (the
-// flight.status webhook), given bookings, those on the flight that p may
-// see, and to a forwarder the ids of its own bookings they concern. A
+// flight.status webhook), given bookings, which lists those on the flight
+// that p may see (asked of a forwarder alone), and to a forwarder the ids
+// of its own bookings they concern. A
 // status change goes to the flight's airline and to each forwarder with a
 // booking on it that was not rejected: one cancelled, by the forwarder or
 // by the flight's cancellation, still has cargo at the airport to rebook.
 // Nobody else hears of it, admins neither: who ships on a flight is its
 // airline's business (see LoadVisibleTo), and the timetable shows anyone
 // its status.
-func (f Flight) StatusToldTo(p Principal, bookings []Booking) (ownBookings []string, told bool) {
+func (f Flight) StatusToldTo(p Principal, bookings func() []Booking) (ownBookings []string, told bool) {
 	switch {
 	case !f.Exists():
 		return nil, false
@@ -220,7 +221,7 @@ func (f Flight) StatusToldTo(p Principal, bookings []Booking) (ownBookings []str
 	case p.Role != RoleForwarder:
 		return nil, false
 	}
-	for _, b := range bookings {
+	for _, b := range bookings() {
 		if b.OrganizationID == p.OrganizationID && b.FlightID == f.ID && b.Status != BookingStatusRejected {
 			ownBookings = append(ownBookings, b.ID)
 		}

@@ -584,7 +584,8 @@ func TestAFlightsArrivalInUTCIsItsLocalArrivalAtTheDestination(t *testing.T) {
 
 // A flight's status change is told to its airline and to the forwarders
 // with a booking on it not rejected, of the bookings they may see, and to
-// a forwarder with the ids of its own bookings alone.
+// a forwarder with the ids of its own bookings alone, which are listed
+// for a forwarder alone.
 func TestAFlightStatusIsToldToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) {
 	lh8400 := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", Status: FlightStatusCancelled}
 	booking := func(id, org, status string) Booking {
@@ -611,7 +612,11 @@ func TestAFlightStatusIsToldToItsAirlineAndTheForwardersBookedOnIt(t *testing.T)
 		{"the airline of a flight not scheduled", Flight{}, Principal{OrganizationID: "lh", Role: RoleAirline, AirlineCode: "LH"}, "not told"},
 	}
 	for _, tt := range tests {
-		ids, told := tt.f.StatusToldTo(tt.p, onIt)
+		listed := false
+		ids, told := tt.f.StatusToldTo(tt.p, func() []Booking { listed = true; return onIt })
+		if listed != (tt.p.Role == RoleForwarder) {
+			t.Errorf("%s: the bookings on the flight listed: %v, want them listed for a forwarder alone", tt.name, listed)
+		}
 		got := "not told"
 		if told {
 			got = fmt.Sprint(ids)

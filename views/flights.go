@@ -60,7 +60,7 @@ type FlightStatusJSON struct {
 // one already, as delayed, then cancelled, or delayed again.
 func (r *Renderer) renderFlightStatus(e domain.FlightStatusChanged, p domain.Principal) (any, bool) {
 	f, _ := r.Flights.Get(e.FlightID)
-	ids, told := f.StatusToldTo(p, r.Bookings.OnFlight(p, f.ID))
+	ids, told := f.StatusToldTo(p, func() []domain.Booking { return r.Bookings.OnFlight(p, f.ID) })
 	if !told {
 		return nil, false
 	}
