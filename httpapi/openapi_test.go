@@ -863,6 +863,10 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	} {
 		s.bookings.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "booking", ID: e.booking}}, e.event)
 	}
+	// The quote of the rejected booking, at version 7.
+	const pendingQuoteID = "0b7c3f55-2f0e-4d8a-8d5e-3f1b2a9c6e21"
+	s.quotes.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "quote", ID: pendingQuoteID}, Sequence: 7}, domain.QuoteRequested{QuoteID: pendingQuoteID,
+		OrganizationID: "acme", Origin: "FRA", Destination: "JFK", Pieces: 1, GrossWeightKg: 10, Commodity: domain.Commodity{Code: "GEN"}, RequestedAt: created})
 	// Flights of LH in the event store, for manifests and offloads: one
 	// flying, one cancelled.
 	lhPrincipal := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
@@ -1114,6 +1118,17 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "token as text", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
 			contentType: "text/plain", body: `grantType=password`, status: 415},
 		{name: "quotes without credential", method: "GET", path: "/api/quotes", route: "/api/quotes", status: 401},
+		{name: "quote by id", method: "GET", path: "/api/quotes?id=" + pendingQuoteID, route: "/api/quotes", header: forwarder, status: 200,
+			answer: http.Header{"ETag": {`"7"`}}},
+		{name: "quote by id at its version", method: "GET", path: "/api/quotes?id=" + pendingQuoteID, route: "/api/quotes",
+			header: with(forwarder, "If-None-Match", `"7"`), status: 304, answer: http.Header{"ETag": {`"7"`}}},
+		{name: "quote by id waited for at its version, unchanged", method: "GET", path: "/api/quotes?id=" + pendingQuoteID, route: "/api/quotes",
+			header: with(with(forwarder, "If-None-Match", `"7"`), "Prefer", "wait=1"), status: 304, answer: http.Header{"Preference-Applied": {"wait=1"}}},
+		{name: "quote by id waited for from an older version", method: "GET", path: "/api/quotes?id=" + pendingQuoteID, route: "/api/quotes",
+			header: with(with(forwarder, "If-None-Match", `"1"`), "Prefer", "wait=5"), status: 200, answer: http.Header{"Preference-Applied": nil, "ETag": {`"7"`}}},
+		{name: "quote by id that the filters leave out", method: "GET", path: "/api/quotes?status=priced&id=" + pendingQuoteID, route: "/api/quotes",
+			header: with(forwarder, "If-None-Match", `"7"`), status: 404, answer: http.Header{"ETag": nil}},
+		{name: "quotes, with no ETag", method: "GET", path: "/api/quotes", route: "/api/quotes", header: forwarder, status: 200, answer: http.Header{"ETag": nil}},
 		{name: "RFQ without credential", method: "POST", path: "/api/quotes", route: "/api/quotes",
 			contentType: "application/json", body: `{}`, status: 401},
 		{name: "quote with a bad token", method: "GET", path: "/api/quotes/q1", route: "/api/quotes/{id}",

@@ -90,18 +90,22 @@ func (s *Server) handleListQuotes() handlerFunc {
 		}
 		who := principal(r.Context())
 		if id := q.Get("id"); id != "" {
-			quote, version, ok := s.quotes.GetVersion(who, id)
-			if !ok {
-				return domain.Errorf(domain.NotFound, "no quote %s", id)
+			// The spec's way to read a quote: an ETag and long polls as
+			// GET /api/quotes/{id} has. The filters are the quote's own
+			// fields, which move its ETag when they change.
+			shown, tag, err := s.currentQuote(w, r, who, id)
+			if err != nil {
+				return err
 			}
 			// A caller that may see the quote learns why it is left out,
 			// rather than suspect the id.
-			if !f.Matches(quote) {
+			if quote := shown.quote; !f.Matches(quote) {
 				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
 					id, quote.Status, quote.Origin, quote.Destination)
 			}
-			view, _ := s.quoteViews.of(quote, version, who, s.flightClosed())
-			writeQuoteListOfOne(w, view, views.ToPaginationJSON(1, limit, 1))
+			if !notModified(w, r, tag) {
+				writeQuoteListOfOne(w, shown.view, views.ToPaginationJSON(1, limit, 1))
+			}
 			return nil
 		}
 		quotes, total := s.quotes.List(who, f, page, limit)
@@ -139,30 +143,45 @@ func (s *Server) handleGetQuote() handlerFunc {
 			}
 			return nil
 		}
-		view, tag, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() ([]byte, string, bool) {
-			q, version, ok := s.quotes.GetVersion(who, id)
-			if !ok {
-				return nil, "", false
-			}
-			view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
-			return view, quoteETag(version, shut), true
-		}, func() wakers {
-			// Its own look, before the wait is registered: the look
-			// above comes after, so that no change between is missed.
-			q, _, _ := s.quotes.GetVersion(who, id)
-			return s.quoteWakers(q, time.Now())
-		})
+		shown, tag, err := s.currentQuote(w, r, who, id)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return domain.Errorf(domain.NotFound, "no quote %s", id)
-		}
 		if !notModified(w, r, tag) {
-			writeEncoded(w, http.StatusOK, view)
+			writeEncoded(w, http.StatusOK, shown.view)
 		}
 		return nil
 	}
+}
+
+// shownQuote is a quote and its JSON as a reader sees it (quoteViews).
+type shownQuote struct {
+	quote domain.Quote
+	view  []byte
+}
+
+// currentQuote is the quote id as who sees it now, with its ETag
+// (quoteETag), or after the long poll the request asks for (current),
+// which its options' flights wake too (quoteWakers); not found if who may
+// not see it.
+func (s *Server) currentQuote(w http.ResponseWriter, r *http.Request, who domain.Principal, id string) (shownQuote, string, error) {
+	shown, tag, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() (shownQuote, string, bool) {
+		q, version, ok := s.quotes.GetVersion(who, id)
+		if !ok {
+			return shownQuote{}, "", false
+		}
+		view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
+		return shownQuote{quote: q, view: view}, quoteETag(version, shut), true
+	}, func() wakers {
+		// Its own look, before the wait is registered: the look above
+		// comes after, so that no change between is missed.
+		q, _, _ := s.quotes.GetVersion(who, id)
+		return s.quoteWakers(q, time.Now())
+	})
+	if err == nil && !ok {
+		err = domain.Errorf(domain.NotFound, "no quote %s", id)
+	}
+	return shown, tag, err
 }
 
 // quoteETag is the ETag of a quote at version whose options' flights

@@ -396,6 +396,40 @@ func TestAQuoteAskedForByIDThatTheFiltersLeaveOutIsSaidToBeLeftOutRatherThanMiss
 	}
 }
 
+// A forwarder reads its quote the spec's way, GET /api/quotes?id=, and
+// waits for it to be priced with a long poll: the ETag of its RFQ's 201
+// and Prefer: wait answer the quote priced, under a new ETag, with which
+// the next conditional read is 304.
+func TestAForwarderWaitsForItsQuoteToBePricedWithALongPollOnTheSpecsQuery(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	created := s.mustCreate(t, fwd, "/api/quotes", rfq())
+	var q struct{ ID, Status string }
+	created.json(t, &q)
+	path := "/api/quotes?id=" + q.ID
+	asked := created.header.Get("ETag")
+	if asked == "" {
+		t.Fatal("the RFQ's 201 has no ETag")
+	}
+	r := s.do(t, request{method: "GET", path: path, token: fwd, header: map[string]string{"If-None-Match": asked, "Prefer": "wait=30"}})
+	var l struct{ Quotes []struct{ ID, Status string } }
+	if r.status != http.StatusOK {
+		t.Fatalf("GET %s with the 201's ETag %s and a wait = %d %s, want 200 once priced", path, asked, r.status, r.body)
+	}
+	if r.json(t, &l); len(l.Quotes) != 1 || l.Quotes[0].ID != q.ID || l.Quotes[0].Status != "priced" {
+		t.Fatalf("GET %s after the wait = %s, want the quote priced", path, r.body)
+	}
+	tag := r.header.Get("ETag")
+	if tag == "" || tag == asked {
+		t.Fatalf("the priced quote's ETag is %q, want a new one (the 201's was %s)", tag, asked)
+	}
+	if again := s.do(t, request{method: "GET", path: path, token: fwd, header: map[string]string{"If-None-Match": tag}}); again.status != http.StatusNotModified ||
+		again.header.Get("ETag") != tag {
+		t.Errorf("GET %s with the priced quote's ETag = %d, ETag %q, want 304 with %s", path, again.status, again.header.Get("ETag"), tag)
+	}
+}
+
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
