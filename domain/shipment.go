@@ -64,8 +64,10 @@ const (
 // OpenAPI document's pattern says: RFC 3339 with a fraction of a second
 // of at most nine digits (nanoseconds, the finest a time holds).
 // time.Parse takes a fraction of any length, after a comma too, and a
-// one-digit hour.
-var dateTimePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$`)
+// one-digit hour, and an offset of up to 99:99 (+24:00 is read as a day
+// ahead, +00:60 as an hour), where RFC 3339 has hours to 23 and minutes
+// to 59.
+var dateTimePattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
 
 // DateTimeShape says what a date-time a client sends must be, for the
 // message that refuses one.

@@ -333,3 +333,35 @@ func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *te
 		})
 	}
 }
+
+// A date-time is RFC 3339 as the OpenAPI document's pattern says: a
+// fraction of at most nine digits, and an offset of hours to 23 and
+// minutes to 59 (time.Parse reads +24:00 as a day ahead and +00:60 as an
+// hour: a typing error stored as another moment).
+func TestADateTimeIsRFC3339WithAnOffsetOfHoursTo23AndMinutesTo59(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  string // in UTC, or "" for refused
+	}{
+		{"2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z"},
+		{"2026-11-29T10:00:00.123456789Z", "2026-11-29T10:00:00.123456789Z"},
+		{"2026-11-29T10:00:00+01:00", "2026-11-29T09:00:00Z"},
+		{"2026-11-29T10:00:00-23:59", "2026-11-30T09:59:00Z"},
+		{"2026-11-29T10:00:00+14:00", "2026-11-28T20:00:00Z"},
+		{"2026-11-29T10:00:00+24:00", ""},
+		{"2026-11-29T10:00:00+00:60", ""},
+		{"2026-11-29T10:00:00-99:99", ""},
+		{"2026-11-29T10:00:60Z", ""},
+		{"2026-11-29T10:00:00.1234567891Z", ""},
+		{"2026-11-29t10:00:00z", ""},
+		{"2026-11-29T10:00:00", ""},
+	} {
+		got := ""
+		if at, ok := ParseDateTime(tt.value); ok {
+			got = at.UTC().Format(time.RFC3339Nano)
+		}
+		if got != tt.want {
+			t.Errorf("ParseDateTime(%q) = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+}
