@@ -1128,6 +1128,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 			header: with(with(forwarder, "If-None-Match", `"1"`), "Prefer", "wait=5"), status: 200, answer: http.Header{"Preference-Applied": nil, "ETag": {`"7"`}}},
 		{name: "quote by id that the filters leave out", method: "GET", path: "/api/quotes?status=priced&id=" + pendingQuoteID, route: "/api/quotes",
 			header: with(forwarder, "If-None-Match", `"7"`), status: 404, answer: http.Header{"ETag": nil}},
+		// At once, not after the wait.
+		{name: "quote by id that the filters leave out, waited for", method: "GET", path: "/api/quotes?status=priced&id=" + pendingQuoteID, route: "/api/quotes",
+			header: with(with(forwarder, "If-None-Match", `"7"`), "Prefer", "wait=30"), status: 404, answer: http.Header{"ETag": nil, "Preference-Applied": nil}},
 		{name: "quotes, with no ETag", method: "GET", path: "/api/quotes", route: "/api/quotes", header: forwarder, status: 200, answer: http.Header{"ETag": nil}},
 		{name: "RFQ without credential", method: "POST", path: "/api/quotes", route: "/api/quotes",
 			contentType: "application/json", body: `{}`, status: 401},

@@ -90,6 +90,17 @@ func (s *Server) handleListQuotes() handlerFunc {
 		}
 		who := principal(r.Context())
 		if id := q.Get("id"); id != "" {
+			// A caller that may see the quote learns why it is left out,
+			// rather than suspect the id.
+			leftOut := func(quote domain.Quote) error {
+				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
+					id, quote.Status, quote.Origin, quote.Destination)
+			}
+			// Left out now, it is answered so at once, not after a long
+			// poll's wait.
+			if quote, _, ok := s.quotes.GetVersion(who, id); ok && !f.Matches(quote) {
+				return leftOut(quote)
+			}
 			// The spec's way to read a quote: an ETag and long polls as
 			// GET /api/quotes/{id} has. The filters are the quote's own
 			// fields, which move its ETag when they change.
@@ -97,11 +108,8 @@ func (s *Server) handleListQuotes() handlerFunc {
 			if err != nil {
 				return err
 			}
-			// A caller that may see the quote learns why it is left out,
-			// rather than suspect the id.
-			if quote := shown.quote; !f.Matches(quote) {
-				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
-					id, quote.Status, quote.Origin, quote.Destination)
+			if !f.Matches(shown.quote) {
+				return leftOut(shown.quote)
 			}
 			if !notModified(w, r, tag) {
 				writeQuoteListOfOne(w, shown.view, views.ToPaginationJSON(1, limit, 1))
