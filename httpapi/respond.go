@@ -745,7 +745,7 @@ func flightIDParam(q url.Values, p *domain.Problems) string {
 func idsParam(q url.Values, p *domain.Problems, name string, maxIDs int) []string {
 	ids := q[name]
 	if len(ids) > maxIDs {
-		p.Add(name, domain.CodeInvalidRange, "at most %d ids, the parameter repeated; got %d", maxIDs, len(ids))
+		p.Add(name, domain.CodeTooMany, "at most %d ids, the parameter repeated; got %d", maxIDs, len(ids))
 		return nil
 	}
 	for _, id := range ids {

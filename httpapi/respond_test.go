@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -552,5 +553,33 @@ func TestABodyRefusedForItsTypeIsToldTheTypeItCameWith(t *testing.T) {
 				t.Errorf("= %v, want %s saying %q", err, codeUnsupportedMedia, tt.says)
 			}
 		})
+	}
+}
+
+// A filter of ids, the parameter repeated, takes at most its number of
+// ids (more is TOO_MANY, as for any list), each one that can be an id.
+func TestAFilterOfIdsTakesAtMostItsNumberOfIds(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		query string
+		want  string // the ids read, or the field and code refused
+	}{
+		{"two ids", "eventId=e1&eventId=e2", "[e1 e2]"},
+		{"none", "", "[]"},
+		{"three, one more than allowed", "eventId=e1&eventId=e2&eventId=e3", "eventId TOO_MANY"},
+		{"one that is no id", "eventId=e1&eventId=e%202", "eventId INVALID_FORMAT"},
+	} {
+		q, err := url.ParseQuery(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p domain.Problems
+		got := fmt.Sprint(idsParam(q, &p, "eventId", 2))
+		if e, ok := errors.AsType[*domain.Error](p.Err()); ok {
+			got = e.Fields[0].Field + " " + string(e.Fields[0].Code)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
