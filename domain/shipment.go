@@ -325,9 +325,10 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	e := ShipmentStatusRecorded{AWBNumber: c.AWBNumber, StatusEventID: c.StatusEventID, Notes: c.Notes, RecordedAt: c.At,
 		Location: strings.ToUpper(strings.TrimSpace(c.Location)), Pieces: c.Pieces, Weight: c.Weight}
 	code, qualifier := SplitEventType(c.EventType)
+	qualifiedIn := "eventType" // the field a problem of the qualifier is told on: the one that sent it
 	switch field := strings.ToUpper(strings.TrimSpace(c.DiscrepancyCode)); {
 	case qualifier == "":
-		qualifier = field
+		qualifier, qualifiedIn = field, "discrepancyCode"
 	case field != "" && field != qualifier:
 		p.Add("discrepancyCode", CodeMismatch, "is %s, but eventType says %s", field, qualifier)
 	}
@@ -337,10 +338,12 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 		p.Add("eventType", CodeRequired, "is required")
 	case !KnownStatus(code, ""):
 		p.Add("eventType", CodeInvalidEventType, "%q is not an IATA status code (RCS, MAN, DEP, ARR, DLV, DIS, …)", code)
-	case code == "DIS" && discrepancyCodes[qualifier] == "":
+	case code == "DIS" && qualifier == "":
 		p.Add("discrepancyCode", CodeInvalidEventType, "a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)")
+	case code == "DIS" && discrepancyCodes[qualifier] == "":
+		p.Add(qualifiedIn, CodeInvalidEventType, "%q is no discrepancy code of a DIS event (OFLD, MSCA, FDCA, …)", qualifier)
 	case code != "DIS" && qualifier != "":
-		p.Add("discrepancyCode", CodeInvalidEventType, "only a DIS event takes a discrepancy code")
+		p.Add(qualifiedIn, CodeInvalidEventType, "only a DIS event takes a discrepancy code")
 	}
 	checkAirport(&p, "location", e.Location)
 	checkKnownAirport(&p, ref, "location", e.Location)

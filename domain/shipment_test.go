@@ -27,7 +27,7 @@ func TestDecideRecordStatus(t *testing.T) {
 		{"no type", func(c *RecordStatus) { c.EventType = " " }, "REQUIRED eventType"},
 		{"unknown type", func(c *RecordStatus) { c.EventType = "LOST" }, "INVALID_EVENT_TYPE eventType"},
 		{"discrepancy without code", func(c *RecordStatus) { c.EventType = "DIS" }, "INVALID_EVENT_TYPE discrepancyCode"},
-		{"discrepancy with unknown code", func(c *RecordStatus) { c.EventType = "DIS/LOST" }, "INVALID_EVENT_TYPE discrepancyCode"},
+		{"discrepancy with unknown code", func(c *RecordStatus) { c.EventType = "DIS/LOST" }, "INVALID_EVENT_TYPE eventType"},
 		{"qualifier on arrival", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "ARR", "OFLD" }, "INVALID_EVENT_TYPE discrepancyCode"},
 		{"no location", func(c *RecordStatus) { c.Location = "" }, "REQUIRED location"},
 		{"location not a code", func(c *RecordStatus) { c.Location = "Frankfurt" }, "INVALID_FORMAT location"},
@@ -63,6 +63,35 @@ func TestDecideRecordStatus(t *testing.T) {
 		e := events[0].(ShipmentStatusRecorded)
 		if e.XFSUCode() != tt.want || e.Location != "FRA" || e.EventDate.Location() != time.UTC {
 			t.Errorf("%s = %+v, want %s", tt.name, e, tt.want)
+		}
+	}
+}
+
+// A discrepancy code missing, unknown or on another status than DIS is
+// told on the field that sent it (eventType as DIS/LOST, or
+// discrepancyCode), and an unknown one by name.
+func TestADiscrepancyCodesProblemIsToldOnTheFieldThatSentIt(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		eventType, discrepancyCode string
+		want                       string // the first problem's field and message
+	}{
+		{"DIS", "", "discrepancyCode: a DIS event needs a discrepancy code (OFLD, MSCA, FDCA, …)"},
+		{"DIS/XXXX", "", `eventType: "XXXX" is no discrepancy code of a DIS event (OFLD, MSCA, FDCA, …)`},
+		{"DIS/OFLD/MSCA", "", `eventType: "OFLD/MSCA" is no discrepancy code of a DIS event (OFLD, MSCA, FDCA, …)`},
+		{"DIS", "abcd", `discrepancyCode: "ABCD" is no discrepancy code of a DIS event (OFLD, MSCA, FDCA, …)`},
+		{"ARR/OFLD", "", "eventType: only a DIS event takes a discrepancy code"},
+		{"ARR", "OFLD", "discrepancyCode: only a DIS event takes a discrepancy code"},
+	} {
+		c := RecordStatus{AWBNumber: "020-00000011", EventType: tt.eventType, DiscrepancyCode: tt.discrepancyCode,
+			EventDate: "2026-11-25T10:00:00Z", Location: "FRA", At: at}
+		_, _, err := DecideRecordStatus(Shipment{}, c, knownAirports{})
+		got := fmt.Sprint(err)
+		if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
+			got = e.Fields[0].Field + ": " + e.Fields[0].Message
+		}
+		if got != tt.want {
+			t.Errorf("%s %s: %s, want %s", tt.eventType, tt.discrepancyCode, got, tt.want)
 		}
 	}
 }
