@@ -98,8 +98,10 @@ func (s *Server) handleListQuotes() handlerFunc {
 			}
 			// Left out now, it is answered so at once, not after a long
 			// poll's wait.
-			if quote, _, ok := s.quotes.GetVersion(who, id); ok && !f.Matches(quote) {
-				return leftOut(quote)
+			if f != (projections.QuoteFilter{}) {
+				if quote, _, ok := s.quotes.GetVersion(who, id); ok && !f.Matches(quote) {
+					return leftOut(quote)
+				}
 			}
 			// The spec's way to read a quote: an ETag and long polls as
 			// GET /api/quotes/{id} has. The filters are the quote's own
