@@ -540,7 +540,11 @@ func DecideChangeFlightStatus(f Flight, c ChangeFlightStatus) ([]Event, error) {
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	if c.Status == f.Status && c.Status != FlightStatusDelayed {
+	// A report of the status on record changes nothing, and tells
+	// nobody again: a delay only if its estimate is the one on record
+	// (airline systems send their messages again).
+	if c.Status == f.Status && (c.Status != FlightStatusDelayed ||
+		departs.Equal(f.EstimatedDepartsAt) && arrives.Equal(f.EstimatedArrivesAt)) {
 		return nil, nil
 	}
 	if !slices.Contains(flightTransitions[f.Status], c.Status) {

@@ -21,7 +21,7 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 		want string // the status recorded, "" for no change, or the error's code
 	}{
 		{"delayed", flight(FlightStatusScheduled), FlightStatusDelayed, departs.Add(-time.Hour), FlightStatusDelayed},
-		{"delayed again", flight(FlightStatusDelayed), FlightStatusDelayed, departs, FlightStatusDelayed},
+		{"delayed again, as on record", flight(FlightStatusDelayed), FlightStatusDelayed, departs, ""},
 		{"departed on time", flight(FlightStatusScheduled), FlightStatusDeparted, departs, FlightStatusDeparted},
 		{"departed late", flight(FlightStatusDelayed), FlightStatusDeparted, departs.Add(5 * time.Hour), FlightStatusDeparted},
 		{"departed early", flight(FlightStatusScheduled), FlightStatusDeparted, departs.Add(-12 * time.Hour), FlightStatusDeparted},
@@ -77,6 +77,14 @@ func TestADelayEstimatesTheFlightsDepartureAndArrival(t *testing.T) {
 		{"a delay without an estimate", scheduled, FlightStatusDelayed, "", "", "- -"},
 		{"another delay, back on schedule", Flight{ID: scheduled.ID, Status: FlightStatusDelayed, DepartsAt: departs},
 			FlightStatusDelayed, "2026-11-26T08:00:00Z", "", "2026-11-26T08:00:00Z -"},
+		{"the same delay reported again", Flight{ID: scheduled.ID, Status: FlightStatusDelayed, DepartsAt: departs,
+			EstimatedDepartsAt: time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC), EstimatedArrivesAt: time.Date(2026, 11, 26, 20, 0, 0, 0, time.UTC)},
+			FlightStatusDelayed, "2026-11-26T12:30:00+01:00", "2026-11-26T20:00:00Z", "no change"},
+		{"a delay reported again with another arrival", Flight{ID: scheduled.ID, Status: FlightStatusDelayed, DepartsAt: departs,
+			EstimatedDepartsAt: time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC), EstimatedArrivesAt: time.Date(2026, 11, 26, 20, 0, 0, 0, time.UTC)},
+			FlightStatusDelayed, "2026-11-26T11:30:00Z", "2026-11-26T20:30:00Z", "2026-11-26T11:30:00Z 2026-11-26T20:30:00Z"},
+		{"a delay reported again without its estimate", Flight{ID: scheduled.ID, Status: FlightStatusDelayed, DepartsAt: departs,
+			EstimatedDepartsAt: time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC)}, FlightStatusDelayed, "", "", "- -"},
 		{"a delay of 72 hours", scheduled, FlightStatusDelayed, "2026-11-29T08:00:00Z", "", "2026-11-29T08:00:00Z -"},
 		{"a delay of 72 hours and a minute", scheduled, FlightStatusDelayed, "2026-11-29T08:01:00Z", "",
 			"INVALID_DATE estimatedDepartsAt: must be at most 72 hours after the scheduled departure, 2026-11-26T08:00:00Z: a flight held longer is cancelled and flown as another"},
@@ -142,11 +150,14 @@ func TestADelaysEstimatedDepartureIsNotAlreadyPast(t *testing.T) {
 
 // statusChangeOutcome is a status change's decision as the tests of
 // estimates write it: the estimate recorded, departure and arrival ("-"
-// for none), or the first problem's code, field and message, or the
-// error.
+// for none), "no change", or the first problem's code, field and
+// message, or the error.
 func statusChangeOutcome(events []Event, err error) string {
 	if e, ok := err.(*Error); ok && len(e.Fields) > 0 {
 		return fmt.Sprintf("%s %s: %s", e.Fields[0].Code, e.Fields[0].Field, e.Fields[0].Message)
+	}
+	if err == nil && len(events) == 0 {
+		return "no change"
 	}
 	if err != nil || len(events) != 1 {
 		return fmt.Sprint(err)
