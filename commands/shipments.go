@@ -22,11 +22,11 @@ func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.Rec
 	res, err = execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment,
 		func(s domain.Shipment) ([]domain.Event, error) {
 			if c.Pieces != nil && !declaredRead {
-				declared, err := h.declaredLoad(ctx, c.AWBNumber, bookings)
+				declared, err := h.declared(ctx, c.AWBNumber, bookings)
 				if err != nil {
 					return nil, err
 				}
-				c.TotalPieces, declaredRead = declared.Pieces, true
+				c.Declared, declaredRead = declared, true
 			}
 			// The last decision counts: one on a state found stale is
 			// made again.
@@ -42,20 +42,20 @@ func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.Rec
 	return res, repeated, nil
 }
 
-// declaredLoad is the shipment of an AWB number as declared
-// (domain.DeclaredLoad), from its MAWB and its booking as stored.
-func (h *Handler) declaredLoad(ctx context.Context, awb string, bookings BookingsByAWB) (domain.Load, error) {
+// declared is the shipment of an AWB number as declared
+// (domain.Declared), from its MAWB and its booking as stored.
+func (h *Handler) declared(ctx context.Context, awb string, bookings BookingsByAWB) (domain.Declaration, error) {
 	w, _, _, err := load(ctx, h, waybillAggregate(awb), domain.EvolveWaybills, "", loadFresh)
 	if err != nil {
-		return domain.Load{}, err
+		return domain.Declaration{}, err
 	}
 	var b domain.Booking
 	if indexed, ok := bookings.ByAWB(awb); ok {
 		if b, _, _, err = load(ctx, h, bookingAggregate(indexed.ID), domain.EvolveBooking, "", loadFresh); err != nil {
-			return domain.Load{}, err
+			return domain.Declaration{}, err
 		}
 	}
-	return domain.DeclaredLoad(awb, b, w.MAWB), nil
+	return domain.Declared(awb, b, w.MAWB), nil
 }
 
 func shipmentAggregate(awb string) domain.Aggregate {

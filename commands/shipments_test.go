@@ -45,17 +45,18 @@ func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T
 		awb      string
 		bookings BookingsByAWB
 		pieces   int
-		want     string // the field code refused, "" for recorded
+		want     string // the field code refused and its message, "" for recorded
 	}{
 		{"all of a MAWB the read models do not know yet", withMAWB, noBookings{}, 5, ""},
-		{"more than that MAWB declares", withMAWB, noBookings{}, 6, "EXCEEDS_SHIPMENT"},
+		{"more than that MAWB declares", withMAWB, noBookings{}, 6,
+			"EXCEEDS_SHIPMENT 020-12345675 has 5 pieces as declared by its MAWB: a status event reports at most all of them"},
 		{"more than a booking cancelled since declared", cancelled, stale, 3, ""},
 	} {
 		status := domain.RecordStatus{AWBNumber: tt.awb, EventType: "RCS", EventDate: at.Format(time.RFC3339), Location: "FRA", Pieces: &tt.pieces}
 		_, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, "", ""), status, tt.bookings)
 		var got string
 		if e, ok := errors.AsType[*domain.Error](err); ok && len(e.Fields) > 0 {
-			got = string(e.Fields[0].Code)
+			got = string(e.Fields[0].Code) + " " + e.Fields[0].Message
 		} else if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -114,7 +114,7 @@ type ManifestFacts struct {
 // there): freight on hand the airline moves to this flight. Its load is
 // as declared (DeclaredLoad).
 func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
-	c := ManifestCandidate{Load: DeclaredLoad(awb.AWBNumber, awb.Booking, awb.MAWB)}
+	c := ManifestCandidate{Load: Declared(awb.AWBNumber, awb.Booking, awb.MAWB).Load}
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
 	if b := awb.Booking; b.Status == BookingStatusConfirmed {
 		c.Known = b.FlightID == flight.ID || (own && awb.BookedFlight.Origin == flight.Origin)

@@ -19,17 +19,25 @@ const (
 	CodeExceedsShipment FieldCode = "EXCEEDS_SHIPMENT"
 )
 
-// DeclaredLoad is a shipment of a (canonical) AWB number as its
-// declaration of record has it: its MAWB (nil when none), else its
-// booking if confirmed; of no pieces when it has neither.
-func DeclaredLoad(awb string, b Booking, mawb *MAWBCreated) Load {
+// Declaration is a shipment as its declaration of record has it (see
+// Declared), and which declaration that is, as a message names it ("its
+// MAWB"), "" for none.
+type Declaration struct {
+	Load
+	By string
+}
+
+// Declared is a shipment of a (canonical) AWB number as its declaration
+// of record has it: its MAWB (nil when none), else its booking if
+// confirmed; of no pieces when it has neither.
+func Declared(awb string, b Booking, mawb *MAWBCreated) Declaration {
 	switch {
 	case mawb != nil:
-		return Load{AWBNumber: awb, Pieces: mawb.Pieces, WeightKg: mawb.WeightKg, VolumeM3: mawb.VolumeM3}
+		return Declaration{Load{AWBNumber: awb, Pieces: mawb.Pieces, WeightKg: mawb.WeightKg, VolumeM3: mawb.VolumeM3}, "its MAWB"}
 	case b.Status == BookingStatusConfirmed:
-		return Load{AWBNumber: awb, Pieces: b.Pieces, WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}
+		return Declaration{Load{AWBNumber: awb, Pieces: b.Pieces, WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, "its confirmed booking"}
 	}
-	return Load{AWBNumber: awb}
+	return Declaration{Load: Load{AWBNumber: awb}}
 }
 
 // statusCodes are the IATA shipment status codes (Cargo-XML XFSU), and
@@ -311,10 +319,10 @@ type RecordStatus struct {
 	Pieces          *int
 	Weight          *float64
 	Notes           string
-	// TotalPieces are the shipment's pieces as declared (DeclaredLoad),
-	// 0 when the service knows no declaration.
-	TotalPieces int
-	At          time.Time
+	// Declared is the shipment as declared (see Declared), of no pieces
+	// when the service knows no declaration.
+	Declared Declaration
+	At       time.Time
 }
 
 // DecideRecordStatus validates a status event and records it, unless it
@@ -357,7 +365,7 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 	case c.Pieces == nil:
 	case *c.Pieces < 0 || *c.Pieces > maxPieces:
 		p.Add("pieces", CodeInvalidRange, "must be 0 to %d", maxPieces)
-	case c.TotalPieces > 0 && *c.Pieces > c.TotalPieces:
+	case c.Declared.Pieces > 0 && *c.Pieces > c.Declared.Pieces:
 		// A status reports what happened to the shipment or a part of
 		// it: more pieces than it has is a typing error, which the
 		// timeline and the shipment's reported pieces would keep. A
@@ -365,8 +373,8 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 		// record, as a retry of it must be, even if the declaration has
 		// shrunk since it was recorded.
 		if !repeats {
-			p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared (its MAWB, else its booking): a status event reports at most all of them",
-				c.AWBNumber, c.TotalPieces)
+			p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared by %s: a status event reports at most all of them",
+				c.AWBNumber, c.Declared.Pieces, c.Declared.By)
 		}
 	}
 	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {

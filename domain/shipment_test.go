@@ -45,8 +45,8 @@ func TestDecideRecordStatus(t *testing.T) {
 		{"qualifier and code agree", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "DIS/OFLD", "ofld" }, "DIS_OFLD"},
 		{"negative pieces", func(c *RecordStatus) { c.Pieces = new(-1) }, "INVALID_RANGE pieces"},
 		{"negative weight", func(c *RecordStatus) { c.Weight = new(-0.5) }, "INVALID_RANGE weight"},
-		{"all the pieces the shipment has", func(c *RecordStatus) { c.Pieces, c.TotalPieces = new(2), 2 }, "RCS"},
-		{"more pieces than the shipment has", func(c *RecordStatus) { c.EventType, c.Pieces, c.TotalPieces = "NFD", new(5), 2 }, "EXCEEDS_SHIPMENT pieces"},
+		{"all the pieces the shipment has", func(c *RecordStatus) { c.Pieces, c.Declared.Pieces = new(2), 2 }, "RCS"},
+		{"more pieces than the shipment has", func(c *RecordStatus) { c.EventType, c.Pieces, c.Declared.Pieces = "NFD", new(5), 2 }, "EXCEEDS_SHIPMENT pieces"},
 		{"any pieces of a shipment of no known size", func(c *RecordStatus) { c.Pieces = new(5) }, "RCS"},
 		{"notes too long", func(c *RecordStatus) { c.Notes = strings.Repeat("x", 2001) }, "TOO_LONG notes"},
 	}
@@ -98,7 +98,8 @@ func TestADiscrepancyCodesProblemIsToldOnTheFieldThatSentIt(t *testing.T) {
 
 // A shipment is as its air waybill declares it, else as its confirmed
 // booking does; a booking cancelled or not yet confirmed declares nothing.
-func TestDeclaredLoad(t *testing.T) {
+// A message names which declared it.
+func TestDeclared(t *testing.T) {
 	booking := func(status string) Booking {
 		return Booking{Status: status, Pieces: 3, WeightKg: 300, VolumeM3: 1.5}
 	}
@@ -107,15 +108,15 @@ func TestDeclaredLoad(t *testing.T) {
 		name    string
 		booking Booking
 		mawb    *MAWBCreated
-		want    Load
+		want    Declaration
 	}{
-		{"the MAWB over the booking", booking(BookingStatusConfirmed), mawb, Load{"020-00000011", 2, 250, 1}},
-		{"the MAWB alone", Booking{}, mawb, Load{"020-00000011", 2, 250, 1}},
-		{"the confirmed booking", booking(BookingStatusConfirmed), nil, Load{"020-00000011", 3, 300, 1.5}},
-		{"a cancelled booking declares nothing", booking(BookingStatusCancelled), nil, Load{AWBNumber: "020-00000011"}},
-		{"nothing", Booking{}, nil, Load{AWBNumber: "020-00000011"}},
+		{"the MAWB over the booking", booking(BookingStatusConfirmed), mawb, Declaration{Load{"020-00000011", 2, 250, 1}, "its MAWB"}},
+		{"the MAWB alone", Booking{}, mawb, Declaration{Load{"020-00000011", 2, 250, 1}, "its MAWB"}},
+		{"the confirmed booking", booking(BookingStatusConfirmed), nil, Declaration{Load{"020-00000011", 3, 300, 1.5}, "its confirmed booking"}},
+		{"a cancelled booking declares nothing", booking(BookingStatusCancelled), nil, Declaration{Load: Load{AWBNumber: "020-00000011"}}},
+		{"nothing", Booking{}, nil, Declaration{Load: Load{AWBNumber: "020-00000011"}}},
 	} {
-		if got := DeclaredLoad("020-00000011", tt.booking, tt.mawb); got != tt.want {
+		if got := Declared("020-00000011", tt.booking, tt.mawb); got != tt.want {
 			t.Errorf("%s = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -320,7 +321,7 @@ func TestADepartureOrArrivalReportedByTheFlightAndTheAirlineIsRecordedOnce(t *te
 		{"the airline's DEP after the flight's departure is answered by it though it names more pieces than are declared since",
 			[]any{man("F1"), flown("DEP", "FRA", "F1"), func() RecordStatus {
 				dep := posted("DEP", "FRA")
-				dep.Pieces, dep.TotalPieces = new(5), 2
+				dep.Pieces, dep.Declared.Pieces = new(5), 2
 				return dep
 			}()}, "MAN/manifest DEP/flight"},
 		{"a DEP at another airport is another departure",

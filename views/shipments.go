@@ -121,7 +121,7 @@ func ToShipmentJSON(s Shipment) ShipmentJSON {
 	}
 	// The declaration the status events' pieces are checked against: a
 	// booking cancelled since declares nothing.
-	if d := domain.DeclaredLoad(s.AWBNumber, booking, s.Waybills.MAWB); d.Pieces > 0 {
+	if d := domain.Declared(s.AWBNumber, booking, s.Waybills.MAWB); d.Pieces > 0 {
 		out.Declared = CargoJSON{Pieces: &d.Pieces, Weight: &d.WeightKg}
 	}
 	for _, h := range s.Waybills.HAWBs {

@@ -8,7 +8,7 @@ import (
 )
 
 // A shipment shows as declared what its status events' pieces are
-// checked against (domain.DeclaredLoad): its MAWB, else its booking while
+// checked against (domain.Declared): its MAWB, else its booking while
 // confirmed.
 func TestAShipmentShowsAsDeclaredItsMAWBElseItsConfirmedBooking(t *testing.T) {
 	const awb = "020-81140743"
