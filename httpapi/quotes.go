@@ -68,8 +68,9 @@ func (s *Server) handleCreateQuote() handlerFunc {
 }
 
 // handleListQuotes lists the quotes the caller may see. With id it
-// returns that one quote, in the same list shape. As the spec says, a
-// query that matches nothing is answered not_found.
+// returns that one quote, in the same list shape, with its ETag and long
+// poll (currentQuote). As the spec says, a query that matches nothing is
+// answered not_found.
 func (s *Server) handleListQuotes() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
