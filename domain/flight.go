@@ -85,6 +85,10 @@ type Flight struct {
 	// its latest status change was no delay (see EvolveFlight).
 	EstimatedDepartsAt time.Time
 	EstimatedArrivesAt time.Time
+	// DepartedAt and ArrivedAt (UTC) are when the airline reported the
+	// flight departed and arrived, zero before.
+	DepartedAt time.Time
+	ArrivedAt  time.Time
 }
 
 // ArrivesAt is the flight's scheduled arrival, in UTC, read from its
@@ -606,6 +610,14 @@ func EvolveFlight(f Flight, e Event) Flight {
 		// one withdraws the last, and a flight departed, arrived or
 		// cancelled is delayed no more.
 		f.EstimatedDepartsAt, f.EstimatedArrivesAt = e.EstimatedDepartsAt, e.EstimatedArrivesAt
+		switch e.Status {
+		case FlightStatusDeparted:
+			// Not arrived yet: a flight.status webhook of the departure
+			// shows the flight as it was then, whenever it is sent.
+			f.DepartedAt, f.ArrivedAt = e.ChangedAt, time.Time{}
+		case FlightStatusArrived:
+			f.ArrivedAt = e.ChangedAt
+		}
 		if e.Status == FlightStatusCancelled {
 			// A cancelled flight carries nothing: its cargo is offloaded
 			// (see FlightChangeStatuses, which reads Loaded, kept as who

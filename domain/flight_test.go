@@ -163,11 +163,12 @@ func statusChangeOutcome(events []Event, err error) string {
 		return fmt.Sprint(err)
 	}
 	e := events[0].(FlightStatusChanged)
-	return estimateOf(e.EstimatedDepartsAt) + " " + estimateOf(e.EstimatedArrivesAt)
+	return timeOrDash(e.EstimatedDepartsAt) + " " + timeOrDash(e.EstimatedArrivesAt)
 }
 
-// estimateOf writes an estimate as RFC 3339 in UTC, or "-" for none.
-func estimateOf(t time.Time) string {
+// timeOrDash writes a time (an estimate, a report) as RFC 3339 in UTC,
+// or "-" for none.
+func timeOrDash(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
@@ -203,13 +204,40 @@ func TestAFlightShowsTheEstimateOfItsLatestDelay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := given(EvolveFlight, tt.history...)
-		if got := estimateOf(f.EstimatedDepartsAt) + " " + estimateOf(f.EstimatedArrivesAt); got != tt.want {
+		if got := timeOrDash(f.EstimatedDepartsAt) + " " + timeOrDash(f.EstimatedArrivesAt); got != tt.want {
 			t.Errorf("%s: the flight estimates %s, want %s", tt.name, got, tt.want)
 		}
 	}
 	// Stored, a change without an estimate carries none, as stored before.
 	if b, _ := json.Marshal(status(FlightStatusDelayed)); strings.Contains(string(b), "estimated") {
 		t.Errorf("a delay without an estimate is stored as %s", b)
+	}
+}
+
+// A flight shows when its airline reported it departed and arrived; the
+// departure of a webhook's event, evolved on the flight as it is later,
+// shows it not arrived yet.
+func TestAFlightShowsWhenItWasReportedDepartedAndArrived(t *testing.T) {
+	at := func(clock string) time.Time { t, _ := time.Parse(time.RFC3339, "2026-11-26T"+clock+":00Z"); return t }
+	moved := func(status string, clock string) FlightStatusChanged {
+		return FlightStatusChanged{FlightID: "LH8400-2026-11-26", Status: status, ChangedAt: at(clock)}
+	}
+	departed, arrived := moved(FlightStatusDeparted, "08:10"), moved(FlightStatusArrived, "16:40")
+	for _, tt := range []struct {
+		name string
+		f    Flight
+		want string // departed and arrived, "-" for none
+	}{
+		{"scheduled", given(EvolveFlight, lh8400Scheduled), "- -"},
+		{"delayed", given(EvolveFlight, lh8400Scheduled, moved(FlightStatusDelayed, "07:00")), "- -"},
+		{"departed", given(EvolveFlight, lh8400Scheduled, departed), "2026-11-26T08:10:00Z -"},
+		{"arrived", given(EvolveFlight, lh8400Scheduled, departed, arrived), "2026-11-26T08:10:00Z 2026-11-26T16:40:00Z"},
+		{"the departure, on the flight arrived since", EvolveFlight(given(EvolveFlight, lh8400Scheduled, departed, arrived), departed),
+			"2026-11-26T08:10:00Z -"},
+	} {
+		if got := timeOrDash(tt.f.DepartedAt) + " " + timeOrDash(tt.f.ArrivedAt); got != tt.want {
+			t.Errorf("%s: departed and arrived %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
 

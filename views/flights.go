@@ -32,8 +32,11 @@ type FlightJSON struct {
 	// (see domain.Flight).
 	EstimatedDepartsAt time.Time `json:"estimatedDepartsAt,omitzero"`
 	EstimatedArrivesAt time.Time `json:"estimatedArrivesAt,omitzero"`
-	CapacityKg         float64   `json:"capacityKg"`
-	CapacityM3         float64   `json:"capacityM3"`
+	// When the airline reported it departed and arrived.
+	DepartedAt time.Time `json:"departedAt,omitzero"`
+	ArrivedAt  time.Time `json:"arrivedAt,omitzero"`
+	CapacityKg float64   `json:"capacityKg"`
+	CapacityM3 float64   `json:"capacityM3"`
 }
 
 func ToFlightJSON(f domain.Flight) FlightJSON {
@@ -41,7 +44,7 @@ func ToFlightJSON(f domain.Flight) FlightJSON {
 		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
 		AircraftType: f.AircraftType, Status: f.Status, OriginZone: f.OriginZone, DestinationZone: f.DestinationZone,
 		DepartsAt: f.DepartsAt, ArrivesAt: f.ArrivesAt(), EstimatedDepartsAt: f.EstimatedDepartsAt, EstimatedArrivesAt: f.EstimatedArrivesAt,
-		CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+		DepartedAt: f.DepartedAt, ArrivedAt: f.ArrivedAt, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 
 // FlightStatusJSON is the data of a flight.status webhook: the flight as

@@ -271,10 +271,17 @@ func TestManifestAndOffload(t *testing.T) {
 
 	// Once the flight has left, cargo is no longer offloaded; once it has
 	// arrived, its manifest is closed.
+	// The flight shows when each was reported.
+	var reported struct{ DepartedAt, ArrivedAt time.Time }
 	for _, status := range []string{"departed", "arrived"} {
-		if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"status": status}}); r.status != http.StatusOK {
+		r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"status": status}})
+		if r.status != http.StatusOK {
 			t.Fatalf("flight %s = %d %s", status, r.status, r.body)
 		}
+		r.json(t, &reported)
+	}
+	if reported.DepartedAt.IsZero() || reported.ArrivedAt.Before(reported.DepartedAt) {
+		t.Errorf("the arrived flight was reported departed at %s and arrived at %s, want both, in that order", reported.DepartedAt, reported.ArrivedAt)
 	}
 	if r := s.do(t, request{method: "POST", path: "/api/offloads", token: lh, body: offload(nil)}); r.status != http.StatusConflict {
 		t.Errorf("offload from an arrived flight = %d %s", r.status, r.body)
