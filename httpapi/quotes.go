@@ -91,28 +91,11 @@ func (s *Server) handleListQuotes() handlerFunc {
 		}
 		who := principal(r.Context())
 		if id := q.Get("id"); id != "" {
-			// A caller that may see the quote learns why it is left out,
-			// rather than suspect the id.
-			leftOut := func(quote domain.Quote) error {
-				return domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
-					id, quote.Status, quote.Origin, quote.Destination)
-			}
-			// Left out now, it is answered so at once, not after a long
-			// poll's wait.
-			if f != (projections.QuoteFilter{}) {
-				if quote, _, ok := s.quotes.GetVersion(who, id); ok && !f.Matches(quote) {
-					return leftOut(quote)
-				}
-			}
 			// The spec's way to read a quote: an ETag and long polls as
-			// GET /api/quotes/{id} has. The filters are the quote's own
-			// fields, which move its ETag when they change.
-			shown, tag, err := s.currentQuote(w, r, who, id)
+			// GET /api/quotes/{id} has.
+			shown, tag, err := s.currentQuote(w, r, who, id, f)
 			if err != nil {
 				return err
-			}
-			if !f.Matches(shown.quote) {
-				return leftOut(shown.quote)
 			}
 			if !notModified(w, r, tag) {
 				writeQuoteListOfOne(w, shown.view, views.ToPaginationJSON(1, limit, 1))
@@ -154,7 +137,7 @@ func (s *Server) handleGetQuote() handlerFunc {
 			}
 			return nil
 		}
-		shown, tag, err := s.currentQuote(w, r, who, id)
+		shown, tag, err := s.currentQuote(w, r, who, id, projections.QuoteFilter{})
 		if err != nil {
 			return err
 		}
@@ -174,12 +157,14 @@ type shownQuote struct {
 // currentQuote is the quote id as who sees it now, with its ETag
 // (quoteETag), or after the long poll the request asks for (current),
 // which its options' flights wake too (quoteWakers); not found if who may
-// not see it.
-func (s *Server) currentQuote(w http.ResponseWriter, r *http.Request, who domain.Principal, id string) (shownQuote, string, error) {
+// not see it, or if f leaves it out. f's fields are the quote's own,
+// which move its ETag when they change: one left out is answered at
+// once, and a wait ends once it is.
+func (s *Server) currentQuote(w http.ResponseWriter, r *http.Request, who domain.Principal, id string, f projections.QuoteFilter) (shownQuote, string, error) {
 	shown, tag, ok, err := current(s, w, r, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, func() (shownQuote, string, bool) {
 		q, version, ok := s.quotes.GetVersion(who, id)
-		if !ok {
-			return shownQuote{}, "", false
+		if !ok || !f.Matches(q) {
+			return shownQuote{quote: q}, "", false
 		}
 		view, shut := s.quoteViews.of(q, version, who, s.flightClosed())
 		return shownQuote{quote: q, view: view}, quoteETag(version, shut), true
@@ -189,8 +174,15 @@ func (s *Server) currentQuote(w http.ResponseWriter, r *http.Request, who domain
 		q, _, _ := s.quotes.GetVersion(who, id)
 		return s.quoteWakers(q, time.Now())
 	})
-	if err == nil && !ok {
+	switch q := shown.quote; {
+	case err != nil || ok:
+	case q.ID == "":
 		err = domain.Errorf(domain.NotFound, "no quote %s", id)
+	default:
+		// A caller that may see the quote learns why it is left out,
+		// rather than suspect the id.
+		err = domain.Errorf(domain.NotFound, "quote %s does not match the filters (it is %s, from %s to %s)",
+			id, q.Status, q.Origin, q.Destination)
 	}
 	return shown, tag, err
 }
