@@ -617,8 +617,7 @@ func EvolveFlight(f Flight, e Event) Flight {
 			f.DepartedAt, f.ArrivedAt = e.ChangedAt, time.Time{}
 		case FlightStatusArrived:
 			f.ArrivedAt = e.ChangedAt
-		}
-		if e.Status == FlightStatusCancelled {
+		case FlightStatusCancelled:
 			// A cancelled flight carries nothing: its cargo is offloaded
 			// (see FlightChangeStatuses, which reads Loaded, kept as who
 			// was on board when it was cancelled).
