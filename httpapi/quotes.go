@@ -206,7 +206,7 @@ func quoteETag(version, shut uint64) string {
 func (s *Server) quoteWakers(q domain.Quote, now time.Time) wakers {
 	var w wakers
 	for _, o := range q.Options {
-		agg := projections.StatusOf(domain.Aggregate{Type: domain.AggregateFlight, ID: o.FlightID})
+		agg := projections.StatusOf(o.FlightID)
 		if slices.Contains(w.aggs, agg) {
 			continue
 		}

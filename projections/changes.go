@@ -88,12 +88,17 @@ func (c *changes) appliedMany() {
 	}
 }
 
-// StatusOf is the key under which readers wait for a change of a flight's
-// status alone (see ChangeOf): a long poll on a quote watches whether its
-// options' flights close, and every booking's capacity moves them.
-func StatusOf(flight domain.Aggregate) domain.Aggregate {
-	return domain.Aggregate{Type: flight.Type + ".status", ID: flight.ID}
+// StatusOf is the key under which readers wait for a change of the status
+// of the flight flightID alone (see ChangeOf): a long poll on a quote
+// watches whether its options' flights close, and every booking's
+// capacity moves them.
+func StatusOf(flightID string) domain.Aggregate {
+	return domain.Aggregate{Type: flightStatus, ID: flightID}
 }
+
+// flightStatus is the type of the keys StatusOf makes: made once, not at
+// every look of a long poll and every status event.
+const flightStatus = domain.AggregateFlight + ".status"
 
 // movesStatus are the flight events that wake the readers of a flight's
 // status (StatusOf): those that change its status or its times, and with

@@ -136,7 +136,7 @@ func TestAWaitForAChangeOfSeveralAggregatesEndsAtAnEventOfAnyOfThem(t *testing.T
 func TestAWaitForAFlightsStatusEndsAtItsStatusEventsAlone(t *testing.T) {
 	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH400-2026-11-27"}
 	p := NewProjector(nil, slog.New(slog.DiscardHandler))
-	changed, stop := p.ChangeOf(StatusOf(flight))
+	changed, stop := p.ChangeOf(StatusOf(flight.ID))
 	defer stop()
 	record := func(seq uint64, e domain.Event) domain.Record {
 		data, err := json.Marshal(e)

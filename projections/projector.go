@@ -296,7 +296,7 @@ func (p *Projector) apply(r domain.Record) error {
 	p.advance(r.Sequence)
 	p.changes.applied(r.Aggregate)
 	if movesStatus[r.Type] {
-		p.changes.applied(StatusOf(r.Aggregate))
+		p.changes.applied(StatusOf(r.Aggregate.ID))
 	}
 	if p.every > 0 && r.Sequence >= max(p.snapshotted, p.notWritten)+p.every {
 		p.snapshot(context.Background(), p.every, false)
