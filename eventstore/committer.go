@@ -78,11 +78,16 @@ type decision struct {
 	chained  bool        // in its batch right after `after`, without an expectation
 	// group, if set, is every part of a decision across aggregates, this
 	// one among them: they go in one batch, and fail together.
-	group   []*decision
-	msgs    []*nats.Msg
-	handed  time.Time     // when it was handed to the committer
-	out     outcome       // set by the committer before settled is closed
-	settled chan struct{} // closed once the decision has its outcome
+	group []*decision
+	msgs  []*nats.Msg
+	// eventIDs are the events' ids, in the order of msgs, for the
+	// waiters that check where they were stored (storedAsDecided):
+	// their messages' headers are the committer's, which sets the
+	// expectation in them as it commits.
+	eventIDs []string
+	handed   time.Time     // when it was handed to the committer
+	out      outcome       // set by the committer before settled is closed
+	settled  chan struct{} // closed once the decision has its outcome
 }
 
 // newDecision makes the messages of a decision: each event's envelope,
@@ -94,6 +99,7 @@ func newDecision(ctx context.Context, subject string, expected uint64, events []
 			return nil, errors.New("eventstore: an event needs a type and an id")
 		}
 		d.msgs = append(d.msgs, message(subject, e.EventID, header(e), e.Data))
+		d.eventIDs = append(d.eventIDs, e.EventID)
 	}
 	return d, nil
 }

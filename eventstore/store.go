@@ -769,9 +769,9 @@ func (s *Store) storedAsDecided(ctx context.Context, d *decision) (uint64, bool)
 	}
 	seq, last := chain[len(chain)-1].expected+1, uint64(0)
 	for _, e := range slices.Backward(chain) {
-		for _, msg := range e.msgs {
+		for i, msg := range e.msgs {
 			m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(d.subject))
-			if err != nil || m.Header.Get(hdrEventID) != msg.Header.Get(hdrEventID) || !bytes.Equal(m.Data, msg.Data) {
+			if err != nil || m.Header.Get(hdrEventID) != e.eventIDs[i] || !bytes.Equal(m.Data, msg.Data) {
 				return 0, false
 			}
 			seq, last = m.Sequence+1, m.Sequence
