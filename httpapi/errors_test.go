@@ -126,7 +126,7 @@ func TestErrorURIIsAbsolute(t *testing.T) {
 }
 
 // A replica behind the stream makes a request wait: for the Cargo-Sequence
-// it names, or, for a token, until it holds every event. A client that
+// it names, or, for a token or a manifest, until it holds every event. A client that
 // hangs up meanwhile is a 499, as any other hang-up, not a 503 that says
 // the replica is behind: the access log, the metrics and the usage counts
 // would count it as the service failing.
@@ -157,14 +157,19 @@ func TestAClientThatHangsUpWhileAReplicaCatchesUpIsA499(t *testing.T) {
 			r.Header.Set("Content-Type", "application/json")
 			return r
 		}},
+		{"a manifest that waits for the replica to hold every event", s.handle(s.handleSubmitManifest()), func(ctx context.Context, url string) *http.Request {
+			r, _ := http.NewRequestWithContext(ctx, "POST", url+"/api/flights/LH400-2026-12-01/manifests", strings.NewReader(`{"awbNumbers":["020-12345675"]}`))
+			r.Header.Set("Content-Type", "application/json")
+			return r
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			arrived, answered := make(chan struct{}), make(chan int, 1)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				close(arrived)
 				rec := &statusRecorder{ResponseWriter: w}
+				defer func() { answered <- rec.status }() // 0 if the handler panics
 				tt.handler.ServeHTTP(rec, r)
-				answered <- rec.status
 			}))
 			defer srv.Close()
 			reqCtx, hangUp := context.WithCancel(ctx)

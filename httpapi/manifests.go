@@ -23,6 +23,12 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+		// The AWBs are looked up in the read models: a booking, an MAWB
+		// or an e-DGD (cargo aircraft only) stored through another
+		// replica a moment ago must count.
+		if err := s.caughtUp(r, "what is known of the AWBs; the manifest was not filed"); err != nil {
+			return err
+		}
 		id := flightIDOf(r)
 		flight, _ := s.flights.Get(id)
 		// Whose flight it is, and how many AWBs, before any AWB is read.

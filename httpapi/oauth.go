@@ -1,15 +1,12 @@
 package httpapi
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
-	"github.com/cargostream/cargostream/projections"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -53,7 +50,11 @@ func (s *Server) handleToken() handlerFunc {
 		if err := s.limitTokenRequests(r, w, claimedSubject(req)); err != nil {
 			return err
 		}
-		if err := s.currentIdentity(r); err != nil {
+		// A replica behind a secret rotation, a disable or a revocation
+		// made through another must not grant a token on a credential
+		// that was already withdrawn (its token would be stamped after
+		// the withdrawal, and outlive it).
+		if err := s.caughtUp(r, "whether the credential still holds; no token was issued"); err != nil {
 			return err
 		}
 		var p domain.Principal
@@ -85,22 +86,6 @@ func (s *Server) handleToken() handlerFunc {
 		writeJSON(w, http.StatusOK, newTokenResponse(token, ttl))
 		return nil
 	}
-}
-
-// currentIdentity waits until this replica's identity read model holds
-// every event the stream holds now: a replica behind a secret rotation, a
-// disable or a revocation made through another must not grant a token on
-// a credential that was already withdrawn (its token would be stamped
-// after the withdrawal, and outlive it).
-func (s *Server) currentIdentity(r *http.Request) error {
-	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
-	defer cancel()
-	err := s.projector.CatchUp(ctx)
-	if err != nil && !errors.Is(err, projections.ErrBehind) { // ErrBehind is a 503 as for any read
-		// With its cause: a client that hung up is a 499, not a 503.
-		return &httpError{code: codeServiceUnavailable, msg: "the event stream cannot be read now, so this replica cannot tell whether the credential still holds; no token was issued: retry", err: err}
-	}
-	return err
 }
 
 // readTokenRequest accepts the spec's JSON body, an OAuth form post, and

@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -292,6 +293,21 @@ func (s *Server) writeCreated(w http.ResponseWriter, r *http.Request, sequence, 
 	setVersion(w, version)
 	w.Header().Set("Location", location)
 	writeJSON(w, http.StatusCreated, body)
+}
+
+// caughtUp waits, at most maxConsistencyWait, until this replica's read
+// models hold every event the stream holds now, for a decision that reads
+// them: what another replica stored a moment ago counts. Should the stream
+// not answer, the 503 says what the replica cannot tell (unknown).
+func (s *Server) caughtUp(r *http.Request, unknown string) error {
+	ctx, cancel := context.WithTimeout(r.Context(), maxConsistencyWait)
+	defer cancel()
+	err := s.projector.CatchUp(ctx)
+	if err != nil && !errors.Is(err, projections.ErrBehind) { // ErrBehind is a 503 as for any read
+		// With its cause: a client that hung up is a 499, not a 503.
+		return &httpError{code: codeServiceUnavailable, msg: "the event stream cannot be read now, so this replica cannot tell " + unknown + ": retry", err: err}
+	}
+	return err
 }
 
 // waitFor waits, at most maxConsistencyWait, until the read models
