@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -80,11 +81,13 @@ type DGDSubmitted struct {
 
 func (DGDSubmitted) EventType() string { return "DGDSubmitted" }
 
-// SubmitDGD is an e-DGD as posted.
+// SubmitDGD is an e-DGD as posted, with the flights still on the ground
+// set to carry its shipment (ManifestFacts.Carriers).
 type SubmitDGD struct {
 	DGDSubmitted
 	Quantity    *float64
 	NetWeightKg *float64
+	Carriers    []Flight
 }
 
 // classIn reports whether a class or division falls under an entry of
@@ -168,6 +171,16 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 		return nil, err
 	}
 
+	// Declared after its shipment was booked or manifested: the
+	// declaration is the shipper's and is filed, and the airline is told
+	// to move goods no passenger aircraft may carry.
+	if forbiddenOnPassengerAircraft(nil, e.UNNumber) {
+		for _, f := range c.Carriers {
+			if f.PassengerAircraft() {
+				e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf("%s goes on cargo aircraft only, and the shipment is set to fly on %s, a passenger aircraft (%s): move it to a freighter", e.UNNumber, f.ID, f.AircraftType))
+			}
+		}
+	}
 	if !ok {
 		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is not in the loaded dangerous-goods reference data: check it by hand")
 		return []Event{e}, nil

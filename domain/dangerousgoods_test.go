@@ -178,6 +178,44 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 	}
 }
 
+func TestDecideDGDNotesThePassengerAircraftSetToCarryGoodsForCargoAircraftOnly(t *testing.T) {
+	num := func(v float64) *float64 { return &v }
+	passenger := Flight{ID: "LH400-2026-11-26", AircraftType: "A359"}
+	freighter := Flight{ID: "LH8400-2026-11-26", AircraftType: "B77F"}
+	tests := []struct {
+		name     string
+		un       string
+		carriers []Flight
+		want     string
+	}{
+		{"batteries on their own, set to fly on a passenger aircraft", "UN3480", []Flight{freighter, passenger},
+			"UN3480 goes on cargo aircraft only, and the shipment is set to fly on LH400-2026-11-26, a passenger aircraft (A359): move it to a freighter"},
+		{"batteries on their own, set to fly on a freighter", "UN3480", []Flight{freighter}, ""},
+		{"batteries on their own, on no flight yet", "UN3090", nil, ""},
+		{"dry ice, set to fly on a passenger aircraft", "UN1845", []Flight{passenger}, ""},
+	}
+	for _, tt := range tests {
+		c := SubmitDGD{DGDSubmitted: DGDSubmitted{UNNumber: tt.un, ProperShippingName: "Dry ice", Class: "9", PackingInstructions: "954", ShipperDeclaration: "declared"},
+			Quantity: num(5), NetWeightKg: num(5), Carriers: tt.carriers}
+		if tt.un != "UN1845" {
+			c.ProperShippingName, c.PackingInstructions = "Lithium batteries", "965"
+		}
+		events, err := DecideDGD(c, dgRef{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var notes []string
+		for _, n := range events[0].(DGDSubmitted).ReviewNotes {
+			if !strings.Contains(n, "reference data") { // the reference's notes are another test's
+				notes = append(notes, n)
+			}
+		}
+		if got := strings.Join(notes, "; "); got != tt.want {
+			t.Errorf("%s: notes %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // tableRef is the dangerous goods of the US DOT table as the reference
 // loader gathers them: a UN number's first entry names it, all its entries
 // give its classes and packing groups.

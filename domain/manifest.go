@@ -139,6 +139,23 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	return c
 }
 
+// Carriers are the flights still on the ground (scheduled or delayed) set
+// to carry the shipment: that of its confirmed booking, unless a manifest
+// of it leaves the shipment out, and the others whose manifest loads it.
+func (awb ManifestFacts) Carriers() []Flight {
+	loads := func(f Flight) bool { _, ok := f.Loaded[awb.AWBNumber]; return ok }
+	var carriers []Flight
+	if f := awb.BookedFlight; awb.Booking.Status == BookingStatusConfirmed && f.Bookable() && (len(f.Loaded) == 0 || loads(f)) {
+		carriers = append(carriers, f)
+	}
+	for _, f := range awb.Manifested {
+		if f.Bookable() && loads(f) && f.ID != awb.BookedFlight.ID {
+			carriers = append(carriers, f)
+		}
+	}
+	return carriers
+}
+
 // SubmitManifest is a manifest as posted, its AWBs looked up.
 type SubmitManifest struct {
 	ManifestID  string

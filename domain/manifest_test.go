@@ -289,6 +289,47 @@ func TestRevisedManifestOfADepartedFlightDropsNothing(t *testing.T) {
 	}
 }
 
+func TestCarriersAreTheFlightsOnTheGroundSetToCarryAShipment(t *testing.T) {
+	booked := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled}
+	other := Flight{ID: "LH8402-2026-11-26", Status: FlightStatusDelayed}
+	with := func(f Flight, status string, awbs ...string) Flight {
+		f.Status, f.Loaded = status, map[string]Load{}
+		for _, awb := range awbs {
+			f.Loaded[awb] = Load{AWBNumber: awb}
+		}
+		return f
+	}
+	confirmed := Booking{FlightID: booked.ID, Status: BookingStatusConfirmed}
+	tests := []struct {
+		name  string
+		facts ManifestFacts
+		want  string // the carriers' ids
+	}{
+		{"nothing is known of the shipment", ManifestFacts{}, ""},
+		{"its confirmed booking's flight, not yet manifested", ManifestFacts{Booking: confirmed, BookedFlight: booked}, booked.ID},
+		{"a booking not confirmed", ManifestFacts{Booking: Booking{FlightID: booked.ID, Status: BookingStatusPending}, BookedFlight: booked}, ""},
+		{"its booked flight, gone", ManifestFacts{Booking: confirmed, BookedFlight: with(booked, FlightStatusDeparted)}, ""},
+		{"its booked flight, manifested with it once", ManifestFacts{Booking: confirmed, BookedFlight: with(booked, FlightStatusScheduled, "020-00000011"),
+			Manifested: []Flight{with(booked, FlightStatusScheduled, "020-00000011")}}, booked.ID},
+		{"its booked flight, manifested without it", ManifestFacts{Booking: confirmed, BookedFlight: with(booked, FlightStatusScheduled, "020-00000022")}, ""},
+		{"another flight whose manifest loads it", ManifestFacts{Manifested: []Flight{with(other, FlightStatusDelayed, "020-00000011")}}, other.ID},
+		{"another flight that offloaded it", ManifestFacts{Manifested: []Flight{with(other, FlightStatusDelayed)}}, ""},
+		{"another flight cancelled", ManifestFacts{Manifested: []Flight{with(other, FlightStatusCancelled, "020-00000011")}}, ""},
+		{"both", ManifestFacts{Booking: confirmed, BookedFlight: booked, Manifested: []Flight{with(other, FlightStatusScheduled, "020-00000011")}},
+			booked.ID + " " + other.ID},
+	}
+	for _, tt := range tests {
+		tt.facts.AWBNumber = "020-00000011"
+		var ids []string
+		for _, f := range tt.facts.Carriers() {
+			ids = append(ids, f.ID)
+		}
+		if got := strings.Join(ids, " "); got != tt.want {
+			t.Errorf("%s: carriers %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestNewManifestCandidate(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
 	fromFRA := Flight{ID: "LH8402-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}

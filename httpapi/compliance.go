@@ -125,7 +125,7 @@ func (s *Server) handleSubmitDGD() handlerFunc {
 			DGDSubmitted: domain.DGDSubmitted{AWBNumber: awb, UNNumber: req.UNNumber, ProperShippingName: req.ProperShippingName, Class: req.Class,
 				GrossWeightKg: req.GrossWeight, PackingGroup: req.PackingGroup, PackingInstructions: req.PackingInstructions,
 				LimitedQuantity: req.LimitedQuantity, ExceptedQuantity: req.ExceptedQuantity, ShipperDeclaration: req.ShipperDeclaration},
-			Quantity: req.Quantity, NetWeightKg: req.NetWeight})
+			Quantity: req.Quantity, NetWeightKg: req.NetWeight, Carriers: s.shipmentFacts.ForManifest(awb).Carriers()})
 		if err != nil {
 			return err
 		}

@@ -410,20 +410,34 @@ func TestOffloadingTheLastPiecesRecordsTheWeightTakenOff(t *testing.T) {
 
 // Lithium ion batteries on their own (UN3480) are forbidden on passenger
 // aircraft: a shipment whose e-DGD declares them goes on no passenger
-// aircraft's manifest, as freight on hand either, but on a freighter.
+// aircraft's manifest, as freight on hand either, but on a freighter. One
+// a passenger aircraft loaded before they were declared stays loaded (the
+// declaration is the shipper's, and is filed), and the e-DGD's review
+// notes tell the airline to move it.
 func TestLithiumBatteriesForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)
 	b := s.shipmentBooking(t, fwd, awb)
-	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
-		"packingGroup": "II", "packingInstructions": "965"}))
 	_, date, _ := strings.Cut(b.FlightID, "-")
+	passenger := "LH9400-" + date
 	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
 		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+	var loaded struct{ TotalPieces, TotalWeight float64 }
+	s.mustCreate(t, lh, "/api/flights/"+passenger+"/manifests", map[string]any{"awbNumbers": []string{awb}}).json(t, &loaded)
+
+	var dgd struct{ ReviewNotes string }
+	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
+		"packingGroup": "II", "packingInstructions": "965"})).json(t, &dgd)
+	want := "UN3480 goes on cargo aircraft only, and the shipment is set to fly on " + passenger + ", a passenger aircraft (A359): move it to a freighter"
+	if dgd.ReviewNotes != want {
+		t.Errorf("the e-DGD's review notes = %q, want %q alone (its booked flight is a freighter)", dgd.ReviewNotes, want)
+	}
+	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": passenger, "reason": "Dangerous goods for cargo aircraft only",
+		"pieces": loaded.TotalPieces, "weight": loaded.TotalWeight})
 	s.runCases(t, "POST", []apiCase{
-		{"the passenger aircraft may not load it", lh, "/api/flights/LH9400-" + date + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 400,
+		{"the passenger aircraft may not load it", lh, "/api/flights/" + passenger + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 400,
 			"awbNumbers[0]:CARGO_AIRCRAFT_ONLY"},
 		{"the freighter it is booked on loads it", lh, "/api/flights/" + b.FlightID + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 201, ""},
 	})
