@@ -143,7 +143,7 @@ func unmarshal(body []byte, dst any) error {
 	// Many serialisers write a whole number as 1.0: where a whole number
 	// is expected, it is taken for one, and the body decoded again.
 	if errors.As(err, &typeErr) && isWholeKind(typeErr.Type.Kind()) && strings.HasPrefix(typeErr.Value, "number") {
-		if fixed := walkBody(body, dst).withWholeNumbers(body); fixed != nil {
+		if fixed := walkBody(body, dst, false).withWholeNumbers(body); fixed != nil {
 			reflect.ValueOf(dst).Elem().SetZero()
 			body, dec = fixed, json.NewDecoder(bytes.NewReader(fixed))
 			err = dec.Decode(dst)
@@ -160,6 +160,15 @@ func unmarshal(body []byte, dst any) error {
 		} else {
 			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
+		// Decoding names the first value of a wrong type; the walk names
+		// the others, and what it finds besides, so that a client mends
+		// its body at one go. encoding/json names an array's element by
+		// the array ("pieces" for pieces[1]): the walk's name of it goes.
+		for _, other := range walkBody(body, dst, true).problems {
+			if !isWithin(other.Field, field) {
+				p = append(p, other)
+			}
+		}
 		return p.Err()
 	case errors.As(err, &typeErr):
 		return domain.Errorf(domain.InvalidRequest, "the body must be a JSON object, not %s", typeErr.Value)
@@ -169,7 +178,7 @@ func unmarshal(body []byte, dst any) error {
 	if dec.More() {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
-	w := walkBody(body, dst)
+	w := walkBody(body, dst, false)
 	if err := w.problems.Err(); err != nil {
 		return err
 	}
@@ -265,6 +274,10 @@ type bodyWalk struct {
 	// being read, joined into a field path only for a problem, which is
 	// rare, rather than for every value.
 	at []pathStep
+	// kinds has the walk also name every value of a kind its field cannot
+	// take: asked only of a body decoding refused for one, as a body
+	// decoded has none.
+	kinds bool
 }
 
 // pathStep is a member's key or an element's index. A key may be "".
@@ -306,11 +319,12 @@ type wholeNumber struct {
 	n          int64
 }
 
-// walkBody walks body, which decoded into dst.
-func walkBody(body []byte, dst any) *bodyWalk {
+// walkBody walks body, which decoded into dst, or with kinds, which
+// decoding refused for a value of a wrong kind (see bodyWalk.kinds).
+func walkBody(body []byte, dst any, kinds bool) *bodyWalk {
 	// No request's fields lie deeper than eight steps: the path is not
 	// grown step by step, as it would be from empty.
-	w := &bodyWalk{body: body, at: make([]pathStep, 0, 8)}
+	w := &bodyWalk{body: body, at: make([]pathStep, 0, 8), kinds: kinds}
 	w.walkValue(reflect.TypeOf(dst))
 	return w
 }
@@ -360,6 +374,10 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 	if w.pos == len(w.body) {
 		return
 	}
+	if c := w.body[w.pos]; w.kinds && t != nil && !takes(t, c) {
+		w.problems.Add(w.path(), "INVALID_TYPE", "must be %s, not %s", jsonKind(t.Kind().String()), valueKind(c))
+		t = nil // what it holds is none of the field's
+	}
 	switch c := w.body[w.pos]; {
 	case c == '{':
 		w.pos++
@@ -400,6 +418,49 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 	}
 }
 
+// takes tells whether a field of type t (no pointer) takes a JSON value
+// that starts with the byte c, as encoding/json decodes it.
+func takes(t reflect.Type, c byte) bool {
+	switch k := t.Kind(); {
+	case k == reflect.Interface || c == 'n': // null, or anything
+		return true
+	case c == '{':
+		return k == reflect.Struct || k == reflect.Map
+	case c == '[':
+		return k == reflect.Slice || k == reflect.Array
+	case c == '"':
+		return k == reflect.String || k == reflect.Slice && t.Elem().Kind() == reflect.Uint8 // []byte from base64
+	case c == 't' || c == 'f':
+		return k == reflect.Bool
+	default:
+		return isWholeKind(k) || k == reflect.Float32 || k == reflect.Float64
+	}
+}
+
+// valueKind names the kind of a JSON value that starts with the byte c,
+// as encoding/json's errors do.
+func valueKind(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	default:
+		return "number"
+	}
+}
+
+// isWithin tells whether field is name or lies inside it (name[2],
+// name.a).
+func isWithin(field, name string) bool {
+	rest, ok := strings.CutPrefix(field, name)
+	return ok && (rest == "" || rest[0] == '[' || rest[0] == '.')
+}
+
 // noteWhole notes the number the body holds from start to w.pos, for a
 // field of type t, if it is a whole number written as a fraction that t
 // holds.
@@ -411,6 +472,9 @@ func (w *bodyWalk) noteWhole(start int, t reflect.Type) {
 	// Whole as written (wholeText) is whole as parsed: every float64 past
 	// 2^53 is whole, and below it a whole number is exact.
 	f, err := strconv.ParseFloat(string(text), 64)
+	if w.kinds && err == nil && !wholeText(string(text)) && math.Abs(f) < 1<<53 {
+		w.problems.Add(w.path(), "INVALID_TYPE", "must be %s, not number %s", jsonKind(t.Kind().String()), text)
+	}
 	if err != nil || !wholeText(string(text)) || math.Abs(f) >= 1<<53 {
 		return
 	}

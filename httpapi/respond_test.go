@@ -64,6 +64,46 @@ func TestUnmarshalRefusesWhatCannotBeStoredAsSent(t *testing.T) {
 	}
 }
 
+// A body refused for a value of a wrong kind is told every such value at
+// once, and what else the walk finds in it, the value decoding refused
+// first: a client mends its body at one go.
+func TestUnmarshalNamesEveryValueOfAWrongKindAtOnce(t *testing.T) {
+	tests := []struct {
+		body string
+		dst  any
+		want string // every problem: field, code and message
+	}{
+		{`{"routing":{"origin":"FRA","destination":5},"grossWeightKg":"x","pieces":1.5,"shc":"DGR"}`, &rfqRequest{},
+			"routing.destination INVALID_TYPE must be a string, not number; grossWeightKg INVALID_TYPE must be a number, not string; " +
+				"pieces INVALID_TYPE must be a whole number, not number 1.5; shc INVALID_TYPE must be an array, not string"},
+		{`{"pieces":1e20,"notes":{"a":1},"airlineFilter":["LH",7,true]}`, &rfqRequest{},
+			"pieces INVALID_RANGE 1e20 is out of range; notes INVALID_TYPE must be a string, not object; " +
+				"airlineFilter[1] INVALID_TYPE must be a string, not number; airlineFilter[2] INVALID_TYPE must be a string, not bool"},
+		// encoding/json names an element by its array: the walk's name
+		// of the same element is not given twice.
+		{`{"airlineFilter":[1],"routing":[]}`, &rfqRequest{}, "airlineFilter INVALID_TYPE must be a string, not number; routing INVALID_TYPE must be an object, not array"},
+		{`{"routing":"FRA","ROUTING":{},"notes":"a\u0000"}`, &rfqRequest{},
+			"routing INVALID_TYPE must be an object, not string; ROUTING INVALID_FORMAT field names are case-sensitive: this is \"routing\"; " +
+				"notes INVALID_FORMAT must not contain the character U+0000 (at character 2)"},
+		{`{"count":"1","counts":{"a":"b"},"grid":[[1],[true]],"pair":[1,{}],"raw":"x","own":7}`, &withOwnDecoding{},
+			"count INVALID_TYPE must be a whole number, not string; counts.a INVALID_TYPE must be a whole number, not string; " +
+				"grid[1][0] INVALID_TYPE must be a whole number, not bool; pair[1] INVALID_TYPE must be a whole number, not object"},
+		{`{"routing":null,"pieces":null,"shc":null,"notes":7}`, &rfqRequest{}, "notes INVALID_TYPE must be a string, not number"},
+	}
+	for _, tt := range tests {
+		var got []string
+		e, ok := unmarshal([]byte(tt.body), tt.dst).(*domain.Error)
+		if ok {
+			for _, f := range e.Fields {
+				got = append(got, f.Field+" "+string(f.Code)+" "+f.Message)
+			}
+		}
+		if strings.Join(got, "; ") != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.body, strings.Join(got, "; "), tt.want)
+		}
+	}
+}
+
 func TestUnmarshalNamesAFieldOfAnEmbeddedStructAsTheClientWroteIt(t *testing.T) {
 	tests := []struct {
 		body string
