@@ -6,7 +6,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-// maxCachedAggregates bounds the cache; past it the cache starts afresh.
+// maxCachedAggregates bounds the cache (see aggregateCache.set).
 const maxCachedAggregates = 20000
 
 // aggregateCache keeps the state of the aggregates this process loaded
@@ -14,9 +14,20 @@ const maxCachedAggregates = 20000
 // with hundreds of bookings is not replayed for each new one. The event
 // store stays the authority: every load asks it for newer events, and
 // every append checks the sequence the state was built to.
+//
+// It keeps two generations: entries, and older, which entries were until
+// they filled up. An aggregate looked up in older moves back to entries,
+// so those in use (a busy flight, an AWB stock ledger of thousands of
+// events) stay, while those used once (most quotes and bookings) go with
+// their generation. Emptied whole when full, the cache made every busy
+// aggregate's next load read its whole history again, under its lock.
 type aggregateCache struct {
-	mu      sync.Mutex
-	entries map[domain.Aggregate]cacheEntry
+	mu             sync.Mutex
+	entries, older map[domain.Aggregate]cacheEntry
+}
+
+func newAggregateCache() aggregateCache {
+	return aggregateCache{entries: map[domain.Aggregate]cacheEntry{}}
 }
 
 type cacheEntry struct {
@@ -67,7 +78,19 @@ func (x *commandIndex) at(commandID string) uint64 {
 func (c *aggregateCache) get(agg domain.Aggregate) (cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[agg]
+	return c.lookup(agg)
+}
+
+// lookup finds agg's entry, and moves it to the newer generation if it
+// was in the older. The cache's lock is held.
+func (c *aggregateCache) lookup(agg domain.Aggregate) (cacheEntry, bool) {
+	if e, ok := c.entries[agg]; ok {
+		return e, true
+	}
+	e, ok := c.older[agg]
+	if ok {
+		c.set(agg, e)
+	}
 	return e, ok
 }
 
@@ -75,7 +98,7 @@ func (c *aggregateCache) get(agg domain.Aggregate) (cacheEntry, bool) {
 func (c *aggregateCache) put(agg domain.Aggregate, e cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[agg]; ok && old.last >= e.last {
+	if old, ok := c.lookup(agg); ok && old.last >= e.last {
 		return
 	}
 	c.set(agg, e)
@@ -88,7 +111,7 @@ func (c *aggregateCache) put(agg domain.Aggregate, e cacheEntry) {
 func (c *aggregateCache) extend(agg domain.Aggregate, base uint64, state any, last uint64, commandID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old, ok := c.entries[agg]
+	old, ok := c.lookup(agg)
 	switch {
 	case ok && old.last == base:
 	case !ok && base == 0:
@@ -100,11 +123,15 @@ func (c *aggregateCache) extend(agg domain.Aggregate, base uint64, state any, la
 	c.set(agg, cacheEntry{state: state, last: last, commands: old.commands})
 }
 
+// set keeps e as agg's entry in the newer generation. A full newer
+// generation (half the cache) becomes the older, and the older goes. The
+// cache's lock is held.
 func (c *aggregateCache) set(agg domain.Aggregate, e cacheEntry) {
-	if _, ok := c.entries[agg]; !ok && len(c.entries) >= maxCachedAggregates {
-		clear(c.entries)
+	if _, ok := c.entries[agg]; !ok && len(c.entries) >= maxCachedAggregates/2 {
+		c.older, c.entries = c.entries, make(map[domain.Aggregate]cacheEntry, maxCachedAggregates/2)
 	}
 	c.entries[agg] = e
+	delete(c.older, agg)
 }
 
 // pipeline is an aggregate's state after the decisions this process has

@@ -108,7 +108,7 @@ type Handler struct {
 // New returns a Handler. hashCost is the bcrypt cost for secrets; ref is
 // the reference data that validation consults.
 func New(store EventLog, hashCost int, ref domain.Lookup) *Handler {
-	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: aggregateCache{entries: map[domain.Aggregate]cacheEntry{}}}
+	return &Handler{store: store, ref: ref, now: time.Now, hashCost: hashCost, cache: newAggregateCache()}
 }
 
 // Result is an aggregate after a command, the last event the command
