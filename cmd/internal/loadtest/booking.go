@@ -9,12 +9,13 @@ import (
 )
 
 const (
-	// stockFloor is how many unused AWB numbers the forwarder holds before
-	// the booking scenario starts: every confirmed booking uses one for
-	// good (cancelling does not give it back).
-	stockFloor = 20000
 	// stockBlock is the most numbers one stock request may ask for.
 	stockBlock = 10000
+	// stockCheckEvery is how often the forwarder's stock is looked at
+	// while the bookings run: every confirmed booking uses a number for
+	// good (cancelling does not give it back), so a run longer than the
+	// stock lasts would end in bookings rejected for want of one.
+	stockCheckEvery = 250 * time.Millisecond
 )
 
 // bookable is a priced quote and the flight of it a client books.
@@ -40,11 +41,35 @@ func (b *bench) booking(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	stockCtx, stopStock := context.WithCancel(ctx)
+	stocked := make(chan error, 1)
+	go func() { stocked <- b.keepStock(stockCtx, airline, c.AWBPrefix) }()
 	name := fmt.Sprintf("POST booking → confirmed on GET, %d in flight", b.cfg.Bookings)
 	row := measure(ctx, b.cfg, Booking, name, "bookings/s", b.cfg.Bookings, func(ctx context.Context, worker int) (time.Duration, error) {
 		return b.bookOnce(ctx, quotes[worker])
 	})
+	stopStock()
+	if err := <-stocked; err != nil {
+		return nil, fmt.Errorf("AWB stock of %s during the bookings: %w", c.AWBPrefix, err)
+	}
 	return []Row{row}, nil
+}
+
+// keepStock tops the forwarder's stock of prefix up (ensureStock) every
+// stockCheckEvery until ctx ends.
+func (b *bench) keepStock(ctx context.Context, airline *api, prefix string) error {
+	tick := time.NewTicker(stockCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		if err := b.ensureStock(ctx, airline, prefix); err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
 }
 
 // bookOnce books q, measures until the booking is confirmed, then cancels
@@ -66,10 +91,11 @@ func (b *bench) bookOnce(ctx context.Context, q bookable) (time.Duration, error)
 	return elapsed, err
 }
 
-// ensureStock tops the forwarder's stock of prefix up to stockFloor: the
-// forwarder asks, the airline approves.
+// ensureStock tops the forwarder's stock of prefix up to cfg.AWBStock:
+// the forwarder asks, the airline approves.
 func (b *bench) ensureStock(ctx context.Context, airline *api, prefix string) error {
-	for range stockFloor/stockBlock + 1 {
+	floor, block := b.cfg.AWBStock, min(b.cfg.AWBStock, stockBlock)
+	for range floor/block + 1 {
 		var ledgers struct {
 			Stock []struct {
 				AirlinePrefix string `json:"airlinePrefix"`
@@ -85,22 +111,22 @@ func (b *bench) ensureStock(ctx context.Context, airline *api, prefix string) er
 				available += l.Available
 			}
 		}
-		if available >= stockFloor {
+		if available >= floor {
 			return nil
 		}
 		var req struct {
 			RequestID string `json:"requestId"`
 		}
-		ask := map[string]any{"airlinePrefix": prefix, "requestedStock": stockBlock, "validityPeriod": 12}
+		ask := map[string]any{"airlinePrefix": prefix, "requestedStock": block, "validityPeriod": 12}
 		if err := b.fwd.json(ctx, "POST", "/api/awb-stock/requests", ask, http.StatusCreated, &req); err != nil {
 			return err
 		}
-		reply := map[string]any{"status": "approved", "allocatedStock": stockBlock, "validFrom": today(0), "validTo": today(365)}
+		reply := map[string]any{"status": "approved", "allocatedStock": block, "validFrom": today(0), "validTo": today(365)}
 		if err := airline.json(ctx, "PUT", "/api/awb-stock/reply/"+req.RequestID, reply, http.StatusOK, nil); err != nil {
 			return err
 		}
 	}
-	return fmt.Errorf("still below %d numbers after approving more", stockFloor)
+	return fmt.Errorf("still below %d numbers after approving more", floor)
 }
 
 // bookables files an RFQ per booking client, for the airline's flights

@@ -37,6 +37,7 @@ type Config struct {
 	Scenarios        []string
 
 	Bookings    int // bookings in flight in the booking scenario
+	AWBStock    int // unused AWB numbers the forwarder holds while the booking scenario runs
 	Subscribers int // webhook subscriptions
 	RFQs        int // RFQs of the webhook burst
 	Sequential  int // RFQs sent one at a time after the burst
@@ -54,7 +55,7 @@ func DefaultConfig() Config {
 		AirlineID: "demo-airline-lh", AirlineSecret: "demo-airline-lh-secret",
 		Clients: 64, Duration: 8 * time.Second, Warmup: time.Second,
 		Scenarios: allScenarios,
-		Bookings:  300, Subscribers: 3, RFQs: 1000, Sequential: 50,
+		Bookings:  300, AWBStock: 20000, Subscribers: 3, RFQs: 1000, Sequential: 50,
 	}
 }
 
@@ -95,6 +96,7 @@ Flags:
 	fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "unmeasured time before each row")
 	fs.StringVar(&scenarios, "scenarios", scenarios, "comma-separated scenarios to run: "+strings.Join(allScenarios, ", "))
 	fs.IntVar(&cfg.Bookings, "bookings", cfg.Bookings, "bookings in flight in the booking scenario")
+	fs.IntVar(&cfg.AWBStock, "awb-stock", cfg.AWBStock, "unused AWB numbers of the airline the forwarder holds while the booking scenario runs: topped up as the bookings use them")
 	fs.IntVar(&cfg.Subscribers, "subscribers", cfg.Subscribers, "webhook subscriptions of the webhook scenario")
 	fs.IntVar(&cfg.RFQs, "rfqs", cfg.RFQs, "RFQs of the webhook burst")
 	fs.IntVar(&cfg.Sequential, "sequential", cfg.Sequential, "RFQs sent one at a time after the webhook burst")
@@ -120,7 +122,7 @@ func (c Config) validate() error {
 	for _, n := range []struct {
 		name  string
 		value int
-	}{{"clients", c.Clients}, {"bookings", c.Bookings}, {"subscribers", c.Subscribers}, {"rfqs", c.RFQs}, {"sequential", c.Sequential}} {
+	}{{"clients", c.Clients}, {"bookings", c.Bookings}, {"awb-stock", c.AWBStock}, {"subscribers", c.Subscribers}, {"rfqs", c.RFQs}, {"sequential", c.Sequential}} {
 		if n.value < 1 {
 			return &UsageError{msg: fmt.Sprintf("-%s must be at least 1, not %d", n.name, n.value)}
 		}

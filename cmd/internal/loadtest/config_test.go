@@ -20,6 +20,7 @@ func TestBadCommandLinesExitWithStatus2AndSayWhy(t *testing.T) {
 	}{
 		{[]string{"-clients", "0"}, "-clients must be at least 1"},
 		{[]string{"-bookings", "-3"}, "-bookings must be at least 1"},
+		{[]string{"-awb-stock", "0"}, "-awb-stock must be at least 1"},
 		{[]string{"-subscribers", "26"}, "at most 25"},
 		{[]string{"-duration", "0s"}, "-duration must be above 0"},
 		{[]string{"-duration", "soon"}, "invalid value"},
@@ -55,12 +56,12 @@ func TestHelpExitsWithStatus0(t *testing.T) {
 
 func TestFlagsSetTheRun(t *testing.T) {
 	cfg, err := ParseArgs([]string{"-url", "http://127.0.0.1:9000", "-clients", "8", "-duration", "2s", "-warmup", "0s",
-		"-scenarios", "webhooks,get-quote", "-rfqs", "200", "-json"}, &strings.Builder{})
+		"-scenarios", "webhooks,get-quote", "-rfqs", "200", "-awb-stock", "500", "-json"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.URL != "http://127.0.0.1:9000" || cfg.Clients != 8 || cfg.Duration != 2*time.Second || cfg.Warmup != 0 ||
-		strings.Join(cfg.Scenarios, ",") != "webhooks,get-quote" || cfg.RFQs != 200 || !cfg.JSON || cfg.Bookings != 300 {
+		strings.Join(cfg.Scenarios, ",") != "webhooks,get-quote" || cfg.RFQs != 200 || !cfg.JSON || cfg.Bookings != 300 || cfg.AWBStock != 500 {
 		t.Errorf("%+v", cfg)
 	}
 }
