@@ -165,9 +165,15 @@ type committer struct {
 	// queue holds the decisions handed over and not yet taken: callers
 	// hand over while a batch is in flight, without waiting for it, so
 	// that the next batch gathers all of them. wake says there are some.
-	mu      sync.Mutex
-	queue   []*decision
-	closed  bool // every decision handed over from now on is refused
+	mu     sync.Mutex
+	queue  []*decision
+	closed bool // every decision handed over from now on is refused
+	// chainMu guards the after and expected of the decisions handed
+	// over: the committer rewrites them when a chained decision comes to
+	// follow its stored predecessor (follow), while a waiter may be
+	// walking the chain to see where its own events were stored
+	// (storedAsDecided).
+	chainMu sync.Mutex
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
@@ -188,8 +194,15 @@ type committer struct {
 
 // newCommitter starts a committer on a connection of its own, which tells
 // obs what it stores.
+//
+// The connection keeps nothing while it reconnects: a batch sent then
+// fails at once. nats.go would otherwise hold it (8 MB) and send it once
+// the connection is back, seconds after the committer answered its
+// decisions as failed and their callers read that nothing was stored: a
+// write refused with a 503 would be stored after all, and a client
+// without an Idempotency-Key that retried it would store it twice.
 func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
-	nc, err := s.dial("cargostream " + name + " committer")
+	nc, err := s.dial("cargostream "+name+" committer", nats.ReconnectBufSize(-1))
 	if err != nil {
 		return nil, err
 	}
@@ -456,6 +469,8 @@ func answerAll(unit []*decision, o outcome) {
 // that never came to be) and reports false.
 func (c *committer) follow(d *decision) bool {
 	after := d.after
+	c.chainMu.Lock()
+	defer c.chainMu.Unlock()
 	d.after, d.chained = nil, false
 	if after.out.err != nil {
 		// Never sent, and decided on a state that never came to be:

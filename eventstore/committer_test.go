@@ -54,6 +54,38 @@ func TestAFaultBetweenTheEventsOfADecisionStoresNone(t *testing.T) {
 	}
 }
 
+// A decision sent while the committer's connection is down is refused,
+// and stays refused: nothing of it is stored once the connection is back,
+// where nats.go would have held its batch and sent it then, after its
+// caller had been told that nothing was stored.
+func TestADecisionRefusedWhileTheConnectionIsDownIsNotStoredWhenItComesBack(t *testing.T) {
+	relay := natstest.StartRelay(t, natstest.Start(t, &server.Options{Port: server.RANDOM_PORT}).Addr().String())
+	s := openForTest(t, Options{URL: relay.URL()})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "before"}, 0, decisionOf("before", 1)); err != nil {
+		t.Fatal(err)
+	}
+	relay.Cut()
+	waitUntil(t, "the committer's connection to be lost", func() bool { return s.committer.nc.Status() == nats.RECONNECTING })
+	refused := domain.Aggregate{Type: "quote", ID: "refused"}
+	if _, err := s.Append(ctx, refused, 0, decisionOf("refused", 2)); !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Fatalf("a decision sent while the connection is down = %v, want the store unavailable", err)
+	}
+	relay.Restore()
+	waitUntil(t, "the connections to come back", func() bool { return s.committer.nc.IsConnected() && s.nc.IsConnected() })
+	// A batch held while reconnecting would have gone out first, and been
+	// committed before this one.
+	var after []uint64
+	waitUntil(t, "a decision to be stored again", func() bool {
+		var err error
+		after, err = s.Append(ctx, domain.Aggregate{Type: "quote", ID: "after"}, 0, decisionOf("after", 1))
+		return err == nil
+	})
+	if recs, err := s.Load(ctx, refused); err != nil || len(recs) > 0 {
+		t.Errorf("the refused decision's events, once the connection is back (and %d is stored) = %d, %v; want none", after[0], len(recs), err)
+	}
+}
+
 func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()
@@ -600,6 +632,43 @@ func submitOne(t *testing.T, s *Store, part domain.Submission) domain.PendingApp
 }
 
 // decisionFor builds the decision Append would hand the committer.
+// A part of a decision across aggregates that is chained after pipelined
+// decisions on its aggregate, and fails because another part is stale,
+// is a conflict; its waiter walks the chain to see whether its events
+// were stored all the same, while the committer sends those decisions
+// one by one (a third decision in their batch is refused) and rewrites
+// their chain as each follows the one before. Run with -race: the two
+// once touched the chain unsynchronised.
+func TestAChainedPartOfAStaleDecisionIsAConflictWhileTheChainIsCommitted(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	stale := domain.Aggregate{Type: "flight", ID: "f1"}
+	if _, err := s.Append(ctx, stale, 0, decisionOf("f1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		busy := domain.Aggregate{Type: "stock", ID: fmt.Sprintf("s%d", i)}
+		first := decisionFor(t, s, busy, 0, decisionOf(fmt.Sprintf("first%d", i), 1))
+		second := decisionFor(t, s, busy, 0, decisionOf(fmt.Sprintf("second%d", i), 1))
+		second.after = first
+		refused := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: fmt.Sprintf("q%d", i)}, 99, decisionOf(fmt.Sprintf("q%d", i), 1))
+		onStale := decisionFor(t, s, stale, 0, decisionOf(fmt.Sprintf("stale%d", i), 1)) // the flight is at 1
+		onBusy := decisionFor(t, s, busy, 0, decisionOf(fmt.Sprintf("part%d", i), 1))
+		onBusy.after = second
+		onStale.group = []*decision{onStale, onBusy}
+		onBusy.group = onStale.group
+		if err := s.committer.handOver(ctx, first, second, refused, onStale, onBusy); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (&pendingAppend{s: s, agg: busy, d: onBusy}).Wait(ctx); !errors.Is(err, domain.ErrAggregateChanged) {
+			t.Fatalf("the part chained after the busy aggregate's decisions = %v, want a conflict", err)
+		}
+		for _, d := range []*decision{first, second, refused} {
+			d.wait(ctx)
+		}
+	}
+}
+
 func decisionFor(t *testing.T, s *Store, agg domain.Aggregate, expected uint64, events []domain.Envelope) *decision {
 	t.Helper()
 	d, err := newDecision(context.Background(), s.subject(agg), expected, events)

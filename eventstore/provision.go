@@ -48,8 +48,9 @@ func (s *Store) provision(ctx context.Context, what string, create func(context.
 }
 
 // transient reports whether an error may pass by itself: no server
-// answered yet, or the JetStream cluster has no leader, quorum or peers
-// for the replicas yet. Anything else (a setting the server refuses, say)
+// answered yet, the connection is being made again (a committer's
+// refuses to publish meanwhile: see newCommitter), or the JetStream
+// cluster has no leader, quorum or peers for the replicas yet. Anything else (a setting the server refuses, say)
 // is for an operator to fix.
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
@@ -58,7 +59,7 @@ func transient(err error) bool {
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionReconnecting) ||
-		errors.Is(err, nats.ErrNoServers)
+		errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrReconnectBufExceeded)
 }
 
 // clusterNotReady are the JetStream API error codes of a cluster that is

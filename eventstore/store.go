@@ -108,7 +108,7 @@ type Store struct {
 	// dial opens a connection to the server; committers have their own,
 	// so that their batches do not queue behind the deliveries to the
 	// read models and reactors.
-	dial func(name string) (*nats.Conn, error)
+	dial func(name string, extra ...nats.Option) (*nats.Conn, error)
 	// connectErr is why the last attempt to connect to an external
 	// server failed: the client retries without saying, and the warnings
 	// while Open waits tell it.
@@ -191,8 +191,8 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		if err := s.startEmbedded(o); err != nil {
 			return nil, err
 		}
-		s.dial = func(name string) (*nats.Conn, error) {
-			nc, err := nats.Connect("", nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword))
+		s.dial = func(name string, extra ...nats.Option) (*nats.Conn, error) {
+			nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword)}, extra...)...)
 			if err != nil {
 				return nil, fmt.Errorf("eventstore: in-process connection: %w", err)
 			}
@@ -204,7 +204,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				return nil, err
 			}
 		}
-		s.dial = func(name string) (*nats.Conn, error) {
+		s.dial = func(name string, extra ...nats.Option) (*nats.Conn, error) {
 			// A cluster that is not up yet is waited for, here and in
 			// provisioning; with ConnectOnce, in provisioning only. A
 			// node that dies without closing its connections (its
@@ -236,7 +236,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				}
 				opts = append(opts, nkey)
 			}
-			nc, err := nats.Connect(o.URL, opts...)
+			nc, err := nats.Connect(o.URL, append(opts, extra...)...)
 			if err != nil {
 				if why := dialer.failure(); errors.Is(err, nats.ErrNoServers) && why != nil {
 					err = why
@@ -764,10 +764,12 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 // it stored.
 func (s *Store) storedAsDecided(ctx context.Context, d *decision) (uint64, bool) {
 	var chain []*decision // d and those it was chained after, the first last
+	s.committer.chainMu.Lock()
 	for e := d; e != nil; e = e.after {
 		chain = append(chain, e)
 	}
 	seq, last := chain[len(chain)-1].expected+1, uint64(0)
+	s.committer.chainMu.Unlock()
 	for _, e := range slices.Backward(chain) {
 		for i, msg := range e.msgs {
 			m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(d.subject))

@@ -1,0 +1,84 @@
+package natstest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+)
+
+// Relay passes TCP connections on to a server, and can cut them all at
+// once and take new ones again on the same address: a network that fails
+// between a client and its server, which the client sees as a lost
+// connection and tries to reconnect through.
+type Relay struct {
+	t        testing.TB
+	upstream string
+	addr     string
+	mu       sync.Mutex
+	ln       net.Listener
+	conns    []net.Conn
+}
+
+// StartRelay relays a free loopback port to upstream until the test's
+// end.
+func StartRelay(t testing.TB, upstream string) *Relay {
+	t.Helper()
+	r := &Relay{t: t, upstream: upstream, addr: "127.0.0.1:0"}
+	r.Restore()
+	t.Cleanup(r.Cut)
+	return r
+}
+
+// URL is the relay's, for a NATS client.
+func (r *Relay) URL() string { return "nats://" + r.addr }
+
+// Cut closes every connection relayed and stops taking new ones.
+func (r *Relay) Cut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ln != nil {
+		r.ln.Close()
+		r.ln = nil
+	}
+	for _, c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// Restore takes connections again, on the relay's address.
+func (r *Relay) Restore() {
+	r.t.Helper()
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.ln, r.addr = ln, ln.Addr().String()
+	r.mu.Unlock()
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return // cut
+			}
+			server, err := net.Dial("tcp", r.upstream)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			r.mu.Lock()
+			if r.ln != ln { // cut meanwhile
+				r.mu.Unlock()
+				client.Close()
+				server.Close()
+				continue
+			}
+			r.conns = append(r.conns, client, server)
+			r.mu.Unlock()
+			go func() { io.Copy(server, client); server.Close() }()
+			go func() { io.Copy(client, server); client.Close() }()
+		}
+	}()
+}
