@@ -53,6 +53,7 @@ The credential life cycle (see README, Security):
   disable-user, enable-user, delete-user        --username U
   set-password    --username U --password-file FILE (or CARGOCTL_PASSWORD)
   revoke-tokens   --jti JTI | --token-file FILE | --subject client:ID|user:NAME | --org ORG
+  set-rate-limits --org ORG [--per-minute N] [--per-hour N] [--per-day N]
 
 Run 'cargoctl admin <command> --help' for the flags of a command.
 `
@@ -263,6 +264,11 @@ func defineListOfOrg(path, what string) func(*flag.FlagSet, func(string) string)
 	return func(fs *flag.FlagSet, _ func(string) string) func() (adminRequest, error) {
 		org := fs.String("org", "", "only the "+what+" of the organisation with this `id`")
 		return func() (adminRequest, error) {
+			// --org "$ORG" of a variable not set would list every
+			// organisation's.
+			if err := refuseEmpty(fs.Name(), fs, "org"); err != nil {
+				return adminRequest{}, err
+			}
 			req := adminRequest{method: http.MethodGet, path: path}
 			if *org != "" {
 				req.path += "?" + url.Values{"organizationId": {*org}}.Encode()

@@ -441,6 +441,8 @@ func TestAdminUsageErrors(t *testing.T) {
 		{unreachable, []string{"revoke-tokens"}, "give one of --jti, --token-file, --subject and --org"},
 		{unreachable, []string{"revoke-tokens", "--jti", "j", "--org", "x"}, "give one of --jti, --token-file, --subject and --org"},
 		{unreachable, []string{"list-orgs", "extra"}, `unexpected argument "extra"`},
+		{unreachable, []string{"list-users", "--org", ""}, "--org is empty: give it a value, or leave it out (see 'cargoctl admin list-users --help')"},
+		{unreachable, []string{"list-clients", "--org="}, "--org is empty"},
 		{unreachable, []string{"--bogus", "list-orgs"}, "flag provided but not defined: -bogus"},
 		{env(nil), []string{"list-orgs"}, "no admin client: set CARGOCTL_CLIENT_ID or --client-id"},
 		{env(map[string]string{"CARGOCTL_CLIENT_ID": "admin"}), []string{"list-orgs"}, "no client secret"},

@@ -184,6 +184,10 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 		return bad("--event-type %q is not an event type%s; one of: %s", o.eventType, didYouMean(o.eventType, domain.EventTypes()), strings.Join(domain.EventTypes(), ", "))
 	case o.aggID != "" && !validToken(o.aggID):
 		return bad("--id %q is not an aggregate id", o.aggID)
+	case o.toSeq == 0 && flagGiven(fs, "to-seq"):
+		// Not "no bound", as an unset 0 is: a variable holding 0 would
+		// print every event, and follow them.
+		return bad("--to-seq 0 is no sequence: the first is 1")
 	case o.toSeq != 0 && o.fromSeq > o.toSeq:
 		return bad("--from-seq %d is after --to-seq %d", o.fromSeq, o.toSeq)
 	case o.follow && (o.toSeq != 0 || *until != ""):
@@ -436,6 +440,13 @@ func emptyFlag(fs *flag.FlagSet, names ...string) string {
 		}
 	})
 	return empty
+}
+
+// flagGiven tells whether the flag name is on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // refuseEmpty is the usage error of cmd for the first of the flags names

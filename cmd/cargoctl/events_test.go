@@ -326,6 +326,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--event-type", "quoterequested"}, `--event-type "quoterequested" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
 		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberReleased, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
+		{[]string{"--to-seq", "0", "--follow"}, "--to-seq 0 is no sequence: the first is 1"},
 		{[]string{"--from-seq", "-1"}, "invalid value"},
 		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},
 		{[]string{"--until", "2026-13-01"}, "--until:"},
@@ -404,6 +405,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"version"}, "cargoctl " + version.String() + " go", 0},
 		{[]string{"--version"}, "cargoctl " + version.String() + " go", 0},
 		{[]string{"version", "now"}, "", 2},
+		{[]string{"help", "version"}, "cargo_build_info", 0},
+		{[]string{"version", "--help"}, "cargo_build_info", 0},
+		{[]string{"admin", "--help"}, "set-rate-limits --org ORG", 0},
 		{[]string{"frobnicate"}, "", 2},
 		// Help of a command that does not exist is a usage error, not the
 		// list of commands with exit 0.

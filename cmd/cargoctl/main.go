@@ -47,6 +47,13 @@ Commands:
 Run 'cargoctl <command> --help' for the flags of a command.
 `
 
+const versionUsage = `Usage: cargoctl version
+
+Prints the version of this build of cargoctl and the Go it was built with.
+A running cargod says its own in its metrics (cargo_build_info, on
+GET /metrics).
+`
+
 // run carries out the command line args. Usage errors are *usageError.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -75,14 +82,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "verify":
 		return runVerify(ctx, rest, getenv, stdout, stderr)
 	case "version", "-version", "--version":
-		if len(rest) > 0 {
-			return &usageError{msg: fmt.Sprintf("version takes no arguments, got %q", rest[0])}
+		switch {
+		case len(rest) == 1 && slices.Contains([]string{"-h", "-help", "--help"}, rest[0]):
+			fmt.Fprint(stdout, versionUsage)
+			return nil
+		case len(rest) > 0:
+			return &usageError{cmd: "version", msg: fmt.Sprintf("version takes no arguments, got %q", rest[0])}
 		}
 		fmt.Fprintln(stdout, "cargoctl", version.String(), runtime.Version())
 		return nil
 	case "help", "-h", "-help", "--help":
 		switch {
-		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify"}, rest[0]):
+		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify", "version"}, rest[0]):
 			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
 		case len(rest) > 0:
 			// A typo, which a script checking for help must not take as

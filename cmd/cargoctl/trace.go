@@ -27,6 +27,13 @@ how far it has come on stderr every second; it finds the store the same
 way (--nats-url, or --data-dir while cargod is stopped). All times are UTC.
 `
 
+// readerCheckEvery is how many events trace reads between looks at
+// whether its output's reader is gone: a look is a system call.
+const readerCheckEvery = 1024
+
+// errReaderGone ends a trace's read once its output's reader is gone.
+var errReaderGone = errors.New("the output's reader is gone")
+
 func runTrace(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var o eventsOptions
 	fs := newFlagSet("trace", traceSynopsis)
@@ -65,13 +72,18 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	progress := newReadProgress(stderr, "trace", from, to)
 
 	// Each line is written as it is found, unbuffered: a trace is a few
-	// lines, and trace | head must end the read (by SIGPIPE) once head has
-	// its lines, not after a read of the whole stream.
+	// lines, and trace | head must end the read once head has its lines,
+	// not after a read of the whole stream: by SIGPIPE at the next line,
+	// or, as the lines of a trace come together and the read goes on past
+	// them, when the pipe says its reader is gone.
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	var first, last time.Time
 	found := 0
 	err = store.Read(ctx, nil, from, to, func(r domain.Record) error {
+		if found > 0 && r.Sequence%readerCheckEvery == 0 && readerGone(stdout) {
+			return errReaderGone
+		}
 		match := o.matches(r)
 		progress.saw(r.Sequence, match)
 		if !match {
@@ -89,6 +101,9 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	})
 	if ctx.Err() != nil {
 		err = errors.New("interrupted")
+	}
+	if errors.Is(err, errReaderGone) {
+		return nil // as head asked
 	}
 	switch {
 	case err != nil:
