@@ -25,16 +25,16 @@ func TestValidateRows(t *testing.T) {
 		{"an airport", airport(func(*Airport) {}), ""},
 		{"a name of 80 Chinese characters", airport(func(a *Airport) { a.Name = strings.Repeat("机", 80) }), ""},
 		{"a name of 201 characters", airport(func(a *Airport) { a.Name = strings.Repeat("a", 201) }), "name must be 1 to 200 characters"},
-		{"a city with a NUL", airport(func(a *Airport) { a.City = "City\x00Nul" }), "city holds a control character"},
+		{"a city with a NUL", airport(func(a *Airport) { a.City = "City\x00Nul" }), "city holds the character U+0000 (at character 5)"},
 		{"a city of 100 000 characters", airport(func(a *Airport) { a.City = strings.Repeat("c", 100000) }), "city must be at most 200 characters"},
-		{"a name with a right-to-left override", airport(func(a *Airport) { a.Name = "Frankfurt\u202e" }), "name holds a control character"},
-		{"a name that was not UTF-8", airport(func(a *Airport) { a.Name = "Z\ufffdrich" }), "name holds a control character"},
-		{"a name of bytes that are not UTF-8", airport(func(a *Airport) { a.Name = "Z\xfcrich" }), "name holds a control character"},
+		{"a name with a right-to-left override", airport(func(a *Airport) { a.Name = "Frankfurt\u202e" }), "name holds the character U+202E (at character 10)"},
+		{"a name that was not UTF-8", airport(func(a *Airport) { a.Name = "Z\ufffdrich" }), "name holds the character U+FFFD (at character 2), which stands for bytes that are not UTF-8: save the file as UTF-8"},
+		{"a name of bytes that are not UTF-8", airport(func(a *Airport) { a.Name = "Z\xfcrich" }), "name holds the character U+FFFD (at character 2), which stands for bytes that are not UTF-8: save the file as UTF-8"},
 		{"a dangerous good", commodity(func(*KnownCommodity) {}), ""},
 		{"a class of no class", commodity(func(c *KnownCommodity) { c.HazardClass = "99" }), "hazardClass must be a class or division, as 3 or 2.1"},
 		{"one of its classes of no class", commodity(func(c *KnownCommodity) { c.HazardClasses = []string{"3", "3.9"} }), "hazardClass must be a class or division, as 3 or 2.1"},
 		{"packing group IV", commodity(func(c *KnownCommodity) { c.PackingGroup = "IV" }), "packingGroup must be I, II or III"},
-		{"another name with a control character", commodity(func(c *KnownCommodity) { c.OtherNames = []string{"Paint\x07"} }), "other name holds a control character"},
+		{"another name with a control character", commodity(func(c *KnownCommodity) { c.OtherNames = []string{"Paint\x07"} }), "other name holds the character U+0007 (at character 6)"},
 	}
 	for _, tt := range tests {
 		got := ""

@@ -39,8 +39,23 @@ func rowText(bad *[]string, field, s string, max int, required bool) {
 	case tooLong:
 		*bad = append(*bad, fmt.Sprintf("%s must be at most %d characters", field, max))
 	case strings.IndexFunc(s, Unprintable) >= 0:
-		*bad = append(*bad, field+" holds a control character")
+		at := UnprintableAt(s)
+		if strings.HasPrefix(at, "the character U+FFFD") {
+			at += ", which stands for bytes that are not UTF-8: save the file as UTF-8"
+		}
+		*bad = append(*bad, field+" holds "+at)
 	}
+}
+
+// UnprintableAt names the first character of text that Unprintable
+// tells, and where it is: "the character U+202E (at character 4)".
+func UnprintableAt(text string) string {
+	i := strings.IndexFunc(text, Unprintable)
+	if i < 0 {
+		return ""
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return fmt.Sprintf("the character %U (at character %d)", r, utf8.RuneCountInString(text[:i])+1)
 }
 
 func checkLength(p *Problems, field, s string, max int) {

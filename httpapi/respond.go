@@ -349,9 +349,8 @@ func (w *bodyWalk) withWholeNumbers(body []byte) []byte {
 // domain.Unprintable names: it would garble what is made of the text, the
 // audit log among them.
 func checkPrintable(p *domain.Problems, field, text string) {
-	if i := strings.IndexFunc(text, domain.Unprintable); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(text[i:])
-		p.Add(field, domain.CodeInvalidFormat, "must not contain the character %U (at character %d)", r, utf8.RuneCountInString(text[:i])+1)
+	if at := domain.UnprintableAt(text); at != "" {
+		p.Add(field, domain.CodeInvalidFormat, "must not contain %s", at)
 	}
 }
 

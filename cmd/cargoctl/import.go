@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/cargostream/cargostream/domain"
@@ -75,6 +76,9 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if !ok {
 		return usagef("import", "unknown kind %q: airports, airlines, commodities, hs-codes or dangerous-goods", positional[0])
 	}
+	if *format != "" && !slices.Contains(refdata.Formats[k.kind], *format) {
+		return usagef("import", "--format %q is no format of %s: %s", *format, k.kind, refdata.FormatsOf(k.kind))
+	}
 	if *format == "" {
 		*format = k.format
 	}
@@ -88,10 +92,19 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer f.Close()
 	info, _ := f.Stat()
-	if info != nil && info.IsDir() {
+	switch {
+	case info != nil && info.IsDir():
 		// Opened all the same; its read would fail saying that lines 1-0
 		// are imported.
 		return fmt.Errorf("%s is a directory, not a file", positional[1])
+	case info != nil && info.Mode().IsRegular() && info.Size() == 0:
+		// A download cut short imports nothing; it must not look done.
+		return fmt.Errorf("%s is empty: nothing to import", positional[1])
+	}
+	if head := make([]byte, 2); info != nil && info.Mode().IsRegular() {
+		if n, _ := f.ReadAt(head, 0); n == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			return fmt.Errorf("%s is compressed (gzip): decompress it first (gunzip -k %s)", positional[1], positional[1])
+		}
 	}
 	if err := client.authorize(ctx); err != nil {
 		return err

@@ -65,10 +65,18 @@ func TestImport(t *testing.T) {
 	if err := run(t.Context(), []string{"import", "planets", good}, adminEnv(url), &out, &errOut); exitCode(err) != 2 {
 		t.Errorf("unknown kind = %v", err)
 	}
-	// A directory or a missing file is named, before anything is sent.
+	err := run(t.Context(), []string{"import", "commodities", good, "--format", "nope"}, adminEnv(url), &out, &errOut)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `--format "nope" is no format of commodities: commodities, hs-codes or dangerous-goods`) {
+		t.Errorf("an unknown format = %v", err)
+	}
+	// A directory, a missing, empty or compressed file is named, before
+	// anything is sent.
+	empty, gzipped := write("empty.csv", ""), write("airports.csv.gz", "\x1f\x8b\x08\x00rest")
 	for _, tt := range []struct{ path, want string }{
 		{dir, dir + " is a directory, not a file"},
 		{filepath.Join(dir, "none.csv"), "no such file or directory"},
+		{empty, empty + " is empty: nothing to import"},
+		{gzipped, gzipped + " is compressed (gzip): decompress it first"},
 	} {
 		err := run(t.Context(), []string{"import", "airports", tt.path}, adminEnv(url), &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "imported") {
@@ -81,7 +89,7 @@ func TestImport(t *testing.T) {
 "EDDM","MUC","`+strings.Repeat("M", 2<<20)+`"
 "KJFK","JFK","x"
 `)
-	err := run(t.Context(), []string{"import", "airports", long}, adminEnv(url), &out, &errOut)
+	err = run(t.Context(), []string{"import", "airports", long}, adminEnv(url), &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "line 3 is longer than 262144 bytes: lines 1-2 are imported, nothing from line 3 on") {
 		t.Errorf("a file with a 2 MiB line = %v", err)
 	}
