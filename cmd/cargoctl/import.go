@@ -77,7 +77,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return usagef("import", "unknown kind %q: airports, airlines, commodities, hs-codes or dangerous-goods", positional[0])
 	}
 	if *format != "" && !slices.Contains(refdata.Formats[k.kind], *format) {
-		return usagef("import", "--format %q is no format of %s: %s", *format, k.kind, refdata.FormatsOf(k.kind))
+		return usagef("import", "unknown %s format %q: %s", k.kind, *format, refdata.FormatsOf(k.kind))
 	}
 	if *format == "" {
 		*format = k.format

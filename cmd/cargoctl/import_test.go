@@ -66,7 +66,7 @@ func TestImport(t *testing.T) {
 		t.Errorf("unknown kind = %v", err)
 	}
 	err := run(t.Context(), []string{"import", "commodities", good, "--format", "nope"}, adminEnv(url), &out, &errOut)
-	if exitCode(err) != 2 || !strings.Contains(err.Error(), `--format "nope" is no format of commodities: commodities, hs-codes or dangerous-goods`) {
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `unknown commodities format "nope": commodities, hs-codes or dangerous-goods`) {
 		t.Errorf("an unknown format = %v", err)
 	}
 	// A directory, a missing, empty or compressed file is named, before
