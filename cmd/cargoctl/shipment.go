@@ -63,7 +63,9 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	entries, err := client.shipmentHistory(ctx, awb)
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
-		return fmt.Errorf("the server knows no shipment %s: no event names it", awb)
+		// The API answers 404 alike for an AWB no event names and for one
+		// the client may not see (its organisation's, or an admin's).
+		return fmt.Errorf("the server shows %s no shipment %s: no event names it, or none the client may see (an admin's sees every one)", conn.clientID, awb)
 	}
 	if err != nil {
 		return err
