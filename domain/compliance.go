@@ -87,10 +87,13 @@ func DecidePLACI(c PLACISubmitted, booked Journey, ref Lookup) ([]Event, error) 
 	}
 	// A vague description ("consolidation", "general cargo") is what
 	// PLACI regimes refuse; ask for words, not a label.
+	// Punctuation around or between the words makes no label a
+	// description: "FAK.", "general-cargo", "\"parts\"".
 	d := strings.ToLower(strings.Join(strings.Fields(c.CargoDescription), " "))
+	words := strings.Join(strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 	switch {
 	case d == "":
-	case slices.Contains(vagueDescriptions, d):
+	case slices.Contains(vagueDescriptions, words):
 		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods precisely, not %q", d)
 	case letters(d) < 2:
 		p.Add("cargoDescription", CodeInvalidValue, "must describe the goods in words")
