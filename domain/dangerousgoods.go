@@ -117,11 +117,18 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	switch {
 	case e.UNNumber == "":
 		p.Add("unNumber", CodeInvalidUNNumber, "is required: UN followed by 4 digits, as UN1845")
-	case !unNumberPattern.MatchString(e.UNNumber) || e.UNNumber == "UN0000":
+	case e.UNNumber == "UN0000":
+		p.Add("unNumber", CodeInvalidUNNumber, "UN0000 is no UN number: they begin at UN0004")
+	case !unNumberPattern.MatchString(e.UNNumber):
 		p.Add("unNumber", CodeInvalidUNNumber, "must be UN followed by 4 digits, as UN1845, not %q", e.UNNumber)
 	}
 	classOK := IsHazardClass(e.Class)
-	if !classOK {
+	// A missing UN number or class has the spec's codes of those fields
+	// (errors.md), which a client reads by field.
+	switch {
+	case e.Class == "":
+		p.Add("class", CodeInvalidHazardClass, "is required: a class 1 to 9 or a division (1.1–1.6 with compatibility group, 2.1–2.3, 4.1–4.3, 5.1, 5.2, 6.1, 6.2)")
+	case !classOK:
 		p.Add("class", CodeInvalidHazardClass, "must be a class 1 to 9 or a division (1.1–1.6 with compatibility group, 2.1–2.3, 4.1–4.3, 5.1, 5.2, 6.1, 6.2), not %q", e.Class)
 	}
 	known, ok := lookupDangerousGood(ref, e.UNNumber)

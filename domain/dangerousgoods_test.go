@@ -49,6 +49,8 @@ func TestDecideDGD(t *testing.T) {
 		{"no UN number", func(c *SubmitDGD) { c.UNNumber = "" }, "INVALID_UN_NUMBER unNumber"},
 		{"UN number short", func(c *SubmitDGD) { c.UNNumber = "UN184" }, "INVALID_UN_NUMBER unNumber"},
 		{"NA number", func(c *SubmitDGD) { c.UNNumber = "NA1993" }, "INVALID_UN_NUMBER unNumber"},
+		{"UN number 0000", func(c *SubmitDGD) { c.UNNumber = "UN0000" }, "INVALID_UN_NUMBER unNumber"},
+		{"no class", func(c *SubmitDGD) { c.Class = "" }, "INVALID_HAZARD_CLASS class"},
 		{"class 0", func(c *SubmitDGD) { c.Class = "0" }, "INVALID_HAZARD_CLASS class"},
 		{"class 10", func(c *SubmitDGD) { c.Class = "10" }, "INVALID_HAZARD_CLASS class"},
 		{"no such division", func(c *SubmitDGD) { c.Class = "3.1" }, "INVALID_HAZARD_CLASS class"},
@@ -119,6 +121,11 @@ func TestDecideDGD(t *testing.T) {
 		got := ""
 		if e, ok := err.(*Error); ok {
 			got = string(e.Fields[0].Code) + " " + e.Fields[0].Field
+			// Each says what was sent, or that nothing was.
+			if msg := e.Fields[0].Message; tt.name == "UN number 0000" && msg != "UN0000 is no UN number: they begin at UN0004" ||
+				(tt.name == "no UN number" || tt.name == "no class") && !strings.HasPrefix(msg, "is required") {
+				t.Errorf("%s: message %q", tt.name, msg)
+			}
 		} else if err != nil {
 			got = err.Error()
 		}
