@@ -170,7 +170,7 @@ func TestConcurrentRepliesAgree(t *testing.T) {
 			defer wg.Done()
 			first := 2000000 + i*1000
 			h.ReplyStock(ctx, NewMeta(lh, "", ""), req.State.ID, domain.ReplyStock{Status: domain.StockStatusApproved, AllocatedStock: &hundred,
-				ValidFrom: "2026-01-01", ValidTo: validToAsAsked(),
+				ValidFrom: time.Now().UTC().Format(time.DateOnly), ValidTo: validToAsAsked(),
 				StartNumber: domain.AWBNumber("020", first), EndNumber: domain.AWBNumber("020", first+99)}, projections.NewShipments())
 		}()
 	}

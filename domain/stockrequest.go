@@ -244,6 +244,11 @@ func (c ReplyStock) Validate(r StockRequest) (AWBRange, error) {
 		}
 		p.Add("validTo", CodeInvalidDate, "must be %s at the latest: the request asked for numbers valid %d %s from %s",
 			r.ValidUntil().Format(time.DateOnly), r.ValidityPeriod, months, r.SubmittedAt.UTC().Format(time.DateOnly))
+	case granted && from.Before(r.SubmittedAt.UTC().Truncate(24*time.Hour)):
+		// Numbers are valid from the request on, at the earliest: a
+		// validFrom before it (0000-01-01) says nothing true, and would
+		// stand in the ledger.
+		p.Add("validFrom", CodeInvalidDate, "must be %s at the earliest, the day the request was submitted (UTC)", r.SubmittedAt.UTC().Format(time.DateOnly))
 	}
 	checkLength(&p, "notes", c.Notes, maxNotes)
 	checkLength(&p, "rejectionReason", c.RejectionReason, maxNotes)
