@@ -36,6 +36,13 @@ func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBo
 			return Result[domain.Booking]{}, err
 		}
 	}
+	if awb := c.AWBAsked(); awb != "" {
+		w, _, _, err := load(ctx, h, waybillAggregate(awb), domain.EvolveWaybills, "", loadFresh)
+		if err != nil {
+			return Result[domain.Booking]{}, err
+		}
+		c.Waybill = w.MAWB
+	}
 	return create(ctx, h, bookingAggregate(c.BookingID), m, domain.EvolveBooking,
 		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, f, c) })
 }

@@ -225,10 +225,23 @@ type RequestBooking struct {
 	Consignee          FullParty
 	AWBPrefix          string
 	AWBSerial          string
-	Routing            []RoutingLeg
-	Dimensions         []SentDimensionLine
-	SHC                []string
-	At                 time.Time
+	// Waybill is the MAWB filed under the AWB number asked for (see
+	// AWBAsked), nil when none is.
+	Waybill    *MAWBCreated
+	Routing    []RoutingLeg
+	Dimensions []SentDimensionLine
+	SHC        []string
+	At         time.Time
+}
+
+// AWBAsked is the AWB number c asks for, canonical, or "" when it asks
+// for none or for no valid one (which DecideRequestBooking refuses).
+func (c RequestBooking) AWBAsked() string {
+	if c.AWBPrefix == "" && c.AWBSerial == "" {
+		return ""
+	}
+	var ignored Problems
+	return awbOfParts(&ignored, "awb", c.AWBPrefix, c.AWBSerial)
 }
 
 // DecideRequestBooking validates a booking against the quote it refers to
@@ -359,6 +372,12 @@ func DecideRequestBooking(b Booking, q Quote, f Flight, c RequestBooking) ([]Eve
 	}
 	if c.AWBPrefix != "" || c.AWBSerial != "" {
 		e.AWBNumber = awbOfParts(&p, "awb", c.AWBPrefix, c.AWBSerial)
+	}
+	// A MAWB filed first names the journey its number goes: a booking
+	// under it goes the same way, as a MAWB filed under a booking's
+	// number must (Journey.checkBooked).
+	if m := c.Waybill; m != nil && e.AWBNumber != "" && q.Origin != "" && (m.Origin != q.Origin || m.Destination != q.Destination) {
+		p.Add("awb", CodeMismatch, "%s has a MAWB from %s to %s, and this booking goes from %s to %s", e.AWBNumber, m.Origin, m.Destination, q.Origin, q.Destination)
 	}
 	for name, party := range map[string]FullParty{"shipper": e.Shipper, "consignee": e.Consignee} {
 		checkLength(&p, name+".name", party.Name, maxText)

@@ -319,24 +319,27 @@ func TestABookingsChargeableWeightIsCheckedOnlyOnCargoThatPassedAndAtTheDivisorI
 }
 
 func TestABookingsAWBProblemIsNamedOnThePartOfAWBThatHasIt(t *testing.T) {
-	q := Quote{ID: "q1", OrganizationID: "f1", Pieces: 2, WeightKg: 350.5}
+	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "JFK", Pieces: 2, WeightKg: 350.5}
 	tests := []struct {
 		name, prefix, number string
-		want                 string // the first problem's code and field, or the number booked
+		waybill              *MAWBCreated // filed under the number first
+		want                 string       // the first problem's code and field, or the number booked
 	}{
-		{"prefix and serial", "020", "81140743", "020-81140743"},
-		{"the number with its prefix", "020", "020-81140743", "020-81140743"},
-		{"codes with white space", " 020 ", " 81140743 ", "020-81140743"},
-		{"no prefix", "", "81140743", "REQUIRED awb.prefix"},
-		{"a prefix of two digits", "20", "81140743", "INVALID_AWB_NUMBER awb.prefix"},
-		{"no number", "020", "", "REQUIRED awb.number"},
-		{"a serial of seven digits", "020", "8114074", "INVALID_AWB_NUMBER awb.number"},
-		{"a bad check digit", "020", "81140744", "INVALID_AWB_NUMBER awb.number"},
-		{"the number with another prefix", "020", "176-12345675", "MISMATCH awb.number"},
+		{"prefix and serial", "020", "81140743", nil, "020-81140743"},
+		{"the number with its prefix", "020", "020-81140743", nil, "020-81140743"},
+		{"codes with white space", " 020 ", " 81140743 ", nil, "020-81140743"},
+		{"no prefix", "", "81140743", nil, "REQUIRED awb.prefix"},
+		{"a prefix of two digits", "20", "81140743", nil, "INVALID_AWB_NUMBER awb.prefix"},
+		{"no number", "020", "", nil, "REQUIRED awb.number"},
+		{"a serial of seven digits", "020", "8114074", nil, "INVALID_AWB_NUMBER awb.number"},
+		{"a bad check digit", "020", "81140744", nil, "INVALID_AWB_NUMBER awb.number"},
+		{"the number with another prefix", "020", "176-12345675", nil, "MISMATCH awb.number"},
+		{"a MAWB filed first for the journey", "020", "81140743", &MAWBCreated{Origin: "FRA", Destination: "JFK"}, "020-81140743"},
+		{"a MAWB filed first for another journey", "020", "81140743", &MAWBCreated{Origin: "FRA", Destination: "LHR"}, "MISMATCH awb"},
 	}
 	for _, tt := range tests {
 		c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
-			AWBPrefix: tt.prefix, AWBSerial: tt.number, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			AWBPrefix: tt.prefix, AWBSerial: tt.number, Waybill: tt.waybill, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
 		events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
 		got := problemOf(err)
 		if err == nil {

@@ -161,6 +161,11 @@ func TestAShipmentWhoseMAWBWasFiledFirstIsBookedUnderItsNumber(t *testing.T) {
 	if b := book(); b.Status != "rejected" || *b.RejectionReason != "awb_in_use" {
 		t.Errorf("a second booking of the number = %+v", b)
 	}
+	// A number whose MAWB goes elsewhere is not booked for this journey.
+	s.mustCreate(t, fwd, "/api/mawb", withFields(mawbBody("020-00000022"), map[string]any{"destination": "LHR"}))
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	s.runCases(t, "POST", []apiCase{{"the number of a MAWB to LHR, booked to JFK", fwd, "/api/bookings",
+		map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID, "awb": map[string]any{"prefix": "020", "number": "00000022"}}, 400, "awb:MISMATCH"}})
 }
 
 // A MAWB or PLACI of a booked AWB number goes the journey booked, its
