@@ -30,6 +30,22 @@ type StatusSetter interface {
 	SetsStatus() string
 }
 
+// Addition is an event that adds a record of its own to its aggregate (a
+// house waybill under its master, one more e-DGD, e-CSD or PLACI of a
+// shipment, a status event), rather than changing what the aggregate
+// holds: the audit log shows it as a create, compared with nothing, where
+// it showed the master's weight and parties "changed" to the house's.
+type Addition interface {
+	Event
+	AddsRecord()
+}
+
+func (HAWBCreated) AddsRecord()            {}
+func (DGDSubmitted) AddsRecord()           {}
+func (CSDSubmitted) AddsRecord()           {}
+func (PLACISubmitted) AddsRecord()         {}
+func (ShipmentStatusRecorded) AddsRecord() {}
+
 // decoders knows every event type. A structural change to an event bumps
 // its schema version and adds an upcaster in the event store; additive
 // changes need neither.

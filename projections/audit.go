@@ -227,6 +227,13 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		m.shared[key] = true
 		head.Owner, at.Org = named, named
 	}
+	if _, adds := e.(domain.Addition); adds && existed {
+		// A record of its own beside the aggregate's others: nothing
+		// of theirs changed, and what they left stays to compare with.
+		head.Action = m.symbols.number(domain.ActionCreate)
+		m.addLine(auditLine{Head: m.addHead(head), Change: -1})
+		return
+	}
 	if !existed {
 		// A create: every field is new, and none makes an entry.
 		fields := make([]auditField, len(m.members))

@@ -559,3 +559,34 @@ func BenchmarkAuditPage(b *testing.B) {
 		})
 	}
 }
+
+// A house waybill under its master, and each e-DGD of a shipment, is a
+// record of its own: created, not the master's weight and parties
+// changed to the house's, nor one declaration renumbered into the next.
+func TestAnEventThatAddsARecordToItsAggregateIsACreate(t *testing.T) {
+	waybill := domain.Aggregate{Type: domain.AggregateWaybill, ID: "020-00000022"}
+	compliance := domain.Aggregate{Type: domain.AggregateCompliance, ID: "020-00000022"}
+	m := NewAudit()
+	stream := applyAudit(t, m,
+		auditEvent{waybill, "acme", domain.MAWBCreated{AWBNumber: "020-00000022", OrganizationID: "acme", Pieces: 2, WeightKg: 350.5}},
+		auditEvent{waybill, "acme", domain.HAWBCreated{HAWBNumber: "C26", MAWBNumber: "020-00000022", OrganizationID: "acme", Pieces: 1, WeightKg: 1}},
+		auditEvent{waybill, "acme", domain.HAWBCreated{HAWBNumber: "C11", MAWBNumber: "020-00000022", OrganizationID: "acme", Pieces: 1, WeightKg: 2}},
+		auditEvent{compliance, "acme", domain.DGDSubmitted{DGDID: "d1", AWBNumber: "020-00000022", OrganizationID: "acme", UNNumber: "UN1845"}},
+		auditEvent{compliance, "acme", domain.DGDSubmitted{DGDID: "d2", AWBNumber: "020-00000022", OrganizationID: "acme", UNNumber: "UN3480"}},
+	)
+	entries, total := auditPage(t, m, stream, AuditFilter{}, 1, 100)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.ID+" "+e.Action+" "+e.Resource+" "+e.ResourceID+" "+e.Details.Field)
+	}
+	want := []string{
+		"e5 create compliance 020-00000022 ",
+		"e4 create compliance 020-00000022 ",
+		"e3 create waybill 020-00000022 ",
+		"e2 create waybill 020-00000022 ",
+		"e1 create waybill 020-00000022 ",
+	}
+	if !slices.Equal(got, want) || total != len(want) {
+		t.Errorf("entries, newest first (%d):\n%s\nwant\n%s", total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
