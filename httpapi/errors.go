@@ -3,8 +3,12 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cargostream/cargostream/domain"
@@ -154,7 +158,13 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	}
 	setErrorCode(r, body.Error)
 	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)
-	body.ErrorDescription = clip(body.ErrorDescription, maxErrorDescription)
+	body.ErrorDescription = clip(visible(body.ErrorDescription), maxErrorDescription)
+	if slices.ContainsFunc(body.ValidationErrors, func(f domain.FieldError) bool { return strings.ContainsFunc(f.Message, invisible) }) {
+		body.ValidationErrors = slices.Clone(body.ValidationErrors) // the error's own stay as they are
+		for i := range body.ValidationErrors {
+			body.ValidationErrors[i].Message = visible(body.ValidationErrors[i].Message)
+		}
+	}
 	if st := stateOf(r.Context()); st != nil && st.oauth {
 		body.RFC6749ErrorDescription = body.ErrorDescription
 	}
@@ -174,6 +184,28 @@ func setErrorCode(r *http.Request, code string) {
 const maxErrorDescription = 500
 
 // clip cuts s to at most limit characters, marking the cut with "…".
+// visible is s with each control character, bidirectional override and
+// U+FFFD written as its code (U+202E): a description quotes what the
+// client sent (an id from the path, %0d%0a decoded), which would garble
+// a log or a screen that shows it, or hide what it says.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, "%U", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// invisible tells the characters visible writes as their codes.
+func invisible(r rune) bool { return domain.Unprintable(r) || unicode.IsControl(r) }
+
 func clip(s string, limit int) string {
 	if utf8.RuneCountInString(s) <= limit {
 		return s

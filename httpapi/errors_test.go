@@ -63,6 +63,40 @@ func TestAClientThatHungUpIsA499AndNotAFailure(t *testing.T) {
 	}
 }
 
+// An error quotes what the client sent: a control character or a
+// bidirectional override in it comes back as its code, in the
+// description and in a field's message, and the error itself is not
+// changed.
+func TestAnErrorWritesTheCharactersItMayNotShowAsTheirCodes(t *testing.T) {
+	fields := domain.Problems{{Field: "notes", Code: domain.CodeInvalidValue, Message: "not \u202eevil\r\n"}}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{domain.Errorf(domain.NotFound, "no stock request \u202e\r\nx"), "no stock request U+202EU+000DU+000Ax"},
+		{fields.Err(), "notes: not U+202EevilU+000DU+000A"},
+		{domain.Errorf(domain.NotFound, "no flight LH1-2026-12-01 in Zürich\ttoday"), "no flight LH1-2026-12-01 in ZürichU+0009today"},
+	} {
+		w := httptest.NewRecorder()
+		writeError(w, httptest.NewRequest("GET", "/api/x", nil), slog.New(slog.DiscardHandler), tt.err)
+		var body errorBody
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.ErrorDescription != tt.want {
+			t.Errorf("description %q, want %q", body.ErrorDescription, tt.want)
+		}
+		for _, f := range body.ValidationErrors {
+			if f.Message != strings.TrimPrefix(tt.want, f.Field+": ") {
+				t.Errorf("%s: message %q", f.Field, f.Message)
+			}
+		}
+	}
+	if fields[0].Message != "not \u202eevil\r\n" {
+		t.Errorf("the error's own field message became %q", fields[0].Message)
+	}
+}
+
 func TestAnErrorCarriesItsHeadersToTheAnswer(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
