@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DocumentTypes are the kinds of document a shipment carries: the air
@@ -158,12 +159,13 @@ func DocumentFileName(name, contentType string) string {
 // cleanFileName keeps the last element of a path, as some clients send
 // one, without control characters and without format characters (Cf),
 // which are invisible: a right-to-left override makes
-// "invoice\u202Efdp.exe" show as "invoiceexe.pdf". A file without a name
-// is "document".
+// "invoice\u202Efdp.exe" show as "invoiceexe.pdf"; nor U+FFFD, which
+// stands for bytes that were not UTF-8 (the name sent %FF%FE.txt). A file
+// without a name is "document".
 func cleanFileName(name string) string {
 	name = name[strings.LastIndexAny(name, `/\`)+1:]
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
 			return -1
 		}
 		return r

@@ -70,6 +70,9 @@ func TestCleanFileName(t *testing.T) {
 		{"invoice\u202Efdp.exe", "invoicefdp.exe"}, // a right-to-left override
 		{"\u200Bscan\u2066.pdf\uFEFF", "scan.pdf"}, // zero width space, isolate, byte order mark
 		{"\u202E", "document"},
+		{"\xff\xfe.txt", ".txt"},         // bytes that are not UTF-8
+		{"Z\uFFFDrich.pdf", "Zrich.pdf"}, // what a decoder made of them
+		{"\uFFFD\uFFFD", "document"},
 		{"Lieferschein für Kunde.pdf", "Lieferschein für Kunde.pdf"},
 		{"", "document"},
 		{"dir/", "document"},
