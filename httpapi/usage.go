@@ -50,13 +50,25 @@ func (s *Server) handleUsage() handlerFunc {
 			p.Add("period", domain.CodeInvalidValue, "must be day, week or month (or give from and to)")
 		}
 		if q.Get("from") != "" || q.Get("to") != "" {
+			if q.Has("period") {
+				p.Add("period", domain.CodeInvalidValue, "give a period or from and to, not both")
+			}
 			var fromOK, toOK bool
 			from, fromOK = dateParam(q.Get("from"), "from", today, &p)
 			to, toOK = dateParam(q.Get("to"), "to", today, &p)
 			period = from.Format(time.DateOnly) + "/" + to.Format(time.DateOnly)
-			// A date that did not parse is its own problem already.
+			// A date that did not parse is its own problem already. One
+			// left out is today, which the message says: the client did
+			// not send it.
 			if fromOK && toOK && (to.Before(from) || to.Sub(from) > 366*24*time.Hour) {
-				p.Add("to", domain.CodeInvalidDate, "must be from 0 to 366 days after from")
+				switch {
+				case q.Get("to") == "":
+					p.Add("from", domain.CodeInvalidDate, "must be from 0 to 366 days before to (left out: today, %s)", to.Format(time.DateOnly))
+				case q.Get("from") == "":
+					p.Add("to", domain.CodeInvalidDate, "must be from 0 to 366 days after from (left out: today, %s)", from.Format(time.DateOnly))
+				default:
+					p.Add("to", domain.CodeInvalidDate, "must be from 0 to 366 days after from")
+				}
 			}
 		}
 		groupBy := q.Get("groupBy")

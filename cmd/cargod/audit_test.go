@@ -237,7 +237,16 @@ func TestAUsagePeriodWithAMalformedDateNamesThatDateOnly(t *testing.T) {
 		{name: "a malformed to", token: fwd, path: "/api/usage?to=2026-13-01", status: 400, fields: "to:INVALID_DATE"},
 		{name: "both malformed", token: fwd, path: "/api/usage?from=x&to=y", status: 400, fields: "from:INVALID_DATE to:INVALID_DATE"},
 		{name: "to before from", token: fwd, path: "/api/usage?from=2026-11-02&to=2026-11-01", status: 400, fields: "to:INVALID_DATE"},
+		// A date left out is today: the problem is the one sent.
+		{name: "from after today, to left out", token: fwd, path: "/api/usage?from=2099-12-01", status: 400, fields: "from:INVALID_DATE"},
+		{name: "to long before today, from left out", token: fwd, path: "/api/usage?to=2020-11-01", status: 400, fields: "to:INVALID_DATE"},
+		{name: "a period and dates", token: fwd, path: "/api/usage?period=week&from=2026-11-01&to=2026-11-02", status: 400, fields: "period:INVALID_VALUE"},
 	})
+	today := time.Now().UTC().Format(time.DateOnly)
+	e := s.do(t, request{method: "GET", path: "/api/usage?from=2099-12-01", token: fwd}).apiError(t)
+	if want := "must be from 0 to 366 days before to (left out: today, " + today + ")"; len(e.ValidationErrors) != 1 || e.ValidationErrors[0].Message != want {
+		t.Errorf("a from after today = %+v, want %q", e.ValidationErrors, want)
+	}
 }
 
 // organizationId on the usage endpoint is an id: one no organisation can
