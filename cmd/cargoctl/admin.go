@@ -443,10 +443,17 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 // connFlags say which server to call, and as which admin client.
 type connFlags struct {
 	url, clientID, secretFile string
+	timeout                   time.Duration // of each answer (see apiTimeout)
 }
+
+// apiTimeout is how long a command waits for each answer of the API,
+// unless --timeout says otherwise.
+const apiTimeout = 30 * time.Second
 
 // register adds the connection flags that fs does not define already.
 func (c *connFlags) register(fs *flag.FlagSet) {
+	c.timeout = apiTimeout
+	fs.Var(positiveDuration{&c.timeout}, "timeout", "how long to `wait` for each answer of the API: a server that takes the connection and never answers fails after it (default 30s)")
 	for _, f := range []struct {
 		p           *string
 		name, usage string
@@ -481,7 +488,7 @@ func (c connFlags) client(cmd string, getenv func(string) string, stderr io.Writ
 	base, tokens := strings.TrimRight(c.url, "/"), tokenCacheOf(getenv)
 	return &apiClient{
 		base: base, clientID: c.clientID, secret: secret, tokens: tokens, tokenFile: tokens.file(base, c.clientID, secret),
-		http: &http.Client{Timeout: 30 * time.Second}, stderr: stderr,
+		http: &http.Client{Timeout: c.timeout}, stderr: stderr,
 	}, nil
 }
 
@@ -636,6 +643,12 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, err // interrupted: the server is not to blame
+		}
+		var timeout net.Error
+		if errors.As(err, &timeout) && timeout.Timeout() {
+			// Go's words: "context deadline exceeded (Client.Timeout
+			// exceeded while awaiting headers)".
+			return nil, nil, fmt.Errorf("cargod at %s did not answer within %s (--timeout)", c.base, c.http.Timeout)
 		}
 		return nil, nil, unreachable(c.base, err)
 	}

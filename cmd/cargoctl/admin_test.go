@@ -737,6 +737,42 @@ func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *test
 	}
 }
 
+// A server that takes the connection and never answers fails each command
+// that calls the API after its --timeout (30 s unless told), saying so in
+// one line, as health does, rather than in Go's words.
+func TestEveryCommandThatCallsTheAPIGivesUpOnAServerThatNeverAnswers(t *testing.T) {
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A handler hears of a client gone only once the body is read
+		// (the token request has one).
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hanging.Close)
+	file := filepath.Join(t.TempDir(), "airports.csv")
+	if err := os.WriteFile(file, []byte("icao,iata,name\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "cargod at " + hanging.URL + " did not answer within 100ms (--timeout)"
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"admin", []string{"admin", "list-orgs"}},
+		{"state", []string{"state", "flight", "LH8400-2026-07-01", "--seq", "1"}},
+		{"shipment", []string{"shipment", "020-12345675"}},
+		{"import", []string{"import", "airports", file}},
+		{"rebuild", []string{"rebuild"}},
+		{"verify", []string{"verify"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, adminEnv(hanging.URL), append(tt.args, "--timeout", "100ms")...)
+			if err == nil || err.Error() != want || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q, exit 1", err, want)
+			}
+		})
+	}
+}
+
 // A chosen secret's file that holds none (empty, or a bare newline) is
 // refused before anything is sent: sent without a secret, the request
 // would have the server generate one, which the response, hiding the
