@@ -706,28 +706,36 @@ func TestAdminCredentialLifeCycle(t *testing.T) {
 	})
 }
 
-// Every command that calls cargod's API says in one line which server did
-// not answer and why, as the first thing an operator must know: not Go's
-// account of the request, its URL and the dial.
-func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *testing.T) {
-	down := "http://" + closedPort(t)
+// apiCommand is a command line that calls cargod's API.
+type apiCommand struct {
+	name string
+	args []string
+}
+
+// apiCommands are the commands that call cargod's HTTP API through an
+// admin client, each with a command line that calls it.
+func apiCommands(t *testing.T) []apiCommand {
 	file := filepath.Join(t.TempDir(), "airports.csv")
 	if err := os.WriteFile(file, []byte("icao,iata,name\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := "cargod at " + down + " does not answer: connection refused"
-	for _, tt := range []struct {
-		name string
-		args []string
-	}{
+	return []apiCommand{
 		{"admin", []string{"admin", "list-orgs"}},
 		{"state", []string{"state", "flight", "LH8400-2026-07-01", "--seq", "1"}},
 		{"shipment", []string{"shipment", "020-12345675"}},
 		{"import", []string{"import", "airports", file}},
 		{"rebuild", []string{"rebuild"}},
 		{"verify", []string{"verify"}},
-		{"health", []string{"health"}},
-	} {
+	}
+}
+
+// Every command that calls cargod's API says in one line which server did
+// not answer and why, as the first thing an operator must know: not Go's
+// account of the request, its URL and the dial.
+func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *testing.T) {
+	down := "http://" + closedPort(t)
+	want := "cargod at " + down + " does not answer: connection refused"
+	for _, tt := range append(apiCommands(t), apiCommand{"health", []string{"health"}}) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := runCmd(t, adminEnv(down), tt.args...)
 			if err == nil || err.Error() != want || exitCode(err) != 1 {
@@ -748,22 +756,8 @@ func TestEveryCommandThatCallsTheAPIGivesUpOnAServerThatNeverAnswers(t *testing.
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hanging.Close)
-	file := filepath.Join(t.TempDir(), "airports.csv")
-	if err := os.WriteFile(file, []byte("icao,iata,name\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	want := "cargod at " + hanging.URL + " did not answer within 100ms (--timeout)"
-	for _, tt := range []struct {
-		name string
-		args []string
-	}{
-		{"admin", []string{"admin", "list-orgs"}},
-		{"state", []string{"state", "flight", "LH8400-2026-07-01", "--seq", "1"}},
-		{"shipment", []string{"shipment", "020-12345675"}},
-		{"import", []string{"import", "airports", file}},
-		{"rebuild", []string{"rebuild"}},
-		{"verify", []string{"verify"}},
-	} {
+	for _, tt := range apiCommands(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := runCmd(t, adminEnv(hanging.URL), append(tt.args, "--timeout", "100ms")...)
 			if err == nil || err.Error() != want || exitCode(err) != 1 {
