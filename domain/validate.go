@@ -38,24 +38,27 @@ func rowText(bad *[]string, field, s string, max int, required bool) {
 		*bad = append(*bad, fmt.Sprintf("%s must be 1 to %d characters", field, max))
 	case tooLong:
 		*bad = append(*bad, fmt.Sprintf("%s must be at most %d characters", field, max))
-	case strings.IndexFunc(s, Unprintable) >= 0:
-		at := UnprintableAt(s)
-		if strings.HasPrefix(at, "the character U+FFFD") {
+	default:
+		at, r := UnprintableAt(s)
+		if r == utf8.RuneError {
 			at += ", which stands for bytes that are not UTF-8: save the file as UTF-8"
 		}
-		*bad = append(*bad, field+" holds "+at)
+		if at != "" {
+			*bad = append(*bad, field+" holds "+at)
+		}
 	}
 }
 
 // UnprintableAt names the first character of text that Unprintable
-// tells, and where it is: "the character U+202E (at character 4)".
-func UnprintableAt(text string) string {
+// tells, and where it is ("the character U+202E (at character 4)"), and
+// returns it; "" and 0 when there is none.
+func UnprintableAt(text string) (string, rune) {
 	i := strings.IndexFunc(text, Unprintable)
 	if i < 0 {
-		return ""
+		return "", 0
 	}
 	r, _ := utf8.DecodeRuneInString(text[i:])
-	return fmt.Sprintf("the character %U (at character %d)", r, utf8.RuneCountInString(text[:i])+1)
+	return fmt.Sprintf("the character %U (at character %d)", r, utf8.RuneCountInString(text[:i])+1), r
 }
 
 func checkLength(p *Problems, field, s string, max int) {

@@ -349,7 +349,7 @@ func (w *bodyWalk) withWholeNumbers(body []byte) []byte {
 // domain.Unprintable names: it would garble what is made of the text, the
 // audit log among them.
 func checkPrintable(p *domain.Problems, field, text string) {
-	if at := domain.UnprintableAt(text); at != "" {
+	if at, _ := domain.UnprintableAt(text); at != "" {
 		p.Add(field, domain.CodeInvalidFormat, "must not contain %s", at)
 	}
 }
