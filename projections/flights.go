@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -14,14 +15,71 @@ import (
 type Flights struct {
 	mu       sync.RWMutex
 	byID     map[string]domain.Flight
-	versions map[string]uint64   // id → sequence of the flight's last event
-	order    []string            // ids by departure time, then flight number
-	byRoute  map[string][]string // "FRA-JFK" → ids
+	versions map[string]uint64 // id → sequence of the flight's last event
+
+	// Every flight, and each route's ("FRA-JFK"), by departure: indexes,
+	// made again from byID on restore. A flight published out of that
+	// order is appended, and its list sorted when next read: a timetable
+	// published flight number by flight number, as timetable files list
+	// it, would otherwise move a list's tail for each of its flights.
+	order    *departures
+	byRoute  map[string]*departures
+	unsorted map[*departures]bool
+}
+
+// A departure is a flight's place in a list by departure.
+type departure struct {
+	at time.Time
+	id string
+}
+
+// compareDepartures orders flights by departure, and then by id.
+func compareDepartures(a, b departure) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// departures is a list of flights in departure order, but for those from
+// sorted on: appended since the list was last sorted.
+type departures struct {
+	list   []departure
+	sorted int
+}
+
+// add appends d, and says whether the list is still in order.
+func (l *departures) add(d departure) (inOrder bool) {
+	n := len(l.list)
+	inOrder = l.sorted == n && (n == 0 || compareDepartures(l.list[n-1], d) < 0)
+	l.list = append(l.list, d)
+	if inOrder {
+		l.sorted = n + 1
+	}
+	return inOrder
+}
+
+// sort sorts what was appended since the list was last sorted, and
+// merges it into the rest.
+func (l *departures) sort() {
+	head, tail := l.list[:l.sorted], l.list[l.sorted:]
+	slices.SortFunc(tail, compareDepartures)
+	merged := make([]departure, 0, len(l.list))
+	for len(head) > 0 && len(tail) > 0 {
+		if compareDepartures(tail[0], head[0]) < 0 {
+			merged, tail = append(merged, tail[0]), tail[1:]
+		} else {
+			merged, head = append(merged, head[0]), head[1:]
+		}
+	}
+	l.list = append(append(merged, head...), tail...)
+	l.sorted = len(l.list)
 }
 
 // NewFlights returns an empty flights read model.
 func NewFlights() *Flights {
-	return &Flights{byID: map[string]domain.Flight{}, versions: map[string]uint64{}, byRoute: map[string][]string{}}
+	return &Flights{byID: map[string]domain.Flight{}, versions: map[string]uint64{}, order: &departures{},
+		byRoute: map[string]*departures{}, unsorted: map[*departures]bool{}}
 }
 
 // Apply implements ReadModel.
@@ -36,24 +94,48 @@ func (m *Flights) Apply(r domain.Record, e domain.Event) {
 	f = domain.EvolveFlight(f, e)
 	m.byID[id] = f
 	m.versions[id] = r.Sequence
-	if existed {
-		return
+	if !existed {
+		m.add(f)
 	}
-	route := f.Origin + "-" + f.Destination
-	m.order = m.insertByDeparture(m.order, f)
-	m.byRoute[route] = m.insertByDeparture(m.byRoute[route], f)
 }
 
-// insertByDeparture adds f's id to ids, which are kept in departure order.
-func (m *Flights) insertByDeparture(ids []string, f domain.Flight) []string {
-	i, _ := slices.BinarySearchFunc(ids, f, func(id string, f domain.Flight) int {
-		g := m.byID[id]
-		if c := g.DepartsAt.Compare(f.DepartsAt); c != 0 {
-			return c
+// add puts f in the lists it belongs in.
+func (m *Flights) add(f domain.Flight) {
+	route := f.Origin + "-" + f.Destination
+	if m.byRoute[route] == nil {
+		m.byRoute[route] = &departures{}
+	}
+	for _, l := range []*departures{m.order, m.byRoute[route]} {
+		if !l.add(departure{f.DepartsAt, f.ID}) {
+			m.unsorted[l] = true
 		}
-		return cmp.Compare(g.ID, f.ID)
-	})
-	return slices.Insert(ids, i, f.ID)
+	}
+}
+
+// readLock takes the read lock with every list in departure order,
+// sorting those that are not first.
+func (m *Flights) readLock() {
+	for {
+		m.mu.RLock()
+		if len(m.unsorted) == 0 {
+			return
+		}
+		m.mu.RUnlock()
+		m.mu.Lock()
+		for l := range m.unsorted {
+			l.sort()
+		}
+		clear(m.unsorted)
+		m.mu.Unlock()
+	}
+}
+
+// restored makes the lists again: a snapshot keeps the flights alone.
+func (m *Flights) restored() {
+	m.order, m.byRoute = &departures{}, map[string]*departures{}
+	for _, f := range m.byID {
+		m.add(f)
+	}
 }
 
 // Get returns a flight by id.
@@ -73,12 +155,15 @@ func (m *Flights) GetVersion(id string) (domain.Flight, uint64, bool) {
 
 // FlightsBetween returns every flight from origin to destination.
 func (m *Flights) FlightsBetween(origin, destination string) []domain.Flight {
-	m.mu.RLock()
+	m.readLock()
 	defer m.mu.RUnlock()
-	ids := m.byRoute[origin+"-"+destination]
-	out := make([]domain.Flight, len(ids))
-	for i, id := range ids {
-		out[i] = m.byID[id]
+	var list []departure
+	if l := m.byRoute[origin+"-"+destination]; l != nil {
+		list = l.list
+	}
+	out := make([]domain.Flight, len(list))
+	for i, d := range list {
+		out[i] = m.byID[d.id]
 	}
 	return out
 }
@@ -97,11 +182,14 @@ func (f FlightFilter) matches(fl domain.Flight) bool {
 // List returns one page (from 1) of the flights matching f, by departure,
 // and how many match in all.
 func (m *Flights) List(f FlightFilter, page, limit int) ([]domain.Flight, int) {
-	m.mu.RLock()
+	m.readLock()
 	defer m.mu.RUnlock()
-	ids := m.order
+	list := m.order.list
 	if f.Origin != "" && f.Destination != "" {
-		ids = m.byRoute[f.Origin+"-"+f.Destination]
+		list = nil
+		if l := m.byRoute[f.Origin+"-"+f.Destination]; l != nil {
+			list = l.list
+		}
 	}
-	return pageOf(ids, false, func(id string) domain.Flight { return m.byID[id] }, f.matches, page, limit)
+	return pageOf(list, false, func(d departure) domain.Flight { return m.byID[d.id] }, f.matches, page, limit)
 }

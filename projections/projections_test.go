@@ -73,26 +73,6 @@ func TestInsertedIsACopyWithNoRoomToSpare(t *testing.T) {
 	}
 }
 
-func TestFlightsInDepartureOrder(t *testing.T) {
-	m := NewFlights()
-	base := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for i, hour := range []int{9, 7, 12, 7} {
-		id := fmt.Sprintf("LH%d-2026-12-01", i)
-		m.Apply(domain.Record{Aggregate: domain.Aggregate{Type: "flight", ID: id}},
-			domain.FlightScheduled{FlightID: id, Origin: "FRA", Destination: "JFK", DepartsAt: base.Add(time.Duration(hour) * time.Hour)})
-	}
-	all, total := m.List(FlightFilter{}, 1, 10)
-	route, _ := m.List(FlightFilter{Origin: "FRA", Destination: "JFK"}, 1, 10)
-	var order, routeOrder []string
-	for i := range all {
-		order = append(order, all[i].ID[:3])
-		routeOrder = append(routeOrder, route[i].ID[:3])
-	}
-	if want := "[LH1 LH3 LH0 LH2]"; fmt.Sprint(order) != want || fmt.Sprint(routeOrder) != want || total != 4 {
-		t.Errorf("order = %v, by route %v, want %s", order, routeOrder, want)
-	}
-}
-
 // A flight's bookings are those p may see of the bookings filed on it,
 // oldest first, whatever became of them.
 func TestTheBookingsOnAFlightAreThoseTheCallerMaySee(t *testing.T) {

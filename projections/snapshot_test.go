@@ -67,6 +67,16 @@ func start(t *testing.T, store *eventstore.Store, snapshots projections.Snapshot
 	return models, runUntilCaughtUp(t, store, snapshots, models, func() {})
 }
 
+// modelOf is the read model of type M among models.
+func modelOf[M projections.ReadModel](models []projections.ReadModel) M {
+	for _, m := range models {
+		if m, ok := m.(M); ok {
+			return m
+		}
+	}
+	panic(fmt.Sprintf("no %T among the read models", *new(M)))
+}
+
 // sameModels reports whether two sets of read models keep the same.
 func sameModels(t *testing.T, got, want []projections.ReadModel) {
 	t.Helper()
@@ -138,24 +148,35 @@ func TestAStartFromASnapshotHoldsWhatAFullReplayHolds(t *testing.T) {
 
 	// The booking read back from the snapshot holds what its request
 	// carried.
-	bookingsOf := func(models []projections.ReadModel) *projections.Bookings {
-		i := slices.IndexFunc(models, func(m projections.ReadModel) bool { _, ok := m.(*projections.Bookings); return ok })
-		return models[i].(*projections.Bookings)
-	}
-	b, ok := bookingsOf(fromSnapshot).Get(domain.Principal{Role: domain.RoleAdmin}, booked.BookingID)
+	b, ok := modelOf[*projections.Bookings](fromSnapshot).Get(domain.Principal{Role: domain.RoleAdmin}, booked.BookingID)
 	got := fmt.Sprint(b.Commodity, b.SHC, b.Shipper, b.Consignee, b.Routing, b.Dimensions)
 	if want := fmt.Sprint(booked.Commodity, booked.SHC, booked.Shipper, booked.Consignee, booked.Routing, booked.Dimensions); !ok || got != want {
 		t.Errorf("the booking from the snapshot holds %s, want %s", got, want)
 	}
 
+	// The lists of flights by departure, which are not in the snapshot,
+	// are made again; the history's airlines published theirs one after
+	// the other, so that the list of every flight was out of order.
+	flights := func(models []projections.ReadModel, filter projections.FlightFilter) []domain.Flight {
+		page, _ := modelOf[*projections.Flights](models).List(filter, 1, 1000)
+		return page
+	}
+	all := flights(full, projections.FlightFilter{})
+	byDeparture := func(a, b domain.Flight) int { return a.DepartsAt.Compare(b.DepartsAt) }
+	if len(all) < 2 || !slices.IsSortedFunc(all, byDeparture) {
+		t.Fatalf("a full replay lists %d flights, not in departure order", len(all))
+	}
+	oneRoute := projections.FlightFilter{Origin: all[0].Origin, Destination: all[0].Destination}
+	for _, filter := range []projections.FlightFilter{{}, oneRoute} {
+		if got, want := flights(fromSnapshot, filter), flights(full, filter); !reflect.DeepEqual(got, want) {
+			t.Errorf("flights listed (%+v): %d from the snapshot, %d from a full replay, or in another order", filter, len(got), len(want))
+		}
+	}
+
 	// The audit log's lists of each organisation's entries, which are not
 	// in the snapshot, are made again.
-	auditOf := func(models []projections.ReadModel) *projections.Audit {
-		i := slices.IndexFunc(models, func(m projections.ReadModel) bool { _, ok := m.(*projections.Audit); return ok })
-		return models[i].(*projections.Audit)
-	}
 	entries := func(models []projections.ReadModel, org string) ([]projections.AuditEntry, int) {
-		page, total, err := auditOf(models).Entries(context.Background(), store, projections.AuditFilter{Tenant: org}, 1, 100)
+		page, total, err := modelOf[*projections.Audit](models).Entries(context.Background(), store, projections.AuditFilter{Tenant: org}, 1, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

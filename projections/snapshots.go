@@ -14,7 +14,7 @@ func (m *Quotes) fields() []any       { return []any{&m.byID, &m.versions, &m.or
 func (m *Quotes) lock() *sync.RWMutex { return &m.mu }
 func (*Quotes) empty() snapshotter    { return NewQuotes() }
 
-func (m *Flights) fields() []any       { return []any{&m.byID, &m.versions, &m.order, &m.byRoute} }
+func (m *Flights) fields() []any       { return []any{&m.byID, &m.versions} }
 func (m *Flights) lock() *sync.RWMutex { return &m.mu }
 func (*Flights) empty() snapshotter    { return NewFlights() }
 
