@@ -421,7 +421,7 @@ func (h *Handler) envelopes(agg domain.Aggregate, m Meta, events []domain.Event)
 		out[i] = domain.Envelope{
 			Type:          e.EventType(),
 			SchemaVersion: schemaVersion,
-			EventID:       uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String(),
+			EventID:       eventID(m, agg, i),
 			CommandID:     m.CommandID,
 			CorrelationID: m.CorrelationID,
 			CausationID:   m.CausationID,
@@ -433,6 +433,12 @@ func (h *Handler) envelopes(agg domain.Aggregate, m Meta, events []domain.Event)
 		}
 	}
 	return out, nil
+}
+
+// eventID is the id of the i-th event command m decides on agg: the same
+// every time the command is retried.
+func eventID(m Meta, agg domain.Aggregate, i int) string {
+	return uuid.NewSHA1(idNamespace, fmt.Appendf(nil, "%s:%s:%d", m.CommandID, agg, i)).String()
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

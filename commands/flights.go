@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -118,10 +121,97 @@ func evolveRateCard(c domain.RateCard, e domain.Event) domain.RateCard {
 	return c
 }
 
-// SubmitManifest files the calling airline's manifest of a flight.
-func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.Flight], error) {
+// maxManifestChecks bounds how many times a manifest is checked on fresh
+// facts because a shipment it loads changed meanwhile.
+const maxManifestChecks = 5
+
+// SubmitManifest files the calling airline's manifest of a flight, which
+// check gives, its AWBs looked up. Each shipment it puts on board gets
+// its MAN status in the same decision, on condition that the shipment's
+// statuses are still at the version its facts were read at: so two
+// manifests that load one shipment onto two flights at once meet on the
+// shipment, even on two replicas, and the one whose facts did not know
+// of the other is checked again on fresh facts, from check, which then
+// finds the shipment on board the other flight.
+func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, check func(context.Context) (domain.SubmitManifest, error)) (Result[domain.Flight], error) {
+	for checks := 1; ; checks++ {
+		c, err := check(ctx)
+		if err != nil {
+			return Result[domain.Flight]{}, err
+		}
+		res, err := h.submitManifest(ctx, m, flightID, c)
+		var moved shipmentMoved
+		if !errors.As(err, &moved) {
+			return res, err
+		}
+		if checks == maxManifestChecks {
+			return Result[domain.Flight]{}, domain.Errorf(domain.Conflict,
+				"shipment %s changed while the manifest was checked, %d times over: send the manifest again", moved, checks)
+		}
+	}
+}
+
+// shipmentMoved is the AWB number of a shipment a manifest would put on
+// board whose statuses changed since its facts were read.
+type shipmentMoved string
+
+func (s shipmentMoved) Error() string {
+	return fmt.Sprintf("shipment %s changed since it was looked up", string(s))
+}
+
+// submitManifest files c, and the MAN status of each shipment it puts on
+// board, as one decision.
+func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.Flight], error) {
+	if !domain.ValidIdentifier(flightID) {
+		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
+	}
 	c.ManifestID, c.Carrier, c.At = m.DeriveID("manifest"), m.Principal.AirlineCode, h.now().UTC()
-	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideSubmitManifest(f, c) })
+	versions := map[string]uint64{}
+	for _, s := range c.Shipments {
+		versions[s.AWBNumber] = s.Version
+	}
+	flight := flightAggregate(flightID)
+	var res *Result[domain.Flight]
+	err := transact(ctx, h, func(t *transaction) (err error) {
+		var manifest domain.ManifestSubmitted
+		var boarding []domain.Load
+		res, err = decideIn(t, flight, m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
+			events, err := domain.DecideSubmitManifest(f, c)
+			if err == nil {
+				manifest = events[0].(domain.ManifestSubmitted)
+				boarding = manifest.Boarding(f)
+			}
+			return events, err
+		})
+		if err != nil {
+			return err
+		}
+		// In AWB order: two manifests take the shipments' locks in the
+		// same order, and never wait for each other in a circle.
+		slices.SortFunc(boarding, func(a, b domain.Load) int { return cmp.Compare(a.AWBNumber, b.AWBNumber) })
+		// Each status is the shipments reactor's own step for the
+		// manifest's event, which then finds it done.
+		stored := domain.Record{Envelope: domain.Envelope{EventID: eventID(m, flight, 0), CorrelationID: m.CorrelationID}}
+		for _, l := range boarding {
+			sm := step(stored, "status:"+l.AWBNumber)
+			version := versions[l.AWBNumber]
+			sm.IfVersion = &version
+			_, err := decideIn(t, shipmentAggregate(l.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
+				return domain.DecideStatusFrom(s, domain.ManifestedStatus(manifest, l)), nil
+			})
+			if domain.ErrorCode(err) == domain.PreconditionFailed {
+				return shipmentMoved(l.AWBNumber)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Result[domain.Flight]{}, err
+	}
+	return *res, nil
 }
 
 // ReportOffload records cargo the calling airline took off one of its

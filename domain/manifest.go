@@ -10,8 +10,10 @@ import (
 )
 
 // MaxManifestShipments bounds one manifest: a widebody freighter carries a
-// few hundred AWBs.
-const MaxManifestShipments = 1000
+// few hundred AWBs. The manifest and the MAN status of each shipment it
+// puts on board are one decision (see Boarding), which the store takes in
+// one atomic batch of at most 1,000 events.
+const MaxManifestShipments = 999
 
 // Codes of manifest and offload refusals.
 const (
@@ -92,6 +94,9 @@ type ManifestCandidate struct {
 	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
 	// that no passenger aircraft may carry ("" when none).
 	CargoAircraftOnly string
+	// Version is that of the shipment's statuses the facts were read at
+	// (see ManifestFacts.Version).
+	Version uint64
 }
 
 // ManifestFacts are what the read models know of an AWB named on a
@@ -99,7 +104,13 @@ type ManifestCandidate struct {
 // none) and the flight that booking is on, the shipment's MAWB (nil
 // when none), and the flights whose manifests or offloads named it.
 type ManifestFacts struct {
-	AWBNumber    string // canonical
+	AWBNumber string // canonical
+	// Version is the stream sequence of the shipment's last status
+	// event, read before the rest: a manifest that puts the shipment on
+	// board records its MAN status in the same decision, so the facts of
+	// a shipment whose statuses are still at Version know of every
+	// manifest that loaded it.
+	Version      uint64
 	Booking      Booking
 	BookedFlight Flight
 	MAWB         *MAWBCreated
@@ -114,7 +125,7 @@ type ManifestFacts struct {
 // there): freight on hand the airline moves to this flight. Its load is
 // as declared (DeclaredLoad).
 func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
-	c := ManifestCandidate{Load: Declared(awb.AWBNumber, awb.Booking, awb.MAWB).Load}
+	c := ManifestCandidate{Load: Declared(awb.AWBNumber, awb.Booking, awb.MAWB).Load, Version: awb.Version}
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
 	if b := awb.Booking; b.Status == BookingStatusConfirmed {
 		c.Known = b.FlightID == flight.ID || (own && awb.BookedFlight.Origin == flight.Origin)
@@ -407,6 +418,18 @@ type ManifestPart struct {
 	Shipments    []Load    `json:"shipments"`
 	Dropped      []Load    `json:"dropped,omitempty"`
 	SubmittedAt  time.Time `json:"submittedAt"`
+}
+
+// Boarding are the shipments m puts on board flight f, as it stood
+// before m: those it loads that f did not have on board.
+func (m ManifestSubmitted) Boarding(f Flight) []Load {
+	var boarding []Load
+	for _, l := range m.Shipments {
+		if _, loaded := f.Loaded[l.AWBNumber]; !loaded {
+			boarding = append(boarding, l)
+		}
+	}
+	return boarding
 }
 
 // PartOf is the part of the manifest about the shipment of a (canonical)

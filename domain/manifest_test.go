@@ -267,6 +267,30 @@ func TestRevisedManifestDrops(t *testing.T) {
 	}
 }
 
+// The shipments a manifest puts on board are those the flight did not
+// have on board before it: a revised manifest's others were there.
+func TestTheShipmentsAManifestPutsOnBoardAreThoseTheFlightDidNotHave(t *testing.T) {
+	a, b, c := Load{"020-00000011", 2, 100, 1}, Load{"020-00000022", 3, 200, 2}, Load{"020-00000033", 1, 10, 0.1}
+	empty := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled}
+	loaded := EvolveFlight(empty, ManifestSubmitted{FlightID: empty.ID, Shipments: []Load{a, b}})
+	offloaded := EvolveFlight(loaded, OffloadReported{FlightID: empty.ID, AWBNumber: b.AWBNumber, Pieces: 3, WeightKg: 200, VolumeM3: 2})
+	for _, tt := range []struct {
+		name   string
+		before Flight
+		loads  []Load
+		want   []Load
+	}{
+		{"a first manifest", empty, []Load{a, b}, []Load{a, b}},
+		{"a revised manifest adding one", loaded, []Load{a, b, c}, []Load{c}},
+		{"a revised manifest leaving one out", loaded, []Load{a}, nil},
+		{"a revised manifest naming one offloaded since", offloaded, []Load{a, b}, []Load{b}},
+	} {
+		if got := (ManifestSubmitted{Shipments: tt.loads}).Boarding(tt.before); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: boarding %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // Once a flight has departed, a revised manifest may add cargo found on
 // board, but not leave out cargo it loaded: that would offload it from a
 // flight in the air, which an offload report may not (cargo missing on

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -23,36 +24,37 @@ func (s *Server) handleSubmitManifest() handlerFunc {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+		id := flightIDOf(r)
 		// The AWBs are looked up in the read models: a booking, an MAWB
 		// or an e-DGD (cargo aircraft only) stored through another
-		// replica a moment ago must count.
-		if err := s.caughtUp(r, "what is known of the AWBs; the manifest was not filed"); err != nil {
-			return err
-		}
-		id := flightIDOf(r)
-		flight, _ := s.flights.Get(id)
-		// Whose flight it is, and how many AWBs, before any AWB is read.
-		if err := flight.CheckCarrier(principal(r.Context()).AirlineCode); err != nil {
-			return err
-		}
-		var p domain.Problems
-		if len(req.AWBNumbers) > domain.MaxManifestShipments {
-			p.Add("awbNumbers", domain.CodeTooMany, "at most %d AWBs per manifest", domain.MaxManifestShipments)
-			return p.Err()
-		}
-		c := domain.SubmitManifest{FlightID: domain.CanonicalFlightID(req.FlightID), TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
-		for i, n := range req.AWBNumbers {
-			awb, err := domain.ParseAWB(n)
-			if err != nil {
-				p.Add("awbNumbers["+strconv.Itoa(i)+"]", domain.CodeInvalidAWBNumber, "%s", err.Error())
-				continue
+		// replica a moment ago must count. The command looks again if a
+		// shipment changes meanwhile.
+		check := func(context.Context) (domain.SubmitManifest, error) {
+			if err := s.caughtUp(r, "what is known of the AWBs; the manifest was not filed"); err != nil {
+				return domain.SubmitManifest{}, err
 			}
-			c.Shipments = append(c.Shipments, domain.NewManifestCandidate(flight, s.shipmentFacts.ForManifest(awb)))
+			flight, _ := s.flights.Get(id)
+			// Whose flight it is, and how many AWBs, before any AWB is read.
+			if err := flight.CheckCarrier(principal(r.Context()).AirlineCode); err != nil {
+				return domain.SubmitManifest{}, err
+			}
+			var p domain.Problems
+			if len(req.AWBNumbers) > domain.MaxManifestShipments {
+				p.Add("awbNumbers", domain.CodeTooMany, "at most %d AWBs per manifest", domain.MaxManifestShipments)
+				return domain.SubmitManifest{}, p.Err()
+			}
+			c := domain.SubmitManifest{FlightID: domain.CanonicalFlightID(req.FlightID), TotalPieces: req.TotalPieces, TotalWeight: req.TotalWeight, TotalVolume: req.TotalVolume}
+			for i, n := range req.AWBNumbers {
+				awb, err := domain.ParseAWB(n)
+				if err != nil {
+					p.Add("awbNumbers["+strconv.Itoa(i)+"]", domain.CodeInvalidAWBNumber, "%s", err.Error())
+					continue
+				}
+				c.Shipments = append(c.Shipments, domain.NewManifestCandidate(flight, s.shipmentFacts.ForManifest(awb)))
+			}
+			return c, p.Err()
 		}
-		if err := p.Err(); err != nil {
-			return err
-		}
-		res, err := s.commands.SubmitManifest(r.Context(), meta(r), id, c)
+		res, err := s.commands.SubmitManifest(r.Context(), meta(r), id, check)
 		if err != nil {
 			return err
 		}

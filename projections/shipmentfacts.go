@@ -29,7 +29,9 @@ func (f ShipmentFacts) Ownership(awb string) domain.ShipmentOwnership {
 // ForManifest is what is known of a (canonical) AWB number a manifest
 // names, for domain.NewManifestCandidate.
 func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
-	facts := domain.ManifestFacts{AWBNumber: awb, MAWB: f.Shipments.Waybills(awb).MAWB, DGDs: f.Shipments.Compliance(awb).DGDs}
+	// The version first: the rest is at least as new.
+	facts := domain.ManifestFacts{AWBNumber: awb, Version: f.Shipments.Version(awb)}
+	facts.MAWB, facts.DGDs = f.Shipments.Waybills(awb).MAWB, f.Shipments.Compliance(awb).DGDs
 	if b, ok := f.Bookings.ByAWB(awb); ok {
 		facts.Booking = b
 		facts.BookedFlight, _ = f.Flights.Get(b.FlightID)

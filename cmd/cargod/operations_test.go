@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -319,6 +320,19 @@ func TestManifestAndOffload(t *testing.T) {
 	}
 }
 
+// nextLH8400 is the departure of LH8400 after the flight id: freight on
+// hand at the same origin, which LH may move there.
+func (s *testServer) nextLH8400(t *testing.T, lh, id string) string {
+	t.Helper()
+	var list struct{ Flights []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/flights?flightNumber=LH8400&limit=100", token: lh}).json(t, &list)
+	i := slices.IndexFunc(list.Flights, func(f struct{ ID string }) bool { return f.ID == id })
+	if i < 0 || i+1 == len(list.Flights) {
+		t.Fatalf("no LH8400 after %s in %+v", id, list.Flights)
+	}
+	return list.Flights[i+1].ID
+}
+
 // A manifest loads a whole shipment: one on board a flight still on the
 // ground goes on another flight's manifest only once it is taken off the
 // first, else both flights would count its weight and both could fly it.
@@ -328,19 +342,7 @@ func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb := bookedShipment(t, s, fwd)
 	b := s.shipmentBooking(t, fwd, awb)
-	// The next departure of the same flight number: freight on hand at
-	// the same origin, which LH may move there.
-	var list struct{ Flights []struct{ ID string } }
-	s.do(t, request{method: "GET", path: "/api/flights?flightNumber=LH8400&limit=100", token: lh}).json(t, &list)
-	next := ""
-	for i, f := range list.Flights {
-		if f.ID == b.FlightID && i+1 < len(list.Flights) {
-			next = list.Flights[i+1].ID
-		}
-	}
-	if next == "" {
-		t.Fatalf("no LH8400 after %s in %+v", b.FlightID, list.Flights)
-	}
+	next := s.nextLH8400(t, lh, b.FlightID)
 	booked, moved := "/api/flights/"+b.FlightID+"/manifests", "/api/flights/"+next+"/manifests"
 	s.runCases(t, "POST", []apiCase{
 		{"the flight it is booked on loads it", lh, booked, map[string]any{"awbNumbers": []string{awb}}, 201, ""},
@@ -355,6 +357,36 @@ func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
 	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
 	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 0 {
 		t.Errorf("the first flight still carries %g kg", c.ActualWeight)
+	}
+}
+
+// Two manifests that load one shipment onto two flights at once are not
+// both filed: the shipment goes on board one, and the other is refused as
+// it would be a moment later. Round after round, the shipment offloaded
+// from the flight that took it before the next.
+func TestOfTwoManifestsLoadingOneShipmentAtOnceOneIsFiled(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd) // 2 pieces, 350.5 kg
+	b := s.shipmentBooking(t, fwd, awb)
+	flights := []string{b.FlightID, s.nextLH8400(t, lh, b.FlightID)}
+	for round := range 15 {
+		statuses := make([]response, len(flights))
+		var wg sync.WaitGroup
+		for j, id := range flights {
+			wg.Go(func() {
+				statuses[j] = s.do(t, request{method: "POST", path: "/api/flights/" + id + "/manifests", token: lh, body: map[string]any{"awbNumbers": []string{awb}}})
+			})
+		}
+		wg.Wait()
+		filed := slices.IndexFunc(statuses, func(r response) bool { return r.status == http.StatusCreated })
+		other := statuses[1-max(filed, 0)]
+		if filed < 0 || other.status != http.StatusBadRequest || !strings.Contains(string(other.body), "AWB_ON_OTHER_FLIGHT") {
+			t.Fatalf("round %d: the manifests of %v were answered %d and %d (%s), want one filed and the other refused AWB_ON_OTHER_FLIGHT",
+				round, flights, statuses[0].status, statuses[1].status, other.body)
+		}
+		s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": flights[filed], "reason": "Space", "pieces": 2, "weight": 350.5})
 	}
 }
 

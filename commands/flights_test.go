@@ -1,0 +1,148 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+)
+
+// manifestWorld is an airline's two flights from FRA and a shipment it
+// holds there, for manifests whose facts a test gives.
+type manifestWorld struct {
+	t       *testing.T
+	h       *Handler
+	airline domain.Principal
+}
+
+const manifestedAWB = "020-12345675"
+
+func newManifestWorld(t *testing.T) *manifestWorld {
+	w := &manifestWorld{t: t, h: New(openTestStore(t), 4, builtinReference()),
+		airline: domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}}
+	departs := time.Now().UTC().Add(48 * time.Hour)
+	for _, id := range []string{"LH400", "LH402"} {
+		_, err := execute(context.Background(), w.h, flightAggregate(id), NewMeta(w.airline, "", ""), domain.EvolveFlight,
+			func(domain.Flight) ([]domain.Event, error) {
+				return []domain.Event{domain.FlightScheduled{FlightID: id, Carrier: "LH", AWBPrefix: "020", FlightNumber: id,
+					Origin: "FRA", Destination: "JFK", DepartsAt: departs, AircraftType: "B77F", CapacityKg: 100000}}, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// facts are what a manifest's check would find of the shipment: on
+// board the flight onBoard ("" for none), its statuses at version.
+func facts(onBoard string, version uint64) domain.SubmitManifest {
+	return domain.SubmitManifest{Shipments: []domain.ManifestCandidate{{Load: domain.Load{AWBNumber: manifestedAWB, Pieces: 1, WeightKg: 100},
+		Known: true, OnBoard: onBoard, Version: version}}}
+}
+
+// statuses are the shipment's status events as stored, and the version
+// they are at.
+func (w *manifestWorld) statuses() ([]domain.Record, uint64) {
+	w.t.Helper()
+	recs, err := w.h.store.LoadAfter(context.Background(), shipmentAggregate(manifestedAWB), 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		return nil, 0
+	}
+	return recs, recs[len(recs)-1].Sequence
+}
+
+// Two manifests that load one shipment onto two flights at once meet on
+// the shipment: the one whose facts were read before the other was
+// stored is checked again, on facts that have the shipment on board the
+// other flight, and refused.
+func TestTheSecondOfTwoManifestsLoadingOneShipmentAtOnceIsCheckedAgainAndRefused(t *testing.T) {
+	ctx := context.Background()
+	w := newManifestWorld(t)
+	checks := 0
+	_, err := w.h.SubmitManifest(ctx, NewMeta(w.airline, "", ""), "LH402", func(context.Context) (domain.SubmitManifest, error) {
+		checks++
+		if checks > 1 {
+			_, version := w.statuses()
+			return facts("LH400", version), nil
+		}
+		// The facts are read; then the other manifest is stored.
+		stale := facts("", 0)
+		if _, err := w.h.SubmitManifest(ctx, NewMeta(w.airline, "", ""), "LH400", func(context.Context) (domain.SubmitManifest, error) {
+			return facts("", 0), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return stale, nil
+	})
+	if e, ok := errors.AsType[*domain.Error](err); !ok || len(e.Fields) != 1 || e.Fields[0].Code != domain.CodeOnOtherFlight || checks != 2 {
+		t.Fatalf("the manifest of LH402 after %d checks: %v, want AWB_ON_OTHER_FLIGHT after 2", checks, err)
+	}
+	flight, _, _, err := load(ctx, w.h, flightAggregate("LH402"), domain.EvolveFlight, "", loadFresh)
+	if err != nil || len(flight.Loaded) != 0 {
+		t.Errorf("LH402 has %v on board (%v)", flight.Loaded, err)
+	}
+
+	// The shipment's MAN status, stored with the manifest that loaded it,
+	// is the shipments reactor's step for that manifest, which finds it
+	// done and records it no second time.
+	recs, _ := w.statuses()
+	manifests, err := w.h.store.LoadAfter(ctx, flightAggregate("LH400"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Reactors{h: w.h}).ship(ctx, manifests[len(manifests)-1]); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := w.statuses()
+	if len(recs) != 1 || len(after) != 1 || recs[0].Sequence != manifests[len(manifests)-1].Sequence+1 {
+		t.Fatalf("the shipment has %d status events with the manifest (want 1, right after it), %d once the reactor has seen it (want 1)", len(recs), len(after))
+	}
+	if e, err := domain.DecodeEvent(recs[0].Type, recs[0].Data); err != nil || e.(domain.ShipmentStatusRecorded).StatusCode != "MAN" ||
+		e.(domain.ShipmentStatusRecorded).FlightID != "LH400" {
+		t.Errorf("the shipment's status event is %+v (%v), want MAN on LH400", e, err)
+	}
+}
+
+// A shipment whose statuses changed since its facts were read, by a
+// status event, is looked up again, and the manifest filed on the fresh
+// facts; one that changes at every look is refused, after a few, as a
+// conflict the airline may send again.
+func TestAManifestWhoseShipmentChangedSinceItWasLookedUpIsCheckedAgain(t *testing.T) {
+	ctx := context.Background()
+	w := newManifestWorld(t)
+	_, err := execute(ctx, w.h, shipmentAggregate(manifestedAWB), NewMeta(w.airline, "", ""), domain.EvolveShipment,
+		func(domain.Shipment) ([]domain.Event, error) {
+			return []domain.Event{domain.ShipmentStatusRecorded{AWBNumber: manifestedAWB, StatusEventID: "rcs", StatusCode: "RCS", Location: "FRA"}}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, version := w.statuses()
+
+	checks := 0
+	res, err := w.h.SubmitManifest(ctx, NewMeta(w.airline, "", ""), "LH400", func(context.Context) (domain.SubmitManifest, error) {
+		checks++
+		if checks == 1 {
+			return facts("", 0), nil // before the RCS
+		}
+		return facts("", version), nil
+	})
+	if _, loaded := res.State.Loaded[manifestedAWB]; err != nil || !loaded || checks != 2 {
+		t.Fatalf("after %d checks: %v, the shipment on board %v, want it on board after 2", checks, err, loaded)
+	}
+
+	checks = 0
+	_, err = w.h.SubmitManifest(ctx, NewMeta(w.airline, "", ""), "LH402", func(context.Context) (domain.SubmitManifest, error) {
+		checks++
+		return facts("", version), nil // never with the MAN on LH400
+	})
+	if domain.ErrorCode(err) != domain.Conflict || checks != maxManifestChecks {
+		t.Errorf("a shipment changed at every look, after %d checks: %v, want a conflict after %d", checks, err, maxManifestChecks)
+	}
+}
