@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -57,13 +58,12 @@ func (s *Server) handleToken() handlerFunc {
 		if err := s.caughtUp(r, "whether the credential still holds; no token was issued"); err != nil {
 			return err
 		}
-		var p domain.Principal
-		var demo bool
+		var g grant
 		switch req.GrantType {
 		case "client_credentials":
-			p, demo, err = s.clientGrant(req)
+			g, err = s.clientGrant(r, req)
 		case "password":
-			p, demo, err = s.passwordGrant(req)
+			g, err = s.passwordGrant(r, req)
 		case "":
 			return domain.Errorf(domain.InvalidRequest, "grantType is required: client_credentials or password")
 		default:
@@ -76,12 +76,12 @@ func (s *Server) handleToken() handlerFunc {
 			}
 			return err
 		}
-		token, ttl, err := s.tokens.Issue(p, demo, s.identity.IssueTime(p.Subject, p.OrganizationID, time.Now()))
+		token, ttl, err := s.tokens.Issue(g.principal, g.demo, g.issuedAt)
 		if err != nil {
 			return err
 		}
-		s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: p.Subject,
-			OrganizationID: p.OrganizationID, Detail: req.GrantType})
+		s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionTokenIssued, Subject: g.principal.Subject,
+			OrganizationID: g.principal.OrganizationID, Detail: req.GrantType})
 		w.Header().Set("Pragma", "no-cache")
 		writeJSON(w, http.StatusOK, newTokenResponse(token, ttl))
 		return nil
@@ -158,36 +158,72 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 	return req, nil
 }
 
-func (s *Server) clientGrant(req tokenRequest) (domain.Principal, bool, error) {
+// A grant is who a token request proved to be, and when its token is
+// issued: as of the moment its credential was read, before the slow hash
+// of the secret. A new secret or password, or any revocation, decided
+// while the hash was worked out stops the token, as it stops those issued
+// before; one stored already, and seen, does not (see IssueTime).
+type grant struct {
+	principal domain.Principal
+	demo      bool
+	issuedAt  time.Time
+}
+
+func (s *Server) clientGrant(r *http.Request, req tokenRequest) (grant, error) {
 	if req.ClientID == "" || req.ClientSecret == "" {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidRequest, "clientId and clientSecret are required for client_credentials")
+		return grant{}, domain.Errorf(domain.InvalidRequest, "clientId and clientSecret are required for client_credentials")
 	}
 	c, ok := s.identity.Client(req.ClientID)
-	if !s.secretMatches(ok, c.SecretHash, req.ClientSecret) {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid client credentials")
+	issuedAt := s.identity.IssueTime("client:"+c.ClientID, c.OrganizationID, time.Now())
+	matched, err := s.secretStillMatches(r, ok, c.SecretHash, req.ClientSecret, func() string {
+		c, _ := s.identity.Client(req.ClientID)
+		return c.SecretHash
+	})
+	if err != nil || !matched {
+		return grant{}, cmp.Or(err, domain.Errorf(domain.InvalidGrant, "invalid client credentials"))
 	}
 	// Only after the secret matched: the reason tells nobody else which
 	// clients are disabled or belong to a demo organisation.
 	if !c.Status.Active() {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "the client is %s", c.Status.Shown())
+		return grant{}, domain.Errorf(domain.InvalidGrant, "the client is %s", c.Status.Shown())
 	}
 	p, err := s.orgPrincipal(domain.InvalidGrant, "client:"+c.ClientID, c.OrganizationID)
-	return p, c.Demo, err
+	return grant{p, c.Demo, issuedAt}, err
 }
 
-func (s *Server) passwordGrant(req tokenRequest) (domain.Principal, bool, error) {
+func (s *Server) passwordGrant(r *http.Request, req tokenRequest) (grant, error) {
 	if req.Username == "" || req.Password == "" {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidRequest, "username and password are required for the password grant")
+		return grant{}, domain.Errorf(domain.InvalidRequest, "username and password are required for the password grant")
 	}
 	u, ok := s.identity.User(req.Username)
-	if !s.secretMatches(ok, u.PasswordHash, req.Password) {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "invalid username or password")
+	issuedAt := s.identity.IssueTime("user:"+u.Username, u.OrganizationID, time.Now())
+	matched, err := s.secretStillMatches(r, ok, u.PasswordHash, req.Password, func() string {
+		u, _ := s.identity.User(req.Username)
+		return u.PasswordHash
+	})
+	if err != nil || !matched {
+		return grant{}, cmp.Or(err, domain.Errorf(domain.InvalidGrant, "invalid username or password"))
 	}
 	if !u.Status.Active() {
-		return domain.Principal{}, false, domain.Errorf(domain.InvalidGrant, "the user is %s", u.Status.Shown())
+		return grant{}, domain.Errorf(domain.InvalidGrant, "the user is %s", u.Status.Shown())
 	}
 	p, err := s.orgPrincipal(domain.InvalidGrant, "user:"+u.Username, u.OrganizationID)
-	return p, u.Demo, err
+	return grant{p, u.Demo, issuedAt}, err
+}
+
+// secretStillMatches checks secret against hash, the credential's as
+// read, and then that hash is still the credential's (current) once this
+// replica holds every event stored meanwhile: a new secret or password
+// decided before the read and stored while the hash was worked out grants
+// nothing either. One whose storing took longer than that would.
+func (s *Server) secretStillMatches(r *http.Request, found bool, hash, secret string, current func() string) (bool, error) {
+	if !s.secretMatches(found, hash, secret) {
+		return false, nil
+	}
+	if err := s.caughtUp(r, "whether the credential still holds; no token was issued"); err != nil {
+		return false, err
+	}
+	return current() == hash, nil
 }
 
 func (s *Server) secretMatches(found bool, hash, secret string) bool {

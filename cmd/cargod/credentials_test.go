@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/tokens"
@@ -196,4 +198,65 @@ func TestCredentialLifeCycleAcrossReplicas(t *testing.T) {
 			t.Errorf("organisation's status changes: %v", statuses)
 		}
 	})
+}
+
+// A token granted with a secret or password while it is changed is stamped
+// as of when the credential was read: once the change is answered, every
+// token the old credential got is refused, however long its check took.
+func TestATokenGrantedWithACredentialWhileItChangesStopsWithIt(t *testing.T) {
+	t.Parallel()
+	// The default cost: a check of some tens of milliseconds.
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_PASSWORD_HASH_COST": "10"})
+	admin := s.demoToken(t, "demo-admin")
+	s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": "acme", "name": "Acme Forwarding", "role": "forwarder"})
+	s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": "acme", "clientId": "acme-tms", "clientSecret": "old-secret-123456"})
+	s.mustCreate(t, admin, "/api/admin/users", map[string]any{"organizationId": "acme", "username": "ana@acme", "password": "old-password-1"})
+	for _, tt := range []struct {
+		name   string
+		grant  map[string]string
+		change request
+	}{
+		{"a client's secret rotated", map[string]string{"grantType": "client_credentials", "clientId": "acme-tms", "clientSecret": "old-secret-123456"},
+			request{method: "POST", path: "/api/admin/clients/acme-tms/secret", token: admin, body: map[string]string{"clientSecret": "new-secret-654321"}}},
+		{"a user's password changed", map[string]string{"grantType": "password", "username": "ana@acme", "password": "old-password-1"},
+			request{method: "PUT", path: "/api/admin/users/ana@acme/password", token: admin, body: map[string]string{"password": "new-password-2"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// Grants one after another, a few milliseconds apart, and the
+			// change among them: some are being checked when it comes.
+			var granted []string
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for i := range 14 {
+				wg.Go(func() {
+					time.Sleep(time.Duration(i) * 6 * time.Millisecond)
+					r := s.do(t, request{method: "POST", path: "/api/auth/token", body: tt.grant})
+					var tok struct{ AccessToken string }
+					if r.status == http.StatusOK {
+						r.json(t, &tok)
+						mu.Lock()
+						granted = append(granted, tok.AccessToken)
+						mu.Unlock()
+					}
+				})
+			}
+			time.Sleep(30 * time.Millisecond)
+			if r := s.do(t, tt.change); r.status/100 != 2 {
+				t.Fatalf("%s %s: %d %s", tt.change.method, tt.change.path, r.status, r.body)
+			}
+			wg.Wait()
+			if len(granted) == 0 {
+				t.Fatal("no grant came before the change")
+			}
+			working := 0
+			for _, token := range granted {
+				if r := s.do(t, request{method: "GET", path: "/api/airlines", token: token}); r.status != http.StatusUnauthorized {
+					working++
+				}
+			}
+			if working > 0 {
+				t.Errorf("%d of the %d tokens the old credential got still work", working, len(granted))
+			}
+		})
+	}
 }
