@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/nats-io/jwt/v2"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
@@ -223,3 +225,26 @@ func TestTheWaitForAServerSaysWhyItCannotConnect(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A connection to an external server that is lost, and comes back, is
+// logged both times: a reader following the stream (cargoctl events
+// --follow) or an operator reading cargod's log learns why nothing comes,
+// and that it comes again.
+func TestALostConnectionAndItsReturnAreLogged(t *testing.T) {
+	relay := natstest.StartRelay(t, natstest.Start(t, &server.Options{Port: server.RANDOM_PORT}).Addr().String())
+	lost := lineSignal{text: "the connection to NATS is lost", c: make(chan struct{}, 16)}
+	back := lineSignal{text: "the connection to NATS is back", c: make(chan struct{}, 16)}
+	openForTest(t, Options{URL: relay.URL(), Logger: slog.New(slog.NewTextHandler(io.MultiWriter(lost, back), nil))})
+	relay.Cut()
+	select {
+	case <-lost.c:
+	case <-time.After(time.Minute):
+		t.Fatal("no word of the connection lost within a minute")
+	}
+	relay.Restore()
+	select {
+	case <-back.c:
+	case <-time.After(time.Minute):
+		t.Fatal("no word of the connection back within a minute")
+	}
+}

@@ -219,6 +219,16 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
 					why := err.Error()
 					s.connectErr.Store(&why)
+				}),
+				// Said, so that a reader following the stream, or an
+				// operator reading the log, knows why nothing comes.
+				nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+					if !nc.IsClosed() {
+						s.log.Warn("eventstore: the connection to NATS is lost; reconnecting", "connection", name, "err", err)
+					}
+				}),
+				nats.ReconnectHandler(func(nc *nats.Conn) {
+					s.log.Warn("eventstore: the connection to NATS is back", "connection", name, "server", nc.ConnectedUrlRedacted())
 				})}
 			// The client reports a first connection refused as "no servers
 			// available" alone: the dialer keeps why, for the one attempt.
