@@ -27,10 +27,12 @@ aggregate, the event type and the fields of the event (their times as the
 API has them); under it, the webhook deliveries of that event, each
 with its subscription, status, attempts and the last attempt's outcome.
 
-It asks the server's API (GET /api/shipments/{awb}/history) as an admin
-client, as cargoctl admin does: --url or CARGOCTL_URL, --client-id or
-CARGOCTL_CLIENT_ID, and the secret from CARGOCTL_CLIENT_SECRET or
---client-secret-file.
+It asks the server's API (GET /api/shipments/{awb}/history) as an API
+client, with the flags of cargoctl admin: --url or CARGOCTL_URL,
+--client-id or CARGOCTL_CLIENT_ID, and the secret from
+CARGOCTL_CLIENT_SECRET or --client-secret-file. Any client may: a
+forwarder's or an airline's sees its own part of the shipment, an
+admin's all of it.
 `
 
 // historyPageSize is how many events one request asks for: the API's

@@ -28,9 +28,10 @@ or a plain date (2026-07-01: its first instant, UTC), as cargoctl events
 --since does; --seq a stream sequence (a Cargo-Sequence a write answered, or the
 sequence cargoctl events prints). Flags may come before or after TYPE and ID.
 
-Calls the running cargod's API as an API client of an admin organisation,
-as cargoctl admin does (--url, --client-id, CARGOCTL_CLIENT_SECRET or
---client-secret-file).
+Calls the running cargod's API as an API client, with the flags of
+cargoctl admin (--url, --client-id, CARGOCTL_CLIENT_SECRET or
+--client-secret-file). Any client may: it sees what its organisation may
+(an admin's, everything).
 `
 
 // stateTypes are the resources whose past states the API answers, by the
