@@ -327,13 +327,13 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberReleased, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
 		{[]string{"--to-seq", "0", "--follow"}, "--to-seq 0 is no sequence: the first is 1"},
-		{[]string{"--from-seq", "-1"}, "invalid value"},
+		{[]string{"--from-seq", "-1"}, `--from-seq "-1": not a whole number from 0`},
 		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},
 		{[]string{"--until", "2026-13-01"}, "--until:"},
 		{[]string{"--since", "2026-11-25", "--until", "2026-11-24"}, "--until 2026-11-24 is before --since 2026-11-25"},
 		{[]string{"--follow", "--to-seq", "3"}, "--follow cannot be combined"},
 		{[]string{"--follow", "--until", "2026-11-24"}, "--follow cannot be combined"},
-		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--bogus"}, "unknown flag --bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		// A filter given an empty value ("$REQUEST_ID" of a variable not
 		// set) would filter nothing and print every event.
@@ -344,10 +344,10 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--since", ""}, "--since is empty"},
 		// The store would refuse it only once opened, as if cargod held
 		// the data directory.
-		{[]string{"--stream", "CARGO.1"}, `invalid value "CARGO.1" for flag -stream: not a stream name cargod takes: "CARGO.1" is not made of letters, digits`},
-		{[]string{"--nats-url", "https://127.0.0.1:4222"}, `invalid value "https://127.0.0.1:4222" for flag -nats-url: not a NATS URL cargod takes: "https://127.0.0.1:4222" is not a nats://, tls://, ws:// or wss:// URL`},
+		{[]string{"--stream", "CARGO.1"}, `--stream "CARGO.1": not a stream name cargod takes: "CARGO.1" is not made of letters, digits`},
+		{[]string{"--nats-url", "https://127.0.0.1:4222"}, `--nats-url "https://127.0.0.1:4222": not a NATS URL cargod takes: "https://127.0.0.1:4222" is not a nats://, tls://, ws:// or wss:// URL`},
 		{[]string{"--nats-url", "127.0.0.1:99999"}, `"127.0.0.1:99999" has a port outside 1..65535`},
-		{[]string{"--stream", ""}, `invalid value "" for flag -stream`},
+		{[]string{"--stream", ""}, `--stream "": not a stream name`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -546,7 +546,7 @@ func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t 
 		})
 		t.Run(cmd[0]+": a wait of none", func(t *testing.T) {
 			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", refused, "--nats-wait", "0s")...)
-			want := `invalid value "0s" for flag -nats-wait: give a wait longer than none, such as 10s`
+			want := `--nats-wait "0s": give a wait longer than none, such as 10s`
 			if err == nil || !strings.Contains(err.Error(), want) || exitCode(err) != 2 {
 				t.Errorf("error = %v, want %q, exit 2", err, want)
 			}

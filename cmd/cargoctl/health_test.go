@@ -33,9 +33,9 @@ func TestHealth(t *testing.T) {
 		{"a URL that is not http is a usage error", []string{"--url", "nats://127.0.0.1:4222"}, "", 2, "is not an http or https URL"},
 		// A wait of none would fail a healthy server.
 		{"a timeout of none is a usage error", []string{"--url", notReady.URL, "--timeout", "0"}, "", 2,
-			`invalid value "0" for flag -timeout: give a wait longer than none`},
+			`--timeout "0": give a wait longer than none`},
 		{"a negative timeout is a usage error", []string{"--url", notReady.URL, "--timeout", "-1s"}, "", 2,
-			`invalid value "-1s" for flag -timeout: give a wait longer than none`},
+			`--timeout "-1s": give a wait longer than none`},
 	}
 	// Without --url or CARGOCTL_URL, the check finds cargod where
 	// CARGO_ADDR tells it to listen, as in the container image.

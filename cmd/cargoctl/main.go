@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cargostream/cargostream/internal/version"
 )
@@ -165,12 +167,56 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool, stdout io.Write
 		return true, nil
 	}
 	if err != nil {
-		return false, usagef(fs.Name(), "%v", err)
+		return false, usagef(fs.Name(), "%s", flagProblem(fs, err))
 	}
 	if !allowArgs && fs.NArg() > 0 {
 		return false, usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return false, nil
+}
+
+// The errors of package flag, which flagProblem words as cargoctl's help
+// does: flags with two dashes, and what a value should have been.
+var (
+	flagValueError = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-([^:]+): (.*)$`)
+	flagNameError  = regexp.MustCompile(`^(flag provided but not defined|flag needs an argument): -(.+)$`)
+)
+
+// flagProblem says what is wrong with a flag fs could not parse: Go's
+// "invalid value "abc" for flag -from-seq: parse error" is
+// `--from-seq "abc": not a whole number`.
+func flagProblem(fs *flag.FlagSet, err error) string {
+	if m := flagNameError.FindStringSubmatch(err.Error()); m != nil {
+		if m[1] == "flag needs an argument" {
+			return "--" + m[2] + " needs a value"
+		}
+		return "unknown flag --" + m[2]
+	}
+	m := flagValueError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	value, name, why := m[1], m[2], m[3]
+	if f := fs.Lookup(name); f != nil && (why == "parse error" || why == "value out of range") {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case uint, uint64:
+				why = "not a whole number from 0"
+			case int, int64:
+				why = "not a whole number"
+			case float64:
+				why = "not a number"
+			case time.Duration:
+				why = "not a duration such as 30s or 2m"
+			case bool:
+				why = "neither true nor false"
+			}
+			if m[3] == "value out of range" {
+				why = "out of range"
+			}
+		}
+	}
+	return "--" + name + " " + value + ": " + why
 }
 
 // parseInterspersed is parseFlags for a command whose flags may come

@@ -9,3 +9,32 @@ import (
 // TestMain ends a run that hangs before go test's timeout would, with the
 // stacks of the tests still running last (see hangwatch).
 func TestMain(m *testing.M) { hangwatch.Main(m) }
+
+// A flag cargoctl cannot parse is named with two dashes, as the help names
+// it, with what its value should have been, where package flag says
+// "invalid value "x" for flag -n: parse error".
+func TestAFlagThatCannotBeParsedIsNamedAsTheHelpNamesIt(t *testing.T) {
+	fs := newFlagSet("test", "")
+	fs.Uint64("seq", 0, "")
+	fs.Int("count", 0, "")
+	fs.Duration("wait", 0, "")
+	fs.Bool("json", false, "")
+	fs.String("name", "", "")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seq", "abc"}, `--seq "abc": not a whole number from 0`},
+		{[]string{"--seq", "-1"}, `--seq "-1": not a whole number from 0`},
+		{[]string{"--seq", "99999999999999999999"}, `--seq "99999999999999999999": out of range`},
+		{[]string{"--count", "1.5"}, `--count "1.5": not a whole number`},
+		{[]string{"--wait", "soon"}, `--wait "soon": not a duration such as 30s or 2m`},
+		{[]string{"--json=maybe"}, `--json "maybe": neither true nor false`},
+		{[]string{"--name"}, "--name needs a value"},
+		{[]string{"--bogus"}, "unknown flag --bogus"},
+	} {
+		if got := flagProblem(fs, fs.Parse(tt.args)); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
