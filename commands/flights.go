@@ -172,9 +172,11 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 	}
 	flight := flightAggregate(flightID)
 	var res *Result[domain.Flight]
+	var statuses []*Result[domain.Shipment]
 	err := transact(ctx, h, func(t *transaction) (err error) {
 		var manifest domain.ManifestSubmitted
 		var boarding []domain.Load
+		statuses = nil
 		res, err = decideIn(t, flight, m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
 			events, err := domain.DecideSubmitManifest(f, c)
 			if err == nil {
@@ -196,7 +198,7 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 			sm := step(stored, "status:"+l.AWBNumber)
 			version := versions[l.AWBNumber]
 			sm.IfVersion = &version
-			_, err := decideIn(t, shipmentAggregate(l.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
+			status, err := decideIn(t, shipmentAggregate(l.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
 				return domain.DecideStatusFrom(s, domain.ManifestedStatus(manifest, l)), nil
 			})
 			if domain.ErrorCode(err) == domain.PreconditionFailed {
@@ -205,11 +207,16 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 			if err != nil {
 				return err
 			}
+			statuses = append(statuses, status)
 		}
 		return nil
 	})
 	if err != nil {
 		return Result[domain.Flight]{}, err
+	}
+	// A reader that has reached Sequence sees the statuses too.
+	for _, status := range statuses {
+		res.Sequence = max(res.Sequence, status.Sequence)
 	}
 	return *res, nil
 }

@@ -111,7 +111,7 @@ func TestTheSecondOfTwoManifestsLoadingOneShipmentAtOnceIsCheckedAgainAndRefused
 
 // A shipment whose statuses changed since its facts were read, by a
 // status event, is looked up again, and the manifest filed on the fresh
-// facts; one that changes at every look is refused, after a few, as a
+// facts, answered with the sequence of its last event; one that changes at every look is refused, after a few, as a
 // conflict the airline may send again.
 func TestAManifestWhoseShipmentChangedSinceItWasLookedUpIsCheckedAgain(t *testing.T) {
 	ctx := context.Background()
@@ -135,6 +135,11 @@ func TestAManifestWhoseShipmentChangedSinceItWasLookedUpIsCheckedAgain(t *testin
 	})
 	if _, loaded := res.State.Loaded[manifestedAWB]; err != nil || !loaded || checks != 2 {
 		t.Fatalf("after %d checks: %v, the shipment on board %v, want it on board after 2", checks, err, loaded)
+	}
+	// Its Cargo-Sequence is that of the MAN status, stored after the
+	// manifest: a reader that reached it sees both.
+	if _, last := w.statuses(); res.Sequence != last {
+		t.Errorf("the manifest's sequence is %d, the MAN status's %d", res.Sequence, last)
 	}
 
 	checks = 0
