@@ -88,17 +88,17 @@ func (h *Handler) scheduleFlights(ctx context.Context, m Meta, flights []domain.
 }
 
 // ChangeFlightStatus moves one of the calling airline's flights to the
-// status c reports, with a delay's estimate.
+// status c reports, with a delay's estimate; a departure, arrival or
+// cancellation gives the shipments on board their DEP, ARR or DIS/OFLD
+// with it.
 func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID string, c domain.ChangeFlightStatus) (Result[domain.Flight], error) {
-	if !domain.ValidIdentifier(flightID) {
-		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
-	}
 	c.At = h.now().UTC()
-	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
+	return onFlight(ctx, h, m, flightID, func(f domain.Flight) (flightChange, error) {
 		if err := f.CheckCarrier(m.Principal.AirlineCode); err != nil {
-			return nil, err
+			return flightChange{}, err
 		}
-		return domain.DecideChangeFlightStatus(f, c)
+		events, err := domain.DecideChangeFlightStatus(f, c)
+		return flightChange{events: events}, err
 	})
 }
 
@@ -146,7 +146,7 @@ func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, c
 		}
 		if checks == maxManifestChecks {
 			return Result[domain.Flight]{}, domain.Errorf(domain.Conflict,
-				"shipment %s changed while the manifest was checked, %d times over: send the manifest again", moved, checks)
+				"shipment %s changed while the manifest was checked, %d times over: send the manifest again", string(moved), checks)
 		}
 	}
 }
@@ -159,50 +159,89 @@ func (s shipmentMoved) Error() string {
 	return fmt.Sprintf("shipment %s changed since it was looked up", string(s))
 }
 
-// submitManifest files c, and the MAN status of each shipment it puts on
-// board, as one decision.
+// submitManifest files c, with the statuses it gives its shipments; the
+// shipments it puts on board only if their statuses are still at the
+// versions its facts were read at.
 func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.Flight], error) {
+	c.ManifestID, c.Carrier, c.At = m.DeriveID("manifest"), m.Principal.AirlineCode, h.now().UTC()
+	return onFlight(ctx, h, m, flightID, func(f domain.Flight) (flightChange, error) {
+		events, err := domain.DecideSubmitManifest(f, c)
+		if err != nil {
+			return flightChange{}, err
+		}
+		guarded := map[string]uint64{}
+		for _, l := range events[0].(domain.ManifestSubmitted).Boarding(f) {
+			i := slices.IndexFunc(c.Shipments, func(s domain.ManifestCandidate) bool { return s.AWBNumber == l.AWBNumber })
+			guarded[l.AWBNumber] = c.Shipments[i].Version
+		}
+		return flightChange{events: events, guarded: guarded}, nil
+	})
+}
+
+// ReportOffload records cargo the calling airline took off one of its
+// flights, with the shipment's DIS/OFLD.
+func (h *Handler) ReportOffload(ctx context.Context, m Meta, flightID string, c domain.ReportOffload) (Result[domain.Flight], error) {
+	c.OffloadID, c.Carrier, c.At = m.DeriveID("offload"), m.Principal.AirlineCode, h.now().UTC()
+	return onFlight(ctx, h, m, flightID, func(f domain.Flight) (flightChange, error) {
+		events, err := domain.DecideReportOffload(f, c)
+		return flightChange{events: events}, err
+	})
+}
+
+// flightChange is what a command on a flight decided: the flight's event
+// (one, or none), and the shipments whose statuses it changes only if
+// they are still at the version given (by AWB number).
+type flightChange struct {
+	events  []domain.Event
+	guarded map[string]uint64
+}
+
+// onFlight runs a command on the flight flightID, and stores the statuses
+// its event gives the shipments (domain.StatusesFrom) with it, in one
+// decision: so a
+// shipment's statuses follow its flights' events in the order they
+// happened (a shipment offloaded and manifested again at once is not told
+// the offload last), and its webhooks with them. Each status is the
+// shipments reactor's own step for the event, which then finds it done,
+// as it finds none to take for a flight's event of an earlier version.
+// A status of a guarded shipment that moved on is shipmentMoved.
+func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) (flightChange, error)) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
 		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
 	}
-	c.ManifestID, c.Carrier, c.At = m.DeriveID("manifest"), m.Principal.AirlineCode, h.now().UTC()
-	versions := map[string]uint64{}
-	for _, s := range c.Shipments {
-		versions[s.AWBNumber] = s.Version
-	}
 	flight := flightAggregate(flightID)
+	stored := domain.Record{Envelope: domain.Envelope{EventID: eventID(m, flight, 0), CorrelationID: m.CorrelationID}}
 	var res *Result[domain.Flight]
 	var statuses []*Result[domain.Shipment]
+	ranBefore := true
 	err := transact(ctx, h, func(t *transaction) (err error) {
-		var manifest domain.ManifestSubmitted
-		var boarding []domain.Load
-		statuses = nil
+		var change flightChange
+		statuses, ranBefore = nil, true
+		var told []domain.ShipmentStatusRecorded
 		res, err = decideIn(t, flight, m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
-			events, err := domain.DecideSubmitManifest(f, c)
-			if err == nil {
-				manifest = events[0].(domain.ManifestSubmitted)
-				boarding = manifest.Boarding(f)
+			ranBefore = false
+			change, err = decide(f)
+			if err == nil && len(change.events) > 0 {
+				told = domain.StatusesFrom(change.events[0], domain.EvolveFlight(f, change.events[0]), stored.EventID)
 			}
-			return events, err
+			return change.events, err
 		})
 		if err != nil {
 			return err
 		}
-		// In AWB order: two manifests take the shipments' locks in the
+		// In AWB order: two commands take the shipments' locks in the
 		// same order, and never wait for each other in a circle.
-		slices.SortFunc(boarding, func(a, b domain.Load) int { return cmp.Compare(a.AWBNumber, b.AWBNumber) })
-		// Each status is the shipments reactor's own step for the
-		// manifest's event, which then finds it done.
-		stored := domain.Record{Envelope: domain.Envelope{EventID: eventID(m, flight, 0), CorrelationID: m.CorrelationID}}
-		for _, l := range boarding {
-			sm := step(stored, "status:"+l.AWBNumber)
-			version := versions[l.AWBNumber]
-			sm.IfVersion = &version
-			status, err := decideIn(t, shipmentAggregate(l.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
-				return domain.DecideStatusFrom(s, domain.ManifestedStatus(manifest, l)), nil
+		slices.SortFunc(told, func(a, b domain.ShipmentStatusRecorded) int { return cmp.Compare(a.AWBNumber, b.AWBNumber) })
+		for _, st := range told {
+			sm := step(stored, "status:"+st.AWBNumber)
+			if version, ok := change.guarded[st.AWBNumber]; ok {
+				sm.IfVersion = &version
+			}
+			status, err := decideIn(t, shipmentAggregate(st.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
+				return domain.DecideStatusFrom(s, st), nil
 			})
 			if domain.ErrorCode(err) == domain.PreconditionFailed {
-				return shipmentMoved(l.AWBNumber)
+				return shipmentMoved(st.AWBNumber)
 			}
 			if err != nil {
 				return err
@@ -214,24 +253,19 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 	if err != nil {
 		return Result[domain.Flight]{}, err
 	}
-	// A reader that has reached Sequence sees the statuses too.
+	// A reader that has reached Sequence sees the statuses too: those of
+	// a command that ran before as well (they were stored with it).
+	if ranBefore && res.Event != nil {
+		for _, st := range domain.StatusesFrom(res.Event, res.State, stored.EventID) {
+			_, _, done, err := load(ctx, h, shipmentAggregate(st.AWBNumber), domain.EvolveShipment, step(stored, "status:"+st.AWBNumber).CommandID, loadFresh)
+			if err != nil {
+				return Result[domain.Flight]{}, err
+			}
+			res.Sequence = max(res.Sequence, done)
+		}
+	}
 	for _, status := range statuses {
 		res.Sequence = max(res.Sequence, status.Sequence)
 	}
 	return *res, nil
-}
-
-// ReportOffload records cargo the calling airline took off one of its
-// flights.
-func (h *Handler) ReportOffload(ctx context.Context, m Meta, flightID string, c domain.ReportOffload) (Result[domain.Flight], error) {
-	c.OffloadID, c.Carrier, c.At = m.DeriveID("offload"), m.Principal.AirlineCode, h.now().UTC()
-	return onFlight(ctx, h, m, flightID, func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReportOffload(f, c) })
-}
-
-// onFlight runs a command on the flight flightID.
-func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) ([]domain.Event, error)) (Result[domain.Flight], error) {
-	if !domain.ValidIdentifier(flightID) {
-		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
-	}
-	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, decide)
 }

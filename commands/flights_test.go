@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,8 +47,12 @@ func facts(onBoard string, version uint64) domain.SubmitManifest {
 // statuses are the shipment's status events as stored, and the version
 // they are at.
 func (w *manifestWorld) statuses() ([]domain.Record, uint64) {
+	return w.statusesOf(manifestedAWB)
+}
+
+func (w *manifestWorld) statusesOf(awb string) ([]domain.Record, uint64) {
 	w.t.Helper()
-	recs, err := w.h.store.LoadAfter(context.Background(), shipmentAggregate(manifestedAWB), 0)
+	recs, err := w.h.store.LoadAfter(context.Background(), shipmentAggregate(awb), 0)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -149,5 +154,107 @@ func TestAManifestWhoseShipmentChangedSinceItWasLookedUpIsCheckedAgain(t *testin
 	})
 	if domain.ErrorCode(err) != domain.Conflict || checks != maxManifestChecks {
 		t.Errorf("a shipment changed at every look, after %d checks: %v, want a conflict after %d", checks, err, maxManifestChecks)
+	}
+}
+
+// The statuses a flight's events give its shipments are stored with them,
+// in the order they happened, and the shipments reactor, which follows
+// the flights' events later, adds none: a shipment taken off a flight and
+// loaded again at once ends on board, not offloaded.
+func TestAShipmentsStatusesFromItsFlightsAreStoredInTheirOrderWithTheirEvents(t *testing.T) {
+	const other = "020-12345686"
+	one := 1
+	weight := 100.0
+	for _, tt := range []struct {
+		name string
+		do   func(w *manifestWorld) error
+		want string // the shipment's statuses: code on flight
+	}{
+		{"left off a revised manifest and put back on",
+			func(w *manifestWorld) error {
+				return errors.Join(w.manifest("LH400", manifestedAWB, other), w.manifest("LH400", other), w.manifest("LH400", manifestedAWB, other))
+			}, "MAN LH400, DIS_OFLD LH400, MAN LH400"},
+		{"offloaded and manifested again",
+			func(w *manifestWorld) error {
+				loaded := w.manifest("LH400", manifestedAWB)
+				_, offloaded := w.h.ReportOffload(context.Background(), NewMeta(w.airline, "", ""), "LH400",
+					domain.ReportOffload{AWBNumber: manifestedAWB, Reason: "Space", Pieces: &one, WeightKg: &weight})
+				return errors.Join(loaded, offloaded, w.manifest("LH400", manifestedAWB))
+			}, "MAN LH400, DIS_OFLD LH400, MAN LH400"},
+		{"left behind by a cancelled flight and manifested on another",
+			func(w *manifestWorld) error {
+				err := w.manifest("LH400", manifestedAWB)
+				_, cancelled := w.h.ChangeFlightStatus(context.Background(), NewMeta(w.airline, "", ""), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled})
+				return errors.Join(err, cancelled, w.manifest("LH402", manifestedAWB))
+			}, "MAN LH400, DIS_OFLD LH400, MAN LH402"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newManifestWorld(t)
+			if err := tt.do(w); err != nil {
+				t.Fatal(err)
+			}
+			told := func() string {
+				recs, _ := w.statuses()
+				var got []string
+				for _, rec := range recs {
+					e, err := domain.DecodeEvent(rec.Type, rec.Data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, e.(domain.ShipmentStatusRecorded).XFSUCode()+" "+e.(domain.ShipmentStatusRecorded).FlightID)
+				}
+				return strings.Join(got, ", ")
+			}
+			if got := told(); got != tt.want {
+				t.Errorf("the shipment's statuses, stored with the flights' events: %s, want %s", got, tt.want)
+			}
+			ctx := context.Background()
+			for _, flight := range []string{"LH400", "LH402"} {
+				recs, err := w.h.store.LoadAfter(ctx, flightAggregate(flight), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, rec := range recs {
+					if err := (&Reactors{h: w.h}).ship(ctx, rec); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if got := told(); got != tt.want {
+				t.Errorf("the shipment's statuses once the reactor has seen the flights' events: %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// manifest files a manifest of flight loading awbs, on the facts as they
+// stand (each shipment's statuses at their version).
+func (w *manifestWorld) manifest(flight string, awbs ...string) error {
+	_, err := w.h.SubmitManifest(context.Background(), NewMeta(w.airline, "", ""), flight, func(context.Context) (domain.SubmitManifest, error) {
+		var c domain.SubmitManifest
+		for _, awb := range awbs {
+			_, version := w.statusesOf(awb)
+			c.Shipments = append(c.Shipments, domain.ManifestCandidate{Load: domain.Load{AWBNumber: awb, Pieces: 1, WeightKg: 100}, Known: true, Version: version})
+		}
+		return c, nil
+	})
+	return err
+}
+
+// A manifest sent again with the same command id, once stored, answers
+// the sequence of the statuses stored with it, as the first time.
+func TestAManifestSentAgainAnswersTheSequenceOfItsStatuses(t *testing.T) {
+	w := newManifestWorld(t)
+	m := NewMeta(w.airline, "the-key", "")
+	var answered []uint64
+	for range 2 {
+		res, err := w.h.SubmitManifest(context.Background(), m, "LH400", func(context.Context) (domain.SubmitManifest, error) { return facts("", 0), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		answered = append(answered, res.Sequence)
+	}
+	if _, last := w.statuses(); answered[0] != last || answered[1] != last {
+		t.Errorf("answered %v, want the MAN status's %d both times", answered, last)
 	}
 }

@@ -292,7 +292,9 @@ func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) 
 // DIS/OFLD status; on those on board a flight that departs or arrives,
 // DEP or ARR, unless the airline posted it already; on those on board a
 // flight that is cancelled, DIS/OFLD: so the shipment's timeline and its
-// webhook subscribers (the forwarder's too) hear of them, once.
+// webhook subscribers (the forwarder's too) hear of them, once. The
+// commands store these with their events now (see onFlight), and it finds
+// them done; it records them for the events of earlier versions.
 func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
 	switch rec.Type {
@@ -301,29 +303,19 @@ func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 		if err != nil {
 			return err
 		}
-		switch e := e.(type) {
-		case domain.ManifestSubmitted:
-			for _, l := range e.Shipments {
-				statuses = append(statuses, domain.ManifestedStatus(e, l))
-			}
-			for _, l := range e.Dropped {
-				statuses = append(statuses, domain.DroppedStatus(e, l))
-			}
-		case domain.OffloadReported:
-			statuses = append(statuses, domain.OffloadedStatus(e))
-		case domain.FlightStatusChanged:
+		var f domain.Flight
+		if e, ok := e.(domain.FlightStatusChanged); ok {
 			if e.Status != domain.FlightStatusDeparted && e.Status != domain.FlightStatusArrived && e.Status != domain.FlightStatusCancelled {
 				return nil
 			}
 			// Who is on board: once it has departed or is cancelled,
 			// nothing is taken off it (neither offloaded nor left off a
 			// revised manifest), so the flight as stored now has them.
-			f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh)
-			if err != nil {
+			if f, _, _, err = load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh); err != nil {
 				return err
 			}
-			statuses = domain.FlightChangeStatuses(f, e, rec.EventID)
 		}
+		statuses = domain.StatusesFrom(e, f, rec.EventID)
 	}
 	for _, st := range statuses {
 		_, err := execute(ctx, r.h, shipmentAggregate(st.AWBNumber), step(rec, "status:"+st.AWBNumber), domain.EvolveShipment,

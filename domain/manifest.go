@@ -10,9 +10,9 @@ import (
 )
 
 // MaxManifestShipments bounds one manifest: a widebody freighter carries a
-// few hundred AWBs. The manifest and the MAN status of each shipment it
-// puts on board are one decision (see Boarding), which the store takes in
-// one atomic batch of at most 1,000 events.
+// few hundred AWBs. The manifest and the status of each shipment it lists
+// or leaves out are one decision (see StatusesFrom), which the store takes
+// in one atomic batch of at most 1,000 events.
 const MaxManifestShipments = 999
 
 // Codes of manifest and offload refusals.
@@ -253,6 +253,13 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		if !seen[awb] {
 			e.Dropped = append(e.Dropped, f.Loaded[awb])
 		}
+	}
+	// Each shipment listed or left out gets its status with the manifest
+	// (StatusesFrom), in one atomic batch of at most 1,000 events.
+	if n := len(e.Shipments) + len(e.Dropped); n > MaxManifestShipments {
+		p.Add("awbNumbers", CodeTooMany, "a revised manifest lists %d AWBs and takes %d off %s: at most %d in all, as each gets its status with the manifest; take some off with a revision of their own first",
+			len(e.Shipments), len(e.Dropped), f.ID, MaxManifestShipments)
+		return nil, p.Err()
 	}
 	// A shipment left out is offloaded (DIS/OFLD): not from a flight in
 	// the air, as an offload report is not. A revised manifest of a

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -287,6 +288,46 @@ func TestTheShipmentsAManifestPutsOnBoardAreThoseTheFlightDidNotHave(t *testing.
 	} {
 		if got := (ManifestSubmitted{Shipments: tt.loads}).Boarding(tt.before); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: boarding %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Each shipment a manifest lists or leaves out gets its status with it,
+// in one atomic batch: a revision may list and take off at most
+// MaxManifestShipments in all.
+func TestARevisedManifestListsAndTakesOffAtMostSoManyShipmentsInAll(t *testing.T) {
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	candidates := func(from, n int) []ManifestCandidate {
+		var out []ManifestCandidate
+		for i := range n {
+			out = append(out, ManifestCandidate{Load: Load{fmt.Sprintf("020-%08d", from+i), 1, 10, 0.1}, Known: true})
+		}
+		return out
+	}
+	var loads []Load
+	for _, c := range candidates(10000000, 600) {
+		loads = append(loads, c.Load)
+	}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: loads})
+	for _, tt := range []struct {
+		name      string
+		shipments []ManifestCandidate
+		want      string
+	}{
+		{"the same 600 and 399 more", append(candidates(10000000, 600), candidates(20000000, 399)...), ""},
+		{"399 of them, taking 201 off", candidates(10000000, 399), ""},
+		{"400 others, taking the 600 off", candidates(20000000, 400),
+			"awbNumbers:TOO_MANY a revised manifest lists 400 AWBs and takes 600 off LH8400-2026-11-26: at most 999 in all, as each gets its status with the manifest; take some off with a revision of their own first"},
+	} {
+		_, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m2", Carrier: "LH", Shipments: tt.shipments})
+		got := ""
+		if e, ok := errors.AsType[*Error](err); ok && len(e.Fields) == 1 {
+			got = e.Fields[0].Field + ":" + string(e.Fields[0].Code) + " " + e.Fields[0].Message
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -214,6 +214,30 @@ func FlightChangeStatuses(f Flight, e FlightStatusChanged, id string) []Shipment
 	return out
 }
 
+// StatusesFrom are the statuses an event of flight f (as it stands after
+// the event) gives the shipments it names, under the event's id: a
+// manifest's MAN to each shipment it loads and DIS/OFLD to each it leaves
+// out, an offload's DIS/OFLD, and a departure's, arrival's or
+// cancellation's (FlightChangeStatuses); none for another event.
+func StatusesFrom(e Event, f Flight, id string) []ShipmentStatusRecorded {
+	switch e := e.(type) {
+	case ManifestSubmitted:
+		var out []ShipmentStatusRecorded
+		for _, l := range e.Shipments {
+			out = append(out, ManifestedStatus(e, l))
+		}
+		for _, l := range e.Dropped {
+			out = append(out, DroppedStatus(e, l))
+		}
+		return out
+	case OffloadReported:
+		return []ShipmentStatusRecorded{OffloadedStatus(e)}
+	case FlightStatusChanged:
+		return FlightChangeStatuses(f, e, id)
+	}
+	return nil
+}
+
 // Shipment is what a shipment's status events decide on: its departures
 // and arrivals on its flight, so that a movement both the flight's change
 // and the airline's own post report is recorded once, whichever comes

@@ -279,6 +279,35 @@ func TestAFlightThatDepartsArrivesOrIsCancelledGivesEachShipmentOnBoardItsStatus
 	}
 }
 
+// The statuses a flight's event gives the shipments it names: each under
+// the event's own id (a manifest's or offload's, or the flight event's).
+func TestTheStatusesAFlightsEventGivesItsShipments(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 5, 0, 0, time.UTC)
+	f := Flight{ID: "LH8400-2026-11-26", Origin: "FRA", Destination: "JFK", Loaded: map[string]Load{"020-11111115": {AWBNumber: "020-11111115", Pieces: 2, WeightKg: 80}}}
+	for _, tt := range []struct {
+		name  string
+		event Event
+		want  string
+	}{
+		{"a manifest", ManifestSubmitted{ManifestID: "m1", FlightID: f.ID, Origin: "FRA", SubmittedAt: at,
+			Shipments: []Load{{AWBNumber: "020-11111115", Pieces: 2, WeightKg: 80}}, Dropped: []Load{{AWBNumber: "020-00000011", Pieces: 5, WeightKg: 300}}},
+			"020-11111115 MAN m1 2; 020-00000011 DIS_OFLD m1 5"},
+		{"an offload", OffloadReported{OffloadID: "o1", FlightID: f.ID, Origin: "FRA", AWBNumber: "020-11111115", Pieces: 1, WeightKg: 40, ReportedAt: at},
+			"020-11111115 DIS_OFLD o1 1"},
+		{"a departure", FlightStatusChanged{FlightID: f.ID, Status: FlightStatusDeparted, ChangedAt: at}, "020-11111115 DEP e1 2"},
+		{"a delay", FlightStatusChanged{FlightID: f.ID, Status: FlightStatusDelayed, ChangedAt: at}, ""},
+		{"a capacity reserved", CapacityReserved{FlightID: f.ID, BookingID: "b1"}, ""},
+	} {
+		var got []string
+		for _, st := range StatusesFrom(tt.event, f, "e1") {
+			got = append(got, fmt.Sprint(st.AWBNumber, " ", st.XFSUCode(), " ", st.StatusEventID, " ", *st.Pieces))
+		}
+		if strings.Join(got, "; ") != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, strings.Join(got, "; "), tt.want)
+		}
+	}
+}
+
 // A departure or arrival reaches a shipment's record twice when the
 // airline posts it and also marks its flight departed or arrived: the
 // forwarder should see it once, whichever comes first.
