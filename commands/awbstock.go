@@ -27,6 +27,31 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 		})
 }
 
+// recordInStock runs the command m on agg, a filing or document of the
+// shipment awb whose filer's right to it rests on its AWB stock alone
+// (domain.ShipmentOwnership.HeldInStock), with the number held in the
+// filer's ledger in the same decision (domain.DecideHoldAWBForRecord): so
+// the airline cannot take the number back, with its records, while the
+// filing is stored or after, and a filing whose number was taken back
+// meanwhile is refused.
+func recordInStock[S any](ctx context.Context, h *Handler, m Meta, awb string, agg domain.Aggregate,
+	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
+	var res *Result[S]
+	err := transact(ctx, h, func(t *transaction) (err error) {
+		_, err = decideIn(t, ledgerAggregate(m.Principal.OrganizationID, awb[:3]), m.part("hold-awb"), domain.EvolveStockLedger,
+			func(l domain.StockLedger) ([]domain.Event, error) { return domain.DecideHoldAWBForRecord(l, awb) })
+		if err != nil {
+			return err
+		}
+		res, err = decideIn(t, agg, m, evolve, decide)
+		return err
+	})
+	if err != nil {
+		return Result[S]{}, err
+	}
+	return *res, nil
+}
+
 // ShipmentRecords tells, from the read models, whether the shipment of a
 // (canonical) AWB number has anything on record: filings, documents or
 // status events.

@@ -502,3 +502,52 @@ func TestAPartialApprovalAfterAnApprovalOfAGivenRangeKeepsTheNumbersAlreadyUsed(
 		t.Errorf("ledger: %d allocated, %d used, %d available; want 50, 3, 47", ledger.Allocated(), len(ledger.Used), ledger.Available(today))
 	}
 }
+
+// A document of a shipment that is the forwarder's by its stock alone
+// and the airline's taking the number back meet at the forwarder's
+// ledger: whichever is stored first, the other is refused, and the
+// forwarder's records never sit on a number it no longer holds.
+func TestAFilingOnANumberInStockAndTheNumbersTakingBackAreNeverBothStored(t *testing.T) {
+	ctx := context.Background()
+	forwarder := domain.Principal{Subject: "client:f1", OrganizationID: "f1", Role: domain.RoleForwarder}
+	held := domain.LedgerRange{RequestID: "r1", Range: domain.AWBRange{First: 100, Count: 10}, ValidFrom: "2026-01-01", ValidTo: "2099-12-31"}
+	awb := domain.AWBNumber("020", 104)
+	upload := func(h *Handler) error {
+		_, err := h.UploadDocument(ctx, NewMeta(forwarder, "", ""), domain.DocumentUploaded{AWBNumber: awb, DocumentType: "INVOICE",
+			FileName: "invoice.pdf", ContentType: "application/pdf", Size: 3, SHA256: "00"}, true)
+		return err
+	}
+	// The reply's part on the ledger: the range taken back whole.
+	takeBack := func(h *Handler) error {
+		_, err := execute(ctx, h, ledgerAggregate("f1", "020"), NewMeta(forwarder, "", ""), domain.EvolveStockLedger,
+			func(l domain.StockLedger) ([]domain.Event, error) {
+				return domain.DecideSetStock(l, "f1", "020", domain.LedgerRange{RequestID: "r1"}, func(int) bool { return false })
+			})
+		return err
+	}
+	for _, tt := range []struct {
+		name          string
+		first, second func(*Handler) error
+		refused       domain.ErrorClass
+	}{
+		{"the document first: the taking back is refused", upload, takeBack, domain.Conflict},
+		{"the taking back first: the document is refused", takeBack, upload, domain.Forbidden},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := New(openTestStore(t), 4, builtinReference())
+			_, err := execute(ctx, h, ledgerAggregate("f1", "020"), NewMeta(forwarder, "", ""), domain.EvolveStockLedger,
+				func(domain.StockLedger) ([]domain.Event, error) {
+					return []domain.Event{domain.StockAllocated{OrganizationID: "f1", Prefix: "020", Range: held}}, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.first(h); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.second(h); domain.ErrorCode(err) != tt.refused {
+				t.Errorf("the second = %v, want %s", err, tt.refused)
+			}
+		})
+	}
+}

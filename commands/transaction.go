@@ -34,7 +34,8 @@ type transaction struct {
 // same order never wait for each other in a circle. Every transaction
 // names its aggregates in this order, leaving out those it does not
 // touch: AWB prefix, stock request, flight, AWB ledger, quote, booking,
-// waybill, shipments (by AWB number). Apart from those, an airline's creation names its identifier
+// waybill, a shipment's filings or a document, shipments (by AWB number).
+// Apart from those, an airline's creation names its identifier
 // claims before its organisation, and a webhook's registration or
 // deletion its organisation's webhook quota before the webhook; no other
 // transaction touches them.

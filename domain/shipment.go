@@ -472,6 +472,13 @@ func (s ShipmentOwnership) CheckFiler(p Principal) error {
 	return nil
 }
 
+// HeldInStock: the shipment is the forwarder p's by its AWB stock alone,
+// with no booking or MAWB yet: a filing or document of p's then holds the
+// number in p's ledger (DecideHoldAWBForRecord), as one decision with it.
+func (s ShipmentOwnership) HeldInStock(p Principal) bool {
+	return p.Role == RoleForwarder && s.BookedBy == "" && s.WaybilledBy == "" && s.StockHolder == p.OrganizationID
+}
+
 // checkOwnerOrAirline: a forwarder files for its own shipments only (see
 // CheckFiler), an airline for the AWB numbers of its prefix. Anyone else
 // is refused in the words of refusal, a format of the AWB number and its

@@ -119,6 +119,13 @@ func (AWBNumberUsed) EventType() string { return "AWBNumberUsed" }
 // under it: a booking may take the number afterwards (see Held).
 func MAWBReference(awb string) string { return "mawb:" + awb }
 
+// RecordReference is the reference of a number used by the first filing
+// or document of a shipment that is its forwarder's by its stock alone
+// (no booking or MAWB yet): a booking may take the number afterwards (see
+// Held), and the airline can no longer take it back, nor give it and the
+// shipment's records to another forwarder.
+func RecordReference(awb string) string { return "record:" + awb }
+
 // AWBNumberReleased records that the booking that used a number was
 // cancelled: the number stays used, held for a booking that names it.
 type AWBNumberReleased struct {
@@ -159,7 +166,7 @@ func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord
 			return nil, nil
 		}
 		if used := l.UsedIn(old.Range) - l.UsedIn(overlap(old.Range, r.Range)); used > 0 {
-			return nil, Errorf(Conflict, "%d numbers of the earlier allocation are already used and would be taken back", used)
+			return nil, Errorf(Conflict, "%d numbers of the earlier allocation are already used (booked, waybilled, or with filings or documents) and would be taken back", used)
 		}
 		kept := overlap(old.Range, r.Range)
 		for s := old.Range.First; s <= old.Range.Last(); s++ {
@@ -256,6 +263,22 @@ func DecideReleaseAWB(l StockLedger, awb, reference string) []Event {
 	return []Event{AWBNumberReleased{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: reference}}
 }
 
+// DecideHoldAWBForRecord uses awb, held for a booking that names it (see
+// RecordReference), as a filing or document of its shipment is made by the
+// forwarder whose stock holds it. A number used already is left alone;
+// one the ledger's ranges no longer hold (taken back since the filing was
+// authorised) is refused, as the filing then is.
+func DecideHoldAWBForRecord(l StockLedger, awb string) ([]Event, error) {
+	_, serial := AWBSerial(awb)
+	if l.isUsed(serial) {
+		return nil, nil
+	}
+	if !slices.ContainsFunc(l.Ranges, func(r LedgerRange) bool { return r.Range.Contains(serial) }) {
+		return nil, Errorf(Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", awb)
+	}
+	return []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: RecordReference(awb)}}, nil
+}
+
 // EvolveStockLedger applies an event to a ledger.
 func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 	switch e := e.(type) {
@@ -269,7 +292,7 @@ func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 	case AWBNumberUsed:
 		_, serial := AWBSerial(e.AWBNumber)
 		l.Used = withSerial(l.Used, serial)
-		if e.Reference == MAWBReference(e.AWBNumber) {
+		if e.Reference == MAWBReference(e.AWBNumber) || e.Reference == RecordReference(e.AWBNumber) {
 			l.Held = withSerial(l.Held, serial)
 		} else if i, found := slices.BinarySearch(l.Held, serial); found {
 			l.Held = slices.Delete(slices.Clone(l.Held), i, i+1)

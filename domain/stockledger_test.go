@@ -77,6 +77,43 @@ func TestDecideSetStock(t *testing.T) {
 	}
 }
 
+// The first filing or document of a shipment that is its forwarder's by
+// its stock alone holds the number: the airline may not take it back, no
+// booking is given it unless it names it, and one that names it takes it.
+func TestAFilingOnANumberInStockHoldsIt(t *testing.T) {
+	held := []Event{f1StockOf020(r1Range)}
+	for _, tt := range []struct {
+		name    string
+		history []Event
+		awb     string
+		want    string
+	}{
+		{"an unused number of a range", held, AWBNumber("020", 103), "AWBNumberUsed"},
+		{"a number used already", append(slices.Clone(held), f1Used(103, 1)...), AWBNumber("020", 103), ""},
+		{"a number no range holds (taken back)", held, AWBNumber("020", 203), "forbidden"},
+	} {
+		events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, tt.history...), tt.awb)
+		if got := outcomeOf(events, err, func(e Event) string { return e.EventType() }); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+
+	events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, held...), AWBNumber("020", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := given(EvolveStockLedger, append(held, events...)...)
+	if _, err := DecideSetStock(l, "f1", "020", LedgerRange{RequestID: "r1"}, func(int) bool { return false }); ErrorCode(err) != Conflict {
+		t.Errorf("taking back the range of a number held for its records = %v, want a conflict", err)
+	}
+	if _, number, err := DecideUseAWB(l, "", "b1", "2026-11-26"); err != nil || number != AWBNumber("020", 101) {
+		t.Errorf("a booking naming no number is given %s (%v), want the next, %s", number, err, AWBNumber("020", 101))
+	}
+	if _, number, err := DecideUseAWB(l, AWBNumber("020", 100), "b2", "2026-11-26"); err != nil || number != AWBNumber("020", 100) {
+		t.Errorf("a booking naming the number held is given %s (%v), want it", number, err)
+	}
+}
+
 func TestDecideUseAWB(t *testing.T) {
 	stock := []Event{f1StockOf020(r1Range), f1StockOf020(r2Range)}
 	lastThree := slices.Concat(stock, f1Used(100, 10), f1Used(500, 7))
