@@ -201,9 +201,9 @@ type flightChange struct {
 // decision: so a
 // shipment's statuses follow its flights' events in the order they
 // happened (a shipment offloaded and manifested again at once is not told
-// the offload last), and its webhooks with them. Each status is the
-// shipments reactor's own step for the event, which then finds it done,
-// as it finds none to take for a flight's event of an earlier version.
+// the offload last), and its webhooks with them. The event says so
+// (domain.WithStatusesStored), and the shipments reactor leaves it alone;
+// each status is the reactor's own step for the event all the same.
 // A status of a guarded shipment that moved on is shipmentMoved.
 func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) (flightChange, error)) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
@@ -222,6 +222,7 @@ func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide f
 			ranBefore = false
 			change, err = decide(f)
 			if err == nil && len(change.events) > 0 {
+				change.events[0] = domain.WithStatusesStored(change.events[0])
 				told = domain.StatusesFrom(change.events[0], domain.EvolveFlight(f, change.events[0]), stored.EventID)
 			}
 			return change.events, err

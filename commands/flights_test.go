@@ -23,7 +23,7 @@ const manifestedAWB = "020-12345675"
 func newManifestWorld(t *testing.T) *manifestWorld {
 	w := &manifestWorld{t: t, h: New(openTestStore(t), 4, builtinReference()),
 		airline: domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}}
-	departs := time.Now().UTC().Add(48 * time.Hour)
+	departs := time.Now().UTC().Add(2 * time.Hour) // may depart now: 12 hours early at most
 	for _, id := range []string{"LH400", "LH402"} {
 		_, err := execute(context.Background(), w.h, flightAggregate(id), NewMeta(w.airline, "", ""), domain.EvolveFlight,
 			func(domain.Flight) ([]domain.Event, error) {
@@ -256,5 +256,97 @@ func TestAManifestSentAgainAnswersTheSequenceOfItsStatuses(t *testing.T) {
 	}
 	if _, last := w.statuses(); answered[0] != last || answered[1] != last {
 		t.Errorf("answered %v, want the MAN status's %d both times", answered, last)
+	}
+}
+
+// The shipments reactor leaves alone a flight's event whose statuses were
+// stored with it, whatever became of the flight and the shipment since:
+// it neither gives a shipment loaded after a departure that departure,
+// nor records a flight's DEP that an earlier DEP the airline posted stood
+// for once the shipment has moved on. An event of an earlier version, it
+// answers as the flight stood at the event.
+func TestTheReactorRecordsOnlyTheStatusesOfEventsStoredWithoutThem(t *testing.T) {
+	ctx := context.Background()
+	const late = "020-12345686"
+	w := newManifestWorld(t)
+	meta := func() Meta { return NewMeta(w.airline, "", "") }
+	// The airline posts the shipment's DEP, marks the flight departed
+	// (which records none for it), adds cargo found on board, and then
+	// offloads the shipment at the next stop, as it were.
+	if err := w.manifest("LH400", manifestedAWB); err != nil {
+		t.Fatal(err)
+	}
+	_, err := execute(ctx, w.h, shipmentAggregate(manifestedAWB), meta(), domain.EvolveShipment, func(domain.Shipment) ([]domain.Event, error) {
+		return []domain.Event{domain.ShipmentStatusRecorded{AWBNumber: manifestedAWB, StatusEventID: "dep", StatusCode: "DEP", Location: "FRA", Source: "status"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.h.ChangeFlightStatus(ctx, meta(), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusDeparted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.manifest("LH400", manifestedAWB, late); err != nil {
+		t.Fatal(err)
+	}
+	_, err = execute(ctx, w.h, shipmentAggregate(manifestedAWB), meta(), domain.EvolveShipment, func(domain.Shipment) ([]domain.Event, error) {
+		return []domain.Event{domain.ShipmentStatusRecorded{AWBNumber: manifestedAWB, StatusEventID: "dis", StatusCode: "DIS", DiscrepancyCode: "OFLD", Location: "JFK", Source: "status"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := func(awb string) string {
+		recs, _ := w.statusesOf(awb)
+		var got []string
+		for _, rec := range recs {
+			e, _ := domain.DecodeEvent(rec.Type, rec.Data)
+			got = append(got, e.(domain.ShipmentStatusRecorded).XFSUCode())
+		}
+		return strings.Join(got, " ")
+	}
+	before := codes(manifestedAWB) + " / " + codes(late)
+	if want := "MAN DEP MAN DIS_OFLD / MAN"; before != want {
+		t.Fatalf("the statuses before the reactor: %s, want %s", before, want)
+	}
+	recs, err := w.h.store.Load(ctx, flightAggregate("LH400"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if err := (&Reactors{h: w.h}).ship(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := codes(manifestedAWB) + " / " + codes(late); after != before {
+		t.Errorf("the statuses once the reactor has seen the flight's events: %s, want them as they were, %s", after, before)
+	}
+
+	// The same events as an earlier version stored them, without their
+	// statuses: the reactor gives the departure to the shipment on board
+	// then, and not to the one loaded after.
+	legacy := newManifestWorld(t)
+	at := time.Now().UTC()
+	store := func(events ...domain.Event) {
+		t.Helper()
+		_, err := execute(ctx, legacy.h, flightAggregate("LH402"), NewMeta(legacy.airline, "", ""), domain.EvolveFlight,
+			func(domain.Flight) ([]domain.Event, error) { return events, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	store(domain.ManifestSubmitted{ManifestID: "m1", FlightID: "LH402", Origin: "FRA", Shipments: []domain.Load{{AWBNumber: manifestedAWB, Pieces: 1, WeightKg: 100}}, SubmittedAt: at})
+	store(domain.FlightStatusChanged{FlightID: "LH402", Status: domain.FlightStatusDeparted, Previous: domain.FlightStatusScheduled, ChangedAt: at})
+	store(domain.ManifestSubmitted{ManifestID: "m2", FlightID: "LH402", Origin: "FRA", Shipments: []domain.Load{{AWBNumber: manifestedAWB, Pieces: 1, WeightKg: 100},
+		{AWBNumber: late, Pieces: 1, WeightKg: 100}}, SubmittedAt: at})
+	if recs, err = legacy.h.store.Load(ctx, flightAggregate("LH402")); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if err := (&Reactors{h: legacy.h}).ship(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w = legacy
+	if got, want := codes(manifestedAWB)+" / "+codes(late), "MAN DEP MAN / MAN"; got != want {
+		t.Errorf("the statuses the reactor records for an earlier version's events: %s, want %s", got, want)
 	}
 }

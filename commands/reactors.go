@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -287,14 +288,35 @@ func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) 
 	return err
 }
 
+// flightAt is the flight of rec, one of its events, as it stood right
+// after it.
+func (r *Reactors) flightAt(ctx context.Context, rec domain.Record) (domain.Flight, error) {
+	recs, err := r.h.store.Load(ctx, rec.Aggregate)
+	if err != nil {
+		return domain.Flight{}, err
+	}
+	var f domain.Flight
+	for _, past := range recs {
+		if past.Sequence > rec.Sequence {
+			break
+		}
+		e, err := domain.DecodeEvent(past.Type, past.Data)
+		if err != nil {
+			return domain.Flight{}, fmt.Errorf("loading %s: %w", rec.Aggregate, err)
+		}
+		f = domain.EvolveFlight(f, e)
+	}
+	return f, nil
+}
+
 // ship records, on each shipment of a manifest, its MAN status; on a
 // shipment a revised manifest leaves out, and on an offloaded one, its
 // DIS/OFLD status; on those on board a flight that departs or arrives,
 // DEP or ARR, unless the airline posted it already; on those on board a
 // flight that is cancelled, DIS/OFLD: so the shipment's timeline and its
 // webhook subscribers (the forwarder's too) hear of them, once. The
-// commands store these with their events now (see onFlight), and it finds
-// them done; it records them for the events of earlier versions.
+// commands store them with their events now (see onFlight), which say so:
+// it records them for the events of earlier versions alone.
 func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 	var statuses []domain.ShipmentStatusRecorded
 	switch rec.Type {
@@ -303,15 +325,17 @@ func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 		if err != nil {
 			return err
 		}
+		if domain.StatusesStoredWith(e) {
+			return nil // stored with the event
+		}
 		var f domain.Flight
 		if e, ok := e.(domain.FlightStatusChanged); ok {
 			if e.Status != domain.FlightStatusDeparted && e.Status != domain.FlightStatusArrived && e.Status != domain.FlightStatusCancelled {
 				return nil
 			}
-			// Who is on board: once it has departed or is cancelled,
-			// nothing is taken off it (neither offloaded nor left off a
-			// revised manifest), so the flight as stored now has them.
-			if f, _, _, err = load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh); err != nil {
+			// Who was on board: the flight as it stood at the event
+			// (a revised manifest of a departed flight may add cargo).
+			if f, err = r.flightAt(ctx, rec); err != nil {
 				return err
 			}
 		}

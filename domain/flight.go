@@ -267,6 +267,7 @@ type FlightStatusChanged struct {
 	EstimatedDepartsAt time.Time `json:"estimatedDepartsAt,omitzero"`
 	EstimatedArrivesAt time.Time `json:"estimatedArrivesAt,omitzero"`
 	ChangedAt          time.Time `json:"changedAt"`
+	StatusesStored     bool      `json:"statusesStored,omitempty"` // see StatusesFrom
 }
 
 func (FlightStatusChanged) EventType() string { return "FlightStatusChanged" }

@@ -56,8 +56,9 @@ type ManifestSubmitted struct {
 	Differences   []ManifestDifference `json:"differences,omitempty"`
 	// Dropped are the shipments the earlier manifest of the flight loaded
 	// and this one leaves out: taken off the flight.
-	Dropped     []Load    `json:"dropped,omitempty"`
-	SubmittedAt time.Time `json:"submittedAt"`
+	Dropped        []Load    `json:"dropped,omitempty"`
+	SubmittedAt    time.Time `json:"submittedAt"`
+	StatusesStored bool      `json:"statusesStored,omitempty"` // see StatusesFrom
 }
 
 func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
@@ -79,6 +80,7 @@ type OffloadReported struct {
 	VolumeM3         float64   `json:"volume"` // the share of the AWB's volume offloaded
 	Notes            string    `json:"notes,omitempty"`
 	ReportedAt       time.Time `json:"reportedAt"`
+	StatusesStored   bool      `json:"statusesStored,omitempty"` // see StatusesFrom
 }
 
 func (OffloadReported) EventType() string { return "OffloadReported" }

@@ -218,7 +218,9 @@ func FlightChangeStatuses(f Flight, e FlightStatusChanged, id string) []Shipment
 // the event) gives the shipments it names, under the event's id: a
 // manifest's MAN to each shipment it loads and DIS/OFLD to each it leaves
 // out, an offload's DIS/OFLD, and a departure's, arrival's or
-// cancellation's (FlightChangeStatuses); none for another event.
+// cancellation's (FlightChangeStatuses); none for another event. They are
+// stored with the event, which then says so (StatusesStored); the
+// shipments reactor records those of an event stored before that was so.
 func StatusesFrom(e Event, f Flight, id string) []ShipmentStatusRecorded {
 	switch e := e.(type) {
 	case ManifestSubmitted:
@@ -236,6 +238,37 @@ func StatusesFrom(e Event, f Flight, id string) []ShipmentStatusRecorded {
 		return FlightChangeStatuses(f, e, id)
 	}
 	return nil
+}
+
+// WithStatusesStored is e, a flight's event, saying that the statuses it
+// gives the shipments (StatusesFrom) are stored with it.
+func WithStatusesStored(e Event) Event {
+	switch e := e.(type) {
+	case ManifestSubmitted:
+		e.StatusesStored = true
+		return e
+	case OffloadReported:
+		e.StatusesStored = true
+		return e
+	case FlightStatusChanged:
+		e.StatusesStored = true
+		return e
+	}
+	return e
+}
+
+// StatusesStoredWith says whether the statuses e gives the shipments are
+// stored with it (see WithStatusesStored).
+func StatusesStoredWith(e Event) bool {
+	switch e := e.(type) {
+	case ManifestSubmitted:
+		return e.StatusesStored
+	case OffloadReported:
+		return e.StatusesStored
+	case FlightStatusChanged:
+		return e.StatusesStored
+	}
+	return false
 }
 
 // Shipment is what a shipment's status events decide on: its departures
@@ -264,11 +297,13 @@ func EvolveShipment(s Shipment, e Event) Shipment {
 	case st.StatusCode == "MAN" && st.Source == StatusFromManifest:
 		s.Flight = st.FlightID
 		// A revised manifest of the flight it moved with keeps the
-		// movements that flight's. A movement of no known flight (posted
-		// before any manifest's MAN was recorded) may be this flight's:
-		// the MAN is recorded moments after the manifest, and the
-		// airline may post its DEP in between.
-		if slices.ContainsFunc(s.Moved, func(m ShipmentStatusRecorded) bool { return m.FlightID != "" && m.FlightID != st.FlightID }) {
+		// movements that flight's. A movement of no known flight was
+		// posted before any manifest loaded the shipment (its MAN is
+		// stored with the manifest): not this flight's, whose own DEP and
+		// ARR are then recorded. (Before the MAN was, it came moments
+		// after the manifest, and the airline may have posted its DEP in
+		// between: that DEP then stands beside the flight's.)
+		if slices.ContainsFunc(s.Moved, func(m ShipmentStatusRecorded) bool { return m.FlightID != st.FlightID }) {
 			s.Moved = nil
 		}
 	case st.StatusCode == "DIS" && st.DiscrepancyCode == "OFLD":
