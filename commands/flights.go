@@ -126,13 +126,13 @@ func evolveRateCard(c domain.RateCard, e domain.Event) domain.RateCard {
 const maxManifestChecks = 5
 
 // SubmitManifest files the calling airline's manifest of a flight, which
-// check gives, its AWBs looked up. Each shipment it puts on board gets
-// its MAN status in the same decision, on condition that the shipment's
-// statuses are still at the version its facts were read at: so two
-// manifests that load one shipment onto two flights at once meet on the
-// shipment, even on two replicas, and the one whose facts did not know
-// of the other is checked again on fresh facts, from check, which then
-// finds the shipment on board the other flight.
+// check gives, its AWBs looked up, with the statuses it gives its
+// shipments (see onFlight): the MAN of each shipment it puts on board on
+// condition that the shipment's statuses are still at the version its
+// facts were read at. So two manifests that load one shipment onto two
+// flights at once meet on the shipment, even on two replicas, and the one
+// whose facts did not know of the other is checked again on fresh facts,
+// from check, which then finds the shipment on board the other flight.
 func (h *Handler) SubmitManifest(ctx context.Context, m Meta, flightID string, check func(context.Context) (domain.SubmitManifest, error)) (Result[domain.Flight], error) {
 	for checks := 1; ; checks++ {
 		c, err := check(ctx)
@@ -198,13 +198,12 @@ type flightChange struct {
 
 // onFlight runs a command on the flight flightID, and stores the statuses
 // its event gives the shipments (domain.StatusesFrom) with it, in one
-// decision: so a
-// shipment's statuses follow its flights' events in the order they
-// happened (a shipment offloaded and manifested again at once is not told
-// the offload last), and its webhooks with them. The event says so
-// (domain.WithStatusesStored), and the shipments reactor leaves it alone;
-// each status is the reactor's own step for the event all the same.
-// A status of a guarded shipment that moved on is shipmentMoved.
+// decision: so a shipment's statuses follow its flights' events in the
+// order they happened (a shipment offloaded and manifested again at once
+// is not told the offload last), and its webhooks with them. The event
+// says so (domain.WithStatusesStored), and the shipments reactor leaves
+// it alone; each status is the reactor's own step for the event all the
+// same. A status of a guarded shipment that moved on is shipmentMoved.
 func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide func(domain.Flight) (flightChange, error)) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
 		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
