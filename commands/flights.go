@@ -164,6 +164,10 @@ func (s shipmentMoved) Error() string {
 // versions its facts were read at.
 func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c domain.SubmitManifest) (Result[domain.Flight], error) {
 	c.ManifestID, c.Carrier, c.At = m.DeriveID("manifest"), m.Principal.AirlineCode, h.now().UTC()
+	versions := map[string]uint64{}
+	for _, s := range c.Shipments {
+		versions[s.AWBNumber] = s.Version
+	}
 	return onFlight(ctx, h, m, flightID, func(f domain.Flight) (flightChange, error) {
 		events, err := domain.DecideSubmitManifest(f, c)
 		if err != nil {
@@ -171,8 +175,7 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 		}
 		guarded := map[string]uint64{}
 		for _, l := range events[0].(domain.ManifestSubmitted).Boarding(f) {
-			i := slices.IndexFunc(c.Shipments, func(s domain.ManifestCandidate) bool { return s.AWBNumber == l.AWBNumber })
-			guarded[l.AWBNumber] = c.Shipments[i].Version
+			guarded[l.AWBNumber] = versions[l.AWBNumber]
 		}
 		return flightChange{events: events, guarded: guarded}, nil
 	})

@@ -183,7 +183,6 @@ func setErrorCode(r *http.Request, code string) {
 // not come back whole.
 const maxErrorDescription = 500
 
-// clip cuts s to at most limit characters, marking the cut with "…".
 // visible is s with each control character, bidirectional override and
 // U+FFFD written as its code (U+202E): a description quotes what the
 // client sent (an id from the path, %0d%0a decoded), which would garble
@@ -206,6 +205,7 @@ func visible(s string) string {
 // invisible tells the characters visible writes as their codes.
 func invisible(r rune) bool { return domain.Unprintable(r) || unicode.IsControl(r) }
 
+// clip cuts s to at most limit characters, marking the cut with "…".
 func clip(s string, limit int) string {
 	if utf8.RuneCountInString(s) <= limit {
 		return s

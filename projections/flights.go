@@ -22,9 +22,8 @@ type Flights struct {
 	// order is appended, and its list sorted when next read: a timetable
 	// published flight number by flight number, as timetable files list
 	// it, would otherwise move a list's tail for each of its flights.
-	order    *departures
-	byRoute  map[string]*departures
-	unsorted map[*departures]bool
+	order   *departures
+	byRoute map[string]*departures
 }
 
 // A departure is a flight's place in a list by departure.
@@ -48,20 +47,24 @@ type departures struct {
 	sorted int
 }
 
-// add appends d, and says whether the list is still in order.
-func (l *departures) add(d departure) (inOrder bool) {
+// add appends d: to the part in order, if it departs after the last.
+func (l *departures) add(d departure) {
 	n := len(l.list)
-	inOrder = l.sorted == n && (n == 0 || compareDepartures(l.list[n-1], d) < 0)
-	l.list = append(l.list, d)
-	if inOrder {
+	if l.sorted == n && (n == 0 || compareDepartures(l.list[n-1], d) < 0) {
 		l.sorted = n + 1
 	}
-	return inOrder
+	l.list = append(l.list, d)
 }
+
+// inOrder says whether the whole list is in departure order.
+func (l *departures) inOrder() bool { return l.sorted == len(l.list) }
 
 // sort sorts what was appended since the list was last sorted, and
 // merges it into the rest.
 func (l *departures) sort() {
+	if l.inOrder() {
+		return // sorted by another reader meanwhile
+	}
 	head, tail := l.list[:l.sorted], l.list[l.sorted:]
 	slices.SortFunc(tail, compareDepartures)
 	merged := make([]departure, 0, len(l.list))
@@ -79,7 +82,7 @@ func (l *departures) sort() {
 // NewFlights returns an empty flights read model.
 func NewFlights() *Flights {
 	return &Flights{byID: map[string]domain.Flight{}, versions: map[string]uint64{}, order: &departures{},
-		byRoute: map[string]*departures{}, unsorted: map[*departures]bool{}}
+		byRoute: map[string]*departures{}}
 }
 
 // Apply implements ReadModel.
@@ -106,26 +109,33 @@ func (m *Flights) add(f domain.Flight) {
 		m.byRoute[route] = &departures{}
 	}
 	for _, l := range []*departures{m.order, m.byRoute[route]} {
-		if !l.add(departure{f.DepartsAt, f.ID}) {
-			m.unsorted[l] = true
-		}
+		l.add(departure{f.DepartsAt, f.ID})
 	}
 }
 
-// readLock takes the read lock with every list in departure order,
-// sorting those that are not first.
-func (m *Flights) readLock() {
+// readSorted takes the read lock and returns the list of route (every
+// flight's for "") in departure order, sorting it first, under the write
+// lock, if flights were added out of order since it was last read. The
+// caller lets go of the read lock.
+func (m *Flights) readSorted(route string) []departure {
+	list := func() *departures {
+		if route == "" {
+			return m.order
+		}
+		return m.byRoute[route]
+	}
 	for {
 		m.mu.RLock()
-		if len(m.unsorted) == 0 {
-			return
+		l := list()
+		if l == nil {
+			return nil
+		}
+		if l.inOrder() {
+			return l.list
 		}
 		m.mu.RUnlock()
 		m.mu.Lock()
-		for l := range m.unsorted {
-			l.sort()
-		}
-		clear(m.unsorted)
+		list().sort()
 		m.mu.Unlock()
 	}
 }
@@ -155,12 +165,8 @@ func (m *Flights) GetVersion(id string) (domain.Flight, uint64, bool) {
 
 // FlightsBetween returns every flight from origin to destination.
 func (m *Flights) FlightsBetween(origin, destination string) []domain.Flight {
-	m.readLock()
+	list := m.readSorted(origin + "-" + destination)
 	defer m.mu.RUnlock()
-	var list []departure
-	if l := m.byRoute[origin+"-"+destination]; l != nil {
-		list = l.list
-	}
 	out := make([]domain.Flight, len(list))
 	for i, d := range list {
 		out[i] = m.byID[d.id]
@@ -182,14 +188,11 @@ func (f FlightFilter) matches(fl domain.Flight) bool {
 // List returns one page (from 1) of the flights matching f, by departure,
 // and how many match in all.
 func (m *Flights) List(f FlightFilter, page, limit int) ([]domain.Flight, int) {
-	m.readLock()
-	defer m.mu.RUnlock()
-	list := m.order.list
+	route := ""
 	if f.Origin != "" && f.Destination != "" {
-		list = nil
-		if l := m.byRoute[f.Origin+"-"+f.Destination]; l != nil {
-			list = l.list
-		}
+		route = f.Origin + "-" + f.Destination
 	}
+	list := m.readSorted(route)
+	defer m.mu.RUnlock()
 	return pageOf(list, false, func(d departure) domain.Flight { return m.byID[d.id] }, f.matches, page, limit)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -79,15 +78,14 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	// Which were given, not which are non-zero: "--seq 0" is a mistake
 	// to name, not a flag left out.
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	givenAt, givenSeq := flagGiven(fs, "at"), flagGiven(fs, "seq")
 	q := url.Values{}
 	switch {
-	case given["at"] && given["seq"]:
+	case givenAt && givenSeq:
 		return usagef("state", "give --at TIME or --seq N, not both")
-	case !given["at"] && !given["seq"]:
+	case !givenAt && !givenSeq:
 		return usagef("state", "give --at TIME or --seq N (one of them)")
-	case given["seq"] && *seq == 0:
+	case givenSeq && *seq == 0:
 		return usagef("state", "--seq 0 is no stream sequence: the first is 1")
 	case *at != "":
 		t, err := parseTime(*at, false)
