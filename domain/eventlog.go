@@ -42,6 +42,10 @@ type Record struct {
 	Envelope
 	Aggregate Aggregate
 	Sequence  uint64 // stream sequence: the global order of all events
+	// StoredAt is when the stream stored the event, by the clock of the
+	// server that stored it: after OccurredAt, when its command decided
+	// it, by as long as the decision waited to be stored.
+	StoredAt time.Time
 }
 
 // Submission is one aggregate's decision handed to the event store: its

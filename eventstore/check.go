@@ -100,7 +100,7 @@ func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) 
 	}
 	c.last[subject] = seq
 
-	r, err := c.s.recordFrom(subject, seq, h, data)
+	r, err := c.s.recordFrom(subject, seq, time.Time{}, h, data) // the envelope is what is checked
 	if err != nil {
 		report(domain.CheckEnvelope, "%v", err)
 		return

@@ -55,14 +55,14 @@ func header(e domain.Envelope) nats.Header {
 // yields a Record with its sequence and aggregate, but without a type, and
 // an error saying why: followers log it and move past it, so one bad
 // message cannot stop every read model and reactor.
-func (s *Store) recordFrom(subject string, seq uint64, h nats.Header, data []byte) (domain.Record, error) {
+func (s *Store) recordFrom(subject string, seq uint64, stored time.Time, h nats.Header, data []byte) (domain.Record, error) {
 	agg, _ := s.aggregateOf(subject)
 	// nats.go's header values are slices of the message's whole header
 	// block (nats.DecodeHeadersMsg): a read model keeping one of them (an
 	// event id, an actor) would keep all of it, some 600 bytes. Each gets
 	// memory of its own here, once, for every holder.
 	own := func(key string) string { return strings.Clone(h.Get(key)) }
-	r := domain.Record{Aggregate: agg, Sequence: seq, Envelope: domain.Envelope{
+	r := domain.Record{Aggregate: agg, Sequence: seq, StoredAt: stored, Envelope: domain.Envelope{
 		EventID: own(hdrEventID), CommandID: own(hdrCommandID), CorrelationID: own(hdrCorrelationID),
 		CausationID: own(hdrCausationID), Actor: own(hdrActor), Tenant: own(hdrTenant), ClientIP: own(hdrClientIP), Data: data,
 	}}
@@ -103,7 +103,7 @@ func (s *Store) recordFromMsg(m jetstream.Msg) (domain.Record, error) {
 	if err != nil {
 		return domain.Record{}, fmt.Errorf("eventstore: message without metadata: %w", err)
 	}
-	return s.recordFrom(m.Subject(), meta.Sequence.Stream, m.Headers(), m.Data())
+	return s.recordFrom(m.Subject(), meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data())
 }
 
 func (s *Store) subject(a domain.Aggregate) string {

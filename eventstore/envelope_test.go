@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/cargostream/cargostream/domain"
@@ -20,7 +21,7 @@ func TestARecordsEnvelopeKeepsNoSliceOfTheHeaderBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.recordFrom(s.subject(domain.Aggregate{Type: "quote", ID: "q1"}), 1, h, []byte(`{}`))
+	r, err := s.recordFrom(s.subject(domain.Aggregate{Type: "quote", ID: "q1"}), 1, time.Time{}, h, []byte(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -867,7 +867,7 @@ func (s *Store) recordAt(ctx context.Context, seq uint64, r *domain.Record) erro
 	if err != nil {
 		return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
 	}
-	*r, err = s.recordFrom(m.Subject, m.Sequence, m.Header, m.Data)
+	*r, err = s.recordFrom(m.Subject, m.Sequence, m.Time, m.Header, m.Data)
 	return err
 }
 
@@ -901,8 +901,8 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 	// all at once: one round trip an event made a 5,000-event ledger a
 	// third of a second's read, with the flight's lock held.
 	var out []domain.Record
-	add := func(seq uint64, h nats.Header, data []byte) error {
-		r, err := s.recordFrom(subject, seq, h, data)
+	add := func(seq uint64, stored time.Time, h nats.Header, data []byte) error {
+		r, err := s.recordFrom(subject, seq, stored, h, data)
 		out = append(out, r)
 		return err
 	}
@@ -930,12 +930,12 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 			}
 			s.log.Warn("eventstore: a load reads on one event at a time", "aggregate", agg.String(), "err", err)
 		}
-		if err := add(m.Sequence, m.Header, m.Data); err != nil {
+		if err := add(m.Sequence, m.Time, m.Header, m.Data); err != nil {
 			return nil, err
 		}
 		seq = m.Sequence + 1
 	}
-	if err := add(last.Sequence, last.Header, last.Data); err != nil {
+	if err := add(last.Sequence, last.Time, last.Header, last.Data); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -951,7 +951,7 @@ const maxWalk = 32
 // up to and without sequence before (or the stream's end, whichever comes
 // first), through an ordered consumer of its own. It fails with
 // errNoConsumer, having added nothing, if it cannot make the consumer.
-func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, h nats.Header, data []byte) error) error {
+func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, stored time.Time, h nats.Header, data []byte) error) error {
 	msgs, err := s.ordered(ctx, []string{subject}, from)
 	if err != nil {
 		return unavailable(fmt.Errorf("%w: %w", errNoConsumer, err))
@@ -969,7 +969,7 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 		if meta.Sequence.Stream >= before {
 			return nil
 		}
-		if err := add(meta.Sequence.Stream, m.Headers(), m.Data()); err != nil {
+		if err := add(meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data()); err != nil {
 			return err
 		}
 		if meta.NumPending == 0 {
@@ -991,7 +991,7 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 	if m.Subject != subject {
 		return domain.Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
 	}
-	return s.recordFrom(subject, m.Sequence, m.Header, m.Data)
+	return s.recordFrom(subject, m.Sequence, m.Time, m.Header, m.Data)
 }
 
 // LastSequence is the sequence of the newest event in the stream. Its

@@ -1027,3 +1027,79 @@ func (s *countedGets) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.
 	s.calls.Add(1)
 	return s.Stream.GetMsg(ctx, seq, opts...)
 }
+
+// TestEveryReadOfAnEventTellsWhenTheStreamStoredIt: a record carries the
+// time the server stored its event, whichever way it was read (the
+// identity read model revokes tokens by it, and a replay must find what
+// the live model found).
+func TestEveryReadOfAnEventTellsWhenTheStreamStoredIt(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg := domain.Aggregate{Type: "awbledger", ID: "long"}
+	var last uint64
+	for i := range maxWalk + 8 { // more than a load walks one by one
+		got, err := s.Append(ctx, agg, last, []domain.Envelope{event("Step", fmt.Sprint("e", i), fmt.Sprint("c", i), `{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = got[0]
+	}
+	stored := map[uint64]time.Time{}
+	for seq := uint64(1); seq <= last; seq++ {
+		m, err := s.stream.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored[seq] = m.Time
+	}
+	check := func(way string, recs ...domain.Record) {
+		t.Helper()
+		if len(recs) == 0 {
+			t.Errorf("%s: read nothing", way)
+		}
+		for _, r := range recs {
+			if r.StoredAt.IsZero() || !r.StoredAt.Equal(stored[r.Sequence]) {
+				t.Errorf("%s: the event at %d says it was stored at %v, the stream at %v", way, r.Sequence, r.StoredAt, stored[r.Sequence])
+			}
+		}
+	}
+	loaded, err := s.Load(ctx, agg) // one by one, then through a consumer
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a load", loaded...)
+	got, err := s.Get(ctx, agg, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a get", got)
+	bySeq, err := s.RecordsAt(ctx, []uint64{1, last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a read by sequence", bySeq...)
+	var read, replayed, followed []domain.Record
+	if err := s.Read(ctx, nil, 1, 0, func(r domain.Record) error { read = append(read, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("a read", read...)
+	if _, err := s.Replay(ctx, 1, last, func(rs []domain.Record) error { replayed = append(replayed, rs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("a replay", replayed...)
+	subscribed, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = s.Subscribe(subscribed, nil, 1, func(r domain.Record) error {
+		followed = append(followed, r)
+		if r.Sequence == last {
+			return errFollowedAll
+		}
+		return nil
+	}, nil)
+	if !errors.Is(err, errFollowedAll) {
+		t.Fatal(err)
+	}
+	check("a subscription", followed...)
+}
+
+var errFollowedAll = errors.New("followed every event")

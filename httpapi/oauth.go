@@ -160,9 +160,9 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 
 // A grant is who a token request proved to be, and when its token is
 // issued: as of the moment its credential was read, before the slow hash
-// of the secret. A new secret or password, or any revocation, decided
-// while the hash was worked out stops the token, as it stops those issued
-// before; one stored already, and seen, does not (see IssueTime).
+// of the secret. A new secret or password, or any revocation, stored after
+// that moment stops the token, as it stops those issued before; one stored
+// already, and seen, does not (see IssueTime).
 type grant struct {
 	principal domain.Principal
 	demo      bool
@@ -214,8 +214,8 @@ func (s *Server) passwordGrant(r *http.Request, req tokenRequest) (grant, error)
 // secretStillMatches checks secret against hash, the credential's as
 // read, and then that hash is still the credential's (current) once this
 // replica holds every event stored meanwhile: a new secret or password
-// decided before the read and stored while the hash was worked out grants
-// nothing either. One whose storing took longer than that would.
+// stored while the hash was worked out grants nothing, rather than a token
+// its change refuses (see grant).
 func (s *Server) secretStillMatches(r *http.Request, found bool, hash, secret string, current func() string) (bool, error) {
 	if !s.secretMatches(found, hash, secret) {
 		return false, nil

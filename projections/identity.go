@@ -40,10 +40,10 @@ func NewIdentity() *Identity {
 }
 
 // Apply implements ReadModel.
-func (m *Identity) Apply(_ domain.Record, e domain.Event) {
+func (m *Identity) Apply(r domain.Record, e domain.Event) {
 	// Only identity events take the write lock: every request reads
 	// this model to authenticate, and need not wait for other events.
-	change := m.change(e)
+	change := m.change(r, e)
 	if change == nil {
 		return
 	}
@@ -52,8 +52,9 @@ func (m *Identity) Apply(_ domain.Record, e domain.Event) {
 	change()
 }
 
-// change is what e does to the model, or nil for an event of another kind.
-func (m *Identity) change(e domain.Event) func() {
+// change is what e, stored as r, does to the model, or nil for an event
+// of another kind.
+func (m *Identity) change(r domain.Record, e domain.Event) func() {
 	switch e := e.(type) {
 	case domain.OrganizationCreated:
 		return func() {
@@ -86,32 +87,32 @@ func (m *Identity) change(e domain.Event) func() {
 	case domain.OrganizationStatusChanged:
 		return func() {
 			m.orgs[e.OrganizationID] = domain.EvolveOrganization(m.orgs[e.OrganizationID], e)
-			m.revokeBefore(orgSubject(e.OrganizationID), e.ChangedAt)
+			m.revokeBefore(orgSubject(e.OrganizationID), e.ChangedAt, r)
 		}
 	case domain.ClientStatusChanged:
 		return func() {
 			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
-			m.revokeBefore("client:"+e.ClientID, e.ChangedAt)
+			m.revokeBefore("client:"+e.ClientID, e.ChangedAt, r)
 		}
 	case domain.ClientSecretRotated:
 		return func() {
 			m.clients[e.ClientID] = domain.EvolveClient(m.clients[e.ClientID], e)
-			m.revokeBefore("client:"+e.ClientID, e.SetAt)
+			m.revokeBefore("client:"+e.ClientID, e.SetAt, r)
 		}
 	case domain.UserStatusChanged:
 		return func() {
 			key := strings.ToLower(e.Username)
 			m.users[key] = domain.EvolveUser(m.users[key], e)
-			m.revokeBefore("user:"+e.Username, e.ChangedAt)
+			m.revokeBefore("user:"+e.Username, e.ChangedAt, r)
 		}
 	case domain.UserPasswordSet:
 		return func() {
 			key := strings.ToLower(e.Username)
 			m.users[key] = domain.EvolveUser(m.users[key], e)
-			m.revokeBefore("user:"+e.Username, e.SetAt)
+			m.revokeBefore("user:"+e.Username, e.SetAt, r)
 		}
 	case domain.TokensRevoked:
-		return func() { m.revoke(e) }
+		return func() { m.revoke(e, r) }
 	}
 	return nil
 }
@@ -119,8 +120,17 @@ func (m *Identity) change(e domain.Event) func() {
 // orgSubject is the key of an organisation's tokens in revokedBefore.
 func orgSubject(id string) string { return "org:" + id }
 
-// revokeBefore revokes the tokens of subject issued before at.
-func (m *Identity) revokeBefore(subject string, at time.Time) {
+// revokeBefore revokes the tokens of subject issued before the revocation
+// r was decided, and those issued before it was stored too: a token
+// request that read a secret or password while its change waited to be
+// stored, and checked it against the old one, was granted on a credential
+// already withdrawn. Both times are in the stream, the same on every
+// replica.
+func (m *Identity) revokeBefore(subject string, decided time.Time, r domain.Record) {
+	at := decided
+	if r.StoredAt.After(at) {
+		at = r.StoredAt
+	}
 	if at.After(m.revokedBefore[subject]) {
 		m.revokedBefore[subject] = at
 	}
@@ -129,7 +139,7 @@ func (m *Identity) revokeBefore(subject string, at time.Time) {
 // revoke applies a revocation. Each revoked jti forgets those that have
 // expired by now (the event's time, the same on every replica): there are
 // never more of them than were revoked within a token's lifetime.
-func (m *Identity) revoke(e domain.TokensRevoked) {
+func (m *Identity) revoke(e domain.TokensRevoked, r domain.Record) {
 	switch e.Scope {
 	case domain.RevokeToken:
 		for id, until := range m.revokedIDs {
@@ -139,9 +149,9 @@ func (m *Identity) revoke(e domain.TokensRevoked) {
 		}
 		m.revokedIDs[e.JTI] = e.KeepUntil
 	case domain.RevokeSubject:
-		m.revokeBefore(e.Subject, e.IssuedBefore)
+		m.revokeBefore(e.Subject, e.IssuedBefore, r)
 	case domain.RevokeOrganization:
-		m.revokeBefore(orgSubject(e.OrganizationID), e.IssuedBefore)
+		m.revokeBefore(orgSubject(e.OrganizationID), e.IssuedBefore, r)
 	}
 }
 

@@ -71,6 +71,48 @@ func TestRevokedTokensAreRefused(t *testing.T) {
 	}
 }
 
+// TestACredentialChangeStopsTheTokensGrantedBeforeItWasStored covers a
+// token request that read a secret or password, and checked it, while a
+// change decided just before the read waited to be stored: the token it
+// was granted is stamped after the change was decided, and before it was
+// stored, and must be refused all the same.
+func TestACredentialChangeStopsTheTokensGrantedBeforeItWasStored(t *testing.T) {
+	decided := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	stored := decided.Add(200 * time.Millisecond) // a busy store
+	readMeanwhile := decided.Add(50 * time.Millisecond)
+	for _, tt := range []struct {
+		name, subject string
+		change        domain.Event
+	}{
+		{"a new client secret", "client:tms", domain.ClientSecretRotated{ClientID: "tms", OrganizationID: "acme", SecretHash: "h2", SetAt: decided}},
+		{"a new password", "user:Ana", domain.UserPasswordSet{UserID: "u1", Username: "Ana", OrganizationID: "acme", PasswordHash: "h2", SetAt: decided}},
+		{"a disabled client", "client:tms", domain.ClientStatusChanged{ClientID: "tms", OrganizationID: "acme", Status: domain.StatusDisabled, ChangedAt: decided}},
+		{"a disabled organisation", "client:tms", domain.OrganizationStatusChanged{OrganizationID: "acme", Status: domain.StatusDisabled, ChangedAt: decided}},
+		{"the client's tokens revoked", "client:tms", domain.TokensRevoked{Scope: domain.RevokeSubject, Subject: "client:tms", OrganizationID: "acme", IssuedBefore: decided, RevokedAt: decided}},
+		{"the organisation's tokens revoked", "user:Ana", domain.TokensRevoked{Scope: domain.RevokeOrganization, OrganizationID: "acme", IssuedBefore: decided, RevokedAt: decided}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewIdentity()
+			for _, e := range []domain.Event{
+				domain.OrganizationCreated{OrganizationID: "acme", Role: domain.RoleForwarder},
+				domain.ClientCreated{ClientID: "tms", OrganizationID: "acme"},
+				domain.UserCreated{UserID: "u1", Username: "Ana", OrganizationID: "acme"},
+			} {
+				m.Apply(domain.Record{}, e)
+			}
+			m.Apply(domain.Record{StoredAt: stored}, tt.change)
+			if m.TokenRefusal(tt.subject, "acme", "j1", readMeanwhile) == "" {
+				t.Error("a token stamped between the change's decision and its storing is good")
+			}
+			// A token granted on what the replica holds once the change is
+			// applied is stamped after its storing, and good.
+			if at := m.IssueTime(tt.subject, "acme", readMeanwhile); !at.After(stored) {
+				t.Errorf("a token issued now says it was issued at %v, not after the change was stored", at)
+			}
+		})
+	}
+}
+
 // TestRevokedTokenIDsAreForgottenOnceExpired checks that the revoked ids
 // held are only those that a token can still carry.
 func TestRevokedTokenIDsAreForgottenOnceExpired(t *testing.T) {
