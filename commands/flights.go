@@ -233,18 +233,20 @@ func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide f
 			return err
 		}
 		// In AWB order: two commands take the shipments' locks in the
-		// same order, and never wait for each other in a circle.
-		slices.SortFunc(told, func(a, b domain.ShipmentStatusRecorded) int { return cmp.Compare(a.AWBNumber, b.AWBNumber) })
-		for _, st := range told {
-			sm := step(stored, "status:"+st.AWBNumber)
-			if version, ok := change.guarded[st.AWBNumber]; ok {
+		// same order, and never wait for each other in a circle. (Stable:
+		// cargo found on board gets its MAN, then its DEP.)
+		slices.SortStableFunc(told, func(a, b domain.ShipmentStatusRecorded) int { return cmp.Compare(a.AWBNumber, b.AWBNumber) })
+		for _, sts := range domain.StatusesByShipment(told) {
+			awb := sts[0].AWBNumber
+			sm := step(stored, "status:"+awb)
+			if version, ok := change.guarded[awb]; ok {
 				sm.IfVersion = &version
 			}
-			status, err := decideIn(t, shipmentAggregate(st.AWBNumber), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
-				return domain.DecideStatusFrom(s, st), nil
+			status, err := decideIn(t, shipmentAggregate(awb), sm, domain.EvolveShipment, func(s domain.Shipment) ([]domain.Event, error) {
+				return domain.DecideStatusFrom(s, sts...), nil
 			})
 			if domain.ErrorCode(err) == domain.PreconditionFailed {
-				return shipmentMoved(st.AWBNumber)
+				return shipmentMoved(awb)
 			}
 			if err != nil {
 				return err
@@ -259,8 +261,9 @@ func onFlight(ctx context.Context, h *Handler, m Meta, flightID string, decide f
 	// A reader that has reached Sequence sees the statuses too: those of
 	// a command that ran before as well (they were stored with it).
 	if ranBefore && res.Event != nil {
-		for _, st := range domain.StatusesFrom(res.Event, res.State, stored.EventID) {
-			_, _, done, err := load(ctx, h, shipmentAggregate(st.AWBNumber), domain.EvolveShipment, step(stored, "status:"+st.AWBNumber).CommandID, loadFresh)
+		for _, sts := range domain.StatusesByShipment(domain.StatusesFrom(res.Event, res.State, stored.EventID)) {
+			awb := sts[0].AWBNumber
+			_, _, done, err := load(ctx, h, shipmentAggregate(awb), domain.EvolveShipment, step(stored, "status:"+awb).CommandID, loadFresh)
 			if err != nil {
 				return Result[domain.Flight]{}, err
 			}

@@ -187,6 +187,14 @@ func TestAShipmentsStatusesFromItsFlightsAreStoredInTheirOrderWithTheirEvents(t 
 				_, cancelled := w.h.ChangeFlightStatus(context.Background(), NewMeta(w.airline, "", ""), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusCancelled})
 				return errors.Join(err, cancelled, w.manifest("LH402", manifestedAWB))
 			}, "MAN LH400, DIS_OFLD LH400, MAN LH402"},
+		{"found on board a departed flight, which then arrives",
+			func(w *manifestWorld) error {
+				err := w.manifest("LH400", other)
+				_, departed := w.h.ChangeFlightStatus(context.Background(), NewMeta(w.airline, "", ""), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusDeparted})
+				found := w.manifest("LH400", other, manifestedAWB)
+				_, arrived := w.h.ChangeFlightStatus(context.Background(), NewMeta(w.airline, "", ""), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusArrived})
+				return errors.Join(err, departed, found, arrived)
+			}, "MAN LH400, DEP LH400, ARR LH400"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newManifestWorld(t)
@@ -257,14 +265,37 @@ func TestAManifestSentAgainAnswersTheSequenceOfItsStatuses(t *testing.T) {
 	if _, last := w.statuses(); answered[0] != last || answered[1] != last {
 		t.Errorf("answered %v, want the MAN status's %d both times", answered, last)
 	}
+
+	// Cargo found on board a departed flight: its DEP, after its MAN.
+	if _, err := w.h.ChangeFlightStatus(context.Background(), NewMeta(w.airline, "", ""), "LH400", domain.ChangeFlightStatus{Status: domain.FlightStatusDeparted}); err != nil {
+		t.Fatal(err)
+	}
+	const found = "020-12345686"
+	m = NewMeta(w.airline, "another-key", "")
+	answered = nil
+	for range 2 {
+		res, err := w.h.SubmitManifest(context.Background(), m, "LH400", func(context.Context) (domain.SubmitManifest, error) {
+			c := facts("", 0)
+			c.Shipments = append(c.Shipments, domain.ManifestCandidate{Load: domain.Load{AWBNumber: found, Pieces: 1, WeightKg: 100}, Known: true})
+			return c, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		answered = append(answered, res.Sequence)
+	}
+	if recs, last := w.statusesOf(found); len(recs) != 2 || answered[0] != last || answered[1] != last {
+		t.Errorf("answered %v, want the sequence of the DEP of the cargo found on board, %d (of %d statuses), both times", answered, last, len(recs))
+	}
 }
 
 // The shipments reactor leaves alone a flight's event whose statuses were
 // stored with it, whatever became of the flight and the shipment since:
-// it neither gives a shipment loaded after a departure that departure,
-// nor records a flight's DEP that an earlier DEP the airline posted stood
-// for once the shipment has moved on. An event of an earlier version, it
-// answers as the flight stood at the event.
+// it neither gives a shipment loaded after a departure that departure
+// again (its manifest gave it, as cargo found on board), nor records a
+// flight's DEP that an earlier DEP the airline posted stood for once the
+// shipment has moved on. An event of an earlier version, it answers as
+// the flight stood at the event.
 func TestTheReactorRecordsOnlyTheStatusesOfEventsStoredWithoutThem(t *testing.T) {
 	ctx := context.Background()
 	const late = "020-12345686"
@@ -304,7 +335,7 @@ func TestTheReactorRecordsOnlyTheStatusesOfEventsStoredWithoutThem(t *testing.T)
 		return strings.Join(got, " ")
 	}
 	before := codes(manifestedAWB) + " / " + codes(late)
-	if want := "MAN DEP MAN DIS_OFLD / MAN"; before != want {
+	if want := "MAN DEP MAN DIS_OFLD / MAN DEP"; before != want {
 		t.Fatalf("the statuses before the reactor: %s, want %s", before, want)
 	}
 	recs, err := w.h.store.Load(ctx, flightAggregate("LH400"))

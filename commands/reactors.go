@@ -341,9 +341,9 @@ func (r *Reactors) ship(ctx context.Context, rec domain.Record) error {
 		}
 		statuses = domain.StatusesFrom(e, f, rec.EventID)
 	}
-	for _, st := range statuses {
-		_, err := execute(ctx, r.h, shipmentAggregate(st.AWBNumber), step(rec, "status:"+st.AWBNumber), domain.EvolveShipment,
-			func(s domain.Shipment) ([]domain.Event, error) { return domain.DecideStatusFrom(s, st), nil })
+	for _, sts := range domain.StatusesByShipment(statuses) {
+		_, err := execute(ctx, r.h, shipmentAggregate(sts[0].AWBNumber), step(rec, "status:"+sts[0].AWBNumber), domain.EvolveShipment,
+			func(s domain.Shipment) ([]domain.Event, error) { return domain.DecideStatusFrom(s, sts...), nil })
 		if err != nil {
 			return err
 		}

@@ -56,7 +56,12 @@ type ManifestSubmitted struct {
 	Differences   []ManifestDifference `json:"differences,omitempty"`
 	// Dropped are the shipments the earlier manifest of the flight loaded
 	// and this one leaves out: taken off the flight.
-	Dropped        []Load    `json:"dropped,omitempty"`
+	Dropped []Load `json:"dropped,omitempty"`
+	// FoundOnBoard are the shipments a revised manifest of a departed
+	// flight adds to it (cargo found on board): they departed with it,
+	// at DepartedAt, and get its DEP with their MAN.
+	FoundOnBoard   []string  `json:"foundOnBoard,omitempty"`
+	DepartedAt     time.Time `json:"departedAt,omitzero"`
 	SubmittedAt    time.Time `json:"submittedAt"`
 	StatusesStored bool      `json:"statusesStored,omitempty"` // see StatusesFrom
 }
@@ -256,19 +261,35 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			e.Dropped = append(e.Dropped, f.Loaded[awb])
 		}
 	}
+	if f.Status == FlightStatusDeparted {
+		// A shipment left out is offloaded (DIS/OFLD): not from a
+		// flight in the air, as an offload report is not.
+		if len(e.Dropped) > 0 {
+			return nil, Errorf(Conflict, "flight %s has departed with %s on board: a revised manifest cannot leave it out (cargo missing on arrival is a DIS event)",
+				f.ID, e.Dropped[0].AWBNumber)
+		}
+		// Cargo found on board may still be added: it departed with
+		// the flight.
+		for _, l := range e.Shipments {
+			if _, ok := f.Loaded[l.AWBNumber]; !ok {
+				e.FoundOnBoard = append(e.FoundOnBoard, l.AWBNumber)
+			}
+		}
+		if len(e.FoundOnBoard) > 0 {
+			e.DepartedAt = f.DepartedAt
+		}
+	}
 	// Each shipment listed or left out gets its status with the manifest
 	// (StatusesFrom), in one atomic batch of at most 1,000 events.
-	if n := len(e.Shipments) + len(e.Dropped); n > MaxManifestShipments {
-		p.Add("awbNumbers", CodeTooMany, "a revised manifest lists %d AWBs and takes %d off %s: at most %d in all, as each gets its status with the manifest; take some off with a revision of their own first",
-			len(e.Shipments), len(e.Dropped), f.ID, MaxManifestShipments)
+	if n := len(e.Shipments) + len(e.Dropped) + len(e.FoundOnBoard); n > MaxManifestShipments {
+		if len(e.FoundOnBoard) > 0 {
+			p.Add("awbNumbers", CodeTooMany, "a revised manifest of departed flight %s lists %d AWBs, %d of them not on board at its departure, each of which gets its DEP as well as its MAN: at most %d statuses in all; add them in more than one revision",
+				f.ID, len(e.Shipments), len(e.FoundOnBoard), MaxManifestShipments)
+		} else {
+			p.Add("awbNumbers", CodeTooMany, "a revised manifest lists %d AWBs and takes %d off %s: at most %d in all, as each gets its status with the manifest; take some off with a revision of their own first",
+				len(e.Shipments), len(e.Dropped), f.ID, MaxManifestShipments)
+		}
 		return nil, p.Err()
-	}
-	// A shipment left out is offloaded (DIS/OFLD): not from a flight in
-	// the air, as an offload report is not. A revised manifest of a
-	// departed flight may still add cargo found on board.
-	if len(e.Dropped) > 0 && f.Status == FlightStatusDeparted {
-		return nil, Errorf(Conflict, "flight %s has departed with %s on board: a revised manifest cannot leave it out (cargo missing on arrival is a DIS event)",
-			f.ID, e.Dropped[0].AWBNumber)
 	}
 	for _, d := range []ManifestDifference{
 		{"totalPieces", float64(e.TotalPieces), float64(declared.Pieces)},

@@ -354,6 +354,54 @@ func TestRevisedManifestOfADepartedFlightDropsNothing(t *testing.T) {
 	}
 }
 
+// Cargo a revised manifest adds to a departed flight departed with it:
+// the manifest says which, and when the flight departed, for their DEP.
+// A manifest before the departure finds nothing on board.
+func TestAManifestOfADepartedFlightTellsTheCargoFoundOnBoard(t *testing.T) {
+	departed := time.Date(2026, 11, 26, 9, 5, 0, 0, time.UTC)
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: []Load{{"020-00000011", 2, 100, 1}}})
+	onBoard := ManifestCandidate{Load: Load{"020-00000011", 2, 100, 1}, Known: true}
+	found := ManifestCandidate{Load: Load{"020-00000033", 1, 10, 0.1}, Known: true}
+	revise := func(f Flight) ManifestSubmitted {
+		t.Helper()
+		events, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m2", Carrier: "LH", Shipments: []ManifestCandidate{onBoard, found}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return events[0].(ManifestSubmitted)
+	}
+	if m := revise(f); len(m.FoundOnBoard) != 0 || !m.DepartedAt.IsZero() {
+		t.Errorf("a revision before the departure found %v on board, departed at %v", m.FoundOnBoard, m.DepartedAt)
+	}
+	f = EvolveFlight(f, FlightStatusChanged{FlightID: f.ID, Status: FlightStatusDeparted, ChangedAt: departed})
+	if m := revise(f); !slices.Equal(m.FoundOnBoard, []string{"020-00000033"}) || !m.DepartedAt.Equal(departed) {
+		t.Errorf("a revision after the departure found %v on board, departed at %v", m.FoundOnBoard, m.DepartedAt)
+	}
+
+	// Each gets its DEP besides its MAN, in the one batch of at most
+	// 1,000 events: the shipments on board and those found count.
+	var loads []Load
+	var candidates []ManifestCandidate
+	for i := range 950 {
+		c := ManifestCandidate{Load: Load{fmt.Sprintf("020-%08d", 10000000+i), 1, 10, 0.1}, Known: true}
+		candidates = append(candidates, c)
+		if i < 700 {
+			loads = append(loads, c.Load)
+		}
+	}
+	f = EvolveFlight(Flight{ID: f.ID, Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}, ManifestSubmitted{FlightID: f.ID, Shipments: loads})
+	f = EvolveFlight(f, FlightStatusChanged{FlightID: f.ID, Status: FlightStatusDeparted, ChangedAt: departed})
+	if _, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m3", Carrier: "LH", Shipments: candidates[:849]}); err != nil {
+		t.Errorf("700 on board and 149 found: %v", err)
+	}
+	_, err := DecideSubmitManifest(f, SubmitManifest{ManifestID: "m3", Carrier: "LH", Shipments: candidates})
+	want := "awbNumbers:TOO_MANY a revised manifest of departed flight LH8400-2026-11-26 lists 950 AWBs, 250 of them not on board at its departure, each of which gets its DEP as well as its MAN: at most 999 statuses in all; add them in more than one revision"
+	if e, ok := errors.AsType[*Error](err); !ok || len(e.Fields) != 1 || e.Fields[0].Field+":"+string(e.Fields[0].Code)+" "+e.Fields[0].Message != want {
+		t.Errorf("700 on board and 250 found: %v, want %s", err, want)
+	}
+}
+
 func TestCarriersAreTheFlightsOnTheGroundSetToCarryAShipment(t *testing.T) {
 	booked := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled}
 	other := Flight{ID: "LH8402-2026-11-26", Status: FlightStatusDelayed}

@@ -173,6 +173,15 @@ func DroppedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 		FlightID: m.FlightID}
 }
 
+// FoundOnBoardStatus is the DEP a revised manifest of a departed flight
+// gives a shipment it adds (see ManifestSubmitted.FoundOnBoard): the
+// flight's departure, as its change gave the shipments on board then.
+func FoundOnBoardStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
+	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID + "-DEP", StatusCode: "DEP", EventDate: m.DepartedAt,
+		Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: "departed on " + m.FlightID + ", found on board", RecordedAt: m.SubmittedAt,
+		Source: StatusFromFlight, FlightID: m.FlightID}
+}
+
 // OffloadedStatus is the DIS/OFLD status an offload gives its shipment,
 // under the offload's id.
 func OffloadedStatus(o OffloadReported) ShipmentStatusRecorded {
@@ -216,7 +225,8 @@ func FlightChangeStatuses(f Flight, e FlightStatusChanged, id string) []Shipment
 
 // StatusesFrom are the statuses an event of flight f (as it stands after
 // the event) gives the shipments it names, under the event's id: a
-// manifest's MAN to each shipment it loads and DIS/OFLD to each it leaves
+// manifest's MAN to each shipment it loads (and the DEP to those found on
+// board a departed flight, after their MAN) and DIS/OFLD to each it leaves
 // out, an offload's DIS/OFLD, and a departure's, arrival's or
 // cancellation's (FlightChangeStatuses); none for another event. They are
 // stored with the event, which then says so (StatusesStored); the
@@ -225,8 +235,15 @@ func StatusesFrom(e Event, f Flight, id string) []ShipmentStatusRecorded {
 	switch e := e.(type) {
 	case ManifestSubmitted:
 		var out []ShipmentStatusRecorded
+		found := map[string]bool{}
+		for _, awb := range e.FoundOnBoard {
+			found[awb] = true
+		}
 		for _, l := range e.Shipments {
 			out = append(out, ManifestedStatus(e, l))
+			if found[l.AWBNumber] {
+				out = append(out, FoundOnBoardStatus(e, l))
+			}
 		}
 		for _, l := range e.Dropped {
 			out = append(out, DroppedStatus(e, l))
@@ -337,13 +354,33 @@ func (s Shipment) Repeated(e ShipmentStatusRecorded) (ShipmentStatusRecorded, bo
 	return ShipmentStatusRecorded{}, false
 }
 
-// DecideStatusFrom records a status that a manifest, offload or flight
-// gives a shipment, unless it repeats one on record (see Repeated).
-func DecideStatusFrom(s Shipment, st ShipmentStatusRecorded) []Event {
-	if _, ok := s.Repeated(st); ok {
-		return nil
+// DecideStatusFrom records the statuses that a manifest, offload or flight
+// gives a shipment, in their order, each unless it repeats one on record
+// (see Repeated).
+func DecideStatusFrom(s Shipment, statuses ...ShipmentStatusRecorded) []Event {
+	var out []Event
+	for _, st := range statuses {
+		if _, ok := s.Repeated(st); ok {
+			continue
+		}
+		out = append(out, st)
+		s = EvolveShipment(s, st)
 	}
-	return []Event{st}
+	return out
+}
+
+// StatusesByShipment groups statuses (StatusesFrom's, sorted or not) by
+// shipment: those of one shipment come together there.
+func StatusesByShipment(statuses []ShipmentStatusRecorded) [][]ShipmentStatusRecorded {
+	var out [][]ShipmentStatusRecorded
+	for i, st := range statuses {
+		if i > 0 && statuses[i-1].AWBNumber == st.AWBNumber {
+			out[len(out)-1] = append(out[len(out)-1], st)
+			continue
+		}
+		out = append(out, []ShipmentStatusRecorded{st})
+	}
+	return out
 }
 
 // XFSUCode is the event's code as a Cargo-XML XFSU message carries it:
