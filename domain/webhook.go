@@ -108,12 +108,50 @@ func validPattern(p string) bool {
 type Webhook struct {
 	ID             string
 	OrganizationID string
+	// URL is the receiver's, without the user information (user and
+	// password for basic authentication) of a URL that had some, which
+	// is sealed apart, as the secret is (of a subscription registered
+	// before this was so, it is in the URL).
 	URL            string
+	SealedUserInfo []byte
 	Events         []string
 	SealedSecret   []byte // encrypted: the secret is needed to sign
 	CreatedAt      time.Time
 	Deleted        bool
 	Disabled       bool // the receiver answered 410 Gone
+}
+
+// ShownURL is the subscription's URL as its organisation is shown it, in
+// answers and in the delivery log: with xxxxx for its user information,
+// if it has any (https://user:password@…), a credential of the receiver's
+// which, like the signing secret, is not shown again.
+func (w Webhook) ShownURL() string {
+	u, err := url.Parse(w.URL)
+	if err != nil || (u.User == nil && len(w.SealedUserInfo) == 0) {
+		return w.URL
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
+}
+
+// WithUserInfo is a URL without user information with userInfo (as a URL
+// writes it, escaped: user:password) put in.
+func WithUserInfo(rawURL, userInfo string) string {
+	scheme, rest, _ := strings.Cut(rawURL, "://")
+	return scheme + "://" + userInfo + "@" + rest
+}
+
+// SplitUserInfo is a URL without its user information, and that (as the
+// URL writes it, escaped), "" when it has none; a URL that does not parse
+// is returned as it is.
+func SplitUserInfo(rawURL string) (withoutUserInfo, userInfo string) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL, ""
+	}
+	userInfo = u.User.String()
+	u.User = nil
+	return u.String(), userInfo
 }
 
 // VisibleTo: a live subscription is its organisation's to see and
@@ -163,7 +201,8 @@ func (w Webhook) Wants(name string) bool {
 type WebhookRegistered struct {
 	WebhookID      string    `json:"webhookId"`
 	OrganizationID string    `json:"organizationId"`
-	URL            string    `json:"url"`
+	URL            string    `json:"url"` // without its user information, sealed apart
+	SealedUserInfo []byte    `json:"sealedUserInfo,omitempty"`
 	Events         []string  `json:"events"`
 	SealedSecret   []byte    `json:"sealedSecret"`
 	CreatedAt      time.Time `json:"createdAt"`
@@ -196,7 +235,8 @@ func (WebhookDisabled) SetsStatus() string { return WebhookStatusDisabled }
 type RegisterWebhook struct {
 	WebhookID      string
 	OrganizationID string
-	URL            string
+	URL            string // without its user information
+	SealedUserInfo []byte
 	Events         []string
 	SealedSecret   []byte
 	At             time.Time
@@ -264,7 +304,7 @@ func DecideRegisterWebhook(w Webhook, c RegisterWebhook) ([]Event, error) {
 		return nil, Errorf(Conflict, "webhook %s already exists", c.WebhookID)
 	}
 	return []Event{WebhookRegistered{WebhookID: c.WebhookID, OrganizationID: c.OrganizationID, URL: c.URL,
-		Events: c.Events, SealedSecret: c.SealedSecret, CreatedAt: c.At}}, nil
+		SealedUserInfo: c.SealedUserInfo, Events: c.Events, SealedSecret: c.SealedSecret, CreatedAt: c.At}}, nil
 }
 
 // DecideDeleteWebhook ends a subscription p sees (see VisibleTo).
@@ -287,8 +327,8 @@ func DecideDisableWebhook(w Webhook, reason string, at time.Time) ([]Event, erro
 func EvolveWebhook(w Webhook, e Event) Webhook {
 	switch e := e.(type) {
 	case WebhookRegistered:
-		return Webhook{ID: e.WebhookID, OrganizationID: e.OrganizationID, URL: e.URL, Events: e.Events,
-			SealedSecret: e.SealedSecret, CreatedAt: e.CreatedAt}
+		return Webhook{ID: e.WebhookID, OrganizationID: e.OrganizationID, URL: e.URL, SealedUserInfo: e.SealedUserInfo,
+			Events: e.Events, SealedSecret: e.SealedSecret, CreatedAt: e.CreatedAt}
 	case WebhookDeleted:
 		w.Deleted = true
 	case WebhookDisabled:

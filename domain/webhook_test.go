@@ -219,3 +219,22 @@ func TestAWebhookIsRefusedWithAMessageOfMeasure(t *testing.T) {
 		})
 	}
 }
+
+// A URL's user information is taken out to be sealed apart, and put back
+// as it was, escaped as the URL wrote it, for a delivery.
+func TestAURLsUserInformationIsTakenOutAndPutBackAsItWas(t *testing.T) {
+	for _, tt := range []struct{ url, without, userInfo string }{
+		{"https://tms.example.com/hooks", "https://tms.example.com/hooks", ""},
+		{"https://alice:p%40ss%3Aword@tms.example.com:8443/hooks?x=1", "https://tms.example.com:8443/hooks?x=1", "alice:p%40ss%3Aword"},
+		{"http://only-a-token@127.0.0.1/", "http://127.0.0.1/", "only-a-token"},
+		{"https://:s3cret@tms.example.com/", "https://tms.example.com/", ":s3cret"},
+	} {
+		without, userInfo := SplitUserInfo(tt.url)
+		if without != tt.without || userInfo != tt.userInfo {
+			t.Errorf("%s splits into %q and %q, want %q and %q", tt.url, without, userInfo, tt.without, tt.userInfo)
+		}
+		if userInfo != "" && WithUserInfo(without, userInfo) != tt.url {
+			t.Errorf("%s is put back together as %s", tt.url, WithUserInfo(without, userInfo))
+		}
+	}
+}

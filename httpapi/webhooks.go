@@ -42,8 +42,14 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.RegisterWebhook(r.Context(), meta(r), domain.RegisterWebhook{URL: req.URL, Events: req.Events,
-			SealedSecret: s.dispatcher.Sealer.Seal(req.Secret)})
+		// A receiver's password is sealed, as the secret is, not kept
+		// in the event as sent.
+		c := domain.RegisterWebhook{Events: req.Events, SealedSecret: s.dispatcher.Sealer.Seal(req.Secret)}
+		var userInfo string
+		if c.URL, userInfo = domain.SplitUserInfo(req.URL); userInfo != "" {
+			c.SealedUserInfo = s.dispatcher.Sealer.Seal(userInfo)
+		}
+		res, err := s.commands.RegisterWebhook(r.Context(), meta(r), c)
 		if err != nil {
 			return err
 		}

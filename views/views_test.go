@@ -73,14 +73,20 @@ func TestABookingSaysWhyItWasRejectedOrCancelled(t *testing.T) {
 }
 
 func TestASubscriptionsURLIsShownWithoutItsUserInformation(t *testing.T) {
-	tests := []struct{ stored, shown string }{
-		{"https://tms.example.com/cargo-hooks", "https://tms.example.com/cargo-hooks"},
-		{"https://hooks:s3cret@tms.example.com/cargo-hooks?x=1", "https://xxxxx@tms.example.com/cargo-hooks?x=1"},
-		{"https://only-a-token@tms.example.com/cargo-hooks", "https://xxxxx@tms.example.com/cargo-hooks"},
-		{"https://:s3cret@tms.example.com:8443/", "https://xxxxx@tms.example.com:8443/"},
+	tests := []struct {
+		stored string
+		sealed []byte // the user information, sealed apart
+		shown  string
+	}{
+		{"https://tms.example.com/cargo-hooks", nil, "https://tms.example.com/cargo-hooks"},
+		{"https://tms.example.com/cargo-hooks?x=1", []byte("sealed"), "https://xxxxx@tms.example.com/cargo-hooks?x=1"},
+		// Registered before the user information was sealed apart:
+		{"https://hooks:s3cret@tms.example.com/cargo-hooks?x=1", nil, "https://xxxxx@tms.example.com/cargo-hooks?x=1"},
+		{"https://only-a-token@tms.example.com/cargo-hooks", nil, "https://xxxxx@tms.example.com/cargo-hooks"},
+		{"https://:s3cret@tms.example.com:8443/", nil, "https://xxxxx@tms.example.com:8443/"},
 	}
 	for _, tt := range tests {
-		if got := ToWebhookJSON(domain.Webhook{URL: tt.stored}).URL; got != tt.shown {
+		if got := ToWebhookJSON(domain.Webhook{URL: tt.stored, SealedUserInfo: tt.sealed}).URL; got != tt.shown {
 			t.Errorf("%s is shown as %s, want %s", tt.stored, got, tt.shown)
 		}
 	}

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"net/url"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -20,20 +19,7 @@ type WebhookJSON struct {
 }
 
 func ToWebhookJSON(w domain.Webhook) WebhookJSON {
-	return WebhookJSON{WebhookID: w.ID, URL: shownURL(w.URL), Events: w.Events, CreatedAt: w.CreatedAt, Status: w.Status()}
-}
-
-// shownURL is a subscription's URL with its user information, if it has
-// any (https://user:password@…), shown as xxxxx: it is a credential of the
-// receiver's, which, like the signing secret, whoever reads the
-// subscription back need not see. Deliveries use it whole.
-func shownURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = url.User("xxxxx")
-	return u.String()
+	return WebhookJSON{WebhookID: w.ID, URL: w.ShownURL(), Events: w.Events, CreatedAt: w.CreatedAt, Status: w.Status()}
 }
 
 // DeliveryJSON is one delivery of a subscription's log.

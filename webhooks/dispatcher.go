@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -1005,9 +1006,17 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	if previous {
 		d.notePreviousKey(w)
 	}
+	target := w.URL
+	if len(w.SealedUserInfo) > 0 {
+		userInfo, _, err := d.Sealer.Open(w.SealedUserInfo)
+		if err != nil {
+			return 0, 0, fmt.Errorf("the URL's user information cannot be opened: %w", err)
+		}
+		target = domain.WithUserInfo(w.URL, userInfo)
+	}
 	ctx, stopReading := context.WithCancel(ctx) // see answerBodyWait
 	defer stopReading()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, strings.NewReader(string(j.Body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, strings.NewReader(string(j.Body)))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -1030,7 +1039,7 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		return 0, 0, fmt.Errorf("%s is not allowed: a webhook target must be reachable on the public internet", req.URL.Hostname())
 	}
 	if err != nil {
-		return 0, 0, withoutOwnAddresses(err)
+		return 0, 0, withoutOwnAddresses(withShownURL(err, w))
 	}
 	defer resp.Body.Close()
 	cut := time.AfterFunc(answerBodyWait, stopReading)
@@ -1044,6 +1053,16 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 		err = fmt.Errorf("the receiver answered %s", statusOf(resp))
 	}
 	return resp.StatusCode, retryAfter, err
+}
+
+// withShownURL is a request's err naming w's URL as its organisation is
+// shown it (see domain.Webhook.ShownURL): Go's client hides the password
+// of the URL it names, not the user.
+func withShownURL(err error, w domain.Webhook) error {
+	if u := (*url.Error)(nil); errors.As(err, &u) {
+		u.URL = w.ShownURL()
+	}
+	return err
 }
 
 // withoutOwnAddresses is err as the delivery log shows it: without the

@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -683,5 +686,85 @@ func TestAWebhookKeyIsReplacedWithoutLosingTheSubscriptionsRegisteredBefore(t *t
 				t.Errorf("the subscription registered before got %d deliveries, want the one made while its key was the previous", n)
 			}
 		})
+	}
+}
+
+// A receiver behind basic authentication gets the user and password its
+// URL was registered with; nobody is shown them again, not in the delivery
+// log's errors either, and the stream keeps them sealed, as it keeps the
+// signing secret.
+func TestAReceiversPasswordIsSentButNeitherShownNorKeptInTheClear(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	authorised := make(chan string, 1)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, password, _ := r.BasicAuth()
+		select {
+		case authorised <- user + " " + password:
+		default:
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer rc.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there now
+	register := func(target string) (id, shown string) {
+		var created struct{ WebhookID, URL string }
+		s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": target, "events": []string{"quote.created"}}).json(t, &created)
+		return created.WebhookID, created.URL
+	}
+	host := strings.TrimPrefix(rc.URL, "http://")
+	id, shown := register("http://alice:p%40ss%3Aword@" + host + "/hooks")
+	if want := "http://xxxxx@" + host + "/hooks"; shown != want {
+		t.Errorf("registered as %s, want %s", shown, want)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + "/ping", token: fwd}); r.status != http.StatusAccepted {
+		t.Fatalf("ping: %d %s", r.status, r.body)
+	}
+	select {
+	case got := <-authorised:
+		if got != "alice p@ss:word" {
+			t.Errorf("the receiver was sent user and password %q, want alice and p@ss:word", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery within 30 s")
+	}
+
+	// A delivery that fails names the URL as it is shown.
+	unreachable, _ := register("http://bob:s3cretpw@" + strings.TrimPrefix(closed.URL, "http://") + "/hooks")
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + unreachable + "/ping", token: fwd}); r.status != http.StatusAccepted {
+		t.Fatalf("ping: %d %s", r.status, r.body)
+	}
+	logged := eventually(t, "the failed attempt in the delivery log", func() string {
+		var log struct {
+			Deliveries []struct{ Attempts []struct{ Error *string } }
+		}
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + unreachable + "/deliveries", token: fwd}).json(t, &log)
+		if len(log.Deliveries) == 0 || len(log.Deliveries[0].Attempts) == 0 || log.Deliveries[0].Attempts[0].Error == nil {
+			return ""
+		}
+		return *log.Deliveries[0].Attempts[0].Error
+	}, func(e string) bool { return e != "" })
+	if strings.Contains(logged, "bob") || strings.Contains(logged, "s3cretpw") || !strings.Contains(logged, "xxxxx@") {
+		t.Errorf("the delivery log says %q: it names the user information, or not the URL as shown", logged)
+	}
+
+	s.stop()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		for _, clear := range []string{"p%40ss", "p@ss", "s3cretpw"} {
+			if bytes.Contains(data, []byte(clear)) {
+				t.Errorf("%s holds %s in the clear", path, clear)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
