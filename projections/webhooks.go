@@ -280,6 +280,13 @@ func (m *Webhooks) Deliveries(webhookID string, eventIDs []string, page, limit i
 	return out, total
 }
 
+// Attempts is how many attempts of delivery id of subscription webhookID
+// the log holds, and the delivery's status (that of its last attempt).
+func (m *Webhooks) Attempts(webhookID, id string) (int, string) {
+	d, _ := m.Delivery(webhookID, id)
+	return len(d.Attempts), d.Status
+}
+
 // Delivery returns one delivery of a subscription.
 func (m *Webhooks) Delivery(webhookID, id string) (Delivery, bool) {
 	m.mu.RLock()

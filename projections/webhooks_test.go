@@ -202,6 +202,12 @@ func TestADeliveryReadsBackAsRecorded(t *testing.T) {
 			if _, ok := m.Delivery("another", tt.want.ID); ok {
 				t.Error("found as another subscription's")
 			}
+			if n, status := m.Attempts(tt.want.WebhookID, tt.want.ID); n != len(tt.want.Attempts) || status != tt.want.Status {
+				t.Errorf("attempts: %d, %s", n, status)
+			}
+			if n, _ := m.Attempts("another", tt.want.ID); n != 0 {
+				t.Errorf("another subscription's delivery has %d attempts", n)
+			}
 		})
 	}
 }

@@ -35,6 +35,9 @@ type Subscriptions interface {
 	Matching(name string, seq uint64) []domain.Webhook
 	AnyLive(seq uint64) bool
 	RegisteredAt(id string) uint64 // the stream sequence of its registration
+	// Attempts is how many attempts of the delivery id of subscription
+	// webhookID the delivery log holds, and the delivery's status.
+	Attempts(webhookID, id string) (n int, status string)
 }
 
 // Render turns an event of an aggregate into the payload's data for a
@@ -463,7 +466,7 @@ func (d *Dispatcher) finishDetached(ctx context.Context, a *firstAttempt, attemp
 // and the delivery is attempted again under the same webhook-id.
 func (d *Dispatcher) cancel(ctx context.Context, a *firstAttempt) {
 	if err := retry.WhileUnavailable(ctx, func() error { return d.Queue.Cancel(ctx, a.standIn) }); err != nil {
-		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again when it comes due", "delivery", a.j.DeliveryID, "err", err)
+		d.Log.Warn("webhook job standing in for a first attempt not taken out: the delivery is made again when it comes due, unless the attempt is in the delivery log by then", "delivery", a.j.DeliveryID, "err", err)
 	}
 }
 
@@ -586,6 +589,9 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		}
 		return d.putBack(ctx, id, j, 0)
 	}
+	if j.Tried == 0 && d.followedUp(ctx, j) {
+		return 0
+	}
 	w, live, err := d.subscription(ctx, j)
 	if err != nil {
 		// This replica is further behind: the job comes again, maybe to
@@ -635,6 +641,25 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// handout attempts, so its id records one attempt.
 	d.record(ctx, "delivery:"+id, attempt)
 	return later
+}
+
+// followedUp is whether the first attempt of j, a job that makes one, is
+// made already and followed up: in the delivery log, and its delivery
+// over, retried, or its retry waiting in the queue. j then stood in for
+// that attempt while it was under way, and the process died before taking
+// it out; the event came again and made the attempt meanwhile. Made
+// again, it would reach the receiver a third time. A first attempt
+// recorded whose retry could not be queued is left to j to make again.
+func (d *Dispatcher) followedUp(ctx context.Context, j job) bool {
+	n, status := d.Subs.Attempts(j.WebhookID, j.DeliveryID)
+	switch {
+	case n == 0:
+		return false
+	case status != domain.DeliveryRetrying || n > 1:
+		return true
+	}
+	waiting, err := d.Queue.Waiting(ctx, j.DeliveryID) // the first retry's id: see queueRetry
+	return err == nil && waiting
 }
 
 // asNow is subscription w as it is now, once a turn of it was taken:

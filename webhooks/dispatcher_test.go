@@ -46,6 +46,7 @@ func (s subscriptions) Webhook(id string) (domain.Webhook, bool) { w, ok := s[id
 func (subscriptions) Matching(string, uint64) []domain.Webhook   { return nil }
 func (subscriptions) AnyLive(uint64) bool                        { return false }
 func (subscriptions) RegisteredAt(string) uint64                 { return 0 }
+func (subscriptions) Attempts(string, string) (int, string)      { return 0, "" }
 
 // attempts keeps the attempts the dispatcher records.
 type attempts struct {
@@ -1653,5 +1654,64 @@ func TestARetryAfterIsWaitedButDoesNotShortenTheSchedule(t *testing.T) {
 				t.Errorf("try %d answered 429, Retry-After %s: %s, next try in %s, want %s to %s", tt.try, tt.retryAfter, attempt.Outcome, retryIn, tt.min, tt.max)
 			}
 		})
+	}
+}
+
+// attemptedAlready is subscriptions whose delivery log holds attempts of
+// deliveries.
+type attemptedAlready struct {
+	subscriptions
+	log map[string][]string // delivery id → the outcomes of its attempts
+}
+
+func (s attemptedAlready) Attempts(_, id string) (int, string) {
+	outcomes := s.log[id]
+	if len(outcomes) == 0 {
+		return 0, ""
+	}
+	return len(outcomes), outcomes[len(outcomes)-1]
+}
+
+// A job that stood in for a first attempt under way when the process
+// died, and comes due once the event, come again, made that attempt, is
+// done without one: the receiver has had the delivery twice already. One
+// whose attempt is not in the log, or whose retry could not be queued
+// (the attempt retrying, no other attempt, no retry waiting), makes it;
+// so does a retry of a delivery attempted.
+func TestAStandInForAFirstAttemptMadeAgainSinceIsDoneWithoutAnAttempt(t *testing.T) {
+	ctx := context.Background()
+	q := &jobs{}
+	d, requests, recorded := sender(t, q, http.StatusNoContent)
+	d.Subs = attemptedAlready{d.Subs.(subscriptions), map[string][]string{
+		"delivered": {domain.DeliveryDelivered},
+		"dead":      {domain.DeliveryDead},
+		"retried":   {domain.DeliveryRetrying, domain.DeliveryRetrying},
+		"waiting":   {domain.DeliveryRetrying},
+		"unqueued":  {domain.DeliveryRetrying},
+	}}
+	standIn := func(delivery string) job {
+		return job{DeliveryID: delivery, WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}
+	}
+	q.Put(ctx, domain.Job{ID: "waiting", Data: marshal(t, job{DeliveryID: "waiting", WebhookID: "hook", Tried: 1}), Due: time.Now().Add(time.Hour)})
+	for _, tt := range []struct {
+		delivery string
+		attempts int32
+	}{
+		{"delivered", 0}, {"dead", 0}, {"retried", 0}, {"waiting", 0},
+		{"unqueued", 1}, {"not-in-the-log", 1},
+	} {
+		before := requests.Load()
+		if later := d.send(ctx, tt.delivery+"~inline~1", marshal(t, standIn(tt.delivery)), 1); later != 0 || requests.Load()-before != tt.attempts {
+			t.Errorf("the stand-in of delivery %s: send = %s, %d requests; want done with %d", tt.delivery, later, requests.Load()-before, tt.attempts)
+		}
+	}
+	retry := standIn("delivered")
+	retry.Tried = 1
+	before := requests.Load()
+	if d.send(ctx, "delivered~1", marshal(t, retry), 1); requests.Load()-before != 1 {
+		t.Errorf("a retry of a delivery attempted made %d requests, want 1", requests.Load()-before)
+	}
+	if len(recorded.all) != 3 {
+		t.Errorf("%d attempts recorded, want the 3 made", len(recorded.all))
 	}
 }
