@@ -86,16 +86,28 @@ func (s *Store) recordFrom(subject string, seq uint64, stored time.Time, h nats.
 }
 
 // followable is recordFromMsg for followers: an unreadable message is
-// logged and handed on without a type, which every follower ignores.
+// handed on without a type (see handedOn), which every follower ignores.
 func (s *Store) followable(m jetstream.Msg) (domain.Record, error) {
 	r, err := s.recordFromMsg(m)
 	if err != nil && r.Sequence == 0 {
 		return r, err // no metadata: not even a position to move past
 	}
+	return s.handedOn(r, err), nil
+}
+
+// handedOn is r, read by recordFrom with err, as the store's readers get
+// it: an event whose envelope cannot be read (written into the stream by
+// hand, or damaged) is logged and handed on without a type, as an event
+// of a type this version does not know: followers skip it, a history
+// shows it as stored to admins, and a command on its aggregate is refused
+// with 503. Failing the read would fail every read of the aggregate for
+// good: the stream is never rewritten.
+func (s *Store) handedOn(r domain.Record, err error) domain.Record {
 	if err != nil {
 		s.log.Error("eventstore: unreadable event handed on without a type", "sequence", r.Sequence, "err", err)
+		r.Type = ""
 	}
-	return r, nil
+	return r
 }
 
 func (s *Store) recordFromMsg(m jetstream.Msg) (domain.Record, error) {

@@ -806,8 +806,9 @@ const maxParallelGets = 8
 // A sequence that holds no event (a message deleted from a stream made
 // by hand that allows it, or one past the last) leaves its record zero,
 // Sequence 0, and is logged: the caller shows what it knows without it,
-// and the others are read as ever. Any other failure to read is an error,
-// as is an event that cannot be read.
+// and the others are read as ever. An event whose envelope cannot be
+// read is handed on without a type (see handedOn). Any other failure to
+// read is an error.
 //
 // The first read that fails ends the others, and its error is the one
 // returned: against a stream that does not answer, each read waits out
@@ -867,8 +868,8 @@ func (s *Store) recordAt(ctx context.Context, seq uint64, r *domain.Record) erro
 	if err != nil {
 		return unavailable(fmt.Errorf("eventstore: the event at sequence %d: %w", seq, err))
 	}
-	*r, err = s.recordFrom(m.Subject, m.Sequence, m.Time, m.Header, m.Data)
-	return err
+	*r = s.handedOn(s.recordFrom(m.Subject, m.Sequence, m.Time, m.Header, m.Data))
+	return nil
 }
 
 // Load reads every event of one aggregate, oldest first. The sequence of
@@ -902,9 +903,8 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 	// third of a second's read, with the flight's lock held.
 	var out []domain.Record
 	add := func(seq uint64, stored time.Time, h nats.Header, data []byte) error {
-		r, err := s.recordFrom(subject, seq, stored, h, data)
-		out = append(out, r)
-		return err
+		out = append(out, s.handedOn(s.recordFrom(subject, seq, stored, h, data)))
+		return nil
 	}
 	for seq := after + 1; seq < last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))

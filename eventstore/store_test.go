@@ -524,8 +524,17 @@ func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
 	if want := fmt.Sprintf("1: %d:QuoteRequested", seqs[0]); err != nil || strings.Join(got, " ") != want {
 		t.Errorf("read = %v, %v; want %s", got, err, want)
 	}
-	if _, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "poison"}); err == nil {
-		t.Error("loading an aggregate with an unreadable event succeeded")
+	// A load, and a read by sequence, hand it on without a type too: as
+	// an event of a type this version does not know, which a command
+	// refuses with 503 and a history shows admins as stored. Failing
+	// them would fail every read of the aggregate for good.
+	loaded, err := s.Load(ctx, domain.Aggregate{Type: "quote", ID: "poison"})
+	if err != nil || len(loaded) != 1 || loaded[0].Sequence != 1 || loaded[0].Type != "" {
+		t.Errorf("loading an aggregate with an unreadable event: %+v, %v; want it at sequence 1 without a type", loaded, err)
+	}
+	bySeq, err := s.RecordsAt(ctx, []uint64{1, seqs[0]})
+	if err != nil || len(bySeq) != 2 || bySeq[0].Sequence != 1 || bySeq[0].Type != "" || bySeq[1].Type != "QuoteRequested" {
+		t.Errorf("reading the events by sequence: %+v, %v; want the unreadable one without a type", bySeq, err)
 	}
 }
 

@@ -297,6 +297,28 @@ func publishAFlightEventThisVersionCannotDecode(t *testing.T, natsURL, flightID,
 	}, []byte(`{"flightNumber":"`+flightNumber+`"}`))
 }
 
+// publishADamagedFlightEvent stores on a flight's stream, past the
+// service, an event whose envelope cannot be read (its time "yesterday"),
+// as a hand-made or damaged message would be.
+func publishADamagedFlightEvent(t *testing.T, natsURL, flightID, flightNumber string) {
+	t.Helper()
+	natstest.Publish(t, natsURL, "cargo.evt.flight."+flightID, map[string]string{
+		"Cargo-Event-Type": "FlightStatusChanged", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "damaged", "Cargo-Command-Id": "c1",
+		"Cargo-Correlation-Id": "r1", "Cargo-Actor": "client:lh-ops", "Cargo-Occurred-At": "yesterday",
+	}, []byte(`{"flightId":"`+flightID+`","status":"cancelled"}`))
+}
+
+// The events a version cannot read: a newer version's, and a damaged
+// one, with the type an admin's history shows it under.
+var unreadableFlightEvents = []struct {
+	name    string
+	publish func(t *testing.T, natsURL, flightID, flightNumber string)
+	shownAs string
+}{
+	{"of a type this version does not know", publishAFlightEventThisVersionCannotDecode, "FlightRenumbered"},
+	{"whose envelope is damaged", publishADamagedFlightEvent, ""},
+}
+
 // An event this version cannot decode (a newer version's, during a
 // rolling upgrade) does not make the history of its resource a 500: an
 // admin, investigating, sees it as stored; others, whom the service cannot
@@ -309,28 +331,30 @@ func TestAHistoryWithAnEventThisVersionCannotDecodeAnswers(t *testing.T) {
 	defer func() { r.stop(); <-r.done }()
 	s := &testServer{base: r.base(t), doc: loadDoc(t)}
 	lh := s.demoToken(t, "demo-airline-lh")
-	var f struct{ ID string }
-	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1600")).json(t, &f)
-	publishAFlightEventThisVersionCannotDecode(t, natsURL, f.ID, "LH1601")
-	// A write after it is answered once this replica has applied it.
-	s.mustCreate(t, lh, "/api/flights", shortFlight("LH1602"))
+	for i, unreadable := range unreadableFlightEvents {
+		t.Run(unreadable.name, func(t *testing.T) {
+			var f struct{ ID string }
+			s.mustCreate(t, lh, "/api/flights", shortFlight(fmt.Sprint("LH160", i))).json(t, &f)
+			unreadable.publish(t, natsURL, f.ID, "LH1699")
+			// A write after it is answered once this replica has applied it.
+			s.mustCreate(t, lh, "/api/flights", shortFlight(fmt.Sprint("LH161", i)))
 
-	for _, tt := range []struct {
-		who   string
-		types []string
-	}{
-		{"demo-admin", []string{"FlightStatusScheduled", "FlightRenumbered"}},
-		{"demo-airline-lh", []string{"FlightStatusScheduled"}},
-		{"demo-forwarder", []string{"FlightStatusScheduled"}},
-	} {
-		t.Run(tt.who, func(t *testing.T) {
-			h, status := s.history(t, s.demoToken(t, tt.who), "/api/flights/"+f.ID)
-			var types []string
-			for _, e := range h {
-				types = append(types, e.Type)
-			}
-			if status != http.StatusOK || !slices.Equal(types, tt.types) {
-				t.Errorf("= %d %v, want 200 %v", status, types, tt.types)
+			for _, tt := range []struct {
+				who   string
+				types []string
+			}{
+				{"demo-admin", []string{"FlightStatusScheduled", unreadable.shownAs}},
+				{"demo-airline-lh", []string{"FlightStatusScheduled"}},
+				{"demo-forwarder", []string{"FlightStatusScheduled"}},
+			} {
+				h, status := s.history(t, s.demoToken(t, tt.who), "/api/flights/"+f.ID)
+				var types []string
+				for _, e := range h {
+					types = append(types, e.Type)
+				}
+				if status != http.StatusOK || !slices.Equal(types, tt.types) {
+					t.Errorf("%s: = %d %v, want 200 %v", tt.who, status, types, tt.types)
+				}
 			}
 		})
 	}
