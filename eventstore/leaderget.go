@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -51,6 +52,15 @@ func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (first, las
 	// and must not be skipped when the answer is that none was.
 	if last, err = s.LastSequence(ctx); err != nil {
 		return 0, 0, err
+	}
+	// The server reckons in nanoseconds since 1970, in an int64: a moment
+	// before 1678 or after 2262 would wrap around (1600 taken for after
+	// every event). No event is stored before 1970, nor after 2262.
+	switch {
+	case t.Before(time.Unix(0, 0)):
+		t = time.Unix(0, 0)
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return last + 1, last, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

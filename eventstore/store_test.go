@@ -954,6 +954,11 @@ func TestFirstSequenceSinceIsTheFirstEventStoredAtOrAfterTheMoment(t *testing.T)
 				{"a moment between two decisions", moments[1], 3},
 				{"a moment after every event", time.Now(), 5},
 				{"long before the stream began", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), 1},
+				// The server holds a moment as nanoseconds since 1970 in
+				// an int64: one outside 1678 to 2262 must not wrap around.
+				{"in the year 1600", time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC), 1},
+				{"in the year 1", time.Time{}, 1},
+				{"in the year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), 5},
 			} {
 				got, last, err := s.FirstSequenceSince(ctx, tc.since)
 				if err != nil || got != tc.want || last != 4 {

@@ -642,7 +642,7 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, err // interrupted: the server is not to blame
+			return nil, nil, errInterrupted // the server is not to blame
 		}
 		var timeout net.Error
 		if errors.As(err, &timeout) && timeout.Timeout() {
@@ -666,6 +666,9 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	}
 	return raw, resp.Header, nil
 }
+
+// errInterrupted ends a command whose user interrupted it (Ctrl-C).
+var errInterrupted = errors.New("interrupted")
 
 // unreachable says in one line which cargod did not answer and why
 // ("connection refused"), from err, Go's account of a request that got

@@ -107,7 +107,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 		return enc.Encode(lineOf(r, stderr))
 	})
 	if ctx.Err() != nil {
-		err = errors.New("interrupted")
+		err = errInterrupted
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr

@@ -139,13 +139,15 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 		}
 		select {
 		case <-ctx.Done():
-			bar.end()
-			return nil, nil, fmt.Errorf("%w: the %s goes on in cargod (GET %s shows it)", ctx.Err(), kind, path)
+			err = errInterrupted
 		case <-time.After(pollEvery):
+			raw, err = client.call(ctx, http.MethodGet, path, nil)
 		}
-		raw, err = client.call(ctx, http.MethodGet, path, nil)
 	}
 	bar.end()
+	if errors.Is(err, errInterrupted) {
+		return nil, nil, fmt.Errorf("%w: the %s goes on in cargod, if it began (GET %s shows it)", err, kind, path)
+	}
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {
 		// The refusal names the job running, a rebuild or a verify: not

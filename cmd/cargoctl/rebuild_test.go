@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -191,5 +193,37 @@ func TestRebuildAndVerifyWriteAProgressLineAsOftenAsAReadOfTheStream(t *testing.
 				t.Errorf("%d lines, want %d:\n%s", got, tt.lines, buf.String())
 			}
 		})
+	}
+}
+
+// Interrupted while it follows a job, cargoctl says that the job goes on
+// in cargod, and where to follow it, in its own words.
+func TestAnInterruptedRebuildSaysTheJobGoesOnInCargod(t *testing.T) {
+	polled := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/auth/token":
+			fmt.Fprint(w, `{"accessToken":"t","tokenType":"Bearer","expiresIn":3600}`)
+		case r.URL.Path == "/api/admin/rebuild":
+			if r.Method == http.MethodGet {
+				select {
+				case polled <- struct{}{}:
+				default:
+				}
+			}
+			w.WriteHeader(http.StatusAccepted)
+			fmt.Fprint(w, `{"state":"running","phase":"replaying"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	ctx, interrupt := context.WithCancel(context.Background())
+	go func() { <-polled; interrupt() }()
+	var out, errOut bytes.Buffer
+	err := run(ctx, []string{"rebuild"}, adminEnv(srv.URL), &out, &errOut)
+	if want := "interrupted: the rebuild goes on in cargod, if it began (GET /api/admin/rebuild shows it)"; err == nil || err.Error() != want {
+		t.Errorf("interrupted, rebuild says %v, want %s", err, want)
 	}
 }

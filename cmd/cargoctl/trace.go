@@ -100,7 +100,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	})
 	if ctx.Err() != nil {
-		err = errors.New("interrupted")
+		err = errInterrupted
 	}
 	if errors.Is(err, errReaderGone) {
 		return nil // as head asked
