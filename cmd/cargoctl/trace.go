@@ -90,9 +90,9 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 			return nil
 		}
 		if found == 0 {
-			first = r.OccurredAt
+			first = momentOf(r)
 		}
-		found, last = found+1, r.OccurredAt
+		found, last = found+1, momentOf(r)
 		if *asJSON {
 			return enc.Encode(lineOf(r, stderr))
 		}
@@ -122,9 +122,19 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	return nil
 }
 
+// momentOf is when r happened: when its command decided it, or, for an
+// event whose envelope cannot be read (its time among what is lost), when
+// the stream stored it.
+func momentOf(r domain.Record) time.Time {
+	if r.OccurredAt.IsZero() {
+		return r.StoredAt
+	}
+	return r.OccurredAt
+}
+
 // traceLine is one event of a trace, for people.
 func traceLine(r domain.Record) string {
-	line := fmt.Sprintf("%s  #%-6d %s/%s  %s  by %s", r.OccurredAt.UTC().Format(utcMillis), r.Sequence,
+	line := fmt.Sprintf("%s  #%-6d %s/%s  %s  by %s", momentOf(r).UTC().Format(utcMillis), r.Sequence,
 		r.Aggregate.Type, r.Aggregate.ID, r.Type, or(r.Actor, "?"))
 	if r.Tenant != "" {
 		line += " for " + r.Tenant

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 func TestTraceTellsWhatOneRequestCaused(t *testing.T) {
@@ -90,5 +92,23 @@ func TestTraceWritesEachLineAsItFindsItSoThatHeadEndsTheRead(t *testing.T) {
 				t.Errorf("stderr %q, want the read to end at sequence 4", stderr)
 			}
 		})
+	}
+}
+
+// An event whose envelope cannot be read has no time of its own: a trace
+// shows when the stream stored it, not the year 1.
+func TestATraceLineOfAnUnreadableEventShowsWhenItWasStored(t *testing.T) {
+	stored := time.Date(2026, 11, 29, 6, 50, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name string
+		r    domain.Record
+		want string
+	}{
+		{"an event", domain.Record{Envelope: domain.Envelope{OccurredAt: stored.Add(-time.Second)}, StoredAt: stored}, "2026-11-29T06:49:59.000Z"},
+		{"an unreadable event", domain.Record{StoredAt: stored}, "2026-11-29T06:50:00.000Z"},
+	} {
+		if line := traceLine(tt.r); !strings.HasPrefix(line, tt.want) {
+			t.Errorf("%s: %q, want it to start with %s", tt.name, line, tt.want)
+		}
 	}
 }
