@@ -250,13 +250,13 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 	switch {
 	case rawURL == "":
 		p.Add("url", CodeRequired, "is required")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
 	case strings.ContainsFunc(rawURL, unicode.IsSpace):
 		// A URL holds no white space (RFC 3986); Go's parser lets a
 		// space in the path pass, and deliveries would go to another
 		// path ("/hooks " is sent as "/hooks%20").
 		p.Add("url", CodeInvalidFormat, "must not hold white space: write a space in a path as %%20")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		p.Add("url", CodeInvalidFormat, "must be an absolute http or https URL")
 	case strings.Contains(rawURL, "#"):
 		// A client never sends a fragment: the receiver would see
 		// another URL than the one registered.

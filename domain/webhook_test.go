@@ -199,6 +199,7 @@ func TestAWebhookIsRefusedWithAMessageOfMeasure(t *testing.T) {
 		{"a URL of no host nor port", "http://:/hooks", []string{"*"}, "url", CodeInvalidFormat, "must name a host: : names none"},
 		{"a URL with a space after it", "https://192.0.2.1/hooks ", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
 		{"a URL with a space in its path", "https://192.0.2.1/my hooks", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
+		{"a URL with a space in its host", "http://exa mple.com/", []string{"*"}, "url", CodeInvalidFormat, "must not hold white space"},
 		{"a URL with a tab in its query", "https://192.0.2.1/hooks?a=\tb", []string{"*"}, "url", CodeInvalidFormat, "must"},
 		{"a URL with a fragment", "https://192.0.2.1/hooks#cargo", []string{"*"}, "url", CodeInvalidFormat, "must not have a fragment"},
 		{"a URL with an empty fragment", "https://192.0.2.1/hooks#", []string{"*"}, "url", CodeInvalidFormat, "must not have a fragment"},

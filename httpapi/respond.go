@@ -155,21 +155,20 @@ func unmarshal(body []byte, dst any) error {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		var p domain.Problems
 		field := clientPath(reflect.TypeOf(dst), typeErr.Field)
-		if numberOutOfRange(typeErr) {
+		// Decoding names the first value of a wrong type; the walk names
+		// every one, and what it finds besides, so that a client mends
+		// its body at one go. encoding/json names an array's element by
+		// the array ("pieces" for pieces[1]): the walk's name of it, where
+		// it has one, is the one given.
+		walked := walkBody(body, dst, true).problems
+		switch {
+		case slices.ContainsFunc(walked, func(o domain.FieldError) bool { return isWithin(o.Field, field) }):
+		case numberOutOfRange(typeErr):
 			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
-		} else {
+		default:
 			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
-		// Decoding names the first value of a wrong type; the walk names
-		// the others, and what it finds besides, so that a client mends
-		// its body at one go. encoding/json names an array's element by
-		// the array ("pieces" for pieces[1]): the walk's name of it goes.
-		for _, other := range walkBody(body, dst, true).problems {
-			if !isWithin(other.Field, field) {
-				p = append(p, other)
-			}
-		}
-		return p.Err()
+		return append(p, walked...).Err()
 	case errors.As(err, &typeErr):
 		return domain.Errorf(domain.InvalidRequest, "the body must be a JSON object, not %s", typeErr.Value)
 	case err != nil:
@@ -389,6 +388,12 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 		}
 		for i := 0; w.more(']'); i++ {
 			w.at = append(w.at, pathStep{index: i, element: true})
+			// Decoding takes null for the zero value, which no element
+			// of a list means ("" for a name): only a list of pointers
+			// or of anything holds it.
+			if w.skipSpace(); elem != nil && elem.Kind() != reflect.Pointer && elem.Kind() != reflect.Interface && bytes.HasPrefix(w.body[w.pos:], []byte("null")) {
+				w.problems.Add(w.path(), "INVALID_TYPE", "must be %s, not null", jsonKind(elem.Kind().String()))
+			}
 			w.walkValue(elem)
 			w.at = w.at[:len(w.at)-1]
 		}

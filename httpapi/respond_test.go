@@ -80,8 +80,13 @@ func TestUnmarshalNamesEveryValueOfAWrongKindAtOnce(t *testing.T) {
 			"pieces INVALID_RANGE 1e20 is out of range; notes INVALID_TYPE must be a string, not object; " +
 				"airlineFilter[1] INVALID_TYPE must be a string, not number; airlineFilter[2] INVALID_TYPE must be a string, not bool"},
 		// encoding/json names an element by its array: the walk's name
-		// of the same element is not given twice.
-		{`{"airlineFilter":[1],"routing":[]}`, &rfqRequest{}, "airlineFilter INVALID_TYPE must be a string, not number; routing INVALID_TYPE must be an object, not array"},
+		// of it is given, and only once.
+		{`{"airlineFilter":[1],"routing":[]}`, &rfqRequest{}, "airlineFilter[0] INVALID_TYPE must be a string, not number; routing INVALID_TYPE must be an object, not array"},
+		// null is no element of a list of strings (decoding takes it
+		// for ""), whether or not decoding refused another value.
+		{`{"airlineFilter":["LH",null]}`, &rfqRequest{}, "airlineFilter[1] INVALID_TYPE must be a string, not null"},
+		{`{"airlineFilter":[null, 7],"pieces":"1"}`, &rfqRequest{},
+			"airlineFilter[0] INVALID_TYPE must be a string, not null; airlineFilter[1] INVALID_TYPE must be a string, not number; pieces INVALID_TYPE must be a whole number, not string"},
 		{`{"routing":"FRA","ROUTING":{},"notes":"a\u0000"}`, &rfqRequest{},
 			"routing INVALID_TYPE must be an object, not string; ROUTING INVALID_FORMAT field names are case-sensitive: this is \"routing\"; " +
 				"notes INVALID_FORMAT must not contain the character U+0000 (at character 2)"},
@@ -110,10 +115,10 @@ func TestUnmarshalNamesAFieldOfAnEmbeddedStructAsTheClientWroteIt(t *testing.T) 
 		want string // first field and code
 	}{
 		{`{"weightBreaks":[]}`, "weightBreaks INVALID_TYPE"},
-		{`{"weightBreaks":{"N":"4.5"}}`, "weightBreaks INVALID_TYPE"},
+		{`{"weightBreaks":{"N":"4.5"}}`, "weightBreaks.N INVALID_TYPE"},
 		{`{"currency":1}`, "currency INVALID_TYPE"},
 		{`{"minimumCharge":1e400}`, "minimumCharge INVALID_RANGE"},
-		{`{"notAccepted":[1]}`, "notAccepted INVALID_TYPE"},
+		{`{"notAccepted":[1]}`, "notAccepted[0] INVALID_TYPE"},
 		{`{"volumeDivisor":"6000"}`, "volumeDivisor INVALID_TYPE"},
 	}
 	for _, tt := range tests {
@@ -329,7 +334,7 @@ func TestUnmarshalTakesWholeNumbersAsFractionsInEveryWholeNumberField(t *testing
 		{`{"count":255.0}`, `{ 255 map[] [] [0 0]}`},
 		{`{"count":256.0}`, "count INVALID_TYPE"},
 		{`{"count":-1.0}`, "count INVALID_TYPE"},
-		{`{"pair":[1.5,1.0]}`, "pair INVALID_TYPE"},
+		{`{"pair":[1.5,1.0]}`, "pair[0] INVALID_TYPE"},
 		{`{"counts":{"a":1.0,"a":2}}`, "counts.a DUPLICATE"},
 		// Only where a whole number is expected: a RawMessage keeps the
 		// text it was sent as.
