@@ -59,7 +59,8 @@ type ManifestSubmitted struct {
 	Dropped []Load `json:"dropped,omitempty"`
 	// FoundOnBoard are the shipments a revised manifest of a departed
 	// flight adds to it (cargo found on board): they departed with it,
-	// at DepartedAt, and get its DEP with their MAN.
+	// at DepartedAt, and get its DEP with their MAN (see
+	// FoundOnBoardStatus).
 	FoundOnBoard   []string  `json:"foundOnBoard,omitempty"`
 	DepartedAt     time.Time `json:"departedAt,omitzero"`
 	SubmittedAt    time.Time `json:"submittedAt"`

@@ -175,11 +175,15 @@ func DroppedStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
 
 // FoundOnBoardStatus is the DEP a revised manifest of a departed flight
 // gives a shipment it adds (see ManifestSubmitted.FoundOnBoard): the
-// flight's departure, as its change gave the shipments on board then.
+// flight's departure, as its change gave the shipments on board then. It
+// is dated when the manifest told it, right after the MAN, its notes
+// saying when the flight departed: dated at the departure, before the
+// MAN, it would leave the MAN the shipment's latest status while it is in
+// the air.
 func FoundOnBoardStatus(m ManifestSubmitted, l Load) ShipmentStatusRecorded {
-	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID + "-DEP", StatusCode: "DEP", EventDate: m.DepartedAt,
-		Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: "departed on " + m.FlightID + ", found on board", RecordedAt: m.SubmittedAt,
-		Source: StatusFromFlight, FlightID: m.FlightID}
+	notes := "departed on " + m.FlightID + " at " + m.DepartedAt.UTC().Format(time.RFC3339) + ", found on board"
+	return ShipmentStatusRecorded{AWBNumber: l.AWBNumber, StatusEventID: m.ManifestID + "-DEP", StatusCode: "DEP", EventDate: m.SubmittedAt,
+		Location: m.Origin, Pieces: &l.Pieces, Weight: &l.WeightKg, Notes: notes, RecordedAt: m.SubmittedAt, Source: StatusFromFlight, FlightID: m.FlightID}
 }
 
 // OffloadedStatus is the DIS/OFLD status an offload gives its shipment,

@@ -62,7 +62,9 @@ func (s *Store) recordFrom(subject string, seq uint64, stored time.Time, h nats.
 	// event id, an actor) would keep all of it, some 600 bytes. Each gets
 	// memory of its own here, once, for every holder.
 	own := func(key string) string { return strings.Clone(h.Get(key)) }
-	r := domain.Record{Aggregate: agg, Sequence: seq, StoredAt: stored, Envelope: domain.Envelope{
+	// UTC, whichever way it was read (a consumer's metadata gives local
+	// time): a snapshot holds it, and compares equal to a replay's.
+	r := domain.Record{Aggregate: agg, Sequence: seq, StoredAt: stored.UTC(), Envelope: domain.Envelope{
 		EventID: own(hdrEventID), CommandID: own(hdrCommandID), CorrelationID: own(hdrCorrelationID),
 		CausationID: own(hdrCausationID), Actor: own(hdrActor), Tenant: own(hdrTenant), ClientIP: own(hdrClientIP), Data: data,
 	}}

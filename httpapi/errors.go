@@ -126,8 +126,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case errors.Is(err, projections.ErrBehind):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "this replica's read models have not caught up yet; retry"
 	case errors.Is(err, domain.ErrUnknownEventType):
-		body.Error, body.ErrorDescription = codeServiceUnavailable, "the resource holds an event of a newer version of the service than this replica runs, "+
-			"so this replica decides nothing on it; nothing was done: retry (a replica of the newer version can)"
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "the resource holds an event this replica cannot read, so it decides nothing on it; "+
+			"nothing was done: retry (an event of a newer version of the service, during an upgrade, is read by a replica of that version; "+
+			"one damaged is reported by cargoctl verify, to the operator)"
 	case errors.Is(err, domain.ErrStoreUnavailable) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time; retry"
 	case errors.Is(err, domain.ErrStoreUnavailable):

@@ -414,7 +414,7 @@ func (d *Dispatcher) awaitFirstAttempts(ctx context.Context, sends *sync.WaitGro
 		}
 		// An id of its own each time: the queue keeps an id once an
 		// hour, cancelled or not, and the event may come again.
-		a.standIn = a.j.DeliveryID + "~inline~" + uuid.NewString()
+		a.standIn = a.j.DeliveryID + standInMark + uuid.NewString()
 		standIns = append(standIns, domain.Job{ID: a.standIn, Data: raw, Due: time.Now().Add(standInDue)})
 	}
 	if err := d.put(ctx, standIns...); err != nil {
@@ -589,7 +589,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 		}
 		return d.putBack(ctx, id, j, 0)
 	}
-	if j.Tried == 0 && d.followedUp(ctx, j) {
+	if standsIn(id) && d.followedUp(ctx, j) {
 		return 0
 	}
 	w, live, err := d.subscription(ctx, j)
@@ -643,8 +643,16 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	return later
 }
 
-// followedUp is whether the first attempt of j, a job that makes one, is
-// made already and followed up: in the delivery log, and its delivery
+// standInMark marks the id of a job standing in for a first attempt. Put
+// back (no turn free, say), it goes on under its delivery's next id, as
+// any job does, and is no stand-in any more: it makes its attempt, as a
+// retry of the delivery would otherwise share that id.
+const standInMark = "~inline~"
+
+func standsIn(id string) bool { return strings.Contains(id, standInMark) }
+
+// followedUp is whether the first attempt of j, a job standing in for it,
+// is made already and followed up: in the delivery log, and its delivery
 // over, retried, or its retry waiting in the queue. j then stood in for
 // that attempt while it was under way, and the process died before taking
 // it out; the event came again and made the attempt meanwhile. Made

@@ -1711,7 +1711,17 @@ func TestAStandInForAFirstAttemptMadeAgainSinceIsDoneWithoutAnAttempt(t *testing
 	if d.send(ctx, "delivered~1", marshal(t, retry), 1); requests.Load()-before != 1 {
 		t.Errorf("a retry of a delivery attempted made %d requests, want 1", requests.Load()-before)
 	}
-	if len(recorded.all) != 3 {
-		t.Errorf("%d attempts recorded, want the 3 made", len(recorded.all))
+	// A stand-in put back (no turn free, say) goes on under its
+	// delivery's next id, which a retry of the delivery may have too: it
+	// makes its attempt, or the retry's requeue, kept once under that id,
+	// would be lost.
+	putBack := standIn("waiting")
+	putBack.Requeued = 1
+	before = requests.Load()
+	if d.send(ctx, "waiting~1", marshal(t, putBack), 1); requests.Load()-before != 1 {
+		t.Errorf("a stand-in put back made %d requests, want 1", requests.Load()-before)
+	}
+	if len(recorded.all) != 4 {
+		t.Errorf("%d attempts recorded, want the 4 made", len(recorded.all))
 	}
 }

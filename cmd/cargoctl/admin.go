@@ -584,7 +584,7 @@ func (c *apiClient) requestToken(ctx context.Context) ([]byte, error) {
 		select {
 		case <-time.After(apiErr.retryAfter):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, errInterrupted
 		}
 	}
 }
@@ -654,6 +654,9 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, errInterrupted
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: reading the response: %w", method, req.URL.Redacted(), err)
 	}
