@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/countread"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -78,12 +79,12 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 	// cluster, the servers of an object store just made answer direct gets
 	// a moment after the answer to its making (a put at once after Objects
 	// failed so once in 300, on three nodes).
-	read := &counted{r: fullReader{contextReader{ctx, r}}}
+	read := &countread.Reader{R: fullReader{contextReader{ctx, r}}}
 	deadline := time.Now().Add(commitTimeout)
 	for {
 		info, err := o.store.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: objectChunk}},
 			read)
-		if noResponders(err) && read.n == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		if noResponders(err) && read.N == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 			pause(ctx, jetstream.DefaultPubRetryWait)
 			continue
 		}
@@ -92,18 +93,6 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 		}
 		return int64(info.Size), nil
 	}
-}
-
-// counted counts the bytes read through it.
-type counted struct {
-	r io.Reader
-	n int64
-}
-
-func (c *counted) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Get returns a reader of the object name, which the caller must close,

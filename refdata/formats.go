@@ -475,6 +475,35 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q: %s", format, FormatsOf(domain.RefCommodities))
 }
 
+// EntryKey is, for a file of format whose first line is header, a
+// function naming the entry each of its lines belongs to, where an entry
+// may take several lines that must be read together (a UN number's rows
+// of the dangerous-goods table: together they give its classes and
+// packing groups); nil for a format whose every line is an entry of its
+// own. An importer that sends a file in parts keeps an entry's lines in
+// one part: read in two, the entry would be stored twice, the second
+// time from its later lines alone.
+func EntryKey(format, header string) func(line string) string {
+	if format != FormatDangerousGoods {
+		return nil
+	}
+	fields, err := splitLine(strings.TrimPrefix(header, "\ufeff"), ',')
+	if err != nil {
+		return nil
+	}
+	id, ok := columnIndex(fields)["id_number"]
+	if !ok {
+		return nil
+	}
+	return func(line string) string {
+		rec, err := splitLine(line, ',')
+		if err != nil || id >= len(rec) {
+			return ""
+		}
+		return strings.ToUpper(strings.ReplaceAll(rec[id], " ", ""))
+	}
+}
+
 // dangerousGoodEntries gathers the entries of one UN number.
 type dangerousGoodEntries struct {
 	classes, groups, names []string

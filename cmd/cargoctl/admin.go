@@ -453,7 +453,7 @@ const apiTimeout = 30 * time.Second
 // register adds the connection flags that fs does not define already.
 func (c *connFlags) register(fs *flag.FlagSet) {
 	c.timeout = apiTimeout
-	fs.Var(positiveDuration{&c.timeout}, "timeout", "how long to `wait` for each answer of the API: a server that takes the connection and never answers fails after it (default 30s)")
+	fs.Var(positiveDuration{&c.timeout}, "timeout", "how long to `wait` for each answer of the API: a server that takes the connection and never answers fails after it")
 	for _, f := range []struct {
 		p           *string
 		name, usage string

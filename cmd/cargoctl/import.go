@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/countread"
 	"github.com/cargostream/cargostream/refdata"
 )
 
@@ -40,9 +41,14 @@ var importKinds = map[string]struct{ kind, format string }{
 	"dangerous-goods": {"commodities", "dangerous-goods"},
 }
 
-// importChunkLines is how many lines go in one request: well below the
-// server's body limit for any of the formats.
-const importChunkLines = 3000
+// A request holds up to importChunkLines lines and importChunkBytes
+// bytes, whichever comes first (rows of long names would otherwise pass
+// the server's body limit, 1 MiB by default), but for the lines of an
+// entry that goes on past them (see refdata.EntryKey).
+const (
+	importChunkLines = 3000
+	importChunkBytes = 512 << 10
+)
 
 // importMaxLine is the longest line read: longer than any row of the
 // formats by far, and well below the server's default body limit (1 MiB).
@@ -91,32 +97,38 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer f.Close()
-	info, _ := f.Stat()
-	switch {
-	case info != nil && info.IsDir():
+	if info, err := f.Stat(); err == nil && info.IsDir() {
 		// Opened all the same; its read would fail saying that lines 1-0
 		// are imported.
 		return fmt.Errorf("%s is a directory, not a file", positional[1])
-	case info != nil && info.Mode().IsRegular() && info.Size() == 0:
+	}
+	// Read through a reader that counts, for the progress of a file of a
+	// known size, and looked into first: a pipe too may bring nothing, or
+	// a compressed file.
+	var size int64
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	read := &countread.Reader{R: f}
+	in := bufio.NewReaderSize(read, 64<<10)
+	switch head, _ := in.Peek(2); {
+	case len(head) == 0:
 		// A download cut short imports nothing; it must not look done.
 		return fmt.Errorf("%s is empty: nothing to import", positional[1])
-	}
-	if head := make([]byte, 2); info != nil && info.Mode().IsRegular() {
-		if n, _ := f.ReadAt(head, 0); n == 2 && head[0] == 0x1f && head[1] == 0x8b {
-			return fmt.Errorf("%s is compressed (gzip): decompress it first (gunzip -k %s)", positional[1], positional[1])
-		}
+	case len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return fmt.Errorf("%s is compressed (gzip): decompress it first (gunzip -k %s)", positional[1], positional[1])
 	}
 	if err := client.authorize(ctx); err != nil {
 		return err
 	}
 
 	total := importReport{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), importMaxLine)
 	var header string
+	var entryOf func(string) string
 	var chunk strings.Builder
-	line, chunkStart, lines := 0, 1, 0
-	var read int64
+	line, chunkStart, lines, blank := 0, 1, 0, 0
 	send := func() error {
 		if lines == 0 {
 			return nil
@@ -126,6 +138,13 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			q.Set("format", *format)
 		}
 		body, err := client.send(ctx, "POST", "/api/admin/reference/"+k.kind+"?"+q.Encode(), "text/csv", []byte(chunk.String()))
+		if errors.Is(err, errInterrupted) {
+			// The server stores a request's rows in parts: some of
+			// these may be in. Stored rows change nothing when sent
+			// again.
+			return fmt.Errorf("%w: lines 1-%d are imported, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
+				err, chunkStart-1, chunkStart, line)
+		}
 		if err != nil {
 			return fmt.Errorf("lines %d-%d: %w", chunkStart, line, err)
 		}
@@ -140,23 +159,40 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		total.Unchanged += r.Unchanged
 		total.Skipped += r.Skipped
 		total.Rejected = append(total.Rejected, r.Rejected...)
-		if info != nil && info.Size() > 0 {
-			fmt.Fprintf(stderr, "%s: %d lines (%d%%), %d changed, %d rejected\n", positional[0], line, read*100/info.Size(), total.Changed, len(total.Rejected))
+		if size > 0 {
+			fmt.Fprintf(stderr, "%s: %d lines (%d%%), %d changed, %d rejected\n", positional[0], line, min(read.N*100/size, 100), total.Changed, len(total.Rejected))
+		} else {
+			fmt.Fprintf(stderr, "%s: %d lines, %d changed, %d rejected\n", positional[0], line, total.Changed, len(total.Rejected))
 		}
 		chunk.Reset()
 		lines = 0
 		return nil
 	}
+	lastEntry := ""
 	for sc.Scan() {
 		line++
-		read += int64(len(sc.Bytes()) + 1)
 		text := sc.Text()
+		if strings.TrimSpace(text) == "" {
+			blank++ // no row, as the server reads it
+		}
 		// Every format but OpenFlights starts with a header, which each
 		// chunk repeats. An OpenFlights file is told by its format, as
 		// the server tells it: its first row need not be the one of id 1.
 		if line == 1 && or(*format, refdata.DetectFormat(positional[0], text)) != refdata.FormatOpenFlights {
 			header = text
+			entryOf = refdata.EntryKey(or(*format, refdata.DetectFormat(k.kind, text)), header)
 		}
+		entry := ""
+		if entryOf != nil && line > 1 {
+			entry = entryOf(text)
+		}
+		full := lines >= importChunkLines || chunk.Len()+len(text) >= importChunkBytes
+		if full && (entry == "" || entry != lastEntry) {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		lastEntry = entry
 		if lines == 0 {
 			chunkStart = line
 			if header != "" && line > 1 {
@@ -165,11 +201,6 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		chunk.WriteString(text + "\n")
 		lines++
-		if lines >= importChunkLines {
-			if err := send(); err != nil {
-				return err
-			}
-		}
 	}
 	// What was read before a line that cannot be goes in all the same, so
 	// that the message can say exactly where the import stopped.
@@ -187,9 +218,10 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	case readErr != nil:
 		return fmt.Errorf("reading %s after line %d (lines 1-%d are imported): %w", positional[1], line, line, readErr)
 	}
-	// The rows are the file's lines but its header, which holds no data;
-	// the rejected ones are named by their lines in the file.
-	rows := line
+	// The rows are the file's lines but its header, which holds no data,
+	// and blank ones; the rejected ones are named by their lines in the
+	// file.
+	rows := line - blank
 	if header != "" {
 		rows--
 	}

@@ -204,3 +204,46 @@ func TestAFormatNotToldOrNamedWrongIsRefusedWithTheFormatsOfItsKind(t *testing.T
 		})
 	}
 }
+
+// A file goes in parts, but the rows of one entry of the dangerous-goods
+// table (a UN number's packing groups) go in one: split, the entry was
+// stored from its later rows alone, and changed again by every import of
+// the same file. Parts also stay within the server's body limit, however
+// long the rows.
+func TestAnImportKeepsAnEntrysRowsTogetherAndItsPartsWithinTheBodyLimit(t *testing.T) {
+	url := startServer(t)
+	dir := t.TempDir()
+	var dg strings.Builder
+	dg.WriteString("row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note\n")
+	for i := range importChunkLines - 2 { // lines 2 to 2999
+		fmt.Fprintf(&dg, "%d,UN%04d,%04d,Substance %d,,3,II,3,,,5 L,60 L,E,\n", i, 4000+i, 4000+i, i)
+	}
+	for _, pg := range []string{"I", "II", "III"} { // lines 3000 to 3002: a part ends after 3000
+		fmt.Fprintf(&dg, "9,UN3287,3287,\"Toxic liquid, inorganic, n.o.s.\",,6.1,%s,6.1,,G,1 L,30 L,A,\n", pg)
+	}
+	dgFile := filepath.Join(dir, "dg.csv")
+	if err := os.WriteFile(dgFile, []byte(dg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// 2999 UN numbers, each stored once (split, UN3287 was stored twice,
+	// and again by each import of the file).
+	for _, want := range []string{"2999 changed, 0 unchanged", "0 changed, 2999 unchanged"} {
+		out, errOut, err := runCmd(t, adminEnv(url), "import", "dangerous-goods", dgFile)
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("import: %v, %s\n%s; want %s", err, out, errOut, want)
+		}
+	}
+
+	var long strings.Builder
+	long.WriteString("code,name,hsCode,dangerousGoods,unNumber\n")
+	for i := range 3000 { // 1.4 MB: more than a request's 1 MiB
+		fmt.Fprintf(&long, "LONG%05d,%s,8471,false,\n", i, strings.Repeat("Widget part assembly ", 22)[:450])
+	}
+	longFile := filepath.Join(dir, "long.csv")
+	if err := os.WriteFile(longFile, []byte(long.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := runCmd(t, adminEnv(url), "import", "commodities", longFile); err != nil || !strings.Contains(out, "3000 rows; 3000 changed") {
+		t.Errorf("an import of long rows: %v, %s\n%s", err, out, errOut)
+	}
+}
