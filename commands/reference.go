@@ -57,7 +57,7 @@ func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.Refe
 func referenceChunks(b domain.ReferenceChanged) []domain.ReferenceChanged {
 	var out []domain.ReferenceChanged
 	part := func() domain.ReferenceChanged {
-		return domain.ReferenceChanged{Kind: b.Kind, Source: b.Source, ChangedAt: b.ChangedAt}
+		return domain.ReferenceChanged{Kind: b.Kind, Source: b.Source, Stated: b.Stated, ChangedAt: b.ChangedAt}
 	}
 	for rows := b.Airports; len(rows) > 0; rows = rows[min(referenceChunk, len(rows)):] {
 		c := part()

@@ -107,7 +107,11 @@ type ReferenceChanged struct {
 	Airlines    []Airline        `json:"airlines,omitempty"`
 	Commodities []KnownCommodity `json:"commodities,omitempty"`
 	Source      string           `json:"source"` // file or "built-in"
-	ChangedAt   time.Time        `json:"changedAt"`
+	// Stated are the yes-or-no fields (by Go name) that the rows' source
+	// states, false included, where another leaves them false for not
+	// knowing (see DecideReferenceChange).
+	Stated    []string  `json:"stated,omitempty"`
+	ChangedAt time.Time `json:"changedAt"`
 }
 
 func (ReferenceChanged) EventType() string { return "ReferenceChanged" }
@@ -148,21 +152,21 @@ func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
 
 // DecideReferenceChange keeps only the rows that are new or differ from
 // what is stored; nothing changed, no event. A row never empties what is
-// stored: a field it leaves empty (or false) keeps the stored value, since
+// stored: a field it leaves empty keeps the stored value, since
 // the sources each know part of a row (OPTD has no countries, the merged
 // airlines file no ICAO code for some), and importing one after another
 // must add up, not wipe out.
 func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
-	c.Airports = changed(r.Airports, c.Airports, Airport.Key)
-	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key)
-	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key)
+	c.Airports = changed(r.Airports, c.Airports, Airport.Key, c.Stated)
+	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key, c.Stated)
+	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key, c.Stated)
 	if len(c.Airports)+len(c.Airlines)+len(c.Commodities) == 0 {
 		return nil, nil
 	}
 	return []Event{c}, nil
 }
 
-func changed[T any](m map[string]T, rows []T, key func(T) string) []T {
+func changed[T any](m map[string]T, rows []T, key func(T) string, stated []string) []T {
 	var out []T
 	seen := map[string]bool{}
 	for _, row := range slices.Backward(rows) { // the last of repeated keys wins
@@ -173,7 +177,7 @@ func changed[T any](m map[string]T, rows []T, key func(T) string) []T {
 		seen[k] = true
 		old, ok := m[k]
 		if ok {
-			row = keepKnown(old, row)
+			row = keepKnown(old, row, stated)
 		}
 		if !ok || !reflect.DeepEqual(old, row) {
 			out = append(out, row)
@@ -184,11 +188,18 @@ func changed[T any](m map[string]T, rows []T, key func(T) string) []T {
 }
 
 // keepKnown is row with each field it leaves empty (its zero value) taken
-// from old.
-func keepKnown[T any](old, row T) T {
+// from old, but a yes-or-no field its source states: false is then what
+// the row says (a commodity is not dangerous goods, or may go on a cargo
+// aircraft after all), and an import that said otherwise is corrected by
+// the next.
+func keepKnown[T any](old, row T, stated []string) T {
 	o, r := reflect.ValueOf(old), reflect.ValueOf(&row).Elem()
 	for i := range r.NumField() {
-		if f := r.Field(i); f.IsZero() {
+		f := r.Field(i)
+		if f.Kind() == reflect.Bool && slices.Contains(stated, r.Type().Field(i).Name) {
+			continue
+		}
+		if f.IsZero() {
 			f.Set(o.Field(i))
 		}
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,38 @@ func TestDecideReferenceChange(t *testing.T) {
 	}
 	if events, _ := DecideReferenceChange(stored, ReferenceChanged{Airports: []Airport{{IATACode: "FRA", Name: "Frankfurt am Main", Timezone: "Europe/Berlin"}}}); len(events) != 0 {
 		t.Errorf("an airport without a country changed the stored one: %+v", events)
+	}
+}
+
+// A yes or no that a row's source states is what the row says, false
+// included: a commodity marked dangerous goods by mistake is corrected by
+// the next import. One its source does not know (a cargo aircraft's ban,
+// which only the dangerous-goods table tells) is kept.
+func TestAStatedNoReplacesAStoredYes(t *testing.T) {
+	stored := given(EvolveReference, ReferenceChanged{Commodities: []KnownCommodity{
+		{Code: "TESTDG", Name: "Test goods", HSCode: "8471", DangerousGoods: true},
+		{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090", CargoAircraftForbidden: true},
+	}})
+	for _, tt := range []struct {
+		name   string
+		row    KnownCommodity
+		stated []string
+		want   string // dangerousGoods and cargoAircraftForbidden after
+	}{
+		{"our commodities CSV says no", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, []string{"DangerousGoods"}, "false false"},
+		{"a source that does not say", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, nil, "true false"},
+		{"the dangerous-goods table says it may fly", KnownCommodity{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090"},
+			[]string{"DangerousGoods", "CargoAircraftForbidden"}, "true false"},
+		{"our commodities CSV knows nothing of flying", KnownCommodity{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090"},
+			[]string{"DangerousGoods"}, "true true"},
+	} {
+		events, err := DecideReferenceChange(stored, ReferenceChanged{Commodities: []KnownCommodity{tt.row}, Stated: tt.stated})
+		got := stored.Commodities[tt.row.Code]
+		if len(events) == 1 {
+			got = events[0].(ReferenceChanged).Commodities[0]
+		}
+		if s := fmt.Sprint(got.DangerousGoods, " ", got.CargoAircraftForbidden); err != nil || s != tt.want {
+			t.Errorf("%s: %s, %v; want %s", tt.name, s, err, tt.want)
+		}
 	}
 }

@@ -113,7 +113,7 @@ func (s *Server) handleImportReference() handlerFunc {
 		if source == "" {
 			source = "upload"
 		}
-		batch := domain.ReferenceChanged{Kind: kind, Source: source}
+		batch := domain.ReferenceChanged{Kind: kind, Source: source, Stated: refdata.StatedFlags(format)}
 		report := views.ImportReportJSON{Kind: kind, Format: format}
 		switch kind {
 		case domain.RefAirports:

@@ -475,6 +475,21 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q: %s", format, FormatsOf(domain.RefCommodities))
 }
 
+// StatedFlags are the yes-or-no fields (by Go name) that a file of format
+// states for every row, false included: our commodities CSV whether a
+// commodity is dangerous goods (its column left empty is false); the
+// dangerous-goods table that, and whether a UN number may go on a cargo
+// aircraft. Other formats leave them false for not knowing them.
+func StatedFlags(format string) []string {
+	switch format {
+	case FormatCommodities:
+		return []string{"DangerousGoods"}
+	case FormatDangerousGoods:
+		return []string{"DangerousGoods", "CargoAircraftForbidden"}
+	}
+	return nil
+}
+
 // EntryKey is, for a file of format whose first line is header, a
 // function naming the entry each of its lines belongs to, where an entry
 // may take several lines that must be read together (a UN number's rows

@@ -787,3 +787,19 @@ func TestImportingTheRealAirlineFilesAddsUp(t *testing.T) {
 		}
 	}
 }
+
+// The flags a format states are yes-or-no fields of a commodity, named as
+// the decision that keeps or replaces them finds them.
+func TestTheFlagsAFormatStatesAreFieldsOfACommodity(t *testing.T) {
+	commodity := reflect.TypeFor[domain.KnownCommodity]()
+	for _, format := range Formats[domain.RefCommodities] {
+		for _, name := range StatedFlags(format) {
+			if f, ok := commodity.FieldByName(name); !ok || f.Type.Kind() != reflect.Bool {
+				t.Errorf("%s states %s, which is no yes-or-no field of a commodity", format, name)
+			}
+		}
+	}
+	if len(StatedFlags(FormatDangerousGoods)) != 2 || len(StatedFlags(FormatHSCodes)) != 0 {
+		t.Errorf("stated: dangerous goods %v, hs codes %v", StatedFlags(FormatDangerousGoods), StatedFlags(FormatHSCodes))
+	}
+}
