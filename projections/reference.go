@@ -14,15 +14,15 @@ import (
 type Reference struct {
 	mu sync.RWMutex
 
-	airports          map[string]domain.Airport // by IATA code
-	airportOrder      []string                  // IATA codes, sorted
-	airportByICAO     map[string]string
+	airports          map[string]domain.Airport  // by IATA code
+	airportOrder      []string                   // IATA codes, sorted
+	airportsByICAO    map[string]map[string]bool // two may share one (Berlin's old and new airports, in OpenFlights)
 	airportsByCountry map[string]map[string]bool
 
 	airlines        map[string]domain.Airline // by Key (IATA and ICAO codes)
 	airlineOrder    []string                  // keys, sorted
 	airlinesByIATA  map[string]map[string]bool
-	airlineByICAO   map[string]string
+	airlinesByICAO  map[string]map[string]bool
 	airlineByPrefix map[string]string
 
 	commodities    map[string]domain.KnownCommodity // by code
@@ -33,8 +33,8 @@ type Reference struct {
 // NewReference returns an empty reference read model.
 func NewReference() *Reference {
 	return &Reference{
-		airports: map[string]domain.Airport{}, airportByICAO: map[string]string{}, airportsByCountry: map[string]map[string]bool{},
-		airlines: map[string]domain.Airline{}, airlinesByIATA: map[string]map[string]bool{}, airlineByICAO: map[string]string{}, airlineByPrefix: map[string]string{},
+		airports: map[string]domain.Airport{}, airportsByICAO: map[string]map[string]bool{}, airportsByCountry: map[string]map[string]bool{},
+		airlines: map[string]domain.Airline{}, airlinesByIATA: map[string]map[string]bool{}, airlinesByICAO: map[string]map[string]bool{}, airlineByPrefix: map[string]string{},
 		commodities: map[string]domain.KnownCommodity{}, dangerousGoods: map[string]string{},
 	}
 }
@@ -49,14 +49,14 @@ func (m *Reference) Apply(_ domain.Record, e domain.Event) {
 	defer m.mu.Unlock()
 	for _, a := range c.Airports {
 		if old, ok := m.airports[a.IATACode]; ok {
-			delete(m.airportByICAO, old.ICAOCode)
+			delete(m.airportsByICAO[old.ICAOCode], old.IATACode)
 			delete(m.airportsByCountry[old.Country], old.IATACode)
 		} else {
 			m.airportOrder = insertSorted(m.airportOrder, a.IATACode)
 		}
 		m.airports[a.IATACode] = a
 		if a.ICAOCode != "" {
-			m.airportByICAO[a.ICAOCode] = a.IATACode
+			addToSet(m.airportsByICAO, a.ICAOCode, a.IATACode)
 		}
 		addToSet(m.airportsByCountry, a.Country, a.IATACode)
 	}
@@ -72,7 +72,7 @@ func (m *Reference) Apply(_ domain.Record, e domain.Event) {
 		m.airlines[key] = a
 		addToSet(m.airlinesByIATA, a.IATACode, key)
 		if a.ICAOCode != "" {
-			m.airlineByICAO[a.ICAOCode] = key
+			addToSet(m.airlinesByICAO, a.ICAOCode, key)
 		}
 		if a.Prefix != "" {
 			m.airlineByPrefix[a.Prefix] = key
@@ -168,7 +168,7 @@ func (m *Reference) Airports(f AirportFilter, page, limit int) ([]domain.Airport
 	case f.IATACode != "":
 		ids = []string{f.IATACode}
 	case f.ICAOCode != "":
-		ids = []string{m.airportByICAO[f.ICAOCode]}
+		ids = sortedKeys(m.airportsByICAO[f.ICAOCode])
 	case f.Country != "":
 		ids = sortedKeys(m.airportsByCountry[f.Country])
 	}
@@ -193,7 +193,7 @@ func (m *Reference) Airlines(f AirlineFilter, page, limit int) ([]domain.Airline
 	case f.IATACode != "":
 		ids = sortedKeys(m.airlinesByIATA[f.IATACode])
 	case f.ICAOCode != "":
-		ids = []string{m.airlineByICAO[f.ICAOCode]}
+		ids = sortedKeys(m.airlinesByICAO[f.ICAOCode])
 	}
 	name, alliance := strings.ToLower(f.Name), strings.ToLower(f.Alliance)
 	return pageOf(ids, false, func(id string) domain.Airline { return m.airlines[id] }, func(a domain.Airline) bool {

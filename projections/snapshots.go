@@ -33,8 +33,8 @@ func (m *AWBStock) lock() *sync.RWMutex { return &m.mu }
 func (*AWBStock) empty() snapshotter    { return NewAWBStock() }
 
 func (m *Reference) fields() []any {
-	return []any{&m.airports, &m.airportOrder, &m.airportByICAO, &m.airportsByCountry, &m.airlines, &m.airlineOrder,
-		&m.airlinesByIATA, &m.airlineByICAO, &m.airlineByPrefix, &m.commodities, &m.dangerousGoods, &m.commodityOrder}
+	return []any{&m.airports, &m.airportOrder, &m.airportsByICAO, &m.airportsByCountry, &m.airlines, &m.airlineOrder,
+		&m.airlinesByIATA, &m.airlinesByICAO, &m.airlineByPrefix, &m.commodities, &m.dangerousGoods, &m.commodityOrder}
 }
 func (m *Reference) lock() *sync.RWMutex { return &m.mu }
 func (*Reference) empty() snapshotter    { return NewReference() }
