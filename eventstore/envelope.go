@@ -105,10 +105,13 @@ func (s *Store) followable(m jetstream.Msg) (domain.Record, error) {
 // with 503. Failing the read would fail every read of the aggregate for
 // good: the stream is never rewritten.
 func (s *Store) handedOn(r domain.Record, err error) domain.Record {
-	if err != nil {
-		s.log.Error("eventstore: unreadable event handed on without a type", "sequence", r.Sequence, "err", err)
-		r.Type = ""
+	if err == nil {
+		return r
 	}
+	if _, logged := s.unreadable.LoadOrStore(r.Sequence, true); !logged {
+		s.log.Error("eventstore: unreadable event handed on without a type", "sequence", r.Sequence, "err", err)
+	}
+	r.Type = ""
 	return r
 }
 

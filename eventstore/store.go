@@ -97,9 +97,13 @@ type Store struct {
 	prefix    string
 	replicas  int
 	upcasters map[upcasterKey]Upcaster
-	records   *recordCache // the events RecordsAt read; nil: none kept
-	log       *slog.Logger
-	unlock    func() // releases the embedded data directory
+	// unreadable are the sequences of the events handedOn has logged as
+	// unreadable: each is logged once, not at every load of its
+	// aggregate (there are none, unless written past the service).
+	unreadable sync.Map
+	records    *recordCache // the events RecordsAt read; nil: none kept
+	log        *slog.Logger
+	unlock     func() // releases the embedded data directory
 	// inProcessPassword lets this process's own connections in when the
 	// embedded server asks for credentials; it is made at start and
 	// never leaves memory.

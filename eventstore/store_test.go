@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"slices"
@@ -506,7 +507,8 @@ func TestExisting(t *testing.T) {
 }
 
 func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
-	s := openForTest(t, Options{DataDir: t.TempDir()})
+	var logged lockedText
+	s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	ctx := context.Background()
 	// A message without the envelope, published around the store.
 	if _, err := s.js.Publish(ctx, s.prefix+".evt.quote.poison", []byte("{}")); err != nil {
@@ -535,6 +537,10 @@ func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
 	bySeq, err := s.RecordsAt(ctx, []uint64{1, seqs[0]})
 	if err != nil || len(bySeq) != 2 || bySeq[0].Sequence != 1 || bySeq[0].Type != "" || bySeq[1].Type != "QuoteRequested" {
 		t.Errorf("reading the events by sequence: %+v, %v; want the unreadable one without a type", bySeq, err)
+	}
+	// Read four times, it is logged once.
+	if n := strings.Count(logged.String(), "unreadable event handed on without a type"); n != 1 {
+		t.Errorf("the unreadable event was logged %d times:\n%s", n, logged.String())
 	}
 }
 
@@ -1117,3 +1123,21 @@ func TestEveryReadOfAnEventTellsWhenTheStreamStoredIt(t *testing.T) {
 }
 
 var errFollowedAll = errors.New("followed every event")
+
+// lockedText is text written from several goroutines, as a log's.
+type lockedText struct {
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (l *lockedText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.Write(p)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
+}
