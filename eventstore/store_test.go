@@ -18,6 +18,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -507,7 +508,7 @@ func TestExisting(t *testing.T) {
 }
 
 func TestUnreadableEventsDoNotStopFollowers(t *testing.T) {
-	var logged lockedText
+	var logged lockedbuf.Buffer
 	s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	ctx := context.Background()
 	// A message without the envelope, published around the store.
@@ -1123,21 +1124,3 @@ func TestEveryReadOfAnEventTellsWhenTheStreamStoredIt(t *testing.T) {
 }
 
 var errFollowedAll = errors.New("followed every event")
-
-// lockedText is text written from several goroutines, as a log's.
-type lockedText struct {
-	mu   sync.Mutex
-	text strings.Builder
-}
-
-func (l *lockedText) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.Write(p)
-}
-
-func (l *lockedText) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.String()
-}

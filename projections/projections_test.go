@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 func TestPageOf(t *testing.T) {
@@ -357,7 +357,7 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 			store := openTestStore(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			logged := &syncBuffer{}
+			logged := &lockedbuf.Buffer{}
 			p := NewProjector(&endingOnce{Store: store, err: tt.err}, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
 			done := make(chan struct{})
 			go func() { defer close(done); p.Run(ctx) }()
@@ -397,23 +397,4 @@ func openTestStore(t *testing.T) *eventstore.Store {
 	}
 	t.Cleanup(store.Close)
 	return store
-}
-
-// syncBuffer is a bytes.Buffer the projector logs to from its goroutine
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(b)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
 }

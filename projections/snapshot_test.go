@@ -1,7 +1,6 @@
 package projections_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/streamgen"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/google/uuid"
@@ -38,24 +38,6 @@ func history(t *testing.T, events int) (*eventstore.Store, *eventstore.Objects) 
 		t.Fatal(err)
 	}
 	return store, snapshots
-}
-
-// logLines is a log the tests read.
-type logLines struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // start runs a projector over new read models until it has caught up with
@@ -276,7 +258,7 @@ func put(t *testing.T, o projections.SnapshotStore, name, content string) {
 
 func TestASnapshotIsWrittenEverySoManyEventsApplied(t *testing.T) {
 	store, snapshots := history(t, 300)
-	var log logLines
+	var log lockedbuf.Buffer
 	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
 	if err := p.KeepSnapshots(snapshots, 2); err != nil {
 		t.Fatal(err)
@@ -310,7 +292,7 @@ func TestASnapshotIsWrittenEverySoManyEventsApplied(t *testing.T) {
 
 func TestASnapshotThatCannotBeWrittenIsTriedAgainOnlyWhenTheNextFallsDue(t *testing.T) {
 	store, snapshots := history(t, 300)
-	var log logLines
+	var log lockedbuf.Buffer
 	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), projections.NewModels().All()...)
 	if err := p.KeepSnapshots(readOnly{snapshots}, 10); err != nil {
 		t.Fatal(err)
@@ -556,7 +538,7 @@ func startAnd(t *testing.T, store *eventstore.Store, snapshots projections.Snaps
 // logged.
 func runUntilCaughtUp(t *testing.T, store *eventstore.Store, snapshots projections.SnapshotStore, models []projections.ReadModel, during func()) string {
 	t.Helper()
-	var log logLines
+	var log lockedbuf.Buffer
 	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&log, nil)), models...)
 	if snapshots != nil {
 		if err := p.KeepSnapshots(snapshots, 0); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
@@ -551,7 +552,7 @@ func startFails(t *testing.T, dataDir string, env map[string]string) error {
 	vars := testEnv(dataDir, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedbuf.Buffer
 	err := run(ctx, nil, environOf(vars), &stdout, &stderr)
 	if err == nil || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("cargod started (%v):\n%s", err, stdout.String())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/cmd/internal/loadtest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // The load tool (cmd/cargobench) is tested against a real server, briefly
@@ -90,7 +91,7 @@ func TestTheLoadToolRunsEveryScenarioWithoutErrors(t *testing.T) {
 // cancelOn is the load tool's stderr: it cancels the run the first time a
 // progress line starts with prefix, as Ctrl-C would.
 type cancelOn struct {
-	syncBuffer
+	lockedbuf.Buffer
 	prefix string
 	cancel context.CancelFunc
 }
@@ -99,7 +100,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 	if strings.HasPrefix(string(p), c.prefix) {
 		c.cancel()
 	}
-	return c.syncBuffer.Write(p)
+	return c.Buffer.Write(p)
 }
 
 func TestAnInterruptedLoadToolReportsTheScenariosItFinishedAndDeletesItsSubscriptions(t *testing.T) {
@@ -109,7 +110,7 @@ func TestAnInterruptedLoadToolReportsTheScenariosItFinishedAndDeletesItsSubscrip
 	// Interrupted during the webhooks' second row, which has far more RFQs to send than it can in the second
 	// before its first progress line.
 	stderr := &cancelOn{prefix: "webhooks one RFQ at a time", cancel: cancel}
-	var stdout syncBuffer
+	var stdout lockedbuf.Buffer
 	args := []string{"-url", s.base, "-scenarios", "create-quote,webhooks", "-clients", "2", "-duration", "300ms", "-warmup", "0s",
 		"-subscribers", "1", "-rfqs", "4", "-sequential", "1000000", "-json"}
 	if code := loadtest.Main(ctx, args, &stdout, stderr); code != 1 {
@@ -141,7 +142,7 @@ func TestAnInterruptedLoadToolReportsTheScenariosItFinishedAndDeletesItsSubscrip
 
 func TestTheLoadToolSaysHowToAllowLoopbackWebhooksWhenCargodRefusesThem(t *testing.T) {
 	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedbuf.Buffer
 	args := []string{"-url", s.base, "-scenarios", "webhooks"}
 	if code := loadtest.Main(context.Background(), args, &stdout, &stderr); code != 1 {
 		t.Errorf("exit status %d, want 1", code)
@@ -153,7 +154,7 @@ func TestTheLoadToolSaysHowToAllowLoopbackWebhooksWhenCargodRefusesThem(t *testi
 
 func TestTheLoadToolsJSONListsNoRowsAsAnEmptyListWhenNoScenarioCouldRun(t *testing.T) {
 	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedbuf.Buffer
 	args := []string{"-url", s.base, "-scenarios", "webhooks", "-json"}
 	if code := loadtest.Main(context.Background(), args, &stdout, &stderr); code != 1 {
 		t.Errorf("exit status %d, want 1", code)

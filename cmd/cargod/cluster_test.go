@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // replica is one cargod run() against a NATS cluster, started without
 // waiting, so that two can start together.
 type replica struct {
-	stdout, stderr *syncBuffer
+	stdout, stderr *lockedbuf.Buffer
 	done           chan struct{} // closed when run returns, with err
 	err            error
 	stop           context.CancelFunc
@@ -26,7 +27,7 @@ type replica struct {
 func startReplica(dataDir string, env map[string]string) *replica {
 	vars := testEnv(dataDir, env)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replica{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{}), stop: cancel}
+	r := &replica{stdout: &lockedbuf.Buffer{}, stderr: &lockedbuf.Buffer{}, done: make(chan struct{}), stop: cancel}
 	go func() {
 		defer close(r.done)
 		r.err = run(ctx, nil, environOf(vars), r.stdout, r.stderr)

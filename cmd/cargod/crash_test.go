@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // childEnv carries the environment of a cargod that a test runs as a
@@ -39,12 +41,12 @@ func TestChildProcess(t *testing.T) {
 // startChild starts cargod as a child process on dataDir, with env on top
 // of the tests' environment, and returns its base URL, the process and
 // what it writes to stderr.
-func startChild(t *testing.T, dataDir string, env map[string]string) (string, *exec.Cmd, *syncBuffer) {
+func startChild(t *testing.T, dataDir string, env map[string]string) (string, *exec.Cmd, *lockedbuf.Buffer) {
 	t.Helper()
 	raw, _ := json.Marshal(testEnv(dataDir, env))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-	stderr := &syncBuffer{}
+	stderr := &lockedbuf.Buffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -37,7 +38,7 @@ func TestTheDemoTimetableHasEveryDayAcrossSummerTime(t *testing.T) {
 // tick; and the keeping ends with its context.
 func TestARunningDemoKeepsSeedingItsTimetable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var logged syncBuffer
+	var logged lockedbuf.Buffer
 	seeded := make(chan time.Time)
 	done := make(chan struct{})
 	go func() {

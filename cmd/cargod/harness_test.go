@@ -15,32 +15,15 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server and the test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // testServer is cargod started by run() on a free loopback port.
 type testServer struct {
 	base    string
 	dataDir string
-	stdout  *syncBuffer
+	stdout  *lockedbuf.Buffer
 	doc     *apiDoc
 	stop    func()
 }
@@ -53,7 +36,7 @@ func startServer(t testing.TB, dataDir string, env map[string]string) *testServe
 	t.Helper()
 	vars := testEnv(dataDir, env)
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &lockedbuf.Buffer{}, &lockedbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, nil, environOf(vars), stdout, stderr) }()
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/version"
 )
 
@@ -135,7 +136,7 @@ func TestServedDocuments(t *testing.T) {
 
 func TestVersionSaysWhichBuildItIsAndStartsNothing(t *testing.T) {
 	t.Parallel()
-	out := &syncBuffer{}
+	out := &lockedbuf.Buffer{}
 	// An address that cannot be listened on: a start would fail on it.
 	if err := run(t.Context(), []string{"--version", "--addr", "256.0.0.1:0"}, nil, out, out); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestVersionSaysWhichBuildItIsAndStartsNothing(t *testing.T) {
 
 func TestHelpListsEverySetting(t *testing.T) {
 	t.Parallel()
-	out := &syncBuffer{}
+	out := &lockedbuf.Buffer{}
 	if err := run(t.Context(), []string{"--help"}, nil, out, out); err != nil {
 		t.Fatal(err)
 	}

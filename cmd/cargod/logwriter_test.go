@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // The log's lines are held and written together, but never so long that
@@ -29,7 +31,7 @@ func TestTheLogHoldsInfoLinesAndWritesThemOutWithAWarning(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			var out syncBuffer
+			var out lockedbuf.Buffer
 			log, w := newLogger(&out, slog.LevelInfo)
 			w.delay = time.Hour
 			c.log(log)
@@ -42,7 +44,7 @@ func TestTheLogHoldsInfoLinesAndWritesThemOutWithAWarning(t *testing.T) {
 
 func TestTheLogWritesHeldLinesOutWithinItsDelay(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out lockedbuf.Buffer
 	log, _ := newLogger(&out, slog.LevelInfo)
 	log.Info("one")
 	log.Info("two")

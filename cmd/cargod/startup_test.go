@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/streamgen"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/nats-io/nats-server/v2/server"
@@ -292,7 +293,7 @@ func TestAStartLogsHowFarItsReplayHasComeUnprobed(t *testing.T) {
 	go func() { defer close(done); projector.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	var logged syncBuffer
+	var logged lockedbuf.Buffer
 	if err := waitCaughtUp(ctx, slog.New(slog.NewJSONHandler(&logged, nil)), projector, time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
