@@ -57,7 +57,7 @@ func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.Refe
 func referenceChunks(b domain.ReferenceChanged) []domain.ReferenceChanged {
 	var out []domain.ReferenceChanged
 	part := func() domain.ReferenceChanged {
-		return domain.ReferenceChanged{Kind: b.Kind, Source: b.Source, Stated: b.Stated, ChangedAt: b.ChangedAt}
+		return domain.ReferenceChanged{Kind: b.Kind, Source: b.Source, ChangedAt: b.ChangedAt}
 	}
 	for rows := b.Airports; len(rows) > 0; rows = rows[min(referenceChunk, len(rows)):] {
 		c := part()
@@ -72,6 +72,15 @@ func referenceChunks(b domain.ReferenceChanged) []domain.ReferenceChanged {
 	for rows := b.Commodities; len(rows) > 0; rows = rows[min(referenceChunk, len(rows)):] {
 		c := part()
 		c.Commodities = rows[:min(referenceChunk, len(rows))]
+		// What its rows state, and nothing of the others'.
+		for _, row := range c.Commodities {
+			if stated, ok := b.Stated[row.Key()]; ok {
+				if c.Stated == nil {
+					c.Stated = map[string][]string{}
+				}
+				c.Stated[row.Key()] = stated
+			}
+		}
 		out = append(out, c)
 	}
 	return out

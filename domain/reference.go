@@ -107,11 +107,11 @@ type ReferenceChanged struct {
 	Airlines    []Airline        `json:"airlines,omitempty"`
 	Commodities []KnownCommodity `json:"commodities,omitempty"`
 	Source      string           `json:"source"` // file or "built-in"
-	// Stated are the yes-or-no fields (by Go name) that the rows' source
+	// Stated are, by row key, the yes-or-no fields (by Go name) a row
 	// states, false included, where another leaves them false for not
 	// knowing (see DecideReferenceChange).
-	Stated    []string  `json:"stated,omitempty"`
-	ChangedAt time.Time `json:"changedAt"`
+	Stated    map[string][]string `json:"stated,omitempty"`
+	ChangedAt time.Time           `json:"changedAt"`
 }
 
 func (ReferenceChanged) EventType() string { return "ReferenceChanged" }
@@ -157,16 +157,26 @@ func upsert[T any](m map[string]T, rows []T, key func(T) string) map[string]T {
 // airlines file no ICAO code for some), and importing one after another
 // must add up, not wipe out.
 func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
-	c.Airports = changed(r.Airports, c.Airports, Airport.Key, c.Stated)
-	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key, c.Stated)
-	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key, c.Stated)
+	c.Airports = changed(r.Airports, c.Airports, Airport.Key, func(old, row Airport) Airport { return keepKnown(old, row) })
+	c.Airlines = changed(r.Airlines, c.Airlines, Airline.Key, func(old, row Airline) Airline { return keepKnown(old, row) })
+	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key, func(old, row KnownCommodity) KnownCommodity {
+		stated := c.Stated[row.Key()]
+		row = keepKnown(old, row, stated...)
+		if slices.Contains(stated, "DangerousGoods") && !row.DangerousGoods {
+			// Said not to be dangerous goods: what only dangerous
+			// goods have is not kept either.
+			row.UNNumber, row.HazardClass, row.PackingGroup = "", "", ""
+			row.HazardClasses, row.PackingGroups, row.OtherNames, row.CargoAircraftForbidden = nil, nil, nil, false
+		}
+		return row
+	})
 	if len(c.Airports)+len(c.Airlines)+len(c.Commodities) == 0 {
 		return nil, nil
 	}
 	return []Event{c}, nil
 }
 
-func changed[T any](m map[string]T, rows []T, key func(T) string, stated []string) []T {
+func changed[T any](m map[string]T, rows []T, key func(T) string, merge func(old, row T) T) []T {
 	var out []T
 	seen := map[string]bool{}
 	for _, row := range slices.Backward(rows) { // the last of repeated keys wins
@@ -177,7 +187,7 @@ func changed[T any](m map[string]T, rows []T, key func(T) string, stated []strin
 		seen[k] = true
 		old, ok := m[k]
 		if ok {
-			row = keepKnown(old, row, stated)
+			row = merge(old, row)
 		}
 		if !ok || !reflect.DeepEqual(old, row) {
 			out = append(out, row)
@@ -188,11 +198,10 @@ func changed[T any](m map[string]T, rows []T, key func(T) string, stated []strin
 }
 
 // keepKnown is row with each field it leaves empty (its zero value) taken
-// from old, but a yes-or-no field its source states: false is then what
-// the row says (a commodity is not dangerous goods, or may go on a cargo
-// aircraft after all), and an import that said otherwise is corrected by
-// the next.
-func keepKnown[T any](old, row T, stated []string) T {
+// from old, but a yes-or-no field it states: false is then what the row
+// says (a commodity is not dangerous goods, or may go on a cargo aircraft
+// after all), and an import that said otherwise is corrected by the next.
+func keepKnown[T any](old, row T, stated ...string) T {
 	o, r := reflect.ValueOf(old), reflect.ValueOf(&row).Elem()
 	for i := range r.NumField() {
 		f := r.Field(i)

@@ -125,35 +125,46 @@ func TestDecideReferenceChange(t *testing.T) {
 	}
 }
 
-// A yes or no that a row's source states is what the row says, false
-// included: a commodity marked dangerous goods by mistake is corrected by
-// the next import. One its source does not know (a cargo aircraft's ban,
-// which only the dangerous-goods table tells) is kept.
+// A yes or no that a row states is what the row says, false included: a
+// commodity marked dangerous goods by mistake is corrected by the next
+// import, and loses with it what only dangerous goods have. One a row does
+// not state (an empty column, or a cargo aircraft's ban, which only the
+// dangerous-goods table tells) is kept.
 func TestAStatedNoReplacesAStoredYes(t *testing.T) {
+	ice := KnownCommodity{Code: "ICE", Name: "Dry ice", HSCode: "281121", DangerousGoods: true, UNNumber: "UN1845", HazardClass: "9"}
 	stored := given(EvolveReference, ReferenceChanged{Commodities: []KnownCommodity{
-		{Code: "TESTDG", Name: "Test goods", HSCode: "8471", DangerousGoods: true},
+		{Code: "TESTDG", Name: "Test goods", HSCode: "8471", DangerousGoods: true}, ice,
 		{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090", CargoAircraftForbidden: true},
 	}})
 	for _, tt := range []struct {
 		name   string
 		row    KnownCommodity
 		stated []string
-		want   string // dangerousGoods and cargoAircraftForbidden after
+		want   string // dangerousGoods, cargoAircraftForbidden and UN number after
 	}{
-		{"our commodities CSV says no", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, []string{"DangerousGoods"}, "false false"},
-		{"a source that does not say", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, nil, "true false"},
+		{"a row that says no", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, []string{"DangerousGoods"}, "false false "},
+		{"a row that does not say", KnownCommodity{Code: "TESTDG", Name: "Test goods", HSCode: "8471"}, nil, "true false "},
+		{"a row that says no of goods with a UN number", KnownCommodity{Code: "ICE", Name: "Dry ice, solid", HSCode: "281121"}, []string{"DangerousGoods"}, "false false "},
+		{"a new name alone", KnownCommodity{Code: "ICE", Name: "Dry ice, solid", HSCode: "281121"}, nil, "true false UN1845"},
 		{"the dangerous-goods table says it may fly", KnownCommodity{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090"},
-			[]string{"DangerousGoods", "CargoAircraftForbidden"}, "true false"},
-		{"our commodities CSV knows nothing of flying", KnownCommodity{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090"},
-			[]string{"DangerousGoods"}, "true true"},
+			[]string{"DangerousGoods", "CargoAircraftForbidden"}, "true false UN3090"},
+		{"a row that knows nothing of flying", KnownCommodity{Code: "UN3090", Name: "Lithium metal batteries", DangerousGoods: true, UNNumber: "UN3090"},
+			[]string{"DangerousGoods"}, "true true UN3090"},
 	} {
-		events, err := DecideReferenceChange(stored, ReferenceChanged{Commodities: []KnownCommodity{tt.row}, Stated: tt.stated})
+		c := ReferenceChanged{Commodities: []KnownCommodity{tt.row}}
+		if tt.stated != nil {
+			c.Stated = map[string][]string{tt.row.Code: tt.stated}
+		}
+		events, err := DecideReferenceChange(stored, c)
 		got := stored.Commodities[tt.row.Code]
 		if len(events) == 1 {
 			got = events[0].(ReferenceChanged).Commodities[0]
 		}
-		if s := fmt.Sprint(got.DangerousGoods, " ", got.CargoAircraftForbidden); err != nil || s != tt.want {
+		if s := fmt.Sprint(got.DangerousGoods, " ", got.CargoAircraftForbidden, " ", got.UNNumber); err != nil || s != tt.want {
 			t.Errorf("%s: %s, %v; want %s", tt.name, s, err, tt.want)
+		}
+		if problems := ValidateCommodity(got); len(problems) > 0 {
+			t.Errorf("%s: stored as %+v, which is not valid: %v", tt.name, got, problems)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func (s *Server) handleImportReference() handlerFunc {
 		if source == "" {
 			source = "upload"
 		}
-		batch := domain.ReferenceChanged{Kind: kind, Source: source, Stated: refdata.StatedFlags(format)}
+		batch := domain.ReferenceChanged{Kind: kind, Source: source}
 		report := views.ImportReportJSON{Kind: kind, Format: format}
 		switch kind {
 		case domain.RefAirports:
@@ -133,7 +133,7 @@ func (s *Server) handleImportReference() handlerFunc {
 			if err != nil {
 				return domain.Errorf(domain.InvalidRequest, "%s", err.Error())
 			}
-			batch.Commodities, report.Rows, report.Skipped, report.Rejected = parsed.Rows, len(parsed.Rows), parsed.Skipped, parsed.Rejected
+			batch.Commodities, batch.Stated, report.Rows, report.Skipped, report.Rejected = parsed.Rows, parsed.Stated, len(parsed.Rows), parsed.Skipped, parsed.Rejected
 		}
 		res, err := s.commands.ImportReference(r.Context(), meta(r), batch)
 		if err != nil {

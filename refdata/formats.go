@@ -46,6 +46,9 @@ type Parsed[T any] struct {
 	Rows     []T
 	Rejected []RowError
 	Skipped  int
+	// Stated are, by row key, the yes-or-no fields (by Go name) a row
+	// states, false included (see domain.ReferenceChanged.Stated).
+	Stated map[string][]string
 }
 
 // Reference formats.
@@ -374,7 +377,11 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			width = len(h)
 			return nil
 		}
-		return parseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
+		// A row states whether its commodity is dangerous goods when
+		// its column is not empty (empty: false for a new one, and for
+		// a stored one what is stored).
+		stated := map[string][]string{}
+		parsed, err := parseLines(r, ',', firstLine, header, domain.KnownCommodity.Key, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
@@ -398,8 +405,13 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			default:
 				bad = append(bad, fmt.Sprintf("dangerousGoods must be true or false, not %q", rec[3]))
 			}
+			if rec[3] != "" {
+				stated[c.Key()] = []string{"DangerousGoods"}
+			}
 			return c, false, append(bad, domain.ValidateCommodity(c)...)
 		})
+		parsed.Stated = stated
+		return parsed, err
 	case FormatHSCodes:
 		var code, desc, width int
 		header := func(h []string) error {
@@ -470,34 +482,26 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			}
 			parsed.Rows[i].CargoAircraftForbidden = !e.mayFly
 		}
+		// The table says of every UN number whether it is dangerous
+		// goods (it is) and whether it may fly on a cargo aircraft.
+		parsed.Stated = map[string][]string{}
+		for _, c := range parsed.Rows {
+			parsed.Stated[c.Key()] = []string{"DangerousGoods", "CargoAircraftForbidden"}
+		}
 		return parsed, err
 	}
 	return Parsed[domain.KnownCommodity]{}, fmt.Errorf("unknown commodities format %q: %s", format, FormatsOf(domain.RefCommodities))
-}
-
-// StatedFlags are the yes-or-no fields (by Go name) that a file of format
-// states for every row, false included: our commodities CSV whether a
-// commodity is dangerous goods (its column left empty is false); the
-// dangerous-goods table that, and whether a UN number may go on a cargo
-// aircraft. Other formats leave them false for not knowing them.
-func StatedFlags(format string) []string {
-	switch format {
-	case FormatCommodities:
-		return []string{"DangerousGoods"}
-	case FormatDangerousGoods:
-		return []string{"DangerousGoods", "CargoAircraftForbidden"}
-	}
-	return nil
 }
 
 // EntryKey is, for a file of format whose first line is header, a
 // function naming the entry each of its lines belongs to, where an entry
 // may take several lines that must be read together (a UN number's rows
 // of the dangerous-goods table: together they give its classes and
-// packing groups); nil for a format whose every line is an entry of its
-// own. An importer that sends a file in parts keeps an entry's lines in
-// one part: read in two, the entry would be stored twice, the second
-// time from its later lines alone.
+// packing groups), "" for a line of none; nil for a format whose every
+// line is an entry of its own. An importer that sends a file in parts
+// keeps an entry's lines that follow one another in one part: read in
+// two, the entry would be stored twice, the second time from its later
+// lines alone.
 func EntryKey(format, header string) func(line string) string {
 	if format != FormatDangerousGoods {
 		return nil

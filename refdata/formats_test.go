@@ -3,6 +3,7 @@ package refdata
 import (
 	"bufio"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -788,18 +789,32 @@ func TestImportingTheRealAirlineFilesAddsUp(t *testing.T) {
 	}
 }
 
-// The flags a format states are yes-or-no fields of a commodity, named as
-// the decision that keeps or replaces them finds them.
-func TestTheFlagsAFormatStatesAreFieldsOfACommodity(t *testing.T) {
+// A commodities row states whether it is dangerous goods when its column
+// is not empty; the dangerous-goods table states it, and the cargo
+// aircraft's ban, for every UN number. What a row states are yes-or-no
+// fields of a commodity, named as the decision that keeps or replaces
+// them finds them.
+func TestWhatARowStatesIsItsYesOrNoFields(t *testing.T) {
+	commodities, err := ParseCommodities(strings.NewReader("code,name,hsCode,dangerousGoods,unNumber\nA,Yes,8471,true,\nB,No,8471,false,\nC,Unsaid,8471,,\n"), FormatCommodities, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg, err := ParseCommodities(strings.NewReader("row_id,id_number,un_number,proper_shipping_name,hazard_class,packing_group,cargo_aircraft_only_max_qty\n"+
+		"1,UN1845,1845,Dry ice,9,,200 kg\n"), FormatDangerousGoods, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(commodities.Stated, " ", dg.Stated); got != "map[A:[DangerousGoods] B:[DangerousGoods]] map[UN1845:[DangerousGoods CargoAircraftForbidden]]" {
+		t.Errorf("stated: %s", got)
+	}
 	commodity := reflect.TypeFor[domain.KnownCommodity]()
-	for _, format := range Formats[domain.RefCommodities] {
-		for _, name := range StatedFlags(format) {
-			if f, ok := commodity.FieldByName(name); !ok || f.Type.Kind() != reflect.Bool {
-				t.Errorf("%s states %s, which is no yes-or-no field of a commodity", format, name)
+	for _, stated := range []map[string][]string{commodities.Stated, dg.Stated} {
+		for _, names := range stated {
+			for _, name := range names {
+				if f, ok := commodity.FieldByName(name); !ok || f.Type.Kind() != reflect.Bool {
+					t.Errorf("a row states %s, which is no yes-or-no field of a commodity", name)
+				}
 			}
 		}
-	}
-	if len(StatedFlags(FormatDangerousGoods)) != 2 || len(StatedFlags(FormatHSCodes)) != 0 {
-		t.Errorf("stated: dangerous goods %v, hs codes %v", StatedFlags(FormatDangerousGoods), StatedFlags(FormatHSCodes))
 	}
 }

@@ -133,6 +133,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		if lines == 0 {
 			return nil
 		}
+		last := chunkStart + lines - 1 // the chunk's last line (the loop may have read the next)
 		q := url.Values{"firstLine": {fmt.Sprint(chunkStart)}, "source": {positional[1]}}
 		if *format != "" {
 			q.Set("format", *format)
@@ -142,15 +143,19 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			// The server stores a request's rows in parts: some of
 			// these may be in. Stored rows change nothing when sent
 			// again.
-			return fmt.Errorf("%w: lines 1-%d are imported, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
-				err, chunkStart-1, chunkStart, line)
+			in := "nothing is imported for certain"
+			if chunkStart > 1 {
+				in = fmt.Sprintf("lines 1-%d are imported", chunkStart-1)
+			}
+			return fmt.Errorf("%w: %s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
+				err, in, chunkStart, last)
 		}
 		if err != nil {
-			return fmt.Errorf("lines %d-%d: %w", chunkStart, line, err)
+			return fmt.Errorf("lines %d-%d: %w", chunkStart, last, err)
 		}
 		var r importReport
 		if err := json.Unmarshal(body, &r); err != nil {
-			return fmt.Errorf("lines %d-%d: unreadable report: %w", chunkStart, line, err)
+			return fmt.Errorf("lines %d-%d: unreadable report: %w", chunkStart, last, err)
 		}
 		if *format == "" {
 			*format = r.Format // the server recognised it from the first chunk
@@ -160,9 +165,9 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		total.Skipped += r.Skipped
 		total.Rejected = append(total.Rejected, r.Rejected...)
 		if size > 0 {
-			fmt.Fprintf(stderr, "%s: %d lines (%d%%), %d changed, %d rejected\n", positional[0], line, min(read.N*100/size, 100), total.Changed, len(total.Rejected))
+			fmt.Fprintf(stderr, "%s: %d lines (%d%%), %d changed, %d rejected\n", positional[0], last, min(read.N*100/size, 100), total.Changed, len(total.Rejected))
 		} else {
-			fmt.Fprintf(stderr, "%s: %d lines, %d changed, %d rejected\n", positional[0], line, total.Changed, len(total.Rejected))
+			fmt.Fprintf(stderr, "%s: %d lines, %d changed, %d rejected\n", positional[0], last, total.Changed, len(total.Rejected))
 		}
 		chunk.Reset()
 		lines = 0
@@ -182,17 +187,23 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			header = text
 			entryOf = refdata.EntryKey(or(*format, refdata.DetectFormat(k.kind, text)), header)
 		}
+		// A part ends before a line of another entry than the line
+		// before; a line of none (a cross-reference) goes with the
+		// entry before it, unless the part is half as large again.
 		entry := ""
 		if entryOf != nil && line > 1 {
 			entry = entryOf(text)
 		}
 		full := lines >= importChunkLines || chunk.Len()+len(text) >= importChunkBytes
-		if full && (entry == "" || entry != lastEntry) {
+		newEntry := entryOf == nil || (entry != "" && entry != lastEntry)
+		if full && newEntry || chunk.Len()+len(text) >= importChunkBytes*3/2 {
 			if err := send(); err != nil {
 				return err
 			}
 		}
-		lastEntry = entry
+		if entry != "" {
+			lastEntry = entry
+		}
 		if lines == 0 {
 			chunkStart = line
 			if header != "" && line > 1 {

@@ -218,8 +218,11 @@ func TestAnImportKeepsAnEntrysRowsTogetherAndItsPartsWithinTheBodyLimit(t *testi
 	for i := range importChunkLines - 2 { // lines 2 to 2999
 		fmt.Fprintf(&dg, "%d,UN%04d,%04d,Substance %d,,3,II,3,,,5 L,60 L,E,\n", i, 4000+i, 4000+i, i)
 	}
-	for _, pg := range []string{"I", "II", "III"} { // lines 3000 to 3002: a part ends after 3000
+	for _, pg := range []string{"I", "II", "III"} { // lines 3000 to 3003: a part ends after 3000
 		fmt.Fprintf(&dg, "9,UN3287,3287,\"Toxic liquid, inorganic, n.o.s.\",,6.1,%s,6.1,,G,1 L,30 L,A,\n", pg)
+		if pg == "I" { // and a cross-reference between its rows, of no UN number
+			dg.WriteString("10,,,\"Toxic liquids, see UN3287\",,,,,,,,,,\n")
+		}
 	}
 	dgFile := filepath.Join(dir, "dg.csv")
 	if err := os.WriteFile(dgFile, []byte(dg.String()), 0o600); err != nil {
@@ -245,5 +248,20 @@ func TestAnImportKeepsAnEntrysRowsTogetherAndItsPartsWithinTheBodyLimit(t *testi
 	}
 	if out, errOut, err := runCmd(t, adminEnv(url), "import", "commodities", longFile); err != nil || !strings.Contains(out, "3000 rows; 3000 changed") {
 		t.Errorf("an import of long rows: %v, %s\n%s", err, out, errOut)
+	}
+
+	// Progress names the last line of each part sent: 3000, then 3001.
+	var short strings.Builder
+	short.WriteString("code,name,hsCode,dangerousGoods,unNumber\n")
+	for i := range 3000 {
+		fmt.Fprintf(&short, "SHORT%05d,Short %d,8471,false,\n", i, i)
+	}
+	shortFile := filepath.Join(dir, "short.csv")
+	if err := os.WriteFile(shortFile, []byte(short.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := runCmd(t, adminEnv(url), "import", "commodities", shortFile)
+	if err != nil || !strings.Contains(errOut, "commodities: 3000 lines (") || !strings.Contains(errOut, "commodities: 3001 lines (100%)") {
+		t.Errorf("an import of 3001 lines: %v, progress:\n%s", err, errOut)
 	}
 }
