@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,11 +161,13 @@ func unmarshal(body []byte, dst any) error {
 		// its body at one go. encoding/json names an array's element by
 		// the array ("pieces" for pieces[1]): the walk's name of it, where
 		// it has one, is the one given.
+		// The walk sees no number out of range: that one is the
+		// decoder's to name, as it can.
 		walked := walkBody(body, dst, true).problems
 		switch {
-		case slices.ContainsFunc(walked, func(o domain.FieldError) bool { return isWithin(o.Field, field) }):
 		case numberOutOfRange(typeErr):
 			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
+		case slices.ContainsFunc(walked, func(o domain.FieldError) bool { return isWithin(withoutPlaces(o.Field), field) }):
 		default:
 			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
@@ -457,6 +460,14 @@ func valueKind(c byte) string {
 		return "number"
 	}
 }
+
+// withoutPlaces is a field's name without the places of list elements
+// in it (routing.to for routing[1].to), as encoding/json names it.
+func withoutPlaces(field string) string {
+	return listPlace.ReplaceAllString(field, "")
+}
+
+var listPlace = regexp.MustCompile(`\[[0-9]+\]`)
 
 // isWithin tells whether field is name or lies inside it (name[2],
 // name.a).

@@ -82,6 +82,12 @@ func TestUnmarshalNamesEveryValueOfAWrongKindAtOnce(t *testing.T) {
 		// encoding/json names an element by its array: the walk's name
 		// of it is given, and only once.
 		{`{"airlineFilter":[1],"routing":[]}`, &rfqRequest{}, "airlineFilter[0] INVALID_TYPE must be a string, not number; routing INVALID_TYPE must be an object, not array"},
+		// A field of an element of a list of objects, which
+		// encoding/json names without its place (routing.to).
+		{`{"routing":[{"from":"FRA","to":"JFK"},{"from":"JFK","to":1}]}`, &bookingRequest{}, "routing[1].to INVALID_TYPE must be a string, not number"},
+		// A number out of range, which the walk does not see, is told
+		// beside what the walk finds in the same list.
+		{`{"pair":[1e400,2.5]}`, &withOwnDecoding{}, "pair INVALID_RANGE 1e400 is out of range; pair[1] INVALID_TYPE must be a whole number, not number 2.5"},
 		// null is no element of a list of strings (decoding takes it
 		// for ""), whether or not decoding refused another value.
 		{`{"airlineFilter":["LH",null]}`, &rfqRequest{}, "airlineFilter[1] INVALID_TYPE must be a string, not null"},

@@ -366,8 +366,8 @@ func (o eventsOptions) matches(r domain.Record) bool {
 		(o.correlationID == "" || r.CorrelationID == o.correlationID) &&
 		(o.actor == "" || r.Actor == o.actor) &&
 		(o.tenant == "" || r.Tenant == o.tenant) &&
-		(o.since.IsZero() || !r.OccurredAt.Before(o.since)) &&
-		(o.until.IsZero() || !r.OccurredAt.After(o.until))
+		(o.since.IsZero() || !momentOf(r).Before(o.since)) &&
+		(o.until.IsZero() || !momentOf(r).After(o.until))
 }
 
 // eventLine is one line of output.
