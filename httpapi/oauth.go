@@ -71,7 +71,7 @@ func (s *Server) handleToken() handlerFunc {
 		}
 		if err != nil {
 			if domain.ErrorCode(err) == domain.InvalidGrant {
-				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: claimedSubject(req),
+				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: s.claimedUser(req),
 					OrganizationID: s.claimedOrganization(req), Detail: req.GrantType + ": " + domain.ErrorMessage(err)})
 			}
 			return err
@@ -246,6 +246,20 @@ func (s *Server) claimedOrganization(req tokenRequest) string {
 	}
 	c, _ := s.identity.Client(req.ClientID)
 	return c.OrganizationID
+}
+
+// claimedUser is claimedSubject as the audit log records a failed login:
+// a username as the user has it, whatever its case in the request (a
+// username ignores case), so that failures against one user are folded
+// together and found by its name; one of no user in lower case.
+func (s *Server) claimedUser(req tokenRequest) string {
+	if req.GrantType != "password" {
+		return claimedSubject(req)
+	}
+	if u, ok := s.identity.User(req.Username); ok {
+		return "user:" + u.Username
+	}
+	return strings.ToLower(claimedSubject(req))
 }
 
 // claimedSubject is who a token request said it was.

@@ -41,7 +41,7 @@ const (
 	// new index, a changed Evolve) or the encoding changes: the shapes
 	// of the models' types (see shapeOf) catch added or changed fields,
 	// not changed meanings.
-	snapshotFormat = 9 // 9: tokens revoked as of when their revocation was stored
+	snapshotFormat = 10 // 9: tokens revoked as of when their revocation was stored; 10: the audit log leaves out how an event was stored
 )
 
 // snapshotter is a read model that can be saved and restored: what it

@@ -33,8 +33,12 @@ func TestAuditLog(t *testing.T) {
 			t.Fatalf("rate card: %d %s", r.status, r.body)
 		}
 	}
-	// A failed login.
-	s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong"}})
+	// A failed login, tried again in other cases: a username ignores
+	// case, and the failures against one user are folded into one entry
+	// under its name.
+	for _, name := range []string{"forwarder", "Forwarder", "FORWARDER"} {
+		s.do(t, request{method: "POST", path: "/api/auth/token", body: map[string]string{"grantType": "password", "username": name, "password": "wrong"}})
+	}
 	// A failed login under a name no client can have is recorded under
 	// its first 256 characters: the audit log keeps everything.
 	long := strings.Repeat("z", 60000)
