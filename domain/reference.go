@@ -116,6 +116,13 @@ type ReferenceChanged struct {
 
 func (ReferenceChanged) EventType() string { return "ReferenceChanged" }
 
+// The yes-or-no fields of a commodity a row may state (see
+// ReferenceChanged.Stated), by their Go names.
+const (
+	StatedDangerousGoods         = "DangerousGoods"
+	StatedCargoAircraftForbidden = "CargoAircraftForbidden"
+)
+
 // Reference is one kind's rows by key.
 type Reference struct {
 	Airports    map[string]Airport
@@ -162,7 +169,7 @@ func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
 	c.Commodities = changed(r.Commodities, c.Commodities, KnownCommodity.Key, func(old, row KnownCommodity) KnownCommodity {
 		stated := c.Stated[row.Key()]
 		row = keepKnown(old, row, stated...)
-		if slices.Contains(stated, "DangerousGoods") && !row.DangerousGoods {
+		if slices.Contains(stated, StatedDangerousGoods) && !row.DangerousGoods {
 			// Said not to be dangerous goods: what only dangerous
 			// goods have is not kept either.
 			row.UNNumber, row.HazardClass, row.PackingGroup = "", "", ""

@@ -906,9 +906,8 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 	// all at once: one round trip an event made a 5,000-event ledger a
 	// third of a second's read, with the flight's lock held.
 	var out []domain.Record
-	add := func(seq uint64, stored time.Time, h nats.Header, data []byte) error {
+	add := func(seq uint64, stored time.Time, h nats.Header, data []byte) {
 		out = append(out, s.handedOn(s.recordFrom(subject, seq, stored, h, data)))
-		return nil
 	}
 	for seq := after + 1; seq < last.Sequence; {
 		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
@@ -934,14 +933,10 @@ func (s *Store) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint6
 			}
 			s.log.Warn("eventstore: a load reads on one event at a time", "aggregate", agg.String(), "err", err)
 		}
-		if err := add(m.Sequence, m.Time, m.Header, m.Data); err != nil {
-			return nil, err
-		}
+		add(m.Sequence, m.Time, m.Header, m.Data)
 		seq = m.Sequence + 1
 	}
-	if err := add(last.Sequence, last.Time, last.Header, last.Data); err != nil {
-		return nil, err
-	}
+	add(last.Sequence, last.Time, last.Header, last.Data)
 	return out, nil
 }
 
@@ -955,7 +950,7 @@ const maxWalk = 32
 // up to and without sequence before (or the stream's end, whichever comes
 // first), through an ordered consumer of its own. It fails with
 // errNoConsumer, having added nothing, if it cannot make the consumer.
-func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, stored time.Time, h nats.Header, data []byte) error) error {
+func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, stored time.Time, h nats.Header, data []byte)) error {
 	msgs, err := s.ordered(ctx, []string{subject}, from)
 	if err != nil {
 		return unavailable(fmt.Errorf("%w: %w", errNoConsumer, err))
@@ -973,9 +968,7 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 		if meta.Sequence.Stream >= before {
 			return nil
 		}
-		if err := add(meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data()); err != nil {
-			return err
-		}
+		add(meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data())
 		if meta.NumPending == 0 {
 			return nil // nothing more on subject
 		}

@@ -223,7 +223,7 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 func (s *Server) recordUpload(r *http.Request, m commands.Meta, c domain.DocumentUploaded) (commands.Result[domain.DocumentUploaded], error) {
 	inStock := false
 	if awb, err := domain.ParseAWB(c.AWBNumber); err == nil {
-		inStock = s.shipmentFacts.Ownership(awb).HeldInStock(m.Principal)
+		c.AWBNumber, inStock = awb, s.shipmentFacts.Ownership(awb).HeldInStock(m.Principal)
 	}
 	// Without a file, the command refuses the upload.
 	if c.ContentType == "" {

@@ -71,8 +71,9 @@ func (s *Server) handleToken() handlerFunc {
 		}
 		if err != nil {
 			if domain.ErrorCode(err) == domain.InvalidGrant {
-				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: s.claimedUser(req),
-					OrganizationID: s.claimedOrganization(req), Detail: req.GrantType + ": " + domain.ErrorMessage(err)})
+				subject, orgID := s.claimant(req)
+				s.recordAuth(r, domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Subject: subject,
+					OrganizationID: orgID, Detail: req.GrantType + ": " + domain.ErrorMessage(err)})
 			}
 			return err
 		}
@@ -236,30 +237,21 @@ func (s *Server) secretMatches(found bool, hash, secret string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(secret)) == nil
 }
 
-// claimedOrganization is the organisation of the client or user a token
-// request named, if there is one: a failed login is its business, and goes
-// into its audit log.
-func (s *Server) claimedOrganization(req tokenRequest) string {
-	if req.GrantType == "password" {
-		u, _ := s.identity.User(req.Username)
-		return u.OrganizationID
-	}
-	c, _ := s.identity.Client(req.ClientID)
-	return c.OrganizationID
-}
-
-// claimedUser is claimedSubject as the audit log records a failed login:
-// a username as the user has it, whatever its case in the request (a
-// username ignores case), so that failures against one user are folded
-// together and found by its name; one of no user in lower case.
-func (s *Server) claimedUser(req tokenRequest) string {
+// claimant is the client or user a failed token request named, as the
+// audit log records it: its subject (a username as the user has it,
+// whatever its case in the request, so that failures against one user
+// are folded together and found by its name; one of no user in lower
+// case), and its organisation, if there is one, whose business the
+// failure is.
+func (s *Server) claimant(req tokenRequest) (subject, orgID string) {
 	if req.GrantType != "password" {
-		return claimedSubject(req)
+		c, _ := s.identity.Client(req.ClientID)
+		return claimedSubject(req), c.OrganizationID
 	}
 	if u, ok := s.identity.User(req.Username); ok {
-		return "user:" + u.Username
+		return "user:" + u.Username, u.OrganizationID
 	}
-	return strings.ToLower(claimedSubject(req))
+	return strings.ToLower(claimedSubject(req)), ""
 }
 
 // claimedSubject is who a token request said it was.

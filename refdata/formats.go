@@ -406,7 +406,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 				bad = append(bad, fmt.Sprintf("dangerousGoods must be true or false, not %q", rec[3]))
 			}
 			if rec[3] != "" {
-				stated[c.Key()] = []string{"DangerousGoods"}
+				stated[c.Key()] = []string{domain.StatedDangerousGoods}
 			}
 			return c, false, append(bad, domain.ValidateCommodity(c)...)
 		})
@@ -445,7 +445,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			if len(rec) != width {
 				return domain.KnownCommodity{}, false, []string{fieldCountProblem(len(rec), width)}
 			}
-			un := strings.ToUpper(strings.ReplaceAll(rec[id], " ", ""))
+			un := entryNumber(rec[id])
 			if !strings.HasPrefix(un, "UN") {
 				return domain.KnownCommodity{}, true, nil
 			}
@@ -486,7 +486,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		// goods (it is) and whether it may fly on a cargo aircraft.
 		parsed.Stated = map[string][]string{}
 		for _, c := range parsed.Rows {
-			parsed.Stated[c.Key()] = []string{"DangerousGoods", "CargoAircraftForbidden"}
+			parsed.Stated[c.Key()] = []string{domain.StatedDangerousGoods, domain.StatedCargoAircraftForbidden}
 		}
 		return parsed, err
 	}
@@ -519,9 +519,13 @@ func EntryKey(format, header string) func(line string) string {
 		if err != nil || id >= len(rec) {
 			return ""
 		}
-		return strings.ToUpper(strings.ReplaceAll(rec[id], " ", ""))
+		return entryNumber(rec[id])
 	}
 }
+
+// entryNumber is the id_number of a row of the dangerous-goods table as
+// its entry is keyed: "UN 1845" and "un1845" are UN1845.
+func entryNumber(id string) string { return strings.ToUpper(strings.ReplaceAll(id, " ", "")) }
 
 // dangerousGoodEntries gathers the entries of one UN number.
 type dangerousGoodEntries struct {

@@ -97,16 +97,16 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		// Opened all the same; its read would fail saying that lines 1-0
-		// are imported.
-		return fmt.Errorf("%s is a directory, not a file", positional[1])
-	}
 	// Read through a reader that counts, for the progress of a file of a
 	// known size, and looked into first: a pipe too may bring nothing, or
 	// a compressed file.
 	var size int64
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+	switch info, err := f.Stat(); {
+	case err == nil && info.IsDir():
+		// Opened all the same; its read would fail saying that lines 1-0
+		// are imported.
+		return fmt.Errorf("%s is a directory, not a file", positional[1])
+	case err == nil && info.Mode().IsRegular():
 		size = info.Size()
 	}
 	read := &countread.Reader{R: f}
@@ -143,12 +143,12 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			// The server stores a request's rows in parts: some of
 			// these may be in. Stored rows change nothing when sent
 			// again.
-			in := "nothing is imported for certain"
+			imported := "nothing is imported for certain"
 			if chunkStart > 1 {
-				in = fmt.Sprintf("lines 1-%d are imported", chunkStart-1)
+				imported = fmt.Sprintf("lines 1-%d are imported", chunkStart-1)
 			}
 			return fmt.Errorf("%w: %s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
-				err, in, chunkStart, last)
+				err, imported, chunkStart, last)
 		}
 		if err != nil {
 			return fmt.Errorf("lines %d-%d: %w", chunkStart, last, err)
@@ -183,9 +183,10 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		// Every format but OpenFlights starts with a header, which each
 		// chunk repeats. An OpenFlights file is told by its format, as
 		// the server tells it: its first row need not be the one of id 1.
-		if line == 1 && or(*format, refdata.DetectFormat(positional[0], text)) != refdata.FormatOpenFlights {
-			header = text
-			entryOf = refdata.EntryKey(or(*format, refdata.DetectFormat(k.kind, text)), header)
+		if line == 1 {
+			if fileFormat := or(*format, refdata.DetectFormat(k.kind, text)); fileFormat != refdata.FormatOpenFlights {
+				header, entryOf = text, refdata.EntryKey(fileFormat, text)
+			}
 		}
 		// A part ends before a line of another entry than the line
 		// before; a line of none (a cross-reference) goes with the
