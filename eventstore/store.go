@@ -978,7 +978,8 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 // errNoConsumer is readSubject's failure to make its consumer.
 var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
-// Get reads the event of agg at stream sequence seq.
+// Get reads the event of agg at stream sequence seq; one it cannot read is
+// handed on without a type, as by every read (see handedOn).
 func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {
 	subject := s.subject(agg)
 	m, err := s.stream.GetMsg(ctx, seq)
@@ -988,7 +989,7 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 	if m.Subject != subject {
 		return domain.Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
 	}
-	return s.recordFrom(subject, m.Sequence, m.Time, m.Header, m.Data)
+	return s.handedOn(s.recordFrom(subject, m.Sequence, m.Time, m.Header, m.Data)), nil
 }
 
 // LastSequence is the sequence of the newest event in the stream. Its

@@ -383,12 +383,15 @@ type eventLine struct {
 	CausationID   string          `json:"causationId,omitempty"`
 	Actor         string          `json:"actor,omitempty"`
 	Tenant        string          `json:"tenant,omitempty"`
-	OccurredAt    time.Time       `json:"occurredAt"`
+	OccurredAt    time.Time       `json:"occurredAt,omitzero"`
+	StoredAt      time.Time       `json:"storedAt,omitzero"`
 	Data          json.RawMessage `json:"data"`
 }
 
 // lineOf turns a record into its output line. A payload that is not JSON
-// (which cargod never writes) is printed as a string, with a warning.
+// (which cargod never writes) is printed as a string, with a warning. An
+// event whose envelope could not be read has no time of its own: its line
+// says when the stream stored it instead, rather than the year 1.
 func lineOf(r domain.Record, warnings io.Writer) eventLine {
 	data := json.RawMessage(r.Data)
 	switch {
@@ -398,12 +401,16 @@ func lineOf(r domain.Record, warnings io.Writer) eventLine {
 		fmt.Fprintf(warnings, "cargoctl: sequence %d: the payload is not JSON; printed as a string\n", r.Sequence)
 		data, _ = json.Marshal(string(r.Data))
 	}
-	return eventLine{
+	line := eventLine{
 		Sequence: r.Sequence, AggregateType: r.Aggregate.Type, AggregateID: r.Aggregate.ID,
 		Type: r.Type, SchemaVersion: r.SchemaVersion, EventID: r.EventID, CommandID: r.CommandID,
 		CorrelationID: r.CorrelationID, CausationID: r.CausationID, Actor: r.Actor, Tenant: r.Tenant,
 		OccurredAt: r.OccurredAt, Data: data,
 	}
+	if r.OccurredAt.IsZero() {
+		line.StoredAt = r.StoredAt.UTC()
+	}
+	return line
 }
 
 // parseTime reads an RFC 3339 time or a plain date (UTC). A date read as

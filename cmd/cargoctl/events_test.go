@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -557,8 +558,8 @@ func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t 
 // TestEventsSaysWhyAnEventItCannotReadHasNoType: verify sends the operator
 // to 'cargoctl events --from-seq N --to-seq N' for an event whose envelope
 // is broken. Such an event is printed without its type and time, as every
-// reader hands it on; stderr must say why, not leave a blank type
-// unexplained.
+// reader hands it on, with the time the stream stored it; stderr must say
+// why, not leave a blank type unexplained.
 func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
 	url := natstest.StartServer(t, 0)
 	storeTestEvents(t, eventstore.Options{URL: url})
@@ -569,6 +570,13 @@ func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
 	out, errOut, err := runCmd(t, env(nil), "events", "--nats-url", url, "--from-seq", "6", "--to-seq", "6")
 	if err != nil || !strings.Contains(out, `"sequence":6,`) {
 		t.Fatalf("printed %q, %v", out, err)
+	}
+	var line struct {
+		OccurredAt *time.Time
+		StoredAt   time.Time
+	}
+	if err := json.Unmarshal([]byte(out), &line); err != nil || line.OccurredAt != nil || time.Since(line.StoredAt) > time.Minute {
+		t.Errorf("printed %q (%v), want no occurredAt and when it was stored", out, err)
 	}
 	if !strings.Contains(errOut, "sequence 6") || !strings.Contains(errOut, `bad Cargo-Occurred-At header: parsing time \"yesterday\"`) {
 		t.Errorf("stderr %q, want why sequence 6 has no type", errOut)
