@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -38,13 +39,35 @@ func (s *Store) provision(ctx context.Context, what string, create func(context.
 		}
 		return err
 	}
-	return backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
-		attrs := []any{"provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", err}
+	var last error
+	err := backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
+		last = s.explained(err)
+		attrs := []any{"provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", last}
 		if why := s.connectErr.Load(); why != nil && !s.nc.IsConnected() {
 			attrs = append(attrs, "connection", *why)
 		}
 		s.log.Warn("eventstore: NATS not ready; trying again", attrs...)
 	})
+	// Ended by ctx, the retries return its error alone: the failure that
+	// kept them going is what the operator has to fix.
+	if err != nil && last != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (the last try: %w)", err, last)
+	}
+	return err
+}
+
+// explained is err with its likely cause where the server tells it: no
+// responders to a JetStream request from a server that says it has no
+// JetStream (started without -js) will not pass by waiting.
+func (s *Store) explained(err error) error {
+	if !errors.Is(err, nats.ErrNoResponders) {
+		return err
+	}
+	if js, _ := s.nc.ConnectedServerJetStream(); js || !s.nc.IsConnected() {
+		return err
+	}
+	return fmt.Errorf("%w: the NATS server at %s has no JetStream; start it with JetStream on (-js, or a jetstream block in its configuration)",
+		err, s.nc.ConnectedUrlRedacted())
 }
 
 // transient reports whether an error may pass by itself: no server

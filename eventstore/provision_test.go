@@ -16,6 +16,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -246,5 +247,36 @@ func TestALostConnectionAndItsReturnAreLogged(t *testing.T) {
 	case <-back.c:
 	case <-time.After(time.Minute):
 		t.Fatal("no word of the connection back within a minute")
+	}
+}
+
+// TestAServerWithoutJetStreamIsNamedAsTheCause: such a server answers no
+// JetStream request, which alone reads as a cluster still forming. The
+// wait, and its end, say what the server says of itself.
+func TestAServerWithoutJetStreamIsNamedAsTheCause(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(srv.Shutdown)
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	var logged lockedbuf.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	s, err := Open(ctx, Options{URL: "nats://" + srv.Addr().String(), Existing: true, ConnectOnce: true,
+		Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err == nil {
+		s.Close()
+		t.Fatal("opened a store on a server without JetStream")
+	}
+	const why = "has no JetStream; start it with JetStream on"
+	if !strings.Contains(err.Error(), why) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("open = %v, want the deadline and why", err)
+	}
+	if !strings.Contains(logged.String(), why) {
+		t.Errorf("the waits logged %q, want why", logged.String())
 	}
 }
