@@ -149,13 +149,23 @@ const redacted = "[redacted]"
 
 // auditMembers appends to out the members of an event the log compares:
 // its fields as they are in its JSON, but the time of the change (see
-// unaudited), and the status it sets (see domain.StatusSetter) as a
-// member "status", made by status; sorted by name, a name given twice
+// unaudited), the status it sets (see domain.StatusSetter) as a member
+// "status", made by status, and a flight's capacity reserved or released
+// as a member "capacity"; sorted by name, a name given twice
 // once, with its last value, as the decoder would keep it.
 func auditMembers(r domain.Record, e domain.Event, out []jsonMember, status func(string) jsonMember) []jsonMember {
 	out = slices.DeleteFunc(jsonMembers(r.Data, out), func(mem jsonMember) bool { return unaudited[string(mem.name)] })
 	if s, ok := e.(domain.StatusSetter); ok {
 		out = append(out, status(s.SetsStatus()))
+	}
+	// A release names what its reservation named (the booking, its
+	// weight and volume): without a member of its own, its entry would
+	// show no field changed.
+	switch e.(type) {
+	case domain.CapacityReserved:
+		out = append(out, capacityReserved)
+	case domain.CapacityReleased:
+		out = append(out, capacityReleased)
 	}
 	slices.SortStableFunc(out, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
 	kept := out[:0]
@@ -303,7 +313,16 @@ func (m *Audit) statusMember(status string) jsonMember {
 }
 
 func newStatusMember(status string) jsonMember {
-	return jsonMember{name: []byte("status"), value: []byte(strconv.Quote(status)), plain: true}
+	return textMember("status", status)
+}
+
+// capacityReserved and capacityReleased are the member "capacity" that a
+// flight's capacity events stand for in the log.
+var capacityReserved, capacityReleased = textMember("capacity", "reserved"), textMember("capacity", "released")
+
+// textMember is a member of the log's own, name with the text value.
+func textMember(name, value string) jsonMember {
+	return jsonMember{name: []byte(name), value: []byte(strconv.Quote(value)), plain: true}
 }
 
 // addLine keeps an entry, in the log and in the logs of the organisations

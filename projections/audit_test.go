@@ -195,6 +195,11 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 			{key, "acme", domain.APIKeyCreated{KeyID: "k-1", OrganizationID: "acme", Name: "tms"}},
 			{key, "acme", domain.APIKeyRevoked{KeyID: "k-1"}},
 		}, "status: active → revoked"},
+		{"a flight's capacity released by the booking that reserved it", []auditEvent{
+			{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}},
+			{flight, "", domain.CapacityReserved{FlightID: "LH8400-2026-12-01", BookingID: "b-1", WeightKg: 120, VolumeM3: 0.5}},
+			{flight, "", domain.CapacityReleased{FlightID: "LH8400-2026-12-01", BookingID: "b-1", WeightKg: 120, VolumeM3: 0.5}},
+		}, "capacity: reserved → released"},
 		{"a webhook disabled by its receiver", []auditEvent{
 			{webhook, "acme", domain.WebhookRegistered{WebhookID: "hook-1", OrganizationID: "acme"}},
 			{webhook, "", domain.WebhookDisabled{WebhookID: "hook-1", Reason: "410 Gone"}},
@@ -214,8 +219,8 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 				if e.Action != "update" || e.Details.Field == "" {
 					t.Errorf("entry %s: %s %+v, want an update of a field", e.ID, e.Action, e.Details)
 				}
-				if e.Details.Field == "status" {
-					status = "status: " + e.Details.OldValue + " → " + e.Details.NewValue
+				if e.Details.Field == "status" || e.Details.Field == "capacity" {
+					status = e.Details.Field + ": " + e.Details.OldValue + " → " + e.Details.NewValue
 				}
 			}
 			if status != tt.want {

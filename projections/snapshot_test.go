@@ -202,8 +202,9 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 			b[len(b)/2] ^= 0x20
 			put(t, snapshots, name, string(b))
 		}},
-		{"of an older format", "format 9, this version reads 10", func() {
-			put(t, snapshots, name, strings.Replace(good, "read models\n10\n", "read models\n9\n", 1))
+		{"of an older format", fmt.Sprintf("format %d, this version reads %d", projections.SnapshotFormat-1, projections.SnapshotFormat), func() {
+			put(t, snapshots, name, strings.Replace(good, fmt.Sprintf("read models\n%d\n", projections.SnapshotFormat),
+				fmt.Sprintf("read models\n%d\n", projections.SnapshotFormat-1), 1))
 		}},
 		{"cut short", "unexpected EOF", func() { put(t, snapshots, name, good[:len(good)/2]) }},
 		{"a part missing", "part 1 of 2", func() {
