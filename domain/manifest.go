@@ -99,6 +99,9 @@ type ManifestCandidate struct {
 	Load
 	Known   bool
 	OnBoard string
+	// LeftOn is the flight that carried the whole shipment away from this
+	// flight's origin, to elsewhere ("" when none): it is not waiting there.
+	LeftOn Flight
 	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
 	// that no passenger aircraft may carry ("" when none).
 	CargoAircraftOnly string
@@ -129,9 +132,10 @@ type ManifestFacts struct {
 // NewManifestCandidate decides whether an AWB named on a manifest of
 // flight may go: if its confirmed booking is on the flight, or if it is a
 // shipment of the airline's prefix waiting at the flight's origin (its
-// MAWB from there, or its confirmed booking on another flight from
-// there): freight on hand the airline moves to this flight. Its load is
-// as declared (DeclaredLoad).
+// MAWB from there, its confirmed booking on another flight from there, or
+// a flight that carried it whole arriving there): freight on hand the
+// airline moves to this flight. A shipment a flight carried away whole
+// from there is not waiting there. Its load is as declared (DeclaredLoad).
 func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	c := ManifestCandidate{Load: Declared(awb.AWBNumber, awb.Booking, awb.MAWB).Load, Version: awb.Version}
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
@@ -140,6 +144,13 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	}
 	if m := awb.MAWB; m != nil {
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
+	}
+	if last, ok := awb.lastCarrier(flight.ID, c.Pieces); ok {
+		if last.Destination == flight.Origin {
+			c.Known = c.Known || own
+		} else {
+			c.Known, c.LeftOn = false, last
+		}
 	}
 	for _, d := range awb.DGDs {
 		if forbiddenOnPassengerAircraft(nil, d.UNNumber) {
@@ -156,6 +167,30 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		}
 	}
 	return c
+}
+
+// lastCarrier is the flight, other than the one of id, that last left
+// with the whole shipment on board (of pieces, as declared): the shipment
+// is at its destination, or on its way there. Part of it left behind (an
+// offload of some pieces) is still at the origin, and may go from there.
+func (awb ManifestFacts) lastCarrier(id string, pieces int) (Flight, bool) {
+	var last Flight
+	for _, f := range awb.Manifested {
+		l, loaded := f.Loaded[awb.AWBNumber]
+		gone := f.Status == FlightStatusDeparted || f.Status == FlightStatusArrived
+		if f.ID != id && gone && loaded && l.Pieces >= pieces && !f.departure().Before(last.departure()) {
+			last = f
+		}
+	}
+	return last, last.ID != ""
+}
+
+// departure is when the flight left: as reported, else as scheduled.
+func (f Flight) departure() time.Time {
+	if f.DepartedAt.IsZero() {
+		return f.DepartsAt
+	}
+	return f.DepartedAt
 }
 
 // Carriers are the flights still on the ground (scheduled or delayed) set
@@ -217,6 +252,8 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		switch {
 		case seen[s.AWBNumber]:
 			p.Add(field, CodeDuplicate, "%s is named twice", s.AWBNumber)
+		case s.LeftOn.ID != "":
+			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: it left on %s, whole, for %s", s.AWBNumber, f.Origin, s.LeftOn.ID, s.LeftOn.Destination)
 		case !s.Known:
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
 		case s.OnBoard != "":

@@ -34,6 +34,9 @@ func TestDecideSubmitManifest(t *testing.T) {
 		{"totals differ", nil, func(c *SubmitManifest) { c.TotalPieces, c.TotalWeight = pieces(6), num(362) }, "",
 			[]ManifestDifference{{"totalPieces", 6, 5}, {"totalWeight", 362, 350.5}}},
 		{"unknown AWB", nil, func(c *SubmitManifest) { c.Shipments[1].Known = false }, "AWB_NOT_ON_FLIGHT awbNumbers[1]", nil},
+		{"AWB carried away", nil, func(c *SubmitManifest) {
+			c.Shipments[1].Known, c.Shipments[1].LeftOn = false, Flight{ID: "LH8402-2026-11-25", Destination: "ORD"}
+		}, "AWB_NOT_ON_FLIGHT awbNumbers[1]", nil},
 		{"AWB on board another flight", nil, func(c *SubmitManifest) { c.Shipments[1].OnBoard = "LH8402-2026-11-26" }, "AWB_ON_OTHER_FLIGHT awbNumbers[1]", nil},
 		{"AWB twice", nil, func(c *SubmitManifest) { c.Shipments[1] = c.Shipments[0] }, "DUPLICATE awbNumbers[1]", nil},
 		{"empty", nil, func(c *SubmitManifest) { c.Shipments = nil }, "REQUIRED awbNumbers", nil},
@@ -458,6 +461,16 @@ func TestNewManifestCandidate(t *testing.T) {
 		f.Status, f.Loaded = status, map[string]Load{"020-00000011": {AWBNumber: "020-00000011", Pieces: 2, WeightKg: 100, VolumeM3: 0.5}}
 		return f
 	}
+	// carrying is f in status, gone at hour h of the day, its manifest
+	// loading pieces of 020-00000011.
+	toORD, toFRA := fromFRA, fromMUC
+	toORD.Destination, toFRA.Destination = "ORD", "FRA"
+	carrying := func(f Flight, status string, pieces, h int) Flight {
+		f = loading(f, status)
+		f.Loaded["020-00000011"] = Load{AWBNumber: "020-00000011", Pieces: pieces}
+		f.DepartedAt = time.Date(2026, 11, 25, h, 0, 0, 0, time.UTC)
+		return f
+	}
 	tests := []struct {
 		name  string
 		facts ManifestFacts
@@ -493,6 +506,23 @@ func TestNewManifestCandidate(t *testing.T) {
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusCancelled)}}, "known 3 120 0.7"},
 		{"a shipment of a departed flight's manifest that was left behind may go",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusDeparted)}}, "known 3 120 0.7"},
+		{"a shipment a departed flight carried away whole is not waiting at the origin",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{carrying(toORD, FlightStatusArrived, 3, 1)}},
+			"unknown 3 120 0.7 left on LH8402-2026-11-25 for ORD"},
+		{"nor is one booked on the flight that another carried away whole",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(flight, BookingStatusConfirmed), BookedFlight: flight,
+				Manifested: []Flight{carrying(toORD, FlightStatusDeparted, 2, 1)}}, "unknown 2 100 0.5 left on LH8402-2026-11-25 for ORD"},
+		{"a shipment a flight carried whole to the origin waits there",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("MUC"), Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 2)}}, "known 3 120 0.7"},
+		{"one carried away and back again waits at the origin",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"),
+				Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 2), carrying(toORD, FlightStatusArrived, 3, 1)}}, "known 3 120 0.7"},
+		{"one carried back to the origin and away again does not",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"),
+				Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 1), carrying(toORD, FlightStatusDeparted, 3, 2)}},
+			"unknown 3 120 0.7 left on LH8402-2026-11-25 for ORD"},
+		{"another airline's shipment carried to the origin does not, unless booked on the flight",
+			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("MUC"), Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 2)}}, "unknown 3 120 0.7"},
 		{"a shipment declaring lithium ion batteries on their own is for cargo aircraft only",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1845"}, {UNNumber: "UN3480"}}},
 			"known 3 120 0.7 for cargo aircraft only: UN3480"},
@@ -505,6 +535,9 @@ func TestNewManifestCandidate(t *testing.T) {
 		got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3)
 		if c.OnBoard != "" {
 			got += " on " + c.OnBoard
+		}
+		if c.LeftOn.ID != "" {
+			got += " left on " + c.LeftOn.ID + " for " + c.LeftOn.Destination
 		}
 		if c.CargoAircraftOnly != "" {
 			got += " for cargo aircraft only: " + c.CargoAircraftOnly

@@ -360,6 +360,33 @@ func TestAShipmentOnBoardOneFlightGoesOnAnotherOnlyOnceTakenOff(t *testing.T) {
 	}
 }
 
+// A shipment a flight carried away whole is no longer waiting at that
+// flight's origin: a manifest of another flight from there refuses it,
+// naming the flight it left on, and the other flight's load is unchanged.
+func TestAShipmentAFlightCarriedAwayIsNotManifestedAgainFromItsOrigin(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := flightWithinTheHour(t, s)
+	awb := bookedShipmentOn(t, s, fwd, flight)
+	s.mustCreate(t, lh, "/api/flights/"+flight+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + flight, token: lh, body: map[string]any{"status": "departed"}}); r.status != http.StatusOK {
+		t.Fatalf("flight departed = %d %s", r.status, r.body)
+	}
+	var list struct{ Flights []struct{ ID string } }
+	s.do(t, request{method: "GET", path: "/api/flights?flightNumber=LH8400&limit=100", token: lh}).json(t, &list)
+	later := list.Flights[len(list.Flights)-1].ID
+	r := s.do(t, request{method: "POST", path: "/api/flights/" + later + "/manifests", token: lh, body: map[string]any{"awbNumbers": []string{awb}}})
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "AWB_NOT_ON_FLIGHT") ||
+		!strings.Contains(string(r.body), "left on "+flight+", whole, for JFK") {
+		t.Errorf("manifest of %s after %s departed with the shipment = %d %s", later, flight, r.status, r.body)
+	}
+	flightNumber, date, _ := strings.Cut(later, "-")
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 0 {
+		t.Errorf("%s carries %g kg", later, c.ActualWeight)
+	}
+}
+
 // Two manifests that load one shipment onto two flights at once are not
 // both filed: the shipment goes on board one, and the other is refused as
 // it would be a moment later. Round after round, the shipment offloaded
