@@ -125,21 +125,23 @@ func (s *Server) handleAuditLogs() handlerFunc {
 	}
 }
 
-// timeWindow reads the from and to parameters of a list; to may not be
-// before from.
+// timeWindow reads the from and to parameters of a list, to exclusive;
+// to may not be before from. A date is a day: from its first instant, to
+// its last, so that from=2026-06-21&to=2026-06-21 is that day, as a day
+// is read by the usage figures and by cargoctl.
 func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
-	from, to = timeParam(q.Get("from"), "from", p), timeParam(q.Get("to"), "to", p)
+	from, to = timeParam(q.Get("from"), "from", p, false), timeParam(q.Get("to"), "to", p, true)
 	if !from.IsZero() && !to.IsZero() && to.Before(from) {
 		p.Add("to", domain.CodeInvalidDate, "must not be before from")
 	}
 	return from, to
 }
 
-// timeParam reads a date-time (RFC 3339) or a date (its midnight UTC).
-// The zero time is no bound: a bound at its instant (0001-01-01) is taken
-// a nanosecond later, before which no event is, rather than as none
-// (to=0001-01-01 would be the whole log).
-func timeParam(v, name string, p *domain.Problems) time.Time {
+// timeParam reads a date-time (RFC 3339) or a date: its midnight UTC, or
+// with dayEnd the next (the end of an exclusive bound that takes the day
+// in). The zero time is no bound: a bound at its instant (0001-01-01) is
+// taken a nanosecond later, before which no event is, rather than as none.
+func timeParam(v, name string, p *domain.Problems, dayEnd bool) time.Time {
 	if v == "" {
 		return time.Time{}
 	}
@@ -147,6 +149,9 @@ func timeParam(v, name string, p *domain.Problems) time.Time {
 	if !ok {
 		d, err := time.Parse(time.DateOnly, v)
 		t, ok = d, err == nil
+		if ok && dayEnd {
+			t = t.AddDate(0, 0, 1)
+		}
 	}
 	switch {
 	case ok && t.IsZero():

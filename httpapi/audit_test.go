@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -32,5 +33,21 @@ func TestATimeBoundIsADateTimeToTheNanosecondOrADate(t *testing.T) {
 				t.Errorf("from=%s: %v, want one INVALID_DATE on from", tt.value, p)
 			}
 		})
+	}
+}
+
+// A date as to takes that day in: from=D&to=D is the day D, as the usage
+// figures and cargoctl read a day; a date-time as to is its instant.
+func TestADateAsToTakesThatDayIn(t *testing.T) {
+	for _, tt := range []struct{ from, to, wantFrom, wantTo string }{
+		{"2026-06-21", "2026-06-21", "2026-06-21T00:00:00Z", "2026-06-22T00:00:00Z"},
+		{"2026-06-21T10:00:00Z", "2026-06-21T12:00:00Z", "2026-06-21T10:00:00Z", "2026-06-21T12:00:00Z"},
+		{"", "2026-12-31", "0001-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
+	} {
+		var p domain.Problems
+		from, to := timeWindow(url.Values{"from": {tt.from}, "to": {tt.to}}, &p)
+		if len(p) > 0 || from.Format(time.RFC3339) != tt.wantFrom || to.Format(time.RFC3339) != tt.wantTo {
+			t.Errorf("from=%s&to=%s: %v to %v (%v), want %s to %s", tt.from, tt.to, from, to, p, tt.wantFrom, tt.wantTo)
+		}
 	}
 }
