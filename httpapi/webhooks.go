@@ -81,9 +81,27 @@ func (s *Server) webhookOfPath(r *http.Request, visible func(domain.Webhook, dom
 	return wh, nil
 }
 
+// handleListWebhooks lists the subscriptions of the caller's organisation,
+// or an admin's of every one or of the organizationId filter's (which an
+// admin needs to tell whose they are, re-registering them after a change
+// of the webhook key).
 func (s *Server) handleListWebhooks() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		writeList(w, "webhooks", s.webhooks.List(principal(r.Context()).OrganizationScope()), views.ToWebhookJSON)
+		var p domain.Problems
+		org := idParam(r.URL.Query(), &p, "organizationId")
+		if err := p.Err(); err != nil {
+			return err
+		}
+		who := principal(r.Context())
+		switch _, known := s.identity.Organization(org); {
+		case org == "":
+			org = who.OrganizationScope()
+		case !who.ActsFor(org):
+			return domain.Errorf(domain.Forbidden, "may list the webhooks of its own organisation, %s, only", who.OrganizationID)
+		case !known:
+			return domain.Errorf(domain.NotFound, "no organisation %s", org)
+		}
+		writeList(w, "webhooks", s.webhooks.List(org), views.ToWebhookJSON)
 		return nil
 	}
 }

@@ -10,16 +10,17 @@ import (
 // WebhookJSON is the spec's webhook response; the secret only when the
 // service generated it, once.
 type WebhookJSON struct {
-	WebhookID string    `json:"webhookId"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	CreatedAt time.Time `json:"createdAt"`
-	Status    string    `json:"status"` // active, or disabled after a 410 Gone
-	Secret    string    `json:"secret,omitempty"`
+	WebhookID      string    `json:"webhookId"`
+	OrganizationID string    `json:"organizationId"`
+	URL            string    `json:"url"`
+	Events         []string  `json:"events"`
+	CreatedAt      time.Time `json:"createdAt"`
+	Status         string    `json:"status"` // active, or disabled after a 410 Gone
+	Secret         string    `json:"secret,omitempty"`
 }
 
 func ToWebhookJSON(w domain.Webhook) WebhookJSON {
-	return WebhookJSON{WebhookID: w.ID, URL: w.ShownURL(), Events: w.Events, CreatedAt: w.CreatedAt, Status: w.Status()}
+	return WebhookJSON{WebhookID: w.ID, OrganizationID: w.OrganizationID, URL: w.ShownURL(), Events: w.Events, CreatedAt: w.CreatedAt, Status: w.Status()}
 }
 
 // DeliveryJSON is one delivery of a subscription's log.

@@ -597,6 +597,47 @@ func TestARetryDroppedBecauseTheReceiverDisabledTheWebhookIsDeadInTheLog(t *test
 // The limit of 25 subscriptions holds for registrations made at once,
 // which all passed a count of the read model before, and a deleted
 // subscription frees its place.
+// A subscription says whose it is, and an admin lists those of one
+// organisation (re-registering them after a change of the webhook key);
+// others list their own, and only their own.
+func TestAnAdminListsTheWebhooksOfOneOrganisation(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_ALLOW_PRIVATE": "false"})
+	fwd, lh, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh"), s.demoToken(t, "demo-admin")
+	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/forwarder", "events": []string{"*"}})
+	s.mustCreate(t, lh, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/airline", "events": []string{"*"}})
+	for _, tt := range []struct {
+		name, token, query string
+		status             int
+		want               string // each subscription's organisation, by URL
+	}{
+		{"an admin lists every one", admin, "", 200, "demo-forwarder /forwarder, demo-airline-lh /airline"},
+		{"an admin lists one organisation's", admin, "?organizationId=demo-airline-lh", 200, "demo-airline-lh /airline"},
+		{"an admin names an organisation that does not exist", admin, "?organizationId=nobody", 404, ""},
+		{"an admin names no id", admin, "?organizationId=a%20b", 400, ""},
+		{"a forwarder lists its own", fwd, "", 200, "demo-forwarder /forwarder"},
+		{"a forwarder names its own", fwd, "?organizationId=demo-forwarder", 200, "demo-forwarder /forwarder"},
+		{"a forwarder names another", fwd, "?organizationId=demo-airline-lh", 403, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(t, request{method: "GET", path: "/api/webhooks" + tt.query, token: tt.token})
+			var list struct {
+				Webhooks []struct{ OrganizationID, URL string }
+			}
+			var got []string
+			if r.status == 200 {
+				r.json(t, &list)
+				for _, w := range list.Webhooks {
+					got = append(got, w.OrganizationID+" "+strings.TrimPrefix(w.URL, "https://192.0.2.1"))
+				}
+			}
+			if r.status != tt.status || strings.Join(got, ", ") != tt.want {
+				t.Errorf("GET /api/webhooks%s = %d %s, want %d with %s", tt.query, r.status, r.body, tt.status, tt.want)
+			}
+		})
+	}
+}
+
 func TestWebhooksRegisteredAtOnceStayWithinTheLimit(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
