@@ -43,6 +43,9 @@ type Meta struct {
 	// nothing. The store's optimistic concurrency check makes it hold
 	// at the moment of the write, not only when the state was read.
 	IfVersion *uint64
+	// cause is the event a reactor's command follows (see step): a state
+	// of its aggregate must include it.
+	cause domain.Record
 }
 
 // NewMeta makes the metadata of a new command by p. commandID may be empty
@@ -180,6 +183,20 @@ func load[S any](ctx context.Context, h *Handler, agg domain.Aggregate, evolve f
 	return state, entry, entry.ran(commandID), nil
 }
 
+// includes refuses a state of agg, loaded up to sequence last, that lacks
+// cause, an event of agg handed to a reactor: the store answered from a
+// copy behind the one that handed it (a node cut off a while, leading the
+// stream again for a moment after). On a state without its event a
+// reactor would find nothing to do, and the event would go unhandled for
+// good. The error is the store's unavailability: the event is tried again.
+func includes(agg domain.Aggregate, last uint64, cause domain.Record) error {
+	if cause.Aggregate != agg || last >= cause.Sequence {
+		return nil
+	}
+	return fmt.Errorf("%w: the store read %s up to sequence %d, before its event at %d: it answered from a copy behind",
+		domain.ErrStoreUnavailable, agg, last, cause.Sequence)
+}
+
 // execute runs decide against the current state of agg and appends what
 // it decides. A command that already ran (same command id in the
 // aggregate's history) is not decided again: its result is returned as it
@@ -314,6 +331,10 @@ func decideOnce[S any](ctx context.Context, h *Handler, agg domain.Aggregate, pi
 		var err error
 		if state, entry, done, err = load(ctx, h, agg, evolve, m.CommandID, how); err != nil {
 			return Result[S]{}, nil, nil, true, err
+		}
+		if err := includes(agg, entry.last, m.cause); err != nil {
+			// A cached state may be behind; a fresh one is not.
+			return Result[S]{}, nil, nil, how == loadFresh, err
 		}
 		if done != 0 {
 			// The command ran before: its own event, not the latest.

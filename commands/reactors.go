@@ -89,7 +89,18 @@ func step(rec domain.Record, name string) Meta {
 		CorrelationID: rec.CorrelationID,
 		CausationID:   rec.EventID,
 		Principal:     domain.Principal{Subject: "reactor:" + name},
+		cause:         rec,
 	}
+}
+
+// loadAfter loads rec's aggregate as it is now, rec included (see
+// includes).
+func loadAfter[S any](ctx context.Context, h *Handler, rec domain.Record, evolve func(S, domain.Event) S) (S, error) {
+	state, entry, _, err := load(ctx, h, rec.Aggregate, evolve, "", loadFresh)
+	if err == nil {
+		err = includes(rec.Aggregate, entry.last, rec)
+	}
+	return state, err
 }
 
 // price answers a new RFQ with priced options, or rejects it.
@@ -120,7 +131,7 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 	case domain.BookingRequested{}.EventType():
 		return r.confirm(ctx, rec)
 	case domain.BookingCancelled{}.EventType():
-		b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
+		b, err := loadAfter(ctx, r.h, rec, domain.EvolveBooking)
 		if err != nil {
 			return err
 		}
@@ -137,7 +148,7 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 			return err
 		})
 	case domain.FlightStatusChanged{}.EventType():
-		f, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveFlight, "", loadFresh)
+		f, err := loadAfter(ctx, r.h, rec, domain.EvolveFlight)
 		if err != nil || f.Status != domain.FlightStatusCancelled {
 			return err
 		}
@@ -168,7 +179,7 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 // as it does for a history whose steps were stored one by one (before
 // transactions).
 func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
-	b, _, _, err := load(ctx, r.h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
+	b, err := loadAfter(ctx, r.h, rec, domain.EvolveBooking)
 	if err != nil || b.Status != domain.BookingStatusPending {
 		return err
 	}
@@ -293,6 +304,13 @@ func (r *Reactors) holdAWB(t *transaction, rec domain.Record, b domain.Booking) 
 func (r *Reactors) flightAt(ctx context.Context, rec domain.Record) (domain.Flight, error) {
 	recs, err := r.h.store.Load(ctx, rec.Aggregate)
 	if err != nil {
+		return domain.Flight{}, err
+	}
+	var last uint64
+	if len(recs) > 0 {
+		last = recs[len(recs)-1].Sequence
+	}
+	if err := includes(rec.Aggregate, last, rec); err != nil {
 		return domain.Flight{}, err
 	}
 	var f domain.Flight

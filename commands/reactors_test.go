@@ -2,7 +2,9 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -432,5 +434,74 @@ func TestAPendingBookingCancelledHoldsNotTheNumberItAskedFor(t *testing.T) {
 	}
 	if b := w.booking(t, third.Aggregate.ID); b.Status != domain.BookingStatusRejected || b.Reason != domain.ReasonAWBUsed {
 		t.Errorf("a booking naming %s, which a confirmed booking uses = %s (%s), want rejected: %s", awb, b.Status, b.Reason, domain.ReasonAWBUsed)
+	}
+}
+
+// behindLoads is the event store answering loads from a copy that ends
+// before sequence from: a node cut off a while, leading the stream again
+// for a moment after, answers so.
+type behindLoads struct {
+	*eventstore.Store
+	from uint64
+}
+
+func (s behindLoads) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error) {
+	recs, err := s.Store.LoadAfter(ctx, agg, after)
+	return slices.DeleteFunc(recs, func(r domain.Record) bool { return r.Sequence >= s.from }), err
+}
+
+func (s behindLoads) Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {
+	return s.LoadAfter(ctx, agg, 0)
+}
+
+// A reactor handed an event that a load of its aggregate lacks (the store
+// answered from a copy behind) tries the event again, rather than find
+// nothing to do and let it go: an RFQ so read was never priced, a booking
+// never confirmed. Once the copy has caught up, the event is handled.
+func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		event func(w *world) domain.Record
+		react func(r *Reactors, rec domain.Record) error
+		done  func(w *world, rec domain.Record) bool
+	}{
+		{"an RFQ priced",
+			func(w *world) domain.Record {
+				res, err := w.h.RequestQuote(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestQuote{
+					Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: new(100.0)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w.lastRecord(t, quoteAggregate(res.State.ID))
+			},
+			func(r *Reactors, rec domain.Record) error { return r.price(context.Background(), rec) },
+			func(w *world, rec domain.Record) bool {
+				q, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), rec.Aggregate, domain.EvolveQuote, "", loadFresh)
+				return err == nil && q.Status == domain.QuoteStatusPriced
+			}},
+		{"a booking confirmed",
+			func(w *world) domain.Record { return w.book(t, w.pricedQuote(t, 100)) },
+			func(r *Reactors, rec domain.Record) error { return r.book(context.Background(), rec) },
+			func(w *world, rec domain.Record) bool {
+				b, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), rec.Aggregate, domain.EvolveBooking, "", loadFresh)
+				return err == nil && b.Status == domain.BookingStatusConfirmed
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, 1000)
+			rec := tt.event(w)
+			// Another replica's reactor, which has not loaded the
+			// aggregate before.
+			other := *w.reactors
+			other.h = New(behindLoads{Store: w.store, from: rec.Sequence}, 4, builtinReference())
+			other.h.now = w.h.now
+			if err := tt.react(&other, rec); !errors.Is(err, domain.ErrStoreUnavailable) || tt.done(w, rec) {
+				t.Fatalf("handled on a load without the event: %v, done %v; want the store unavailable, and nothing done", err, tt.done(w, rec))
+			}
+			other.h.store = w.store
+			if err := tt.react(&other, rec); err != nil || !tt.done(w, rec) {
+				t.Errorf("handled again on a load with it: %v, done %v", err, tt.done(w, rec))
+			}
+		})
 	}
 }
