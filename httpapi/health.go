@@ -126,6 +126,9 @@ func (s *Server) lagProblem(r *http.Request, body map[string]any) string {
 		return "the stream cannot be read: " + err.Error()
 	}
 	body["streamSequence"], body["lag"] = lag.StreamLast, lag.Events()
+	if lag.Err != nil {
+		body["streamUnanswered"] = lag.Unanswered.Round(time.Millisecond).String() + ": " + lag.Err.Error()
+	}
 	return lag.Problem(s.opts.ReadyMaxLag, s.opts.ReadyStall)
 }
 

@@ -208,6 +208,9 @@ func TestLagSaysWhenReadModelsShouldNotServe(t *testing.T) {
 		{"too far behind", Lag{Applied: 40, StreamLast: 141, Idle: time.Millisecond}, "101 events behind"},
 		{"stuck while events wait", Lag{Applied: 49, StreamLast: 50, Idle: 11 * time.Second}, "applied nothing for 11s while 1 events wait"},
 		{"ahead of a stream read a moment earlier", Lag{Applied: 51, StreamLast: 50, Idle: time.Hour}, ""},
+		{"a stream not answering a while (an election)", Lag{Applied: 50, StreamLast: 50, Unanswered: 9 * time.Second, Err: errors.New("timeout")}, ""},
+		{"a stream not answering for long", Lag{Applied: 50, StreamLast: 50, Unanswered: 11 * time.Second, Err: errors.New("timeout")},
+			"the stream has not answered for 11s: timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.lag.Problem(maxEvents, stalled)
@@ -397,4 +400,51 @@ func openTestStore(t *testing.T) *eventstore.Store {
 	}
 	t.Cleanup(store.Close)
 	return store
+}
+
+// silentStream is a store whose LastSequenceSeen fails while silent is set:
+// a stream whose leader died, until the other nodes notice.
+type silentStream struct {
+	*eventstore.Store
+	silent atomic.Bool
+}
+
+func (s *silentStream) LastSequenceSeen(ctx context.Context) (uint64, error) {
+	if s.silent.Load() {
+		return 0, domain.ErrStoreUnavailable
+	}
+	return s.Store.LastSequenceSeen(ctx)
+}
+
+// A stream that stops answering leaves its last answer standing, saying
+// for how long it has not answered, so that an election does not turn
+// every replica unready at once; one that never answered is an error.
+func TestTheLagOfAStreamThatStopsAnsweringIsItsLastAnswer(t *testing.T) {
+	ctx := context.Background()
+	stream := &silentStream{Store: openTestStore(t)}
+	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
+	stream.silent.Store(true)
+	if _, err := p.Lag(ctx); !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Errorf("lag of a stream that never answered: %v", err)
+	}
+	stream.silent.Store(false)
+	if _, err := stream.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{Type: "QuoteRequested", SchemaVersion: 1,
+		EventID: "e1", OccurredAt: time.Now(), Data: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	answered, err := p.Lag(ctx)
+	if err != nil || answered.StreamLast != 1 || answered.Err != nil {
+		t.Fatalf("lag = %+v, %v", answered, err)
+	}
+	stream.silent.Store(true)
+	first, err := p.Lag(ctx)
+	time.Sleep(time.Millisecond) // a clock that moves
+	later, _ := p.Lag(ctx)
+	if err != nil || first.StreamLast != 1 || !errors.Is(first.Err, domain.ErrStoreUnavailable) || later.Unanswered <= first.Unanswered {
+		t.Errorf("lags of a stream that stopped answering: %+v then %+v (%v); want its last answer, not answered for longer", first, later, err)
+	}
+	stream.silent.Store(false)
+	if again, err := p.Lag(ctx); err != nil || again.Err != nil || again.Unanswered != 0 {
+		t.Errorf("lag once it answers again = %+v, %v", again, err)
+	}
 }

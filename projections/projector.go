@@ -53,11 +53,16 @@ type Projector struct {
 	// waitingSince is when events were first seen waiting (by Lag)
 	// since the last apply; zero while none were seen.
 	waitingSince time.Time
-	target       uint64     // stream's last sequence at start: ready once applied
-	targetKnown  bool       // target is set: until then, not caught up
-	waiters      seqWaiters // readers waiting for a sequence to be applied
-	changes      changes    // readers waiting for a change to one aggregate
-	resumes      int        // subscriptions that failed and were resumed
+	// The stream's last answer to Lag, whether it ever answered, and
+	// since when it has not (zero while it answers).
+	streamLast      uint64
+	streamAnswered  bool
+	unansweredSince time.Time
+	target          uint64     // stream's last sequence at start: ready once applied
+	targetKnown     bool       // target is set: until then, not caught up
+	waiters         seqWaiters // readers waiting for a sequence to be applied
+	changes         changes    // readers waiting for a change to one aggregate
+	resumes         int        // subscriptions that failed and were resumed
 
 	// hold is held while an event is applied as it comes: a rebuild or
 	// verification holds it to bring fresh models to exactly where the
@@ -375,8 +380,12 @@ func (p *Projector) Target() uint64 {
 // Lag is how far the read models are behind the stream.
 type Lag struct {
 	Applied    uint64        // the last sequence applied
-	StreamLast uint64        // the stream's last sequence
+	StreamLast uint64        // the stream's last sequence, as it last answered
 	Idle       time.Duration // how long events have waited with nothing applied
+	// Unanswered is how long the stream has not answered, with why (Err);
+	// 0 and nil when it answered now.
+	Unanswered time.Duration
+	Err        error
 }
 
 // Events is the number of events in the stream not applied yet.
@@ -391,20 +400,37 @@ func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
 		return fmt.Sprintf("read models are %d events behind the stream (at most %d allowed)", l.Events(), maxEvents)
 	case l.Events() > 0 && l.Idle > stalled:
 		return fmt.Sprintf("read models applied nothing for %s while %d events wait", l.Idle.Round(time.Second), l.Events())
+	case l.Err != nil && l.Unanswered > stalled:
+		return fmt.Sprintf("the stream has not answered for %s: %v", l.Unanswered.Round(time.Second), l.Err)
 	}
 	return ""
 }
 
 // Lag asks the stream for its last sequence and compares: the one any
-// node has, so that an election does not make a replica look behind.
+// node has, so that an election does not make a replica look behind. A
+// stream that does not answer leaves its last answer standing, saying
+// for how long (Unanswered): a leader that dies is not answered for until
+// the other nodes notice, some seconds (7 s measured on three nodes),
+// which on its own would turn every replica unready at once, while their
+// read models serve well. It fails only before the stream ever answered.
 func (p *Projector) Lag(ctx context.Context) (Lag, error) {
 	last, err := p.stream.LastSequenceSeen(ctx)
-	if err != nil {
-		return Lag{}, err
-	}
+	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.lagAt(last, time.Now()), nil
+	if err == nil {
+		p.streamAnswered, p.streamLast, p.unansweredSince = true, last, time.Time{}
+		return p.lagAt(last, now), nil
+	}
+	if !p.streamAnswered {
+		return Lag{}, err
+	}
+	if p.unansweredSince.IsZero() {
+		p.unansweredSince = now
+	}
+	l := p.lagAt(p.streamLast, now)
+	l.Unanswered, l.Err = now.Sub(p.unansweredSince), err
+	return l, nil
 }
 
 // lagAt, with p.mu held, is the lag against a stream at last, now. Events wait from the
