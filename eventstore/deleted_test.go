@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
@@ -22,34 +25,8 @@ import (
 // whole. Such a page used to fail on every read, a 503 that never
 // cleared.
 func TestAnAuditPageShowsAnEntryWhoseEventWasDeleted(t *testing.T) {
-	srv := natstest.Start(t, &server.Options{Port: natstest.FreePorts(t, 1)[0]})
 	ctx := context.Background()
-	stream, err := natstest.JetStream(t, srv.ClientURL()).CreateStream(ctx, jetstream.StreamConfig{Name: "HAND", Subjects: []string{"hand.evt.>"}, Storage: jetstream.FileStorage,
-		AllowAtomicPublish: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := eventstore.Open(ctx, eventstore.Options{URL: srv.ClientURL(), Stream: "HAND", Existing: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
-	var seqs []uint64
-	for i := range 3 {
-		e := domain.QuoteRequested{QuoteID: fmt.Sprint("q", i), OrganizationID: "org-1", Origin: "FRA", Destination: "JFK"}
-		data, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		appended, err := store.Append(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: e.QuoteID}, 0, []domain.Envelope{{
-			Type: e.EventType(), SchemaVersion: 1, EventID: fmt.Sprint("e", i), CommandID: fmt.Sprint("c", i), Actor: "client:org-1",
-			Tenant: "org-1", ClientIP: "192.0.2.7", OccurredAt: at.Add(time.Duration(i) * time.Minute), Data: data}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, appended...)
-	}
+	store, stream, seqs, at := handMadeStream(t)
 	audit := rebuildReadModels(ctx, t, store, seqs[2], nil).Audit
 	if err := stream.DeleteMsg(ctx, seqs[1]); err != nil {
 		t.Fatal(err)
@@ -69,5 +46,83 @@ func TestAnAuditPageShowsAnEntryWhoseEventWasDeleted(t *testing.T) {
 		if want := fmt.Sprint("q", 2*i); e.ID != fmt.Sprint("e", 2*i) || e.ResourceID != want || e.IPAddress != "192.0.2.7" || !e.Timestamp.Equal(at.Add(time.Duration(2*i)*time.Minute)) {
 			t.Errorf("the entry of event %d = %+v", 2*i, e)
 		}
+	}
+}
+
+// handMadeStream is a store on a stream made by hand, which allows
+// deletes, holding three quotes' RFQs, a minute apart from at.
+func handMadeStream(t *testing.T) (*eventstore.Store, jetstream.Stream, []uint64, time.Time) {
+	t.Helper()
+	srv := natstest.Start(t, &server.Options{Port: natstest.FreePorts(t, 1)[0]})
+	ctx := context.Background()
+	stream, err := natstest.JetStream(t, srv.ClientURL()).CreateStream(ctx, jetstream.StreamConfig{Name: "HAND", Subjects: []string{"hand.evt.>"}, Storage: jetstream.FileStorage,
+		AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := eventstore.Open(ctx, eventstore.Options{URL: srv.ClientURL(), Stream: "HAND", Existing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	var seqs []uint64
+	for i := range 3 {
+		e := domain.QuoteRequested{QuoteID: fmt.Sprint("q", i), OrganizationID: "org-1", Origin: "FRA", Destination: "JFK"}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appended, err := store.Append(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: e.QuoteID}, 0, []domain.Envelope{{
+			Type: e.EventType(), SchemaVersion: 1, EventID: fmt.Sprint("e", i), CommandID: fmt.Sprint("c", i), Actor: "client:org-1",
+			Tenant: "org-1", ClientIP: "192.0.2.7", OccurredAt: at.Add(time.Duration(i) * time.Minute), Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, appended...)
+	}
+	return store, stream, seqs, at
+}
+
+// A stream that lacks events (deleted from a stream made by hand that
+// allows it, or lost with a damaged file) is replayed past them, loudly:
+// the read models are built without them and the replica is ready, and
+// the stream check lists the gap. The replay waited for them, trying
+// again every second for good, and verify failed instead of listing it.
+func TestAReplayGoesPastEventsTheStreamLacksAndTheCheckListsThem(t *testing.T) {
+	store, stream, seqs, _ := handMadeStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := stream.DeleteMsg(ctx, seqs[1]); err != nil {
+		t.Fatal(err)
+	}
+	var logged lockedbuf.Buffer
+	models := projections.NewModels()
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&logged, nil)), models.All()...)
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := p.WaitFor(ctx, seqs[2]); err != nil || !p.CaughtUp() {
+		t.Fatalf("the read models did not reach %d: %v\n%s", seqs[2], err, logged.String())
+	}
+	if want := fmt.Sprintf("events are missing from the stream (deleted, or lost with a damaged file); the read models go on without them, and cargoctl verify lists the gap\" from=%d to=%d", seqs[1], seqs[1]); !strings.Contains(logged.String(), want) {
+		t.Errorf("logged:\n%s\nwant a line with %s", logged.String(), want)
+	}
+	who := domain.Principal{OrganizationID: "org-1", Role: domain.RoleForwarder}
+	for i, want := range []bool{true, false, true} {
+		if _, found := models.Quotes.Get(who, fmt.Sprint("q", i)); found != want {
+			t.Errorf("quote q%d found: %v, want %v", i, found, want)
+		}
+	}
+	var problems []string
+	if err := store.Check(ctx, seqs[2], func(uint64) {}, func(p domain.StreamProblem) {
+		if p.Check == domain.CheckSequence {
+			problems = append(problems, p.Problem)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("the stream has no events at sequences %d to %d", seqs[1], seqs[1]); len(problems) != 1 || problems[0] != want {
+		t.Errorf("the check found %q, want %q", problems, want)
 	}
 }

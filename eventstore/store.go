@@ -978,6 +978,23 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 // errNoConsumer is readSubject's failure to make its consumer.
 var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
+// Missing reports whether the stream holds none of the sequences from
+// from to to: they were deleted (from a stream made by hand that allows
+// it), or lost with a damaged file, and a read hands on the event after
+// them. Any one of them held, it reports false.
+func (s *Store) Missing(ctx context.Context, from, to uint64) (bool, error) {
+	for seq := from; seq <= to; seq++ {
+		_, err := s.stream.GetMsg(ctx, seq)
+		switch {
+		case err == nil:
+			return false, nil
+		case !errors.Is(err, jetstream.ErrMsgNotFound):
+			return false, unavailable(fmt.Errorf("eventstore: get %d: %w", seq, err))
+		}
+	}
+	return true, nil
+}
+
 // Get reads the event of agg at stream sequence seq; one it cannot read is
 // handed on without a type, as by every read (see handedOn).
 func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error) {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,7 @@ type Stream interface {
 	LastSequence(ctx context.Context) (uint64, error)
 	LastSequenceSeen(ctx context.Context) (uint64, error)
 	Get(ctx context.Context, agg domain.Aggregate, seq uint64) (domain.Record, error)
+	Missing(ctx context.Context, from, to uint64) (bool, error)
 }
 
 // Projector feeds read models from the stream.
@@ -53,6 +55,9 @@ type Projector struct {
 	// waitingSince is when events were first seen waiting (by Lag)
 	// since the last apply; zero while none were seen.
 	waitingSince time.Time
+	// missing are the gaps, first and last sequence, that the stream
+	// itself has (see skipMissing).
+	missing [][2]uint64
 	// The stream's last answer to Lag, whether it ever answered, and
 	// since when it has not (zero while it answers).
 	streamLast      uint64
@@ -102,8 +107,8 @@ func (p *Projector) Run(ctx context.Context) {
 	gcBack()
 	for ctx.Err() == nil {
 		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || p.skipMissing(ctx, err) {
+			continue
 		}
 		p.mu.Lock()
 		p.resumes++
@@ -157,6 +162,15 @@ type replayed struct {
 // model applies them on a goroutine of its own, in order, while the
 // others do; and readers waiting for a sequence are woken once a batch.
 func (p *Projector) replay(ctx context.Context, to uint64) error {
+	for {
+		if err := p.replayOnce(ctx, to); !p.skipMissing(ctx, err) {
+			return err
+		}
+	}
+}
+
+// replayOnce is replay, ended by the first gap.
+func (p *Projector) replayOnce(ctx context.Context, to uint64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := runtime.GOMAXPROCS(0)
@@ -235,8 +249,8 @@ func (p *Projector) dispatch(inOrder <-chan *replayed, queues []chan *replayed) 
 		// applied: a snapshot taken at a stop in the retry's pause must
 		// not claim a batch that never reached the models.
 		for _, r := range b.recs {
-			if want := done + 1; r.Sequence != want {
-				return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
+			if err := p.checkNext(done, r); err != nil {
+				return err
 			}
 			done = r.Sequence
 		}
@@ -286,7 +300,60 @@ func pause(ctx context.Context, d time.Duration) {
 // follows every subject of a stream that never loses a message, so each
 // event's sequence is the last one's plus one; a jump means events went
 // missing on the way, and the subscription resumes after the last applied.
+// Unless the stream lacks them itself (see skipMissing).
 var errGap = errors.New("projections: the subscription skipped events")
+
+// gapError is errGap, between the sequence wanted and the one got.
+type gapError struct{ want, got uint64 }
+
+func (e *gapError) Error() string {
+	return fmt.Sprintf("%v: got sequence %d, want %d", errGap, e.got, e.want)
+}
+
+func (e *gapError) Unwrap() error { return errGap }
+
+// checkNext refuses r as the event after sequence after, unless the
+// events between them are known to be missing from the stream.
+func (p *Projector) checkNext(after uint64, r domain.Record) error {
+	want := after + 1
+	if r.Sequence == want || p.knownMissing(want, r.Sequence-1) {
+		return nil
+	}
+	return &gapError{want: want, got: r.Sequence}
+}
+
+// knownMissing reports whether the sequences from..to are a gap of the
+// stream's own that skipMissing found.
+func (p *Projector) knownMissing(from, to uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.missing, [2]uint64{from, to})
+}
+
+// skipMissing reports whether err is a gap of events the stream itself
+// does not hold (deleted from a stream made by hand that allows it, or
+// lost with a damaged file, while the stream goes on), and then lets the
+// read models go on without them, loudly: they cannot have them, and a
+// replay that waited for them would keep the replica from ever being
+// ready (it did, retrying every second for good). cargoctl verify lists
+// the gap. A gap the stream does hold is the subscription's, and is read
+// again.
+func (p *Projector) skipMissing(ctx context.Context, err error) bool {
+	var gap *gapError
+	if !errors.As(err, &gap) {
+		return false
+	}
+	missing, err := p.stream.Missing(ctx, gap.want, gap.got-1)
+	if err != nil || !missing {
+		return false
+	}
+	p.log.Error("projector: events are missing from the stream (deleted, or lost with a damaged file); the read models go on without them, and cargoctl verify lists the gap",
+		"from", gap.want, "to", gap.got-1)
+	p.mu.Lock()
+	p.missing = append(p.missing, [2]uint64{gap.want, gap.got - 1})
+	p.mu.Unlock()
+	return true
+}
 
 // apply applies one event, as it comes, and takes a snapshot when one is
 // due.
@@ -312,8 +379,8 @@ func (p *Projector) apply(r domain.Record) error {
 // applyAfter hands r to every model, if it is the event after sequence
 // after.
 func (p *Projector) applyAfter(after uint64, r domain.Record) error {
-	if want := after + 1; r.Sequence != want {
-		return fmt.Errorf("%w: got sequence %d, want %d", errGap, r.Sequence, want)
+	if err := p.checkNext(after, r); err != nil {
+		return err
 	}
 	e, err := domain.DecodeEvent(r.Type, r.Data)
 	if err != nil {
