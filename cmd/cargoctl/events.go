@@ -78,19 +78,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	if o.follow {
-		// Unbuffered: each line is written as it comes, in one write.
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		err = store.Subscribe(ctx, filters, from, func(r domain.Record) error {
-			if !o.matches(r) {
-				return nil
-			}
-			return enc.Encode(lineOf(r, stderr))
-		}, nil)
-		if ctx.Err() != nil {
-			err = nil // interrupted: the normal end of --follow
-		}
-		return err
+		return o.followEvents(ctx, store, filters, from, stdout, stderr)
 	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
@@ -124,6 +112,39 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	return err
+}
+
+// followEvents prints the events from sequence from on as they come,
+// until interrupted. A subscription that ends (its consumer stalled
+// across a restart of cargod, whose server it reads, or the server
+// away) is begun again from the event after the last one read, without a
+// gap, and stderr says so; only a line that cannot be written ends it.
+func (o eventsOptions) followEvents(ctx context.Context, store *eventstore.Store, filters []string, from uint64, stdout, stderr io.Writer) error {
+	// Unbuffered: each line is written as it comes, in one write.
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	var written error
+	for {
+		err := store.Subscribe(ctx, filters, from, func(r domain.Record) error {
+			from = r.Sequence + 1
+			if !o.matches(r) {
+				return nil
+			}
+			written = enc.Encode(lineOf(r, stderr))
+			return written
+		}, nil)
+		switch {
+		case ctx.Err() != nil:
+			return nil // interrupted: the normal end of --follow
+		case written != nil:
+			return err
+		}
+		fmt.Fprintf(stderr, "cargoctl: the subscription ended (%v); reading on from sequence %d\n", err, from)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // storeClockSkew is how much earlier than --since a read starts, by the

@@ -19,6 +19,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/version"
 )
 
@@ -704,5 +705,60 @@ func TestAnEventTypeWithoutATypeNamesTheTypeThatReadsLess(t *testing.T) {
 				t.Errorf("error %v, stderr %q; want a hint %q: %v", err, errOut, hint, tt.hint)
 			}
 		})
+	}
+}
+
+// TestEventsFollowGoesOnAcrossARestartOfItsServer: --follow reading the
+// server of a cargod that restarts goes on from the event after the last
+// it read, without a gap, as the README says. Its subscription stalled
+// across the restart, and ended it with exit 1.
+func TestEventsFollowGoesOnAcrossARestartOfItsServer(t *testing.T) {
+	o := eventstore.Options{DataDir: t.TempDir(), Listen: fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0])}
+	s, err := eventstore.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, testEvents[:3])
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errOut lockedbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"events", "--follow", "--nats-url", "nats://" + o.Listen, "--data-dir", o.DataDir}, env(nil), pw, &errOut)
+		pw.Close()
+		done <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	next := func() string {
+		if !lines.Scan() {
+			t.Fatalf("output ended: %v; stderr:\n%s", lines.Err(), errOut.String())
+		}
+		return lines.Text()
+	}
+	for seq := 1; seq <= 3; seq++ {
+		if got := next(); got != wantLines[seq] {
+			t.Errorf("line %s, want %s", got, wantLines[seq])
+		}
+	}
+	s.Close()
+	// Down longer than a subscription may hear nothing while the
+	// stream is ahead of it, as a cargod restarting is.
+	time.Sleep(4 * time.Second)
+	if s, err = eventstore.Open(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	appendTestEvents(t, s, testEvents[3:])
+	for seq := 4; seq <= 5; seq++ {
+		if got := next(); got != wantLines[seq] {
+			t.Errorf("line after the restart %s, want %s", got, wantLines[seq])
+		}
+	}
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil {
+		t.Errorf("--follow ended with %v, want nil after an interrupt", err)
 	}
 }
