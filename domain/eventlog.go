@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -103,6 +104,11 @@ var (
 	// its cluster has no leader or quorum. Nothing was stored (an append
 	// checks afterwards), and a retry of the same command is safe.
 	ErrStoreUnavailable = errors.New("the event store is not available")
+	// ErrStoreFull means the event store refused a write for want of room
+	// (its disk, or a storage limit, is full). It is ErrStoreUnavailable
+	// too: nothing was stored, and the same command succeeds once the
+	// operator has made room.
+	ErrStoreFull = fmt.Errorf("%w: it has no room for more events", ErrStoreUnavailable)
 	// ErrUnknownEventType means an event's type is not one this version
 	// knows: a newer version wrote it (a rolling upgrade). No decision is
 	// made on an aggregate that holds one; a replica of that version can.

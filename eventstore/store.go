@@ -35,12 +35,41 @@ import (
 )
 
 // unavailable marks err as domain.ErrStoreUnavailable if a wait may cure
-// it: NATS did not answer in time, or its cluster has no leader or quorum.
+// it: NATS did not answer in time, or its cluster has no leader or quorum;
+// as domain.ErrStoreFull if the server has no room to store.
 func unavailable(err error) error {
-	if transient(err) {
+	switch {
+	case full(err):
+		return fmt.Errorf("%w: %w", domain.ErrStoreFull, err)
+	case transient(err):
 		return fmt.Errorf("%w: %w", domain.ErrStoreUnavailable, err)
 	}
 	return err
+}
+
+// tellFull logs, at most once a minute, that the server refuses writes
+// for want of room: every write fails until the operator makes some, and
+// a client is told only that the store has none.
+func (s *Store) tellFull(err error) {
+	now := time.Now().UnixNano()
+	if last := s.fullTold.Load(); last != 0 && now-last < int64(time.Minute) || !s.fullTold.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Error("eventstore: the NATS server has no room for more events and refuses every write: free disk space where it keeps "+
+		"JetStream's files, or raise its JetStream storage limit (max_file_store) or the account's", "err", err)
+}
+
+// full reports whether err is the server's refusal of a write for want of
+// room: its disk or its JetStream storage limit full (nats-server answers
+// "insufficient resources"), or the account's limit reached.
+func full(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && slices.Contains([]jetstream.ErrorCode{
+		10002, // resource limits exceeded for account
+		10023, // insufficient resources
+		10028, // insufficient memory resources available
+		10047, // insufficient storage resources available
+	}, apiErr.ErrorCode)
 }
 
 // dedupeWindow is how long JetStream remembers event ids to drop repeated
@@ -101,9 +130,11 @@ type Store struct {
 	// unreadable: each is logged once, not at every load of its
 	// aggregate (there are none, unless written past the service).
 	unreadable sync.Map
-	records    *recordCache // the events RecordsAt read; nil: none kept
-	log        *slog.Logger
-	unlock     func() // releases the embedded data directory
+	// fullTold is when tellFull last logged (Unix nanoseconds), 0: never.
+	fullTold atomic.Int64
+	records  *recordCache // the events RecordsAt read; nil: none kept
+	log      *slog.Logger
+	unlock   func() // releases the embedded data directory
 	// inProcessPassword lets this process's own connections in when the
 	// embedded server asks for credentials; it is made at start and
 	// never leaves memory.
@@ -755,7 +786,11 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	case errors.Is(out.err, errWrongLast):
 		return nil, domain.ErrAggregateChanged
 	case out.err != nil && ctx.Err() == nil:
-		return nil, unavailable(fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err))
+		err := unavailable(fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err))
+		if errors.Is(err, domain.ErrStoreFull) {
+			p.s.tellFull(err)
+		}
+		return nil, err
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -1128,3 +1129,31 @@ func TestEveryReadOfAnEventTellsWhenTheStreamStoredIt(t *testing.T) {
 }
 
 var errFollowedAll = errors.New("followed every event")
+
+// A server with no room for more events (its JetStream storage limit, or
+// its disk, full) refuses every write: the append says the store is full,
+// which is the store unavailable too (nothing stored, the same command
+// succeeds once there is room), and the log says what to do, once. The
+// writes were refused as if the store had not answered in time.
+func TestAStoreWithNoRoomSaysSo(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	ctx := context.Background()
+	data := `{"note":"` + strings.Repeat("x", 8<<10) + `"}`
+	var err error
+	for i := 0; err == nil && i < 100; i++ {
+		_, err = s.Append(ctx, domain.Aggregate{Type: "quote", ID: fmt.Sprint("q", i)}, 0,
+			[]domain.Envelope{event("QuoteRequested", fmt.Sprint("e", i), fmt.Sprint("c", i), data)})
+	}
+	if !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Fatalf("the last append = %v, want the store full", err)
+	}
+	_, err = s.Append(ctx, domain.Aggregate{Type: "quote", ID: "again"}, 0, []domain.Envelope{event("QuoteRequested", "again", "again", data)})
+	if !errors.Is(err, domain.ErrStoreFull) {
+		t.Errorf("the next append = %v, want the store full", err)
+	}
+	if n := strings.Count(logged.String(), "no room for more events and refuses every write"); n != 1 {
+		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
+	}
+}

@@ -129,6 +129,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the resource holds an event this replica cannot read, so it decides nothing on it; "+
 			"nothing was done: retry (an event of a newer version of the service, during an upgrade, is read by a replica of that version; "+
 			"one damaged is reported by cargoctl verify, to the operator)"
+	case errors.Is(err, domain.ErrStoreFull):
+		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store has no room for more events, and nothing was stored: "+
+			"its operator has to make room; retry later, with the same Idempotency-Key"
 	case errors.Is(err, domain.ErrStoreUnavailable) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time; retry"
 	case errors.Is(err, domain.ErrStoreUnavailable):
