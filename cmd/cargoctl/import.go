@@ -55,14 +55,17 @@ const (
 const importMaxLine = 256 << 10
 
 type importReport struct {
-	Changed   int `json:"changed"`
-	Unchanged int `json:"unchanged"`
-	Skipped   int `json:"skipped"`
-	Rejected  []struct {
-		Line    int    `json:"line"`
-		Message string `json:"message"`
-	} `json:"rejected"`
-	Format string `json:"format"`
+	Changed   int               `json:"changed"`
+	Unchanged int               `json:"unchanged"`
+	Skipped   int               `json:"skipped"`
+	Rejected  []importRejection `json:"rejected"`
+	Format    string            `json:"format"`
+}
+
+// importRejection is a row the server refused, by its line in the file.
+type importRejection struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 func runImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -139,19 +142,22 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			q.Set("format", *format)
 		}
 		body, err := client.send(ctx, "POST", "/api/admin/reference/"+k.kind+"?"+q.Encode(), "text/csv", []byte(chunk.String()))
-		if errors.Is(err, errInterrupted) {
-			// The server stores a request's rows in parts: some of
-			// these may be in. Stored rows change nothing when sent
-			// again.
+		if err != nil {
+			// Interrupted, or cargod gone or failing: the server stores
+			// a request's rows in parts, so some of these may be in.
+			// Stored rows change nothing when sent again. The rows
+			// rejected so far are listed, as at the end.
+			listRejected(stdout, total.Rejected)
 			imported := "nothing is imported for certain"
 			if chunkStart > 1 {
 				imported = fmt.Sprintf("lines 1-%d are imported", chunkStart-1)
 			}
-			return fmt.Errorf("%w: %s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
-				err, imported, chunkStart, last)
-		}
-		if err != nil {
-			return fmt.Errorf("lines %d-%d: %w", chunkStart, last, err)
+			in := fmt.Sprintf("%s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
+				imported, chunkStart, last)
+			if errors.Is(err, errInterrupted) {
+				return fmt.Errorf("%w: %s", err, in)
+			}
+			return fmt.Errorf("lines %d-%d: %w: %s", chunkStart, last, err, in)
 		}
 		var r importReport
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -220,9 +226,7 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 	if err := send(); err != nil {
 		return err
 	}
-	for _, r := range total.Rejected {
-		fmt.Fprintf(stdout, "line %d: %s\n", r.Line, r.Message)
-	}
+	listRejected(stdout, total.Rejected)
 	switch {
 	case errors.Is(readErr, bufio.ErrTooLong):
 		return fmt.Errorf("%s: line %d is longer than %d bytes: lines 1-%d are imported, nothing from line %d on",
@@ -245,4 +249,12 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("%d of %d rows rejected (listed above)", n, rows)
 	}
 	return nil
+}
+
+// listRejected prints the rows rejected, one a line, by their lines in the
+// file.
+func listRejected(stdout io.Writer, rejected []importRejection) {
+	for _, r := range rejected {
+		fmt.Fprintf(stdout, "line %d: %s\n", r.Line, r.Message)
+	}
 }

@@ -102,14 +102,7 @@ func TestImport(t *testing.T) {
 // next chunk must go in with a new token, not end the import with a 401.
 func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
 	api := startServer(t)
-	target, _ := url.Parse(api)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	var chunks atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/api/admin/reference/") || chunks.Add(1) != 1 {
-			proxy.ServeHTTP(w, r)
-			return
-		}
+	srv, chunks := chunkProxy(t, api, 1, func(w http.ResponseWriter, r *http.Request, proxy http.Handler) {
 		// The first chunk's answer reaches cargoctl only once its
 		// token is refused.
 		rec := httptest.NewRecorder()
@@ -120,8 +113,7 @@ func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
 		maps.Copy(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
-	}))
-	defer srv.Close()
+	})
 
 	var file strings.Builder
 	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
@@ -264,4 +256,56 @@ func TestAnImportKeepsAnEntrysRowsTogetherAndItsPartsWithinTheBodyLimit(t *testi
 	if err != nil || !strings.Contains(errOut, "commodities: 3000 lines (") || !strings.Contains(errOut, "commodities: 3001 lines (100%)") {
 		t.Errorf("an import of 3001 lines: %v, progress:\n%s", err, errOut)
 	}
+}
+
+// An import whose cargod goes away mid-way (killed, restarted) says what
+// is in and what may be in part, and lists the rows rejected so far, as
+// an interrupted one does: it said only that cargod did not answer, and
+// the rows the first parts rejected were never shown.
+func TestAnImportWhoseServerGoesAwaySaysWhatIsIn(t *testing.T) {
+	srv, _ := chunkProxy(t, startServer(t), 2, func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
+		// As a cargod killed while it reads the request.
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+
+	var file strings.Builder
+	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
+	file.WriteString(`"EDDM","MUC","Munich Airport","Munich","Bavaria","DE",1487,48.35,11.78,"Europe/Nowhere",""` + "\n")
+	rows := importChunkLines + 10
+	for i := 1; i < rows; i++ {
+		fmt.Fprintf(&file, `"X%05d","","Strip %d","Leoti","Kansas","US",3435,38.7,-101.4,"America/Chicago",""`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "airports.csv")
+	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, adminEnv(srv.URL), "import", "airports", path)
+	want := fmt.Sprintf("lines 1-%d are imported, and lines %d-%d may be in part; import the file again to finish", importChunkLines, importChunkLines+1, rows+1)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("import = %v, want %q", err, want)
+	}
+	if !strings.HasPrefix(out, "line 2: ") {
+		t.Errorf("printed %q, want the row of line 2 rejected", out)
+	}
+}
+
+// chunkProxy is a server in front of cargod at api that hands the n-th
+// request of an import (from 1) to intercept, with a proxy to cargod, and
+// every other request to cargod; and the count of the import's requests.
+func chunkProxy(t *testing.T, api string, n int32, intercept func(w http.ResponseWriter, r *http.Request, proxy http.Handler)) (*httptest.Server, *atomic.Int32) {
+	target, _ := url.Parse(api)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var chunks atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/admin/reference/") && chunks.Add(1) == n {
+			intercept(w, r, proxy)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &chunks
 }
