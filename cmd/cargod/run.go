@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -116,10 +118,14 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		Stream: cfg.NATSStream, Replicas: cfg.NATSReplicas, Logger: log, ConsumerAttempts: cfg.ReactorAttempts, Observer: m,
 		RecordCacheBytes: cmp.Or(int(cfg.EventCacheBytes), -1), // 0: none
 	})
-	if errors.Is(err, eventstore.ErrReplicasUnclustered) {
+	switch {
+	case errors.Is(err, eventstore.ErrReplicasUnclustered):
 		return fmt.Errorf("CARGO_NATS_REPLICAS: %w: set it to 1 for a single server", err)
-	}
-	if err != nil {
+	case errors.Is(err, eventstore.ErrDataDirInUse):
+		return fmt.Errorf("CARGO_DATA_DIR: %w: another cargod (or a cargoctl reading it) has it open; stop that one, or give this one a data directory of its own", err)
+	case errors.Is(err, fs.ErrPermission) && cfg.NATSURL == "":
+		return fmt.Errorf("CARGO_DATA_DIR: %w: the data directory and what is in it must be writable by the user cargod runs as (uid %d)", err, os.Getuid())
+	case err != nil:
 		return err
 	}
 	defer store.Close()

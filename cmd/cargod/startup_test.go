@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/streamgen"
@@ -367,5 +368,28 @@ func TestAStartWithNoAdminSaysHowToGetOne(t *testing.T) {
 				t.Errorf("says how to get an admin: %v, want %v; stdout:\n%s", got, tt.hints, s.stdout.String())
 			}
 		})
+	}
+}
+
+// TestADataDirectoryInUseStopsTheStartNamingTheFix: a second cargod on a
+// data directory the first has open stops at start, naming the setting
+// and what to do; it said only that the directory was in use.
+func TestADataDirectoryInUseStopsTheStartNamingTheFix(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := startReplica(dir, nil)
+	defer func() { first.stop(); <-first.done }()
+	first.base(t)
+	second := startReplica(dir, nil)
+	select {
+	case <-second.done:
+	case <-time.After(60 * time.Second):
+		second.stop()
+		<-second.done
+		t.Fatalf("the second cargod did not stop within 60 s:\n%s", second.stderr.String())
+	}
+	if err := second.err; err == nil || !strings.HasPrefix(err.Error(), "CARGO_DATA_DIR: ") || !errors.Is(err, eventstore.ErrDataDirInUse) ||
+		!strings.Contains(err.Error(), "give this one a data directory of its own") {
+		t.Errorf("the second cargod on %s ended with %v, want the setting, the directory in use and the fix", dir, err)
 	}
 }
