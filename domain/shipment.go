@@ -473,8 +473,8 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 		// record, as a retry of it must be, even if the declaration has
 		// shrunk since it was recorded.
 		if !repeats {
-			p.Add("pieces", CodeExceedsShipment, "%s has %d pieces as declared by %s: a status event reports at most all of them",
-				c.AWBNumber, c.Declared.Pieces, c.Declared.By)
+			p.Add("pieces", CodeExceedsShipment, "%s has %s as declared by %s: a status event reports at most all of them",
+				c.AWBNumber, piecesOf(c.Declared.Pieces), c.Declared.By)
 		}
 	}
 	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {

@@ -109,3 +109,11 @@ func upperList(p *Problems, field string, in []string, pattern *regexp.Regexp, m
 	}
 	return out
 }
+
+// piecesOf is a count of pieces as a message says it: "1 piece", "2 pieces".
+func piecesOf(n int) string {
+	if n == 1 {
+		return "1 piece"
+	}
+	return strconv.Itoa(n) + " pieces"
+}
