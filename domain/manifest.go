@@ -126,7 +126,8 @@ type ManifestFacts struct {
 	BookedFlight Flight
 	MAWB         *MAWBCreated
 	Manifested   []Flight
-	DGDs         []DGDSubmitted // the shipment's e-DGDs
+	DGDs         []DGDSubmitted           // the shipment's e-DGDs
+	Statuses     []ShipmentStatusRecorded // the shipment's status events
 }
 
 // NewManifestCandidate decides whether an AWB named on a manifest of
@@ -135,7 +136,8 @@ type ManifestFacts struct {
 // MAWB from there, its confirmed booking on another flight from there, or
 // a flight that carried it whole arriving there): freight on hand the
 // airline moves to this flight. A shipment a flight carried away whole
-// from there is not waiting there. Its load is as declared (DeclaredLoad).
+// from there is not waiting there, unless a status since says it stayed.
+// Its load is as declared (DeclaredLoad).
 func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	c := ManifestCandidate{Load: Declared(awb.AWBNumber, awb.Booking, awb.MAWB).Load, Version: awb.Version}
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
@@ -145,9 +147,17 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	if m := awb.MAWB; m != nil {
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
 	}
-	if last, ok := awb.lastCarrier(flight.ID, c.Pieces); ok {
+	// Where the shipment is now: what the last flight that carried it
+	// whole left with it says, unless a status since places it here (cargo
+	// a manifest named that stayed behind, found once the flight had
+	// gone). Asked of the airline's own shipments and of those booked on
+	// this flight alone: of any other, the answer would tell the airline
+	// where another's cargo went. Cargo this flight has on board already
+	// is its own (a revised manifest after its departure).
+	_, aboard := flight.Loaded[awb.AWBNumber]
+	if last, ok := awb.lastCarrier(flight.ID, c.Pieces); ok && (c.Known || own) && !aboard && !awb.statusSince(last.departure(), flight.Origin) {
 		if last.Destination == flight.Origin {
-			c.Known = c.Known || own
+			c.Known = true
 		} else {
 			c.Known, c.LeftOn = false, last
 		}
@@ -183,6 +193,14 @@ func (awb ManifestFacts) lastCarrier(id string, pieces int) (Flight, bool) {
 		}
 	}
 	return last, last.ID != ""
+}
+
+// statusSince reports whether a status event of the shipment dated after
+// t is at location.
+func (awb ManifestFacts) statusSince(t time.Time, location string) bool {
+	return slices.ContainsFunc(awb.Statuses, func(s ShipmentStatusRecorded) bool {
+		return s.EventDate.After(t) && s.Location == location
+	})
 }
 
 // departure is when the flight left: as reported, else as scheduled.
@@ -252,8 +270,11 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		switch {
 		case seen[s.AWBNumber]:
 			p.Add(field, CodeDuplicate, "%s is named twice", s.AWBNumber)
+		case s.LeftOn.ID != "" && s.LeftOn.Carrier == f.Carrier:
+			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: it left on %s, whole, for %s (a status at %s since then says it stayed)",
+				s.AWBNumber, f.Origin, s.LeftOn.ID, s.LeftOn.Destination, f.Origin)
 		case s.LeftOn.ID != "":
-			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: it left on %s, whole, for %s", s.AWBNumber, f.Origin, s.LeftOn.ID, s.LeftOn.Destination)
+			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: another airline's flight took it away", s.AWBNumber, f.Origin)
 		case !s.Known:
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
 		case s.OnBoard != "":

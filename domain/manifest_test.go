@@ -521,6 +521,15 @@ func TestNewManifestCandidate(t *testing.T) {
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"),
 				Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 1), carrying(toORD, FlightStatusDeparted, 3, 2)}},
 			"unknown 3 120 0.7 left on LH8402-2026-11-25 for ORD"},
+		{"another airline's shipment carried away is not told where",
+			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{carrying(toORD, FlightStatusArrived, 3, 1)}}, "unknown 3 120 0.7"},
+		{"a shipment that stayed behind, as a status since says, waits at the origin",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{carrying(toORD, FlightStatusDeparted, 3, 1)},
+				Statuses: []ShipmentStatusRecorded{{StatusCode: "DIS", Location: "FRA", EventDate: time.Date(2026, 11, 25, 2, 0, 0, 0, time.UTC)}}}, "known 3 120 0.7"},
+		{"a status there before the departure says nothing of it",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{carrying(toORD, FlightStatusDeparted, 3, 1)},
+				Statuses: []ShipmentStatusRecorded{{StatusCode: "RCS", Location: "FRA", EventDate: time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC)}}},
+			"unknown 3 120 0.7 left on LH8402-2026-11-25 for ORD"},
 		{"another airline's shipment carried to the origin does not, unless booked on the flight",
 			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("MUC"), Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 2)}}, "unknown 3 120 0.7"},
 		{"a shipment declaring lithium ion batteries on their own is for cargo aircraft only",
@@ -528,6 +537,13 @@ func TestNewManifestCandidate(t *testing.T) {
 			"known 3 120 0.7 for cargo aircraft only: UN3480"},
 		{"a shipment declaring lithium ion batteries in equipment is not",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN3481"}}}, "known 3 120 0.7"},
+	}
+	// A revised manifest of a flight that left with the shipment, which
+	// has left another airport since, keeps it.
+	gone := carrying(flight, FlightStatusDeparted, 3, 1)
+	if c := NewManifestCandidate(gone, ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"),
+		Manifested: []Flight{gone, carrying(toORD, FlightStatusDeparted, 3, 5)}}); !c.Known || c.LeftOn.ID != "" {
+		t.Errorf("the shipment on board a revised manifest's departed flight: %+v, want it known", c)
 	}
 	for _, tt := range tests {
 		c := NewManifestCandidate(flight, tt.facts)

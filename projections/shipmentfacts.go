@@ -32,6 +32,11 @@ func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
 	// The version first: the rest is at least as new.
 	facts := domain.ManifestFacts{AWBNumber: awb, Version: f.Shipments.Version(awb)}
 	facts.MAWB, facts.DGDs = f.Shipments.Waybills(awb).MAWB, f.Shipments.Compliance(awb).DGDs
+	for _, e := range f.Shipments.Timeline(awb) {
+		if e.IsStatus() {
+			facts.Statuses = append(facts.Statuses, e.Event)
+		}
+	}
 	if b, ok := f.Bookings.ByAWB(awb); ok {
 		facts.Booking = b
 		facts.BookedFlight, _ = f.Flights.Get(b.FlightID)
