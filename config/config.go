@@ -202,7 +202,7 @@ var options = []option{
 		set: func(c *Config, v string) error { return setDurations(&c.WebhookSchedule, v) }},
 	{env: "CARGO_READY_MAX_LAG", flag: "ready-max-lag", def: "10000", usage: "/readyz answers 503 when the read models are more events than this behind the stream",
 		set: func(c *Config, v string) error { return setInt(&c.ReadyMaxLag, v, 1, 100_000_000) }},
-	{env: "CARGO_READY_STALL", flag: "ready-stall", def: "10s", usage: "/readyz answers 503 when the read models apply nothing this long while events wait",
+	{env: "CARGO_READY_STALL", flag: "ready-stall", def: "10s", usage: "/readyz answers 503 when the read models apply nothing this long while events wait, or the stream does not answer this long",
 		set: func(c *Config, v string) error { return setDuration(&c.ReadyStall, v, time.Second, time.Hour) }},
 	{env: "CARGO_SNAPSHOTS", flag: "snapshots", def: "true", usage: "start from the newest snapshot of the read models kept in JetStream, and write one on a clean stop and every CARGO_SNAPSHOT_EVERY events; false neither reads nor writes them",
 		set: func(c *Config, v string) error { return setBool(&c.Snapshots, v) }},

@@ -479,7 +479,8 @@ func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
 // for how long (Unanswered): a leader that dies is not answered for until
 // the other nodes notice, some seconds (7 s measured on three nodes),
 // which on its own would turn every replica unready at once, while their
-// read models serve well. It fails only before the stream ever answered.
+// read models serve well. It fails before the stream ever answered, and
+// on a failure that waiting does not cure.
 func (p *Projector) Lag(ctx context.Context) (Lag, error) {
 	last, err := p.stream.LastSequenceSeen(ctx)
 	now := time.Now()
@@ -489,8 +490,8 @@ func (p *Projector) Lag(ctx context.Context) (Lag, error) {
 		p.streamAnswered, p.streamLast, p.unansweredSince = true, last, time.Time{}
 		return p.lagAt(last, now), nil
 	}
-	if !p.streamAnswered {
-		return Lag{}, err
+	if !p.streamAnswered || !errors.Is(err, domain.ErrStoreUnavailable) {
+		return Lag{}, err // never answered, or a failure a wait does not cure
 	}
 	if p.unansweredSince.IsZero() {
 		p.unansweredSince = now

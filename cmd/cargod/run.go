@@ -189,6 +189,9 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}
 	m.WatchReadModels(func(ctx context.Context) (metrics.ReadModels, error) {
 		lag, err := projector.Lag(ctx)
+		if err == nil {
+			err = lag.Err // the stream's last answer stands for readiness, not for the figures
+		}
 		return metrics.ReadModels{Applied: lag.Applied, Target: projector.Target(), StreamLast: lag.StreamLast}, err
 	})
 	start.set("replaying the stream into the read models", store, projector)
