@@ -96,6 +96,15 @@ func TestAReplayGoesPastEventsTheStreamLacksAndTheCheckListsThem(t *testing.T) {
 	if err := stream.DeleteMsg(ctx, seqs[1]); err != nil {
 		t.Fatal(err)
 	}
+	// Missing: the sequences not held, while the one after them is.
+	for _, tt := range []struct {
+		from, to uint64
+		want     bool
+	}{{seqs[1], seqs[1], true}, {seqs[0], seqs[1], false}, {seqs[2] + 1, seqs[2] + 2, false}} {
+		if got, err := store.Missing(ctx, tt.from, tt.to); err != nil || got != tt.want {
+			t.Errorf("Missing(%d, %d) = %v, %v; want %v", tt.from, tt.to, got, err, tt.want)
+		}
+	}
 	var logged lockedbuf.Buffer
 	models := projections.NewModels()
 	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&logged, nil)), models.All()...)

@@ -1014,11 +1014,24 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
 // Missing reports whether the stream holds none of the sequences from
-// from to to: they were deleted (from a stream made by hand that allows
-// it), or lost with a damaged file, and a read hands on the event after
-// them. Any one of them held, it reports false.
+// from to to, while it holds the one after: they were deleted (from a
+// stream made by hand that allows it), purged, or lost with a damaged
+// file. Any one of them held, or the one after not, it reports false: a
+// node back from a cut-off answers for a moment from a copy that ends
+// early, where every later event looks missing.
 func (s *Store) Missing(ctx context.Context, from, to uint64) (bool, error) {
-	for seq := from; seq <= to; seq++ {
+	switch _, err := s.stream.GetMsg(ctx, to+1); {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, nil
+	case err != nil:
+		return false, unavailable(fmt.Errorf("eventstore: get %d: %w", to+1, err))
+	}
+	info, err := s.streamInfo(ctx)
+	if err != nil {
+		return false, err
+	}
+	// Below the stream's first sequence nothing is held: no need to ask.
+	for seq := max(from, info.State.FirstSeq); seq <= to; seq++ {
 		_, err := s.stream.GetMsg(ctx, seq)
 		switch {
 		case err == nil:
