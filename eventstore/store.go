@@ -35,13 +35,9 @@ import (
 )
 
 // unavailable marks err as domain.ErrStoreUnavailable if a wait may cure
-// it: NATS did not answer in time, or its cluster has no leader or quorum;
-// as domain.ErrStoreFull if the server has no room to store.
+// it: NATS did not answer in time, or its cluster has no leader or quorum.
 func unavailable(err error) error {
-	switch {
-	case full(err):
-		return fmt.Errorf("%w: %w", domain.ErrStoreFull, err)
-	case transient(err):
+	if transient(err) {
 		return fmt.Errorf("%w: %w", domain.ErrStoreUnavailable, err)
 	}
 	return err
@@ -786,11 +782,14 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	case errors.Is(out.err, errWrongLast):
 		return nil, domain.ErrAggregateChanged
 	case out.err != nil && ctx.Err() == nil:
-		err := unavailable(fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err))
-		if errors.Is(err, domain.ErrStoreFull) {
+		err := fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
+		if full(err) {
+			// Only a write is refused so: the same code answers a
+			// consumer that cannot be placed.
 			p.s.tellFull(err)
+			return nil, fmt.Errorf("%w: %w", domain.ErrStoreFull, err)
 		}
-		return nil, err
+		return nil, unavailable(err)
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 	}
