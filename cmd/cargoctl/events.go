@@ -118,26 +118,40 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 // until interrupted. A subscription that ends (its consumer stalled
 // across a restart of cargod, whose server it reads, or the server
 // away) is begun again from the event after the last one read, without a
-// gap, and stderr says so; only a line that cannot be written ends it.
+// gap, and stderr says so. A line that cannot be written ends it, and so
+// do followRetries ends in a row without an event: a failure that lasts
+// (the stream deleted, a permission taken away) is not tried for good.
 func (o eventsOptions) followEvents(ctx context.Context, store *eventstore.Store, filters []string, from uint64, stdout, stderr io.Writer) error {
 	// Unbuffered: each line is written as it comes, in one write.
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
+	// A filtered subscription notices a stalled consumer only when told
+	// of each quiet second (see Subscribe).
+	var idle func() error
+	if len(filters) > 0 {
+		idle = func() error { return nil }
+	}
 	var written error
-	for {
+	for ends := 0; ; {
+		read := false
 		err := store.Subscribe(ctx, filters, from, func(r domain.Record) error {
-			from = r.Sequence + 1
+			from, read = r.Sequence+1, true
 			if !o.matches(r) {
 				return nil
 			}
 			written = enc.Encode(lineOf(r, stderr))
 			return written
-		}, nil)
-		switch {
+		}, idle)
+		if read {
+			ends = 0
+		}
+		switch ends++; {
 		case ctx.Err() != nil:
 			return nil // interrupted: the normal end of --follow
 		case written != nil:
 			return err
+		case ends > followRetries:
+			return fmt.Errorf("%w (the subscription ended %d times in a row without an event)", err, ends)
 		}
 		fmt.Fprintf(stderr, "cargoctl: the subscription ended (%v); reading on from sequence %d\n", err, from)
 		select {
@@ -146,6 +160,11 @@ func (o eventsOptions) followEvents(ctx context.Context, store *eventstore.Store
 		}
 	}
 }
+
+// followRetries is how many times in a row --follow begins its
+// subscription again without an event before it gives up: a restart of
+// cargod, a second each, is well within it.
+const followRetries = 30
 
 // storeClockSkew is how much earlier than --since a read starts, by the
 // time the stream stored each event: an event's time is cargod's clock
