@@ -130,34 +130,35 @@ func (s *Server) handleAuditLogs() handlerFunc {
 // its last, so that from=2026-06-21&to=2026-06-21 is that day, as a day
 // is read by the usage figures and by cargoctl.
 func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
-	from, to = timeParam(q.Get("from"), "from", p, false), timeParam(q.Get("to"), "to", p, true)
+	from, _ = timeParam(q.Get("from"), "from", p)
+	to, day := timeParam(q.Get("to"), "to", p)
 	if !from.IsZero() && !to.IsZero() && to.Before(from) {
 		p.Add("to", domain.CodeInvalidDate, "must not be before from")
+	}
+	if day {
+		to = to.AddDate(0, 0, 1)
 	}
 	return from, to
 }
 
-// timeParam reads a date-time (RFC 3339) or a date: its midnight UTC, or
-// with dayEnd the next (the end of an exclusive bound that takes the day
-// in). The zero time is no bound: a bound at its instant (0001-01-01) is
-// taken a nanosecond later, before which no event is, rather than as none.
-func timeParam(v, name string, p *domain.Problems, dayEnd bool) time.Time {
+// timeParam reads a date-time (RFC 3339) or a date (its midnight UTC, and
+// day true). The zero time is no bound: a bound at its instant
+// (0001-01-01) is taken a nanosecond later, before which no event is,
+// rather than as none.
+func timeParam(v, name string, p *domain.Problems) (t time.Time, day bool) {
 	if v == "" {
-		return time.Time{}
+		return time.Time{}, false
 	}
 	t, ok := domain.ParseDateTime(v)
 	if !ok {
 		d, err := time.Parse(time.DateOnly, v)
-		t, ok = d, err == nil
-		if ok && dayEnd {
-			t = t.AddDate(0, 0, 1)
-		}
+		t, ok, day = d, err == nil, err == nil
 	}
 	switch {
 	case ok && t.IsZero():
-		return t.Add(time.Nanosecond)
+		return t.Add(time.Nanosecond), day
 	case ok:
-		return t
+		return t, day
 	}
 	msg := "must be " + domain.DateTimeShape + ", or a date (YYYY-MM-DD)"
 	// A + in a query string is a space: 10:00:00+01:00 comes as
@@ -166,5 +167,5 @@ func timeParam(v, name string, p *domain.Problems, dayEnd bool) time.Time {
 		msg += "; a + in a query string stands for a space: write the offset's + as %2B"
 	}
 	p.Add(name, domain.CodeInvalidDate, "%s", msg)
-	return time.Time{}
+	return time.Time{}, false
 }

@@ -51,3 +51,13 @@ func TestADateAsToTakesThatDayIn(t *testing.T) {
 		}
 	}
 }
+
+// A date as to is compared with from as the day it is: the day before
+// from is refused, as it was before the day was taken in.
+func TestADateAsToBeforeFromIsRefused(t *testing.T) {
+	var p domain.Problems
+	timeWindow(url.Values{"from": {"2026-06-22"}, "to": {"2026-06-21"}}, &p)
+	if len(p) != 1 || p[0].Field != "to" || p[0].Code != domain.CodeInvalidDate {
+		t.Errorf("from=2026-06-22&to=2026-06-21: %v, want INVALID_DATE on to", p)
+	}
+}
