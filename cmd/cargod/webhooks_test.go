@@ -594,9 +594,6 @@ func TestARetryDroppedBecauseTheReceiverDisabledTheWebhookIsDeadInTheLog(t *test
 	}
 }
 
-// The limit of 25 subscriptions holds for registrations made at once,
-// which all passed a count of the read model before, and a deleted
-// subscription frees its place.
 // A subscription says whose it is, and an admin lists those of one
 // organisation (re-registering them after a change of the webhook key);
 // others list their own, and only their own.
@@ -638,6 +635,9 @@ func TestAnAdminListsTheWebhooksOfOneOrganisation(t *testing.T) {
 	}
 }
 
+// The limit of 25 subscriptions holds for registrations made at once,
+// which all passed a count of the read model before, and a deleted
+// subscription frees its place.
 func TestWebhooksRegisteredAtOnceStayWithinTheLimit(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
