@@ -154,6 +154,12 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 			}
 			in := fmt.Sprintf("%s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
 				imported, chunkStart, last)
+			var refused *apiError
+			if errors.As(err, &refused) && refused.Status < 500 {
+				// Refused whole, before any row was stored: sent
+				// again, it is refused again.
+				in = fmt.Sprintf("%s, and none of lines %d-%d", imported, chunkStart, last)
+			}
 			if errors.Is(err, errInterrupted) {
 				return fmt.Errorf("%w: %s", err, in)
 			}

@@ -115,17 +115,8 @@ func TestImportGetsANewTokenWhenItsTokenRunsOutBetweenChunks(t *testing.T) {
 		w.Write(rec.Body.Bytes())
 	})
 
-	var file strings.Builder
-	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
 	rows := importChunkLines + 10
-	for i := range rows {
-		// Airports without an IATA code, which the import skips.
-		fmt.Fprintf(&file, `"X%05d","","Strip %d","Leoti","Kansas","US",3435,38.7,-101.4,"America/Chicago",""`+"\n", i, i)
-	}
-	path := filepath.Join(t.TempDir(), "airports.csv")
-	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := airstripsFile(t, rows)
 	out, errOut, err := runCmd(t, adminEnv(srv.URL), "import", "airports", path)
 	if err != nil {
 		t.Fatalf("import: %v\n%s", err, errOut)
@@ -271,17 +262,8 @@ func TestAnImportWhoseServerGoesAwaySaysWhatIsIn(t *testing.T) {
 		}
 	})
 
-	var file strings.Builder
-	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
-	file.WriteString(`"EDDM","MUC","Munich Airport","Munich","Bavaria","DE",1487,48.35,11.78,"Europe/Nowhere",""` + "\n")
 	rows := importChunkLines + 10
-	for i := 1; i < rows; i++ {
-		fmt.Fprintf(&file, `"X%05d","","Strip %d","Leoti","Kansas","US",3435,38.7,-101.4,"America/Chicago",""`+"\n", i, i)
-	}
-	path := filepath.Join(t.TempDir(), "airports.csv")
-	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := airstripsFile(t, rows, `"EDDM","MUC","Munich Airport","Munich","Bavaria","DE",1487,48.35,11.78,"Europe/Nowhere",""`)
 	out, _, err := runCmd(t, adminEnv(srv.URL), "import", "airports", path)
 	want := fmt.Sprintf("lines 1-%d are imported, and lines %d-%d may be in part; import the file again to finish", importChunkLines, importChunkLines+1, rows+1)
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -308,4 +290,40 @@ func chunkProxy(t *testing.T, api string, n int32, intercept func(w http.Respons
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &chunks
+}
+
+// A part the server refuses whole (a 4xx, before any row is stored) is
+// said to be refused, none of it in: importing again would be refused
+// again, and "may be in part" sent the operator to do just that.
+func TestAnImportPartRefusedWholeIsSaidToBeNoneIn(t *testing.T) {
+	srv, _ := chunkProxy(t, startServer(t), 2, func(w http.ResponseWriter, _ *http.Request, _ http.Handler) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		w.Write([]byte(`{"error":"payload_too_large","errorDescription":"the body is larger than 1048576 bytes"}`))
+	})
+	rows := importChunkLines + 10
+	path := airstripsFile(t, rows)
+	_, _, err := runCmd(t, adminEnv(srv.URL), "import", "airports", path)
+	want := fmt.Sprintf("lines 1-%d are imported, and none of lines %d-%d", importChunkLines, importChunkLines+1, rows+1)
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("import = %v, want it to end %q", err, want)
+	}
+}
+
+// airstripsFile is an airportsdata file of rows rows: those given first,
+// then airports without an IATA code, which the import skips.
+func airstripsFile(t *testing.T, rows int, first ...string) string {
+	var file strings.Builder
+	file.WriteString(`"icao","iata","name","city","subd","country","elevation","lat","lon","tz","lid"` + "\n")
+	for _, row := range first {
+		file.WriteString(row + "\n")
+	}
+	for i := len(first); i < rows; i++ {
+		fmt.Fprintf(&file, `"X%05d","","Strip %d","Leoti","Kansas","US",3435,38.7,-101.4,"America/Chicago",""`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "airports.csv")
+	if err := os.WriteFile(path, []byte(file.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
