@@ -26,11 +26,14 @@ type AuthorizationRecorded struct {
 
 func (AuthorizationRecorded) EventType() string { return "AuthorizationRecorded" }
 
-// CheckUsageReader: an organisation's usage and rate limits are its own
-// business, and the operator's, who sets the limits.
-func CheckUsageReader(p Principal, organizationID string) error {
+// CheckOrganizationReader refuses p what of an organisation, unless p
+// acts for it: an organisation's usage and rate limits, or its webhook
+// subscriptions, are its own business, and the operator's (who sets the
+// limits, and re-registers subscriptions after a change of the webhook
+// key).
+func CheckOrganizationReader(p Principal, organizationID, what string) error {
 	if !p.ActsFor(organizationID) {
-		return Errorf(Forbidden, "only an admin reads another organisation's usage")
+		return Errorf(Forbidden, "only an admin reads another organisation's %s", what)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestCheckUsageReader(t *testing.T) {
+func TestCheckOrganizationReader(t *testing.T) {
 	tests := []struct {
 		name         string
 		p            Principal
@@ -21,8 +21,12 @@ func TestCheckUsageReader(t *testing.T) {
 			"forbidden: only an admin reads another organisation's usage"},
 		{"an admin reads any organisation's", Principal{OrganizationID: "ops", Role: RoleAdmin}, "f1", ""},
 	}
+	if got, want := errText(CheckOrganizationReader(Principal{OrganizationID: "f1", Role: RoleForwarder}, "f2", "webhooks")),
+		"forbidden: only an admin reads another organisation's webhooks"; got != want {
+		t.Errorf("a forwarder lists another's webhooks: %q, want %q", got, want)
+	}
 	for _, tt := range tests {
-		if got := errText(CheckUsageReader(tt.p, tt.organization)); got != tt.want {
+		if got := errText(CheckOrganizationReader(tt.p, tt.organization, "usage")); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -30,7 +30,7 @@ func (s *Server) metered(next http.Handler) http.Handler {
 // handleUsage reports an organisation's requests over a period (day, week,
 // month, or from/to dates), by endpoint and, with groupBy, by status or
 // day; its rate limits; and what its documents take of its storage quota.
-// Admins may name any organisation (see domain.CheckUsageReader).
+// Admins may name any organisation (see domain.CheckOrganizationReader).
 func (s *Server) handleUsage() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q := r.URL.Query()
@@ -79,7 +79,7 @@ func (s *Server) handleUsage() handlerFunc {
 			return err
 		}
 		if named != "" && named != org {
-			if err := domain.CheckUsageReader(who, named); err != nil {
+			if err := domain.CheckOrganizationReader(who, named, "usage"); err != nil {
 				return err
 			}
 			if _, ok := s.identity.Organization(named); !ok {

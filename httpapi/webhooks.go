@@ -93,12 +93,11 @@ func (s *Server) handleListWebhooks() handlerFunc {
 			return err
 		}
 		who := principal(r.Context())
-		switch _, known := s.identity.Organization(org); {
-		case org == "":
+		if org == "" {
 			org = who.OrganizationScope()
-		case !who.ActsFor(org):
-			return domain.Errorf(domain.Forbidden, "may list the webhooks of its own organisation, %s, only", who.OrganizationID)
-		case !known:
+		} else if err := domain.CheckOrganizationReader(who, org, "webhooks"); err != nil {
+			return err
+		} else if _, known := s.identity.Organization(org); !known {
 			return domain.Errorf(domain.NotFound, "no organisation %s", org)
 		}
 		writeList(w, "webhooks", s.webhooks.List(org), views.ToWebhookJSON)
