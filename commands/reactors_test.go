@@ -486,6 +486,23 @@ func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
 				b, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 				return err == nil && b.Status == domain.BookingStatusConfirmed
 			}},
+		{"a cancelled booking's capacity given back",
+			func(w *world) domain.Record {
+				booked := w.book(t, w.pricedQuote(t, 100))
+				if err := w.reactors.book(context.Background(), booked); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.h.CancelBooking(context.Background(), NewMeta(w.fwd, "", ""), booked.Aggregate.ID); err != nil {
+					t.Fatal(err)
+				}
+				return w.lastRecord(t, booked.Aggregate)
+			},
+			func(r *Reactors, rec domain.Record) error { return r.book(context.Background(), rec) },
+			func(w *world, rec domain.Record) bool {
+				f, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh)
+				_, held := f.Reservations[rec.Aggregate.ID]
+				return err == nil && !held
+			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, 1000)
