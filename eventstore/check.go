@@ -64,6 +64,11 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 			break
 		}
 	}
+	if c.done < to {
+		// Nothing more in the stream: its last events are missing.
+		problem(domain.StreamProblem{Sequence: to, Check: domain.CheckSequence,
+			Problem: fmt.Sprintf("the stream has no events at sequences %d to %d", c.done+1, to)})
+	}
 	return nil
 }
 

@@ -90,48 +90,64 @@ func handMadeStream(t *testing.T) (*eventstore.Store, jetstream.Stream, []uint64
 // the stream check lists the gap. The replay waited for them, trying
 // again every second for good, and verify failed instead of listing it.
 func TestAReplayGoesPastEventsTheStreamLacksAndTheCheckListsThem(t *testing.T) {
-	store, stream, seqs, _ := handMadeStream(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := stream.DeleteMsg(ctx, seqs[1]); err != nil {
-		t.Fatal(err)
-	}
-	// Missing: the sequences not held, while the one after them is.
-	for _, tt := range []struct {
-		from, to uint64
-		want     bool
-	}{{seqs[1], seqs[1], true}, {seqs[0], seqs[1], false}, {seqs[2] + 1, seqs[2] + 2, false}} {
-		if got, err := store.Missing(ctx, tt.from, tt.to); err != nil || got != tt.want {
-			t.Errorf("Missing(%d, %d) = %v, %v; want %v", tt.from, tt.to, got, err, tt.want)
-		}
-	}
-	var logged lockedbuf.Buffer
-	models := projections.NewModels()
-	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&logged, nil)), models.All()...)
-	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	if err := p.WaitFor(ctx, seqs[2]); err != nil || !p.CaughtUp() {
-		t.Fatalf("the read models did not reach %d: %v\n%s", seqs[2], err, logged.String())
-	}
-	if want := fmt.Sprintf("events are missing from the stream (deleted, or lost with a damaged file); the read models go on without them, and cargoctl verify lists the gap\" from=%d to=%d", seqs[1], seqs[1]); !strings.Contains(logged.String(), want) {
-		t.Errorf("logged:\n%s\nwant a line with %s", logged.String(), want)
-	}
-	who := domain.Principal{OrganizationID: "org-1", Role: domain.RoleForwarder}
-	for i, want := range []bool{true, false, true} {
-		if _, found := models.Quotes.Get(who, fmt.Sprint("q", i)); found != want {
-			t.Errorf("quote q%d found: %v, want %v", i, found, want)
-		}
-	}
-	var problems []string
-	if err := store.Check(ctx, seqs[2], func(uint64) {}, func(p domain.StreamProblem) {
-		if p.Check == domain.CheckSequence {
-			problems = append(problems, p.Problem)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf("the stream has no events at sequences %d to %d", seqs[1], seqs[1]); len(problems) != 1 || problems[0] != want {
-		t.Errorf("the check found %q, want %q", problems, want)
+	for _, deleted := range []int{1, 2} { // of the three: one in the middle, the last
+		t.Run(fmt.Sprint("event ", deleted+1, " of 3 deleted"), func(t *testing.T) {
+			store, stream, seqs, _ := handMadeStream(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			gone := seqs[deleted]
+			if err := stream.DeleteMsg(ctx, gone); err != nil {
+				t.Fatal(err)
+			}
+			// Missing: the sequences not held, while the one after them
+			// is, or the stream ends with them.
+			for _, tt := range []struct {
+				from, to uint64
+				want     bool
+			}{{gone, gone, true}, {seqs[0], gone, false}, {seqs[2] + 1, seqs[2] + 2, false}} {
+				if got, err := store.Missing(ctx, tt.from, tt.to); err != nil || got != tt.want {
+					t.Errorf("Missing(%d, %d) = %v, %v; want %v", tt.from, tt.to, got, err, tt.want)
+				}
+			}
+			var logged lockedbuf.Buffer
+			models := projections.NewModels()
+			p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&logged, nil)), models.All()...)
+			done := make(chan struct{})
+			go func() { defer close(done); p.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			if err := p.WaitFor(ctx, seqs[2]); err != nil || !p.CaughtUp() {
+				t.Fatalf("the read models did not reach %d: %v\n%s", seqs[2], err, logged.String())
+			}
+			if want := fmt.Sprintf("events are missing from the stream (deleted, or lost with a damaged file); the read models go on without them, and cargoctl verify lists the gap\" from=%d to=%d", gone, gone); !strings.Contains(logged.String(), want) {
+				t.Errorf("logged:\n%s\nwant a line with %s", logged.String(), want)
+			}
+			who := domain.Principal{OrganizationID: "org-1", Role: domain.RoleForwarder}
+			for i := range 3 {
+				if _, found := models.Quotes.Get(who, fmt.Sprint("q", i)); found != (i != deleted) {
+					t.Errorf("quote q%d found: %v", i, found)
+				}
+			}
+			var problems []string
+			if err := store.Check(ctx, seqs[2], func(uint64) {}, func(p domain.StreamProblem) {
+				if p.Check == domain.CheckSequence {
+					problems = append(problems, p.Problem)
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("the stream has no events at sequences %d to %d", gone, gone); len(problems) != 1 || problems[0] != want {
+				t.Errorf("the check found %q, want %q", problems, want)
+			}
+			// And the events stored since are applied.
+			data, _ := json.Marshal(domain.QuoteRequested{QuoteID: "q3", OrganizationID: "org-1", Origin: "FRA", Destination: "JFK"})
+			next, err := store.Append(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: "q3"}, 0, []domain.Envelope{{
+				Type: "QuoteRequested", SchemaVersion: 1, EventID: "e3", CommandID: "c3", Actor: "client:org-1", OccurredAt: time.Now(), Data: data}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.WaitFor(ctx, next[0]); err != nil {
+				t.Errorf("the event stored after: %v", err)
+			}
+		})
 	}
 }

@@ -21,7 +21,8 @@ const replayBatch = 1000
 // that stops at the end, reading ahead while fn works, with no idle
 // callbacks and no per-event checks for the end. An event it cannot read
 // is handed on without a type (see recordFrom), as Subscribe does. fn may
-// keep the slice it is given.
+// keep the slice it is given. It ends before to, with the last sequence
+// it handed over, when the stream holds nothing more: see Missing.
 func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Record) error) (uint64, error) {
 	from = max(from, 1)
 	last := to
@@ -51,11 +52,19 @@ func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Re
 			return done, err
 		}
 		batch = append(batch, r)
-		if len(batch) == replayBatch || r.Sequence >= last {
+		// Nothing more in the stream now ends the replay short of to:
+		// its last events are missing (deleted, or lost with a damaged
+		// file), which the caller is to tell from events not come yet.
+		meta, merr := m.Metadata()
+		end := merr == nil && meta.NumPending == 0
+		if len(batch) == replayBatch || r.Sequence >= last || end {
 			if err := fn(batch); err != nil {
 				return done, err
 			}
 			done, batch = r.Sequence, make([]domain.Record, 0, replayBatch)
+		}
+		if end {
+			break
 		}
 	}
 	return done, nil

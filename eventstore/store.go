@@ -1013,21 +1013,24 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 var errNoConsumer = errors.New("eventstore: no consumer for the read")
 
 // Missing reports whether the stream holds none of the sequences from
-// from to to, while it holds the one after: they were deleted (from a
-// stream made by hand that allows it), purged, or lost with a damaged
-// file. Any one of them held, or the one after not, it reports false: a
-// node back from a cut-off answers for a moment from a copy that ends
-// early, where every later event looks missing.
+// from to to, while it holds the one after or, as its leader tells, ends
+// at to: they were deleted (from a stream made by hand that allows it),
+// purged, or lost with a damaged file. Any one of them held, or the
+// stream not known to go past them, it reports false: a node back from a
+// cut-off answers for a moment from a copy that ends early, where every
+// later event looks missing.
 func (s *Store) Missing(ctx context.Context, from, to uint64) (bool, error) {
-	switch _, err := s.stream.GetMsg(ctx, to+1); {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return false, nil
-	case err != nil:
-		return false, unavailable(fmt.Errorf("eventstore: get %d: %w", to+1, err))
-	}
 	info, err := s.streamInfo(ctx)
 	if err != nil {
 		return false, err
+	}
+	switch _, err := s.stream.GetMsg(ctx, to+1); {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		if info.Cluster != nil && info.Cluster.Leader == "" || info.State.LastSeq != to {
+			return false, nil
+		}
+	case err != nil:
+		return false, unavailable(fmt.Errorf("eventstore: get %d: %w", to+1, err))
 	}
 	// Below the stream's first sequence nothing is held: no need to ask.
 	for seq := max(from, info.State.FirstSeq); seq <= to; seq++ {

@@ -163,8 +163,19 @@ type replayed struct {
 // others do; and readers waiting for a sequence are woken once a batch.
 func (p *Projector) replay(ctx context.Context, to uint64) error {
 	for {
-		if err := p.replayOnce(ctx, to); !p.skipMissing(ctx, err) {
+		err := p.replayOnce(ctx, to)
+		// Ended short of to, the stream held nothing more: its last
+		// events are missing, unless a node behind answered.
+		short := err == nil && p.Applied() < to
+		if short {
+			err = &gapError{want: p.Applied() + 1, got: to + 1}
+		}
+		if !p.skipMissing(ctx, err) {
 			return err
+		}
+		if short {
+			p.advance(to) // no event after them comes to carry the models past
+			return nil
 		}
 	}
 }
