@@ -170,12 +170,16 @@ func (p *Projector) replay(ctx context.Context, to uint64) error {
 		if short {
 			err = &gapError{want: p.Applied() + 1, got: to + 1}
 		}
-		if !p.skipMissing(ctx, err) {
-			return err
-		}
-		if short {
+		switch missing := p.skipMissing(ctx, err); {
+		case short && missing:
 			p.advance(to) // no event after them comes to carry the models past
 			return nil
+		case short && ctx.Err() == nil:
+			// The consumer's node is behind the leader that gave to: read
+			// on once it has caught up, as the replay waited before.
+			pause(ctx, 100*time.Millisecond)
+		case !missing:
+			return err
 		}
 	}
 }
