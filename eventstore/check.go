@@ -65,7 +65,14 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 		}
 	}
 	if c.done < to {
-		// Nothing more in the stream: its last events are missing.
+		// Nothing more came: the stream's last events are missing, or
+		// the consumer's node is behind its leader, which Missing asks.
+		switch missing, err := s.Missing(ctx, c.done+1, to); {
+		case err != nil:
+			return fmt.Errorf("eventstore: check after %d: %w", c.done, err)
+		case !missing:
+			return fmt.Errorf("eventstore: check: the events after %d did not come, while the stream reaches %d: check again", c.done, to)
+		}
 		problem(domain.StreamProblem{Sequence: to, Check: domain.CheckSequence,
 			Problem: fmt.Sprintf("the stream has no events at sequences %d to %d", c.done+1, to)})
 	}

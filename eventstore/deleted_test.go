@@ -151,3 +151,29 @@ func TestAReplayGoesPastEventsTheStreamLacksAndTheCheckListsThem(t *testing.T) {
 		})
 	}
 }
+
+// A stream whose events from the read models' position on are all gone
+// hands over no message at all: the replay ends all the same, where it
+// waited for one for good (a replica restarted from a snapshot taken
+// before its stream's last events were lost was never ready).
+func TestAReplayOfAStreamWhoseLastEventsAreAllGoneEnds(t *testing.T) {
+	store, stream, seqs, _ := handMadeStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, seq := range seqs {
+		if err := stream.DeleteMsg(ctx, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logged lockedbuf.Buffer
+	p := projections.NewProjector(store, slog.New(slog.NewTextHandler(&logged, nil)), projections.NewQuotes())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := p.WaitFor(ctx, seqs[2]); err != nil || !p.CaughtUp() {
+		t.Fatalf("the read models did not reach %d: %v\n%s", seqs[2], err, logged.String())
+	}
+	if want := fmt.Sprintf(`from=%d to=%d`, seqs[0], seqs[2]); !strings.Contains(logged.String(), want) {
+		t.Errorf("logged:\n%s\nwant the gap %s", logged.String(), want)
+	}
+}

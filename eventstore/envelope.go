@@ -87,14 +87,23 @@ func (s *Store) recordFrom(subject string, seq uint64, stored time.Time, h nats.
 	return up, nil
 }
 
-// followable is recordFromMsg for followers: an unreadable message is
-// handed on without a type (see handedOn), which every follower ignores.
+// followable is a consumer's message as a Record, for followers: an
+// unreadable one is handed on without a type (see handedOn), which every
+// follower ignores.
 func (s *Store) followable(m jetstream.Msg) (domain.Record, error) {
-	r, err := s.recordFromMsg(m)
-	if err != nil && r.Sequence == 0 {
-		return r, err // no metadata: not even a position to move past
+	r, _, err := s.followableWith(m)
+	return r, err
+}
+
+// followableWith is followable, with the message's metadata, read once.
+func (s *Store) followableWith(m jetstream.Msg) (domain.Record, *jetstream.MsgMetadata, error) {
+	meta, err := m.Metadata()
+	if err != nil {
+		// No metadata: not even a position to move past.
+		return domain.Record{}, nil, fmt.Errorf("eventstore: message without metadata: %w", err)
 	}
-	return s.handedOn(r, err), nil
+	r, err := s.recordFrom(m.Subject(), meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data())
+	return s.handedOn(r, err), meta, nil
 }
 
 // handedOn is r, read by recordFrom with err, as the store's readers get
@@ -113,14 +122,6 @@ func (s *Store) handedOn(r domain.Record, err error) domain.Record {
 	}
 	r.Type = ""
 	return r
-}
-
-func (s *Store) recordFromMsg(m jetstream.Msg) (domain.Record, error) {
-	meta, err := m.Metadata()
-	if err != nil {
-		return domain.Record{}, fmt.Errorf("eventstore: message without metadata: %w", err)
-	}
-	return s.recordFrom(m.Subject(), meta.Sequence.Stream, meta.Timestamp, m.Headers(), m.Data())
 }
 
 func (s *Store) subject(a domain.Aggregate) string {

@@ -2,10 +2,12 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -14,15 +16,16 @@ import (
 const replayBatch = 1000
 
 // Replay hands the events from sequence from to sequence to (both
-// included, both in the stream) to fn, oldest first, replayBatch at a
-// time, until fn returns an error or ctx ends, and returns the last
-// sequence it handed over (from-1 if none). It is Subscribe for a reader that only
-// catches up, such as read models rebuilt at start: one ordered consumer
-// that stops at the end, reading ahead while fn works, with no idle
-// callbacks and no per-event checks for the end. An event it cannot read
-// is handed on without a type (see recordFrom), as Subscribe does. fn may
-// keep the slice it is given. It ends before to, with the last sequence
-// it handed over, when the stream holds nothing more: see Missing.
+// included) to fn, oldest first, replayBatch at a time, until fn returns
+// an error or ctx ends, and returns the last sequence it handed over
+// (from-1 if none). It is Subscribe for a reader that only catches up,
+// such as read models rebuilt at start: one ordered consumer that stops
+// at the end, reading ahead while fn works, with no idle callbacks. An
+// event it cannot read is handed on without a type (see recordFrom), as
+// Subscribe does. fn may keep the slice it is given. It ends before to
+// when its consumer has nothing more to hand over (the stream's last
+// events missing, or the consumer's node behind: the caller tells which,
+// see Missing), and hands over nothing past to.
 func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Record) error) (uint64, error) {
 	from = max(from, 1)
 	last := to
@@ -39,33 +42,49 @@ func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Re
 	defer stop()
 	done := from - 1
 	batch := make([]domain.Record, 0, replayBatch)
+	hand := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := fn(batch); err != nil {
+			return err
+		}
+		done, batch = batch[len(batch)-1].Sequence, make([]domain.Record, 0, replayBatch)
+		return nil
+	}
 	for done < last {
-		m, err := msgs.Next()
+		m, err := msgs.Next(jetstream.NextMaxWait(2 * time.Second))
 		if ctx.Err() != nil {
 			return done, ctx.Err()
+		}
+		if errors.Is(err, nats.ErrTimeout) {
+			// Nothing came: the end, if the consumer has nothing
+			// pending (no message would tell, when none is left at all).
+			if info, ierr := msgs.cons.Info(ctx); ierr == nil && info.NumPending == 0 {
+				return done, hand()
+			}
+			continue
 		}
 		if err != nil {
 			return done, fmt.Errorf("eventstore: replay after %d: %w", done, err)
 		}
-		r, err := s.followable(m)
+		r, meta, err := s.followableWith(m)
 		if err != nil {
 			return done, err
 		}
+		if r.Sequence > last {
+			break // to is missing: what follows it is not this replay's
+		}
 		batch = append(batch, r)
-		// Nothing more in the stream now ends the replay short of to:
-		// its last events are missing (deleted, or lost with a damaged
-		// file), which the caller is to tell from events not come yet.
-		meta, merr := m.Metadata()
-		end := merr == nil && meta.NumPending == 0
+		end := meta.NumPending == 0 // nothing more to hand over now
 		if len(batch) == replayBatch || r.Sequence >= last || end {
-			if err := fn(batch); err != nil {
+			if err := hand(); err != nil {
 				return done, err
 			}
-			done, batch = r.Sequence, make([]domain.Record, 0, replayBatch)
 		}
 		if end {
 			break
 		}
 	}
-	return done, nil
+	return done, hand()
 }

@@ -1024,22 +1024,31 @@ func (s *Store) Missing(ctx context.Context, from, to uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch _, err := s.stream.GetMsg(ctx, to+1); {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		if info.Cluster != nil && info.Cluster.Leader == "" || info.State.LastSeq != to {
+	// From the leader: a direct get, which a stream made by hand may
+	// allow, is answered by any node, one behind too.
+	held := func(seq uint64) (bool, error) {
+		_, err := s.msgGet(ctx, s.name, fmt.Sprint("sequence ", seq), struct {
+			Seq uint64 `json:"seq"`
+		}{seq})
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
 			return false, nil
+		case err != nil:
+			return false, unavailable(fmt.Errorf("eventstore: get %d: %w", seq, err))
 		}
-	case err != nil:
-		return false, unavailable(fmt.Errorf("eventstore: get %d: %w", to+1, err))
+		return true, nil
+	}
+	after, err := held(to + 1)
+	if err != nil {
+		return false, err
+	}
+	if !after && ((info.Cluster != nil && info.Cluster.Leader == "") || info.State.LastSeq != to) {
+		return false, nil
 	}
 	// Below the stream's first sequence nothing is held: no need to ask.
 	for seq := max(from, info.State.FirstSeq); seq <= to; seq++ {
-		_, err := s.stream.GetMsg(ctx, seq)
-		switch {
-		case err == nil:
-			return false, nil
-		case !errors.Is(err, jetstream.ErrMsgNotFound):
-			return false, unavailable(fmt.Errorf("eventstore: get %d: %w", seq, err))
+		if found, err := held(seq); found || err != nil {
+			return false, err
 		}
 	}
 	return true, nil

@@ -162,7 +162,7 @@ type replayed struct {
 // model applies them on a goroutine of its own, in order, while the
 // others do; and readers waiting for a sequence are woken once a batch.
 func (p *Projector) replay(ctx context.Context, to uint64) error {
-	for {
+	for shortRuns := 1; ; shortRuns++ {
 		err := p.replayOnce(ctx, to)
 		// Ended short of to, the stream held nothing more: its last
 		// events are missing, unless a node behind answered.
@@ -175,8 +175,13 @@ func (p *Projector) replay(ctx context.Context, to uint64) error {
 			p.advance(to) // no event after them comes to carry the models past
 			return nil
 		case short && ctx.Err() == nil:
-			// The consumer's node is behind the leader that gave to: read
-			// on once it has caught up, as the replay waited before.
+			// The consumer's node is behind the leader that gave to (or
+			// the stream cannot tell): read on once it has caught up, as
+			// the replay waited before, and say so every 10 s.
+			if shortRuns%100 == 0 {
+				p.log.Warn("projector: the replay ended short of the stream's end, and the events left are not known missing; reading on",
+					"applied", p.Applied(), "to", to)
+			}
 			pause(ctx, 100*time.Millisecond)
 		case !missing:
 			return err
@@ -184,7 +189,8 @@ func (p *Projector) replay(ctx context.Context, to uint64) error {
 	}
 }
 
-// replayOnce is replay, ended by the first gap.
+// replayOnce is replay, ended by the first gap, or short of to when the
+// stream hands over nothing more.
 func (p *Projector) replayOnce(ctx context.Context, to uint64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -347,7 +353,7 @@ func (p *Projector) knownMissing(from, to uint64) bool {
 
 // skipMissing reports whether err is a gap of events the stream itself
 // does not hold (deleted from a stream made by hand that allows it, or
-// lost with a damaged file, while the stream goes on), and then lets the
+// lost with a damaged file), and then lets the
 // read models go on without them, loudly: they cannot have them, and a
 // replay that waited for them would keep the replica from ever being
 // ready (it did, retrying every second for good). cargoctl verify lists
