@@ -27,6 +27,10 @@ func (b *brokenRoute) FlightsBetween(origin, _ string) []domain.Flight {
 
 func (b *brokenRoute) RateCards([]string) []domain.RateCard { return nil }
 
+func (b *brokenRoute) Airline(string, string) (domain.Organization, bool) {
+	return domain.Organization{}, false
+}
+
 // caughtUp is read models that have applied everything.
 type caughtUp struct{}
 

@@ -12,11 +12,25 @@ import (
 	"github.com/cargostream/cargostream/domain"
 )
 
-// PricingData is what the pricing reactor reads: the read models of
-// flights (with their reservations) and rate cards.
+// PricingData is what the pricing and booking reactors read: the read
+// models of flights (with their reservations), rate cards, and the
+// airlines' organisations (by AWB prefix or IATA code).
 type PricingData interface {
 	FlightsBetween(origin, destination string) []domain.Flight
 	RateCards(carriers []string) []domain.RateCard
+	Airline(prefix, code string) (domain.Organization, bool)
+}
+
+// bookable is the flights of those that an airline whose organisation
+// takes bookings flies (see domain.CheckAirlineTakesBookings).
+func (r *Reactors) bookable(flights []domain.Flight) []domain.Flight {
+	var out []domain.Flight
+	for _, f := range flights {
+		if o, known := r.data.Airline("", f.Carrier); domain.CheckAirlineTakesBookings(o, known, f.ID) == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // EventFeed hands events to consumers that all replicas share
@@ -117,7 +131,7 @@ func (r *Reactors) price(ctx context.Context, rec domain.Record) error {
 		if q.Status != domain.QuoteStatusPending {
 			return nil, nil
 		}
-		options, refusal := domain.PriceQuote(q, r.h.ref, r.data.FlightsBetween(q.Origin, q.Destination), r.data.RateCards(q.AirlineFilter), now)
+		options, refusal := domain.PriceQuote(q, r.h.ref, r.bookable(r.data.FlightsBetween(q.Origin, q.Destination)), r.data.RateCards(q.AirlineFilter), now)
 		return domain.DecidePriceQuote(q, options, refusal, now)
 	})
 	return err
@@ -191,6 +205,10 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 	refusal := domain.CheckBookable(q, b, now)
 	// CheckBookable passed only with an option for the flight.
 	option, _ := q.Option(b.FlightID)
+	if refusal == nil {
+		o, known := r.data.Airline("", option.Carrier)
+		refusal = domain.CheckAirlineTakesBookings(o, known, b.FlightID)
+	}
 	if refusal == nil {
 		refusal = transact(ctx, r.h, func(t *transaction) error {
 			f, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,

@@ -20,6 +20,7 @@ type world struct {
 	h        *Handler
 	store    *eventstore.Store
 	reactors *Reactors
+	identity *projections.Identity
 	flights  *projections.Flights
 	now      time.Time
 	fwd      domain.Principal
@@ -29,19 +30,20 @@ type world struct {
 func newWorld(t *testing.T, capacityKg float64) *world {
 	t.Helper()
 	store := openTestStore(t)
-	w := &world{store: store, h: New(store, 4, builtinReference()), flights: projections.NewFlights(),
+	w := &world{store: store, h: New(store, 4, builtinReference()), flights: projections.NewFlights(), identity: projections.NewIdentity(),
 		now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC),
 		fwd: domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}}
 	w.h.now = func() time.Time { return w.now }
 	rates := projections.NewRates()
-	projector := projections.NewProjector(store, slog.New(slog.DiscardHandler), w.flights, rates)
+	projector := projections.NewProjector(store, slog.New(slog.DiscardHandler), w.flights, rates, w.identity)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go projector.Run(ctx)
 	w.reactors = NewReactors(w.h, store, struct {
 		*projections.Flights
 		*projections.Rates
-	}{w.flights, rates}, projector, slog.New(slog.DiscardHandler))
+		*projections.Identity
+	}{w.flights, rates, w.identity}, projector, slog.New(slog.DiscardHandler))
 
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	res, err := w.h.ScheduleFlights(ctx, NewMeta(lh, "", ""), []domain.ScheduleFlight{{FlightNumber: "LH400", Origin: "FRA", Destination: "JFK",
@@ -68,8 +70,19 @@ func (w *world) lastRecord(t *testing.T, agg domain.Aggregate) domain.Record {
 	return recs[len(recs)-1]
 }
 
-// pricedQuote files an RFQ of weightKg and runs the pricing reactor on it.
+// pricedQuote files an RFQ of weightKg and runs the pricing reactor on it,
+// which prices it with one option.
 func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
+	t.Helper()
+	q := w.quote(t, weightKg)
+	if q.Status != domain.QuoteStatusPriced || len(q.Options) != 1 {
+		t.Fatalf("quote after pricing = %+v", q)
+	}
+	return q
+}
+
+// quote files an RFQ of weightKg and runs the pricing reactor on it.
+func (w *world) quote(t *testing.T, weightKg float64) domain.Quote {
 	t.Helper()
 	res, err := w.h.RequestQuote(context.Background(), NewMeta(w.fwd, "", ""), domain.RequestQuote{
 		Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: &weightKg})
@@ -81,9 +94,6 @@ func (w *world) pricedQuote(t *testing.T, weightKg float64) domain.Quote {
 		t.Fatal(err)
 	}
 	q, _, _, _ := load(context.Background(), w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "", loadFresh)
-	if q.Status != domain.QuoteStatusPriced || len(q.Options) != 1 {
-		t.Fatalf("quote after pricing = %+v", q)
-	}
 	return q
 }
 
@@ -363,7 +373,7 @@ func TestARejectionRacingAConfirmationOfTheSameBookingGivesBackNoCapacity(t *tes
 
 	h2 := New(w.store, 4, builtinReference())
 	h2.now = func() time.Time { return expiry.Add(-time.Second) }
-	r2 := &Reactors{h: h2}
+	r2 := &Reactors{h: h2, data: w.reactors.data}
 	hooked := &hookedLoads{Store: w.store, agg: quoteAggregate(q.ID)}
 	hooked.hook = func() {
 		if err := r2.confirm(ctx, rec); err != nil {
@@ -520,5 +530,47 @@ func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
 				t.Errorf("handled again on a load with it: %v, done %v", err, tt.done(w, rec))
 			}
 		})
+	}
+}
+
+// An airline whose organisation is disabled or deleted takes no bookings:
+// no one of it could manifest, offload or report its flights. Its flights
+// are priced no more, and a booking on an option priced before is
+// rejected, flight_closed; once enabled again, they are priced again.
+func TestAnAirlineWhoseOrganisationIsNotActiveTakesNoBookings(t *testing.T) {
+	w := newWorld(t, 10000)
+	ctx := context.Background()
+	admin := func() Meta {
+		return NewMeta(domain.Principal{Subject: "client:ops", OrganizationID: "ops", Role: domain.RoleAdmin}, "", "")
+	}
+	if _, err := w.h.CreateOrganization(ctx, admin(), domain.CreateOrganization{OrganizationID: "lh", Name: "Lufthansa Cargo",
+		Role: domain.RoleAirline, AWBPrefix: "020", AirlineCode: "LH"}); err != nil {
+		t.Fatal(err)
+	}
+	before := w.pricedQuote(t, 100)
+	if len(before.Options) == 0 {
+		t.Fatalf("quote %+v, want LH's option while its organisation is active", before)
+	}
+	for _, status := range []domain.CredentialStatus{domain.StatusDisabled, domain.StatusActive} {
+		res, err := w.h.SetOrganizationStatus(ctx, admin(), "lh", status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.reactors.readers.WaitFor(ctx, res.Sequence); err != nil {
+			t.Fatal(err)
+		}
+		q := w.quote(t, 100)
+		if offered := len(q.Options) > 0; offered != (status == domain.StatusActive) {
+			t.Errorf("with LH %s, the quote is %s with options %+v", status, q.Status, q.Options)
+		}
+		if status == domain.StatusDisabled {
+			rec := w.book(t, before)
+			if err := w.reactors.book(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			if b := w.booking(t, rec.Aggregate.ID); b.Status != domain.BookingStatusRejected || b.Reason != domain.ReasonFlightClosed {
+				t.Errorf("a booking on an option priced before LH was disabled: %s %s, want rejected, flight_closed", b.Status, b.Reason)
+			}
+		}
 	}
 }

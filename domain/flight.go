@@ -102,6 +102,19 @@ func (f Flight) ArrivesAt() time.Time {
 // Exists reports whether the flight has been scheduled.
 func (f Flight) Exists() bool { return f.ID != "" }
 
+// CheckAirlineTakesBookings refuses a booking on a flight of the airline
+// whose organisation is o (known: the service has one of that code) when
+// that organisation is disabled or deleted: no one of it could manifest,
+// offload or report the flight, nor answer the forwarder. Its flights are
+// priced no more either. An airline the service has no organisation of
+// (flights published before organisations were) takes them.
+func CheckAirlineTakesBookings(o Organization, known bool, flightID string) error {
+	if !known || o.Status.Active() {
+		return nil
+	}
+	return Refusal(ReasonFlightClosed, "flight %s takes no bookings: its airline's organisation is %s", flightID, o.Status.Shown())
+}
+
 // Bookable reports whether the flight still takes reservations.
 func (f Flight) Bookable() bool {
 	return f.Status == FlightStatusScheduled || f.Status == FlightStatusDelayed

@@ -226,7 +226,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	reactors := commands.NewReactors(cmds, store, struct {
 		*projections.Flights
 		*projections.Rates
-	}{flights, rates}, projector, log)
+		*projections.Identity
+	}{flights, rates, identity}, projector, log)
 	wg.Add(1)
 	go func() { defer wg.Done(); reactors.Run(projCtx) }()
 	if cfg.Demo {
