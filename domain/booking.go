@@ -227,11 +227,15 @@ type RequestBooking struct {
 	AWBSerial          string
 	// Waybill is the MAWB filed under the AWB number asked for (see
 	// AWBAsked), nil when none is.
-	Waybill    *MAWBCreated
-	Routing    []RoutingLeg
-	Dimensions []SentDimensionLine
-	SHC        []string
-	At         time.Time
+	Waybill *MAWBCreated
+	// Airline is the organisation of the flight's airline, if the
+	// service has one (AirlineKnown): see CheckAirlineTakesBookings.
+	Airline      Organization
+	AirlineKnown bool
+	Routing      []RoutingLeg
+	Dimensions   []SentDimensionLine
+	SHC          []string
+	At           time.Time
 }
 
 // AWBAsked is the AWB number c asks for, canonical, or "" when it asks
@@ -424,6 +428,9 @@ func DecideRequestBooking(b Booking, q Quote, f Flight, c RequestBooking) ([]Eve
 		return nil, err
 	}
 	if err := f.refuseBookingAt(c.At); err != nil {
+		return nil, err
+	}
+	if err := CheckAirlineTakesBookings(c.Airline, c.AirlineKnown, f.ID); err != nil {
 		return nil, err
 	}
 	if b.ID != "" {

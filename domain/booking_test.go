@@ -155,6 +155,12 @@ func TestABookingOfAClosedFlightIsRefusedWhenFiled(t *testing.T) {
 			"conflict flight_closed: flight LH8400-2026-11-26 is arrived: it takes no more bookings"},
 		{"scheduled, at its departure time", flight(FlightStatusScheduled, at), nil,
 			"conflict flight_closed: flight LH8400-2026-11-26 reached its departure time, 2026-11-26T08:00:00Z: it takes no more bookings"},
+		{"of an airline whose organisation is disabled", flight(FlightStatusScheduled, later),
+			func(c *RequestBooking) {
+				c.Airline, c.AirlineKnown = Organization{ID: "lh", Status: StatusDisabled}, true
+			},
+			"conflict flight_closed: flight LH8400-2026-11-26 takes no bookings: its airline's organisation is disabled"},
+		{"of an airline the service has no organisation of", flight(FlightStatusScheduled, later), nil, "pending"},
 		{"no such flight", Flight{}, nil, `UNKNOWN_FLIGHT flightId: no flight "LH8400-2026-11-26"`},
 		{"cancelled, with a volume of nothing", flight(FlightStatusCancelled, later), func(c *RequestBooking) { c.VolumeM3 = new(0.0) },
 			"INVALID_RANGE volume: must be more than 0 and at most 1500 m³"},

@@ -33,7 +33,8 @@ type awbRef struct {
 
 // handleCreateBooking files a booking as pending; it is confirmed or
 // rejected moments later (see GET /api/bookings/{id}). A booking of a
-// flight closed already is refused at once (see commands.RequestBooking).
+// flight closed already, or of an airline that takes none, is refused at
+// once (see commands.RequestBooking, domain.CheckAirlineTakesBookings).
 func (s *Server) handleCreateBooking() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req bookingRequest
@@ -46,6 +47,9 @@ func (s *Server) handleCreateBooking() handlerFunc {
 			Dimensions: req.DimensionsCm, SHC: req.SHC}
 		if req.AWB != nil {
 			c.AWBPrefix, c.AWBSerial = req.AWB.Prefix, req.AWB.Number
+		}
+		if f, ok := s.flights.Get(c.FlightID); ok {
+			c.Airline, c.AirlineKnown = s.identity.Airline("", f.Carrier)
 		}
 		res, err := s.commands.RequestBooking(r.Context(), meta(r), c)
 		if err != nil {

@@ -1047,3 +1047,23 @@ func TestABookingShowsThePriceItWasConfirmedAtToWhoeverMaySeeIt(t *testing.T) {
 		})
 	}
 }
+
+// An airline whose organisation an admin disabled takes no bookings: a
+// booking on an option it priced before is refused at once, 409, as on a
+// flight closed; it was filed, and rejected moments later.
+func TestABookingOnTheFlightOfADisabledAirlineIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-admin")
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	if len(q.PriceOptions) == 0 {
+		t.Fatalf("quote %+v has no option", q)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/admin/organizations/demo-airline-lh/disable", token: admin}); r.status != http.StatusOK {
+		t.Fatalf("disabling LH: %d %s", r.status, r.body)
+	}
+	r := s.do(t, request{method: "POST", path: "/api/bookings", token: fwd, body: map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}})
+	if r.status != http.StatusConflict || !strings.Contains(string(r.body), "takes no bookings: its airline's organisation is disabled") {
+		t.Errorf("booking on LH's flight once LH is disabled = %d %s, want 409 naming why", r.status, r.body)
+	}
+}
