@@ -22,11 +22,19 @@ type PricingData interface {
 }
 
 // bookable is the flights of those that an airline whose organisation
-// takes bookings flies (see domain.CheckAirlineTakesBookings).
+// takes bookings flies (see domain.CheckAirlineTakesBookings). A route's
+// flights are a few carriers' many days: each carrier is looked up once.
 func (r *Reactors) bookable(flights []domain.Flight) []domain.Flight {
 	var out []domain.Flight
+	takes := map[string]bool{}
 	for _, f := range flights {
-		if o, known := r.data.Airline("", f.Carrier); domain.CheckAirlineTakesBookings(o, known, f.ID) == nil {
+		ok, seen := takes[f.Carrier]
+		if !seen {
+			o, known := r.data.Airline("", f.Carrier)
+			ok = domain.CheckAirlineTakesBookings(o, known, f.ID) == nil
+			takes[f.Carrier] = ok
+		}
+		if ok {
 			out = append(out, f)
 		}
 	}

@@ -47,9 +47,12 @@ func unavailable(err error) error {
 // for want of room: every write fails until the operator makes some, and
 // a client is told only that the store has none.
 func (s *Store) tellFull(err error) {
-	now := time.Now().UnixNano()
-	if last := s.fullTold.Load(); last != 0 && now-last < int64(time.Minute) || !s.fullTold.CompareAndSwap(last, now) {
-		return
+	now, last := time.Now().UnixNano(), s.fullTold.Load()
+	if last != 0 && now-last < int64(time.Minute) {
+		return // told within the minute
+	}
+	if !s.fullTold.CompareAndSwap(last, now) {
+		return // another write tells it
 	}
 	s.log.Error("eventstore: the NATS server has no room for more events and refuses every write: free disk space where it keeps "+
 		"JetStream's files, or raise its JetStream storage limit (max_file_store) or the account's", "err", err)

@@ -168,6 +168,7 @@ func unmarshal(body []byte, dst any) error {
 		case numberOutOfRange(typeErr):
 			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
 		case slices.ContainsFunc(walked, func(o domain.FieldError) bool { return isWithin(withoutPlaces(o.Field), field) }):
+			// The walk names it, by its place: once is enough.
 		default:
 			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}

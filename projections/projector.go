@@ -353,12 +353,11 @@ func (p *Projector) knownMissing(from, to uint64) bool {
 
 // skipMissing reports whether err is a gap of events the stream itself
 // does not hold (deleted from a stream made by hand that allows it, or
-// lost with a damaged file), and then lets the
-// read models go on without them, loudly: they cannot have them, and a
-// replay that waited for them would keep the replica from ever being
-// ready (it did, retrying every second for good). cargoctl verify lists
-// the gap. A gap the stream does hold is the subscription's, and is read
-// again.
+// lost with a damaged file), and then lets the read models go on without
+// them, loudly: they cannot have them, and a replay that waited for them
+// would keep the replica from ever being ready (it did, retrying every
+// second for good). cargoctl verify lists the gap. A gap the stream does
+// hold is the subscription's, and is read again.
 func (p *Projector) skipMissing(ctx context.Context, err error) bool {
 	var gap *gapError
 	if !errors.As(err, &gap) {

@@ -143,27 +143,12 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		body, err := client.send(ctx, "POST", "/api/admin/reference/"+k.kind+"?"+q.Encode(), "text/csv", []byte(chunk.String()))
 		if err != nil {
-			// Interrupted, or cargod gone or failing: the server stores
-			// a request's rows in parts, so some of these may be in.
-			// Stored rows change nothing when sent again. The rows
-			// rejected so far are listed, as at the end.
+			// The rows rejected so far are listed, as at the end.
 			listRejected(stdout, total.Rejected)
-			imported := "nothing is imported for certain"
-			if chunkStart > 1 {
-				imported = fmt.Sprintf("lines 1-%d are imported", chunkStart-1)
-			}
-			in := fmt.Sprintf("%s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)",
-				imported, chunkStart, last)
-			var refused *apiError
-			if errors.As(err, &refused) && refused.Status < 500 {
-				// Refused whole, before any row was stored: sent
-				// again, it is refused again.
-				in = fmt.Sprintf("%s, and none of lines %d-%d", imported, chunkStart, last)
-			}
 			if errors.Is(err, errInterrupted) {
-				return fmt.Errorf("%w: %s", err, in)
+				return fmt.Errorf("%w: %s", err, importedBefore(err, chunkStart, last))
 			}
-			return fmt.Errorf("lines %d-%d: %w: %s", chunkStart, last, err, in)
+			return fmt.Errorf("lines %d-%d: %w: %s", chunkStart, last, err, importedBefore(err, chunkStart, last))
 		}
 		var r importReport
 		if err := json.Unmarshal(body, &r); err != nil {
@@ -255,6 +240,24 @@ func runImport(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("%d of %d rows rejected (listed above)", n, rows)
 	}
 	return nil
+}
+
+// importedBefore says what of a file is in when the request of its lines
+// from to to failed with err: the lines before for certain; these in part
+// (interrupted, or cargod gone or failing: the server stores a request's
+// rows in parts, and stored rows change nothing when sent again), or none
+// of them when cargod refused the request whole (a 4xx, which sent again
+// is refused again).
+func importedBefore(err error, from, to int) string {
+	imported := "nothing is imported for certain"
+	if from > 1 {
+		imported = fmt.Sprintf("lines 1-%d are imported", from-1)
+	}
+	var refused *apiError
+	if errors.As(err, &refused) && refused.Status < 500 {
+		return fmt.Sprintf("%s, and none of lines %d-%d", imported, from, to)
+	}
+	return fmt.Sprintf("%s, and lines %d-%d may be in part; import the file again to finish (rows stored already change nothing)", imported, from, to)
 }
 
 // listRejected prints the rows rejected, one a line, by their lines in the
