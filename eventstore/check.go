@@ -42,7 +42,7 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 	defer stop()
 	c := checker{s: s, problem: problem, last: map[string]uint64{}}
 	for c.done < to {
-		m, err := msgs.Next(jetstream.NextMaxWait(5 * time.Second))
+		m, err := msgs.Next(ctx, 5*time.Second)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()

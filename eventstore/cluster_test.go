@@ -522,7 +522,7 @@ func (h heldPulls) PullHeld() {
 // BenchmarkFirstEventOfAReadOnACluster starts a read of the first event on
 // a three-node cluster, through an ordered consumer of its own, as loads,
 // replays and object downloads do, and reports per read how often its
-// first pull was held (held/op), how often nats.go had to make a second
+// first pull was held (held/op), how often the read had to make a second
 // consumer before the event came (remade/op: a lost pull), and how often
 // the event took over a second (slow/op). They are figures, not limits:
 //
@@ -542,8 +542,8 @@ func BenchmarkFirstEventOfAReadOnACluster(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		first := msgs.cons.CachedInfo().Name
-		m, err := msgs.Next(jetstream.NextContext(ctx))
+		first := msgs.consumer().CachedInfo().Name
+		m, err := msgs.Next(ctx, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -559,6 +559,138 @@ func BenchmarkFirstEventOfAReadOnACluster(b *testing.B) {
 	b.ReportMetric(float64(held.Load())/float64(reads), "held/op")
 	b.ReportMetric(float64(remade)/float64(reads), "remade/op")
 	b.ReportMetric(float64(slow)/float64(reads), "slow/op")
+}
+
+// BenchmarkAReadWhoseNodeDies measures how long a subscription to every
+// event goes without the events written after the node it is connected
+// to is shut down, a node that ran its consumer and led the cluster's
+// metadata (the consumer is made again until it runs there): s/freeze is
+// the longest time from such an event's acknowledgement (through another
+// node) to its delivery, on average and at worst, the subscription
+// resumed after a stall as the projector does. A cluster each time:
+//
+//	go test ./eventstore -run '^$' -bench ReadWhoseNodeDies -benchtime 5x
+func BenchmarkAReadWhoseNodeDies(b *testing.B) {
+	var total, worst time.Duration
+	var n int
+	for b.Loop() {
+		freeze := readFreezeAtNodeLoss(b)
+		total, worst, n = total+freeze, max(worst, freeze), n+1
+	}
+	b.ReportMetric(total.Seconds()/float64(n), "s/freeze")
+	b.ReportMetric(worst.Seconds(), "worst-s/freeze")
+}
+
+// readFreezeAtNodeLoss is one run of BenchmarkAReadWhoseNodeDies.
+func readFreezeAtNodeLoss(b *testing.B) time.Duration {
+	c := natstest.StartCluster(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	open := func(url string) *Store {
+		s, err := Open(ctx, Options{URL: url, Replicas: 3})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	defer open(c.URL()).Close() // provisions the stream
+	meta := slices.IndexFunc(c.Nodes, (*server.Server).JetStreamIsLeader)
+	if meta < 0 {
+		b.Fatal("no node leads the cluster's metadata")
+	}
+	sub, writer := open(c.URLs[meta]), open(c.URLs[(meta+1)%3])
+	defer sub.Close()
+	defer writer.Close()
+
+	var mu sync.Mutex
+	var acked, delivered map[uint64]time.Time
+	follow := func() context.CancelFunc {
+		mu.Lock()
+		acked, delivered = map[uint64]time.Time{}, map[uint64]time.Time{}
+		mu.Unlock()
+		ctx, cancel := context.WithCancel(ctx)
+		go func() {
+			var last uint64
+			for ctx.Err() == nil {
+				err := sub.Subscribe(ctx, nil, last+1, func(r domain.Record) error {
+					mu.Lock()
+					defer mu.Unlock()
+					delivered[r.Sequence], last = time.Now(), r.Sequence
+					return nil
+				}, nil)
+				if !errors.Is(err, domain.ErrSubscriptionStalled) {
+					time.Sleep(time.Second)
+				}
+			}
+		}()
+		return cancel
+	}
+	write := func(i int) {
+		id := fmt.Sprint("q", i)
+		seqs, err := writer.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, decisionOf(id, 1))
+		if err == nil {
+			mu.Lock()
+			acked[seqs[0]] = time.Now()
+			mu.Unlock()
+		}
+	}
+	following := func() bool { mu.Lock(); defer mu.Unlock(); return len(delivered) > 0 }
+	consumerNode := func() string {
+		var newest *jetstream.ConsumerInfo
+		for info := range sub.stream.ListConsumers(ctx).Info() {
+			if newest == nil || info.Created.After(newest.Created) {
+				newest = info
+			}
+		}
+		return newest.Cluster.Leader
+	}
+	for try := 1; ; try++ {
+		stop := follow()
+		defer stop()
+		for i := 0; !following(); i++ {
+			write(-i)
+			time.Sleep(10 * time.Millisecond)
+		}
+		if consumerNode() == c.Nodes[meta].Name() {
+			break
+		}
+		if try == 30 {
+			b.Fatal("the subscription's consumer never ran on the node leading the metadata")
+		}
+		stop()
+	}
+
+	c.Nodes[meta].Shutdown()
+	lost := time.Now()
+	// The longest wait of an event acknowledged after the loss, once one
+	// acknowledged over 10 s after it was delivered.
+	freeze := func() (time.Duration, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		var longest time.Duration
+		var done bool
+		for seq, at := range acked {
+			if at.Before(lost) {
+				continue
+			}
+			got, ok := delivered[seq]
+			if !ok {
+				got = time.Now()
+			}
+			longest, done = max(longest, got.Sub(at)), done || ok && at.Sub(lost) > 10*time.Second
+		}
+		return longest, done
+	}
+	for i := 1; ; i++ {
+		write(i)
+		if longest, done := freeze(); done {
+			return longest
+		}
+		if time.Since(lost) > time.Minute {
+			b.Fatal("the subscription did not read on within a minute of the node's loss")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // heldCount is an Observer that counts held pulls.

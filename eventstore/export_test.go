@@ -26,7 +26,7 @@ func RawReplay(ctx context.Context, s *Store) (int, error) {
 	defer msgs.close()
 	// The stream never loses an event: its last sequence is its count.
 	for n := 1; ; n++ {
-		if _, err := msgs.Next(); err != nil {
+		if _, err := msgs.Next(ctx, 0); err != nil {
 			return n - 1, fmt.Errorf("raw replay: %w", err)
 		}
 		if uint64(n) == last {

@@ -115,8 +115,7 @@ func (o *Objects) Get(ctx context.Context, name string) (io.ReadCloser, int64, e
 	if info.Chunks > 0 {
 		// A few chunks read ahead, not the hundreds the consumer would
 		// pull by default: each is half a megabyte.
-		r.msgs, err = o.s.readOrdered(ctx, o.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.chunkPrefix + info.NUID}},
-			jetstream.PullMaxMessages(4))
+		r.msgs, err = o.s.readOrdered(ctx, o.stream, []string{o.chunkPrefix + info.NUID}, 1, jetstream.PullMaxMessages(4))
 		if err != nil {
 			return nil, 0, unavailable(fmt.Errorf("eventstore: get object %s: %w", name, err))
 		}
@@ -186,7 +185,7 @@ func (r *objectReader) Read(p []byte) (int, error) {
 			r.err = fmt.Errorf("eventstore: get object %s: read after close", r.name)
 		default:
 			ctx, cancel := context.WithTimeout(r.ctx, chunkWait)
-			msg, err := r.msgs.Next(jetstream.NextContext(ctx))
+			msg, err := r.msgs.Next(ctx, 0)
 			cancel()
 			if err != nil {
 				r.err = fmt.Errorf("eventstore: get object %s: %w", r.name, err)

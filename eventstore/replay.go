@@ -53,14 +53,14 @@ func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Re
 		return nil
 	}
 	for done < last {
-		m, err := msgs.Next(jetstream.NextMaxWait(2 * time.Second))
+		m, err := msgs.Next(ctx, 2*time.Second)
 		if ctx.Err() != nil {
 			return done, ctx.Err()
 		}
 		if errors.Is(err, nats.ErrTimeout) {
 			// Nothing came: the end, if the consumer has nothing
 			// pending (no message would tell, when none is left at all).
-			if info, ierr := msgs.cons.Info(ctx); ierr == nil && info.NumPending == 0 {
+			if info, ierr := msgs.consumer().Info(ctx); ierr == nil && info.NumPending == 0 {
 				return done, hand()
 			}
 			continue

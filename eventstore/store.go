@@ -994,7 +994,7 @@ func (s *Store) readSubject(ctx context.Context, subject string, from, before ui
 	}
 	defer msgs.close()
 	for {
-		m, err := msgs.Next(jetstream.NextContext(ctx))
+		m, err := msgs.Next(ctx, 0)
 		if err != nil {
 			return unavailable(err)
 		}
@@ -1218,7 +1218,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	var handed position    // the last event handed to fn, as its consumer counts it
 	askAfter := stallAfter // of quiet, when the server is asked next
 	for {
-		m, err := msgs.Next(jetstream.NextMaxWait(time.Second))
+		m, err := msgs.Next(ctx, time.Second)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -1257,7 +1257,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 					return err
 				}
 			} else if idle != nil {
-				caughtUp, waiting := handedAll(ctx, msgs.cons, handed)
+				caughtUp, waiting := handedAll(ctx, msgs.consumer(), handed)
 				switch quiet := time.Since(lastHeard); {
 				case caughtUp:
 					if err := idle(); err != nil {
@@ -1327,135 +1327,13 @@ func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) (b
 }
 
 // ordered starts a read of the events matching filters (all, if none)
-// from sequence from on, through an ordered consumer of its own. The
-// caller ends it with close.
+// from sequence from on, through a consumer of its own (see orderedRead).
+// The caller ends it with close.
 func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
 	if len(filters) == 0 {
 		filters = []string{s.prefix + ".evt.>"}
 	}
-	return s.readOrdered(ctx, s.stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects:   filters,
-		DeliverPolicy:    jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:      from,
-		MaxResetAttempts: maxConsumerResets,
-	}, opts...)
-}
-
-// orderedRead is a read through an ordered consumer of its own: the
-// consumer's messages, and the consumer.
-type orderedRead struct {
-	jetstream.MessagesContext
-	cons   jetstream.Consumer
-	stream jetstream.Stream
-}
-
-// readOrdered starts a read of stream through an ordered consumer made
-// with cfg. The caller ends it with close.
-func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, cfg jetstream.OrderedConsumerConfig, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
-	cons, err := stream.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	// The consumer exists now; Messages sends its first pull at once.
-	if err := s.waitRouted(ctx, stream.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
-		deleteOrdered(stream, cons)
-		return nil, err
-	}
-	msgs, err := cons.Messages(opts...)
-	if err != nil {
-		deleteOrdered(stream, cons)
-		return nil, err
-	}
-	return &orderedRead{MessagesContext: msgs, cons: cons, stream: stream}, nil
-}
-
-// waitRouted returns once the server this store is connected to routes
-// pulls to the consumer named consumer of stream, or after routedWait.
-//
-// On a cluster, a pull sent right after the consumer was created was lost
-// now and then (one read in 250 to 300 on three nodes on loopback): the
-// server that runs the consumer answers the creation from the system
-// account, over one route connection, and tells the other servers of the
-// consumer's pull subject in the stream's account, over another (routes
-// are pooled by account since nats-server 2.10). When the answer overtook
-// the interest, the client's server dropped the first pull, as it knew no
-// one to hand it to, and the read heard nothing until nats.go missed two
-// heartbeats and made a new consumer: 10 s with the default ones. A
-// durable consumer just made is pulled from the same way: a queue's
-// workers then got no job for 30 s, until nats.go missed two heartbeats
-// and pulled again (5 queues in 300 made at once on three nodes), as did
-// the retries of parked events, and a reactor's consumer for a second.
-//
-// A server of no cluster (as the embedded one) runs the consumer itself
-// and knows where its pulls go before it answers: there is nothing to ask.
-//
-// A request to the pull subject that the consumer refuses (a body that is
-// no pull request: it answers 400 and hands out nothing) tells: no
-// responders while the client's server does not route the subject yet.
-// Requests and pulls from one connection are handled in order, so a pull
-// sent after an answered probe is routed too. A probe that gets no answer
-// at all (the consumer's server is slow or gone) ends the wait: the read
-// goes on as it did before, nats.go's heartbeats noticing a lost pull.
-func (s *Store) waitRouted(ctx context.Context, stream, consumer string) error {
-	if s.nc.ConnectedClusterName() == "" {
-		return nil
-	}
-	subject := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer)
-	deadline, held := time.Now().Add(routedWait), false
-	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		_, err := s.nc.RequestWithContext(pctx, subject, []byte("{"))
-		cancel()
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline):
-			return nil
-		}
-		if !held {
-			held = true
-			s.obs.PullHeld()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-	}
-}
-
-// routedWait is how long a read waits for its consumer's pull subject to
-// be routed to it: the interest comes within a millisecond on loopback;
-// one that does not come in seconds is left to nats.go's heartbeats.
-const routedWait = 5 * time.Second
-
-// close stops the read and deletes its consumer. Stopping only stops the
-// pulls: the consumer would stay on the server until its inactive
-// threshold (5 minutes), and busy readers (history reads, rebuilds,
-// subscriptions started anew) would leave hundreds there. The deletion is
-// not waited for: a subscription ends most often because its server
-// stopped answering, and a projector starting anew would wait the
-// deletion's whole timeout.
-func (r *orderedRead) close() {
-	r.Stop()
-	go deleteOrdered(r.stream, r.cons)
-}
-
-// deleteOrdered deletes the ordered consumer cons from stream. After a
-// reset an ordered consumer goes on under a new name (nats.go deletes the
-// one before), so the name deleted is the one it has now. The deletion
-// has a timeout of its own, as a read often ends because its context did;
-// if it fails, the server drops the consumer after its inactive threshold.
-// One that never got as far as the server (its first creation failed) has
-// no name, and nothing to delete.
-func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
-	info := cons.CachedInfo()
-	if info == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	stream.DeleteConsumer(ctx, info.Name)
+	return s.readOrdered(ctx, s.stream, filters, from, opts...)
 }
 
 // stallAfter is how long a subscription to every event may hear nothing
@@ -1481,8 +1359,3 @@ func nextStallAsk(quiet time.Duration, answered bool) time.Duration {
 	}
 	return min(2*quiet, quiet+maxStallAsk)
 }
-
-// maxConsumerResets is how often in a row an ordered consumer tries to
-// re-create itself on the server (each try waits up to 10 s, backing off
-// from 1 s) before its subscription fails and its caller starts anew.
-const maxConsumerResets = 2

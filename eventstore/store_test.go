@@ -674,7 +674,7 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 	cons := msgs.cons
 	// Handing over the first quote pulls both into the client's buffer.
 	next := func() position {
-		m, err := msgs.Next()
+		m, err := msgs.Next(ctx, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

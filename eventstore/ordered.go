@@ -1,0 +1,275 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+)
+
+// orderedRead reads the messages of a stream matching its filters in
+// order, without gaps, through an ephemeral consumer of its own (in
+// memory, on one node, acknowledging nothing), as nats.go's ordered
+// consumer does. When the consumer misses its heartbeats (its node died),
+// delivers out of order or fails, the read makes a new one from the
+// message after the last it handed over, and reads on.
+//
+// It is its own rather than nats.go's for how long that takes. nats.go
+// waits up to 10 s for each try to make the consumer again, and a try sent
+// while the cluster elects a new meta leader (the node that died led it)
+// gets no answer at all: a replica's read models applied nothing for
+// 11–21 s when a node was killed, the write that followed the kill waiting
+// for the whole of it. Here each try waits consumerTry, and the tries go
+// on, a moment apart, while the cluster answers that it is not ready or
+// does not answer, for up to remakeFor: the read goes on as soon as the
+// cluster makes consumers again.
+//
+// Next is called from one goroutine at a time; Stop and close from any.
+type orderedRead struct {
+	s       *Store
+	stream  jetstream.Stream
+	cfg     jetstream.ConsumerConfig // the next consumer's; its start moves on with each message
+	opts    []jetstream.PullMessagesOpt
+	stopped context.Context // ends with Stop
+	stop    context.CancelFunc
+
+	mu        sync.Mutex
+	cons      jetstream.Consumer
+	msgs      jetstream.MessagesContext
+	delivered uint64 // the consumer's sequence of the last message handed over
+}
+
+// readOrdered starts a read of the messages of stream matching filters
+// from sequence from on, pulling them with opts (passed as they are to
+// each consumer the read makes: a StopAfter then counts from a new
+// consumer's start). The caller ends it with close.
+func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
+	r := &orderedRead{s: s, stream: stream, opts: opts, cfg: jetstream.ConsumerConfig{
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       max(from, 1),
+		FilterSubjects:    filters,
+		AckPolicy:         jetstream.AckNonePolicy,
+		InactiveThreshold: 5 * time.Minute, // dropped by the server if close's deletion fails
+		Replicas:          1,
+		MemoryStorage:     true,
+	}}
+	r.stopped, r.stop = context.WithCancel(context.Background())
+	if err := r.start(ctx); err != nil {
+		r.stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// consumerTry is how long one try to make a read's consumer waits for the
+// cluster's answer: a few milliseconds when it is well, and one that does
+// not come in seconds was sent to a node that died or during an election,
+// and will not come.
+const consumerTry = 2 * time.Second
+
+// remakeFor is how long a read goes on trying to make its consumer while
+// the cluster answers that it is not ready, or does not answer: longer
+// than an election, after which the read fails and its caller starts
+// anew or reports it.
+const remakeFor = 20 * time.Second
+
+// start makes the read's consumer from the configured start and pulls
+// from it, trying again while the cluster is not ready (see remakeFor),
+// until ctx ends or the read is stopped.
+func (r *orderedRead) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, remakeFor)
+	defer cancel()
+	defer context.AfterFunc(r.stopped, cancel)()
+	// One name for every try: a try whose answer was lost may have made
+	// the consumer, and the next then finds it rather than make another.
+	cfg := r.cfg
+	cfg.Name = nuid.Next()
+	var cons jetstream.Consumer
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
+		c, err := r.stream.CreateOrUpdateConsumer(tctx, cfg)
+		tcancel()
+		if err == nil {
+			cons = c
+			break
+		}
+		if r.stopped.Err() != nil {
+			return jetstream.ErrMsgIteratorClosed
+		}
+		if ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+	// The consumer exists now; Messages sends its first pull at once.
+	if err := r.s.waitRouted(ctx, r.stream.CachedInfo().Config.Name, cfg.Name); err != nil {
+		deleteOrdered(r.stream, cons)
+		return err
+	}
+	msgs, err := cons.Messages(r.opts...)
+	if err != nil {
+		deleteOrdered(r.stream, cons)
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped.Err() != nil {
+		msgs.Stop()
+		go deleteOrdered(r.stream, cons)
+		return jetstream.ErrMsgIteratorClosed
+	}
+	r.cons, r.msgs, r.delivered = cons, msgs, 0
+	return nil
+}
+
+// waitRouted returns once the server this store is connected to routes
+// pulls to the consumer named consumer of stream, or after routedWait.
+//
+// On a cluster, a pull sent right after the consumer was created was lost
+// now and then (one read in 250 to 300 on three nodes on loopback): the
+// server that runs the consumer answers the creation from the system
+// account, over one route connection, and tells the other servers of the
+// consumer's pull subject in the stream's account, over another (routes
+// are pooled by account since nats-server 2.10). When the answer overtook
+// the interest, the client's server dropped the first pull, as it knew no
+// one to hand it to, and the read heard nothing until nats.go missed two
+// heartbeats and made a new consumer: 10 s with the default ones. A
+// durable consumer just made is pulled from the same way: a queue's
+// workers then got no job for 30 s, until nats.go missed two heartbeats
+// and pulled again (5 queues in 300 made at once on three nodes), as did
+// the retries of parked events, and a reactor's consumer for a second.
+//
+// A server of no cluster (as the embedded one) runs the consumer itself
+// and knows where its pulls go before it answers: there is nothing to ask.
+//
+// A request to the pull subject that the consumer refuses (a body that is
+// no pull request: it answers 400 and hands out nothing) tells: no
+// responders while the client's server does not route the subject yet.
+// Requests and pulls from one connection are handled in order, so a pull
+// sent after an answered probe is routed too. A probe that gets no answer
+// at all (the consumer's server is slow or gone) ends the wait: the read
+// goes on as it did before, nats.go's heartbeats noticing a lost pull.
+func (s *Store) waitRouted(ctx context.Context, stream, consumer string) error {
+	if s.nc.ConnectedClusterName() == "" {
+		return nil
+	}
+	subject := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", stream, consumer)
+	deadline, held := time.Now().Add(routedWait), false
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := s.nc.RequestWithContext(pctx, subject, []byte("{"))
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline):
+			return nil
+		}
+		if !held {
+			held = true
+			s.obs.PullHeld()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// routedWait is how long a read waits for its consumer's pull subject to
+// be routed to it: the interest comes within a millisecond on loopback;
+// one that does not come in seconds is left to nats.go's heartbeats.
+const routedWait = 5 * time.Second
+
+// Next returns the next message, waiting for it up to maxWait, or, if
+// maxWait is 0, until ctx ends; nats.ErrTimeout if none came. A consumer
+// that failed is made again from the message after the last one handed
+// over (ctx bounding the tries too), and the read goes on; if it cannot
+// be made, Next returns why.
+func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstream.Msg, error) {
+	for {
+		r.mu.Lock()
+		msgs, name := r.msgs, r.cons.CachedInfo().Name
+		r.mu.Unlock()
+		var m jetstream.Msg
+		var err error
+		if maxWait > 0 {
+			m, err = msgs.Next(jetstream.NextMaxWait(maxWait))
+		} else {
+			m, err = msgs.Next(jetstream.NextContext(ctx))
+		}
+		if err == nil {
+			meta, merr := m.Metadata()
+			switch {
+			case merr != nil:
+				return nil, merr
+			case meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1:
+				r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
+				return m, nil
+			}
+			err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
+		}
+		switch {
+		case r.stopped.Err() != nil:
+			return nil, jetstream.ErrMsgIteratorClosed
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption),
+			errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return nil, err
+		}
+		r.s.log.Warn("eventstore: a read's consumer failed; reading on with a new one", "stream", r.stream.CachedInfo().Config.Name,
+			"from", r.cfg.OptStartSeq, "err", err)
+		msgs.Stop()
+		go deleteOrdered(r.stream, r.consumer())
+		if serr := r.start(ctx); serr != nil {
+			return nil, fmt.Errorf("eventstore: a read's consumer failed (%w), and no new one could be made: %w", err, serr)
+		}
+	}
+}
+
+// consumer is the read's consumer now.
+func (r *orderedRead) consumer() jetstream.Consumer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cons
+}
+
+// Stop stops the read: a Next waiting returns ErrMsgIteratorClosed, and
+// a consumer being made is given up.
+func (r *orderedRead) Stop() {
+	r.stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs.Stop()
+}
+
+// close stops the read and deletes its consumer. Stopping only stops the
+// pulls: the consumer would stay on the server until its inactive
+// threshold (5 minutes), and busy readers (history reads, rebuilds,
+// subscriptions started anew) would leave hundreds there. The deletion is
+// not waited for: a subscription ends most often because its server
+// stopped answering, and a projector starting anew would wait the
+// deletion's whole timeout.
+func (r *orderedRead) close() {
+	r.Stop()
+	go deleteOrdered(r.stream, r.consumer())
+}
+
+// deleteOrdered deletes the consumer cons of a read from stream. The
+// deletion has a timeout of its own, as a read often ends because its
+// context did; if it fails, the server drops the consumer after its
+// inactive threshold.
+func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stream.DeleteConsumer(ctx, cons.CachedInfo().Name)
+}

@@ -1,0 +1,62 @@
+package eventstore
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestAReadWhoseConsumerIsDeletedReadsOnFromTheMessageAfterTheLastHandedOver
+// deletes a read's consumer on the server after the read handed over its
+// first event, while the client holds the next ones already pulled: the
+// read makes a new consumer and hands over every later event once, in
+// order, including one stored after the deletion.
+func TestAReadWhoseConsumerIsDeletedReadsOnFromTheMessageAfterTheLastHandedOver(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	write := func(id string) {
+		t.Helper()
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		write(id)
+	}
+	msgs, err := s.ordered(ctx, nil, 1, jetstream.PullHeartbeat(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer msgs.close()
+	var got []string
+	next := func() {
+		t.Helper()
+		m, err := msgs.Next(ctx, 0)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		subject := m.Subject()
+		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+	}
+	next()
+	first := msgs.consumer().CachedInfo().Name
+	if err := s.stream.DeleteConsumer(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	write("d")
+	for len(got) < 4 {
+		next()
+	}
+	if want := []string{"a", "b", "c", "d"}; !slices.Equal(got, want) {
+		t.Errorf("the read handed over %v, want %v", got, want)
+	}
+	if now := msgs.consumer().CachedInfo().Name; now == first {
+		t.Errorf("the read still names its deleted consumer %s", first)
+	}
+}
