@@ -113,13 +113,15 @@ func (p *Projector) Run(ctx context.Context) {
 		p.mu.Lock()
 		p.resumes++
 		p.mu.Unlock()
-		// A stall is the consumer's, and a new one mends it: a warning.
-		// Anything else (the server gone, an event refused) is an error.
-		logAt := slog.LevelError
+		// A stall is the consumer's, and a new one mends it: a warning,
+		// and no pause (the stall took seconds to tell; a new consumer
+		// that cannot be made yet is tried again as it is made). Anything
+		// else (the server gone, an event refused) is an error.
 		if errors.Is(err, domain.ErrSubscriptionStalled) {
-			logAt = slog.LevelWarn
+			p.log.Warn("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
+			continue
 		}
-		p.log.Log(ctx, logAt, "projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
+		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 		pause(ctx, time.Second)
 	}
 }
