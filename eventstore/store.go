@@ -1188,7 +1188,7 @@ const maxReadStalls = 3
 // then live) whose subject matches the filters, until ctx ends or fn
 // returns an error, which Subscribe then returns. If idle is not nil, it
 // is called whenever the subscription has caught up with the stream (after
-// the last matching event, or after a second without one); an error from
+// the last matching event, or after a second or so without one); an error from
 // it also ends the subscription.
 //
 // One ordered consumer serves the whole subscription: it hands over the
@@ -1205,9 +1205,12 @@ const maxReadStalls = 3
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	from = max(from, 1)
-	// Heartbeats every second: a consumer on a server that died is
-	// noticed in two, not ten.
-	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
+	// Heartbeats twice a second while no event comes (nats.go's
+	// shortest): a consumer on a server that died is noticed once two are
+	// missed, within one wait below (nats.go watches for them only while
+	// Next waits, so the wait is a little longer than two), and made
+	// again on a node that lives.
+	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(500*time.Millisecond), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
@@ -1218,7 +1221,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	var handed position    // the last event handed to fn, as its consumer counts it
 	askAfter := stallAfter // of quiet, when the server is asked next
 	for {
-		m, err := msgs.Next(ctx, time.Second)
+		m, err := msgs.Next(ctx, 1100*time.Millisecond)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
