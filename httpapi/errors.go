@@ -115,6 +115,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	body := errorBody{Error: string(domain.Internal), ErrorDescription: "internal error; quote request id " + requestID(r.Context()) + " when reporting it"}
 	var de *domain.Error
 	coded := codedError(err)
+	retryAfter := "1" // seconds, for a 503 whose error does not say
 	switch {
 	case errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled):
 		// The client hung up: whatever failed, failed because of that.
@@ -132,6 +133,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case errors.Is(err, domain.ErrStoreFull):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store has no room for more events, and nothing was stored: "+
 			"its operator has to make room; retry later, with the same Idempotency-Key"
+		// A second would have every client retry into the same refusal
+		// sixty times a minute until someone frees a disk.
+		retryAfter = "60"
 	case errors.Is(err, domain.ErrStoreUnavailable) && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		body.Error, body.ErrorDescription = codeServiceUnavailable, "the event store did not answer in time; retry"
 	case errors.Is(err, domain.ErrStoreUnavailable):
@@ -158,7 +162,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cargostream", error="`+body.Error+`"`)
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", retryAfter)
 	}
 	setErrorCode(r, body.Error)
 	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)

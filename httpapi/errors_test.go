@@ -36,7 +36,7 @@ func TestFailoverErrorsAreAnswersAClientCanActOn(t *testing.T) {
 		{"the event store did not answer a read", "GET", fmt.Errorf("reading the audit log: %w", storeDown),
 			http.StatusServiceUnavailable, "1", "the event store did not answer in time; retry"},
 		{"the event store has no room", "POST", fmt.Errorf("creating quote: %w: nats: insufficient resources", domain.ErrStoreFull),
-			http.StatusServiceUnavailable, "1", "no room for more events, and nothing was stored: its operator has to make room"},
+			http.StatusServiceUnavailable, "60", "no room for more events, and nothing was stored: its operator has to make room"},
 		{"read models behind", "GET", projections.ErrBehind, http.StatusServiceUnavailable, "1", "not caught up"},
 		{"anything else", "POST", errors.New("disk on fire"), http.StatusInternalServerError, "", "internal error"},
 	} {
