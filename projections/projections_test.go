@@ -416,6 +416,58 @@ func (s *silentStream) LastSequenceSeen(ctx context.Context) (uint64, error) {
 	return s.Store.LastSequenceSeen(ctx)
 }
 
+// slowStream is a store whose LastSequenceSeen, while held is set, waits
+// for a value sent on answer: a question that takes long, overtaken by
+// one asked later.
+type slowStream struct {
+	*eventstore.Store
+	held   atomic.Bool
+	asked  chan struct{}
+	answer chan uint64
+}
+
+func (s *slowStream) LastSequenceSeen(ctx context.Context) (uint64, error) {
+	if s.held.Load() {
+		s.asked <- struct{}{}
+		return <-s.answer, nil
+	}
+	return s.Store.LastSequenceSeen(ctx)
+}
+
+// Two questions of the stream's end overlap (a probe and a metrics
+// scrape): the answer to the one asked first, coming last, is older than
+// the answer held, and must not take its place.
+func TestAnAnswerOfTheStreamsEndOvertakenByALaterOneIsNotKept(t *testing.T) {
+	ctx := context.Background()
+	stream := &slowStream{Store: openTestStore(t), asked: make(chan struct{}), answer: make(chan uint64)}
+	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
+	for i := range 3 {
+		id := fmt.Sprint("q", i)
+		if _, err := stream.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{{Type: "QuoteRequested", SchemaVersion: 1,
+			EventID: id, OccurredAt: time.Now(), Data: []byte(`{}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stream.held.Store(true)
+	first := make(chan Lag)
+	go func() {
+		l, _ := p.Lag(ctx)
+		first <- l
+	}()
+	<-stream.asked // the first question is out
+	stream.held.Store(false)
+	if later, err := p.Lag(ctx); err != nil || later.StreamLast != 3 {
+		t.Fatalf("the later question's lag = %+v, %v", later, err)
+	}
+	stream.answer <- 1 // the first question's answer: the stream as it was
+	if l := <-first; l.StreamLast != 3 {
+		t.Errorf("the overtaken question's lag says the stream ends at %d, want 3, as the later answer says", l.StreamLast)
+	}
+	if l, err := p.Lag(ctx); err != nil || l.StreamLast != 3 {
+		t.Errorf("lag afterwards = %+v, %v; want the stream at 3", l, err)
+	}
+}
+
 // A stream that stops answering leaves its last answer standing, saying
 // for how long it has not answered, so that an election does not turn
 // every replica unready at once; one that never answered is an error.

@@ -58,11 +58,13 @@ type Projector struct {
 	// missing are the gaps, first and last sequence, that the stream
 	// itself has (see skipMissing).
 	missing [][2]uint64
-	// The stream's last answer to Lag, whether it ever answered, and
-	// since when it has not (zero while it answers).
+	// The stream's last answer to Lag, when it was asked for (zero if
+	// it never answered), and since when it has not answered (zero while
+	// it answers), with why.
 	streamLast      uint64
-	streamAnswered  bool
+	streamAsked     time.Time
 	unansweredSince time.Time
+	unansweredErr   error
 	target          uint64     // stream's last sequence at start: ready once applied
 	targetKnown     bool       // target is set: until then, not caught up
 	waiters         seqWaiters // readers waiting for a sequence to be applied
@@ -503,23 +505,32 @@ func (l Lag) Problem(maxEvents uint64, stalled time.Duration) string {
 // which on its own would turn every replica unready at once, while their
 // read models serve well. It fails before the stream ever answered, and
 // on a failure that waiting does not cure.
+//
+// Calls overlap (a probe and a metrics scrape): an answer, or a failure
+// to answer, to a question asked before the answer held was asked for is
+// older news, and changes nothing.
 func (p *Projector) Lag(ctx context.Context) (Lag, error) {
+	asked := time.Now()
 	last, err := p.stream.LastSequenceSeen(ctx)
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err == nil {
-		p.streamAnswered, p.streamLast, p.unansweredSince = true, last, time.Time{}
-		return p.lagAt(last, now), nil
-	}
-	if !p.streamAnswered || !errors.Is(err, domain.ErrStoreUnavailable) {
+	switch {
+	case !p.streamAsked.IsZero() && asked.Before(p.streamAsked):
+		// Older news than the answer held: it changes nothing.
+	case err == nil:
+		p.streamLast, p.streamAsked, p.unansweredSince, p.unansweredErr = last, asked, time.Time{}, nil
+	case p.streamAsked.IsZero() || !errors.Is(err, domain.ErrStoreUnavailable):
 		return Lag{}, err // never answered, or a failure a wait does not cure
-	}
-	if p.unansweredSince.IsZero() {
-		p.unansweredSince = now
+	case p.unansweredSince.IsZero():
+		p.unansweredSince, p.unansweredErr = now, err
+	default:
+		p.unansweredErr = err
 	}
 	l := p.lagAt(p.streamLast, now)
-	l.Unanswered, l.Err = now.Sub(p.unansweredSince), err
+	if !p.unansweredSince.IsZero() {
+		l.Unanswered, l.Err = now.Sub(p.unansweredSince), p.unansweredErr
+	}
 	return l, nil
 }
 
