@@ -188,13 +188,13 @@ func load[S any](ctx context.Context, h *Handler, agg domain.Aggregate, evolve f
 // copy behind the one that handed it (a node cut off a while, leading the
 // stream again for a moment after). On a state without its event a
 // reactor would find nothing to do, and the event would go unhandled for
-// good. The error is the store's unavailability: the event is tried again.
+// good. The error is domain.ErrReadBehind: the event is tried again.
 func includes(agg domain.Aggregate, last uint64, cause domain.Record) error {
 	if cause.Aggregate != agg || last >= cause.Sequence {
 		return nil
 	}
-	return fmt.Errorf("%w: the store read %s up to sequence %d, before its event at %d: it answered from a copy behind",
-		domain.ErrStoreUnavailable, agg, last, cause.Sequence)
+	return fmt.Errorf("%w: the store read %s up to sequence %d, before its event at %d",
+		domain.ErrReadBehind, agg, last, cause.Sequence)
 }
 
 // execute runs decide against the current state of agg and appends what

@@ -109,6 +109,13 @@ var (
 	// too: nothing was stored, and the same command succeeds once the
 	// operator has made room.
 	ErrStoreFull = fmt.Errorf("%w: it has no room for more events", ErrStoreUnavailable)
+	// ErrReadBehind means a read of a resource, made to handle one of its
+	// events, ended before that event: the store answered from a copy
+	// behind the one that handed the event over (a node back from a
+	// cut-off, leading for a moment). It is ErrStoreUnavailable too: a
+	// moment later the read is whole. One that stays so is an event gone
+	// from its resource's reads (lost with a damaged file).
+	ErrReadBehind = fmt.Errorf("%w: it answered from a copy behind the event being handled", ErrStoreUnavailable)
 	// ErrUnknownEventType means an event's type is not one this version
 	// knows: a newer version wrote it (a rolling upgrade). No decision is
 	// made on an aggregate that holds one; a replica of that version can.

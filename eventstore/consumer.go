@@ -348,6 +348,7 @@ func (l *lanes) handle(m jetstream.Msg) {
 		return
 	}
 	failures := 0 // that count towards parking
+	behind := 0   // reads behind the event (see behindAttempts)
 	for attempt := 1; ; attempt++ {
 		if l.ctx.Err() != nil {
 			// Shutdown is no failure. The event is left in hand: once
@@ -375,17 +376,30 @@ func (l *lanes) handle(m jetstream.Msg) {
 			return
 		case l.ctx.Err() == nil:
 			l.onError(r, err)
-			// NATS out of reach says nothing about the event.
-			if !errors.Is(err, domain.ErrStoreUnavailable) {
+			// NATS out of reach says nothing about the event; reads
+			// behind it do, once they last (see behindAttempts).
+			switch {
+			case errors.Is(err, domain.ErrReadBehind):
+				behind++
+			case !errors.Is(err, domain.ErrStoreUnavailable):
 				failures++
 			}
-			if failures >= l.s.attempts && l.park(m, r, failures, err) {
+			if (failures >= l.s.attempts || behind >= l.s.attempts+behindAttempts) && l.park(m, r, failures+behind, err) {
 				return
 			}
 			pause(l.ctx, l.s.retryDelay(attempt))
 		}
 	}
 }
+
+// behindAttempts is how many more failures than the store's attempts it
+// takes to park an event whose handling keeps reading its resource up to
+// before it (domain.ErrReadBehind). A node back from a cut-off answers so
+// for a moment, and a retry mends it; one that lasts the 6 more, whose
+// pauses reach a minute each (some 5 minutes in all at the default
+// attempts), is an event gone from its resource's reads, which no retry
+// finds: parked, it no longer holds back the resource's later events.
+const behindAttempts = 6
 
 // park parks r, whose handling failed attempts times, the last with
 // cause, and settles m: the events behind it go on. It reports false if

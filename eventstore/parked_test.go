@@ -224,6 +224,35 @@ func TestAConsumerParksAnEventThatKeepsFailingGoesOnAndHandlesItWhenRetriedAfter
 	}
 }
 
+// An event whose handling keeps reading its resource up to before it is
+// parked, after more failures than others: a read behind it is the store's
+// for a moment (a node back from a cut-off), and for good an event gone
+// from the resource's reads, which would otherwise hold back the
+// resource's later events for ever.
+func TestAnEventWhoseResourceIsReadBehindItForGoodIsParkedAfterMoreTries(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 2})
+	s.retryPause = time.Millisecond
+	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+
+	var calls []string
+	done := make(chan struct{})
+	consumeUntil(t, s, "pricing", 4, done, func(ctx context.Context, r domain.Record) error {
+		calls = append(calls, r.EventID)
+		if r.EventID == "a1" {
+			return fmt.Errorf("%w: read quote/a up to 0", domain.ErrReadBehind)
+		}
+		close(done)
+		return nil
+	})
+	want := slices.Repeat([]string{"a1"}, 2+behindAttempts)
+	if !slices.Equal(calls, append(want, "a2")) {
+		t.Errorf("calls = %v, want a1 %d times and then a2", calls, len(want))
+	}
+	if parked := parkedOf(t, s); len(parked) != 1 || parked[0].Attempts != len(want) {
+		t.Errorf("parked %+v, want a1 after %d attempts", parked, len(want))
+	}
+}
+
 func TestFailuresWhileNATSIsUnavailableDoNotCountTowardsParking(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 2})
 	s.retryPause = time.Millisecond
