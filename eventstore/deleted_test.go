@@ -177,3 +177,41 @@ func TestAReplayOfAStreamWhoseLastEventsAreAllGoneEnds(t *testing.T) {
 		t.Errorf("logged:\n%s\nwant the gap %s", logged.String(), want)
 	}
 }
+
+// Missing tells a gap of any length with one request to the stream (and
+// one for its state), not one a sequence: a damaged file may lose
+// thousands of events, each asked for again at every replay.
+func TestMissingAsksOnceWhateverTheGap(t *testing.T) {
+	store, stream, seqs, _ := handMadeStream(t)
+	ctx := context.Background()
+	for i := range 20 { // more events: all but the last deleted, with the first two
+		id := fmt.Sprint("x", i)
+		appended, err := store.Append(ctx, domain.Aggregate{Type: domain.AggregateQuote, ID: id}, 0, []domain.Envelope{{
+			Type: "QuoteRequested", SchemaVersion: 1, EventID: id, CommandID: id, OccurredAt: time.Now(), Data: []byte(`{}`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, appended...)
+	}
+	last := seqs[len(seqs)-1]
+	for _, seq := range seqs[:len(seqs)-1] {
+		if seq != seqs[2] {
+			if err := stream.DeleteMsg(ctx, seq); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		from, to uint64
+		want     bool
+	}{{seqs[0], seqs[1], true}, {seqs[0], seqs[2], false}, {seqs[3], last - 1, true}, {seqs[3], last, false}} {
+		before := eventstore.MessagesSent(store)
+		got, err := store.Missing(ctx, tt.from, tt.to)
+		if err != nil || got != tt.want {
+			t.Errorf("Missing(%d, %d) = %v, %v; want %v", tt.from, tt.to, got, err, tt.want)
+		}
+		if n := eventstore.MessagesSent(store) - before; n > 2 {
+			t.Errorf("Missing(%d, %d) made %d requests, want 2 at most", tt.from, tt.to, n)
+		}
+	}
+}

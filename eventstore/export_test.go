@@ -65,3 +65,7 @@ func DropRecordCache(s *Store) (events, counted int) {
 	c.young, c.old, c.youngBytes = map[uint64]domain.Record{}, nil, 0
 	return events, counted
 }
+
+// MessagesSent is how many messages the store has sent NATS on its
+// connection (requests among them), for tests that count requests.
+func MessagesSent(s *Store) uint64 { return s.nc.Stats().OutMsgs }

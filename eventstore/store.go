@@ -1027,32 +1027,32 @@ func (s *Store) Missing(ctx context.Context, from, to uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// From the leader: a direct get, which a stream made by hand may
-	// allow, is answered by any node, one behind too.
-	held := func(seq uint64) (bool, error) {
-		_, err := s.msgGet(ctx, s.name, fmt.Sprint("sequence ", seq), struct {
-			Seq uint64 `json:"seq"`
-		}{seq})
+	// The sequence of the first message held at seq or after it (0 if
+	// none), in one request whatever the gap, from the leader: a direct
+	// get, which a stream made by hand may allow, is answered by any node,
+	// one behind too.
+	firstFrom := func(seq uint64) (uint64, error) {
+		m, err := s.msgGet(ctx, s.name, fmt.Sprint("the message at or after sequence ", seq), struct {
+			Seq  uint64 `json:"seq"`
+			Next string `json:"next_by_subj"`
+		}{seq, ">"})
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
-			return false, nil
+			return 0, nil
 		case err != nil:
-			return false, unavailable(fmt.Errorf("eventstore: get %d: %w", seq, err))
+			return 0, unavailable(fmt.Errorf("eventstore: get at or after %d: %w", seq, err))
 		}
-		return true, nil
-	}
-	after, err := held(to + 1)
-	if err != nil {
-		return false, err
-	}
-	if !after && ((info.Cluster != nil && info.Cluster.Leader == "") || info.State.LastSeq != to) {
-		return false, nil
+		return m.Sequence, nil
 	}
 	// Below the stream's first sequence nothing is held: no need to ask.
-	for seq := max(from, info.State.FirstSeq); seq <= to; seq++ {
-		if found, err := held(seq); found || err != nil {
-			return false, err
-		}
+	next, err := firstFrom(max(from, info.State.FirstSeq))
+	switch {
+	case err != nil:
+		return false, err
+	case next != 0 && next <= to:
+		return false, nil // one of them is held
+	case next == 0 && ((info.Cluster != nil && info.Cluster.Leader == "") || info.State.LastSeq != to):
+		return false, nil // none after them either, and the stream not known to end there
 	}
 	return true, nil
 }
