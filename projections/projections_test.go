@@ -468,6 +468,20 @@ func TestAnAnswerOfTheStreamsEndOvertakenByALaterOneIsNotKept(t *testing.T) {
 	}
 }
 
+// An answer of the stream's end given before the latest events were
+// applied (a fresh start seeds its demo data meanwhile) is below them:
+// the lag says the stream ends where the replica is, not before it.
+func TestTheStreamsEndIsNeverBelowWhatWasApplied(t *testing.T) {
+	stream := &slowStream{Store: openTestStore(t), asked: make(chan struct{}), answer: make(chan uint64)}
+	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
+	p.applied = 3
+	stream.held.Store(true)
+	go func() { <-stream.asked; stream.answer <- 1 }()
+	if l, err := p.Lag(context.Background()); err != nil || l.StreamLast != 3 || l.Events() != 0 {
+		t.Errorf("lag = %+v, %v; want the stream at 3, nothing waiting", l, err)
+	}
+}
+
 // A stream that stops answering leaves its last answer standing, saying
 // for how long it has not answered, so that an election does not turn
 // every replica unready at once; one that never answered is an error.

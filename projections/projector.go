@@ -537,8 +537,12 @@ func (p *Projector) Lag(ctx context.Context) (Lag, error) {
 // lagAt, with p.mu held, is the lag against a stream at last, now. Events wait from the
 // first time they are seen waiting: a quiet replica is not stalled
 // because a write landed a moment ago.
+//
+// The stream holds at least what was applied: an answer given before the
+// latest events were applied (at a fresh start, the demo data seeded
+// meanwhile) would show the replica ahead of the stream.
 func (p *Projector) lagAt(last uint64, now time.Time) Lag {
-	l := Lag{Applied: p.applied, StreamLast: last}
+	l := Lag{Applied: p.applied, StreamLast: max(last, p.applied)}
 	switch {
 	case l.Events() == 0:
 	case p.waitingSince.IsZero():
