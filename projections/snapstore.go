@@ -286,6 +286,11 @@ func (p *Projector) restore(ctx context.Context) {
 	p.replaces = m.id
 	if err != nil {
 		p.unusable = m.id
+		// A decoder's own words (unexpected EOF, s2: corrupt input) do
+		// not tell an operator what happened to the file.
+		if !errors.Is(err, errStaleSnapshot) && !errors.Is(err, domain.ErrStoreUnavailable) {
+			err = fmt.Errorf("it is damaged or cut short (its stored bytes changed, or some were lost, since it was written): %w", err)
+		}
 		p.log.Warn("snapshot of the read models ignored: replaying the whole stream", "err", err, "snapshot", m.id, "sequence", h.Sequence)
 		return
 	}
