@@ -32,8 +32,7 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 	if to == 0 {
 		return nil
 	}
-	msgs, err := s.ordered(ctx, nil, 1, jetstream.PullMaxMessages(replayBatch), jetstream.PullHeartbeat(time.Second),
-		jetstream.PullExpiry(5*time.Second))
+	msgs, err := s.ordered(ctx, nil, 1, jetstream.PullMaxMessages(replayBatch))
 	if err != nil {
 		return fmt.Errorf("eventstore: check: %w", err)
 	}

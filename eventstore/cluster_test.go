@@ -607,6 +607,7 @@ func readFreezeAtNodeLoss(b *testing.B) time.Duration {
 	follow := func() context.CancelFunc {
 		mu.Lock()
 		acked, delivered = map[uint64]time.Time{}, map[uint64]time.Time{}
+		into := delivered // not the next try's, should this one deliver late
 		mu.Unlock()
 		ctx, cancel := context.WithCancel(ctx)
 		go func() {
@@ -615,7 +616,7 @@ func readFreezeAtNodeLoss(b *testing.B) time.Duration {
 				err := sub.Subscribe(ctx, nil, last+1, func(r domain.Record) error {
 					mu.Lock()
 					defer mu.Unlock()
-					delivered[r.Sequence], last = time.Now(), r.Sequence
+					into[r.Sequence], last = time.Now(), r.Sequence
 					return nil
 				}, nil)
 				if !errors.Is(err, domain.ErrSubscriptionStalled) {
@@ -641,6 +642,9 @@ func readFreezeAtNodeLoss(b *testing.B) time.Duration {
 			if newest == nil || info.Created.After(newest.Created) {
 				newest = info
 			}
+		}
+		if newest == nil || newest.Cluster == nil {
+			return ""
 		}
 		return newest.Cluster.Leader
 	}

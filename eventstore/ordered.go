@@ -15,9 +15,11 @@ import (
 // orderedRead reads the messages of a stream matching its filters in
 // order, without gaps, through an ephemeral consumer of its own (in
 // memory, on one node, acknowledging nothing), as nats.go's ordered
-// consumer does. When the consumer misses its heartbeats (its node died),
-// delivers out of order or fails, the read makes a new one from the
-// message after the last it handed over, and reads on.
+// consumer does. When the consumer misses two heartbeats (its node died),
+// delivers out of order or fails, or the connection to NATS was made
+// again (messages sent meanwhile are lost, and the consumer counts them
+// as delivered), the read makes a new consumer from the message after the
+// last it handed over, and reads on.
 //
 // It is its own rather than nats.go's for how long that takes. nats.go
 // waits up to 10 s for each try to make the consumer again, and a try sent
@@ -38,17 +40,30 @@ type orderedRead struct {
 	stopped context.Context // ends with Stop
 	stop    context.CancelFunc
 
-	mu        sync.Mutex
-	cons      jetstream.Consumer
-	msgs      jetstream.MessagesContext
-	delivered uint64 // the consumer's sequence of the last message handed over
+	mu         sync.Mutex
+	cons       jetstream.Consumer
+	msgs       jetstream.MessagesContext
+	delivered  uint64 // the consumer's sequence of the last message handed over
+	reconnects uint64 // the connection's reconnections when the consumer was made
 }
+
+// readHeartbeat is how often a read's consumer says it is there while it
+// has nothing to send (nats.go's shortest): two missed, it is made again.
+// nats.go watches for them only while Next waits, a wait at a time, so a
+// read waits in slices of nextSlice, a little over two heartbeats.
+const (
+	readHeartbeat = 500 * time.Millisecond
+	nextSlice     = 2*readHeartbeat + 100*time.Millisecond
+)
 
 // readOrdered starts a read of the messages of stream matching filters
 // from sequence from on, pulling them with opts (passed as they are to
 // each consumer the read makes: a StopAfter then counts from a new
-// consumer's start). The caller ends it with close.
+// consumer's start), heartbeats every readHeartbeat. Its consumer is made
+// within ctx (a caller with somewhere else to turn gives it a short one).
+// The caller ends it with close.
 func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
+	opts = append([]jetstream.PullMessagesOpt{jetstream.PullHeartbeat(readHeartbeat), jetstream.PullExpiry(5 * time.Second)}, opts...)
 	r := &orderedRead{s: s, stream: stream, opts: opts, cfg: jetstream.ConsumerConfig{
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:       max(from, 1),
@@ -81,23 +96,33 @@ const remakeFor = 20 * time.Second
 // start makes the read's consumer from the configured start and pulls
 // from it, trying again while the cluster is not ready (see remakeFor),
 // until ctx ends or the read is stopped.
-func (r *orderedRead) start(ctx context.Context) error {
+func (r *orderedRead) start(ctx context.Context) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, remakeFor)
 	defer cancel()
 	defer context.AfterFunc(r.stopped, cancel)()
 	// One name for every try: a try whose answer was lost may have made
 	// the consumer, and the next then finds it rather than make another.
+	// If none succeeds, such a one is deleted.
 	cfg := r.cfg
 	cfg.Name = nuid.Next()
+	unanswered := false
+	defer func() {
+		if err != nil && unanswered {
+			go deleteOrdered(r.stream, cfg.Name)
+		}
+	}()
 	var cons jetstream.Consumer
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		reconnects := r.s.nc.Stats().Reconnects
 		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
 		c, err := r.stream.CreateOrUpdateConsumer(tctx, cfg)
 		tcancel()
 		if err == nil {
 			cons = c
+			r.reconnects = reconnects
 			break
 		}
+		unanswered = unanswered || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, nats.ErrTimeout)
 		if r.stopped.Err() != nil {
 			return jetstream.ErrMsgIteratorClosed
 		}
@@ -112,19 +137,19 @@ func (r *orderedRead) start(ctx context.Context) error {
 	}
 	// The consumer exists now; Messages sends its first pull at once.
 	if err := r.s.waitRouted(ctx, r.stream.CachedInfo().Config.Name, cfg.Name); err != nil {
-		deleteOrdered(r.stream, cons)
+		go deleteOrdered(r.stream, cfg.Name)
 		return err
 	}
 	msgs, err := cons.Messages(r.opts...)
 	if err != nil {
-		deleteOrdered(r.stream, cons)
+		go deleteOrdered(r.stream, cfg.Name)
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped.Err() != nil {
 		msgs.Stop()
-		go deleteOrdered(r.stream, cons)
+		go deleteOrdered(r.stream, cfg.Name)
 		return jetstream.ErrMsgIteratorClosed
 	}
 	r.cons, r.msgs, r.delivered = cons, msgs, 0
@@ -142,7 +167,7 @@ func (r *orderedRead) start(ctx context.Context) error {
 // are pooled by account since nats-server 2.10). When the answer overtook
 // the interest, the client's server dropped the first pull, as it knew no
 // one to hand it to, and the read heard nothing until nats.go missed two
-// heartbeats and made a new consumer: 10 s with the default ones. A
+// heartbeats and made a new consumer: 10 s with its ordered consumer's default ones. A
 // durable consumer just made is pulled from the same way: a queue's
 // workers then got no job for 30 s, until nats.go missed two heartbeats
 // and pulled again (5 queues in 300 made at once on three nodes), as did
@@ -157,7 +182,7 @@ func (r *orderedRead) start(ctx context.Context) error {
 // Requests and pulls from one connection are handled in order, so a pull
 // sent after an answered probe is routed too. A probe that gets no answer
 // at all (the consumer's server is slow or gone) ends the wait: the read
-// goes on as it did before, nats.go's heartbeats noticing a lost pull.
+// goes on as it did before, its heartbeats noticing a lost pull.
 func (s *Store) waitRouted(ctx context.Context, stream, consumer string) error {
 	if s.nc.ConnectedClusterName() == "" {
 		return nil
@@ -197,41 +222,58 @@ const routedWait = 5 * time.Second
 // over (ctx bounding the tries too), and the read goes on; if it cannot
 // be made, Next returns why.
 func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstream.Msg, error) {
+	var deadline time.Time
+	if maxWait > 0 {
+		deadline = time.Now().Add(maxWait)
+	}
 	for {
 		r.mu.Lock()
-		msgs, name := r.msgs, r.cons.CachedInfo().Name
+		msgs, name, reconnects := r.msgs, r.cons.CachedInfo().Name, r.reconnects
 		r.mu.Unlock()
-		var m jetstream.Msg
 		var err error
-		if maxWait > 0 {
-			m, err = msgs.Next(jetstream.NextMaxWait(maxWait))
+		if now := r.s.nc.Stats().Reconnects; now != reconnects {
+			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-reconnects)
 		} else {
-			m, err = msgs.Next(jetstream.NextContext(ctx))
-		}
-		if err == nil {
-			meta, merr := m.Metadata()
-			switch {
-			case merr != nil:
-				return nil, merr
-			case meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1:
-				r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
-				return m, nil
+			wait := nextSlice
+			if maxWait > 0 {
+				if wait = min(wait, time.Until(deadline)); wait <= 0 {
+					return nil, nats.ErrTimeout
+				}
 			}
-			err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
-		}
-		switch {
-		case r.stopped.Err() != nil:
-			return nil, jetstream.ErrMsgIteratorClosed
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption),
-			errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			return nil, err
+			sctx, cancel := context.WithTimeout(ctx, wait)
+			var m jetstream.Msg
+			m, err = msgs.Next(jetstream.NextContext(sctx))
+			cancel()
+			switch {
+			case err == nil:
+				meta, merr := m.Metadata()
+				if merr != nil {
+					return nil, merr
+				}
+				if meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1 {
+					r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
+					return m, nil
+				}
+				err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
+			case r.stopped.Err() != nil:
+				return nil, jetstream.ErrMsgIteratorClosed
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.Is(err, context.DeadlineExceeded):
+				continue // the slice is over, not the wait
+			case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):
+				return nil, err
+			}
 		}
 		r.s.log.Warn("eventstore: a read's consumer failed; reading on with a new one", "stream", r.stream.CachedInfo().Config.Name,
 			"from", r.cfg.OptStartSeq, "err", err)
 		msgs.Stop()
-		go deleteOrdered(r.stream, r.consumer())
+		go deleteOrdered(r.stream, name)
 		if serr := r.start(ctx); serr != nil {
-			return nil, fmt.Errorf("eventstore: a read's consumer failed (%w), and no new one could be made: %w", err, serr)
+			if r.stopped.Err() != nil {
+				return nil, jetstream.ErrMsgIteratorClosed
+			}
+			return nil, fmt.Errorf("a read's consumer failed (%w), and no new one could be made: %w", err, serr)
 		}
 	}
 }
@@ -261,15 +303,15 @@ func (r *orderedRead) Stop() {
 // deletion's whole timeout.
 func (r *orderedRead) close() {
 	r.Stop()
-	go deleteOrdered(r.stream, r.consumer())
+	go deleteOrdered(r.stream, r.consumer().CachedInfo().Name)
 }
 
-// deleteOrdered deletes the consumer cons of a read from stream. The
+// deleteOrdered deletes the consumer name of a read from stream. The
 // deletion has a timeout of its own, as a read often ends because its
 // context did; if it fails, the server drops the consumer after its
 // inactive threshold.
-func deleteOrdered(stream jetstream.Stream, cons jetstream.Consumer) {
+func deleteOrdered(stream jetstream.Stream, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	stream.DeleteConsumer(ctx, cons.CachedInfo().Name)
+	stream.DeleteConsumer(ctx, name)
 }

@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -58,5 +59,47 @@ func TestAReadWhoseConsumerIsDeletedReadsOnFromTheMessageAfterTheLastHandedOver(
 	}
 	if now := msgs.consumer().CachedInfo().Name; now == first {
 		t.Errorf("the read still names its deleted consumer %s", first)
+	}
+}
+
+// A read whose connection to NATS is made again as events are sent to it
+// hands over every event once, in order: what the consumer sent while the
+// connection was down is lost, and the consumer, acknowledging nothing,
+// counts it as delivered, so the read makes a new one from the event
+// after the last it handed over. (The first version of the read pulled
+// again from the same consumer, and waited for good.)
+func TestAReadWhoseConnectionIsMadeAgainHandsOverEveryEventOnce(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	write := func(id string) {
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+			t.Error(err)
+		}
+	}
+	write("e0")
+	msgs, err := s.ordered(ctx, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer msgs.close()
+	var got, want []string
+	for i := range 20 {
+		id := fmt.Sprint("e", i)
+		want = append(want, id)
+		if i > 0 {
+			go write(id)
+			time.Sleep(time.Duration(i%5) * 200 * time.Microsecond)
+			s.nc.ForceReconnect()
+		}
+		m, err := msgs.Next(ctx, 0)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		subject := m.Subject()
+		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the read handed over %v, want %v", got, want)
 	}
 }

@@ -32,8 +32,7 @@ func (s *Store) Replay(ctx context.Context, from, to uint64, fn func([]domain.Re
 	if last < from {
 		return from - 1, nil
 	}
-	msgs, err := s.ordered(ctx, nil, from, jetstream.PullMaxMessages(replayBatch), jetstream.StopAfter(last-from+1),
-		jetstream.PullHeartbeat(time.Second), jetstream.PullExpiry(5*time.Second))
+	msgs, err := s.ordered(ctx, nil, from, jetstream.PullMaxMessages(replayBatch), jetstream.StopAfter(last-from+1))
 	if err != nil {
 		return from - 1, fmt.Errorf("eventstore: replay: %w", err)
 	}

@@ -988,7 +988,10 @@ const maxWalk = 32
 // first), through an ordered consumer of its own. It fails with
 // errNoConsumer, having added nothing, if it cannot make the consumer.
 func (s *Store) readSubject(ctx context.Context, subject string, from, before uint64, add func(seq uint64, stored time.Time, h nats.Header, data []byte)) error {
-	msgs, err := s.ordered(ctx, []string{subject}, from)
+	// One try to make the consumer: the caller walks on without one.
+	cctx, cancel := context.WithTimeout(ctx, consumerTry)
+	msgs, err := s.ordered(cctx, []string{subject}, from)
+	cancel()
 	if err != nil {
 		return unavailable(fmt.Errorf("%w: %w", errNoConsumer, err))
 	}
@@ -1191,26 +1194,22 @@ const maxReadStalls = 3
 // the last matching event, or after a second or so without one); an error from
 // it also ends the subscription.
 //
-// One ordered consumer serves the whole subscription: it hands over the
-// events in order without gaps, and re-creates itself on the server from
-// the last event handed over when it misses a heartbeat or a sequence. A
-// re-creation that keeps failing ends the subscription with the error,
-// so that the caller knows, logs it and resumes from its own position;
-// nothing retries forever out of sight. A subscription to every event
-// also watches for a consumer that went quiet while the stream grew (its
-// server died and nats.go did not notice): it ends after stallAfter of
+// One read in order (see orderedRead) serves the whole subscription: it
+// hands over the events in order without gaps, and makes its consumer
+// again from the last event handed over when it misses two heartbeats or
+// a sequence, or the connection to NATS is made again. A consumer that
+// cannot be made again ends the subscription with the error, so that the
+// caller knows, logs it and resumes from its own position; nothing
+// retries forever out of sight. A subscription to every event also
+// watches for a consumer that went quiet while the stream grew, its
+// heartbeats going on (seen on a cluster): it ends after stallAfter of
 // waiting (fn's time does not count) without an event while this process
 // has stored one it has not heard of, or once the server says the stream
 // is ahead; the server is asked less often the longer all stays quiet.
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	from = max(from, 1)
-	// Heartbeats twice a second while no event comes (nats.go's
-	// shortest): a consumer on a server that died is noticed once two are
-	// missed, within one wait below (nats.go watches for them only while
-	// Next waits, so the wait is a little longer than two), and made
-	// again on a node that lives.
-	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500), jetstream.PullHeartbeat(500*time.Millisecond), jetstream.PullExpiry(5*time.Second))
+	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500))
 	if err != nil {
 		return fmt.Errorf("eventstore: subscribe: %w", err)
 	}
@@ -1221,7 +1220,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	var handed position    // the last event handed to fn, as its consumer counts it
 	askAfter := stallAfter // of quiet, when the server is asked next
 	for {
-		m, err := msgs.Next(ctx, 1100*time.Millisecond)
+		m, err := msgs.Next(ctx, nextSlice)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
