@@ -96,23 +96,25 @@ const remakeFor = 20 * time.Second
 // start makes the read's consumer from the configured start and pulls
 // from it, trying again while the cluster is not ready (see remakeFor),
 // until ctx ends or the read is stopped.
-func (r *orderedRead) start(ctx context.Context) (err error) {
+func (r *orderedRead) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, remakeFor)
 	defer cancel()
 	defer context.AfterFunc(r.stopped, cancel)()
-	// One name for every try: a try whose answer was lost may have made
-	// the consumer, and the next then finds it rather than make another.
-	// If none succeeds, such a one is deleted.
+	// A name for each try: a try whose answer was lost may have made its
+	// consumer on a node that died meanwhile (a name tried again there
+	// went unanswered for all of remakeFor, in a probe with a node
+	// killed), so each try makes its own, and those of the tries that
+	// went unanswered are deleted, in case they were made.
 	cfg := r.cfg
-	cfg.Name = nuid.Next()
-	unanswered := false
+	var unanswered []string
 	defer func() {
-		if err != nil && unanswered {
-			go deleteOrdered(r.stream, cfg.Name)
+		for _, name := range unanswered {
+			go deleteOrdered(r.stream, name)
 		}
 	}()
 	var cons jetstream.Consumer
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		cfg.Name = nuid.Next()
 		reconnects := r.s.nc.Stats().Reconnects
 		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
 		c, err := r.stream.CreateOrUpdateConsumer(tctx, cfg)
@@ -122,7 +124,9 @@ func (r *orderedRead) start(ctx context.Context) (err error) {
 			r.reconnects = reconnects
 			break
 		}
-		unanswered = unanswered || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, nats.ErrTimeout)
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, nats.ErrTimeout) {
+			unanswered = append(unanswered, cfg.Name)
+		}
 		if r.stopped.Err() != nil {
 			return jetstream.ErrMsgIteratorClosed
 		}
