@@ -70,28 +70,13 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 // keepFollowing runs session until ctx ends. A session that ends before
 // (its consumer could not be made, or its pull closed for good) is logged
 // and begun again after a pause: a follower never stops out of sight.
-//
-// Sessions that end one after the other, as every one does while the
-// cluster has no quorum (the consumer cannot be made, at once), are logged
-// at the first and then once a minute, with how many ended: a line a
-// second for each consumer and queue buried what else the log said.
 func (s *Store) keepFollowing(ctx context.Context, what string, session func() error) {
-	var told time.Time // when the last line was logged
-	ended := 0         // sessions that ended in a row
 	for {
-		began := time.Now()
 		err := session()
 		if ctx.Err() != nil {
 			return
 		}
-		if time.Since(began) > time.Minute {
-			ended = 0 // it ran: this ending is news
-		}
-		ended++
-		if ended == 1 || time.Since(told) >= time.Minute {
-			s.log.Error("eventstore: "+what+" ended; beginning it again", "endedInARow", ended, "err", err)
-			told = time.Now()
-		}
+		s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
 		pause(ctx, time.Second)
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
-	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // appendEach appends, for each aggregate id, one event per event id given.
@@ -360,26 +359,5 @@ func TestAStoppingReplicaTakesThePinOfTheConsumerOnlyFromItself(t *testing.T) {
 		if after, err := s.pinOf(ctx, durable); err != nil || after != tt.after {
 			t.Errorf("%s: pinned to %q (%v) after, want %q", tt.name, after, err, tt.after)
 		}
-	}
-}
-
-// Sessions of a consumer that end one after the other (the cluster has no
-// quorum: the consumer cannot be made) are logged at the first, and not
-// again within the minute: each used to be a line, every second, for every
-// consumer and queue.
-func TestSessionsEndingOneAfterAnotherAreLoggedOnceAMinute(t *testing.T) {
-	var logged lockedbuf.Buffer
-	s := &Store{log: slog.New(slog.NewTextHandler(&logged, nil))}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sessions := 0
-	s.keepFollowing(ctx, "consumer pricing", func() error {
-		if sessions++; sessions == 3 {
-			cancel()
-		}
-		return fmt.Errorf("%w: no quorum", domain.ErrStoreUnavailable)
-	})
-	if n := strings.Count(logged.String(), "consumer pricing ended"); sessions != 3 || n != 1 {
-		t.Errorf("%d sessions ended, logged %d times:\n%s", sessions, n, logged.String())
 	}
 }
