@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,11 +73,15 @@ func TestAReadWhoseConnectionIsMadeAgainHandsOverEveryEventOnce(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	var writes sync.WaitGroup
+	defer writes.Wait() // before ctx ends: a write's answer may come after its event is read
 	write := func(id string) {
+		defer writes.Done()
 		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
 			t.Error(err)
 		}
 	}
+	writes.Add(1)
 	write("e0")
 	msgs, err := s.ordered(ctx, nil, 1)
 	if err != nil {
@@ -88,6 +93,7 @@ func TestAReadWhoseConnectionIsMadeAgainHandsOverEveryEventOnce(t *testing.T) {
 		id := fmt.Sprint("e", i)
 		want = append(want, id)
 		if i > 0 {
+			writes.Add(1)
 			go write(id)
 			time.Sleep(time.Duration(i%5) * 200 * time.Microsecond)
 			s.nc.ForceReconnect()
