@@ -59,29 +59,49 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 	retries := make(chan struct{})
 	go func() {
 		defer close(retries)
-		s.keepFollowing(ctx, "retries of consumer "+name, func() error { return s.followRetries(ctx, name, fn) })
+		s.keepFollowing(ctx, "retries of consumer "+name, func(began func()) error { return s.followRetries(ctx, name, fn, began) })
 	}()
 	defer func() { <-retries }()
-	s.keepFollowing(ctx, "consumer "+name, func() error {
-		return s.consume(ctx, name, filters, parallel, fn, onError)
+	s.keepFollowing(ctx, "consumer "+name, func(began func()) error {
+		return s.consume(ctx, name, filters, parallel, fn, onError, began)
 	})
 }
 
 // keepFollowing runs session until ctx ends. A session that ends before
 // (its consumer could not be made, or its pull closed for good) is logged
 // and begun again after a pause: a follower never stops out of sight.
-func (s *Store) keepFollowing(ctx context.Context, what string, session func() error) {
+// A session calls began once its consumer is made and pulled from.
+//
+// Sessions that end before they began, one after the other, as every one
+// does while the cluster has no quorum, are logged at the first and then
+// once a minute, with how many ended so: a line a second for each
+// consumer and queue buried what else the log said. One that began and
+// ended is news, and logged.
+func (s *Store) keepFollowing(ctx context.Context, what string, session func(began func()) error) {
+	var told time.Time // when a session that never began was last logged
+	failed := 0        // sessions in a row that ended before they began
 	for {
-		err := session()
+		ran := false
+		err := session(func() { ran = true })
 		if ctx.Err() != nil {
 			return
 		}
-		s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
+		switch {
+		case ran:
+			failed = 0
+			s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
+		case failed == 0 || time.Since(told) >= time.Minute:
+			failed++
+			s.log.Error("eventstore: "+what+" ended; beginning it again", "endedBeforeBeginningInARow", failed, "err", err)
+			told = time.Now()
+		default:
+			failed++
+		}
 		pause(ctx, time.Second)
 	}
 }
 
-func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error)) error {
+func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error), began func()) error {
 	cfg := jetstream.ConsumerConfig{
 		Durable:        s.prefix + "-" + name,
 		Description:    "Cargostream reactor " + name,
@@ -116,6 +136,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
+	began()
 	l := &lanes{ctx: ctx, s: s, name: name, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
 		queues: map[string][]laneItem{}}
 	s.openSession(name, l)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 )
 
 // appendEach appends, for each aggregate id, one event per event id given.
@@ -359,5 +360,32 @@ func TestAStoppingReplicaTakesThePinOfTheConsumerOnlyFromItself(t *testing.T) {
 		if after, err := s.pinOf(ctx, durable); err != nil || after != tt.after {
 			t.Errorf("%s: pinned to %q (%v) after, want %q", tt.name, after, err, tt.after)
 		}
+	}
+}
+
+// Sessions of a consumer that end before they begin, one after the other
+// (the cluster has no quorum: the consumer cannot be made), are logged at
+// the first, and not again within the minute: each used to be a line,
+// every second, for every consumer and queue. One that began and ended is
+// news, and logged.
+func TestSessionsEndingBeforeTheyBeginAreLoggedOnceAMinute(t *testing.T) {
+	var logged lockedbuf.Buffer
+	s := &Store{log: slog.New(slog.NewTextHandler(&logged, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sessions := 0
+	s.keepFollowing(ctx, "consumer pricing", func(began func()) error {
+		switch sessions++; sessions {
+		case 3:
+			began() // made its consumer, and later ended
+		case 5:
+			cancel()
+		}
+		return fmt.Errorf("%w: no quorum", domain.ErrStoreUnavailable)
+	})
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	if sessions != 5 || len(lines) != 3 || !strings.Contains(lines[0], "endedBeforeBeginningInARow=1") ||
+		strings.Contains(lines[1], "endedBeforeBeginningInARow") || !strings.Contains(lines[2], "endedBeforeBeginningInARow=1") {
+		t.Errorf("%d sessions ended (the 3rd after it began), logged:\n%s\nwant the 1st, the 3rd and the 4th", sessions, logged.String())
 	}
 }

@@ -214,7 +214,7 @@ func (s *Store) park(ctx context.Context, consumer string, r domain.Record, atte
 // followRetries carries out the retries asked for the events consumer
 // parked, with fn, until ctx ends: all replicas share one durable consumer
 // of the consumer's entries, so each retry is made once.
-func (s *Store) followRetries(ctx context.Context, consumer string, fn func(domain.Record) error) error {
+func (s *Store) followRetries(ctx context.Context, consumer string, fn func(domain.Record) error, began func()) error {
 	st, err := s.parkedStream(ctx)
 	if err != nil {
 		return err
@@ -242,6 +242,7 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	if err != nil {
 		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
 	}
+	began()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
 	for {

@@ -199,10 +199,10 @@ func (h *inHand) held() []jetstream.Msg {
 // minute. fn gets a context that outlives ctx, so a job in hand when
 // shutdown begins finishes.
 func (q *Queue) Work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration)) {
-	q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func() error { return q.work(ctx, parallel, fn) })
+	q.s.keepFollowing(ctx, "queue "+q.stream+" workers", func(began func()) error { return q.work(ctx, parallel, fn, began) })
 }
 
-func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration)) error {
+func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Context, id string, data []byte, handout int) (later time.Duration), began func()) error {
 	cons, err := q.s.js.CreateOrUpdateConsumer(ctx, q.stream, jetstream.ConsumerConfig{
 		Durable: queueWorkers,
 		// Jobs due now: the schedules of jobs due later are not
@@ -232,6 +232,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
+	began()
 	// Once ctx ends, the jobs already buffered still come out, and are
 	// done like those under way.
 	defer context.AfterFunc(ctx, msgs.Drain)()
