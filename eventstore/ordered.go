@@ -40,11 +40,13 @@ type orderedRead struct {
 	stopped context.Context // ends with Stop
 	stop    context.CancelFunc
 
-	mu         sync.Mutex
-	cons       jetstream.Consumer
-	msgs       jetstream.MessagesContext
-	delivered  uint64 // the consumer's sequence of the last message handed over
-	reconnects uint64 // the connection's reconnections when the consumer was made
+	mu        sync.Mutex
+	cons      jetstream.Consumer
+	msgs      jetstream.MessagesContext
+	delivered uint64 // the consumer's sequence of the last message handed over
+	// reconnects is the connection's count of reconnections when the
+	// consumer was made; set and read by Next's goroutine only.
+	reconnects uint64
 }
 
 // readHeartbeat is how often a read's consumer says it is there while it
@@ -232,42 +234,45 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 	}
 	for {
 		r.mu.Lock()
-		msgs, name, reconnects := r.msgs, r.cons.CachedInfo().Name, r.reconnects
+		msgs, name := r.msgs, r.cons.CachedInfo().Name
 		r.mu.Unlock()
-		var err error
-		if now := r.s.nc.Stats().Reconnects; now != reconnects {
-			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-reconnects)
-		} else {
-			wait := nextSlice
-			if maxWait > 0 {
-				if wait = min(wait, time.Until(deadline)); wait <= 0 {
-					return nil, nats.ErrTimeout
-				}
+		wait := nextSlice
+		if maxWait > 0 {
+			if wait = min(wait, time.Until(deadline)); wait <= 0 {
+				return nil, nats.ErrTimeout
 			}
-			sctx, cancel := context.WithTimeout(ctx, wait)
-			var m jetstream.Msg
-			m, err = msgs.Next(jetstream.NextContext(sctx))
-			cancel()
-			switch {
-			case err == nil:
-				meta, merr := m.Metadata()
-				if merr != nil {
-					return nil, merr
-				}
-				if meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1 {
-					r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
-					return m, nil
-				}
-				err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
-			case r.stopped.Err() != nil:
-				return nil, jetstream.ErrMsgIteratorClosed
-			case ctx.Err() != nil:
-				return nil, ctx.Err()
-			case errors.Is(err, context.DeadlineExceeded):
+		}
+		sctx, cancel := context.WithTimeout(ctx, wait)
+		m, err := msgs.Next(jetstream.NextContext(sctx))
+		cancel()
+		switch {
+		case err == nil:
+			meta, merr := m.Metadata()
+			if merr != nil {
+				return nil, merr
+			}
+			if meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1 {
+				r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
+				return m, nil
+			}
+			err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
+		case r.stopped.Err() != nil:
+			return nil, jetstream.ErrMsgIteratorClosed
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			// Nothing came in the slice. What was sent while the
+			// connection was made again is lost, which a later
+			// message would tell by its sequence; with none coming,
+			// only the connection's count tells. (Asked here, not at
+			// every message: it takes the connection's lock.)
+			now := r.s.nc.Stats().Reconnects
+			if now == r.reconnects {
 				continue // the slice is over, not the wait
-			case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):
-				return nil, err
 			}
+			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-r.reconnects)
+		case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):
+			return nil, err
 		}
 		r.s.log.Warn("eventstore: a read's consumer failed; reading on with a new one", "stream", r.stream.CachedInfo().Config.Name,
 			"from", r.cfg.OptStartSeq, "err", err)
