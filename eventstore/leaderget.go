@@ -68,7 +68,7 @@ func (s *Store) FirstSequenceSince(ctx context.Context, t time.Time) (first, las
 		StartTime     time.Time `json:"start_time"`
 		NextBySubject string    `json:"next_by_subj"`
 		NoHeaders     bool      `json:"no_hdr"`
-	}{t, s.prefix + ".evt.>", true})
+	}{t, s.everyEvent(), true})
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return last + 1, last, nil

@@ -31,22 +31,45 @@ import (
 // does not answer, for up to remakeFor: the read goes on as soon as the
 // cluster makes consumers again.
 //
+// A walking read (see walkingRead) does not wait even that long: while
+// its consumer is being made, it gets the messages one by one from the
+// stream's leader, which answers until its followers notice that the meta
+// leader is gone (seconds after a kill), and hands them over in the same
+// order; the consumer, once made, skips what was handed over meanwhile.
+//
 // Next is called from one goroutine at a time; Stop and close from any.
 type orderedRead struct {
 	s       *Store
 	stream  jetstream.Stream
 	cfg     jetstream.ConsumerConfig // the next consumer's; its start moves on with each message
 	opts    []jetstream.PullMessagesOpt
+	walks   bool            // gets messages from the leader while it has no consumer
 	stopped context.Context // ends with Stop
 	stop    context.CancelFunc
 
-	mu        sync.Mutex
-	cons      jetstream.Consumer
-	msgs      jetstream.MessagesContext
-	delivered uint64 // the consumer's sequence of the last message handed over
+	mu  sync.Mutex
+	cur *session // nil while a walking read's consumer is being made
+	// made is closed when the consumer a walking read makes in the
+	// background is ready (it is cur then) or given up (for madeErr); nil
+	// while no consumer is being made.
+	made    chan struct{}
+	madeErr error
+}
+
+// session is one consumer of a read, and the pulls from it.
+type session struct {
+	cons jetstream.Consumer
+	msgs jetstream.MessagesContext
 	// reconnects is the connection's count of reconnections when the
-	// consumer was made; set and read by Next's goroutine only.
-	reconnects uint64
+	// consumer was made; delivered is the consumer's sequence of the last
+	// message it delivered. Both are read and set by Next's goroutine only.
+	reconnects, delivered uint64
+}
+
+// end stops the session's pulls and deletes its consumer (see deleteOrdered).
+func (se *session) end(stream jetstream.Stream) {
+	se.msgs.Stop()
+	go deleteOrdered(stream, se.cons.CachedInfo().Name)
 }
 
 // readHeartbeat is how often a read's consumer says it is there while it
@@ -65,6 +88,31 @@ const (
 // within ctx (a caller with somewhere else to turn gives it a short one).
 // The caller ends it with close.
 func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
+	r := s.newOrderedRead(stream, filters, from, opts)
+	se, err := r.start(ctx, r.cfg)
+	if err == nil {
+		err = r.install(se)
+	}
+	if err != nil {
+		r.stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// walkingRead starts a read of the messages of stream matching filter
+// from sequence from on, as readOrdered does, but one that walks while it
+// has no consumer (see orderedRead), from its start on: it hands over its
+// first messages before its consumer is made. Its consumer is made in the
+// background, for up to remakeFor; if it cannot be, Next says why.
+func (s *Store) walkingRead(stream jetstream.Stream, filter string, from uint64, opts ...jetstream.PullMessagesOpt) *orderedRead {
+	r := s.newOrderedRead(stream, []string{filter}, from, opts)
+	r.walks = true
+	r.makeInBackground()
+	return r
+}
+
+func (s *Store) newOrderedRead(stream jetstream.Stream, filters []string, from uint64, opts []jetstream.PullMessagesOpt) *orderedRead {
 	opts = append([]jetstream.PullMessagesOpt{jetstream.PullHeartbeat(readHeartbeat), jetstream.PullExpiry(5 * time.Second)}, opts...)
 	r := &orderedRead{s: s, stream: stream, opts: opts, cfg: jetstream.ConsumerConfig{
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
@@ -76,11 +124,7 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filter
 		MemoryStorage:     true,
 	}}
 	r.stopped, r.stop = context.WithCancel(context.Background())
-	if err := r.start(ctx); err != nil {
-		r.stop()
-		return nil, err
-	}
-	return r, nil
+	return r
 }
 
 // consumerTry is how long one try to make a read's consumer waits for the
@@ -95,10 +139,10 @@ const consumerTry = 2 * time.Second
 // anew or reports it.
 const remakeFor = 20 * time.Second
 
-// start makes the read's consumer from the configured start and pulls
-// from it, trying again while the cluster is not ready (see remakeFor),
-// until ctx ends or the read is stopped.
-func (r *orderedRead) start(ctx context.Context) error {
+// start makes a consumer with cfg (its start sequence, the read's next
+// message) and pulls from it, trying again while the cluster is not ready
+// (see remakeFor), until ctx ends or the read is stopped.
+func (r *orderedRead) start(ctx context.Context, cfg jetstream.ConsumerConfig) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, remakeFor)
 	defer cancel()
 	defer context.AfterFunc(r.stopped, cancel)()
@@ -107,7 +151,6 @@ func (r *orderedRead) start(ctx context.Context) error {
 	// went unanswered for all of remakeFor, in a probe with a node
 	// killed), so each try makes its own, and those of the tries that
 	// went unanswered are deleted, in case they were made.
-	cfg := r.cfg
 	var unanswered []string
 	defer func() {
 		for _, name := range unanswered {
@@ -115,51 +158,85 @@ func (r *orderedRead) start(ctx context.Context) error {
 		}
 	}()
 	var cons jetstream.Consumer
+	var reconnects uint64
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
 		cfg.Name = nuid.Next()
-		reconnects := r.s.nc.Stats().Reconnects
+		reconnects = r.s.nc.Stats().Reconnects
 		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
-		c, err := r.stream.CreateOrUpdateConsumer(tctx, cfg)
+		c, err := r.makeConsumer(tctx, cfg)
 		tcancel()
 		if err == nil {
 			cons = c
-			r.reconnects = reconnects
 			break
 		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, nats.ErrTimeout) {
 			unanswered = append(unanswered, cfg.Name)
 		}
 		if r.stopped.Err() != nil {
-			return jetstream.ErrMsgIteratorClosed
+			return nil, jetstream.ErrMsgIteratorClosed
 		}
 		if ctx.Err() != nil || !transient(err) {
-			return err
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return nil, err
 		case <-time.After(pause):
 		}
 	}
 	// The consumer exists now; Messages sends its first pull at once.
 	if err := r.s.waitRouted(ctx, r.stream.CachedInfo().Config.Name, cfg.Name); err != nil {
 		go deleteOrdered(r.stream, cfg.Name)
-		return err
+		return nil, err
 	}
 	msgs, err := cons.Messages(r.opts...)
 	if err != nil {
 		go deleteOrdered(r.stream, cfg.Name)
-		return err
+		return nil, err
 	}
+	return &session{cons: cons, msgs: msgs, reconnects: reconnects}, nil
+}
+
+// makeConsumer makes a read's consumer with cfg, unless a test refuses it
+// (see Store.readConsumersRefused) as a cluster electing its meta leader
+// would.
+func (r *orderedRead) makeConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	if r.s.readConsumersRefused.Load() {
+		return nil, &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable (refused by a test)"}
+	}
+	return r.stream.CreateOrUpdateConsumer(ctx, cfg)
+}
+
+// install makes se the read's consumer, unless the read was stopped
+// meanwhile: se then ends.
+func (r *orderedRead) install(se *session) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped.Err() != nil {
-		msgs.Stop()
-		go deleteOrdered(r.stream, cfg.Name)
+		se.end(r.stream)
 		return jetstream.ErrMsgIteratorClosed
 	}
-	r.cons, r.msgs, r.delivered = cons, msgs, 0
+	r.cur = se
 	return nil
+}
+
+// makeInBackground makes the walking read's next consumer on a goroutine
+// of its own, from the read's next message; Next walks meanwhile.
+func (r *orderedRead) makeInBackground() {
+	cfg, made := r.cfg, make(chan struct{})
+	r.mu.Lock()
+	r.cur, r.made, r.madeErr = nil, made, nil
+	r.mu.Unlock()
+	go func() {
+		se, err := r.start(r.stopped, cfg)
+		if err == nil {
+			err = r.install(se)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.madeErr = err
+		close(made)
+	}()
 }
 
 // waitRouted returns once the server this store is connected to routes
@@ -225,25 +302,41 @@ const routedWait = 5 * time.Second
 // Next returns the next message, waiting for it up to maxWait, or, if
 // maxWait is 0, until ctx ends; nats.ErrTimeout if none came. A consumer
 // that failed is made again from the message after the last one handed
-// over (ctx bounding the tries too), and the read goes on; if it cannot
-// be made, Next returns why.
+// over (ctx bounding the tries too, unless the read walks meanwhile), and
+// the read goes on; if it cannot be made, Next returns why.
 func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstream.Msg, error) {
 	var deadline time.Time
 	if maxWait > 0 {
 		deadline = time.Now().Add(maxWait)
 	}
 	for {
-		r.mu.Lock()
-		msgs, name := r.msgs, r.cons.CachedInfo().Name
-		r.mu.Unlock()
 		wait := nextSlice
 		if maxWait > 0 {
 			if wait = min(wait, time.Until(deadline)); wait <= 0 {
 				return nil, nats.ErrTimeout
 			}
 		}
+		r.mu.Lock()
+		cur, made, madeErr := r.cur, r.made, r.madeErr
+		r.mu.Unlock()
+		if cur == nil {
+			select {
+			case <-made:
+				if r.stopped.Err() != nil {
+					return nil, jetstream.ErrMsgIteratorClosed
+				}
+				return nil, fmt.Errorf("a read's consumer could not be made: %w", madeErr)
+			default:
+			}
+			m, err := r.walk(ctx, wait, made)
+			if m != nil || err != nil {
+				return m, err
+			}
+			continue
+		}
+		name := cur.cons.CachedInfo().Name
 		sctx, cancel := context.WithTimeout(ctx, wait)
-		m, err := msgs.Next(jetstream.NextContext(sctx))
+		m, err := cur.msgs.Next(jetstream.NextContext(sctx))
 		cancel()
 		switch {
 		case err == nil:
@@ -251,11 +344,15 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			if merr != nil {
 				return nil, merr
 			}
-			if meta.Consumer == name && meta.Sequence.Consumer == r.delivered+1 {
-				r.delivered, r.cfg.OptStartSeq = meta.Sequence.Consumer, meta.Sequence.Stream+1
+			if meta.Consumer == name && meta.Sequence.Consumer == cur.delivered+1 {
+				cur.delivered = meta.Sequence.Consumer
+				if meta.Sequence.Stream < r.cfg.OptStartSeq {
+					continue // handed over while the read walked
+				}
+				r.cfg.OptStartSeq = meta.Sequence.Stream + 1
 				return m, nil
 			}
-			err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, r.delivered, name)
+			err = fmt.Errorf("message %d of consumer %s came after %d of %s", meta.Sequence.Consumer, meta.Consumer, cur.delivered, name)
 		case r.stopped.Err() != nil:
 			return nil, jetstream.ErrMsgIteratorClosed
 		case ctx.Err() != nil:
@@ -267,18 +364,25 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			// only the connection's count tells. (Asked here, not at
 			// every message: it takes the connection's lock.)
 			now := r.s.nc.Stats().Reconnects
-			if now == r.reconnects {
+			if now == cur.reconnects {
 				continue // the slice is over, not the wait
 			}
-			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-r.reconnects)
+			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-cur.reconnects)
 		case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):
 			return nil, err
 		}
 		r.s.log.Warn("eventstore: a read's consumer failed; reading on with a new one", "stream", r.stream.CachedInfo().Config.Name,
 			"from", r.cfg.OptStartSeq, "err", err)
-		msgs.Stop()
-		go deleteOrdered(r.stream, name)
-		if serr := r.start(ctx); serr != nil {
+		cur.end(r.stream)
+		if r.walks {
+			r.makeInBackground()
+			continue
+		}
+		se, serr := r.start(ctx, r.cfg)
+		if serr == nil {
+			serr = r.install(se)
+		}
+		if serr != nil {
 			if r.stopped.Err() != nil {
 				return nil, jetstream.ErrMsgIteratorClosed
 			}
@@ -294,11 +398,55 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 	}
 }
 
-// consumer is the read's consumer now.
+// walk gets the read's next message from the stream's leader, trying
+// again every walkPause while there is none yet or the leader does not
+// answer, for up to wait, or until made is closed (the read's consumer is
+// ready): then it returns neither a message nor an error.
+func (r *orderedRead) walk(ctx context.Context, wait time.Duration, made <-chan struct{}) (jetstream.Msg, error) {
+	timeout := time.After(wait)
+	for {
+		gctx, cancel := context.WithTimeout(ctx, min(wait, consumerTry))
+		m, err := r.stream.GetMsg(gctx, r.cfg.OptStartSeq, jetstream.WithGetMsgSubject(r.cfg.FilterSubjects[0]))
+		cancel()
+		switch {
+		case err == nil:
+			r.cfg.OptStartSeq = m.Sequence + 1
+			return walkedMsg{m: m, stream: r.stream.CachedInfo().Config.Name}, nil
+		case r.stopped.Err() != nil:
+			return nil, jetstream.ErrMsgIteratorClosed
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		}
+		// Not stored yet, or the leader being elected: the consumer
+		// being made says when to give up.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-r.stopped.Done():
+			return nil, jetstream.ErrMsgIteratorClosed
+		case <-made:
+			return nil, nil
+		case <-timeout:
+			return nil, nil
+		case <-time.After(walkPause):
+		}
+	}
+}
+
+// walkPause is how long a walking read waits before it asks the leader
+// again for a message not stored yet: the delay it adds to a new event,
+// for the seconds a consumer takes to make in a failover.
+const walkPause = 50 * time.Millisecond
+
+// consumer is the read's consumer now; nil while a walking read's is
+// being made.
 func (r *orderedRead) consumer() jetstream.Consumer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.cons
+	if r.cur == nil {
+		return nil
+	}
+	return r.cur.cons
 }
 
 // Stop stops the read: a Next waiting returns ErrMsgIteratorClosed, and
@@ -307,7 +455,9 @@ func (r *orderedRead) Stop() {
 	r.stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.msgs.Stop()
+	if r.cur != nil {
+		r.cur.msgs.Stop()
+	}
 }
 
 // close stops the read and deletes its consumer. Stopping only stops the
@@ -316,10 +466,15 @@ func (r *orderedRead) Stop() {
 // subscriptions started anew) would leave hundreds there. The deletion is
 // not waited for: a subscription ends most often because its server
 // stopped answering, and a projector starting anew would wait the
-// deletion's whole timeout.
+// deletion's whole timeout. (A consumer being made meanwhile is deleted
+// by install.)
 func (r *orderedRead) close() {
-	r.Stop()
-	go deleteOrdered(r.stream, r.consumer().CachedInfo().Name)
+	r.stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		r.cur.end(r.stream)
+	}
 }
 
 // deleteOrdered deletes the consumer name of a read from stream. The
@@ -331,3 +486,33 @@ func deleteOrdered(stream jetstream.Stream, name string) {
 	defer cancel()
 	stream.DeleteConsumer(ctx, name)
 }
+
+// walkedMsg is a message a walking read got from the stream's leader.
+// Like its consumer's, it is acknowledged to no one.
+type walkedMsg struct {
+	m      *jetstream.RawStreamMsg
+	stream string
+}
+
+// Metadata is the message's place in the stream. It has no consumer, and
+// how many matching messages follow it is not known: NumPending is 1, so
+// that no reader takes the message for the last.
+func (w walkedMsg) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: w.m.Sequence}, NumDelivered: 1,
+		NumPending: 1, Timestamp: w.m.Time, Stream: w.stream}, nil
+}
+
+func (w walkedMsg) Data() []byte         { return w.m.Data }
+func (w walkedMsg) Headers() nats.Header { return w.m.Header }
+func (w walkedMsg) Subject() string      { return w.m.Subject }
+func (w walkedMsg) Reply() string        { return "" }
+
+// The acknowledgements fail, as they do for any message without a reply
+// subject to send them to.
+func (walkedMsg) Ack() error                       { return jetstream.ErrMsgNoReply }
+func (walkedMsg) DoubleAck(context.Context) error  { return jetstream.ErrMsgNoReply }
+func (walkedMsg) Nak() error                       { return jetstream.ErrMsgNoReply }
+func (walkedMsg) NakWithDelay(time.Duration) error { return jetstream.ErrMsgNoReply }
+func (walkedMsg) InProgress() error                { return jetstream.ErrMsgNoReply }
+func (walkedMsg) Term() error                      { return jetstream.ErrMsgNoReply }
+func (walkedMsg) TermWithReason(string) error      { return jetstream.ErrMsgNoReply }

@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -107,5 +108,100 @@ func TestAReadWhoseConnectionIsMadeAgainHandsOverEveryEventOnce(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the read handed over %v, want %v", got, want)
+	}
+}
+
+// A subscription to every event whose consumer cannot be made (the
+// cluster electing its meta leader refuses it), at its start or after its
+// consumer was lost, hands over the events by getting them from the
+// stream's leader, in order, those stored while it waits too; once the
+// consumer can be made, it reads on through it and hands over no event
+// twice. (The build before waited up to 20 s for the consumer, handing
+// over nothing, and then failed.)
+func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	write := func(ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var mu sync.Mutex
+	var got []string
+	subscribed := make(chan error, 1)
+	go func() {
+		s.readConsumersRefused.Store(true)
+		subscribed <- s.Subscribe(ctx, nil, 1, func(r domain.Record) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, r.EventID)
+			return nil
+		}, nil)
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			select {
+			case err := <-subscribed:
+				t.Fatalf("%s: the subscription ended: %v", what, err)
+			case <-ctx.Done():
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("%s: the subscription handed over %v", what, got)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	handedOver := func(n int) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(got) >= n
+		}
+	}
+	consumers := func() []string {
+		var names []string
+		for name := range s.stream.ListConsumers(ctx).Info() {
+			names = append(names, name.Name)
+		}
+		return names
+	}
+
+	write("a", "b")
+	waitFor("the events stored before", handedOver(2))
+	write("c")
+	waitFor("an event stored while no consumer could be made", handedOver(3))
+	if names := consumers(); len(names) != 0 {
+		t.Fatalf("the stream has consumers %v while none could be made", names)
+	}
+
+	s.readConsumersRefused.Store(false)
+	waitFor("the consumer made once the cluster allows", func() bool { return len(consumers()) == 1 })
+	write("d", "e")
+	waitFor("the events stored after", handedOver(5))
+
+	s.readConsumersRefused.Store(true)
+	if err := s.stream.DeleteConsumer(ctx, consumers()[0]); err != nil {
+		t.Fatal(err)
+	}
+	write("f")
+	waitFor("an event stored after the consumer was lost", handedOver(6))
+	s.readConsumersRefused.Store(false)
+	waitFor("the consumer made again", func() bool { return len(consumers()) == 1 })
+	write("g")
+	waitFor("the event stored after that", handedOver(7))
+
+	cancel()
+	if err := <-subscribed; !errors.Is(err, context.Canceled) {
+		t.Errorf("the subscription ended with %v, want the context's end", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"a", "b", "c", "d", "e", "f", "g"}; !slices.Equal(got, want) {
+		t.Errorf("the subscription handed over %v, want %v", got, want)
 	}
 }

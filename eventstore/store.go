@@ -167,6 +167,11 @@ type Store struct {
 
 	sessionsMu sync.Mutex
 	sessions   map[string]*lanes // each consumer's session on this replica, by the consumer's name
+
+	// readConsumersRefused, set, has every try to make a read's consumer
+	// answered as a cluster electing its meta leader answers: tests
+	// inject the fault there.
+	readConsumersRefused atomic.Bool
 }
 
 // Open connects to (or starts) the NATS server and provisions the stream.
@@ -323,7 +328,7 @@ func (s *Store) provisionStream(ctx context.Context, replicas int) error {
 	cfg := jetstream.StreamConfig{
 		Name:        s.name,
 		Description: "Cargostream events: the system of record",
-		Subjects:    []string{s.prefix + ".evt.>"},
+		Subjects:    []string{s.everyEvent()},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardNew,
@@ -1135,6 +1140,9 @@ func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn 
 	return s.read(ctx, filters, from, to, fn)
 }
 
+// everyEvent is the subject filter of every event.
+func (s *Store) everyEvent() string { return s.prefix + ".evt.>" }
+
 // Filter returns the subject filter for events of an aggregate type and,
 // if id is not empty, one aggregate.
 func (s *Store) Filter(aggregateType, id string) string {
@@ -1149,7 +1157,7 @@ func (s *Store) Filter(aggregateType, id string) string {
 
 func (s *Store) read(ctx context.Context, filters []string, from, to uint64, fn func(domain.Record) error) error {
 	if len(filters) == 0 {
-		filters = []string{s.prefix + ".evt.>"}
+		filters = []string{s.everyEvent()}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -1200,8 +1208,11 @@ const maxReadStalls = 3
 // a sequence, or the connection to NATS is made again. A consumer that
 // cannot be made again ends the subscription with the error, so that the
 // caller knows, logs it and resumes from its own position; nothing
-// retries forever out of sight. A subscription to every event also
-// watches for a consumer that went quiet while the stream grew, its
+// retries forever out of sight. A subscription to every event (the read
+// models') walks while its consumer is being made, getting the events one
+// by one from the stream's leader (see orderedRead): a cluster electing
+// its meta leader makes no consumer for seconds, while the leader of the
+// stream answers. It also watches for a consumer that went quiet while the stream grew, its
 // heartbeats going on (seen on a cluster): it ends after stallAfter of
 // waiting (fn's time does not count) without an event while this process
 // has stored one it has not heard of, or once the server says the stream
@@ -1209,9 +1220,14 @@ const maxReadStalls = 3
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	from = max(from, 1)
-	msgs, err := s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500))
-	if err != nil {
-		return fmt.Errorf("eventstore: subscribe: %w", err)
+	var msgs *orderedRead
+	if everything {
+		msgs = s.walkingRead(s.stream, s.everyEvent(), from, jetstream.PullMaxMessages(500))
+	} else {
+		var err error
+		if msgs, err = s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500)); err != nil {
+			return fmt.Errorf("eventstore: subscribe: %w", err)
+		}
 	}
 	defer msgs.close()
 	stop := context.AfterFunc(ctx, msgs.Stop)
@@ -1333,7 +1349,7 @@ func handedAll(ctx context.Context, cons jetstream.Consumer, handed position) (b
 // The caller ends it with close.
 func (s *Store) ordered(ctx context.Context, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
 	if len(filters) == 0 {
-		filters = []string{s.prefix + ".evt.>"}
+		filters = []string{s.everyEvent()}
 	}
 	return s.readOrdered(ctx, s.stream, filters, from, opts...)
 }

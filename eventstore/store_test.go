@@ -671,7 +671,7 @@ func TestAFilteredSubscriptionIsCaughtUpOnlyWhenItHandedOverAllItsConsumerDelive
 		t.Fatal(err)
 	}
 	defer msgs.close()
-	cons := msgs.cons
+	cons := msgs.consumer()
 	// Handing over the first quote pulls both into the client's buffer.
 	next := func() position {
 		m, err := msgs.Next(ctx, 0)
