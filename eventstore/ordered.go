@@ -47,6 +47,10 @@ type orderedRead struct {
 	stopped context.Context // ends with Stop
 	stop    context.CancelFunc
 
+	// walked are messages a walking read got ahead of handing them over;
+	// read and set by Next's goroutine only.
+	walked []*jetstream.RawStreamMsg
+
 	mu  sync.Mutex
 	cur *session // nil while a walking read's consumer is being made
 	// made is closed when the consumer a walking read makes in the
@@ -334,6 +338,7 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			}
 			continue
 		}
+		r.walked = nil // from the next message on, the consumer delivers them
 		name := cur.cons.CachedInfo().Name
 		sctx, cancel := context.WithTimeout(ctx, wait)
 		m, err := cur.msgs.Next(jetstream.NextContext(sctx))
@@ -398,24 +403,21 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 	}
 }
 
-// walk gets the read's next message from the stream's leader, trying
-// again every walkPause while there is none yet or the leader does not
-// answer, for up to wait, or until made is closed (the read's consumer is
-// ready): then it returns neither a message nor an error.
+// walk hands over the read's next message, got from the stream's leader
+// (walkAhead at a time, see getAhead), trying again every walkPause while
+// there is none yet or the leader does not answer, for up to wait, or
+// until made is closed (the read's consumer is ready): then it returns
+// neither a message nor an error.
 func (r *orderedRead) walk(ctx context.Context, wait time.Duration, made <-chan struct{}) (jetstream.Msg, error) {
 	timeout := time.After(wait)
 	for {
-		gctx, cancel := context.WithTimeout(ctx, min(wait, consumerTry))
-		m, err := r.stream.GetMsg(gctx, r.cfg.OptStartSeq, jetstream.WithGetMsgSubject(r.cfg.FilterSubjects[0]))
-		cancel()
-		switch {
-		case err == nil:
-			r.cfg.OptStartSeq = m.Sequence + 1
+		if len(r.walked) == 0 {
+			r.walked = r.getAhead(ctx, min(wait, consumerTry))
+		}
+		if len(r.walked) > 0 {
+			m := r.walked[0]
+			r.walked, r.cfg.OptStartSeq = r.walked[1:], m.Sequence+1
 			return walkedMsg{m: m, stream: r.stream.CachedInfo().Config.Name}, nil
-		case r.stopped.Err() != nil:
-			return nil, jetstream.ErrMsgIteratorClosed
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
 		}
 		// Not stored yet, or the leader being elected: the consumer
 		// being made says when to give up.
@@ -431,6 +433,41 @@ func (r *orderedRead) walk(ctx context.Context, wait time.Duration, made <-chan 
 		case <-time.After(walkPause):
 		}
 	}
+}
+
+// walkAhead is how many messages a walking read asks for at once: one
+// request a message, one after another, fell behind a replica's writes
+// (some 2,000 events a second in a probe with a node killed), and the
+// read models' lag grew for as long as the read walked.
+const walkAhead = 32
+
+// getAhead gets, all at once within timeout, the first message matching
+// the read's filter at or after each of the walkAhead sequences from the
+// read's next one on, and returns them in order, each once, up to the
+// first it could not get: with every message matching, the walkAhead
+// messages from the next one. (Each answer is the first matching at or
+// after its sequence, so two in a row are the same message or have none
+// matching between them: nothing is skipped.)
+func (r *orderedRead) getAhead(ctx context.Context, timeout time.Duration) []*jetstream.RawStreamMsg {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	from, filter := r.cfg.OptStartSeq, r.cfg.FilterSubjects[0]
+	got := make([]*jetstream.RawStreamMsg, walkAhead)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i], _ = r.stream.GetMsg(ctx, from+uint64(i), jetstream.WithGetMsgSubject(filter)) })
+	}
+	wg.Wait()
+	var out []*jetstream.RawStreamMsg
+	for _, m := range got {
+		if m == nil {
+			break // not stored yet, or not answered
+		}
+		if len(out) == 0 || m.Sequence > out[len(out)-1].Sequence {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // walkPause is how long a walking read waits before it asks the leader

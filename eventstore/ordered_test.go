@@ -171,10 +171,14 @@ func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testin
 		return names
 	}
 
-	write("a", "b")
-	waitFor("the events stored before", handedOver(2))
-	write("c")
-	waitFor("an event stored while no consumer could be made", handedOver(3))
+	var before []string // more than a walk gets at once
+	for i := range 2*walkAhead + 5 {
+		before = append(before, fmt.Sprint("a", i))
+	}
+	write(before...)
+	waitFor("the events stored before", handedOver(len(before)))
+	write("b", "c")
+	waitFor("events stored while no consumer could be made", handedOver(len(before)+2))
 	if names := consumers(); len(names) != 0 {
 		t.Fatalf("the stream has consumers %v while none could be made", names)
 	}
@@ -182,18 +186,18 @@ func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testin
 	s.readConsumersRefused.Store(false)
 	waitFor("the consumer made once the cluster allows", func() bool { return len(consumers()) == 1 })
 	write("d", "e")
-	waitFor("the events stored after", handedOver(5))
+	waitFor("the events stored after", handedOver(len(before)+4))
 
 	s.readConsumersRefused.Store(true)
 	if err := s.stream.DeleteConsumer(ctx, consumers()[0]); err != nil {
 		t.Fatal(err)
 	}
 	write("f")
-	waitFor("an event stored after the consumer was lost", handedOver(6))
+	waitFor("an event stored after the consumer was lost", handedOver(len(before)+5))
 	s.readConsumersRefused.Store(false)
 	waitFor("the consumer made again", func() bool { return len(consumers()) == 1 })
 	write("g")
-	waitFor("the event stored after that", handedOver(7))
+	waitFor("the event stored after that", handedOver(len(before)+6))
 
 	cancel()
 	if err := <-subscribed; !errors.Is(err, context.Canceled) {
@@ -201,7 +205,44 @@ func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testin
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if want := []string{"a", "b", "c", "d", "e", "f", "g"}; !slices.Equal(got, want) {
+	if want := append(before, "b", "c", "d", "e", "f", "g"); !slices.Equal(got, want) {
 		t.Errorf("the subscription handed over %v, want %v", got, want)
+	}
+}
+
+// A walking read of some subjects of the stream gets ahead by asking, at
+// once, for the first matching message at or after each of the next
+// sequences: interleaved with others, the matching messages come each
+// once, in order, none skipped.
+func TestAWalkingReadOfSomeSubjectsHandsOverEachMatchingEventOnceInOrder(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var want []string
+	for i := range walkAhead + 7 {
+		for _, typ := range []string{"quote", "booking", "booking"} {
+			id := fmt.Sprint(typ, i)
+			if _, err := s.Append(ctx, domain.Aggregate{Type: typ, ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			if typ == "quote" {
+				want = append(want, id)
+			}
+		}
+	}
+	s.readConsumersRefused.Store(true)
+	msgs := s.walkingRead(s.stream, s.Filter("quote", ""), 1)
+	defer msgs.close()
+	var got []string
+	for len(got) < len(want) {
+		m, err := msgs.Next(ctx, 0)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		subject := m.Subject()
+		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the read handed over %v, want %v", got, want)
 	}
 }
