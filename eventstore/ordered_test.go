@@ -40,12 +40,7 @@ func TestAReadWhoseConsumerIsDeletedReadsOnFromTheMessageAfterTheLastHandedOver(
 	var got []string
 	next := func() {
 		t.Helper()
-		m, err := msgs.Next(ctx, 0)
-		if err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		subject := m.Subject()
-		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+		got = append(got, nextID(ctx, t, msgs, got))
 	}
 	next()
 	first := msgs.consumer().CachedInfo().Name
@@ -99,12 +94,7 @@ func TestAReadWhoseConnectionIsMadeAgainHandsOverEveryEventOnce(t *testing.T) {
 			time.Sleep(time.Duration(i%5) * 200 * time.Microsecond)
 			s.nc.ForceReconnect()
 		}
-		m, err := msgs.Next(ctx, 0)
-		if err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		subject := m.Subject()
-		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+		got = append(got, nextID(ctx, t, msgs, got))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the read handed over %v, want %v", got, want)
@@ -235,14 +225,21 @@ func TestAWalkingReadOfSomeSubjectsHandsOverEachMatchingEventOnceInOrder(t *test
 	defer msgs.close()
 	var got []string
 	for len(got) < len(want) {
-		m, err := msgs.Next(ctx, 0)
-		if err != nil {
-			t.Fatalf("after %v: %v", got, err)
-		}
-		subject := m.Subject()
-		got = append(got, subject[strings.LastIndexByte(subject, '.')+1:])
+		got = append(got, nextID(ctx, t, msgs, got))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the read handed over %v, want %v", got, want)
 	}
+}
+
+// nextID is the id of the aggregate of the read's next event; got, those
+// before it, for the failure's message.
+func nextID(ctx context.Context, t *testing.T, msgs *orderedRead, got []string) string {
+	t.Helper()
+	m, err := msgs.Next(ctx, 0)
+	if err != nil {
+		t.Fatalf("after %v: %v", got, err)
+	}
+	subject := m.Subject()
+	return subject[strings.LastIndexByte(subject, '.')+1:]
 }
