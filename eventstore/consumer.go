@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,13 +74,12 @@ func (s *Store) Consume(ctx context.Context, name string, filters []string, para
 // A session calls began once its consumer is made and pulled from.
 //
 // Sessions that end before they began, one after the other, as every one
-// does while the cluster has no quorum, are logged at the first and then
-// once a minute, with how many ended so: a line a second for each
+// does while the cluster has no quorum, are logged as a streak (the first,
+// then one a minute, with how many ended so): a line a second for each
 // consumer and queue buried what else the log said. One that began and
 // ended is news, and logged.
 func (s *Store) keepFollowing(ctx context.Context, what string, session func(began func()) error) {
-	var told time.Time // when a session that never began was last logged
-	failed := 0        // sessions in a row that ended before they began
+	var failed streak // sessions in a row that ended before they began
 	for {
 		ran := false
 		err := session(func() { ran = true })
@@ -88,17 +88,58 @@ func (s *Store) keepFollowing(ctx context.Context, what string, session func(beg
 		}
 		switch {
 		case ran:
-			failed = 0
+			failed.end()
 			s.log.Error("eventstore: "+what+" ended; beginning it again", "err", err)
-		case failed == 0 || time.Since(told) >= time.Minute:
-			failed++
-			s.log.Error("eventstore: "+what+" ended; beginning it again", "endedBeforeBeginningInARow", failed, "err", err)
-			told = time.Now()
-		default:
-			failed++
+		case failed.add(time.Now()):
+			s.log.Error("eventstore: "+what+" ended; beginning it again", "endedBeforeBeginningInARow", failed.n, "err", err)
 		}
 		pause(ctx, time.Second)
 	}
+}
+
+// streak counts failures in a row, and says which of them to log: the
+// first, then one a minute. A failure that repeats every second for as
+// long as a cluster elects its leaders would otherwise bury the rest of
+// the log.
+type streak struct {
+	n    int       // failures in a row
+	told time.Time // when one was last logged
+}
+
+// add counts a failure at now, and reports whether to log it.
+func (s *streak) add(now time.Time) bool {
+	s.n++
+	if s.n == 1 || now.Sub(s.told) >= time.Minute {
+		s.told = now
+		return true
+	}
+	return false
+}
+
+// end ends the streak: the next failure is the first of another.
+func (s *streak) end() { s.n = 0 }
+
+// interruptions tells of the interruptions of what's pulls (heartbeats
+// missed while its consumer's node is replaced, and the like: the
+// iterator pulls again by itself) as a streak, and, once a message comes
+// after more than one, that the pulls resumed.
+type interruptions struct {
+	log  *slog.Logger
+	what string
+	streak
+}
+
+func (i *interruptions) interrupted(err error) {
+	if i.add(time.Now()) {
+		i.log.Warn("eventstore: "+i.what+" interrupted", "interruptedInARow", i.n, "err", err)
+	}
+}
+
+func (i *interruptions) resumed() {
+	if i.n > 1 {
+		i.log.Info("eventstore: "+i.what+" resumed", "interruptedInARow", i.n)
+	}
+	i.end()
 }
 
 func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error), began func()) error {
@@ -147,6 +188,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	// that ends before leaves nothing waiting for ctx.
 	defer context.AfterFunc(ctx, msgs.Drain)()
 	var last error
+	told := interruptions{log: s.log, what: "consumer " + name}
 	for {
 		m, err := msgs.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -155,10 +197,11 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		if err != nil {
 			// Missed heartbeats and the like: the iterator pulls
 			// again by itself, or closes for good.
-			s.log.Warn("eventstore: consumer "+name+" interrupted", "err", err)
+			told.interrupted(err)
 			last = err
 			continue
 		}
+		told.resumed()
 		l.add(laneItem{subject: m.Subject(), m: m})
 	}
 	pin := s.closeSession(name, l)

@@ -2,6 +2,7 @@ package eventstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -387,5 +388,63 @@ func TestSessionsEndingBeforeTheyBeginAreLoggedOnceAMinute(t *testing.T) {
 	if sessions != 5 || len(lines) != 3 || !strings.Contains(lines[0], "endedBeforeBeginningInARow=1") ||
 		strings.Contains(lines[1], "endedBeforeBeginningInARow") || !strings.Contains(lines[2], "endedBeforeBeginningInARow=1") {
 		t.Errorf("%d sessions ended (the 3rd after it began), logged:\n%s\nwant the 1st, the 3rd and the 4th", sessions, logged.String())
+	}
+}
+
+// A streak of failures is logged at its first failure and then once a
+// minute; an end starts a new streak, whose first failure is logged.
+func TestAStreakOfFailuresIsLoggedAtItsFirstAndOnceAMinute(t *testing.T) {
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	var s streak
+	for _, step := range []struct {
+		at     time.Duration
+		end    bool // the streak ends before this failure
+		logged bool
+		n      int
+	}{
+		{0, false, true, 1},
+		{time.Second, false, false, 2},
+		{59 * time.Second, false, false, 3},
+		{time.Minute, false, true, 4},
+		{61 * time.Second, false, false, 5},
+		{62 * time.Second, true, true, 1},
+		{63 * time.Second, false, false, 2},
+		{2*time.Minute + 2*time.Second, false, true, 3},
+	} {
+		if step.end {
+			s.end()
+		}
+		if logged := s.add(start.Add(step.at)); logged != step.logged || s.n != step.n {
+			t.Errorf("a failure at +%s: logged %v, %d in a row; want %v, %d", step.at, logged, s.n, step.logged, step.n)
+		}
+	}
+}
+
+// A consumer's pulls interrupted again and again (heartbeats missed every
+// second while a node is replaced) are told once, with how many, and that
+// they resumed; a later interruption is told again.
+func TestInterruptionsOfAConsumersPullsAreToldOnceAndWhenTheyResume(t *testing.T) {
+	var logged lockedbuf.Buffer
+	told := interruptions{log: slog.New(slog.NewTextHandler(&logged, nil)), what: "consumer pricing"}
+	for range 5 {
+		told.interrupted(errors.New("nats: no heartbeat received"))
+	}
+	told.resumed()
+	told.resumed() // a message after a message: nothing to tell
+	told.interrupted(errors.New("nats: no heartbeat received"))
+	told.resumed() // after one interruption, told with it
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	want := []string{
+		`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
+		`level=INFO msg="eventstore: consumer pricing resumed" interruptedInARow=5`,
+		`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("logged:\n%s\nwant %d lines", logged.String(), len(want))
+	}
+	for i, line := range lines {
+		if !strings.HasSuffix(line, want[i]) {
+			t.Errorf("line %d: %s\nwant it to end %s", i+1, line, want[i])
+		}
 	}
 }

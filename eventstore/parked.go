@@ -245,6 +245,7 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	began()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
+	told := interruptions{log: s.log, what: "retries of " + consumer}
 	for {
 		m, err := msgs.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -254,9 +255,10 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 			return fmt.Errorf("eventstore: retries of %s closed", consumer)
 		}
 		if err != nil {
-			s.log.Warn("eventstore: retries of "+consumer+" interrupted", "err", err)
+			told.interrupted(err)
 			continue
 		}
+		told.resumed()
 		// A retry waits for its aggregate's turn behind the events in
 		// hand, which may take longer than the AckWait: handed out
 		// again meanwhile, it would be made twice.

@@ -244,6 +244,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	defer close(stopKeeping)
 	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
+	told := interruptions{log: q.s.log, what: "the workers of queue " + q.stream}
 	for {
 		slots <- struct{}{} // a free worker first, then a job
 		m, err := msgs.Next()
@@ -255,9 +256,10 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			// Missed heartbeats and the like: the iterator pulls
 			// again by itself.
 			<-slots
-			q.s.log.Warn("eventstore: queue workers interrupted", "queue", q.stream, "err", err)
+			told.interrupted(err)
 			continue
 		}
+		told.resumed()
 		meta, err := m.Metadata()
 		if err != nil {
 			<-slots
