@@ -124,20 +124,21 @@ func (s *streak) end() { s.n = 0 }
 // iterator pulls again by itself) as a streak, and, once a message comes
 // after more than one, that the pulls resumed.
 type interruptions struct {
-	log  *slog.Logger
-	what string
+	log   *slog.Logger
+	what  string
+	attrs []any // said with each line
 	streak
 }
 
 func (i *interruptions) interrupted(err error) {
 	if i.add(time.Now()) {
-		i.log.Warn("eventstore: "+i.what+" interrupted", "interruptedInARow", i.n, "err", err)
+		i.log.Warn("eventstore: "+i.what+" interrupted", append(i.attrs[:len(i.attrs):len(i.attrs)], "interruptedInARow", i.n, "err", err)...)
 	}
 }
 
 func (i *interruptions) resumed() {
 	if i.n > 1 {
-		i.log.Info("eventstore: "+i.what+" resumed", "interruptedInARow", i.n)
+		i.log.Info("eventstore: "+i.what+" resumed", append(i.attrs[:len(i.attrs):len(i.attrs)], "interruptedInARow", i.n)...)
 	}
 	i.end()
 }

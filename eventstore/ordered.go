@@ -32,10 +32,11 @@ import (
 // cluster makes consumers again.
 //
 // A walking read (see walkingRead) does not wait even that long: while
-// its consumer is being made, it gets the messages one by one from the
-// stream's leader, which answers until its followers notice that the meta
-// leader is gone (seconds after a kill), and hands them over in the same
-// order; the consumer, once made, skips what was handed over meanwhile.
+// its consumer is being made, it gets the messages from the stream's
+// leader, many requests at once (see getAhead), and hands them over in
+// the same order; the leader answers until its followers notice that the
+// meta leader is gone (seconds after a kill). The consumer, once made,
+// skips what was handed over meanwhile.
 //
 // Next is called from one goroutine at a time; Stop and close from any.
 type orderedRead struct {
@@ -47,9 +48,11 @@ type orderedRead struct {
 	stopped context.Context // ends with Stop
 	stop    context.CancelFunc
 
-	// walked are messages a walking read got ahead of handing them over;
-	// read and set by Next's goroutine only.
-	walked []*jetstream.RawStreamMsg
+	// walked are messages a walking read got ahead of handing them over,
+	// and caughtUp whether its last ask found none; read and set by
+	// Next's goroutine only.
+	walked   []*jetstream.RawStreamMsg
+	caughtUp bool
 
 	mu  sync.Mutex
 	cur *session // nil while a walking read's consumer is being made
@@ -216,6 +219,11 @@ func (r *orderedRead) makeConsumer(ctx context.Context, cfg jetstream.ConsumerCo
 func (r *orderedRead) install(se *session) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.installLocked(se)
+}
+
+// installLocked is install, for a caller holding r.mu.
+func (r *orderedRead) installLocked(se *session) error {
 	if r.stopped.Err() != nil {
 		se.end(r.stream)
 		return jetstream.ErrMsgIteratorClosed
@@ -233,11 +241,14 @@ func (r *orderedRead) makeInBackground() {
 	r.mu.Unlock()
 	go func() {
 		se, err := r.start(r.stopped, cfg)
-		if err == nil {
-			err = r.install(se)
-		}
+		// The consumer, or why there is none, and the word that it is
+		// done, all at once: Next must never see made closed without
+		// either.
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if err == nil {
+			err = r.installLocked(se)
+		}
 		r.madeErr = err
 		close(made)
 	}()
@@ -321,12 +332,20 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			}
 		}
 		r.mu.Lock()
-		cur, made, madeErr := r.cur, r.made, r.madeErr
+		cur, made := r.cur, r.made
 		r.mu.Unlock()
 		if cur == nil {
 			select {
 			case <-made:
-				if r.stopped.Err() != nil {
+				// Made or given up since cur was read: which, ask
+				// again.
+				r.mu.Lock()
+				cur, madeErr := r.cur, r.madeErr
+				r.mu.Unlock()
+				switch {
+				case cur != nil:
+					continue
+				case r.stopped.Err() != nil:
 					return nil, jetstream.ErrMsgIteratorClosed
 				}
 				return nil, fmt.Errorf("a read's consumer could not be made: %w", madeErr)
@@ -412,7 +431,17 @@ func (r *orderedRead) walk(ctx context.Context, wait time.Duration, made <-chan 
 	timeout := time.After(wait)
 	for {
 		if len(r.walked) == 0 {
-			r.walked = r.getAhead(ctx, min(wait, consumerTry))
+			// Caught up, one request asks whether the next has come,
+			// not 32 every walkPause.
+			ahead := walkAhead
+			if r.caughtUp {
+				ahead = 1
+			}
+			r.walked = r.getAhead(ctx, ahead, min(wait, consumerTry))
+			r.caughtUp = len(r.walked) == 0
+		}
+		if r.stopped.Err() != nil {
+			return nil, jetstream.ErrMsgIteratorClosed
 		}
 		if len(r.walked) > 0 {
 			m := r.walked[0]
@@ -441,18 +470,19 @@ func (r *orderedRead) walk(ctx context.Context, wait time.Duration, made <-chan 
 // read models' lag grew for as long as the read walked.
 const walkAhead = 32
 
-// getAhead gets, all at once within timeout, the first message matching
-// the read's filter at or after each of the walkAhead sequences from the
-// read's next one on, and returns them in order, each once, up to the
-// first it could not get: with every message matching, the walkAhead
-// messages from the next one. (Each answer is the first matching at or
-// after its sequence, so two in a row are the same message or have none
-// matching between them: nothing is skipped.)
-func (r *orderedRead) getAhead(ctx context.Context, timeout time.Duration) []*jetstream.RawStreamMsg {
+// getAhead gets, all at once within timeout (or until the read stops),
+// the first message matching the read's filter at or after each of the
+// ahead sequences from the read's next one on, and returns them in order,
+// each once, up to the first it could not get: with every message
+// matching, the ahead messages from the next one. (Each answer is the
+// first matching at or after its sequence, so two in a row are the same
+// message or have none matching between them: nothing is skipped.)
+func (r *orderedRead) getAhead(ctx context.Context, ahead int, timeout time.Duration) []*jetstream.RawStreamMsg {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer context.AfterFunc(r.stopped, cancel)()
 	from, filter := r.cfg.OptStartSeq, r.cfg.FilterSubjects[0]
-	got := make([]*jetstream.RawStreamMsg, walkAhead)
+	got := make([]*jetstream.RawStreamMsg, ahead)
 	var wg sync.WaitGroup
 	for i := range got {
 		wg.Go(func() { got[i], _ = r.stream.GetMsg(ctx, from+uint64(i), jetstream.WithGetMsgSubject(filter)) })

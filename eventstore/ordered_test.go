@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -242,4 +243,54 @@ func nextID(ctx context.Context, t *testing.T, msgs *orderedRead, got []string) 
 	}
 	subject := m.Subject()
 	return subject[strings.LastIndexByte(subject, '.')+1:]
+}
+
+// A walking read stopped with messages it got ahead still in hand hands
+// over none of them: Next says the read is stopped.
+func TestAWalkingReadStoppedHandsOverNothingMore(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range 3 {
+		id := fmt.Sprint("q", i)
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("X", id, id, `{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.readConsumersRefused.Store(true)
+	msgs := s.walkingRead(s.stream, s.everyEvent(), 1)
+	defer msgs.close()
+	if got := nextID(ctx, t, msgs, nil); got != "q0" {
+		t.Fatalf("the first event handed over is of %s, want q0", got)
+	}
+	msgs.Stop()
+	if m, err := msgs.Next(ctx, 0); !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+		t.Errorf("after Stop, Next = %v, %v; want ErrMsgIteratorClosed", m, err)
+	}
+}
+
+// A walking read caught up with the stream asks the leader whether the
+// next event has come with one request a walkPause, not walkAhead.
+func TestAWalkingReadCaughtUpAsksForOneEventAtATime(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q0"}, 0, []domain.Envelope{event("X", "q0", "q0", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	s.readConsumersRefused.Store(true)
+	msgs := s.walkingRead(s.stream, s.everyEvent(), 1)
+	defer msgs.close()
+	nextID(ctx, t, msgs, nil)
+	before := s.nc.Stats().OutMsgs
+	const wait = 500 * time.Millisecond
+	if m, err := msgs.Next(ctx, wait); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("Next = %v, %v; want nats.ErrTimeout: nothing was stored", m, err)
+	}
+	// The first ask after q0 was of walkAhead; then one a walkPause at
+	// most. (The background tries to make the consumer are refused before
+	// they are sent.)
+	if sent, most := s.nc.Stats().OutMsgs-before, uint64(walkAhead+int(wait/walkPause)+1); sent > most {
+		t.Errorf("the caught-up read sent %d requests in %s, want at most %d", sent, wait, most)
+	}
 }

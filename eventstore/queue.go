@@ -244,7 +244,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	defer close(stopKeeping)
 	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
-	told := interruptions{log: q.s.log, what: "the workers of queue " + q.stream}
+	told := interruptions{log: q.s.log, what: "queue workers", attrs: []any{"queue", q.stream}}
 	for {
 		slots <- struct{}{} // a free worker first, then a job
 		m, err := msgs.Next()

@@ -1209,14 +1209,16 @@ const maxReadStalls = 3
 // cannot be made again ends the subscription with the error, so that the
 // caller knows, logs it and resumes from its own position; nothing
 // retries forever out of sight. A subscription to every event (the read
-// models') walks while its consumer is being made, getting the events one
-// by one from the stream's leader (see orderedRead): a cluster electing
-// its meta leader makes no consumer for seconds, while the leader of the
-// stream answers. It also watches for a consumer that went quiet while the stream grew, its
-// heartbeats going on (seen on a cluster): it ends after stallAfter of
-// waiting (fn's time does not count) without an event while this process
-// has stored one it has not heard of, or once the server says the stream
-// is ahead; the server is asked less often the longer all stays quiet.
+// models') walks while its consumer is being made, getting the events
+// from the stream's leader (see orderedRead): a cluster electing its meta
+// leader makes no consumer for seconds, while the leader of the stream
+// answers. It also watches for a consumer that went quiet while the
+// stream grew, its heartbeats going on (seen on a cluster): it ends after
+// stallAfter of waiting (fn's time does not count) without an event while
+// this process has stored one it has not heard of, or once the server
+// says the stream is ahead; the server is asked less often the longer all
+// stays quiet. (Not while it walks: that quiet is the stream's leader
+// being elected, and ending would only start the consumer's making anew.)
 func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
 	everything := len(filters) == 0
 	from = max(from, 1)
@@ -1241,7 +1243,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, nats.ErrTimeout):
-			if quiet := time.Since(lastHeard); everything && quiet > stallAfter {
+			if quiet := time.Since(lastHeard); everything && quiet > stallAfter && msgs.consumer() != nil {
 				last := s.committer.stored.Load()
 				if last <= delivered && quiet > askAfter {
 					// Any node's end will do: nodes hold only
