@@ -231,7 +231,8 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nil, err
 		}
 		s.dial = func(name string, extra ...nats.Option) (*nats.Conn, error) {
-			nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword)}, extra...)...)
+			nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword),
+				s.asyncErrors(name)}, extra...)...)
 			if err != nil {
 				return nil, fmt.Errorf("eventstore: in-process connection: %w", err)
 			}
@@ -254,7 +255,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			// another node within 6–8 s and gives a loaded server over
 			// 4 s to answer.
 			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
-				nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(3),
+				nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(3), s.asyncErrors(name),
 				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
 					why := err.Error()
 					s.connectErr.Store(&why)
@@ -1138,6 +1139,23 @@ func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn 
 		return nil
 	}
 	return s.read(ctx, filters, from, to, fn)
+}
+
+// asyncErrors has the errors NATS reports apart from any call on the
+// connection name (a subscription too slow for its messages, which are
+// dropped; a subject its user may not use) logged, with the connection
+// and the subscription's subject. nats.go's own handler prints them on
+// stderr, in a line outside the log, without a time or the connection's
+// name: a probe with a node killed found "slow consumer, messages
+// dropped" among a replica's JSON lines, on an inbox no one could place.
+func (s *Store) asyncErrors(name string) nats.Option {
+	return nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		attrs := []any{"connection", name, "err", err}
+		if sub != nil {
+			attrs = append(attrs, "subject", sub.Subject)
+		}
+		s.log.Warn("eventstore: NATS reports an error", attrs...)
+	})
 }
 
 // everyEvent is the subject filter of every event.

@@ -1157,3 +1157,34 @@ func TestAStoreWithNoRoomSaysSo(t *testing.T) {
 		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
 	}
 }
+
+// A subscription too slow for its messages has them dropped by nats.go,
+// which reports it apart from any call: the log says so, with the
+// connection and the subscription's subject (nats.go alone printed a line
+// on stderr, outside the log).
+func TestASubscriptionTooSlowForItsMessagesIsLoggedWithItsSubject(t *testing.T) {
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	release := make(chan struct{})
+	sub, err := s.nc.Subscribe("test.slow", func(*nats.Msg) { <-release })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	defer close(release)
+	if err := sub.SetPendingLimits(1, -1); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if err := s.nc.Publish("test.slow", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `msg="eventstore: NATS reports an error" connection=cargostream err="nats: slow consumer, messages dropped" subject=test.slow`
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logged.String(), want); {
+		if time.Now().After(deadline) {
+			t.Fatalf("logged:\n%s\nwant a line with %s", logged.String(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
