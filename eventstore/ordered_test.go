@@ -176,6 +176,15 @@ func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testin
 
 	s.readConsumersRefused.Store(false)
 	waitFor("the consumer made once the cluster allows", func() bool { return len(consumers()) == 1 })
+	// From the event after the last walked, not from where the walk began:
+	// it would deliver again, to be skipped, all the walk handed over.
+	cons, err := s.stream.Consumer(ctx, consumers()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start, want := cons.CachedInfo().Config.OptStartSeq, uint64(len(before)+3); start != want {
+		t.Errorf("the consumer made after the walk starts at %d, want %d", start, want)
+	}
 	write("d", "e")
 	waitFor("the events stored after", handedOver(len(before)+4))
 
