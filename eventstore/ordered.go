@@ -64,9 +64,9 @@ type orderedRead struct {
 
 	mu  sync.Mutex
 	cur *session // nil while a walking read's consumer is being made
-	// made is closed when the consumer a walking read makes in the
-	// background is ready (it is cur then) or given up (for madeErr); nil
-	// while no consumer is being made.
+	// made is closed when the consumer a walking read last began to make
+	// in the background is ready (it is cur then) or given up (for
+	// madeErr); nil for a read that does not walk.
 	made    chan struct{}
 	madeErr error
 }
