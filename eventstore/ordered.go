@@ -76,9 +76,11 @@ type session struct {
 	cons jetstream.Consumer
 	msgs jetstream.MessagesContext
 	// reconnects is the connection's count of reconnections when the
-	// consumer was made; delivered is the consumer's sequence of the last
-	// message it delivered. Both are read and set by Next's goroutine only.
+	// consumer was made, and conn the connection as it was then (see
+	// Store.connection); delivered is the consumer's sequence of the last
+	// message it delivered. Read and set by Next's goroutine only.
 	reconnects, delivered uint64
+	conn                  context.Context
 }
 
 // end stops the session's pulls and deletes its consumer (see deleteOrdered).
@@ -175,9 +177,10 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 	cfg := r.cfg
 	var cons jetstream.Consumer
 	var reconnects uint64
+	var conn context.Context
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
 		cfg.Name, cfg.OptStartSeq = nuid.Next(), r.next.Load()
-		reconnects = r.s.nc.Stats().Reconnects
+		reconnects, conn = r.s.nc.Stats().Reconnects, r.s.connection()
 		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
 		c, err := r.makeConsumer(tctx, cfg)
 		tcancel()
@@ -210,7 +213,7 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 		go deleteOrdered(r.stream, cfg.Name)
 		return nil, err
 	}
-	return &session{cons: cons, msgs: msgs, reconnects: reconnects}, nil
+	return &session{cons: cons, msgs: msgs, reconnects: reconnects, conn: conn}, nil
 }
 
 // makeConsumer makes a read's consumer with cfg, unless a test refuses it
@@ -368,8 +371,12 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 		}
 		r.walked = nil // from the next message on, the consumer delivers them
 		name := cur.cons.CachedInfo().Name
+		// The wait ends early if the connection is made again: the
+		// pull and what it was sent are lost.
 		sctx, cancel := context.WithTimeout(ctx, wait)
+		stopWatching := context.AfterFunc(cur.conn, cancel)
 		m, err := cur.msgs.Next(jetstream.NextContext(sctx))
+		stopWatching()
 		cancel()
 		switch {
 		case err == nil:
@@ -390,15 +397,19 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			return nil, jetstream.ErrMsgIteratorClosed
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded):
-			// Nothing came in the slice. What was sent while the
-			// connection was made again is lost, which a later
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			// Nothing came in the slice, or the connection was made
+			// again. What was sent meanwhile is lost, which a later
 			// message would tell by its sequence; with none coming,
 			// only the connection's count tells. (Asked here, not at
 			// every message: it takes the connection's lock.)
 			now := r.s.nc.Stats().Reconnects
 			if now == cur.reconnects {
-				continue // the slice is over, not the wait
+				// The slice is over, not the wait. (Or the word came
+				// of a reconnection counted before the consumer was
+				// made: watch the connection as it is now.)
+				cur.conn = r.s.connection()
+				continue
 			}
 			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-cur.reconnects)
 		case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):

@@ -168,6 +168,13 @@ type Store struct {
 	sessionsMu sync.Mutex
 	sessions   map[string]*lanes // each consumer's session on this replica, by the consumer's name
 
+	// connMu guards conn, a context of the store's connection to NATS as
+	// it is now, which ends when the connection is made again (see
+	// connection).
+	connMu  sync.Mutex
+	conn    context.Context
+	newConn context.CancelFunc
+
 	// readConsumersRefused, set, has every try to make a read's consumer
 	// answered as a cluster electing its meta leader answers: tests
 	// inject the fault there.
@@ -296,9 +303,20 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			return nc, nil
 		}
 	}
+	s.conn, s.newConn = context.WithCancel(context.Background())
 	if s.nc, err = s.dial("cargostream"); err != nil {
 		return nil, err
 	}
+	logged := s.nc.Opts.ReconnectedCB // nil in process
+	s.nc.SetReconnectHandler(func(nc *nats.Conn) {
+		if logged != nil {
+			logged(nc)
+		}
+		s.connMu.Lock()
+		defer s.connMu.Unlock()
+		s.newConn()
+		s.conn, s.newConn = context.WithCancel(context.Background())
+	})
 	if s.js, err = jetstream.New(s.nc); err != nil {
 		return nil, err
 	}
@@ -1139,6 +1157,17 @@ func (s *Store) Read(ctx context.Context, filters []string, from, to uint64, fn 
 		return nil
 	}
 	return s.read(ctx, filters, from, to, fn)
+}
+
+// connection is a context of the store's connection to NATS as it is now:
+// it ends when the connection is made again, and with it what a
+// subscription of the connection was sent meanwhile. A read in order
+// waits on it, to make its consumer anew at once rather than after two
+// missed heartbeats, a second later.
+func (s *Store) connection() context.Context {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.conn
 }
 
 // asyncErrors has the errors NATS reports apart from any call on the
