@@ -75,12 +75,13 @@ type orderedRead struct {
 type session struct {
 	cons jetstream.Consumer
 	msgs jetstream.MessagesContext
-	// reconnects is the connection's count of reconnections when the
-	// consumer was made, and conn the connection as it was then (see
-	// Store.connection); delivered is the consumer's sequence of the last
-	// message it delivered. Read and set by Next's goroutine only.
-	reconnects, delivered uint64
-	conn                  context.Context
+	// conn is the connection to NATS as it was when the consumer was
+	// made (see Store.connection): once it ends, what the consumer sent
+	// meanwhile is lost, and the consumer counts it as delivered.
+	conn context.Context
+	// delivered is the consumer's sequence of the last message it
+	// delivered; read and set by Next's goroutine only.
+	delivered uint64
 }
 
 // end stops the session's pulls and deletes its consumer (see deleteOrdered).
@@ -106,11 +107,7 @@ const (
 // The caller ends it with close.
 func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filters []string, from uint64, opts ...jetstream.PullMessagesOpt) (*orderedRead, error) {
 	r := s.newOrderedRead(stream, filters, from, opts)
-	se, err := r.start(ctx)
-	if err == nil {
-		err = r.install(se)
-	}
-	if err != nil {
+	if err := r.begin(ctx); err != nil {
 		r.stop()
 		return nil, err
 	}
@@ -176,11 +173,10 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 	}()
 	cfg := r.cfg
 	var cons jetstream.Consumer
-	var reconnects uint64
 	var conn context.Context
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
 		cfg.Name, cfg.OptStartSeq = nuid.Next(), r.next.Load()
-		reconnects, conn = r.s.nc.Stats().Reconnects, r.s.connection()
+		conn = r.s.connection()
 		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
 		c, err := r.makeConsumer(tctx, cfg)
 		tcancel()
@@ -213,7 +209,7 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 		go deleteOrdered(r.stream, cfg.Name)
 		return nil, err
 	}
-	return &session{cons: cons, msgs: msgs, reconnects: reconnects, conn: conn}, nil
+	return &session{cons: cons, msgs: msgs, conn: conn}, nil
 }
 
 // makeConsumer makes a read's consumer with cfg, unless a test refuses it
@@ -226,15 +222,19 @@ func (r *orderedRead) makeConsumer(ctx context.Context, cfg jetstream.ConsumerCo
 	return r.stream.CreateOrUpdateConsumer(ctx, cfg)
 }
 
-// install makes se the read's consumer, unless the read was stopped
-// meanwhile: se then ends.
-func (r *orderedRead) install(se *session) error {
+// begin makes the read's consumer (see start) and installs it.
+func (r *orderedRead) begin(ctx context.Context) error {
+	se, err := r.start(ctx)
+	if err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.installLocked(se)
 }
 
-// installLocked is install, for a caller holding r.mu.
+// installLocked makes se the read's consumer, unless the read was stopped
+// meanwhile: se then ends. The caller holds r.mu.
 func (r *orderedRead) installLocked(se *session) error {
 	if r.stopped.Err() != nil {
 		se.end(r.stream)
@@ -401,17 +401,11 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			// Nothing came in the slice, or the connection was made
 			// again. What was sent meanwhile is lost, which a later
 			// message would tell by its sequence; with none coming,
-			// only the connection's count tells. (Asked here, not at
-			// every message: it takes the connection's lock.)
-			now := r.s.nc.Stats().Reconnects
-			if now == cur.reconnects {
-				// The slice is over, not the wait. (Or the word came
-				// of a reconnection counted before the consumer was
-				// made: watch the connection as it is now.)
-				cur.conn = r.s.connection()
-				continue
+			// only the connection tells.
+			if cur.conn.Err() == nil {
+				continue // the slice is over, not the wait
 			}
-			err = fmt.Errorf("the connection to NATS was made again (%d times since the consumer was)", now-cur.reconnects)
+			err = errors.New("the connection to NATS was made again")
 		case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrInvalidOption):
 			return nil, err
 		}
@@ -422,11 +416,7 @@ func (r *orderedRead) Next(ctx context.Context, maxWait time.Duration) (jetstrea
 			r.makeInBackground()
 			continue
 		}
-		se, serr := r.start(ctx)
-		if serr == nil {
-			serr = r.install(se)
-		}
-		if serr != nil {
+		if serr := r.begin(ctx); serr != nil {
 			if r.stopped.Err() != nil {
 				return nil, jetstream.ErrMsgIteratorClosed
 			}
