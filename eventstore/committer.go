@@ -202,7 +202,7 @@ type committer struct {
 // write refused with a 503 would be stored after all, and a client
 // without an Idempotency-Key that retried it would store it twice.
 func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
-	nc, err := s.dial("cargostream "+name+" committer", nats.ReconnectBufSize(-1))
+	nc, err := s.dial("cargostream "+name+" committer", nil, nats.ReconnectBufSize(-1))
 	if err != nil {
 		return nil, err
 	}

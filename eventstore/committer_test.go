@@ -1027,7 +1027,7 @@ func TestAConflictTheCommitterFindsItselfCostsNoRead(t *testing.T) {
 // may come to the test a moment after the server answered the request.
 func countRequests(t *testing.T, s *Store, api string) func(least int) int {
 	t.Helper()
-	nc, err := s.dial("test")
+	nc, err := s.dial("test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

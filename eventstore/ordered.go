@@ -114,13 +114,13 @@ func (s *Store) readOrdered(ctx context.Context, stream jetstream.Stream, filter
 	return r, nil
 }
 
-// walkingRead starts a read of the messages of stream matching filter
-// from sequence from on, as readOrdered does, but one that walks while it
-// has no consumer (see orderedRead), from its start on: it hands over its
-// first messages before its consumer is made. Its consumer is made in the
+// walkingRead starts a read of the events matching filter from sequence
+// from on, as readOrdered does, but one that walks while it has no
+// consumer (see orderedRead), from its start on: it hands over its first
+// events before its consumer is made. Its consumer is made in the
 // background, for up to remakeFor; if it cannot be, Next says why.
-func (s *Store) walkingRead(stream jetstream.Stream, filter string, from uint64, opts ...jetstream.PullMessagesOpt) *orderedRead {
-	r := s.newOrderedRead(stream, []string{filter}, from, opts)
+func (s *Store) walkingRead(filter string, from uint64, opts ...jetstream.PullMessagesOpt) *orderedRead {
+	r := s.newOrderedRead(s.stream, []string{filter}, from, opts)
 	r.walks = true
 	r.makeInBackground()
 	return r
@@ -174,30 +174,21 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 	cfg := r.cfg
 	var cons jetstream.Consumer
 	var conn context.Context
-	for pause := 100 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+	err := retryTransient(ctx, consumerTry, 100*time.Millisecond, time.Second, func(tctx context.Context) error {
 		cfg.Name, cfg.OptStartSeq = nuid.Next(), r.next.Load()
 		conn = r.s.connection()
-		tctx, tcancel := context.WithTimeout(ctx, consumerTry)
 		c, err := r.makeConsumer(tctx, cfg)
-		tcancel()
-		if err == nil {
-			cons = c
-			break
-		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, nats.ErrTimeout) {
 			unanswered = append(unanswered, cfg.Name)
 		}
+		cons = c
+		return err
+	}, nil)
+	if err != nil {
 		if r.stopped.Err() != nil {
 			return nil, jetstream.ErrMsgIteratorClosed
 		}
-		if ctx.Err() != nil || !transient(err) {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(pause):
-		}
+		return nil, err
 	}
 	// The consumer exists now; Messages sends its first pull at once.
 	if err := r.s.waitRouted(ctx, r.stream.CachedInfo().Config.Name, cfg.Name); err != nil {

@@ -231,7 +231,7 @@ func TestAWalkingReadOfSomeSubjectsHandsOverEachMatchingEventOnceInOrder(t *test
 		}
 	}
 	s.readConsumersRefused.Store(true)
-	msgs := s.walkingRead(s.stream, s.Filter("quote", ""), 1)
+	msgs := s.walkingRead(s.Filter("quote", ""), 1)
 	defer msgs.close()
 	var got []string
 	for len(got) < len(want) {
@@ -267,7 +267,7 @@ func TestAWalkingReadStoppedHandsOverNothingMore(t *testing.T) {
 		}
 	}
 	s.readConsumersRefused.Store(true)
-	msgs := s.walkingRead(s.stream, s.everyEvent(), 1)
+	msgs := s.walkingRead(s.everyEvent(), 1)
 	defer msgs.close()
 	if got := nextID(ctx, t, msgs, nil); got != "q0" {
 		t.Fatalf("the first event handed over is of %s, want q0", got)
@@ -288,7 +288,7 @@ func TestAWalkingReadCaughtUpAsksForOneEventAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.readConsumersRefused.Store(true)
-	msgs := s.walkingRead(s.stream, s.everyEvent(), 1)
+	msgs := s.walkingRead(s.everyEvent(), 1)
 	defer msgs.close()
 	nextID(ctx, t, msgs, nil)
 	before := s.nc.Stats().OutMsgs

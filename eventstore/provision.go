@@ -26,27 +26,42 @@ const provisionAttempt = 2 * time.Second
 // before it, wait for it instead of exiting; a mistake in the settings
 // fails at once.
 func (s *Store) provision(ctx context.Context, what string, create func(context.Context) error) error {
+	return retryTransient(ctx, provisionAttempt, 500*time.Millisecond, 10*time.Second, create, func(err error, wait time.Duration) error {
+		err = s.explained(err)
+		attrs := []any{"provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", err}
+		if why := s.connectErr.Load(); why != nil && !s.nc.IsConnected() {
+			attrs = append(attrs, "connection", *why)
+		}
+		s.log.Warn("eventstore: NATS not ready; trying again", attrs...)
+		return err
+	})
+}
+
+// retryTransient runs try, each time within tryFor, until it succeeds,
+// fails for good (see transient), or ctx ends, pausing from first to at
+// most most between the tries, and telling failed (if not nil) of each
+// failure that may pass, and the pause before the next try; failed
+// returns the failure as it is to be reported.
+func retryTransient(ctx context.Context, tryFor, first, most time.Duration, try func(context.Context) error, failed func(err error, pause time.Duration) error) error {
 	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 500 * time.Millisecond
-	b.MaxInterval = 10 * time.Second
+	b.InitialInterval = first
+	b.MaxInterval = most
 	b.MaxElapsedTime = 0 // until ctx ends
 	attempt := func() error {
-		actx, cancel := context.WithTimeout(ctx, provisionAttempt)
+		tctx, cancel := context.WithTimeout(ctx, tryFor)
 		defer cancel()
-		err := create(actx)
+		err := try(tctx)
 		if err != nil && (ctx.Err() != nil || !transient(err)) {
 			return backoff.Permanent(err)
 		}
 		return err
 	}
 	var last error
-	err := backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
-		last = s.explained(err)
-		attrs := []any{"provisioning", what, "in", wait.Round(time.Millisecond).String(), "err", last}
-		if why := s.connectErr.Load(); why != nil && !s.nc.IsConnected() {
-			attrs = append(attrs, "connection", *why)
+	err := backoff.RetryNotify(attempt, backoff.WithContext(b, ctx), func(err error, pause time.Duration) {
+		last = err
+		if failed != nil {
+			last = failed(err, pause)
 		}
-		s.log.Warn("eventstore: NATS not ready; trying again", attrs...)
 	})
 	// Ended by ctx, the retries return its error alone: the failure that
 	// kept them going is what the operator has to fix.

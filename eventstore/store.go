@@ -139,10 +139,11 @@ type Store struct {
 	// never leaves memory.
 	inProcessPassword string
 	listenNkey        string // the public key of the nkey user Listen accepts
-	// dial opens a connection to the server; committers have their own,
-	// so that their batches do not queue behind the deliveries to the
-	// read models and reactors.
-	dial func(name string, extra ...nats.Option) (*nats.Conn, error)
+	// dial opens a connection to the server, calling reconnected (if not
+	// nil) each time it is made again; committers have their own, so
+	// that their batches do not queue behind the deliveries to the read
+	// models and reactors.
+	dial func(name string, reconnected func(), extra ...nats.Option) (*nats.Conn, error)
 	// connectErr is why the last attempt to connect to an external
 	// server failed: the client retries without saying, and the warnings
 	// while Open waits tell it.
@@ -237,9 +238,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		if err := s.startEmbedded(o); err != nil {
 			return nil, err
 		}
-		s.dial = func(name string, extra ...nats.Option) (*nats.Conn, error) {
-			nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s.srv), nats.Name(name), nats.UserInfo(inProcessUser, s.inProcessPassword),
-				s.asyncErrors(name)}, extra...)...)
+		s.dial = func(name string, reconnected func(), extra ...nats.Option) (*nats.Conn, error) {
+			opts := append(s.connectionOptions(name, reconnected), nats.InProcessServer(s.srv), nats.UserInfo(inProcessUser, s.inProcessPassword))
+			nc, err := nats.Connect("", append(opts, extra...)...)
 			if err != nil {
 				return nil, fmt.Errorf("eventstore: in-process connection: %w", err)
 			}
@@ -251,7 +252,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				return nil, err
 			}
 		}
-		s.dial = func(name string, extra ...nats.Option) (*nats.Conn, error) {
+		s.dial = func(name string, reconnected func(), extra ...nats.Option) (*nats.Conn, error) {
 			// A cluster that is not up yet is waited for, here and in
 			// provisioning; with ConnectOnce, in provisioning only. A
 			// node that dies without closing its connections (its
@@ -261,8 +262,8 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			// for minutes. A ping every 2 s, 3 unanswered, moves to
 			// another node within 6–8 s and gives a loaded server over
 			// 4 s to answer.
-			opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
-				nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(3), s.asyncErrors(name),
+			opts := append(s.connectionOptions(name, reconnected), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
+				nats.PingInterval(2*time.Second), nats.MaxPingsOutstanding(3),
 				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
 					why := err.Error()
 					s.connectErr.Store(&why)
@@ -273,10 +274,7 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 					if !nc.IsClosed() {
 						s.log.Warn("eventstore: the connection to NATS is lost; reconnecting", "connection", name, "err", err)
 					}
-				}),
-				nats.ReconnectHandler(func(nc *nats.Conn) {
-					s.log.Warn("eventstore: the connection to NATS is back", "connection", name, "server", nc.ConnectedUrlRedacted())
-				})}
+				}))
 			// The client reports a first connection refused as "no servers
 			// available" alone: the dialer keeps why, for the one attempt.
 			dialer := &recordingDialer{Dialer: net.Dialer{Timeout: nats.DefaultTimeout}}
@@ -304,19 +302,9 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 		}
 	}
 	s.conn, s.newConn = context.WithCancel(context.Background())
-	if s.nc, err = s.dial("cargostream"); err != nil {
+	if s.nc, err = s.dial("cargostream", s.renewConnection); err != nil {
 		return nil, err
 	}
-	logged := s.nc.Opts.ReconnectedCB // nil in process
-	s.nc.SetReconnectHandler(func(nc *nats.Conn) {
-		if logged != nil {
-			logged(nc)
-		}
-		s.connMu.Lock()
-		defer s.connMu.Unlock()
-		s.newConn()
-		s.conn, s.newConn = context.WithCancel(context.Background())
-	})
 	if s.js, err = jetstream.New(s.nc); err != nil {
 		return nil, err
 	}
@@ -1170,6 +1158,29 @@ func (s *Store) connection() context.Context {
 	return s.conn
 }
 
+// renewConnection ends the context of the store's connection as it was,
+// and starts the next: it is called each time the connection is made
+// again.
+func (s *Store) renewConnection() {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.newConn()
+	s.conn, s.newConn = context.WithCancel(context.Background())
+}
+
+// connectionOptions are the options of every connection the store makes
+// (see dial): its name, its errors and reconnections logged, and
+// reconnected (if not nil) called at each reconnection.
+func (s *Store) connectionOptions(name string, reconnected func()) []nats.Option {
+	return []nats.Option{nats.Name(name), s.asyncErrors(name),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			s.log.Warn("eventstore: the connection to NATS is back", "connection", name, "server", nc.ConnectedUrlRedacted())
+			if reconnected != nil {
+				reconnected()
+			}
+		})}
+}
+
 // asyncErrors has the errors NATS reports apart from any call on the
 // connection name (a subscription too slow for its messages, which are
 // dropped; a subject its user may not use) logged, with the connection
@@ -1271,7 +1282,7 @@ func (s *Store) Subscribe(ctx context.Context, filters []string, from uint64, fn
 	from = max(from, 1)
 	var msgs *orderedRead
 	if everything {
-		msgs = s.walkingRead(s.stream, s.everyEvent(), from, jetstream.PullMaxMessages(500))
+		msgs = s.walkingRead(s.everyEvent(), from, jetstream.PullMaxMessages(500))
 	} else {
 		var err error
 		if msgs, err = s.ordered(ctx, filters, from, jetstream.PullMaxMessages(500)); err != nil {
