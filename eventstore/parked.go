@@ -296,6 +296,21 @@ func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Recor
 		return true, 0 // a parking, not a retry
 	}
 	p.entry = meta.Sequence.Stream
+	// The follower's pulls buffer entries that are not kept in progress
+	// (only the one being made is): one that waited behind a retry longer
+	// than the AckWait is handed out again, and the copy that comes later
+	// finds its entry purged (retried) or rewritten (parked again, or
+	// asked again, which comes by itself). Made again, the retry would
+	// run the handler twice.
+	last, err := s.parked.GetLastMsgForSubject(ctx, m.Subject())
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return true, 0
+	case err != nil:
+		return false, retryPause
+	case last.Sequence != p.entry:
+		return true, 0
+	}
 	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
 	if err == nil && r.EventID != p.EventID {
 		// Entries restored from a backup taken apart from the event

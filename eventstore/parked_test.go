@@ -387,18 +387,7 @@ func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testin
 	defer func() { stop(); <-consumed }()
 	waitUntil(t, "a1 to be parked", func() bool { return len(parkedOf(t, s)) == 1 })
 	bg := context.Background()
-	if _, err := s.Append(bg, domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
-		t.Fatal(err)
-	}
-	received(t, "a2 in hand", a2Started)
-	fixed.Store(true)
-	if _, err := s.RetryParked(bg, "pricing", 0); err != nil {
-		t.Fatal(err)
-	}
-	retries, err := s.parked.Consumer(bg, s.prefix+"-pricing-retries")
-	if err != nil {
-		t.Fatal(err)
-	}
+	retries := retryBehindA2(t, s, a2Started, &fixed)
 	// Handed out once for the parking, once for the retry.
 	waitUntil(t, "the retry in hand", func() bool {
 		info, err := retries.Info(bg)
@@ -438,6 +427,70 @@ func TestARetryWaitingForItsAggregatesTurnIsNotHandedOutAgainMeanwhile(t *testin
 	if parked := parkedOf(t, s); len(parked) != 0 {
 		t.Errorf("parked %+v after the retry", parked)
 	}
+}
+
+// The retries' follower pulls entries ahead of the one it makes, and only
+// that one is kept in progress: an entry that waited in the pull's buffer
+// behind a retry in want of its aggregate's turn longer than the AckWait
+// is handed out again, and its second copy must not run the handler again.
+func TestAnEntryHandedOutAgainWhileItWaitedBehindAnotherRetryIsRetriedOnce(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 1})
+	s.retryPause, s.retryAckWait = time.Millisecond, 2*time.Second
+	appendEach(t, s, map[string][]string{"a": {"a1"}}) // at sequence 1
+	appendEach(t, s, map[string][]string{"b": {"b1"}})
+	var fixed atomic.Bool
+	a2Started, release := make(chan struct{}), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	count := consumeAsPricing(t, s, func(r domain.Record) error {
+		switch {
+		case (r.EventID == "a1" || r.EventID == "b1") && !fixed.Load():
+			return errors.New("no rate card")
+		case r.EventID == "a2":
+			close(a2Started)
+			<-release
+		}
+		return nil
+	})
+	t.Cleanup(releaseOnce) // runs before the consumer is stopped
+	waitUntil(t, "a1 and b1 to be parked", func() bool { return len(parkedOf(t, s)) == 2 })
+	bg := context.Background()
+	retries := retryBehindA2(t, s, a2Started, &fixed)
+	// Whichever retry is made first, one of a1's and b1's waits behind
+	// a2 or behind a1's, and an entry in the buffer is handed out again.
+	waitUntil(t, "an entry handed out again", func() bool {
+		info, err := retries.Info(bg)
+		return err == nil && info.NumRedelivered > 0
+	})
+	releaseOnce()
+	waitUntil(t, "every entry settled", func() bool {
+		info, err := retries.Info(bg)
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0 && len(parkedOf(t, s)) == 0
+	})
+	if a1, b1 := count("a1"), count("b1"); a1 != 1 || b1 != 1 {
+		t.Errorf("handled a1 %d times and b1 %d times on one retry each, want once", a1, b1)
+	}
+}
+
+// retryBehindA2 appends a2 to aggregate a (whose a1, at sequence 1, is
+// parked), waits for the pricing consumer to hold it (a2Started), has the
+// handler fixed and every parked event retried, and returns the retries'
+// consumer.
+func retryBehindA2(t *testing.T, s *Store, a2Started <-chan struct{}, fixed *atomic.Bool) jetstream.Consumer {
+	t.Helper()
+	bg := context.Background()
+	if _, err := s.Append(bg, domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")}); err != nil {
+		t.Fatal(err)
+	}
+	received(t, "a2 in hand", a2Started)
+	fixed.Store(true)
+	if _, err := s.RetryParked(bg, "pricing", 0); err != nil {
+		t.Fatal(err)
+	}
+	retries, err := s.parked.Consumer(bg, s.prefix+"-pricing-retries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return retries
 }
 
 // A replica whose session of the consumer is not open yet (it is

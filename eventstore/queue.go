@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -192,6 +193,21 @@ func (h *inHand) held() []jetstream.Msg {
 	return slices.Collect(maps.Keys(h.msgs))
 }
 
+// do runs fn on a job, turning a panic into a wait of the AckWait (its
+// stack logged), as for a worker that died: a bug on one job (a webhook's
+// payload, say) does not bring the process down, to be handed the job
+// again, on each replica in turn, and fall.
+func (q *Queue) do(ctx context.Context, fn func(ctx context.Context, id string, data []byte, handout int) time.Duration, id string, data []byte, handout int) (later time.Duration) {
+	defer func() {
+		if v := recover(); v != nil {
+			q.s.log.Error("eventstore: a queue's job panicked; it is handed out again later", "queue", q.stream, "job", id, "handout", handout,
+				"in", q.ackWait.String(), "panic", v, "stack", string(debug.Stack()))
+			later = q.ackWait
+		}
+	}()
+	return fn(ctx, id, data, handout)
+}
+
 // Work hands jobs to fn, up to parallel at a time, until ctx ends: each
 // job's id and data, and its handout (1 for the first). fn returns 0 when
 // the job is done, which removes it, or how long the job waits before it
@@ -278,7 +294,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 			// removal is not waited for: the store drains its connection
 			// on close, and only a crash in between makes a job run twice
 			// (a webhook receiver dedupes by webhook-id).
-			if later := fn(context.WithoutCancel(ctx), id, m.Data(), handout); later == 0 {
+			if later := q.do(context.WithoutCancel(ctx), fn, id, m.Data(), handout); later == 0 {
 				m.Ack()
 			} else {
 				m.NakWithDelay(max(later, time.Millisecond))

@@ -44,6 +44,35 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	}
 }
 
+func TestAJobWhoseWorkerPanicsIsHandedOutAgainAfterTheAckWaitAndTheOtherJobsAreDone(t *testing.T) {
+	t.Parallel()
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	q := openQueue(t, s, "panics")
+	q.ackWait = time.Second
+	if err := q.Put(ctx, domain.Job{ID: "j1"}, domain.Job{ID: "j2"}); err != nil {
+		t.Fatal(err)
+	}
+	handouts := make(chan handout, 8)
+	go q.Work(ctx, 1, func(_ context.Context, id string, _ []byte, attempt int) time.Duration {
+		handouts <- handout{id: id, attempt: attempt, at: time.Now()}
+		if id == "j1" && attempt == 1 {
+			panic("a bug in the worker")
+		}
+		return 0
+	})
+	got := map[string][]handout{}
+	for len(got["j1"]) < 2 || len(got["j2"]) < 1 {
+		h := next(t, handouts)
+		got[h.id] = append(got[h.id], h)
+	}
+	if first, again := got["j1"][0], got["j1"][1]; again.attempt != 2 || again.at.Sub(first.at) < q.ackWait {
+		t.Errorf("the job that panicked was handed out again as attempt %d, %s after the first; want attempt 2 after the AckWait (%s)",
+			again.attempt, again.at.Sub(first.at), q.ackWait)
+	}
+}
+
 // openQueue opens the queue name of s.
 func openQueue(t *testing.T, s *Store, name string) *Queue {
 	t.Helper()
