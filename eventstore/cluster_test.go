@@ -366,6 +366,110 @@ func startCluster(t *testing.T) *natstest.Cluster {
 	return natstest.StartCluster(t)
 }
 
+// A change of a consumer's leader (a stepdown, or its node lost) drops the
+// pin of its priority group at once (the pin is the leader's, not
+// replicated), and the next pull pins whichever replica sends it, while the
+// replica that held the pin may still be handling an aggregate's event: the
+// one newly pinned must hold the aggregate's later events back until it is
+// done.
+func TestAReplicaPinnedAnewAfterTheConsumersLeaderChangedHandlesNoEventBesideAnEarlierInHandElsewhere(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stopNode bool
+	}{
+		{"the consumer's leader steps down", false},
+		{"the consumer leader's node stops", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t)
+			var replicas []*Store
+			for range 2 {
+				replicas = append(replicas, openForTest(t, Options{URL: c.URL(), Replicas: 3}))
+			}
+			appendEach(t, replicas[0], map[string][]string{"a": {"a1"}})
+
+			var mu sync.Mutex
+			var handled []string
+			var a1Done atomic.Bool
+			a1InHand, a2Handled, release := make(chan int, 1), make(chan string, 2), make(chan struct{})
+			ctx, stop := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			defer func() { stop(); wg.Wait() }()
+			for i, s := range replicas {
+				wg.Go(func() {
+					s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+						line := fmt.Sprintf("replica %d: %s (a1 done: %v)", i, r.EventID, a1Done.Load())
+						mu.Lock()
+						handled = append(handled, line)
+						mu.Unlock()
+						switch r.EventID {
+						case "a1":
+							a1InHand <- i
+							select {
+							case <-release:
+							case <-ctx.Done():
+							}
+							a1Done.Store(true)
+						case "a2":
+							a2Handled <- line
+						}
+						return nil
+					}, func(domain.Record, error) {})
+				})
+			}
+			holder := received(t, "a1 in hand", a1InHand)
+			bg := context.Background()
+			durable := replicas[0].prefix + "-pricing"
+			cons, err := replicas[0].stream.Consumer(bg, durable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stopNode {
+				leader := cons.CachedInfo().Cluster.Leader
+				t.Logf("stopping %s, the consumer's leader", leader)
+				i := slices.IndexFunc(c.Nodes, func(n *server.Server) bool { return n.Name() == leader })
+				if i < 0 {
+					t.Fatalf("no node is the consumer's leader %q", leader)
+				}
+				c.Nodes[i].Shutdown()
+			} else if _, err := replicas[0].nc.Request("$JS.API.CONSUMER.LEADER.STEPDOWN."+replicas[0].name+"."+durable, nil, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			// Both replicas pulling from the new leader, the first pull
+			// without the old pin is pinned: the replica that did not
+			// hold it, since the pull of the one that did carries the
+			// old pin, which the server refuses.
+			oldLeader := cons.CachedInfo().Cluster.Leader
+			waitUntil(t, "a new leader with both replicas' pulls", func() bool {
+				info, err := cons.Info(bg)
+				return err == nil && info.Cluster != nil && info.Cluster.Leader != "" && info.Cluster.Leader != oldLeader && info.NumWaiting >= 2
+			})
+			var a2 uint64
+			waitUntil(t, "a2 stored", func() bool {
+				seqs, err := replicas[0].Append(bg, domain.Aggregate{Type: "quote", ID: "a"}, 1, []domain.Envelope{event("E", "a2", "c2", "{}")})
+				if err == nil {
+					a2 = seqs[0]
+				}
+				return err == nil
+			})
+			waitUntil(t, "a2 delivered", func() bool {
+				info, err := cons.Info(bg)
+				return err == nil && info.Delivered.Stream >= a2
+			})
+			// Handed a2, a replica that did not wait would handle it at
+			// once; a1 stays in hand a moment longer to let it.
+			time.Sleep(time.Second)
+			close(release)
+			line := received(t, "a2 handled", a2Handled)
+			if line != fmt.Sprintf("replica %d: a2 (a1 done: true)", holder) && line != fmt.Sprintf("replica %d: a2 (a1 done: true)", 1-holder) {
+				mu.Lock()
+				t.Errorf("a1 was in hand on replica %d; handled: %q", holder, handled)
+				mu.Unlock()
+			}
+		})
+	}
+}
+
 // TestAReadsFirstPullWaitsUntilTheClientsServerRoutesItToTheNewConsumer
 // starts waitRouted, as a read does between making its consumer and
 // pulling, for a consumer that does not exist yet, so that no server

@@ -24,7 +24,10 @@ const (
 	consumerInHand = 1000
 	// consumerGroup is the priority group the replicas pull through: the
 	// server pins it to one of them, so that the events of an aggregate
-	// are never handled by two replicas at once. A replica that stops
+	// are never handled by two replicas at once (with the wait of a
+	// replica newly pinned for the events in hand elsewhere: a change of
+	// the consumer's leader drops the pin at once; see lanes.gated).
+	// A replica that stops
 	// pulling loses the pin after consumerPinnedTTL; its pulls (expiring
 	// every consumerPullExpiry, sooner) keep it while it lives, and once
 	// it stops, while its steps under way finish (holdPin). The pin
@@ -179,8 +182,8 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
 	began()
-	l := &lanes{ctx: ctx, s: s, name: name, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
-		queues: map[string][]laneItem{}}
+	l := &lanes{ctx: ctx, s: s, name: name, cons: cons, fn: fn, onError: onError, slots: make(chan struct{}, max(parallel, 1)),
+		queues: map[string][]laneItem{}, pullsEnded: make(chan struct{})}
 	s.openSession(name, l)
 	drained := make(chan struct{})
 	go keepInProgress(consumerAckWait, drained, l.inHand)
@@ -205,6 +208,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 		told.resumed()
 		l.add(laneItem{subject: m.Subject(), m: m})
 	}
+	close(l.pullsEnded)
 	pin := s.closeSession(name, l)
 	if pin != "" {
 		go holdPin(cons, drained)
@@ -235,13 +239,29 @@ type lanes struct {
 	onError func(domain.Record, error)
 	slots   chan struct{} // one per event being handled
 
-	leftInHand atomic.Bool // events not handled because shutdown began
+	cons       jetstream.Consumer
+	pullsEnded chan struct{} // closed once the session pulls no more
+	leftInHand atomic.Bool   // events not handled because shutdown began
 
 	mu     sync.Mutex
 	queues map[string][]laneItem // the first of each is being handled
 	pin    string                // the pin the server last gave this session (Nats-Pin-Id)
 	closed bool                  // the session pulls no more: a retry goes elsewhere
 	wg     sync.WaitGroup
+
+	// Newly pinned, the session holds back the events first delivered
+	// to it (from the first, at sequence from, on: see queue), until no
+	// earlier event is in hand elsewhere. The server pins a replica anew
+	// when the pin times out (the replica that held it stopped pulling for
+	// consumerPinnedTTL, by when its events in hand were delivered again),
+	// and also when the consumer's leader changes (a stepdown, or its
+	// node lost), which drops the pin at once: the replica that held it
+	// may still be handling an aggregate's event, or have its later
+	// events queued, and the next pinned would handle the events behind
+	// them beside them.
+	gated    bool
+	from     uint64     // the stream sequence of the first event delivered since gated; 0 until one is
+	heldBack []laneItem // the events from it on, in the order delivered
 }
 
 // laneItem is an event delivered, or the retry of a parked event of the
@@ -261,18 +281,108 @@ func (l *lanes) add(it laneItem) {
 	l.queue(it)
 }
 
-// queue is add, with l.mu held.
+// queue is add, with l.mu held. An event under a pin new to the session
+// (the first of a session too) gates it: see lanes.gated.
 func (l *lanes) queue(it laneItem) {
 	if it.m != nil {
-		if pin := it.m.Headers().Get("Nats-Pin-Id"); pin != "" {
-			l.pin = pin
+		if pin := it.m.Headers().Get("Nats-Pin-Id"); pin != "" && pin != l.pin {
+			l.pin, l.gated = pin, true
+		}
+		if l.gated && l.holdBack(it) {
+			return
 		}
 	}
+	l.enqueue(it)
+}
+
+// enqueue queues it behind the items of its aggregate, starting the
+// aggregate's goroutine if there are none. l.mu is held.
+func (l *lanes) enqueue(it laneItem) {
 	q := l.queues[it.subject]
 	l.queues[it.subject] = append(q, it)
 	if len(q) == 0 {
 		l.wg.Add(1)
 		go l.work(it.subject)
+	}
+}
+
+// holdBack holds it back, while l is gated, if it is the first event
+// delivered since (not one delivered again, which was in hand on a replica
+// before) or came after it; the first starts the wait for the events in
+// hand elsewhere (see releaseWhenOthersDone). l.mu is held.
+func (l *lanes) holdBack(it laneItem) bool {
+	meta, err := it.m.Metadata()
+	if err != nil {
+		return false // handle says why
+	}
+	if l.from == 0 {
+		if meta.NumDelivered > 1 {
+			return false
+		}
+		l.from = meta.Sequence.Stream
+		l.wg.Add(1)
+		go l.releaseWhenOthersDone(l.from)
+	}
+	if meta.Sequence.Stream < l.from {
+		return false
+	}
+	l.heldBack = append(l.heldBack, it)
+	return true
+}
+
+// othersInHandWait bounds how long a session newly pinned holds back its
+// events for the earlier ones in hand on another replica: those are kept
+// alive while their step runs, and one failing (retried, then parked
+// after about 15 s) or waiting for NATS could hold every aggregate's
+// events back. Past it, the session goes on, and says so.
+const othersInHandWait = time.Minute
+
+// releaseWhenOthersDone queues the events l holds back once the server's
+// acknowledgement floor is past from: every event before them is then
+// handled, on whichever replica held it (one delivered again to this
+// session meanwhile is handled here, in its aggregate's lane). Until the
+// session pulls no more: what is held back is then left in hand, for the
+// server to deliver again.
+func (l *lanes) releaseWhenOthersDone(from uint64) {
+	defer l.wg.Done()
+	start := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(l.ctx, ackTimeout)
+		info, err := l.cons.Info(ctx)
+		cancel()
+		waited := time.Since(start)
+		switch {
+		case err == nil && info.AckFloor.Stream+1 >= from:
+			if waited > consumerPullExpiry {
+				l.s.log.Info("eventstore: consumer "+l.name+", pinned to this replica anew, waited for the earlier events another replica held",
+					"from", from, "waited", waited.Round(time.Millisecond).String())
+			}
+			l.release()
+			return
+		case waited > othersInHandWait:
+			l.s.log.Warn("eventstore: consumer "+l.name+", pinned to this replica anew, goes on while earlier events may still be in hand on another replica",
+				"from", from, "waited", waited.Round(time.Second).String(), "err", err)
+			l.release()
+			return
+		}
+		select {
+		case <-l.pullsEnded:
+			l.leftInHand.Store(true)
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// release ends l's gate: the events held back join their aggregates'
+// lanes, in the order delivered.
+func (l *lanes) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.heldBack
+	l.gated, l.from, l.heldBack = false, 0, nil
+	for _, it := range held {
+		l.enqueue(it)
 	}
 }
 
@@ -357,11 +467,12 @@ func (s *Store) unpin(ctx context.Context, durable, pin string) error {
 
 // runInTurn queues call behind the items of subject and returns its
 // error once it has run; errNotOurTurn if the server pinned another
-// session than l, or l pulls no more.
+// session than l, l holds back its events (newly pinned), or l pulls no
+// more.
 func (l *lanes) runInTurn(subject, pin string, call func() error) error {
 	done := make(chan error, 1)
 	l.mu.Lock()
-	if l.closed || (pin != "" && pin != l.pin) {
+	if l.closed || l.gated || (pin != "" && pin != l.pin) {
 		l.mu.Unlock()
 		return errNotOurTurn
 	}
@@ -482,11 +593,15 @@ func (l *lanes) park(m jetstream.Msg, r domain.Record, attempts int, cause error
 	return true
 }
 
-// inHand is the events the lanes hold: being handled, or queued behind.
+// inHand is the events the lanes hold: being handled, queued behind, or
+// held back.
 func (l *lanes) inHand() []jetstream.Msg {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var held []jetstream.Msg
+	for _, it := range l.heldBack {
+		held = append(held, it.m)
+	}
 	for _, q := range l.queues {
 		for _, it := range q {
 			if it.m != nil {
