@@ -83,7 +83,7 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	progress := newReadProgress(stderr, "events", from, to)
+	progress := newReadProgress(stderr, "events", from, to, len(filters) == 0)
 	aggTypes := map[string]bool{} // of the events printed
 	err = store.Read(ctx, filters, from, to, func(r domain.Record) error {
 		match := o.matches(r)
@@ -217,6 +217,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	if err := refuseEmpty("events", fs, "type", "id", "event-type", "correlation-id", "actor", "tenant", "since", "until"); err != nil {
 		return o, false, err
 	}
+	o.aggID = storedID(o.aggID)
 	switch {
 	case o.aggType != "" && !slices.Contains(domain.AggregateTypes, o.aggType):
 		return bad("--type %q is not an aggregate type%s; one of: %s", o.aggType, didYouMean(o.aggType, domain.AggregateTypes), strings.Join(domain.AggregateTypes, ", "))
@@ -366,6 +367,12 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	}
 	store, err := eventstore.Open(ctx, opts)
 	if errors.Is(err, eventstore.ErrNoSuchStream) {
+		// The server loads a stream from its metadata: without it (lost,
+		// or damaged), the stream's events lie in its directory unread,
+		// and the name is not the mistake.
+		if dirs, _ := filepath.Glob(filepath.Join(o.dataDir, "jetstream", "jetstream", "*", "streams", o.stream)); len(dirs) > 0 {
+			return nil, fmt.Errorf("data directory %s has a directory of stream %s (%s), but the NATS server did not load it: its metadata (meta.inf, meta.sum) is missing or damaged; restore the directory from a backup", o.dataDir, o.stream, dirs[0])
+		}
 		return nil, fmt.Errorf("data directory %s has no stream %s: check --stream (CARGO_NATS_STREAM)", o.dataDir, o.stream)
 	}
 	// The hint is for a directory that cargod holds alone: under any other
@@ -517,6 +524,22 @@ func didYouMean(s string, known []string) string {
 
 // validToken reports whether s can be one token of a subject filter:
 // wildcards and separators would widen the filter.
+// storedID is id as the service stores it, for the ways an operator
+// writes an AWB number (without its dash) or a flight id (its number in
+// lower case, or padded as timetables pad it), which the API and
+// cargoctl shipment take too: LH0084-2026-11-26 is LH84-2026-11-26.
+// Other ids are as given: they are the service's own.
+func storedID(id string) string {
+	if awb, err := domain.ParseAWB(id); err == nil {
+		return awb
+	}
+	number, date, ok := strings.Cut(id, "-")
+	if _, err := time.Parse(time.DateOnly, date); ok && err == nil && domain.ValidFlightNumber(domain.CanonicalFlightNumber(number)) {
+		return domain.CanonicalFlightID(id)
+	}
+	return id
+}
+
 func validToken(s string) bool {
 	return s != "" && !strings.ContainsAny(s, ". \t\r\n*>")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/version"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // env is a getenv over a map.
@@ -209,6 +210,24 @@ func TestADataDirectoryThatFailsOtherwiseIsNotSaidToBeInUse(t *testing.T) {
 	_, _, err := runCmd(t, env(nil), "events", "--data-dir", dir)
 	if err == nil || !strings.Contains(err.Error(), "data directory lock") || strings.Contains(err.Error(), "cargod is not running") {
 		t.Errorf("error = %v, want the lock's failure without a cargod blamed", err)
+	}
+}
+
+// A stream whose metadata is lost or damaged is not loaded by the server,
+// its events left in its directory: the name given is not the mistake,
+// and the error says what is.
+func TestAStreamWhoseMetadataIsLostIsNotSaidToBeMisnamed(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	metas, err := filepath.Glob(filepath.Join(dir, "jetstream", "jetstream", "*", "streams", "CARGO", "meta.inf"))
+	if err != nil || len(metas) != 1 {
+		t.Fatalf("the stream's metadata: %v, %v", metas, err)
+	}
+	if err := os.Remove(metas[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runCmd(t, env(nil), "events", "--data-dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "has a directory of stream CARGO ("+filepath.Dir(metas[0])+"), but the NATS server did not load it: its metadata (meta.inf, meta.sum) is missing or damaged") {
+		t.Errorf("error = %v", err)
 	}
 }
 
@@ -653,9 +672,63 @@ func TestALongReadSaysHowFarItHasComeOnStderr(t *testing.T) {
 	}
 }
 
+// Events lost from the stream (a damaged file, a backup cut short) leave
+// their sequences without an event. A read of every event says so, as it
+// passes them and in its last line, and a trace that found nothing does
+// not say the request left no event; a read the server filters, which
+// skips sequences by design, says nothing of gaps.
+func TestAReadOfEveryEventSaysWhereTheStreamHasNone(t *testing.T) {
+	url := natstest.StartServer(t, 0)
+	ctx := context.Background()
+	// Made by hand, as cargod's denies deletes: a damaged file loses
+	// events without asking.
+	stream, err := natstest.JetStream(t, url).CreateStream(ctx, jetstream.StreamConfig{Name: "CARGO", Subjects: []string{"cargo.evt.>"},
+		Storage: jetstream.FileStorage, AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeTestEvents(t, eventstore.Options{URL: url, Existing: true})
+	for _, seq := range []uint64{1, 3} {
+		if err := stream.DeleteMsg(ctx, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		errOut    []string // lines of stderr
+		failsWith string
+	}{
+		{"every event", []string{"events"}, []string{
+			"events: the stream has no events at sequences 1 to 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"events: the stream has no events at sequences 3 to 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"3 events printed; read 3 events, sequences 2 to 5; 2 events missing from the stream, in 2 gaps",
+		}, ""},
+		{"events of a type, which the server filters", []string{"events", "--type", "quote"}, []string{
+			"1 event printed; read 1 event, sequences 4 to 4",
+		}, ""},
+		{"a trace of a request whose events are among those lost", []string{"trace", "c3"}, []string{
+			"trace: the stream has no events at sequences 1 to 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"trace: the stream has no events at sequences 3 to 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+		}, `no event read has correlation id "c3", but the stream misses some (read 3 events, sequences 2 to 5; 2 events missing from the stream, in 2 gaps): the request's may be among them`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := runCmd(t, env(nil), append(tt.args, "--nats-url", url)...)
+			if tt.failsWith == "" && err != nil || tt.failsWith != "" && (err == nil || err.Error() != tt.failsWith) {
+				t.Errorf("error %v, want %q", err, tt.failsWith)
+			}
+			if want := strings.Join(tt.errOut, "\n") + "\n"; errOut != want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+			}
+		})
+	}
+}
+
 // TestAnIDWithoutATypeReadsEveryAggregateOfThatID: an AWB number is the id
 // of its waybill, filings, shipment and AWB; --id alone reads them all
-// through one subject filter, not the whole stream.
+// through one subject filter, not the whole stream. An AWB number without
+// its dash, or a flight id written as a timetable writes it, is read as
+// the service stores it, as the API and cargoctl shipment take them.
 func TestAnIDWithoutATypeReadsEveryAggregateOfThatID(t *testing.T) {
 	awb := "020-81140743"
 	event := func(typ, id, eventType string) testEvent {
@@ -668,17 +741,32 @@ func TestAnIDWithoutATypeReadsEveryAggregateOfThatID(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendTestEvents(t, s, []testEvent{event("waybill", awb, "MAWBCreated"), event("quote", "q1", "QuoteRequested"),
-		event("shipment", awb, "ShipmentStatusRecorded"), event("shipment", "020-00000011", "ShipmentStatusRecorded")})
+		event("shipment", awb, "ShipmentStatusRecorded"), event("shipment", "020-00000011", "ShipmentStatusRecorded"),
+		event("flight", "LH84-2026-11-26", "FlightScheduled")})
 	s.Close()
-	out, errOut, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--id", awb)
-	if err != nil {
-		t.Fatalf("error %v; stderr %s", err, errOut)
-	}
-	if got := strings.Count(out, `"aggregateId":"`+awb+`"`); got != 2 || strings.Count(out, "\n") != 2 {
-		t.Errorf("printed\n%s\nwant the waybill's and the shipment's events of %s", out, awb)
-	}
-	if !strings.Contains(errOut, "2 events printed; read 2 events") {
-		t.Errorf("stderr %q, want 2 events read", errOut)
+	for _, tt := range []struct {
+		id, stored string
+		events     int
+	}{
+		{awb, awb, 2},
+		{"02081140743", awb, 2},
+		{"LH84-2026-11-26", "LH84-2026-11-26", 1},
+		{"lh0084-2026-11-26", "LH84-2026-11-26", 1},
+		{"q1", "q1", 1},
+		{"Q1", "Q1", 0}, // the service's own ids are as given
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--id", tt.id)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			if got := strings.Count(out, `"aggregateId":"`+tt.stored+`"`); got != tt.events || strings.Count(out, "\n") != tt.events {
+				t.Errorf("printed\n%s\nwant the %d events of %s", out, tt.events, tt.stored)
+			}
+			if want := fmt.Sprintf("%s printed", eventCount(tt.events)); !strings.Contains(errOut, want) {
+				t.Errorf("stderr %q, want %q", errOut, want)
+			}
+		})
 	}
 }
 

@@ -69,7 +69,7 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	progress := newReadProgress(stderr, "trace", from, to)
+	progress := newReadProgress(stderr, "trace", from, to, true)
 
 	// Each line is written as it is found, unbuffered: a trace is a few
 	// lines, and trace | head must end the read once head has its lines,
@@ -112,6 +112,9 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 		within := "" // the whole stream
 		if *since != "" {
 			within = " since " + *since
+		}
+		if progress.missing > 0 {
+			return fmt.Errorf("no event%s read has correlation id %q, but the stream misses some (%s): the request's may be among them", within, o.correlationID, progress.summary())
 		}
 		return fmt.Errorf("no event%s has correlation id %q (%s)", within, o.correlationID, progress.summary())
 	case !*asJSON:
