@@ -55,11 +55,7 @@ func handMadeStream(t *testing.T) (*eventstore.Store, jetstream.Stream, []uint64
 	t.Helper()
 	srv := natstest.Start(t, &server.Options{Port: natstest.FreePorts(t, 1)[0]})
 	ctx := context.Background()
-	stream, err := natstest.JetStream(t, srv.ClientURL()).CreateStream(ctx, jetstream.StreamConfig{Name: "HAND", Subjects: []string{"hand.evt.>"}, Storage: jetstream.FileStorage,
-		AllowAtomicPublish: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream := natstest.HandMadeStream(t, srv.ClientURL(), "HAND", "hand.evt.>")
 	store, err := eventstore.Open(ctx, eventstore.Options{URL: srv.ClientURL(), Stream: "HAND", Existing: true})
 	if err != nil {
 		t.Fatal(err)

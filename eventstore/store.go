@@ -329,6 +329,15 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 	return s, nil
 }
 
+// MissingEvents is how many of the stream's sequences up to its last held
+// no event when the store was opened. cargod's stream denies deletes and
+// purges, so each is an event lost (a damaged file, a restore cut short),
+// which the read models built from the stream lack.
+func (s *Store) MissingEvents() uint64 {
+	state := s.stream.CachedInfo().State
+	return state.LastSeq - min(state.Msgs, state.LastSeq)
+}
+
 // provisionStream creates the event stream, or updates it to the settings
 // of this version.
 func (s *Store) provisionStream(ctx context.Context, replicas int) error {

@@ -21,7 +21,6 @@ import (
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/version"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // env is a getenv over a map.
@@ -680,13 +679,7 @@ func TestALongReadSaysHowFarItHasComeOnStderr(t *testing.T) {
 func TestAReadOfEveryEventSaysWhereTheStreamHasNone(t *testing.T) {
 	url := natstest.StartServer(t, 0)
 	ctx := context.Background()
-	// Made by hand, as cargod's denies deletes: a damaged file loses
-	// events without asking.
-	stream, err := natstest.JetStream(t, url).CreateStream(ctx, jetstream.StreamConfig{Name: "CARGO", Subjects: []string{"cargo.evt.>"},
-		Storage: jetstream.FileStorage, AllowAtomicPublish: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream := natstest.HandMadeStream(t, url, "CARGO", "cargo.evt.>")
 	storeTestEvents(t, eventstore.Options{URL: url, Existing: true})
 	for _, seq := range []uint64{1, 3} {
 		if err := stream.DeleteMsg(ctx, seq); err != nil {

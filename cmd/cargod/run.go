@@ -129,6 +129,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return err
 	}
 	defer store.Close()
+	if n := store.MissingEvents(); n > 0 {
+		log.Error("cargod: the event stream has sequences without an event: events lost (a damaged file, a restore cut short), which the read models built from it lack; cargoctl verify lists where",
+			"stream", cfg.NATSStream, "missing", n)
+	}
 	if url := store.ClientURL(); url != "" {
 		seed := "as configured (CARGO_NATS_LISTEN_NKEY)"
 		if cfg.NATSListenNkey == "" {

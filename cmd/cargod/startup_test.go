@@ -393,3 +393,28 @@ func TestADataDirectoryInUseStopsTheStartNamingTheFix(t *testing.T) {
 		t.Errorf("the second cargod on %s ended with %v, want the setting, the directory in use and the fix", dir, err)
 	}
 }
+
+// A stream that lost events (a damaged file, a restore cut short) has
+// sequences without one, which the read models built from it lack: a start
+// says so in an ERROR line, for the operator to look (cargoctl verify).
+func TestAStartOnAStreamThatLostEventsSaysHowMany(t *testing.T) {
+	t.Parallel()
+	url := natstest.StartServer(t, 0)
+	ctx := context.Background()
+	stream := natstest.HandMadeStream(t, url, "CARGO", "cargo.evt.>")
+	for _, subject := range []string{"cargo.evt.org.lost-1", "cargo.evt.org.lost-2"} {
+		natstest.Publish(t, url, subject, nil, []byte(`{}`))
+	}
+	for _, seq := range []uint64{1, 2} {
+		if err := stream.DeleteMsg(ctx, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := startReplica(t.TempDir(), map[string]string{"CARGO_NATS_URL": url, "CARGO_NATS_REPLICAS": "1", "CARGO_SIGNING_KEY": "", "CARGO_SECRETS_KEY": testSecretsKey})
+	defer func() { r.stop(); <-r.done }()
+	r.base(t)
+	const want = `"msg":"cargod: the event stream has sequences without an event: events lost (a damaged file, a restore cut short), which the read models built from it lack; cargoctl verify lists where","stream":"CARGO","missing":2}`
+	if !strings.Contains(r.stderr.String(), want) {
+		t.Errorf("stderr:\n%s\nwant a line ending %s", r.stderr.String(), want)
+	}
+}

@@ -241,3 +241,17 @@ func JetStream(t testing.TB, url string) jetstream.JetStream {
 	}
 	return js
 }
+
+// HandMadeStream makes the event stream name, of events on subjects, on
+// the server at url, as an operator would by hand: like cargod's, but
+// allowing its events to be deleted, so that a test can lose some, as a
+// damaged file does.
+func HandMadeStream(t testing.TB, url, name, subjects string) jetstream.Stream {
+	t.Helper()
+	stream, err := JetStream(t, url).CreateStream(context.Background(), jetstream.StreamConfig{Name: name, Subjects: []string{subjects},
+		Storage: jetstream.FileStorage, AllowAtomicPublish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stream
+}
