@@ -249,9 +249,9 @@ type lanes struct {
 	closed bool                  // the session pulls no more: a retry goes elsewhere
 	wg     sync.WaitGroup
 
-	// Newly pinned, the session holds back the events first delivered
-	// to it (from the first, at sequence from, on: see queue), until no
-	// earlier event is in hand elsewhere. The server pins a replica anew
+	// Newly pinned, the session holds back the events delivered to it
+	// for the first time (see holdBack), until no event delivered before
+	// them is in hand elsewhere. The server pins a replica anew
 	// when the pin times out (the replica that held it stopped pulling for
 	// consumerPinnedTTL, by when its events in hand were delivered again),
 	// and also when the consumer's leader changes (a stepdown, or its
@@ -260,8 +260,8 @@ type lanes struct {
 	// events queued, and the next pinned would handle the events behind
 	// them beside them.
 	gated    bool
-	from     uint64     // the stream sequence of the first event delivered since gated; 0 until one is
-	heldBack []laneItem // the events from it on, in the order delivered
+	from     uint64     // the consumer's delivery sequence of the first event held back; 0 until one is
+	heldBack []laneItem // in the order delivered
 }
 
 // laneItem is an event delivered, or the retry of a parked event of the
@@ -306,25 +306,20 @@ func (l *lanes) enqueue(it laneItem) {
 	}
 }
 
-// holdBack holds it back, while l is gated, if it is the first event
-// delivered since (not one delivered again, which was in hand on a replica
-// before) or came after it; the first starts the wait for the events in
-// hand elsewhere (see releaseWhenOthersDone). l.mu is held.
+// holdBack holds it back, while l is gated, if it is delivered for the
+// first time: one delivered again was in hand before the pin moved, and
+// goes to its lane at once, to be handled before those held back, which
+// come after it in the stream. The first held back starts the wait for the
+// events in hand elsewhere (see releaseWhenOthersDone). l.mu is held.
 func (l *lanes) holdBack(it laneItem) bool {
 	meta, err := it.m.Metadata()
-	if err != nil {
-		return false // handle says why
+	if err != nil || meta.NumDelivered > 1 {
+		return false // handle says why it has no metadata
 	}
 	if l.from == 0 {
-		if meta.NumDelivered > 1 {
-			return false
-		}
-		l.from = meta.Sequence.Stream
+		l.from = meta.Sequence.Consumer
 		l.wg.Add(1)
 		go l.releaseWhenOthersDone(l.from)
-	}
-	if meta.Sequence.Stream < l.from {
-		return false
 	}
 	l.heldBack = append(l.heldBack, it)
 	return true
@@ -338,11 +333,14 @@ func (l *lanes) holdBack(it laneItem) bool {
 const othersInHandWait = time.Minute
 
 // releaseWhenOthersDone queues the events l holds back once the server's
-// acknowledgement floor is past from: every event before them is then
-// handled, on whichever replica held it (one delivered again to this
-// session meanwhile is handled here, in its aggregate's lane). Until the
-// session pulls no more: what is held back is then left in hand, for the
-// server to deliver again.
+// acknowledgement floor is past the delivery before from: every event
+// delivered before them is then handled, on whichever replica held it (one
+// delivered again to this session meanwhile is handled here, in its
+// aggregate's lane). The floor counts deliveries, not stream sequences: a
+// consumer whose filter passes over many events before the first it
+// delivers has acknowledged none of them, and its floor stays at the
+// stream's start. Until the session pulls no more: what is held back is
+// then left in hand, for the server to deliver again.
 func (l *lanes) releaseWhenOthersDone(from uint64) {
 	defer l.wg.Done()
 	start := time.Now()
@@ -352,7 +350,7 @@ func (l *lanes) releaseWhenOthersDone(from uint64) {
 		cancel()
 		waited := time.Since(start)
 		switch {
-		case err == nil && info.AckFloor.Stream+1 >= from:
+		case err == nil && info.AckFloor.Consumer+1 >= from:
 			if waited > consumerPullExpiry {
 				l.s.log.Info("eventstore: consumer "+l.name+", pinned to this replica anew, waited for the earlier events another replica held",
 					"from", from, "waited", waited.Round(time.Millisecond).String())

@@ -448,3 +448,38 @@ func TestInterruptionsOfAConsumersPullsAreToldOnceAndWhenTheyResume(t *testing.T
 		}
 	}
 }
+
+// A session newly pinned holds its first events back until every event
+// delivered before them is handled (see lanes.gated). A consumer whose
+// filter passes over the stream's first events has delivered, and
+// acknowledged, none of them: its first event is handled at once, not
+// held back until the wait gives up.
+func TestAConsumerWhoseFilterPassesOverTheStreamsFirstEventsHandlesItsFirstAtOnce(t *testing.T) {
+	t.Parallel()
+	var logs lockedbuf.Buffer
+	s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for i := range 5 {
+		id := fmt.Sprint("o", i)
+		if _, err := s.Append(context.Background(), domain.Aggregate{Type: "org", ID: id}, 0, []domain.Envelope{event("OrganizationCreated", id, "c-"+id, "{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendEach(t, s, map[string][]string{"q1": {"e1"}})
+	handled := make(chan string, 1)
+	ctx, stop := context.WithCancel(context.Background())
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			handled <- r.EventID
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	defer func() { stop(); <-consumed }()
+	if got := received(t, "the quote's event handled", handled); got != "e1" {
+		t.Errorf("handled %s, want e1", got)
+	}
+	if strings.Contains(logs.String(), "pinned to this replica anew") {
+		t.Errorf("the first event was held back:\n%s", logs.String())
+	}
+}
