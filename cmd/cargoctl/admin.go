@@ -488,7 +488,7 @@ func (c connFlags) client(cmd string, getenv func(string) string, stderr io.Writ
 	base, tokens := strings.TrimRight(c.url, "/"), tokenCacheOf(getenv)
 	return &apiClient{
 		base: base, clientID: c.clientID, secret: secret, tokens: tokens, tokenFile: tokens.file(base, c.clientID, secret),
-		http: &http.Client{Timeout: c.timeout}, stderr: stderr,
+		http: &http.Client{Timeout: c.timeout, Transport: apiTransport}, stderr: stderr,
 	}, nil
 }
 
@@ -499,6 +499,48 @@ func checkURL(cmd, raw string) error {
 		return usagef(cmd, "--url %q is not an http or https URL", raw)
 	}
 	return nil
+}
+
+// apiTransport carries every request of cargoctl to cargod's HTTP API.
+// Its connections tell a NATS server at --url (cargod's CARGO_NATS_LISTEN
+// port given for its CARGO_ADDR) by the greeting it sends first, where an
+// HTTP server waits for the request: Go's transport took the greeting for
+// a malformed response, or, when it came before the request was written,
+// logged it on stderr as an unsolicited response and failed with an error
+// of its internals.
+var apiTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	dial := t.DialContext
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &natsGreetingConn{Conn: conn}, nil
+	}
+	return t
+}()
+
+// errNATSAnswers is the first read of a connection to a NATS server.
+var errNATSAnswers = errors.New("a NATS server answers")
+
+// natsGreetingConn fails its first read with errNATSAnswers when the
+// server greets as a NATS server does ("INFO {...}"): no HTTP response
+// begins so, and the transport then neither logs nor reads the greeting.
+type natsGreetingConn struct {
+	net.Conn
+	read bool // whether the first bytes were read
+}
+
+func (c *natsGreetingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.read && n > 0 {
+		c.read = true
+		if bytes.HasPrefix(p[:n], []byte("INFO {")) {
+			return 0, errNATSAnswers
+		}
+	}
+	return n, err
 }
 
 // apiClient calls the HTTP API as one API client.
@@ -676,9 +718,15 @@ var errInterrupted = errors.New("interrupted")
 // unreachable says in one line which cargod did not answer and why
 // ("connection refused"), from err, Go's account of a request that got
 // no response: it buries the reason under the method, the URL and the
-// dial, and names the path rather than the server the operator gave.
-// Every command that calls the API says it so.
+// dial, and names the path rather than the server the operator gave. A
+// NATS server found where cargod's API was looked for is named as such,
+// with the flag its address is for. Every command that calls the API says
+// it so.
 func unreachable(base string, err error) error {
+	if errors.Is(err, errNATSAnswers) {
+		return fmt.Errorf("a NATS server answers at %s, not cargod's HTTP API: --url is the address of cargod's HTTP API (its CARGO_ADDR); "+
+			"a NATS server's address is for --nats-url (cargoctl events, trace and parked)", base)
+	}
 	return fmt.Errorf("cargod at %s does not answer: %w", base, reason(err))
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,9 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/httpapi"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/tokens"
 	"golang.org/x/crypto/bcrypt"
@@ -742,6 +745,31 @@ func TestEveryCommandThatCallsTheAPISaysInOneLineThatCargodDoesNotAnswer(t *test
 				t.Errorf("error = %v, want %q, exit 1", err, want)
 			}
 		})
+	}
+}
+
+// A NATS server's address given for cargod's (its CARGO_NATS_LISTEN port
+// for its CARGO_ADDR) is named as such, with the flags each address is
+// for: not as Go's account of a greeting it took for a malformed response,
+// nor with a line of Go's log on stderr when the greeting came before the
+// request.
+func TestEveryCommandThatCallsTheAPISaysANATSServerAnswersAtItsURL(t *testing.T) {
+	nats := "http://" + strings.TrimPrefix(natstest.StartServer(t, 0), "nats://")
+	want := "a NATS server answers at " + nats + ", not cargod's HTTP API: --url is the address of cargod's HTTP API (its CARGO_ADDR); " +
+		"a NATS server's address is for --nats-url (cargoctl events, trace and parked)"
+	var logged lockedbuf.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	for _, tt := range append(apiCommands(t), apiCommand{"health", []string{"health"}}) {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := runCmd(t, adminEnv(nats), tt.args...)
+			if err == nil || err.Error() != want || exitCode(err) != 1 || errOut != "" {
+				t.Errorf("error = %v, stderr %q; want %q, exit 1", err, errOut, want)
+			}
+		})
+	}
+	if logged.String() != "" {
+		t.Errorf("Go's log: %s", logged.String())
 	}
 }
 

@@ -34,7 +34,7 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: apiTransport}).Do(req)
 	switch {
 	case err != nil && ctx.Err() == context.DeadlineExceeded:
 		return fmt.Errorf("cargod at %s did not answer within %s", *base, timeout)
