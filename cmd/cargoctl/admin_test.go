@@ -54,8 +54,15 @@ type service struct {
 
 func startService(t *testing.T) service {
 	t.Helper()
+	return startServiceOn(t, eventstore.Options{DataDir: t.TempDir()})
+}
+
+// startServiceOn is startService on the store of o: on an external NATS
+// server, for a test that writes to the stream as another writer would.
+func startServiceOn(t *testing.T, o eventstore.Options) service {
+	t.Helper()
 	ctx := context.Background()
-	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: t.TempDir()})
+	store, err := eventstore.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,14 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	for _, e := range entries {
+		if e.Type == "" {
+			// The API answers an event it could not read (a bad envelope
+			// header) as stored, without a type, and without a time if
+			// the envelope gave none: the stream's own time of it is in
+			// no answer of the API.
+			fmt.Fprintf(stderr, "cargoctl: sequence %d: cargod could not read this event: it has no type, nor a time if its envelope gave none; "+
+				"cargoctl events --from-seq %d --to-seq %d prints it with when the stream stored it, and why\n", e.Sequence, e.Sequence, e.Sequence)
+		}
 		ds := deliveries[e.EventID]
 		line := shipmentLine(e, ds)
 		if *asJSON {
@@ -109,6 +117,7 @@ func parseAWBArg(cmd, s string) (string, error) {
 // historyEntry is one event of a history, as the API answers it; raw is
 // its JSON as it came.
 type historyEntry struct {
+	Sequence      uint64                     `json:"sequence"`
 	OccurredAt    string                     `json:"occurredAt"`
 	Type          string                     `json:"type"`
 	EventID       string                     `json:"eventId"`
@@ -232,7 +241,7 @@ func (c *apiClient) deliveriesOf(ctx context.Context, webhookID string, eventIDs
 // compact (strings bare); then a line for each of its deliveries.
 func shipmentLine(e historyEntry, deliveries []delivery) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", lineTime(e.OccurredAt), or(e.Actor, "?"), e.AggregateType, e.AggregateID, e.Type)
+	fmt.Fprintf(&b, "%s  %s  %s/%s  %s", lineTime(e.OccurredAt), or(e.Actor, "?"), e.AggregateType, e.AggregateID, or(e.Type, "?"))
 	for _, name := range slices.Sorted(maps.Keys(e.Data)) {
 		b.WriteString("  " + name + "=" + compactValue(e.Data[name]))
 	}
@@ -255,11 +264,16 @@ func shipmentLine(e historyEntry, deliveries []delivery) string {
 // lineTime is an RFC 3339 time of the API in UTC to the millisecond, as
 // trace prints times: the API's own drops a fraction's trailing zeros,
 // and lines of times of different widths neither align nor sort as text.
-// A time that does not parse is printed as it came.
+// A time that does not parse is printed as it came. The zero time, which
+// the API answers for an event whose envelope had no time it could read,
+// is said to be unknown, in the same width, rather than the year 1.
 func lineTime(s string) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return s
+	case t.IsZero():
+		return fmt.Sprintf("%-*s", len(utcMillis), "(time unknown)")
 	}
 	return t.UTC().Format(utcMillis)
 }

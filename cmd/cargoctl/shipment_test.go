@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/projections"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -100,5 +103,35 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 				t.Errorf("error = %v, want %q (usage error: %v)", err, tt.err, tt.usage)
 			}
 		})
+	}
+}
+
+// An event the server could not read (a bad envelope header, written into
+// the stream by hand or damaged) has no type and no time in the API's
+// answer: its line says the time is unknown, not the year 1, and stderr
+// says which event it is and where its stored time is.
+func TestShipmentSaysAnEventItCannotReadHasNoTime(t *testing.T) {
+	nats := natstest.StartServer(t, 0)
+	url := startServiceOn(t, eventstore.Options{URL: nats}).url
+	const awb = "020-12345675"
+	natstest.Publish(t, nats, "cargo.evt.shipment."+awb, map[string]string{
+		"Cargo-Event-Type": "ShipmentStatusRecorded", "Cargo-Schema-Version": "1", "Cargo-Event-Id": "e-bad", "Cargo-Actor": "client:lh-ops",
+		"Cargo-Occurred-At": "yesterday",
+	}, []byte(`{"location":"FRA"}`))
+
+	out, _, err := runCmd(t, adminEnv(url), "shipment", "--json", awb)
+	var e struct{ Sequence uint64 }
+	if err != nil || json.Unmarshal([]byte(out), &e) != nil || e.Sequence == 0 {
+		t.Fatalf("shipment --json: %v, %q", err, out)
+	}
+	out, errOut, err := runCmd(t, adminEnv(url), "shipment", awb)
+	if err != nil {
+		t.Fatalf("shipment: %v\n%s", err, errOut)
+	}
+	if want := "(time unknown)            client:lh-ops  shipment/020-12345675  ?  location=FRA\n"; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	if seq := fmt.Sprint(e.Sequence); !strings.Contains(errOut, "sequence "+seq+": ") || !strings.Contains(errOut, "cargoctl events --from-seq "+seq+" --to-seq "+seq) {
+		t.Errorf("stderr %q, want which event and where its stored time is", errOut)
 	}
 }
