@@ -58,6 +58,14 @@ type Parked struct {
 	entry uint64 // the entry's sequence in the parked stream
 }
 
+// ErrNoParkedStream is the error, for a store opened with Existing, of a
+// server without the dead-letter stream. A store that is not (every
+// cargod's) makes it as its consumers start: its absence beside the event
+// stream means the list of parked events was lost (a backup taken
+// without it, a stream deleted), or that no cargod of a version that
+// parks events has run on the stream; not that nothing is parked.
+var ErrNoParkedStream = errors.New("eventstore: the parked events' stream does not exist")
+
 // parkedStream opens the dead-letter stream: creating or updating it, or,
 // for a store opened with Existing, only if it exists (nil if not).
 func (s *Store) parkedStream(ctx context.Context) (jetstream.Stream, error) {
@@ -122,11 +130,16 @@ func (s *Store) writeParked(ctx context.Context, p Parked, expect bool) error {
 // ParkedEvents lists the parked events in stream order of the events.
 // Each entry is read by its subject (there is one a subject): one removed
 // meanwhile, its retry done, is passed over, where a read of the stream
-// from its start would wait for it without end.
+// from its start would wait for it without end. A store opened with
+// Existing on a server without the dead-letter stream lists none: its
+// error is ErrNoParkedStream.
 func (s *Store) ParkedEvents(ctx context.Context) ([]Parked, error) {
 	st, err := s.parkedStream(ctx)
-	if err != nil || st == nil {
+	if err != nil {
 		return nil, err
+	}
+	if st == nil {
+		return nil, fmt.Errorf("%w: %s_PARKED", ErrNoParkedStream, s.name)
 	}
 	info, err := st.Info(ctx, jetstream.WithSubjectFilter(s.prefix+".parked.>"))
 	if err != nil {
@@ -220,7 +233,7 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 		return err
 	}
 	if st == nil {
-		return errors.New("eventstore: the parked events' stream does not exist, and a store opened on an existing stream makes none")
+		return fmt.Errorf("%w, and a store opened on an existing stream makes none", ErrNoParkedStream)
 	}
 	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       s.prefix + "-" + consumer + "-retries",

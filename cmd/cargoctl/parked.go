@@ -54,6 +54,9 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer store.Close()
 	parked, err := store.ParkedEvents(ctx)
+	if errors.Is(err, eventstore.ErrNoParkedStream) {
+		return noParkedStream(o)
+	}
 	if err != nil {
 		return err
 	}
@@ -127,6 +130,9 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	for _, p := range asked {
 		fmt.Fprintf(stdout, "retry asked: %d %s %s/%s %s\n", p.Sequence, p.Consumer, p.AggregateType, p.AggregateID, p.Type)
 	}
+	if errors.Is(err, eventstore.ErrNoParkedStream) {
+		return noParkedStream(o)
+	}
 	if errors.Is(err, eventstore.ErrNotParked) {
 		switch {
 		case *all && *reactor != "":
@@ -140,4 +146,17 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 		}
 	}
 	return err
+}
+
+// noParkedStream says that the store o opened has no stream of parked
+// events. cargod makes it when it starts: without it the list was lost,
+// which "no parked events" would have hidden.
+func noParkedStream(o eventsOptions) error {
+	where := "data directory " + o.dataDir
+	if o.natsURL != "" {
+		where = "the NATS server at " + o.natsURL
+	}
+	return fmt.Errorf("%s has no stream %s_PARKED, which holds the parked events: cargod makes it when it starts, so the list was lost "+
+		"(a backup or copy made without it, or the stream deleted), or no cargod that parks events has run on stream %s; "+
+		"it does not tell that none is parked", where, o.stream, o.stream)
 }

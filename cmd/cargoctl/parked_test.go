@@ -131,3 +131,19 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 		})
 	}
 }
+
+// The parked events' stream, which cargod makes when it starts, missing
+// from a data directory (a backup made without it) means the list was
+// lost, not that none is parked: listing or retrying says so, exit 1.
+func TestParkedSaysTheListIsLostWhereItsStreamIsMissing(t *testing.T) {
+	dir := dataDirWithEvents(t) // written without cargod: no CARGO_PARKED
+	want := "data directory " + dir + " has no stream CARGO_PARKED, which holds the parked events: cargod makes it when it starts, so the list was lost"
+	for _, args := range [][]string{{"parked"}, {"parked", "--json"}, {"parked", "retry", "--all"}, {"parked", "retry", "1"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), append(args, "--data-dir", dir)...)
+			if err == nil || exitCode(err) != 1 || !strings.HasPrefix(err.Error(), want) || out != "" || errOut != "" {
+				t.Errorf("error = %v (exit %d), printed %q %q; want exit 1 with %q", err, exitCode(err), out, errOut, want)
+			}
+		})
+	}
+}
