@@ -34,19 +34,27 @@ again with the new error. Until the retry is made the list shows "retry
 asked"; asked while cargod is stopped, it is made when cargod starts.
 
 It finds the store as cargoctl events does (--nats-url, or --data-dir
-while cargod is stopped).
+while cargod is stopped); those flags may come before retry as well as
+after it.
 `
 
 func runParked(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "retry" {
-		return runRetryParked(ctx, args[1:], getenv, stdout, stderr)
-	}
 	var o eventsOptions
 	fs := newFlagSet("parked", parkedSynopsis)
 	storeFlags(fs, &o, getenv)
 	asJSON := fs.Bool("json", false, "print one JSON object a line")
-	if help, err := parseFlags(fs, args, false, stdout); help || err != nil {
+	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
 		return err
+	}
+	if fs.Arg(0) == "retry" {
+		// The flags that say where the store is may come before retry,
+		// as the connection flags before an admin command: retry takes
+		// them with its own.
+		before := args[:len(args)-fs.NArg()]
+		return runRetryParked(ctx, append(slices.Clip(before), fs.Args()[1:]...), getenv, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		return usagef("parked", "unexpected argument %q", fs.Arg(0))
 	}
 	store, err := openStore(ctx, o, stderr)
 	if err != nil {

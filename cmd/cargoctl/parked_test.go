@@ -92,9 +92,11 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 	}
 
 	fixed.Store(true)
-	out, _, err = runCmd(t, getenv, "parked", "retry", "1", "--reactor", "pricing")
+	// The flags that say where the store is may come before retry, as
+	// before an admin command; retry's own after it.
+	out, _, err = runCmd(t, env(nil), "parked", "--nats-url", s.ClientURL(), "--data-dir", dir, "retry", "1", "--reactor", "pricing")
 	if err != nil || out != "retry asked: 1 pricing quote/q1 QuoteRequested\n" {
-		t.Fatalf("parked retry 1 = %v, %q", err, out)
+		t.Fatalf("parked --nats-url … retry 1 = %v, %q", err, out)
 	}
 	if got := next("the retry"); got != "e1" {
 		t.Fatalf("handled %s on the retry, want e1", got)
@@ -120,6 +122,7 @@ func TestParkedListsWhatAReactorGaveUpOnAndRetryHasItHandled(t *testing.T) {
 		{[]string{"retry", "3", "--reactor", "webhooks"}, "webhooks has not parked the event at sequence 3", 1},
 		{[]string{"retry", "--all"}, "no event is parked", 1},
 		{[]string{"list"}, `unexpected argument "list"`, 2},
+		{[]string{"--json", "retry", "3"}, "unknown flag --json (see 'cargoctl parked retry --help')", 2},
 		// "$REACTOR" of a variable not set: not every reactor's entries.
 		{[]string{"retry", "3", "--reactor", ""}, "--reactor is empty", 2},
 	} {
