@@ -96,7 +96,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "help", "-h", "-help", "--help":
 		switch {
 		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify", "version"}, rest[0]):
-			return run(ctx, append([]string{rest[0], "--help"}, rest[1:]...), getenv, stdout, stderr)
+			// After the subcommand too: 'help admin create-org' is
+			// create-org's help, not admin's.
+			return run(ctx, append(slices.Clip(rest), "--help"), getenv, stdout, stderr)
 		case len(rest) > 0:
 			// A typo, which a script checking for help must not take as
 			// the command's help.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cargostream/cargostream/internal/hangwatch"
@@ -36,5 +37,32 @@ func TestAFlagThatCannotBeParsedIsNamedAsTheHelpNamesIt(t *testing.T) {
 		if got := flagProblem(fs, fs.Parse(tt.args)); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.args, got, tt.want)
 		}
+	}
+}
+
+// 'cargoctl help' of a command and its subcommand prints the subcommand's
+// help, as 'cargoctl admin help create-org' does, not the command's; a
+// subcommand that does not exist is a usage error, not the command's help.
+func TestHelpOfASubcommandIsItsOwn(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		want     string
+		wantCode int // 0: no error
+	}{
+		{[]string{"help", "admin", "create-org"}, "Creates an organisation.", 0},
+		{[]string{"help", "parked", "retry"}, "retry only the entries of this reactor", 0},
+		{[]string{"help", "admin", "frobnicate"}, `unknown admin command "frobnicate"`, 2},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), tt.args...)
+			code := 0
+			if err != nil {
+				code = exitCode(err)
+				out += err.Error()
+			}
+			if code != tt.wantCode || !strings.Contains(out, tt.want) || errOut != "" {
+				t.Errorf("exit %d, printed %q %q; want exit %d and %q", code, out, errOut, tt.wantCode, tt.want)
+			}
+		})
 	}
 }
