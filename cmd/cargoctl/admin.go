@@ -492,11 +492,17 @@ func (c connFlags) client(cmd string, getenv func(string) string, stderr io.Writ
 	}, nil
 }
 
-// checkURL is a usage error unless raw is an http or https URL with a host.
+// checkURL is a usage error unless raw is an http or https URL with a
+// host, and a port (if any) that can be dialled: a port out of range is a
+// mistake in the command line, as in --nats-url, not a server that does
+// not answer.
 func checkURL(cmd, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usagef(cmd, "--url %q is not an http or https URL", raw)
+	}
+	if port, _ := strconv.Atoi(u.Port()); u.Port() != "" && (port < 1 || port > 65535) {
+		return usagef(cmd, "--url %q has a port outside 1..65535", raw)
 	}
 	return nil
 }

@@ -457,6 +457,7 @@ func TestAdminUsageErrors(t *testing.T) {
 		{env(nil), []string{"list-orgs"}, "no admin client: set CARGOCTL_CLIENT_ID or --client-id"},
 		{env(map[string]string{"CARGOCTL_CLIENT_ID": "admin"}), []string{"list-orgs"}, "no client secret"},
 		{unreachable, []string{"list-orgs", "--url", "127.0.0.1:8080"}, `--url "127.0.0.1:8080" is not an http or https URL`},
+		{unreachable, []string{"list-orgs", "--url", "http://127.0.0.1:0"}, `--url "http://127.0.0.1:0" has a port outside 1..65535`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -31,6 +31,10 @@ func TestHealth(t *testing.T) {
 		{"a server that does not answer in time fails", []string{"--url", hanging.URL, "--timeout", "100ms"}, "", 1,
 			"cargod at " + hanging.URL + " did not answer within 100ms"},
 		{"a URL that is not http is a usage error", []string{"--url", "nats://127.0.0.1:4222"}, "", 2, "is not an http or https URL"},
+		// As in --nats-url: a mistake in the command line, not a server
+		// that does not answer.
+		{"a port out of range is a usage error", []string{"--url", "http://127.0.0.1:99999"}, "", 2,
+			`--url "http://127.0.0.1:99999" has a port outside 1..65535`},
 		// A wait of none would fail a healthy server.
 		{"a timeout of none is a usage error", []string{"--url", notReady.URL, "--timeout", "0"}, "", 2,
 			`--timeout "0": give a wait longer than none`},
