@@ -56,6 +56,9 @@ func runParked(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() > 0 {
 		return usagef("parked", "unexpected argument %q", fs.Arg(0))
 	}
+	if err := natsCredentialsWithoutURL("parked", o); err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
@@ -109,6 +112,9 @@ func runRetryParked(ctx context.Context, args []string, getenv func(string) stri
 	reactor := fs.String("reactor", "", "retry only the entries of this `reactor` ("+strings.Join(parkingConsumers, ", ")+")")
 	positional, help, err := parseInterspersed(fs, args, stdout)
 	if help || err != nil {
+		return err
+	}
+	if err := natsCredentialsWithoutURL("parked retry", o); err != nil {
 		return err
 	}
 	var seq uint64
@@ -167,4 +173,21 @@ func noParkedStream(o eventsOptions) error {
 	return fmt.Errorf("%s has no stream %s_PARKED, which holds the parked events: cargod makes it when it starts, so the list was lost "+
 		"(a backup or copy made without it, or the stream deleted), or no cargod that parks events has run on stream %s; "+
 		"it does not tell that none is parked", where, o.stream, o.stream)
+}
+
+// natsCredentialsWithoutURL is the usage error of cmd when credentials for
+// the NATS server of --nats-url are given without it: they went unused,
+// and the data directory was opened where a server was meant (cargod
+// refuses CARGO_NATS_CREDS without CARGO_NATS_URL alike).
+func natsCredentialsWithoutURL(cmd string, o eventsOptions) error {
+	for _, f := range []struct{ value, flag, env string }{
+		{o.natsCreds, "nats-creds", "CARGO_NATS_CREDS"},
+		{o.natsNkey, "nats-nkey", "CARGO_NATS_NKEY"},
+	} {
+		if f.value != "" && o.natsURL == "" {
+			return usagef(cmd, "--%s (or %s) is for the NATS server of --nats-url, which is not given (nor CARGO_NATS_URL): "+
+				"add --nats-url, or leave --%s out to open the data directory", f.flag, f.env, f.flag)
+		}
+	}
+	return nil
 }
