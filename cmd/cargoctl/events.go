@@ -243,7 +243,24 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
 		return bad("--until %s is before --since %s", *until, *since)
 	}
-	return o, false, nil
+	return o, false, natsCredentialsWithoutURL("events", o)
+}
+
+// natsCredentialsWithoutURL is the usage error of cmd when credentials for
+// the NATS server of --nats-url are given without it: they went unused,
+// and the data directory was opened where a server was meant (cargod
+// refuses CARGO_NATS_CREDS without CARGO_NATS_URL alike).
+func natsCredentialsWithoutURL(cmd string, o eventsOptions) error {
+	for _, f := range []struct{ value, flag, env string }{
+		{o.natsCreds, "nats-creds", "CARGO_NATS_CREDS"},
+		{o.natsNkey, "nats-nkey", "CARGO_NATS_NKEY"},
+	} {
+		if f.value != "" && o.natsURL == "" {
+			return usagef(cmd, "--%s (or %s) is for the NATS server of --nats-url, which is not given (nor CARGO_NATS_URL): "+
+				"add --nats-url, or leave --%s out to open the data directory", f.flag, f.env, f.flag)
+		}
+	}
+	return nil
 }
 
 // storeFlags are the flags that say where the event stream is.

@@ -174,20 +174,3 @@ func noParkedStream(o eventsOptions) error {
 		"(a backup or copy made without it, or the stream deleted), or no cargod that parks events has run on stream %s; "+
 		"it does not tell that none is parked", where, o.stream, o.stream)
 }
-
-// natsCredentialsWithoutURL is the usage error of cmd when credentials for
-// the NATS server of --nats-url are given without it: they went unused,
-// and the data directory was opened where a server was meant (cargod
-// refuses CARGO_NATS_CREDS without CARGO_NATS_URL alike).
-func natsCredentialsWithoutURL(cmd string, o eventsOptions) error {
-	for _, f := range []struct{ value, flag, env string }{
-		{o.natsCreds, "nats-creds", "CARGO_NATS_CREDS"},
-		{o.natsNkey, "nats-nkey", "CARGO_NATS_NKEY"},
-	} {
-		if f.value != "" && o.natsURL == "" {
-			return usagef(cmd, "--%s (or %s) is for the NATS server of --nats-url, which is not given (nor CARGO_NATS_URL): "+
-				"add --nats-url, or leave --%s out to open the data directory", f.flag, f.env, f.flag)
-		}
-	}
-	return nil
-}

@@ -150,28 +150,3 @@ func TestParkedSaysTheListIsLostWhereItsStreamIsMissing(t *testing.T) {
 		})
 	}
 }
-
-// Credentials for the NATS server of --nats-url, given without it, went
-// unused while the data directory was read: they are a usage error, from
-// a flag or from the environment.
-func TestNATSCredentialsWithoutANATSURLAreAUsageError(t *testing.T) {
-	dir, file := dataDirWithEvents(t), secretFile(t, "credentials")
-	for _, tt := range []struct {
-		name   string
-		getenv func(string) string
-		args   []string
-		want   string
-	}{
-		{"parked --nats-creds", env(nil), []string{"parked", "--nats-creds", file}, "--nats-creds (or CARGO_NATS_CREDS) is for the NATS server of --nats-url"},
-		{"parked retry --nats-creds", env(nil), []string{"parked", "retry", "1", "--nats-creds", file}, "--nats-creds (or CARGO_NATS_CREDS) is for"},
-		{"parked --nats-nkey", env(nil), []string{"parked", "--nats-nkey", file}, "--nats-nkey (or CARGO_NATS_NKEY) is for the NATS server of --nats-url"},
-		{"CARGO_NATS_CREDS", env(map[string]string{"CARGO_NATS_CREDS": file}), []string{"parked"}, "--nats-creds (or CARGO_NATS_CREDS) is for"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := runCmd(t, tt.getenv, append(tt.args, "--data-dir", dir)...)
-			if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v (exit %d), want exit 2 with %q", err, exitCode(err), tt.want)
-			}
-		})
-	}
-}

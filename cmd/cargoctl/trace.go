@@ -60,6 +60,9 @@ func runTrace(ctx context.Context, args []string, getenv func(string) string, st
 	if o.since, err = parseTime(*since, false); err != nil {
 		return usagef("trace", "--since: %v", err)
 	}
+	if err := natsCredentialsWithoutURL("trace", o); err != nil {
+		return err
+	}
 	store, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
