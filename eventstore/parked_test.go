@@ -559,3 +559,42 @@ func TestARetryOfAnEntryWhoseEventIsNoLongerAtItsSequenceHandlesNothing(t *testi
 		t.Errorf("a2 handled %d times, want once: the retry handed it over in the place of the parked event", n)
 	}
 }
+
+// A session's first event may be one delivered again (left in hand by the
+// session before, at a restart): it is pinned anew all the same, and once
+// every event delivered before is handled, it takes retries of parked
+// events, without waiting for an event delivered for the first time.
+func TestARetryAskedOfASessionWhoseFirstEventWasDeliveredAgainIsMade(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir(), ConsumerAttempts: 1})
+	s.retryPause = time.Millisecond
+	appendEach(t, s, map[string][]string{"a": {"a1"}, "x": {"x1"}})
+
+	// The first session parks a1, and stops with x1 in hand.
+	ctx, stop := context.WithCancel(context.Background())
+	xInHand, stopped := make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			switch r.EventID {
+			case "a1":
+				return errors.New("no rate card")
+			case "x1":
+				xInHand <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	received(t, "x1 in hand", xInHand)
+	waitUntil(t, "a1 to be parked", func() bool { return len(parkedOf(t, s)) == 1 })
+	stop()
+	received(t, "the first session to stop", stopped)
+
+	count := consumeAsPricing(t, s, nil)
+	waitUntil(t, "x1 handled, delivered again", func() bool { return count("x1") == 1 })
+	if _, err := s.RetryParked(context.Background(), "pricing", 0); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a1 handled on retry", func() bool { return count("a1") == 1 })
+}
