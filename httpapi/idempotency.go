@@ -34,7 +34,12 @@ type storedResponse struct {
 	StartedAt   time.Time   `json:"startedAt"`
 	Status      int         `json:"status,omitempty"`
 	Header      http.Header `json:"header,omitempty"`
-	Body        []byte      `json:"body,omitempty"`
+	Body        []byte      `json:"body,omitempty"` // without a generated secret
+	// SealedSecret is the webhook secret the response generated, sealed
+	// as the subscription's is: a client whose first answer was lost gets
+	// it on the replay, where a subscription signed with a secret it could
+	// never learn was all it had.
+	SealedSecret []byte `json:"sealedSecret,omitempty"`
 }
 
 // replayedHeaders are the response headers kept for a replay.
@@ -90,12 +95,23 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		case prev.Pending:
 			return withHeader(domain.Errorf(domain.Conflict, "a request with this Idempotency-Key is still in progress; retry shortly"), "Retry-After", "1")
 		}
+		body := prev.Body
+		if prev.SealedSecret != nil {
+			// Sealed with a webhook key changed since, without the
+			// previous one kept, it cannot be opened: the replay goes
+			// without it, as the subscription's deliveries do.
+			if secret, _, err := s.dispatcher.Sealer.Open(prev.SealedSecret); err != nil {
+				s.log.WarnContext(ctx, "idempotency: a replayed response's secret cannot be opened; replayed without it", "request_id", requestID(ctx), "err", err)
+			} else {
+				body = withSecret(body, secret)
+			}
+		}
 		for k, v := range prev.Header {
 			w.Header()[k] = v
 		}
 		w.Header().Set("Idempotent-Replayed", "true")
 		w.WriteHeader(prev.Status)
-		w.Write(prev.Body)
+		w.Write(body)
 		return nil
 	}
 
@@ -111,7 +127,11 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		}
 		return nil
 	}
-	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}, Body: withoutSecret(rec.keep.Bytes())}
+	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}}
+	var secret string
+	if done.Body, secret = takeSecret(rec.keep.Bytes()); secret != "" {
+		done.SealedSecret = s.dispatcher.Sealer.Seal(secret)
+	}
 	for _, h := range replayedHeaders {
 		if v := w.Header().Values(h); len(v) > 0 {
 			done.Header[h] = v
@@ -158,14 +178,30 @@ func hexHash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// withoutSecret drops a top-level "secret" from a JSON object: a webhook's
-// generated secret is shown once and never stored, so a replay omits it.
-func withoutSecret(body []byte) []byte {
+// takeSecret takes a top-level "secret" out of a JSON object, returning
+// the object without it and the secret ("" if none): a webhook's generated
+// secret is never stored as it is.
+func takeSecret(body []byte) ([]byte, string) {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil || obj["secret"] == nil {
-		return body
+	var secret string
+	if json.Unmarshal(body, &obj) != nil || json.Unmarshal(obj["secret"], &secret) != nil || secret == "" {
+		return body, ""
 	}
 	delete(obj, "secret")
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return body, ""
+	}
+	return append(out, '\n'), secret
+}
+
+// withSecret puts secret back into the JSON object body, as "secret".
+func withSecret(body []byte, secret string) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	obj["secret"], _ = json.Marshal(secret)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return body

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/webhooks"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -128,5 +129,50 @@ func TestRequestsRacingWithAKeyThatAFailureFreesAreAnsweredAsItIs(t *testing.T) 
 		if status != http.StatusBadRequest && status != http.StatusConflict {
 			t.Errorf("%d answers %d; want each the request's own 400, or 409 while another holds the key (all: %v)", n, status, statuses)
 		}
+	}
+}
+
+// A webhook's generated secret is in the registration's answer and in its
+// replays, and the record the replays are answered from keeps it sealed,
+// never as it is.
+func TestAReplayAnswersTheGeneratedSecretItsRecordKeepsSealed(t *testing.T) {
+	ctx := t.Context()
+	bucket, err := openTestStore(t).Bucket(ctx, "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := webhooks.NewSealer(make([]byte, 32), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{responses: bucket, dispatcher: &webhooks.Dispatcher{Sealer: sealer}, log: slog.New(slog.DiscardHandler)}
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	registered := 0
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		registered++
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, `{"webhookId":"w1","secret":"`+secret+`"}`+"\n")
+	})
+	var answers []string
+	for range 2 {
+		req := httptest.NewRequest(http.MethodPost, "/api/webhooks", strings.NewReader(`{"url":"https://192.0.2.1/","events":["*"]}`))
+		rec := httptest.NewRecorder()
+		if err := s.runIdempotent(rec, req, "hooks-1", handler); err != nil || rec.Code != http.StatusCreated {
+			t.Fatalf("answered %d, %v", rec.Code, err)
+		}
+		answers = append(answers, rec.Body.String())
+	}
+	var replayed struct{ WebhookID, Secret string }
+	if err := json.Unmarshal([]byte(answers[1]), &replayed); err != nil || registered != 1 || replayed.WebhookID != "w1" || replayed.Secret != secret {
+		t.Errorf("registered %d times; the replay answered %s (%v), want w1 with the secret", registered, answers[1], err)
+	}
+	keys, err := bucket.Keys(ctx)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("records %v, %v", keys, err)
+	}
+	raw, _, _, err := bucket.GetRevision(ctx, keys[0])
+	if err != nil || bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")) {
+		t.Errorf("the record holds the secret as it is (%v):\n%s", err, raw)
 	}
 }

@@ -809,3 +809,34 @@ func TestAReceiversPasswordIsSentButNeitherShownNorKeptInTheClear(t *testing.T) 
 		t.Fatal(err)
 	}
 }
+
+// A registration whose answer was lost, retried with its Idempotency-Key,
+// answers the generated secret again: the subscription's deliveries are
+// signed with it, and a client given a replay without it had a
+// subscription it could never verify.
+func TestARegistrationReplayedWithItsIdempotencyKeyAnswersTheGeneratedSecret(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	register := func() (response, struct{ WebhookID, Secret string }) {
+		r := s.do(t, request{method: "POST", path: "/api/webhooks", token: fwd, header: map[string]string{"Idempotency-Key": "hooks-1"},
+			body: map[string]any{"url": rc.srv.URL + "/hooks", "events": []string{"*"}}})
+		var created struct{ WebhookID, Secret string }
+		r.json(t, &created)
+		return r, created
+	}
+	first, lost := register()
+	replay, created := register()
+	if first.status != http.StatusCreated || replay.status != http.StatusCreated || replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("registration = %d, replay = %d %v", first.status, replay.status, replay.header)
+	}
+	if created.WebhookID != lost.WebhookID || created.Secret == "" || created.Secret != lost.Secret {
+		t.Fatalf("the replay answered %+v, the first answer %+v: want the same subscription and secret", created, lost)
+	}
+	rc.trust(created.Secret, false)
+	if r := s.do(t, request{method: "POST", path: "/api/webhooks/" + created.WebhookID + "/ping", token: fwd}); r.status != http.StatusAccepted {
+		t.Fatalf("ping = %d %s", r.status, r.body)
+	}
+	eventually(t, "the ping, verified with the replayed secret", rc.received, func(d []delivery) bool { return len(d) == 1 && d[0].Type == "webhook.ping" })
+}
