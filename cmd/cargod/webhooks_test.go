@@ -840,3 +840,27 @@ func TestARegistrationReplayedWithItsIdempotencyKeyAnswersTheGeneratedSecret(t *
 	}
 	eventually(t, "the ping, verified with the replayed secret", rc.received, func(d []delivery) bool { return len(d) == 1 && d[0].Type == "webhook.ping" })
 }
+
+// A receiver may answer any three-digit status, HTTP's or not: the
+// delivery log says what it answered, a failure to retry, and its schema
+// allows it (a client that validates the log against it refused the page).
+func TestAStatusOutsideHTTPsRangeIsLoggedAsAnsweredAndRetried(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_WEBHOOK_RETRY_SCHEDULE": "1m"})
+	fwd := s.demoToken(t, "demo-forwarder")
+	rc := newReceiver(t)
+	rc.status = 999
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	type logged struct {
+		Status   string
+		Attempts []struct{ StatusCode *int }
+	}
+	eventually(t, "the attempt answered 999, to be retried", func() []logged {
+		var log struct{ Deliveries []logged }
+		s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: fwd}).json(t, &log)
+		return log.Deliveries
+	}, func(ds []logged) bool {
+		return len(ds) == 1 && ds[0].Status == "retrying" && len(ds[0].Attempts) == 1 && ds[0].Attempts[0].StatusCode != nil && *ds[0].Attempts[0].StatusCode == 999
+	})
+}
