@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -195,5 +199,66 @@ func TestTheLoadToolAdvisesALongerDurationOnlyForARowWithoutErrors(t *testing.T)
 	}
 	if failed == 0 {
 		t.Fatalf("no row failed throughout: %+v", rep.Rows)
+	}
+}
+
+// The tool tops the forwarder's AWB stock up to -awb-stock in blocks of
+// ten thousand; a floor that is no multiple of a block takes one block
+// more, and the booking scenario runs on a fresh store (it stopped, the
+// stock below the floor after the last block asked).
+func TestTheLoadToolTopsTheStockUpToAFloorThatIsNoMultipleOfItsBlock(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	cfg := loadtest.DefaultConfig()
+	cfg.URL, cfg.Scenarios = s.base, []string{loadtest.Booking}
+	cfg.Clients, cfg.Duration, cfg.Warmup, cfg.Bookings = 2, 500*time.Millisecond, 0, 2
+	cfg.AWBStock = 10050
+	rep, err := loadtest.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Notes) > 0 || len(rep.Rows) != 1 {
+		t.Errorf("notes %q, rows %+v; want the booking row alone", rep.Notes, rep.Rows)
+	}
+}
+
+// A run interrupted while it registers its webhook subscriptions deletes
+// every one cargod made, that whose answer was on its way included: one
+// cut short was made, its id never read, and left behind.
+func TestARunInterruptedWhileItSubscribesLeavesNoSubscriptionBehind(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil)
+	target, err := url.Parse(s.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	// The first registration is made, and its answer held until the run
+	// is interrupted.
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/webhooks" {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		proxy.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
+		interrupt()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	defer front.Close()
+	cfg := loadtest.DefaultConfig()
+	cfg.URL, cfg.Scenarios = front.URL, []string{loadtest.Webhooks}
+	cfg.Clients, cfg.Subscribers, cfg.RFQs, cfg.Sequential = 2, 3, 5, 1
+	loadtest.Run(ctx, cfg) // interrupted: its report is not the point
+	var list struct {
+		Webhooks []struct{ WebhookID, URL string }
+	}
+	s.do(t, request{method: "GET", path: "/api/webhooks", token: s.demoToken(t, "demo-forwarder")}).json(t, &list)
+	if len(list.Webhooks) != 0 {
+		t.Errorf("left behind: %+v", list.Webhooks)
 	}
 }

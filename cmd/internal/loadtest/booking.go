@@ -94,8 +94,10 @@ func (b *bench) bookOnce(ctx context.Context, q bookable) (time.Duration, error)
 // ensureStock tops the forwarder's stock of prefix up to cfg.AWBStock:
 // the forwarder asks, the airline approves.
 func (b *bench) ensureStock(ctx context.Context, airline *api, prefix string) error {
+	// A block short of the floor asked for as many times as it takes,
+	// rounded up, and a last look at the stock after the last of them.
 	floor, block := b.cfg.AWBStock, min(b.cfg.AWBStock, stockBlock)
-	for range floor/block + 1 {
+	for range (floor+block-1)/block + 1 {
 		var ledgers struct {
 			Stock []struct {
 				AirlinePrefix string `json:"airlinePrefix"`

@@ -1,6 +1,9 @@
 package loadtest
 
 import (
+	"errors"
+	"net"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -25,5 +28,32 @@ func TestATooManyRequestsFailureSaysWhatToDo(t *testing.T) {
 				t.Errorf("%s %d: %q; want the hint %q", tt.path, tt.status, detail, tt.hint)
 			}
 		}
+	}
+}
+
+// A connection that cannot be made is no answer, counted as such, over
+// https as over http, with a port or the scheme's: a failed TLS dial
+// panicked the tool when the connection was closed after it.
+func TestAConnectionThatCannotBeMadeIsNoAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, base := range []string{"http://" + closed, "https://" + closed, "https://127.0.0.1"} {
+		t.Run(base, func(t *testing.T) {
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &conn{base: u}
+			for range 2 { // the second after the first's close
+				var f *failure
+				if err := c.send(prepare(u, "GET", "/api/quotes", "", nil), 200); !errors.As(err, &f) || f.kind != "no answer" {
+					t.Fatalf("send = %v, want no answer", err)
+				}
+			}
+		})
 	}
 }

@@ -57,6 +57,25 @@ func (c *conn) close() {
 	}
 }
 
+// dial connects to the base URL's host, at its port or the scheme's. A
+// failed TLS dial's connection is a nil *tls.Conn, which as a net.Conn is
+// not nil: kept so, closing it panicked.
+func (c *conn) dial() (net.Conn, error) {
+	port := c.base.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[c.base.Scheme]
+	}
+	addr := net.JoinHostPort(c.base.Hostname(), port)
+	if c.base.Scheme != "https" {
+		return net.Dial("tcp", addr)
+	}
+	tc, err := tls.Dial("tcp", addr, &tls.Config{ServerName: c.base.Hostname()})
+	if err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
 // send sends req and expects the status want; any other answer is a
 // *failure whose kind is the status.
 func (c *conn) send(req request, want int) error {
@@ -73,16 +92,11 @@ func (c *conn) send(req request, want int) error {
 
 func (c *conn) roundTrip(req request) (int, error) {
 	if c.c == nil {
-		var err error
-		if c.base.Scheme == "https" {
-			c.c, err = tls.Dial("tcp", c.base.Host, &tls.Config{ServerName: c.base.Hostname()})
-		} else {
-			c.c, err = net.Dial("tcp", c.base.Host)
-		}
+		nc, err := c.dial()
 		if err != nil {
 			return 0, err
 		}
-		c.r = bufio.NewReader(c.c)
+		c.c, c.r = nc, bufio.NewReader(nc)
 	}
 	c.c.SetDeadline(time.Now().Add(requestTimeout))
 	if _, err := c.c.Write(req.wire); err != nil {
