@@ -216,11 +216,15 @@ var options = []option{
 		set: func(c *Config, v string) error { return setDuration(&c.ShutdownDrain, v, 0, 5*time.Minute) }},
 	{env: "CARGO_LOG_LEVEL", flag: "log-level", def: "info", usage: "debug, info, warn or error",
 		set: func(c *Config, v string) error {
-			// slog's own refusal ("level string …: unknown name") names
-			// none of the levels it takes.
-			if c.LogLevel.UnmarshalText([]byte(v)) != nil {
+			// slog's own reading takes "info+3" too, a level between
+			// those named that hides the start and stop lines; and its
+			// refusal ("level string …: unknown name") names none.
+			levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+			level, ok := levels[strings.ToLower(v)]
+			if !ok {
 				return fmt.Errorf("%q is not debug, info, warn or error", v)
 			}
+			c.LogLevel = level
 			return nil
 		}},
 	{env: "CARGO_METRICS_ADDR", flag: "metrics-addr", def: "", usage: "host:port of a separate listener serving GET /metrics to anyone, without a token (bind it to an address only Prometheus reaches); empty: /metrics only on the main port, to admins",

@@ -183,6 +183,10 @@ func TestLoad(t *testing.T) {
 		{name: "duration out of range", env: map[string]string{"CARGO_TOKEN_TTL": "48h"}, err: "outside"},
 		{name: "bad bool", env: map[string]string{"CARGO_DEMO": "maybe"}, err: "CARGO_DEMO"},
 		{name: "bad level", env: map[string]string{"CARGO_LOG_LEVEL": "loud"}, err: `CARGO_LOG_LEVEL (--log-level): "loud" is not debug, info, warn or error`},
+		// slog reads "info+3" as a level between those named, one that
+		// hides the start and stop lines.
+		{name: "a level between those named", env: map[string]string{"CARGO_LOG_LEVEL": "info+3"}, err: `CARGO_LOG_LEVEL (--log-level): "info+3" is not debug, info, warn or error`},
+		{name: "a level below debug", env: map[string]string{"CARGO_LOG_LEVEL": "debug-2"}, err: `CARGO_LOG_LEVEL (--log-level): "debug-2" is not debug, info, warn or error`},
 		{name: "bad cost", env: map[string]string{"CARGO_PASSWORD_HASH_COST": "40"}, err: "CARGO_PASSWORD_HASH_COST"},
 		{name: "parsed values", env: map[string]string{"CARGO_WEBHOOK_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
 			"CARGO_WEBHOOK_RETRY_SCHEDULE": "5s, 5m,2h", "CARGO_RATE_LIMIT_PER_HOUR": "7"},

@@ -310,10 +310,24 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		log.Info("shutting down: draining, /readyz answers 503", "for", cfg.ShutdownDrain.String())
 		time.Sleep(cfg.ShutdownDrain)
 	}
+	return stopServing(srv, cfg.ShutdownTimeout, log)
+}
+
+// stopServing finishes the requests in flight for up to timeout
+// (CARGO_SHUTDOWN_TIMEOUT), and cuts off those still in flight then,
+// saying so: a stop all the same, which goes on to its snapshot and its
+// last line. (It ended with Go's "context deadline exceeded" and exit 1,
+// which supervisors read as a failure, and said nothing of the requests.)
+func stopServing(srv *http.Server, timeout time.Duration, log *slog.Logger) error {
 	log.Info("shutting down: finishing in-flight requests")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutting down: requests still in flight after CARGO_SHUTDOWN_TIMEOUT cut off", "after", timeout.String())
+		return srv.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -418,3 +418,48 @@ func TestAStartOnAStreamThatLostEventsSaysHowMany(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant a line ending %s", r.stderr.String(), want)
 	}
 }
+
+// A stop that finds a request still in flight after CARGO_SHUTDOWN_TIMEOUT
+// cuts it off, says so, and is a stop all the same, without an error (it
+// ended with Go's "context deadline exceeded", exit 1, which supervisors
+// take for a failure, and no "cargod stopped").
+func TestAStopPastTheShutdownTimeoutCutsOffWhatIsInFlightAndIsAStop(t *testing.T) {
+	t.Parallel()
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String())
+		if err == nil {
+			resp.Body.Close()
+		}
+		answered <- err
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request did not reach the handler")
+	}
+	var logs lockedbuf.Buffer
+	err = stopServing(srv, 100*time.Millisecond, slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err != nil || !strings.Contains(logs.String(), `"msg":"shutting down: requests still in flight after CARGO_SHUTDOWN_TIMEOUT cut off","after":"100ms"`) {
+		t.Errorf("stopServing = %v; logged:\n%s", err, logs.String())
+	}
+	select {
+	case err := <-answered:
+		if err == nil {
+			t.Error("the request in flight was answered, not cut off")
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the request in flight was not cut off")
+	}
+}
