@@ -15,7 +15,7 @@ import (
 // releases the lock when the process ends, however it ends.
 func lockDir(dir string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("eventstore: data directory: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrDataDirUnusable, err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

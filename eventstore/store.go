@@ -494,6 +494,10 @@ func checkCredentials(file string) error {
 	return nil
 }
 
+// ErrNotAUserNkey means the nkey the listen port is to accept is not the
+// public key of an nkey user.
+var ErrNotAUserNkey = errors.New("eventstore: not the public key of an nkey user (U…)")
+
 // ListenSeedFile, in the data directory, holds the seed of the nkey user
 // whom the embedded server accepts on its listen address, unless the
 // options name another (ListenNkey).
@@ -541,7 +545,7 @@ func (s *Store) listen(opts *server.Options, o Options) error {
 			return err
 		}
 	} else if !nkeys.IsValidPublicUserKey(s.listenNkey) {
-		return fmt.Errorf("eventstore: %q is not the public key of an nkey user (U…)", s.listenNkey)
+		return fmt.Errorf("%w: %q", ErrNotAUserNkey, s.listenNkey)
 	}
 	password := make([]byte, 32)
 	rand.Read(password)

@@ -125,6 +125,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return fmt.Errorf("CARGO_DATA_DIR: %w: another cargod (or a cargoctl reading it) has it open; stop that one, or give this one a data directory of its own", err)
 	case errors.Is(err, fs.ErrPermission) && cfg.NATSURL == "":
 		return fmt.Errorf("CARGO_DATA_DIR: %w: the data directory and what is in it must be writable by the user cargod runs as (uid %d)", err, os.Getuid())
+	case errors.Is(err, eventstore.ErrDataDirUnusable):
+		return fmt.Errorf("CARGO_DATA_DIR: %w", err)
+	case errors.Is(err, eventstore.ErrNotAUserNkey):
+		return fmt.Errorf("CARGO_NATS_LISTEN_NKEY: %w", err)
 	case err != nil:
 		return err
 	}

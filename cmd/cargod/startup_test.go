@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -461,5 +463,38 @@ func TestAStopPastTheShutdownTimeoutCutsOffWhatIsInFlightAndIsAStop(t *testing.T
 		}
 	case <-time.After(30 * time.Second):
 		t.Error("the request in flight was not cut off")
+	}
+}
+
+// A data directory that cannot be made, and a listen port's nkey that is
+// no user's public key, stop the start naming the setting to fix, as every
+// other setting found wrong does.
+func TestAStartStoppedByADataDirectoryOrAListenNkeyNamesTheSetting(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, dataDir string
+		env           map[string]string
+		setting       string
+	}{
+		{"a data directory under a regular file", filepath.Join(file, "data"), nil, "CARGO_DATA_DIR: "},
+		{"a listen nkey that is no user's", t.TempDir(), map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:0", "CARGO_NATS_LISTEN_NKEY": "Ufoo"}, "CARGO_NATS_LISTEN_NKEY: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := startReplica(tt.dataDir, tt.env)
+			select {
+			case <-r.done:
+			case <-time.After(60 * time.Second):
+				r.stop()
+				<-r.done
+				t.Fatalf("cargod did not stop within 60 s:\n%s", r.stderr.String())
+			}
+			if r.err == nil || !strings.HasPrefix(r.err.Error(), tt.setting) {
+				t.Errorf("run ended with %v, want an error that begins %q", r.err, tt.setting)
+			}
+		})
 	}
 }
