@@ -18,11 +18,9 @@ import (
 // hand.
 func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 	t.Parallel()
-	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	q := openQueue(t, s, "held")
-	q.ackWait = time.Second
+	q := openQuickQueue(t, "held")
 	handouts := make(chan int, 8)
 	done := make(chan struct{})
 	go q.Work(ctx, 4, func(_ context.Context, id string, _ []byte, attempt int) time.Duration {
@@ -46,11 +44,9 @@ func TestAJobHeldLongerThanTheAckWaitIsNotHandedOutAgain(t *testing.T) {
 
 func TestAJobWhoseWorkerPanicsIsHandedOutAgainAfterTheAckWaitAndTheOtherJobsAreDone(t *testing.T) {
 	t.Parallel()
-	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	q := openQueue(t, s, "panics")
-	q.ackWait = time.Second
+	q := openQuickQueue(t, "panics")
 	if err := q.Put(ctx, domain.Job{ID: "j1"}, domain.Job{ID: "j2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +67,15 @@ func TestAJobWhoseWorkerPanicsIsHandedOutAgainAfterTheAckWaitAndTheOtherJobsAreD
 		t.Errorf("the job that panicked was handed out again as attempt %d, %s after the first; want attempt 2 after the AckWait (%s)",
 			again.attempt, again.at.Sub(first.at), q.ackWait)
 	}
+}
+
+// openQuickQueue opens the queue name of a store of its own, which hands
+// a job whose worker died out again after a second, not a minute.
+func openQuickQueue(t *testing.T, name string) *Queue {
+	t.Helper()
+	q := openQueue(t, openForTest(t, Options{DataDir: t.TempDir()}), name)
+	q.ackWait = time.Second
+	return q
 }
 
 // openQueue opens the queue name of s.

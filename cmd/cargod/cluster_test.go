@@ -35,6 +35,19 @@ func startReplica(dataDir string, env map[string]string) *replica {
 	return r
 }
 
+// stoppedByItself waits for run to return without being stopped (a start
+// that fails), for up to 60 s; past that, the test stops it and fails.
+func (r *replica) stoppedByItself(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(60 * time.Second):
+		r.stop()
+		<-r.done
+		t.Fatalf("cargod did not stop by itself within 60 s:\n%s", r.stderr.String())
+	}
+}
+
 // base waits for the replica to listen and returns its URL.
 func (r *replica) base(t *testing.T) string {
 	t.Helper()

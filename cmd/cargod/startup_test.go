@@ -245,13 +245,7 @@ func TestAPortInUseStopsTheStartNamingItsSetting(t *testing.T) {
 			}
 			defer held.Close()
 			r := startReplica(t.TempDir(), map[string]string{env: held.Addr().String()})
-			select {
-			case <-r.done:
-			case <-time.After(60 * time.Second):
-				r.stop()
-				<-r.done
-				t.Fatalf("cargod did not stop within 60 s with %s in use:\n%s", env, r.stderr.String())
-			}
+			r.stoppedByItself(t)
 			if r.err == nil || !strings.HasPrefix(r.err.Error(), env+": ") || !errors.Is(r.err, syscall.EADDRINUSE) {
 				t.Errorf("with %s in use run ended with %v, want an error that names it and the port in use", env, r.err)
 			}
@@ -383,13 +377,7 @@ func TestADataDirectoryInUseStopsTheStartNamingTheFix(t *testing.T) {
 	defer func() { first.stop(); <-first.done }()
 	first.base(t)
 	second := startReplica(dir, nil)
-	select {
-	case <-second.done:
-	case <-time.After(60 * time.Second):
-		second.stop()
-		<-second.done
-		t.Fatalf("the second cargod did not stop within 60 s:\n%s", second.stderr.String())
-	}
+	second.stoppedByItself(t)
 	if err := second.err; err == nil || !strings.HasPrefix(err.Error(), "CARGO_DATA_DIR: ") || !errors.Is(err, eventstore.ErrDataDirInUse) ||
 		!strings.Contains(err.Error(), "give this one a data directory of its own") {
 		t.Errorf("the second cargod on %s ended with %v, want the setting, the directory in use and the fix", dir, err)
@@ -485,13 +473,7 @@ func TestAStartStoppedByADataDirectoryOrAListenNkeyNamesTheSetting(t *testing.T)
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := startReplica(tt.dataDir, tt.env)
-			select {
-			case <-r.done:
-			case <-time.After(60 * time.Second):
-				r.stop()
-				<-r.done
-				t.Fatalf("cargod did not stop within 60 s:\n%s", r.stderr.String())
-			}
+			r.stoppedByItself(t)
 			if r.err == nil || !strings.HasPrefix(r.err.Error(), tt.setting) {
 				t.Errorf("run ended with %v, want an error that begins %q", r.err, tt.setting)
 			}
