@@ -539,8 +539,6 @@ func didYouMean(s string, known []string) string {
 	return ""
 }
 
-// validToken reports whether s can be one token of a subject filter:
-// wildcards and separators would widen the filter.
 // storedID is id as the service stores it, for the ways an operator
 // writes an AWB number (without its dash) or a flight id (its number in
 // lower case, or padded as timetables pad it), which the API and
@@ -557,6 +555,8 @@ func storedID(id string) string {
 	return id
 }
 
+// validToken reports whether s can be one token of a subject filter:
+// wildcards and separators would widen the filter.
 func validToken(s string) bool {
 	return s != "" && !strings.ContainsAny(s, ". \t\r\n*>")
 }
