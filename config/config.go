@@ -577,13 +577,12 @@ func CheckNATSURL(v string) error {
 		if err != nil {
 			return fmt.Errorf("%q is not a URL", item)
 		}
-		port, _ := strconv.Atoi(u.Port())
 		switch {
 		case u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss":
 			return fmt.Errorf("%q is not a nats://, tls://, ws:// or wss:// URL", item)
 		case u.Hostname() == "":
 			return fmt.Errorf("%q names no host", item)
-		case u.Port() != "" && (port < 1 || port > 65535):
+		case !domain.ValidPort(u.Port()):
 			return fmt.Errorf("%q has a port outside 1..65535", item)
 		}
 	}

@@ -267,7 +267,7 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 		p.Add("url", CodeInvalidFormat, "must name a host: %s names none", u.Host)
 	case len(rawURL) > 2000:
 		p.Add("url", CodeTooLong, "must be at most 2000 characters")
-	case !validPort(u.Port()):
+	case !ValidPort(u.Port()):
 		p.Add("url", CodeInvalidFormat, "the port must be from 1 to 65535")
 	default:
 		if why := urlAllowed(u); why != "" {
@@ -292,8 +292,9 @@ func ValidateWebhook(rawURL string, events []string, urlAllowed func(*url.URL) s
 	return p.Err()
 }
 
-// validPort: none (the scheme's), or 1 to 65535.
-func validPort(port string) bool {
+// ValidPort reports whether a URL's port can be dialled: none (the
+// scheme's), or 1 to 65535.
+func ValidPort(port string) bool {
 	n, err := strconv.Atoi(port)
 	return port == "" || (err == nil && n >= 1 && n <= 65535)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/tokens"
 )
 
@@ -501,7 +502,7 @@ func checkURL(cmd, raw string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usagef(cmd, "--url %q is not an http or https URL", raw)
 	}
-	if port, _ := strconv.Atoi(u.Port()); u.Port() != "" && (port < 1 || port > 65535) {
+	if !domain.ValidPort(u.Port()) {
 		return usagef(cmd, "--url %q has a port outside 1..65535", raw)
 	}
 	return nil
