@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,10 +13,19 @@ import (
 
 func main() {
 	if err := run(stopOnSignal(), os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "cargod:", err)
+		if !errors.As(err, new(loggedError)) {
+			fmt.Fprintln(os.Stderr, "cargod:", err)
+		}
 		os.Exit(1)
 	}
 }
+
+// loggedError is an error run has logged already, as a JSON line among
+// the others (once the logger is made): printed again as plain text, it
+// would be a line a log collector cannot parse.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
 
 // stopOnSignal returns a context that ends at the first SIGINT or SIGTERM:
 // cargod then stops cleanly, finishing the requests in flight for up to

@@ -75,6 +75,12 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 			err = nil
 		case err == nil && serving:
 			log.Info("cargod stopped", "after", time.Since(started).Round(time.Millisecond).String())
+		case err != nil && !serving:
+			log.Error("cargod could not start", "stage", start.current(), "err", err.Error())
+			err = loggedError{err}
+		case err != nil:
+			log.Error("cargod stopped on an error", "err", err.Error())
+			err = loggedError{err}
 		}
 	}()
 	// The stage is set before the port opens: a probe in between was told

@@ -456,8 +456,8 @@ func TestAStopPastTheShutdownTimeoutCutsOffWhatIsInFlightAndIsAStop(t *testing.T
 
 // A data directory that cannot be made, and a listen port's nkey that is
 // no user's public key, stop the start naming the setting to fix, as every
-// other setting found wrong does.
-func TestAStartStoppedByADataDirectoryOrAListenNkeyNamesTheSetting(t *testing.T) {
+// other setting found wrong does, in a line logged as the others are.
+func TestAStartStoppedByADataDirectoryOrAListenNkeyNamesTheSettingInALoggedLine(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
@@ -476,6 +476,16 @@ func TestAStartStoppedByADataDirectoryOrAListenNkeyNamesTheSetting(t *testing.T)
 			r.stoppedByItself(t)
 			if r.err == nil || !strings.HasPrefix(r.err.Error(), tt.setting) {
 				t.Errorf("run ended with %v, want an error that begins %q", r.err, tt.setting)
+			}
+			// The error is logged as the other lines are, so that a log
+			// collector reads it, and main does not print it again.
+			lines := strings.Split(strings.TrimSpace(r.stderr.String()), "\n")
+			var last struct{ Level, Msg, Err string }
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Level != "ERROR" || last.Msg != "cargod could not start" || !strings.HasPrefix(last.Err, tt.setting) {
+				t.Errorf("the last line logged is %q, want a JSON line at ERROR with the error", lines[len(lines)-1])
+			}
+			if !errors.As(r.err, new(loggedError)) {
+				t.Errorf("run's error %v is not marked as logged: main would print it again", r.err)
 			}
 		})
 	}
