@@ -556,6 +556,7 @@ func (l *lanes) handle(m jetstream.Msg) {
 			return
 		}
 		l.slots <- struct{}{}
+		began := time.Now()
 		err := l.s.call(l.fn, r)
 		<-l.slots
 		switch {
@@ -566,6 +567,12 @@ func (l *lanes) handle(m jetstream.Msg) {
 			// redelivery, which fn tolerates, and a confirmed one costs
 			// a round trip per event.
 			m.Ack()
+			// Guarded: the attributes cost allocations on every event
+			// even when the line is not written.
+			if l.s.log.Enabled(l.ctx, slog.LevelDebug) {
+				l.s.log.Debug("eventstore: event handled", "consumer", l.name, "sequence", r.Sequence, "type", r.Type,
+					"aggregate", r.Aggregate.String(), "attempt", attempt, "took", time.Since(began).String())
+			}
 			return
 		case l.ctx.Err() == nil:
 			l.onError(r, err)

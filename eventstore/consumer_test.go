@@ -119,6 +119,43 @@ func TestConsumerTriesAFailedEventAgainBeforeTheNextOfItsAggregate(t *testing.T)
 	}
 }
 
+// At debug, each event a consumer handles is a line, with the try that
+// succeeded: an operator following a reactor sees what it did; at info
+// none is, as reactors handle every event of the stream.
+func TestAConsumerLogsEachEventItHandledAtDebugOnly(t *testing.T) {
+	for _, tt := range []struct {
+		level  slog.Level
+		logged bool
+	}{
+		{slog.LevelDebug, true},
+		{slog.LevelInfo, false},
+	} {
+		t.Run(tt.level.String(), func(t *testing.T) {
+			t.Parallel()
+			var logs lockedbuf.Buffer
+			s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: tt.level}))})
+			appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+			tries := 0
+			done := make(chan struct{})
+			consumeUntil(t, s, "logged", 1, done, func(ctx context.Context, r domain.Record) error {
+				if tries++; tries == 1 {
+					return context.DeadlineExceeded // any failure
+				}
+				if r.EventID == "a2" {
+					close(done)
+				}
+				return nil
+			})
+			// consumeUntil returns once the consumer has stopped, its
+			// events' handling over, lines and all.
+			first := `msg="eventstore: event handled" consumer=logged sequence=1 type=QuoteRequested aggregate=quote/a attempt=2 took=`
+			if got := strings.Contains(logs.String(), first); got != tt.logged {
+				t.Errorf("the line %q logged: %v, want %v; logs:\n%s", first, got, tt.logged, logs.String())
+			}
+		})
+	}
+}
+
 func TestConsumerHandsTheEventsInHandToTheNextConsumerWhenItStops(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})

@@ -870,6 +870,10 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		retryIn = delay
 	}
+	if d.Log.Enabled(ctx, slog.LevelDebug) {
+		d.Log.Debug("webhook attempt made", "delivery", j.DeliveryID, "webhook", w.ID, "organization", w.OrganizationID,
+			"event", j.EventName, "attempt", try, "status", status, "outcome", attempt.Outcome, "latencyMs", attempt.LatencyMs, "err", attempt.Error)
+	}
 	if attempt.Outcome == domain.DeliveryDead {
 		// Once a delivery, not at each failed attempt: a receiver down for
 		// hours does not flood the log, and an operator sees which

@@ -1503,31 +1503,39 @@ func TestASecretSealedWithThePreviousKeyIsDeliveredAndLoggedOnce(t *testing.T) {
 }
 
 // A delivery given up is logged once, with what an operator needs to find
-// it: its attempts that are tried again are not.
-func TestADeliveryGivenUpIsLoggedButNotOneTriedAgain(t *testing.T) {
+// it: its attempts that are tried again are not, but at debug, where every
+// attempt is a line.
+func TestADeliveryGivenUpIsLoggedButNotOneTriedAgainSaveAtDebug(t *testing.T) {
 	tests := []struct {
-		name   string
-		status int
-		try    int
-		logged bool
+		name    string
+		status  int
+		try     int
+		logged  bool
+		outcome string
 	}{
-		{"a failed attempt tried again", http.StatusInternalServerError, 1, false},
-		{"the last attempt failed", http.StatusInternalServerError, len(DefaultSchedule) + 1, true},
-		{"delivered", http.StatusNoContent, 1, false},
+		{"a failed attempt tried again", http.StatusInternalServerError, 1, false, "retrying"},
+		{"the last attempt failed", http.StatusInternalServerError, len(DefaultSchedule) + 1, true, "dead"},
+		{"delivered", http.StatusNoContent, 1, false, "delivered"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) }))
 			t.Cleanup(srv.Close)
 			sealer := testSealer(t)
-			var logged bytes.Buffer
-			d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
-			d.client = d.newClient(1)
-			w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
-			d.attempt(context.Background(), w, job{DeliveryID: "d-1", WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}, tt.try)
-			line := fmt.Sprintf(`"msg":"webhook delivery given up","delivery":"d-1","webhook":"hook","organization":"acme","event":"quote.created","attempt":%d,"status":%d`, tt.try, tt.status)
-			if got := strings.Contains(logged.String(), line); got != tt.logged {
-				t.Errorf("logged %t, want %t:\n%s", got, tt.logged, logged.String())
+			for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+				var logged bytes.Buffer
+				d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: level}))}
+				d.client = d.newClient(1)
+				w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL, SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+				d.attempt(context.Background(), w, job{DeliveryID: "d-1", WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}, tt.try)
+				line := fmt.Sprintf(`"msg":"webhook delivery given up","delivery":"d-1","webhook":"hook","organization":"acme","event":"quote.created","attempt":%d,"status":%d`, tt.try, tt.status)
+				if got := strings.Contains(logged.String(), line); got != tt.logged {
+					t.Errorf("at %s: given up logged %t, want %t:\n%s", level, got, tt.logged, logged.String())
+				}
+				made := fmt.Sprintf(`"msg":"webhook attempt made","delivery":"d-1","webhook":"hook","organization":"acme","event":"quote.created","attempt":%d,"status":%d,"outcome":%q,"latencyMs":`, tt.try, tt.status, tt.outcome)
+				if got := strings.Contains(logged.String(), made); got != (level == slog.LevelDebug) {
+					t.Errorf("at %s: the attempt logged %t:\n%s", level, got, logged.String())
+				}
 			}
 		})
 	}
