@@ -422,7 +422,7 @@ func DecideRequestBooking(b Booking, q Quote, f Flight, c RequestBooking) ([]Eve
 				p.Add(field+"date", CodeInvalidDate, "must not be before the leg before, %s", e.Routing[i-1].Date)
 			}
 		}
-		checkJourney(&p, e.Routing, q, c.FlightID)
+		checkJourney(&p, e.Routing, q, f)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -440,8 +440,12 @@ func DecideRequestBooking(b Booking, q Quote, f Flight, c RequestBooking) ([]Eve
 }
 
 // checkJourney: the legs are the journey of the quote, from its origin
-// to its destination, and the booked flight is one of them.
-func checkJourney(p *Problems, legs []RoutingLeg, q Quote, flightID string) {
+// to its destination, and the booked flight is one of them, as it flies:
+// from its origin to its destination, under its carrier. A leg that named
+// the flight between other airports (LH8160, which flies FRA–ORD, as
+// FRA–MUC) would show the airline's booking list a journey its cargo
+// does not make.
+func checkJourney(p *Problems, legs []RoutingLeg, q Quote, f Flight) {
 	last := len(legs) - 1
 	if legs[0].From != q.Origin {
 		p.Add("routing[0].from", CodeMismatch, "must be the quote's origin, %s", q.Origin)
@@ -449,9 +453,22 @@ func checkJourney(p *Problems, legs []RoutingLeg, q Quote, flightID string) {
 	if legs[last].To != q.Destination {
 		p.Add("routing["+strconv.Itoa(last)+"].to", CodeMismatch, "must be the quote's destination, %s", q.Destination)
 	}
-	number, date, _ := strings.Cut(flightID, "-")
-	if !slices.ContainsFunc(legs, func(l RoutingLeg) bool { return l.FlightNumber == number && l.Date == date }) {
+	number, date, _ := strings.Cut(f.ID, "-")
+	i := slices.IndexFunc(legs, func(l RoutingLeg) bool { return l.FlightNumber == number && l.Date == date })
+	if i < 0 {
 		p.Add("routing", CodeMismatch, "has no leg on the flight booked, %s on %s", number, date)
+		return
+	}
+	// An end of the journey already found wrong is told once.
+	field := "routing[" + strconv.Itoa(i) + "]."
+	if legs[i].From != f.Origin && !(i == 0 && legs[0].From != q.Origin) {
+		p.Add(field+"from", CodeMismatch, "is the flight booked, %s, which departs from %s", f.ID, f.Origin)
+	}
+	if legs[i].To != f.Destination && !(i == last && legs[last].To != q.Destination) {
+		p.Add(field+"to", CodeMismatch, "is the flight booked, %s, which flies to %s", f.ID, f.Destination)
+	}
+	if legs[i].Carrier != f.Carrier {
+		p.Add(field+"carrier", CodeMismatch, "is the flight booked, %s, which %s operates", f.ID, f.Carrier)
 	}
 }
 

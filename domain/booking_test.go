@@ -128,6 +128,14 @@ func openFlight(id string) Flight {
 	return Flight{ID: id, Status: FlightStatusScheduled, DepartsAt: time.Date(2026, 12, 31, 10, 35, 0, 0, time.UTC)}
 }
 
+// openFlightBetween is openFlight of carrier from origin to destination,
+// for a booking's routing to name.
+func openFlightBetween(id, carrier, origin, destination string) Flight {
+	f := openFlight(id)
+	f.Carrier, f.Origin, f.Destination = carrier, origin, destination
+	return f
+}
+
 // A booking of a flight that takes no more bookings is refused as it is
 // filed, a conflict saying which flight and why, where it was filed
 // pending and rejected flight_closed moments later. What is wrong with
@@ -232,7 +240,7 @@ func TestDecideRequestBookingCargo(t *testing.T) {
 	for _, tt := range tests {
 		c := base()
 		tt.change(&c)
-		events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
+		events, err := DecideRequestBooking(Booking{}, q, openFlightBetween(c.FlightID, "EK", "FRA", "DXB"), c)
 		got := problemOf(err)
 		if err == nil {
 			got = strconv.Itoa(events[0].(BookingRequested).Pieces)
@@ -346,7 +354,7 @@ func TestABookingsAWBProblemIsNamedOnThePartOfAWBThatHasIt(t *testing.T) {
 	for _, tt := range tests {
 		c := RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8400-2026-11-26", OrganizationID: "f1",
 			AWBPrefix: tt.prefix, AWBSerial: tt.number, Waybill: tt.waybill, At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
-		events, err := DecideRequestBooking(Booking{}, q, openFlight(c.FlightID), c)
+		events, err := DecideRequestBooking(Booking{}, q, openFlightBetween(c.FlightID, "EK", "FRA", "DXB"), c)
 		got := problemOf(err)
 		if err == nil {
 			got = events[0].(BookingRequested).AWBNumber
@@ -407,7 +415,7 @@ func TestABookingsPartiesAreStoredTrimmedAndABlankNameIsTheQuotes(t *testing.T) 
 
 func TestABookingKeepsItsRoutingsCodesAsTheServiceKeepsCodes(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "HKG", Pieces: 1, WeightKg: 100}
-	events, err := DecideRequestBooking(Booking{}, q, openFlight("EK46-2026-11-26"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
+	events, err := DecideRequestBooking(Booking{}, q, openFlightBetween("EK46-2026-11-26", "EK", "FRA", "DXB"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "EK46-2026-11-26", OrganizationID: "f1",
 		Routing: []RoutingLeg{{" fra ", "dxb", "ek", "ek 046", "2026-11-26"}, {"DXB ", "hkg", " EK", "EK380", "2026-11-27"}},
 		At:      time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)})
 	if err != nil {
@@ -463,9 +471,12 @@ func TestABookingKeepsTheCargoAndPartiesItsRequestCarried(t *testing.T) {
 }
 
 // A booking's routing is the journey of its quote, from its origin to its
-// destination, and takes the flight booked: legs of another journey are
-// MISMATCH, where a booking of LH8160 from FRA to ORD was confirmed with
-// one leg MUC–JFK on EK1 a week later.
+// destination, and takes the flight booked as it flies: legs of another
+// journey are MISMATCH, where a booking of LH8160 from FRA to ORD was
+// confirmed with one leg MUC–JFK on EK1 a week later, and so is the leg of
+// the flight booked between airports it does not fly between, or under
+// another carrier, where a booking of LH8388 (FRA–HKG) was confirmed with
+// the leg FRA–DXB on it.
 func TestABookingsRoutingIsTheJourneyOfItsQuoteOnTheFlightBooked(t *testing.T) {
 	q := Quote{ID: "q1", OrganizationID: "f1", Origin: "FRA", Destination: "ORD", Pieces: 1, WeightKg: 100}
 	tests := []struct {
@@ -474,14 +485,18 @@ func TestABookingsRoutingIsTheJourneyOfItsQuoteOnTheFlightBooked(t *testing.T) {
 		want string // the problems' fields, or "" when accepted
 	}{
 		{"the flight booked", []RoutingLeg{{"FRA", "ORD", "LH", "LH8160", "2026-12-01"}}, ""},
-		{"on through another airport", []RoutingLeg{{"FRA", "MUC", "LH", "LH8160", "2026-12-01"}, {"MUC", "ORD", "LH", "LH430", "2026-12-02"}}, ""},
+		{"the flight booked to where it does not fly", []RoutingLeg{{"FRA", "MUC", "LH", "LH8160", "2026-12-01"}, {"MUC", "ORD", "LH", "LH430", "2026-12-02"}},
+			"MISMATCH routing[0].to"},
+		{"the flight booked from where it does not depart", []RoutingLeg{{"FRA", "DXB", "EK", "EK46", "2026-11-30"}, {"DXB", "ORD", "LH", "LH8160", "2026-12-01"}},
+			"MISMATCH routing[1].from"},
+		{"the flight booked under another carrier", []RoutingLeg{{"FRA", "ORD", "EK", "LH8160", "2026-12-01"}}, "MISMATCH routing[0].carrier"},
 		{"another journey", []RoutingLeg{{"MUC", "JFK", "EK", "EK1", "2026-12-09"}}, "MISMATCH routing[0].from, MISMATCH routing[0].to, MISMATCH routing"},
 		{"short of the destination", []RoutingLeg{{"FRA", "JFK", "LH", "LH8160", "2026-12-01"}}, "MISMATCH routing[0].to"},
 		{"the flight of another day", []RoutingLeg{{"FRA", "ORD", "LH", "LH8160", "2026-12-02"}}, "MISMATCH routing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecideRequestBooking(Booking{}, q, openFlight("LH8160-2026-12-01"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8160-2026-12-01",
+			_, err := DecideRequestBooking(Booking{}, q, openFlightBetween("LH8160-2026-12-01", "LH", "FRA", "ORD"), RequestBooking{BookingID: "b1", QuoteID: "q1", FlightID: "LH8160-2026-12-01",
 				OrganizationID: "f1", Routing: tt.legs, At: time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC)})
 			var got []string
 			if e, ok := err.(*Error); ok {

@@ -2217,7 +2217,8 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 		BookingID: "9d3c5e2a-6b1f-5a4e-8c7d-2e1f0a9b8c7d", QuoteID: quote.ID, FlightID: "LH8400-2026-07-01", OrganizationID: "acme",
 		Pieces: &pieces, GrossWeightKg: &gross, ChargeableWeightKg: &chargeable, AWBPrefix: "020", AWBSerial: "12345675",
 		Shipper: domain.FullParty{Name: "ACME Machine Tools", Address: "Hafenstr. 1, Frankfurt"}, Consignee: domain.FullParty{Name: "Globex Pty", Contact: "ops@globex.example"},
-		Routing:    []domain.RoutingLeg{{From: "FRA", To: "SYD", Carrier: "LH", FlightNumber: "LH8400", Date: "2026-07-01"}},
+		Routing: []domain.RoutingLeg{{From: "FRA", To: "JFK", Carrier: "LH", FlightNumber: "LH8400", Date: "2026-07-01"},
+			{From: "JFK", To: "SYD", Carrier: "QF", FlightNumber: "QF12", Date: "2026-07-02"}},
 		Dimensions: []domain.SentDimensionLine{{L: new(120.0), W: new(80.0), H: new(100.0), Pieces: new(4)}}, At: created})
 	if err != nil {
 		t.Fatal(err)
