@@ -162,6 +162,13 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 			c.Known, c.LeftOn = false, last
 		}
 	}
+	// Part of it a flight from here already took away (the rest
+	// offloaded before it left) is not here: what waits, and goes on
+	// this flight, is the rest, else the flight's load, its MAN and its
+	// DEP and ARR would count the pieces gone twice.
+	if c.LeftOn.ID == "" {
+		c.Load = awb.leftBehind(flight, c.Load)
+	}
 	for _, d := range awb.DGDs {
 		if forbiddenOnPassengerAircraft(nil, d.UNNumber) {
 			c.CargoAircraftOnly = d.UNNumber
@@ -193,6 +200,29 @@ func (awb ManifestFacts) lastCarrier(id string, pieces int) (Flight, bool) {
 		}
 	}
 	return last, last.ID != ""
+}
+
+// leftBehind is what is left at flight's origin of the declared load:
+// less what the flights other than flight that have left from there
+// carried of it. When they carried it all, or more than it declares
+// (cargo a manifest named that stayed behind, see statusSince), what is
+// there is the declaration.
+func (awb ManifestFacts) leftBehind(flight Flight, declared Load) Load {
+	rest := declared
+	for _, f := range awb.Manifested {
+		l, loaded := f.Loaded[awb.AWBNumber]
+		gone := f.Status == FlightStatusDeparted || f.Status == FlightStatusArrived
+		if f.ID != flight.ID && gone && loaded && f.Origin == flight.Origin {
+			rest.Pieces -= l.Pieces
+			rest.WeightKg -= l.WeightKg
+			rest.VolumeM3 -= l.VolumeM3
+		}
+	}
+	if rest.Pieces < 1 || rest.WeightKg <= 0 {
+		return declared
+	}
+	rest.WeightKg, rest.VolumeM3 = round3(rest.WeightKg), round3(max(0, rest.VolumeM3))
+	return rest
 }
 
 // statusSince reports whether a status event of the shipment dated after
