@@ -27,19 +27,23 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 		})
 }
 
-// recordInStock runs the command m on agg, a filing or document of the
-// shipment awb whose filer's right to it rests on its AWB stock alone
-// (domain.ShipmentOwnership.HeldInStock), with the number held in the
-// filer's ledger in the same decision (domain.DecideHoldAWBForRecord): so
-// the airline cannot take the number back, with its records, while the
-// filing is stored or after, and a filing whose number was taken back
-// meanwhile is refused.
-func recordInStock[S any](ctx context.Context, h *Handler, m Meta, awb string, agg domain.Aggregate,
+// recordInStock runs the command m on agg, a filing, document or status
+// of the shipment awb that the AWB stock of the forwarder holder alone
+// makes its own (domain.ShipmentOwnership.HeldInStockBy), with the number
+// held in holder's ledger in the same decision
+// (domain.DecideHoldAWBForRecord): so the airline cannot take the number
+// back, with its records, while the record is stored or after, no booking
+// of the forwarder is given it unless it names it, and a filing of the
+// forwarder whose number was taken back meanwhile is refused.
+func recordInStock[S any](ctx context.Context, h *Handler, m Meta, holder, awb string, agg domain.Aggregate,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
+	byHolder := m.Principal.OrganizationID == holder
 	var res *Result[S]
 	err := transact(ctx, h, func(t *transaction) (err error) {
-		_, err = decideIn(t, ledgerAggregate(m.Principal.OrganizationID, awb[:3]), m.part("hold-awb"), domain.EvolveStockLedger,
-			func(l domain.StockLedger) ([]domain.Event, error) { return domain.DecideHoldAWBForRecord(l, awb) })
+		_, err = decideIn(t, ledgerAggregate(holder, awb[:3]), m.part("hold-awb"), domain.EvolveStockLedger,
+			func(l domain.StockLedger) ([]domain.Event, error) {
+				return domain.DecideHoldAWBForRecord(l, awb, byHolder)
+			})
 		if err != nil {
 			return err
 		}

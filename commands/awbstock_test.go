@@ -514,7 +514,7 @@ func TestAFilingOnANumberInStockAndTheNumbersTakingBackAreNeverBothStored(t *tes
 	awb := domain.AWBNumber("020", 104)
 	upload := func(h *Handler) error {
 		_, err := h.UploadDocument(ctx, NewMeta(forwarder, "", ""), domain.DocumentUploaded{AWBNumber: awb, DocumentType: "INVOICE",
-			FileName: "invoice.pdf", ContentType: "application/pdf", Size: 3, SHA256: "00"}, true)
+			FileName: "invoice.pdf", ContentType: "application/pdf", Size: 3, SHA256: "00"}, "f1")
 		return err
 	}
 	// The reply's part on the ledger: the range taken back whole.

@@ -35,14 +35,14 @@ func TestRepeatedCommandReturnsItsOwnEvent(t *testing.T) {
 			Class: class, PackingInstructions: "965", ShipperDeclaration: "declared"}, Quantity: &q, NetWeightKg: &q}
 	}
 	ctx := context.Background()
-	first, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-a", ""), dgd("UN3480", "9"), false)
+	first, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-a", ""), dgd("UN3480", "9"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-b", ""), dgd("UN3090", "9"), false); err != nil {
+	if _, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-b", ""), dgd("UN3090", "9"), ""); err != nil {
 		t.Fatal(err)
 	}
-	again, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-a", ""), dgd("UN3480", "9"), false)
+	again, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-a", ""), dgd("UN3480", "9"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func TestFileSweepKeepsTheFileOfAnUploadTheReadModelHasNotAppliedYet(t *testing.
 		t.Fatal(err)
 	}
 	res, err := h.UploadDocument(ctx, m, domain.DocumentUploaded{AWBNumber: "020-00000011", DocumentType: "INVOICE",
-		FileName: "invoice.pdf", ContentType: "application/pdf", Size: int64(len(content)), SHA256: "00"}, false)
+		FileName: "invoice.pdf", ContentType: "application/pdf", Size: int64(len(content)), SHA256: "00"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,26 +14,33 @@ import (
 // MAWB or confirmed booking (found in bookings) as the store holds them:
 // a MAWB filed a moment ago counts, though the read models may not have
 // it yet. They are read when the command decides, so a retry that ran
-// before, or an event without pieces, does not pay for them.
-func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus, bookings BookingsByAWB) (res Result[domain.Shipment], repeated *domain.ShipmentStatusRecorded, err error) {
+// before, or an event without pieces, does not pay for them. stockHolder
+// is the forwarder whose AWB stock alone makes the shipment its own, or
+// "": the number is then held in its ledger with the status (see
+// recordInStock), cargo the forwarder labelled with it before booking.
+func (h *Handler) RecordShipmentStatus(ctx context.Context, m Meta, c domain.RecordStatus, bookings BookingsByAWB, stockHolder string) (res Result[domain.Shipment], repeated *domain.ShipmentStatusRecorded, err error) {
 	c.StatusEventID = m.DeriveID("statusevent")
 	c.At = h.now().UTC()
 	declaredRead := false
-	res, err = execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment,
-		func(s domain.Shipment) ([]domain.Event, error) {
-			if c.Pieces != nil && !declaredRead {
-				declared, err := h.declared(ctx, c.AWBNumber, bookings)
-				if err != nil {
-					return nil, err
-				}
-				c.Declared, declaredRead = declared, true
+	decide := func(s domain.Shipment) ([]domain.Event, error) {
+		if c.Pieces != nil && !declaredRead {
+			declared, err := h.declared(ctx, c.AWBNumber, bookings)
+			if err != nil {
+				return nil, err
 			}
-			// The last decision counts: one on a state found stale is
-			// made again.
-			events, rep, err := domain.DecideRecordStatus(s, c, h.ref)
-			repeated = rep
-			return events, err
-		})
+			c.Declared, declaredRead = declared, true
+		}
+		// The last decision counts: one on a state found stale is made
+		// again.
+		events, rep, err := domain.DecideRecordStatus(s, c, h.ref)
+		repeated = rep
+		return events, err
+	}
+	if stockHolder != "" {
+		res, err = recordInStock(ctx, h, m, stockHolder, c.AWBNumber, shipmentAggregate(c.AWBNumber), domain.EvolveShipment, decide)
+	} else {
+		res, err = execute(ctx, h, shipmentAggregate(c.AWBNumber), m, domain.EvolveShipment, decide)
+	}
 	if err != nil || res.Event != nil {
 		// A command that ran before answers with its own event, without
 		// deciding again.

@@ -53,7 +53,7 @@ func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T
 		{"more than a booking cancelled since declared", cancelled, stale, 3, ""},
 	} {
 		status := domain.RecordStatus{AWBNumber: tt.awb, EventType: "RCS", EventDate: at.Format(time.RFC3339), Location: "FRA", Pieces: &tt.pieces}
-		_, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, "", ""), status, tt.bookings)
+		_, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, "", ""), status, tt.bookings, "")
 		var got string
 		if e, ok := errors.AsType[*domain.Error](err); ok && len(e.Fields) > 0 {
 			got = string(e.Fields[0].Code) + " " + e.Fields[0].Message
@@ -90,7 +90,7 @@ func TestAStatusEventReadsTheDeclarationOnlyWhenItDecidesOnPieces(t *testing.T) 
 		{"a status without pieces", "rcs-2", withoutPieces, 1},
 	} {
 		store.loads.Store(0)
-		if _, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, tt.commandID, ""), tt.status, noBookings{}); err != nil {
+		if _, _, err := h.RecordShipmentStatus(ctx, NewMeta(airline, tt.commandID, ""), tt.status, noBookings{}, ""); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		if n := store.loads.Load(); n != tt.loads {

@@ -548,11 +548,18 @@ func (s ShipmentOwnership) CheckFiler(p Principal) error {
 	return nil
 }
 
-// HeldInStock: the shipment is the forwarder p's by its AWB stock alone,
-// with no booking or MAWB yet: a filing or document of p's then holds the
-// number in p's ledger (DecideHoldAWBForRecord), as one decision with it.
-func (s ShipmentOwnership) HeldInStock(p Principal) bool {
-	return p.Role == RoleForwarder && s.BookedBy == "" && s.WaybilledBy == "" && s.StockHolder == p.OrganizationID
+// HeldInStockBy is the forwarder whose AWB stock alone makes the shipment
+// its own, with no booking or MAWB yet; "" when there is none. A filing,
+// document or status of the shipment then holds the number in that
+// forwarder's ledger (DecideHoldAWBForRecord), as one decision with it,
+// whoever makes it: else the ledger, which counted the number unused,
+// gave it to the forwarder's next booking naming none, whose consignment
+// then had the airline's RCS or e-CSD of another on its number.
+func (s ShipmentOwnership) HeldInStockBy() string {
+	if s.BookedBy != "" || s.WaybilledBy != "" {
+		return ""
+	}
+	return s.StockHolder
 }
 
 // checkOwnerOrAirline: a forwarder files for its own shipments only (see

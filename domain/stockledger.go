@@ -264,16 +264,22 @@ func DecideReleaseAWB(l StockLedger, awb, reference string) []Event {
 }
 
 // DecideHoldAWBForRecord uses awb, held for a booking that names it (see
-// RecordReference), as a filing or document of its shipment is made by the
-// forwarder whose stock holds it. A number used already is left alone;
-// one the ledger's ranges no longer hold (taken back since the filing was
-// authorised) is refused, as the filing then is.
-func DecideHoldAWBForRecord(l StockLedger, awb string) ([]Event, error) {
+// RecordReference), as a filing, document or status of its shipment is
+// made while the ledger's stock alone makes it the forwarder's: by the
+// forwarder (byHolder), or by the airline (a status of cargo the forwarder
+// labelled with the number before booking it). A number used already is
+// left alone. One the ledger's ranges no longer hold (taken back since the
+// record was authorised) is refused to the forwarder, as its filing then
+// is; the airline's record goes on, of a number now its own.
+func DecideHoldAWBForRecord(l StockLedger, awb string, byHolder bool) ([]Event, error) {
 	_, serial := AWBSerial(awb)
 	if l.isUsed(serial) {
 		return nil, nil
 	}
 	if !slices.ContainsFunc(l.Ranges, func(r LedgerRange) bool { return r.Range.Contains(serial) }) {
+		if !byHolder {
+			return nil, nil
+		}
 		return nil, Errorf(Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", awb)
 	}
 	return []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: RecordReference(awb)}}, nil

@@ -77,28 +77,33 @@ func TestDecideSetStock(t *testing.T) {
 	}
 }
 
-// The first filing or document of a shipment that is its forwarder's by
-// its stock alone holds the number: the airline may not take it back, no
-// booking is given it unless it names it, and one that names it takes it.
+// The first filing, document or status of a shipment that is its
+// forwarder's by its stock alone holds the number, whoever makes it (the
+// airline's RCS of cargo the forwarder labelled with it before booking):
+// the airline may not take it back, no booking is given it unless it
+// names it, and one that names it takes it.
 func TestAFilingOnANumberInStockHoldsIt(t *testing.T) {
 	held := []Event{f1StockOf020(r1Range)}
 	for _, tt := range []struct {
-		name    string
-		history []Event
-		awb     string
-		want    string
+		name     string
+		history  []Event
+		awb      string
+		byHolder bool
+		want     string
 	}{
-		{"an unused number of a range", held, AWBNumber("020", 103), "AWBNumberUsed"},
-		{"a number used already", append(slices.Clone(held), f1Used(103, 1)...), AWBNumber("020", 103), ""},
-		{"a number no range holds (taken back)", held, AWBNumber("020", 203), "forbidden"},
+		{"an unused number of a range", held, AWBNumber("020", 103), true, "AWBNumberUsed"},
+		{"an unused number of a range, by the airline", held, AWBNumber("020", 103), false, "AWBNumberUsed"},
+		{"a number used already", append(slices.Clone(held), f1Used(103, 1)...), AWBNumber("020", 103), true, ""},
+		{"a number no range holds (taken back)", held, AWBNumber("020", 203), true, "forbidden"},
+		{"a number no range holds (taken back), by the airline, now its own", held, AWBNumber("020", 203), false, ""},
 	} {
-		events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, tt.history...), tt.awb)
+		events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, tt.history...), tt.awb, tt.byHolder)
 		if got := outcomeOf(events, err, func(e Event) string { return e.EventType() }); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 
-	events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, held...), AWBNumber("020", 100))
+	events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, held...), AWBNumber("020", 100), false)
 	if err != nil {
 		t.Fatal(err)
 	}

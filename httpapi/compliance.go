@@ -34,31 +34,31 @@ type csdRequest struct {
 
 // forwarderFiling reads the body of a forwarder's filing into req and
 // returns the AWB its awbNumber names, which must be the forwarder's own
-// shipment, or no forwarder's yet, and whether it is the forwarder's by
-// its AWB stock alone (see commands.Handler.SubmitPLACI).
-func (s *Server) forwarderFiling(r *http.Request, req any, awbNumber *string) (awb string, inStock bool, err error) {
+// shipment, or no forwarder's yet, and the forwarder whose AWB stock alone
+// makes it its own (see commands.Handler.SubmitPLACI).
+func (s *Server) forwarderFiling(r *http.Request, req any, awbNumber *string) (awb string, stockHolder string, err error) {
 	if err := decodeJSON(r, req); err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	if awb, err = awbField("awbNumber", *awbNumber); err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	owner, p := s.shipmentFacts.Ownership(awb), principal(r.Context())
-	return awb, owner.HeldInStock(p), owner.CheckFiler(p)
+	return awb, owner.HeldInStockBy(), owner.CheckFiler(p)
 }
 
 // handleSubmitPLACI files PLACI (forwarders).
 func (s *Server) handleSubmitPLACI() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req placiRequest
-		awb, inStock, err := s.forwarderFiling(r, &req, &req.AWBNumber)
+		awb, stockHolder, err := s.forwarderFiling(r, &req, &req.AWBNumber)
 		if err != nil {
 			return err
 		}
 		res, err := s.commands.SubmitPLACI(r.Context(), meta(r), domain.PLACISubmitted{AWBNumber: awb, Origin: req.Origin, Destination: req.Destination,
 			DepartureDate: req.DepartureDate, CargoDescription: req.CargoDescription, ShipperName: req.ShipperName, ShipperAddress: req.ShipperAddress,
 			ConsigneeName: req.ConsigneeName, ConsigneeAddress: req.ConsigneeAddress, Pieces: req.Pieces, WeightKg: req.Weight},
-			s.bookings, inStock)
+			s.bookings, stockHolder)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
 			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,
 				ScreeningResult: req.ScreeningResult, Exemption: req.Exemption, RegulatedEntity: req.RegulatedEntity},
-			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate}, owner.HeldInStock(p))
+			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate}, owner.HeldInStockBy())
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ type dgdRequest struct {
 func (s *Server) handleSubmitDGD() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req dgdRequest
-		awb, inStock, err := s.forwarderFiling(r, &req, &req.AWBNumber)
+		awb, stockHolder, err := s.forwarderFiling(r, &req, &req.AWBNumber)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (s *Server) handleSubmitDGD() handlerFunc {
 			DGDSubmitted: domain.DGDSubmitted{AWBNumber: awb, UNNumber: req.UNNumber, ProperShippingName: req.ProperShippingName, Class: req.Class,
 				GrossWeightKg: req.GrossWeight, PackingGroup: req.PackingGroup, PackingInstructions: req.PackingInstructions,
 				LimitedQuantity: req.LimitedQuantity, ExceptedQuantity: req.ExceptedQuantity, ShipperDeclaration: req.ShipperDeclaration},
-			Quantity: req.Quantity, NetWeightKg: req.NetWeight, Carriers: s.shipmentFacts.ForManifest(awb).Carriers()}, inStock)
+			Quantity: req.Quantity, NetWeightKg: req.NetWeight, Carriers: s.shipmentFacts.ForManifest(awb).Carriers()}, stockHolder)
 		if err != nil {
 			return err
 		}

@@ -221,20 +221,20 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 // the organisation's quota beside those of uploads being recorded at the
 // same time. Its room is held until the read model counts it.
 func (s *Server) recordUpload(r *http.Request, m commands.Meta, c domain.DocumentUploaded) (commands.Result[domain.DocumentUploaded], error) {
-	inStock := false
+	stockHolder := ""
 	if awb, err := domain.ParseAWB(c.AWBNumber); err == nil {
-		c.AWBNumber, inStock = awb, s.shipmentFacts.Ownership(awb).HeldInStock(m.Principal)
+		c.AWBNumber, stockHolder = awb, s.shipmentFacts.Ownership(awb).HeldInStockBy()
 	}
 	// Without a file, the command refuses the upload.
 	if c.ContentType == "" {
-		return s.commands.UploadDocument(r.Context(), m, c, inStock)
+		return s.commands.UploadDocument(r.Context(), m, c, stockHolder)
 	}
 	release, err := s.holdStorage(m.Principal.OrganizationID, c.Size)
 	if err != nil {
 		return commands.Result[domain.DocumentUploaded]{}, err
 	}
 	defer release()
-	res, err := s.commands.UploadDocument(r.Context(), m, c, inStock)
+	res, err := s.commands.UploadDocument(r.Context(), m, c, stockHolder)
 	if err == nil {
 		// The answer waits for this anyway (settle); a read model that
 		// takes longer leaves the room to the count of the next upload.

@@ -1035,7 +1035,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	}
 	pdfSum := sha256.Sum256([]byte(pdf))
 	uploaded, err := cmds.UploadDocument(ctx, docMeta, domain.DocumentUploaded{AWBNumber: bookedAWB, DocumentType: "invoice", FileName: "invoice.pdf",
-		ContentType: "application/pdf", Size: int64(len(pdf)), SHA256: hex.EncodeToString(pdfSum[:])}, false)
+		ContentType: "application/pdf", Size: int64(len(pdf)), SHA256: hex.EncodeToString(pdfSum[:])}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

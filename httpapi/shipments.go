@@ -51,7 +51,7 @@ func (s *Server) handleRecordStatus() handlerFunc {
 		}
 		res, repeated, err := s.commands.RecordShipmentStatus(r.Context(), m, domain.RecordStatus{AWBNumber: awb, EventType: req.EventType,
 			DiscrepancyCode: req.DiscrepancyCode, EventDate: req.EventDate, Location: req.Location, Pieces: req.Pieces, Weight: req.Weight, Notes: req.Notes},
-			s.bookings)
+			s.bookings, s.shipmentFacts.Ownership(awb).HeldInStockBy())
 		if err != nil {
 			return err
 		}

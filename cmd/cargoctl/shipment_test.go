@@ -32,7 +32,7 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 	var last uint64
 	for i, code := range []string{"RCS", "DEP"} {
 		res, _, err := cmds.RecordShipmentStatus(ctx, commands.NewMeta(lh, "", "req-"+code), domain.RecordStatus{AWBNumber: awb, EventType: code,
-			EventDate: time.Date(2026, 11, 26, 10+i, 0, 0, 0, time.UTC).Format(time.RFC3339), Location: "FRA", Pieces: &pieces}, projections.NewBookings())
+			EventDate: time.Date(2026, 11, 26, 10+i, 0, 0, 0, time.UTC).Format(time.RFC3339), Location: "FRA", Pieces: &pieces}, projections.NewBookings(), "")
 		if err != nil {
 			t.Fatal(err)
 		}

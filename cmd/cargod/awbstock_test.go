@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"sort"
@@ -281,6 +282,37 @@ func TestANumberWithAShipmentOnRecordIsNotTakenBack(t *testing.T) {
 	}{{"the forwarder that filed", fwd, 200}, {"the rival given the numbers released", rival, 404}} {
 		if r := s.do(t, request{method: "GET", path: "/api/shipments/" + filed, token: c.token}); r.status != c.status {
 			t.Errorf("%s reads %s: %d, want %d", c.who, filed, r.status, c.status)
+		}
+	}
+}
+
+// A number of a forwarder's stock the airline records a status or an
+// e-CSD of, before any booking (cargo the forwarder labelled with it), is
+// held for the booking that names it: a booking naming none is given the
+// next free number, where the first was given, with the RCS of a 7-piece
+// consignment on it, to a booking of one piece.
+func TestANumberInAForwardersStockThatTheAirlineRecordedIsHeldForTheBookingNamingIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	s.approvedStock(t, fwd, "020", 3, "", "")
+	const received, screened, free = "020-00000011", "020-00000022", "020-00000033" // the range's three numbers
+	s.mustCreate(t, lh, "/api/shipments/"+received+"/events", map[string]any{"eventType": "RCS",
+		"eventDate": time.Now().UTC().Format(time.RFC3339), "location": "FRA", "pieces": 7, "weight": 700})
+	s.mustCreate(t, lh, "/api/csd", map[string]any{"awbNumber": screened, "securityStatus": "SPX", "screeningMethod": "XRY",
+		"screeningDate": time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), "screeningResult": "pass"})
+	for _, tt := range []struct {
+		name string
+		awb  map[string]any
+		want string
+	}{
+		{"a booking naming no number", nil, free},
+		{"a booking naming the number received", map[string]any{"prefix": "020", "number": received[4:]}, received},
+		{"a booking naming the number screened", map[string]any{"prefix": "020", "number": screened[4:]}, screened},
+	} {
+		b := s.decidedBooking(t, fwd, tt.awb)
+		if got := b.Status + " " + *cmp.Or(b.AWBNumber, b.RejectionReason, new(string)); got != "confirmed "+tt.want {
+			t.Errorf("%s: %s, want confirmed %s", tt.name, got, tt.want)
 		}
 	}
 }

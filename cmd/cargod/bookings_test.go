@@ -218,14 +218,7 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 		{map[string]any{"prefix": "176", "number": "12345675"}, "rejected", "awb_wrong_airline"},
 	}
 	for _, tt := range tests {
-		q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
-		body := map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}
-		if tt.awb != nil {
-			body["awb"] = tt.awb
-		}
-		var b booking
-		s.mustCreate(t, fwd, "/api/bookings", body).json(t, &b)
-		b = s.bookingOutcome(t, fwd, b.ID)
+		b := s.decidedBooking(t, fwd, tt.awb)
 		detail := ""
 		if b.RejectionReason != nil {
 			detail = *b.RejectionReason
@@ -239,6 +232,21 @@ func TestRFQToConfirmedBooking(t *testing.T) {
 	if l := ledgerOf(); len(l) != 1 || l[0] != (ledgerCounts{Allocated: 3, Used: 2, Held: 0, Available: 1}) {
 		t.Errorf("ledger after bookings = %+v (request %s)", l, stock)
 	}
+}
+
+// decidedBooking books the first price option of a new RFQ of rfq() with
+// the AWB number awb (none when nil), and returns the booking once the
+// airline's reactor has decided it.
+func (s *testServer) decidedBooking(t *testing.T, fwd string, awb map[string]any) booking {
+	t.Helper()
+	q := s.quoteOutcome(t, fwd, createQuote(t, s, fwd, rfq()).ID)
+	body := map[string]any{"quoteId": q.ID, "flightId": q.PriceOptions[0].FlightID}
+	if awb != nil {
+		body["awb"] = awb
+	}
+	var b booking
+	s.mustCreate(t, fwd, "/api/bookings", body).json(t, &b)
+	return s.bookingOutcome(t, fwd, b.ID)
 }
 
 // TestAGetThatPrefersToWaitAnswersWithTheConfirmation files a booking
