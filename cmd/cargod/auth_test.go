@@ -719,9 +719,14 @@ func TestALongPollWhoseTokenIsRevokedWhileItWaitsIsRefused(t *testing.T) {
 		answered <- s.do(t, request{method: "GET", path: path, token: fwd,
 			header: map[string]string{"If-None-Match": seen.etag, "Prefer": "wait=30"}})
 	}()
-	// Time for the poll to begin its wait: only the order depends on it
-	// (a revocation stored before the poll came is a 401 too).
-	time.Sleep(300 * time.Millisecond)
+	// The revocation comes once the poll waits, as the server's metrics
+	// tell (the test's server serves no other poll): a revocation stored
+	// before the poll came is a 401 too, and would not test the check
+	// made again after the wait.
+	eventually(t, "the long polls waiting", func() float64 {
+		n, _ := metricValue(parseMetrics(t, s.do(t, request{method: "GET", path: "/metrics", token: admin}).body), "cargo_http_long_polls_waiting")
+		return n
+	}, func(n float64) bool { return n == 1 })
 	jti, err := tokens.ID(fwd)
 	if err != nil {
 		t.Fatal(err)
