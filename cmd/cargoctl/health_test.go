@@ -14,8 +14,14 @@ func TestHealth(t *testing.T) {
 		w.Write([]byte(`{"status":"not ready"}`))
 	}))
 	t.Cleanup(notReady.Close)
+	// It answers, ready, only a minute on: a check that did not give up
+	// at its --timeout fails on its exit code rather than hang the run.
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+			w.Write([]byte(`{"status":"ready"}`))
+		}
 	}))
 	t.Cleanup(hanging.Close)
 
@@ -52,7 +58,6 @@ func TestHealth(t *testing.T) {
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
 			out, _, err := runCmd(t, env(nil), append([]string{"health"}, tt.args...)...)
 			code := 0
 			if err != nil {
@@ -60,9 +65,6 @@ func TestHealth(t *testing.T) {
 			}
 			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("exit %d (%v), printed %q; want exit %d, %q and an error with %q", code, err, out, tt.wantCode, tt.wantOut, tt.wantErr)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %s", d)
 			}
 		})
 	}
