@@ -281,7 +281,7 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 	var c Config
 	fs := flag.NewFlagSet("cargod", flag.ContinueOnError)
 	fs.SetOutput(output)
-	fs.Usage = func() { usage(fs, output) }
+	fs.Usage = func() { usage(output) }
 	values := make([]*string, len(options))
 	for i, o := range options {
 		v, err := fromEnv(o, getenv)
@@ -471,7 +471,7 @@ func fromEnv(o option, getenv func(string) string) (string, error) {
 	return v, nil
 }
 
-func usage(fs *flag.FlagSet, w io.Writer) {
+func usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: cargod [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n")
 	for _, o := range options {
 		def := cmp.Or(o.def, o.shown, "(empty)")

@@ -343,7 +343,7 @@ func TestVariablesThatLookLikeSettingsButAreNoneAreNamed(t *testing.T) {
 
 func TestTheHelpSaysEachSettingsDefaultOnce(t *testing.T) {
 	var help strings.Builder
-	usage(nil, &help)
+	usage(&help)
 	for _, tt := range []struct {
 		flag string
 		want string // the end of its description
