@@ -79,16 +79,17 @@ const (
 )
 
 // checkKnownAirport adds a problem when a well-formed airport code is not
-// in the reference data.
-func checkKnownAirport(p *Problems, ref Lookup, field, code string) (Airport, bool) {
+// in the reference data, and returns the airport it knows (the zero
+// Airport if none).
+func checkKnownAirport(p *Problems, ref Lookup, field, code string) Airport {
 	if ref == nil || !airportCodePattern.MatchString(code) {
-		return Airport{}, false
+		return Airport{}
 	}
 	a, ok := ref.Airport(code)
 	if !ok {
 		p.Add(field, CodeUnknownAirport, "%s is not a known airport", code)
 	}
-	return a, ok
+	return a
 }
 
 // Reference kinds: the aggregate ids of reference data.

@@ -82,8 +82,8 @@ func checkAirport(p *Problems, field, code string) {
 func checkRoute(p *Problems, ref Lookup, prefix, origin, destination string) (from, to Airport) {
 	checkAirport(p, prefix+"origin", origin)
 	checkAirport(p, prefix+"destination", destination)
-	from, _ = checkKnownAirport(p, ref, prefix+"origin", origin)
-	to, _ = checkKnownAirport(p, ref, prefix+"destination", destination)
+	from = checkKnownAirport(p, ref, prefix+"origin", origin)
+	to = checkKnownAirport(p, ref, prefix+"destination", destination)
 	if airportCodePattern.MatchString(origin) && origin == destination {
 		p.Add(prefix+"destination", CodeInvalidValue, "must differ from the origin")
 	}
