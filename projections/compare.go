@@ -74,7 +74,7 @@ func compareField(a, b reflect.Value) (ModelDifference, bool) {
 		}
 	}
 	if a.IsNil() != b.IsNil() {
-		return ModelDifference{Detail: nilness(a, b)}, true
+		return ModelDifference{Detail: nilness(a)}, true
 	}
 	if a.Kind() == reflect.Map {
 		for it := a.MapRange(); it.Next(); {
@@ -128,7 +128,7 @@ func difference(a, b reflect.Value) string {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Map:
 		if a.IsNil() != b.IsNil() {
-			return ": " + nilness(a, b)
+			return ": " + nilness(a)
 		}
 	}
 	switch t.Kind() {
@@ -178,8 +178,9 @@ func difference(a, b reflect.Value) string {
 	return ""
 }
 
-// nilness says which of a and b is nil.
-func nilness(a, b reflect.Value) string {
+// nilness says which of a and b is nil, for a and b of which one is: a's
+// nilness tells both.
+func nilness(a reflect.Value) string {
 	if a.IsNil() {
 		return "nil, a fresh replay's is not"
 	}
