@@ -924,17 +924,20 @@ func TestAReadLeavesNoConsumerOnTheServer(t *testing.T) {
 func TestCloseCalledAtOnceFromSeveralPlacesClosesTheStoreOnce(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	var wg sync.WaitGroup
-	queues := make(chan error, 1)
-	wg.Go(func() {
-		_, err := s.Queue(context.Background(), "jobs")
-		queues <- err
-	})
+	var q *Queue
+	var queueErr error
+	wg.Go(func() { q, queueErr = s.Queue(context.Background(), "jobs") })
 	for range 3 {
 		wg.Go(s.Close)
 	}
 	wg.Wait()
-	if err := <-queues; err == nil && s.Connected() {
+	if s.Connected() {
 		t.Errorf("the store is still connected after Close")
+	}
+	if queueErr == nil {
+		if err := q.Put(context.Background(), domain.Job{ID: "late", Data: []byte("x")}); err == nil {
+			t.Errorf("a queue opened as the store closed took a job after Close")
+		}
 	}
 	if _, err := s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q"}, 0, decisionOf("late", 1)); err == nil {
 		t.Errorf("an append after Close was taken")
