@@ -288,8 +288,8 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 	// replica's follower of the retries gets it.
 	var fixed, a2Inside, a1Handled atomic.Bool
 	var a2Replica atomic.Int32
-	a2Started := make(chan struct{})
-	a1Retried := make(chan struct{})
+	a2Started, releaseA2 := make(chan struct{}), make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
 	handle := func(replica int, r domain.Record) error {
 		switch {
 		case r.EventID == "a1" && !fixed.Load():
@@ -298,23 +298,21 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 			if a2Inside.Load() {
 				t.Error("the retry of a1 ran while a2 was being handled")
 			}
-			if !a1Handled.Swap(true) {
-				close(a1Retried)
-			}
+			a1Handled.Store(true)
 		case r.EventID == "a2":
 			a2Replica.Store(int32(replica))
 			a2Inside.Store(true)
 			close(a2Started)
-			// Long enough for a retry that does not wait to run.
+			// Held until the retry waits behind it (or, not waiting,
+			// has run), or the test ends early.
 			select {
-			case <-a1Retried:
-			case <-time.After(3 * time.Second):
+			case <-releaseA2:
+			case <-ctx.Done():
 			}
 			a2Inside.Store(false)
 		}
 		return nil
 	}
-	ctx, stop := context.WithCancel(context.Background())
 	var consuming sync.WaitGroup
 	defer func() { stop(); consuming.Wait() }()
 	consume := func(i int) {
@@ -343,7 +341,29 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 	if _, err := replicas[1].RetryParked(context.Background(), "pricing", 0); err != nil {
 		t.Fatal(err)
 	}
+	// a2 is let go once the retry is queued in its aggregate's lane behind
+	// it, on the replica that handles it: a retry that does not wait runs
+	// instead, and is told above.
+	holder := replicas[a2Replica.Load()]
+	waitUntil(t, "the retry of a1 queued behind a2", func() bool {
+		return a1Handled.Load() || queuedBehind(holder, "pricing", domain.Aggregate{Type: "quote", ID: "a"}) == 1
+	})
+	close(releaseA2)
 	waitUntil(t, "a1 handled on retry and its entry gone", func() bool { return a1Handled.Load() && len(parkedOf(t, replicas[0])) == 0 })
+}
+
+// queuedBehind counts what s's session of consumer has queued behind the
+// item of agg it is handling.
+func queuedBehind(s *Store, consumer string, agg domain.Aggregate) int {
+	s.sessionsMu.Lock()
+	l := s.sessions[consumer]
+	s.sessionsMu.Unlock()
+	if l == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(0, len(l.queues[s.subject(agg)])-1)
 }
 
 // A retry waits for its aggregate's turn behind the events in hand, which
