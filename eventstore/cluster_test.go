@@ -457,8 +457,16 @@ func TestAReplicaPinnedAnewAfterTheConsumersLeaderChangedHandlesNoEventBesideAnE
 				return err == nil && info.Delivered.Stream >= a2
 			})
 			// Handed a2, a replica that did not wait would handle it at
-			// once; a1 stays in hand a moment longer to let it.
-			time.Sleep(time.Second)
+			// once: a1 stays in hand until a2 waits its turn, held back
+			// on the replica newly pinned or queued behind a1 on the
+			// other, or has been handled, which is told below.
+			agg := domain.Aggregate{Type: "quote", ID: "a"}
+			waitUntil(t, "a2 waiting its turn, or handled", func() bool {
+				mu.Lock()
+				done := slices.ContainsFunc(handled, func(line string) bool { return strings.Contains(line, ": a2 ") })
+				mu.Unlock()
+				return done || slices.ContainsFunc(replicas, func(s *Store) bool { return waitingTurn(s, "pricing", agg) })
+			})
 			close(release)
 			line := received(t, "a2 handled", a2Handled)
 			if line != fmt.Sprintf("replica %d: a2 (a1 done: true)", holder) && line != fmt.Sprintf("replica %d: a2 (a1 done: true)", 1-holder) {

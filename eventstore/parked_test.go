@@ -352,6 +352,21 @@ func TestARetriedEventWaitsForTheLaterEventOfItsAggregateInHandOnAnyReplica(t *t
 	waitUntil(t, "a1 handled on retry and its entry gone", func() bool { return a1Handled.Load() && len(parkedOf(t, replicas[0])) == 0 })
 }
 
+// waitingTurn reports whether s's session of consumer holds back an
+// event of agg (newly pinned) or has one queued behind another of agg.
+func waitingTurn(s *Store, consumer string, agg domain.Aggregate) bool {
+	s.sessionsMu.Lock()
+	l := s.sessions[consumer]
+	s.sessionsMu.Unlock()
+	if l == nil {
+		return false
+	}
+	subject := s.subject(agg)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queues[subject]) > 1 || slices.ContainsFunc(l.heldBack, func(it laneItem) bool { return it.subject == subject })
+}
+
 // queuedBehind counts what s's session of consumer has queued behind the
 // item of agg it is handling.
 func queuedBehind(s *Store, consumer string, agg domain.Aggregate) int {
