@@ -29,15 +29,21 @@ func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 	port := natstest.FreePorts(t, 1)[0]
 
 	opened := make(chan error, 1)
+	var logged lockedbuf.Buffer
 	go func() {
-		s, err := Open(context.Background(), Options{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), Stream: "LATE"})
+		s, err := Open(context.Background(), Options{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), Stream: "LATE",
+			Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 		if err == nil {
 			t.Cleanup(s.Close)
 			_, err = s.Append(context.Background(), domain.Aggregate{Type: "quote", ID: "q1"}, 0, decisionOf("d1", 2))
 		}
 		opened <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // Open is trying by now
+	// The server starts once Open has found it not up and tries again (or
+	// has given up, which the select below tells).
+	waitUntil(t, "Open to try again", func() bool {
+		return len(opened) > 0 || strings.Contains(logged.String(), "NATS not ready; trying again")
+	})
 	natstest.StartServer(t, port)
 	select {
 	case err := <-opened:
