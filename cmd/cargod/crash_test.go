@@ -251,7 +251,7 @@ func TestASecondSignalStopsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr.String(), "a second signal (terminated): stopped at once") {
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr.String(), `"level":"WARN","msg":"cargod: a second signal: stopped at once, requests in flight cut off","signal":"terminated"}`) {
 		t.Errorf("after a second SIGTERM cargod exited %d:\n%s", code, stderr.String())
 	}
 }

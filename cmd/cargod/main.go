@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -40,7 +41,9 @@ func stopOnSignal() context.Context {
 		<-signals
 		stop()
 		sig := <-signals
-		fmt.Fprintf(os.Stderr, "cargod: a second signal (%s): stopped at once, requests in flight cut off\n", sig)
+		// A line of its own, as JSON as the log's: the logger is run's,
+		// and its held lines are lost with the process anyway.
+		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Warn("cargod: a second signal: stopped at once, requests in flight cut off", "signal", sig.String())
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
 	return ctx
