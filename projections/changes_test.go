@@ -106,6 +106,13 @@ func TestAWaitForAChangeOfSeveralAggregatesEndsAtAnEventOfAnyOfThem(t *testing.T
 	for _, woken := range append([]domain.Aggregate{quote}, flights...) {
 		changed, stop := p.ChangeOf(quote, flights...)
 		p.changes.applied(other)
+		// applied wakes the readers before it returns: an event of
+		// another aggregate would have ended the wait by now.
+		select {
+		case <-changed:
+			t.Fatalf("an event of %s ended a wait for %s and %v", other, quote, flights)
+		default:
+		}
 		p.changes.applied(woken)
 		select {
 		case <-changed:

@@ -73,7 +73,7 @@ func (r *replica) base(t *testing.T) string {
 // replicas stay current during the outage and serve every quote that was
 // answered 201.
 func TestTwoReplicasOnAClusterSurviveTheLossOfANode(t *testing.T) {
-	// Serial: its failovers are timed against staleBound, which other tests' servers would compete with for the cores.
+	// Serial: a cluster and two replicas, whose failovers other tests' servers would slow, competing for the cores.
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
@@ -87,10 +87,12 @@ func TestTwoReplicasOnAClusterSurviveTheLossOfANode(t *testing.T) {
 	}
 }
 
-// staleBound is how long a replica may take, during the outage, to apply
-// what the cluster acknowledged: the read models' stall watchdog (3 s)
-// and a consumer's reset fit in it.
-const staleBound = 15 * time.Second
+// staleBound is how long a replica is waited for, during the outage, to
+// apply what the cluster acknowledged: not a figure to meet (the time it
+// took is logged; BenchmarkAReadWhoseNodeDies measures it, well under a
+// second), but far past the read models' stall watchdog (3 s) and a
+// consumer's reset, so that only a replica whose reads froze fails.
+const staleBound = time.Minute
 
 func surviveNodeLoss(t *testing.T, leader bool) {
 	c := natstest.StartCluster(t)
