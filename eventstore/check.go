@@ -87,7 +87,7 @@ type checker struct {
 }
 
 func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) {
-	agg, _ := c.s.aggregateOf(subject)
+	agg := c.s.aggregateOf(subject)
 	report := func(check, format string, args ...any) {
 		c.problem(domain.StreamProblem{Sequence: seq, Aggregate: agg, Check: check, Problem: fmt.Sprintf(format, args...)})
 	}

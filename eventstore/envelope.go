@@ -56,7 +56,7 @@ func header(e domain.Envelope) nats.Header {
 // an error saying why: followers log it and move past it, so one bad
 // message cannot stop every read model and reactor.
 func (s *Store) recordFrom(subject string, seq uint64, stored time.Time, h nats.Header, data []byte) (domain.Record, error) {
-	agg, _ := s.aggregateOf(subject)
+	agg := s.aggregateOf(subject)
 	// nats.go's header values are slices of the message's whole header
 	// block (nats.DecodeHeadersMsg): a read model keeping one of them (an
 	// event id, an actor) would keep all of it, some 600 bytes. Each gets
@@ -128,11 +128,13 @@ func (s *Store) subject(a domain.Aggregate) string {
 	return s.prefix + ".evt." + a.Type + "." + a.ID
 }
 
-func (s *Store) aggregateOf(subject string) (domain.Aggregate, bool) {
+// aggregateOf is the aggregate whose events subject holds; the zero
+// Aggregate for a subject outside the events' (the stream takes none).
+func (s *Store) aggregateOf(subject string) domain.Aggregate {
 	rest, ok := strings.CutPrefix(subject, s.prefix+".evt.")
 	if !ok {
-		return domain.Aggregate{}, false
+		return domain.Aggregate{}
 	}
-	typ, id, ok := strings.Cut(rest, ".")
-	return domain.Aggregate{Type: typ, ID: id}, ok
+	typ, id, _ := strings.Cut(rest, ".")
+	return domain.Aggregate{Type: typ, ID: id}
 }
