@@ -28,9 +28,9 @@ func newSecretsKey() string {
 	return base64.StdEncoding.EncodeToString(key)
 }
 
-// rawSecrets reads the secrets bucket of a stopped cargod's data directory
-// as anyone who can reach the NATS server would.
-func rawSecrets(t *testing.T, dataDir string) map[string][]byte {
+// withSecrets runs f on the secrets bucket of a stopped cargod's data
+// directory.
+func withSecrets(t *testing.T, dataDir string, f func(ctx context.Context, bucket *eventstore.Bucket)) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := eventstore.Open(ctx, eventstore.Options{DataDir: dataDir})
@@ -42,53 +42,85 @@ func rawSecrets(t *testing.T, dataDir string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f(ctx, bucket)
+}
+
+// storedSecret is a value in the secrets bucket, as stored, and its
+// revision.
+type storedSecret struct {
+	raw      []byte
+	revision uint64
+}
+
+// storedSecrets reads bucket as anyone who can reach the NATS server
+// would.
+func storedSecrets(t *testing.T, ctx context.Context, bucket *eventstore.Bucket) map[string]storedSecret {
+	t.Helper()
 	names, err := bucket.Keys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw := map[string][]byte{}
+	stored := map[string]storedSecret{}
 	for _, name := range names {
-		v, _, err := bucket.Get(ctx, name)
+		v, revision, _, err := bucket.GetRevision(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw[name] = v
+		stored[name] = storedSecret{v, revision}
 	}
+	return stored
+}
+
+// rawSecrets reads the secrets bucket of a stopped cargod's data directory
+// as anyone who can reach the NATS server would.
+func rawSecrets(t *testing.T, dataDir string) map[string][]byte {
+	t.Helper()
+	raw := map[string][]byte{}
+	withSecrets(t, dataDir, func(ctx context.Context, bucket *eventstore.Bucket) {
+		for name, s := range storedSecrets(t, ctx, bucket) {
+			raw[name] = s.raw
+		}
+	})
 	return raw
 }
 
-// openSecret opens a raw secret with the key in key file, as cargod does.
-func openSecret(t *testing.T, keyFile, name string, raw []byte) []byte {
+// openSecrets opens the secrets in the bucket of a stopped cargod's data
+// directory with the key in keyFile, as cargod does. A vault seals in
+// place a secret it finds in plaintext: the test fails if opening them
+// wrote the bucket.
+func openSecrets(t *testing.T, dataDir, keyFile string) map[string][]byte {
 	t.Helper()
 	key, err := vault.ReadKeyFile(keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.New(fixedBucket{name: raw}, vault.Keys{Current: key}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, err := v.Get(context.Background(), name, nil)
-	if err != nil {
-		t.Fatalf("%s does not open with %s: %v", name, keyFile, err)
-	}
-	return secret
+	secrets := map[string][]byte{}
+	withSecrets(t, dataDir, func(ctx context.Context, bucket *eventstore.Bucket) {
+		before := storedSecrets(t, ctx, bucket)
+		v, err := vault.New(bucket, vault.Keys{Current: key}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range before {
+			secret, err := v.Get(ctx, name, func() ([]byte, error) { return nil, fmt.Errorf("%s is not stored", name) })
+			if err != nil {
+				t.Fatalf("%s does not open with %s: %v", name, keyFile, err)
+			}
+			secrets[name] = secret
+		}
+		after := storedSecrets(t, ctx, bucket)
+		var written []string
+		for name, s := range after {
+			if b, ok := before[name]; !ok || b.revision != s.revision || !bytes.Equal(b.raw, s.raw) {
+				written = append(written, name)
+			}
+		}
+		if len(written) > 0 {
+			t.Errorf("opening the secrets with %s wrote %v in their bucket: not sealed with that key", keyFile, written)
+		}
+	})
+	return secrets
 }
-
-// fixedBucket holds values that are read, never written.
-type fixedBucket map[string][]byte
-
-func (b fixedBucket) GetRevision(_ context.Context, key string) ([]byte, uint64, bool, error) {
-	v, ok := b[key]
-	return v, 1, ok, nil
-}
-func (b fixedBucket) Create(context.Context, string, []byte) ([]byte, bool, error) {
-	panic("fixedBucket: create")
-}
-func (b fixedBucket) Update(context.Context, string, []byte, uint64) (bool, error) {
-	panic("fixedBucket: update")
-}
-func (b fixedBucket) Keys(context.Context) ([]string, error) { panic("fixedBucket: keys") }
 
 // TestTheSecretsInJetStreamAreSealed: the signing and webhook keys that
 // cargod generates are sealed in their bucket with the key file in the
@@ -107,8 +139,9 @@ func TestTheSecretsInJetStreamAreSealed(t *testing.T) {
 		t.Fatalf("key file: %v, mode %v; want one only its owner may read", err, info)
 	}
 	raw := rawSecrets(t, dir)
+	secrets := openSecrets(t, dir, keyFile)
 	for _, name := range []string{"token-signing-key", "webhook-key"} {
-		secret := openSecret(t, keyFile, name, raw[name])
+		secret := secrets[name]
 		if len(secret) < 32 || bytes.Contains(raw[name], secret) || bytes.Contains(raw[name], []byte("PRIVATE KEY")) {
 			t.Errorf("%s is stored as %q: the plaintext shows", name, raw[name])
 		}
@@ -198,8 +231,8 @@ func TestAMissingOrWrongSealingKeyStopsTheStart(t *testing.T) {
 		if bytes.Equal(raw[name], sealed[name]) {
 			t.Errorf("%s was not sealed anew", name)
 		}
-		openSecret(t, keyFile, name, raw[name])
 	}
+	openSecrets(t, dir, keyFile)
 }
 
 func equalSecrets(a, b map[string][]byte) bool {
@@ -254,12 +287,12 @@ func TestPlaintextSecretsOfAnEarlierVersionAreSealed(t *testing.T) {
 	}
 	s.stop()
 	raw := rawSecrets(t, dir)
-	keyFile := filepath.Join(dir, secretsKeyFile)
+	secrets := openSecrets(t, dir, filepath.Join(dir, secretsKeyFile))
 	for name, plain := range map[string][]byte{"token-signing-key": signingKey, "webhook-key": webhookKey} {
 		if bytes.Contains(raw[name], plain) {
 			t.Errorf("%s is still in plaintext", name)
 		}
-		if got := openSecret(t, keyFile, name, raw[name]); !bytes.Equal(got, plain) {
+		if got := secrets[name]; !bytes.Equal(got, plain) {
 			t.Errorf("%s opens to %q, want the earlier %q", name, got, plain)
 		}
 	}
