@@ -9,6 +9,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,14 +139,36 @@ func (q *Queue) schedule(id string) string {
 // in the queue. So a job waiting will be handed out, however long ago it
 // was put; a job not waiting may be due, in hand or done, or unknown.
 func (q *Queue) Waiting(ctx context.Context, id string) (bool, error) {
-	_, err := q.handle.GetLastMsgForSubject(ctx, q.schedule(id))
+	m, err := q.waiting(ctx, id)
+	return m != nil, err
+}
+
+// Scheduled is job id as it waits (see Waiting): its data, and when it is
+// due, read from its schedule on the server; false if it does not wait. It
+// shows what a job due later holds without waiting for it to be handed out.
+func (q *Queue) Scheduled(ctx context.Context, id string) (domain.Job, bool, error) {
+	m, err := q.waiting(ctx, id)
+	if m == nil {
+		return domain.Job{}, false, err
+	}
+	at, _ := strings.CutPrefix(m.Header.Get(jetstream.ScheduleHeader), "@at ")
+	due, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return domain.Job{}, false, fmt.Errorf("eventstore: queue %s: the schedule of %s: %w", q.stream, id, err)
+	}
+	return domain.Job{ID: id, Data: m.Data, Due: due}, true, nil
+}
+
+// waiting is the schedule of job id, or nil if the job does not wait.
+func (q *Queue) waiting(ctx context.Context, id string) (*jetstream.RawStreamMsg, error) {
+	m, err := q.handle.GetLastMsgForSubject(ctx, q.schedule(id))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, unavailable(fmt.Errorf("eventstore: queue %s: %w", q.stream, err))
+		return nil, unavailable(fmt.Errorf("eventstore: queue %s: %w", q.stream, err))
 	}
-	return true, nil
+	return m, nil
 }
 
 // Cancel takes job id out of the queue if it waits (put due later, and
