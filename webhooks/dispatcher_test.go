@@ -185,57 +185,84 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 	}
 }
 
-// jobs is a Queue that keeps what is put, each id once (as the queue's
-// de-duplication does), or refuses it all when failing.
-type jobs struct {
-	mu      sync.Mutex
-	byID    map[string]queued
-	failing bool
-}
-
-// queued is a job put, and when it is due.
+// queued is a job as the queue holds it: its data, as stored and decoded,
+// and when it is due (zero: due now).
 type queued struct {
 	job
-	due time.Time
+	data []byte
+	due  time.Time
 }
 
-func (q *jobs) Put(_ context.Context, put ...domain.Job) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.failing {
-		return errors.New("the queue's stream has no leader")
+// decoded is data, a job as the queue holds it, due at due.
+func decoded(t *testing.T, data []byte, due time.Time) queued {
+	t.Helper()
+	var j job
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
 	}
-	if q.byID == nil {
-		q.byID = map[string]queued{}
+	return queued{j, data, due}
+}
+
+// waiting is job id as q holds it waiting: put due later, and not due yet.
+// It fails the test if the job does not wait.
+func waiting(t *testing.T, q *eventstore.Queue, id string) queued {
+	t.Helper()
+	j, ok, err := q.Scheduled(context.Background(), id)
+	if err != nil || !ok {
+		t.Fatalf("job %s waits: %v, %v; want it waiting in the queue", id, ok, err)
 	}
-	for _, p := range put {
-		var j job
-		if err := json.Unmarshal(p.Data, &j); err != nil {
-			return err
+	return decoded(t, j.Data, j.Due)
+}
+
+// dueNow is job id as q holds it due now: not waiting, and handed out at
+// once, on its first handout, to a worker that keeps it in hand, so that
+// the queue still holds it. It fails the test if the queue hands out
+// another job first.
+func dueNow(t *testing.T, q *eventstore.Queue, id string) queued {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	if waits, err := q.Waiting(ctx, id); err != nil || waits {
+		stop()
+		t.Fatalf("job %s waits: %v, %v; want it due now", id, waits, err)
+	}
+	type handout struct {
+		id   string
+		data []byte
+		n    int
+	}
+	handouts := make(chan handout, 1)
+	worked := make(chan struct{})
+	go func() {
+		defer close(worked)
+		q.Work(ctx, 1, func(_ context.Context, id string, data []byte, n int) time.Duration {
+			select {
+			case handouts <- handout{id, data, n}:
+			default:
+			}
+			return time.Hour
+		})
+	}()
+	defer func() { stop(); <-worked }()
+	select {
+	case h := <-handouts:
+		if h.id != id || h.n != 1 {
+			t.Fatalf("the queue handed out job %s (handout %d) first, want %s (its first)", h.id, h.n, id)
 		}
-		if _, ok := q.byID[p.ID]; !ok {
-			q.byID[p.ID] = queued{j, p.Due}
-		}
+		return decoded(t, h.data, time.Time{})
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the queue did not hand out job %s", id)
+		return queued{}
 	}
-	return nil
 }
 
-func (*jobs) Work(context.Context, int, func(context.Context, string, []byte, int) time.Duration) {}
-
-func (q *jobs) Waiting(_ context.Context, id string) (bool, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	j, ok := q.byID[id]
-	return ok && j.due.After(time.Now()), nil
-}
-
-func (q *jobs) Cancel(_ context.Context, id string) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if j, ok := q.byID[id]; ok && j.due.After(time.Now()) {
-		delete(q.byID, id)
+// held is how many jobs q holds: due, in hand, or waiting.
+func held(t *testing.T, q *eventstore.Queue) uint64 {
+	t.Helper()
+	backlog, err := q.Backlog(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return nil
+	return backlog.Pending + backlog.InHand
 }
 
 // sender is a dispatcher whose queue is q, delivering to one subscription
@@ -276,15 +303,18 @@ func TestAQueuedJobAttemptsOnItsFirstHandoutAndIsRequeuedWhenItComesAgain(t *tes
 		{"a job that comes again was handed out before: it is requeued", `{"tried":2}`, 2, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			q := &jobs{}
-			d, requests, recorded := sender(t, q, http.StatusNoContent)
+			_, queue := storeWithQueue(t)
+			d, requests, recorded := sender(t, queue, http.StatusNoContent)
 			data := `{"deliveryId":"x","webhookId":"hook","eventName":"webhook.ping","body":{},` + tt.data[1:]
 			if later := d.send(context.Background(), "x", []byte(data), tt.handout); later != 0 {
 				t.Fatalf("send = %s, want 0", later)
 			}
 			if tt.wantAttempt == 0 {
-				if next, ok := q.byID["x~1"]; requests.Load() != 0 || !ok || next.due.After(time.Now()) {
-					t.Errorf("%d requests, queued %+v (%v); want none, and x~1 due at once", requests.Load(), next, ok)
+				if n := requests.Load(); n != 0 {
+					t.Errorf("%d requests, want none", n)
+				}
+				if next := dueNow(t, queue, "x~1"); next.Tried != 2 {
+					t.Errorf("queued x~1 after %d attempts, want it requeued as it came, after 2", next.Tried)
 				}
 				return
 			}
@@ -296,9 +326,11 @@ func TestAQueuedJobAttemptsOnItsFirstHandoutAndIsRequeuedWhenItComesAgain(t *tes
 }
 
 func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testing.T) {
-	q := &jobs{}
-	d, requests, recorded := sender(t, q, http.StatusNoContent)
-	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
+	_, queue := storeWithQueue(t)
+	d, requests, recorded := sender(t, queue, http.StatusNoContent)
+	// A delivery put back ten times already: put back again, its copy
+	// waits a minute, past the end of the test.
+	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`), Requeued: 10})
 	// The subscription's turn is taken, and its one place to wait too.
 	turn := d.turn("hook")
 	turn.underWay <- struct{}{}
@@ -306,9 +338,9 @@ func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testi
 	if later := d.send(context.Background(), "x", data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0: put back", later)
 	}
-	copied, ok := q.byID["x~1"]
-	if !ok || copied.Tried != 0 || !copied.due.After(time.Now()) {
-		t.Fatalf("put back: %+v (%v), want x~1 untried and due later", copied, ok)
+	copied := waiting(t, queue, "x~11")
+	if copied.Tried != 0 {
+		t.Fatalf("put back: x~11 after %d attempts, want it untried", copied.Tried)
 	}
 	// Its acknowledgement is lost: the queue hands it out again once the
 	// subscription has a turn free.
@@ -318,28 +350,27 @@ func TestAJobThatComesAgainAfterItWasPutBackIsNotAttemptedBesideItsCopy(t *testi
 		t.Fatalf("send = %s, want 0: requeued", later)
 	}
 	if n := requests.Load(); n != 0 || len(recorded.all) != 0 {
-		t.Errorf("%d requests, %d attempts recorded; want none: x~1 makes the attempt", n, len(recorded.all))
+		t.Errorf("%d requests, %d attempts recorded; want none: x~11 makes the attempt", n, len(recorded.all))
 	}
-	if again := q.byID["x~1"]; len(q.byID) != 1 || !again.due.Equal(copied.due) {
-		t.Errorf("queued %v; want x~1 as first put", q.byID)
+	if again, n := waiting(t, queue, "x~11"), held(t, queue); n != 1 || !again.due.Equal(copied.due) {
+		t.Errorf("the queue holds %d jobs, x~11 due at %s; want x~11 alone, as first put, due at %s", n, again.due, copied.due)
 	}
 }
 
 func TestAFailedAttemptIsRetriedByTheNextJobOfItsDelivery(t *testing.T) {
-	q := &jobs{}
-	d, requests, recorded := sender(t, q, http.StatusInternalServerError)
+	_, queue := storeWithQueue(t)
+	d, requests, recorded := sender(t, queue, http.StatusInternalServerError)
 	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
 	if later := d.send(context.Background(), "x", data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0: the retry is a job of its own", later)
 	}
-	retry, ok := q.byID["x~1"]
-	if due := time.Until(retry.due); !ok || retry.Tried != 1 || due < 3*time.Second || due > 6*time.Second {
-		t.Fatalf("queued %+v (%v), want x~1 after 1 attempt, due in 5 s ±20%%", retry, ok)
+	retry := waiting(t, queue, "x~1")
+	if due := time.Until(retry.due); retry.Tried != 1 || due < 3*time.Second || due > 6*time.Second {
+		t.Fatalf("queued x~1 after %d attempts, due in %s; want after 1 attempt, due in 5 s ±20%%", retry.Tried, due)
 	}
 	// The queue hands the retry out once due, and its first handout
 	// makes the attempt.
-	data = marshal(t, retry.job)
-	if later := d.send(context.Background(), "x~1", data, 1); later != 0 {
+	if later := d.send(context.Background(), "x~1", retry.data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0", later)
 	}
 	if n := requests.Load(); n != 2 {
@@ -348,13 +379,14 @@ func TestAFailedAttemptIsRetriedByTheNextJobOfItsDelivery(t *testing.T) {
 	if got := []int{recorded.all[0].Attempt, recorded.all[1].Attempt}; got[0] != 1 || got[1] != 2 {
 		t.Errorf("attempts recorded %v, want [1 2]", got)
 	}
-	if next, ok := q.byID["x~2"]; !ok || next.Tried != 2 {
-		t.Errorf("queued %+v (%v), want x~2 after 2 attempts", next, ok)
+	if next := waiting(t, queue, "x~2"); next.Tried != 2 {
+		t.Errorf("queued x~2 after %d attempts, want 2", next.Tried)
 	}
 }
 
 func TestADeliveryThatCannotBeRequeuedComesAgainLaterUntried(t *testing.T) {
-	q := &jobs{failing: true}
+	_, queue := storeWithQueue(t)
+	q := &flaky{Queue: queue, failing: 1, refusal: errors.New("the job is refused")}
 	d, requests, _ := sender(t, q, http.StatusNoContent)
 	data := marshal(t, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: json.RawMessage(`{}`)})
 	turn := d.turn("hook")
@@ -589,7 +621,8 @@ func TestAJobThatComesAgainWhileItsRetryWaitsInTheQueueIsDone(t *testing.T) {
 }
 
 func TestAnEventWithAPayloadThatCannotBeMadeIsSentToNobody(t *testing.T) {
-	d, requests, _ := sender(t, &jobs{}, http.StatusNoContent)
+	_, queue := storeWithQueue(t)
+	d, requests, _ := sender(t, queue, http.StatusNoContent)
 	hook := d.Subs.(subscriptions)["hook"]
 	good, bad := hook, hook
 	good.ID, bad.ID, bad.OrganizationID = "a", "b", "bad"
@@ -698,8 +731,8 @@ type registeredLast struct {
 func (s registeredLast) RegisteredAt(string) uint64 { return s.seq }
 
 func TestAPingKnowsItsSubscriptionFromItsRegistrationWhileTheReadModelsAreStillApplyingIt(t *testing.T) {
-	q := &jobs{}
-	d, _, _ := sender(t, q, http.StatusNoContent)
+	_, queue := storeWithQueue(t)
+	d, _, _ := sender(t, queue, http.StatusNoContent)
 	// The webhooks model has the registration, at 42; the read models'
 	// applied sequence is not there yet (0 here), as until every model
 	// has applied it.
@@ -708,7 +741,7 @@ func TestAPingKnowsItsSubscriptionFromItsRegistrationWhileTheReadModelsAreStillA
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := q.byID[id].KnownAt; got != 42 {
+	if got := dueNow(t, queue, id).KnownAt; got != 42 {
 		t.Errorf("the ping knows its subscription at %d, want its registration's 42", got)
 	}
 }
@@ -726,15 +759,15 @@ func TestAJobWhoseSubscriptionIsGoneIsDoneWithoutAnAttempt(t *testing.T) {
 		{"not known, and the job's queuer had more than the stream holds (restored from an older backup)", "other", subscriptions{}, pastTheEnd{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			q := &jobs{}
-			d, requests, recorded := sender(t, q, http.StatusNoContent)
+			_, queue := storeWithQueue(t)
+			d, requests, recorded := sender(t, queue, http.StatusNoContent)
 			d.Subs, d.Readers = tt.subs, tt.readers
 			data := marshal(t, job{DeliveryID: "x", WebhookID: tt.webhook, EventName: "webhook.ping", Body: json.RawMessage(`{}`), KnownAt: 7})
 			if later := d.send(context.Background(), "x", data, 1); later != 0 {
 				t.Fatalf("send = %s, want 0: done", later)
 			}
-			if n := requests.Load(); n != 0 || len(recorded.all) != 0 || len(q.byID) != 0 {
-				t.Errorf("%d requests, %d attempts recorded, %d jobs queued; want none", n, len(recorded.all), len(q.byID))
+			if n, jobs := requests.Load(), held(t, queue); n != 0 || len(recorded.all) != 0 || jobs != 0 {
+				t.Errorf("%d requests, %d attempts recorded, %d jobs queued; want none", n, len(recorded.all), jobs)
 			}
 		})
 	}
@@ -743,9 +776,8 @@ func TestAJobWhoseSubscriptionIsGoneIsDoneWithoutAnAttempt(t *testing.T) {
 func TestAJobPutBackByAReplicaTooFarBehindIsAttemptedWhenItComesAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store, _ := storeWithQueue(t)
-	q := &jobs{}
-	d, requests, recorded := sender(t, q, http.StatusNoContent)
+	store, queue := storeWithQueue(t)
+	d, requests, recorded := sender(t, queue, http.StatusNoContent)
 	hook := d.Subs.(subscriptions)["hook"]
 	registered, err := commands.New(store, 4, nil).RegisterWebhook(ctx, commands.NewMeta(domain.Principal{Subject: "user:ops", OrganizationID: "acme"}, "", ""),
 		domain.RegisterWebhook{URL: hook.URL, Events: []string{"*"}, SealedSecret: hook.SealedSecret})
@@ -760,9 +792,12 @@ func TestAJobPutBackByAReplicaTooFarBehindIsAttemptedWhenItComesAgain(t *testing
 	if later := d.send(ctx, "x", data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0: put back", later)
 	}
-	next, ok := q.byID["x~1"]
-	if !ok || next.Tried != 0 || next.due.After(time.Now()) || requests.Load() != 0 {
-		t.Fatalf("%d requests, queued %+v (%v); want none, and x~1 untried, due at once", requests.Load(), next, ok)
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("%d requests, want none", n)
+	}
+	next := dueNow(t, queue, "x~1")
+	if next.Tried != 0 {
+		t.Fatalf("queued x~1 after %d attempts, want it untried", next.Tried)
 	}
 
 	projected := make(chan struct{})
@@ -771,7 +806,7 @@ func TestAJobPutBackByAReplicaTooFarBehindIsAttemptedWhenItComesAgain(t *testing
 	if err := readers.WaitFor(ctx, registered.Sequence); err != nil {
 		t.Fatal(err)
 	}
-	if later := d.send(ctx, "x~1", marshal(t, next.job), 1); later != 0 {
+	if later := d.send(ctx, "x~1", next.data, 1); later != 0 {
 		t.Fatalf("send = %s, want 0: delivered", later)
 	}
 	if n := requests.Load(); n != 1 || len(recorded.all) != 1 || recorded.all[0].Outcome != domain.DeliveryDelivered {
@@ -1688,8 +1723,8 @@ func (s attemptedAlready) Attempts(_, id string) (int, string) {
 // so does a retry of a delivery attempted.
 func TestAStandInForAFirstAttemptMadeAgainSinceIsDoneWithoutAnAttempt(t *testing.T) {
 	ctx := context.Background()
-	q := &jobs{}
-	d, requests, recorded := sender(t, q, http.StatusNoContent)
+	_, queue := storeWithQueue(t)
+	d, requests, recorded := sender(t, queue, http.StatusNoContent)
 	d.Subs = attemptedAlready{d.Subs.(subscriptions), map[string][]string{
 		"delivered": {domain.DeliveryDelivered},
 		"dead":      {domain.DeliveryDead},
@@ -1700,7 +1735,9 @@ func TestAStandInForAFirstAttemptMadeAgainSinceIsDoneWithoutAnAttempt(t *testing
 	standIn := func(delivery string) job {
 		return job{DeliveryID: delivery, WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}
 	}
-	q.Put(ctx, domain.Job{ID: "waiting", Data: marshal(t, job{DeliveryID: "waiting", WebhookID: "hook", Tried: 1}), Due: time.Now().Add(time.Hour)})
+	if err := queue.Put(ctx, domain.Job{ID: "waiting", Data: marshal(t, job{DeliveryID: "waiting", WebhookID: "hook", Tried: 1}), Due: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		delivery string
 		attempts int32
