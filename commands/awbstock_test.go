@@ -10,6 +10,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -316,7 +317,7 @@ func TestAConfirmationRetriedWhereNoStockIsCachedAnswersTheNumberItTookOnAnother
 // Without any stock of the prefix, a confirmation takes no number and
 // stores nothing on the ledger.
 func TestAConfirmationWithoutStockTakesNoNumber(t *testing.T) {
-	h := New(openTestStore(t), 4, builtinReference())
+	h := New(storetest.Open(t), 4, builtinReference())
 	number, err := assign(h)
 	if err != nil || number != "" {
 		t.Errorf("assignAWB = %q, %v; want none", number, err)
@@ -534,7 +535,7 @@ func TestAFilingOnANumberInStockAndTheNumbersTakingBackAreNeverBothStored(t *tes
 		{"the taking back first: the document is refused", takeBack, upload, domain.Forbidden},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := New(openTestStore(t), 4, builtinReference())
+			h := New(storetest.Open(t), 4, builtinReference())
 			_, err := execute(ctx, h, ledgerAggregate("f1", "020"), NewMeta(forwarder, "", ""), domain.EvolveStockLedger,
 				func(domain.StockLedger) ([]domain.Event, error) {
 					return []domain.Event{domain.StockAllocated{OrganizationID: "f1", Prefix: "020", Range: held}}, nil

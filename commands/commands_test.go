@@ -9,24 +9,13 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
-
-// openTestStore opens an event store on an embedded server of the test's
-// own, closed when the test ends.
-func openTestStore(t *testing.T) *eventstore.Store {
-	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
-}
 
 // A command run again returns the event it recorded the first time, not
 // the aggregate's latest.
 func TestRepeatedCommandReturnsItsOwnEvent(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	h := New(store, 4, builtinReference())
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	dgd := func(un, class string) domain.SubmitDGD {
@@ -67,7 +56,7 @@ func (c *loadCounter) LoadAfter(ctx context.Context, agg domain.Aggregate, after
 // aggregate; one retried where the first try is unknown (another replica,
 // a restart) conflicts, loads, and answers the first try's result.
 func TestACreationLoadsNothingUnlessItRanBefore(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	weight := 100.0
 	rfq := domain.RequestQuote{Origin: "FRA", Destination: "JFK", Pieces: new(1), GrossWeightKg: &weight}
@@ -123,7 +112,7 @@ func TestARetriedCommandFetchesItsOwnEventAfterLettingGoOfItsAggregatesLock(t *t
 		{"beside a new part of a transaction", func(w *tallyWorld) (Result[tally], error) { return w.addBesideANewPart("r", "y") }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			store := &lockWatch{Store: openTestStore(t)}
+			store := &lockWatch{Store: storetest.Open(t)}
 			w := &tallyWorld{h: New(store, 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
 			store.h = w.h
 			for _, ref := range []string{"r", "x"} {
@@ -181,7 +170,7 @@ func (u *unavailableOnce) Get(ctx context.Context, agg domain.Aggregate, seq uin
 // that ask at once is waited out, and the transaction answers its whole
 // result, not a failure for what it stored.
 func TestATransactionWaitsOutAStoreThatDoesNotAnswerAtOnceForAnEventOfAPartThatRanBefore(t *testing.T) {
-	store := &unavailableOnce{Store: openTestStore(t)}
+	store := &unavailableOnce{Store: storetest.Open(t)}
 	w := &tallyWorld{h: New(store, 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
 	for _, ref := range []string{"r", "x"} {
 		if _, err := w.add(ref); err != nil {
@@ -207,7 +196,7 @@ func TestATransactionWaitsOutAStoreThatDoesNotAnswerAtOnceForAnEventOfAPartThatR
 // not told stored (its events are not where it expected them), and the
 // replica answers, and caches, the state as stored.
 func TestACommandRetriedOnAReplicaWithAStaleStateAnswersAndCachesTheStateAsStored(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	agg := domain.Aggregate{Type: "tally", ID: "t1"}
 	w1 := &tallyWorld{h: New(store, 4, builtinReference()), agg: agg}
 	w2 := &tallyWorld{h: New(store, 4, builtinReference()), agg: agg}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/projections"
 )
 
 // openTestFiles opens a test store and its bucket of documents' files.
 func openTestFiles(t *testing.T) (*eventstore.Store, *eventstore.Objects) {
 	t.Helper()
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	files, err := store.Objects(context.Background(), "documents")
 	if err != nil {
 		t.Fatal(err)

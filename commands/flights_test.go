@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 // manifestWorld is an airline's two flights from FRA and a shipment it
@@ -21,7 +22,7 @@ type manifestWorld struct {
 const manifestedAWB = "020-12345675"
 
 func newManifestWorld(t *testing.T) *manifestWorld {
-	w := &manifestWorld{t: t, h: New(openTestStore(t), 4, builtinReference()),
+	w := &manifestWorld{t: t, h: New(storetest.Open(t), 4, builtinReference()),
 		airline: domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}}
 	departs := time.Now().UTC().Add(2 * time.Hour) // may depart now: 12 hours early at most
 	for _, id := range []string{"LH400", "LH402"} {

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 func TestAChangeNamingAVersionIsStoredOnlyIfTheAggregateIsStillAtIt(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	ctx := context.Background()
 	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	// Two replicas on one store: each keeps its own cache of the flight.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 // The pipeline's tests run commands on a tally: an aggregate whose state
@@ -32,7 +33,7 @@ type tallyWorld struct {
 
 func newTallyWorld(t *testing.T) *tallyWorld {
 	t.Helper()
-	return &tallyWorld{h: New(openTestStore(t), 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
+	return &tallyWorld{h: New(storetest.Open(t), 4, builtinReference()), agg: domain.Aggregate{Type: "tally", ID: "t1"}}
 }
 
 // decide is the decision of command ref: events references ref, ref+1, …

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -29,7 +30,7 @@ type world struct {
 
 func newWorld(t *testing.T, capacityKg float64) *world {
 	t.Helper()
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	w := &world{store: store, h: New(store, 4, builtinReference()), flights: projections.NewFlights(), identity: projections.NewIdentity(),
 		now: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC),
 		fwd: domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 // bookingIndex is a bookings read model that knows one booking under
@@ -20,7 +21,7 @@ func (i bookingIndex) ByAWB(string) (domain.Booking, bool) { return i.b, true }
 // moment ago counts, and a booking cancelled since declares nothing.
 func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T) {
 	ctx := context.Background()
-	h := New(openTestStore(t), 4, builtinReference())
+	h := New(storetest.Open(t), 4, builtinReference())
 	at := time.Now().UTC()
 	airline := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	store := func(agg domain.Aggregate, events ...domain.Event) {
@@ -71,7 +72,7 @@ func TestAStatusEventsPiecesAreCheckedAgainstTheDeclarationAsStored(t *testing.T
 // from the shipment's history, and an event without pieces needs none.
 func TestAStatusEventReadsTheDeclarationOnlyWhenItDecidesOnPieces(t *testing.T) {
 	ctx := context.Background()
-	store := &loadCounter{Store: openTestStore(t)}
+	store := &loadCounter{Store: storetest.Open(t)}
 	h := New(store, 4, builtinReference())
 	airline := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
 	at := time.Now().UTC().Format(time.RFC3339)

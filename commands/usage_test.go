@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 // today is the start of the current UTC day. A meter keeps today's and
@@ -20,7 +21,7 @@ func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
 // usageBucket is a usage bucket on a store of the test's own.
 func usageBucket(t *testing.T) *eventstore.Bucket {
 	t.Helper()
-	bucket, err := openTestStore(t).Bucket(t.Context(), "usage", time.Hour)
+	bucket, err := storetest.Open(t).Bucket(t.Context(), "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,24 +1,9 @@
 package httpapi
 
 import (
-	"context"
 	"fmt"
 	"testing"
-
-	"github.com/cargostream/cargostream/eventstore"
 )
-
-// openTestStore opens an event store on an embedded server of the test's
-// own, closed when the test ends.
-func openTestStore(t *testing.T) *eventstore.Store {
-	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
-}
 
 func TestRequestedRange(t *testing.T) {
 	tests := []struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/projections"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -168,7 +169,7 @@ func TestErrorURIIsAbsolute(t *testing.T) {
 // would count it as the service failing.
 func TestAClientThatHangsUpWhileAReplicaCatchesUpIsA499(t *testing.T) {
 	ctx := t.Context()
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	created, err := commands.New(store, bcrypt.MinCost, nil).CreateOrganization(ctx, commands.NewMeta(domain.Principal{Subject: "system:test"}, "", ""),
 		domain.CreateOrganization{OrganizationID: "acme", Name: "Acme", Role: domain.RoleForwarder})
 	if err != nil {

@@ -15,13 +15,14 @@ import (
 
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/webhooks"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
 func TestAnIdempotencyKeyLeftByACrashedRequestIsTakenOverInSeconds(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "idempotency", time.Hour)
+	bucket, err := storetest.Open(t).Bucket(ctx, "idempotency", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestAnIdempotentWriteWhileNATSIsAwayIsA503ToRetry(t *testing.T) {
 // five seconds later. Each round is a few requests at once with one key;
 // the moment comes in a few rounds of a hundred.
 func TestRequestsRacingWithAKeyThatAFailureFreesAreAnsweredAsItIs(t *testing.T) {
-	bucket, err := openTestStore(t).Bucket(t.Context(), "idempotency", time.Hour)
+	bucket, err := storetest.Open(t).Bucket(t.Context(), "idempotency", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestRequestsRacingWithAKeyThatAFailureFreesAreAnsweredAsItIs(t *testing.T) 
 // never as it is.
 func TestAReplayAnswersTheGeneratedSecretItsRecordKeepsSealed(t *testing.T) {
 	ctx := t.Context()
-	bucket, err := openTestStore(t).Bucket(ctx, "idempotency", time.Hour)
+	bucket, err := storetest.Open(t).Bucket(ctx, "idempotency", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/refdata"
 	"github.com/cargostream/cargostream/tokens"
@@ -756,7 +757,7 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// forbidden attempts) and admin writes; read models that the test
 	// fills below and the projector keeps following.
 	ctx := t.Context() // cancelled before the cleanups run
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	usageCounts, err := store.Bucket(ctx, "usage", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -2299,7 +2300,7 @@ func TestOpenAPIResponsesOfValues(t *testing.T) {
 	// The audit log of a created organisation, its limits changed, a
 	// folded failed login and an import, as handleAuditLogs answers it,
 	// its entries read from the events stored.
-	auditLog, events, last := projections.NewAudit(), openTestStore(t), map[domain.Aggregate]uint64{}
+	auditLog, events, last := projections.NewAudit(), storetest.Open(t), map[domain.Aggregate]uint64{}
 	for i, e := range []struct {
 		agg   domain.Aggregate
 		event domain.Event

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 func TestAShipmentsHistoryFollowsItOntoOtherFlightsAndShowsOnlyItsPart(t *testing.T) {
@@ -224,7 +225,7 @@ type historyFixture struct {
 
 func newHistoryFixture(t *testing.T) *historyFixture {
 	t.Helper()
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	models := NewModels()
 	projector := NewProjector(store, slog.New(slog.DiscardHandler), models.All()...)
 	run, cancel := context.WithCancel(context.Background())

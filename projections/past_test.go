@@ -9,6 +9,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 // appendAt stores e on agg as having occurred at, and returns its
@@ -28,7 +29,7 @@ func appendAt(t *testing.T, store *eventstore.Store, agg domain.Aggregate, expec
 }
 
 func TestPastBookingIsFoldedFromItsEventsUpToTheCut(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	agg := domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}
 	requested := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
 	confirmed := requested.Add(time.Minute)
@@ -97,7 +98,7 @@ func TestFoldStopsAtTheFirstEventPastTheCut(t *testing.T) {
 // before its second booking, the first's.
 func TestAPastShipmentIsOfTheBookingThatHeldItsNumberThen(t *testing.T) {
 	ctx := context.Background()
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	const awb = "020-00000011"
 	at := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
 	b1 := domain.Aggregate{Type: domain.AggregateBooking, ID: "b1"}

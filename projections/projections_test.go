@@ -16,6 +16,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
+	"github.com/cargostream/cargostream/internal/storetest"
 )
 
 func TestPageOf(t *testing.T) {
@@ -107,7 +108,7 @@ func TestTheBookingsOnAFlightAreThoseTheCallerMaySee(t *testing.T) {
 }
 
 func TestProjectorWaitsForSequences(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	quotes := NewQuotes()
 	p := NewProjector(store, slog.New(slog.DiscardHandler), quotes)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -297,7 +298,7 @@ func (b *blocking) Apply(domain.Record, domain.Event) {
 }
 
 func TestTheProjectorIsCaughtUpOnlyOnceItHasReplayedWhatTheStreamHeldAtStart(t *testing.T) {
-	store := openTestStore(t)
+	store := storetest.Open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var last uint64
@@ -357,7 +358,7 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 		{domain.ErrStoreUnavailable, slog.LevelError},
 	} {
 		t.Run(tt.err.Error(), func(t *testing.T) {
-			store := openTestStore(t)
+			store := storetest.Open(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			logged := &lockedbuf.Buffer{}
@@ -388,18 +389,6 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 			}
 		})
 	}
-}
-
-// openTestStore opens an event store on an embedded server of the test's own,
-// closed when the test ends.
-func openTestStore(t *testing.T) *eventstore.Store {
-	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
 }
 
 // silentStream is a store whose LastSequenceSeen fails while silent is set:
@@ -439,7 +428,7 @@ func (s *slowStream) LastSequenceSeen(ctx context.Context) (uint64, error) {
 // the answer held, and must not take its place.
 func TestAnAnswerOfTheStreamsEndOvertakenByALaterOneIsNotKept(t *testing.T) {
 	ctx := context.Background()
-	stream := &slowStream{Store: openTestStore(t), asked: make(chan struct{}), answer: make(chan uint64)}
+	stream := &slowStream{Store: storetest.Open(t), asked: make(chan struct{}), answer: make(chan uint64)}
 	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
 	for i := range 3 {
 		id := fmt.Sprint("q", i)
@@ -472,7 +461,7 @@ func TestAnAnswerOfTheStreamsEndOvertakenByALaterOneIsNotKept(t *testing.T) {
 // applied (a fresh start seeds its demo data meanwhile) is below them:
 // the lag says the stream ends where the replica is, not before it.
 func TestTheStreamsEndIsNeverBelowWhatWasApplied(t *testing.T) {
-	stream := &slowStream{Store: openTestStore(t), asked: make(chan struct{}), answer: make(chan uint64)}
+	stream := &slowStream{Store: storetest.Open(t), asked: make(chan struct{}), answer: make(chan uint64)}
 	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
 	p.applied = 3
 	stream.held.Store(true)
@@ -487,7 +476,7 @@ func TestTheStreamsEndIsNeverBelowWhatWasApplied(t *testing.T) {
 // every replica unready at once; one that never answered is an error.
 func TestTheLagOfAStreamThatStopsAnsweringIsItsLastAnswer(t *testing.T) {
 	ctx := context.Background()
-	stream := &silentStream{Store: openTestStore(t)}
+	stream := &silentStream{Store: storetest.Open(t)}
 	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
 	stream.silent.Store(true)
 	if _, err := p.Lag(ctx); !errors.Is(err, domain.ErrStoreUnavailable) {

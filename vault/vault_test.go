@@ -15,24 +15,13 @@ import (
 
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/internal/hangwatch"
+	"github.com/cargostream/cargostream/internal/storetest"
 	"github.com/cargostream/cargostream/vault"
 )
 
 // TestMain ends a run that hangs before go test's timeout would, with the
 // stacks of the tests still running last (see hangwatch).
 func TestMain(m *testing.M) { hangwatch.Main(m) }
-
-// openStore opens an embedded JetStream store of the test's own, closed
-// when the test ends: the vault's buckets are that store's.
-func openStore(t *testing.T) *eventstore.Store {
-	t.Helper()
-	store, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
-}
 
 var buckets atomic.Int64
 
@@ -148,7 +137,7 @@ const (
 
 func TestGet(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t)
+	store := storetest.Open(t)
 	key, other := newKey(), newKey()
 	secret := []byte("-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----\n")
 	fresh := []byte("a freshly generated secret")
@@ -308,7 +297,7 @@ func (h *logHook) Handle(ctx context.Context, r slog.Record) error {
 func TestAReplicaThatSealsAPlaintextSecretFirstWins(t *testing.T) {
 	ctx := context.Background()
 	secret := []byte("a plaintext secret of an earlier version")
-	b := newBucket(t, openStore(t), map[string][]byte{"s": secret})
+	b := newBucket(t, storetest.Open(t), map[string][]byte{"s": secret})
 	file := filepath.Join(t.TempDir(), "secrets.key")
 	var sealedFirst entry
 	var log, otherLog strings.Builder
@@ -353,7 +342,7 @@ func TestAReplicaThatSealsAPlaintextSecretFirstWins(t *testing.T) {
 func TestTheKeyFile(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "secrets.key")
-	b := newBucket(t, openStore(t), nil)
+	b := newBucket(t, storetest.Open(t), nil)
 	v, err := vault.New(b, vault.Keys{File: file}, nil)
 	if err != nil {
 		t.Fatal(err)
