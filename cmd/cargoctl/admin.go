@@ -609,33 +609,21 @@ func (c *apiClient) authorize(ctx context.Context) error {
 	return nil
 }
 
-// tokenWaits is how often a token request answered 429 is made again,
-// after the wait the answer asks for.
-const tokenWaits = 3
+// requestWaits is how often a request answered 429 is made again, after
+// the wait the answer asks for.
+const requestWaits = 3
 
 // requestToken asks for a token. Each cargoctl command gets one, and the
 // token endpoint allows 20 requests a minute per client from an address
 // (against guessing): a script of more admin commands than that waits
-// until the endpoint takes them again, saying so on stderr, rather than
-// failing halfway through.
+// until the endpoint takes them again (see exchange), rather than failing
+// halfway through.
 func (c *apiClient) requestToken(ctx context.Context) ([]byte, error) {
-	for waits := 0; ; waits++ {
-		body, err := c.call(ctx, http.MethodPost, "/api/auth/token", struct {
-			GrantType    string `json:"grantType"`
-			ClientID     string `json:"clientId"`
-			ClientSecret string `json:"clientSecret"`
-		}{"client_credentials", c.clientID, c.secret})
-		var apiErr *apiError
-		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || apiErr.retryAfter <= 0 || waits == tokenWaits {
-			return body, err
-		}
-		fmt.Fprintf(c.stderr, "cargoctl: cargod refused a token for now (%s): waiting %s, as it asks\n", apiErr.Description, apiErr.retryAfter)
-		select {
-		case <-time.After(apiErr.retryAfter):
-		case <-ctx.Done():
-			return nil, errInterrupted
-		}
-	}
+	return c.call(ctx, http.MethodPost, "/api/auth/token", struct {
+		GrantType    string `json:"grantType"`
+		ClientID     string `json:"clientId"`
+		ClientSecret string `json:"clientSecret"`
+	}{"client_credentials", c.clientID, c.secret})
 }
 
 // call makes one request with a JSON body (if any) and returns the body
@@ -657,12 +645,39 @@ func (c *apiClient) send(ctx context.Context, method, path, contentType string, 
 	return raw, err
 }
 
-// exchange is send, with the response's header. A token refused (401)
-// has run out (it lives CARGO_TOKEN_TTL, which a long rebuild, verify or
-// import outlives), or was kept from an earlier command and has since
-// been revoked. The server did nothing with the request, so it is made
-// once more with a new token.
+// exchange is send, with the response's header. A request refused for
+// now (429: a rate limit, of the token endpoint or of the organisation,
+// which counts every request, the polls of a rebuild or verify among
+// them) was not carried out: it is made again once the wait the answer
+// asks for is over, saying so, up to requestWaits times. Given up at the
+// first refusal, a verify whose poll was refused ended with the refusal
+// alone while its job went on in cargod.
 func (c *apiClient) exchange(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
+	for waits := 0; ; waits++ {
+		raw, header, err := c.exchangeAuthorized(ctx, method, path, contentType, body)
+		var apiErr *apiError
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || apiErr.retryAfter <= 0 || waits == requestWaits {
+			return raw, header, err
+		}
+		what := method + " " + strings.SplitN(path, "?", 2)[0]
+		if path == "/api/auth/token" {
+			what = "a token"
+		}
+		fmt.Fprintf(c.stderr, "cargoctl: cargod refused %s for now (%s): waiting %s, as it asks\n", what, apiErr.Description, apiErr.retryAfter)
+		select {
+		case <-time.After(apiErr.retryAfter):
+		case <-ctx.Done():
+			return nil, nil, errInterrupted
+		}
+	}
+}
+
+// exchangeAuthorized is exchangeOnce. A token refused (401) has run out
+// (it lives CARGO_TOKEN_TTL, which a long rebuild, verify or import
+// outlives), or was kept from an earlier command and has since been
+// revoked. The server did nothing with the request, so it is made once
+// more with a new token.
+func (c *apiClient) exchangeAuthorized(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
 	raw, header, err := c.exchangeOnce(ctx, method, path, contentType, body)
 	var apiErr *apiError
 	if c.bearer != "" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {

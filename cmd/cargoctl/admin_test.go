@@ -836,7 +836,7 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 		wantErr   string
 	}{
 		{"refused once", 1, 1, ""},
-		{"refused past the waits", tokenWaits + 1, tokenWaits, "too many requests for client:admin"},
+		{"refused past the waits", requestWaits + 1, requestWaits, "too many requests for client:admin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -867,6 +867,64 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 				t.Errorf("list-orgs = %v, %q", err, out)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Errorf("list-orgs = %v, want the refusal %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// Every request counts against the organisation's rate limit, the polls
+// with which rebuild and verify follow their job among them: a command
+// refused for now (429) waits as long as the answer asks, saying so, and
+// goes on, as it does for a token; up to three times a request, then it
+// gives the refusal. A rebuild or verify whose poll was refused exited 1
+// with the refusal alone, though the job went on in cargod: an operator
+// read it as nothing rebuilt or verified. The refusals come from a proxy
+// in front of the real API.
+func TestACommandRefusedARequestForNowWaitsAsAskedAndGoesOn(t *testing.T) {
+	api := startServer(t)
+	tests := []struct {
+		name      string
+		args      []string
+		method    string
+		path      string
+		refusals  int
+		wantWaits int
+		wantErr   string
+	}{
+		{"a list refused once", []string{"admin", "list-orgs"}, http.MethodGet, "/api/admin/organizations", 1, 1, ""},
+		{"a rebuild refused once at its start", []string{"rebuild"}, http.MethodPost, "/api/admin/rebuild", 1, 1, ""},
+		{"a rebuild's poll refused once", []string{"rebuild"}, http.MethodGet, "/api/admin/rebuild", 1, 1, ""},
+		{"a list refused past the waits", []string{"admin", "list-orgs"}, http.MethodGet, "/api/admin/organizations", requestWaits + 1, requestWaits, "too many requests for organisation operator"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			refusals := tt.refusals
+			front := inFrontOf(t, api, func(w http.ResponseWriter, r *http.Request) bool {
+				mu.Lock()
+				refuse := r.Method == tt.method && r.URL.Path == tt.path && refusals > 0
+				if refuse {
+					refusals--
+				}
+				mu.Unlock()
+				if !refuse {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				io.WriteString(w, `{"error":"rate_limited","errorDescription":"too many requests for organisation operator; retry after 1s"}`)
+				return true
+			})
+			_, errOut, err := runCmd(t, adminEnv(front), tt.args...)
+			if waits := strings.Count(errOut, "waiting 1s, as it asks"); waits != tt.wantWaits {
+				t.Errorf("said it waited %d times, want %d:\n%s", waits, tt.wantWaits, errOut)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("%s = %v, want it to go on once it has waited", strings.Join(tt.args, " "), err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("%s = %v, want the refusal %q", strings.Join(tt.args, " "), err, tt.wantErr)
 			}
 		})
 	}
