@@ -192,6 +192,14 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 	good := read(t, snapshots, name)
 	other, otherSnapshots := history(t, 500)
 	start(t, other, otherSnapshots)
+	// A snapshot of a longer history covers an event past this stream's
+	// end, as one does of a stream since cut short at its end.
+	longer, longerSnapshots := history(t, 2000)
+	start(t, longer, longerSnapshots)
+	last, err := store.LastSequence(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, tt := range []struct {
 		name, log string
@@ -214,6 +222,12 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 			m := read(t, otherSnapshots, projections.SnapshotManifest)
 			theirs := projections.SnapshotManifest + "/" + strings.Split(m, "\n")[1] + "/0"
 			put(t, snapshots, theirs, read(t, otherSnapshots, theirs))
+			put(t, snapshots, projections.SnapshotManifest, m)
+		}},
+		{"past the stream's end", fmt.Sprintf("and this stream ends at %d: it lost its last events", last), func() {
+			m := read(t, longerSnapshots, projections.SnapshotManifest)
+			theirs := projections.SnapshotManifest + "/" + strings.Split(m, "\n")[1] + "/0"
+			put(t, snapshots, theirs, read(t, longerSnapshots, theirs))
 			put(t, snapshots, projections.SnapshotManifest, m)
 		}},
 	} {

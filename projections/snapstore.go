@@ -305,10 +305,20 @@ func (p *Projector) restore(ctx context.Context) {
 
 // verify checks that the event a snapshot covers is this stream's event
 // at that sequence: a snapshot of another stream is not this one's.
+//
+// A stream that ends before that event has most likely lost its last
+// events (a backup cut short at its end, which leaves no gap for the
+// start or cargoctl verify to find) or been restored from an older
+// backup: the reason says so, as the snapshot is then the only trace of
+// the loss, where it said only that the event was not this stream's.
 func (p *Projector) verify(ctx context.Context, h snapshotHeader) error {
 	typ, id, _ := strings.Cut(h.Aggregate, "/")
 	r, err := p.stream.Get(ctx, domain.Aggregate{Type: typ, ID: id}, h.Sequence)
 	if err != nil {
+		if last, lastErr := p.stream.LastSequence(ctx); lastErr == nil && last < h.Sequence {
+			return fmt.Errorf("%w: it covers the events up to %d, and this stream ends at %d: it lost its last events "+
+				"(a backup cut short at its end), was restored from an older backup, or is another stream", errStaleSnapshot, h.Sequence, last)
+		}
 		return fmt.Errorf("%w: the event it covers, %d of %s, is not this stream's: %w", errStaleSnapshot, h.Sequence, h.Aggregate, err)
 	}
 	if r.EventID != h.EventID {
