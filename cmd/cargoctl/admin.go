@@ -749,8 +749,12 @@ func unreachable(base string, err error) error {
 		return fmt.Errorf("a NATS server answers at %s, not cargod's HTTP API: --url is the address of cargod's HTTP API (its CARGO_ADDR); "+
 			"a NATS server's address is for --nats-url (cargoctl events, trace and parked)", base)
 	}
-	return fmt.Errorf("cargod at %s does not answer: %w", base, reason(err))
+	return fmt.Errorf("cargod at %s %w: %w", base, errNoAnswer, reason(err))
 }
+
+// errNoAnswer is in the error of a request that got no response, for the
+// commands that say what it means for what they were doing.
+var errNoAnswer = errors.New("does not answer")
 
 // reason is why a request or a dial failed, without the request, the
 // dial and the system call around it: "connection refused", or "it

@@ -934,11 +934,7 @@ func TestACommandRefusedARequestForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 // answer see each request first, and passes on those it did not answer.
 func inFrontOf(t *testing.T, api string, answer func(w http.ResponseWriter, r *http.Request) (answered bool)) string {
 	t.Helper()
-	u, err := url.Parse(api)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy := proxyTo(t, api)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !answer(w, r) {
 			proxy.ServeHTTP(w, r)
@@ -946,6 +942,16 @@ func inFrontOf(t *testing.T, api string, answer func(w http.ResponseWriter, r *h
 	}))
 	t.Cleanup(front.Close)
 	return front.URL
+}
+
+// proxyTo passes requests on to the API at api.
+func proxyTo(t *testing.T, api string) *httputil.ReverseProxy {
+	t.Helper()
+	u, err := url.Parse(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httputil.NewSingleHostReverseProxy(u)
 }
 
 // Every command needs a token, and the token endpoint takes 20 requests a

@@ -119,6 +119,7 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 	}
 	path := "/api/admin/" + kind
 	raw, err := client.call(ctx, http.MethodPost, path, nil)
+	started := err == nil
 	bar := newProgressBar(stderr, kind)
 	for err == nil {
 		var j job
@@ -147,6 +148,12 @@ func runJob(ctx context.Context, kind, synopsis string, args []string, getenv fu
 	bar.end()
 	if errors.Is(err, errInterrupted) {
 		return nil, nil, fmt.Errorf("%w: the %s goes on in cargod, if it began (GET %s shows it)", err, kind, path)
+	}
+	if started && errors.Is(err, errNoAnswer) {
+		// The job runs in cargod's process: stopped, it took the job
+		// with it, and a restarted one knows nothing of it.
+		return nil, nil, fmt.Errorf("%w\n(the %s ends with the cargod that runs it: if that one stopped, run it again once cargod is ready; "+
+			"if it still runs, GET %s shows how the %s ended)", err, kind, path, kind)
 	}
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusConflict {

@@ -227,3 +227,32 @@ func TestAnInterruptedRebuildSaysTheJobGoesOnInCargod(t *testing.T) {
 		t.Errorf("interrupted, rebuild says %v, want %s", err, want)
 	}
 }
+
+// A job ends with the cargod that runs it. One that stops answering once
+// the job began (stopped, or restarted) leaves cargoctl with the words of
+// a server that does not answer, and with what they mean for the job,
+// where they said nothing of it: whether it was swapped in, or verified,
+// was left to guess. The real API is behind a proxy that stops taking
+// connections once it has passed the job's start on.
+func TestAJobWhoseCargodStopsAnsweringSaysTheJobEndsWithIt(t *testing.T) {
+	api := startServer(t)
+	for _, kind := range []string{"rebuild", "verify"} {
+		t.Run(kind, func(t *testing.T) {
+			proxy := proxyTo(t, api)
+			var front *httptest.Server
+			front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				proxy.ServeHTTP(w, r)
+				if r.Method == http.MethodPost && r.URL.Path == "/api/admin/"+kind {
+					// Close waits for this answer to be written.
+					go front.Close()
+				}
+			}))
+			t.Cleanup(front.Close)
+			_, _, err := runCmd(t, adminEnv(front.URL), kind)
+			want := fmt.Sprintf("does not answer: connection refused\n(the %s ends with the cargod that runs it", kind)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s whose cargod stopped answering: %v, want %q", kind, err, want)
+			}
+		})
+	}
+}
