@@ -1099,6 +1099,19 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 	return s.handedOn(s.recordFrom(subject, m.Sequence, m.Time, m.Header, m.Data)), nil
 }
 
+// HoldsEventsOf reports whether the stream holds any event of an
+// aggregate of aggregateType.
+func (s *Store) HoldsEventsOf(ctx context.Context, aggregateType string) (bool, error) {
+	_, err := s.stream.GetLastMsgForSubject(ctx, s.Filter(aggregateType, ""))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, unavailable(fmt.Errorf("eventstore: stream %s: %w", s.name, err))
+	}
+	return true, nil
+}
+
 // LastSequence is the sequence of the newest event in the stream. Its
 // errors are domain.ErrStoreUnavailable when a wait may cure them, as a
 // read's are: a request that asks it (?seq=) gets a 503 to retry. So is

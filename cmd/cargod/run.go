@@ -21,6 +21,7 @@ import (
 
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/httpapi"
 	"github.com/cargostream/cargostream/internal/retry"
@@ -161,6 +162,12 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return err
 	}
 	webhookKey, err := sharedKey(ctx, log, secrets, cfg, cfg.WebhookKey, "webhook-key", func() ([]byte, error) {
+		// A stream with subscriptions had a key, which sealed their
+		// secrets: a new one would open none of them, and every delivery
+		// would fail for days, logged at INFO once, at the start.
+		if held, err := store.HoldsEventsOf(ctx, domain.AggregateWebhook); err != nil || held {
+			return nil, cmp.Or(err, errWebhookKeyLost)
+		}
 		key := make([]byte, 32)
 		rand.Read(key)
 		return key, nil
@@ -409,6 +416,13 @@ func untilAvailable(ctx context.Context, log *slog.Logger, what string, step fun
 		log.Warn("the event store did not answer while starting; trying again", "step", what, "in", wait.Round(time.Millisecond).String(), "err", err)
 	})
 }
+
+// errWebhookKeyLost stops a start that would generate a webhook key for a
+// stream whose subscriptions' secrets were sealed with another.
+var errWebhookKeyLost = errors.New("CARGO_WEBHOOK_KEY: the secrets bucket holds no webhook key, but the event stream holds webhook subscriptions, " +
+	"whose secrets were sealed with one (the stream restored without its secrets bucket, KV_<stream>_secrets?): restore the bucket from the same backup " +
+	"as the stream, with the key that seals it, or set CARGO_WEBHOOK_KEY to the webhook key; to go on without it, set CARGO_WEBHOOK_KEY to a new key " +
+	"(openssl rand -base64 32): no subscription's secret can then be opened, and each must be registered again")
 
 // secretsKeyFile, in the data directory, keeps the key that seals the
 // secrets bucket when CARGO_SECRETS_KEY is not set.

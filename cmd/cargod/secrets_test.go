@@ -156,6 +156,35 @@ func TestTheSecretsInJetStreamAreSealed(t *testing.T) {
 	}
 }
 
+// A stream restored without its secrets bucket has subscriptions whose
+// secrets the lost webhook key sealed: the start stops, naming the key,
+// where it generated a new one and every delivery failed for days, with
+// nothing logged above INFO. Given a key, new or old, it starts.
+func TestAStartThatWouldReplaceTheWebhookKeyOfTheStreamsSubscriptionsStops(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	s.subscribe(t, s.demoToken(t, "demo-forwarder"), newReceiver(t), []string{"quote.created"}, "")
+	s.stop()
+	withSecrets(t, dir, func(ctx context.Context, bucket *eventstore.Bucket) {
+		for name := range storedSecrets(t, ctx, bucket) {
+			if err := bucket.Delete(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
+	r := startReplica(dir, nil)
+	r.stoppedByItself(t)
+	if r.err == nil || !strings.HasPrefix(r.err.Error(), "CARGO_WEBHOOK_KEY: the secrets bucket holds no webhook key, but the event stream holds webhook subscriptions") {
+		t.Errorf("the start ended with %v, want the webhook key named", r.err)
+	}
+	if _, ok := rawSecrets(t, dir)["webhook-key"]; ok {
+		t.Error("a webhook key was generated all the same")
+	}
+	startServer(t, dir, map[string]string{"CARGO_WEBHOOK_KEY": newSecretsKey()}).stop()
+}
+
 // TestAMissingOrWrongSealingKeyStopsTheStart: a start without the key the
 // secrets were sealed with fails saying what to do, and changes nothing;
 // the previous key, given as such, lets the secrets be sealed anew.
