@@ -371,7 +371,7 @@ func (l *lanes) releaseWhenOthersDone(from uint64) {
 		switch {
 		case err == nil && info.AckFloor.Consumer+1 >= from:
 			if waited > consumerPullExpiry {
-				l.s.log.Info("eventstore: consumer "+l.name+", pinned to this replica anew, waited for the earlier events another replica held",
+				l.s.log.Info("eventstore: consumer "+l.name+", pinned to this replica anew, waited for the earlier events held elsewhere (another replica, or this one before a restart)",
 					"from", from, "waited", waited.Round(time.Millisecond).String())
 			}
 			l.release()

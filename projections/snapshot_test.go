@@ -239,6 +239,9 @@ func TestASnapshotThatCannotBeTrustedIsIgnored(t *testing.T) {
 			if !strings.Contains(log, "replaying the whole stream") || !strings.Contains(log, tt.log) {
 				t.Errorf("the log does not say the snapshot was ignored (%q):\n%s", tt.log, log)
 			}
+			if strings.Contains(log, " sequence=0") {
+				t.Errorf("the log gives the snapshot a sequence 0, which none covers:\n%s", log)
+			}
 			sameModels(t, models, full)
 		})
 	}

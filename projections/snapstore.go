@@ -291,7 +291,11 @@ func (p *Projector) restore(ctx context.Context) {
 		if !errors.Is(err, errStaleSnapshot) && !errors.Is(err, domain.ErrStoreUnavailable) {
 			err = fmt.Errorf("it is damaged or cut short (its stored bytes changed, or some were lost, since it was written): %w", err)
 		}
-		p.log.Warn("snapshot of the read models ignored: replaying the whole stream", "err", err, "snapshot", m.id, "sequence", h.Sequence)
+		attrs := []any{"err", err, "snapshot", m.id}
+		if h.Sequence > 0 { // 0: its header was not read (another format)
+			attrs = append(attrs, "sequence", h.Sequence)
+		}
+		p.log.Warn("snapshot of the read models ignored: replaying the whole stream", attrs...)
 		return
 	}
 	install()
