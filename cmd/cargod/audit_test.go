@@ -88,7 +88,7 @@ func TestAuditLog(t *testing.T) {
 	// change of the webhook's status.
 	fwd := s.demoToken(t, "demo-forwarder")
 	var hook struct{ WebhookID string }
-	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://192.0.2.1/hooks", "events": []string{"quote.*"}}).json(t, &hook)
+	s.mustCreate(t, fwd, "/api/webhooks", map[string]any{"url": "https://127.0.0.1:9/hooks", "events": []string{"quote.*"}}).json(t, &hook)
 	if r := s.do(t, request{method: "DELETE", path: "/api/webhooks/" + hook.WebhookID, token: admin}); r.status != 204 {
 		t.Fatalf("the admin deletes the webhook: %d %s", r.status, r.body)
 	}
