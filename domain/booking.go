@@ -540,6 +540,12 @@ func DecideCancelBooking(b Booking, flight Flight, reason string, at time.Time) 
 		// The cargo flew (or was offloaded, which the airline reports):
 		// its capacity is spent, not given back.
 		return nil, Errorf(Conflict, "flight %s has %s: booking %s can no longer be cancelled", flight.ID, flight.Status, b.ID)
+	case reason != ReasonFlightCanceled && b.AWBNumber != "" && flight.Loaded[b.AWBNumber].Pieces > 0:
+		// Its cargo is with the airline, on the flight's manifest:
+		// cancelled, the booking would give back capacity the flight
+		// still carries it in, and the flight depart with it.
+		return nil, Errorf(Conflict, "booking %s's shipment %s is on the manifest of flight %s: the airline offloads it first (POST /api/offloads)",
+			b.ID, b.AWBNumber, flight.ID)
 	}
 	return []Event{BookingCancelled{BookingID: b.ID, Reason: reason, CancelledAt: at}}, nil
 }

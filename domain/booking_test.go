@@ -95,23 +95,33 @@ func TestDecideRejectBooking(t *testing.T) {
 func TestDecideCancelBooking(t *testing.T) {
 	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
 	flight := func(status string) Flight { return Flight{ID: "LH8400-2026-11-26", Status: status} }
+	withAWB := bookingIn(BookingStatusConfirmed)
+	withAWB.AWBNumber = "020-00000011"
+	manifested := flight(FlightStatusScheduled)
+	manifested.Loaded = map[string]Load{"020-00000011": {Pieces: 2, WeightKg: 100}}
+	cancelledManifested := manifested
+	cancelledManifested.Status = FlightStatusCancelled
 	tests := []struct {
-		name string
-		b    Booking
-		f    Flight
-		want string // "cancelled", "" for no change, or the error's code
+		name   string
+		b      Booking
+		f      Flight
+		reason string
+		want   string // "cancelled", "" for no change, or the error's code
 	}{
-		{"confirmed", bookingIn(BookingStatusConfirmed), flight(FlightStatusScheduled), "cancelled"},
-		{"pending, flight delayed", bookingIn(BookingStatusPending), flight(FlightStatusDelayed), "cancelled"},
-		{"flight cancelled", bookingIn(BookingStatusConfirmed), flight(FlightStatusCancelled), "cancelled"},
-		{"cancelled already", bookingIn(BookingStatusCancelled), flight(FlightStatusDeparted), ""},
-		{"rejected", bookingIn(BookingStatusRejected), flight(FlightStatusScheduled), "conflict"},
-		{"flight departed", bookingIn(BookingStatusConfirmed), flight(FlightStatusDeparted), "conflict"},
-		{"flight arrived", bookingIn(BookingStatusConfirmed), flight(FlightStatusArrived), "conflict"},
-		{"no booking", Booking{}, flight(FlightStatusScheduled), "not_found"},
+		{"its shipment on the flight's manifest", withAWB, manifested, "", "conflict"},
+		{"its shipment on the manifest of a flight cancelled", withAWB, cancelledManifested, ReasonFlightCanceled, "cancelled"},
+		{"another shipment on the flight's manifest", bookingIn(BookingStatusConfirmed), manifested, "", "cancelled"},
+		{"confirmed", bookingIn(BookingStatusConfirmed), flight(FlightStatusScheduled), "", "cancelled"},
+		{"pending, flight delayed", bookingIn(BookingStatusPending), flight(FlightStatusDelayed), "", "cancelled"},
+		{"flight cancelled", bookingIn(BookingStatusConfirmed), flight(FlightStatusCancelled), "", "cancelled"},
+		{"cancelled already", bookingIn(BookingStatusCancelled), flight(FlightStatusDeparted), "", ""},
+		{"rejected", bookingIn(BookingStatusRejected), flight(FlightStatusScheduled), "", "conflict"},
+		{"flight departed", bookingIn(BookingStatusConfirmed), flight(FlightStatusDeparted), "", "conflict"},
+		{"flight arrived", bookingIn(BookingStatusConfirmed), flight(FlightStatusArrived), "", "conflict"},
+		{"no booking", Booking{}, flight(FlightStatusScheduled), "", "not_found"},
 	}
 	for _, tt := range tests {
-		events, err := DecideCancelBooking(tt.b, tt.f, "", at)
+		events, err := DecideCancelBooking(tt.b, tt.f, tt.reason, at)
 		got := problemOf(err)
 		if err == nil && len(events) == 1 {
 			got = "cancelled"

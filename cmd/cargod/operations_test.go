@@ -467,6 +467,28 @@ func TestOffloadingTheLastPiecesRecordsTheWeightTakenOff(t *testing.T) {
 	}
 }
 
+// A booking whose shipment is on its flight's manifest stands until the
+// airline offloads it: cancelled, it gave back capacity the flight still
+// carried the cargo in, and the flight departed with it.
+func TestABookingWhoseShipmentIsManifestedIsCancelledOnlyOnceOffloaded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd) // 2 pieces, 350.5 kg
+	b := s.shipmentBooking(t, fwd, awb)
+	s.mustCreate(t, lh, "/api/flights/"+b.FlightID+"/manifests", map[string]any{"awbNumbers": []string{awb}})
+	cancel := func() response {
+		return s.do(t, request{method: "POST", path: "/api/bookings/" + b.ID + "/cancel", token: fwd})
+	}
+	if r := cancel(); r.status != http.StatusConflict || !strings.Contains(string(r.body), "on the manifest of flight "+b.FlightID) {
+		t.Errorf("cancelling the manifested booking = %d %s, want 409 naming the manifest", r.status, r.body)
+	}
+	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": b.FlightID, "reason": "Space", "pieces": 2, "weight": 350.5})
+	if r := cancel(); r.status != http.StatusOK {
+		t.Errorf("cancelling it once offloaded = %d %s", r.status, r.body)
+	}
+}
+
 // Lithium ion batteries on their own (UN3480) are forbidden on passenger
 // aircraft: a shipment whose e-DGD declares them goes on no passenger
 // aircraft's manifest, as freight on hand either, but on a freighter. One
