@@ -121,7 +121,7 @@ var adminCommands = []adminCommand{
 }
 
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlagsOf(getenv)
 	fs := newFlagSet("admin", adminSynopsis)
 	conn.register(fs)
 	if help, err := parseFlags(fs, args, true, stdout); help || err != nil {
@@ -445,6 +445,12 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 type connFlags struct {
 	url, clientID, secretFile string
 	timeout                   time.Duration // of each answer (see apiTimeout)
+}
+
+// connFlagsOf is the connection of the environment, before the flags:
+// the server of defaultURL, the client of CARGOCTL_CLIENT_ID.
+func connFlagsOf(getenv func(string) string) connFlags {
+	return connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
 }
 
 // apiTimeout is how long a command waits for each answer of the API,

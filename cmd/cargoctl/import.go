@@ -70,7 +70,7 @@ type importRejection struct {
 
 func runImport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", importUsage)
-	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlagsOf(getenv)
 	conn.register(fs)
 	format := fs.String("format", "", "the file's `format`, when it cannot be recognised: "+refdata.FormatsOf(domain.RefAirports)+" (airports), "+
 		refdata.FormatsOf(domain.RefAirlines)+" (airlines), "+refdata.FormatsOf(domain.RefCommodities)+" (commodities)")

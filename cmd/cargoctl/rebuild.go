@@ -100,7 +100,7 @@ func runVerify(ctx context.Context, args []string, getenv func(string) string, s
 // response as it came; nil for --help. A job that could not finish is
 // an error.
 func runJob(ctx context.Context, kind, synopsis string, args []string, getenv func(string) string, stdout, stderr io.Writer) (*job, []byte, error) {
-	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlagsOf(getenv)
 	fs := newFlagSet(kind, synopsis)
 	conn.register(fs)
 	var asJSON *bool

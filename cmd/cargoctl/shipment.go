@@ -40,7 +40,7 @@ admin's all of it.
 const historyPageSize = 100
 
 func runShipment(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlagsOf(getenv)
 	fs := newFlagSet("shipment", shipmentSynopsis)
 	conn.register(fs)
 	asJSON := fs.Bool("json", false, "print the events as the API answers them, one JSON object a line")

@@ -44,7 +44,7 @@ var stateTypes = map[string]string{
 }
 
 func runState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	conn := connFlags{url: defaultURL(getenv), clientID: getenv("CARGOCTL_CLIENT_ID")}
+	conn := connFlagsOf(getenv)
 	fs := newFlagSet("state", stateSynopsis)
 	at := fs.String("at", "", "the moment: `TIME` such as 2026-07-01T09:30:00Z (RFC 3339), or a date such as 2026-07-01 (its first instant, UTC)")
 	seq := fs.Uint64("seq", 0, "the stream sequence `N` instead of a moment")
