@@ -230,6 +230,57 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 	}
 }
 
+// An event of one of an aggregate's records (a flight's reservation for a
+// booking, a ledger's number) is compared with that record's last: a
+// second booking's reservation is not the first's bookingId changed to
+// the second's, nor a second number the first's awbNumber changed, and a
+// release changes its own reservation's capacity alone.
+func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithThatRecordsLast(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	ledger := domain.Aggregate{Type: domain.AggregateStockLedger, ID: "acme-020"}
+	scheduled := auditEvent{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}}
+	reserved := func(booking string, kg float64) auditEvent {
+		return auditEvent{flight, "", domain.CapacityReserved{FlightID: "LH8400-2026-12-01", BookingID: booking, WeightKg: kg}}
+	}
+	allocated := auditEvent{ledger, "lh", domain.StockAllocated{OrganizationID: "acme", Prefix: "020",
+		Range: domain.LedgerRange{RequestID: "r-1", Range: domain.AWBRange{First: 1, Count: 10}, ValidFrom: "2026-11-01", ValidTo: "2027-10-31"}}}
+	used := func(awb, reference string) auditEvent {
+		return auditEvent{ledger, "", domain.AWBNumberUsed{OrganizationID: "acme", AWBNumber: awb, Reference: reference}}
+	}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		want   string // the last event's entries, "field: old → new" sorted
+	}{
+		{"a second booking's reservation", []auditEvent{scheduled, reserved("b-1", 120), reserved("b-2", 80)},
+			"bookingId:  → b-2, capacity:  → reserved, volumeM3:  → 0, weightKg:  → 80"},
+		{"the first's release after the second's reservation",
+			[]auditEvent{scheduled, reserved("b-1", 120), reserved("b-2", 80),
+				{flight, "", domain.CapacityReleased{FlightID: "LH8400-2026-12-01", BookingID: "b-1", WeightKg: 120}}},
+			"capacity: reserved → released"},
+		{"a second number used", []auditEvent{allocated, used("020-00000011", "b-1"), used("020-00000022", "b-2")},
+			"awbNumber:  → 020-00000022, reference:  → b-2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewAudit()
+			stream := applyAudit(t, m, tt.events...)
+			entries, _ := auditPage(t, m, stream, AuditFilter{}, 1, 100)
+			last := fmt.Sprintf("e%d", len(tt.events))
+			var got []string
+			for _, e := range entries {
+				if e.ID == last || strings.HasPrefix(e.ID, last+"-") {
+					got = append(got, e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("the last event's entries:\n%s\nwant\n%s", strings.Join(got, ", "), tt.want)
+			}
+		})
+	}
+}
+
 // An update lists the fields it changed, not the time it was made: that
 // is the entry's timestamp (README, and the endpoint's description).
 func TestNoAuditEntryIsTheTimeOfTheChangeItself(t *testing.T) {
