@@ -58,6 +58,17 @@ func (s recorded) RecordsAt(_ context.Context, seqs []uint64) ([]domain.Record, 
 }
 
 // auditPage is a page of m's entries matching f, and how many match.
+// lastEventsEntries applies events to a new log and returns the entries
+// of the last of them.
+func lastEventsEntries(t *testing.T, events []auditEvent) []AuditEntry {
+	t.Helper()
+	m := NewAudit()
+	stream := applyAudit(t, m, events...)
+	entries, _ := auditPage(t, m, stream, AuditFilter{}, 1, 100)
+	last := fmt.Sprintf("e%d", len(events))
+	return slices.DeleteFunc(entries, func(e AuditEntry) bool { return e.ID != last && !strings.HasPrefix(e.ID, last+"-") })
+}
+
 func auditPage(t *testing.T, m *Audit, stream recorded, f AuditFilter, page, limit int) ([]AuditEntry, int) {
 	t.Helper()
 	entries, total, err := m.Entries(t.Context(), stream, f, page, limit)
@@ -207,15 +218,8 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := NewAudit()
-			stream := applyAudit(t, m, tt.events...)
-			entries, _ := auditPage(t, m, stream, AuditFilter{}, 1, 100)
-			last := fmt.Sprintf("e%d", len(tt.events))
 			status := ""
-			for _, e := range entries {
-				if e.ID != last && !strings.HasPrefix(e.ID, last+"-") {
-					continue
-				}
+			for _, e := range lastEventsEntries(t, tt.events) {
 				if e.Action != "update" || e.Details.Field == "" {
 					t.Errorf("entry %s: %s %+v, want an update of a field", e.ID, e.Action, e.Details)
 				}
@@ -263,15 +267,9 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithThatRecordsLast(t *testi
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := NewAudit()
-			stream := applyAudit(t, m, tt.events...)
-			entries, _ := auditPage(t, m, stream, AuditFilter{}, 1, 100)
-			last := fmt.Sprintf("e%d", len(tt.events))
 			var got []string
-			for _, e := range entries {
-				if e.ID == last || strings.HasPrefix(e.ID, last+"-") {
-					got = append(got, e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
-				}
+			for _, e := range lastEventsEntries(t, tt.events) {
+				got = append(got, e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
 			}
 			slices.Sort(got)
 			if strings.Join(got, ", ") != tt.want {
