@@ -43,21 +43,23 @@ type Addition interface {
 // OfRecord is an event about one of several records its aggregate holds
 // (a flight's reservation for a booking, an offload of a shipment, a
 // ledger's AWB number, the range of a stock request): the audit log
-// compares it with the last event of the same record, where it showed a
-// second booking's reservation as the first's bookingId changed to the
-// second's, and a second number used as the first's awbNumber changed.
+// compares it with the aggregate's own fields alone, which it repeats (the
+// flight's id), where it compared it with the last record's too, and
+// showed a second booking's reservation as the first's bookingId changed
+// to the second's, and a second number used as the first's awbNumber
+// changed.
 type OfRecord interface {
 	Event
-	Record() string
+	AboutOneRecord()
 }
 
-func (e CapacityReserved) Record() string  { return e.BookingID }
-func (e CapacityReleased) Record() string  { return e.BookingID }
-func (e OffloadReported) Record() string   { return e.AWBNumber }
-func (e AWBNumberUsed) Record() string     { return e.AWBNumber }
-func (e AWBNumberReleased) Record() string { return e.AWBNumber }
-func (e StockAllocated) Record() string    { return e.Range.RequestID }
-func (e StockWithdrawn) Record() string    { return e.RequestID }
+func (CapacityReserved) AboutOneRecord()  {}
+func (CapacityReleased) AboutOneRecord()  {}
+func (OffloadReported) AboutOneRecord()   {}
+func (AWBNumberUsed) AboutOneRecord()     {}
+func (AWBNumberReleased) AboutOneRecord() {}
+func (StockAllocated) AboutOneRecord()    {}
+func (StockWithdrawn) AboutOneRecord()    {}
 
 func (HAWBCreated) AddsRecord()            {}
 func (DGDSubmitted) AddsRecord()           {}

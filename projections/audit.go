@@ -106,7 +106,6 @@ type Audit struct {
 type auditKey struct {
 	Type, ID symbol // the aggregate's
 	Org      symbol
-	Record   symbol // one record of the aggregate's (see domain.OfRecord); 0: the aggregate's own fields
 }
 
 // auditFields is what the events of an aggregate left: the organisation
@@ -262,26 +261,17 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	// value of each field sent. Values changed in place need no store
 	// into the map: only a list that grows, a new one, or a new owner
 	// does.
-	if rec, ok := e.(domain.OfRecord); ok {
-		at.Record = m.symbols.number(rec.Record())
-	}
 	old, stored := first, true
-	recordsFirst := false
 	if at != key {
 		old, stored = m.last[at]
-		if recordsFirst = !stored && at.Record != 0; recordsFirst {
-			// A record's first event is compared with the aggregate's
-			// own fields, which it repeats (the flight's id, the
-			// ledger's organisation), not with nothing; a copy, as the
-			// walk below changes what it compares with.
-			own := at
-			own.Record = 0
-			base, ok := m.last[own]
-			if !ok {
-				base = first
-			}
-			old = auditFields{Owner: base.Owner, Fields: slices.Clone(base.Fields)}
-		}
+	}
+	_, ofRecord := e.(domain.OfRecord)
+	if ofRecord {
+		// One of several records: compared with the aggregate's own
+		// fields, which it repeats (the flight's id, the ledger's
+		// organisation), not with the last record's, and left out of
+		// them. A copy, as the walk below changes what it compares with.
+		old = auditFields{Owner: old.Owner, Fields: slices.Clone(old.Fields)}
 	}
 	var added []auditField
 	h, changed, i := m.addHead(head), int32(0), 0
@@ -309,15 +299,8 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	if newOwner {
 		old.Owner = owner
 	}
-	if len(added) > 0 || !stored || newOwner {
+	if (len(added) > 0 || !stored || newOwner) && !ofRecord {
 		old.Fields = m.mergeFields(old.Fields, added)
-		if recordsFirst {
-			// The record keeps its own fields, not the aggregate's.
-			old.Fields = slices.DeleteFunc(old.Fields, func(f auditField) bool {
-				_, its := member(m.members, m.symbols.name(f.Name))
-				return !its
-			})
-		}
 		m.last[at] = old
 	}
 	if changed == 0 {
