@@ -451,7 +451,28 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 	if t.Format("15:04") != clock { // Go moves a time the clocks skip
 		p.Add(field+"Time", CodeInvalidValue, "%s does not exist on %s in %s: the clocks go forward then", clock, date, zone)
 	}
-	return t
+	return firstShown(t)
+}
+
+// firstShown is the first instant whose local clock shows what t's
+// shows. When the clocks go back, the hour before is shown twice, and Go
+// takes either (the later east of Greenwich, the earlier west of it), so
+// the same timetable line would be an hour apart in Frankfurt and in New
+// York: the first, as a clock on the wall shows it first, is taken
+// everywhere.
+func firstShown(t time.Time) time.Time {
+	const wall = "2006-01-02 15:04"
+	_, offset := t.Zone()
+	first := t
+	// Clocks change at most once in a day: the offsets half a day either
+	// side are the two a wall clock time can have.
+	for _, near := range []time.Time{t.Add(-12 * time.Hour), t.Add(12 * time.Hour)} {
+		_, other := near.Zone()
+		if c := t.Add(time.Duration(offset-other) * time.Second); c.Before(first) && c.Format(wall) == t.Format(wall) {
+			first = c
+		}
+	}
+	return first
 }
 
 // DecideScheduleFlight publishes the flight once.

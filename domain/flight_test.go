@@ -378,6 +378,15 @@ func TestScheduleFlightNormalise(t *testing.T) {
 		{"at a time the clocks skip", func(c *ScheduleFlight) {
 			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-03-28", "02:30", "2027-03-28", "05:30"
 		}, "INVALID_VALUE departureTime"},
+		// 02:30 comes twice the night summer time ends: the first, in
+		// summer time, on either side of Greenwich.
+		{"at a time the clocks repeat, east of Greenwich", func(c *ScheduleFlight) {
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-10-31", "02:30", "2027-10-31", "05:30"
+		}, "2027-10-31T00:30:00Z"},
+		{"at a time the clocks repeat, west of Greenwich", func(c *ScheduleFlight) {
+			c.Origin, c.Destination = "JFK", "FRA"
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-11-07", "01:30", "2027-11-07", "14:30"
+		}, "2027-11-07T05:30:00Z"},
 		{"a few days late", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2026-11-20", "2026-11-20" }, "2026-11-20T09:05:00Z"},
 		{"long past", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2020-01-01", "2020-01-01" }, "INVALID_DATE departureDate"},
 		{"years ahead", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "9999-12-31", "9999-12-31" }, "INVALID_DATE departureDate"},
