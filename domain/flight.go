@@ -646,6 +646,11 @@ func EvolveFlight(f Flight, e Event) Flight {
 		// cancelled is delayed no more.
 		f.EstimatedDepartsAt, f.EstimatedArrivesAt = e.EstimatedDepartsAt, e.EstimatedArrivesAt
 		switch e.Status {
+		case FlightStatusDelayed:
+			// Not departed yet: a flight.status webhook of the delay,
+			// sent once the flight has departed or arrived, shows it
+			// delayed, not delayed with the departure that came after.
+			f.DepartedAt, f.ArrivedAt = time.Time{}, time.Time{}
 		case FlightStatusDeparted:
 			// Not arrived yet: a flight.status webhook of the departure
 			// shows the flight as it was then, whenever it is sent.

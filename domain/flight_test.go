@@ -216,7 +216,7 @@ func TestAFlightShowsTheEstimateOfItsLatestDelay(t *testing.T) {
 
 // A flight shows when its airline reported it departed and arrived; the
 // departure of a webhook's event, evolved on the flight as it is later,
-// shows it not arrived yet.
+// shows it not arrived yet, and a delay not departed yet.
 func TestAFlightShowsWhenItWasReportedDepartedAndArrived(t *testing.T) {
 	at := func(clock string) time.Time { t, _ := time.Parse(time.RFC3339, "2026-11-26T"+clock+":00Z"); return t }
 	moved := func(status string, clock string) FlightStatusChanged {
@@ -234,6 +234,10 @@ func TestAFlightShowsWhenItWasReportedDepartedAndArrived(t *testing.T) {
 		{"arrived", given(EvolveFlight, lh8400Scheduled, departed, arrived), "2026-11-26T08:10:00Z 2026-11-26T16:40:00Z"},
 		{"the departure, on the flight arrived since", EvolveFlight(given(EvolveFlight, lh8400Scheduled, departed, arrived), departed),
 			"2026-11-26T08:10:00Z -"},
+		{"a delay, on the flight departed since", EvolveFlight(given(EvolveFlight, lh8400Scheduled, departed), moved(FlightStatusDelayed, "07:00")),
+			"- -"},
+		{"a delay, on the flight arrived since", EvolveFlight(given(EvolveFlight, lh8400Scheduled, departed, arrived), moved(FlightStatusDelayed, "07:00")),
+			"- -"},
 	} {
 		if got := timeOrDash(tt.f.DepartedAt) + " " + timeOrDash(tt.f.ArrivedAt); got != tt.want {
 			t.Errorf("%s: departed and arrived %s, want %s", tt.name, got, tt.want)
