@@ -512,8 +512,8 @@ type ChangeFlightStatus struct {
 
 // estimate reads the departure and arrival that c, a delay of f,
 // estimates (zero where it gives none), adding to p what is wrong with
-// them: a departure before the scheduled one (no delay), already past,
-// or more than maxDelay after it, an arrival without a departure, or one not after
+// them: a departure before the scheduled one (no delay), already past
+// (but for the one on record, sent again), or more than maxDelay after it, an arrival without a departure, or one not after
 // the departure or later than any cargo flight lasts. Another status
 // than a delay takes no estimate.
 func (c ChangeFlightStatus) estimate(p *Problems, f Flight) (departs, arrives time.Time) {
@@ -534,9 +534,12 @@ func (c ChangeFlightStatus) estimate(p *Problems, f Flight) (departs, arrives ti
 	case departs.IsZero() || f.DepartsAt.IsZero():
 	case departs.Before(f.DepartsAt):
 		p.Add("estimatedDepartsAt", CodeInvalidDate, "must not be before the scheduled departure, %s: a delay departs later", scheduled)
-	case departs.Before(c.At):
+	case departs.Before(c.At) && !departs.Equal(f.EstimatedDepartsAt):
 		// It would close the flight at once, as if it had left, though
-		// it stays delayed: no shipment on board would depart.
+		// it stays delayed: no shipment on board would depart. The
+		// estimate on record, sent again once past (airline systems
+		// send their messages again), closes nothing that is not
+		// closed: it is no news (DecideChangeFlightStatus).
 		p.Add("estimatedDepartsAt", CodeInvalidDate, "must not be in the past (it is %s now): a flight that has left is reported departed",
 			c.At.UTC().Format(time.RFC3339))
 	case departs.After(f.DepartsAt.Add(maxDelay)):

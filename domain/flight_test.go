@@ -123,24 +123,30 @@ func TestADelayEstimatesTheFlightsDepartureAndArrival(t *testing.T) {
 // A delay's estimated departure is still to come when it is reported:
 // one already past would close the flight at once, as if it had left,
 // while it stays delayed. A delay reported after the scheduled departure
-// estimates a later one.
+// estimates a later one. The estimate on record, sent again once past,
+// is no news: it changes nothing, as any report of what is on record.
 func TestADelaysEstimatedDepartureIsNotAlreadyPast(t *testing.T) {
 	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
-	delayed := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusDelayed, DepartsAt: departs}
+	onRecord := time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC)
 	tests := []struct {
 		name      string
+		recorded  time.Time // the estimate on record, zero for none
 		departure string
 		reported  time.Time
 		want      string // as in the test above
 	}{
-		{"an estimate after the report", "2026-11-26T11:30:00Z", departs.Add(time.Hour), "2026-11-26T11:30:00Z -"},
-		{"an estimate reported at its moment", "2026-11-26T11:30:00Z", time.Date(2026, 11, 26, 11, 30, 0, 0, time.UTC), "2026-11-26T11:30:00Z -"},
-		{"an estimate already past", "2026-11-26T11:30:00Z", time.Date(2026, 11, 26, 11, 31, 0, 0, time.UTC),
+		{"an estimate after the report", time.Time{}, "2026-11-26T11:30:00Z", departs.Add(time.Hour), "2026-11-26T11:30:00Z -"},
+		{"an estimate reported at its moment", time.Time{}, "2026-11-26T11:30:00Z", onRecord, "2026-11-26T11:30:00Z -"},
+		{"an estimate already past", time.Time{}, "2026-11-26T11:30:00Z", onRecord.Add(time.Minute),
 			"INVALID_DATE estimatedDepartsAt: must not be in the past (it is 2026-11-26T11:31:00Z now): a flight that has left is reported departed"},
-		{"back on schedule after the scheduled departure", "2026-11-26T08:00:00Z", departs.Add(time.Hour),
+		{"back on schedule after the scheduled departure", time.Time{}, "2026-11-26T08:00:00Z", departs.Add(time.Hour),
 			"INVALID_DATE estimatedDepartsAt: must not be in the past (it is 2026-11-26T09:00:00Z now): a flight that has left is reported departed"},
+		{"the estimate on record again, once past", onRecord, "2026-11-26T13:30:00+02:00", onRecord.Add(time.Minute), "no change"},
+		{"another estimate already past, with one on record", onRecord, "2026-11-26T11:20:00Z", onRecord.Add(time.Minute),
+			"INVALID_DATE estimatedDepartsAt: must not be in the past (it is 2026-11-26T11:31:00Z now): a flight that has left is reported departed"},
 	}
 	for _, tt := range tests {
+		delayed := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusDelayed, DepartsAt: departs, EstimatedDepartsAt: tt.recorded}
 		events, err := DecideChangeFlightStatus(delayed, ChangeFlightStatus{Status: FlightStatusDelayed, EstimatedDepartsAt: tt.departure, At: tt.reported})
 		if got := statusChangeOutcome(events, err); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
