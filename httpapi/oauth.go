@@ -265,5 +265,9 @@ func claimedSubject(req tokenRequest) string {
 	return "client:" + clip(req.ClientID, maxClaimedName)
 }
 
-// maxClaimedName is longer than any client id or username may be.
-const maxClaimedName = 256
+// maxClaimedName is longer than any client id or username may be, and
+// short enough that the actor it makes ("client:" and the name, the
+// longer of the two prefixes) is a userId the audit log's filter takes
+// (maxQueryValue): else a failed login with a long name would be in the
+// log, but could not be asked for.
+const maxClaimedName = maxQueryValue - len("client:")

@@ -54,3 +54,17 @@ func TestTokenRequestsRefuseControlCharactersHoweverTheyAreSent(t *testing.T) {
 		})
 	}
 }
+
+func TestTheActorAFailedLoginIsRecordedAsIsOneTheAuditLogCanBeFilteredBy(t *testing.T) {
+	long := strings.Repeat("é", 1000) // runes are what the filter counts
+	for _, req := range []tokenRequest{
+		{GrantType: "client_credentials", ClientID: long},
+		{GrantType: "password", Username: long},
+		{GrantType: "client_credentials", ClientID: "acme-tms"},
+	} {
+		actor := claimedSubject(req)
+		if err := checkQuery(url.Values{"userId": {actor}}, true); err != nil {
+			t.Errorf("the actor %.20s… (%d characters) as the userId filter: %v", actor, len([]rune(actor)), err)
+		}
+	}
+}
