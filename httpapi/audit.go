@@ -105,11 +105,20 @@ func (s *Server) handleAuditLogs() handlerFunc {
 		f := projections.AuditFilter{Action: q.Get("action"), Resource: q.Get("resource"), UserID: q.Get("userId")}
 		f.From, f.To = timeWindow(q, &p)
 		domain.CheckAuditFilter(f.Action, f.Resource, &p)
+		named := idParam(q, &p, "organizationId")
 		if err := p.Err(); err != nil {
 			return err
 		}
 		who := principal(r.Context())
 		f.Tenant = who.OrganizationScope()
+		if named != "" {
+			// An organisation's log as it reads it itself: an admin's
+			// own organisation's too, which its scope (every one) is not.
+			if err := s.checkOrganizationRead(who, named, "audit log"); err != nil {
+				return err
+			}
+			f.Tenant = named
+		}
 		entries, total, err := s.audit.Entries(r.Context(), s.history.Events, f, page, limit)
 		if err != nil {
 			return err

@@ -79,11 +79,8 @@ func (s *Server) handleUsage() handlerFunc {
 			return err
 		}
 		if named != "" && named != org {
-			if err := domain.CheckOrganizationReader(who, named, "usage"); err != nil {
+			if err := s.checkOrganizationRead(who, named, "usage"); err != nil {
 				return err
-			}
-			if _, ok := s.identity.Organization(named); !ok {
-				return domain.Errorf(domain.NotFound, "no organisation %s", named)
 			}
 			org = named
 		}
@@ -115,6 +112,19 @@ func (s *Server) handleUsage() handlerFunc {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
+}
+
+// checkOrganizationRead refuses who a read of organisation id's what
+// (its usage, its audit log) unless who may read it (admins: any) and
+// there is such an organisation.
+func (s *Server) checkOrganizationRead(who domain.Principal, id, what string) error {
+	if err := domain.CheckOrganizationReader(who, id, what); err != nil {
+		return err
+	}
+	if _, ok := s.identity.Organization(id); !ok {
+		return domain.Errorf(domain.NotFound, "no organisation %s", id)
+	}
+	return nil
 }
 
 // dateParam reads a date; def when empty. ok is false when it does not

@@ -380,3 +380,33 @@ func TestTheAddressesOfOneIPv6SubnetAreCountedAsOneClient(t *testing.T) {
 		t.Errorf("requests without credentials from two addresses of one /64 recorded %d times within a minute, want once: %+v", len(log.Logs), log.Logs)
 	}
 }
+
+// An admin asks for one organisation's audit log as for its usage, with
+// organizationId, and gets that organisation's log: the entries it sees
+// itself. The parameter was not read, so such a page was every
+// organisation's, handed on as one tenant's.
+func TestAnAdminReadsOneOrganisationsAuditLogByItsID(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin, fwd := s.demoToken(t, "demo-admin"), s.demoToken(t, "demo-forwarder")
+	s.demoToken(t, "demo-airline-lh")
+	var own, asked auditLog
+	s.do(t, request{method: "GET", path: "/api/audit-logs?limit=100", token: fwd}).json(t, &own)
+	s.do(t, request{method: "GET", path: "/api/audit-logs?limit=100&organizationId=demo-forwarder", token: admin}).json(t, &asked)
+	if asked.Pagination.Total != own.Pagination.Total || len(asked.Logs) != len(own.Logs) {
+		t.Fatalf("the forwarder's log as an admin asked for it has %d entries, as the forwarder reads it %d", asked.Pagination.Total, own.Pagination.Total)
+	}
+	for i := range own.Logs {
+		if asked.Logs[i].ID != own.Logs[i].ID {
+			t.Errorf("entry %d = %s as the admin asked for it, %s as the forwarder reads it", i, asked.Logs[i].ID, own.Logs[i].ID)
+		}
+	}
+	if r := s.do(t, request{method: "GET", path: "/api/audit-logs?organizationId=demo-forwarder", token: fwd}); r.status != 200 {
+		t.Errorf("the forwarder naming its own organisation = %d %s", r.status, r.body)
+	}
+	s.runCases(t, "GET", []apiCase{
+		{name: "another organisation's, not an admin", token: fwd, path: "/api/audit-logs?organizationId=demo-airline-lh", status: 403},
+		{name: "an organisation that does not exist", token: admin, path: "/api/audit-logs?organizationId=nobody", status: 404},
+		{name: "no organisation's id", token: admin, path: "/api/audit-logs?organizationId=demo.forwarder", status: 400, fields: "organizationId:INVALID_FORMAT"},
+	})
+}
