@@ -544,6 +544,13 @@ func (read entryEvents) render(entry *AuditEntry, h auditHead, l auditLine) {
 	if l.Change >= 0 {
 		entry.ID += "-" + strconv.Itoa(int(l.Change))
 	}
+	if e.record.Aggregate.Type == domain.AggregateUser {
+		// A user's aggregate id is a digest of its username, which no
+		// endpoint shows: the entry names the user as the API's paths
+		// do, by the username its event (a revocation: its subject)
+		// names.
+		entry.ResourceID = cmp.Or(e.text("username"), strings.TrimPrefix(e.text("subject"), "user:"), entry.ResourceID)
+	}
 	if a, ok := e.event.(domain.AuthorizationRecorded); ok {
 		entry.ResourceID = a.Subject
 		detail := a.Detail

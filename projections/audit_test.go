@@ -647,3 +647,26 @@ func TestAnEventThatAddsARecordToItsAggregateIsACreate(t *testing.T) {
 		t.Errorf("entries, newest first (%d):\n%s\nwant\n%s", total, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A user's aggregate id is a digest of its username, which no endpoint
+// shows: an entry naming it told an admin that some user was disabled or
+// given a new password, not which one.
+func TestAUsersEntriesNameTheUserByItsUsername(t *testing.T) {
+	user := domain.Aggregate{Type: domain.AggregateUser, ID: "89b2dc46-e6c0-58b3-95d2-154f372e18d9"}
+	m := NewAudit()
+	stream := applyAudit(t, m,
+		auditEvent{user, "ops", domain.UserCreated{UserID: user.ID, Username: "Ana.Ops", OrganizationID: "acme", PasswordHash: "$2a$old"}},
+		auditEvent{user, "ops", domain.UserPasswordSet{UserID: user.ID, Username: "Ana.Ops", OrganizationID: "acme", PasswordHash: "$2a$new"}},
+		auditEvent{user, "ops", domain.UserStatusChanged{UserID: user.ID, Username: "Ana.Ops", OrganizationID: "acme", Status: domain.StatusDisabled}},
+		auditEvent{user, "ops", domain.TokensRevoked{Scope: domain.RevokeSubject, Subject: "user:Ana.Ops", IssuedBefore: time.Unix(1, 0)}},
+	)
+	entries, _ := auditPage(t, m, stream, AuditFilter{}, 1, 10)
+	if len(entries) < 4 {
+		t.Fatalf("%d entries, want one of each of 4 events at least", len(entries))
+	}
+	for _, e := range entries {
+		if e.ResourceID != "Ana.Ops" {
+			t.Errorf("%s %s: resourceId %q, want the username Ana.Ops", e.Action, e.Details.Field, e.ResourceID)
+		}
+	}
+}
