@@ -268,7 +268,10 @@ func withClientAddress(trusted []netip.Prefix, next http.Handler) http.Handler {
 // X-Forwarded-For header values forwarded came from, if peer is a trusted
 // proxy and the header names one. An entry that is not an address ends
 // the walk: nothing left of it can be trusted, and the nearest address
-// read stands.
+// read stands. Nor is an address with a zone (fe80::1%eth0): the zone
+// names an interface of the host that wrote it, never a client's address
+// here, and is any text its sender chose, which the audit log would show
+// as the client's address.
 func forwardedClient(peer string, forwarded []string, trusted []netip.Prefix) (netip.Addr, bool) {
 	isTrusted := func(a netip.Addr) bool {
 		return slices.ContainsFunc(trusted, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) })
@@ -281,7 +284,7 @@ func forwardedClient(peer string, forwarded []string, trusted []netip.Prefix) (n
 	var client netip.Addr
 	for i := len(hops) - 1; i >= 0; i-- {
 		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
+		if err != nil || a.Zone() != "" {
 			break
 		}
 		client = a.Unmap()

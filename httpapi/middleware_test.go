@@ -129,6 +129,8 @@ func TestTheClientBehindATrustedProxyIsTheRightmostAddressNotAProxy(t *testing.T
 		{name: "garbage written by the proxy leaves the peer", peer: "10.0.0.2:5000", forwarded: []string{"unknown"}},
 		{name: "garbage further left ends the walk at the nearest address", peer: "10.0.0.2:5000", forwarded: []string{"<script>, 198.51.100.1"}, want: "198.51.100.1"},
 		{name: "only proxies: the leftmost", peer: "10.0.0.2:5000", forwarded: []string{"10.0.0.9, 10.0.0.8"}, want: "10.0.0.9"},
+		{name: "an address with a zone, text of the sender's choosing, is garbage", peer: "10.0.0.2:5000", forwarded: []string{"fe80::1%<script>"}},
+		{name: "a zone further left ends the walk at the nearest address", peer: "10.0.0.2:5000", forwarded: []string{"fe80::1%x, 198.51.100.1"}, want: "198.51.100.1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var seen string
