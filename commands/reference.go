@@ -23,9 +23,11 @@ type ImportResult struct {
 // the same file again appends nothing.
 func (h *Handler) ImportReference(ctx context.Context, m Meta, batch domain.ReferenceChanged) (ImportResult, error) {
 	batch.ChangedAt = h.now().UTC()
-	// A key repeated in a file counts once, its last row: deciding the
+	// A key repeated in a batch counts once, its last row: deciding the
 	// whole batch against nothing keeps exactly that. Otherwise a key in
-	// two chunks would flip between its rows on every import.
+	// two chunks would flip between its rows on every import. (Parsing
+	// rejects a key a request repeats, keeping its first row: a batch
+	// that reaches here has each key once.)
 	if events, _ := domain.DecideReferenceChange(domain.Reference{}, batch); len(events) == 1 {
 		batch = events[0].(domain.ReferenceChanged)
 	}
