@@ -28,11 +28,23 @@ type authRecorder struct {
 type authFold struct {
 	since   time.Time
 	skipped int
+	// last is the last failure left out: recorded with the count when
+	// the minute is over and no failure came after it (see due).
+	last foldedFailure
 }
 
-// admit says whether an event of key is recorded now, and how many were
-// folded into it.
-func (a *authRecorder) admit(key string, now time.Time) (bool, int) {
+// foldedFailure is a failure as it is recorded: its event, by whom (the
+// caller, if authenticated), from where, and in which request.
+type foldedFailure struct {
+	event     domain.AuthorizationRecorded
+	principal domain.Principal
+	ip        string
+	requestID string
+}
+
+// admit says whether f, an event of key, is recorded now, and how many
+// were folded into it.
+func (a *authRecorder) admit(key string, now time.Time, f foldedFailure) (bool, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.seen == nil {
@@ -51,17 +63,64 @@ func (a *authRecorder) admit(key string, now time.Time) (bool, int) {
 			a.seen = map[string]*authFold{}
 		}
 	}
-	f, ok := a.seen[key]
-	if ok && now.Sub(f.since) < authWindow {
-		f.skipped++
+	fold, ok := a.seen[key]
+	if ok && now.Sub(fold.since) < authWindow {
+		fold.skipped++
+		fold.last = f
 		return false, 0
 	}
 	skipped := 0
 	if ok {
-		skipped = f.skipped
+		skipped = fold.skipped
 	}
 	a.seen[key] = &authFold{since: now}
 	return true, skipped
+}
+
+// due takes the folds with failures left out whose minute is over at now
+// (every one, with all), and returns the last failure of each, with the
+// others left out before it as its repeats: the record no failure after
+// them would make. The next failure of such a fold is recorded at once.
+func (a *authRecorder) due(now time.Time, all bool) []foldedFailure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []foldedFailure
+	for k, fold := range a.seen {
+		if fold.skipped > 0 && (all || now.Sub(fold.since) >= authWindow) {
+			f := fold.last
+			f.event.Repeats = fold.skipped - 1
+			out = append(out, f)
+			delete(a.seen, k)
+		}
+	}
+	return out
+}
+
+// foldsRecordedEvery is how often RecordFoldedFailures looks for folds
+// whose minute is over.
+const foldsRecordedEvery = 10 * time.Second
+
+// RecordFoldedFailures records, every few seconds and once more when ctx
+// ends, the failures left out of the log whose minute is over without a
+// failure after them to carry their count (see authRecorder): a burst of
+// guesses that then stopped, or was cut off by a stop, looked like its
+// first alone.
+func (s *Server) RecordFoldedFailures(ctx context.Context) {
+	tick := time.NewTicker(foldsRecordedEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			for _, f := range s.authLog.due(time.Now(), true) {
+				s.storeAuth(context.WithoutCancel(ctx), f)
+			}
+			return
+		case now := <-tick.C:
+			for _, f := range s.authLog.due(now, false) {
+				s.storeAuth(ctx, f)
+			}
+		}
+	}
 }
 
 // recordAuth puts an authorization event into the audit log. Successes
@@ -69,29 +128,39 @@ func (a *authRecorder) admit(key string, now time.Time) (bool, int) {
 // never shown to the client.
 func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	e.Detail = clip(e.Detail, maxErrorDescription) // it quotes the request's path
-	ip := clientIP(r)
+	f := foldedFailure{event: e, principal: principal(r.Context()), ip: clientIP(r), requestID: requestID(r.Context())}
 	if e.Action != domain.ActionTokenIssued {
-		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+clientNetwork(ip), time.Now())
+		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+clientNetwork(f.ip), time.Now(), f)
 		if !ok {
 			return
 		}
-		e.Repeats = skipped
+		f.event.Repeats = skipped
 	}
-	p := principal(r.Context())
-	if p.Subject == "" {
-		p = domain.Principal{Subject: e.Subject, OrganizationID: e.OrganizationID}
-	}
-	m := commands.NewMeta(p, "", requestID(r.Context()))
-	m.ClientIP = ip
-	seq, err := s.commands.RecordAuthorization(context.WithoutCancel(r.Context()), m, e)
-	if err != nil {
-		s.log.ErrorContext(r.Context(), "audit: authorization event not recorded", "request_id", requestID(r.Context()), "action", e.Action, "err", err)
+	seq, ok := s.storeAuth(context.WithoutCancel(r.Context()), f)
+	if !ok {
 		return
 	}
 	// Like any write, it is in this replica's audit log before the
 	// answer goes out, so the caller reading the log next finds it; a
 	// replica too far behind answers anyway (the event is stored).
 	_ = s.waitFor(r, seq)
+}
+
+// storeAuth stores the authorization event of f, as made by its caller or
+// else by the subject it names, and reports whether it could.
+func (s *Server) storeAuth(ctx context.Context, f foldedFailure) (uint64, bool) {
+	p := f.principal
+	if p.Subject == "" {
+		p = domain.Principal{Subject: f.event.Subject, OrganizationID: f.event.OrganizationID}
+	}
+	m := commands.NewMeta(p, "", f.requestID)
+	m.ClientIP = f.ip
+	seq, err := s.commands.RecordAuthorization(ctx, m, f.event)
+	if err != nil {
+		s.log.ErrorContext(ctx, "audit: authorization event not recorded", "request_id", f.requestID, "action", f.event.Action, "err", err)
+		return 0, false
+	}
+	return seq, true
 }
 
 // handleAuditLogs serves the audit log of the caller's organisation scope

@@ -90,19 +90,62 @@ func TestRateLimiterHeadersFollowChangedLimits(t *testing.T) {
 func TestAuthRecorderFoldsFailures(t *testing.T) {
 	var a authRecorder
 	now := time.Now()
-	if ok, n := a.admit("k", now); !ok || n != 0 {
+	var none foldedFailure
+	if ok, n := a.admit("k", now, none); !ok || n != 0 {
 		t.Fatal("the first failure was not recorded")
 	}
 	for range 50 {
-		if ok, _ := a.admit("k", now.Add(time.Second)); ok {
+		if ok, _ := a.admit("k", now.Add(time.Second), none); ok {
 			t.Fatal("a repeat within the minute was recorded")
 		}
 	}
-	if ok, _ := a.admit("other", now); !ok {
+	if ok, _ := a.admit("other", now, none); !ok {
 		t.Error("another key was folded")
 	}
-	if ok, n := a.admit("k", now.Add(2*time.Minute)); !ok || n != 50 {
+	if ok, n := a.admit("k", now.Add(2*time.Minute), none); !ok || n != 50 {
 		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
+	}
+}
+
+// Failures left out whose minute ends without another failure to carry
+// their count are given up by due, as their last one with the others as
+// its repeats, once the minute is over (or at once, asked for all): a
+// burst of guesses that stopped looked like its first alone.
+func TestFailuresLeftOutAreDueOnceTheirMinuteIsOverWithoutAnotherAfterThem(t *testing.T) {
+	now := time.Now()
+	failure := func(detail string) foldedFailure {
+		return foldedFailure{event: domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Detail: detail}}
+	}
+	for _, tt := range []struct {
+		name    string
+		at      time.Duration // after the first failure
+		all     bool
+		want    string // the last failure's detail and its repeats, or "" for none due
+		another bool   // a failure after due recorded at once
+	}{
+		{"within the minute", 30 * time.Second, false, "", false},
+		{"its minute over", time.Minute, false, "guess 5, 3 repeats", true},
+		{"all, within the minute", time.Second, true, "guess 5, 3 repeats", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var a authRecorder
+			for i := range 5 {
+				a.admit("k", now.Add(time.Duration(i)*time.Second), failure(fmt.Sprint("guess ", i+1)))
+			}
+			got := ""
+			for _, f := range a.due(now.Add(tt.at), tt.all) {
+				got += fmt.Sprintf("%s, %d repeats", f.event.Detail, f.event.Repeats)
+			}
+			if got != tt.want {
+				t.Errorf("due = %q, want %q", got, tt.want)
+			}
+			if again := a.due(now.Add(tt.at), tt.all); len(again) != 0 {
+				t.Errorf("due again = %d failures, want none: they were recorded", len(again))
+			}
+			if ok, n := a.admit("k", now.Add(tt.at), failure("next")); ok != tt.another || n != 0 {
+				t.Errorf("the next failure recorded %v with %d folded, want %v with 0", ok, n, tt.another)
+			}
+		})
 	}
 }
 
@@ -168,14 +211,15 @@ func TestAGuessingCountOutlivesAFloodOfNamesTriedBefore(t *testing.T) {
 func TestAFoldedCountOutlivesAFloodOfOtherFailuresBefore(t *testing.T) {
 	var a authRecorder
 	now := time.Now()
+	var none foldedFailure
 	for i := range 100_000 {
-		a.admit(fmt.Sprintf("junk-%d", i), now.Add(-2*time.Minute))
+		a.admit(fmt.Sprintf("junk-%d", i), now.Add(-2*time.Minute), none)
 	}
-	a.admit("k", now)
+	a.admit("k", now, none)
 	for range 50 {
-		a.admit("k", now.Add(time.Second))
+		a.admit("k", now.Add(time.Second), none)
 	}
-	if ok, n := a.admit("k", now.Add(2*time.Minute)); !ok || n != 50 {
+	if ok, n := a.admit("k", now.Add(2*time.Minute), none); !ok || n != 50 {
 		t.Errorf("next minute = %v, %d folded; want true, 50", ok, n)
 	}
 }

@@ -208,6 +208,35 @@ func TestAForwardersAuditLogShowsNothingOfAnothersStock(t *testing.T) {
 	}
 }
 
+// Failed logins the audit log folded, with none after them to carry their
+// count, are recorded at the stop: five wrong passwords read as two
+// records, the second saying how many more there were, where they read as
+// the first alone.
+func TestFailedLoginsFoldedWithNoneAfterThemAreRecordedAtTheStop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	for range 5 {
+		if r := s.do(t, request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "password", "username": "forwarder", "password": "wrong"}}); r.status != http.StatusUnauthorized {
+			t.Fatalf("a wrong password = %d %s", r.status, r.body)
+		}
+	}
+	s.stop()
+	again := startServer(t, dir, nil)
+	var log auditLog
+	again.do(t, request{method: "GET", path: "/api/audit-logs?action=login.failed&userId=user:forwarder", token: again.demoToken(t, "demo-admin")}).json(t, &log)
+	var details []string
+	for _, e := range log.Logs {
+		if e.Details != nil {
+			details = append(details, e.Details.NewValue)
+		}
+	}
+	if len(log.Logs) != 2 || !slices.ContainsFunc(details, func(d string) bool { return strings.HasSuffix(d, "(and 3 more like it before)") }) {
+		t.Errorf("the failed logins are %d entries, saying %q; want 2, one with the 3 more", len(log.Logs), details)
+	}
+}
+
 // Behind a load balancer the operator trusts (CARGO_TRUSTED_PROXIES), the
 // audit log records the client's address it forwarded, not its own; a
 // client that claims another address in front of it is not believed.

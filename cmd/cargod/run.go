@@ -301,6 +301,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && cfg.Demo && !tcp.IP.IsLoopback() {
 		log.Warn("demo mode on a non-loopback address: the demo credentials, an admin among them, are public; set CARGO_DEMO=false", "addr", ln.Addr().String())
 	}
+	// Failures the audit log folded are recorded once their minute is
+	// over, and at the stop, before the store closes.
+	wg.Add(1)
+	go func() { defer wg.Done(); api.RecordFoldedFailures(projCtx) }()
 	srv.RegisterOnShutdown(api.ShuttingDown)
 	handler.Store(new(http.Handler(api)))
 	log.Info("cargod ready", "took", time.Since(started).Round(time.Millisecond).String(), "sequence", projector.Applied()) // the stream as far as the read models hold it
