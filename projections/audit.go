@@ -229,6 +229,13 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			named = owner
 		}
 	}
+	if !existed && !hasOwner {
+		// An aggregate whose events name no organisation (a flight, a
+		// shipment) is the one's that made it: what reactors do to it
+		// later (a flight's capacity reserved, a shipment's MAN) is in
+		// that organisation's log, where it was in the admins' alone.
+		owner, named = head.Tenant, head.Tenant
+	}
 	head.Owner = first.Owner
 	at := key
 	switch {

@@ -279,6 +279,31 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 	}
 }
 
+// An aggregate whose events name no organisation is the one's that made
+// it: a reactor's reservation on a flight is in the airline's log, where
+// only admins saw it; another organisation's log has none of it.
+func TestWhatReactorsDoToAFlightIsInTheLogOfTheAirlineThatScheduledIt(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	m := NewAudit()
+	stream := applyAudit(t, m,
+		auditEvent{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}},
+		auditEvent{flight, "", domain.CapacityReserved{FlightID: "LH8400-2026-12-01", BookingID: "b-1", WeightKg: 120}},
+	)
+	for _, tt := range []struct {
+		tenant string
+		want   int
+	}{{"lh", 2}, {"ek", 0}} {
+		entries, _ := auditPage(t, m, stream, AuditFilter{Tenant: tt.tenant}, 1, 100)
+		ids := map[string]bool{}
+		for _, e := range entries {
+			ids[strings.SplitN(e.ID, "-", 2)[0]] = true
+		}
+		if len(ids) != tt.want {
+			t.Errorf("%s's log holds the entries of %d of the flight's events, want %d: %+v", tt.tenant, len(ids), tt.want, entries)
+		}
+	}
+}
+
 // An update lists the fields it changed, not the time it was made: that
 // is the entry's timestamp (README, and the endpoint's description).
 func TestNoAuditEntryIsTheTimeOfTheChangeItself(t *testing.T) {
