@@ -238,10 +238,12 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 // booking, a ledger's number) is compared with the aggregate's own fields
 // alone: a second booking's reservation is not the first's bookingId
 // changed to the second's, nor a second number the first's awbNumber
-// changed, nor a release the last reservation's booking changed back.
+// changed, nor a release the last reservation's booking changed back, nor
+// a second revocation of a subject's tokens an edit of when it lapses.
 func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t *testing.T) {
 	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
 	ledger := domain.Aggregate{Type: domain.AggregateStockLedger, ID: "acme-020"}
+	user := domain.Aggregate{Type: domain.AggregateUser, ID: "alice"}
 	scheduled := auditEvent{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}}
 	reserved := func(booking string, kg float64) auditEvent {
 		return auditEvent{flight, "", domain.CapacityReserved{FlightID: "LH8400-2026-12-01", BookingID: booking, WeightKg: kg}}
@@ -264,6 +266,11 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 			"bookingId:  → b-1, capacity:  → released, volumeM3:  → 0, weightKg:  → 120"},
 		{"a second number used", []auditEvent{allocated, used("020-00000011", "b-1"), used("020-00000022", "b-2")},
 			"awbNumber:  → 020-00000022, reference:  → b-2"},
+		{"a user's tokens revoked a second time", []auditEvent{
+			{user, "ops", domain.UserCreated{Username: "alice", OrganizationID: "acme"}},
+			{user, "ops", domain.TokensRevoked{Scope: "subject", Subject: "user:alice", KeepUntil: time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)}},
+			{user, "ops", domain.TokensRevoked{Scope: "subject", Subject: "user:alice", KeepUntil: time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)}}},
+			"keepUntil:  → 2026-11-29T22:00:00Z, scope:  → subject, subject:  → user:alice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
