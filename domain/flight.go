@@ -575,7 +575,9 @@ func DecideChangeFlightStatus(f Flight, c ChangeFlightStatus) ([]Event, error) {
 		p.Add("status", CodeRequired, "is required: delayed, departed, arrived or cancelled")
 		return nil, p.Err()
 	default:
-		p.Add("status", CodeInvalidValue, "must be delayed, departed, arrived or cancelled")
+		// scheduled too, as the enum says: a report of it is taken, and
+		// changes nothing on a flight that is (any other refuses it).
+		p.Add("status", CodeInvalidValue, "must be scheduled, delayed, departed, arrived or cancelled")
 		return nil, p.Err()
 	}
 	departs, arrives := c.estimate(&p, f)

@@ -8,6 +8,19 @@ import (
 	"time"
 )
 
+// A status refused names every one the API takes, scheduled among them
+// (the OpenAPI enum's): a report of it changes nothing on a flight that
+// is, and the message said it was none.
+func TestAStatusRefusedNamesEveryStatusTaken(t *testing.T) {
+	f := Flight{ID: "LH8400-2026-12-01", Status: FlightStatusScheduled, DepartsAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	_, err := DecideChangeFlightStatus(f, ChangeFlightStatus{Status: "boarding"})
+	for _, status := range []string{FlightStatusScheduled, FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled} {
+		if err == nil || !strings.Contains(err.Error(), status) {
+			t.Errorf("the refusal %v does not name %s", err, status)
+		}
+	}
+}
+
 func TestDecideChangeFlightStatus(t *testing.T) {
 	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
 	flight := func(status string) Flight {
