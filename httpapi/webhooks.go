@@ -1,12 +1,10 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
-	"github.com/cargostream/cargostream/webhooks"
 )
 
 type webhookRequest struct {
@@ -27,27 +25,9 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 		if n := len(s.webhooks.List(principal(r.Context()).OrganizationID)); n >= domain.MaxWebhooksPerOrganization {
 			return domain.Errorf(domain.Conflict, "your organisation has %d webhooks, the most it may have: delete one first", n)
 		}
-		err := domain.ValidateWebhook(req.URL, req.Events, s.dispatcher.Guard.Check)
-		generated := req.Secret == ""
-		if generated {
-			req.Secret = webhooks.NewSecret()
-		} else if why := webhooks.ValidSecret(req.Secret); why != "" {
-			var p domain.Problems
-			if invalid := (*domain.Error)(nil); errors.As(err, &invalid) {
-				p = invalid.Fields
-			}
-			p.Add("secret", domain.CodeInvalidFormat, "%s", why)
-			err = p.Err()
-		}
+		c, generated, err := s.dispatcher.Registration(req.URL, req.Events, req.Secret)
 		if err != nil {
 			return err
-		}
-		// A receiver's password is sealed, as the secret is, not kept
-		// in the event as sent.
-		c := domain.RegisterWebhook{Events: req.Events, SealedSecret: s.dispatcher.Sealer.Seal(req.Secret)}
-		var userInfo string
-		if c.URL, userInfo = domain.SplitUserInfo(req.URL); userInfo != "" {
-			c.SealedUserInfo = s.dispatcher.Sealer.Seal(userInfo)
 		}
 		res, err := s.commands.RegisterWebhook(r.Context(), meta(r), c)
 		if err != nil {
@@ -55,9 +35,7 @@ func (s *Server) handleCreateWebhook() handlerFunc {
 		}
 		s.settle(w, r, res.Sequence)
 		out := views.ToWebhookJSON(res.State)
-		if generated {
-			out.Secret = req.Secret
-		}
+		out.Secret = generated
 		w.Header().Set("Location", "/api/webhooks/"+res.State.ID)
 		writeJSON(w, http.StatusCreated, out)
 		return nil
