@@ -28,11 +28,14 @@ var minorUnits = map[string]int{
 
 // roundAmount rounds an amount to the minor unit of its currency, so that
 // a charge is one that can be invoiced and paid: no fractions of a yen.
+// Half a unit goes up. The units are counted to a millionth first, as
+// upToHalfKg counts half kilos: 30.5 kg at 4.50 plus 0.15 is 141.825 but
+// 141.82499999999999 in a float64, which rounded alone lost the cent.
 func roundAmount(v float64, currency string) float64 {
 	decimals, ok := minorUnits[currency]
 	if !ok {
 		decimals = 2
 	}
 	scale := math.Pow10(decimals)
-	return math.Round(v*scale) / scale
+	return math.Round(math.Round(v*scale*1e6)/1e6) / scale
 }

@@ -73,7 +73,7 @@ func TestRateCardCharge(t *testing.T) {
 	card := func(currency string) RateCard {
 		return RateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: currency, MinimumCharge: 75,
 			Breaks:     []RateBreak{{0, 4.5}, {45, 3.8}, {100, 3.2}, {300, 2.9}, {500, 2.6}, {1000, 2.3}},
-			Surcharges: map[string]float64{"DGR": 0.6, "PER": 0.25}}
+			Surcharges: map[string]float64{"DGR": 0.6, "PER": 0.25, "ICE": 0.15}}
 	}
 	tests := []struct {
 		name     string
@@ -92,6 +92,10 @@ func TestRateCardCharge(t *testing.T) {
 		{"a code without a surcharge", "EUR", 100, []string{"EAP"}, 320},
 		{"whole yen", "JPY", 100.5, []string{"PER"}, 347}, // 321.6 + 25.125
 		{"Kuwaiti dinar to the fils", "KWD", 100.5, []string{"PER"}, 346.725},
+		// Half a cent is rounded up however a float64 holds it:
+		// 137.25 + 4.575 is 141.82499999999999 in binary.
+		{"half a cent up", "EUR", 30.5, []string{"ICE"}, 141.83},
+		{"half a cent up on the minimum", "EUR", 1.5, []string{"ICE"}, 75.23}, // 75 + 0.225
 	}
 	for _, tt := range tests {
 		if got := card(tt.currency).Charge(tt.cw, tt.shc); got != tt.want {
