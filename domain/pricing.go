@@ -108,7 +108,11 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 			worse(ReasonNoRate)
 			continue
 		}
-		if !card.Accepts(q.SHC) || (cao && f.PassengerAircraft()) {
+		// The commodity's code is refused as a handling code is: the
+		// reference commodities go by IATA's codes (RLI, AVI), and a card
+		// that refuses RLI refuses lithium batteries however the RFQ
+		// names them.
+		if !card.Accepts(append([]string{q.Commodity.Code}, q.SHC...)) || (cao && f.PassengerAircraft()) {
 			worse(ReasonCommodityNotAccepted)
 			continue
 		}
@@ -154,7 +158,7 @@ var refusalText = map[string]string{
 	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
-	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code, or it carries passengers and they are forbidden on passenger aircraft (CAO, or lithium batteries on their own, UN3480 or UN3090)",
+	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code or the commodity's code, or it carries passengers and they are forbidden on passenger aircraft (CAO, or lithium batteries on their own, UN3480 or UN3090)",
 }
 
 // zones caches location: time.LoadLocation reads its file on every call,

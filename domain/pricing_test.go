@@ -256,16 +256,58 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := Quote{Origin: "FRA", Destination: "ORD", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc,
 				Commodity: Commodity{Code: tt.commodity}}
-			options, err := PriceQuote(q, builtinCommodities{}, tt.flights, []RateCard{card}, now)
-			var got []string
-			for _, o := range options {
-				got = append(got, o.FlightNumber)
+			if got := offered(q, tt.flights, card, now); got != tt.want {
+				t.Errorf("offered %s, want %s", got, tt.want)
 			}
-			if err != nil {
-				got = []string{ReasonOf(err)}
-			}
-			if strings.Join(got, " ") != tt.want {
-				t.Errorf("offered %q (%v), want %s", got, err, tt.want)
+		})
+	}
+}
+
+// offered prices q on flights from card: the flight numbers offered, or
+// the refusal's reason.
+func offered(q Quote, flights []Flight, card RateCard, now time.Time) string {
+	options, err := PriceQuote(q, builtinCommodities{}, flights, []RateCard{card}, now)
+	if err != nil {
+		return ReasonOf(err)
+	}
+	var got []string
+	for _, o := range options {
+		got = append(got, o.FlightNumber)
+	}
+	return strings.Join(got, " ")
+}
+
+// A card that refuses a code refuses the goods of a commodity named by it
+// (the reference commodities go by IATA's codes: RLI, AVI) as it refuses
+// the handling code: an RFQ of lithium batteries that names them by its
+// commodity alone is not priced on the flights of an airline that does
+// not carry them.
+func TestACardThatRefusesACodeRefusesTheCommodityOfThatCode(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	flight := Flight{ID: "EK9902-2026-11-28", Carrier: "EK", FlightNumber: "EK9902", Origin: "FRA", Destination: "DXB",
+		DepartureDate: "2026-11-28", OriginZone: "Europe/Berlin", DepartsAt: now.Add(24 * time.Hour), AircraftType: "B77F",
+		CapacityKg: 10000, CapacityM3: 50, Status: FlightStatusScheduled}
+	card := RateCard{Carrier: "EK", Origin: "FRA", Destination: "DXB", Currency: "USD", Breaks: []RateBreak{{0, 3}},
+		NotAccepted: []string{"AVI", "RLI"}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	tests := []struct {
+		name      string
+		commodity string
+		shc       []string
+		want      string // the flights offered, or the refusal's reason
+	}{
+		{"general cargo", "GEN", nil, "EK9902"},
+		{"no commodity", "", nil, "EK9902"},
+		{"lithium batteries by their handling code", "", []string{"RLI"}, ReasonCommodityNotAccepted},
+		{"lithium batteries by their commodity", "RLI", nil, ReasonCommodityNotAccepted},
+		{"live animals by their commodity", "AVI", nil, ReasonCommodityNotAccepted},
+		{"lithium batteries in equipment, not refused", "ELI", nil, "EK9902"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := Quote{Origin: "FRA", Destination: "DXB", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc,
+				Commodity: Commodity{Code: tt.commodity}}
+			if got := offered(q, []Flight{flight}, card, now); got != tt.want {
+				t.Errorf("offered %s, want %s", got, tt.want)
 			}
 		})
 	}
