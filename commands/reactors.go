@@ -130,7 +130,9 @@ func (r *Reactors) price(ctx context.Context, rec domain.Record) error {
 	if rec.Type != (domain.QuoteRequested{}).EventType() {
 		return nil
 	}
-	// Price against the flights and rates as they were when the RFQ came.
+	// Price against the flights and rates as they are now, at least as
+	// they were when the RFQ came: a card set in between (a reactor
+	// behind, an event parked and retried) prices it too.
 	if err := r.readers.WaitFor(ctx, rec.Sequence); err != nil {
 		return err
 	}
