@@ -476,8 +476,17 @@ func errorCode(err error) string {
 
 // sniffContentType names the type of a file by its first bytes:
 // http.DetectContentType, which knows no TIFF and calls JSON text, plus
-// TIFF by its byte-order mark and JSON by its first character.
+// TIFF by its byte-order mark and JSON by its first character. Behind a
+// UTF-8 byte-order mark, which Windows tools and many Cargo-XML gateways
+// write before XML and JSON, http.DetectContentType sees text and looks
+// no further: the rest is sniffed for XML and JSON, else xfwb.xml would
+// be recorded as text/plain and saved as xfwb.xml.txt.
 func sniffContentType(head []byte) string {
+	if rest, ok := bytes.CutPrefix(head, []byte("\xEF\xBB\xBF")); ok {
+		if ct := sniffContentType(rest); ct == "text/xml" || ct == "application/json" {
+			return ct
+		}
+	}
 	if bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) {
 		return "image/tiff"
 	}

@@ -42,3 +42,26 @@ func TestRequestedRange(t *testing.T) {
 		}
 	}
 }
+
+func TestSniffContentType(t *testing.T) {
+	bom := "\xEF\xBB\xBF"
+	tests := []struct {
+		name, head, want string
+	}{
+		{"PDF", "%PDF-1.7\n", "application/pdf"},
+		{"TIFF", "II*\x00rest", "image/tiff"},
+		{"XML", `<?xml version="1.0"?><rsm:Waybill/>`, "text/xml"},
+		{"JSON", `{"awbNumber":"020-81140743"}`, "application/json"},
+		{"text", "awb,pieces\n020-81140743,2\n", "text/plain"},
+		{"XML behind a UTF-8 byte-order mark", bom + `<?xml version="1.0" encoding="UTF-8"?><rsm:Waybill/>`, "text/xml"},
+		{"JSON behind a UTF-8 byte-order mark", bom + `[{"awbNumber":"020-81140743"}]`, "application/json"},
+		{"text behind a UTF-8 byte-order mark", bom + "awb,pieces\n", "text/plain"},
+		{"HTML behind a UTF-8 byte-order mark stays text", bom + "<html><script>x</script></html>", "text/plain"},
+		{"a PDF behind a UTF-8 byte-order mark stays text", bom + "%PDF-1.7\n", "text/plain"},
+	}
+	for _, tt := range tests {
+		if got := sniffContentType([]byte(tt.head)); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
