@@ -263,6 +263,17 @@ func (s *Server) readUpload(ctx context.Context, mr *multipart.Reader, body *upl
 		if n > maxParts {
 			return c, stored, domain.Errorf(domain.InvalidRequest, "an upload may have at most %d parts", maxParts)
 		}
+		// A part whose Content-Disposition does not parse has no name to
+		// part.FormName: passed over as a part the service does not know,
+		// a file sent so was counted as text beside the file, and the
+		// upload refused as having no file, or as carrying more than its
+		// allowance beside it.
+		if cd := part.Header.Get("Content-Disposition"); cd != "" {
+			if _, _, err := mime.ParseMediaType(cd); err != nil {
+				return c, stored, domain.Errorf(domain.InvalidRequest,
+					"part %d: its Content-Disposition header does not parse: a quote or backslash in a name or file name is escaped with a backslash", n)
+			}
+		}
 		name := part.FormName()
 		if name == "awbNumber" || name == "documentType" || name == "file" {
 			if seen[name] {

@@ -922,3 +922,27 @@ func TestAnUploadNotMultipartIsRefusedBeforeItsBodyIsRead(t *testing.T) {
 		}
 	}
 }
+
+func TestAFilePartWhoseHeaderDoesNotParseIsRefusedAsSuch(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, dir, nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	// A client that does not escape the quotes of a file name: the file
+	// part's Content-Disposition does not parse. A small file was refused
+	// as missing, one of more than 64 KiB as too much beside the file.
+	for _, size := range []int{2048, 100 << 10} {
+		body := "--XX\r\nContent-Disposition: form-data; name=\"awbNumber\"\r\n\r\n020-81140743\r\n" +
+			"--XX\r\nContent-Disposition: form-data; name=\"documentType\"\r\n\r\nINVOICE\r\n" +
+			"--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"invoice \"4711\".pdf\"\r\n\r\n" +
+			string(pdfOf(size)) + "\r\n--XX--\r\n"
+		r := s.do(t, request{method: "POST", path: "/api/documents", token: fwd, body: []byte(body), contentType: "multipart/form-data; boundary=XX"})
+		if e := r.apiError(t); r.status != http.StatusBadRequest || e.Error != "invalid_request" ||
+			!strings.Contains(e.ErrorDescription, "part 3: its Content-Disposition header does not parse") {
+			t.Errorf("a file of %d bytes = %d %s", size, r.status, r.body)
+		}
+	}
+	s.stop()
+	checkStoredFiles(t, dir, map[string]bool{})
+}
