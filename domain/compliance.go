@@ -24,8 +24,9 @@ var (
 )
 
 // vagueDescriptions are labels, not descriptions of goods: PLACI regimes
-// refuse them.
-var vagueDescriptions = []string{"consolidation", "consol", "general cargo", "gen", "freight of all kinds", "fak", "said to contain", "stc", "parts", "goods"}
+// refuse them. FAK is written out both ways, "freight all kinds" the
+// more usual, and a consolidation is also declared "consolidated".
+var vagueDescriptions = []string{"consolidation", "consolidated", "consol", "general cargo", "gen", "freight of all kinds", "freight all kinds", "fak", "said to contain", "stc", "parts", "goods"}
 
 // letters counts the letters of s, of any script: "茶叶" (tea) is a
 // description, "x" or "1234" is not.
