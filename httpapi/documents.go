@@ -182,6 +182,9 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	if mediaType(r) != "multipart/form-data" {
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
 	}
+	if err := uncompressed(r); err != nil {
+		return none, err
+	}
 	// A full quota, or a body that says its file does not fit, is refused
 	// before any of it is read.
 	if err := s.documentStorage(p.OrganizationID).CheckFile(max(1, r.ContentLength-uploadAllowance)); err != nil {

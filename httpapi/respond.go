@@ -114,6 +114,13 @@ func plainUTF8(r *http.Request) error {
 	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 		return errorf(codeUnsupportedMedia, fmt.Sprintf("the body must be UTF-8, not charset %.40q", cs))
 	}
+	return uncompressed(r)
+}
+
+// uncompressed refuses a compressed body: the service reads none
+// compressed, and would read one as garbled text, or, on an upload, as a
+// malformed multipart body.
+func uncompressed(r *http.Request) error {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return errorf(codeUnsupportedMedia, fmt.Sprintf("Content-Encoding %.40q is not accepted: send the body uncompressed", ce))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -945,4 +946,24 @@ func TestAFilePartWhoseHeaderDoesNotParseIsRefusedAsSuch(t *testing.T) {
 	}
 	s.stop()
 	checkStoredFiles(t, dir, map[string]bool{})
+}
+
+func TestACompressedUploadIsRefusedAsCompressed(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	holdNumber(t, s, fwd)
+	// A client that compresses its body: refused as a JSON body would be,
+	// not as a malformed multipart body.
+	req := uploadRequest(fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(2048))...)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(req.body.([]byte))
+	zw.Close()
+	req.body, req.header = gz.Bytes(), map[string]string{"Content-Encoding": "gzip"}
+	r := s.do(t, req)
+	if e := r.apiError(t); r.status != http.StatusUnsupportedMediaType || e.Error != "unsupported_media_type" ||
+		!strings.Contains(e.ErrorDescription, `Content-Encoding "gzip" is not accepted`) || !r.closed {
+		t.Errorf("a gzip upload = %d %s", r.status, r.body)
+	}
 }
