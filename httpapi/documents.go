@@ -140,14 +140,6 @@ func (s *Server) errUploadTooLarge() error {
 func (s *Server) handleUploadDocument() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		res, err := s.receiveDocument(w, r)
-		if err != nil {
-			// The rest of the body is not read: Connection: close tells
-			// the client to stop sending, and the server closes the
-			// connection once it has answered. Without it the server
-			// would first read on, up to 256 KiB, from a client that may
-			// have stalled.
-			w.Header().Set("Connection", "close")
-		}
 		if he := (*httpError)(nil); errors.As(err, &he) && he.err != nil {
 			// A body that could not be read: the client is told so in
 			// fixed words, and the cause, such as a network error naming

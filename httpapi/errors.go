@@ -164,6 +164,15 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", retryAfter)
 	}
+	if r.Method == http.MethodPost && r.URL.Path == uploadPath {
+		// The rest of a refused upload's body is not read, whoever
+		// refused it (the upload handler, or, before it, a credential or
+		// a rate limit): Connection: close tells the client to stop
+		// sending, and the server closes the connection once it has
+		// answered. Without it the server would first read on, up to 256
+		// KiB, from a client that may have stalled.
+		w.Header().Set("Connection", "close")
+	}
 	setErrorCode(r, body.Error)
 	body.ErrorURI = absoluteURL(r, "/docs/errors#"+body.Error)
 	body.ErrorDescription = clip(visible(body.ErrorDescription), maxErrorDescription)

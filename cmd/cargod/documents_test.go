@@ -967,3 +967,33 @@ func TestACompressedUploadIsRefusedAsCompressed(t *testing.T) {
 		t.Errorf("a gzip upload = %d %s", r.status, r.body)
 	}
 }
+
+func TestAnUploadRefusedBeforeItsHandlerIsAnsweredWithoutWaitingForItsBody(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	// A file sent in chunks, the last of them a while after the first,
+	// with a token that is not valid: the 401 comes at once, telling the
+	// client to stop sending, as the upload handler's refusals do. It
+	// came once the whole body was in, as the server first read it.
+	const pause = 3 * time.Second
+	req := uploadRequest("not-a-token", documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(2048))...)
+	body := req.body.([]byte)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(body[:1024])
+		time.Sleep(pause)
+		pw.Write(body[1024:])
+		pw.Close()
+	}()
+	hr, err := http.NewRequest(http.MethodPost, s.base+"/api/documents", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", req.contentType)
+	hr.Header.Set("Authorization", "Bearer not-a-token")
+	start := time.Now()
+	r := s.send(t, hr, nil)
+	if took := time.Since(start); r.status != http.StatusUnauthorized || !r.closed || took >= pause {
+		t.Errorf("an upload with a token not valid = %d, Connection: close %t, after %s", r.status, r.closed, took)
+	}
+}
