@@ -541,14 +541,6 @@ func (s *Server) handleGetDocument() handlerFunc {
 		}
 		digest := base64.StdEncoding.EncodeToString(sum)
 		h := w.Header()
-		h.Set("Content-Type", d.ContentType)
-		// Names recorded before the file-name rule get it here.
-		h.Set("Content-Disposition", contentDisposition(domain.DocumentFileName(d.FileName, d.ContentType)))
-		// Should a browser render the file after all, it runs nothing
-		// and loads nothing.
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530: of the whole file, also in a 206
-		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
 		h.Set("Accept-Ranges", "bytes")
 		status, start, length := http.StatusOK, int64(0), size
 		// A download broken off on a poor link goes on where it stopped,
@@ -557,6 +549,9 @@ func (s *Server) handleGetDocument() handlerFunc {
 			var ok bool
 			start, length, ok, err = requestedRange(r.Header.Get("Range"), size)
 			if err != nil {
+				// The error's body is no part of the file: it goes
+				// without the file's name and digests, which a client
+				// would save it under.
 				h.Set("Content-Range", "bytes */"+strconv.FormatInt(size, 10))
 				return err
 			}
@@ -565,6 +560,14 @@ func (s *Server) handleGetDocument() handlerFunc {
 				h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, size))
 			}
 		}
+		h.Set("Content-Type", d.ContentType)
+		// Names recorded before the file-name rule get it here.
+		h.Set("Content-Disposition", contentDisposition(domain.DocumentFileName(d.FileName, d.ContentType)))
+		// Should a browser render the file after all, it runs nothing
+		// and loads nothing.
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+		h.Set("Repr-Digest", "sha-256=:"+digest+":") // RFC 9530: of the whole file, also in a 206
+		h.Set("Digest", "SHA-256="+digest)           // RFC 3230, for older clients
 		h.Set("Content-Length", strconv.FormatInt(length, 10))
 		w.WriteHeader(status)
 		if r.Method == http.MethodHead {
