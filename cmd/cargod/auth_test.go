@@ -392,6 +392,33 @@ func TestDemoCredentialsRefusedWhenDemoIsOff(t *testing.T) {
 	s.token(t, "admin", "operator-secret-123")
 }
 
+// Demo mode on by default (loopback, the embedded server) does not go
+// into a store with organisations of its own and none of the demo's: a
+// real store restarted with the defaults got the demo's public
+// credentials, an admin's among them. Asked for, it goes in all the same.
+func TestADefaultDemoGoesIntoNoStoreWithOrganisationsOfItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	startServer(t, dir, map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "operator-secret-123"}).stop()
+	for _, tt := range []struct {
+		name   string
+		env    map[string]string
+		status int
+	}{
+		{"demo mode by default", nil, http.StatusUnauthorized},
+		{"demo mode asked for", map[string]string{"CARGO_DEMO": "true"}, http.StatusOK},
+		{"demo mode by default, the demo's organisations in the store", nil, http.StatusOK},
+	} {
+		s := startServer(t, dir, tt.env)
+		r := s.do(t, request{method: "POST", path: "/api/auth/token",
+			body: map[string]string{"grantType": "client_credentials", "clientId": "demo-admin", "clientSecret": "demo-admin-secret"}})
+		if r.status != tt.status {
+			t.Errorf("%s: the demo admin's token = %d %s, want %d", tt.name, r.status, r.body, tt.status)
+		}
+		s.stop()
+	}
+}
+
 // TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff covers
 // credentials an admin added to the demo organisations, which carry no
 // demo mark of their own: the organisation closes them.

@@ -11,6 +11,7 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/config"
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/projections"
 )
 
@@ -72,6 +73,21 @@ func bootstrap(ctx context.Context, cmds *commands.Handler, cfg config.Config) e
 		return fmt.Errorf("bootstrap: %w", s.err)
 	}
 	return nil
+}
+
+// demoGoesInto reports whether demo mode, on by default, goes into the
+// store: one with no organisations, or the demo's among its own (a demo
+// started again). A store with organisations of its own alone is a real
+// one, started with the defaults on loopback (behind a proxy on the same
+// host, say): the demo's public credentials, an admin's among them, would
+// let anyone who reaches it in.
+func demoGoesInto(ctx context.Context, store *eventstore.Store) (bool, error) {
+	orgs, err := store.HoldsEventsOf(ctx, domain.AggregateOrganization)
+	if err != nil || !orgs {
+		return true, err
+	}
+	demo, err := store.Load(ctx, domain.Aggregate{Type: domain.AggregateOrganization, ID: demoOrganizations[0].OrganizationID})
+	return len(demo) > 0, err
 }
 
 // demoOrganizations each get an API client named like the organisation,

@@ -225,6 +225,18 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	defer func() { stopProjector(); wg.Wait() }()
 
 	cmds := commands.New(store, cfg.PasswordHashCost, reference)
+	if cfg.DemoByDefault {
+		err := untilAvailable(ctx, log, "looking for organisations of the store's own", func() (err error) {
+			cfg.Demo, err = demoGoesInto(ctx, store)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if !cfg.Demo {
+			log.Warn("demo mode off: the store has organisations of its own and none of the demo's, whose public credentials (an admin's among them) it does not get; set CARGO_DEMO=true to add them all the same")
+		}
+	}
 	if err := untilAvailable(ctx, log, "bootstrap", func() error { return bootstrap(ctx, cmds, cfg) }); err != nil {
 		return err
 	}
