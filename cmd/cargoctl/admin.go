@@ -31,7 +31,7 @@ command, except --client-id after create-client, which names the new client.
 The token endpoint takes 20 requests a minute of a client: the token is
 kept in $XDG_RUNTIME_DIR/cargoctl for the commands after it (not with
 CARGOCTL_TOKEN_CACHE=off), and a command refused a token for now waits as
-long as the refusal asks, saying so.
+long as the refusal asks, saying so, if that is a minute at most.
 
 Prints the server's JSON response. When the server refuses, prints its
 description and each invalid field on stderr and exits with status 1.
@@ -619,6 +619,14 @@ func (c *apiClient) authorize(ctx context.Context) error {
 // the wait the answer asks for.
 const requestWaits = 3
 
+// longestRequestWait is the longest wait a 429 may ask for that cargoctl
+// waits out: a minute, the window of the token endpoint's limits and of
+// an organisation's limit a minute. One asking for more is an hour's or a
+// day's limit used up (Retry-After until the window ends, hours away):
+// waited out, up to three times, a command hung, saying one line, until
+// the next day. It is given at once, naming when to try again.
+const longestRequestWait = time.Minute
+
 // requestToken asks for a token. Each cargoctl command gets one, and the
 // token endpoint allows 20 requests a minute per client from an address
 // (against guessing): a script of more admin commands than that waits
@@ -655,14 +663,16 @@ func (c *apiClient) send(ctx context.Context, method, path, contentType string, 
 // now (429: a rate limit, of the token endpoint or of the organisation,
 // which counts every request, the polls of a rebuild or verify among
 // them) was not carried out: it is made again once the wait the answer
-// asks for is over, saying so, up to requestWaits times. Given up at the
+// asks for is over, saying so, up to requestWaits times, if that wait is
+// no longer than longestRequestWait. Given up at the
 // first refusal, a verify whose poll was refused ended with the refusal
 // alone while its job went on in cargod.
 func (c *apiClient) exchange(ctx context.Context, method, path, contentType string, body []byte) ([]byte, http.Header, error) {
 	for waits := 0; ; waits++ {
 		raw, header, err := c.exchangeAuthorized(ctx, method, path, contentType, body)
 		var apiErr *apiError
-		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || apiErr.retryAfter <= 0 || waits == requestWaits {
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || apiErr.retryAfter <= 0 ||
+			apiErr.retryAfter > longestRequestWait || waits == requestWaits {
 			return raw, header, err
 		}
 		what := method + " " + strings.SplitN(path, "?", 2)[0]
@@ -733,7 +743,9 @@ func (c *apiClient) exchangeOnce(ctx context.Context, method, path, contentType 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := apiErrorOf(resp.StatusCode, raw)
 		if seconds, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && seconds > 0 {
-			e.retryAfter = time.Duration(seconds) * time.Second
+			// Past a day it is a day: a number of seconds so large that
+			// the Duration overflowed could come out as a short wait.
+			e.retryAfter = time.Duration(min(seconds, 86400)) * time.Second
 		}
 		return nil, nil, e
 	}
