@@ -841,24 +841,7 @@ func TestACommandRefusedATokenForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var mu sync.Mutex
-			refusals := tt.refusals
-			front := inFrontOf(t, api, func(w http.ResponseWriter, r *http.Request) bool {
-				mu.Lock()
-				refuse := r.URL.Path == "/api/auth/token" && refusals > 0
-				if refuse {
-					refusals--
-				}
-				mu.Unlock()
-				if !refuse {
-					return false
-				}
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusTooManyRequests)
-				io.WriteString(w, `{"error":"rate_limited","errorDescription":"too many requests for client:admin from 127.0.0.1; retry after 1s"}`)
-				return true
-			})
+			front := refusingFirst(t, api, http.MethodPost, "/api/auth/token", tt.refusals, "too many requests for client:admin from 127.0.0.1")
 			out, errOut, err := runCmd(t, adminEnv(front), "admin", "list-orgs")
 			if waits := strings.Count(errOut, "waiting 1s, as it asks"); waits != tt.wantWaits {
 				t.Errorf("said it waited %d times, want %d:\n%s", waits, tt.wantWaits, errOut)
@@ -899,24 +882,7 @@ func TestACommandRefusedARequestForNowWaitsAsAskedAndGoesOn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var mu sync.Mutex
-			refusals := tt.refusals
-			front := inFrontOf(t, api, func(w http.ResponseWriter, r *http.Request) bool {
-				mu.Lock()
-				refuse := r.Method == tt.method && r.URL.Path == tt.path && refusals > 0
-				if refuse {
-					refusals--
-				}
-				mu.Unlock()
-				if !refuse {
-					return false
-				}
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusTooManyRequests)
-				io.WriteString(w, `{"error":"rate_limited","errorDescription":"too many requests for organisation operator; retry after 1s"}`)
-				return true
-			})
+			front := refusingFirst(t, api, tt.method, tt.path, tt.refusals, "too many requests for organisation operator")
 			_, errOut, err := runCmd(t, adminEnv(front), tt.args...)
 			if waits := strings.Count(errOut, "waiting 1s, as it asks"); waits != tt.wantWaits {
 				t.Errorf("said it waited %d times, want %d:\n%s", waits, tt.wantWaits, errOut)
@@ -976,6 +942,31 @@ func inFrontOf(t *testing.T, api string, answer func(w http.ResponseWriter, r *h
 	}))
 	t.Cleanup(front.Close)
 	return front.URL
+}
+
+// refusingFirst is the URL of a proxy in front of the API at api that
+// refuses the first times requests of method to path for now, as a rate
+// limit does (429, Retry-After: 1, the spec's body with why), and passes
+// on the rest.
+func refusingFirst(t *testing.T, api, method, path string, times int, why string) string {
+	t.Helper()
+	var mu sync.Mutex
+	return inFrontOf(t, api, func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		refuse := r.Method == method && r.URL.Path == path && times > 0
+		if refuse {
+			times--
+		}
+		mu.Unlock()
+		if !refuse {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":"rate_limited","errorDescription":"`+why+`; retry after 1s"}`)
+		return true
+	})
 }
 
 // proxyTo passes requests on to the API at api.
