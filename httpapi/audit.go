@@ -30,12 +30,13 @@ type authFold struct {
 	skipped int
 	// last is the last failure left out: recorded with the count when
 	// the minute is over and no failure came after it (see due).
-	last foldedFailure
+	last authRecord
 }
 
-// foldedFailure is a failure as it is recorded: its event, by whom (the
-// caller, if authenticated), from where, and in which request.
-type foldedFailure struct {
+// authRecord is an authorization event as it is recorded: the event, by
+// whom (the caller, if authenticated), from where, and in which request; a
+// failure's is kept while folded (see authFold).
+type authRecord struct {
 	event     domain.AuthorizationRecorded
 	principal domain.Principal
 	ip        string
@@ -44,7 +45,7 @@ type foldedFailure struct {
 
 // admit says whether f, an event of key, is recorded now, and how many
 // were folded into it.
-func (a *authRecorder) admit(key string, now time.Time, f foldedFailure) (bool, int) {
+func (a *authRecorder) admit(key string, now time.Time, f authRecord) (bool, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.seen == nil {
@@ -81,10 +82,10 @@ func (a *authRecorder) admit(key string, now time.Time, f foldedFailure) (bool, 
 // (every one, with all), and returns the last failure of each, with the
 // others left out before it as its repeats: the record no failure after
 // them would make. The next failure of such a fold is recorded at once.
-func (a *authRecorder) due(now time.Time, all bool) []foldedFailure {
+func (a *authRecorder) due(now time.Time, all bool) []authRecord {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []foldedFailure
+	var out []authRecord
 	for k, fold := range a.seen {
 		if fold.skipped > 0 && (all || now.Sub(fold.since) >= authWindow) {
 			f := fold.last
@@ -128,7 +129,7 @@ func (s *Server) RecordFoldedFailures(ctx context.Context) {
 // never shown to the client.
 func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 	e.Detail = clip(e.Detail, maxErrorDescription) // it quotes the request's path
-	f := foldedFailure{event: e, principal: principal(r.Context()), ip: clientIP(r), requestID: requestID(r.Context())}
+	f := authRecord{event: e, principal: principal(r.Context()), ip: clientIP(r), requestID: requestID(r.Context())}
 	if e.Action != domain.ActionTokenIssued {
 		ok, skipped := s.authLog.admit(e.Action+"\x00"+e.Subject+"\x00"+clientNetwork(f.ip), time.Now(), f)
 		if !ok {
@@ -148,7 +149,7 @@ func (s *Server) recordAuth(r *http.Request, e domain.AuthorizationRecorded) {
 
 // storeAuth stores the authorization event of f, as made by its caller or
 // else by the subject it names, and reports whether it could.
-func (s *Server) storeAuth(ctx context.Context, f foldedFailure) (uint64, bool) {
+func (s *Server) storeAuth(ctx context.Context, f authRecord) (uint64, bool) {
 	p := f.principal
 	if p.Subject == "" {
 		p = domain.Principal{Subject: f.event.Subject, OrganizationID: f.event.OrganizationID}

@@ -90,7 +90,7 @@ func TestRateLimiterHeadersFollowChangedLimits(t *testing.T) {
 func TestAuthRecorderFoldsFailures(t *testing.T) {
 	var a authRecorder
 	now := time.Now()
-	var none foldedFailure
+	var none authRecord
 	if ok, n := a.admit("k", now, none); !ok || n != 0 {
 		t.Fatal("the first failure was not recorded")
 	}
@@ -113,8 +113,8 @@ func TestAuthRecorderFoldsFailures(t *testing.T) {
 // burst of guesses that stopped looked like its first alone.
 func TestFailuresLeftOutAreDueOnceTheirMinuteIsOverWithoutAnotherAfterThem(t *testing.T) {
 	now := time.Now()
-	failure := func(detail string) foldedFailure {
-		return foldedFailure{event: domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Detail: detail}}
+	failure := func(detail string) authRecord {
+		return authRecord{event: domain.AuthorizationRecorded{Action: domain.ActionLoginFailed, Detail: detail}}
 	}
 	for _, tt := range []struct {
 		name    string
@@ -211,7 +211,7 @@ func TestAGuessingCountOutlivesAFloodOfNamesTriedBefore(t *testing.T) {
 func TestAFoldedCountOutlivesAFloodOfOtherFailuresBefore(t *testing.T) {
 	var a authRecorder
 	now := time.Now()
-	var none foldedFailure
+	var none authRecord
 	for i := range 100_000 {
 		a.admit(fmt.Sprintf("junk-%d", i), now.Add(-2*time.Minute), none)
 	}
