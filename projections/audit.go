@@ -272,14 +272,11 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	if at != key {
 		old, stored = m.last[at]
 	}
+	// An event of one of several records is compared with the
+	// aggregate's own fields, which it repeats (the flight's id, the
+	// ledger's organisation), not with the last record's, and leaves them
+	// as they are.
 	_, ofRecord := e.(domain.OfRecord)
-	if ofRecord {
-		// One of several records: compared with the aggregate's own
-		// fields, which it repeats (the flight's id, the ledger's
-		// organisation), not with the last record's, and left out of
-		// them. A copy, as the walk below changes what it compares with.
-		old = auditFields{Owner: old.Owner, Fields: slices.Clone(old.Fields)}
-	}
 	var added []auditField
 	h, changed, i := m.addHead(head), int32(0), 0
 	for _, mem := range m.members {
@@ -294,10 +291,14 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		line := auditLine{Head: h, Change: changed}
 		if had {
 			line.Field, line.Previous = old.Fields[i].Name, old.Fields[i].Sequence
-			old.Fields[i].Digest, old.Fields[i].Sequence = digest, r.Sequence
+			if !ofRecord {
+				old.Fields[i].Digest, old.Fields[i].Sequence = digest, r.Sequence
+			}
 		} else {
 			line.Field = m.symbols.numberOf(mem.name)
-			added = append(added, auditField{Name: line.Field, Digest: digest, Sequence: r.Sequence})
+			if !ofRecord {
+				added = append(added, auditField{Name: line.Field, Digest: digest, Sequence: r.Sequence})
+			}
 		}
 		m.addLine(line)
 		changed++
