@@ -42,8 +42,10 @@ func AircraftTypeCapacity(typ string) (AircraftCapacity, bool) {
 const cargoAircraftOnly = "CAO"
 
 // passengerAircraftForbidden are the dangerous goods whose entries in the
-// IATA DGR list forbid them on passenger aircraft whatever their packing:
-// lithium metal and lithium ion batteries on their own.
+// IATA DGR list forbid them on passenger aircraft whatever their packing,
+// known without reference data: lithium metal and lithium ion batteries on
+// their own, the built-in commodities RLM and RLI. The loaded dangerous-
+// goods table names the others (KnownCommodity.PassengerAircraftForbidden).
 var passengerAircraftForbidden = []string{"UN3090", "UN3480"}
 
 // PassengerAircraft reports whether the flight's aircraft type is one the
@@ -58,8 +60,17 @@ func (f Flight) PassengerAircraft() bool {
 // passenger aircraft: those marked for cargo aircraft only (special
 // handling code CAO in shc), and dangerous goods of a UN number no packing
 // lets on one (unNumber: of the goods' e-DGD or reference commodity, ""
-// for none). Pricing and the manifest ask this one rule, so that no quote
-// offers a flight whose manifest would refuse the goods.
-func forbiddenOnPassengerAircraft(shc []string, unNumber string) bool {
-	return slices.Contains(shc, cargoAircraftOnly) || slices.Contains(passengerAircraftForbidden, unNumber)
+// for none), as the built-in list or the reference data ref (nil for
+// none) says. Pricing and the e-DGD ask this one rule, and the manifest
+// what the e-DGD recorded of it, so that no quote offers a flight whose
+// manifest would refuse the goods.
+func forbiddenOnPassengerAircraft(ref Lookup, shc []string, unNumber string) bool {
+	if slices.Contains(shc, cargoAircraftOnly) || slices.Contains(passengerAircraftForbidden, unNumber) {
+		return true
+	}
+	if unNumber == "" {
+		return false
+	}
+	known, ok := lookupDangerousGood(ref, unNumber)
+	return ok && known.PassengerAircraftForbidden
 }

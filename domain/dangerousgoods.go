@@ -60,23 +60,27 @@ var (
 
 // DGDSubmitted records a shipper's declaration for dangerous goods.
 type DGDSubmitted struct {
-	DGDID               string    `json:"dgdId"`
-	AWBNumber           string    `json:"awbNumber"`
-	OrganizationID      string    `json:"organizationId"`
-	UNNumber            string    `json:"unNumber"`
-	ProperShippingName  string    `json:"properShippingName"`
-	Class               string    `json:"class"`
-	Quantity            float64   `json:"quantity"`
-	NetWeightKg         float64   `json:"netWeight"`
-	GrossWeightKg       *float64  `json:"grossWeight,omitempty"`
-	PackingGroup        string    `json:"packingGroup,omitempty"`
-	PackingInstructions string    `json:"packingInstructions,omitempty"`
-	LimitedQuantity     bool      `json:"limitedQuantity"`
-	ExceptedQuantity    bool      `json:"exceptedQuantity"`
-	ShipperDeclaration  string    `json:"shipperDeclaration"`
-	ReviewNotes         []string  `json:"reviewNotes,omitempty"` // warnings found on submission
-	SubmittedAt         time.Time `json:"submittedAt"`
-	ValidUntil          time.Time `json:"validUntil"`
+	DGDID               string   `json:"dgdId"`
+	AWBNumber           string   `json:"awbNumber"`
+	OrganizationID      string   `json:"organizationId"`
+	UNNumber            string   `json:"unNumber"`
+	ProperShippingName  string   `json:"properShippingName"`
+	Class               string   `json:"class"`
+	Quantity            float64  `json:"quantity"`
+	NetWeightKg         float64  `json:"netWeight"`
+	GrossWeightKg       *float64 `json:"grossWeight,omitempty"`
+	PackingGroup        string   `json:"packingGroup,omitempty"`
+	PackingInstructions string   `json:"packingInstructions,omitempty"`
+	LimitedQuantity     bool     `json:"limitedQuantity"`
+	ExceptedQuantity    bool     `json:"exceptedQuantity"`
+	ShipperDeclaration  string   `json:"shipperDeclaration"`
+	ReviewNotes         []string `json:"reviewNotes,omitempty"` // warnings found on submission
+	// CargoAircraftOnly: no passenger aircraft may carry the goods, as the
+	// built-in list or the reference data said when the e-DGD was filed
+	// (see forbiddenOnPassengerAircraft); what the manifests check.
+	CargoAircraftOnly bool      `json:"cargoAircraftOnly,omitempty"`
+	SubmittedAt       time.Time `json:"submittedAt"`
+	ValidUntil        time.Time `json:"validUntil"`
 }
 
 func (DGDSubmitted) EventType() string { return "DGDSubmitted" }
@@ -181,7 +185,8 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	// Declared after its shipment was booked or manifested: the
 	// declaration is the shipper's and is filed, and the airline is told
 	// to move goods no passenger aircraft may carry.
-	if forbiddenOnPassengerAircraft(nil, e.UNNumber) {
+	e.CargoAircraftOnly = forbiddenOnPassengerAircraft(ref, nil, e.UNNumber)
+	if e.CargoAircraftOnly {
 		for _, f := range c.Carriers {
 			if f.PassengerAircraft() {
 				e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf("%s goes on cargo aircraft only, and the shipment is set to fly on %s, a passenger aircraft (%s): move it to a freighter", e.UNNumber, f.ID, f.AircraftType))

@@ -17,6 +17,7 @@ func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
 			OtherNames: []string{"Aerosols, non-flammable, (each not exceeding 1 L capacity)"}},
 		"UN1088": {Name: "Acetal", HazardClass: "3", PackingGroup: "II"},
 		"UN1005": {Name: "Ammonia, anhydrous", HazardClass: "2.2", CargoAircraftForbidden: true},
+		"UN1089": {Name: "Acetaldehyde", HazardClass: "3", PackingGroup: "I", PassengerAircraftForbidden: true},
 	}[un]
 	c.Code, c.UNNumber, c.DangerousGoods = un, un, true
 	return c, ok
@@ -200,16 +201,25 @@ func TestDecideDGDNotesThePassengerAircraftSetToCarryGoodsForCargoAircraftOnly(t
 		{"batteries on their own, set to fly on a freighter", "UN3480", []Flight{freighter}, ""},
 		{"batteries on their own, on no flight yet", "UN3090", nil, ""},
 		{"dry ice, set to fly on a passenger aircraft", "UN1845", []Flight{passenger}, ""},
+		{"goods the reference data allows on cargo aircraft only, set to fly on a passenger aircraft", "UN1089", []Flight{passenger},
+			"UN1089 goes on cargo aircraft only, and the shipment is set to fly on LH400-2026-11-26, a passenger aircraft (A359): move it to a freighter"},
 	}
 	for _, tt := range tests {
 		c := SubmitDGD{DGDSubmitted: DGDSubmitted{UNNumber: tt.un, ProperShippingName: "Dry ice", Class: "9", PackingInstructions: "954", ShipperDeclaration: "declared"},
 			Quantity: num(5), NetWeightKg: num(5), Carriers: tt.carriers}
-		if tt.un != "UN1845" {
+		switch tt.un {
+		case "UN1089":
+			c.ProperShippingName, c.Class, c.PackingGroup, c.PackingInstructions = "Acetaldehyde", "3", "I", "361"
+		case "UN3480", "UN3090":
 			c.ProperShippingName, c.PackingInstructions = "Lithium batteries", "965"
 		}
 		events, err := DecideDGD(c, dgRef{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
+		}
+		// What the manifests check: recorded on the e-DGD.
+		if got, want := events[0].(DGDSubmitted).CargoAircraftOnly, tt.un != "UN1845"; got != want {
+			t.Errorf("%s: cargo aircraft only recorded %t, want %t", tt.name, got, want)
 		}
 		var notes []string
 		for _, n := range events[0].(DGDSubmitted).ReviewNotes {

@@ -170,7 +170,9 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		c.Load = awb.leftBehind(flight, c.Load)
 	}
 	for _, d := range awb.DGDs {
-		if forbiddenOnPassengerAircraft(nil, d.UNNumber) {
+		// An e-DGD filed before the field was recorded has the
+		// built-in list's word alone.
+		if d.CargoAircraftOnly || forbiddenOnPassengerAircraft(nil, nil, d.UNNumber) {
 			c.CargoAircraftOnly = d.UNNumber
 		}
 	}

@@ -541,6 +541,9 @@ func TestNewManifestCandidate(t *testing.T) {
 		{"a shipment declaring lithium ion batteries on their own is for cargo aircraft only",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1845"}, {UNNumber: "UN3480"}}},
 			"known 3 120 0.7 for cargo aircraft only: UN3480"},
+		{"a shipment whose e-DGD recorded goods the reference data allows on cargo aircraft only is for cargo aircraft only",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1089", CargoAircraftOnly: true}}},
+			"known 3 120 0.7 for cargo aircraft only: UN1089"},
 		{"a shipment declaring lithium ion batteries in equipment is not",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN3481"}}}, "known 3 120 0.7"},
 	}

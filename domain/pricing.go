@@ -141,24 +141,25 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 
 // goodsForCargoAircraftOnly reports whether the quote's goods are forbidden on
 // passenger aircraft: marked CAO, or a commodity whose reference entry is
-// such dangerous goods (RLI, lithium ion batteries on their own, UN3480),
-// which the manifest would refuse on one from the shipment's e-DGD. The
-// UN number is looked up when priced, not recorded on the RFQ: reference
-// data tells it, and QuoteRequested events stay as they were.
+// such dangerous goods (RLI, lithium ion batteries on their own, UN3480;
+// UN1089 of the loaded dangerous-goods table), which the manifest would
+// refuse on one from the shipment's e-DGD. The UN number is looked up when
+// priced, not recorded on the RFQ: reference data tells it, and
+// QuoteRequested events stay as they were.
 func (q Quote) goodsForCargoAircraftOnly(ref Lookup) bool {
 	var unNumber string
 	if ref != nil && q.Commodity.Code != "" {
 		c, _ := ref.Commodity(q.Commodity.Code)
 		unNumber = c.UNNumber
 	}
-	return forbiddenOnPassengerAircraft(q.SHC, unNumber)
+	return forbiddenOnPassengerAircraft(ref, q.SHC, unNumber)
 }
 
 var refusalText = map[string]string{
 	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
-	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code or the commodity's code, or it carries passengers and they are forbidden on passenger aircraft (CAO, or lithium batteries on their own, UN3480 or UN3090)",
+	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code or the commodity's code, or it carries passengers and they are forbidden on passenger aircraft (CAO, lithium batteries on their own, UN3480 or UN3090, or dangerous goods the reference data allows on cargo aircraft only)",
 }
 
 // zones caches location: time.LoadLocation reads its file on every call,

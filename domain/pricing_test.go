@@ -210,19 +210,32 @@ func BenchmarkPriceQuote(b *testing.B) {
 // data, as a fresh store has it.
 type builtinCommodities struct{ Lookup }
 
+// acetaldehyde is UN1089 as the US DOT table has it: cargo aircraft only.
+var acetaldehyde = KnownCommodity{Code: "UN1089", Name: "Acetaldehyde", DangerousGoods: true, UNNumber: "UN1089",
+	HazardClass: "3", PackingGroup: "I", PassengerAircraftForbidden: true}
+
 func (builtinCommodities) Commodity(code string) (KnownCommodity, bool) {
-	i := slices.IndexFunc(BuiltinCommodities(), func(c KnownCommodity) bool { return c.Code == code })
+	known := append(BuiltinCommodities(), acetaldehyde)
+	i := slices.IndexFunc(known, func(c KnownCommodity) bool { return c.Code == code })
 	if i < 0 {
 		return KnownCommodity{}, false
 	}
-	return BuiltinCommodities()[i], true
+	return known[i], true
+}
+
+func (builtinCommodities) DangerousGood(unNumber string) (KnownCommodity, bool) {
+	if unNumber == acetaldehyde.UNNumber {
+		return acetaldehyde, true
+	}
+	return KnownCommodity{}, false
 }
 
 // Goods for cargo aircraft only are forbidden on passenger aircraft: a
 // quote of them is priced on freighters alone, and on an aircraft type the
 // service does not know, whose airline judges. They are those marked CAO,
 // and those of a commodity whose reference entry is lithium batteries on
-// their own (RLI: UN3480, RLM: UN3090) whatever the codes say, as the
+// their own (RLI: UN3480, RLM: UN3090) or dangerous goods the loaded table
+// allows on cargo aircraft only (UN1089) whatever the codes say, as the
 // manifest refuses them on a passenger aircraft from their e-DGD.
 func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
@@ -251,6 +264,7 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 		{"lithium ion batteries on their own on a passenger aircraft", "RLI", nil, flights[1:2], ReasonCommodityNotAccepted},
 		{"general cargo on a passenger aircraft", "GEN", nil, flights[1:2], "LH432"},
 		{"CAO on passenger aircraft alone", "", []string{"CAO"}, flights[1:3], ReasonCommodityNotAccepted},
+		{"dangerous goods the reference data allows on cargo aircraft only fly on the freighter and the unknown type", "UN1089", []string{"DGR"}, flights, "LH430 LH436"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

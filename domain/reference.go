@@ -62,6 +62,11 @@ type KnownCommodity struct {
 	OtherNames    []string `json:"otherNames,omitempty"` // the proper shipping names of the other entries
 	// CargoAircraftForbidden: no entry of the UN number may go by air.
 	CargoAircraftForbidden bool `json:"cargoAircraftForbidden,omitempty"`
+	// PassengerAircraftForbidden: no entry of the UN number may go on a
+	// passenger aircraft, and one may go on a cargo aircraft: cargo
+	// aircraft only (UN1089, acetaldehyde; UN3480, lithium ion batteries
+	// on their own).
+	PassengerAircraftForbidden bool `json:"passengerAircraftForbidden,omitempty"`
 }
 
 // Lookup is what validation asks of the reference data.
@@ -120,8 +125,9 @@ func (ReferenceChanged) EventType() string { return "ReferenceChanged" }
 // The yes-or-no fields of a commodity a row may state (see
 // ReferenceChanged.Stated), by their Go names.
 const (
-	StatedDangerousGoods         = "DangerousGoods"
-	StatedCargoAircraftForbidden = "CargoAircraftForbidden"
+	StatedDangerousGoods             = "DangerousGoods"
+	StatedCargoAircraftForbidden     = "CargoAircraftForbidden"
+	StatedPassengerAircraftForbidden = "PassengerAircraftForbidden"
 )
 
 // Reference is one kind's rows by key.
@@ -174,7 +180,8 @@ func DecideReferenceChange(r Reference, c ReferenceChanged) ([]Event, error) {
 			// Said not to be dangerous goods: what only dangerous
 			// goods have is not kept either.
 			row.UNNumber, row.HazardClass, row.PackingGroup = "", "", ""
-			row.HazardClasses, row.PackingGroups, row.OtherNames, row.CargoAircraftForbidden = nil, nil, nil, false
+			row.HazardClasses, row.PackingGroups, row.OtherNames = nil, nil, nil
+			row.CargoAircraftForbidden, row.PassengerAircraftForbidden = false, false
 		}
 		return row
 	})

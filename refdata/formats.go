@@ -431,15 +431,30 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 		})
 	case FormatDangerousGoods:
 		var id, name, class, pg, cargo, width int
+		// passenger is the column of the quantity a passenger aircraft
+		// may carry, -1 in a file without it (one made to the columns
+		// required before it was read): such a file states nothing of
+		// passenger aircraft.
+		passenger := -1
 		header := func(h []string) error {
 			width = len(h)
-			return requireColumns(columnIndex(h), map[string]*int{
+			columns := columnIndex(h)
+			if i, ok := columns["passenger_aircraft_rail_max_qty"]; ok {
+				passenger = i
+			}
+			return requireColumns(columns, map[string]*int{
 				"id_number": &id, "proper_shipping_name": &name, "hazard_class": &class, "packing_group": &pg, "cargo_aircraft_only_max_qty": &cargo,
 			})
 		}
+		passengerQuantity := func(rec []string) string {
+			if passenger < 0 {
+				return ""
+			}
+			return rec[passenger]
+		}
 		// A UN number has a row per entry; the first names it, and all
 		// together give its classes, packing groups and whether any may
-		// fly.
+		// fly, on a cargo aircraft and on a passenger aircraft.
 		entries := map[string]*dangerousGoodEntries{}
 		parsed, err := parseLines(r, ',', firstLine, header, nil, func(rec []string) (domain.KnownCommodity, bool, []string) {
 			if len(rec) != width {
@@ -451,7 +466,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			}
 			first, seen := entries[un]
 			if seen {
-				first.add(rec[name], rec[class], rec[pg], rec[cargo])
+				first.add(rec[name], rec[class], rec[pg], passengerQuantity(rec), rec[cargo])
 				return domain.KnownCommodity{}, true, nil
 			}
 			c := domain.KnownCommodity{
@@ -465,7 +480,7 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 			bad := domain.ValidateCommodity(c)
 			if len(bad) == 0 {
 				entries[un] = &dangerousGoodEntries{}
-				entries[un].add(rec[name], rec[class], rec[pg], rec[cargo])
+				entries[un].add(rec[name], rec[class], rec[pg], passengerQuantity(rec), rec[cargo])
 			}
 			return c, false, bad
 		})
@@ -481,12 +496,18 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 				parsed.Rows[i].OtherNames = e.names[1:]
 			}
 			parsed.Rows[i].CargoAircraftForbidden = !e.mayFly
+			parsed.Rows[i].PassengerAircraftForbidden = passenger >= 0 && e.mayFly && !e.mayFlyPassenger
 		}
 		// The table says of every UN number whether it is dangerous
-		// goods (it is) and whether it may fly on a cargo aircraft.
+		// goods (it is) and whether it may fly on a cargo aircraft, and
+		// with the column, on a passenger aircraft.
+		stated := []string{domain.StatedDangerousGoods, domain.StatedCargoAircraftForbidden}
+		if passenger >= 0 {
+			stated = append(stated, domain.StatedPassengerAircraftForbidden)
+		}
 		parsed.Stated = map[string][]string{}
 		for _, c := range parsed.Rows {
-			parsed.Stated[c.Key()] = []string{domain.StatedDangerousGoods, domain.StatedCargoAircraftForbidden}
+			parsed.Stated[c.Key()] = stated
 		}
 		return parsed, err
 	}
@@ -531,9 +552,12 @@ func entryNumber(id string) string { return strings.ToUpper(strings.ReplaceAll(i
 type dangerousGoodEntries struct {
 	classes, groups, names []string
 	mayFly                 bool // some entry may go on a cargo aircraft
+	mayFlyPassenger        bool // some entry may go on a passenger aircraft
 }
 
-func (d *dangerousGoodEntries) add(name, class, group, cargoAircraftQuantity string) {
+// add adds an entry; a quantity of an aircraft's column is what one may
+// carry, "Forbidden" when none ("" for no entry of that column).
+func (d *dangerousGoodEntries) add(name, class, group string, passengerAircraftQuantity, cargoAircraftQuantity string) {
 	if name != "" && !slices.Contains(d.names, name) {
 		d.names = append(d.names, name)
 	}
@@ -543,8 +567,14 @@ func (d *dangerousGoodEntries) add(name, class, group, cargoAircraftQuantity str
 	if group != "" && !slices.Contains(d.groups, group) {
 		d.groups = append(d.groups, group)
 	}
-	d.mayFly = d.mayFly || (cargoAircraftQuantity != "" && cargoAircraftQuantity != "Forbidden")
+	d.mayFly = d.mayFly || allowed(cargoAircraftQuantity)
+	d.mayFlyPassenger = d.mayFlyPassenger || allowed(passengerAircraftQuantity)
 }
+
+// allowed reports whether a quantity of the table's aircraft columns lets
+// some go: a limit ("5 kg", "No limit", "See A105"), not "Forbidden" or
+// nothing.
+func allowed(quantity string) bool { return quantity != "" && quantity != "Forbidden" }
 
 // parseLines drives the parsing of one file: it reads it line by line,
 // hands the header (when header is not nil) to header and every other

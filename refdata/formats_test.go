@@ -269,12 +269,16 @@ func TestParseCommoditiesFormats(t *testing.T) {
 				{Code: "UN1088", Name: "Acetal", DangerousGoods: true, UNNumber: "UN1088", HazardClass: "3", PackingGroup: "II"},
 				{Code: "UN1170", Name: "Ethanol or Ethyl alcohol", DangerousGoods: true, UNNumber: "UN1170", HazardClass: "3", PackingGroup: "II",
 					PackingGroups: []string{"II", "III"}},
-				{Code: "UN3480", Name: "Lithium ion batteries including lithium ion polymer batteries", DangerousGoods: true, UNNumber: "UN3480", HazardClass: "9"},
+				{Code: "UN3480", Name: "Lithium ion batteries including lithium ion polymer batteries", DangerousGoods: true, UNNumber: "UN3480", HazardClass: "9",
+					PassengerAircraftForbidden: true},
 				{Code: "UN2197", Name: "Hydrogen iodide, anhydrous", DangerousGoods: true, UNNumber: "UN2197", HazardClass: "2.3", CargoAircraftForbidden: true},
+				// One of its entries is forbidden on passenger aircraft,
+				// the others not: the e-DGD names no entry, so the
+				// acceptance check decides.
 				{Code: "UN1950", Name: "Aerosols, flammable", DangerousGoods: true, UNNumber: "UN1950", HazardClass: "2.1",
-					HazardClasses: []string{"2.1", "2.2"}, OtherNames: []string{"Aerosols, non-flammable"}},
+					HazardClasses: []string{"2.1", "2.2"}, OtherNames: []string{"Aerosols, non-flammable", "Aerosols, flammable, n.o.s. (engine starting fluid)"}},
 			},
-			skipped: 6, // NA1993, no id, UN1170 again, ID8000, UN2197 again, UN1950 again
+			skipped: 7, // NA1993, no id, UN1170 again, ID8000, UN2197 again, UN1950 twice again
 		},
 		{
 			file: "dg_bad.csv", format: FormatDangerousGoods,
@@ -807,8 +811,17 @@ func TestWhatARowStatesIsItsYesOrNoFields(t *testing.T) {
 	if got := fmt.Sprint(commodities.Stated, " ", dg.Stated); got != "map[A:[DangerousGoods] B:[DangerousGoods]] map[UN1845:[DangerousGoods CargoAircraftForbidden]]" {
 		t.Errorf("stated: %s", got)
 	}
+	// With the column of passenger aircraft, a row states that too.
+	dgPassenger, err := ParseCommodities(strings.NewReader("row_id,id_number,un_number,proper_shipping_name,hazard_class,packing_group,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty\n"+
+		"1,UN1845,1845,Dry ice,9,,200 kg,200 kg\n"), FormatDangerousGoods, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(dgPassenger.Stated); got != "map[UN1845:[DangerousGoods CargoAircraftForbidden PassengerAircraftForbidden]]" {
+		t.Errorf("stated with the passenger aircraft column: %s", got)
+	}
 	commodity := reflect.TypeFor[domain.KnownCommodity]()
-	for _, stated := range []map[string][]string{commodities.Stated, dg.Stated} {
+	for _, stated := range []map[string][]string{commodities.Stated, dg.Stated, dgPassenger.Stated} {
 		for _, names := range stated {
 			for _, name := range names {
 				if f, ok := commodity.FieldByName(name); !ok || f.Type.Kind() != reflect.Bool {

@@ -489,39 +489,65 @@ func TestABookingWhoseShipmentIsManifestedIsCancelledOnlyOnceOffloaded(t *testin
 	}
 }
 
-// Lithium ion batteries on their own (UN3480) are forbidden on passenger
-// aircraft: a shipment whose e-DGD declares them goes on no passenger
-// aircraft's manifest, as freight on hand either, but on a freighter. One
-// a passenger aircraft loaded before they were declared stays loaded (the
-// declaration is the shipper's, and is filed), and the e-DGD's review
-// notes tell the airline to move it.
-func TestLithiumBatteriesForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T) {
+// Goods for cargo aircraft only, lithium ion batteries on their own
+// (UN3480, known without reference data) or those the loaded US DOT table
+// forbids on passenger aircraft (UN1089, acetaldehyde): a shipment whose
+// e-DGD declares them goes on no passenger aircraft's manifest, as freight
+// on hand either, but on a freighter. One a passenger aircraft loaded
+// before they were declared stays loaded (the declaration is the
+// shipper's, and is filed), and the e-DGD's review notes tell the airline
+// to move it.
+func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, t.TempDir(), nil)
-	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
-	awb := bookedShipment(t, s, fwd)
-	b := s.shipmentBooking(t, fwd, awb)
-	_, date, _ := strings.Cut(b.FlightID, "-")
-	passenger := "LH9400-" + date
-	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
-		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
-	var loaded struct{ TotalPieces, TotalWeight float64 }
-	s.mustCreate(t, lh, "/api/flights/"+passenger+"/manifests", map[string]any{"awbNumbers": []string{awb}}).json(t, &loaded)
-
-	var dgd struct{ ReviewNotes string }
-	s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
-		"packingGroup": "II", "packingInstructions": "965"})).json(t, &dgd)
-	want := "UN3480 goes on cargo aircraft only, and the shipment is set to fly on " + passenger + ", a passenger aircraft (A359): move it to a freighter"
-	if dgd.ReviewNotes != want {
-		t.Errorf("the e-DGD's review notes = %q, want %q alone (its booked flight is a freighter)", dgd.ReviewNotes, want)
+	// A row of the DOT table as its file has it: forbidden on passenger
+	// aircraft, 30 L on a cargo aircraft.
+	const table = "row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note\n" +
+		"2,UN1089,1089,Acetaldehyde,\"Ethyl aldehyde, see Acetaldehyde\",3,I,3,B16 T11 TP2 TP7,,Forbidden,30 L,E,\n"
+	tests := []struct {
+		name  string
+		table string // the dangerous-goods table imported first, if any
+		dgd   map[string]any
+	}{
+		{"lithium ion batteries on their own", "", map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
+			"packingGroup": "II", "packingInstructions": "965"}},
+		{"goods the DOT table allows on cargo aircraft only", table, map[string]any{"unNumber": "UN1089", "properShippingName": "Acetaldehyde",
+			"class": "3", "packingGroup": "I", "packingInstructions": "361"}},
 	}
-	s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": passenger, "reason": "Dangerous goods for cargo aircraft only",
-		"pieces": loaded.TotalPieces, "weight": loaded.TotalWeight})
-	s.runCases(t, "POST", []apiCase{
-		{"the passenger aircraft may not load it", lh, "/api/flights/" + passenger + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 400,
-			"awbNumbers[0]:CARGO_AIRCRAFT_ONLY"},
-		{"the freighter it is booked on loads it", lh, "/api/flights/" + b.FlightID + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 201, ""},
-	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := startServer(t, t.TempDir(), nil)
+			fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+			if tt.table != "" {
+				if r := s.do(t, request{method: "POST", path: "/api/admin/reference/commodities?source=dangerous-goods", token: s.demoToken(t, "demo-admin"),
+					body: tt.table, contentType: "text/csv"}); r.status != http.StatusOK {
+					t.Fatalf("import = %d %s", r.status, r.body)
+				}
+			}
+			awb := bookedShipment(t, s, fwd)
+			b := s.shipmentBooking(t, fwd, awb)
+			_, date, _ := strings.Cut(b.FlightID, "-")
+			passenger := "LH9400-" + date
+			s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
+				"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+			var loaded struct{ TotalPieces, TotalWeight float64 }
+			s.mustCreate(t, lh, "/api/flights/"+passenger+"/manifests", map[string]any{"awbNumbers": []string{awb}}).json(t, &loaded)
+
+			var dgd struct{ ReviewNotes string }
+			s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, tt.dgd)).json(t, &dgd)
+			want := tt.dgd["unNumber"].(string) + " goes on cargo aircraft only, and the shipment is set to fly on " + passenger + ", a passenger aircraft (A359): move it to a freighter"
+			if dgd.ReviewNotes != want {
+				t.Errorf("the e-DGD's review notes = %q, want %q alone (its booked flight is a freighter)", dgd.ReviewNotes, want)
+			}
+			s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": passenger, "reason": "Dangerous goods for cargo aircraft only",
+				"pieces": loaded.TotalPieces, "weight": loaded.TotalWeight})
+			s.runCases(t, "POST", []apiCase{
+				{"the passenger aircraft may not load it", lh, "/api/flights/" + passenger + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 400,
+					"awbNumbers[0]:CARGO_AIRCRAFT_ONLY"},
+				{"the freighter it is booked on loads it", lh, "/api/flights/" + b.FlightID + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 201, ""},
+			})
+		})
+	}
 }
 
 // TestShipmentFullLife files everything a shipment goes through and reads
