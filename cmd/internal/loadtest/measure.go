@@ -45,7 +45,9 @@ type tally struct {
 	latencies []time.Duration
 	errors    map[string]int
 	examples  []string
-	done      atomic.Int64 // outcomes so far, for progress
+	// For progress: the outcomes so far, successes and failures apart (a
+	// server gone away fails fast, and its failures read as operations).
+	done, failed atomic.Int64
 }
 
 const maxExamples = 3
@@ -60,7 +62,7 @@ func (t *tally) ok(d time.Duration) {
 }
 
 func (t *tally) fail(err error) {
-	t.done.Add(1)
+	t.failed.Add(1)
 	kind := "error"
 	var f *failure
 	if errors.As(err, &f) {
@@ -115,7 +117,7 @@ func timed(f func() error) (time.Duration, error) {
 // duration (as wrk does): operations slower than the warm-up still count.
 func measure(ctx context.Context, cfg Config, scenario, name, unit string, clients int, o op) Row {
 	t := newTally()
-	stopProgress := progress(cfg.Progress, scenario+" "+name, "operations", &t.done)
+	stopProgress := progress(cfg.Progress, scenario+" "+name, "operations", &t.done, &t.failed)
 	measured := time.Now().Add(cfg.Warmup)
 	end := measured.Add(cfg.Duration)
 	var wg sync.WaitGroup
@@ -131,7 +133,12 @@ func measure(ctx context.Context, cfg Config, scenario, name, unit string, clien
 				switch {
 				case ctx.Err() != nil: // interrupted: not an outcome of the server's
 				case at.Before(measured) || at.After(end):
-					t.done.Add(1) // shown in progress, not measured
+					// Shown in progress, not measured.
+					if err != nil {
+						t.failed.Add(1)
+					} else {
+						t.done.Add(1)
+					}
 				case err != nil:
 					t.fail(err)
 				default:
@@ -146,8 +153,9 @@ func measure(ctx context.Context, cfg Config, scenario, name, unit string, clien
 }
 
 // progress prints a line a second on w: the time, how many things so far
-// and how many in the last second, until the returned stop is called.
-func progress(w io.Writer, label, things string, count *atomic.Int64) (stop func()) {
+// and how many in the last second, and how many failures so far if any
+// (failed may be nil), until the returned stop is called.
+func progress(w io.Writer, label, things string, count, failed *atomic.Int64) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
@@ -164,7 +172,11 @@ func progress(w io.Writer, label, things string, count *atomic.Int64) (stop func
 				return
 			case now := <-tick.C:
 				n := count.Load()
-				fmt.Fprintf(w, "%-45s %5.0fs %9d %s %8d/s\n", label, now.Sub(start).Seconds(), n, things, n-last)
+				line := fmt.Sprintf("%-45s %5.0fs %9d %s %8d/s", label, now.Sub(start).Seconds(), n, things, n-last)
+				if failed != nil && failed.Load() > 0 {
+					line += fmt.Sprintf(" %9d failed", failed.Load())
+				}
+				fmt.Fprintln(w, line)
 				last = n
 			}
 		}

@@ -157,7 +157,7 @@ func (b *bench) webhooks(ctx context.Context) ([]Row, error) {
 
 	burst := newTally()
 	name := fmt.Sprintf("%d RFQs from %d clients, %d subscribers", b.cfg.RFQs, b.cfg.Clients, b.cfg.Subscribers)
-	stop := progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &rc.count)
+	stop := progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &rc.count, &burst.failed)
 	start := time.Now()
 	var mu sync.Mutex
 	sent := map[string]time.Time{}
@@ -186,7 +186,7 @@ func (b *bench) webhooks(ctx context.Context) ([]Row, error) {
 	one := newTally()
 	name = fmt.Sprintf("one RFQ at a time, %d RFQs, %d subscribers", b.cfg.Sequential, b.cfg.Subscribers)
 	start = time.Now()
-	stop = progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &one.done)
+	stop = progress(b.cfg.Progress, Webhooks+" "+name, "deliveries", &one.done, &one.failed)
 	for i := 0; i < b.cfg.Sequential && ctx.Err() == nil; i++ {
 		id, err := b.fileRFQ(ctx, body)
 		if err != nil {
