@@ -81,7 +81,13 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 			reason = r
 		}
 	}
-	cao := q.goodsForCargoAircraftOnly(ref)
+	known := q.knownCommodity(ref)
+	codes := q.handlingCodes(known)
+	// Goods for cargo aircraft only: marked CAO, or a commodity whose
+	// reference entry is such dangerous goods (RLI, lithium ion batteries
+	// on their own, UN3480; UN1089 of the loaded dangerous-goods table),
+	// which the manifest would refuse on one from the shipment's e-DGD.
+	cao := forbiddenOnPassengerAircraft(ref, q.SHC, known.UNNumber)
 	var zone, earliest, latest string // the window of dates, for flights from zone
 	for i, f := range flights {
 		// Departure dates are local to the origin, so "today" is too: in
@@ -108,16 +114,12 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 			worse(ReasonNoRate)
 			continue
 		}
-		// The commodity's code is refused as a handling code is: the
-		// reference commodities go by IATA's codes (RLI, AVI), and a card
-		// that refuses RLI refuses lithium batteries however the RFQ
-		// names them.
-		if !card.Accepts(append([]string{q.Commodity.Code}, q.SHC...)) || (cao && f.PassengerAircraft()) {
+		if !card.Accepts(codes) || (cao && f.PassengerAircraft()) {
 			worse(ReasonCommodityNotAccepted)
 			continue
 		}
 		cw := ChargeableWeight(q.WeightKg, q.Dimensions, float64(card.Divisor()))
-		total := card.Charge(cw, q.SHC)
+		total := card.Charge(cw, codes)
 		options = append(options, PriceOption{
 			FlightID: f.ID, Carrier: f.Carrier, FlightNumber: f.FlightNumber, DepartureDate: f.DepartureDate,
 			PricePerKg: math.Round(total/cw*100) / 100, TotalAmount: total, Currency: card.Currency,
@@ -139,20 +141,40 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 	return options, nil
 }
 
-// goodsForCargoAircraftOnly reports whether the quote's goods are forbidden on
-// passenger aircraft: marked CAO, or a commodity whose reference entry is
-// such dangerous goods (RLI, lithium ion batteries on their own, UN3480;
-// UN1089 of the loaded dangerous-goods table), which the manifest would
-// refuse on one from the shipment's e-DGD. The UN number is looked up when
-// priced, not recorded on the RFQ: reference data tells it, and
-// QuoteRequested events stay as they were.
-func (q Quote) goodsForCargoAircraftOnly(ref Lookup) bool {
-	var unNumber string
-	if ref != nil && q.Commodity.Code != "" {
-		c, _ := ref.Commodity(q.Commodity.Code)
-		unNumber = c.UNNumber
+// knownCommodity is the reference data's entry of the quote's commodity
+// (the zero KnownCommodity when none). It is looked up when priced, not
+// recorded on the RFQ: reference data tells it, and QuoteRequested events
+// stay as they were.
+func (q Quote) knownCommodity(ref Lookup) KnownCommodity {
+	if ref == nil || q.Commodity.Code == "" {
+		return KnownCommodity{}
 	}
-	return forbiddenOnPassengerAircraft(ref, q.SHC, unNumber)
+	c, _ := ref.Commodity(q.Commodity.Code)
+	return c
+}
+
+// dangerousGoodsCode is the special handling code of dangerous goods.
+const dangerousGoodsCode = "DGR"
+
+// handlingCodes are the codes a card refuses (notAccepted) and charges
+// surcharges for, each once: the quote's special handling codes, its
+// commodity's code, and DGR for a commodity whose reference entry, known,
+// is dangerous goods. The reference commodities go by IATA's codes (RLI,
+// PER, AVI), and a shipper may name the goods by their commodity alone: a
+// card that refuses RLI refuses lithium batteries however the RFQ names
+// them, and one with a DGR surcharge charges it on them.
+func (q Quote) handlingCodes(known KnownCommodity) []string {
+	codes := slices.Clone(q.SHC)
+	add := func(code string) {
+		if code != "" && !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+	}
+	add(q.Commodity.Code)
+	if known.DangerousGoods {
+		add(dangerousGoodsCode)
+	}
+	return codes
 }
 
 var refusalText = map[string]string{

@@ -291,37 +291,55 @@ func offered(q Quote, flights []Flight, card RateCard, now time.Time) string {
 	return strings.Join(got, " ")
 }
 
-// A card that refuses a code refuses the goods of a commodity named by it
-// (the reference commodities go by IATA's codes: RLI, AVI) as it refuses
-// the handling code: an RFQ of lithium batteries that names them by its
+// A card charges its surcharges, and refuses its notAccepted codes, for the
+// RFQ's handling codes, its commodity's code (the reference commodities go
+// by IATA's codes: RLI, AVI, PER) and DGR for a commodity of dangerous
+// goods, each once: an RFQ of lithium batteries that names them by its
 // commodity alone is not priced on the flights of an airline that does
-// not carry them.
-func TestACardThatRefusesACodeRefusesTheCommodityOfThatCode(t *testing.T) {
+// not carry them, and pays the DGR surcharge of one that does.
+func TestACardChargesAndRefusesTheCodesOfTheCommodityAsOfTheHandlingCodes(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	flight := Flight{ID: "EK9902-2026-11-28", Carrier: "EK", FlightNumber: "EK9902", Origin: "FRA", Destination: "DXB",
 		DepartureDate: "2026-11-28", OriginZone: "Europe/Berlin", DepartsAt: now.Add(24 * time.Hour), AircraftType: "B77F",
 		CapacityKg: 10000, CapacityM3: 50, Status: FlightStatusScheduled}
-	card := RateCard{Carrier: "EK", Origin: "FRA", Destination: "DXB", Currency: "USD", Breaks: []RateBreak{{0, 3}},
-		NotAccepted: []string{"AVI", "RLI"}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	refusing := RateCard{Carrier: "EK", Origin: "FRA", Destination: "DXB", Currency: "USD", Breaks: []RateBreak{{0, 3}},
+		Surcharges: map[string]float64{"DGR": 0.6, "PER": 0.25}, NotAccepted: []string{"AVI", "RLI"}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+	carrying := refusing
+	carrying.NotAccepted = nil
+	refusingDGR := refusing
+	refusingDGR.NotAccepted = []string{"DGR"}
 	tests := []struct {
 		name      string
 		commodity string
 		shc       []string
-		want      string // the flights offered, or the refusal's reason
+		card      RateCard
+		want      string // the total offered, or the refusal's reason
 	}{
-		{"general cargo", "GEN", nil, "EK9902"},
-		{"no commodity", "", nil, "EK9902"},
-		{"lithium batteries by their handling code", "", []string{"RLI"}, ReasonCommodityNotAccepted},
-		{"lithium batteries by their commodity", "RLI", nil, ReasonCommodityNotAccepted},
-		{"live animals by their commodity", "AVI", nil, ReasonCommodityNotAccepted},
-		{"lithium batteries in equipment, not refused", "ELI", nil, "EK9902"},
+		{"general cargo", "GEN", nil, refusing, "300"},
+		{"no commodity", "", nil, refusing, "300"},
+		{"lithium batteries by their handling code", "", []string{"RLI"}, refusing, ReasonCommodityNotAccepted},
+		{"lithium batteries by their commodity", "RLI", nil, refusing, ReasonCommodityNotAccepted},
+		{"live animals by their commodity", "AVI", nil, refusing, ReasonCommodityNotAccepted},
+		{"lithium batteries in equipment, not refused, pay the DGR surcharge", "ELI", nil, refusing, "360"},
+		{"a handling code pays its surcharge", "GEN", []string{"PER"}, carrying, "325"},
+		{"a commodity pays the surcharge of its code", "PER", nil, carrying, "325"},
+		{"a commodity named as a handling code too pays it once", "PER", []string{"PER"}, carrying, "325"},
+		{"a commodity of dangerous goods pays the DGR surcharge", "RLI", nil, carrying, "360"},
+		{"dangerous goods named DGR too pay it once", "RLI", []string{"DGR"}, carrying, "360"},
+		{"an entry of the dangerous goods table pays it", "UN1089", nil, carrying, "360"},
+		{"a card refusing DGR refuses a commodity of dangerous goods", "RLI", nil, refusingDGR, ReasonCommodityNotAccepted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := Quote{Origin: "FRA", Destination: "DXB", WeightKg: 100, ChargeableWeightKg: 100, SHC: tt.shc,
 				Commodity: Commodity{Code: tt.commodity}}
-			if got := offered(q, []Flight{flight}, card, now); got != tt.want {
-				t.Errorf("offered %s, want %s", got, tt.want)
+			options, err := PriceQuote(q, builtinCommodities{}, []Flight{flight}, []RateCard{tt.card}, now)
+			got := ReasonOf(err)
+			if err == nil {
+				got = fmt.Sprint(options[0].TotalAmount)
+			}
+			if got != tt.want {
+				t.Errorf("priced %s, want %s", got, tt.want)
 			}
 		})
 	}
