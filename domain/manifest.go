@@ -521,6 +521,12 @@ func evolveLoad(f Flight, e Event) Flight {
 		}
 		f.ActualKg = round3(max(0, f.ActualKg-off.WeightKg))
 		f.ActualM3 = round3(max(0, f.ActualM3-off.VolumeM3))
+		if len(f.Loaded) == 0 {
+			// Nothing on board weighs nothing: the manifest's totals
+			// weighed more than its shipments declared, and the
+			// surplus was theirs, not room the flight lost.
+			f.ActualKg, f.ActualM3 = 0, 0
+		}
 	}
 	return f
 }

@@ -166,9 +166,11 @@ func TestOffloadAgainstLoad(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tt.name, problemOf(err), tt.want)
 		}
 	}
-	// The last pieces take what is left, whatever weight they report.
+	// The last pieces take what is left, whatever weight they report;
+	// nothing on board, the flight carries nothing, though its manifest
+	// weighed 20 kg more than the shipment.
 	events, _ = DecideReportOffload(f, offload(3, 70))
-	if f = EvolveFlight(f, events[0]); len(f.Loaded) != 0 || f.ActualKg != 20 || f.ActualM3 != 0 {
+	if f = EvolveFlight(f, events[0]); len(f.Loaded) != 0 || f.ActualKg != 0 || f.ActualM3 != 0 {
 		t.Errorf("after the rest: %+v, %g kg %g m³", f.Loaded, f.ActualKg, f.ActualM3)
 	}
 	for _, status := range []string{FlightStatusDeparted, FlightStatusArrived} {
@@ -199,9 +201,9 @@ func TestTheLastPiecesOffloadedRecordWhatIsLeftOfTheAWB(t *testing.T) {
 		wantKg, wantM3, reportedKg float64
 		actualKg                   float64
 	}{
-		{"all pieces reported lighter record all that was loaded", nil, offload(3, 100), 600, 3, 100, 50},
-		{"all pieces at the weight loaded record it once", nil, offload(3, 600), 600, 3, 0, 50},
-		{"the rest after a part records what the part left", []ReportOffload{offload(1, 150)}, offload(2, 400), 450, 2.25, 400, 50},
+		{"all pieces reported lighter record all that was loaded", nil, offload(3, 100), 600, 3, 100, 0},
+		{"all pieces at the weight loaded record it once", nil, offload(3, 600), 600, 3, 0, 0},
+		{"the rest after a part records what the part left", []ReportOffload{offload(1, 150)}, offload(2, 400), 450, 2.25, 400, 0},
 		{"a part records the weight reported", nil, offload(1, 150), 150, 0.75, 0, 500},
 	} {
 		f := manifested
@@ -268,6 +270,39 @@ func TestRevisedManifestDrops(t *testing.T) {
 	}
 	if st := DroppedStatus(m, m.Dropped[0]); st.XFSUCode() != "DIS_OFLD" || st.Source != StatusFromManifest || *st.Pieces != 3 {
 		t.Errorf("status of the dropped shipment = %+v", st)
+	}
+}
+
+// A flight's load is the manifest's totals, as weighed, less what is
+// offloaded; once every shipment is offloaded it is none, though the
+// totals weighed more than the shipments declared.
+func TestAFlightsLoadIsTheManifestsLessItsOffloads(t *testing.T) {
+	a, b := Load{"020-00000011", 2, 100, 1}, Load{"020-00000022", 3, 200, 2}
+	empty := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled}
+	// Weighed at 330 kg and 3.5 m³ where the shipments declared 300 and 3.
+	loaded := EvolveFlight(empty, ManifestSubmitted{FlightID: empty.ID, Shipments: []Load{a, b}, TotalWeightKg: 330, TotalVolumeM3: 3.5})
+	offload := func(l Load, pieces int, kg, m3 float64) OffloadReported {
+		return OffloadReported{FlightID: empty.ID, AWBNumber: l.AWBNumber, Pieces: pieces, WeightKg: kg, VolumeM3: m3}
+	}
+	tests := []struct {
+		name     string
+		offloads []OffloadReported
+		want     string // the flight's actual weight and volume
+	}{
+		{"as manifested", nil, "330 3.5"},
+		{"one shipment offloaded", []OffloadReported{offload(b, 3, 200, 2)}, "130 1.5"},
+		{"part of one offloaded", []OffloadReported{offload(b, 1, 50, 0.5)}, "280 3"},
+		{"every shipment offloaded", []OffloadReported{offload(b, 3, 200, 2), offload(a, 2, 100, 1)}, "0 0"},
+		{"every piece offloaded in parts", []OffloadReported{offload(a, 2, 100, 1), offload(b, 1, 50, 0.5), offload(b, 2, 150, 1.5)}, "0 0"},
+	}
+	for _, tt := range tests {
+		f := loaded
+		for _, o := range tt.offloads {
+			f = EvolveFlight(f, o)
+		}
+		if got := fmt.Sprint(f.ActualKg, " ", f.ActualM3); got != tt.want {
+			t.Errorf("%s: load %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -420,8 +420,9 @@ func TestOfTwoManifestsLoadingOneShipmentAtOnceOneIsFiled(t *testing.T) {
 // Offloading the last pieces of a shipment takes off what is left of it
 // on board, and that is the weight every record of the offload says (its
 // answer, the flight's history, the shipment's timeline and the
-// forwarder's webhook), as the flight's actual weight drops by it; the
-// weight the airline reported is kept beside it.
+// forwarder's webhook), as the flight's actual weight drops by it (to
+// none, the shipment being the flight's only one); the weight the airline
+// reported is kept beside it.
 func TestOffloadingTheLastPiecesRecordsTheWeightTakenOff(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
@@ -442,8 +443,8 @@ func TestOffloadingTheLastPiecesRecordsTheWeightTakenOff(t *testing.T) {
 		t.Errorf("offload = %+v, want 2 pieces of 350.5 kg taken off, 100 kg reported", o)
 	}
 	flightNumber, date, _ := strings.Cut(b.FlightID, "-")
-	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 50 {
-		t.Errorf("the flight carries %g kg after the offload, want the 50 kg the manifest weighed beyond the shipment", c.ActualWeight)
+	if c := s.capacityOf(t, lh, flightNumber, date); c.ActualWeight != 0 {
+		t.Errorf("the flight carries %g kg after the offload, want none: nothing is on board, though the manifest weighed 50 kg beyond the shipment", c.ActualWeight)
 	}
 	h, _ := s.history(t, lh, "/api/flights/"+b.FlightID)
 	if off := h[len(h)-1]; off.Type != "OffloadReported" || off.Data["weight"] != 350.5 || off.Data["reportedWeight"] != 100.0 {
