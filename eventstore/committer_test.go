@@ -86,6 +86,29 @@ func TestADecisionRefusedWhileTheConnectionIsDownIsNotStoredWhenItComesBack(t *t
 	}
 }
 
+// A decision the committer could not send (its connection keeps nothing
+// while it reconnects) was stored nowhere: it is refused at once, without
+// the read that tells a lost acknowledgement from a conflict. That read
+// goes through the store's other connection, which holds requests while
+// it reconnects: it waited out its caller's deadline, and a write was
+// answered 503 after 5 s, not at once, while NATS was away.
+func TestADecisionNotSentWhileTheConnectionIsDownIsRefusedBeforeItsCallersDeadline(t *testing.T) {
+	relay := natstest.StartRelay(t, natstest.Start(t, &server.Options{Port: server.RANDOM_PORT}).Addr().String())
+	s := openForTest(t, Options{URL: relay.URL()})
+	relay.Cut()
+	waitUntil(t, "both connections to be lost", func() bool {
+		return s.committer.nc.Status() == nats.RECONNECTING && s.nc.Status() == nats.RECONNECTING
+	})
+	// A deadline as an HTTP request's, far longer: one refused with it,
+	// not before it, waited for an answer that could not come.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "unsent"}, 0, decisionOf("unsent", 1))
+	if !errors.Is(err, domain.ErrStoreUnavailable) || ctx.Err() != nil {
+		t.Fatalf("a decision sent while NATS is away = %v (the caller's deadline: %v), want the store unavailable before the deadline", err, ctx.Err())
+	}
+}
+
 func TestAFewSingleEventsAreStoredOneByOne(t *testing.T) {
 	s := openForTest(t, Options{DataDir: t.TempDir()})
 	ctx := context.Background()

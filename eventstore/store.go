@@ -799,7 +799,7 @@ func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 // stored, or domain.ErrAggregateChanged.
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
-	if out.err != nil && !out.known && ctx.Err() == nil {
+	if out.err != nil && !out.known && !unsent(out.err) && ctx.Err() == nil {
 		// Stored by this very decision with the acknowledgement lost,
 		// or by an earlier try of it: its events are where it expected.
 		if last, ours := p.s.storedAsDecided(ctx, p.d); ours {
@@ -826,6 +826,18 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 		seqs[i] = out.last - uint64(len(p.d.msgs)-1-i)
 	}
 	return seqs, nil
+}
+
+// unsent reports whether err is the committer's connection refusing to
+// send: it keeps nothing while it reconnects (see newCommitter). The
+// decision's commit never left this process, so nothing of it is stored,
+// and no read need tell: that read would go through the other connection,
+// which holds requests while it reconnects, and wait out the caller's
+// deadline (an HTTP write's 5 s) while NATS is away. (A connection closed
+// is no such answer: nats.go gives it too to a request sent whose answer
+// the close cut off.)
+func unsent(err error) bool {
+	return errors.Is(err, nats.ErrReconnectBufExceeded)
 }
 
 // storedAsDecided reports whether d's events are stored where d expected
