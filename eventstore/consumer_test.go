@@ -520,3 +520,34 @@ func TestAConsumerWhoseFilterPassesOverTheStreamsFirstEventsHandlesItsFirstAtOnc
 		t.Errorf("the first event was held back:\n%s", logs.String())
 	}
 }
+
+// A handler that finds the store unavailable, or reads its resource as it
+// stood before the event, has not failed: the event is tried again, with a
+// warning in the store's log, and onError, which reactors log at ERROR
+// with their count of failures towards parking, is not called.
+func TestTheStoreUnavailableIsNoFailureOfTheHandler(t *testing.T) {
+	for _, unavailable := range []error{domain.ErrStoreUnavailable, domain.ErrReadBehind} {
+		t.Run(unavailable.Error(), func(t *testing.T) {
+			var log lockedbuf.Buffer
+			s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			appendEach(t, s, map[string][]string{"a": {"a1"}})
+			var tries atomic.Int32
+			var failures []error
+			ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+			defer stop()
+			s.Consume(ctx, "unavailable", []string{s.Filter("quote", "")}, 1, func(r domain.Record) error {
+				if tries.Add(1) == 1 {
+					return fmt.Errorf("loading quote a: %w", unavailable)
+				}
+				stop() // handled: the positive signal
+				return nil
+			}, func(_ domain.Record, err error) { failures = append(failures, err) })
+			if tries.Load() != 2 || len(failures) != 0 {
+				t.Errorf("%d tries, failures %v; want the event tried again and no failure", tries.Load(), failures)
+			}
+			if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "is tried again") {
+				t.Errorf("the store's log: %s; want a warning that the event is tried again", log.String())
+			}
+		})
+	}
+}
