@@ -353,6 +353,10 @@ func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Recor
 		s.log.Error("eventstore: a retried event failed again and could not be parked again; the retry is made again", "consumer", p.Consumer, "sequence", p.Sequence, "err", werr)
 		return false, retryPause
 	}
+	// Counted as the first parking is: a retry that failed is news to
+	// whoever alerts on a rise of the count, as the gauge of entries
+	// parked stays as it was.
+	s.obs.EventParked(p.Consumer)
 	s.log.Warn("eventstore: parked event failed again on retry; parked again", "consumer", p.Consumer, "sequence", p.Sequence, "type", p.Type,
 		"aggregate", p.AggregateType+"/"+p.AggregateID, "attempts", p.Attempts, "err", err)
 	return true, 0

@@ -210,6 +210,13 @@ func TestAConsumerParksAnEventThatKeepsFailingGoesOnAndHandlesItWhenRetriedAfter
 				parked := parkedOf(t, s)
 				return len(parked) == 1 && parked[0].Attempts == 4 && !parked[0].RetryAsked
 			})
+			// The observer hears of it as of the first parking: the count
+			// of events parked rises, which is what an alert watches.
+			waitUntil(t, "the observer to hear of a1 parked again", func() bool {
+				obs.mu.Lock()
+				defer obs.mu.Unlock()
+				return slices.Equal(obs.parked, []string{"pricing", "pricing"})
+			})
 
 			// Retried after the fix: handled, and no longer parked.
 			fixed.Store(true)

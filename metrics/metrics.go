@@ -87,7 +87,7 @@ func New() *Metrics {
 		}, []string{"type"}),
 		eventsParked: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cargo_consumer_events_parked_total",
-			Help: "Events a reactor or the webhook dispatcher gave up on and parked, by consumer, in this process.",
+			Help: "Events a reactor or the webhook dispatcher gave up on and parked, or parked again after a failed retry, by consumer, in this process.",
 		}, []string{"consumer"}),
 		pullsHeld: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cargo_eventstore_pulls_held_total",
