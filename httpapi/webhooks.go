@@ -145,7 +145,7 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if !ok {
 			return domain.Errorf(domain.NotFound, "no delivery %s of webhook %s", r.PathValue("deliveryId"), wh.ID)
 		}
-		if err := deliverable(wh); err != nil {
+		if err := s.deliverable(wh); err != nil {
 			return err
 		}
 		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.MessageID(), d.EventSeq)
@@ -163,7 +163,7 @@ func (s *Server) handlePing() handlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := deliverable(wh); err != nil {
+		if err := s.deliverable(wh); err != nil {
 			return err
 		}
 		id, err := s.dispatcher.Ping(r.Context(), wh)
@@ -176,11 +176,16 @@ func (s *Server) handlePing() handlerFunc {
 }
 
 // deliverable refuses sending to a subscription its receiver has
-// disabled: the dispatcher would drop the delivery, and the 202 promise
-// what never comes.
-func deliverable(wh domain.Webhook) error {
+// disabled, or of an organisation that receives nothing now (disabled or
+// deleted, or a demo one outside demo mode; an admin still reaches its
+// subscriptions): the dispatcher would drop the delivery untried, which
+// no delivery log shows, and the 202 promise what never comes.
+func (s *Server) deliverable(wh domain.Webhook) error {
 	if wh.Disabled {
 		return domain.Errorf(domain.Conflict, "webhook %s is disabled: its receiver answered 410 Gone; subscribe again to receive deliveries", wh.ID)
+	}
+	if !s.dispatcher.Receives(wh.OrganizationID) {
+		return domain.Errorf(domain.Conflict, "organisation %s receives no deliveries now: it is disabled or deleted (or a demo organisation outside demo mode), and its webhooks are sent nothing while it is", wh.OrganizationID)
 	}
 	return nil
 }

@@ -550,6 +550,34 @@ func TestGoneDisablesTheWebhook(t *testing.T) {
 	}
 }
 
+// An organisation shut out is sent nothing: an admin's ping of one of its
+// subscriptions, or redelivery, is refused and says why, rather than
+// answered 202 for a delivery the dispatcher drops untried, which no
+// delivery log shows ever (or refused as "no longer visible to you").
+func TestAPingOrRedeliveryToAnOrganisationShutOutIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, admin := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-admin")
+	rc := newReceiver(t)
+	id := s.subscribe(t, fwd, rc, []string{"quote.created"}, "")
+	createQuote(t, s, fwd, rfq())
+	s.deliveredAttempts(t, fwd, id)
+	var log struct{ Deliveries []struct{ DeliveryID string } }
+	s.do(t, request{method: "GET", path: "/api/webhooks/" + id + "/deliveries", token: admin}).json(t, &log)
+	if len(log.Deliveries) != 1 {
+		t.Fatalf("delivery log = %+v", log)
+	}
+	if r := s.do(t, request{method: "POST", path: "/api/admin/organizations/demo-forwarder/disable", token: admin}); r.status != http.StatusOK {
+		t.Fatalf("disabling the forwarder: %d %s", r.status, r.body)
+	}
+	for _, path := range []string{"/ping", "/deliveries/" + log.Deliveries[0].DeliveryID + "/redeliver"} {
+		r := s.do(t, request{method: "POST", path: "/api/webhooks/" + id + path, token: admin})
+		if r.status != http.StatusConflict || !strings.Contains(string(r.body), "demo-forwarder receives no deliveries") {
+			t.Errorf("POST …%s once the organisation is disabled = %d %s, want 409 saying why", path, r.status, r.body)
+		}
+	}
+}
+
 func TestARetryDroppedBecauseTheReceiverDisabledTheWebhookIsDeadInTheLog(t *testing.T) {
 	t.Parallel()
 	// The retry is due long after the second delivery's 410 disables the subscription.
