@@ -185,7 +185,10 @@ func unmarshal(body []byte, dst any) error {
 	case err != nil:
 		return domain.Errorf(domain.InvalidRequest, "the body is not valid JSON: %v", err)
 	}
-	if dec.More() {
+	// Decoder.More says no to a stray ] or } (it reads them as the end of
+	// an array or object), so {…}] would pass for JSON: anything but
+	// white space after the object is refused.
+	if len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) > 0 {
 		return domain.Errorf(domain.InvalidRequest, "the body has data after the JSON object")
 	}
 	w := walkBody(body, dst, false)

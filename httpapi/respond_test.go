@@ -321,6 +321,33 @@ func TestUnmarshalJudgesKeysByTheirDecodedText(t *testing.T) {
 	}
 }
 
+func TestUnmarshalRefusesAnythingButWhiteSpaceAfterTheObject(t *testing.T) {
+	tests := []struct {
+		body string
+		ok   bool
+	}{
+		{`{"pieces":1}`, true},
+		{"{\"pieces\":1} \t\r\n", true},
+		{`{"pieces":1}]`, false},
+		{`{"pieces":1}}`, false},
+		{`{"pieces":1} ]]]`, false},
+		{`{"pieces":1},`, false},
+		{`{"pieces":1}x`, false},
+		{`{"pieces":1}{}`, false},
+		{`{"pieces":1.0}]`, false}, // decoded a second time, as a whole number
+	}
+	for _, tt := range tests {
+		var req mawbRequest
+		err := unmarshal([]byte(tt.body), &req)
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("%q: %v", tt.body, err)
+		case !tt.ok && firstProblem(err) != "invalid_request: the body has data after the JSON object":
+			t.Errorf("%q = %q, want it refused for what follows the object", tt.body, firstProblem(err))
+		}
+	}
+}
+
 func TestUnmarshalFindsAProblemAtAnyDepth(t *testing.T) {
 	const depth = 100
 	body := strings.Repeat(`{"a":[`, depth) + `"\u0000"` + strings.Repeat(`]}`, depth)
