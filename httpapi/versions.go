@@ -197,17 +197,25 @@ func preferredWait(r *http.Request) time.Duration {
 // its If-Match names, if it has one. If-Match takes one strong ETag as a
 // GET gave it: the store checks one expected version, not a list. "*"
 // (any version) adds nothing, as changes need the resource anyway.
+// Only a request without the header changes the resource unchecked: one
+// sent empty (a script's unset $ETAG) names no version, and one sent on
+// several lines is a list (RFC 9110 joins them), which the first line
+// must not stand for.
 func changeMeta(r *http.Request) (commands.Meta, error) {
 	m := meta(r)
-	v := strings.TrimSpace(r.Header.Get("If-Match"))
-	if v == "" || v == "*" {
+	lines := r.Header.Values("If-Match")
+	if len(lines) == 0 {
+		return m, nil
+	}
+	v := strings.TrimSpace(strings.Join(lines, ", "))
+	if v == "*" {
 		return m, nil
 	}
 	digits, quoted := strings.CutPrefix(v, `"`)
 	digits, closed := strings.CutSuffix(digits, `"`)
 	version, err := strconv.ParseUint(digits, 10, 64)
 	if !quoted || !closed || err != nil || digits == "" || digits[0] == '+' {
-		return m, domain.Errorf(domain.InvalidRequest, "If-Match must be one strong ETag as the resource's ETag header gave it, such as \"42\" with the quotes (not weak, not a list), or *; got %.80q", v)
+		return m, domain.Errorf(domain.InvalidRequest, "If-Match must be one strong ETag as the resource's ETag header gave it, such as \"42\" with the quotes (not weak, not a list, not empty), or *; got %.80q", v)
 	}
 	m.IfVersion = &version
 	return m, nil

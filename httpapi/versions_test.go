@@ -15,38 +15,45 @@ import (
 
 func TestIfMatchNamesOneStrongVersion(t *testing.T) {
 	tests := []struct {
-		header  string
-		version uint64 // 0: none named
+		header  []string // the header's lines; none: no If-Match
+		version uint64   // 0: none named
 		ok      bool
 	}{
-		{"", 0, true},
-		{"*", 0, true},
-		{`"42"`, 42, true},
-		{` "7" `, 7, true},
-		{`W/"42"`, 0, false},
-		{`42`, 0, false},
-		{`"42", "43"`, 0, false},
-		{`""`, 0, false},
-		{`"+4"`, 0, false},
-		{`"-4"`, 0, false},
-		{`"abc"`, 0, false},
-		{`"99999999999999999999"`, 0, false},
+		{nil, 0, true},
+		{[]string{"*"}, 0, true},
+		{[]string{`"42"`}, 42, true},
+		{[]string{` "7" `}, 7, true},
+		{[]string{`W/"42"`}, 0, false},
+		{[]string{`42`}, 0, false},
+		{[]string{`"42", "43"`}, 0, false},
+		{[]string{`""`}, 0, false},
+		{[]string{`"+4"`}, 0, false},
+		{[]string{`"-4"`}, 0, false},
+		{[]string{`"abc"`}, 0, false},
+		{[]string{`"99999999999999999999"`}, 0, false},
+		// Sent, but naming no version: never a change unchecked.
+		{[]string{""}, 0, false},
+		{[]string{"  "}, 0, false},
+		// On two lines, a list: not the first line's version.
+		{[]string{`"42"`, `"43"`}, 0, false},
+		{[]string{`"42"`, `"42"`}, 0, false},
+		{[]string{"*", `"42"`}, 0, false},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("PATCH", "/api/flights/x", nil)
-		if tt.header != "" {
-			r.Header.Set("If-Match", tt.header)
+		for _, line := range tt.header {
+			r.Header.Add("If-Match", line)
 		}
 		m, err := changeMeta(r)
 		switch {
 		case !tt.ok:
 			if domain.ErrorCode(err) != domain.InvalidRequest {
-				t.Errorf("If-Match %s: err = %v, want invalid_request", tt.header, err)
+				t.Errorf("If-Match %q: err = %v, want invalid_request", tt.header, err)
 			}
 		case err != nil:
-			t.Errorf("If-Match %s: %v", tt.header, err)
+			t.Errorf("If-Match %q: %v", tt.header, err)
 		case tt.version == 0 && m.IfVersion != nil, tt.version != 0 && (m.IfVersion == nil || *m.IfVersion != tt.version):
-			t.Errorf("If-Match %s names %v, want %d", tt.header, m.IfVersion, tt.version)
+			t.Errorf("If-Match %q names %v, want %d", tt.header, m.IfVersion, tt.version)
 		}
 	}
 }
