@@ -39,6 +39,13 @@ func (s *Server) refusedCredential(r *http.Request, err error) error {
 // principalOf finds who is calling. Its errors are all invalid_token
 // *domain.Error values with a reason the caller can act on.
 func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
+	// Each header is sent once. Of two lines the first was taken, which a
+	// proxy in front may read otherwise (checking the last, or adding its
+	// own): the request ran as someone that proxy never checked.
+	keys := slices.DeleteFunc(r.Header.Values("X-Api-Key"), func(k string) bool { return k == "" })
+	if auths := r.Header.Values("Authorization"); len(auths) > 1 || len(keys) > 1 {
+		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "send one credential: this request has Authorization %d times and x-api-key %d times", len(auths), len(keys))
+	}
 	if key := r.Header.Get("X-Api-Key"); key != "" {
 		k, ok := s.identity.APIKeyByHash(commands.HashAPIKey(key))
 		if !ok || k.Revoked {

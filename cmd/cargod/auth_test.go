@@ -212,6 +212,56 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 	}
 }
 
+// TestARequestWithMoreThanOneCredentialIsRefused: two Authorization
+// lines, or two API keys, are refused, whichever comes first and however
+// many of them are valid, rather than the request run as the first. (An
+// API key beside a token takes precedence, as the document says.)
+func TestARequestWithMoreThanOneCredentialIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	forwarder := "Bearer " + s.demoToken(t, "demo-forwarder")
+	airline := "Bearer " + s.demoToken(t, "demo-airline-lh")
+	var key struct{ APIKey string }
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "demo-forwarder", "name": "TMS"}).json(t, &key)
+	tests := []struct {
+		name           string
+		authorizations []string
+		keys           []string
+		status         int
+	}{
+		{"one token", []string{forwarder}, nil, http.StatusOK},
+		{"one API key", nil, []string{key.APIKey}, http.StatusOK},
+		{"a token and an empty API key", []string{forwarder}, []string{""}, http.StatusOK},
+		{"a valid token, then a bad one", []string{forwarder, "Bearer x"}, nil, http.StatusUnauthorized},
+		{"a bad token, then a valid one", []string{"Bearer x", forwarder}, nil, http.StatusUnauthorized},
+		{"the tokens of two organisations", []string{forwarder, airline}, nil, http.StatusUnauthorized},
+		{"the same token twice", []string{forwarder, forwarder}, nil, http.StatusUnauthorized},
+		{"a valid API key, then a bad one", nil, []string{key.APIKey, "csk_nothing"}, http.StatusUnauthorized},
+		{"an API key and a token", []string{airline}, []string{key.APIKey}, http.StatusOK},
+		{"an API key and two tokens", []string{forwarder, forwarder}, []string{key.APIKey}, http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hr, err := http.NewRequest("GET", s.base+"/api/bookings", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hr.Header["Authorization"] = tt.authorizations
+			hr.Header["X-Api-Key"] = tt.keys
+			r := s.send(t, hr, nil)
+			if r.status != tt.status {
+				t.Fatalf("= %d %s, want %d", r.status, r.body, tt.status)
+			}
+			if tt.status == http.StatusUnauthorized {
+				if e := r.apiError(t); e.Error != "invalid_token" || !strings.HasPrefix(e.ErrorDescription, "send one credential") {
+					t.Errorf("body = %s", r.body)
+				}
+			}
+		})
+	}
+}
+
 // mustKey parses a PEM key as a jwk with the server's key id (if a set is
 // given), ready to sign.
 func mustKey(t *testing.T, pemKey []byte, set jwk.Set) jwk.Key {
