@@ -59,12 +59,19 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ET
 // only to be refused.
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || r.URL.Path == uploadPath {
+		keys := r.Header.Values("Idempotency-Key")
+		if r.Method != http.MethodPost || len(keys) == 0 || len(keys) == 1 && keys[0] == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || r.URL.Path == uploadPath {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := s.runIdempotent(w, r, key, next); err != nil {
+		// Of two keys the first was taken: a retry whose client (or a
+		// proxy) added another would be carried out a second time, or
+		// replay an answer to another request.
+		if len(keys) > 1 {
+			writeError(w, r, s.log, domain.Errorf(domain.InvalidRequest, "Idempotency-Key must be sent once; this request has it %d times", len(keys)))
+			return
+		}
+		if err := s.runIdempotent(w, r, keys[0], next); err != nil {
 			writeError(w, r, s.log, err)
 		}
 	})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -490,6 +492,44 @@ func TestIdempotencyKey(t *testing.T) {
 	s.do(t, request{method: "GET", path: "/api/quotes", token: tok}).json(t, &l)
 	if l.Pagination.Total != 4 {
 		t.Errorf("%d quotes stored, want 4", l.Pagination.Total)
+	}
+}
+
+// TestAnIdempotencyKeySentTwiceIsRefusedAndStoresNothing: two
+// Idempotency-Key lines, different or the same, are refused before
+// anything is done, rather than the first one taken.
+func TestAnIdempotencyKeySentTwiceIsRefusedAndStoresNothing(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	tok := s.demoToken(t, "demo-forwarder")
+	body, err := json.Marshal(rfq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(keys ...string) response {
+		hr, err := http.NewRequest("POST", s.base+"/api/quotes", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header.Set("Authorization", "Bearer "+tok)
+		hr.Header.Set("Content-Type", "application/json")
+		hr.Header["Idempotency-Key"] = keys
+		return s.send(t, hr, body)
+	}
+	for _, keys := range [][]string{{"rfq-1", "rfq-2"}, {"rfq-1", "rfq-1"}, {"", "rfq-1"}} {
+		if r := send(keys...); r.status != http.StatusBadRequest || r.apiError(t).Error != "invalid_request" ||
+			!strings.Contains(r.apiError(t).ErrorDescription, "Idempotency-Key must be sent once") {
+			t.Errorf("Idempotency-Key %q = %d %s, want 400", keys, r.status, r.body)
+		}
+	}
+	var l quoteList
+	s.do(t, request{method: "GET", path: "/api/quotes", token: tok}).json(t, &l)
+	if l.Pagination.Total != 0 {
+		t.Errorf("%d quotes stored by requests refused, want none", l.Pagination.Total)
+	}
+	// The key was not taken: its first use files the RFQ.
+	if r := send("rfq-1"); r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("rfq-1 alone = %d %v", r.status, r.header)
 	}
 }
 
