@@ -168,14 +168,14 @@ func unmarshal(body []byte, dst any) error {
 		// its body at one go. encoding/json names an array's element by
 		// the array ("pieces" for pieces[1]): the walk's name of it, where
 		// it has one, is the one given.
-		// The walk sees no number out of range: that one is the
-		// decoder's to name, as it can.
+		// A number out of range the walk names too, by its place
+		// (dimensionsCm[1].h), where decoding has only its field.
 		walked := walkBody(body, dst, true).problems
 		switch {
-		case numberOutOfRange(typeErr):
-			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
 		case slices.ContainsFunc(walked, func(o domain.FieldError) bool { return isWithin(withoutPlaces(o.Field), field) }):
 			// The walk names it, by its place: once is enough.
+		case numberOutOfRange(typeErr):
+			p.Add(field, domain.CodeInvalidRange, "%s is out of range", strings.TrimPrefix(typeErr.Value, "number "))
 		default:
 			p.Add(field, "INVALID_TYPE", "must be %s, not %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 		}
@@ -427,6 +427,9 @@ func (w *bodyWalk) walkValue(t reflect.Type) {
 		case (t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) && c == '-':
 			w.noteNegativeZero(start, t.Bits())
 		}
+		if w.kinds && t != nil {
+			w.noteOutOfRange(w.body[start:w.pos], t)
+		}
 	case c == 't' || c == 'f' || c == 'n': // true, false, null
 		for w.pos < len(w.body) && 'a' <= w.body[w.pos] && w.body[w.pos] <= 'z' {
 			w.pos++
@@ -521,6 +524,22 @@ func (w *bodyWalk) noteNegativeZero(start, bits int) {
 	if f, err := strconv.ParseFloat(string(w.body[start:w.pos]), bits); err == nil && f == 0 {
 		w.whole = append(w.whole, wholeNumber{start: start, end: w.pos})
 	}
+}
+
+// noteOutOfRange names text, a number for a field of type t, if the
+// field cannot hold it, as decoding refuses it (1e400, 1e20 pieces), but
+// by its place: decoding names it by its field alone (dimensionsCm.h),
+// which does not say which of the list's elements holds it.
+func (w *bodyWalk) noteOutOfRange(text []byte, t reflect.Type) {
+	switch k := t.Kind(); {
+	case k == reflect.Float32 || k == reflect.Float64:
+		if _, err := strconv.ParseFloat(string(text), t.Bits()); err == nil {
+			return
+		}
+	case !numberOutOfRange(&json.UnmarshalTypeError{Value: "number " + string(text), Type: t}):
+		return
+	}
+	w.problems.Add(w.path(), domain.CodeInvalidRange, "%s is out of range", text)
 }
 
 // wholeText reports whether a JSON number, as written, is whole: no digit

@@ -85,9 +85,13 @@ func TestUnmarshalNamesEveryValueOfAWrongKindAtOnce(t *testing.T) {
 		// A field of an element of a list of objects, which
 		// encoding/json names without its place (routing.to).
 		{`{"routing":[{"from":"FRA","to":"JFK"},{"from":"JFK","to":1}]}`, &bookingRequest{}, "routing[1].to INVALID_TYPE must be a string, not number"},
-		// A number out of range, which the walk does not see, is told
-		// beside what the walk finds in the same list.
-		{`{"pair":[1e400,2.5]}`, &withOwnDecoding{}, "pair INVALID_RANGE 1e400 is out of range; pair[1] INVALID_TYPE must be a whole number, not number 2.5"},
+		// A number out of range is named by its place, as the walk finds
+		// it, beside what else it finds in the same list.
+		{`{"pair":[1e400,2.5]}`, &withOwnDecoding{}, "pair[0] INVALID_RANGE 1e400 is out of range; pair[1] INVALID_TYPE must be a whole number, not number 2.5"},
+		{`{"dimensionsCm":[{"l":1,"w":1,"h":1,"pieces":1},{"l":1,"w":1,"h":1e400,"pieces":1e20}]}`, &rfqRequest{},
+			"dimensionsCm[1].h INVALID_RANGE 1e400 is out of range; dimensionsCm[1].pieces INVALID_RANGE 1e20 is out of range"},
+		{`{"routing":[{"from":"FRA"},{"from":"JFK","to":"ORD"}],"grossWeightKg":-1e400,"pieces":9223372036854775808}`, &bookingRequest{},
+			"grossWeightKg INVALID_RANGE -1e400 is out of range; pieces INVALID_RANGE 9223372036854775808 is out of range"},
 		// null is no element of a list of strings (decoding takes it
 		// for ""), whether or not decoding refused another value.
 		{`{"airlineFilter":["LH",null]}`, &rfqRequest{}, "airlineFilter[1] INVALID_TYPE must be a string, not null"},
