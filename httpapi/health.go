@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
@@ -151,7 +152,10 @@ func (s *Server) handleJWKS() http.Handler {
 // decided against read models (a manifest names AWBs booked moments ago).
 func (s *Server) consistentReads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := r.Header.Get("Cargo-Sequence")
+		// Sent twice, it is a list (as RFC 9110 joins lines), which no
+		// sequence is: the first line must not stand for it, as the wait
+		// the client asked for may be the other one's.
+		v := strings.Join(r.Header.Values("Cargo-Sequence"), ", ")
 		if v == "" {
 			next.ServeHTTP(w, r)
 			return

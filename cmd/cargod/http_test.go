@@ -117,6 +117,19 @@ func TestHTTPBasics(t *testing.T) {
 	if r := s.do(t, request{method: "GET", path: "/api/quotes", token: tok, header: map[string]string{"Cargo-Sequence": "soon"}}); r.status != 400 {
 		t.Errorf("GET with a bad Cargo-Sequence = %d", r.status)
 	}
+	// Sent twice, the header names no one sequence: refused, whichever
+	// line comes first, rather than the first line waited for.
+	for _, lines := range [][]string{{seq, "999999999"}, {"999999999", seq}, {seq, seq}} {
+		hr, err := http.NewRequest("GET", s.base+"/api/quotes", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header.Set("Authorization", "Bearer "+tok)
+		hr.Header["Cargo-Sequence"] = lines
+		if r := s.send(t, hr, nil); r.status != 400 || r.apiError(t).Error != "invalid_request" {
+			t.Errorf("GET with Cargo-Sequence %q = %d %s, want 400", lines, r.status, r.body)
+		}
+	}
 }
 
 func TestServedDocuments(t *testing.T) {
