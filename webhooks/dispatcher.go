@@ -1067,6 +1067,13 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	if j.CorrelationID != "" {
 		req.Header.Set("Cargo-Correlation-Id", j.CorrelationID)
 	}
+	if j.EventID != "" {
+		// The event's own id, the same in every subscription's delivery
+		// of it: webhook-id is the delivery's, one per subscription, so
+		// a receiver subscribed twice while it moves to a new one (a new
+		// secret) could not tell the two deliveries of an event apart.
+		req.Header.Set("Cargo-Event-Id", j.EventID)
+	}
 	resp, err := d.client.Do(req)
 	if errors.Is(err, errRefusedTarget) {
 		// The error names the address dialled: where the host points
@@ -1085,6 +1092,12 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	var retryAfter time.Duration
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		retryAfter = retryAfterOf(resp.Header.Get("Retry-After"), time.Now())
+	}
+	if resp.StatusCode < 100 {
+		// Three digits Go's client takes (099, 000) but no HTTP status:
+		// the attempt records no status, as for no answer, which is what
+		// the delivery log's statusCode (100–999, or null) can say.
+		return 0, 0, fmt.Errorf("the receiver answered %s, which is no HTTP status", statusOf(resp))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err = fmt.Errorf("the receiver answered %s", statusOf(resp))

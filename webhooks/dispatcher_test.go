@@ -1636,6 +1636,29 @@ func TestAReceiversReasonPhraseIsRecordedCutTo64Bytes(t *testing.T) {
 	}
 }
 
+// Three digits Go's client takes but no HTTP status (099, 000) are
+// recorded as no status, as for no answer, with the digits in the error:
+// the delivery log's statusCode is 100–999 or null, and 0 read as "no
+// answer" beside an error saying one came.
+func TestAStatusBelow100IsRecordedAsNoStatus(t *testing.T) {
+	for _, status := range []string{"099", "000"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack() // the server writes no such status
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "HTTP/1.1 %s Odd\r\nContent-Length: 0\r\n\r\n", status)
+		}))
+		attempt, retryIn := attemptPing(t, srv.URL)
+		srv.Close()
+		if attempt.StatusCode != 0 || attempt.Outcome != domain.DeliveryRetrying || retryIn == 0 || !strings.Contains(attempt.Error, "answered "+status+" Odd, which is no HTTP status") {
+			t.Errorf("status %s: recorded %d, %s, error %q; want no status, retrying, the error naming the digits as no HTTP status", status, attempt.StatusCode, attempt.Outcome, attempt.Error)
+		}
+	}
+}
+
 // A receiver that resets the connection is recorded as such, and the
 // delivery log does not name the address the request came from: this
 // replica's, on the operator's network.

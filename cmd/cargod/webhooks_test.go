@@ -35,6 +35,7 @@ type receiver struct {
 type delivery struct {
 	ID          string
 	Correlation string // the Cargo-Correlation-Id header
+	EventID     string // the Cargo-Event-Id header
 	Type        string
 	Data        map[string]any
 }
@@ -73,7 +74,7 @@ func newReceiver(t *testing.T) *receiver {
 		}
 		var d delivery
 		json.Unmarshal(body, &d)
-		d.ID, d.Correlation = id, r.Header.Get("Cargo-Correlation-Id")
+		d.ID, d.Correlation, d.EventID = id, r.Header.Get("Cargo-Correlation-Id"), r.Header.Get("Cargo-Event-Id")
 		rc.got = append(rc.got, d)
 		w.WriteHeader(http.StatusNoContent)
 	}))
@@ -232,7 +233,14 @@ func TestWebhooksAreSignedAndScoped(t *testing.T) {
 		d["quote.priced"].Data["status"] != "priced" {
 		t.Errorf("deliveries = %+v", got)
 	}
-	eventually(t, "plain-secret delivery", plain.received, func(d []delivery) bool { return len(d) == 1 })
+	plainOne := eventually(t, "plain-secret delivery", plain.received, func(d []delivery) bool { return len(d) == 1 })[0]
+	// The two subscriptions' deliveries of one event are two messages
+	// (webhook-id) of one event (Cargo-Event-Id), which a receiver
+	// subscribed twice drops the second of.
+	if created := byType(got)["quote.created"]; created.EventID == "" || created.EventID != plainOne.EventID || created.ID == plainOne.ID {
+		t.Errorf("quote.created to two subscriptions: event ids %q and %q, webhook-ids %q and %q; want one event, two messages",
+			created.EventID, plainOne.EventID, created.ID, plainOne.ID)
+	}
 	// The other forwarder's own quote, filed after ours was delivered,
 	// reaches it: by then the dispatcher has long been past ours, and
 	// what the other forwarder heard is its own quote only.
