@@ -27,6 +27,9 @@ import (
 // their own (see bodyLimit).
 const uploadPath = "/api/documents"
 
+// isUpload reports whether r uploads a document.
+func isUpload(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == uploadPath }
+
 const (
 	// uploadAllowance is what an upload may carry beside its file: the
 	// text parts, the part headers and the multipart framing. Go's
@@ -165,11 +168,6 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	p := principal(r.Context())
 	if err := domain.CheckDocumentUploaderRole(p); err != nil {
 		return none, err
-	}
-	// A body that says it is too large is refused before any of it is
-	// read.
-	if r.ContentLength > s.opts.MaxUploadBytes+uploadAllowance {
-		return none, s.errUploadTooLarge()
 	}
 	if mediaType(r) != "multipart/form-data" {
 		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")

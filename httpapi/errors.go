@@ -164,7 +164,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", retryAfter)
 	}
-	if r.Method == http.MethodPost && r.URL.Path == uploadPath {
+	if isUpload(r) {
 		// The rest of a refused upload's body is not read, whoever
 		// refused it (the upload handler, or, before it, a credential or
 		// a rate limit): Connection: close tells the client to stop

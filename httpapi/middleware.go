@@ -236,11 +236,28 @@ func noteRoute(r *http.Request, route string) {
 }
 
 // withLimits caps request bodies and sets headers every response needs.
-func withLimits(limit func(*http.Request) int64, next http.Handler) http.Handler {
+func (s *Server) withLimits(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, limit(r))
+		r.Body = http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// declaredSize refuses at once, and closes the connection, a body whose
+// Content-Length is over its cap (see withLimits): read, it was refused
+// only once the cap's bytes came, and a client that sent fewer than it
+// declared waited for the server's read timeout (a minute), to get a 400
+// that the body could not be read. It goes after the credential and the
+// rate limit, whose answers come first as for any other request.
+func (s *Server) declaredSize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if limit := s.bodyLimit(r); r.ContentLength > limit {
+			w.Header().Set("Connection", "close")
+			writeError(w, r, s.log, s.bodyTooLarge(r, limit))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

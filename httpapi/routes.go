@@ -23,7 +23,7 @@ func (s *Server) routes() *router {
 	r.handle("GET /openapi.json", s.open(handleOpenAPI()))
 	r.handle("GET /docs/errors", s.open(handleErrorDocs()))
 	r.handle("GET /.well-known/jwks.json", s.open(s.handleJWKS()))
-	r.handle("POST /api/auth/token", withOAuthErrors(s.handle(s.handleToken())))
+	r.handle("POST /api/auth/token", withOAuthErrors(s.declaredSize(s.handle(s.handleToken()))))
 
 	// Everything else needs a token or an API key; the roles after a
 	// handler are the only ones it serves (403 for the others). Which of
@@ -125,7 +125,7 @@ func (s *Server) api(h handlerFunc, roles ...domain.Role) http.Handler {
 	if len(roles) > 0 {
 		h = onlyFor(roles, h)
 	}
-	inner := s.consistentReads(s.idempotent(s.handle(h)))
+	inner := s.declaredSize(s.consistentReads(s.idempotent(s.handle(h))))
 	if s.opts.Metering {
 		inner = s.metered(s.rateLimited(inner))
 	}

@@ -193,7 +193,7 @@ func New(opts Options, d Deps) (*Server, error) {
 		return nil, fmt.Errorf("httpapi: password hash cost %d: %w", opts.HashCost, err)
 	}
 	s.handler = withClientAddress(opts.TrustedProxies,
-		withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, s.metrics, withLimits(s.bodyLimit, s.routes())))))
+		withRequestID(withPublicURL(opts.PublicURL, withAccessLog(s.log, s.metrics, s.withLimits(s.routes())))))
 	return s, nil
 }
 
@@ -201,10 +201,18 @@ func New(opts Options, d Deps) (*Server, error) {
 // its file and a little more (the upload handler counts the file itself),
 // any other request a JSON body of MaxBodyBytes.
 func (s *Server) bodyLimit(r *http.Request) int64 {
-	if r.Method == http.MethodPost && r.URL.Path == uploadPath {
+	if isUpload(r) {
 		return s.opts.MaxUploadBytes + uploadAllowance
 	}
 	return s.opts.MaxBodyBytes
+}
+
+// bodyTooLarge is the refusal of r's body, larger than limit.
+func (s *Server) bodyTooLarge(r *http.Request, limit int64) error {
+	if isUpload(r) {
+		return s.errUploadTooLarge()
+	}
+	return readError(&http.MaxBytesError{Limit: limit})
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"runtime"
@@ -17,6 +18,36 @@ import (
 	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/version"
 )
+
+// A body declared larger than the limit is refused at once, with the
+// connection closed, though the client has sent only part of it and
+// sends no more: read, it was refused only once the limit's bytes came,
+// and such a client waited for the read timeout, a minute, to get a 400
+// that its body could not be read.
+func TestABodyDeclaredLargerThanTheLimitIsRefusedBeforeItArrives(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), map[string]string{"CARGO_MAX_BODY_BYTES": "2048"})
+	tok := s.demoToken(t, "demo-forwarder")
+	for _, tt := range []struct{ path, contentType, want string }{
+		{"/api/quotes", "application/json", "the body is larger than 2048 bytes"},
+		{"/api/documents", "multipart/form-data; boundary=x", "a document may have at most"},
+	} {
+		body, more := io.Pipe() // more is never written to nor closed: the rest of the body never comes
+		defer more.Close()
+		go more.Write([]byte(`{"origin": "FRA", `))
+		req, err := http.NewRequest(http.MethodPost, s.base+tt.path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = 100 << 20
+		req.Header.Set("Content-Type", tt.contentType)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		r := s.send(t, req, nil)
+		if e := r.apiError(t); r.status != http.StatusRequestEntityTooLarge || e.Error != "payload_too_large" || !strings.Contains(e.ErrorDescription, tt.want) || !r.closed {
+			t.Errorf("%s declaring 100 MiB, sending 18 bytes: %d %s (connection closed: %t); want 413 saying %q, the connection closed", tt.path, r.status, r.body, r.closed, tt.want)
+		}
+	}
+}
 
 func TestHTTPBasics(t *testing.T) {
 	t.Parallel()
