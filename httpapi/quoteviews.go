@@ -38,13 +38,16 @@ type quoteView struct {
 const maxQuoteViews = 10000
 
 // of returns the JSON of quote q at version as p sees it, its options'
-// flights closed as closed says (views.ToQuoteJSON), and which they are
-// (closedOptions), what its ETag names (quoteETag). The bytes are shared:
+// flights closed as closed says (views.ToQuoteJSON), and which of the
+// options p sees they are (closedOptions), what its ETag names
+// (quoteETag): counted over all of them, an airline's ETag would move when
+// another carrier's flight closed, its view unchanged, and tell it where
+// the other carriers' options stand among its own. The bytes are shared:
 // never change them.
 func (v *quoteViews) of(q domain.Quote, version uint64, p domain.Principal, closed func(flightID string) bool) (body []byte, shut uint64) {
 	k := quoteViewKey{id: q.ID}
 	k.carrier, k.all = domain.PriceOptionsSeenBy(p)
-	shut = closedOptions(q, closed)
+	shut = closedOptions(q.AsSeenBy(p), closed)
 	v.mu.Lock()
 	view, ok := v.views[k]
 	v.mu.Unlock()

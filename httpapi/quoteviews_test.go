@@ -53,7 +53,9 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 	v := quoteViews{max: 3}
 	// In this order, through one cache: each answer is what encoding the
 	// quote for its reader gives, whatever was read before, and its ETag
-	// moves when an option's flight closes, though the version does not.
+	// moves when an option's flight closes, though the version does not;
+	// only for an option the reader sees: an airline's moves for none of
+	// another carrier's, which its view leaves out.
 	for i, c := range []struct {
 		name    string
 		quote   domain.Quote
@@ -71,6 +73,8 @@ func TestQuoteViewsAnswerAsEncodingEachTime(t *testing.T) {
 		{"the forwarder again, after the cache was full", priced, 2, forwarder, none, `"2"`},
 		{"the forwarder once LH8400 is cancelled, the quote unchanged", priced, 2, forwarder, lhClosed, `"2-1"`},
 		{"an airline once its flight is cancelled", priced, 2, lh, lhClosed, `"2-1"`},
+		{"another airline, its own flight open, once LH8400 is cancelled", priced, 2, ek, lhClosed, `"2"`},
+		{"that airline once its flight closes too: its first option", priced, 2, ek, bothClosed, `"2-1"`},
 		{"the forwarder once both flights are closed", priced, 2, forwarder, bothClosed, `"2-3"`},
 		{"an admin sees all", priced, 2, admin, lhClosed, `"2-1"`},
 		{"a reader behind the change", pending, 1, admin, lhClosed, `"1"`},
