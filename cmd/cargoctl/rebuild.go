@@ -80,7 +80,7 @@ func runVerify(ctx context.Context, args []string, getenv func(string) string, s
 			fmt.Fprintf(stdout, "event %d (%s): %s: %s\n", p.Sequence, p.Aggregate, p.Check, p.Problem)
 		}
 		if j.MoreStreamProblems > 0 {
-			fmt.Fprintf(stdout, "... and %d more problems of events\n", j.MoreStreamProblems)
+			fmt.Fprintf(stdout, "... and %s more of events\n", counted(j.MoreStreamProblems, "problem", "problems"))
 		}
 		for _, d := range j.ReadModelDifferences {
 			fmt.Fprintf(stdout, "read model %s\n", d.Description)
@@ -88,8 +88,8 @@ func runVerify(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	problems, models := len(j.StreamProblems)+j.MoreStreamProblems, len(j.ReadModelDifferences)
 	if problems+models > 0 {
-		return fmt.Errorf("verify found %d problems of events and %d fields of read models that differ from a fresh replay, at sequence %d",
-			problems, models, j.Sequence)
+		return fmt.Errorf("verify found %s of events and %s of read models that differ from a fresh replay, at sequence %d",
+			counted(problems, "problem", "problems"), counted(models, "field", "fields"), j.Sequence)
 	}
 	fmt.Fprintf(stderr, "verified: every event up to sequence %d is whole, and the read models equal a fresh replay\n", j.Sequence)
 	return nil
@@ -212,4 +212,12 @@ func (b *progressBar) end() {
 	if b.terminal {
 		fmt.Fprintln(b.w)
 	}
+}
+
+// counted is n things, as one or many: "1 problem", "2 problems".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -256,3 +256,14 @@ func TestAJobWhoseCargodStopsAnsweringSaysTheJobEndsWithIt(t *testing.T) {
 		})
 	}
 }
+
+func TestCountedSaysOneOrMany(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{{0, "0 problems"}, {1, "1 problem"}, {2, "2 problems"}} {
+		if got := counted(tt.n, "problem", "problems"); got != tt.want {
+			t.Errorf("counted(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
