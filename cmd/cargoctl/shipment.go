@@ -65,9 +65,12 @@ func runShipment(ctx context.Context, args []string, getenv func(string) string,
 	entries, err := client.shipmentHistory(ctx, awb)
 	var apiErr *apiError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
-		// The API answers 404 alike for an AWB no event names and for one
-		// the client may not see (its organisation's, or an admin's).
-		return fmt.Errorf("the server shows %s no shipment %s: no event names it, or none the client may see (an admin's sees every one)", conn.clientID, awb)
+		// The API answers 404 alike for an AWB no shipment's event names
+		// and for one the client may not see (its organisation's, or an
+		// admin's). A booking refused for the number (not in stock, in
+		// use) is no event of its shipment, though it names the number.
+		return fmt.Errorf("the server shows %s no shipment %s: no event of a shipment names it, or none the client may see (an admin's sees every one); "+
+			"a booking refused for the number is none of its shipment: cargoctl events --type booking --event-type BookingRequested lists the bookings asked", conn.clientID, awb)
 	}
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func TestShipmentPrintsTheWholeLifeOfAnAWB(t *testing.T) {
 	}{
 		{"a malformed AWB number", []string{"020-12345670"}, url, `"020-12345670" is not an AWB number`, true},
 		{"no AWB number", nil, url, "give one AWB number, not 0 arguments", true},
-		{"an AWB number nothing names", []string{"176-12345675"}, url, "no shipment 176-12345675: no event names it, or none the client may see", false},
+		{"an AWB number nothing names", []string{"176-12345675"}, url, "no shipment 176-12345675: no event of a shipment names it, or none the client may see", false},
 		{"a server that is down", []string{awb}, down, "cargod at " + down + " does not answer", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
