@@ -30,6 +30,17 @@ type StatusSetter interface {
 	SetsStatus() string
 }
 
+// Restater is an event that states some of its fields whether it has
+// a value for them or not: one it leaves out is now empty (a delay without
+// an estimate withdraws the last one's; a revised manifest without
+// differences has none). The audit log shows such a field emptied, where
+// it compared only the fields an event has, and read as if the last value
+// stood.
+type Restater interface {
+	Event
+	Restates() []string // the fields' JSON names
+}
+
 // Addition is an event that adds a record of its own to its aggregate (a
 // house waybill under its master, one more e-DGD, e-CSD or PLACI of a
 // shipment, a status event), rather than changing what the aggregate

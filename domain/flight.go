@@ -285,6 +285,12 @@ type FlightStatusChanged struct {
 
 func (FlightStatusChanged) EventType() string { return "FlightStatusChanged" }
 
+// Restates: each status change states the estimate, which a delay without
+// one, or any other status, withdraws (see evolve).
+func (FlightStatusChanged) Restates() []string {
+	return []string{"estimatedDepartsAt", "estimatedArrivesAt"}
+}
+
 // CapacityReserved records capacity taken by a booking.
 type CapacityReserved struct {
 	FlightID  string  `json:"flightId"`

@@ -69,6 +69,10 @@ type ManifestSubmitted struct {
 
 func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
 
+// Restates: a revised manifest's differences are the flight's, none
+// when it has none.
+func (ManifestSubmitted) Restates() []string { return []string{"differences"} }
+
 // OffloadReported records cargo taken off a flight it was manifested on.
 type OffloadReported struct {
 	OffloadID    string  `json:"offloadId"`

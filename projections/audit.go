@@ -167,6 +167,15 @@ func auditMembers(r domain.Record, e domain.Event, out []jsonMember, status func
 	case domain.CapacityReleased:
 		out = append(out, capacityReleased)
 	}
+	if rs, ok := e.(domain.Restater); ok {
+		for _, name := range rs.Restates() {
+			if !slices.ContainsFunc(out, func(mem jsonMember) bool { return string(mem.name) == name }) {
+				left := textMember(name, "")
+				left.leftOut = true
+				out = append(out, left)
+			}
+		}
+	}
 	slices.SortStableFunc(out, func(a, b jsonMember) int { return bytes.Compare(a.name, b.name) })
 	kept := out[:0]
 	for i, mem := range out {
@@ -255,10 +264,13 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		return
 	}
 	if !existed {
-		// A create: every field is new, and none makes an entry.
-		fields := make([]auditField, len(m.members))
-		for i, mem := range m.members {
-			fields[i] = auditField{Name: m.symbols.numberOf(mem.name), Digest: mem.digest(), Sequence: r.Sequence}
+		// A create: every field is new, and none makes an entry. One it
+		// leaves out is none of them.
+		fields := make([]auditField, 0, len(m.members))
+		for _, mem := range m.members {
+			if !mem.leftOut {
+				fields = append(fields, auditField{Name: m.symbols.numberOf(mem.name), Digest: mem.digest(), Sequence: r.Sequence})
+			}
 		}
 		m.last[at] = auditFields{Owner: owner, Fields: fields}
 		m.addLine(auditLine{Head: m.addHead(head), Change: -1})
@@ -285,8 +297,8 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 		}
 		had := i < len(old.Fields) && m.symbols.name(old.Fields[i].Name) == string(mem.name)
 		digest := mem.digest()
-		if had && old.Fields[i].Digest == digest {
-			continue
+		if had && old.Fields[i].Digest == digest || !had && mem.leftOut {
+			continue // unchanged, or still without a value
 		}
 		line := auditLine{Head: h, Change: changed}
 		if had {

@@ -286,6 +286,45 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 	}
 }
 
+// A field an event states in full, set or not (domain.Restater), is
+// shown emptied when the event leaves it out: a delay without an estimate
+// withdraws the last one's, and its entry says so, where the log read as
+// if the estimate stood; set again, it shows the change from empty. Left
+// out where it never had a value, it makes no entry.
+func TestAFieldAnEventStatesInFullIsShownEmptiedWhenItLeavesItOut(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	at := time.Date(2026, 12, 1, 10, 45, 0, 0, time.UTC)
+	scheduled := auditEvent{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH"}}
+	delayed := func(estimate time.Time) auditEvent {
+		return auditEvent{flight, "lh", domain.FlightStatusChanged{FlightID: "LH8400-2026-12-01", Status: domain.FlightStatusDelayed,
+			Previous: domain.FlightStatusDelayed, EstimatedDepartsAt: estimate}}
+	}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		want   string // the last event's entries, "field: old → new" sorted
+	}{
+		{"an estimate given", []auditEvent{scheduled, delayed(at)}, "estimatedDepartsAt:  → 2026-12-01T10:45:00Z"},
+		{"the estimate withdrawn", []auditEvent{scheduled, delayed(at), delayed(time.Time{})}, "estimatedDepartsAt: 2026-12-01T10:45:00Z → "},
+		{"the same estimate given again", []auditEvent{scheduled, delayed(at), delayed(time.Time{}), delayed(at)}, "estimatedDepartsAt:  → 2026-12-01T10:45:00Z"},
+		{"no estimate, as before", []auditEvent{scheduled, delayed(time.Time{}), delayed(time.Time{})}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range lastEventsEntries(t, tt.events) {
+				if e.Details.Field != "" && e.Details.Field != "status" && e.Details.Field != "previous" {
+					got = append(got, e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("the last event's entries:\n%s\nwant\n%s", strings.Join(got, ", "), tt.want)
+			}
+		})
+	}
+}
+
 // An aggregate whose events name no organisation is the one's that made
 // it: a reactor's reservation on a flight is in the airline's log, where
 // only admins saw it; another organisation's log has none of it.

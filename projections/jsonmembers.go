@@ -12,6 +12,9 @@ import (
 type jsonMember struct {
 	name, value []byte
 	plain       bool // a string without escapes: its text is between the quotes
+	// leftOut: not in the event, which states it (domain.Restater): its
+	// value is the empty text.
+	leftOut bool
 }
 
 // jsonMembers appends the members of the JSON object data to out, in
