@@ -51,7 +51,10 @@ func ToDeliveryJSON(d projections.Delivery) DeliveryJSON {
 	out := DeliveryJSON{DeliveryID: d.ID, MessageID: d.MessageID(), EventName: d.EventName, EventID: d.EventID, Status: d.Status, Attempts: make([]AttemptJSON, len(d.Attempts))}
 	for i, a := range d.Attempts {
 		aj := AttemptJSON{Attempt: int(a.Attempt), At: a.At, LatencyMs: a.LatencyMs, Outcome: a.Outcome}
-		if a.StatusCode != 0 {
+		// Below 100 is no HTTP status: an older version recorded 099
+		// or 000 as the receiver sent them, which the log shows as no
+		// answer, as this one records them (the digits are in the error).
+		if a.StatusCode >= 100 {
 			code := int(a.StatusCode)
 			aj.StatusCode = &code
 		}
