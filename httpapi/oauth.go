@@ -128,6 +128,13 @@ func readTokenRequest(r *http.Request) (tokenRequest, error) {
 	default:
 		return req, errorf(codeUnsupportedMedia, "send the token request as application/json or application/x-www-form-urlencoded")
 	}
+	// One header, as any other endpoint takes one credential (see
+	// principalOf): of two lines the first was taken, so that a request
+	// whose other line a proxy in front had checked, or added, got a
+	// token for the first's client.
+	if auths := r.Header.Values("Authorization"); len(auths) > 1 {
+		return req, domain.Errorf(domain.InvalidClient, "send one Authorization header: this request has it %d times", len(auths))
+	}
 	// The spec's examples send a bearer value to this endpoint too; only
 	// Basic carries client credentials.
 	if h := r.Header.Get("Authorization"); len(h) > 6 && strings.EqualFold(h[:6], "Basic ") {

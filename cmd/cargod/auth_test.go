@@ -262,6 +262,48 @@ func TestARequestWithMoreThanOneCredentialIsRefused(t *testing.T) {
 	}
 }
 
+// TestATokenRequestWithTwoAuthorizationLinesIsRefused: the token endpoint
+// takes client credentials from one Authorization header, as every other
+// endpoint takes one credential; of two lines the first was taken, so
+// that a request whose second line a proxy in front had checked (or
+// added) got a token for the first's client.
+func TestATokenRequestWithTwoAuthorizationLinesIsRefused(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	basic := func(id string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(id+":"+id+"-secret"))
+	}
+	tests := []struct {
+		name           string
+		authorizations []string
+		status         int
+	}{
+		{"one client's credentials", []string{basic("demo-admin")}, http.StatusOK},
+		{"two clients' credentials", []string{basic("demo-forwarder"), basic("demo-admin")}, http.StatusUnauthorized},
+		{"one client's credentials twice", []string{basic("demo-admin"), basic("demo-admin")}, http.StatusUnauthorized},
+		{"a bearer value, then a client's credentials", []string{"Bearer whatever", basic("demo-admin")}, http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hr, err := http.NewRequest("POST", s.base+"/api/auth/token", strings.NewReader("grant_type=client_credentials"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			hr.Header["Authorization"] = tt.authorizations
+			r := s.send(t, hr, nil)
+			if r.status != tt.status {
+				t.Fatalf("= %d %s, want %d", r.status, r.body, tt.status)
+			}
+			if tt.status == http.StatusUnauthorized {
+				if e := r.apiError(t); e.Error != "invalid_client" || !strings.Contains(e.ErrorDescription, "one Authorization header") {
+					t.Errorf("body = %s", r.body)
+				}
+			}
+		})
+	}
+}
+
 // mustKey parses a PEM key as a jwk with the server's key id (if a set is
 // given), ready to sign.
 func mustKey(t *testing.T, pemKey []byte, set jwk.Set) jwk.Key {
