@@ -70,8 +70,11 @@ type ManifestSubmitted struct {
 func (ManifestSubmitted) EventType() string { return "ManifestSubmitted" }
 
 // Restates: a revised manifest's differences are the flight's, none
-// when it has none.
-func (ManifestSubmitted) Restates() []string { return []string{"differences"} }
+// when it has none; and what it takes off the flight, or finds on board,
+// is its own, none when it leaves them out, not what the last one did.
+func (ManifestSubmitted) Restates() []string {
+	return []string{"differences", "dropped", "foundOnBoard"}
+}
 
 // OffloadReported records cargo taken off a flight it was manifested on.
 type OffloadReported struct {

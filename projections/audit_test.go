@@ -325,6 +325,50 @@ func TestAFieldAnEventStatesInFullIsShownEmptiedWhenItLeavesItOut(t *testing.T) 
 	}
 }
 
+// A revised manifest states what it takes off the flight (dropped) and
+// what it found on board, as it states its differences: one without them
+// empties them, and its entry says so, where the log read as if the last
+// manifest's shipments were dropped again.
+func TestARevisedManifestWithoutDropsShowsNoneDropped(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	a, b := domain.Load{AWBNumber: "020-00000011", Pieces: 1, WeightKg: 100}, domain.Load{AWBNumber: "020-00000022", Pieces: 1, WeightKg: 200}
+	manifest := func(id string, loads []domain.Load, dropped []domain.Load, found []string) auditEvent {
+		return auditEvent{flight, "lh", domain.ManifestSubmitted{ManifestID: id, FlightID: flight.ID, Shipments: loads, Dropped: dropped, FoundOnBoard: found}}
+	}
+	scheduled := auditEvent{flight, "lh", domain.FlightScheduled{FlightID: flight.ID, Carrier: "LH"}}
+	tests := []struct {
+		name   string
+		events []auditEvent
+		field  string
+		want   string // the field's new value in the last event's entry (a value it holds); "-" for no entry
+	}{
+		{"a shipment dropped", []auditEvent{scheduled, manifest("m1", []domain.Load{a, b}, nil, nil), manifest("m2", []domain.Load{a}, []domain.Load{b}, nil)},
+			"dropped", "020-00000022"},
+		{"none dropped after one was", []auditEvent{scheduled, manifest("m1", []domain.Load{a, b}, nil, nil), manifest("m2", []domain.Load{a}, []domain.Load{b}, nil),
+			manifest("m3", []domain.Load{a}, nil, nil)}, "dropped", ""},
+		{"none dropped, as before", []auditEvent{scheduled, manifest("m1", []domain.Load{a}, nil, nil), manifest("m2", []domain.Load{a}, nil, nil)}, "dropped", "-"},
+		{"none found on board after one was", []auditEvent{scheduled, manifest("m1", []domain.Load{a}, nil, nil), manifest("m2", []domain.Load{a, b}, nil, []string{b.AWBNumber}),
+			manifest("m3", []domain.Load{a, b}, nil, nil)}, "foundOnBoard", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := "-"
+			for _, e := range lastEventsEntries(t, tt.events) {
+				if e.Details.Field == tt.field {
+					got = e.Details.NewValue
+				}
+			}
+			ok := got == tt.want
+			if tt.want != "" && tt.want != "-" {
+				ok = strings.Contains(got, tt.want) // a list, as the log renders it
+			}
+			if !ok {
+				t.Errorf("the last event's entry of %s shows %q, want %q", tt.field, got, tt.want)
+			}
+		})
+	}
+}
+
 // An aggregate whose events name no organisation is the one's that made
 // it: a reactor's reservation on a flight is in the airline's log, where
 // only admins saw it; another organisation's log has none of it.
