@@ -552,11 +552,17 @@ func entryNumber(id string) string { return strings.ToUpper(strings.ReplaceAll(i
 type dangerousGoodEntries struct {
 	classes, groups, names []string
 	mayFly                 bool // some entry may go on a cargo aircraft
-	mayFlyPassenger        bool // some entry may go on a passenger aircraft
+	// mayFlyPassenger: some entry does not say Forbidden on a passenger
+	// aircraft. An empty cell is not taken for it, as an empty cargo
+	// aircraft cell is: rows of the DOT table shifted by a column
+	// (UN3334, UN3335) have the passenger cell empty and their quantities
+	// in the next ones, and aviation-regulated liquids would be cargo
+	// aircraft only by a parsing accident.
+	mayFlyPassenger bool
 }
 
 // add adds an entry; a quantity of an aircraft's column is what one may
-// carry, "Forbidden" when none ("" for no entry of that column).
+// carry, "Forbidden" when none ("" for none stated, or no such column).
 func (d *dangerousGoodEntries) add(name, class, group string, passengerAircraftQuantity, cargoAircraftQuantity string) {
 	if name != "" && !slices.Contains(d.names, name) {
 		d.names = append(d.names, name)
@@ -567,14 +573,9 @@ func (d *dangerousGoodEntries) add(name, class, group string, passengerAircraftQ
 	if group != "" && !slices.Contains(d.groups, group) {
 		d.groups = append(d.groups, group)
 	}
-	d.mayFly = d.mayFly || allowed(cargoAircraftQuantity)
-	d.mayFlyPassenger = d.mayFlyPassenger || allowed(passengerAircraftQuantity)
+	d.mayFly = d.mayFly || (cargoAircraftQuantity != "" && cargoAircraftQuantity != "Forbidden")
+	d.mayFlyPassenger = d.mayFlyPassenger || passengerAircraftQuantity != "Forbidden"
 }
-
-// allowed reports whether a quantity of the table's aircraft columns lets
-// some go: a limit ("5 kg", "No limit", "See A105"), not "Forbidden" or
-// nothing.
-func allowed(quantity string) bool { return quantity != "" && quantity != "Forbidden" }
 
 // parseLines drives the parsing of one file: it reads it line by line,
 // hands the header (when header is not nil) to header and every other
