@@ -42,12 +42,14 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 	// Each header is sent once. Of two lines the first was taken, which a
 	// proxy in front may read otherwise (checking the last, or adding its
 	// own): the request ran as someone that proxy never checked.
-	keys := slices.DeleteFunc(r.Header.Values("X-Api-Key"), func(k string) bool { return k == "" })
+	// A copy: DeleteFunc moves the values of the slice it is given, here
+	// the request's own header.
+	keys := slices.DeleteFunc(slices.Clone(r.Header.Values("X-Api-Key")), func(k string) bool { return k == "" })
 	if auths := r.Header.Values("Authorization"); len(auths) > 1 || len(keys) > 1 {
 		return domain.Principal{}, domain.Errorf(domain.InvalidToken, "send one credential: this request has Authorization %d times and x-api-key %d times", len(auths), len(keys))
 	}
-	if key := r.Header.Get("X-Api-Key"); key != "" {
-		k, ok := s.identity.APIKeyByHash(commands.HashAPIKey(key))
+	if len(keys) == 1 { // an empty line is no key
+		k, ok := s.identity.APIKeyByHash(commands.HashAPIKey(keys[0]))
 		if !ok || k.Revoked {
 			return domain.Principal{}, domain.Errorf(domain.InvalidToken, "the API key is not valid")
 		}

@@ -233,6 +233,7 @@ func TestARequestWithMoreThanOneCredentialIsRefused(t *testing.T) {
 		{"one token", []string{forwarder}, nil, http.StatusOK},
 		{"one API key", nil, []string{key.APIKey}, http.StatusOK},
 		{"a token and an empty API key", []string{forwarder}, []string{""}, http.StatusOK},
+		{"an empty API key, then a valid one", nil, []string{"", key.APIKey}, http.StatusOK},
 		{"a valid token, then a bad one", []string{forwarder, "Bearer x"}, nil, http.StatusUnauthorized},
 		{"a bad token, then a valid one", []string{"Bearer x", forwarder}, nil, http.StatusUnauthorized},
 		{"the tokens of two organisations", []string{forwarder, airline}, nil, http.StatusUnauthorized},
