@@ -806,6 +806,12 @@ func checkQuery(q url.Values, lengths bool) error {
 			p.Add(strings.ToValidUTF8(name, "\uFFFD"), domain.CodeInvalidFormat, "is a parameter name that is not UTF-8 text once its %%-escapes are decoded")
 		case slices.ContainsFunc(q[name], func(v string) bool { return !utf8.ValidString(v) }):
 			p.Add(name, domain.CodeInvalidFormat, "must be UTF-8 text once its %%-escapes are decoded")
+		default:
+			// As in a body: a filter with a NUL or a direction override
+			// matched nothing, an empty 200 a client took for none.
+			for _, v := range q[name] {
+				checkPrintable(&p, name, v)
+			}
 		}
 		if n := len(q[name]); n > 1 && !repeatedParams[name] {
 			p.Add(name, domain.CodeDuplicate, "is given %d times: give it once", n)

@@ -585,8 +585,9 @@ func TestAQueryValueIsRefusedPastTwoHundredCharactersHoweverItIsWritten(t *testi
 }
 
 // A query parameter whose value (or name) is not UTF-8 once its escapes
-// are decoded matches no filter: it is refused, named, where the answer
-// was empty (GET /api/audit-logs?userId=%FF was a 200 of nothing).
+// are decoded, or holds a character no text may (a NUL, a direction
+// override), matches no filter: it is refused, named, where the answer was
+// empty (GET /api/audit-logs?userId=%FF was a 200 of nothing).
 func TestAQueryParameterThatIsNotUTF8OnceDecodedIsRefusedByName(t *testing.T) {
 	for _, tt := range []struct {
 		name, query string
@@ -599,6 +600,9 @@ func TestAQueryParameterThatIsNotUTF8OnceDecodedIsRefusedByName(t *testing.T) {
 		{"a character as sent", "name=é", ""},
 		{"a second parameter", "page=1&userId=ab%FF", "userId"},
 		{"a name that is no text", "%FF=1", "\uFFFD"},
+		{"a NUL", "name=a%00b", "name"},
+		{"a direction override", "name=%E2%80%AEabc", "name"},
+		{"a tab", "name=a%09b", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := queryProblem(httptest.NewRequest("GET", "/api/audit-logs?"+tt.query, nil))
