@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -209,8 +210,8 @@ func (c RevokeTokens) Validate() (string, error) {
 		p.Add("jti", CodeRequired, "give one of jti, subject or organizationId")
 	case given > 1:
 		p.Add("jti", CodeInvalidValue, "give only one of jti, subject or organizationId")
-	case c.JTI != "" && !identifierPattern.MatchString(c.JTI):
-		p.Add("jti", CodeInvalidFormat, "must be a token id (jti) as issued: 1 to 64 letters, digits, '-' or '_'")
+	case c.JTI != "" && !jtiPattern.MatchString(c.JTI):
+		p.Add("jti", CodeInvalidFormat, "must be a token id (jti) as issued: a UUIDv7 in lower case, such as 01a229af-ccdb-7e6d-934f-9137b3a9b1d4")
 	case c.Subject != "" && !validTokenSubject(c.Subject):
 		p.Add("subject", CodeInvalidFormat, "must be client:<clientId> or user:<username>")
 	case c.OrganizationID != "" && !identifierPattern.MatchString(c.OrganizationID):
@@ -226,6 +227,12 @@ func (c RevokeTokens) Validate() (string, error) {
 	}
 	return RevokeOrganization, nil
 }
+
+// jtiPattern is the spelling of every jti tokens carry (a UUIDv7, see
+// tokens), which a revocation is matched with as written: a jti in upper
+// case, cut short or mistyped into another form was accepted, and the
+// token it meant went on working.
+var jtiPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 // validTokenSubject reports whether s names a client or user, the only
 // subjects tokens are issued to.

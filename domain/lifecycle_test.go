@@ -133,13 +133,20 @@ func TestDecideRevokeTokens(t *testing.T) {
 		exists bool
 		want   string // scope and what, or the first problem's code and field
 	}{
-		{"a token", RevokeTokens{JTI: "0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"}, true, "token 0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"},
+		{"a token", RevokeTokens{JTI: "01a229af-ccdb-7e6d-934f-9137b3a9b1d4"}, true, "token 01a229af-ccdb-7e6d-934f-9137b3a9b1d4"},
 		{"a client's tokens", RevokeTokens{Subject: "client:tms"}, true, "subject client:tms of acme"},
 		{"a user's tokens", RevokeTokens{Subject: "user:ana@acme.example"}, true, "subject user:ana@acme.example of acme"},
 		{"an organisation's tokens", RevokeTokens{OrganizationID: "acme"}, true, "organization acme"},
 		{"nothing named", RevokeTokens{}, true, "REQUIRED jti"},
 		{"two named", RevokeTokens{JTI: "x", OrganizationID: "acme"}, true, "INVALID_VALUE jti"},
 		{"a jti of another form", RevokeTokens{JTI: "a b"}, true, "INVALID_FORMAT jti"},
+		// A token's jti is matched as written: each of these was a 204
+		// that left the token it meant working.
+		{"a jti in upper case", RevokeTokens{JTI: "01A229AF-CCDB-7E6D-934F-9137B3A9B1D4"}, true, "INVALID_FORMAT jti"},
+		{"a jti cut short", RevokeTokens{JTI: "01a229af-ccdb-7e6d-934f"}, true, "INVALID_FORMAT jti"},
+		{"a jti without its dashes", RevokeTokens{JTI: "01a229afccdb7e6d934f9137b3a9b1d4"}, true, "INVALID_FORMAT jti"},
+		{"a word for a jti", RevokeTokens{JTI: "x"}, true, "INVALID_FORMAT jti"},
+		{"a UUID no token has (v4)", RevokeTokens{JTI: "0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"}, true, "INVALID_FORMAT jti"},
 		{"a subject that is an API key", RevokeTokens{Subject: "apikey:k1"}, true, "INVALID_FORMAT subject"},
 		{"a subject without a name", RevokeTokens{Subject: "user:"}, true, "INVALID_FORMAT subject"},
 		{"an unknown subject", RevokeTokens{Subject: "client:nobody"}, false, "INVALID_VALUE subject"},
