@@ -11,6 +11,7 @@ import (
 	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
+	"github.com/cargostream/cargostream/tokens"
 )
 
 // Versions: a quote, booking, stock request, flight or shipment is at the
@@ -101,7 +102,8 @@ const maxPreferWait = 30 * time.Second
 // booking's confirmation thus learns it within milliseconds, without
 // polling. A shutdown ends the wait at once. A client that hangs up while
 // it waits gets the request's error (a 499), not a 304 nobody reads.
-// The credential is checked again after a change ended the wait. What
+// The credential is checked again after a change ended the wait, and
+// a withdrawal of it ends the wait too. What
 // else moves the ETag (the flight of a quote's option closing, see
 // quoteETag), watch tells before each look (nil: nothing): its events and
 // its moment wake the wait too, which answers if the ETag moved.
@@ -114,7 +116,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
-	woken := false // by a change
+	withdrawals := credentialAggregates(r)
 	for {
 		// Waiting before looking: a change applied after the look
 		// wakes the wait.
@@ -122,7 +124,7 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 		if watch != nil {
 			more = watch()
 		}
-		changed, stop := s.projector.ChangeOf(agg, more.aggs...)
+		changed, stop := s.projector.ChangeOf(agg, append(more.aggs, withdrawals...)...)
 		v, tag, ok := now()
 		if ok && etagMatches(inm, tag) {
 			w.Header().Set("Preference-Applied", "wait="+strconv.Itoa(int(wait/time.Second)))
@@ -147,24 +149,49 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 				st.waited += time.Since(waiting) // not the server's time: out of the metrics
 			}
 			if again {
-				woken = true
 				stop()
+				// The credential was checked before the wait: one
+				// revoked, or an organisation disabled, while it
+				// lasted (up to maxPreferWait) gets the 401 then, not
+				// what changed meanwhile, nor a 304 once the wait runs
+				// out.
+				if _, err := s.principalOf(r); err != nil {
+					var none T
+					return none, "", false, s.refusedCredential(r, err)
+				}
 				continue
 			}
 		}
 		stop()
-		// The credential was checked before the wait: one revoked, or
-		// an organisation disabled, while it lasted (up to
-		// maxPreferWait) gets the 401, not what changed meanwhile. (A
-		// wait that ends unchanged answers what the client knew.)
-		if woken {
-			if _, err := s.principalOf(r); err != nil {
-				var none T
-				return none, "", false, s.refusedCredential(r, err)
-			}
-		}
 		return v, tag, ok, r.Context().Err()
 	}
+}
+
+// credentialAggregates are the aggregates whose events may withdraw the
+// credential r came with: its organisation's (disabled, deleted, its
+// tokens revoked), its client's, user's or API key's, and its token's own
+// revocation. A long poll wakes at them as at a change, so that a
+// credential withdrawn while it waits is refused at once: it waited on
+// until its time ran out, and was answered a 304 as if it still held.
+func credentialAggregates(r *http.Request) []domain.Aggregate {
+	p := principal(r.Context())
+	aggs := []domain.Aggregate{{Type: domain.AggregateOrganization, ID: p.OrganizationID}}
+	switch kind, id, _ := strings.Cut(p.Subject, ":"); kind {
+	case "client":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateClient, ID: id})
+	case "user":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateUser, ID: commands.UserID(id)})
+	case "apikey":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id})
+	}
+	// The token was verified as the request came: its id is read again
+	// here, not checked.
+	if scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "Bearer") {
+		if jti, err := tokens.ID(strings.TrimSpace(raw)); err == nil {
+			aggs = append(aggs, domain.Aggregate{Type: domain.AggregateTokenRevocation, ID: jti})
+		}
+	}
+	return aggs
 }
 
 // preferredWait is the wait a request's Prefer header asks for, at most

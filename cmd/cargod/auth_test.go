@@ -868,6 +868,78 @@ func TestALongPollWhoseTokenIsRevokedWhileItWaitsIsRefused(t *testing.T) {
 	}
 }
 
+// A long poll ends with the 401 as soon as its credential is withdrawn,
+// though its resource does not change: it waited on until its time ran
+// out, and was then answered a 304, as if the credential still held.
+func TestALongPollEndsWhenItsCredentialIsWithdrawn(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	path := "/api/flights/" + raceFlight(t, s)["id"].(string)
+	for _, org := range []string{"acme", "beta", "gamma"} {
+		s.mustCreate(t, admin, "/api/admin/organizations", map[string]any{"id": org, "name": org, "role": "forwarder"})
+	}
+	clientToken := func(org, id string) map[string]string {
+		s.mustCreate(t, admin, "/api/admin/clients", map[string]any{"organizationId": org, "clientId": id, "clientSecret": id + "-secret-1234"})
+		return map[string]string{"Authorization": "Bearer " + s.token(t, id, id+"-secret-1234")}
+	}
+	var key struct{ ID, APIKey string }
+	s.mustCreate(t, admin, "/api/admin/api-keys", map[string]any{"organizationId": "acme", "name": "ci"}).json(t, &key)
+	byJTI, bySubject, disabled, ofBeta, ofGamma := clientToken("acme", "a-jti"), clientToken("acme", "a-subject"),
+		clientToken("acme", "a-disabled"), clientToken("beta", "b"), clientToken("gamma", "g")
+	jti, err := tokens.ID(strings.TrimPrefix(byJTI["Authorization"], "Bearer "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		credential map[string]string
+		withdraw   request
+		want       string
+	}{
+		{"a token revoked", byJTI, request{method: "POST", path: "/api/admin/token-revocations", body: map[string]string{"jti": jti}},
+			"the access token has been revoked"},
+		{"a client's tokens revoked", bySubject, request{method: "POST", path: "/api/admin/token-revocations", body: map[string]string{"subject": "client:a-subject"}},
+			"the access token has been revoked: request a new one"},
+		{"a client disabled", disabled, request{method: "POST", path: "/api/admin/clients/a-disabled/disable"}, ""},
+		{"an API key revoked", map[string]string{"x-api-key": key.APIKey}, request{method: "DELETE", path: "/api/admin/api-keys/" + key.ID},
+			"the API key is not valid"},
+		{"an organisation disabled", ofBeta, request{method: "POST", path: "/api/admin/organizations/beta/disable"}, ""},
+		{"an organisation's tokens revoked", ofGamma, request{method: "POST", path: "/api/admin/token-revocations", body: map[string]string{"organizationId": "gamma"}},
+			"the access token has been revoked: request a new one"},
+	}
+	answered := make([]chan response, len(cases))
+	for i, c := range cases {
+		answered[i] = make(chan response, 1)
+		header := map[string]string{"If-None-Match": s.do(t, request{method: "GET", path: path, header: c.credential}).header.Get("ETag"), "Prefer": "wait=30"}
+		for k, v := range c.credential {
+			header[k] = v
+		}
+		go func() { answered[i] <- s.do(t, request{method: "GET", path: path, header: header}) }()
+	}
+	// The withdrawals come once every poll waits, as the server's metrics
+	// tell: one stored before its poll came would be refused as the poll
+	// began.
+	eventually(t, "the long polls waiting", func() float64 {
+		n, _ := metricValue(parseMetrics(t, s.do(t, request{method: "GET", path: "/metrics", token: admin}).body), "cargo_http_long_polls_waiting")
+		return n
+	}, func(n float64) bool { return n == float64(len(cases)) })
+	for i, c := range cases {
+		c.withdraw.token = admin
+		if r := s.do(t, c.withdraw); r.status >= 300 {
+			t.Fatalf("%s: %s %s = %d %s", c.name, c.withdraw.method, c.withdraw.path, r.status, r.body)
+		}
+		r := <-answered[i]
+		if r.status != http.StatusUnauthorized {
+			t.Errorf("%s while it waited: the long poll = %d %s, want 401", c.name, r.status, r.body)
+			continue
+		}
+		if e := r.apiError(t); e.Error != "invalid_token" || (c.want != "" && e.ErrorDescription != c.want) {
+			t.Errorf("%s while it waited: the long poll = %d %s, want 401 %q", c.name, r.status, r.body, c.want)
+		}
+	}
+}
+
 // Each credential an admin lists says when it was created, and when its
 // secret or password was last changed or it was revoked, left out while
 // that has not happened: what an operator looks for among credentials
