@@ -211,7 +211,7 @@ func (c RevokeTokens) Validate() (string, error) {
 	case given > 1:
 		p.Add("jti", CodeInvalidValue, "give only one of jti, subject or organizationId")
 	case c.JTI != "" && !jtiPattern.MatchString(c.JTI):
-		p.Add("jti", CodeInvalidFormat, "must be a token id (jti) as issued: a UUIDv7 in lower case, such as 01a229af-ccdb-7e6d-934f-9137b3a9b1d4")
+		p.Add("jti", CodeInvalidFormat, "must be a token id (jti) as issued: a UUID in lower case, such as 01a229af-ccdb-7e6d-934f-9137b3a9b1d4")
 	case c.Subject != "" && !validTokenSubject(c.Subject):
 		p.Add("subject", CodeInvalidFormat, "must be client:<clientId> or user:<username>")
 	case c.OrganizationID != "" && !identifierPattern.MatchString(c.OrganizationID):
@@ -228,11 +228,13 @@ func (c RevokeTokens) Validate() (string, error) {
 	return RevokeOrganization, nil
 }
 
-// jtiPattern is the spelling of every jti tokens carry (a UUIDv7, see
-// tokens), which a revocation is matched with as written: a jti in upper
-// case, cut short or mistyped into another form was accepted, and the
-// token it meant went on working.
-var jtiPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+// jtiPattern is the spelling of every jti tokens carry (a UUID in lower
+// case: version 7 since 2026-11-26, see tokens; version 4 before, whose
+// tokens a revocation must still reach while they live), which a
+// revocation is matched with as written: a jti in upper case, cut short or
+// mistyped into another form was accepted, and the token it meant went on
+// working.
+var jtiPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // validTokenSubject reports whether s names a client or user, the only
 // subjects tokens are issued to.

@@ -146,7 +146,7 @@ func TestDecideRevokeTokens(t *testing.T) {
 		{"a jti cut short", RevokeTokens{JTI: "01a229af-ccdb-7e6d-934f"}, true, "INVALID_FORMAT jti"},
 		{"a jti without its dashes", RevokeTokens{JTI: "01a229afccdb7e6d934f9137b3a9b1d4"}, true, "INVALID_FORMAT jti"},
 		{"a word for a jti", RevokeTokens{JTI: "x"}, true, "INVALID_FORMAT jti"},
-		{"a UUID no token has (v4)", RevokeTokens{JTI: "0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"}, true, "INVALID_FORMAT jti"},
+		{"a token of an earlier version (a UUIDv4)", RevokeTokens{JTI: "0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"}, true, "token 0b5c6a3e-9f4d-4e1a-8b7c-2d3e4f5a6b7c"},
 		{"a subject that is an API key", RevokeTokens{Subject: "apikey:k1"}, true, "INVALID_FORMAT subject"},
 		{"a subject without a name", RevokeTokens{Subject: "user:"}, true, "INVALID_FORMAT subject"},
 		{"an unknown subject", RevokeTokens{Subject: "client:nobody"}, false, "INVALID_VALUE subject"},
