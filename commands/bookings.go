@@ -47,24 +47,47 @@ func (h *Handler) RequestBooking(ctx context.Context, m Meta, c domain.RequestBo
 		func(b domain.Booking) ([]domain.Event, error) { return domain.DecideRequestBooking(b, q, f, c) })
 }
 
-// CancelBooking withdraws one of the caller's bookings; the booking
-// reactor gives its capacity back.
+// CancelBooking withdraws one of the caller's bookings and gives its
+// capacity back, in one transaction with the flight: a manifest that put
+// the booking's shipment on board meanwhile conflicts with it, and the
+// cancellation is decided again, and refused, where both were stored (the
+// flight departing with a cancelled booking's cargo). The booking reactor
+// holds its AWB number and reopens its quote.
 func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[domain.Booking], error) {
 	if !domain.ValidIdentifier(id) {
 		return Result[domain.Booking]{}, domain.Errorf(domain.NotFound, "no booking %s", id)
 	}
 	at := h.now().UTC()
-	return execute(ctx, h, bookingAggregate(id), m, domain.EvolveBooking, func(b domain.Booking) ([]domain.Event, error) {
+	var res *Result[domain.Booking]
+	err := transact(ctx, h, func(t *transaction) error {
+		// The booking's flight, which the transaction names first (see
+		// transact); a booking's flight never changes.
+		b, _, _, err := load(t.ctx, h, bookingAggregate(id), domain.EvolveBooking, "", t.how)
+		if err != nil {
+			return err
+		}
 		if b.ID == "" || !b.VisibleTo(m.Principal) {
-			return nil, domain.Errorf(domain.NotFound, "no booking %s", id)
+			return domain.Errorf(domain.NotFound, "no booking %s", id)
 		}
 		if m.Principal.Role == domain.RoleAirline {
-			return nil, domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
+			return domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		f, _, _, err := load(ctx, h, flightAggregate(b.FlightID), domain.EvolveFlight, "", loadFresh)
-		if err != nil {
-			return nil, err
+		var f domain.Flight
+		if domain.ValidIdentifier(b.FlightID) {
+			if _, err := decideIn(t, flightAggregate(b.FlightID), m.part("release"), domain.EvolveFlight,
+				func(now domain.Flight) ([]domain.Event, error) {
+					f = now
+					return domain.DecideReleaseCapacity(now, id)
+				}); err != nil {
+				return err
+			}
 		}
-		return domain.DecideCancelBooking(b, f, "", at)
+		res, err = decideIn(t, bookingAggregate(id), m, domain.EvolveBooking,
+			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideCancelBooking(b, f, "", at) })
+		return err
 	})
+	if res == nil {
+		return Result[domain.Booking]{}, err
+	}
+	return *res, err
 }

@@ -169,6 +169,11 @@ func (h *Handler) submitManifest(ctx context.Context, m Meta, flightID string, c
 		versions[s.AWBNumber] = s.Version
 	}
 	return onFlight(ctx, h, m, flightID, func(f domain.Flight) (flightChange, error) {
+		for _, s := range c.Shipments {
+			if s.ReservationGone(f) {
+				return flightChange{}, shipmentMoved(s.AWBNumber)
+			}
+		}
 		events, err := domain.DecideSubmitManifest(f, c)
 		if err != nil {
 			return flightChange{}, err

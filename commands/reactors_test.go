@@ -497,7 +497,7 @@ func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
 				b, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), rec.Aggregate, domain.EvolveBooking, "", loadFresh)
 				return err == nil && b.Status == domain.BookingStatusConfirmed
 			}},
-		{"a cancelled booking's capacity given back",
+		{"a cancelled booking's quote reopened",
 			func(w *world) domain.Record {
 				booked := w.book(t, w.pricedQuote(t, 100))
 				if err := w.reactors.book(context.Background(), booked); err != nil {
@@ -510,9 +510,14 @@ func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
 			},
 			func(r *Reactors, rec domain.Record) error { return r.book(context.Background(), rec) },
 			func(w *world, rec domain.Record) bool {
-				f, _, _, err := load(context.Background(), New(w.store, 4, builtinReference()), flightAggregate(w.flightID), domain.EvolveFlight, "", loadFresh)
-				_, held := f.Reservations[rec.Aggregate.ID]
-				return err == nil && !held
+				// Its capacity was given back with the cancellation.
+				h := New(w.store, 4, builtinReference())
+				b, _, _, err := load(context.Background(), h, rec.Aggregate, domain.EvolveBooking, "", loadFresh)
+				if err != nil {
+					return false
+				}
+				q, _, _, err := load(context.Background(), h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", loadFresh)
+				return err == nil && q.Status == domain.QuoteStatusPriced
 			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -112,9 +112,26 @@ type ManifestCandidate struct {
 	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
 	// that no passenger aircraft may carry ("" when none).
 	CargoAircraftOnly string
+	// BookingID is the confirmed booking on this flight that carries
+	// the AWB number, as the facts knew it ("" when none): the flight
+	// holds its reservation until it is cancelled, which the facts may
+	// not know yet (see ReservationGone).
+	BookingID string
 	// Version is that of the shipment's statuses the facts were read at
 	// (see ManifestFacts.Version).
 	Version uint64
+}
+
+// ReservationGone reports whether the booking the candidate was known by
+// no longer holds a reservation on flight f: it was cancelled after the
+// facts were read, in one transaction with the release, and the facts are
+// to be read again before the manifest is decided.
+func (c ManifestCandidate) ReservationGone(f Flight) bool {
+	if c.BookingID == "" {
+		return false
+	}
+	_, held := f.Reservations[c.BookingID]
+	return !held
 }
 
 // ManifestFacts are what the read models know of an AWB named on a
@@ -150,6 +167,9 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	own := awb.AWBNumber[:3] == flight.AWBPrefix
 	if b := awb.Booking; b.Status == BookingStatusConfirmed {
 		c.Known = b.FlightID == flight.ID || (own && awb.BookedFlight.Origin == flight.Origin)
+		if b.FlightID == flight.ID {
+			c.BookingID = b.ID
+		}
 	}
 	if m := awb.MAWB; m != nil {
 		c.Known = c.Known || (own && m.Origin == flight.Origin)
