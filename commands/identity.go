@@ -189,7 +189,9 @@ func (h *Handler) SetRateLimits(ctx context.Context, m Meta, orgID string, l dom
 	}
 	at := h.now().UTC()
 	return execute(ctx, h, domain.Aggregate{Type: domain.AggregateOrganization, ID: orgID}, m, domain.EvolveOrganization,
-		func(o domain.Organization) ([]domain.Event, error) { return domain.DecideSetRateLimits(o, l, at) })
+		func(o domain.Organization) ([]domain.Event, error) {
+			return domain.DecideSetRateLimits(o, m.Principal, l, at)
+		})
 }
 
 // RecordAuthorization appends an authorization event for the audit log.

@@ -77,8 +77,12 @@ type OrganizationRateLimitsSet struct {
 
 func (OrganizationRateLimitsSet) EventType() string { return "OrganizationRateLimitsSet" }
 
-// DecideSetRateLimits changes an existing organisation's limits.
-func DecideSetRateLimits(o Organization, l RateLimits, at time.Time) ([]Event, error) {
+// DecideSetRateLimits changes an existing organisation's limits, for by.
+// An admin does not change those of the organisation it calls with: set
+// low, they shut every credential of it out until the window ends (a day's
+// until midnight UTC), as disabling it would, which is refused too (see
+// checkStatusChange); another admin's credential sets them.
+func DecideSetRateLimits(o Organization, by Principal, l RateLimits, at time.Time) ([]Event, error) {
 	if !o.Exists() {
 		return nil, Errorf(NotFound, "no such organisation")
 	}
@@ -87,6 +91,9 @@ func DecideSetRateLimits(o Organization, l RateLimits, at time.Time) ([]Event, e
 	}
 	if o.RateLimits == l {
 		return nil, nil
+	}
+	if by.OrganizationID == o.ID {
+		return nil, Errorf(Conflict, "organisation %s is the one this request authenticates with: use another admin organisation's credential to change its rate limits, which set too low would shut it out", o.ID)
 	}
 	return []Event{OrganizationRateLimitsSet{OrganizationID: o.ID, Limits: l, SetAt: at}}, nil
 }

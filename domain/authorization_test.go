@@ -39,20 +39,25 @@ func TestDecideSetRateLimits(t *testing.T) {
 	tests := []struct {
 		name    string
 		history []Event
+		by      string // the organisation of the admin asking
 		l       RateLimits
 		want    string // the limits set, "" for no change, or the first problem's code and field, or the error's code
 	}{
-		{"limits of its own", f1, RateLimits{PerMinute: 60, PerHour: 1000, PerDay: 10_000_000}, "f1: 60/min 1000/h 10000000/day"},
-		{"other limits", limited, RateLimits{PerMinute: 120}, "f1: 120/min 0/h 0/day"},
-		{"back to the defaults", limited, RateLimits{}, "f1: 0/min 0/h 0/day"},
-		{"the same limits again", limited, RateLimits{PerMinute: 60}, ""},
-		{"the defaults, never changed", f1, RateLimits{}, ""},
-		{"a negative limit", f1, RateLimits{PerMinute: -1}, "INVALID_RANGE requestsPerMinute"},
-		{"too many a day", f1, RateLimits{PerDay: 10_000_001}, "INVALID_RANGE requestsPerDay"},
-		{"no organisation", nil, RateLimits{PerMinute: 60}, "not_found"},
+		{"limits of its own", f1, "operator", RateLimits{PerMinute: 60, PerHour: 1000, PerDay: 10_000_000}, "f1: 60/min 1000/h 10000000/day"},
+		{"other limits", limited, "operator", RateLimits{PerMinute: 120}, "f1: 120/min 0/h 0/day"},
+		{"back to the defaults", limited, "operator", RateLimits{}, "f1: 0/min 0/h 0/day"},
+		{"the same limits again", limited, "operator", RateLimits{PerMinute: 60}, ""},
+		{"the defaults, never changed", f1, "operator", RateLimits{}, ""},
+		{"a negative limit", f1, "operator", RateLimits{PerMinute: -1}, "INVALID_RANGE requestsPerMinute"},
+		{"too many a day", f1, "operator", RateLimits{PerDay: 10_000_001}, "INVALID_RANGE requestsPerDay"},
+		{"no organisation", nil, "operator", RateLimits{PerMinute: 60}, "not_found"},
+		// Set low, they would shut its own credential out.
+		{"its own, by an admin of it", f1, "f1", RateLimits{PerMinute: 1}, "conflict"},
+		{"its own, unchanged", limited, "f1", RateLimits{PerMinute: 60}, ""},
 	}
 	for _, tt := range tests {
-		events, err := DecideSetRateLimits(given(EvolveOrganization, tt.history...), tt.l, at)
+		by := Principal{Subject: "client:admin", OrganizationID: tt.by, Role: RoleAdmin}
+		events, err := DecideSetRateLimits(given(EvolveOrganization, tt.history...), by, tt.l, at)
 		got := outcomeOf(events, err, func(e OrganizationRateLimitsSet) string {
 			return fmt.Sprintf("%s: %d/min %d/h %d/day", e.OrganizationID, e.Limits.PerMinute, e.Limits.PerHour, e.Limits.PerDay)
 		})
