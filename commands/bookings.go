@@ -73,17 +73,28 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 			return domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
 		var f domain.Flight
+		released := false
 		if domain.ValidIdentifier(b.FlightID) {
 			if _, err := decideIn(t, flightAggregate(b.FlightID), m.part("release"), domain.EvolveFlight,
 				func(now domain.Flight) ([]domain.Event, error) {
 					f = now
-					return domain.DecideReleaseCapacity(now, id)
+					events, err := domain.DecideReleaseCapacity(now, id)
+					released = len(events) > 0
+					return events, err
 				}); err != nil {
 				return err
 			}
 		}
 		res, err = decideIn(t, bookingAggregate(id), m, domain.EvolveBooking,
-			func(b domain.Booking) ([]domain.Event, error) { return domain.DecideCancelBooking(b, f, "", at) })
+			func(b domain.Booking) ([]domain.Event, error) {
+				events, err := domain.DecideCancelBooking(b, f, "", at)
+				if released {
+					// The reactor need not take the flight's lock
+					// again to find nothing to give back.
+					events = domain.WithCapacityReleased(events)
+				}
+				return events, err
+			})
 		return err
 	})
 	if res == nil {

@@ -2,10 +2,12 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore"
 )
 
 // A cancellation gives the booking's capacity back with it, in one
@@ -53,5 +55,50 @@ func TestACancellationAndAManifestOfItsShipmentAreNotBothStored(t *testing.T) {
 	})
 	if checks != 2 || domain.ErrorCode(err) != domain.ValidationError || !strings.Contains(err.Error(), awb) {
 		t.Errorf("a manifest checked against facts from before the cancellation: %d checks, %v; want the facts read again, and the shipment refused", checks, err)
+	}
+}
+
+// failingFlightLoads is the event store failing every load of a flight.
+type failingFlightLoads struct {
+	*eventstore.Store
+}
+
+func (s failingFlightLoads) LoadAfter(ctx context.Context, agg domain.Aggregate, after uint64) ([]domain.Record, error) {
+	if agg.Type == domain.AggregateFlight {
+		return nil, errors.New("a flight loaded")
+	}
+	return s.Store.LoadAfter(ctx, agg, after)
+}
+
+func (s failingFlightLoads) Load(ctx context.Context, agg domain.Aggregate) ([]domain.Record, error) {
+	return s.LoadAfter(ctx, agg, 0)
+}
+
+// A cancellation that gave its capacity back with it says so, and the
+// booking reactor, which holds its AWB number and reopens its quote, does
+// not take the flight's lock and load it to find nothing to give back: on
+// the flight every confirmation of it takes.
+func TestTheBookingReactorLeavesTheFlightOfACancellationThatGaveItsCapacityBack(t *testing.T) {
+	w := newWorld(t, 1000)
+	ctx := context.Background()
+	booked := w.book(t, w.pricedQuote(t, 100))
+	if err := w.reactors.book(ctx, booked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.h.CancelBooking(ctx, NewMeta(w.fwd, "", ""), booked.Aggregate.ID); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := w.lastRecord(t, booked.Aggregate)
+	// Another replica's reactor, which has not loaded the flight.
+	other := *w.reactors
+	other.h = New(failingFlightLoads{w.store}, 4, builtinReference())
+	other.h.now = w.h.now
+	if err := other.book(ctx, cancelled); err != nil {
+		t.Fatalf("the cancellation handled: %v; want it handled without the flight", err)
+	}
+	b := w.booking(t, booked.Aggregate.ID)
+	q, _, _, err := load(ctx, w.h, quoteAggregate(b.QuoteID), domain.EvolveQuote, "", loadFresh)
+	if err != nil || q.Status != domain.QuoteStatusPriced {
+		t.Errorf("the quote after the cancellation is handled: %s, %v; want it priced again", q.Status, err)
 	}
 }

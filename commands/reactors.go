@@ -159,10 +159,19 @@ func (r *Reactors) book(ctx context.Context, rec domain.Record) error {
 		if err != nil {
 			return err
 		}
+		e, err := domain.DecodeEvent(rec.Type, rec.Data)
+		if err != nil {
+			return err
+		}
 		now := r.h.now().UTC()
 		return transact(ctx, r.h, func(t *transaction) error {
-			if err := r.release(t, rec, b); err != nil {
-				return err
+			// A cancellation by its forwarder gave the capacity back
+			// with it; one of a cancelled flight, or stored by an
+			// earlier version, did not.
+			if !e.(domain.BookingCancelled).CapacityReleased {
+				if err := r.release(t, rec, b); err != nil {
+					return err
+				}
 			}
 			if err := r.holdAWB(t, rec, b); err != nil {
 				return err

@@ -203,6 +203,10 @@ type BookingCancelled struct {
 	BookingID   string    `json:"bookingId"`
 	Reason      string    `json:"reason,omitempty"` // flight_cancelled when the airline cancelled the flight
 	CancelledAt time.Time `json:"cancelledAt"`
+	// CapacityReleased: the booking's capacity was given back with it,
+	// in one transaction with the flight (see WithCapacityReleased), and
+	// the booking reactor leaves the flight alone.
+	CapacityReleased bool `json:"capacityReleased,omitempty"`
 }
 
 func (BookingCancelled) EventType() string  { return "BookingCancelled" }
@@ -548,6 +552,18 @@ func DecideCancelBooking(b Booking, flight Flight, reason string, at time.Time) 
 			b.ID, b.AWBNumber, flight.ID)
 	}
 	return []Event{BookingCancelled{BookingID: b.ID, Reason: reason, CancelledAt: at}}, nil
+}
+
+// WithCapacityReleased is events, a cancellation's, saying that the
+// booking's capacity is given back with it.
+func WithCapacityReleased(events []Event) []Event {
+	for i, e := range events {
+		if c, ok := e.(BookingCancelled); ok {
+			c.CapacityReleased = true
+			events[i] = c
+		}
+	}
+	return events
 }
 
 // EvolveBooking applies an event to a booking.

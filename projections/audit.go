@@ -138,7 +138,7 @@ var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "r
 	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true,
 	"createdAt": true, "requestedAt": true, "submittedAt": true, "reportedAt": true, "recordedAt": true,
 	"reopenedAt": true, "deletedAt": true, "disabledAt": true, "uploadedAt": true, "claimedAt": true, "issuedBefore": true,
-	"statusesStored": true, "stated": true, "previous": true}
+	"statusesStored": true, "capacityReleased": true, "stated": true, "previous": true}
 
 // hashed fields hold a credential's hash: an entry says that it changed
 // (a rotated secret, a new password), not what to try guesses against.
