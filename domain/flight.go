@@ -356,6 +356,17 @@ func CanonicalFlightID(id string) string {
 	return CanonicalFlightNumber(number) + "-" + date
 }
 
+// ValidFlightID reports whether id, canonical (see CanonicalFlightID),
+// is one a flight can have: a flight number and a departure date.
+func ValidFlightID(id string) bool {
+	number, date, ok := strings.Cut(id, "-")
+	if !ok || !ValidFlightNumber(number) {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, date)
+	return err == nil
+}
+
 // FlightID is the id of a flight number's departure on a local date.
 func FlightID(flightNumber, departureDate string) string { return flightNumber + "-" + departureDate }
 

@@ -697,3 +697,24 @@ func TestAFlightStatusIsToldToItsAirlineAndTheForwardersBookedOnIt(t *testing.T)
 		}
 	}
 }
+
+func TestValidFlightID(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		want bool
+	}{
+		{"LH8400-2026-11-26", true},
+		{"LH84-2026-11-26", true},
+		{"4U1-2026-11-26", true},
+		{"garbage", false},
+		{"LH8400", false},
+		{"LH8400-2026-02-30", false},
+		{"LH8400-26-11-26", false},
+		{"L-2026-11-26", false},
+		{"LH8400-2026-11-26-x", false},
+	} {
+		if got := ValidFlightID(tt.id); got != tt.want {
+			t.Errorf("ValidFlightID(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}

@@ -1224,6 +1224,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{name: "bookings of the carrier", method: "GET", path: "/api/bookings", route: "/api/bookings", header: airline, status: 200},
 		{name: "bookings in an unknown status", method: "GET", path: "/api/bookings?status=booked", route: "/api/bookings", header: forwarder, status: 400},
 		{name: "bookings of a flight id that is none", method: "GET", path: "/api/bookings?flightId=LH8400.2026", route: "/api/bookings", header: forwarder, status: 400},
+		{name: "bookings of an id that is no flight's", method: "GET", path: "/api/bookings?flightId=garbage", route: "/api/bookings", header: forwarder, status: 400},
+		{name: "bookings of a flight on no date", method: "GET", path: "/api/bookings?flightId=LH8400-2026-02-30", route: "/api/bookings", header: forwarder, status: 400},
 		{name: "bookings of a quote id that is none", method: "GET", path: "/api/bookings?quoteId=" + strings.Repeat("q", 65), route: "/api/bookings", header: forwarder, status: 400},
 		{name: "bookings without credential", method: "GET", path: "/api/bookings", route: "/api/bookings", status: 401},
 		{name: "confirmed booking", method: "GET", path: "/api/bookings/" + confirmedID, route: "/api/bookings/{id}", header: forwarder, status: 200},

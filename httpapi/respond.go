@@ -846,10 +846,11 @@ func idParam(q url.Values, p *domain.Problems, name string) string {
 
 // flightIDParam reads the flightId filter as a body's flightId is read
 // (domain.CanonicalFlightID: trimmed, LH 0084 is LH84), then refuses
-// what cannot be an id, as idParam does.
+// what no flight's id can be (a flight number and a date), which matched
+// nothing: an empty list a client took for no bookings.
 func flightIDParam(q url.Values, p *domain.Problems) string {
 	id := domain.CanonicalFlightID(q.Get("flightId"))
-	if id != "" && !domain.ValidIdentifier(id) {
+	if id != "" && !domain.ValidFlightID(id) {
 		p.Add("flightId", domain.CodeInvalidFormat, "must be a flight id, such as LH8400-2026-11-26")
 	}
 	return id
