@@ -20,10 +20,7 @@ import (
 func TestACancellationAndAManifestOfItsShipmentAreNotBothStored(t *testing.T) {
 	w := newWorld(t, 1000)
 	ctx := context.Background()
-	booked := w.book(t, w.pricedQuote(t, 100))
-	if err := w.reactors.book(ctx, booked); err != nil {
-		t.Fatal(err)
-	}
+	booked := w.confirmedBooking(t, 100)
 	b := w.booking(t, booked.Aggregate.ID)
 	if _, held := w.flight(t).Reservations[b.ID]; b.Status != domain.BookingStatusConfirmed || !held {
 		t.Fatalf("booking %s, reservation held %v; want it confirmed, its capacity reserved", b.Status, held)
@@ -81,10 +78,7 @@ func (s failingFlightLoads) Load(ctx context.Context, agg domain.Aggregate) ([]d
 func TestTheBookingReactorLeavesTheFlightOfACancellationThatGaveItsCapacityBack(t *testing.T) {
 	w := newWorld(t, 1000)
 	ctx := context.Background()
-	booked := w.book(t, w.pricedQuote(t, 100))
-	if err := w.reactors.book(ctx, booked); err != nil {
-		t.Fatal(err)
-	}
+	booked := w.confirmedBooking(t, 100)
 	if _, err := w.h.CancelBooking(ctx, NewMeta(w.fwd, "", ""), booked.Aggregate.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,17 @@ func (w *world) book(t *testing.T, q domain.Quote) domain.Record {
 	return w.lastRecord(t, bookingAggregate(res.State.ID))
 }
 
+// confirmedBooking books a priced quote of weightKg and runs the booking
+// reactor on it, which confirms it; it returns the booking's request.
+func (w *world) confirmedBooking(t *testing.T, weightKg float64) domain.Record {
+	t.Helper()
+	booked := w.book(t, w.pricedQuote(t, weightKg))
+	if err := w.reactors.book(context.Background(), booked); err != nil {
+		t.Fatal(err)
+	}
+	return booked
+}
+
 func (w *world) booking(t *testing.T, id string) domain.Booking {
 	b, _, _, err := load(context.Background(), w.h, bookingAggregate(id), domain.EvolveBooking, "", loadFresh)
 	if err != nil {
@@ -499,10 +510,7 @@ func TestAReactorWhoseLoadLacksItsEventTriesItAgain(t *testing.T) {
 			}},
 		{"a cancelled booking's quote reopened",
 			func(w *world) domain.Record {
-				booked := w.book(t, w.pricedQuote(t, 100))
-				if err := w.reactors.book(context.Background(), booked); err != nil {
-					t.Fatal(err)
-				}
+				booked := w.confirmedBooking(t, 100)
 				if _, err := w.h.CancelBooking(context.Background(), NewMeta(w.fwd, "", ""), booked.Aggregate.ID); err != nil {
 					t.Fatal(err)
 				}
