@@ -124,6 +124,26 @@ func (h *Handler) CheckAdminClient(ctx context.Context, clientID, orgID, secret 
 	return nil
 }
 
+// CredentialAggregates are the aggregates whose events may withdraw the
+// credential of p, with jti its token's id ("" for none, as for an API
+// key): its organisation's (disabled, deleted, its tokens revoked), its
+// client's, user's or API key's, and its token's own revocation.
+func CredentialAggregates(p domain.Principal, jti string) []domain.Aggregate {
+	aggs := []domain.Aggregate{{Type: domain.AggregateOrganization, ID: p.OrganizationID}}
+	switch kind, id, _ := strings.Cut(p.Subject, ":"); kind {
+	case "client":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateClient, ID: id})
+	case "user":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateUser, ID: UserID(id)})
+	case "apikey":
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id})
+	}
+	if jti != "" {
+		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateTokenRevocation, ID: jti})
+	}
+	return aggs
+}
+
 // UserID is the aggregate id of a username: usernames may hold characters
 // that subjects may not.
 func UserID(username string) string {

@@ -168,30 +168,18 @@ func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domai
 }
 
 // credentialAggregates are the aggregates whose events may withdraw the
-// credential r came with: its organisation's (disabled, deleted, its
-// tokens revoked), its client's, user's or API key's, and its token's own
-// revocation. A long poll wakes at them as at a change, so that a
-// credential withdrawn while it waits is refused at once: it waited on
-// until its time ran out, and was answered a 304 as if it still held.
+// credential r came with (commands.CredentialAggregates). A long poll
+// wakes at them as at a change, so that a credential withdrawn while it
+// waits is refused at once: it waited on until its time ran out, and was
+// answered a 304 as if it still held.
 func credentialAggregates(r *http.Request) []domain.Aggregate {
-	p := principal(r.Context())
-	aggs := []domain.Aggregate{{Type: domain.AggregateOrganization, ID: p.OrganizationID}}
-	switch kind, id, _ := strings.Cut(p.Subject, ":"); kind {
-	case "client":
-		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateClient, ID: id})
-	case "user":
-		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateUser, ID: commands.UserID(id)})
-	case "apikey":
-		aggs = append(aggs, domain.Aggregate{Type: domain.AggregateAPIKey, ID: id})
-	}
 	// The token was verified as the request came: its id is read again
 	// here, not checked.
+	var jti string
 	if scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "Bearer") {
-		if jti, err := tokens.ID(strings.TrimSpace(raw)); err == nil {
-			aggs = append(aggs, domain.Aggregate{Type: domain.AggregateTokenRevocation, ID: jti})
-		}
+		jti, _ = tokens.ID(strings.TrimSpace(raw))
 	}
-	return aggs
+	return commands.CredentialAggregates(principal(r.Context()), jti)
 }
 
 // preferredWait is the wait a request's Prefer header asks for, at most
