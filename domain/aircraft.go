@@ -14,6 +14,14 @@ type AircraftCapacity struct {
 // aircraftTypes are typical cargo capacities: the full payload of
 // freighters, the lower-deck capacity of passenger wide-bodies. Airlines
 // override them per flight when they know better.
+//
+// A type is known by its ICAO designator (A359) and by its IATA code
+// (359), which timetables in SSIM print. ICAO gives a freighter and its
+// passenger model one designator (B748 is the 747-8F and the 747-8I), so
+// the freighters are also known by the designator with an F (B748F), and
+// the bare designator is the passenger model: goods for cargo aircraft
+// only are then never offered on a passenger aircraft published by its
+// designator. IATA codes tell them apart (74N, 74H).
 var aircraftTypes = map[string]AircraftCapacity{
 	"B77F":  {PayloadKg: 102000, VolumeM3: 653},
 	"B744F": {PayloadKg: 112000, VolumeM3: 700},
@@ -31,8 +39,18 @@ var aircraftTypes = map[string]AircraftCapacity{
 	"B748":  {PayloadKg: 15000, VolumeM3: 120, Passenger: true},
 }
 
+// iataAircraftCodes are the IATA codes of the types in aircraftTypes.
+var iataAircraftCodes = map[string]string{
+	"77X": "B77F", "74Y": "B744F", "74N": "B748F", "76X": "B763F", "M1F": "MD11F", "33X": "A332F",
+	"359": "A359", "351": "A35K", "333": "A333", "388": "A388", "77W": "B77W", "789": "B789", "788": "B788",
+	"74H": "B748",
+}
+
 // AircraftTypeCapacity returns the typical capacity of an aircraft type.
 func AircraftTypeCapacity(typ string) (AircraftCapacity, bool) {
+	if designator, ok := iataAircraftCodes[typ]; ok {
+		typ = designator
+	}
 	c, ok := aircraftTypes[typ]
 	return c, ok
 }

@@ -33,7 +33,7 @@ var flightTransitions = map[string][]string{
 var (
 	flightNumberPattern = regexp.MustCompile(`^([A-Z0-9]{2})([0-9]{1,4}[A-Z]?)$`)
 	clockPattern        = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
-	// An ICAO type designator (B77F) or IATA code (77F), or a freighter
+	// An ICAO type designator (B748) or IATA code (74N), or a freighter
 	// variant (B748F): letters and digits, nothing a timetable would not
 	// print.
 	aircraftTypePattern = regexp.MustCompile(`^[A-Z0-9]{2,8}$`)

@@ -231,8 +231,9 @@ func (builtinCommodities) DangerousGood(unNumber string) (KnownCommodity, bool) 
 }
 
 // Goods for cargo aircraft only are forbidden on passenger aircraft: a
-// quote of them is priced on freighters alone, and on an aircraft type the
-// service does not know, whose airline judges. They are those marked CAO,
+// quote of them is priced on freighters alone (known by ICAO designator or
+// IATA code), and on an aircraft type the service does not know, whose
+// airline judges. They are those marked CAO,
 // and those of a commodity whose reference entry is lithium batteries on
 // their own (RLI: UN3480, RLM: UN3090) or dangerous goods the loaded table
 // allows on cargo aircraft only (UN1089) whatever the codes say, as the
@@ -246,7 +247,8 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 	}
 	card := RateCard{Carrier: "LH", Origin: "FRA", Destination: "ORD", Currency: "EUR", Breaks: []RateBreak{{0, 2}},
 		ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
-	flights := []Flight{flight("LH430", "B77F"), flight("LH432", "A359"), flight("LH434", "B748"), flight("LH436", "XYZ1")}
+	flights := []Flight{flight("LH430", "B77F"), flight("LH432", "A359"), flight("LH434", "B748"), flight("LH436", "XYZ1"),
+		flight("LH438", "74N"), flight("LH440", "74H")}
 	tests := []struct {
 		name      string
 		commodity string
@@ -254,17 +256,18 @@ func TestCargoForCargoAircraftOnlyIsPricedOnFreightersAlone(t *testing.T) {
 		flights   []Flight
 		want      string // the flights offered, or the refusal's reason
 	}{
-		{"general cargo flies on all", "", nil, flights, "LH430 LH432 LH434 LH436"},
-		{"a general cargo commodity flies on all", "GEN", nil, flights, "LH430 LH432 LH434 LH436"},
-		{"lithium ion batteries in equipment fly on all", "", []string{"ELI"}, flights, "LH430 LH432 LH434 LH436"},
-		{"cargo aircraft only flies on the freighter and the unknown type", "", []string{"DGR", "RLI", "CAO"}, flights, "LH430 LH436"},
-		{"lithium ion batteries on their own fly on the freighter and the unknown type", "RLI", nil, flights, "LH430 LH436"},
-		{"lithium metal batteries on their own fly on the freighter and the unknown type", "RLM", []string{"DGR"}, flights, "LH430 LH436"},
+		{"general cargo flies on all", "", nil, flights, "LH430 LH432 LH434 LH436 LH438 LH440"},
+		{"a general cargo commodity flies on all", "GEN", nil, flights, "LH430 LH432 LH434 LH436 LH438 LH440"},
+		{"lithium ion batteries in equipment fly on all", "", []string{"ELI"}, flights, "LH430 LH432 LH434 LH436 LH438 LH440"},
+		{"cargo aircraft only flies on the freighters and the unknown type", "", []string{"DGR", "RLI", "CAO"}, flights, "LH430 LH436 LH438"},
+		{"lithium ion batteries on their own fly on the freighters and the unknown type", "RLI", nil, flights, "LH430 LH436 LH438"},
+		{"lithium metal batteries on their own fly on the freighters and the unknown type", "RLM", []string{"DGR"}, flights, "LH430 LH436 LH438"},
 		{"lithium ion batteries on their own on a freighter", "RLI", nil, flights[:1], "LH430"},
 		{"lithium ion batteries on their own on a passenger aircraft", "RLI", nil, flights[1:2], ReasonCommodityNotAccepted},
 		{"general cargo on a passenger aircraft", "GEN", nil, flights[1:2], "LH432"},
 		{"CAO on passenger aircraft alone", "", []string{"CAO"}, flights[1:3], ReasonCommodityNotAccepted},
-		{"dangerous goods the reference data allows on cargo aircraft only fly on the freighter and the unknown type", "UN1089", []string{"DGR"}, flights, "LH430 LH436"},
+		{"CAO on a passenger aircraft published by its IATA code", "", []string{"CAO"}, flights[5:], ReasonCommodityNotAccepted},
+		{"dangerous goods the reference data allows on cargo aircraft only fly on the freighters and the unknown type", "UN1089", []string{"DGR"}, flights, "LH430 LH436 LH438"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
