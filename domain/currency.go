@@ -26,6 +26,38 @@ var minorUnits = map[string]int{
 	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
 }
 
+// amountScales are the currencies whose unit is worth much less than a US
+// dollar, by how many times a rate card's bounds grow for them: about how
+// many units a dollar buys, to the power of ten below (a dollar buys some
+// 1,400 won: 1000). The bounds catch a decimal point in the wrong place,
+// not a price, so orders of magnitude are enough, and the drift of a few
+// years leaves a currency where it is.
+var amountScales = func() map[string]float64 {
+	scales := map[string]float64{}
+	for scale, codes := range map[float64]string{
+		10: `AFN ALL BTN BWP CUP CZK DOP EGP ERN GHS GMD HNL INR KGS LSL MDL MKD MRU MUR MVR MXN MZN NAD NIO NOK PHP
+			RUB SCR SEK SLE SRD STN SZL THB TJS TRY TWD UAH UYU ZAR ZMW ZWG`,
+		100: `AMD AOA BDT CLP CRC CVE DJF DZD ETB GYD HTG HUF ISK JMD JPY KES KMF KPW KZT LKR LRD NPR PKR RSD SDG SOS
+			VED VES VUV XAF XOF XPF YER`,
+		1000:  `ARS BIF CDF COP GNF IQD KHR KRW MGA MMK MNT MWK NGN PYG RWF SSP TZS UGX`,
+		10000: `IDR IRR LAK LBP SYP UZS VND`,
+	} {
+		for _, code := range strings.Fields(codes) {
+			scales[code] = scale
+		}
+	}
+	return scales
+}()
+
+// amountScale is how many times a rate card's bounds in currency are
+// those in dollars: 1 but for the currencies of amountScales.
+func amountScale(currency string) float64 {
+	if scale, ok := amountScales[currency]; ok {
+		return scale
+	}
+	return 1
+}
+
 // roundAmount rounds an amount to the minor unit of its currency, so that
 // a charge is one that can be invoiced and paid: no fractions of a yen.
 // Half a unit goes up. The units are counted to a millionth first, as

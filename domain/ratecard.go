@@ -120,8 +120,13 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 	case !slices.Contains(currencies, card.Currency):
 		p.Add("currency", CodeInvalidValue, "%s is not an ISO 4217 currency", card.Currency)
 	}
-	if !(c.MinimumCharge >= 0 && c.MinimumCharge < 1e6) {
-		p.Add("minimumCharge", CodeInvalidRange, "must be from 0 to 999999")
+	// The bounds catch a decimal point in the wrong place: 1,000 a kg and
+	// a million in dollars or euros, as many times more as a currency's
+	// unit is worth less (4,500 won a kg is an ordinary rate).
+	scale := amountScale(card.Currency)
+	maxRate, maxMinimum := 1000*scale, 1e6*scale
+	if !(c.MinimumCharge >= 0 && c.MinimumCharge < maxMinimum) {
+		p.Add("minimumCharge", CodeInvalidRange, "must be at least 0 and less than %.0f in %s", maxMinimum, card.Currency)
 	}
 	if _, ok := c.WeightBreaks["N"]; !ok {
 		p.Add("weightBreaks.N", CodeRequired, "the normal rate N is required")
@@ -131,8 +136,8 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 			p.Add("weightBreaks."+name, CodeInvalidValue, "weight breaks are N, 45, 100, 300, 500 and 1000")
 			continue
 		}
-		if !(rate > 0 && rate < 1000) {
-			p.Add("weightBreaks."+name, CodeInvalidRange, "must be more than 0 and less than 1000 per kg")
+		if !(rate > 0 && rate < maxRate) {
+			p.Add("weightBreaks."+name, CodeInvalidRange, "must be more than 0 and less than %.0f per kg in %s", maxRate, card.Currency)
 			continue
 		}
 		from := 0.0
@@ -159,8 +164,8 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 		card.Surcharges[code] = rate
 		if !specialHandlingCodePattern.MatchString(code) {
 			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
-		} else if !(rate >= 0 && rate < 1000) {
-			p.Add("surcharges."+code, CodeInvalidRange, "must be from 0 to 999 per kg")
+		} else if !(rate >= 0 && rate < maxRate) {
+			p.Add("surcharges."+code, CodeInvalidRange, "must be at least 0 and less than %.0f per kg in %s", maxRate, card.Currency)
 		}
 	}
 	card.NotAccepted = upperList(&p, "notAccepted", c.NotAccepted, specialHandlingCodePattern, "must be a three-letter special handling code")

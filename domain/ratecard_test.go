@@ -132,3 +132,40 @@ func TestARateCardsAirportsAreCheckedForTheirShapeOnlyWithoutReferenceData(t *te
 		}
 	}
 }
+
+// A rate card's amounts are bounded to catch a decimal point in the wrong
+// place, at 1,000 a kg and a minimum charge of a million in euros, and as
+// many times more as a currency's unit is worth less: an ordinary card in
+// won or rupiah is taken, one in euros at won's numbers is not.
+func TestARateCardsBoundsGrowAsItsCurrencysUnitIsWorthLess(t *testing.T) {
+	tests := []struct {
+		currency      string
+		rate, minimum float64
+		want          string // the problem, or "" when accepted
+	}{
+		{"EUR", 4.5, 75, ""},
+		{"EUR", 999.99, 999999, ""},
+		{"EUR", 1000, 75, "validation_error: weightBreaks.N: must be more than 0 and less than 1000 per kg in EUR"},
+		{"EUR", 4.5, 1e6, "validation_error: minimumCharge: must be at least 0 and less than 1000000 in EUR"},
+		{"KWD", 1.4, 25, ""},
+		{"INR", 1200, 9000, ""},
+		{"JPY", 850, 12000, ""},
+		{"JPY", 100000, 12000, "validation_error: weightBreaks.N: must be more than 0 and less than 100000 per kg in JPY"},
+		{"KRW", 4500, 100000, ""},
+		{"KRW", 4500000, 100000, "validation_error: weightBreaks.N: must be more than 0 and less than 1000000 per kg in KRW"},
+		{"IDR", 52000, 1500000, ""},
+		{"VND", 120000, 2500000, ""},
+		{"VND", 120000, 1e10, "validation_error: minimumCharge: must be at least 0 and less than 10000000000 in VND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.currency, func(t *testing.T) {
+			c := SetRateCard{Carrier: "LH", Origin: "FRA", Destination: "JFK", Currency: tt.currency, MinimumCharge: tt.minimum,
+				WeightBreaks: map[string]float64{"N": tt.rate}, Surcharges: map[string]float64{"DGR": tt.rate / 10},
+				ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			_, err := DecideSetRateCard(c, zonedAirports{})
+			if got := errText(err); got != tt.want {
+				t.Errorf("%v %s a kg, at least %v: %q, want %q", tt.rate, tt.currency, tt.minimum, got, tt.want)
+			}
+		})
+	}
+}
