@@ -37,8 +37,10 @@ Times are RFC 3339 (2026-11-25T10:00:00Z) or plain dates (2026-11-25,
 UTC); they are compared with the time each event occurred. --until with a
 plain date includes that whole day. --since also starts the read at the
 events the stream stored from then on (less ten minutes, for clocks that
-differ), instead of reading every event before it to leave it out; the
-other filters but --type and --id are applied to every event read.
+differ), instead of reading every event before it to leave it out, and
+--until ends it at the first event that occurred more than ten minutes
+after it; the other filters but --type and --id are applied to every
+event read.
 
 Every second of a long read, a line on stderr says how far it has come;
 at the end, a line says how many events were printed of how many read,
@@ -86,6 +88,9 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	progress := newReadProgress(stderr, "events", from, to, len(filters) == 0)
 	aggTypes := map[string]bool{} // of the events printed
 	err = store.Read(ctx, filters, from, to, func(r domain.Record) error {
+		if o.pastUntil(r) {
+			return errPastUntil
+		}
 		match := o.matches(r)
 		progress.saw(r.Sequence, match)
 		if !match {
@@ -94,8 +99,11 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 		aggTypes[r.Aggregate.Type] = true
 		return enc.Encode(lineOf(r, stderr))
 	})
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		err = errInterrupted
+	case errors.Is(err, errPastUntil):
+		err = nil
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -171,6 +179,20 @@ const followRetries = 30
 // just before the NATS server stored it, by the server's clock, which may
 // be behind. The events read before --since are left out as ever.
 var storeClockSkew = 10 * time.Minute
+
+// errPastUntil ends a read at the first event that occurred after --until
+// by more than storeClockSkew: the stream holds the events in the order
+// cargod decided them, each at its replica's clock, so none that follows
+// occurred by --until.
+var errPastUntil = errors.New("past --until")
+
+// pastUntil reports whether r ends a read with --until (see errPastUntil).
+// The stream's own time would find the end without reading to it, but a
+// stream copied to another (sourced, to move a cluster) was stored anew,
+// all of it at the copy's time: --until would read none of it.
+func (o eventsOptions) pastUntil(r domain.Record) bool {
+	return !o.until.IsZero() && momentOf(r).After(o.until.Add(storeClockSkew))
+}
 
 // readRange is the stream sequences a read covers. It starts at
 // --from-seq, or with --since the first event the stream stored since

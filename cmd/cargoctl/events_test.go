@@ -604,7 +604,8 @@ func TestEventsSaysWhyAnEventItCannotReadHasNoType(t *testing.T) {
 
 // TestASinceReadsOnlyTheEventsStoredSince: --since starts the read at the
 // first event the stream stored at that moment, found by the server,
-// instead of reading every event before it only to leave it out; stderr
+// instead of reading every event before it only to leave it out, and
+// --until ends it at the last event stored before that moment; stderr
 // says how many were read.
 func TestASinceReadsOnlyTheEventsStoredSince(t *testing.T) {
 	defer func(skew time.Duration) { storeClockSkew = skew }(storeClockSkew)
@@ -629,6 +630,9 @@ func TestASinceReadsOnlyTheEventsStoredSince(t *testing.T) {
 		{"events since the moment", []string{"events", "--since", since.Format(time.RFC3339Nano)}, 2, "2 events printed; read 2 events, sequences 6 to 7"},
 		{"events since a day before every event, all stored since", []string{"events", "--since", "2026-11-25"}, 5, "5 events printed; read 7 events, sequences 1 to 7"},
 		{"events since a moment before the stream", []string{"events", "--since", "2000-01-01"}, 7, "7 events printed; read 7 events, sequences 1 to 7"},
+		{"events until before the later ones were stored", []string{"events", "--until", since.Add(-time.Millisecond).Format(time.RFC3339Nano)}, 5, "5 events printed; read 5 events, sequences 1 to 5"},
+		{"events until before the stream", []string{"events", "--until", "2000-01-01"}, 0, "0 events printed"},
+		{"events since the moment until after it", []string{"events", "--since", since.Format(time.RFC3339Nano), "--until", since.Add(time.Minute).Format(time.RFC3339Nano)}, 2, "2 events printed; read 2 events, sequences 6 to 7"},
 		{"events since the moment, of a type", []string{"events", "--since", since.Format(time.RFC3339Nano), "--event-type", "QuotePriced"}, 1, "1 event printed; read 2 events, sequences 6 to 7"},
 		{"a trace since the moment", []string{"trace", "--since", since.Format(time.RFC3339Nano), "corr6"}, 2, "2 events over 1ms; read 2 events, sequences 6 to 7"},
 		{"a trace", []string{"trace", "corr6"}, 2, "2 events over 1ms; read 7 events, sequences 1 to 7"},
