@@ -25,16 +25,20 @@ import (
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+	writeEncoded(w, status, bytes.TrimSuffix(body.Bytes(), newline))
 }
 
-// writeEncoded answers with body, JSON encoded before, as writeJSON would.
+// writeEncoded answers with body, JSON encoded before, and a newline, as
+// json.Encoder ends it. It says its length: net/http works it out for a
+// body of up to 2 kB alone, and sends a longer one, such as a priced
+// quote's, in chunks, and the answer to a HEAD of it without a length.
 func writeEncoded(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+len(newline)))
 	w.WriteHeader(status)
 	w.Write(body)
 	w.Write(newline)

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -666,6 +669,35 @@ func TestAFilterOfIdsTakesAtMostItsNumberOfIds(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// An answer says its length, as long as it is (net/http works it out for
+// up to 2 kB alone, and sent a longer one in chunks), to a HEAD too, which
+// gets no body.
+func TestAJSONAnswerSaysItsLengthToAGetAndAHead(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"note": r.URL.Query().Get("note")})
+	}))
+	defer srv.Close()
+	for _, note := range []string{"short", long} {
+		want := strconv.Itoa(len(`{"note":""}`+"\n") + len(note))
+		for _, method := range []string{"GET", "HEAD"} {
+			req, _ := http.NewRequest(method, srv.URL+"?note="+note, nil)
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if got := res.Header.Get("Content-Length"); got != want || len(res.TransferEncoding) > 0 {
+				t.Errorf("%s of %d characters: Content-Length %q, Transfer-Encoding %v; want %s and none", method, len(note), got, res.TransferEncoding, want)
+			}
+			if method == "GET" && strconv.Itoa(len(body)) != want {
+				t.Errorf("GET of %d characters: a body of %d bytes, want %s", len(note), len(body), want)
+			}
 		}
 	}
 }
