@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -35,12 +36,19 @@ type storedResponse struct {
 	Status      int         `json:"status,omitempty"`
 	Header      http.Header `json:"header,omitempty"`
 	Body        []byte      `json:"body,omitempty"` // without a generated secret
-	// SealedSecret is the webhook secret the response generated, sealed
-	// as the subscription's is: a client whose first answer was lost gets
-	// it on the replay, where a subscription signed with a secret it could
-	// never learn was all it had.
+	// SealedSecret is the secret the response generated (a webhook's, an
+	// API key, a client's secret), sealed as a subscription's is: a
+	// client whose first answer was lost gets it on the replay, where a
+	// subscription signed with a secret it could never learn, or a key it
+	// never saw, was all it had. SecretField is the body's field that had
+	// it ("" for "secret": responses stored before there were others).
 	SealedSecret []byte `json:"sealedSecret,omitempty"`
+	SecretField  string `json:"secretField,omitempty"`
 }
+
+// secretFields are the top-level fields of a response that hold a secret
+// generated for it, shown once: never stored as they are.
+var secretFields = []string{"secret", "clientSecret", "apiKey"}
 
 // replayedHeaders are the response headers kept for a replay.
 var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ETag"}
@@ -51,8 +59,9 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ET
 // the stored response and appends nothing, or 409 while the first is still
 // running; a repeat with another body gets 422. Only successes are kept: a
 // failed request frees its key, so a corrected request may use it again.
-// Admin endpoints are left out: their responses carry secrets, which are
-// never stored. Document uploads are left out too: they are streamed,
+// A secret a response generated is kept sealed (see storedResponse), and
+// an admin request with a secret of its own is left out (choosesSecret).
+// Document uploads are left out: they are streamed,
 // never held whole, so there is no hash of the body to take the key with
 // before the request runs. By their path, not their content type: an
 // upload in another form would be read whole, up to the upload limit,
@@ -60,7 +69,7 @@ var replayedHeaders = []string{"Content-Type", "Location", "Cargo-Sequence", "ET
 func (s *Server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		keys := r.Header.Values("Idempotency-Key")
-		if r.Method != http.MethodPost || len(keys) == 0 || len(keys) == 1 && keys[0] == "" || strings.HasPrefix(r.URL.Path, "/api/admin/") || r.URL.Path == uploadPath {
+		if r.Method != http.MethodPost || len(keys) == 0 || len(keys) == 1 && keys[0] == "" || r.URL.Path == uploadPath {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -86,6 +95,10 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		return readError(err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	if strings.HasPrefix(r.URL.Path, "/api/admin/") && choosesSecret(body) {
+		next.ServeHTTP(w, r)
+		return nil
+	}
 	ctx := r.Context()
 	scope := principal(ctx).OrganizationID + "\x00" + key
 	storeKey := hexHash([]byte(scope))
@@ -110,7 +123,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 			if secret, _, err := s.dispatcher.Sealer.Open(prev.SealedSecret); err != nil {
 				s.log.WarnContext(ctx, "idempotency: a replayed response's secret cannot be opened; replayed without it", "request_id", requestID(ctx), "err", err)
 			} else {
-				body = withSecret(body, secret)
+				body = withSecret(body, cmp.Or(prev.SecretField, "secret"), secret)
 			}
 		}
 		for k, v := range prev.Header {
@@ -136,7 +149,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 	}
 	done := storedResponse{RequestHash: reqHash, StartedAt: time.Now(), Status: rec.status, Header: http.Header{}}
 	var secret string
-	if done.Body, secret = takeSecret(rec.keep.Bytes()); secret != "" {
+	if done.Body, done.SecretField, secret = takeSecret(rec.keep.Bytes()); secret != "" {
 		done.SealedSecret = s.dispatcher.Sealer.Seal(secret)
 	}
 	for _, h := range replayedHeaders {
@@ -185,30 +198,53 @@ func hexHash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// takeSecret takes a top-level "secret" out of a JSON object, returning
-// the object without it and the secret ("" if none): a webhook's generated
-// secret is never stored as it is.
-func takeSecret(body []byte) ([]byte, string) {
+// choosesSecret reports whether an admin request's body holds a secret of
+// the caller's choosing (a user's password, a client's secret): such a
+// request does not take its Idempotency-Key, as the hash of its body, kept
+// with the key, would be a copy of the secret far quicker to guess from
+// than the bcrypt hash the credential keeps.
+func choosesSecret(body []byte) bool {
 	var obj map[string]json.RawMessage
-	var secret string
-	if json.Unmarshal(body, &obj) != nil || json.Unmarshal(obj["secret"], &secret) != nil || secret == "" {
-		return body, ""
+	if json.Unmarshal(body, &obj) != nil {
+		return false
 	}
-	delete(obj, "secret")
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return body, ""
-	}
-	return append(out, '\n'), secret
+	_, password := obj["password"]
+	_, clientSecret := obj["clientSecret"]
+	return password || clientSecret
 }
 
-// withSecret puts secret back into the JSON object body, as "secret".
-func withSecret(body []byte, secret string) []byte {
+// takeSecret takes the first of secretFields that a JSON object has out of
+// it, returning the object without it, the field ("" for "secret") and the
+// secret ("" if none): a generated secret is never stored as it is.
+func takeSecret(body []byte) (_ []byte, field, secret string) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body, "", ""
+	}
+	for _, field := range secretFields {
+		if json.Unmarshal(obj[field], &secret) != nil || secret == "" {
+			continue
+		}
+		delete(obj, field)
+		out, err := json.Marshal(obj)
+		if err != nil {
+			return body, "", ""
+		}
+		if field == "secret" {
+			field = ""
+		}
+		return append(out, '\n'), field, secret
+	}
+	return body, "", ""
+}
+
+// withSecret puts secret back into the JSON object body, as field.
+func withSecret(body []byte, field, secret string) []byte {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
 		return body
 	}
-	obj["secret"], _ = json.Marshal(secret)
+	obj[field], _ = json.Marshal(secret)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return body

@@ -357,6 +357,56 @@ func TestAPIKeys(t *testing.T) {
 	}
 }
 
+// An admin's write whose answer was lost, retried with its
+// Idempotency-Key, is carried out once: the replay answers the key or
+// client secret it generated, where the retry made a second key the
+// automation never learned of. A request naming a secret of its own (a
+// user's password) does not take its key: the hash kept with the key
+// would be a copy of the password quicker to guess than its bcrypt hash.
+func TestAnAdminWriteRetriedWithItsIdempotencyKeyIsCarriedOutOnce(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	admin := s.demoToken(t, "demo-admin")
+	type created struct {
+		ID, APIKey, ClientID, ClientSecret string
+	}
+	post := func(path, key string, body map[string]any) (response, created) {
+		r := s.do(t, request{method: "POST", path: path, token: admin, header: map[string]string{"Idempotency-Key": key}, body: body})
+		var c created
+		r.json(t, &c)
+		return r, c
+	}
+	for _, tt := range []struct {
+		name, path string
+		body       map[string]any
+		secret     func(created) string
+	}{
+		{"api-key", "/api/admin/api-keys", map[string]any{"organizationId": "demo-forwarder", "name": "TMS"}, func(c created) string { return c.APIKey }},
+		{"client-with-a-generated-secret", "/api/admin/clients", map[string]any{"organizationId": "demo-forwarder", "clientId": "tms-1"}, func(c created) string { return c.ClientSecret }},
+	} {
+		first, lost := post(tt.path, "admin-"+tt.name, tt.body)
+		replay, got := post(tt.path, "admin-"+tt.name, tt.body)
+		if first.status != http.StatusCreated || replay.status != http.StatusCreated || replay.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: first = %d, replay = %d %v %s", tt.name, first.status, replay.status, replay.header, replay.body)
+		}
+		if got != lost || tt.secret(got) == "" {
+			t.Errorf("%s: the replay answered %+v, the first answer %+v: want the same, secret and all", tt.name, got, lost)
+		}
+	}
+	var keys struct{ APIKeys []struct{ Name string } }
+	s.do(t, request{method: "GET", path: "/api/admin/api-keys?organizationId=demo-forwarder", token: admin}).json(t, &keys)
+	if len(keys.APIKeys) != 1 {
+		t.Errorf("keys after a retried creation = %+v, want one", keys.APIKeys)
+	}
+	user := map[string]any{"organizationId": "demo-forwarder", "username": "dispatch", "password": "correct horse battery"}
+	if r, _ := post("/api/admin/users", "admin-user", user); r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("user = %d %v %s", r.status, r.header, r.body)
+	}
+	if r, _ := post("/api/admin/users", "admin-user", user); r.status != http.StatusConflict {
+		t.Errorf("the user created again under the same key = %d %s, want 409 as without one: the key was not taken", r.status, r.body)
+	}
+}
+
 // TestAdminListsClientsAndUsersWithTheirStatusButNoSecret: an admin sees
 // every API client and user, of one organisation or of all, disabled and
 // deleted ones too, and never a secret, a password or their hashes.
