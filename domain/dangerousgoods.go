@@ -208,8 +208,14 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	// The reference is the US DOT table: where it differs from the ICAO
 	// Technical Instructions, the acceptance check decides, so these are
 	// notes.
-	if groups := orOne(known.PackingGroups, known.PackingGroup); e.PackingGroup != "" && len(groups) > 0 && !slices.Contains(groups, e.PackingGroup) {
-		e.ReviewNotes = append(e.ReviewNotes, "packing group "+e.PackingGroup+" is not listed for "+e.UNNumber+" in the reference data ("+strings.Join(groups, ", ")+")")
+	// An entry that lists no packing group (UN3480, UN1845) has none: a
+	// group declared for it is noted as one no entry lists.
+	if groups := orOne(known.PackingGroups, known.PackingGroup); e.PackingGroup != "" && !slices.Contains(groups, e.PackingGroup) {
+		listed := "none"
+		if len(groups) > 0 {
+			listed = strings.Join(groups, ", ")
+		}
+		e.ReviewNotes = append(e.ReviewNotes, "packing group "+e.PackingGroup+" is not listed for "+e.UNNumber+" in the reference data ("+listed+")")
 	}
 	if known.CargoAircraftForbidden {
 		e.ReviewNotes = append(e.ReviewNotes, e.UNNumber+" is forbidden on cargo aircraft in the reference data: check the ICAO Technical Instructions")

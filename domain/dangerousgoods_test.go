@@ -167,6 +167,9 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 	}{
 		{"UN1950", "Aerosols, flammable", "2.1", "", ""},
 		{"UN1088", "Acetal", "3", "I", "packing group I is not listed for UN1088 in the reference data (II)"},
+		// Dry ice has no packing group in the reference: one declared is noted.
+		{"UN1845", "Dry ice", "9", "III", "packing group III is not listed for UN1845 in the reference data (none)"},
+		{"UN1845", "Dry ice", "9", "", ""},
 		{"UN1005", "Ammonia, anhydrous", "2.2", "", "UN1005 is forbidden on cargo aircraft in the reference data: check the ICAO Technical Instructions"},
 	} {
 		c.UNNumber, c.ProperShippingName, c.Class, c.PackingGroup = tt.un, tt.name, tt.class, tt.pg

@@ -510,7 +510,7 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 		dgd   map[string]any
 	}{
 		{"lithium ion batteries on their own", "", map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
-			"packingGroup": "II", "packingInstructions": "965"}},
+			"packingInstructions": "965"}},
 		{"goods the DOT table allows on cargo aircraft only", table, map[string]any{"unNumber": "UN1089", "properShippingName": "Acetaldehyde",
 			"class": "3", "packingGroup": "I", "packingInstructions": "361"}},
 	}
