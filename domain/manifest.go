@@ -106,6 +106,9 @@ type ManifestCandidate struct {
 	Load
 	Known   bool
 	OnBoard string
+	// OnBoardPieces are the pieces of it that flight has on board: fewer
+	// than declared once some were offloaded there.
+	OnBoardPieces int
 	// LeftOn is the flight that carried the whole shipment away from this
 	// flight's origin, to elsewhere ("" when none): it is not waiting there.
 	LeftOn Flight
@@ -208,8 +211,8 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	// revised manifest). Else both flights would count its weight, and
 	// both could fly it. Cargo a departed flight left behind may go.
 	for _, f := range awb.Manifested {
-		if _, loaded := f.Loaded[awb.AWBNumber]; loaded && f.ID != flight.ID && f.Bookable() {
-			c.OnBoard = f.ID
+		if l, loaded := f.Loaded[awb.AWBNumber]; loaded && f.ID != flight.ID && f.Bookable() {
+			c.OnBoard, c.OnBoardPieces = f.ID, l.Pieces
 		}
 	}
 	return c
@@ -336,6 +339,11 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: another airline's flight took it away", s.AWBNumber, f.Origin)
 		case !s.Known:
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
+		case s.OnBoard != "" && s.OnBoardPieces > 0 && s.OnBoardPieces < s.Pieces:
+			// Some pieces were offloaded there already: they go once the
+			// flight has left with the rest (see leftBehind).
+			p.Add(field, CodeOnOtherFlight, "%s is on board %s, %d of its %d pieces: the pieces offloaded there may go once %s has departed; else offload the rest there, or leave it out of a revised manifest of %s, first",
+				s.AWBNumber, s.OnBoard, s.OnBoardPieces, s.Pieces, s.OnBoard, s.OnBoard)
 		case s.OnBoard != "":
 			p.Add(field, CodeOnOtherFlight, "%s is on board %s: offload it there, or leave it out of a revised manifest of %s, first", s.AWBNumber, s.OnBoard, s.OnBoard)
 		case s.CargoAircraftOnly != "" && f.PassengerAircraft():

@@ -481,6 +481,31 @@ func TestCarriersAreTheFlightsOnTheGroundSetToCarryAShipment(t *testing.T) {
 	}
 }
 
+func TestDecideSubmitManifestSaysWhatOfAShipmentIsOnBoardAnotherFlight(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	flight := Flight{ID: "LH8400-2026-11-27", FlightNumber: "LH8400", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	tests := []struct {
+		name     string
+		onBoard  int // pieces of the 3 declared that LH8402 has on board
+		wantText string
+	}{
+		{"on board whole: offload it there", 3,
+			"020-00000022 is on board LH8402-2026-11-26: offload it there, or leave it out of a revised manifest of LH8402-2026-11-26, first"},
+		{"on board in part, the rest offloaded there: those go once that flight has left", 2,
+			"020-00000022 is on board LH8402-2026-11-26, 2 of its 3 pieces: the pieces offloaded there may go once LH8402-2026-11-26 has departed; " +
+				"else offload the rest there, or leave it out of a revised manifest of LH8402-2026-11-26, first"},
+	}
+	for _, tt := range tests {
+		c := ManifestCandidate{Load: Load{AWBNumber: "020-00000022", Pieces: 3, WeightKg: 250.5, VolumeM3: 1}, Known: true,
+			OnBoard: "LH8402-2026-11-26", OnBoardPieces: tt.onBoard}
+		_, err := DecideSubmitManifest(flight, SubmitManifest{ManifestID: "m1", Carrier: "LH", At: now, Shipments: []ManifestCandidate{c}})
+		e, ok := errors.AsType[*Error](err)
+		if !ok || len(e.Fields) != 1 || e.Fields[0].Code != CodeOnOtherFlight || e.Fields[0].Message != tt.wantText {
+			t.Errorf("%s: %v, want AWB_ON_OTHER_FLIGHT %q", tt.name, err, tt.wantText)
+		}
+	}
+}
+
 func TestNewManifestCandidate(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
 	fromFRA := Flight{ID: "LH8402-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
@@ -530,7 +555,10 @@ func TestNewManifestCandidate(t *testing.T) {
 		{"a number nothing is known of does not", ManifestFacts{AWBNumber: "020-00000011"}, "unknown 0 0 0"},
 		{"a shipment another flight still on the ground has on board is on board there",
 			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromFRA, BookingStatusConfirmed), BookedFlight: fromFRA,
-				Manifested: []Flight{loading(fromFRA, FlightStatusDelayed)}}, "known 2 100 0.5 on LH8402-2026-11-25"},
+				Manifested: []Flight{loading(fromFRA, FlightStatusDelayed)}}, "known 2 100 0.5 on LH8402-2026-11-25, 2 pieces"},
+		{"one offloaded in part there is on board with the rest",
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusScheduled)}},
+			"known 3 120 0.7 on LH8402-2026-11-25, 2 pieces"},
 		{"a shipment this flight has on board already is not on board elsewhere",
 			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(flight, BookingStatusConfirmed), BookedFlight: flight,
 				Manifested: []Flight{loading(flight, FlightStatusScheduled)}}, "known 2 100 0.5"},
@@ -594,7 +622,7 @@ func TestNewManifestCandidate(t *testing.T) {
 		known := map[bool]string{true: "known", false: "unknown"}[c.Known]
 		got := fmt.Sprint(known, " ", c.Pieces, " ", c.WeightKg, " ", c.VolumeM3)
 		if c.OnBoard != "" {
-			got += " on " + c.OnBoard
+			got += fmt.Sprintf(" on %s, %d pieces", c.OnBoard, c.OnBoardPieces)
 		}
 		if c.LeftOn.ID != "" {
 			got += " left on " + c.LeftOn.ID + " for " + c.LeftOn.Destination
