@@ -53,8 +53,8 @@ type Addition interface {
 
 // OfRecord is an event about one of several records its aggregate holds
 // (a flight's reservation for a booking, an offload of a shipment, a
-// ledger's AWB number, the range of a stock request, a revocation of a
-// subject's tokens): the audit log
+// ledger's AWB number, the range of a stock request in its ledger and its
+// prefix, a revocation of a subject's tokens): the audit log
 // compares it with the aggregate's own fields alone, which it repeats (the
 // flight's id), where it compared it with the last record's too, and
 // showed a second booking's reservation as the first's bookingId changed
@@ -72,6 +72,8 @@ func (AWBNumberUsed) AboutOneRecord()     {}
 func (AWBNumberReleased) AboutOneRecord() {}
 func (StockAllocated) AboutOneRecord()    {}
 func (StockWithdrawn) AboutOneRecord()    {}
+func (RangeAllocated) AboutOneRecord()    {}
+func (RangeReleased) AboutOneRecord()     {}
 func (TokensRevoked) AboutOneRecord()     {}
 
 func (HAWBCreated) AddsRecord()            {}

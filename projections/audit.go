@@ -301,12 +301,16 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 			continue // unchanged, or still without a value
 		}
 		line := auditLine{Head: h, Change: changed}
-		if had {
+		switch {
+		case had && ofRecord:
+			// A field of the record the aggregate's first event
+			// made (a ledger's or a prefix's first range): another
+			// record's, not a value before this one's.
+			line.Field = old.Fields[i].Name
+		case had:
 			line.Field, line.Previous = old.Fields[i].Name, old.Fields[i].Sequence
-			if !ofRecord {
-				old.Fields[i].Digest, old.Fields[i].Sequence = digest, r.Sequence
-			}
-		} else {
+			old.Fields[i].Digest, old.Fields[i].Sequence = digest, r.Sequence
+		default:
 			line.Field = m.symbols.numberOf(mem.name)
 			if !ofRecord {
 				added = append(added, auditField{Name: line.Field, Digest: digest, Sequence: r.Sequence})
@@ -322,6 +326,16 @@ func (m *Audit) Apply(r domain.Record, e domain.Event) {
 	if (len(added) > 0 || !stored || newOwner) && !ofRecord {
 		old.Fields = m.mergeFields(old.Fields, added)
 		m.last[at] = old
+	}
+	if changed == 0 && ofRecord {
+		// The record the aggregate's first event made, again (a
+		// prefix's first range released): its fields, each new.
+		for _, mem := range m.members {
+			if !mem.leftOut {
+				m.addLine(auditLine{Head: h, Change: changed, Field: m.symbols.numberOf(mem.name)})
+				changed++
+			}
+		}
 	}
 	if changed == 0 {
 		m.addLine(auditLine{Head: h, Change: -1})

@@ -253,7 +253,10 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 // alone: a second booking's reservation is not the first's bookingId
 // changed to the second's, nor a second number the first's awbNumber
 // changed, nor a release the last reservation's booking changed back, nor
-// a second revocation of a subject's tokens an edit of when it lapses.
+// a second revocation of a subject's tokens an edit of when it lapses, nor
+// a forwarder's second range of a prefix, or of its ledger, the first's
+// range replaced (the first event of a ledger or a prefix is a record of
+// its own too: its range is not the aggregate's).
 func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t *testing.T) {
 	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
 	ledger := domain.Aggregate{Type: domain.AggregateStockLedger, ID: "acme-020"}
@@ -264,6 +267,13 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 	}
 	allocated := auditEvent{ledger, "lh", domain.StockAllocated{OrganizationID: "acme", Prefix: "020",
 		Range: domain.LedgerRange{RequestID: "r-1", Range: domain.AWBRange{First: 1, Count: 10}, ValidFrom: "2026-11-01", ValidTo: "2027-10-31"}}}
+	allocated2 := auditEvent{ledger, "lh", domain.StockAllocated{OrganizationID: "acme", Prefix: "020",
+		Range: domain.LedgerRange{RequestID: "r-2", Range: domain.AWBRange{First: 11, Count: 10}, ValidFrom: "2026-11-01", ValidTo: "2027-10-31"}}}
+	prefix := domain.Aggregate{Type: domain.AggregateAWBPrefix, ID: "020"}
+	ranged := func(request string, first int) auditEvent {
+		return auditEvent{prefix, "lh", domain.RangeAllocated{Prefix: "020", RequestID: request, OrganizationID: "acme",
+			Range: domain.AWBRange{First: first, Count: 10}}}
+	}
 	used := func(awb, reference string) auditEvent {
 		return auditEvent{ledger, "", domain.AWBNumberUsed{OrganizationID: "acme", AWBNumber: awb, Reference: reference}}
 	}
@@ -280,6 +290,13 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 			"bookingId:  → b-1, capacity:  → released, volumeM3:  → 0, weightKg:  → 120"},
 		{"a second number used", []auditEvent{allocated, used("020-00000011", "b-1"), used("020-00000022", "b-2")},
 			"awbNumber:  → 020-00000022, reference:  → b-2"},
+		{"a second range of the ledger", []auditEvent{allocated, allocated2},
+			`range:  → {"requestId":"r-2","range":{"first":11,"count":10},"validFrom":"2026-11-01","validTo":"2027-10-31"}`},
+		{"a second range of the prefix for one forwarder", []auditEvent{ranged("r-1", 1), ranged("r-2", 11)},
+			`range:  → {"first":11,"count":10}, requestId:  → r-2`},
+		{"a range released after a second range", []auditEvent{ranged("r-1", 1), ranged("r-2", 11),
+			{prefix, "lh", domain.RangeReleased{Prefix: "020", RequestID: "r-1", OrganizationID: "acme", Range: domain.AWBRange{First: 1, Count: 10}}}},
+			`organizationId:  → acme, prefix:  → 020, range:  → {"first":1,"count":10}, requestId:  → r-1`},
 		{"a user's tokens revoked a second time", []auditEvent{
 			{user, "ops", domain.UserCreated{Username: "alice", OrganizationID: "acme"}},
 			{user, "ops", domain.TokensRevoked{Scope: "subject", Subject: "user:alice", KeepUntil: time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)}},

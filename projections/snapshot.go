@@ -41,7 +41,7 @@ const (
 	// new index, a changed Evolve) or the encoding changes: the shapes
 	// of the models' types (see shapeOf) catch added or changed fields,
 	// not changed meanings.
-	snapshotFormat = 15 // 9: tokens revoked as of when their revocation was stored; 10: the audit log leaves out how an event was stored; 11: it shows a flight's capacity reserved or released; 12: it keeps no field of an event of one of an aggregate's records (domain.OfRecord); 13: an aggregate whose events name no organisation is its maker's, and a revocation of tokens is one of its records; 14: a flight with every shipment offloaded carries no load, and the audit log shows a field emptied by an event that states it in full (domain.Restater); 15: a manifest states its dropped and found on board so
+	snapshotFormat = 16 // 9: tokens revoked as of when their revocation was stored; 10: the audit log leaves out how an event was stored; 11: it shows a flight's capacity reserved or released; 12: it keeps no field of an event of one of an aggregate's records (domain.OfRecord); 13: an aggregate whose events name no organisation is its maker's, and a revocation of tokens is one of its records; 14: a flight with every shipment offloaded carries no load, and the audit log shows a field emptied by an event that states it in full (domain.Restater); 15: a manifest states its dropped and found on board so; 16: a range of an AWB prefix is one of its records, and a ledger's or prefix's first range is not the aggregate's
 )
 
 // snapshotter is a read model that can be saved and restored: what it
