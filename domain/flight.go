@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -392,7 +393,7 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.OriginZone)
 	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.DestinationZone)
 	if !dep.IsZero() && !arr.IsZero() {
-		checkFlightDuration(&p, prefix+"arrivalTime", dep, arr, "both local times")
+		checkFlightDuration(&p, prefix+"arrivalTime", dep, arr, localTimesInUTC(dep, arr))
 	}
 	// A timetable runs up to a year ahead; a flight may be published a
 	// few days late (a charter that flew), not years off.
@@ -478,18 +479,41 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 // York: the first, as a clock on the wall shows it first, is taken
 // everywhere.
 func firstShown(t time.Time) time.Time {
+	return slices.MinFunc(shownAt(t), time.Time.Compare)
+}
+
+// shownAt is every instant whose local clock shows what t's shows, t
+// among them: two when t is in the hour the clocks show twice.
+func shownAt(t time.Time) []time.Time {
 	const wall = "2006-01-02 15:04"
 	_, offset := t.Zone()
-	first := t
+	at := []time.Time{t}
 	// Clocks change at most once in a day: the offsets half a day either
 	// side are the two a wall clock time can have.
 	for _, near := range []time.Time{t.Add(-12 * time.Hour), t.Add(12 * time.Hour)} {
 		_, other := near.Zone()
-		if c := t.Add(time.Duration(offset-other) * time.Second); c.Before(first) && c.Format(wall) == t.Format(wall) {
-			first = c
+		if c := t.Add(time.Duration(offset-other) * time.Second); !c.Equal(t) && c.Format(wall) == t.Format(wall) {
+			at = append(at, c)
 		}
 	}
-	return first
+	return at
+}
+
+// localTimesInUTC tells a schedule refused for its duration what its local
+// times are in UTC, and which of them the clocks show twice, taken as the
+// first: across the date line, or on the night the clocks go back, local
+// times in order may still arrive before the departure ("both local
+// times" alone left the sender to find why).
+func localTimesInUTC(dep, arr time.Time) string {
+	s := fmt.Sprintf("both local times: in UTC it departs at %s and arrives at %s",
+		dep.UTC().Format(time.RFC3339), arr.UTC().Format(time.RFC3339))
+	for _, t := range []time.Time{dep, arr} {
+		if len(shownAt(t)) > 1 {
+			s += fmt.Sprintf("; %s comes twice on %s in %s and is taken as the first, in summer time",
+				t.Format("15:04"), t.Format(time.DateOnly), t.Location())
+		}
+	}
+	return s
 }
 
 // DecideScheduleFlight publishes the flight once.

@@ -436,6 +436,39 @@ func TestScheduleFlightNormalise(t *testing.T) {
 	}
 }
 
+// A schedule whose arrival is not after its departure says when its local
+// times are in UTC, and which of them comes twice and was taken as the
+// first: its local times in order, the sender had no way to tell why.
+func TestAScheduleArrivingBeforeItsDepartureSaysWhenItsLocalTimesAreInUTC(t *testing.T) {
+	tests := []struct {
+		name                                   string
+		depDate, depTime, arrDate, arrTime, to string
+		want                                   string // the first problem, as statusChangeOutcome writes it
+	}{
+		{"west across five hours of zones", "2027-03-27", "10:00", "2027-03-27", "03:30", "JFK",
+			"INVALID_VALUE arrivalTime: the arrival must be after the departure (both local times: in UTC it departs at " +
+				"2027-03-27T09:00:00Z and arrives at 2027-03-27T07:30:00Z)"},
+		{"into the hour the clocks show twice", "2027-10-31", "02:30", "2027-10-31", "01:25", "LHR",
+			"INVALID_VALUE arrivalTime: the arrival must be after the departure (both local times: in UTC it departs at " +
+				"2027-10-31T00:30:00Z and arrives at 2027-10-31T00:25:00Z; 02:30 comes twice on 2027-10-31 in Europe/Berlin and " +
+				"is taken as the first, in summer time; 01:25 comes twice on 2027-10-31 in Europe/London and is taken as the first, in summer time)"},
+		{"longer than any cargo flight", "2027-03-27", "10:00", "2027-03-28", "09:00", "JFK",
+			"INVALID_VALUE arrivalTime: must be at most 22 hours after the departure (both local times: in UTC it departs at " +
+				"2027-03-27T09:00:00Z and arrives at 2027-03-28T13:00:00Z): no cargo flight lasts longer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Destination: tt.to,
+				DepartureDate: tt.depDate, DepartureTime: tt.depTime, ArrivalDate: tt.arrDate, ArrivalTime: tt.arrTime,
+				AircraftType: "B77F", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			_, err := c.Normalise("", zonedAirports{})
+			if got := statusChangeOutcome(nil, err); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestCanonicalFlightNumber(t *testing.T) {
 	for in, want := range map[string]string{
 		"LH8400": "LH8400", "lh 8400": "LH8400", "LH084": "LH84", "LH0084": "LH84", "LH84": "LH84",
