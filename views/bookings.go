@@ -12,10 +12,13 @@ import (
 // airline handles it by: the goods, their handling codes, who ships them
 // to whom, and how.
 type BookingJSON struct {
-	ID                 string    `json:"id"`
-	QuoteID            string    `json:"quoteId"`
-	Status             string    `json:"status"`
-	FlightID           string    `json:"flightId"`
+	ID       string `json:"id"`
+	QuoteID  string `json:"quoteId"`
+	Status   string `json:"status"`
+	FlightID string `json:"flightId"`
+	// OrganizationID is not in the spec: the forwarder that filed the
+	// booking, the agent the flight's airline deals with and invoices.
+	OrganizationID     string    `json:"organizationId"`
 	AWBNumber          string    `json:"awbNumber,omitempty"` // a string, as the spec types it: left out while there is none
 	CreatedAt          time.Time `json:"createdAt"`
 	Pieces             int       `json:"pieces"`
@@ -44,7 +47,7 @@ type BookingJSON struct {
 // ToBookingJSON shows the AWB number of a booking that holds one, and
 // the reason of one rejected or cancelled.
 func ToBookingJSON(b domain.Booking) BookingJSON {
-	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, CreatedAt: b.CreatedAt,
+	out := BookingJSON{ID: b.ID, QuoteID: b.QuoteID, Status: b.Status, FlightID: b.FlightID, OrganizationID: b.OrganizationID, CreatedAt: b.CreatedAt,
 		Pieces: b.Pieces, Weight: b.WeightKg, Volume: b.VolumeM3, ChargeableWeightKg: b.ChargeableWeightKg,
 		Commodity: b.Commodity, SHC: b.SHC, Shipper: b.Shipper, Consignee: b.Consignee, Routing: b.Routing, Dimensions: b.Dimensions, Price: b.Price}
 	if b.AWBNumber != "" && b.Status != domain.BookingStatusRejected {

@@ -72,6 +72,30 @@ func TestABookingSaysWhyItWasRejectedOrCancelled(t *testing.T) {
 	}
 }
 
+// The flight's airline reads a booking to know who booked it: the agent it
+// deals with and invoices. The booking showed no forwarder, though every
+// booking records the one that filed it.
+func TestABookingNamesTheForwarderThatFiledIt(t *testing.T) {
+	tests := []struct {
+		name string
+		b    domain.Booking
+		want string
+	}{
+		{"pending", domain.Booking{ID: "b1", Status: domain.BookingStatusPending, OrganizationID: "acme"}, `"organizationId":"acme"`},
+		{"cancelled with its flight", domain.Booking{ID: "b2", Status: domain.BookingStatusCancelled, Reason: domain.ReasonFlightCanceled,
+			OrganizationID: "globex"}, `"organizationId":"globex"`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(ToBookingJSON(tt.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tt.want) {
+			t.Errorf("%s: no %s in %s", tt.name, tt.want, b)
+		}
+	}
+}
+
 func TestASubscriptionsURLIsShownWithoutItsUserInformation(t *testing.T) {
 	tests := []struct {
 		stored string
