@@ -44,6 +44,18 @@ const (
 	consumerPullExpiry = 1 * time.Second
 )
 
+// quietAfterInterruption is how long pulls with heartbeat go without an
+// interruption once they are answered again: nats.go tells of a missed
+// heartbeat at most twice the heartbeat after it last told of one (or
+// pulled again), and a third heartbeat leaves room for a late timer.
+func quietAfterInterruption(heartbeat time.Duration) time.Duration {
+	return 3 * heartbeat
+}
+
+// defaultPullHeartbeat is the heartbeat of nats.go's Messages without
+// options: half its default expiry of 30 s.
+const defaultPullHeartbeat = jetstream.DefaultExpires / 2
+
 // Consume hands each event matching filters to fn through the durable
 // consumer name, which all replicas share: every event is handled until fn
 // returns nil for it, by one replica at a time. The events of one
@@ -127,26 +139,84 @@ func (s *streak) end() { s.n = 0 }
 
 // interruptions tells of the interruptions of what's pulls (heartbeats
 // missed while its consumer's node is replaced, and the like: the
-// iterator pulls again by itself) as a streak, and, once a message comes
-// after more than one, that the pulls resumed.
+// iterator pulls again by itself) as a streak, and that the pulls resumed:
+// once a message comes, or once quietFor has passed without another
+// interruption while connected. The iterator tells of a missed heartbeat
+// again at most twice its heartbeat after the last, so that quiet means
+// the server answers the pulls again (its heartbeats come): a replica
+// that is not pinned, or a consumer with no events to hand out, gets no
+// message to tell it so. Before, only a message ended the streak, and only
+// after more than one interruption was that told: such a replica logged
+// "interrupted" and never "resumed", and its next line, maybe an hour
+// later, counted every interruption since in the same streak.
 type interruptions struct {
-	log   *slog.Logger
-	what  string
-	attrs []any // said with each line
+	log       *slog.Logger
+	what      string
+	attrs     []any         // said with each line
+	quietFor  time.Duration // with no interruption this long, the pulls are answered again
+	connected func() bool   // whether the connection is up: nats.go checks no heartbeat while it is down
+
+	mu    sync.Mutex
+	quiet *time.Timer // tells of the resumption once quietFor has passed
 	streak
 }
 
 func (i *interruptions) interrupted(err error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
 	if i.add(time.Now()) {
 		i.log.Warn("eventstore: "+i.what+" interrupted", append(i.attrs[:len(i.attrs):len(i.attrs)], "interruptedInARow", i.n, "err", err)...)
 	}
+	if i.quiet == nil {
+		i.quiet = time.AfterFunc(i.quietFor, i.quietPassed)
+	} else {
+		i.quiet.Reset(i.quietFor)
+	}
 }
 
+// resumed is told of a message: the pulls are answered.
 func (i *interruptions) resumed() {
-	if i.n > 1 {
-		i.log.Info("eventstore: "+i.what+" resumed", append(i.attrs[:len(i.attrs):len(i.attrs)], "interruptedInARow", i.n)...)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.tellResumed()
+}
+
+// quietPassed: no interruption for quietFor. While the connection is down
+// nats.go checks no heartbeat: the quiet then says nothing, and is waited
+// for again.
+func (i *interruptions) quietPassed() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.n == 0 || i.quiet == nil {
+		return // a message told of it first, or the pulls ended
 	}
+	if !i.connected() {
+		i.quiet.Reset(i.quietFor)
+		return
+	}
+	i.tellResumed()
+}
+
+// tellResumed ends a streak, telling of it. i.mu is held.
+func (i *interruptions) tellResumed() {
+	if i.n == 0 {
+		return
+	}
+	if i.quiet != nil {
+		i.quiet.Stop()
+	}
+	i.log.Info("eventstore: "+i.what+" resumed", append(i.attrs[:len(i.attrs):len(i.attrs)], "interruptedInARow", i.n)...)
 	i.end()
+}
+
+// stop: the pulls ended, and with them what there is to tell.
+func (i *interruptions) stop() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.quiet != nil {
+		i.quiet.Stop()
+		i.quiet = nil
+	}
 }
 
 func (s *Store) consume(ctx context.Context, name string, filters []string, parallel int, fn func(domain.Record) error, onError func(domain.Record, error), began func()) error {
@@ -195,7 +265,8 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	// that ends before leaves nothing waiting for ctx.
 	defer context.AfterFunc(ctx, msgs.Drain)()
 	var last error
-	told := interruptions{log: s.log, what: "consumer " + name}
+	told := interruptions{log: s.log, what: "consumer " + name, quietFor: quietAfterInterruption(consumerPullExpiry / 2), connected: s.nc.IsConnected}
+	defer told.stop()
 	for {
 		m, err := msgs.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {

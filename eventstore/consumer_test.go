@@ -15,6 +15,7 @@ import (
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // appendEach appends, for each aggregate id, one event per event id given.
@@ -459,30 +460,105 @@ func TestAStreakOfFailuresIsLoggedAtItsFirstAndOnceAMinute(t *testing.T) {
 
 // A consumer's pulls interrupted again and again (heartbeats missed every
 // second while a node is replaced) are told once, with how many, and that
-// they resumed; a later interruption is told again.
+// they resumed, whether a message tells of it or a quiet without another
+// interruption does (a replica that is not pinned gets no message); a
+// later interruption is told again, and its end too, even after one.
 func TestInterruptionsOfAConsumersPullsAreToldOnceAndWhenTheyResume(t *testing.T) {
+	missed := errors.New("nats: no heartbeat received")
+	for _, tc := range []struct {
+		name     string
+		quietFor time.Duration
+		steps    func(told *interruptions)
+		want     []string
+	}{
+		{"messages come again", time.Hour, func(told *interruptions) {
+			for range 5 {
+				told.interrupted(missed)
+			}
+			told.resumed()
+			told.resumed() // a message after a message: nothing to tell
+			told.interrupted(missed)
+			told.resumed()
+		}, []string{
+			`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
+			`level=INFO msg="eventstore: consumer pricing resumed" interruptedInARow=5`,
+			`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
+			`level=INFO msg="eventstore: consumer pricing resumed" interruptedInARow=1`,
+		}},
+		{"no message comes, but no interruption either", time.Millisecond, func(told *interruptions) {
+			told.interrupted(missed)
+			told.interrupted(missed)
+		}, []string{
+			`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
+			`level=INFO msg="eventstore: consumer pricing resumed" interruptedInARow=2`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged lockedbuf.Buffer
+			told := &interruptions{log: slog.New(slog.NewTextHandler(&logged, nil)), what: "consumer pricing", quietFor: tc.quietFor, connected: func() bool { return true }}
+			defer told.stop()
+			tc.steps(told)
+			var lines []string
+			waitUntil(t, fmt.Sprintf("%d lines logged", len(tc.want)), func() bool {
+				lines = strings.Split(strings.TrimSpace(logged.String()), "\n")
+				return len(lines) >= len(tc.want)
+			})
+			if len(lines) != len(tc.want) {
+				t.Fatalf("logged:\n%s\nwant %d lines", logged.String(), len(tc.want))
+			}
+			for i, line := range lines {
+				if !strings.HasSuffix(line, tc.want[i]) {
+					t.Errorf("line %d: %s\nwant it to end %s", i+1, line, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// A consumer's pulls that miss their heartbeats (its server silent for
+// a while: paused, or the network between) are told interrupted; once
+// the server is heard again the replica must tell that they resumed, though
+// no event comes to tell it (none is stored meanwhile; on a cluster, only
+// the pinned replica gets any). Before, "resumed" came only with a
+// message, after more than one interruption: a cluster probe found
+// replicas whose reactors said "interrupted" at a node's loss and nothing
+// after.
+func TestAConsumerWhosePullsWereInterruptedTellsThatTheyResumedWithoutAnEvent(t *testing.T) {
+	t.Parallel()
+	relay := natstest.StartRelay(t, natstest.Start(t, &server.Options{Port: server.RANDOM_PORT}).Addr().String())
 	var logged lockedbuf.Buffer
-	told := interruptions{log: slog.New(slog.NewTextHandler(&logged, nil)), what: "consumer pricing"}
-	for range 5 {
-		told.interrupted(errors.New("nats: no heartbeat received"))
-	}
-	told.resumed()
-	told.resumed() // a message after a message: nothing to tell
-	told.interrupted(errors.New("nats: no heartbeat received"))
-	told.resumed() // after one interruption, told with it
-	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
-	want := []string{
-		`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
-		`level=INFO msg="eventstore: consumer pricing resumed" interruptedInARow=5`,
-		`level=WARN msg="eventstore: consumer pricing interrupted" interruptedInARow=1 err="nats: no heartbeat received"`,
-	}
-	if len(lines) != len(want) {
-		t.Fatalf("logged:\n%s\nwant %d lines", logged.String(), len(want))
-	}
-	for i, line := range lines {
-		if !strings.HasSuffix(line, want[i]) {
-			t.Errorf("line %d: %s\nwant it to end %s", i+1, line, want[i])
+	s := openForTest(t, Options{URL: relay.URL(), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	appendEach(t, s, map[string][]string{"a": {"a1"}})
+	handled := make(chan string, 1)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	defer func() { stop(); <-done }()
+	go func() {
+		defer close(done)
+		s.Consume(ctx, "pricing", []string{s.Filter("quote", "")}, 4, func(r domain.Record) error {
+			handled <- r.EventID
+			return nil
+		}, func(domain.Record, error) {})
+	}()
+	received(t, "a1 handled", handled)
+	relay.Pause()
+	paused := true
+	defer func() {
+		if paused {
+			relay.Resume()
 		}
+	}()
+	waitUntil(t, "the consumer interrupted", func() bool {
+		return strings.Contains(logged.String(), `msg="eventstore: consumer pricing interrupted"`)
+	})
+	relay.Resume()
+	paused = false
+	waitUntil(t, "the consumer resumed", func() bool {
+		text := logged.String()
+		return strings.Contains(text[strings.Index(text, `msg="eventstore: consumer pricing interrupted"`):], `msg="eventstore: consumer pricing resumed"`)
+	})
+	if strings.Contains(logged.String(), "the connection to NATS is lost") {
+		t.Logf("the connection was lost while paused; logged:\n%s", logged.String())
 	}
 }
 

@@ -258,7 +258,8 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	began()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
-	told := interruptions{log: s.log, what: "retries of " + consumer}
+	told := interruptions{log: s.log, what: "retries of " + consumer, quietFor: quietAfterInterruption(defaultPullHeartbeat), connected: s.nc.IsConnected}
+	defer told.stop()
 	for {
 		m, err := msgs.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {

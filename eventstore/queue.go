@@ -283,7 +283,8 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	defer close(stopKeeping)
 	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
-	told := interruptions{log: q.s.log, what: "queue workers", attrs: []any{"queue", q.stream}}
+	told := interruptions{log: q.s.log, what: "queue workers", attrs: []any{"queue", q.stream}, quietFor: quietAfterInterruption(defaultPullHeartbeat), connected: q.s.nc.IsConnected}
+	defer told.stop()
 	for {
 		slots <- struct{}{} // a free worker first, then a job
 		m, err := msgs.Next()

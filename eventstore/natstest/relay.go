@@ -1,7 +1,6 @@
 package natstest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ type Relay struct {
 	mu       sync.Mutex
 	ln       net.Listener
 	conns    []net.Conn
+	hold     sync.RWMutex // held by Pause: nothing is passed on
 }
 
 // StartRelay relays a free loopback port to upstream until the test's
@@ -45,6 +45,36 @@ func (r *Relay) Cut() {
 		c.Close()
 	}
 	r.conns = nil
+}
+
+// Pause passes nothing on, either way, until Resume, and closes no
+// connection: a network gone silent, or a server stopped (SIGSTOP), which
+// a client notices only by what it no longer hears. The test must Resume
+// before it ends.
+func (r *Relay) Pause() { r.hold.Lock() }
+
+// Resume passes on what Pause held, and what comes after it.
+func (r *Relay) Resume() { r.hold.Unlock() }
+
+// pass copies from src to dst until either fails, holding each write while
+// the relay is paused, then closes dst.
+func (r *Relay) pass(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			r.hold.RLock()
+			_, werr := dst.Write(buf[:n])
+			r.hold.RUnlock()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Restore takes connections again, on the relay's address.
@@ -77,8 +107,8 @@ func (r *Relay) Restore() {
 			}
 			r.conns = append(r.conns, client, server)
 			r.mu.Unlock()
-			go func() { io.Copy(server, client); server.Close() }()
-			go func() { io.Copy(client, server); client.Close() }()
+			go r.pass(server, client)
+			go r.pass(client, server)
 		}
 	}()
 }
