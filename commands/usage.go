@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/google/uuid"
 )
 
@@ -41,6 +43,9 @@ type UsageMeter struct {
 	log    *slog.Logger
 	mu     sync.Mutex
 	days   map[usageDay]*dayCounts
+	// failed counts the flushes in a row that left counts unstored
+	// (flushLogged's, one at a time).
+	failed int
 }
 
 // usageDay is an organisation's day, days since 1970-01-01 UTC.
@@ -140,10 +145,23 @@ func (u *UsageMeter) Run(ctx context.Context) {
 const usageFlushTimeout = 10 * time.Second
 
 // flushLogged flushes, and logs a failure: the counts wait for the next
-// flush.
+// flush. The event store out of reach (an election, NATS restarted) is a
+// warning, as for every other part that waits for it, and once counts are
+// stored again after failures, that is told, with how many there were:
+// an ERROR line every 5 s of an election, and nothing once it ended, left
+// an operator to guess whether the counts were ever stored.
 func (u *UsageMeter) flushLogged(ctx context.Context) {
-	if err := u.flush(ctx); err != nil {
-		u.log.Error("usage counts not stored; kept for the next try", "err", err)
+	err := u.flush(ctx)
+	switch {
+	case err == nil && u.failed > 0:
+		u.log.Info("usage counts stored again", "failedInARow", u.failed)
+		u.failed = 0
+	case errors.Is(err, domain.ErrStoreUnavailable):
+		u.failed++
+		u.log.Warn("usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
+	case err != nil:
+		u.failed++
+		u.log.Error("usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
 	}
 }
 

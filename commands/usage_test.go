@@ -2,13 +2,18 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/internal/storetest"
 )
 
@@ -345,5 +350,76 @@ func TestUsageCountsOfADayLeavingMemoryAreCountedOnce(t *testing.T) {
 		if got, err := m.Counts(ctx, "acme", day); err != nil || !maps.Equal(got, want) {
 			t.Errorf("counts once all are stored, as %s sees them = %v, %v; want %v", name, got, err, want)
 		}
+	}
+}
+
+// failingReads is a usage bucket whose reads fail with err while it is
+// set, as the event store's do while out of reach (an election, NATS
+// restarted), or broken.
+type failingReads struct {
+	KeyValues
+	mu  sync.Mutex
+	err error
+}
+
+func (b *failingReads) fail(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.err = err
+}
+
+func (b *failingReads) GetRevision(ctx context.Context, key string) ([]byte, uint64, bool, error) {
+	b.mu.Lock()
+	err := b.err
+	b.mu.Unlock()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return b.KeyValues.GetRevision(ctx, key)
+}
+
+// Flushes that fail are logged, each with how many in a row, as a warning
+// while the event store is out of reach and an error otherwise; the first
+// that stores the counts after them says so. Before, every failure was an
+// ERROR line (one every 5 s through an election) and nothing told that
+// the counts were stored in the end.
+func TestFailedFlushesOfUsageCountsAreLoggedAndSoIsTheFirstThatStoresThemAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   error
+		level string
+	}{
+		{"the event store out of reach", fmt.Errorf("%w: eventstore: get counts: context deadline exceeded", domain.ErrStoreUnavailable), "WARN"},
+		{"another failure", errors.New("usage counts of counts.acme: unexpected end of JSON input"), "ERROR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged lockedbuf.Buffer
+			bucket := &failingReads{KeyValues: usageBucket(t)}
+			u := NewUsageMeter(bucket, slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}})))
+			u.Count("acme", "/api/quotes", 201, time.Now())
+			bucket.fail(tc.err)
+			u.flushLogged(t.Context())
+			u.flushLogged(t.Context())
+			bucket.fail(nil)
+			u.flushLogged(t.Context())
+			u.Count("acme", "/api/quotes", 201, time.Now())
+			u.flushLogged(t.Context())
+			want := fmt.Sprintf(`level=%[1]s msg="usage counts not stored; kept for the next try" failedInARow=1 err=%[2]q
+level=%[1]s msg="usage counts not stored; kept for the next try" failedInARow=2 err=%[2]q
+level=INFO msg="usage counts stored again" failedInARow=2
+`, tc.level, tc.err.Error())
+			if logged.String() != want {
+				t.Errorf("logged:\n%s\nwant:\n%s", logged.String(), want)
+			}
+			counts, err := u.Counts(t.Context(), "acme", today())
+			if err != nil || counts["/api/quotes 201"] != 2 {
+				t.Errorf("counted once stored: %v, %v; want 2 requests", counts, err)
+			}
+		})
 	}
 }
