@@ -349,6 +349,9 @@ func (s *endingOnce) Subscribe(ctx context.Context, filters []string, from uint6
 	return s.Store.Subscribe(ctx, filters, from, fn, idle)
 }
 
+// A subscription's end is logged, a stall as a warning and anything else
+// as an error, and so is its resumption once the next subscription hands
+// over an event or catches up.
 func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 	for _, tt := range []struct {
 		err  error
@@ -384,10 +387,69 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 			}
 			cancel()
 			<-done
-			if want := "level=" + tt.want.String() + ` msg="projector subscription ended; resuming"`; !strings.Contains(logged.String(), want) {
-				t.Errorf("logged:\n%s\nwant a line with %s", logged.String(), want)
+			text := logged.String()
+			ended := strings.Index(text, "level="+tt.want.String()+` msg="projector subscription ended; resuming"`)
+			if ended < 0 || !strings.Contains(text[ended:], `level=INFO msg="projector subscription resumed"`) {
+				t.Errorf("logged:\n%s\nwant a line at %s saying the subscription ended, and one after it saying it resumed", text, tt.want)
 			}
 		})
+	}
+}
+
+// blindAfterAFailure is a store whose first subscription fails at once,
+// and whose second, an event stored meanwhile, hands over nothing and says
+// it is idle, as one walking a stream without a leader does after a quiet
+// second, before it stalls.
+type blindAfterAFailure struct {
+	*eventstore.Store
+	t     *testing.T
+	calls atomic.Int32
+}
+
+func (s *blindAfterAFailure) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
+	switch s.calls.Add(1) {
+	case 1:
+		return domain.ErrStoreUnavailable
+	case 2:
+		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
+			Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+			Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}}); err != nil {
+			s.t.Error(err)
+		}
+		for range 3 {
+			if err := idle(); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("%w: nothing after 0 while the stream is at 1", domain.ErrSubscriptionStalled)
+	}
+	return s.Store.Subscribe(ctx, filters, from, fn, idle)
+}
+
+// A subscription begun after a failure is said to have resumed once it
+// hands over an event or holds the stream's end, not at a quiet second
+// while events wait that it cannot read (a review saw "resumed" logged
+// 8 s before a replica's read models, frozen while its cluster had no
+// quorum, took the events waiting).
+func TestASubscriptionIsSaidToHaveResumedOnceItHasTheEventsThatWait(t *testing.T) {
+	store := storetest.Open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logged := &lockedbuf.Buffer{}
+	p := NewProjector(&blindAfterAFailure{Store: store, t: t}, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := p.WaitFor(wait, 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	text := logged.String()
+	resumed := strings.Index(text, `msg="projector subscription resumed"`)
+	if resumed < 0 || !strings.HasPrefix(text[resumed:], `msg="projector subscription resumed" after=1 `) {
+		t.Errorf("logged:\n%s\nwant the subscription said to have resumed once after the event waiting, 1, was applied", text)
 	}
 }
 

@@ -107,11 +107,17 @@ func (p *Projector) Run(ctx context.Context) {
 	defer p.snapshot(context.WithoutCancel(ctx), 1, true)
 	p.catchUp(ctx)
 	gcBack()
+	ended := false // the last subscription ended on a failure, logged
 	for ctx.Err() == nil {
-		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, p.apply, nil)
+		apply, idle := p.apply, (func() error)(nil)
+		if ended {
+			apply, idle = p.tellingResumed(ctx)
+		}
+		err := p.stream.Subscribe(ctx, nil, p.Applied()+1, apply, idle)
 		if ctx.Err() != nil || p.skipMissing(ctx, err) {
 			continue
 		}
+		ended = true
 		p.mu.Lock()
 		p.resumes++
 		p.mu.Unlock()
@@ -126,6 +132,36 @@ func (p *Projector) Run(ctx context.Context) {
 		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 		pause(ctx, time.Second)
 	}
+}
+
+// tellingResumed is apply, and an idle callback, for the subscription
+// begun after one that ended on a failure: the first event it hands over,
+// or its first catching up with the stream's end as any node of it sees
+// it, logs that the subscription resumed, so that the line saying it ended
+// has one saying when that was over (before, none: a cluster that lost its
+// quorum left an ERROR line "ended; resuming" and nothing after it). A
+// quiet second is not enough: with no stream leader the subscription walks
+// and gets nothing, however many events wait.
+func (p *Projector) tellingResumed(ctx context.Context) (func(domain.Record) error, func() error) {
+	var told atomic.Bool
+	tell := func() {
+		if told.CompareAndSwap(false, true) {
+			p.log.InfoContext(ctx, "projector subscription resumed", "after", p.Applied(), "resumes", p.Resumes())
+		}
+	}
+	return func(r domain.Record) error {
+			err := p.apply(r)
+			tell()
+			return err
+		}, func() error {
+			if told.Load() {
+				return nil
+			}
+			if last, err := p.stream.LastSequenceSeen(ctx); err == nil && p.Applied() >= last {
+				tell()
+			}
+			return nil
+		}
 }
 
 // catchUp replays the stream up to the end it has now.
