@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/storetest"
@@ -175,5 +177,22 @@ func TestAReplayAnswersTheGeneratedSecretItsRecordKeepsSealed(t *testing.T) {
 	raw, _, _, err := bucket.GetRevision(ctx, keys[0])
 	if err != nil || bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")) {
 		t.Errorf("the record holds the secret as it is (%v):\n%s", err, raw)
+	}
+}
+
+// A record of an Idempotency-Key not kept while the store is out of reach
+// (every keyed request of an election) is a warning; any other failure
+// is an error.
+func TestAKeysRecordNotKeptIsAWarningWhileTheStoreIsOutOfReach(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want slog.Level
+	}{
+		{fmt.Errorf("eventstore: put k: %w", domain.ErrStoreUnavailable), slog.LevelWarn},
+		{errors.New("eventstore: put k: permissions violation"), slog.LevelError},
+	} {
+		if got := storeFailureLevel(tt.err); got != tt.want {
+			t.Errorf("%v: %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
