@@ -518,7 +518,7 @@ func (s *Server) handleGetDocument() handlerFunc {
 		}
 		etag := `"` + d.SHA256 + `"`
 		w.Header().Set("ETag", etag)
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		if etagMatches(ifNoneMatch(r), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
@@ -628,6 +628,13 @@ func requestedRange(header string, size int64) (start, length int64, ok bool, er
 		return unsatisfiable()
 	}
 	return start, end - start + 1, true, nil
+}
+
+// ifNoneMatch is the request's If-None-Match list: its lines joined, as
+// RFC 9110 §5.3 makes one list of a field sent on several lines (a client
+// or proxy may send each ETag it holds on a line of its own).
+func ifNoneMatch(r *http.Request) string {
+	return strings.Join(r.Header.Values("If-None-Match"), ", ")
 }
 
 // etagMatches tells whether an If-None-Match header names etag, or is *

@@ -33,7 +33,7 @@ func setVersion(w http.ResponseWriter, version uint64) { w.Header().Set("ETag", 
 // resource shows already.
 func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
 	w.Header().Set("ETag", tag)
-	if inm := r.Header.Get("If-None-Match"); inm == "" || !etagMatches(inm, tag) {
+	if inm := ifNoneMatch(r); inm == "" || !etagMatches(inm, tag) {
 		return false
 	}
 	w.WriteHeader(http.StatusNotModified)
@@ -109,7 +109,7 @@ const maxPreferWait = 30 * time.Second
 // its moment wake the wait too, which answers if the ETag moved.
 func current[T any](s *Server, w http.ResponseWriter, r *http.Request, agg domain.Aggregate, now func() (T, string, bool), watch func() wakers) (T, string, bool, error) {
 	wait := preferredWait(r)
-	inm := r.Header.Get("If-None-Match")
+	inm := ifNoneMatch(r)
 	if wait == 0 || inm == "" {
 		v, tag, ok := now()
 		return v, tag, ok, nil

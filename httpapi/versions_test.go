@@ -58,6 +58,33 @@ func TestIfMatchNamesOneStrongVersion(t *testing.T) {
 	}
 }
 
+func TestIfNoneMatchOnSeveralLinesIsOneList(t *testing.T) {
+	tests := []struct {
+		header []string // the header's lines
+		want   int      // status notModified leaves: 304, or 200 (none written)
+	}{
+		{[]string{`"42"`}, 304},
+		{[]string{`"41"`}, 200},
+		{[]string{`"41", "42"`}, 304},
+		{[]string{`"41"`, `"42"`}, 304},
+		{[]string{`W/"40"`, `W/"42"`}, 304},
+		{[]string{`"41"`, "*"}, 304},
+		{[]string{`"41"`, `"43"`}, 200},
+		{[]string{"", `"42"`}, 304},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/api/quotes/q", nil)
+		for _, line := range tt.header {
+			r.Header.Add("If-None-Match", line)
+		}
+		w := httptest.NewRecorder()
+		notModified(w, r, `"42"`)
+		if w.Code != tt.want {
+			t.Errorf("If-None-Match %q against \"42\": %d, want %d", tt.header, w.Code, tt.want)
+		}
+	}
+}
+
 func TestPastCutReadsAtOrSeq(t *testing.T) {
 	tests := []struct {
 		query string
