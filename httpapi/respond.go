@@ -53,13 +53,32 @@ func mediaType(r *http.Request) string {
 }
 
 // mediaTypeParams is the request's content type and its parameters; ""
-// for a header that does not parse, parameters included.
+// for a header that does not parse, parameters included, and for one sent
+// on two lines: of those the first was taken, so that a body a proxy in
+// front had checked as the other type was read as the first.
 func mediaTypeParams(r *http.Request) (string, map[string]string) {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	lines := r.Header.Values("Content-Type")
+	if len(lines) != 1 {
+		return "", nil
+	}
+	mt, params, err := mime.ParseMediaType(lines[0])
 	if err != nil {
 		return "", nil
 	}
 	return mt, params
+}
+
+// sentContentType says what Content-Type a request came with, for the
+// message of a 415.
+func sentContentType(r *http.Request) string {
+	switch lines := r.Header.Values("Content-Type"); {
+	case len(lines) > 1:
+		return fmt.Sprintf("Content-Type sent %d times (send it once)", len(lines))
+	case len(lines) == 0 || lines[0] == "":
+		return "no Content-Type"
+	default:
+		return fmt.Sprintf("Content-Type %q", clip(lines[0], 100))
+	}
 }
 
 func isJSON(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
@@ -95,11 +114,7 @@ func decodeOptionalJSON(r *http.Request, dst any) error {
 func readJSONBody(r *http.Request) ([]byte, error) {
 	if !isJSON(mediaType(r)) {
 		// Said with what came: curl -d sends a form's type unless told.
-		sent := "no Content-Type"
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			sent = fmt.Sprintf("Content-Type %q", clip(ct, 100))
-		}
-		return nil, errorf(codeUnsupportedMedia, "the body must be JSON, sent with Content-Type: application/json; this request has "+sent)
+		return nil, errorf(codeUnsupportedMedia, "the body must be JSON, sent with Content-Type: application/json; this request has "+sentContentType(r))
 	}
 	if err := plainUTF8(r); err != nil {
 		return nil, err

@@ -414,27 +414,34 @@ func problemText(err error) string {
 func TestReadJSONBody(t *testing.T) {
 	tests := []struct {
 		contentType, encoding string
+		again                 string // a second Content-Type line, if any
 		want                  string // the error's code, or "" when read
 	}{
-		{"application/json", "", ""},
-		{"application/json; charset=UTF-8", "", ""},
-		{"application/json; charset=utf8", "", ""},
-		{"application/problem+json", "identity", ""},
-		{"application/json; charset=latin1", "", codeUnsupportedMedia},
-		{"application/json; charset=latin1; x", "", codeUnsupportedMedia}, // a parameter that does not parse hides none
-		{"application/json", "gzip", codeUnsupportedMedia},
-		{"text/plain", "", codeUnsupportedMedia},
-		{"", "", codeUnsupportedMedia},
+		{"application/json", "", "", ""},
+		{"application/json; charset=UTF-8", "", "", ""},
+		{"application/json; charset=utf8", "", "", ""},
+		{"application/problem+json", "identity", "", ""},
+		{"application/json; charset=latin1", "", "", codeUnsupportedMedia},
+		{"application/json; charset=latin1; x", "", "", codeUnsupportedMedia}, // a parameter that does not parse hides none
+		{"application/json", "gzip", "", codeUnsupportedMedia},
+		{"text/plain", "", "", codeUnsupportedMedia},
+		{"", "", "", codeUnsupportedMedia},
+		// Sent twice: not the first line's type.
+		{"application/json", "", "text/plain", codeUnsupportedMedia},
+		{"application/json", "", "application/json", codeUnsupportedMedia},
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("POST", "/api/quotes", strings.NewReader("{}"))
 		r.Header.Set("Content-Type", tt.contentType)
+		if tt.again != "" {
+			r.Header.Add("Content-Type", tt.again)
+		}
 		if tt.encoding != "" {
 			r.Header.Set("Content-Encoding", tt.encoding)
 		}
 		body, err := readJSONBody(r)
 		if got := errorCode(err); (err == nil && string(body) != "{}") || (err != nil && got != tt.want) || (err == nil) != (tt.want == "") {
-			t.Errorf("%q %q = %q, %v; want %q", tt.contentType, tt.encoding, body, err, tt.want)
+			t.Errorf("%q %q %q = %q, %v; want %q", tt.contentType, tt.again, tt.encoding, body, err, tt.want)
 		}
 	}
 }
