@@ -229,7 +229,9 @@ func changeMeta(r *http.Request) (commands.Meta, error) {
 	digits, quoted := strings.CutPrefix(v, `"`)
 	digits, closed := strings.CutSuffix(digits, `"`)
 	version, err := strconv.ParseUint(digits, 10, 64)
-	if !quoted || !closed || err != nil || digits == "" || digits[0] == '+' {
+	// An ETag compares as given (RFC 9110 §8.8.3.2): "042" and "+42" are
+	// none the service gave, not version 42.
+	if !quoted || !closed || err != nil || strconv.FormatUint(version, 10) != digits {
 		return m, domain.Errorf(domain.InvalidRequest, "If-Match must be one strong ETag as the resource's ETag header gave it, such as \"42\" with the quotes (not weak, not a list, not empty), or *; got %.80q", v)
 	}
 	m.IfVersion = &version

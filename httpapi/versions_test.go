@@ -28,6 +28,8 @@ func TestIfMatchNamesOneStrongVersion(t *testing.T) {
 		{[]string{`"42", "43"`}, 0, false},
 		{[]string{`""`}, 0, false},
 		{[]string{`"+4"`}, 0, false},
+		{[]string{`"042"`}, 0, false},
+		{[]string{`"00"`}, 0, false},
 		{[]string{`"-4"`}, 0, false},
 		{[]string{`"abc"`}, 0, false},
 		{[]string{`"99999999999999999999"`}, 0, false},
