@@ -170,7 +170,9 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 		return none, err
 	}
 	if mediaType(r) != "multipart/form-data" {
-		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with the parts awbNumber, documentType and file")
+		// Said with what came: a multipart/form-data whose boundary is
+		// empty or whose parameters do not parse is none either.
+		return none, errorf(codeUnsupportedMedia, "the body must be multipart/form-data with a boundary and the parts awbNumber, documentType and file; this request has "+sentContentType(r))
 	}
 	if err := uncompressed(r); err != nil {
 		return none, err

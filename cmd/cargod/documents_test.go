@@ -950,6 +950,29 @@ func TestAFilePartWhoseHeaderDoesNotParseIsRefusedAsSuch(t *testing.T) {
 	checkStoredFiles(t, dir, map[string]bool{})
 }
 
+func TestAnUploadOfAnotherContentTypeIsToldWhatItSent(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd := s.demoToken(t, "demo-forwarder")
+	// A multipart/form-data whose boundary is empty was told the body must
+	// be multipart/form-data, which it said it was.
+	tests := []struct{ contentType, want string }{
+		{"multipart/form-data; boundary=", `this request has Content-Type "multipart/form-data; boundary="`},
+		{"multipart/form-data; boundary=a; boundary=b", `this request has Content-Type "multipart/form-data; boundary=a; boundary=b"`},
+		{"multipart/mixed; boundary=XX", `this request has Content-Type "multipart/mixed; boundary=XX"`},
+		{"text/plain", `this request has Content-Type "text/plain"`},
+	}
+	for _, tt := range tests {
+		req := uploadRequest(fwd, documentParts("020-81140743", "INVOICE", "a.pdf", pdfOf(2048))...)
+		req.contentType = tt.contentType
+		r := s.do(t, req)
+		if e := r.apiError(t); r.status != http.StatusUnsupportedMediaType || e.Error != "unsupported_media_type" ||
+			!strings.Contains(e.ErrorDescription, tt.want) {
+			t.Errorf("Content-Type %q = %d %s", tt.contentType, r.status, r.body)
+		}
+	}
+}
+
 func TestACompressedUploadIsRefusedAsCompressed(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
