@@ -198,6 +198,7 @@ func (s *Server) receiveDocument(w http.ResponseWriter, r *http.Request) (comman
 	m := meta(r)
 	id := commands.DocumentID(m)
 	c, stored, err := s.readUpload(r.Context(), mr, body, id, p)
+	err = body.failure(err)
 	var res commands.Result[domain.DocumentUploaded]
 	if err == nil {
 		res, err = s.recordUpload(r, m, c)
@@ -394,6 +395,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // connection's read deadline forward as bytes arrive.
 type uploadBody struct {
 	io.ReadCloser
+	cut      bool // the connection ended before the body its length or chunks announced
 	inFile   bool
 	outside  int64
 	deadline movingDeadline
@@ -404,6 +406,9 @@ func (b *uploadBody) Read(p []byte) (int, error) {
 		return 0, errTooMuchBesideFile
 	}
 	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		b.cut = true
+	}
 	if !b.inFile {
 		b.outside += int64(n)
 	}
@@ -417,6 +422,17 @@ func (b *uploadBody) Read(p []byte) (int, error) {
 		return n, errTooMuchBesideFile
 	}
 	return n, err
+}
+
+// failure is the upload's error err, or, when the connection ended before
+// the body did, the client's hang-up (499): the multipart reader reports
+// such a body as it finds it (a part header cut short, a missing closing
+// boundary), as it would a whole body that is malformed.
+func (b *uploadBody) failure(err error) error {
+	if err != nil && b.cut {
+		return clientGone(err)
+	}
+	return err
 }
 
 // movingDeadline moves a connection's read or write deadline to

@@ -2,7 +2,13 @@ package httpapi
 
 import (
 	"fmt"
+	"io"
+	"mime/multipart"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 func TestRequestedRange(t *testing.T) {
@@ -63,5 +69,47 @@ func TestSniffContentType(t *testing.T) {
 		if got := sniffContentType([]byte(tt.head)); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// cutReader gives its text, then fails as a connection that ended before
+// the body its Content-Length announced does.
+type cutReader struct{ r io.Reader }
+
+func (c cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func TestABodyCutShortIsTheClientHangingUp(t *testing.T) {
+	const partial = "--XX\r\nContent-Disposition: form-data; name=\"awbNumber\"\r\n\r\n020-81140743\r\n--XX\r\nContent-Dispo"
+	tests := []struct {
+		name string
+		body io.Reader
+		want string // the error's code
+	}{
+		{"an upload whose connection ended mid-body", cutReader{strings.NewReader(partial)}, codeClientClosedRequest},
+		{"an upload that ended, whole, before its closing boundary", strings.NewReader(partial), string(domain.InvalidRequest)},
+	}
+	for _, tt := range tests {
+		body := &uploadBody{ReadCloser: io.NopCloser(tt.body), deadline: movingDeadline{set: func(time.Time) error { return nil }}}
+		mr := multipart.NewReader(body, "XX")
+		var err error
+		for err == nil {
+			var part *multipart.Part
+			if part, err = mr.NextPart(); err == nil {
+				_, err = io.Copy(io.Discard, part)
+			}
+		}
+		if got := errorCode(body.failure(bodyError(err))); got != tt.want {
+			t.Errorf("%s: %q (%v), want %q", tt.name, got, err, tt.want)
+		}
+	}
+	// A JSON body read whole, as every other endpoint reads it.
+	if _, err := io.ReadAll(cutReader{strings.NewReader(`{"shipper":`)}); errorCode(readError(err)) != codeClientClosedRequest {
+		t.Errorf("a JSON body whose connection ended mid-body: %q, want %q", errorCode(readError(err)), codeClientClosedRequest)
 	}
 }

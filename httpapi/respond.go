@@ -148,10 +148,24 @@ func uncompressed(r *http.Request) error {
 
 func readError(err error) error {
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	switch {
+	case errors.As(err, &tooBig):
 		return errorf(codePayloadTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The connection ended before the body its Content-Length, or its
+		// chunks, announced.
+		return clientGone(err)
 	}
 	return &httpError{code: string(domain.InvalidRequest), msg: "the body could not be read", err: err}
+}
+
+// clientGone is the error of a request whose client closed the connection
+// before its body ended: a hang-up (499), as at any other moment, not a
+// malformed request (400) of a client still there to read it. Which of
+// the two it was had hung on whether the server noticed the closed
+// connection before the read failed.
+func clientGone(err error) error {
+	return &httpError{code: codeClientClosedRequest, msg: "the client closed the connection before its body ended", err: err}
 }
 
 func unmarshal(body []byte, dst any) error {
