@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"math"
 	"strings"
 )
@@ -56,6 +57,29 @@ func amountScale(currency string) float64 {
 		return scale
 	}
 	return 1
+}
+
+// amountBound is a rate card's bound on an amount: less than dollars (in
+// US dollars, and as many times more as currency's unit is worth less),
+// or none, the zero bound, while the card's currency is none.
+type amountBound struct {
+	dollars  float64
+	currency string
+}
+
+// holds reports whether amount is under the bound.
+func (b amountBound) holds(amount float64) bool {
+	return b.currency == "" || amount < b.dollars*amountScale(b.currency)
+}
+
+// said is the bound as a refusal says it after the lower bound, per
+// following the amount: " and less than 1000000 per kg in KRW"; "" for
+// none.
+func (b amountBound) said(per string) string {
+	if b.currency == "" {
+		return ""
+	}
+	return fmt.Sprintf(" and less than %.0f%s in %s", b.dollars*amountScale(b.currency), per, b.currency)
 }
 
 // roundAmount rounds an amount to the minor unit of its currency, so that

@@ -114,19 +114,22 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 	if card.Origin != AnyAirport && card.Origin == card.Destination {
 		p.Add("destination", CodeInvalidValue, "must differ from the origin")
 	}
+	// The bounds catch a decimal point in the wrong place: 1,000 a kg and
+	// a million in dollars or euros, as many times more as a currency's
+	// unit is worth less (4,500 won a kg is an ordinary rate). A currency
+	// that is none has no bound: a won rate under a mistyped KWR refused
+	// as over 1,000 would be mended where the currency alone was wrong.
+	rateBound, minimumBound := amountBound{1000, card.Currency}, amountBound{1e6, card.Currency}
 	switch {
 	case !currencyPattern.MatchString(card.Currency):
 		p.Add("currency", CodeInvalidFormat, "must be an ISO 4217 code such as EUR")
+		rateBound, minimumBound = amountBound{}, amountBound{}
 	case !slices.Contains(currencies, card.Currency):
 		p.Add("currency", CodeInvalidValue, "%s is not an ISO 4217 currency", card.Currency)
+		rateBound, minimumBound = amountBound{}, amountBound{}
 	}
-	// The bounds catch a decimal point in the wrong place: 1,000 a kg and
-	// a million in dollars or euros, as many times more as a currency's
-	// unit is worth less (4,500 won a kg is an ordinary rate).
-	scale := amountScale(card.Currency)
-	maxRate, maxMinimum := 1000*scale, 1e6*scale
-	if !(c.MinimumCharge >= 0 && c.MinimumCharge < maxMinimum) {
-		p.Add("minimumCharge", CodeInvalidRange, "must be at least 0 and less than %.0f in %s", maxMinimum, card.Currency)
+	if !(c.MinimumCharge >= 0 && minimumBound.holds(c.MinimumCharge)) {
+		p.Add("minimumCharge", CodeInvalidRange, "must be at least 0%s", minimumBound.said(""))
 	}
 	if _, ok := c.WeightBreaks["N"]; !ok {
 		p.Add("weightBreaks.N", CodeRequired, "the normal rate N is required")
@@ -136,8 +139,8 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 			p.Add("weightBreaks."+name, CodeInvalidValue, "weight breaks are N, 45, 100, 300, 500 and 1000")
 			continue
 		}
-		if !(rate > 0 && rate < maxRate) {
-			p.Add("weightBreaks."+name, CodeInvalidRange, "must be more than 0 and less than %.0f per kg in %s", maxRate, card.Currency)
+		if !(rate > 0 && rateBound.holds(rate)) {
+			p.Add("weightBreaks."+name, CodeInvalidRange, "must be more than 0%s", rateBound.said(" per kg"))
 			continue
 		}
 		from := 0.0
@@ -164,8 +167,8 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 		card.Surcharges[code] = rate
 		if !specialHandlingCodePattern.MatchString(code) {
 			p.Add("surcharges."+code, CodeInvalidFormat, "must be keyed by a three-letter special handling code")
-		} else if !(rate >= 0 && rate < maxRate) {
-			p.Add("surcharges."+code, CodeInvalidRange, "must be at least 0 and less than %.0f per kg in %s", maxRate, card.Currency)
+		} else if !(rate >= 0 && rateBound.holds(rate)) {
+			p.Add("surcharges."+code, CodeInvalidRange, "must be at least 0%s", rateBound.said(" per kg"))
 		}
 	}
 	card.NotAccepted = upperList(&p, "notAccepted", c.NotAccepted, specialHandlingCodePattern, "must be a three-letter special handling code")

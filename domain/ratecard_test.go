@@ -2,6 +2,7 @@ package domain
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -156,6 +157,8 @@ func TestARateCardsBoundsGrowAsItsCurrencysUnitIsWorthLess(t *testing.T) {
 		{"IDR", 52000, 1500000, ""},
 		{"VND", 120000, 2500000, ""},
 		{"VND", 120000, 1e10, "validation_error: minimumCharge: must be at least 0 and less than 10000000000 in VND"},
+		{"KWR", 4500, 100000, "validation_error: currency: KWR is not an ISO 4217 currency"},
+		{"", -1, -1, "validation_error: currency: must be an ISO 4217 code such as EUR; minimumCharge: must be at least 0; weightBreaks.N: must be more than 0; surcharges.DGR: must be at least 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.currency, func(t *testing.T) {
@@ -163,9 +166,23 @@ func TestARateCardsBoundsGrowAsItsCurrencysUnitIsWorthLess(t *testing.T) {
 				WeightBreaks: map[string]float64{"N": tt.rate}, Surcharges: map[string]float64{"DGR": tt.rate / 10},
 				ValidFrom: "2026-01-01", ValidTo: "2026-12-31", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
 			_, err := DecideSetRateCard(c, zonedAirports{})
-			if got := errText(err); got != tt.want {
+			if got := everyProblem(err); got != tt.want {
 				t.Errorf("%v %s a kg, at least %v: %q, want %q", tt.rate, tt.currency, tt.minimum, got, tt.want)
 			}
 		})
 	}
+}
+
+// everyProblem is an error as errText says it, with the problem of each
+// of its fields, where errText says the first.
+func everyProblem(err error) string {
+	e, ok := err.(*Error)
+	if !ok || len(e.Fields) == 0 {
+		return errText(err)
+	}
+	problems := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		problems[i] = f.Field + ": " + f.Message
+	}
+	return string(e.Code) + ": " + strings.Join(problems, "; ")
 }
