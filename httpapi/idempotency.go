@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,6 +133,9 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 			w.Header()[k] = v
 		}
 		w.Header().Set("Idempotent-Replayed", "true")
+		// As writeEncoded says its length: the body is the stored one,
+		// a secret put back in, so that is not among the headers kept.
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(prev.Status)
 		w.Write(body)
 		return nil

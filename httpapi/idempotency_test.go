@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,6 +194,54 @@ func TestAKeysRecordNotKeptIsAWarningWhileTheStoreIsOutOfReach(t *testing.T) {
 	} {
 		if got := storeFailureLevel(tt.err); got != tt.want {
 			t.Errorf("%v: %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// A replay says its length as the first answer did (see writeEncoded),
+// where one over 2 kB, such as a priced quote's, went in chunks; and a
+// 204, such as a revocation's, says none, as no 204 may.
+func TestAReplaySaysItsLengthAsTheFirstAnswerDid(t *testing.T) {
+	bucket, err := storetest.Open(t).Bucket(t.Context(), "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{responses: bucket, log: slog.New(slog.DiscardHandler)}
+	api := httptest.NewServer(s.idempotent(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/admin/token-revocations" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusCreated, map[string]string{"id": "q1", "note": r.URL.Query().Get("note")})
+	})))
+	defer api.Close()
+	for _, tt := range []struct {
+		name, path string
+		status     int
+		length     string // the Content-Length of both answers
+	}{
+		{"a short answer", "/api/quotes?note=short", http.StatusCreated, fmt.Sprint(len(`{"id":"q1","note":"short"}` + "\n"))},
+		{"an answer over 2 kB", "/api/quotes?note=" + strings.Repeat("x", 5000), http.StatusCreated, fmt.Sprint(len(`{"id":"q1","note":""}`+"\n") + 5000)},
+		{"a 204", "/api/admin/token-revocations", http.StatusNoContent, ""},
+	} {
+		var answers []string
+		for range 2 {
+			req, _ := http.NewRequest("POST", api.URL+tt.path, strings.NewReader(`{}`))
+			req.Header.Set("Idempotency-Key", strings.ReplaceAll(tt.name, " ", "-"))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			answers = append(answers, fmt.Sprintf("%d, replayed %q, Content-Length %q, Transfer-Encoding %v, %d bytes",
+				res.StatusCode, res.Header.Get("Idempotent-Replayed"), res.Header.Get("Content-Length"), res.TransferEncoding, len(body)))
+		}
+		size := cmp.Or(tt.length, "0")
+		first := fmt.Sprintf("%d, replayed %q, Content-Length %q, Transfer-Encoding [], %s bytes", tt.status, "", tt.length, size)
+		replay := fmt.Sprintf("%d, replayed %q, Content-Length %q, Transfer-Encoding [], %s bytes", tt.status, "true", tt.length, size)
+		if answers[0] != first || answers[1] != replay {
+			t.Errorf("%s answered\n%s\n%s\nwant\n%s\n%s", tt.name, answers[0], answers[1], first, replay)
 		}
 	}
 }
