@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -44,6 +45,9 @@ var errorDocsHTML = func() []byte {
 func handleOpenAPI() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		// Over a megabyte, it would go in chunks, and its HEAD say no
+		// length (see writeEncoded).
+		w.Header().Set("Content-Length", strconv.Itoa(len(openAPIDocument)))
 		w.Write(openAPIDocument)
 	})
 }

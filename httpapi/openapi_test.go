@@ -3101,3 +3101,12 @@ func TestTheErrorPageIsHTMLOnlyToAClientThatNamesHTML(t *testing.T) {
 		})
 	}
 }
+
+// The OpenAPI document, the largest JSON answer, says its length as every
+// JSON answer does (see writeEncoded), to a HEAD too: over 2 kB, it went
+// in chunks, and its HEAD said no length.
+func TestTheOpenAPIDocumentSaysItsLength(t *testing.T) {
+	srv := httptest.NewServer(handleOpenAPI())
+	defer srv.Close()
+	saysItsLength(t, srv, "/openapi.json", len(openAPIDocument))
+}

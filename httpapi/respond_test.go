@@ -690,21 +690,28 @@ func TestAJSONAnswerSaysItsLengthToAGetAndAHead(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, note := range []string{"short", long} {
-		want := strconv.Itoa(len(`{"note":""}`+"\n") + len(note))
-		for _, method := range []string{"GET", "HEAD"} {
-			req, _ := http.NewRequest(method, srv.URL+"?note="+note, nil)
-			res, err := srv.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if got := res.Header.Get("Content-Length"); got != want || len(res.TransferEncoding) > 0 {
-				t.Errorf("%s of %d characters: Content-Length %q, Transfer-Encoding %v; want %s and none", method, len(note), got, res.TransferEncoding, want)
-			}
-			if method == "GET" && strconv.Itoa(len(body)) != want {
-				t.Errorf("GET of %d characters: a body of %d bytes, want %s", len(note), len(body), want)
-			}
+		saysItsLength(t, srv, "?note="+note, len(`{"note":""}`+"\n")+len(note))
+	}
+}
+
+// saysItsLength checks that srv answers a GET and a HEAD of path with
+// Content-Length size, not in chunks, and the GET with a body that long.
+func saysItsLength(t *testing.T, srv *httptest.Server, path string, size int) {
+	t.Helper()
+	want := strconv.Itoa(size)
+	for _, method := range []string{"GET", "HEAD"} {
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if got := res.Header.Get("Content-Length"); got != want || len(res.TransferEncoding) > 0 {
+			t.Errorf("%s of %d bytes: Content-Length %q, Transfer-Encoding %v; want %s and none", method, size, got, res.TransferEncoding, want)
+		}
+		if method == "GET" && len(body) != size {
+			t.Errorf("GET of %d bytes: a body of %d bytes", size, len(body))
 		}
 	}
 }
