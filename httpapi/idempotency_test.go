@@ -136,48 +136,58 @@ func TestRequestsRacingWithAKeyThatAFailureFreesAreAnsweredAsItIs(t *testing.T) 
 	}
 }
 
-// A webhook's generated secret is in the registration's answer and in its
-// replays, and the record the replays are answered from keeps it sealed,
-// never as it is.
+// A generated secret (a webhook's, an API key, a client's secret) is in
+// the creation's answer and in its replays, and the record the replays are
+// answered from keeps it sealed, never as it is.
 func TestAReplayAnswersTheGeneratedSecretItsRecordKeepsSealed(t *testing.T) {
-	ctx := t.Context()
-	bucket, err := storetest.Open(t).Bucket(ctx, "idempotency", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sealer, err := webhooks.NewSealer(make([]byte, 32), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{responses: bucket, dispatcher: &webhooks.Dispatcher{Sealer: sealer}, log: slog.New(slog.DiscardHandler)}
-	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	registered := 0
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		registered++
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		io.WriteString(w, `{"webhookId":"w1","secret":"`+secret+`"}`+"\n")
-	})
-	var answers []string
-	for range 2 {
-		req := httptest.NewRequest(http.MethodPost, "/api/webhooks", strings.NewReader(`{"url":"https://192.0.2.1/","events":["*"]}`))
-		rec := httptest.NewRecorder()
-		if err := s.runIdempotent(rec, req, "hooks-1", handler); err != nil || rec.Code != http.StatusCreated {
-			t.Fatalf("answered %d, %v", rec.Code, err)
-		}
-		answers = append(answers, rec.Body.String())
-	}
-	var replayed struct{ WebhookID, Secret string }
-	if err := json.Unmarshal([]byte(answers[1]), &replayed); err != nil || registered != 1 || replayed.WebhookID != "w1" || replayed.Secret != secret {
-		t.Errorf("registered %d times; the replay answered %s (%v), want w1 with the secret", registered, answers[1], err)
-	}
-	keys, err := bucket.Keys(ctx)
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("records %v, %v", keys, err)
-	}
-	raw, _, _, err := bucket.GetRevision(ctx, keys[0])
-	if err != nil || bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")) {
-		t.Errorf("the record holds the secret as it is (%v):\n%s", err, raw)
+	for _, tt := range []struct {
+		path, field, secret string
+	}{
+		{"/api/webhooks", "secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
+		{"/api/admin/api-keys", "apiKey", "csk_Vhyq1yejy7bPMqdlu_mksDDUjNYhuVejO8n83HMBySw"},
+		{"/api/admin/clients", "clientSecret", "Q2xpZW50U2VjcmV0T2ZUTVMx"},
+	} {
+		t.Run(tt.field, func(t *testing.T) {
+			ctx := t.Context()
+			bucket, err := storetest.Open(t).Bucket(ctx, "idempotency", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &Server{responses: bucket, dispatcher: &webhooks.Dispatcher{Sealer: sealer}, log: slog.New(slog.DiscardHandler)}
+			created := 0
+			handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				created++
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				io.WriteString(w, `{"id":"w1","`+tt.field+`":"`+tt.secret+`"}`+"\n")
+			})
+			var answers []string
+			for range 2 {
+				req := httptest.NewRequest(http.MethodPost, tt.path, strings.NewReader(`{"name":"TMS"}`))
+				rec := httptest.NewRecorder()
+				if err := s.runIdempotent(rec, req, "key-1", handler); err != nil || rec.Code != http.StatusCreated {
+					t.Fatalf("answered %d, %v", rec.Code, err)
+				}
+				answers = append(answers, rec.Body.String())
+			}
+			var replayed map[string]string
+			if err := json.Unmarshal([]byte(answers[1]), &replayed); err != nil || created != 1 || replayed["id"] != "w1" || replayed[tt.field] != tt.secret {
+				t.Errorf("created %d times; the replay answered %s (%v), want w1 with the %s", created, answers[1], err, tt.field)
+			}
+			keys, err := bucket.Keys(ctx)
+			if err != nil || len(keys) != 1 {
+				t.Fatalf("records %v, %v", keys, err)
+			}
+			raw, _, _, err := bucket.GetRevision(ctx, keys[0])
+			_, bare, prefixed := strings.Cut(tt.secret, "_")
+			if err != nil || bytes.Contains(raw, []byte(tt.secret)) || prefixed && bytes.Contains(raw, []byte(bare)) {
+				t.Errorf("the record holds the secret as it is (%v):\n%s", err, raw)
+			}
+		})
 	}
 }
 
