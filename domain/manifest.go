@@ -467,13 +467,13 @@ func DecideReportOffload(f Flight, c ReportOffload) ([]Event, error) {
 		return nil, err
 	}
 	if e.Pieces > loaded.Pieces {
-		p.Add("pieces", CodeExceedsLoaded, "%s has %s of %s on board", f.ID, piecesOf(loaded.Pieces), c.AWBNumber)
+		p.Add("pieces", CodeExceedsLoaded, "%s has %s of %s on board", f.ID, countOf(loaded.Pieces, "piece"), c.AWBNumber)
 	}
 	switch {
 	case e.WeightKg > loaded.WeightKg+0.0005:
 		p.Add("weight", CodeExceedsLoaded, "%g kg of %s are loaded on %s", loaded.WeightKg, c.AWBNumber, f.ID)
 	case e.Pieces < loaded.Pieces && e.WeightKg >= loaded.WeightKg:
-		p.Add("weight", CodeExceedsLoaded, "leaves no weight for the %s of %s still loaded", piecesOf(loaded.Pieces-e.Pieces), c.AWBNumber)
+		p.Add("weight", CodeExceedsLoaded, "leaves no weight for the %s of %s still loaded", countOf(loaded.Pieces-e.Pieces, "piece"), c.AWBNumber)
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

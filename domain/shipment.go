@@ -474,7 +474,7 @@ func DecideRecordStatus(s Shipment, c RecordStatus, ref Lookup) (events []Event,
 		// shrunk since it was recorded.
 		if !repeats {
 			p.Add("pieces", CodeExceedsShipment, "%s has %s as declared by %s: a status event reports at most all of them",
-				c.AWBNumber, piecesOf(c.Declared.Pieces), c.Declared.By)
+				c.AWBNumber, countOf(c.Declared.Pieces, "piece"), c.Declared.By)
 		}
 	}
 	if c.Weight != nil && !(*c.Weight >= 0 && *c.Weight <= maxWeightKg) {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -165,10 +166,11 @@ func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord
 		if old == r {
 			return nil, nil
 		}
-		if used := l.UsedIn(old.Range) - l.UsedIn(overlap(old.Range, r.Range)); used > 0 {
-			return nil, Errorf(Conflict, "%d numbers of the earlier allocation are already used (booked, waybilled, or with filings or documents) and would be taken back", used)
-		}
 		kept := overlap(old.Range, r.Range)
+		if used := l.usedOutside(old.Range, kept); len(used) > 0 {
+			return nil, Errorf(Conflict, "%s of the earlier allocation already used (booked, waybilled, or with filings or documents) would be taken back: %s",
+				countOf(len(used), "number"), awbList(prefix, used))
+		}
 		for s := old.Range.First; s <= old.Range.Last(); s++ {
 			if kept.Count > 0 && kept.Contains(s) {
 				continue
@@ -186,6 +188,38 @@ func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord
 	}
 	return []Event{StockAllocated{OrganizationID: orgID, Prefix: prefix, Range: r}}, nil
 }
+
+// usedOutside lists the used serials of rng that kept (Count 0: none)
+// does not hold.
+func (l StockLedger) usedOutside(rng, kept AWBRange) []int {
+	from, _ := slices.BinarySearch(l.Used, rng.First)
+	to, _ := slices.BinarySearch(l.Used, rng.Last()+1)
+	var out []int
+	for _, s := range l.Used[from:to] {
+		if kept.Count == 0 || !kept.Contains(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// awbList names the AWB numbers of serials, the first maxListedAWBs of
+// them and how many more: an airline taking a range back learns which
+// shipments stand in its way.
+func awbList(prefix string, serials []int) string {
+	names := make([]string, 0, min(len(serials), maxListedAWBs))
+	for _, s := range serials[:min(len(serials), maxListedAWBs)] {
+		names = append(names, AWBNumber(prefix, s))
+	}
+	list := strings.Join(names, ", ")
+	if more := len(serials) - len(names); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
+}
+
+// maxListedAWBs bounds the AWB numbers a message names.
+const maxListedAWBs = 10
 
 // overlap is the part two ranges share (Count 0 if none).
 func overlap(a, b AWBRange) AWBRange {

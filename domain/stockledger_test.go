@@ -77,6 +77,36 @@ func TestDecideSetStock(t *testing.T) {
 	}
 }
 
+// A range that would take back numbers already used is refused naming
+// them, singular or plural, the first ten and how many more: "1 numbers …
+// already used" told the airline neither which nor whose shipments stood
+// in its way.
+func TestARangeTakenBackNamesTheNumbersUsedInIt(t *testing.T) {
+	wide := LedgerRange{RequestID: "r1", Range: AWBRange{First: 100, Count: 15}, ValidFrom: "2026-11-01", ValidTo: "2027-10-31"}
+	moved, emptied := wide, LedgerRange{RequestID: "r1"}
+	moved.Range = AWBRange{First: 102, Count: 13}
+	const refused = " of the earlier allocation already used (booked, waybilled, or with filings or documents) would be taken back: "
+	tests := []struct {
+		name  string
+		first int // the first serial used
+		n     int // how many used from it on
+		r     LedgerRange
+		want  string
+	}{
+		{"one number", 101, 1, moved, "1 number" + refused + "020-00001013"},
+		{"two, and one kept", 100, 3, moved, "2 numbers" + refused + "020-00001002, 020-00001013"},
+		{"more than ten", 100, 12, emptied, "12 numbers" + refused + "020-00001002, 020-00001013, 020-00001024, " +
+			"020-00001035, 020-00001046, 020-00001050, 020-00001061, 020-00001072, 020-00001083, 020-00001094 and 2 more"},
+	}
+	for _, tt := range tests {
+		history := append([]Event{f1StockOf020(wide)}, f1Used(tt.first, tt.n)...)
+		_, err := DecideSetStock(given(EvolveStockLedger, history...), "f1", "020", tt.r, func(int) bool { return false })
+		if ErrorCode(err) != Conflict || ErrorMessage(err) != tt.want {
+			t.Errorf("%s: %v, want the conflict %q", tt.name, err, tt.want)
+		}
+	}
+}
+
 // The first filing, document or status of a shipment that is its
 // forwarder's by its stock alone holds the number, whoever makes it (the
 // airline's RCS of cargo the forwarder labelled with it before booking):

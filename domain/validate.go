@@ -110,10 +110,11 @@ func upperList(p *Problems, field string, in []string, pattern *regexp.Regexp, m
 	return out
 }
 
-// piecesOf is a count of pieces as a message says it: "1 piece", "2 pieces".
-func piecesOf(n int) string {
+// countOf is a count of things as a message says it: "1 piece", "2
+// pieces", for the noun "piece".
+func countOf(n int, noun string) string {
 	if n == 1 {
-		return "1 piece"
+		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " pieces"
+	return strconv.Itoa(n) + " " + noun + "s"
 }

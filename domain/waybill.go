@@ -157,7 +157,7 @@ func DecideCreateHAWB(w Waybills, c CreateHAWB) ([]Event, error) {
 		weight += h.WeightKg
 	}
 	if pieces > w.MAWB.Pieces {
-		p.Add("pieces", CodeExceedsMAWB, "the houses would hold %s, the master %d", piecesOf(pieces), w.MAWB.Pieces)
+		p.Add("pieces", CodeExceedsMAWB, "the houses would hold %s, the master %d", countOf(pieces, "piece"), w.MAWB.Pieces)
 	}
 	if weight > w.MAWB.WeightKg+0.001 {
 		p.Add("weight", CodeExceedsMAWB, "the houses would weigh %g kg, the master %g kg", weight, w.MAWB.WeightKg)
