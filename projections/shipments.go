@@ -124,12 +124,16 @@ func (m *Shipments) addFiling(awb, id, kind, source string, at time.Time, locati
 		Location: location, Pieces: pieces, Weight: weight, Notes: notes, RecordedAt: at}, source})
 }
 
-// add inserts an entry after every entry of the same date: those keep
-// arrival order.
+// add inserts an entry after every entry of the same second: those keep
+// arrival order. A status event's date has seconds at most (an FSU,
+// minutes), where the service dates a flight's DEP or ARR to the
+// nanosecond: an NFD and a DLV posted as at 01:27:04 of a flight that
+// arrived at 01:27:04.184 came before its ARR, which was then the
+// shipment's latest status though it had been delivered.
 func (m *Shipments) add(e TimelineEntry) {
 	list := m.timelines[e.Event.AWBNumber]
 	i, _ := slices.BinarySearchFunc(list, e, func(a, b TimelineEntry) int {
-		if c := a.Event.EventDate.Compare(b.Event.EventDate); c != 0 {
+		if c := a.Event.EventDate.Truncate(time.Second).Compare(b.Event.EventDate.Truncate(time.Second)); c != 0 {
 			return c
 		}
 		return -1
