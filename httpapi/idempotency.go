@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ type storedResponse struct {
 	// client whose first answer was lost gets it on the replay, where a
 	// subscription signed with a secret it could never learn, or a key it
 	// never saw, was all it had. SecretField is the body's field that had
-	// it ("" for "secret": responses stored before there were others).
+	// it ("" in a record stored before there were others: "secret").
 	SealedSecret []byte `json:"sealedSecret,omitempty"`
 	SecretField  string `json:"secretField,omitempty"`
 }
@@ -231,26 +232,25 @@ func choosesSecret(body []byte) bool {
 }
 
 // takeSecret takes the first of secretFields that a JSON object has out of
-// it, returning the object without it, the field ("" for "secret") and the
-// secret ("" if none): a generated secret is never stored as it is.
+// it, returning the object without it, the field and the secret ("" if
+// none): a generated secret is never stored as it is. A body that names
+// none of the fields, as most do (a quote, a booking), is not decoded.
 func takeSecret(body []byte) (_ []byte, field, secret string) {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil {
+	if !slices.ContainsFunc(secretFields, func(f string) bool { return bytes.Contains(body, []byte(f)) }) ||
+		json.Unmarshal(body, &obj) != nil {
 		return body, "", ""
 	}
-	for _, field := range secretFields {
-		if json.Unmarshal(obj[field], &secret) != nil || secret == "" {
+	for _, f := range secretFields {
+		if json.Unmarshal(obj[f], &secret) != nil || secret == "" {
 			continue
 		}
-		delete(obj, field)
+		delete(obj, f)
 		out, err := json.Marshal(obj)
 		if err != nil {
 			return body, "", ""
 		}
-		if field == "secret" {
-			field = ""
-		}
-		return append(out, '\n'), field, secret
+		return append(out, '\n'), f, secret
 	}
 	return body, "", ""
 }

@@ -207,14 +207,13 @@ const (
 )
 
 // limitTokenRequests refuses token requests beyond the guessing limits.
-// A name is counted without its case, as login reads usernames: else
-// each spelling of a name would have guesses of its own.
+// Names are counted as login reads them: a username without its case
+// (else each spelling would have guesses of its own), a client id as
+// given (two that differ in case alone are two clients, whose failures
+// are not each other's).
 func (s *Server) limitTokenRequests(r *http.Request, w http.ResponseWriter, subject string) error {
 	ip, name := clientNetwork(clientIP(r)), subject
 	if user, ok := strings.CutPrefix(subject, "user:"); ok {
-		// A username in any case is one user; client ids are as given,
-		// and two that differ in case alone are two clients, whose
-		// failures are not each other's.
 		name = "user:" + strings.ToLower(user)
 	}
 	// The refusal names what is counted, the address or its /64: a client
