@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -156,12 +155,9 @@ func (u *UsageMeter) flushLogged(ctx context.Context) {
 	case err == nil && u.failed > 0:
 		u.log.Info("usage counts stored again", "failedInARow", u.failed)
 		u.failed = 0
-	case errors.Is(err, domain.ErrStoreUnavailable):
-		u.failed++
-		u.log.Warn("usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
 	case err != nil:
 		u.failed++
-		u.log.Error("usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
+		u.log.Log(ctx, domain.FailureLevel(err), "usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -95,6 +96,17 @@ const (
 	CheckEnvelope = "envelope" // the envelope has everything every write puts in it
 	CheckSequence = "sequence" // the stream and each aggregate have no gaps
 )
+
+// FailureLevel is the level a failure of the event store is logged at: a
+// warning when a wait cures it (ErrStoreUnavailable: an election, a node
+// lost), which the store's own lines tell the operator of, where an error
+// at every try flooded the log of each election; an error otherwise.
+func FailureLevel(err error) slog.Level {
+	if errors.Is(err, ErrStoreUnavailable) {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
 
 var (
 	// ErrAggregateChanged means another writer appended to the aggregate

@@ -7,9 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -150,7 +148,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 	next.ServeHTTP(rec, r.WithContext(contextWithCommandID(ctx, cmdID)))
 	if rec.status < 200 || rec.status >= 300 {
 		if err := s.responses.Delete(context.WithoutCancel(ctx), storeKey); err != nil {
-			s.log.Log(ctx, storeFailureLevel(err), "idempotency: key not freed; a repeat is answered 409 until it is taken over", "request_id", requestID(ctx), "err", err)
+			s.log.Log(ctx, domain.FailureLevel(err), "idempotency: key not freed; a repeat is answered 409 until it is taken over", "request_id", requestID(ctx), "err", err)
 		}
 		return nil
 	}
@@ -166,20 +164,9 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 	}
 	raw, _ := json.Marshal(done)
 	if err := s.responses.Put(context.WithoutCancel(ctx), storeKey, raw); err != nil {
-		s.log.Log(ctx, storeFailureLevel(err), "idempotency: response not stored; a repeat is carried out again, as the same command", "request_id", requestID(ctx), "err", err)
+		s.log.Log(ctx, domain.FailureLevel(err), "idempotency: response not stored; a repeat is carried out again, as the same command", "request_id", requestID(ctx), "err", err)
 	}
 	return nil
-}
-
-// storeFailureLevel is how loud a failure to keep an Idempotency-Key's
-// record is: a warning while the store is out of reach (an election, a
-// node lost), which a wait cures and which the operator learns of from
-// the store's own lines, one at every request; an error for anything else.
-func storeFailureLevel(err error) slog.Level {
-	if errors.Is(err, domain.ErrStoreUnavailable) {
-		return slog.LevelWarn
-	}
-	return slog.LevelError
 }
 
 // takeKey claims storeKey for a request with hash reqHash. It reports

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/storetest"
@@ -188,23 +186,6 @@ func TestAReplayAnswersTheGeneratedSecretItsRecordKeepsSealed(t *testing.T) {
 				t.Errorf("the record holds the secret as it is (%v):\n%s", err, raw)
 			}
 		})
-	}
-}
-
-// A record of an Idempotency-Key not kept while the store is out of reach
-// (every keyed request of an election) is a warning; any other failure
-// is an error.
-func TestAKeysRecordNotKeptIsAWarningWhileTheStoreIsOutOfReach(t *testing.T) {
-	for _, tt := range []struct {
-		err  error
-		want slog.Level
-	}{
-		{fmt.Errorf("eventstore: put k: %w", domain.ErrStoreUnavailable), slog.LevelWarn},
-		{errors.New("eventstore: put k: permissions violation"), slog.LevelError},
-	} {
-		if got := storeFailureLevel(tt.err); got != tt.want {
-			t.Errorf("%v: %v, want %v", tt.err, got, tt.want)
-		}
 	}
 }
 
