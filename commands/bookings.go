@@ -72,18 +72,9 @@ func (h *Handler) CancelBooking(ctx context.Context, m Meta, id string) (Result[
 		if m.Principal.Role == domain.RoleAirline {
 			return domain.Errorf(domain.Forbidden, "only the forwarder cancels its booking")
 		}
-		var f domain.Flight
-		released := false
-		if domain.ValidIdentifier(b.FlightID) {
-			if _, err := decideIn(t, flightAggregate(b.FlightID), m.part("release"), domain.EvolveFlight,
-				func(now domain.Flight) ([]domain.Event, error) {
-					f = now
-					events, err := domain.DecideReleaseCapacity(now, id)
-					released = len(events) > 0
-					return events, err
-				}); err != nil {
-				return err
-			}
+		f, released, err := releaseIn(t, m.part("release"), b)
+		if err != nil {
+			return err
 		}
 		res, err = decideIn(t, bookingAggregate(id), m, domain.EvolveBooking,
 			func(b domain.Booking) ([]domain.Event, error) {

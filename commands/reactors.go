@@ -312,12 +312,26 @@ func (r *Reactors) assignAWB(t *transaction, rec domain.Record, b domain.Booking
 
 // release gives back the capacity a booking holds, if any, as a part of t.
 func (r *Reactors) release(t *transaction, rec domain.Record, b domain.Booking) error {
-	if !domain.ValidIdentifier(b.FlightID) {
-		return nil
-	}
-	_, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "release"), domain.EvolveFlight,
-		func(f domain.Flight) ([]domain.Event, error) { return domain.DecideReleaseCapacity(f, b.ID) })
+	_, _, err := releaseIn(t, step(rec, "release"), b)
 	return err
+}
+
+// releaseIn gives back the capacity booking b holds on its flight, if
+// any, as the part m of t. It returns the flight as it stood, and whether
+// there was capacity to give back. A booking of a flight id that names no
+// flight holds none.
+func releaseIn(t *transaction, m Meta, b domain.Booking) (f domain.Flight, released bool, err error) {
+	if !domain.ValidIdentifier(b.FlightID) {
+		return f, false, nil
+	}
+	_, err = decideIn(t, flightAggregate(b.FlightID), m, domain.EvolveFlight,
+		func(now domain.Flight) ([]domain.Event, error) {
+			f = now
+			events, err := domain.DecideReleaseCapacity(now, b.ID)
+			released = len(events) > 0
+			return events, err
+		})
+	return f, released, err
 }
 
 // holdAWB holds the AWB number of a cancelled booking, as a part of t,
