@@ -58,10 +58,14 @@ func (l StockLedger) Available(day string) int {
 }
 
 // UsedIn counts the used numbers inside rng.
-func (l StockLedger) UsedIn(rng AWBRange) int {
+func (l StockLedger) UsedIn(rng AWBRange) int { return len(l.usedSerials(rng)) }
+
+// usedSerials are the used serials of rng, ascending. The caller must not
+// change the slice.
+func (l StockLedger) usedSerials(rng AWBRange) []int {
 	from, _ := slices.BinarySearch(l.Used, rng.First)
 	to, _ := slices.BinarySearch(l.Used, rng.Last()+1)
-	return to - from
+	return l.Used[from:to]
 }
 
 // isUsed reports whether serial is used.
@@ -192,10 +196,8 @@ func DecideSetStock(l StockLedger, orgID, prefix string, r LedgerRange, onRecord
 // usedOutside lists the used serials of rng that kept (Count 0: none)
 // does not hold.
 func (l StockLedger) usedOutside(rng, kept AWBRange) []int {
-	from, _ := slices.BinarySearch(l.Used, rng.First)
-	to, _ := slices.BinarySearch(l.Used, rng.Last()+1)
 	var out []int
-	for _, s := range l.Used[from:to] {
+	for _, s := range l.usedSerials(rng) {
 		if kept.Count == 0 || !kept.Contains(s) {
 			out = append(out, s)
 		}
