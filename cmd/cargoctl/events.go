@@ -189,9 +189,11 @@ var errPastUntil = errors.New("past --until")
 // pastUntil reports whether r ends a read with --until (see errPastUntil).
 // The stream's own time would find the end without reading to it, but a
 // stream copied to another (sourced, to move a cluster) was stored anew,
-// all of it at the copy's time: --until would read none of it.
+// all of it at the copy's time: --until would read none of it. For the
+// same reason an event whose envelope cannot be read, which has only that
+// time (see momentOf), ends no read.
 func (o eventsOptions) pastUntil(r domain.Record) bool {
-	return !o.until.IsZero() && momentOf(r).After(o.until.Add(storeClockSkew))
+	return !o.until.IsZero() && !r.OccurredAt.IsZero() && r.OccurredAt.After(o.until.Add(storeClockSkew))
 }
 
 // readRange is the stream sequences a read covers. It starts at
