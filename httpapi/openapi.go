@@ -44,12 +44,17 @@ var errorDocsHTML = func() []byte {
 
 func handleOpenAPI() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		// Over a megabyte, it would go in chunks, and its HEAD say no
-		// length (see writeEncoded).
-		w.Header().Set("Content-Length", strconv.Itoa(len(openAPIDocument)))
-		w.Write(openAPIDocument)
+		writeDocument(w, "application/json", openAPIDocument)
 	})
+}
+
+// writeDocument answers with one of the documents built in, saying its
+// length: over 2 kB, it would go in chunks, and its HEAD say no length
+// (see writeEncoded).
+func writeDocument(w http.ResponseWriter, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
 
 // handleErrorDocs serves the page errorUri links to: as HTML to a client
@@ -59,12 +64,10 @@ func handleErrorDocs() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Vary", "Accept")
 		if acceptsHTML(r.Header.Values("Accept")) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write(errorDocsHTML)
+			writeDocument(w, "text/html; charset=utf-8", errorDocsHTML)
 			return
 		}
-		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-		w.Write(errorDocs)
+		writeDocument(w, "text/markdown; charset=utf-8", errorDocs)
 	})
 }
 

@@ -3102,11 +3102,20 @@ func TestTheErrorPageIsHTMLOnlyToAClientThatNamesHTML(t *testing.T) {
 	}
 }
 
-// The OpenAPI document, the largest JSON answer, says its length as every
-// JSON answer does (see writeEncoded), to a HEAD too: over 2 kB, it went
-// in chunks, and its HEAD said no length.
-func TestTheOpenAPIDocumentSaysItsLength(t *testing.T) {
-	srv := httptest.NewServer(handleOpenAPI())
-	defer srv.Close()
-	saysItsLength(t, srv, "/openapi.json", len(openAPIDocument))
+// The documents built in (the OpenAPI document, the largest, and the errors
+// page) say their length as every JSON answer does (see writeEncoded), to a
+// HEAD too: over 2 kB, they went in chunks, and their HEAD said no length.
+func TestTheDocumentsBuiltInSayTheirLength(t *testing.T) {
+	for _, tt := range []struct {
+		handler http.Handler
+		path    string
+		length  int
+	}{
+		{handleOpenAPI(), "/openapi.json", len(openAPIDocument)},
+		{handleErrorDocs(), "/docs/errors", len(errorDocs)},
+	} {
+		srv := httptest.NewServer(tt.handler)
+		saysItsLength(t, srv, tt.path, tt.length)
+		srv.Close()
+	}
 }
