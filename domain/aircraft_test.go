@@ -39,3 +39,13 @@ func TestAnAircraftTypeIsKnownByItsIATACodeAsByItsDesignator(t *testing.T) {
 		})
 	}
 }
+
+// Every IATA code names a type the service knows: a code added with a
+// designator misspelt would be a type of no capacity.
+func TestEveryIATACodeNamesAKnownType(t *testing.T) {
+	for code, designator := range iataAircraftCodes {
+		if _, ok := aircraftTypes[designator]; !ok {
+			t.Errorf("%s names %s, which is no known type", code, designator)
+		}
+	}
+}
