@@ -44,17 +44,21 @@ const (
 	consumerPullExpiry = 1 * time.Second
 )
 
-// quietAfterInterruption is how long pulls with heartbeat go without an
-// interruption once they are answered again: nats.go tells of a missed
-// heartbeat at most twice the heartbeat after it last told of one (or
-// pulled again), and a third heartbeat leaves room for a late timer.
-func quietAfterInterruption(heartbeat time.Duration) time.Duration {
-	return 3 * heartbeat
+// pullMessages begins the long-lived pull of cons, each pull expiring after
+// expiry, and what tells of its interruptions. The heartbeat is set here,
+// half the expiry (nats.go's own default), rather than left to nats.go:
+// the quiet that says the pulls are answered again is counted from it.
+// nats.go tells of a missed heartbeat at most twice the heartbeat after it
+// last told of one (or pulled again), and a third heartbeat leaves room
+// for a late timer.
+func (s *Store) pullMessages(cons jetstream.Consumer, expiry time.Duration, what string, attrs []any, opts ...jetstream.PullMessagesOpt) (jetstream.MessagesContext, *interruptions, error) {
+	heartbeat := expiry / 2
+	msgs, err := cons.Messages(append([]jetstream.PullMessagesOpt{jetstream.PullExpiry(expiry), jetstream.PullHeartbeat(heartbeat)}, opts...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return msgs, &interruptions{log: s.log, what: what, attrs: attrs, quietFor: 3 * heartbeat, connected: s.nc.IsConnected}, nil
 }
-
-// defaultPullHeartbeat is the heartbeat of nats.go's Messages without
-// options: half its default expiry of 30 s.
-const defaultPullHeartbeat = jetstream.DefaultExpires / 2
 
 // Consume hands each event matching filters to fn through the durable
 // consumer name, which all replicas share: every event is handled until fn
@@ -250,7 +254,7 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	}
 	// A long-lived pull: an event stored is in hand within milliseconds,
 	// with no polling in between.
-	msgs, err := cons.Messages(jetstream.PullPriorityGroup(consumerGroup), jetstream.PullExpiry(consumerPullExpiry))
+	msgs, told, err := s.pullMessages(cons, consumerPullExpiry, "consumer "+name, nil, jetstream.PullPriorityGroup(consumerGroup))
 	if err != nil {
 		return fmt.Errorf("eventstore: consumer %s: %w", name, err)
 	}
@@ -265,7 +269,6 @@ func (s *Store) consume(ctx context.Context, name string, filters []string, para
 	// that ends before leaves nothing waiting for ctx.
 	defer context.AfterFunc(ctx, msgs.Drain)()
 	var last error
-	told := interruptions{log: s.log, what: "consumer " + name, quietFor: quietAfterInterruption(consumerPullExpiry / 2), connected: s.nc.IsConnected}
 	defer told.stop()
 	for {
 		m, err := msgs.Next()

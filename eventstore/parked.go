@@ -251,14 +251,13 @@ func (s *Store) followRetries(ctx context.Context, consumer string, fn func(doma
 	if err := s.waitRouted(ctx, st.CachedInfo().Config.Name, cons.CachedInfo().Name); err != nil {
 		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
 	}
-	msgs, err := cons.Messages()
+	msgs, told, err := s.pullMessages(cons, jetstream.DefaultExpires, "retries of "+consumer, nil)
 	if err != nil {
 		return fmt.Errorf("eventstore: retries of %s: %w", consumer, err)
 	}
 	began()
 	stop := context.AfterFunc(ctx, msgs.Stop)
 	defer stop()
-	told := interruptions{log: s.log, what: "retries of " + consumer, quietFor: quietAfterInterruption(defaultPullHeartbeat), connected: s.nc.IsConnected}
 	defer told.stop()
 	for {
 		m, err := msgs.Next()

@@ -267,7 +267,7 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	// A long-lived pull: a job put is in hand within milliseconds. The
 	// client buffers no more jobs than there are workers, so none waits
 	// there long.
-	msgs, err := cons.Messages(jetstream.PullMaxMessages(parallel))
+	msgs, told, err := q.s.pullMessages(cons, jetstream.DefaultExpires, "queue workers", []any{"queue", q.stream}, jetstream.PullMaxMessages(parallel))
 	if err != nil {
 		return fmt.Errorf("eventstore: queue workers: %w", err)
 	}
@@ -283,7 +283,6 @@ func (q *Queue) work(ctx context.Context, parallel int, fn func(ctx context.Cont
 	defer close(stopKeeping)
 	go keepInProgress(q.ackWait, stopKeeping, held.held)
 	slots := make(chan struct{}, parallel)
-	told := interruptions{log: q.s.log, what: "queue workers", attrs: []any{"queue", q.stream}, quietFor: quietAfterInterruption(defaultPullHeartbeat), connected: q.s.nc.IsConnected}
 	defer told.stop()
 	for {
 		slots <- struct{}{} // a free worker first, then a job
