@@ -453,6 +453,54 @@ func TestASubscriptionIsSaidToHaveResumedOnceItHasTheEventsThatWait(t *testing.T
 	}
 }
 
+// deafAfterAFailure is a store whose first subscription fails at once, and
+// whose nodes never answer a look at the stream's end, as none does while
+// the stream has no leader: the look waits until its context ends.
+type deafAfterAFailure struct {
+	endingOnce
+	asked chan struct{}
+}
+
+func (s *deafAfterAFailure) LastSequenceSeen(ctx context.Context) (uint64, error) {
+	select {
+	case s.asked <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// The look at the stream's end that tells whether a subscription begun
+// after a failure has resumed is bounded: the subscription hands over
+// nothing while it waits, and an event stored meanwhile comes through
+// within seconds of it, not once the look gives up.
+func TestAnUnansweredLookAtTheStreamsEndDoesNotHoldBackTheEventsOfASubscription(t *testing.T) {
+	store := storetest.Open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream := &deafAfterAFailure{endingOnce: endingOnce{Store: store, err: domain.ErrStoreUnavailable}, asked: make(chan struct{})}
+	p := NewProjector(stream, slog.New(slog.DiscardHandler), NewQuotes())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-stream.asked:
+	case <-time.After(time.Minute):
+		t.Fatal("the subscription begun after the failure never looked at the stream's end")
+	}
+	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
+		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	if err := p.WaitFor(wait, seqs[0]); err != nil {
+		t.Fatalf("the event stored while the stream's end was looked at: %v; want it applied", err)
+	}
+}
+
 // silentStream is a store whose LastSequenceSeen fails while silent is set:
 // a stream whose leader died, until the other nodes notice.
 type silentStream struct {

@@ -157,12 +157,21 @@ func (p *Projector) tellingResumed(ctx context.Context) (func(domain.Record) err
 			if told.Load() {
 				return nil
 			}
-			if last, err := p.stream.LastSequenceSeen(ctx); err == nil && p.Applied() >= last {
+			look, cancel := context.WithTimeout(ctx, resumedLookTimeout)
+			defer cancel()
+			if last, err := p.stream.LastSequenceSeen(look); err == nil && p.Applied() >= last {
 				tell()
 			}
 			return nil
 		}
 }
+
+// resumedLookTimeout bounds tellingResumed's look at the stream's end. The
+// subscription hands over no event while it waits, and a look not
+// answered (no node of the stream answering) is asked again at the next
+// quiet second. Before, it waited for nats.go's default of 5 s, and an
+// event stored meanwhile waited with it.
+const resumedLookTimeout = 400 * time.Millisecond
 
 // catchUp replays the stream up to the end it has now.
 func (p *Projector) catchUp(ctx context.Context) {
