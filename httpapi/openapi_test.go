@@ -2966,6 +2966,29 @@ func TestOpenAPIHazardClassPatternIsTheDomains(t *testing.T) {
 	}
 }
 
+// The aircraft type of a flight published takes what the server takes:
+// 2 to 8 letters or digits, so a client that checks the document sends
+// the freighters the README asks to be published by designator with an F
+// (B748F, five characters; the pattern said 2 to 4 before). As for AWB
+// numbers, the server trims white space, which the pattern does not admit.
+func TestOpenAPIAircraftTypePatternIsTheDomains(t *testing.T) {
+	doc := openAPIDoc(t)
+	at := pointer("components", "schemas", "FlightRequest", "properties", "aircraftType")
+	v, ok := lookup(doc, at+"/pattern")
+	if !ok {
+		t.Fatalf("%s has no pattern", at)
+	}
+	pattern := regexp.MustCompile(v.(string))
+	maxLength, _ := lookup(doc, at+"/maxLength")
+	for _, typ := range []string{"B77F", "B744F", "B748F", "MD11F", "A332F", "74N", "77X", "M1F", "A359", "b748f", "AN124", "IL76TD", "B7478F",
+		"C", "B7478F00", "B7478F001", "B77 F", "B77-F", "B77F\u00e9", ""} {
+		want := domain.ValidAircraftType(strings.ToUpper(typ))
+		if got := pattern.MatchString(typ) && float64(len(typ)) <= maxLength.(float64); got != want {
+			t.Errorf("FlightRequest.aircraftType takes %q: %v, the domain %v", typ, got, want)
+		}
+	}
+}
+
 // The AWB number patterns of what a client sends take what the server
 // takes, and only that: a three-digit prefix, a dash or none, and an
 // eight-digit serial; in a booking's awb, the serial alone or with its
