@@ -102,6 +102,21 @@ func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID strin
 	})
 }
 
+// ChangeFlightAircraft records that the calling airline flies one of its
+// flights with another aircraft, or offers another capacity on it.
+func (h *Handler) ChangeFlightAircraft(ctx context.Context, m Meta, flightID string, c domain.ChangeFlightAircraft) (Result[domain.Flight], error) {
+	if !domain.ValidIdentifier(flightID) {
+		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
+	}
+	c.At = h.now().UTC()
+	return execute(ctx, h, flightAggregate(flightID), m, domain.EvolveFlight, func(f domain.Flight) ([]domain.Event, error) {
+		if err := f.CheckCarrier(m.Principal.AirlineCode); err != nil {
+			return nil, err
+		}
+		return domain.DecideChangeFlightAircraft(f, c)
+	})
+}
+
 // SetRateCard stores an airline's rate card for a route.
 func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard) (Result[domain.RateCard], error) {
 	c.Carrier, c.At = m.Principal.AirlineCode, h.now().UTC()

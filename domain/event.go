@@ -115,6 +115,7 @@ var decoders = map[string]func([]byte) (Event, error){
 	DocumentUploaded{}.EventType():          decoder[DocumentUploaded],
 	FlightScheduled{}.EventType():           decoder[FlightScheduled],
 	FlightStatusChanged{}.EventType():       decoder[FlightStatusChanged],
+	FlightAircraftChanged{}.EventType():     decoder[FlightAircraftChanged],
 	CapacityReserved{}.EventType():          decoder[CapacityReserved],
 	CapacityReleased{}.EventType():          decoder[CapacityReleased],
 	RateCardSet{}.EventType():               decoder[RateCardSet],

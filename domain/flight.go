@@ -292,6 +292,23 @@ func (FlightStatusChanged) Restates() []string {
 	return []string{"estimatedDepartsAt", "estimatedArrivesAt"}
 }
 
+// FlightAircraftChanged records that the airline flies the flight with
+// another aircraft, or offers another capacity on it (an aircraft
+// swapped for a smaller one, space taken by mail), with what it had
+// before.
+type FlightAircraftChanged struct {
+	FlightID             string    `json:"flightId"`
+	AircraftType         string    `json:"aircraftType"`
+	CapacityKg           float64   `json:"capacityKg"`
+	CapacityM3           float64   `json:"capacityM3"`
+	PreviousAircraftType string    `json:"previousAircraftType"`
+	PreviousCapacityKg   float64   `json:"previousCapacityKg"`
+	PreviousCapacityM3   float64   `json:"previousCapacityM3"`
+	ChangedAt            time.Time `json:"changedAt"`
+}
+
+func (FlightAircraftChanged) EventType() string { return "FlightAircraftChanged" }
+
 // CapacityReserved records capacity taken by a booking.
 type CapacityReserved struct {
 	FlightID  string  `json:"flightId"`
@@ -401,31 +418,43 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 		p.Add(prefix+"departureDate", CodeInvalidDate, "must be from %d days ago to %d days ahead", maxDaysLate, maxDaysAhead)
 	}
 	e.DepartsAt = dep.UTC()
-	typical, known := AircraftTypeCapacity(e.AircraftType)
-	switch {
-	case e.AircraftType == "":
+	if e.AircraftType == "" {
 		p.Add(prefix+"aircraftType", CodeRequired, "is required")
-	case !ValidAircraftType(e.AircraftType):
+	} else {
+		typical, known := AircraftTypeCapacity(e.AircraftType)
+		e.CapacityKg, e.CapacityM3 = aircraftCapacity(&p, prefix, e.AircraftType, c.CapacityKg, c.CapacityM3, typical, known)
+	}
+	e.FlightID = FlightID(e.FlightNumber, e.DepartureDate)
+	return e, p.Err()
+}
+
+// aircraftCapacity checks an aircraft type (given) and the capacities sent
+// for it (nil: none), adding to p, with field names prefixed with prefix,
+// what is wrong; it returns the capacities: those sent, else the
+// defaults' (a type's typical), which a type whose capacity is not known
+// has none of (known false: then each is required).
+func aircraftCapacity(p *Problems, prefix, aircraftType string, kg, m3 *float64, defaults AircraftCapacity, known bool) (float64, float64) {
+	valid := ValidAircraftType(aircraftType)
+	if !valid {
 		p.Add(prefix+"aircraftType", CodeInvalidFormat, "must be 2 to 8 letters or digits, such as B77F")
 	}
-	e.CapacityKg, e.CapacityM3 = typical.PayloadKg, typical.VolumeM3
+	outKg, outM3 := defaults.PayloadKg, defaults.VolumeM3
 	for _, cp := range []struct {
 		field string
 		v     *float64
 		dst   *float64
 		max   float64
-	}{{"capacityKg", c.CapacityKg, &e.CapacityKg, 200000}, {"capacityM3", c.CapacityM3, &e.CapacityM3, maxVolumeM3}} {
+	}{{"capacityKg", kg, &outKg, 200000}, {"capacityM3", m3, &outM3, maxVolumeM3}} {
 		switch {
 		case cp.v != nil && !(*cp.v >= 0 && *cp.v <= cp.max):
 			p.Add(prefix+cp.field, CodeInvalidRange, "must be from 0 to %g", cp.max)
 		case cp.v != nil:
 			*cp.dst = *cp.v
-		case !known && e.AircraftType != "":
-			p.Add(prefix+cp.field, CodeRequired, "is required for aircraft type %s, whose capacity is not known", e.AircraftType)
+		case !known && valid: // of a type that is none, the capacity is not the problem
+			p.Add(prefix+cp.field, CodeRequired, "is required for aircraft type %s, whose capacity is not known", aircraftType)
 		}
 	}
-	e.FlightID = FlightID(e.FlightNumber, e.DepartureDate)
-	return e, p.Err()
+	return outKg, outM3
 }
 
 // maxFlightDuration is the longest a cargo flight lasts, scheduled or
@@ -613,7 +642,7 @@ func DecideChangeFlightStatus(f Flight, c ChangeFlightStatus) ([]Event, error) {
 	switch c.Status {
 	case FlightStatusScheduled, FlightStatusDelayed, FlightStatusDeparted, FlightStatusArrived, FlightStatusCancelled:
 	case "":
-		p.Add("status", CodeRequired, "is required: delayed, departed, arrived or cancelled")
+		p.Add("status", CodeRequired, "is required: delayed, departed, arrived or cancelled (or, to change the aircraft, aircraftType, capacityKg or capacityM3)")
 		return nil, p.Err()
 	default:
 		// scheduled too, as the enum says: a report of it is taken, and
@@ -645,6 +674,71 @@ func DecideChangeFlightStatus(f Flight, c ChangeFlightStatus) ([]Event, error) {
 	}
 	return []Event{FlightStatusChanged{FlightID: f.ID, Status: c.Status, Previous: f.Status,
 		EstimatedDepartsAt: departs, EstimatedArrivesAt: arrives, ChangedAt: c.At}}, nil
+}
+
+// ChangeFlightAircraft is an airline's report that it flies a flight
+// with another aircraft type, or offers another capacity on it. A field
+// left out ("", nil) stays as it is, but that another type comes with its
+// own typical capacity, unless the capacity is sent too.
+type ChangeFlightAircraft struct {
+	AircraftType string
+	CapacityKg   *float64
+	CapacityM3   *float64
+	At           time.Time
+}
+
+// FlightChangeOf says which change a flight's PATCH asks for: its aircraft
+// or capacity (true), or its status (false). Both at once are refused:
+// each is its own change, with its own webhook, and a status that closes
+// the flight would refuse the aircraft.
+func FlightChangeOf(status ChangeFlightStatus, aircraft ChangeFlightAircraft) (bool, error) {
+	changesAircraft := aircraft.AircraftType != "" || aircraft.CapacityKg != nil || aircraft.CapacityM3 != nil
+	changesStatus := status.Status != "" || status.EstimatedDepartsAt != "" || status.EstimatedArrivesAt != ""
+	if changesAircraft && changesStatus {
+		var p Problems
+		p.Add("status", CodeInvalidValue, "is changed in a request of its own: send the aircraft or capacity (aircraftType, capacityKg, capacityM3) without status or estimates")
+		return false, p.Err()
+	}
+	return changesAircraft, nil
+}
+
+// DecideChangeFlightAircraft records the flight's new aircraft or
+// capacity, while it has not left (nor been cancelled). A capacity below
+// what is booked or manifested is taken: the aircraft is what the airline
+// flies, and the flight then takes no more bookings (Available is never
+// negative) while the airline offloads what does not fit. Bookings stand,
+// as does cargo for cargo aircraft only on a flight now flown by a
+// passenger aircraft: no new quote is priced so, and a manifest refuses
+// it (see DecideSubmitManifest).
+func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft) ([]Event, error) {
+	if !f.Exists() {
+		return nil, Errorf(NotFound, "no such flight")
+	}
+	var p Problems
+	typ := strings.ToUpper(strings.TrimSpace(c.AircraftType))
+	current := AircraftCapacity{PayloadKg: f.CapacityKg, VolumeM3: f.CapacityM3}
+	kg, m3 := current.PayloadKg, current.VolumeM3
+	switch {
+	case typ == "" && c.CapacityKg == nil && c.CapacityM3 == nil:
+		p.Add("aircraftType", CodeRequired, "is required, or capacityKg or capacityM3: send the aircraft or capacity the flight now has")
+	case typ == "" || typ == f.AircraftType:
+		typ = f.AircraftType
+		kg, m3 = aircraftCapacity(&p, "", typ, c.CapacityKg, c.CapacityM3, current, true)
+	default:
+		typical, known := AircraftTypeCapacity(typ)
+		kg, m3 = aircraftCapacity(&p, "", typ, c.CapacityKg, c.CapacityM3, typical, known)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if typ == f.AircraftType && kg == f.CapacityKg && m3 == f.CapacityM3 {
+		return nil, nil // the aircraft on record, sent again: no news
+	}
+	if f.Status != FlightStatusScheduled && f.Status != FlightStatusDelayed {
+		return nil, Errorf(Conflict, "flight %s is %s: its aircraft and capacity no longer change", f.ID, f.Status)
+	}
+	return []Event{FlightAircraftChanged{FlightID: f.ID, AircraftType: typ, CapacityKg: kg, CapacityM3: m3,
+		PreviousAircraftType: f.AircraftType, PreviousCapacityKg: f.CapacityKg, PreviousCapacityM3: f.CapacityM3, ChangedAt: c.At}}, nil
 }
 
 // DecideReserveCapacity takes capacity for a booking, once: a booking
@@ -709,6 +803,8 @@ func EvolveFlight(f Flight, e Event) Flight {
 			// was on board when it was cancelled).
 			f.ActualKg, f.ActualM3 = 0, 0
 		}
+	case FlightAircraftChanged:
+		f.AircraftType, f.CapacityKg, f.CapacityM3 = e.AircraftType, e.CapacityKg, e.CapacityM3
 	case CapacityReserved:
 		f.Reservations = cloneReservations(f.Reservations)
 		f.Reservations[e.BookingID] = Reservation{WeightKg: e.WeightKg, VolumeM3: e.VolumeM3}

@@ -73,6 +73,91 @@ func TestDecideChangeFlightStatus(t *testing.T) {
 // longer than any cargo flight lasts; both in UTC. Another status takes
 // no estimate, and a delay of a flight that cannot be delayed is a
 // conflict, estimate or not.
+// An airline flies a flight with another aircraft, or offers another
+// capacity on it, until it leaves: a type given alone brings its typical
+// capacity, a capacity given alone keeps the type, the aircraft on record
+// sent again changes nothing.
+func TestDecideChangeFlightAircraft(t *testing.T) {
+	at := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
+	flight := func(status string) Flight {
+		return Flight{ID: "LH8400-2026-11-26", Status: status, AircraftType: "B77F", CapacityKg: 102000, CapacityM3: 653,
+			ReservedKg: 30000}
+	}
+	kg := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name string
+		f    Flight
+		c    ChangeFlightAircraft
+		want string // "type kg m3" recorded, "" for no change, or the error's code
+	}{
+		{"another freighter, its typical capacity", flight(FlightStatusScheduled), ChangeFlightAircraft{AircraftType: "b744f"}, "B744F 112000 700"},
+		{"by IATA code", flight(FlightStatusDelayed), ChangeFlightAircraft{AircraftType: " 33X "}, "33X 64000 475"},
+		{"a passenger aircraft with the capacity given", flight(FlightStatusScheduled),
+			ChangeFlightAircraft{AircraftType: "A359", CapacityKg: kg(14000), CapacityM3: kg(100)}, "A359 14000 100"},
+		{"less capacity on the same aircraft, below what is booked", flight(FlightStatusScheduled), ChangeFlightAircraft{CapacityKg: kg(20000)}, "B77F 20000 653"},
+		{"the same type with another volume", flight(FlightStatusScheduled), ChangeFlightAircraft{AircraftType: "B77F", CapacityM3: kg(600)}, "B77F 102000 600"},
+		{"the aircraft on record again", flight(FlightStatusScheduled), ChangeFlightAircraft{AircraftType: "B77F", CapacityKg: kg(102000)}, ""},
+		{"the aircraft on record again, once departed", flight(FlightStatusDeparted), ChangeFlightAircraft{AircraftType: "B77F"}, ""},
+		{"a type whose capacity is not known", flight(FlightStatusScheduled), ChangeFlightAircraft{AircraftType: "AN124"}, "REQUIRED capacityKg"},
+		{"a type whose capacity is not known, with it", flight(FlightStatusScheduled),
+			ChangeFlightAircraft{AircraftType: "AN124", CapacityKg: kg(120000), CapacityM3: kg(1000)}, "AN124 120000 1000"},
+		{"no aircraft type", flight(FlightStatusScheduled), ChangeFlightAircraft{AircraftType: "Boeing 777"}, "INVALID_FORMAT aircraftType"},
+		{"a capacity out of range", flight(FlightStatusScheduled), ChangeFlightAircraft{CapacityKg: kg(-1)}, "INVALID_RANGE capacityKg"},
+		{"nothing to change", flight(FlightStatusScheduled), ChangeFlightAircraft{}, "REQUIRED aircraftType"},
+		{"departed", flight(FlightStatusDeparted), ChangeFlightAircraft{AircraftType: "B744F"}, "conflict"},
+		{"cancelled", flight(FlightStatusCancelled), ChangeFlightAircraft{CapacityKg: kg(5000)}, "conflict"},
+		{"no flight", Flight{}, ChangeFlightAircraft{AircraftType: "B744F"}, "not_found"},
+	}
+	for _, tt := range tests {
+		tt.c.At = at
+		events, err := DecideChangeFlightAircraft(tt.f, tt.c)
+		got := outcomeOf(events, err, func(e FlightAircraftChanged) string {
+			return fmt.Sprint(e.AircraftType, " ", e.CapacityKg, " ", e.CapacityM3)
+		})
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+		if len(events) == 1 {
+			e := events[0].(FlightAircraftChanged)
+			if e.PreviousAircraftType != "B77F" || e.PreviousCapacityKg != 102000 || e.PreviousCapacityM3 != 653 || !e.ChangedAt.Equal(at) {
+				t.Errorf("%s: recorded %+v, want the aircraft before (B77F, 102000 kg, 653 m³) and when", tt.name, e)
+			}
+			f := EvolveFlight(tt.f, e)
+			if got := fmt.Sprint(f.AircraftType, " ", f.CapacityKg, " ", f.CapacityM3); got != tt.want || f.ReservedKg != 30000 {
+				t.Errorf("%s: the flight then has %s with %g kg booked, want %s with its bookings", tt.name, got, f.ReservedKg, tt.want)
+			}
+		}
+	}
+}
+
+// A flight's PATCH changes its status or its aircraft, one at a time.
+func TestAFlightChangeIsOfItsStatusOrOfItsAircraft(t *testing.T) {
+	kg := 5000.0
+	tests := []struct {
+		name     string
+		status   ChangeFlightStatus
+		aircraft ChangeFlightAircraft
+		want     string
+	}{
+		{"a status", ChangeFlightStatus{Status: "delayed"}, ChangeFlightAircraft{}, "status"},
+		{"nothing: the status is asked for", ChangeFlightStatus{}, ChangeFlightAircraft{}, "status"},
+		{"an aircraft", ChangeFlightStatus{}, ChangeFlightAircraft{AircraftType: "B744F"}, "aircraft"},
+		{"a capacity", ChangeFlightStatus{}, ChangeFlightAircraft{CapacityKg: &kg}, "aircraft"},
+		{"both", ChangeFlightStatus{Status: "delayed"}, ChangeFlightAircraft{AircraftType: "B744F"}, "INVALID_VALUE status"},
+		{"an estimate and a capacity", ChangeFlightStatus{EstimatedDepartsAt: "2026-11-26T10:00:00Z"}, ChangeFlightAircraft{CapacityKg: &kg}, "INVALID_VALUE status"},
+	}
+	for _, tt := range tests {
+		aircraft, err := FlightChangeOf(tt.status, tt.aircraft)
+		got := map[bool]string{true: "aircraft", false: "status"}[aircraft]
+		if err != nil {
+			got = problemOf(err)
+		}
+		if got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestADelayEstimatesTheFlightsDepartureAndArrival(t *testing.T) {
 	departs := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
 	scheduled := Flight{ID: "LH8400-2026-11-26", Status: FlightStatusScheduled, DepartsAt: departs}

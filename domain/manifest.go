@@ -619,12 +619,12 @@ func (m ManifestSubmitted) Names(awb string) bool {
 	return len(part.Shipments)+len(part.Dropped) > 0
 }
 
-// HistoryEventVisibleTo: of a flight's history, its schedule and status
-// are everyone's, as the flight is; its reservations, manifests and
-// offloads are its load (see LoadVisibleTo).
+// HistoryEventVisibleTo: of a flight's history, its schedule, status and
+// aircraft are everyone's, as the flight is; its reservations, manifests
+// and offloads are its load (see LoadVisibleTo).
 func (f Flight) HistoryEventVisibleTo(p Principal, e Event) bool {
 	switch e.(type) {
-	case FlightScheduled, FlightStatusChanged:
+	case FlightScheduled, FlightStatusChanged, FlightAircraftChanged:
 		return true
 	}
 	return f.LoadVisibleTo(p)

@@ -686,6 +686,7 @@ func TestAFlightsHistoryShowsItsLoadToThoseWhoSeeIt(t *testing.T) {
 	}{
 		{"the schedule, to a forwarder", fwd, FlightScheduled{}, true},
 		{"a status change, to a forwarder", fwd, FlightStatusChanged{}, true},
+		{"another aircraft, to a forwarder", fwd, FlightAircraftChanged{}, true},
 		{"a reservation, to a forwarder", fwd, CapacityReserved{}, false},
 		{"a manifest, to a forwarder", fwd, ManifestSubmitted{}, false},
 		{"an offload, to a forwarder", fwd, OffloadReported{}, false},

@@ -19,6 +19,7 @@ var WebhookEvents = []string{
 	"stock.requested", "stock.replied", "stock.low",
 	"mawb.created", "hawb.created", "dgd.submitted", "csd.submitted", "placi.submitted",
 	"document.uploaded", "manifest.submitted", "shipment.status", "shipment.offloaded", "flight.status",
+	"flight.aircraft",
 }
 
 // WebhookEventOf names the webhook event of a stored event, or "".
@@ -67,6 +68,8 @@ func WebhookEventOf(e Event) string {
 		return "shipment.status"
 	case FlightStatusChanged:
 		return "flight.status"
+	case FlightAircraftChanged:
+		return "flight.aircraft"
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cargostream/cargostream/commands"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/projections"
 	"github.com/cargostream/cargostream/views"
@@ -83,14 +84,18 @@ func (s *Server) handleScheduleFlights() handlerFunc {
 // service writes it.
 func flightIDOf(r *http.Request) string { return domain.CanonicalFlightID(r.PathValue("id")) }
 
-// handleChangeFlight changes a flight's status; a delay may estimate its
-// new departure and arrival.
+// handleChangeFlight changes a flight's status (a delay may estimate its
+// new departure and arrival), or its aircraft and capacity: one or the
+// other, each its own command.
 func (s *Server) handleChangeFlight() handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req struct {
-			Status             string `json:"status"`
-			EstimatedDepartsAt string `json:"estimatedDepartsAt"`
-			EstimatedArrivesAt string `json:"estimatedArrivesAt"`
+			Status             string   `json:"status"`
+			EstimatedDepartsAt string   `json:"estimatedDepartsAt"`
+			EstimatedArrivesAt string   `json:"estimatedArrivesAt"`
+			AircraftType       string   `json:"aircraftType"`
+			CapacityKg         *float64 `json:"capacityKg"`
+			CapacityM3         *float64 `json:"capacityM3"`
 		}
 		if err := decodeJSON(r, &req); err != nil {
 			return err
@@ -99,8 +104,18 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		if err != nil {
 			return err
 		}
-		res, err := s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), domain.ChangeFlightStatus{Status: req.Status,
-			EstimatedDepartsAt: req.EstimatedDepartsAt, EstimatedArrivesAt: req.EstimatedArrivesAt})
+		status := domain.ChangeFlightStatus{Status: req.Status, EstimatedDepartsAt: req.EstimatedDepartsAt, EstimatedArrivesAt: req.EstimatedArrivesAt}
+		aircraft := domain.ChangeFlightAircraft{AircraftType: req.AircraftType, CapacityKg: req.CapacityKg, CapacityM3: req.CapacityM3}
+		changesAircraft, err := domain.FlightChangeOf(status, aircraft)
+		if err != nil {
+			return err
+		}
+		var res commands.Result[domain.Flight]
+		if changesAircraft {
+			res, err = s.commands.ChangeFlightAircraft(r.Context(), m, flightIDOf(r), aircraft)
+		} else {
+			res, err = s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), status)
+		}
 		if err != nil {
 			return err
 		}

@@ -629,6 +629,8 @@ func TestOpenAPIMatchesGoTypes(t *testing.T) {
 			goType: domain.StockLow{}, response: true},
 		{schema: pointer("webhooks", "flight-status", "post", "requestBody", "content", "application/json", "schema", "properties", "data"),
 			goType: views.FlightStatusJSON{}, response: true},
+		{schema: pointer("webhooks", "flight-aircraft", "post", "requestBody", "content", "application/json", "schema", "properties", "data"),
+			goType: views.FlightAircraftJSON{}, response: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -2083,6 +2085,9 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 	// A delay of the flight acme has its booking confirmed on, with its estimate: acme hears of it, as the airline does.
 	delayed := domain.FlightStatusChanged{FlightID: scheduled.FlightID, Status: domain.FlightStatusDelayed, Previous: domain.FlightStatusScheduled,
 		EstimatedDepartsAt: scheduled.DepartsAt.Add(2 * time.Hour), EstimatedArrivesAt: scheduled.DepartsAt.Add(11 * time.Hour), ChangedAt: created}
+	// Another aircraft on it: acme hears of that too.
+	swapped := domain.FlightAircraftChanged{FlightID: scheduled.FlightID, AircraftType: "B744F", CapacityKg: 112000, CapacityM3: 700,
+		PreviousAircraftType: scheduled.AircraftType, PreviousCapacityKg: scheduled.CapacityKg, PreviousCapacityM3: scheduled.CapacityM3, ChangedAt: created}
 	complianceRec := domain.Record{Aggregate: domain.Aggregate{Type: "compliance", ID: bookedAWB}}
 	waybillRec := domain.Record{Aggregate: domain.Aggregate{Type: "waybill", ID: bookedAWB}}
 	shipmentRec := domain.Record{Aggregate: domain.Aggregate{Type: "shipment", ID: bookedAWB}}
@@ -2115,6 +2120,8 @@ func TestOpenAPIResponsesOfHandlers(t *testing.T) {
 		{webhook: "manifest", event: "manifest.submitted", rec: flownRec, e: manifests[1], org: "lh"},
 		{webhook: "flight-status", event: "flight.status", rec: flightRec, e: delayed},
 		{webhook: "flight-status", event: "flight.status", rec: flightRec, e: delayed, org: "lh"},
+		{webhook: "flight-aircraft", event: "flight.aircraft", rec: flightRec, e: swapped},
+		{webhook: "flight-aircraft", event: "flight.aircraft", rec: flightRec, e: swapped, org: "lh"},
 		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[0].(domain.OffloadReported))},
 		{webhook: "offload", event: "shipment.offloaded", rec: shipmentRec, e: domain.OffloadedStatus(offloads[1].(domain.OffloadReported)), org: "lh"},
 		{webhook: "shipment-status", event: "shipment.status", rec: shipmentRec,

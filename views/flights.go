@@ -62,13 +62,48 @@ type FlightStatusJSON struct {
 // status and the estimate the event set: the read model may hold a later
 // one already, as delayed, then cancelled, or delayed again.
 func (r *Renderer) renderFlightStatus(e domain.FlightStatusChanged, p domain.Principal) (any, bool) {
-	f, _ := r.Flights.Get(e.FlightID)
-	ids, told := f.StatusToldTo(p, func() []domain.Booking { return r.Bookings.OnFlight(p, f.ID) })
+	f, ids, told := r.flightToldTo(e.FlightID, e, p)
 	if !told {
 		return nil, false
 	}
-	return FlightStatusJSON{FlightJSON: ToFlightJSON(domain.EvolveFlight(f, e)), PreviousStatus: e.Previous, ChangedAt: e.ChangedAt,
-		BookingIDs: ids}, true
+	return FlightStatusJSON{FlightJSON: f, PreviousStatus: e.Previous, ChangedAt: e.ChangedAt, BookingIDs: ids}, true
+}
+
+// flightToldTo is flight id as event e made it, if p is told of e (see
+// domain.Flight.StatusToldTo), with p's own bookings on it.
+func (r *Renderer) flightToldTo(id string, e domain.Event, p domain.Principal) (_ FlightJSON, bookingIDs []string, told bool) {
+	f, _ := r.Flights.Get(id)
+	ids, told := f.StatusToldTo(p, func() []domain.Booking { return r.Bookings.OnFlight(p, f.ID) })
+	if !told {
+		return FlightJSON{}, nil, false
+	}
+	return ToFlightJSON(domain.EvolveFlight(f, e)), ids, true
+}
+
+// FlightAircraftJSON is the data of a flight.aircraft webhook: the flight
+// as GET /api/flights shows it, with the aircraft and capacity it had
+// before and when they changed, and to a forwarder the ids of its own
+// bookings on it.
+type FlightAircraftJSON struct {
+	FlightJSON
+	PreviousAircraftType string    `json:"previousAircraftType"`
+	PreviousCapacityKg   float64   `json:"previousCapacityKg"`
+	PreviousCapacityM3   float64   `json:"previousCapacityM3"`
+	ChangedAt            time.Time `json:"changedAt"`
+	BookingIDs           []string  `json:"bookingIds,omitempty"`
+}
+
+// renderFlightAircraft is the webhook data of a flight's change of
+// aircraft, for those a change of its status is told to (a forwarder
+// booked on it learns that its cargo flies on another aircraft). The
+// flight shows the aircraft the event set, as renderFlightStatus does.
+func (r *Renderer) renderFlightAircraft(e domain.FlightAircraftChanged, p domain.Principal) (any, bool) {
+	f, ids, told := r.flightToldTo(e.FlightID, e, p)
+	if !told {
+		return nil, false
+	}
+	return FlightAircraftJSON{FlightJSON: f, PreviousAircraftType: e.PreviousAircraftType, PreviousCapacityKg: e.PreviousCapacityKg,
+		PreviousCapacityM3: e.PreviousCapacityM3, ChangedAt: e.ChangedAt, BookingIDs: ids}, true
 }
 
 // FlightVersion is the version of flight f, which is at version, as p

@@ -55,8 +55,11 @@ func (r *Renderer) Render(aggregateType, aggregateID string, e domain.Event, org
 	case domain.AggregateCompliance:
 		return r.renderCompliance(e, p)
 	case domain.AggregateFlight:
-		if changed, ok := e.(domain.FlightStatusChanged); ok {
-			return r.renderFlightStatus(changed, p)
+		switch e := e.(type) {
+		case domain.FlightStatusChanged:
+			return r.renderFlightStatus(e, p)
+		case domain.FlightAircraftChanged:
+			return r.renderFlightAircraft(e, p)
 		}
 		return r.renderManifest(e, p)
 	case domain.AggregateDocument:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -309,6 +310,101 @@ func TestAFlightsStatusGoesToItsAirlineAndTheForwardersBookedOnIt(t *testing.T) 
 		if d.Type == "flight.status" || d.Data["id"] != q.ID {
 			t.Errorf("a forwarder with no booking on the flight received %s: %v", d.Type, d.Data)
 		}
+	}
+}
+
+// An airline flies its flight with another aircraft, then offers less
+// than is booked on it: the flight shows each, takes no more bookings
+// once full, and the forwarder booked on it and the airline hear of both
+// with what the flight had before; the aircraft on record sent again
+// changes nothing. A change with a status, a bad type, a type whose
+// capacity is unknown, a forwarder's, and one after the flight is
+// cancelled, are refused, and nothing is recorded.
+func TestAnAirlineFliesAFlightWithAnotherAircraft(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	flight := raceFlight(t, s) // B77F, 1000 kg, 100 m³
+	path := "/api/flights/" + flight["id"].(string)
+	b := confirmedOn(t, s, fwd, flight)
+	booked, airline := newReceiver(t), newReceiver(t)
+	s.subscribe(t, fwd, booked, []string{"flight.aircraft"}, "")
+	s.subscribe(t, lh, airline, []string{"flight.*"}, "")
+
+	s.runCases(t, "PATCH", []apiCase{
+		{"a status with an aircraft", lh, path, map[string]any{"status": "delayed", "aircraftType": "B744F"}, 400, "status:INVALID_VALUE"},
+		{"an aircraft type that is none", lh, path, map[string]any{"aircraftType": "Boeing 777"}, 400, "aircraftType:INVALID_FORMAT"},
+		{"a type whose capacity is not known", lh, path, map[string]any{"aircraftType": "AN124"}, 400, "capacityKg:REQUIRED capacityM3:REQUIRED"},
+		{"a capacity out of range", lh, path, map[string]any{"capacityKg": -5}, 400, "capacityKg:INVALID_RANGE"},
+		{"a forwarder's", fwd, path, map[string]any{"aircraftType": "B744F"}, 403, ""},
+	})
+	var before struct {
+		AircraftType string
+		CapacityKg   float64
+	}
+	s.do(t, request{method: "GET", path: path, token: fwd}).json(t, &before)
+	if before.AircraftType != "B77F" || before.CapacityKg != 1000 {
+		t.Fatalf("after the refused changes the flight has %+v, want B77F with 1000 kg as published", before)
+	}
+
+	change := func(body map[string]any) (map[string]any, string) {
+		t.Helper()
+		r := s.do(t, request{method: "PATCH", path: path, token: lh, body: body})
+		if r.status != http.StatusOK {
+			t.Fatalf("PATCH %v = %d %s", body, r.status, r.body)
+		}
+		var f map[string]any
+		r.json(t, &f)
+		return f, r.header.Get("ETag")
+	}
+	swapped, etag := change(map[string]any{"aircraftType": "a359", "capacityKg": 800, "capacityM3": 50})
+	if swapped["aircraftType"] != "A359" || swapped["capacityKg"] != 800.0 || swapped["capacityM3"] != 50.0 {
+		t.Errorf("the flight swapped to an A359 is %v", swapped)
+	}
+	if _, again := change(map[string]any{"aircraftType": "A359", "capacityKg": 800}); again != etag {
+		t.Errorf("the aircraft on record sent again moved the ETag from %s to %s", etag, again)
+	}
+	change(map[string]any{"capacityKg": 1})
+	var capacity struct {
+		Capacity []struct {
+			ProjectedWeight, AvailableWeight float64
+		}
+	}
+	s.do(t, request{method: "GET", path: "/api/capacity?flightNumber=LH8200&date=" + flight["date"].(string), token: lh}).json(t, &capacity)
+	if len(capacity.Capacity) != 1 || capacity.Capacity[0].ProjectedWeight <= 1 || capacity.Capacity[0].AvailableWeight != 0 {
+		t.Errorf("the flight offering 1 kg shows %+v, want its booking's weight projected and nothing left", capacity.Capacity)
+	}
+
+	for _, tt := range []struct {
+		name     string
+		rc       *receiver
+		bookings []any
+	}{
+		{"the forwarder booked on the flight", booked, []any{b.ID}},
+		{"the flight's airline", airline, nil},
+	} {
+		// The repeat in between sent nothing: the second delivery is
+		// the change from 800 kg to 1.
+		got := eventually(t, tt.name+"'s two flight.aircraft", tt.rc.received, func(d []delivery) bool { return len(d) >= 2 })
+		var seen []string
+		for _, d := range got {
+			ids, _ := d.Data["bookingIds"].([]any)
+			if d.Type != "flight.aircraft" || d.Data["id"] != flight["id"] || d.Data["changedAt"] == nil || !slices.Equal(ids, tt.bookings) {
+				t.Errorf("%s received %s: %v, want flight.aircraft of %s with bookingIds %v", tt.name, d.Type, d.Data, flight["id"], tt.bookings)
+			}
+			seen = append(seen, fmt.Sprint(d.Data["previousAircraftType"], " ", d.Data["previousCapacityKg"], " → ",
+				d.Data["aircraftType"], " ", d.Data["capacityKg"]))
+		}
+		if want := []string{"B77F 1000 → A359 800", "A359 800 → A359 1"}; !slices.Equal(seen, want) {
+			t.Errorf("%s received the changes %q, want %q", tt.name, seen, want)
+		}
+	}
+
+	if r := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
+		t.Fatalf("cancelling the flight = %d %s", r.status, r.body)
+	}
+	if r := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"capacityKg": 800}}); r.status != http.StatusConflict {
+		t.Errorf("another capacity on the cancelled flight = %d %s, want 409", r.status, r.body)
 	}
 }
 
