@@ -133,12 +133,14 @@ func NewAudit() *Audit {
 // entry's timestamp: they change with every event and say nothing of
 // their own; and what an event says of how it was decided and stored,
 // not of its resource: the statuses stored with it, the yes-or-no fields
-// an import stated, a flight's status before (its status entry shows it).
+// an import stated, a flight's status, aircraft and capacity before (the
+// entries of the change show them as the old values).
 var unaudited = map[string]bool{"at": true, "setAt": true, "changedAt": true, "repliedAt": true, "pricedAt": true,
 	"rejectedAt": true, "confirmedAt": true, "cancelledAt": true, "acceptedAt": true, "revokedAt": true,
 	"createdAt": true, "requestedAt": true, "submittedAt": true, "reportedAt": true, "recordedAt": true,
 	"reopenedAt": true, "deletedAt": true, "disabledAt": true, "uploadedAt": true, "claimedAt": true, "issuedBefore": true,
-	"statusesStored": true, "capacityReleased": true, "stated": true, "previous": true}
+	"statusesStored": true, "capacityReleased": true, "stated": true, "previous": true,
+	"previousAircraftType": true, "previousCapacityKg": true, "previousCapacityM3": true}
 
 // hashed fields hold a credential's hash: an entry says that it changed
 // (a rotated secret, a new password), not what to try guesses against.

@@ -248,6 +248,25 @@ func TestAuditEntriesShowTheStatusAnEventSets(t *testing.T) {
 	}
 }
 
+// A flight flown by another aircraft shows its aircraft and capacity
+// changed from what it had to what it has: the event's own record of what
+// it had before is no field of the flight's.
+func TestAFlightsAircraftChangedIsShownAsItsFieldsChanged(t *testing.T) {
+	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
+	var got []string
+	for _, e := range lastEventsEntries(t, []auditEvent{
+		{flight, "lh", domain.FlightScheduled{FlightID: "LH8400-2026-12-01", Carrier: "LH", AircraftType: "B77F", CapacityKg: 102000, CapacityM3: 653}},
+		{flight, "lh", domain.FlightAircraftChanged{FlightID: "LH8400-2026-12-01", AircraftType: "B744F", CapacityKg: 112000, CapacityM3: 700,
+			PreviousAircraftType: "B77F", PreviousCapacityKg: 102000, PreviousCapacityM3: 653}},
+	}) {
+		got = append(got, e.Details.Field+": "+e.Details.OldValue+" → "+e.Details.NewValue)
+	}
+	slices.Sort(got)
+	if want := []string{"aircraftType: B77F → B744F", "capacityKg: 102000 → 112000", "capacityM3: 653 → 700"}; !slices.Equal(got, want) {
+		t.Errorf("the change's entries = %q, want %q", got, want)
+	}
+}
+
 // An event of one of an aggregate's records (a flight's reservation for a
 // booking, a ledger's number) is compared with the aggregate's own fields
 // alone: a second booking's reservation is not the first's bookingId
