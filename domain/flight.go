@@ -716,13 +716,13 @@ func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft) ([]Event, erro
 	}
 	var p Problems
 	typ := strings.ToUpper(strings.TrimSpace(c.AircraftType))
-	current := AircraftCapacity{PayloadKg: f.CapacityKg, VolumeM3: f.CapacityM3}
-	kg, m3 := current.PayloadKg, current.VolumeM3
+	var kg, m3 float64
 	switch {
 	case typ == "" && c.CapacityKg == nil && c.CapacityM3 == nil:
 		p.Add("aircraftType", CodeRequired, "is required, or capacityKg or capacityM3: send the aircraft or capacity the flight now has")
 	case typ == "" || typ == f.AircraftType:
 		typ = f.AircraftType
+		current := AircraftCapacity{PayloadKg: f.CapacityKg, VolumeM3: f.CapacityM3}
 		kg, m3 = aircraftCapacity(&p, "", typ, c.CapacityKg, c.CapacityM3, current, true)
 	default:
 		typical, known := AircraftTypeCapacity(typ)
