@@ -870,16 +870,22 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		attempt.Outcome, attempt.NextTryAt = domain.DeliveryRetrying, attempt.At.Add(delay)
 		retryIn = delay
 	}
+	// No answer is no status: null, as the delivery log's statusCode
+	// shows it, not a 0 that no receiver answered.
+	var loggedStatus any
+	if status != 0 {
+		loggedStatus = status
+	}
 	if d.Log.Enabled(ctx, slog.LevelDebug) {
 		d.Log.Debug("webhook attempt made", "delivery", j.DeliveryID, "webhook", w.ID, "organization", w.OrganizationID,
-			"event", j.EventName, "attempt", try, "status", status, "outcome", attempt.Outcome, "latencyMs", attempt.LatencyMs, "err", attempt.Error)
+			"event", j.EventName, "attempt", try, "status", loggedStatus, "outcome", attempt.Outcome, "latencyMs", attempt.LatencyMs, "err", attempt.Error)
 	}
 	if attempt.Outcome == domain.DeliveryDead {
 		// Once a delivery, not at each failed attempt: a receiver down for
 		// hours does not flood the log, and an operator sees which
 		// subscriptions lose events without reading every delivery log.
 		d.Log.Warn("webhook delivery given up", "delivery", j.DeliveryID, "webhook", w.ID, "organization", w.OrganizationID,
-			"event", j.EventName, "attempt", try, "status", status, "err", attempt.Error)
+			"event", j.EventName, "attempt", try, "status", loggedStatus, "err", attempt.Error)
 	}
 	if d.Attempted != nil {
 		d.Attempted(attempt.Outcome)
