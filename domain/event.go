@@ -54,7 +54,8 @@ type Addition interface {
 // OfRecord is an event about one of several records its aggregate holds
 // (a flight's reservation for a booking, an offload of a shipment, a
 // ledger's AWB number, the range of a stock request in its ledger and its
-// prefix, a revocation of a subject's tokens): the audit log
+// prefix, a revocation of a subject's tokens, a subscription an
+// organisation's webhook quota holds or releases): the audit log
 // compares it with the aggregate's own fields alone, which it repeats (the
 // flight's id), where it compared it with the last record's too, and
 // showed a second booking's reservation as the first's bookingId changed
@@ -65,16 +66,17 @@ type OfRecord interface {
 	AboutOneRecord()
 }
 
-func (CapacityReserved) AboutOneRecord()  {}
-func (CapacityReleased) AboutOneRecord()  {}
-func (OffloadReported) AboutOneRecord()   {}
-func (AWBNumberUsed) AboutOneRecord()     {}
-func (AWBNumberReleased) AboutOneRecord() {}
-func (StockAllocated) AboutOneRecord()    {}
-func (StockWithdrawn) AboutOneRecord()    {}
-func (RangeAllocated) AboutOneRecord()    {}
-func (RangeReleased) AboutOneRecord()     {}
-func (TokensRevoked) AboutOneRecord()     {}
+func (CapacityReserved) AboutOneRecord()    {}
+func (CapacityReleased) AboutOneRecord()    {}
+func (OffloadReported) AboutOneRecord()     {}
+func (AWBNumberUsed) AboutOneRecord()       {}
+func (AWBNumberReleased) AboutOneRecord()   {}
+func (StockAllocated) AboutOneRecord()      {}
+func (StockWithdrawn) AboutOneRecord()      {}
+func (RangeAllocated) AboutOneRecord()      {}
+func (RangeReleased) AboutOneRecord()       {}
+func (TokensRevoked) AboutOneRecord()       {}
+func (WebhookQuotaChanged) AboutOneRecord() {}
 
 func (HAWBCreated) AddsRecord()            {}
 func (DGDSubmitted) AddsRecord()           {}

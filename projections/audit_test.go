@@ -275,7 +275,8 @@ func TestAFlightsAircraftChangedIsShownAsItsFieldsChanged(t *testing.T) {
 // a second revocation of a subject's tokens an edit of when it lapses, nor
 // a forwarder's second range of a prefix, or of its ledger, the first's
 // range replaced (the first event of a ledger or a prefix is a record of
-// its own too: its range is not the aggregate's).
+// its own too: its range is not the aggregate's), nor an organisation's
+// second webhook held by its quota the first's webhookId changed.
 func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t *testing.T) {
 	flight := domain.Aggregate{Type: domain.AggregateFlight, ID: "LH8400-2026-12-01"}
 	ledger := domain.Aggregate{Type: domain.AggregateStockLedger, ID: "acme-020"}
@@ -295,6 +296,10 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 	}
 	used := func(awb, reference string) auditEvent {
 		return auditEvent{ledger, "", domain.AWBNumberUsed{OrganizationID: "acme", AWBNumber: awb, Reference: reference}}
+	}
+	quota := domain.Aggregate{Type: domain.AggregateWebhookQuota, ID: "acme"}
+	held := func(webhook string, held bool) auditEvent {
+		return auditEvent{quota, "acme", domain.WebhookQuotaChanged{OrganizationID: "acme", WebhookID: webhook, Held: held}}
 	}
 	tests := []struct {
 		name   string
@@ -316,6 +321,12 @@ func TestAnEventOfOneOfAnAggregatesRecordsIsComparedWithTheAggregatesOwnFields(t
 		{"a range released after a second range", []auditEvent{ranged("r-1", 1), ranged("r-2", 11),
 			{prefix, "lh", domain.RangeReleased{Prefix: "020", RequestID: "r-1", OrganizationID: "acme", Range: domain.AWBRange{First: 1, Count: 10}}}},
 			`organizationId:  → acme, prefix:  → 020, range:  → {"first":1,"count":10}, requestId:  → r-1`},
+		{"a second webhook held by the quota", []auditEvent{held("w-1", true), held("w-2", true)},
+			"webhookId:  → w-2"},
+		{"the second webhook released", []auditEvent{held("w-1", true), held("w-2", true), held("w-2", false)},
+			"held:  → false, webhookId:  → w-2"},
+		{"the first webhook released after a second was held", []auditEvent{held("w-1", true), held("w-2", true), held("w-1", false)},
+			"held:  → false"},
 		{"a user's tokens revoked a second time", []auditEvent{
 			{user, "ops", domain.UserCreated{Username: "alice", OrganizationID: "acme"}},
 			{user, "ops", domain.TokensRevoked{Scope: "subject", Subject: "user:alice", KeepUntil: time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)}},
