@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -394,6 +396,10 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 		switch {
 		case errors.As(err, &connErr) && connErr.Refused:
 			return nil, fmt.Errorf("the NATS server at %s refused cargoctl (%w) %s", o.natsURL, reason(connErr.Err), credentialsGiven(opts, o.dataDir))
+		case errors.As(err, &connErr) && httpAnswersAt(ctx, o.natsURL, connErr.Err):
+			return nil, fmt.Errorf("an HTTP server answers at %s, not a NATS server: --nats-url is the address of a NATS server "+
+				"(cargod's CARGO_NATS_LISTEN, or your own); cargod's HTTP API address (its CARGO_ADDR) is for --url "+
+				"(cargoctl admin, state, shipment, rebuild and verify)", o.natsURL)
 		case errors.As(err, &connErr):
 			return nil, fmt.Errorf("the NATS server at %s does not answer: %w", o.natsURL, reason(connErr.Err))
 		case errors.Is(err, eventstore.ErrNoSuchStream):
@@ -428,6 +434,38 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 		return nil, fmt.Errorf("opening data directory %s: %w", o.dataDir, err)
 	}
 	return store, nil
+}
+
+// httpAnswersAt reports whether an HTTP server listens at natsURL (one
+// nats:// URL), whose connection to it timed out with err: such a server
+// waits for a request, so the NATS client, which waits for the server's
+// greeting, gives up after its connect timeout with "i/o timeout", as if
+// nothing answered. cargod's HTTP port given for its CARGO_NATS_LISTEN is
+// the usual cause, which one request names.
+func httpAnswersAt(ctx context.Context, natsURL string, err error) bool {
+	var netErr net.Error
+	if !errors.As(err, &netErr) || !netErr.Timeout() {
+		return false
+	}
+	u, perr := url.Parse(natsURL)
+	if perr != nil || u.Scheme != "nats" || u.Port() == "" || strings.Contains(natsURL, ",") {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, derr := (&net.Dialer{}).DialContext(ctx, "tcp", u.Host)
+	if derr != nil {
+		return false
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	if _, werr := io.WriteString(conn, "HEAD / HTTP/1.0\r\nHost: "+u.Host+"\r\n\r\n"); werr != nil {
+		return false
+	}
+	head := make([]byte, len("HTTP/"))
+	_, rerr := io.ReadFull(conn, head)
+	return rerr == nil && string(head) == "HTTP/"
 }
 
 // credentialsGiven says what cargoctl proved itself with, for a refusal:

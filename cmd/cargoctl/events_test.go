@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -551,6 +553,20 @@ func TestACommandThatConnectsToNATSTriesOnceAndWaitsOnlyForAServerThatAnswers(t 
 			}
 			if n := connections.Load(); n != 1 {
 				t.Errorf("%d connections, want one attempt", n)
+			}
+		})
+		t.Run(cmd[0]+": an HTTP server, such as cargod's API", func(t *testing.T) {
+			// It waits for a request, as the NATS client waits for a
+			// greeting: the connect timed out, "i/o timeout", as if
+			// nothing answered there.
+			api := httptest.NewServer(http.NotFoundHandler())
+			t.Cleanup(api.Close)
+			url := "nats://" + strings.TrimPrefix(api.URL, "http://")
+			_, _, err := runCmd(t, env(nil), append(cmd, "--nats-url", url, "--data-dir", t.TempDir())...)
+			want := "an HTTP server answers at " + url + ", not a NATS server: --nats-url is the address of a NATS server " +
+				"(cargod's CARGO_NATS_LISTEN, or your own); cargod's HTTP API address (its CARGO_ADDR) is for --url"
+			if err == nil || !strings.HasPrefix(err.Error(), want) || exitCode(err) != 1 {
+				t.Errorf("error = %v, want %q..., exit 1", err, want)
 			}
 		})
 		t.Run(cmd[0]+": a server that answers but has no stream for it yet", func(t *testing.T) {
