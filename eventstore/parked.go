@@ -325,7 +325,16 @@ func (s *Store) retry(ctx context.Context, m jetstream.Msg, fn func(domain.Recor
 		return true, 0
 	}
 	r, err := s.Get(ctx, domain.Aggregate{Type: p.AggregateType, ID: p.AggregateID}, p.Sequence)
-	if err == nil && r.EventID != p.EventID {
+	var other notOfAggregateError
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		// Past the end of a stream restored from an older backup than
+		// the entries', or lost with a damaged file: the server's "API
+		// error: code=404 err_code=10037" said none of it.
+		err = fmt.Errorf("eventstore: the stream has no event at sequence %d, where %s was parked: the stream lost it, or is not the one it was parked on", p.Sequence, p.EventID)
+	case errors.As(err, &other):
+		err = fmt.Errorf("eventstore: the event at sequence %d is %s of %s, not %s, the one parked: the stream is not the one it was parked on", p.Sequence, other.eventID, other.is, p.EventID)
+	case err == nil && r.EventID != p.EventID:
 		// Entries restored from a backup taken apart from the event
 		// stream's may name a sequence that holds another event now:
 		// handled in the parked one's place, it would drop its entry.

@@ -569,36 +569,59 @@ func TestARetryIsNotMadeOnAReplicaWithNoSessionOfTheConsumer(t *testing.T) {
 
 // A parked entry names its event by sequence and id. Restored from a
 // backup taken apart from the event stream's, it may name a sequence that
-// now holds another event: a retry hands that one to no reactor, and says
-// so in the entry, rather than handle it and drop the entry as done.
+// now holds another event, another aggregate's, or none (past the end of
+// a stream restored from an older backup): a retry hands nothing to the
+// reactor, and says in the entry what is at the sequence, rather than
+// handle another event and drop the entry as done, or give the server's
+// "message not found".
 func TestARetryOfAnEntryWhoseEventIsNoLongerAtItsSequenceHandlesNothing(t *testing.T) {
-	s := openForTest(t, Options{DataDir: t.TempDir()})
-	appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
-	count := consumeAsPricing(t, s, nil)
-	waitUntil(t, "a1 and a2", func() bool { return count("a1") == 1 && count("a2") == 1 })
-	recs, err := s.Load(context.Background(), domain.Aggregate{Type: "quote", ID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The entry of an event that was at a2's sequence in the stream the
-	// entries' backup was taken of.
-	gone := Parked{Consumer: "pricing", Sequence: recs[1].Sequence, AggregateType: "quote", AggregateID: "a", Type: "QuoteRequested",
-		EventID: "a2-of-another-stream", ParkedAt: time.Now().UTC(), Attempts: 5, LastError: "no rate card for FRA-JFK"}
-	if err := s.writeParked(context.Background(), gone, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RetryParked(context.Background(), "", gone.Sequence); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, "the entry parked again", func() bool {
-		parked := parkedOf(t, s)
-		return len(parked) == 1 && parked[0].Attempts == 6 && !parked[0].RetryAsked
-	})
-	if p := parkedOf(t, s)[0]; p.EventID != gone.EventID || !strings.Contains(p.LastError, "a2") {
-		t.Errorf("parked again as %+v, want the entry with why its event is not there", p)
-	}
-	if n := count("a2"); n != 1 {
-		t.Errorf("a2 handled %d times, want once: the retry handed it over in the place of the parked event", n)
+	for _, tc := range []struct {
+		name     string
+		sequence func(a2, b1 uint64) uint64 // where the entry says its event is
+		want     string                     // what its last error says then
+	}{
+		{"another event of its aggregate", func(a2, _ uint64) uint64 { return a2 },
+			"is a2, not a2-of-another-stream, the one parked: the stream is not the one it was parked on"},
+		{"another aggregate's event", func(_, b1 uint64) uint64 { return b1 },
+			"is b1 of quote/b, not a2-of-another-stream, the one parked: the stream is not the one it was parked on"},
+		{"no event: past the stream's end", func(_, b1 uint64) uint64 { return b1 + 100 },
+			"the stream has no event at sequence 103, where a2-of-another-stream was parked: the stream lost it, or is not the one it was parked on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			appendEach(t, s, map[string][]string{"a": {"a1", "a2"}})
+			appendEach(t, s, map[string][]string{"b": {"b1"}})
+			count := consumeAsPricing(t, s, nil)
+			waitUntil(t, "a1, a2 and b1", func() bool { return count("a1") == 1 && count("a2") == 1 && count("b1") == 1 })
+			a, err := s.Load(context.Background(), domain.Aggregate{Type: "quote", ID: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.Load(context.Background(), domain.Aggregate{Type: "quote", ID: "b"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The entry of an event of a that was at this sequence in the
+			// stream the entries' backup was taken of.
+			gone := Parked{Consumer: "pricing", Sequence: tc.sequence(a[1].Sequence, b[0].Sequence), AggregateType: "quote", AggregateID: "a",
+				Type: "QuoteRequested", EventID: "a2-of-another-stream", ParkedAt: time.Now().UTC(), Attempts: 5, LastError: "no rate card for FRA-JFK"}
+			if err := s.writeParked(context.Background(), gone, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RetryParked(context.Background(), "", gone.Sequence); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil(t, "the entry parked again", func() bool {
+				parked := parkedOf(t, s)
+				return len(parked) == 1 && parked[0].Attempts == 6 && !parked[0].RetryAsked
+			})
+			if p := parkedOf(t, s)[0]; p.EventID != gone.EventID || !strings.Contains(p.LastError, tc.want) {
+				t.Errorf("parked again with the last error %q, want it to say %q", p.LastError, tc.want)
+			}
+			if n := count("a2") + count("b1"); n != 2 {
+				t.Errorf("a2 and b1 handled %d times together, want once each: the retry handed one over in the place of the parked event", n)
+			}
+		})
 	}
 }
 

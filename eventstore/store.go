@@ -1106,9 +1106,21 @@ func (s *Store) Get(ctx context.Context, agg domain.Aggregate, seq uint64) (doma
 		return domain.Record{}, unavailable(fmt.Errorf("eventstore: get %s at %d: %w", agg, seq, err))
 	}
 	if m.Subject != subject {
-		return domain.Record{}, fmt.Errorf("eventstore: the event at %d is not of %s", seq, agg)
+		return domain.Record{}, notOfAggregateError{seq: seq, want: agg, is: s.aggregateOf(m.Subject), eventID: m.Header.Get(hdrEventID)}
 	}
 	return s.handedOn(s.recordFrom(subject, m.Sequence, m.Time, m.Header, m.Data)), nil
+}
+
+// notOfAggregateError is Get's error for a sequence that holds another
+// aggregate's event: which one it holds.
+type notOfAggregateError struct {
+	seq      uint64
+	want, is domain.Aggregate
+	eventID  string
+}
+
+func (e notOfAggregateError) Error() string {
+	return fmt.Sprintf("eventstore: the event at sequence %d is %s of %s, not of %s", e.seq, e.eventID, e.is, e.want)
 }
 
 // HoldsEventsOf reports whether the stream holds any event of an
