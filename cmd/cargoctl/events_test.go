@@ -713,16 +713,20 @@ func TestAReadOfEveryEventSaysWhereTheStreamHasNone(t *testing.T) {
 		failsWith string
 	}{
 		{"every event", []string{"events"}, []string{
-			"events: the stream has no events at sequences 1 to 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
-			"events: the stream has no events at sequences 3 to 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"events: the stream has no event at sequence 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"events: the stream has no event at sequence 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
 			"3 events printed; read 3 events, sequences 2 to 5; 2 events missing from the stream, in 2 gaps",
+		}, ""},
+		{"events from the second gap on: one event missing", []string{"events", "--from-seq", "3"}, []string{
+			"events: the stream has no event at sequence 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"2 events printed; read 2 events, sequences 4 to 5; 1 event missing from the stream, in one gap",
 		}, ""},
 		{"events of a type, which the server filters", []string{"events", "--type", "quote"}, []string{
 			"1 event printed; read 1 event, sequences 4 to 4",
 		}, ""},
 		{"a trace of a request whose events are among those lost", []string{"trace", "c3"}, []string{
-			"trace: the stream has no events at sequences 1 to 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
-			"trace: the stream has no events at sequences 3 to 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"trace: the stream has no event at sequence 1: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
+			"trace: the stream has no event at sequence 3: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream",
 		}, `no event read has correlation id "c3", but the stream misses some (read 3 events, sequences 2 to 5; 2 events missing from the stream, in 2 gaps): the request's may be among them`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,8 +74,12 @@ func (p *readProgress) skipped(from, to uint64) {
 	p.gaps++
 	switch {
 	case p.gaps <= shownGaps:
-		fmt.Fprintf(p.w, "%s: the stream has no events at sequences %d to %d: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream\n",
-			p.cmd, from, to)
+		where := fmt.Sprintf("no events at sequences %d to %d", from, to)
+		if from == to {
+			where = fmt.Sprintf("no event at sequence %d", from)
+		}
+		fmt.Fprintf(p.w, "%s: the stream has %s: lost (a damaged file, a backup cut short); cargoctl verify checks the whole stream\n",
+			p.cmd, where)
 	case p.gaps == shownGaps+1:
 		fmt.Fprintf(p.w, "%s: more sequences without events follow; the last line counts them\n", p.cmd)
 	}
@@ -93,7 +97,11 @@ func (p *readProgress) summary() string {
 		if p.gaps == 1 {
 			gaps = "one gap"
 		}
-		s += fmt.Sprintf("; %d events missing from the stream, in %s", p.missing, gaps)
+		missing := fmt.Sprintf("%d events", p.missing)
+		if p.missing == 1 {
+			missing = "1 event"
+		}
+		s += fmt.Sprintf("; %s missing from the stream, in %s", missing, gaps)
 	}
 	return s
 }
