@@ -72,10 +72,19 @@ func (s *Store) Check(ctx context.Context, to uint64, progress func(seq uint64),
 		case !missing:
 			return fmt.Errorf("eventstore: check: the events after %d did not come, while the stream reaches %d: check again", c.done, to)
 		}
-		problem(domain.StreamProblem{Sequence: to, Check: domain.CheckSequence,
-			Problem: fmt.Sprintf("the stream has no events at sequences %d to %d", c.done+1, to)})
+		problem(domain.StreamProblem{Sequence: to, Check: domain.CheckSequence, Problem: noEventsAt(c.done+1, to)})
 	}
 	return nil
+}
+
+// noEventsAt says that the stream has no events at the sequences
+// from..to: "at sequence 169" for one, where it said "at sequences 169 to
+// 169".
+func noEventsAt(from, to uint64) string {
+	if from == to {
+		return fmt.Sprintf("the stream has no event at sequence %d", from)
+	}
+	return fmt.Sprintf("the stream has no events at sequences %d to %d", from, to)
 }
 
 // checker carries what Check knows of the events read so far.
@@ -92,7 +101,7 @@ func (c *checker) event(subject string, seq uint64, h nats.Header, data []byte) 
 		c.problem(domain.StreamProblem{Sequence: seq, Aggregate: agg, Check: check, Problem: fmt.Sprintf(format, args...)})
 	}
 	if seq != c.done+1 {
-		report(domain.CheckSequence, "the stream has no events at sequences %d to %d", c.done+1, seq-1)
+		report(domain.CheckSequence, "%s", noEventsAt(c.done+1, seq-1))
 	}
 	c.done = seq
 

@@ -131,7 +131,7 @@ func TestAReplayGoesPastEventsTheStreamLacksAndTheCheckListsThem(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf("the stream has no events at sequences %d to %d", gone, gone); len(problems) != 1 || problems[0] != want {
+			if want := fmt.Sprintf("the stream has no event at sequence %d", gone); len(problems) != 1 || problems[0] != want {
 				t.Errorf("the check found %q, want %q", problems, want)
 			}
 			// And the events stored since are applied.
