@@ -251,6 +251,13 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 		return bad("--event-type %q is not an event type%s; one of: %s", o.eventType, didYouMean(o.eventType, domain.EventTypes()), strings.Join(domain.EventTypes(), ", "))
 	case o.aggID != "" && !validToken(o.aggID):
 		return bad("--id %q is not an aggregate id", o.aggID)
+	case o.actor != "" && o.actor != anonymousActor && !strings.Contains(o.actor, ":"):
+		// Every actor names its kind, but a request without credentials:
+		// the bare id of a client or user would filter out every event.
+		return bad("--actor %q is no subject as events name them: client:%s, user:%s, apikey:<key id>, reactor:<step>, system:<name>, or %s "+
+			"(an organisation's events are --tenant's)", o.actor, o.actor, o.actor, anonymousActor)
+	case strings.Contains(o.tenant, ":"):
+		return bad("--tenant %q is no organisation id (letters, digits, '-' and '_'): the subject that caused an event is --actor's", o.tenant)
 	case o.toSeq == 0 && flagGiven(fs, "to-seq"):
 		// Not "no bound", as an unset 0 is: a variable holding 0 would
 		// print every event, and follow them.
@@ -271,6 +278,10 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	}
 	return o, false, natsCredentialsWithoutURL("events", o)
 }
+
+// anonymousActor is the actor of an event recorded for a request without
+// credentials (a token refused), the one actor without a kind.
+const anonymousActor = "anonymous"
 
 // natsCredentialsWithoutURL is the usage error of cmd when credentials for
 // the NATS server of --nats-url are given without it: they went unused,

@@ -364,6 +364,11 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "quote", "--id", ""}, "--id is empty"},
 		{[]string{"--actor", "", "--type", "quote"}, "--actor is empty"},
 		{[]string{"--since", ""}, "--since is empty"},
+		// A filter no event can match, written for another: it would
+		// print nothing, as if the subject or organisation had done
+		// nothing.
+		{[]string{"--actor", "demo-forwarder"}, `--actor "demo-forwarder" is no subject as events name them: client:demo-forwarder, user:demo-forwarder,`},
+		{[]string{"--tenant", "client:demo-forwarder"}, `--tenant "client:demo-forwarder" is no organisation id`},
 		// The store would refuse it only once opened, as if cargod held
 		// the data directory.
 		{[]string{"--stream", "CARGO.1"}, `--stream "CARGO.1": not a stream name cargod takes: "CARGO.1" is not made of letters, digits`},
