@@ -232,7 +232,16 @@ func (r *Reactors) confirm(ctx context.Context, rec domain.Record) error {
 		refusal = transact(ctx, r.h, func(t *transaction) error {
 			f, err := decideIn(t, flightAggregate(b.FlightID), step(rec, "reserve"), domain.EvolveFlight,
 				func(f domain.Flight) ([]domain.Event, error) {
-					return domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
+					events, err := domain.DecideReserveCapacity(f, b.ID, domain.Reservation{WeightKg: b.WeightKg, VolumeM3: b.VolumeM3}, now)
+					if err != nil || len(events) == 0 {
+						return events, err // refused, or held already
+					}
+					// Priced while a freighter flew it, the flight may
+					// be flown by a passenger aircraft now.
+					if err := domain.RefuseOnPassengerAircraft(b, f, r.h.ref); err != nil {
+						return nil, err
+					}
+					return events, nil
 				})
 			if err != nil {
 				return err

@@ -585,3 +585,62 @@ func TestAnAirlineWhoseOrganisationIsNotActiveTakesNoBookings(t *testing.T) {
 		}
 	}
 }
+
+// Goods for cargo aircraft only, priced on a flight while a freighter
+// flew it, are not booked on it once a passenger aircraft does: the
+// booking is rejected, commodity_not_accepted, and takes no capacity, as
+// the pricing reactor would not offer the flight now and its manifest
+// would refuse them. Other goods are booked, and so are they when a
+// freighter flies it still.
+func TestABookingOfGoodsForCargoAircraftOnlyIsRejectedOnAFlightNowFlownByAPassengerAircraft(t *testing.T) {
+	tests := []struct {
+		name      string
+		commodity string
+		shc       []string
+		aircraft  string
+		want      string // the booking's status, and its reason if rejected
+	}{
+		{"CAO on a passenger aircraft", "GEN", []string{"CAO"}, "B77W", "rejected commodity_not_accepted"},
+		{"lithium ion batteries on a passenger aircraft", "RLI", nil, "B77W", "rejected commodity_not_accepted"},
+		{"general cargo on a passenger aircraft", "GEN", nil, "B77W", "confirmed"},
+		{"CAO on another freighter", "GEN", []string{"CAO"}, "B744F", "confirmed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, 10000)
+			ctx := context.Background()
+			weight := 100.0
+			res, err := w.h.RequestQuote(ctx, NewMeta(w.fwd, "", ""), domain.RequestQuote{Origin: "FRA", Destination: "JFK",
+				Pieces: new(1), GrossWeightKg: &weight, Commodity: domain.Commodity{Code: tt.commodity, Description: "goods"}, SHC: tt.shc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.reactors.price(ctx, w.lastRecord(t, quoteAggregate(res.State.ID))); err != nil {
+				t.Fatal(err)
+			}
+			q, _, _, _ := load(ctx, w.h, quoteAggregate(res.State.ID), domain.EvolveQuote, "", loadFresh)
+			if _, ok := q.Option(w.flightID); !ok {
+				t.Fatalf("the freighter was not priced: %+v", q)
+			}
+			lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+			if _, err := w.h.ChangeFlightAircraft(ctx, NewMeta(lh, "", ""), w.flightID, domain.ChangeFlightAircraft{AircraftType: tt.aircraft}); err != nil {
+				t.Fatal(err)
+			}
+			rec := w.book(t, q)
+			if err := w.reactors.book(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			b := w.booking(t, rec.Aggregate.ID)
+			got := b.Status
+			if b.Reason != "" {
+				got += " " + b.Reason
+			}
+			if got != tt.want {
+				t.Errorf("booking = %s, want %s", got, tt.want)
+			}
+			if f := w.flight(t); (b.Status == domain.BookingStatusConfirmed) != (f.ReservedKg == weight) {
+				t.Errorf("a %s booking left %g kg reserved", b.Status, f.ReservedKg)
+			}
+		})
+	}
+}

@@ -92,3 +92,27 @@ func forbiddenOnPassengerAircraft(ref Lookup, shc []string, unNumber string) boo
 	known, ok := lookupDangerousGood(ref, unNumber)
 	return ok && known.PassengerAircraftForbidden
 }
+
+// RefuseOnPassengerAircraft is the refusal, commodity_not_accepted, of a
+// booking's confirmation on flight f when its goods may fly on no
+// passenger aircraft (forbiddenOnPassengerAircraft, by its handling codes
+// and the UN number ref knows of its commodity) and a passenger aircraft
+// now flies f: the quote was priced while a freighter flew it, the
+// pricing offers the flight no more, and its manifest would refuse them.
+// A booking confirmed before the aircraft changed stands (it is not asked
+// again).
+func RefuseOnPassengerAircraft(b Booking, f Flight, ref Lookup) error {
+	if !f.PassengerAircraft() {
+		return nil
+	}
+	var unNumber string
+	if ref != nil && b.Commodity != "" {
+		known, _ := ref.Commodity(b.Commodity)
+		unNumber = known.UNNumber
+	}
+	if !forbiddenOnPassengerAircraft(ref, b.SHC, unNumber) {
+		return nil
+	}
+	return Refusal(ReasonCommodityNotAccepted, "the goods of booking %s are for cargo aircraft only, and flight %s is now flown by a passenger aircraft (%s)",
+		b.ID, f.ID, f.AircraftType)
+}
