@@ -73,13 +73,17 @@ type Flight struct {
 	AircraftType    string
 	CapacityKg      float64
 	CapacityM3      float64
-	Status          string
-	Reservations    map[string]Reservation // by booking id
-	ReservedKg      float64
-	ReservedM3      float64
-	Loaded          map[string]Load // by AWB: the latest manifest, less offloads
-	ActualKg        float64         // the manifest's total, less offloads; 0 once cancelled
-	ActualM3        float64
+	// Published is the aircraft and capacity the flight was published
+	// with, which a timetable sent again names whatever flies it now
+	// (see DecideScheduleFlight).
+	Published    PublishedAircraft
+	Status       string
+	Reservations map[string]Reservation // by booking id
+	ReservedKg   float64
+	ReservedM3   float64
+	Loaded       map[string]Load // by AWB: the latest manifest, less offloads
+	ActualKg     float64         // the manifest's total, less offloads; 0 once cancelled
+	ActualM3     float64
 
 	// EstimatedDepartsAt and EstimatedArrivesAt (UTC) are the estimate
 	// of the flight's latest delay report, zero when it gave none or
@@ -90,6 +94,13 @@ type Flight struct {
 	// flight departed and arrived, zero before.
 	DepartedAt time.Time
 	ArrivedAt  time.Time
+}
+
+// PublishedAircraft is an aircraft type and the capacity offered on it.
+type PublishedAircraft struct {
+	Type       string
+	CapacityKg float64
+	CapacityM3 float64
 }
 
 // ArrivesAt is the flight's scheduled arrival, in UTC, read from its
@@ -551,12 +562,22 @@ func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
 	if !f.Exists() {
 		return []Event{e}, nil
 	}
-	if f.Origin == e.Origin && f.Destination == e.Destination && f.DepartureTime == e.DepartureTime &&
-		f.ArrivalDate == e.ArrivalDate && f.ArrivalTime == e.ArrivalTime && f.AircraftType == e.AircraftType &&
-		f.CapacityKg == e.CapacityKg && f.CapacityM3 == e.CapacityM3 {
+	if f.Origin != e.Origin || f.Destination != e.Destination || f.DepartureTime != e.DepartureTime ||
+		f.ArrivalDate != e.ArrivalDate || f.ArrivalTime != e.ArrivalTime {
+		return nil, Errorf(Conflict, "flight %s is already scheduled with another schedule", e.FlightID)
+	}
+	// A timetable sent again names the aircraft the flight was published
+	// with, or, from an airline system that knows of a change made since
+	// (PATCH), the one that flies it now: either is the flight on record.
+	// (Compared with the aircraft now alone, a timetable sent again after
+	// a change was refused whole, the flights new to it too.)
+	sent := PublishedAircraft{Type: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3}
+	now := PublishedAircraft{Type: f.AircraftType, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
+	if sent == f.Published || sent == now {
 		return nil, nil
 	}
-	return nil, Errorf(Conflict, "flight %s is already scheduled with another schedule or capacity", e.FlightID)
+	return nil, Errorf(Conflict, "flight %s is already scheduled with aircraft %s, %g kg and %g m³: publishing it again changes nothing, "+
+		"and its aircraft and capacity change with PATCH /api/flights/%s", e.FlightID, now.Type, now.CapacityKg, now.CapacityM3, e.FlightID)
 }
 
 // maxEarlyDeparture is how long before its scheduled time a flight may
@@ -777,7 +798,8 @@ func EvolveFlight(f Flight, e Event) Flight {
 			Origin: e.Origin, Destination: e.Destination, DepartureDate: e.DepartureDate, DepartureTime: e.DepartureTime,
 			ArrivalDate: e.ArrivalDate, ArrivalTime: e.ArrivalTime, OriginZone: e.OriginZone, DestinationZone: e.DestinationZone,
 			DepartsAt: e.DepartsAt, AircraftType: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3,
-			Status: FlightStatusScheduled, Reservations: map[string]Reservation{},
+			Published: PublishedAircraft{Type: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3},
+			Status:    FlightStatusScheduled, Reservations: map[string]Reservation{},
 		}
 	case FlightStatusChanged:
 		f.Status = e.Status

@@ -353,6 +353,7 @@ func TestDecideScheduleFlight(t *testing.T) {
 	published := FlightScheduled{FlightID: "LH8400-2027-03-27", Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400",
 		Origin: "FRA", Destination: "JFK", DepartureDate: "2027-03-27", DepartureTime: "10:05", ArrivalDate: "2027-03-27",
 		ArrivalTime: "12:55", AircraftType: "B77F", CapacityKg: 102000, CapacityM3: 650}
+	swapped := FlightAircraftChanged{FlightID: "LH8400-2027-03-27", AircraftType: "B744F", CapacityKg: 112000, CapacityM3: 700}
 	tests := []struct {
 		name    string
 		history []Event
@@ -367,6 +368,12 @@ func TestDecideScheduleFlight(t *testing.T) {
 		{"another arrival day", []Event{published}, func(e *FlightScheduled) { e.ArrivalDate = "2027-03-28" }, "conflict"},
 		{"another aircraft", []Event{published}, func(e *FlightScheduled) { e.AircraftType = "B748" }, "conflict"},
 		{"more capacity", []Event{published}, func(e *FlightScheduled) { e.CapacityKg = 110000 }, "conflict"},
+		{"as published, once flown by another aircraft", []Event{published, swapped}, func(*FlightScheduled) {}, ""},
+		{"with the aircraft that flies it now", []Event{published, swapped}, func(e *FlightScheduled) {
+			e.AircraftType, e.CapacityKg, e.CapacityM3 = "B744F", 112000, 700
+		}, ""},
+		{"with a third aircraft", []Event{published, swapped}, func(e *FlightScheduled) { e.AircraftType = "B748F" }, "conflict"},
+		{"another schedule, once flown by another aircraft", []Event{published, swapped}, func(e *FlightScheduled) { e.DepartureTime = "11:05" }, "conflict"},
 	}
 	for _, tt := range tests {
 		e := published

@@ -400,6 +400,23 @@ func TestAnAirlineFliesAFlightWithAnotherAircraft(t *testing.T) {
 		}
 	}
 
+	// The timetable sent again, as published, changes nothing: the
+	// flight keeps the aircraft it flies now.
+	date := flight["date"].(string)
+	if r := s.do(t, request{method: "POST", path: "/api/flights", token: lh, body: map[string]any{"flightNumber": "LH8200", "origin": "FRA",
+		"destination": "MIA", "departureDate": date, "departureTime": "11:00", "arrivalDate": date, "arrivalTime": "15:30",
+		"aircraftType": "B77F", "capacityKg": 1000, "capacityM3": 100}}); r.status >= 300 {
+		t.Errorf("the flight published again as it was = %d %s", r.status, r.body)
+	}
+	var republished struct {
+		AircraftType string
+		CapacityKg   float64
+	}
+	s.do(t, request{method: "GET", path: path, token: lh}).json(t, &republished)
+	if republished.AircraftType != "A359" || republished.CapacityKg != 1 {
+		t.Errorf("after the timetable was sent again the flight has %+v, want the A359 with 1 kg it flies now", republished)
+	}
+
 	if r := s.do(t, request{method: "PATCH", path: path, token: lh, body: map[string]any{"status": "cancelled"}}); r.status != http.StatusOK {
 		t.Fatalf("cancelling the flight = %d %s", r.status, r.body)
 	}
