@@ -713,7 +713,7 @@ type ChangeFlightAircraft struct {
 // each is its own change, with its own webhook, and a status that closes
 // the flight would refuse the aircraft.
 func FlightChangeOf(status ChangeFlightStatus, aircraft ChangeFlightAircraft) (bool, error) {
-	changesAircraft := aircraft.AircraftType != "" || aircraft.CapacityKg != nil || aircraft.CapacityM3 != nil
+	changesAircraft := strings.TrimSpace(aircraft.AircraftType) != "" || aircraft.CapacityKg != nil || aircraft.CapacityM3 != nil
 	changesStatus := status.Status != "" || status.EstimatedDepartsAt != "" || status.EstimatedArrivesAt != ""
 	if changesAircraft && changesStatus {
 		var p Problems

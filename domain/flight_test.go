@@ -144,6 +144,7 @@ func TestAFlightChangeIsOfItsStatusOrOfItsAircraft(t *testing.T) {
 		{"an aircraft", ChangeFlightStatus{}, ChangeFlightAircraft{AircraftType: "B744F"}, "aircraft"},
 		{"a capacity", ChangeFlightStatus{}, ChangeFlightAircraft{CapacityKg: &kg}, "aircraft"},
 		{"both", ChangeFlightStatus{Status: "delayed"}, ChangeFlightAircraft{AircraftType: "B744F"}, "INVALID_VALUE status"},
+		{"a status with a blank aircraft type, which is none", ChangeFlightStatus{Status: "delayed"}, ChangeFlightAircraft{AircraftType: " "}, "status"},
 		{"an estimate and a capacity", ChangeFlightStatus{EstimatedDepartsAt: "2026-11-26T10:00:00Z"}, ChangeFlightAircraft{CapacityKg: &kg}, "INVALID_VALUE status"},
 	}
 	for _, tt := range tests {
