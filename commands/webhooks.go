@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -78,11 +79,13 @@ type WebhookRecorder struct{ H *Handler }
 var deliveryActor = domain.Principal{Subject: "reactor:webhooks"}
 
 // RecordDelivery appends an attempt; each delivery is an aggregate. It is
-// recorded for the subscriber's organisation, whose audit log shows it.
-func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
+// recorded for the subscriber's organisation, whose audit log shows it,
+// as the dispatcher's, or as the doing of whoever asked for a ping or a
+// redelivery (e.RequestedBy), under its request's correlationID.
+func (r WebhookRecorder) RecordDelivery(ctx context.Context, commandID, correlationID string, e domain.WebhookDeliveryAttempted) error {
 	actor := deliveryActor
-	actor.OrganizationID = e.OrgID
-	agg, m := domain.Aggregate{Type: domain.AggregateDelivery, ID: e.DeliveryID}, NewMeta(actor, commandID, "")
+	actor.Subject, actor.OrganizationID = cmp.Or(e.RequestedBy, actor.Subject), e.OrgID
+	agg, m := domain.Aggregate{Type: domain.AggregateDelivery, ID: e.DeliveryID}, NewMeta(actor, commandID, correlationID)
 	// Most deliveries succeed at the first attempt, the aggregate's first
 	// event: appended as such without reading the aggregate first, which
 	// would cost a round trip to the store per delivery. A later attempt

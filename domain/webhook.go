@@ -360,14 +360,18 @@ type WebhookDeliveryAttempted struct {
 	EventSeq   uint64 `json:"eventSequence"` // for redelivery
 	// MessageID is the webhook-id the receiver was sent when it is not
 	// MessageIDOf(DeliveryID): a redelivery's is its original's.
-	MessageID  string    `json:"messageId,omitempty"`
-	Attempt    int       `json:"attempt"`
-	StatusCode int       `json:"statusCode,omitempty"`
-	LatencyMs  int64     `json:"latencyMs"`
-	Error      string    `json:"error,omitempty"`
-	Outcome    string    `json:"outcome"` // delivered, retrying, dead
-	NextTryAt  time.Time `json:"nextTryAt,omitzero"`
-	At         time.Time `json:"at"`
+	MessageID string `json:"messageId,omitempty"`
+	// RequestedBy is the subject of the credential that asked for a ping
+	// or a redelivery, whose attempts are its events' actor; empty for
+	// the delivery of an event, the dispatcher's.
+	RequestedBy string    `json:"requestedBy,omitempty"`
+	Attempt     int       `json:"attempt"`
+	StatusCode  int       `json:"statusCode,omitempty"`
+	LatencyMs   int64     `json:"latencyMs"`
+	Error       string    `json:"error,omitempty"`
+	Outcome     string    `json:"outcome"` // delivered, retrying, dead
+	NextTryAt   time.Time `json:"nextTryAt,omitzero"`
+	At          time.Time `json:"at"`
 }
 
 func (WebhookDeliveryAttempted) EventType() string { return "WebhookDeliveryAttempted" }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/views"
+	"github.com/cargostream/cargostream/webhooks"
 )
 
 type webhookRequest struct {
@@ -148,13 +149,19 @@ func (s *Server) handleRedeliver() handlerFunc {
 		if err := s.deliverable(wh); err != nil {
 			return err
 		}
-		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.MessageID(), d.EventSeq)
+		id, err := s.dispatcher.Redeliver(r.Context(), wh, d.ID, d.MessageID(), d.EventSeq, requester(r))
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusAccepted, views.QueuedDeliveryJSON{DeliveryID: id})
 		return nil
 	}
+}
+
+// requester is who asks, by r, for a ping or a redelivery.
+func requester(r *http.Request) webhooks.Requester {
+	m := meta(r)
+	return webhooks.Requester{Subject: m.Principal.Subject, RequestID: m.CorrelationID}
 }
 
 func (s *Server) handlePing() handlerFunc {
@@ -166,7 +173,7 @@ func (s *Server) handlePing() handlerFunc {
 		if err := s.deliverable(wh); err != nil {
 			return err
 		}
-		id, err := s.dispatcher.Ping(r.Context(), wh)
+		id, err := s.dispatcher.Ping(r.Context(), wh, requester(r))
 		if err != nil {
 			return err
 		}

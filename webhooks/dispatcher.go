@@ -47,7 +47,10 @@ type Render func(aggregateType, aggregateID string, e domain.Event, subscriber s
 
 // Recorder appends what the dispatcher learns.
 type Recorder interface {
-	RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error
+	// RecordDelivery records an attempt; correlationID, when not empty, is
+	// the X-Request-Id of the request that asked for it (a ping or a
+	// redelivery), which its event is recorded under.
+	RecordDelivery(ctx context.Context, commandID, correlationID string, e domain.WebhookDeliveryAttempted) error
 	DisableWebhook(ctx context.Context, commandID, webhookID, reason string) (sequence uint64, err error)
 }
 
@@ -146,6 +149,14 @@ type job struct {
 	// cargoctl trace and the resource's history.
 	CorrelationID string          `json:"correlationId,omitempty"`
 	Body          json.RawMessage `json:"body"`
+	// RequestedBy and RequestID are, of a ping or a redelivery, the
+	// subject of the credential that asked for it and its request's
+	// X-Request-Id: its attempts are recorded as that subject's, under
+	// that id, so that the audit log says who asked and cargoctl trace
+	// finds them (before, they were the dispatcher's, under the
+	// delivery's id alone).
+	RequestedBy string `json:"requestedBy,omitempty"`
+	RequestID   string `json:"requestId,omitempty"`
 	// Tried is the attempts made before the job was queued. (Jobs
 	// queued by versions before the queue held jobs until due carry a
 	// retryAt too, ignored: such a job is attempted, early, when handed
@@ -314,7 +325,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, rec domain.Record) error {
 		// A first attempt is one per delivery, whatever job comes
 		// after: an event that comes again makes it again, and
 		// records it once.
-		records.Go(func() { d.record(ctx, "delivery:"+a.DeliveryID+":1", a) }) // together, in one group commit
+		records.Go(func() { d.record(ctx, "delivery:"+a.DeliveryID+":1", "", a) }) // together, in one group commit
 	}
 	records.Wait()
 	return nil
@@ -458,7 +469,7 @@ func (d *Dispatcher) finishDetached(ctx context.Context, a *firstAttempt, attemp
 	} else {
 		d.cancel(ctx, a)
 	}
-	d.record(ctx, "delivery:"+a.j.DeliveryID+":1", attempt)
+	d.record(ctx, "delivery:"+a.j.DeliveryID+":1", a.j.RequestID, attempt)
 }
 
 // cancel takes the job standing in for a first attempt out of the queue,
@@ -523,19 +534,28 @@ func (d *Dispatcher) enqueue(ctx context.Context, j job, at time.Time, data any)
 	return d.Queue.Put(ctx, domain.Job{ID: j.DeliveryID, Data: raw})
 }
 
-// Ping queues a test delivery to a subscription; it returns its id.
-func (d *Dispatcher) Ping(ctx context.Context, w domain.Webhook) (string, error) {
+// Requester is who asked for a ping or a redelivery: the subject of the
+// request's credential, and its X-Request-Id (see job.RequestedBy).
+type Requester struct {
+	Subject   string
+	RequestID string
+}
+
+// Ping queues a test delivery to a subscription, which by asked for; it
+// returns its id.
+func (d *Dispatcher) Ping(ctx context.Context, w domain.Webhook, by Requester) (string, error) {
 	id := uuid.NewString()
-	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: "webhook.ping"}, time.Now(),
-		map[string]string{"webhookId": w.ID, "message": "ping from Cargostream"})
+	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: "webhook.ping", RequestedBy: by.Subject, RequestID: by.RequestID},
+		time.Now(), map[string]string{"webhookId": w.ID, "message": "ping from Cargostream"})
 }
 
 // Redeliver queues an earlier delivery again, under a new delivery id,
 // its data rendered again from its event (see views.Renderer). It is the
-// same message, under the earlier delivery's webhook-id, messageID.
-func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID, messageID string, eventSeq uint64) (string, error) {
+// same message, under the earlier delivery's webhook-id, messageID. by
+// asked for it.
+func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID, messageID string, eventSeq uint64, by Requester) (string, error) {
 	if eventSeq == 0 { // a ping
-		return d.Ping(ctx, w)
+		return d.Ping(ctx, w, by)
 	}
 	recs, err := d.Events.RecordsAt(ctx, []uint64{eventSeq})
 	if err != nil { // wrapped: a store that does not answer is a 503
@@ -555,7 +575,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, w domain.Webhook, deliveryID
 	}
 	id := uuid.NewString()
 	return id, d.enqueue(ctx, job{DeliveryID: id, WebhookID: w.ID, EventName: domain.WebhookEventOf(e), EventID: rec.EventID, EventSeq: eventSeq,
-		MessageID: messageID, CorrelationID: rec.CorrelationID}, rec.OccurredAt, data)
+		MessageID: messageID, CorrelationID: rec.CorrelationID, RequestedBy: by.Subject, RequestID: by.RequestID}, rec.OccurredAt, data)
 }
 
 // send makes the next attempt at the delivery queued as id with data, on
@@ -639,7 +659,7 @@ func (d *Dispatcher) send(ctx context.Context, id string, data []byte, handout i
 	// came with (see requeue), so the next job may make an attempt of
 	// the same number, which must be recorded too. Only a job's first
 	// handout attempts, so its id records one attempt.
-	d.record(ctx, "delivery:"+id, attempt)
+	d.record(ctx, "delivery:"+id, j.RequestID, attempt)
 	return later
 }
 
@@ -698,7 +718,7 @@ func (d *Dispatcher) dropped(ctx context.Context, id string, j job, w domain.Web
 	case w.Disabled:
 		why = "the subscription was disabled, its receiver having answered 410 Gone"
 	}
-	d.record(ctx, "delivery:"+id, j.notSent(w.ID, w.OrganizationID, j.Tried+1, why))
+	d.record(ctx, "delivery:"+id, j.RequestID, j.notSent(w.ID, w.OrganizationID, j.Tried+1, why))
 }
 
 // subscription is the subscription of job j, and whether it is live. The
@@ -769,7 +789,7 @@ func (d *Dispatcher) putBack(ctx context.Context, id string, j job, after time.D
 	}
 	d.Log.Error("webhook delivery too large to go back to the queue: given up, not sent", "delivery", j.DeliveryID, "webhook", j.WebhookID)
 	w, _ := d.Subs.Webhook(j.WebhookID)
-	d.record(ctx, "delivery:"+id, j.notSent(j.WebhookID, w.OrganizationID, j.Tried+1, "too large to go back to the queue"))
+	d.record(ctx, "delivery:"+id, j.RequestID, j.notSent(j.WebhookID, w.OrganizationID, j.Tried+1, "too large to go back to the queue"))
 	return 0
 }
 
@@ -818,7 +838,7 @@ func (j job) messageID() string {
 // subscription webhookID of organisation orgID, without its outcome.
 func (j job) attemptRecord(webhookID, orgID string, try int) domain.WebhookDeliveryAttempted {
 	return domain.WebhookDeliveryAttempted{DeliveryID: j.DeliveryID, WebhookID: webhookID, OrgID: orgID, EventName: j.EventName,
-		EventID: j.EventID, EventSeq: j.EventSeq, MessageID: j.MessageID, Attempt: try}
+		EventID: j.EventID, EventSeq: j.EventSeq, MessageID: j.MessageID, RequestedBy: j.RequestedBy, Attempt: try}
 }
 
 // notSent is the record of j given up before its try-th attempt was
@@ -897,8 +917,8 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 // attempt was made: a store that does not answer for a moment is waited
 // out (for up to a minute, as put does), or the log would miss a request
 // the receiver got.
-func (d *Dispatcher) record(ctx context.Context, commandID string, a domain.WebhookDeliveryAttempted) {
-	err := retry.WhileUnavailable(ctx, func() error { return d.Recorder.RecordDelivery(ctx, commandID, a) })
+func (d *Dispatcher) record(ctx context.Context, commandID, correlationID string, a domain.WebhookDeliveryAttempted) {
+	err := retry.WhileUnavailable(ctx, func() error { return d.Recorder.RecordDelivery(ctx, commandID, correlationID, a) })
 	if err != nil {
 		d.Log.Error("webhook attempt not recorded", "delivery", a.DeliveryID, "err", err)
 	}

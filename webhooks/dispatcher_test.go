@@ -56,7 +56,7 @@ type attempts struct {
 	more chan struct{} // a receive after each record
 }
 
-func (a *attempts) RecordDelivery(_ context.Context, _ string, e domain.WebhookDeliveryAttempted) error {
+func (a *attempts) RecordDelivery(_ context.Context, _, _ string, e domain.WebhookDeliveryAttempted) error {
 	a.mu.Lock()
 	a.all = append(a.all, e)
 	a.mu.Unlock()
@@ -162,12 +162,12 @@ func TestASlowReceiverHoldsUpNoOtherSubscriptionsDeliveriesAndItsOwnKeepTheirAtt
 
 	const slowOnes = 6
 	for range slowOnes {
-		if _, err := d.Ping(ctx, subs["slow"]); err != nil {
+		if _, err := d.Ping(ctx, subs["slow"], Requester{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	within(t, slowArrived, "the slow receiver had no request")
-	if _, err := d.Ping(ctx, subs["fast"]); err != nil {
+	if _, err := d.Ping(ctx, subs["fast"], Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	within(t, fastArrived, "the fast receiver's ping was held up behind the slow receiver's deliveries")
@@ -421,7 +421,7 @@ func TestARetryWaitsOnTheServerNotInHandAndAttemptsOnceDue(t *testing.T) {
 		Schedule: []time.Duration{3 * time.Second}, Log: slog.New(slog.DiscardHandler), Parallel: 1}
 	runUntilTheEnd(t, d)
 
-	if _, err := d.Ping(ctx, hook); err != nil {
+	if _, err := d.Ping(ctx, hook, Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	within(t, recorded.more, "the first attempt was not recorded")
@@ -601,6 +601,40 @@ func TestAnAttemptMadeAgainAfterARequeueFailedIsRecordedToo(t *testing.T) {
 	}
 }
 
+// The attempts of a ping or a redelivery are recorded as the doing of
+// whoever asked for it, under its request's id (the audit log names them,
+// cargoctl trace finds them by the request's X-Request-Id); those of an
+// event's delivery are the dispatcher's.
+func TestAnAttemptIsRecordedAsTheDoingOfWhoAskedForIt(t *testing.T) {
+	for _, tt := range []struct {
+		name                     string
+		j                        job
+		wantActor, wantCorrelate string
+	}{
+		{"a ping an admin asked for", job{DeliveryID: "p", RequestedBy: "client:ops", RequestID: "req-7"}, "client:ops", "req-7"},
+		{"an event's delivery", job{DeliveryID: "e"}, "reactor:webhooks", "delivery:e~1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			store, queue := storeWithQueue(t)
+			d, _, _ := sender(t, &flaky{Queue: queue}, http.StatusNoContent)
+			d.Recorder = commands.WebhookRecorder{H: commands.New(store, 4, nil)}
+			tt.j.WebhookID, tt.j.EventName, tt.j.Body = "hook", "webhook.ping", json.RawMessage(`{}`)
+			if later := d.send(ctx, tt.j.DeliveryID+"~1", marshal(t, tt.j), 1); later != 0 {
+				t.Fatalf("send = %s, want 0: delivered", later)
+			}
+			recs, err := store.Load(ctx, domain.Aggregate{Type: domain.AggregateDelivery, ID: tt.j.DeliveryID})
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("the delivery's events: %v, %v", recs, err)
+			}
+			if r := recs[0]; r.Actor != tt.wantActor || r.Tenant != "acme" || r.CorrelationID != tt.wantCorrelate {
+				t.Errorf("the attempt is recorded as %s's for %s under %s, want %s's for acme under %s", r.Actor, r.Tenant, r.CorrelationID,
+					tt.wantActor, tt.wantCorrelate)
+			}
+		})
+	}
+}
+
 func TestAJobThatComesAgainWhileItsRetryWaitsInTheQueueIsDone(t *testing.T) {
 	ctx := context.Background()
 	_, queue := storeWithQueue(t)
@@ -698,7 +732,7 @@ func TestAPingIsDeliveredByAReplicaThatLearnsOfItsSubscriptionOnlyOnceItHoldsThe
 	}
 	hook, _ := hooksA.Webhook(registered.State.ID)
 	a := &Dispatcher{Events: store, Queue: queue, Subs: hooksA, Receives: everyone, Readers: readersA, Sealer: sealer, Log: log}
-	if _, err := a.Ping(ctx, hook); err != nil {
+	if _, err := a.Ping(ctx, hook, Requester{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -738,7 +772,7 @@ func TestAPingKnowsItsSubscriptionFromItsRegistrationWhileTheReadModelsAreStillA
 	// applied sequence is not there yet (0 here), as until every model
 	// has applied it.
 	d.Subs, d.Readers = registeredLast{d.Subs.(subscriptions), 42}, upToDate{}
-	id, err := d.Ping(context.Background(), d.Subs.(registeredLast).subscriptions["hook"])
+	id, err := d.Ping(context.Background(), d.Subs.(registeredLast).subscriptions["hook"], Requester{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -837,7 +871,7 @@ func TestRunLeavesNoHTTPConnectionOfItsOwnBehind(t *testing.T) {
 	before := httpClientGoroutines()
 	ran := make(chan struct{})
 	go func() { defer close(ran); d.Run(ctx) }()
-	if _, err := d.Ping(ctx, subs["hook"]); err != nil {
+	if _, err := d.Ping(ctx, subs["hook"], Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	within(t, arrived, "the ping did not arrive")
@@ -857,11 +891,11 @@ type unavailableOnce struct {
 	failed atomic.Bool
 }
 
-func (r *unavailableOnce) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
+func (r *unavailableOnce) RecordDelivery(ctx context.Context, commandID, correlationID string, e domain.WebhookDeliveryAttempted) error {
 	if r.failed.CompareAndSwap(false, true) {
 		return fmt.Errorf("%w: the stream has no leader", domain.ErrStoreUnavailable)
 	}
-	return r.Recorder.RecordDelivery(ctx, commandID, e)
+	return r.Recorder.RecordDelivery(ctx, commandID, correlationID, e)
 }
 
 // An attempt made while the event store does not answer for a moment is
@@ -895,8 +929,8 @@ type recorderDisabling struct {
 	commands.WebhookRecorder
 }
 
-func (r recorderDisabling) RecordDelivery(ctx context.Context, commandID string, e domain.WebhookDeliveryAttempted) error {
-	return r.attempts.RecordDelivery(ctx, commandID, e)
+func (r recorderDisabling) RecordDelivery(ctx context.Context, commandID, correlationID string, e domain.WebhookDeliveryAttempted) error {
+	return r.attempts.RecordDelivery(ctx, commandID, correlationID, e)
 }
 
 func (r recorderDisabling) DisableWebhook(ctx context.Context, commandID, id, reason string) (uint64, error) {
@@ -966,11 +1000,11 @@ func newGoneReceiver(t *testing.T, render Render, parallel int) *goneReceiver {
 func TestADeliveryWaitingForATurnIsNotSentAfterTheReceiverAnswered410(t *testing.T) {
 	ctx := context.Background()
 	g := newGoneReceiver(t, nil, 1)
-	if _, err := g.d.Ping(ctx, g.hook); err != nil {
+	if _, err := g.d.Ping(ctx, g.hook, Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	within(t, g.arrived, "the first ping did not arrive")
-	if _, err := g.d.Ping(ctx, g.hook); err != nil {
+	if _, err := g.d.Ping(ctx, g.hook, Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second ping waiting in hand for the turn", func() bool { return g.d.turn(g.hook.ID).waiting.Load() == 1 })
@@ -1004,7 +1038,7 @@ func TestAQueuedDeliveryOfAnOrganisationShutOutIsNotSent(t *testing.T) {
 	d.Receives = func(org string) bool { return org != "disabled-org" }
 	d.Parallel, d.InHand = 1, 4
 	for _, id := range []string{"shut-out", "open"} {
-		if _, err := d.Ping(ctx, subs[id]); err != nil {
+		if _, err := d.Ping(ctx, subs[id], Requester{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -1103,7 +1137,7 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 
 	for i := range deadSubs {
 		for range 3 { // one under way, one waiting for the turn, one more
-			if _, err := d.Ping(ctx, subs[fmt.Sprint("dead-", i)]); err != nil {
+			if _, err := d.Ping(ctx, subs[fmt.Sprint("dead-", i)], Requester{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -1111,7 +1145,7 @@ func TestOneOrganisationsReceiversThatStopAnsweringHoldUpNoOtherOrganisationsDel
 	for range perOrganisation / 2 { // as many requests under way as its share lets it have
 		within(t, deadArrived, "the receivers that stop answering had fewer requests than their share allows")
 	}
-	if _, err := d.Ping(ctx, subs["fast"]); err != nil {
+	if _, err := d.Ping(ctx, subs["fast"], Requester{}); err != nil {
 		t.Fatal(err)
 	}
 	within(t, fastArrived, "another organisation's ping was held up behind the one whose receivers stopped answering")

@@ -574,6 +574,22 @@ func TestWebhookRetriesAndRedeliveriesWithTheSameID(t *testing.T) {
 	if ping[3].ID == got[0].ID {
 		t.Errorf("the ping came under the quote's webhook-id %s", got[0].ID)
 	}
+	// The audit log says who asked for the redeliveries and the ping: the
+	// forwarder; the delivery of the event itself is the dispatcher's.
+	askedBy := func(subject string) map[string]bool {
+		var log struct{ Logs []struct{ ResourceID string } }
+		s.do(t, request{method: "GET", path: "/api/audit-logs?resource=delivery&limit=100&userId=" + subject, token: fwd}).json(t, &log)
+		ids := map[string]bool{}
+		for _, e := range log.Logs {
+			ids[e.ResourceID] = true
+		}
+		return ids
+	}
+	byForwarder := eventually(t, "the redeliveries and the ping in the audit log", func() map[string]bool { return askedBy("client:demo-forwarder") },
+		func(ids map[string]bool) bool { return len(ids) == 3 })
+	if !byForwarder[again] || byForwarder[first] || !askedBy("reactor:webhooks")[first] {
+		t.Errorf("deliveries the forwarder asked for: %v, want the redeliveries (%s among them) and the ping, not %s, the dispatcher's", byForwarder, again, first)
+	}
 }
 
 func TestWebhookDeliveryAcrossARestart(t *testing.T) {
