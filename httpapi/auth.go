@@ -90,8 +90,11 @@ func (s *Server) principalOf(r *http.Request) (domain.Principal, error) {
 }
 
 // demoDisabled is why every credential of a demo organisation is refused
-// while the service runs without demo mode.
-const demoDisabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
+// while the service runs without demo mode: set CARGO_DEMO=false, or left
+// out where it is off by default (with CARGO_NATS_URL, or off loopback),
+// where naming "CARGO_DEMO=false" sent the operator looking for a setting
+// no one had made.
+const demoDisabled = "the demo organisations are disabled: this service runs with demo mode off (CARGO_DEMO)"
 
 // openOrganization looks organisation orgID up (ok false when there is
 // none), and refuses, as code, a credential of it while it is disabled or

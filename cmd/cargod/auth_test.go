@@ -14,11 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cargostream/cargostream/eventstore/natstest"
 	"github.com/cargostream/cargostream/internal/lockedbuf"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/lestrrat-go/jwx/v2/jwt"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 func TestTokenEndpoint(t *testing.T) {
@@ -578,7 +580,7 @@ func TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff(t *testing.T) 
 	s.stop()
 
 	s = startServer(t, dir, map[string]string{"CARGO_DEMO": "false", "CARGO_ADMIN_SECRET": "operator-secret-123"})
-	const disabled = "the demo organisations are disabled: this service runs with CARGO_DEMO=false"
+	const disabled = "the demo organisations are disabled: this service runs with demo mode off (CARGO_DEMO)"
 	withKey := request{method: "GET", path: "/api/airports", header: map[string]string{"X-Api-Key": key.APIKey}}
 	refused := []struct {
 		name string
@@ -657,6 +659,60 @@ func TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff(t *testing.T) 
 	}
 	s.token(t, "demo-erp", "erp-secret-123")
 	s.passwordToken(t, "ops@lh", "a long enough password")
+}
+
+// TestARefusedDemoCredentialSaysDemoModeIsOffNotThatItWasSetSo: demo mode
+// is off by default with an external NATS server, where no one set
+// CARGO_DEMO=false; the refusal of a demo credential said the service
+// "runs with CARGO_DEMO=false" all the same, and an operator who had moved
+// the quick start's store to a NATS server looked for a setting no one had
+// made. It says that demo mode is off, set so or by default.
+func TestARefusedDemoCredentialSaysDemoModeIsOffNotThatItWasSetSo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		demo map[string]string // the second start's CARGO_DEMO, if any
+	}{
+		{"demo mode left out, off by default with CARGO_NATS_URL", nil},
+		{"demo mode set to false", map[string]string{"CARGO_DEMO": "false"}},
+	}
+	const says = "the demo organisations are disabled: this service runs with demo mode off (CARGO_DEMO)"
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			nats := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT})
+			env := func(more map[string]string) map[string]string {
+				e := map[string]string{"CARGO_NATS_URL": nats.ClientURL(), "CARGO_NATS_REPLICAS": "1", "CARGO_SECRETS_KEY": testSecretsKey}
+				for k, v := range more {
+					e[k] = v
+				}
+				return e
+			}
+			first := startReplica(t.TempDir(), env(map[string]string{"CARGO_DEMO": "true"}))
+			s := &testServer{base: first.base(t), doc: loadDoc(t)}
+			token := s.demoToken(t, "demo-forwarder")
+			first.stop()
+			<-first.done
+
+			second := startReplica(t.TempDir(), env(tt.demo))
+			defer func() { second.stop(); <-second.done }()
+			s = &testServer{base: second.base(t), doc: loadDoc(t)}
+			for _, c := range []struct {
+				name string
+				req  request
+				code string
+			}{
+				{"a token issued while demo mode was on", request{method: "GET", path: "/api/airports", token: token}, "invalid_token"},
+				{"the demo client's secret", request{method: "POST", path: "/api/auth/token",
+					body: map[string]string{"grantType": "client_credentials", "clientId": "demo-forwarder", "clientSecret": "demo-forwarder-secret"}}, "invalid_grant"},
+			} {
+				r := s.do(t, c.req)
+				if e := r.apiError(t); r.status != http.StatusUnauthorized || e.Error != c.code || e.ErrorDescription != says {
+					t.Errorf("%s = %d %s, want 401 %s saying %q", c.name, r.status, r.body, c.code, says)
+				}
+			}
+		})
+	}
 }
 
 func TestAdminEndpoints(t *testing.T) {
