@@ -7,11 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/eventstore/natstest"
+	"github.com/cargostream/cargostream/internal/lockedbuf"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -137,6 +141,29 @@ func (c *cutOffReader) Read(p []byte) (int, error) {
 	k := min(len(p), c.n)
 	c.n -= k
 	return k, nil
+}
+
+// A put the server refuses for want of room (its JetStream storage limit,
+// or its disk, full) says the store is full, as an append does, and the
+// log says what to do, once: a document upload so refused was answered
+// "the event store did not answer in time" with Retry-After: 1, and
+// nothing was logged above INFO.
+func TestAPutOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	objs := openObjects(t, s, "test")
+	for _, name := range []string{"first", "second"} {
+		file := make([]byte, 1<<20)
+		rand.Read(file)
+		_, err := objs.Put(context.Background(), name, bytes.NewReader(file))
+		if !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
+			t.Fatalf("put %s of 1 MiB on a server with 256 KiB of room = %v, want the store full", name, err)
+		}
+	}
+	if n := strings.Count(logged.String(), "no room for more events and refuses every write"); n != 1 {
+		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
+	}
 }
 
 // An upload whose client goes away mid-file leaves none of its chunks in
