@@ -158,8 +158,15 @@ func (s *Server) consistentReads(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Sent twice, it is a list (as RFC 9110 joins lines), which no
 		// sequence is: the first line must not stand for it, as the wait
-		// the client asked for may be the other one's.
-		v := strings.Join(r.Header.Values("Cargo-Sequence"), ", ")
+		// the client asked for may be the other one's. Said so, as for
+		// Idempotency-Key: "must be a stream sequence number" sent a
+		// client whose two lines were both numbers looking at their form.
+		lines := r.Header.Values("Cargo-Sequence")
+		if len(lines) > 1 {
+			writeError(w, r, s.log, errorf("invalid_request", fmt.Sprintf("Cargo-Sequence must be sent once; this request has it %d times", len(lines))))
+			return
+		}
+		v := strings.Join(lines, "")
 		if v == "" {
 			next.ServeHTTP(w, r)
 			return

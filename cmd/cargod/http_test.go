@@ -157,8 +157,10 @@ func TestHTTPBasics(t *testing.T) {
 		}
 		hr.Header.Set("Authorization", "Bearer "+tok)
 		hr.Header["Cargo-Sequence"] = lines
-		if r := s.send(t, hr, nil); r.status != 400 || r.apiError(t).Error != "invalid_request" {
-			t.Errorf("GET with Cargo-Sequence %q = %d %s, want 400", lines, r.status, r.body)
+		r := s.send(t, hr, nil)
+		if e := r.apiError(t); r.status != 400 || e.Error != "invalid_request" ||
+			e.ErrorDescription != "Cargo-Sequence must be sent once; this request has it 2 times" {
+			t.Errorf("GET with Cargo-Sequence %q = %d %s, want 400 saying it is sent twice", lines, r.status, r.body)
 		}
 	}
 }
