@@ -100,7 +100,7 @@ func (b *Bucket) Update(ctx context.Context, key string, value []byte, revision 
 		return false, nil
 	}
 	if err != nil {
-		return false, unavailable(fmt.Errorf("eventstore: update %s: %w", key, err))
+		return false, b.store.refusedWrite(fmt.Errorf("eventstore: update %s: %w", key, err))
 	}
 	return true, nil
 }
@@ -108,7 +108,7 @@ func (b *Bucket) Update(ctx context.Context, key string, value []byte, revision 
 // Delete removes key.
 func (b *Bucket) Delete(ctx context.Context, key string) error {
 	if err := b.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return unavailable(fmt.Errorf("eventstore: delete %s: %w", key, err))
+		return b.store.refusedWrite(fmt.Errorf("eventstore: delete %s: %w", key, err))
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 			return value, true, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
-			return nil, false, unavailable(fmt.Errorf("eventstore: create %s: %w", key, err))
+			return nil, false, b.store.refusedWrite(fmt.Errorf("eventstore: create %s: %w", key, err))
 		}
 		v, ok, err := b.Get(ctx, key)
 		if err != nil || ok {
@@ -144,7 +144,7 @@ func (b *Bucket) Create(ctx context.Context, key string, value []byte) ([]byte, 
 // Put stores value under key.
 func (b *Bucket) Put(ctx context.Context, key string, value []byte) error {
 	if _, err := b.kv.Put(ctx, key, value); err != nil {
-		return unavailable(fmt.Errorf("eventstore: put %s: %w", key, err))
+		return b.store.refusedWrite(fmt.Errorf("eventstore: put %s: %w", key, err))
 	}
 	return nil
 }

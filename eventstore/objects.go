@@ -89,14 +89,7 @@ func (o *Objects) Put(ctx context.Context, name string, r io.Reader) (int64, err
 			continue
 		}
 		if err != nil {
-			err = fmt.Errorf("eventstore: put object %s: %w", name, err)
-			if full(err) {
-				// Refused for want of room, as an append is: the
-				// operator has to make some, and is told so.
-				o.s.tellFull(err)
-				return 0, fmt.Errorf("%w: %w", domain.ErrStoreFull, err)
-			}
-			return 0, unavailable(err)
+			return 0, o.s.refusedWrite(fmt.Errorf("eventstore: put object %s: %w", name, err))
 		}
 		return int64(info.Size), nil
 	}

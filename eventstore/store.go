@@ -58,6 +58,19 @@ func (s *Store) tellFull(err error) {
 		"JetStream's files, or raise its JetStream storage limit (max_file_store) or the account's", "err", err)
 }
 
+// refusedWrite is the error of a write to a bucket or an object store that
+// failed with err: the store full, told as an append's refusal is, when
+// the server has no room for it; else the store unavailable. (Such writes
+// were all "unavailable": a POST with an Idempotency-Key on a server with
+// no room was told the store did not answer, to retry in a second.)
+func (s *Store) refusedWrite(err error) error {
+	if full(err) {
+		s.tellFull(err)
+		return fmt.Errorf("%w: %w", domain.ErrStoreFull, err)
+	}
+	return unavailable(err)
+}
+
 // full reports whether err is the server's refusal of a write for want of
 // room: its disk or its JetStream storage limit full (nats-server answers
 // "insufficient resources"), or the account's limit reached.

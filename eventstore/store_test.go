@@ -1161,6 +1161,51 @@ func TestAStoreWithNoRoomSaysSo(t *testing.T) {
 	}
 }
 
+// A bucket's write the server refuses for want of room says the store is
+// full too, logged once: a POST with an Idempotency-Key, whose key is
+// taken in a bucket first, was told the store did not answer in time
+// (Retry-After: 1) where the same POST without a key was told it has no
+// room (Retry-After: 60).
+func TestABucketWriteOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	ctx := context.Background()
+	b, err := s.Bucket(ctx, "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Create(ctx, "small", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	_, rev, _, err := b.GetRevision(ctx, "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := make([]byte, 32<<10) // random: incompressible
+	rand.Read(value)
+	for i := 0; err == nil && i < 100; i++ { // until the server has no room
+		err = b.Put(ctx, fmt.Sprint("filler", i), value)
+	}
+	tests := []struct {
+		name  string
+		write func() error
+	}{
+		{"the put that found no room", func() error { return err }},
+		{"create", func() error { _, _, err := b.Create(ctx, "new", value); return err }},
+		{"put", func() error { return b.Put(ctx, "new", value) }},
+		{"update", func() error { _, err := b.Update(ctx, "small", value, rev); return err }},
+	}
+	for _, tt := range tests {
+		if err := tt.write(); !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
+			t.Errorf("%s on a server with no room = %v, want the store full", tt.name, err)
+		}
+	}
+	if n := strings.Count(logged.String(), "no room for more events and refuses every write"); n != 1 {
+		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
+	}
+}
+
 // A subscription too slow for its messages has them dropped by nats.go,
 // which reports it apart from any call: the log says so, with the
 // connection and the subscription's subject (nats.go alone printed a line
