@@ -88,7 +88,7 @@ func (q *Queue) Put(ctx context.Context, jobs ...domain.Job) error {
 	}
 	for _, out := range q.committer.submit(ctx, ds...) {
 		if out.err != nil {
-			return unavailable(fmt.Errorf("eventstore: queue put: %w", out.err))
+			return q.s.refusedWrite(fmt.Errorf("eventstore: queue put: %w", out.err))
 		}
 	}
 	return nil

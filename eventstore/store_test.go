@@ -1206,6 +1206,35 @@ func TestABucketWriteOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
 	}
 }
 
+// A job the server refuses for want of room says the store is full too:
+// a webhook's ping or redelivery, queued at once, was told the store did
+// not answer in time (Retry-After: 1) on a server with no room.
+func TestAQueuePutOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	ctx := context.Background()
+	q, err := s.Queue(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Bucket(ctx, "filler", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := make([]byte, 32<<10) // random: incompressible
+	rand.Read(value)
+	for i := 0; err == nil && i < 100; i++ { // until the server has no room
+		err = b.Put(ctx, fmt.Sprint("filler", i), value)
+	}
+	if !errors.Is(err, domain.ErrStoreFull) {
+		t.Fatalf("filling the server ended with %v, want the store full", err)
+	}
+	if err := q.Put(ctx, domain.Job{ID: "ping", Data: value}); !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Errorf("a job put on a server with no room = %v, want the store full", err)
+	}
+}
+
 // A subscription too slow for its messages has them dropped by nats.go,
 // which reports it apart from any call: the log says so, with the
 // connection and the subscription's subject (nats.go alone printed a line
