@@ -663,6 +663,11 @@ func (l *lanes) handle(m jetstream.Msg) {
 				behind++
 				l.s.log.Warn("eventstore: consumer "+l.name+" read a resource as it stood before the event it handles; the event is tried again",
 					"sequence", r.Sequence, "type", r.Type, "aggregate", r.Aggregate.String(), "reads", behind, "err", err)
+			case errors.Is(err, domain.ErrStoreFull):
+				// Reached, and refused for want of room: "could not
+				// reach" sent the operator to the network.
+				l.s.log.Warn("eventstore: consumer "+l.name+" could not store its step for an event: the event store has no room; it is tried again",
+					"sequence", r.Sequence, "type", r.Type, "aggregate", r.Aggregate.String(), "attempt", attempt, "err", err)
 			case errors.Is(err, domain.ErrStoreUnavailable):
 				l.s.log.Warn("eventstore: consumer "+l.name+" could not reach the event store for an event; it is tried again",
 					"sequence", r.Sequence, "type", r.Type, "aggregate", r.Aggregate.String(), "attempt", attempt, "err", err)

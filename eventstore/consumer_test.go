@@ -595,12 +595,22 @@ func TestAConsumerWhoseFilterPassesOverTheStreamsFirstEventsHandlesItsFirstAtOnc
 	}
 }
 
-// A handler that finds the store unavailable, or reads its resource as it
-// stood before the event, has not failed: the event is tried again, with a
-// warning in the store's log, and onError, which reactors log at ERROR
-// with their count of failures towards parking, is not called.
+// A handler that finds the store unavailable, or full, or reads its
+// resource as it stood before the event, has not failed: the event is
+// tried again, with a warning in the store's log that says which, and
+// onError, which reactors log at ERROR with their count of failures
+// towards parking, is not called. (A store with no room was said to be
+// out of reach.)
 func TestTheStoreUnavailableIsNoFailureOfTheHandler(t *testing.T) {
-	for _, unavailable := range []error{domain.ErrStoreUnavailable, domain.ErrReadBehind} {
+	for _, tt := range []struct {
+		unavailable error
+		says        string
+	}{
+		{domain.ErrStoreUnavailable, "could not reach the event store"},
+		{domain.ErrStoreFull, "the event store has no room"},
+		{domain.ErrReadBehind, "read a resource as it stood before the event"},
+	} {
+		unavailable := tt.unavailable
 		t.Run(unavailable.Error(), func(t *testing.T) {
 			var log lockedbuf.Buffer
 			s := openForTest(t, Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
@@ -619,8 +629,9 @@ func TestTheStoreUnavailableIsNoFailureOfTheHandler(t *testing.T) {
 			if tries.Load() != 2 || len(failures) != 0 {
 				t.Errorf("%d tries, failures %v; want the event tried again and no failure", tries.Load(), failures)
 			}
-			if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "is tried again") {
-				t.Errorf("the store's log: %s; want a warning that the event is tried again", log.String())
+			if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "is tried again") ||
+				!strings.Contains(log.String(), tt.says) {
+				t.Errorf("the store's log: %s; want a warning that says %q and that the event is tried again", log.String(), tt.says)
 			}
 		})
 	}
