@@ -284,11 +284,13 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 	fs.SetOutput(output)
 	fs.Usage = func() { usage(output) }
 	values := make([]*string, len(options))
+	fromFile := make([]string, len(options)) // the _FILE variable a secret was read from, and its path
 	for i, o := range options {
-		v, err := fromEnv(o, getenv)
+		v, file, err := fromEnv(o, getenv)
 		if err != nil {
 			return c, err
 		}
+		fromFile[i] = file
 		if v == "" {
 			v = o.def
 		}
@@ -305,6 +307,8 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
+	flagged := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
 	for i, o := range options {
 		// An empty flag, like an empty variable, leaves the default:
 		// else --token-ttl= would skip the setting's check and leave it
@@ -316,6 +320,12 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 			continue
 		}
 		if err := o.set(&c, *values[i]); err != nil {
+			// A value read from a file names the file's variable: the
+			// operator looks there (before, CARGO_SECRETS_KEY was named
+			// for a CARGO_SECRETS_KEY_FILE whose content was no key).
+			if fromFile[i] != "" && !flagged[o.flag] {
+				return c, fmt.Errorf("%s: %w", fromFile[i], err)
+			}
 			return c, fmt.Errorf("%s (--%s): %w", o.env, o.flag, err)
 		}
 	}
@@ -447,30 +457,33 @@ func edits(a, b string) int {
 	return prev[len(b)]
 }
 
-func fromEnv(o option, getenv func(string) string) (string, error) {
+// fromEnv is the value of o's variable, or of a secret's _FILE variable
+// read from its file, which file names ("CARGO_SECRETS_KEY_FILE
+// (/run/secrets/key)"; "" for a value not read from a file).
+func fromEnv(o option, getenv func(string) string) (value, file string, err error) {
 	v := getenv(o.env)
 	if !o.secret {
-		return v, nil
+		return v, "", nil
 	}
 	path := getenv(o.env + "_FILE")
 	if path == "" {
-		return v, nil
+		return v, "", nil
 	}
 	if v != "" {
-		return "", fmt.Errorf("set either %s or %s_FILE, not both", o.env, o.env)
+		return "", "", fmt.Errorf("set either %s or %s_FILE, not both", o.env, o.env)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("%s_FILE: %w", o.env, err)
+		return "", "", fmt.Errorf("%s_FILE: %w", o.env, err)
 	}
 	v = strings.TrimRight(string(b), "\r\n")
 	if v == "" {
 		// An empty value is the default (no admin, a generated key): a
 		// file left empty by a failed "openssl rand > file" must not
 		// quietly turn into that.
-		return "", fmt.Errorf("%s_FILE: %s is empty", o.env, path)
+		return "", "", fmt.Errorf("%s_FILE: %s is empty", o.env, path)
 	}
-	return v, nil
+	return v, fmt.Sprintf("%s_FILE (%s)", o.env, path), nil
 }
 
 func usage(w io.Writer) {

@@ -26,6 +26,9 @@ func TestLoad(t *testing.T) {
 	// A data directory's secrets.key can be given as CARGO_SECRETS_KEY_FILE.
 	keyFile := filepath.Join(t.TempDir(), "secrets.key")
 	os.WriteFile(keyFile, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"), 0o600)
+	// One whose content is no key.
+	badKeyFile := filepath.Join(t.TempDir(), "bad.key")
+	os.WriteFile(badKeyFile, []byte("not a key\n"), 0o600)
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -95,6 +98,8 @@ func TestLoad(t *testing.T) {
 			}},
 		{name: "an empty secret file", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": emptyFile}, err: "CARGO_ADMIN_SECRET_FILE: " + emptyFile + " is empty"},
 		{name: "an empty sealing key file", env: map[string]string{"CARGO_SECRETS_KEY_FILE": emptyFile}, err: "CARGO_SECRETS_KEY_FILE"},
+		{name: "a sealing key file that holds no key names the file's variable", env: map[string]string{"CARGO_SECRETS_KEY_FILE": badKeyFile},
+			err: "CARGO_SECRETS_KEY_FILE (" + badKeyFile + "): "},
 		{name: "NATS credentials without an external server", env: map[string]string{"CARGO_NATS_CREDS": "/run/secrets/nats.creds"},
 			err: "CARGO_NATS_CREDS is set without CARGO_NATS_URL"},
 		{name: "a port of the embedded server others reach", env: map[string]string{"CARGO_NATS_LISTEN": "0.0.0.0:4222"},
