@@ -187,10 +187,19 @@ func withAccessLog(log *slog.Logger, m *metrics.Metrics, next http.Handler) http
 			}
 			// Checked first: the attributes cost more than a dropped line.
 			if ctx := r.Context(); log.Enabled(ctx, slog.LevelInfo) {
+				// Behind a trusted proxy, the client's port is the
+				// proxy's to know: its address alone, and the proxy.
+				remote, proxy := r.RemoteAddr, ""
+				if p, ok := ctx.Value(proxyKey{}).(string); ok {
+					remote, proxy = clientIP(r), p
+				}
 				attrs := []slog.Attr{slog.String("request_id", requestID(ctx)), slog.String("method", r.Method),
 					slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-					slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr),
+					slog.Duration("duration", time.Since(start)), slog.String("remote", remote),
 					slog.String("subject", principal(ctx).Subject)}
+				if proxy != "" {
+					attrs = append(attrs, slog.String("proxy", proxy))
+				}
 				if st := stateOf(ctx); st != nil && st.errorCode != "" {
 					attrs = append(attrs, slog.String("error", st.errorCode))
 				}
@@ -262,6 +271,11 @@ func (s *Server) declaredSize(next http.Handler) http.Handler {
 	})
 }
 
+// proxyKey is the context key of the address (host:port) of the trusted
+// proxy a request came by, which withClientAddress replaced in RemoteAddr
+// with the client's (whose port, ":0", is none).
+type proxyKey struct{}
+
 // withClientAddress puts the client's own address in RemoteAddr when a
 // request comes through a proxy the operator trusts (trusted), so that
 // rate limits, lockouts, the access log and the audit log see clients,
@@ -274,7 +288,9 @@ func withClientAddress(trusted []netip.Prefix, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if client, ok := forwardedClient(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), trusted); ok {
-			r = r.WithContext(r.Context()) // a shallow copy: the caller's request stays as it was
+			// A shallow copy (the caller's request stays as it was), with
+			// the proxy's address for the access log.
+			r = r.WithContext(context.WithValue(r.Context(), proxyKey{}, r.RemoteAddr))
 			r.RemoteAddr = netip.AddrPortFrom(client, 0).String()
 		}
 		next.ServeHTTP(w, r)

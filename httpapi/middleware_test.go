@@ -111,6 +111,37 @@ func TestTheAccessLogShowsTheErrorCodeOfAnAnswer(t *testing.T) {
 	}
 }
 
+// Behind a trusted proxy the access log's remote is the client's address
+// (its port is none: the proxy's connection has it), and the proxy the
+// request came by is logged beside it; before, it read "198.51.100.1:0"
+// and the proxy was lost.
+func TestTheAccessLogNamesTheClientAndTheProxyItCameBy(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
+	h := withClientAddress([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		withRequestID(withAccessLog(log, nil, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))))
+	for _, tt := range []struct {
+		name, forwarded    string
+		wantRemote, wantBy string
+	}{
+		{"through the proxy", "198.51.100.1", "198.51.100.1", "10.0.0.2:5000"},
+		{"from the proxy itself", "", "10.0.0.2:5000", ""},
+	} {
+		logged.Reset()
+		r := httptest.NewRequest("GET", "/api/quotes", nil)
+		r.RemoteAddr = "10.0.0.2:5000"
+		if tt.forwarded != "" {
+			r.Header.Set("X-Forwarded-For", tt.forwarded)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		var line struct{ Remote, Proxy string }
+		json.Unmarshal(logged.Bytes(), &line)
+		if line.Remote != tt.wantRemote || line.Proxy != tt.wantBy {
+			t.Errorf("%s: access log line %s; want remote %q and proxy %q", tt.name, logged.String(), tt.wantRemote, tt.wantBy)
+		}
+	}
+}
+
 func TestTheClientBehindATrustedProxyIsTheRightmostAddressNotAProxy(t *testing.T) {
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	for _, tt := range []struct {
