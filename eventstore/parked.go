@@ -122,7 +122,7 @@ func (s *Store) writeParked(ctx context.Context, p Parked, expect bool) error {
 		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(p.entry))
 	}
 	if _, err := s.js.Publish(ctx, s.parkedSubject(p.Consumer, p.Sequence), data, opts...); err != nil {
-		return unavailable(fmt.Errorf("eventstore: parking %d of %s: %w", p.Sequence, p.Consumer, err))
+		return s.refusedWrite(fmt.Errorf("eventstore: parking %d of %s: %w", p.Sequence, p.Consumer, err))
 	}
 	return nil
 }

@@ -1161,40 +1161,57 @@ func TestAStoreWithNoRoomSaysSo(t *testing.T) {
 	}
 }
 
-// A bucket's write the server refuses for want of room says the store is
-// full too, logged once: a POST with an Idempotency-Key, whose key is
-// taken in a bucket first, was told the store did not answer in time
-// (Retry-After: 1) where the same POST without a key was told it has no
-// room (Retry-After: 60).
-func TestABucketWriteOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
+// fullStore is a store of a server with 256 KiB of room, filled with the
+// values of bucket b until it had none (err is the put that found none),
+// and its log.
+func fullStore(t *testing.T) (s *Store, b *Bucket, value []byte, err error, logged *lockedbuf.Buffer) {
+	t.Helper()
 	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
-	var logged lockedbuf.Buffer
-	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	logged = &lockedbuf.Buffer{}
+	s = openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	if b, err = s.Bucket(context.Background(), "test", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Create(context.Background(), "small", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	value = make([]byte, 32<<10) // random: incompressible
+	rand.Read(value)
+	for i := 0; err == nil && i < 100; i++ { // until the server has no room
+		err = b.Put(context.Background(), fmt.Sprint("filler", i), value)
+	}
+	return s, b, value, err, logged
+}
+
+// A write the server refuses for want of room says the store is full,
+// logged once, whatever it writes: a bucket's (a POST with an
+// Idempotency-Key, whose key is taken in a bucket first, was told the
+// store did not answer in time, Retry-After: 1, where the same POST
+// without a key was told it has no room, Retry-After: 60), a job's (a
+// webhook's ping or redelivery, queued at once) and a parked event's.
+func TestAWriteOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
+	s, b, value, filled, logged := fullStore(t)
 	ctx := context.Background()
-	b, err := s.Bucket(ctx, "test", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := b.Create(ctx, "small", []byte("1")); err != nil {
-		t.Fatal(err)
-	}
 	_, rev, _, err := b.GetRevision(ctx, "small")
 	if err != nil {
 		t.Fatal(err)
 	}
-	value := make([]byte, 32<<10) // random: incompressible
-	rand.Read(value)
-	for i := 0; err == nil && i < 100; i++ { // until the server has no room
-		err = b.Put(ctx, fmt.Sprint("filler", i), value)
+	q, err := s.Queue(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name  string
 		write func() error
 	}{
-		{"the put that found no room", func() error { return err }},
-		{"create", func() error { _, _, err := b.Create(ctx, "new", value); return err }},
-		{"put", func() error { return b.Put(ctx, "new", value) }},
-		{"update", func() error { _, err := b.Update(ctx, "small", value, rev); return err }},
+		{"the put that found no room", func() error { return filled }},
+		{"a bucket's create", func() error { _, _, err := b.Create(ctx, "new", value); return err }},
+		{"a bucket's put", func() error { return b.Put(ctx, "new", value) }},
+		{"a bucket's update", func() error { _, err := b.Update(ctx, "small", value, rev); return err }},
+		{"a job put", func() error { return q.Put(ctx, domain.Job{ID: "ping", Data: value}) }},
+		{"a parked event", func() error {
+			return s.writeParked(ctx, Parked{Consumer: "pricing", Sequence: 7, LastError: string(value)}, false)
+		}},
 	}
 	for _, tt := range tests {
 		if err := tt.write(); !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
@@ -1203,35 +1220,6 @@ func TestABucketWriteOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
 	}
 	if n := strings.Count(logged.String(), "no room for more events and refuses every write"); n != 1 {
 		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
-	}
-}
-
-// A job the server refuses for want of room says the store is full too:
-// a webhook's ping or redelivery, queued at once, was told the store did
-// not answer in time (Retry-After: 1) on a server with no room.
-func TestAQueuePutOnAServerWithNoRoomSaysTheStoreIsFull(t *testing.T) {
-	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10})
-	var logged lockedbuf.Buffer
-	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
-	ctx := context.Background()
-	q, err := s.Queue(ctx, "jobs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.Bucket(ctx, "filler", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	value := make([]byte, 32<<10) // random: incompressible
-	rand.Read(value)
-	for i := 0; err == nil && i < 100; i++ { // until the server has no room
-		err = b.Put(ctx, fmt.Sprint("filler", i), value)
-	}
-	if !errors.Is(err, domain.ErrStoreFull) {
-		t.Fatalf("filling the server ended with %v, want the store full", err)
-	}
-	if err := q.Put(ctx, domain.Job{ID: "ping", Data: value}); !errors.Is(err, domain.ErrStoreFull) || !errors.Is(err, domain.ErrStoreUnavailable) {
-		t.Errorf("a job put on a server with no room = %v, want the store full", err)
 	}
 }
 
