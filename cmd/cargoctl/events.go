@@ -439,7 +439,7 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	if errors.Is(err, eventstore.ErrDataDirInUse) {
 		return nil, fmt.Errorf("opening data directory %s: %w; cargoctl can open a data directory only while cargod is not running on it: "+
 			"to read from a running cargod, pass --nats-url with the address it listens on for NATS clients (its CARGO_NATS_LISTEN, "+
-			"logged at its start; if it has none, start it with one, such as CARGO_NATS_LISTEN=127.0.0.1:4222)", o.dataDir, err)
+			"logged at its start; if it has none, start it with one, such as CARGO_NATS_LISTEN=127.0.0.1:4223, as the README does: 4222 is the port of any other NATS server on the host)", o.dataDir, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening data directory %s: %w", o.dataDir, err)
