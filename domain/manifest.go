@@ -115,6 +115,12 @@ type ManifestCandidate struct {
 	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
 	// that no passenger aircraft may carry ("" when none).
 	CargoAircraftOnly string
+	// CancelledOn is the airline's cancelled flight from this flight's
+	// origin that had the shipment, of the airline's prefix, on board,
+	// when nothing else makes it known: its booking went with the flight,
+	// and it goes on once it has a MAWB or a confirmed booking again
+	// ("" when none).
+	CancelledOn string
 	// BookingID is the confirmed booking on this flight that carries
 	// the AWB number, as the facts knew it ("" when none): the flight
 	// holds its reservation until it is cancelled, which the facts may
@@ -198,6 +204,14 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 	// DEP and ARR would count the pieces gone twice.
 	if c.LeftOn.ID == "" {
 		c.Load = awb.leftBehind(flight, c.Load)
+	}
+	if !c.Known && own && c.LeftOn.ID == "" {
+		for _, f := range awb.Manifested {
+			if _, loaded := f.Loaded[awb.AWBNumber]; loaded && f.Status == FlightStatusCancelled &&
+				f.Origin == flight.Origin && f.Carrier == flight.Carrier {
+				c.CancelledOn = f.ID
+			}
+		}
 	}
 	for _, d := range awb.DGDs {
 		// An e-DGD filed before the field was recorded has the
@@ -337,6 +351,10 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 				s.AWBNumber, f.Origin, s.LeftOn.ID, s.LeftOn.Destination, f.Origin)
 		case s.LeftOn.ID != "":
 			p.Add(field, CodeNotOnFlight, "%s is not waiting at %s: another airline's flight took it away", s.AWBNumber, f.Origin)
+		case !s.Known && s.CancelledOn != "":
+			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor known as waiting at %s: it came off %s when that flight was cancelled, "+
+				"and goes on as freight on hand once it has a MAWB from %s or a confirmed booking again",
+				s.AWBNumber, f.ID, f.Origin, s.CancelledOn, f.Origin)
 		case !s.Known:
 			p.Add(field, CodeNotOnFlight, "%s is neither booked on %s nor a shipment of prefix %s waiting at %s", s.AWBNumber, f.ID, f.AWBPrefix, f.Origin)
 		case s.OnBoard != "" && s.OnBoardPieces > 0 && s.OnBoardPieces < s.Pieces:

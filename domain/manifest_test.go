@@ -506,6 +506,31 @@ func TestDecideSubmitManifestSaysWhatOfAShipmentIsOnBoardAnotherFlight(t *testin
 	}
 }
 
+func TestAManifestSaysHowCargoACancelledFlightLeftBehindGoesOn(t *testing.T) {
+	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	flight := Flight{ID: "LH8410-2026-12-01", FlightNumber: "LH8410", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	tests := []struct {
+		name      string
+		candidate ManifestCandidate
+		wantText  string
+	}{
+		{"one that came off a cancelled flight here, with no MAWB nor confirmed booking",
+			ManifestCandidate{Load: Load{AWBNumber: "020-00000221"}, CancelledOn: "LH8410-2026-11-30"},
+			"020-00000221 is neither booked on LH8410-2026-12-01 nor known as waiting at FRA: it came off LH8410-2026-11-30 when that flight " +
+				"was cancelled, and goes on as freight on hand once it has a MAWB from FRA or a confirmed booking again"},
+		{"one nothing is known of",
+			ManifestCandidate{Load: Load{AWBNumber: "020-00000221"}},
+			"020-00000221 is neither booked on LH8410-2026-12-01 nor a shipment of prefix 020 waiting at FRA"},
+	}
+	for _, tt := range tests {
+		_, err := DecideSubmitManifest(flight, SubmitManifest{ManifestID: "m1", Carrier: "LH", At: now, Shipments: []ManifestCandidate{tt.candidate}})
+		e, ok := errors.AsType[*Error](err)
+		if !ok || len(e.Fields) != 1 || e.Fields[0].Code != CodeNotOnFlight || e.Fields[0].Message != tt.wantText {
+			t.Errorf("%s: %v, want AWB_NOT_ON_FLIGHT %q", tt.name, err, tt.wantText)
+		}
+	}
+}
+
 func TestNewManifestCandidate(t *testing.T) {
 	flight := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
 	fromFRA := Flight{ID: "LH8402-2026-11-25", Carrier: "LH", AWBPrefix: "020", Origin: "FRA"}
@@ -567,6 +592,16 @@ func TestNewManifestCandidate(t *testing.T) {
 				Manifested: []Flight{fromFRA}}, "known 2 100 0.5"},
 		{"a shipment of a cancelled flight's manifest is free to go",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusCancelled)}}, "known 3 120 0.7"},
+		{"one whose booking went with the cancelled flight it came off here is not known, and is told so",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromFRA, BookingStatusCancelled), BookedFlight: fromFRA,
+				Manifested: []Flight{loading(fromFRA, FlightStatusCancelled)}}, "unknown 0 0 0 came off cancelled LH8402-2026-11-25"},
+		{"one that came off a cancelled flight elsewhere is not told of it",
+			ManifestFacts{AWBNumber: "020-00000011", Booking: bookedOn(fromMUC, BookingStatusCancelled), BookedFlight: fromMUC,
+				Manifested: []Flight{loading(fromMUC, FlightStatusCancelled)}}, "unknown 0 0 0"},
+		{"another airline's shipment that came off a cancelled flight is not told of it",
+			ManifestFacts{AWBNumber: "176-00000011", Booking: bookedOn(fromFRA, BookingStatusCancelled), BookedFlight: fromFRA,
+				Manifested: []Flight{{ID: fromFRA.ID, Carrier: "LH", Origin: "FRA", Status: FlightStatusCancelled,
+					Loaded: map[string]Load{"176-00000011": {AWBNumber: "176-00000011", Pieces: 2}}}}}, "unknown 0 0 0"},
 		{"the rest of a shipment a departed flight carried in part may go, as what is left of it",
 			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Manifested: []Flight{loading(fromFRA, FlightStatusDeparted)}}, "known 1 20 0.2"},
 		{"the rest of one two flights carried in part is what neither took",
@@ -629,6 +664,9 @@ func TestNewManifestCandidate(t *testing.T) {
 		}
 		if c.CargoAircraftOnly != "" {
 			got += " for cargo aircraft only: " + c.CargoAircraftOnly
+		}
+		if c.CancelledOn != "" {
+			got += " came off cancelled " + c.CancelledOn
 		}
 		if got != tt.want || c.AWBNumber != tt.facts.AWBNumber {
 			t.Errorf("%s: %s of %s, want %s", tt.name, got, c.AWBNumber, tt.want)
