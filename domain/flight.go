@@ -576,8 +576,18 @@ func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
 	if sent == f.Published || sent == now {
 		return nil, nil
 	}
-	return nil, Errorf(Conflict, "flight %s is already scheduled with aircraft %s, %g kg and %g m³: publishing it again changes nothing, "+
-		"and its aircraft and capacity change with PATCH /api/flights/%s", e.FlightID, now.Type, now.CapacityKg, now.CapacityM3, e.FlightID)
+	// Say what was sent against what is on record: a type sent without
+	// its capacities takes the type's typical ones, which may not be those
+	// a change gave the flight ("already scheduled with B77W" answered to
+	// B77W sent read as a refusal of the same aircraft).
+	onRecord := fmt.Sprintf("%s, %g kg and %g m³", now.Type, now.CapacityKg, now.CapacityM3)
+	if now != f.Published {
+		onRecord += fmt.Sprintf(" (published with %s, %g kg and %g m³; either, sent again, changes nothing)",
+			f.Published.Type, f.Published.CapacityKg, f.Published.CapacityM3)
+	}
+	return nil, Errorf(Conflict, "flight %s is already scheduled with aircraft %s, not %s, %g kg and %g m³ as sent: "+
+		"publishing it does not change its aircraft or capacity; PATCH /api/flights/%s does",
+		e.FlightID, onRecord, sent.Type, sent.CapacityKg, sent.CapacityM3, e.FlightID)
 }
 
 // maxEarlyDeparture is how long before its scheduled time a flight may

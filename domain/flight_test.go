@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -385,6 +386,38 @@ func TestDecideScheduleFlight(t *testing.T) {
 		})
 		if got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestAFlightPublishedAgainWithAnotherAircraftSaysWhatWasSentAgainstWhatIsOnRecord(t *testing.T) {
+	published := FlightScheduled{FlightID: "LH8400-2027-03-27", Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400",
+		Origin: "FRA", Destination: "JFK", DepartureDate: "2027-03-27", DepartureTime: "10:05", ArrivalDate: "2027-03-27",
+		ArrivalTime: "12:55", AircraftType: "B77F", CapacityKg: 102000, CapacityM3: 653}
+	downsized := FlightAircraftChanged{FlightID: "LH8400-2027-03-27", AircraftType: "B77W", CapacityKg: 1000, CapacityM3: 3.5}
+	tests := []struct {
+		name    string
+		history []Event
+		sent    func(e *FlightScheduled)
+		want    string
+	}{
+		{"as published, another aircraft sent", []Event{published},
+			func(e *FlightScheduled) { e.AircraftType, e.CapacityKg, e.CapacityM3 = "B748F", 134000, 858 },
+			"flight LH8400-2027-03-27 is already scheduled with aircraft B77F, 102000 kg and 653 m³, not B748F, 134000 kg and 858 m³ as sent: " +
+				"publishing it does not change its aircraft or capacity; PATCH /api/flights/LH8400-2027-03-27 does"},
+		{"once its capacity changed, the type that flies it sent with its typical capacity", []Event{published, downsized},
+			func(e *FlightScheduled) { e.AircraftType, e.CapacityKg, e.CapacityM3 = "B77W", 20000, 160 },
+			"flight LH8400-2027-03-27 is already scheduled with aircraft B77W, 1000 kg and 3.5 m³ " +
+				"(published with B77F, 102000 kg and 653 m³; either, sent again, changes nothing), not B77W, 20000 kg and 160 m³ as sent: " +
+				"publishing it does not change its aircraft or capacity; PATCH /api/flights/LH8400-2027-03-27 does"},
+	}
+	for _, tt := range tests {
+		e := published
+		tt.sent(&e)
+		_, err := DecideScheduleFlight(given(EvolveFlight, tt.history...), e)
+		de, ok := errors.AsType[*Error](err)
+		if !ok || de.Code != Conflict || de.Message != tt.want {
+			t.Errorf("%s: %v, want conflict %q", tt.name, err, tt.want)
 		}
 	}
 }
