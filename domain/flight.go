@@ -785,7 +785,13 @@ func DecideReserveCapacity(f Flight, bookingID string, r Reservation, now time.T
 		return nil, err
 	}
 	if kg, m3 := f.room(); r.WeightKg > kg || r.VolumeM3 > m3 {
-		return nil, Refusal(ReasonNoCapacity, "flight %s has %g kg and %g m³ left", f.ID, kg, m3)
+		// The refusal is the booking's, which its forwarder reads (its
+		// history, the audit log): it says what is left as GET
+		// /api/capacity shows it to a forwarder, rounded down, as the
+		// exact figure against the capacity the timetable shows would
+		// give the other bookings' load away.
+		return nil, Refusal(ReasonNoCapacity, "flight %s has not the room for %g kg and %g m³: %g kg and %g m³ are left (at least; rounded down, as GET /api/capacity shows it to forwarders)",
+			f.ID, r.WeightKg, r.VolumeM3, math.Floor(kg/availabilityStepKg)*availabilityStepKg, math.Floor(m3/availabilityStepM3)*availabilityStepM3)
 	}
 	return []Event{CapacityReserved{FlightID: f.ID, BookingID: bookingID, WeightKg: r.WeightKg, VolumeM3: r.VolumeM3}}, nil
 }

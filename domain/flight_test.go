@@ -483,6 +483,18 @@ func TestDecideReserveCapacity(t *testing.T) {
 	}
 }
 
+func TestABookingRefusedForRoomIsToldWhatIsLeftAsItsForwarderSeesIt(t *testing.T) {
+	before := lh8400Departs.Add(-time.Hour)
+	// 1000 kg and 10 m³; another forwarder's booking took 333.3 kg and 2.4 m³.
+	history := []Event{lh8400Scheduled, reservedOnLH8400("b0", 333.3, 2.4)}
+	_, err := DecideReserveCapacity(given(EvolveFlight, history...), "b1", Reservation{700, 1}, before)
+	want := "flight LH8400-2026-11-26 has not the room for 700 kg and 1 m³: 600 kg and 7 m³ are left (at least; rounded down, " +
+		"as GET /api/capacity shows it to forwarders)"
+	if e, ok := errors.AsType[*Error](err); !ok || e.Reason != ReasonNoCapacity || e.Message != want {
+		t.Errorf("a booking of 700 kg on 666.7 kg left: %v, want no_capacity %q (666.7 kg would tell the other booking's 333.3 kg)", err, want)
+	}
+}
+
 func TestDecideReleaseCapacity(t *testing.T) {
 	tests := []struct {
 		name    string
