@@ -103,8 +103,11 @@ func (h *Handler) ChangeFlightStatus(ctx context.Context, m Meta, flightID strin
 }
 
 // ChangeFlightAircraft records that the calling airline flies one of its
-// flights with another aircraft, or offers another capacity on it.
-func (h *Handler) ChangeFlightAircraft(ctx context.Context, m Meta, flightID string, c domain.ChangeFlightAircraft) (Result[domain.Flight], error) {
+// flights with another aircraft, or offers another capacity on it;
+// cargoAircraftOnly tells of a shipment on board whether it holds goods
+// for cargo aircraft only (see domain.DecideChangeFlightAircraft).
+func (h *Handler) ChangeFlightAircraft(ctx context.Context, m Meta, flightID string, c domain.ChangeFlightAircraft,
+	cargoAircraftOnly func(awb string) string) (Result[domain.Flight], error) {
 	if !domain.ValidIdentifier(flightID) {
 		return Result[domain.Flight]{}, domain.Errorf(domain.NotFound, "no flight %s", flightID)
 	}
@@ -113,7 +116,7 @@ func (h *Handler) ChangeFlightAircraft(ctx context.Context, m Meta, flightID str
 		if err := f.CheckCarrier(m.Principal.AirlineCode); err != nil {
 			return nil, err
 		}
-		return domain.DecideChangeFlightAircraft(f, c)
+		return domain.DecideChangeFlightAircraft(f, c, cargoAircraftOnly)
 	})
 }
 

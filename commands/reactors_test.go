@@ -623,7 +623,8 @@ func TestABookingOfGoodsForCargoAircraftOnlyIsRejectedOnAFlightNowFlownByAPassen
 				t.Fatalf("the freighter was not priced: %+v", q)
 			}
 			lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
-			if _, err := w.h.ChangeFlightAircraft(ctx, NewMeta(lh, "", ""), w.flightID, domain.ChangeFlightAircraft{AircraftType: tt.aircraft}); err != nil {
+			if _, err := w.h.ChangeFlightAircraft(ctx, NewMeta(lh, "", ""), w.flightID, domain.ChangeFlightAircraft{AircraftType: tt.aircraft},
+				func(string) string { return "" }); err != nil {
 				t.Fatal(err)
 			}
 			rec := w.book(t, q)

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -738,10 +739,14 @@ func FlightChangeOf(status ChangeFlightStatus, aircraft ChangeFlightAircraft) (b
 // what is booked or manifested is taken: the aircraft is what the airline
 // flies, and the flight then takes no more bookings (Available is never
 // negative) while the airline offloads what does not fit. Bookings stand,
-// as does cargo for cargo aircraft only on a flight now flown by a
-// passenger aircraft: no new quote is priced so, and a manifest refuses
-// it (see DecideSubmitManifest).
-func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft) ([]Event, error) {
+// as do those of goods for cargo aircraft only on a flight now flown by a
+// passenger aircraft: no new quote is priced so, a new booking is refused
+// (RefuseOnPassengerAircraft), and a manifest refuses them (see
+// DecideSubmitManifest). But such goods on board (the manifest loaded
+// them: cargoAircraftOnly, given an AWB number, is the UN number of its
+// e-DGD that declares them, or "") would depart with the passenger
+// aircraft: the change is refused until they are offloaded.
+func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft, cargoAircraftOnly func(awb string) string) ([]Event, error) {
 	if !f.Exists() {
 		return nil, Errorf(NotFound, "no such flight")
 	}
@@ -767,6 +772,18 @@ func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft) ([]Event, erro
 	}
 	if f.Status != FlightStatusScheduled && f.Status != FlightStatusDelayed {
 		return nil, Errorf(Conflict, "flight %s is %s: its aircraft and capacity no longer change", f.ID, f.Status)
+	}
+	if passenger, _ := AircraftTypeCapacity(typ); passenger.Passenger {
+		var held []string
+		for _, awb := range slices.Sorted(maps.Keys(f.Loaded)) {
+			if un := cargoAircraftOnly(awb); un != "" {
+				held = append(held, awb+" ("+un+")")
+			}
+		}
+		if len(held) > 0 {
+			return nil, Errorf(Conflict, "flight %s has goods for cargo aircraft only on board, %s: a passenger aircraft (%s) cannot fly them; "+
+				"offload them first (POST /api/offloads)", f.ID, strings.Join(held, ", "), typ)
+		}
 	}
 	return []Event{FlightAircraftChanged{FlightID: f.ID, AircraftType: typ, CapacityKg: kg, CapacityM3: m3,
 		PreviousAircraftType: f.AircraftType, PreviousCapacityKg: f.CapacityKg, PreviousCapacityM3: f.CapacityM3, ChangedAt: c.At}}, nil

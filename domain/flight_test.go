@@ -85,6 +85,13 @@ func TestDecideChangeFlightAircraft(t *testing.T) {
 			ReservedKg: 30000}
 	}
 	kg := func(v float64) *float64 { return &v }
+	loaded := func(f Flight, awbs ...string) Flight {
+		f.Loaded = map[string]Load{}
+		for _, awb := range awbs {
+			f.Loaded[awb] = Load{AWBNumber: awb, Pieces: 1, WeightKg: 100}
+		}
+		return f
+	}
 	tests := []struct {
 		name string
 		f    Flight
@@ -108,10 +115,23 @@ func TestDecideChangeFlightAircraft(t *testing.T) {
 		{"departed", flight(FlightStatusDeparted), ChangeFlightAircraft{AircraftType: "B744F"}, "conflict"},
 		{"cancelled", flight(FlightStatusCancelled), ChangeFlightAircraft{CapacityKg: kg(5000)}, "conflict"},
 		{"no flight", Flight{}, ChangeFlightAircraft{AircraftType: "B744F"}, "not_found"},
+		{"a passenger aircraft, with batteries for cargo aircraft only on board", loaded(flight(FlightStatusScheduled), "020-00000011", "020-00000022"),
+			ChangeFlightAircraft{AircraftType: "A359"}, "conflict"},
+		{"another freighter, with batteries for cargo aircraft only on board", loaded(flight(FlightStatusScheduled), "020-00000022"),
+			ChangeFlightAircraft{AircraftType: "B744F"}, "B744F 112000 700"},
+		{"a passenger aircraft, with other goods on board", loaded(flight(FlightStatusScheduled), "020-00000011"),
+			ChangeFlightAircraft{AircraftType: "A359"}, "A359 16000 120"},
+	}
+	// 020-00000022 has an e-DGD of UN3480, for cargo aircraft only.
+	cargoAircraftOnly := func(awb string) string { return map[string]string{"020-00000022": "UN3480"}[awb] }
+	_, err := DecideChangeFlightAircraft(loaded(flight(FlightStatusScheduled), "020-00000011", "020-00000022"),
+		ChangeFlightAircraft{AircraftType: "A359", At: at}, cargoAircraftOnly)
+	if want := "flight LH8400-2026-11-26 has goods for cargo aircraft only on board, 020-00000022 (UN3480): a passenger aircraft (A359) cannot fly them; offload them first (POST /api/offloads)"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("a passenger aircraft for a flight with batteries on board: %v, want %q", err, want)
 	}
 	for _, tt := range tests {
 		tt.c.At = at
-		events, err := DecideChangeFlightAircraft(tt.f, tt.c)
+		events, err := DecideChangeFlightAircraft(tt.f, tt.c, cargoAircraftOnly)
 		got := outcomeOf(events, err, func(e FlightAircraftChanged) string {
 			return fmt.Sprint(e.AircraftType, " ", e.CapacityKg, " ", e.CapacityM3)
 		})

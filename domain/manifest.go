@@ -213,13 +213,7 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 			}
 		}
 	}
-	for _, d := range awb.DGDs {
-		// An e-DGD filed before the field was recorded has the
-		// built-in list's word alone.
-		if d.CargoAircraftOnly || forbiddenOnPassengerAircraft(nil, nil, d.UNNumber) {
-			c.CargoAircraftOnly = d.UNNumber
-		}
-	}
+	c.CargoAircraftOnly = awb.CargoAircraftOnly()
 	// A manifest loads the whole shipment: one a flight not yet gone has
 	// on board is there, and moves only once taken off (an offload, or a
 	// revised manifest). Else both flights would count its weight, and
@@ -230,6 +224,20 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		}
 	}
 	return c
+}
+
+// CargoAircraftOnly is the UN number of an e-DGD of the shipment that
+// declares goods for cargo aircraft only, or "" when none does.
+func (awb ManifestFacts) CargoAircraftOnly() string {
+	un := ""
+	for _, d := range awb.DGDs {
+		// An e-DGD filed before the field was recorded has the
+		// built-in list's word alone.
+		if d.CargoAircraftOnly || forbiddenOnPassengerAircraft(nil, nil, d.UNNumber) {
+			un = d.UNNumber
+		}
+	}
+	return un
 }
 
 // lastCarrier is the flight, other than the one of id, that last left

@@ -112,7 +112,14 @@ func (s *Server) handleChangeFlight() handlerFunc {
 		}
 		var res commands.Result[domain.Flight]
 		if changesAircraft {
-			res, err = s.commands.ChangeFlightAircraft(r.Context(), m, flightIDOf(r), aircraft)
+			// What is on board is read from the read models, as a
+			// manifest's shipments are: an e-DGD filed through another
+			// replica a moment ago must count.
+			if err := s.caughtUp(r, "what the flight has on board; its aircraft was not changed"); err != nil {
+				return err
+			}
+			onBoard := func(awb string) string { return s.shipmentFacts.ForManifest(awb).CargoAircraftOnly() }
+			res, err = s.commands.ChangeFlightAircraft(r.Context(), m, flightIDOf(r), aircraft, onBoard)
 		} else {
 			res, err = s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), status)
 		}

@@ -547,6 +547,12 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 					"awbNumbers[0]:CARGO_AIRCRAFT_ONLY"},
 				{"the freighter it is booked on loads it", lh, "/api/flights/" + b.FlightID + "/manifests", map[string]any{"awbNumbers": []string{awb}}, 201, ""},
 			})
+			// Nor does a passenger aircraft take over the freighter while
+			// the goods are on board: they would depart with it.
+			if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"aircraftType": "A359"}}); r.status != http.StatusConflict ||
+				!strings.Contains(string(r.body), awb+" ("+tt.dgd["unNumber"].(string)+")") {
+				t.Errorf("a passenger aircraft for the freighter with the goods on board = %d %s, want 409 naming %s", r.status, r.body, awb)
+			}
 		})
 	}
 }
