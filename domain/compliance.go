@@ -15,9 +15,16 @@ const (
 	CodeInvalidExemption       FieldCode = "INVALID_EXEMPTION"
 )
 
+// Security statuses of an e-CSD that limit where cargo may fly: secured
+// for cargo aircraft only, and not secured (no aircraft).
+const (
+	securedForCargoAircraftOnly = "SCO"
+	notSecured                  = "NSC"
+)
+
 // e-CSD code lists (DESIGN §3).
 var (
-	securityStatuses = []string{"SPX", "SCO", "SHR", "NSC"}
+	securityStatuses = []string{"SPX", securedForCargoAircraftOnly, "SHR", notSecured}
 	screeningMethods = []string{"PHS", "VCK", "XRY", "EDS", "EDD", "ETD", "CMD", "AOM"}
 	screeningResults = []string{"PASS", "FAIL"}
 	exemptionCodes   = []string{"BIOM", "DIPL", "LFSM", "MAIL", "NUCL", "SMUS", "TRNS"}
@@ -182,7 +189,7 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	if e.SecurityStatus == "" {
 		e.SecurityStatus = "SPX" // the spec's e-CSD names no status: secured for passenger and cargo aircraft
 		if e.ScreeningResult == "FAIL" {
-			e.SecurityStatus = "NSC"
+			e.SecurityStatus = notSecured
 		}
 	}
 	if !slices.Contains(securityStatuses, e.SecurityStatus) {
@@ -195,7 +202,7 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	if e.Exemption != "" && !slices.Contains(exemptionCodes, e.Exemption) {
 		p.Add("exemption", CodeInvalidExemption, "must be one of %s", strings.Join(exemptionCodes, ", "))
 	}
-	secure := e.SecurityStatus != "NSC"
+	secure := e.SecurityStatus != notSecured
 	switch {
 	case e.ScreeningResult == "FAIL" && secure:
 		p.Add("securityStatus", CodeInvalidSecurityStatus, "cargo that failed screening is NSC")

@@ -20,9 +20,13 @@ const (
 	CodeNotOnFlight   FieldCode = "AWB_NOT_ON_FLIGHT"
 	CodeOnOtherFlight FieldCode = "AWB_ON_OTHER_FLIGHT"
 	CodeExceedsLoaded FieldCode = "EXCEEDS_LOADED"
-	// CodeCargoAircraftOnly: goods forbidden on passenger aircraft named
-	// on the manifest of a passenger aircraft.
+	// CodeCargoAircraftOnly: goods forbidden on passenger aircraft, or
+	// cargo secured for cargo aircraft only, named on the manifest of a
+	// passenger aircraft.
 	CodeCargoAircraftOnly FieldCode = "CARGO_AIRCRAFT_ONLY"
+	// CodeNotSecured: cargo whose e-CSD says it is not secured (NSC)
+	// named on a manifest: no aircraft may load it until it is.
+	CodeNotSecured FieldCode = "NOT_SECURED"
 )
 
 // Load is what one AWB puts on a flight, as its air waybill (or else its
@@ -115,6 +119,10 @@ type ManifestCandidate struct {
 	// CargoAircraftOnly is the UN number of an e-DGD of the shipment
 	// that no passenger aircraft may carry ("" when none).
 	CargoAircraftOnly string
+	// SecurityStatus is that of the shipment's e-CSD (SPX, SCO, SHR,
+	// NSC), "" when none was filed: security is then the airline's, at
+	// acceptance.
+	SecurityStatus string
 	// CancelledOn is the airline's cancelled flight from this flight's
 	// origin that had the shipment, of the airline's prefix, on board,
 	// when nothing else makes it known: its booking went with the flight,
@@ -160,6 +168,7 @@ type ManifestFacts struct {
 	MAWB         *MAWBCreated
 	Manifested   []Flight
 	DGDs         []DGDSubmitted           // the shipment's e-DGDs
+	CSD          *CSDSubmitted            // the shipment's e-CSD, the latest, if one was filed
 	Statuses     []ShipmentStatusRecorded // the shipment's status events
 }
 
@@ -214,6 +223,9 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		}
 	}
 	c.CargoAircraftOnly = awb.CargoAircraftOnly()
+	if awb.CSD != nil {
+		c.SecurityStatus = awb.CSD.SecurityStatus
+	}
 	// A manifest loads the whole shipment: one a flight not yet gone has
 	// on board is there, and moves only once taken off (an offload, or a
 	// revised manifest). Else both flights would count its weight, and
@@ -224,6 +236,20 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 		}
 	}
 	return c
+}
+
+// NoPassengerAircraft says why no passenger aircraft may carry the
+// shipment: the UN number of an e-DGD declaring goods for cargo aircraft
+// only, or SCO, the status of an e-CSD that secures it for cargo aircraft
+// only; "" when neither.
+func (awb ManifestFacts) NoPassengerAircraft() string {
+	if un := awb.CargoAircraftOnly(); un != "" {
+		return un
+	}
+	if awb.CSD != nil && awb.CSD.SecurityStatus == securedForCargoAircraftOnly {
+		return securedForCargoAircraftOnly
+	}
+	return ""
 }
 
 // CargoAircraftOnly is the UN number of an e-DGD of the shipment that
@@ -374,6 +400,12 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			p.Add(field, CodeOnOtherFlight, "%s is on board %s: offload it there, or leave it out of a revised manifest of %s, first", s.AWBNumber, s.OnBoard, s.OnBoard)
 		case s.CargoAircraftOnly != "" && f.PassengerAircraft():
 			p.Add(field, CodeCargoAircraftOnly, "%s has dangerous goods (%s) for cargo aircraft only, and %s is a passenger aircraft (%s)", s.AWBNumber, s.CargoAircraftOnly, f.ID, f.AircraftType)
+		case s.SecurityStatus == notSecured:
+			// Aviation security (ICAO Annex 17): cargo is loaded on no
+			// aircraft until screened, or exempt, and so secured.
+			p.Add(field, CodeNotSecured, "%s is not secured (its e-CSD says NSC): screen it, and file an e-CSD saying so, before an aircraft loads it", s.AWBNumber)
+		case s.SecurityStatus == securedForCargoAircraftOnly && f.PassengerAircraft():
+			p.Add(field, CodeCargoAircraftOnly, "%s is secured for cargo aircraft only (its e-CSD says SCO), and %s is a passenger aircraft (%s)", s.AWBNumber, f.ID, f.AircraftType)
 		}
 		seen[s.AWBNumber] = true
 		e.Shipments = append(e.Shipments, s.Load)

@@ -557,6 +557,48 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 	}
 }
 
+// Cargo whose e-CSD says it is not secured (screening failed: NSC) goes on
+// no aircraft's manifest until an e-CSD says it is; cargo secured for cargo
+// aircraft only (SCO) goes on a freighter, not on a passenger aircraft, nor
+// may a passenger aircraft take over the freighter while it is on board.
+func TestAManifestLoadsCargoAsItsSecurityStatusAllows(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
+	awb := bookedShipment(t, s, fwd)
+	b := s.shipmentBooking(t, fwd, awb)
+	_, date, _ := strings.Cut(b.FlightID, "-")
+	passenger := "LH9400-" + date
+	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
+		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+	screened := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
+	csd := func(result, status string) {
+		s.mustCreate(t, fwd, "/api/csd", map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningDate": screened,
+			"screeningResult": result, "securityStatus": status})
+	}
+	manifest := func(flight string) apiCase {
+		return apiCase{token: lh, path: "/api/flights/" + flight + "/manifests", body: map[string]any{"awbNumbers": []string{awb}}}
+	}
+	step := func(name string, c apiCase, status int, fields string) apiCase {
+		c.name, c.status, c.fields = name, status, fields
+		return c
+	}
+	csd("fail", "NSC")
+	s.runCases(t, "POST", []apiCase{
+		step("not secured, on the freighter", manifest(b.FlightID), 400, "awbNumbers[0]:NOT_SECURED"),
+		step("not secured, on a passenger aircraft", manifest(passenger), 400, "awbNumbers[0]:NOT_SECURED"),
+	})
+	csd("pass", "SCO")
+	s.runCases(t, "POST", []apiCase{
+		step("secured for cargo aircraft only, on a passenger aircraft", manifest(passenger), 400, "awbNumbers[0]:CARGO_AIRCRAFT_ONLY"),
+		step("secured for cargo aircraft only, on the freighter", manifest(b.FlightID), 201, ""),
+	})
+	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"aircraftType": "A359"}}); r.status != http.StatusConflict ||
+		!strings.Contains(string(r.body), awb+" (SCO)") {
+		t.Errorf("a passenger aircraft for the freighter with the cargo on board = %d %s, want 409 naming %s", r.status, r.body, awb)
+	}
+}
+
 // TestShipmentFullLife files everything a shipment goes through and reads
 // it back as one timeline, in order, before and after a restart.
 func TestShipmentFullLife(t *testing.T) {
