@@ -453,15 +453,93 @@ func TestASubscriptionIsSaidToHaveResumedOnceItHasTheEventsThatWait(t *testing.T
 	}
 }
 
+// leaderlessAfterAFailure is a store whose subscriptions fail while its
+// stream has no leader, as a cluster that lost its quorum has none: the
+// first at once, the second after quiet seconds in which it hands over
+// nothing. The node left answers a look at the stream's end from its own
+// copy, which holds no event the projector lacks; only the leader's end
+// (LastSequence) says there is none.
+type leaderlessAfterAFailure struct {
+	*eventstore.Store
+	calls atomic.Int32
+}
+
+func (s *leaderlessAfterAFailure) Subscribe(ctx context.Context, filters []string, from uint64, fn func(domain.Record) error, idle func() error) error {
+	switch s.calls.Add(1) {
+	case 1:
+		return domain.ErrStoreUnavailable
+	case 2:
+		for range 3 {
+			if err := idle(); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("%w: a read's consumer could not be made", domain.ErrStoreUnavailable)
+	}
+	return s.Store.Subscribe(ctx, filters, from, fn, idle)
+}
+
+func (s *leaderlessAfterAFailure) LastSequence(ctx context.Context) (uint64, error) {
+	if n := s.calls.Load(); n == 1 || n == 2 {
+		return 0, fmt.Errorf("%w: stream CARGO has no leader", domain.ErrStoreUnavailable)
+	}
+	return s.Store.LastSequence(ctx)
+}
+
+// A subscription begun after a failure is not said to have resumed while
+// the stream has no leader, though the node left shows no event beyond
+// the read models: the subscription gets nothing, and fails again (a
+// cluster that had lost two of its three nodes for 90 s logged "resumed"
+// 2 s after each of its four "ended; resuming").
+func TestASubscriptionIsNotSaidToHaveResumedWhileTheStreamHasNoLeader(t *testing.T) {
+	store := storetest.Open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logged := &lockedbuf.Buffer{}
+	stream := &leaderlessAfterAFailure{Store: store}
+	p := NewProjector(stream, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	for deadline := time.Now().Add(time.Minute); p.Resumes() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second subscription did not end within a minute")
+		}
+	}
+	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
+		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := p.WaitFor(wait, seqs[0]); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	text := logged.String()
+	if n := strings.Count(text, `msg="projector subscription resumed"`); n != 1 {
+		t.Errorf("logged:\n%s\nwant the subscription said to have resumed once, after the stream had a leader again; it was %d times", text, n)
+	}
+	if last := strings.LastIndex(text, `msg="projector subscription ended; resuming"`); last < 0 || !strings.Contains(text[last:], `msg="projector subscription resumed" after=`) {
+		t.Errorf("logged:\n%s\nwant the last \"ended\" followed by \"resumed\"", text)
+	}
+}
+
 // deafAfterAFailure is a store whose first subscription fails at once, and
-// whose nodes never answer a look at the stream's end, as none does while
-// the stream has no leader: the look waits until its context ends.
+// whose nodes, after it, never answer a look at the stream's end, as none
+// does while the stream has no leader: the look waits until its context
+// ends.
 type deafAfterAFailure struct {
 	endingOnce
 	asked chan struct{}
 }
 
-func (s *deafAfterAFailure) LastSequenceSeen(ctx context.Context) (uint64, error) {
+func (s *deafAfterAFailure) LastSequence(ctx context.Context) (uint64, error) {
+	if !s.ended.Load() {
+		return s.Store.LastSequence(ctx)
+	}
 	select {
 	case s.asked <- struct{}{}:
 	default:

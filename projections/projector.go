@@ -136,8 +136,8 @@ func (p *Projector) Run(ctx context.Context) {
 
 // tellingResumed is apply, and an idle callback, for the subscription
 // begun after one that ended on a failure: the first event it hands over,
-// or its first catching up with the stream's end as any node of it sees
-// it, logs that the subscription resumed, so that the line saying it ended
+// or its first catching up with the stream's end as its leader has it,
+// logs that the subscription resumed, so that the line saying it ended
 // has one saying when that was over (before, none: a cluster that lost its
 // quorum left an ERROR line "ended; resuming" and nothing after it). A
 // quiet second is not enough: with no stream leader the subscription walks
@@ -159,7 +159,11 @@ func (p *Projector) tellingResumed(ctx context.Context) (func(domain.Record) err
 			}
 			look, cancel := context.WithTimeout(ctx, resumedLookTimeout)
 			defer cancel()
-			if last, err := p.stream.LastSequenceSeen(look); err == nil && p.Applied() >= last {
+			// The leader's end: a follower's copy, all a stream without a
+			// leader has to show, is the end the subscription already
+			// holds while it gets nothing, and "resumed" was logged every
+			// 20 s of a lost quorum, each time before its next "ended".
+			if last, err := p.stream.LastSequence(look); err == nil && p.Applied() >= last {
 				tell()
 			}
 			return nil
