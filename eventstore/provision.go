@@ -95,7 +95,9 @@ func transient(err error) bool {
 	if errors.As(err, &apiErr) {
 		return slices.Contains(clusterNotReady, apiErr.ErrorCode)
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+	// An asynchronous publish not acknowledged in time (an object's
+	// chunks) is as a publish that timed out.
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrReconnectBufExceeded)
 }

@@ -100,6 +100,8 @@ func TestTransientErrorsAreThoseAWaitMayCure(t *testing.T) {
 	}{
 		{context.DeadlineExceeded, true},
 		{fmt.Errorf("publish: %w", nats.ErrTimeout), true},
+		// An object's chunk, published asynchronously, not acknowledged.
+		{fmt.Errorf("put object: %w", jetstream.ErrAsyncPublishTimeout), true},
 		{nats.ErrNoResponders, true},
 		// What a publish says when no server of the stream answers (a
 		// cluster without a leader): nothing was stored.
