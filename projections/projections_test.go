@@ -349,16 +349,18 @@ func (s *endingOnce) Subscribe(ctx context.Context, filters []string, from uint6
 	return s.Store.Subscribe(ctx, filters, from, fn, idle)
 }
 
-// A subscription's end is logged, a stall as a warning and anything else
-// as an error, and so is its resumption once the next subscription hands
-// over an event or catches up.
+// A subscription's end is logged, a stall or a store that does not answer
+// (which a wait cures) as a warning and anything else as an error, and so
+// is its resumption once the next subscription hands over an event or
+// catches up.
 func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 	for _, tt := range []struct {
 		err  error
 		want slog.Level
 	}{
 		{fmt.Errorf("%w: nothing after 66 for 5s while the stream is at 67", domain.ErrSubscriptionStalled), slog.LevelWarn},
-		{domain.ErrStoreUnavailable, slog.LevelError},
+		{domain.ErrStoreUnavailable, slog.LevelWarn},
+		{errors.New("eventstore: the event at 12 cannot be read"), slog.LevelError},
 	} {
 		t.Run(tt.err.Error(), func(t *testing.T) {
 			store := storetest.Open(t)

@@ -123,13 +123,16 @@ func (p *Projector) Run(ctx context.Context) {
 		p.mu.Unlock()
 		// A stall is the consumer's, and a new one mends it: a warning,
 		// and no pause (the stall took seconds to tell; a new consumer
-		// that cannot be made yet is tried again as it is made). Anything
-		// else (the server gone, an event refused) is an error.
+		// that cannot be made yet is tried again as it is made). A store
+		// that does not answer (a cluster without its quorum) is a
+		// warning too, as the reactors' and the usage meter's lines of it
+		// are, for a wait cures it: it was an error every 20 s of a lost
+		// quorum. Anything else (an event refused) is an error.
 		if errors.Is(err, domain.ErrSubscriptionStalled) {
 			p.log.Warn("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 			continue
 		}
-		p.log.Error("projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
+		p.log.Log(ctx, domain.FailureLevel(err), "projector subscription ended; resuming", "after", p.Applied(), "resumes", p.Resumes(), "err", err)
 		pause(ctx, time.Second)
 	}
 }
