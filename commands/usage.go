@@ -43,8 +43,10 @@ type UsageMeter struct {
 	mu     sync.Mutex
 	days   map[usageDay]*dayCounts
 	// failed counts the flushes in a row that left counts unstored
-	// (flushLogged's, one at a time).
-	failed int
+	// (flushLogged's, one at a time), and failedTold is when one of them
+	// was last logged.
+	failed     int
+	failedTold time.Time
 }
 
 // usageDay is an organisation's day, days since 1970-01-01 UTC.
@@ -145,10 +147,13 @@ const usageFlushTimeout = 10 * time.Second
 
 // flushLogged flushes, and logs a failure: the counts wait for the next
 // flush. The event store out of reach (an election, NATS restarted) is a
-// warning, as for every other part that waits for it, and once counts are
-// stored again after failures, that is told, with how many there were:
-// an ERROR line every 5 s of an election, and nothing once it ended, left
-// an operator to guess whether the counts were ever stored.
+// warning, as for every other part that waits for it; the first failure of
+// a run is logged, then one a minute at most, as the reactors' failures
+// are (a line every 5 s of an outage, 88 through a cluster review's node
+// losses, was noise); and once counts are stored again after failures,
+// that is told, with how many there were: an ERROR line every 5 s of an
+// election, and nothing once it ended, left an operator to guess whether
+// the counts were ever stored.
 func (u *UsageMeter) flushLogged(ctx context.Context) {
 	err := u.flush(ctx)
 	switch {
@@ -157,7 +162,10 @@ func (u *UsageMeter) flushLogged(ctx context.Context) {
 		u.failed = 0
 	case err != nil:
 		u.failed++
-		u.log.Log(ctx, domain.FailureLevel(err), "usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
+		if now := time.Now(); u.failed == 1 || now.Sub(u.failedTold) >= time.Minute {
+			u.failedTold = now
+			u.log.Log(ctx, domain.FailureLevel(err), "usage counts not stored; kept for the next try", "failedInARow", u.failed, "err", err)
+		}
 	}
 }
 
