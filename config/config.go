@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cargostream/cargostream/domain"
+	"github.com/cargostream/cargostream/internal/closest"
 	"github.com/cargostream/cargostream/internal/version"
 	"github.com/cargostream/cargostream/tokens"
 	"github.com/cargostream/cargostream/vault"
@@ -426,35 +427,11 @@ func known(name string) bool {
 // secret's _FILE name is one too: else a misspelt CARGO_ADMIN_SECRET_FLE
 // was pointed to CARGO_ADMIN_SECRET, the secret itself in the environment.
 func nearest(name string) string {
-	best, bestEdits := "", len(name)/4+1
+	var names []string
 	for _, o := range options {
-		for _, n := range o.names() {
-			if d := edits(name, n); d < bestEdits {
-				best, bestEdits = n, d
-			}
-		}
+		names = append(names, o.names()...)
 	}
-	return best
-}
-
-// edits is the Levenshtein distance between a and b.
-func edits(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			change := prev[j-1]
-			if a[i-1] != b[j-1] {
-				change++
-			}
-			cur[j] = min(change, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return closest.Word(name, names)
 }
 
 // fromEnv is the value of o's variable, or of a secret's _FILE variable

@@ -146,7 +146,11 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		i++
 	}
 	if i == len(adminCommands) {
-		return usagef("admin", "unknown admin command %q", name)
+		var names []string
+		for _, c := range adminCommands {
+			names = append(names, c.name)
+		}
+		return usagef("admin", "unknown admin command %q%s", name, didYouMean(name, names))
 	}
 	cmd := adminCommands[i]
 	sub := newFlagSet("admin "+cmd.name, "Usage: cargoctl admin "+cmd.name+" [flags]\n\n"+cmd.summary+"\n")

@@ -20,6 +20,7 @@ import (
 	"github.com/cargostream/cargostream/config"
 	"github.com/cargostream/cargostream/domain"
 	"github.com/cargostream/cargostream/eventstore"
+	"github.com/cargostream/cargostream/internal/closest"
 )
 
 const eventsSynopsis = `Usage: cargoctl events [flags]
@@ -228,7 +229,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
 	fs.StringVar(&o.correlationID, "correlation-id", "", "only events of this correlation `id`: all that one request caused")
 	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject`: client:<id>, user:<name>, apikey:<key id>, reactor:<step> or system:<name>, as events print it")
-	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`")
+	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`: those its own requests stored (the reactors' follow-ups name none; --correlation-id finds them)")
 	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "first stream `sequence` to print")
 	fs.Uint64Var(&o.toSeq, "to-seq", 0, "last stream `sequence` to print")
 	since := fs.String("since", "", "only events that occurred at or after this `time`")
@@ -602,12 +603,16 @@ func refuseEmpty(cmd string, fs *flag.FlagSet, names ...string) error {
 	return nil
 }
 
-// didYouMean names the entry of known that s matches but for case.
+// didYouMean names the entry of known that s matches but for case, else
+// the one a typo of it was meant to be, if any.
 func didYouMean(s string, known []string) string {
 	for _, k := range known {
 		if strings.EqualFold(k, s) {
 			return fmt.Sprintf(" (did you mean %s?)", k)
 		}
+	}
+	if k := closest.Word(s, known); k != "" {
+		return fmt.Sprintf(" (did you mean %s?)", k)
 	}
 	return ""
 }

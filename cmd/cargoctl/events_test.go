@@ -349,6 +349,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--type", "Quote"}, `--type "Quote" is not an aggregate type (did you mean quote?); one of: org, client, user,`},
 		{[]string{"--type", "shipments"}, "booking, flight, ratecard, stockrequest, awbprefix, awbledger, awb, waybill"},
 		{[]string{"--event-type", "quoterequested"}, `--event-type "quoterequested" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
+		{[]string{"--event-type", "QuoteRequsted"}, `--event-type "QuoteRequsted" is not an event type (did you mean QuoteRequested?); one of: APIKeyCreated,`},
 		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberReleased, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
 		{[]string{"--to-seq", "0", "--follow"}, "--to-seq 0 is no sequence: the first is 1"},

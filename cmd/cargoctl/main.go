@@ -95,21 +95,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "help", "-h", "-help", "--help":
 		switch {
-		case len(rest) > 0 && slices.Contains([]string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify", "version"}, rest[0]):
+		case len(rest) > 0 && slices.Contains(commandNames, rest[0]):
 			// After the subcommand too: 'help admin create-org' is
 			// create-org's help, not admin's.
 			return run(ctx, append(slices.Clip(rest), "--help"), getenv, stdout, stderr)
 		case len(rest) > 0:
 			// A typo, which a script checking for help must not take as
 			// the command's help.
-			return &usageError{msg: fmt.Sprintf("unknown command %q", rest[0])}
+			return &usageError{msg: fmt.Sprintf("unknown command %q%s", rest[0], didYouMean(rest[0], commandNames))}
 		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
-		return &usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
+		return &usageError{msg: fmt.Sprintf("unknown command %q%s", cmd, didYouMean(cmd, commandNames))}
 	}
 }
+
+// commandNames are cargoctl's commands.
+var commandNames = []string{"events", "trace", "state", "shipment", "parked", "admin", "import", "health", "rebuild", "verify", "version"}
 
 // usageError is a command line that cannot be carried out as written.
 type usageError struct {

@@ -52,6 +52,9 @@ func TestHelpOfASubcommandIsItsOwn(t *testing.T) {
 		{[]string{"help", "admin", "create-org"}, "Creates an organisation.", 0},
 		{[]string{"help", "parked", "retry"}, "retry only the entries of this reactor", 0},
 		{[]string{"help", "admin", "frobnicate"}, `unknown admin command "frobnicate"`, 2},
+		{[]string{"help", "admin", "create-orgs"}, `unknown admin command "create-orgs" (did you mean create-org?)`, 2},
+		{[]string{"help", "evnts"}, `unknown command "evnts" (did you mean events?)`, 2},
+		{[]string{"evnts"}, `unknown command "evnts" (did you mean events?)`, 2},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			out, errOut, err := runCmd(t, env(nil), tt.args...)
