@@ -107,6 +107,13 @@ func TestTheBookingsOnAFlightAreThoseTheCallerMaySee(t *testing.T) {
 	}
 }
 
+// requestQ1 stores the request of quote q1, and returns its sequences.
+func requestQ1(ctx context.Context, store *eventstore.Store) ([]uint64, error) {
+	return store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
+		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
+		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+}
+
 func TestProjectorWaitsForSequences(t *testing.T) {
 	store := storetest.Open(t)
 	quotes := NewQuotes()
@@ -114,9 +121,7 @@ func TestProjectorWaitsForSequences(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
-	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
-		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
-		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	seqs, err := requestQ1(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,9 +381,7 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 				}
 			}
 			// An event written after it comes through the new subscription.
-			seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
-				Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
-				Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+			seqs, err := requestQ1(ctx, store)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -413,9 +416,7 @@ func (s *blindAfterAFailure) Subscribe(ctx context.Context, filters []string, fr
 	case 1:
 		return domain.ErrStoreUnavailable
 	case 2:
-		if _, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
-			Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
-			Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}}); err != nil {
+		if _, err := requestQ1(ctx, s.Store); err != nil {
 			s.t.Error(err)
 		}
 		for range 3 {
@@ -507,9 +508,7 @@ func TestASubscriptionIsNotSaidToHaveResumedWhileTheStreamHasNoLeader(t *testing
 			t.Fatal("the second subscription did not end within a minute")
 		}
 	}
-	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
-		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
-		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	seqs, err := requestQ1(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,9 +567,7 @@ func TestAnUnansweredLookAtTheStreamsEndDoesNotHoldBackTheEventsOfASubscription(
 	case <-time.After(time.Minute):
 		t.Fatal("the subscription begun after the failure never looked at the stream's end")
 	}
-	seqs, err := store.Append(ctx, domain.Aggregate{Type: "quote", ID: "q1"}, 0, []domain.Envelope{{
-		Type: "QuoteRequested", SchemaVersion: 1, EventID: "e1", OccurredAt: time.Now(),
-		Data: []byte(`{"quoteId":"q1","organizationId":"f1","origin":"FRA","destination":"JFK","pieces":1,"grossWeightKg":5}`)}})
+	seqs, err := requestQ1(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -525,12 +525,7 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 					t.Fatalf("import = %d %s", r.status, r.body)
 				}
 			}
-			awb := bookedShipment(t, s, fwd)
-			b := s.shipmentBooking(t, fwd, awb)
-			_, date, _ := strings.Cut(b.FlightID, "-")
-			passenger := "LH9400-" + date
-			s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
-				"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+			awb, b, passenger := s.bookedBesideAPassengerFlight(t, fwd, lh)
 			var loaded struct{ TotalPieces, TotalWeight float64 }
 			s.mustCreate(t, lh, "/api/flights/"+passenger+"/manifests", map[string]any{"awbNumbers": []string{awb}}).json(t, &loaded)
 
@@ -557,6 +552,20 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 	}
 }
 
+// bookedBesideAPassengerFlight books a shipment of fwd on a freighter of
+// LH's and publishes, as lh, LH9400, a passenger aircraft (A359) on the
+// same route and day; it returns the shipment's AWB number, its booking
+// and the passenger flight's id.
+func (s *testServer) bookedBesideAPassengerFlight(t *testing.T, fwd, lh string) (awb string, b booking, passenger string) {
+	t.Helper()
+	awb = bookedShipment(t, s, fwd)
+	b = s.shipmentBooking(t, fwd, awb)
+	_, date, _ := strings.Cut(b.FlightID, "-")
+	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
+		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+	return awb, b, "LH9400-" + date
+}
+
 // Cargo whose e-CSD says it is not secured (screening failed: NSC) goes on
 // no aircraft's manifest until an e-CSD says it is; cargo secured for cargo
 // aircraft only (SCO) goes on a freighter, not on a passenger aircraft, nor
@@ -565,12 +574,7 @@ func TestAManifestLoadsCargoAsItsSecurityStatusAllows(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
-	awb := bookedShipment(t, s, fwd)
-	b := s.shipmentBooking(t, fwd, awb)
-	_, date, _ := strings.Cut(b.FlightID, "-")
-	passenger := "LH9400-" + date
-	s.mustCreate(t, lh, "/api/flights", map[string]any{"flightNumber": "LH9400", "origin": "FRA", "destination": "JFK", "departureDate": date,
-		"departureTime": "22:00", "arrivalDate": date, "arrivalTime": "23:55", "aircraftType": "A359"})
+	awb, b, passenger := s.bookedBesideAPassengerFlight(t, fwd, lh)
 	screened := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
 	csd := func(result, status string) {
 		s.mustCreate(t, fwd, "/api/csd", map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningDate": screened,
