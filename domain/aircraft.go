@@ -105,12 +105,7 @@ func RefuseOnPassengerAircraft(b Booking, f Flight, ref Lookup) error {
 	if !f.PassengerAircraft() {
 		return nil
 	}
-	var unNumber string
-	if ref != nil && b.Commodity != "" {
-		known, _ := ref.Commodity(b.Commodity)
-		unNumber = known.UNNumber
-	}
-	if !forbiddenOnPassengerAircraft(ref, b.SHC, unNumber) {
+	if !forbiddenOnPassengerAircraft(ref, b.SHC, knownCommodity(ref, b.Commodity).UNNumber) {
 		return nil
 	}
 	return Refusal(ReasonCommodityNotAccepted, "the goods of booking %s are for cargo aircraft only, and flight %s is now flown by a passenger aircraft (%s)",

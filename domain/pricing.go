@@ -146,10 +146,16 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 // recorded on the RFQ: reference data tells it, and QuoteRequested events
 // stay as they were.
 func (q Quote) knownCommodity(ref Lookup) KnownCommodity {
-	if ref == nil || q.Commodity.Code == "" {
+	return knownCommodity(ref, q.Commodity.Code)
+}
+
+// knownCommodity is the reference entry of the commodity of code (the zero
+// KnownCommodity when there is none, or no code).
+func knownCommodity(ref Lookup, code string) KnownCommodity {
+	if ref == nil || code == "" {
 		return KnownCommodity{}
 	}
-	c, _ := ref.Commodity(q.Commodity.Code)
+	c, _ := ref.Commodity(code)
 	return c
 }
 
