@@ -167,8 +167,7 @@ type ManifestFacts struct {
 	BookedFlight Flight
 	MAWB         *MAWBCreated
 	Manifested   []Flight
-	DGDs         []DGDSubmitted           // the shipment's e-DGDs
-	CSD          *CSDSubmitted            // the shipment's e-CSD, the latest, if one was filed
+	Filings      Compliance               // the shipment's e-DGDs and e-CSD
 	Statuses     []ShipmentStatusRecorded // the shipment's status events
 }
 
@@ -222,9 +221,9 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 			}
 		}
 	}
-	c.CargoAircraftOnly = awb.CargoAircraftOnly()
-	if awb.CSD != nil {
-		c.SecurityStatus = awb.CSD.SecurityStatus
+	c.CargoAircraftOnly = awb.Filings.CargoAircraftOnly()
+	if awb.Filings.CSD != nil {
+		c.SecurityStatus = awb.Filings.CSD.SecurityStatus
 	}
 	// A manifest loads the whole shipment: one a flight not yet gone has
 	// on board is there, and moves only once taken off (an offload, or a
@@ -242,11 +241,11 @@ func NewManifestCandidate(flight Flight, awb ManifestFacts) ManifestCandidate {
 // shipment: the UN number of an e-DGD declaring goods for cargo aircraft
 // only, or SCO, the status of an e-CSD that secures it for cargo aircraft
 // only; "" when neither.
-func (awb ManifestFacts) NoPassengerAircraft() string {
-	if un := awb.CargoAircraftOnly(); un != "" {
+func (c Compliance) NoPassengerAircraft() string {
+	if un := c.CargoAircraftOnly(); un != "" {
 		return un
 	}
-	if awb.CSD != nil && awb.CSD.SecurityStatus == securedForCargoAircraftOnly {
+	if c.CSD != nil && c.CSD.SecurityStatus == securedForCargoAircraftOnly {
 		return securedForCargoAircraftOnly
 	}
 	return ""
@@ -254,9 +253,9 @@ func (awb ManifestFacts) NoPassengerAircraft() string {
 
 // CargoAircraftOnly is the UN number of an e-DGD of the shipment that
 // declares goods for cargo aircraft only, or "" when none does.
-func (awb ManifestFacts) CargoAircraftOnly() string {
+func (c Compliance) CargoAircraftOnly() string {
 	un := ""
-	for _, d := range awb.DGDs {
+	for _, d := range c.DGDs {
 		// An e-DGD filed before the field was recorded has the
 		// built-in list's word alone.
 		if d.CargoAircraftOnly || forbiddenOnPassengerAircraft(nil, nil, d.UNNumber) {

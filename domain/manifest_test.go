@@ -645,13 +645,13 @@ func TestNewManifestCandidate(t *testing.T) {
 		{"another airline's shipment carried to the origin does not, unless booked on the flight",
 			ManifestFacts{AWBNumber: "176-00000011", MAWB: mawbFrom("MUC"), Manifested: []Flight{carrying(toFRA, FlightStatusArrived, 3, 2)}}, "unknown 3 120 0.7"},
 		{"a shipment declaring lithium ion batteries on their own is for cargo aircraft only",
-			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1845"}, {UNNumber: "UN3480"}}},
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Filings: Compliance{DGDs: []DGDSubmitted{{UNNumber: "UN1845"}, {UNNumber: "UN3480"}}}},
 			"known 3 120 0.7 for cargo aircraft only: UN3480"},
 		{"a shipment whose e-DGD recorded goods the reference data allows on cargo aircraft only is for cargo aircraft only",
-			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN1089", CargoAircraftOnly: true}}},
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Filings: Compliance{DGDs: []DGDSubmitted{{UNNumber: "UN1089", CargoAircraftOnly: true}}}},
 			"known 3 120 0.7 for cargo aircraft only: UN1089"},
 		{"a shipment declaring lithium ion batteries in equipment is not",
-			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), DGDs: []DGDSubmitted{{UNNumber: "UN3481"}}}, "known 3 120 0.7"},
+			ManifestFacts{AWBNumber: "020-00000011", MAWB: mawbFrom("FRA"), Filings: Compliance{DGDs: []DGDSubmitted{{UNNumber: "UN3481"}}}}, "known 3 120 0.7"},
 	}
 	// A revised manifest of a flight that left with the shipment, which
 	// has left another airport since, keeps it.

@@ -118,7 +118,7 @@ func (s *Server) handleChangeFlight() handlerFunc {
 			if err := s.caughtUp(r, "what the flight has on board; its aircraft was not changed"); err != nil {
 				return err
 			}
-			onBoard := func(awb string) string { return s.shipmentFacts.ForManifest(awb).NoPassengerAircraft() }
+			onBoard := func(awb string) string { return s.shipmentFacts.Shipments.Compliance(awb).NoPassengerAircraft() }
 			res, err = s.commands.ChangeFlightAircraft(r.Context(), m, flightIDOf(r), aircraft, onBoard)
 		} else {
 			res, err = s.commands.ChangeFlightStatus(r.Context(), m, flightIDOf(r), status)

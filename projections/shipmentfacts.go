@@ -31,8 +31,7 @@ func (f ShipmentFacts) Ownership(awb string) domain.ShipmentOwnership {
 func (f ShipmentFacts) ForManifest(awb string) domain.ManifestFacts {
 	// The version first: the rest is at least as new.
 	facts := domain.ManifestFacts{AWBNumber: awb, Version: f.Shipments.Version(awb)}
-	filings := f.Shipments.Compliance(awb)
-	facts.MAWB, facts.DGDs, facts.CSD = f.Shipments.Waybills(awb).MAWB, filings.DGDs, filings.CSD
+	facts.MAWB, facts.Filings = f.Shipments.Waybills(awb).MAWB, f.Shipments.Compliance(awb)
 	for _, e := range f.Shipments.Timeline(awb) {
 		if e.IsStatus() {
 			facts.Statuses = append(facts.Statuses, e.Event)
