@@ -61,6 +61,9 @@ type eventsOptions struct {
 	since, until                 time.Time // zero: unbounded; both inclusive
 	follow                       bool
 	natsWait                     time.Duration // see storeFlags
+	// tenantCauses holds the ids of the events printed for --tenant, whose
+	// reactors' follow-ups are its too (see ofTenant).
+	tenantCauses map[string]bool
 }
 
 func runEvents(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -229,7 +232,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	fs.StringVar(&o.eventType, "event-type", "", "only events of this event `type`, such as QuoteRequested (a wrong one is refused with the list)")
 	fs.StringVar(&o.correlationID, "correlation-id", "", "only events of this correlation `id`: all that one request caused")
 	fs.StringVar(&o.actor, "actor", "", "only events caused by this `subject`: client:<id>, user:<name>, apikey:<key id>, reactor:<step> or system:<name>, as events print it")
-	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`: those its own requests stored (the reactors' follow-ups name none; --correlation-id finds them)")
+	fs.StringVar(&o.tenant, "tenant", "", "only events of this organisation `id`: those its own requests stored, and the reactors' follow-ups of those read")
 	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "first stream `sequence` to print")
 	fs.Uint64Var(&o.toSeq, "to-seq", 0, "last stream `sequence` to print")
 	since := fs.String("since", "", "only events that occurred at or after this `time`")
@@ -277,6 +280,7 @@ func parseEventsFlags(args []string, getenv func(string) string, stdout io.Write
 	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
 		return bad("--until %s is before --since %s", *until, *since)
 	}
+	o.tenantCauses = map[string]bool{}
 	return o, false, natsCredentialsWithoutURL("events", o)
 }
 
@@ -500,13 +504,32 @@ func exists(path string) bool {
 
 // matches applies the filters that are not subject filters.
 func (o eventsOptions) matches(r domain.Record) bool {
-	return (o.eventType == "" || r.Type == o.eventType) &&
+	// First: it follows chains of causes through events the others leave out.
+	ofTenant := o.tenant == "" || o.ofTenant(r)
+	return ofTenant && (o.eventType == "" || r.Type == o.eventType) &&
 		(o.correlationID == "" || r.CorrelationID == o.correlationID) &&
 		(o.actor == "" || r.Actor == o.actor) &&
-		(o.tenant == "" || r.Tenant == o.tenant) &&
 		(o.since.IsZero() || !momentOf(r).Before(o.since)) &&
 		(o.until.IsZero() || !momentOf(r).After(o.until))
 }
+
+// ofTenant reports whether r is --tenant's: stored by one of its requests,
+// or by a reactor in answer to one of those events, or to such an answer
+// (a quote priced, a booking confirmed, its quote accepted), which a
+// reactor stores under no organisation. A cause comes before its effects
+// in the stream, so one read finds both. The causation id, not the
+// correlation id, ties them: a client may send another's X-Request-Id.
+func (o eventsOptions) ofTenant(r domain.Record) bool {
+	mine := r.Tenant == o.tenant ||
+		r.Tenant == "" && strings.HasPrefix(r.Actor, reactorActor) && o.tenantCauses[r.CausationID]
+	if mine {
+		o.tenantCauses[r.EventID] = true
+	}
+	return mine
+}
+
+// reactorActor begins the actor of every event a reactor stores.
+const reactorActor = "reactor:"
 
 // eventLine is one line of output.
 type eventLine struct {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,63 @@ func TestEvents(t *testing.T) {
 	})
 }
 
+// TestATenantsEventsIncludeTheReactorsFollowUps: a reactor stores what it
+// does in answer to an organisation's request under no organisation;
+// --tenant follows the causation ids to it, through answers to answers,
+// and not to a follow-up of another organisation's request that shares
+// its correlation id (a client may send any X-Request-Id).
+func TestATenantsEventsIncludeTheReactorsFollowUps(t *testing.T) {
+	event := func(typ, id, eventID, causationID, actor, tenant string) testEvent {
+		return testEvent{domain.Aggregate{Type: typ, ID: id}, domain.Envelope{Type: "QuoteRequested", SchemaVersion: 1,
+			EventID: eventID, CorrelationID: "req-1", CausationID: causationID, Actor: actor, Tenant: tenant,
+			OccurredAt: at("2026-11-24T10:00:00Z"), Data: []byte(`{}`)}}
+	}
+	dir := t.TempDir()
+	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTestEvents(t, s, []testEvent{
+		event("booking", "b1", "e1", "", "client:f1", "f1"),        // the forwarder's booking
+		event("flight", "f-1", "e2", "e1", "reactor:bookings", ""), // capacity reserved for it
+		event("booking", "b1", "e3", "e1", "reactor:bookings", ""), // confirmed
+		event("quote", "q1", "e4", "e3", "reactor:bookings", ""),   // its quote accepted, in answer to the confirmation
+		event("booking", "b2", "e5", "", "client:f2", "f2"),        // another's, with the same X-Request-Id
+		event("booking", "b2", "e6", "e5", "reactor:bookings", ""), // and its confirmation
+		event("quote", "q1", "e7", "e1", "system:cargod", ""),      // no reactor's
+	})
+	s.Close()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string // event ids
+	}{
+		{"an organisation's", []string{"--tenant", "f1"}, []string{"e1", "e2", "e3", "e4"}},
+		{"another's", []string{"--tenant", "f2"}, []string{"e5", "e6"}},
+		{"of a type, through causes of another", []string{"--tenant", "f1", "--type", "quote"}, nil},
+		{"of an aggregate, with its causes", []string{"--tenant", "f1", "--type", "booking"}, []string{"e1", "e3"}},
+		{"from a sequence past its request", []string{"--tenant", "f1", "--from-seq", "2"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), append([]string{"events", "--data-dir", dir}, tt.args...)...)
+			if err != nil {
+				t.Fatalf("error %v; stderr %s", err, errOut)
+			}
+			var got []string
+			for line := range strings.Lines(out) {
+				var e struct{ EventID string }
+				if err := json.Unmarshal([]byte(line), &e); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, e.EventID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("printed %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestEventsDataDirInUse(t *testing.T) {
 	dir := dataDirWithEvents(t)
 	s, err := eventstore.Open(context.Background(), eventstore.Options{DataDir: dir})
@@ -353,7 +411,7 @@ func TestEventsUsageErrors(t *testing.T) {
 		{[]string{"--event-type", "quote.created"}, `is not an event type; one of: APIKeyCreated, APIKeyRevoked, AWBNumberReleased, AWBNumberUsed,`},
 		{[]string{"--from-seq", "5", "--to-seq", "2"}, "--from-seq 5 is after --to-seq 2"},
 		{[]string{"--to-seq", "0", "--follow"}, "--to-seq 0 is no sequence: the first is 1"},
-		{[]string{"--from-seq", "-1"}, `--from-seq "-1": not a whole number from 0`},
+		{[]string{"--from-seq", "-1"}, `--from-seq "-1": not a stream sequence: the first is 1`},
 		{[]string{"--since", "yesterday"}, `--since: "yesterday" is neither an RFC 3339 time`},
 		{[]string{"--until", "2026-13-01"}, "--until:"},
 		{[]string{"--since", "2026-11-25", "--until", "2026-11-24"}, "--until 2026-11-24 is before --since 2026-11-25"},
