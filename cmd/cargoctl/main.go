@@ -205,8 +205,8 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 	if f := fs.Lookup(name); f != nil && (why == "parse error" || why == "value out of range") {
 		if g, ok := f.Value.(flag.Getter); ok {
 			switch g.Get().(type) {
-			case uint, uint64:
-				why = "not a whole number from 0"
+			case uint, uint64: // every one a stream sequence
+				why = "not a stream sequence: the first is 1"
 			case int, int64:
 				why = "not a whole number"
 			case float64:

@@ -25,8 +25,8 @@ func TestAFlagThatCannotBeParsedIsNamedAsTheHelpNamesIt(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--seq", "abc"}, `--seq "abc": not a whole number from 0`},
-		{[]string{"--seq", "-1"}, `--seq "-1": not a whole number from 0`},
+		{[]string{"--seq", "abc"}, `--seq "abc": not a stream sequence: the first is 1`},
+		{[]string{"--seq", "-1"}, `--seq "-1": not a stream sequence: the first is 1`},
 		{[]string{"--seq", "99999999999999999999"}, `--seq "99999999999999999999": out of range`},
 		{[]string{"--count", "1.5"}, `--count "1.5": not a whole number`},
 		{[]string{"--wait", "soon"}, `--wait "soon": not a duration such as 30s or 2m`},
