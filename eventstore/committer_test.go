@@ -1278,3 +1278,175 @@ func TestASecondDecisionAfterTheSamePendingOneIsRefused(t *testing.T) {
 		t.Errorf("the aggregate holds %d events (%v), want x's and y's", len(recs), err)
 	}
 }
+
+// A decision decided after another on its aggregate shares the other's
+// batch while both fit the server's limit of 1,000 events; one that does
+// not fit goes in the next batch, expecting the other's last sequence.
+// Either way both are stored whole, one after the other.
+func TestAPipelineAtTheLimitOfABatchIsStoredWholeAndInOrder(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		first, second int
+		sameBatch     bool
+		secondAlone   bool // a single event: a plain publish, no batch id
+	}{
+		{name: "the two fill one batch exactly", first: 600, second: 400, sameBatch: true},
+		{name: "one event too many sends the second in the next batch", first: 600, second: 401},
+		{name: "a decision of the limit leaves no room for the one after it", first: 1000, second: 1, secondAlone: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openForTest(t, Options{DataDir: t.TempDir()})
+			ctx := context.Background()
+			agg := domain.Aggregate{Type: "flight", ID: "f1"}
+			first := decisionFor(t, s, agg, 0, decisionOf("first", tt.first))
+			second := decisionFor(t, s, agg, 0, decisionOf("second", tt.second))
+			second.after = first
+			if err := s.committer.handOver(ctx, first, second); err != nil {
+				t.Fatal(err)
+			}
+			total := uint64(tt.first + tt.second)
+			if a, b := outcomeOf(t, first), outcomeOf(t, second); a.err != nil || b.err != nil || a.last != uint64(tt.first) || b.last != total {
+				t.Fatalf("first = %+v, second = %+v; want them stored at %d and %d", a, b, tt.first, total)
+			}
+			batchOf := func(seq uint64) string {
+				m, err := s.stream.GetMsg(ctx, seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m.Header.Get(hdrBatchID)
+			}
+			one, two := batchOf(1), batchOf(uint64(tt.first+1))
+			switch {
+			case one == "" || batchOf(uint64(tt.first)) != one:
+				t.Errorf("the first decision's events are not one batch")
+			case tt.sameBatch && two != one:
+				t.Errorf("the second decision went in batch %q, not the first's %q", two, one)
+			case !tt.sameBatch && two == one:
+				t.Errorf("the second decision shares the first's batch, of %d events", total)
+			case tt.secondAlone != (two == ""):
+				t.Errorf("the second decision's batch is %q", two)
+			}
+			recs, err := s.Load(ctx, agg)
+			if err != nil || uint64(len(recs)) != total {
+				t.Fatalf("the aggregate has %d events (%v), want %d", len(recs), err, total)
+			}
+			for i, r := range recs {
+				want := fmt.Sprintf("first-e%d", i)
+				if i >= tt.first {
+					want = fmt.Sprintf("second-e%d", i-tt.first)
+				}
+				if r.EventID != want || r.Sequence != uint64(i+1) {
+					t.Fatalf("event at %d is %s, want %s at %d", r.Sequence, r.EventID, want, i+1)
+				}
+			}
+		})
+	}
+}
+
+// Two callers decide on the same state of an aggregate at the same
+// moment: both decisions reach the committer in one batch window. The
+// first is stored, with the decision of a third caller on another
+// aggregate, and the second, and only the second, is told of a conflict.
+func TestTwoDecisionsOnTheSameStateInOneBatchWindowConflictForTheSecondCallerOnly(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx := context.Background()
+	agg, other := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "quote", ID: "q1"}
+	if _, err := s.Append(ctx, agg, 0, decisionOf("created", 1)); err != nil {
+		t.Fatal(err)
+	}
+	first := decisionFor(t, s, agg, 1, decisionOf("first", 2))
+	second := decisionFor(t, s, agg, 1, decisionOf("second", 2))
+	third := decisionFor(t, s, other, 0, decisionOf("third", 2))
+	if err := s.committer.handOver(ctx, first, second, third); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(d *decision, agg domain.Aggregate) string {
+		seqs, err := (&pendingAppend{s: s, agg: agg, d: d}).Wait(ctx)
+		if errors.Is(err, domain.ErrAggregateChanged) {
+			return "conflict"
+		}
+		return fmt.Sprint(seqs, err)
+	}
+	if got := wait(first, agg) + " " + wait(second, agg) + " " + wait(third, other); got != "[2 3] <nil> conflict [4 5] <nil>" {
+		t.Errorf("first, second, third = %s; want [2 3], a conflict, [4 5]", got)
+	}
+	if recs, err := s.Load(ctx, agg); err != nil || len(recs) != 3 || recs[2].EventID != "first-e1" {
+		t.Errorf("the aggregate holds %d events (%v), want the first decision's after its creation", len(recs), err)
+	}
+}
+
+// A caller that gives up while its decision is being sent changes nothing
+// of the batch: the decision is stored whole, once, with the others of its
+// batch, and the caller's retry is told its sequences.
+func TestACallerThatGivesUpWhileItsBatchIsSentHasItStoredOnce(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	agg, other := domain.Aggregate{Type: "stock", ID: "s1"}, domain.Aggregate{Type: "quote", ID: "q1"}
+	gone, giveUp := context.WithCancel(context.Background())
+	defer giveUp()
+	d, err := newDecision(gone, s.subject(agg), 0, decisionOf("d", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := decisionFor(t, s, other, 0, decisionOf("beside", 2))
+	s.committer.betweenEvents = func(sent int, _ *nats.Msg) error {
+		if sent == 2 { // part way through the first decision
+			giveUp()
+		}
+		return nil
+	}
+	if err := s.committer.handOver(context.Background(), d, beside); err != nil {
+		t.Fatal(err)
+	}
+	if out := outcomeOf(t, beside); out.err != nil || out.last != 5 {
+		t.Fatalf("the decision beside it = %+v, want it stored at 4 and 5", out)
+	}
+	s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
+	s.committer.betweenEvents = nil
+	s.committer.mu.Unlock()
+	if _, err := (&pendingAppend{s: s, agg: agg, d: d}).Wait(gone); err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("the caller that gave up = %v, want its own cancellation or its sequences", err)
+	}
+	if seqs, err := s.Append(context.Background(), agg, 0, decisionOf("d", 3)); fmt.Sprint(seqs, err) != "[1 2 3] <nil>" {
+		t.Errorf("its retry = %v, %v; want the sequences of the first try, [1 2 3]", seqs, err)
+	}
+	if info, err := s.stream.Info(context.Background()); err != nil || info.State.Msgs != 5 {
+		t.Errorf("the stream holds %v events (%v), want 5: each decision once", info.State.Msgs, err)
+	}
+}
+
+// A decision across aggregates whose batch the server stored, its
+// acknowledgement lost: each part is told its sequences, as each finds its
+// own events stored where it expected them, and the decision sent again,
+// as its command's retry would, is told the same.
+func TestALostAcknowledgementOfADecisionAcrossAggregatesTellsEachPartItsSequences(t *testing.T) {
+	url, lossy := lossyServer(t)
+	s := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	ctx := context.Background()
+	nc, js := s.committer.nc, s.committer.js
+	lossyJS, err := jetstream.New(lossy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.committer.nc, s.committer.js = lossy, lossyJS // before the committer has work: no answer comes back
+	flight, ledger := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "ledger", ID: "l1"}
+	parts := []domain.Submission{{Aggregate: flight, Events: decisionOf("reserve", 1)}, {Aggregate: ledger, Events: decisionOf("use", 2)}}
+	ps, err := s.Submit(ctx, parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seqs := sequencesOf(t, ps); fmt.Sprint(seqs) != "[1 2 3]" {
+		t.Errorf("the parts = %v, want [1 2 3]", seqs)
+	}
+	s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
+	s.committer.nc, s.committer.js = nc, js
+	s.committer.mu.Unlock()
+	if ps, err = s.Submit(ctx, parts...); err != nil {
+		t.Fatal(err)
+	}
+	if seqs := sequencesOf(t, ps); fmt.Sprint(seqs) != "[1 2 3]" {
+		t.Errorf("the decision again = %v, want [1 2 3]", seqs)
+	}
+	if info, err := s.stream.Info(ctx); err != nil || info.State.Msgs != 3 {
+		t.Errorf("the stream holds %v events (%v), want 3", info.State.Msgs, err)
+	}
+}
