@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,7 +33,8 @@ const (
 )
 
 const (
-	// maxBatch is the server's limit on the messages of one atomic batch.
+	// maxBatch is the server's limit on the messages of one atomic batch,
+	// unless it is set lower (see committer.limit).
 	maxBatch = 1000
 	// commitTimeout bounds the wait for a batch's acknowledgement. A batch
 	// takes milliseconds; one sent to a cluster node that died gets no
@@ -186,6 +188,12 @@ type committer struct {
 	// subscription that heard nothing for a while, proof without asking
 	// the server that it missed something.
 	stored atomic.Uint64
+	// limit is the most events a batch holds: maxBatch, or less once the
+	// server refused a batch as larger than it takes (a server set with a
+	// smaller max_batch_size): batches of concurrent decisions that each
+	// fit it would otherwise all be refused. Only the committer's
+	// goroutine uses it.
+	limit int
 	// betweenEvents, if set, runs before each event of a batch after the
 	// first, next, is sent: tests inject faults there.
 	betweenEvents func(sent int, next *nats.Msg) error
@@ -212,7 +220,7 @@ func (s *Store) newCommitter(name string, obs Observer) (*committer, error) {
 		return nil, err
 	}
 	c := &committer{js: js, nc: nc, wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		stopped: make(chan struct{}), lastSeq: map[string]lastEvent{}, obs: obs}
+		stopped: make(chan struct{}), lastSeq: map[string]lastEvent{}, limit: maxBatch, obs: obs}
 	s.committersMu.Lock()
 	defer s.committersMu.Unlock()
 	if s.closing {
@@ -307,7 +315,7 @@ func (c *committer) run() {
 		// decision across aggregates is one caller's.
 		timer.Reset(linger)
 	more:
-		for len(waiting) < maxBatch && callers(waiting) < lastBatch {
+		for len(waiting) < c.limit && callers(waiting) < lastBatch {
 			select {
 			case <-c.wake:
 				waiting = append(waiting, c.take()...)
@@ -359,9 +367,10 @@ func (c *committer) refuse(waiting []*decision) {
 // stale are answered here: a single stale one would have the server reject
 // the whole batch. A batch holds at most one independent decision per
 // aggregate (the server checks a second expectation on a subject against
-// the first), followed by those decided after it, and at most maxBatch
-// events. The parts of a decision across aggregates go together or wait
-// together.
+// the first), followed by those decided after it, and at most c.limit
+// events (but for a first unit that alone has more, which the server then
+// refuses, saying why). The parts of a decision across aggregates go
+// together or wait together.
 func (c *committer) pick(waiting []*decision) (batch, rest []*decision) {
 	subjects := map[string]bool{}
 	picked := map[*decision]bool{}
@@ -431,7 +440,7 @@ func (c *committer) place(unit []*decision, picked map[*decision]bool, subjects 
 			return unitWaits
 		}
 	}
-	if events+size > maxBatch {
+	if events > 0 && events+size > c.limit {
 		return unitWaits
 	}
 	for _, d := range unit {
@@ -579,6 +588,14 @@ func (c *committer) commit(batch []*decision) {
 		// One decision spoiled the batch and the server does not say
 		// which: each goes again on its own, and meets its own fate.
 		c.oneByOne(batch)
+	case errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeBatchTooLarge && len(batch) > len(batch[0].unit()):
+		// The server takes smaller batches than maxBatch (its
+		// max_batch_size), and stored none of this one. Each decision
+		// goes again on its own, and the batches after it are cut to
+		// the server's limit. (One decision alone larger than that
+		// is answered with the error: no batch can store it.)
+		c.limit = min(c.limit, serverBatchLimit(apiErr, len(msgs)))
+		c.oneByOne(batch)
 	case errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeBatchIncomplete && len(batch) > len(batch[0].unit()):
 		// Some of the batch's messages did not reach the stream's leader
 		// (a new one, elected while they were sent), so the server stored
@@ -673,7 +690,20 @@ const (
 	errCodeBatchDuplicateID   jetstream.ErrorCode = 10201 // atomic publish batch contains duplicate message id
 	errCodeDuplicateInProcess jetstream.ErrorCode = 10158 // duplicate message id is in process
 	errCodeBatchIncomplete    jetstream.ErrorCode = 10176 // atomic publish batch is incomplete
+	errCodeBatchTooLarge      jetstream.ErrorCode = 10199 // atomic publish batch is too large: {size}
 )
+
+// serverBatchLimit is the most messages the server takes in one atomic
+// batch, as its refusal of a batch of sent messages as too large says
+// ("atomic publish batch is too large: 100"); half of sent if it does not
+// say, so that the batches shrink until they fit.
+func serverBatchLimit(refusal *jetstream.APIError, sent int) int {
+	_, size, _ := strings.Cut(refusal.Description, "too large: ")
+	if n, err := strconv.Atoi(strings.TrimSpace(size)); err == nil && n > 0 {
+		return n
+	}
+	return max(sent/2, 1)
+}
 
 func (c *committer) remember(subject string, last lastEvent) {
 	if len(c.lastSeq) >= maxKnownSubjects {

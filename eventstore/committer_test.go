@@ -231,7 +231,7 @@ func TestAStaleDecisionDoesNotStopTheOthersOfItsBatch(t *testing.T) {
 }
 
 func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) {
-	c := &committer{lastSeq: map[string]lastEvent{"x": {5, "x5"}, "y": {3, "y3"}}}
+	c := &committer{lastSeq: map[string]lastEvent{"x": {5, "x5"}, "y": {3, "y3"}}, limit: maxBatch}
 	d := func(subject string, expected uint64, events int) *decision {
 		msgs := make([]*nats.Msg, events)
 		for i := range msgs {
@@ -1448,5 +1448,60 @@ func TestALostAcknowledgementOfADecisionAcrossAggregatesTellsEachPartItsSequence
 	}
 	if info, err := s.stream.Info(ctx); err != nil || info.State.Msgs != 3 {
 		t.Errorf("the stream holds %v events (%v), want 3", info.State.Msgs, err)
+	}
+}
+
+// A NATS server may be set to take smaller atomic batches than the 1,000
+// messages it takes by default (jetstream { limits { max_batch_size } }).
+// Decisions that each fit its limit are stored, though together they do
+// not: first each on its own, then in batches cut to the server's limit.
+// A decision larger than the limit is refused alone.
+func TestDecisionsThatFitTheServersSmallerBatchLimitAreStored(t *testing.T) {
+	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, JetStreamLimits: server.JSLimitOpts{MaxBatchSize: 4}})
+	s := openForTest(t, Options{URL: srv.ClientURL(), Stream: "CARGO"})
+	ctx := context.Background()
+	batchOf := func(seq uint64) string {
+		m, err := s.stream.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Header.Get(hdrBatchID)
+	}
+	// Each round: three decisions of 2 events, 6 in all, stored at
+	// 6*round+1 to 6*round+6, and how their events were batched.
+	for round, want := range []string{"each alone", "the first two together"} {
+		var ds []*decision
+		for _, name := range []string{"a", "b", "c"} {
+			agg := domain.Aggregate{Type: "quote", ID: fmt.Sprint(name, round)}
+			ds = append(ds, decisionFor(t, s, agg, 0, decisionOf(fmt.Sprint(name, round), 2)))
+		}
+		if err := s.committer.handOver(ctx, ds...); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if out := outcomeOf(t, d); out.err != nil {
+				t.Fatalf("round %d: %s = %v, want it stored: its 2 events fit the server's limit of 4", round, d.subject, out.err)
+			}
+		}
+		first := uint64(6*round + 1)
+		got := "each alone"
+		if batchOf(first) == batchOf(first+2) {
+			got = "the first two together"
+		}
+		if got != want || batchOf(first+2) == batchOf(first+4) {
+			t.Errorf("round %d: batches of %q, %q, %q; want %s", round, batchOf(first), batchOf(first+2), batchOf(first+4), want)
+		}
+	}
+	big := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "big"}, 0, decisionOf("big", 5))
+	small := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "small"}, 0, decisionOf("small", 2))
+	if err := s.committer.handOver(ctx, big, small); err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *jetstream.APIError
+	if out := outcomeOf(t, big); !errors.As(out.err, &apiErr) || apiErr.ErrorCode != errCodeBatchTooLarge {
+		t.Errorf("a decision of 5 events = %+v, want the server's refusal", out)
+	}
+	if out := outcomeOf(t, small); out.err != nil {
+		t.Errorf("the decision after it = %v, want it stored", out.err)
 	}
 }
