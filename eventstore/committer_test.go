@@ -1505,3 +1505,44 @@ func TestDecisionsThatFitTheServersSmallerBatchLimitAreStored(t *testing.T) {
 		t.Errorf("the decision after it = %v, want it stored", out.err)
 	}
 }
+
+// A store closed while a batch is being sent lets that batch finish, and
+// answers the decisions handed over behind it as refused, without sending
+// them; a decision submitted once it is closed is refused at once.
+func TestClosingTheStoreFinishesTheBatchInFlightAndRefusesTheDecisionsBehindIt(t *testing.T) {
+	s, err := Open(context.Background(), Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sending := make(chan struct{})
+	s.committer.betweenEvents = func(int, *nats.Msg) error {
+		close(sending)
+		<-s.committer.stop // the batch goes on once Close has begun
+		return nil
+	}
+	inFlight := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "a"}, 0, decisionOf("a", 2))
+	if err := s.committer.handOver(ctx, inFlight); err != nil {
+		t.Fatal(err)
+	}
+	<-sending
+	var behind []*decision
+	for _, name := range []string{"b", "c"} {
+		behind = append(behind, decisionFor(t, s, domain.Aggregate{Type: "quote", ID: name}, 0, decisionOf(name, 1)))
+	}
+	if err := s.committer.handOver(ctx, behind...); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if out := outcomeOf(t, inFlight); out.err != nil || out.last != 2 {
+		t.Errorf("the decision in flight = %+v, want it stored at 1 and 2", out)
+	}
+	for _, d := range behind {
+		if out := outcomeOf(t, d); !errors.Is(out.err, errClosed) {
+			t.Errorf("%s, handed over behind it = %+v, want it refused as the store closed", d.subject, out)
+		}
+	}
+	if _, err := s.Submit(ctx, domain.Submission{Aggregate: domain.Aggregate{Type: "quote", ID: "d"}, Events: decisionOf("d", 1)}); !errors.Is(err, errClosed) {
+		t.Errorf("a decision submitted after Close = %v, want it refused as the store closed", err)
+	}
+}
