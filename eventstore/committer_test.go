@@ -1492,17 +1492,18 @@ func TestDecisionsThatFitTheServersSmallerBatchLimitAreStored(t *testing.T) {
 			t.Errorf("round %d: batches of %q, %q, %q; want %s", round, batchOf(first), batchOf(first+2), batchOf(first+4), want)
 		}
 	}
-	big := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "big"}, 0, decisionOf("big", 5))
-	small := decisionFor(t, s, domain.Aggregate{Type: "quote", ID: "small"}, 0, decisionOf("small", 2))
-	if err := s.committer.handOver(ctx, big, small); err != nil {
+	// A decision larger than the limit fails alone, as too large: no
+	// retry cures it.
+	ps, err := s.Submit(ctx, domain.Submission{Aggregate: domain.Aggregate{Type: "quote", ID: "big"}, Events: decisionOf("big", 5)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	var apiErr *jetstream.APIError
-	if out := outcomeOf(t, big); !errors.As(out.err, &apiErr) || apiErr.ErrorCode != errCodeBatchTooLarge {
-		t.Errorf("a decision of 5 events = %+v, want the server's refusal", out)
+	small := submitOne(t, s, domain.Submission{Aggregate: domain.Aggregate{Type: "quote", ID: "small"}, Events: decisionOf("small", 2)})
+	if _, err := ps[0].Wait(ctx); domain.ErrorCode(err) != domain.PayloadTooLarge {
+		t.Errorf("a decision of 5 events = %v, want payload_too_large", err)
 	}
-	if out := outcomeOf(t, small); out.err != nil {
-		t.Errorf("the decision after it = %v, want it stored", out.err)
+	if seqs, err := small.Wait(ctx); err != nil || len(seqs) != 2 {
+		t.Errorf("the decision after it = %v, %v; want it stored", seqs, err)
 	}
 }
 

@@ -809,7 +809,8 @@ func (s *Store) fits(d *decision) error {
 func (p *pendingAppend) Done() <-chan struct{} { return p.d.settled }
 
 // Wait returns the stream sequence of each event of p once they are
-// stored, or domain.ErrAggregateChanged.
+// stored, or domain.ErrAggregateChanged; a decision larger than the NATS
+// server takes in one atomic batch fails with domain.PayloadTooLarge.
 func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	out := p.d.wait(ctx)
 	if out.err != nil && !out.known && !unsent(out.err) && ctx.Err() == nil {
@@ -819,9 +820,22 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 			out = outcome{last: last}
 		}
 	}
+	var apiErr *jetstream.APIError
 	switch {
 	case errors.Is(out.err, errWrongLast):
 		return nil, domain.ErrAggregateChanged
+	case errors.As(out.err, &apiErr) && apiErr.ErrorCode == errCodeBatchTooLarge:
+		// Alone in its batch, and more than the server takes in one (a
+		// server set with a smaller max_batch_size): no retry cures it.
+		// Passed on as it came, it was a server error, an "internal
+		// error" 500 that told the client nothing; a decision with a
+		// message too large for the server is refused so (see fits).
+		events := 0
+		for _, d := range p.d.unit() {
+			events += len(d.msgs)
+		}
+		return nil, domain.Errorf(domain.PayloadTooLarge, "the change is too large to store: %d events in one decision, where the NATS server takes at most %d in one atomic batch (its max_batch_size)",
+			events, serverBatchLimit(apiErr, events))
 	case out.err != nil && ctx.Err() == nil:
 		err := fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 		if full(err) {
