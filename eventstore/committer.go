@@ -520,9 +520,11 @@ func lastID(d *decision) string {
 	return d.msgs[len(d.msgs)-1].Header.Get(jetstream.MsgIDHeader)
 }
 
-// commit stores a batch and answers its decisions. It never sends a batch
-// twice: after a lost acknowledgement nobody knows whether it was stored,
-// and the callers find out by reading the aggregates' last events.
+// commit stores a batch and answers its decisions. A batch whose
+// acknowledgement was lost is never sent again: nobody knows whether it
+// was stored, and the callers find out by reading the aggregates' last
+// events. One the server refused, storing none of it, goes again
+// decision by decision.
 func (c *committer) commit(batch []*decision) {
 	if len(batch) == 0 {
 		return
@@ -724,9 +726,9 @@ func (c *committer) remember(subject string, last lastEvent) {
 // stream's leader got it. The server has no route to the leader yet, as
 // for a stream just made on a cluster (its leader's interest comes after
 // the answer to the creation: seen once in many runs of the queue's
-// cluster test), or the stream is electing one. (nats.go tries a plain
-// publish twice more, a quarter of a second apart, and a batch not at
-// all.)
+// cluster test), or the stream is electing one. This loop is the only
+// retry: publishOne turns nats.go's own tries of a plain publish off, and
+// nats.go has none for a batch.
 func (c *committer) publish(msgs []*nats.Msg) (last uint64, duplicate bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()

@@ -282,7 +282,7 @@ func TestPickTakesOneDecisionPerAggregateAndAnswersKnownConflicts(t *testing.T) 
 		{name: "the batch stops at the server's limit of events",
 			waiting: []*decision{d("a", 0, 600), d("b", 0, 600), d("c", 0, 400)}, batch: []int{0, 2}, rest: []int{1}},
 		{name: "jobs of a queue, without expectations, share a batch though they share a subject",
-			waiting: []*decision{job("q"), job("q"), d("q", 0, 1)}, batch: []int{0, 1, 2}},
+			waiting: []*decision{job("q"), job("q"), job("q")}, batch: []int{0, 1, 2}},
 		{name: "a decision whose caller gave up is dropped", waiting: []*decision{gone, d("b", 0, 1)},
 			batch: []int{1}, answered: map[int]error{0: context.Canceled}},
 		{name: "decisions decided one after another on an aggregate share a batch",

@@ -602,9 +602,10 @@ func listenSeed(path string) (string, error) {
 // accepts on its listen address, or "" when it listens in-process only.
 func (s *Store) ListenNkey() string { return s.listenNkey }
 
-// Close drains the connection, so in-flight publishes finish, and stops
-// the embedded server. Calls after the first, or beside it, wait for it
-// and do nothing more.
+// Close has each committer finish the batch it has in flight and refuse
+// the decisions behind it, drains the store's own connection (its reads,
+// subscriptions and buckets), and stops the embedded server. Calls after
+// the first, or beside it, wait for it and do nothing more.
 func (s *Store) Close() {
 	s.closeOnce.Do(s.close)
 }
