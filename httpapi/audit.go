@@ -211,11 +211,16 @@ func (s *Server) handleAuditLogs() handlerFunc {
 func timeWindow(q url.Values, p *domain.Problems) (from, to time.Time) {
 	from, _ = timeParam(q.Get("from"), "from", p)
 	to, day := timeParam(q.Get("to"), "to", p)
-	if !from.IsZero() && !to.IsZero() && to.Before(from) {
-		p.Add("to", domain.CodeInvalidDate, "must not be before from")
-	}
+	// A date as to ends with its day, and is compared with from so: from
+	// within that day is in order (from=2026-06-21T12:00:00Z&to=2026-06-21
+	// is the afternoon), where its midnight refused it.
+	last := to
 	if day {
 		to = to.AddDate(0, 0, 1)
+		last = to.Add(-time.Nanosecond)
+	}
+	if !from.IsZero() && !last.IsZero() && last.Before(from) {
+		p.Add("to", domain.CodeInvalidDate, "must not be before from")
 	}
 	return from, to
 }

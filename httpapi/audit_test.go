@@ -43,6 +43,8 @@ func TestADateAsToTakesThatDayIn(t *testing.T) {
 		{"2026-06-21", "2026-06-21", "2026-06-21T00:00:00Z", "2026-06-22T00:00:00Z"},
 		{"2026-06-21T10:00:00Z", "2026-06-21T12:00:00Z", "2026-06-21T10:00:00Z", "2026-06-21T12:00:00Z"},
 		{"", "2026-12-31", "0001-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
+		{"2026-06-21T12:00:00Z", "2026-06-21", "2026-06-21T12:00:00Z", "2026-06-22T00:00:00Z"},
+		{"2026-06-21T23:59:59.999999999Z", "2026-06-21", "2026-06-21T23:59:59Z", "2026-06-22T00:00:00Z"},
 	} {
 		var p domain.Problems
 		from, to := timeWindow(url.Values{"from": {tt.from}, "to": {tt.to}}, &p)
@@ -53,11 +55,26 @@ func TestADateAsToTakesThatDayIn(t *testing.T) {
 }
 
 // A date as to is compared with from as the day it is: the day before
-// from is refused, as it was before the day was taken in.
+// from is refused, as it was before the day was taken in, and so is a
+// date-time from after that day; one within it is not.
 func TestADateAsToBeforeFromIsRefused(t *testing.T) {
-	var p domain.Problems
-	timeWindow(url.Values{"from": {"2026-06-22"}, "to": {"2026-06-21"}}, &p)
-	if len(p) != 1 || p[0].Field != "to" || p[0].Code != domain.CodeInvalidDate {
-		t.Errorf("from=2026-06-22&to=2026-06-21: %v, want INVALID_DATE on to", p)
+	for _, tt := range []struct {
+		name, from, to string
+		refused        bool
+	}{
+		{"the day before a date", "2026-06-22", "2026-06-21", true},
+		{"the day before a date-time", "2026-06-22T00:00:00Z", "2026-06-21", true},
+		{"the day before a date-time given with its offset", "2026-06-22T01:00:00+01:00", "2026-06-21", true},
+		{"the day of a date-time", "2026-06-21T12:00:00Z", "2026-06-21", false},
+		{"the day of a date-time given with its offset", "2026-06-22T01:00:00+02:00", "2026-06-21", false},
+		{"a date-time before a date-time", "2026-06-21T12:00:00Z", "2026-06-21T11:59:59Z", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p domain.Problems
+			timeWindow(url.Values{"from": {tt.from}, "to": {tt.to}}, &p)
+			if refused := len(p) > 0; refused != tt.refused || (refused && (len(p) != 1 || p[0].Field != "to" || p[0].Code != domain.CodeInvalidDate)) {
+				t.Errorf("from=%s&to=%s: %v, want refused (INVALID_DATE on to): %v", tt.from, tt.to, p, tt.refused)
+			}
+		})
 	}
 }
