@@ -60,13 +60,11 @@ var discrepancyCodes = map[string]string{
 }
 
 // eventDateTolerance is how far in the future an event may be dated:
-// clocks of handling systems drift. eventDateHorizon is how far back: an
-// air waybill's life is days to weeks, so a date a year old is a typo or
-// a zero date, and would sort before everything the shipment did.
-const (
-	eventDateTolerance = 15 * time.Minute
-	eventDateHorizon   = 366 * 24 * time.Hour
-)
+// clocks of handling systems drift. How far back is a year, a calendar
+// one (see pastDateTime): an air waybill's life is days to weeks, so a
+// date more than a year old is a typo or a zero date, and would sort
+// before everything the shipment did.
+const eventDateTolerance = 15 * time.Minute
 
 // dateTimePattern is the shape of a date-time a client may send, as the
 // OpenAPI document's pattern says: RFC 3339 with a fraction of a second
@@ -108,12 +106,24 @@ func pastDateTime(p *Problems, field, value string, now time.Time) time.Time {
 	case !ok:
 	case t.After(now.Add(eventDateTolerance)):
 		p.Add(field, CodeInvalidDate, "must not be in the future")
-	case t.Before(now.Add(-eventDateHorizon)):
+	case t.Before(yearBefore(now.UTC())):
 		p.Add(field, CodeInvalidDate, "must not be more than a year ago")
 	default:
 		return t
 	}
 	return time.Time{}
+}
+
+// yearBefore is the same moment a calendar year before t, as the README
+// says "a year ago": not 366 days, which took a date a year and a day old
+// in a year after no 29 February. A year before 29 February is the 28th,
+// where Go's AddDate makes it 1 March, and would refuse the day between.
+func yearBefore(t time.Time) time.Time {
+	y := t.AddDate(-1, 0, 0)
+	if y.Month() != t.Month() {
+		y = y.AddDate(0, 0, -y.Day())
+	}
+	return y
 }
 
 // KnownStatus tells whether code is an IATA status code and discrepancy,

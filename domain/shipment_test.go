@@ -41,6 +41,11 @@ func TestDecideRecordStatus(t *testing.T) {
 		{"a one-digit hour", func(c *RecordStatus) { c.EventDate = "2026-11-25T9:00:00Z" }, "INVALID_DATE eventDate"},
 		{"zero date", func(c *RecordStatus) { c.EventDate = "0001-01-01T00:00:00Z" }, "INVALID_DATE eventDate"},
 		{"more than a year ago", func(c *RecordStatus) { c.EventDate = "2025-11-24T10:00:00Z" }, "INVALID_DATE eventDate"},
+		{"a year ago to the second", func(c *RecordStatus) { c.EventDate = "2025-11-25T12:00:00Z" }, "RCS"},
+		{"a year and a second ago", func(c *RecordStatus) { c.EventDate = "2025-11-25T11:59:59Z" }, "INVALID_DATE eventDate"},
+		{"a year and a day ago, written with an offset", func(c *RecordStatus) { c.EventDate = "2025-11-25T01:00:00+14:00" }, "INVALID_DATE eventDate"},
+		{"15 minutes ahead to the second", func(c *RecordStatus) { c.EventDate = "2026-11-25T12:15:00Z" }, "RCS"},
+		{"15 minutes and a second ahead", func(c *RecordStatus) { c.EventDate = "2026-11-25T12:15:01Z" }, "INVALID_DATE eventDate"},
 		{"qualifier and code disagree", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "DIS/OFLD", "MSCA" }, "MISMATCH discrepancyCode"},
 		{"qualifier and code agree", func(c *RecordStatus) { c.EventType, c.DiscrepancyCode = "DIS/OFLD", "ofld" }, "DIS_OFLD"},
 		{"negative pieces", func(c *RecordStatus) { c.Pieces = new(-1) }, "INVALID_RANGE pieces"},
@@ -64,6 +69,34 @@ func TestDecideRecordStatus(t *testing.T) {
 		if e.XFSUCode() != tt.want || e.Location != "FRA" || e.EventDate.Location() != time.UTC {
 			t.Errorf("%s = %+v, want %s", tt.name, e, tt.want)
 		}
+	}
+}
+
+// A status's or a screening's date may be a year old, as the calendar
+// counts it, and no older; on 29 February a year ago is the 28th.
+func TestADateMayBeAYearOldAsTheCalendarCountsIt(t *testing.T) {
+	for _, tt := range []struct {
+		name, now, date string
+		refused         bool
+	}{
+		{"a year ago to the second", "2026-11-25T12:00:00Z", "2025-11-25T12:00:00Z", false},
+		{"a year and a second ago", "2026-11-25T12:00:00Z", "2025-11-25T11:59:59Z", true},
+		{"a year after a 29 February, its 28th", "2029-02-28T12:00:00Z", "2028-02-28T12:00:00Z", false},
+		{"a year after a 29 February, its 29th", "2029-02-28T12:00:00Z", "2028-02-29T12:00:00Z", false},
+		{"on a 29 February, the 28th a year before", "2028-02-29T12:00:00Z", "2027-02-28T12:00:00Z", false},
+		{"on a 29 February, the 1st of March a year before", "2028-02-29T12:00:00Z", "2027-03-01T11:00:00Z", false},
+		{"on a 29 February, the 27th a year before", "2028-02-29T12:00:00Z", "2027-02-27T12:00:00Z", true},
+		{"on 1 March after a 29 February, the 1st a year before", "2028-03-01T12:00:00Z", "2027-03-01T12:00:00Z", false},
+		{"on 1 March after a 29 February, the 28th a year before", "2028-03-01T12:00:00Z", "2027-02-28T12:00:00Z", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			now, _ := time.Parse(time.RFC3339, tt.now)
+			var p Problems
+			pastDateTime(&p, "eventDate", tt.date, now)
+			if refused := len(p) > 0; refused != tt.refused {
+				t.Errorf("%s at %s: %v, want refused: %v", tt.date, tt.now, p, tt.refused)
+			}
+		})
 	}
 }
 
