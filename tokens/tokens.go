@@ -77,6 +77,11 @@ var (
 	errWrongType  = domain.Errorf(domain.InvalidToken, "the access token's typ must be JWT, as issued")
 	errHighS      = domain.Errorf(domain.InvalidToken, "the access token's signature must be in low-S form, as issued: request a new token")
 	errNoExpiry   = domain.Errorf(domain.InvalidToken, "the access token has no expiry (exp)")
+	// An expired token is the commonest refusal, and the one a client
+	// cures by itself: "invalid or expired" left it to guess whether its
+	// credentials, the signing key or the clock were wrong. Only a token
+	// whose signature checked out is said to be expired.
+	errExpired = domain.Errorf(domain.InvalidToken, "the access token has expired: get a new one (POST /api/auth/token)")
 )
 
 // An Authority issues access tokens and verifies the ones signed with its
@@ -259,6 +264,9 @@ func (a *Authority) verify(raw string, now time.Time) (Claims, error) {
 		jwt.WithRequiredClaim("org"),
 		jwt.WithRequiredClaim("role"),
 	)
+	if errors.Is(err, jwt.ErrTokenExpired()) {
+		return Claims{}, errExpired
+	}
 	if err != nil {
 		return Claims{}, err
 	}
@@ -289,15 +297,11 @@ func (a *Authority) verify(raw string, now time.Time) (Claims, error) {
 		expires = end
 	}
 	if !now.Before(expires.Add(ClockSkew)) {
-		return Claims{}, errOutlived
+		return Claims{}, errExpired
 	}
 	demo, _ := tok.PrivateClaims()["demo"].(bool)
 	return Claims{Principal: p, Demo: demo, ID: tok.JwtID(), IssuedAt: iat, Expires: expires}, nil
 }
-
-// errOutlived is the error of a token older than the lifetime configured
-// now.
-var errOutlived = errors.New("token older than the access token lifetime (CARGO_TOKEN_TTL)")
 
 // tokenID is a token's jti: a UUIDv7 (RFC 9562), whose first 48 bits are
 // the millisecond it was issued. Revocations compare issue times, and

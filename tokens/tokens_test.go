@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -134,5 +135,63 @@ func TestIDReadsATokensJTIWithoutVerifying(t *testing.T) {
 	}
 	if _, err := ID("not-a-token"); err == nil {
 		t.Error("ID of no token succeeded")
+	}
+}
+
+// A token past its lifetime is refused saying it has expired, which the
+// client cures by getting a new one, where "invalid or expired" left it
+// to guess; up to the clock skew past it, it is still taken. A token
+// that is not authentic is not said to be expired.
+func TestAnExpiredTokenIsRefusedSayingItHasExpired(t *testing.T) {
+	key, err := GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := New(key, "cargostream", 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := New(key, "cargostream", time.Minute) // the same key, after CARGO_TOKEN_TTL was shortened
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	p := domain.Principal{Subject: "client:acme", OrganizationID: "acme", Role: domain.RoleForwarder}
+	raw, _, err := short.Issue(p, false, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outlived, _, err := long.Issue(p, false, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expired *domain.Error
+	if !errors.As(errExpired, &expired) {
+		t.Fatal("errExpired is no refusal")
+	}
+	for _, c := range []struct {
+		name, token string
+		at          time.Time
+		want        string // the refusal's message, "" for accepted, "-" for another refusal
+	}{
+		{"just before its exp", raw, now.Add(time.Minute - time.Second), ""},
+		{"at its exp, within the clock skew", raw, now.Add(time.Minute), ""},
+		{"at its exp and the clock skew", raw, now.Add(time.Minute + ClockSkew), expired.Message},
+		{"an hour past its exp", raw, now.Add(time.Hour), expired.Message},
+		{"past the lifetime configured now, though its exp is a day", outlived, now.Add(time.Hour), expired.Message},
+		{"past its exp, and not authentic", raw[:len(raw)-2] + "AA", now.Add(time.Hour), "-"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := short.Verify(c.token, c.at)
+			var refusal *domain.Error
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want == "-" && (err == nil || errors.As(err, &refusal) && refusal.Message == expired.Message):
+				t.Errorf("= %v, want refused otherwise than as expired", err)
+			case c.want != "" && c.want != "-" && !(errors.As(err, &refusal) && refusal.Code == domain.InvalidToken && refusal.Message == c.want):
+				t.Errorf("= %v, want invalid_token %q", err, c.want)
+			}
+		})
 	}
 }

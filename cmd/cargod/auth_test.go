@@ -189,7 +189,7 @@ func TestUnauthenticatedRequestsAre401(t *testing.T) {
 		{"truncated token", map[string]string{"Authorization": "Bearer " + good[:len(good)-5]}, "the access token is invalid or expired"},
 		{"expired", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder {
 			return b.IssuedAt(time.Now().Add(-3 * time.Hour)).Expiration(time.Now().Add(-2 * time.Hour))
-		}), serverKey)}, "the access token is invalid or expired"},
+		}), serverKey)}, "the access token has expired"},
 		{"wrong issuer", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Issuer("evil") }), serverKey)}, "the access token is invalid or expired"},
 		{"wrong audience", map[string]string{"Authorization": "Bearer " + sign(claims(func(b *jwt.Builder) *jwt.Builder { return b.Audience([]string{"other"}) }), serverKey)}, "the access token is invalid or expired"},
 		{"signed by another key", map[string]string{"Authorization": "Bearer " + sign(claims(same), otherKey)}, "the access token is invalid or expired"},
