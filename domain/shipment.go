@@ -99,7 +99,7 @@ func dateTime(p *Problems, field, value string) (t time.Time, ok bool) {
 }
 
 // pastDateTime reads the date-time of something that happened: an RFC
-// 3339 date-time, not in the future, not more than a year before now.
+// 3339 date-time, at most eventDateTolerance ahead, not more than a year before now.
 func pastDateTime(p *Problems, field, value string, now time.Time) time.Time {
 	t, ok := dateTime(p, field, value)
 	switch {
