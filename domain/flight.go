@@ -35,6 +35,7 @@ var flightTransitions = map[string][]string{
 var (
 	flightNumberPattern = regexp.MustCompile(`^([A-Z0-9]{2})([0-9]{1,4}[A-Z]?)$`)
 	clockPattern        = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	utcOffsetPattern    = regexp.MustCompile(`^[+-]([01][0-9]|2[0-3]):[0-5][0-9]$`)
 	// An ICAO type designator (B748) or IATA code (74N), or a freighter
 	// variant (B748F): letters and digits, nothing a timetable would not
 	// print.
@@ -95,6 +96,10 @@ type Flight struct {
 	// flight departed and arrived, zero before.
 	DepartedAt time.Time
 	ArrivedAt  time.Time
+
+	// ArrivalUTCOffset is the offset the airline gave its arrival time,
+	// "" for none (see atOffset).
+	ArrivalUTCOffset string
 }
 
 // PublishedAircraft is an aircraft type and the capacity offered on it.
@@ -108,8 +113,14 @@ type PublishedAircraft struct {
 // local date and time at the destination; the zero time when those do
 // not make one (a time zone this server does not know).
 func (f Flight) ArrivesAt() time.Time {
-	var ignored Problems // the schedule was checked when published
-	return localTime(&ignored, "", f.ArrivalDate, f.ArrivalTime, f.DestinationZone).UTC()
+	return arrivesAt(f.ArrivalDate, f.ArrivalTime, f.ArrivalUTCOffset, f.DestinationZone)
+}
+
+// arrivesAt is a scheduled arrival in UTC (see localTime), of a schedule
+// checked when it was published.
+func arrivesAt(date, clock, offset, zone string) time.Time {
+	var ignored Problems
+	return localTime(&ignored, "", date, clock, offset, zone).UTC()
 }
 
 // Exists reports whether the flight has been scheduled.
@@ -278,6 +289,12 @@ type FlightScheduled struct {
 	CapacityKg      float64   `json:"capacityKg"`
 	CapacityM3      float64   `json:"capacityM3"`
 	ScheduledAt     time.Time `json:"scheduledAt"`
+
+	// The UTC offsets the airline gave its local times, if any: on the
+	// night the clocks go back they tell which of an hour shown twice is
+	// meant (see atOffset).
+	DepartureUTCOffset string `json:"departureUtcOffset,omitempty"`
+	ArrivalUTCOffset   string `json:"arrivalUtcOffset,omitempty"`
 }
 
 func (FlightScheduled) EventType() string  { return "FlightStatusScheduled" }
@@ -357,6 +374,11 @@ type ScheduleFlight struct {
 	CapacityKg    *float64
 	CapacityM3    *float64
 	At            time.Time
+
+	// DepartureUTCOffset and ArrivalUTCOffset ("+01:00"; "" for none) say
+	// which instant a local time shown twice is (see atOffset).
+	DepartureUTCOffset string
+	ArrivalUTCOffset   string
 }
 
 // CanonicalFlightNumber writes a flight number one way: upper case,
@@ -410,6 +432,7 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 		Origin:       strings.ToUpper(strings.TrimSpace(c.Origin)), Destination: strings.ToUpper(strings.TrimSpace(c.Destination)),
 		DepartureDate: c.DepartureDate, DepartureTime: c.DepartureTime,
 		ArrivalDate: c.ArrivalDate, ArrivalTime: c.ArrivalTime,
+		DepartureUTCOffset: strings.TrimSpace(c.DepartureUTCOffset), ArrivalUTCOffset: strings.TrimSpace(c.ArrivalUTCOffset),
 		AircraftType: strings.ToUpper(strings.TrimSpace(c.AircraftType)), ScheduledAt: c.At,
 	}
 	if m := flightNumberPattern.FindStringSubmatch(e.FlightNumber); m == nil {
@@ -419,10 +442,10 @@ func (c ScheduleFlight) Normalise(prefix string, ref Lookup) (FlightScheduled, e
 	}
 	from, to := checkRoute(&p, ref, prefix, e.Origin, e.Destination)
 	e.OriginZone, e.DestinationZone = from.Timezone, to.Timezone
-	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.OriginZone)
-	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.DestinationZone)
+	dep := localTime(&p, prefix+"departure", e.DepartureDate, e.DepartureTime, e.DepartureUTCOffset, e.OriginZone)
+	arr := localTime(&p, prefix+"arrival", e.ArrivalDate, e.ArrivalTime, e.ArrivalUTCOffset, e.DestinationZone)
 	if !dep.IsZero() && !arr.IsZero() {
-		checkFlightDuration(&p, prefix+"arrivalTime", dep, arr, localTimesInUTC(dep, arr))
+		checkFlightDuration(&p, prefix+"arrivalTime", dep, arr, localTimesInUTC(e, dep, arr))
 	}
 	// A timetable runs up to a year ahead; a flight may be published a
 	// few days late (a charter that flew), not years off.
@@ -488,8 +511,9 @@ func checkFlightDuration(p *Problems, field string, dep, arr time.Time, departur
 	}
 }
 
-// localTime reads a local date and time at an airport.
-func localTime(p *Problems, field, date, clock, zone string) time.Time {
+// localTime reads a local date and time at an airport, at the UTC offset
+// given for it ("" for none; see atOffset).
+func localTime(p *Problems, field, date, clock, offset, zone string) time.Time {
 	day, err := time.Parse(time.DateOnly, date)
 	if err != nil {
 		p.Add(field+"Date", CodeInvalidDate, "must be a date as YYYY-MM-DD")
@@ -510,18 +534,44 @@ func localTime(p *Problems, field, date, clock, zone string) time.Time {
 	if t.Format("15:04") != clock { // Go moves a time the clocks skip
 		p.Add(field+"Time", CodeInvalidValue, "%s does not exist on %s in %s: the clocks go forward then", clock, date, zone)
 	}
-	return firstShown(t)
+	return atOffset(p, field, t, offset)
 }
 
-// firstShown is the first instant whose local clock shows what t's
-// shows. When the clocks go back, the hour before is shown twice, and Go
-// takes either (the later east of Greenwich, the earlier west of it), so
-// the same timetable line would be an hour apart in Frankfurt and in New
-// York: the first, as a clock on the wall shows it first, is taken
-// everywhere.
-func firstShown(t time.Time) time.Time {
-	return slices.MinFunc(shownAt(t), time.Time.Compare)
+// atOffset is the instant whose local clock shows what t's shows at the
+// UTC offset given ("+01:00"), or, given none, the first. When the clocks
+// go back, the hour before is shown twice, first in summer time: a flight
+// leaving at 02:30 that night leaves at one of two instants an hour apart,
+// and only an offset tells which, as SSIM timetables give one beside each
+// local time. Go takes either (the later east of Greenwich, the earlier
+// west of it), so the same timetable line would be an hour apart in
+// Frankfurt and in New York: without an offset the first, as a clock on
+// the wall shows it first, is taken everywhere. An offset the airport's
+// clock does not have then is refused.
+func atOffset(p *Problems, field string, t time.Time, offset string) time.Time {
+	shown := shownAt(t)
+	slices.SortFunc(shown, time.Time.Compare)
+	if offset == "" {
+		return shown[0]
+	}
+	if !utcOffsetPattern.MatchString(offset) {
+		p.Add(field+"UtcOffset", CodeInvalidFormat, "must be a UTC offset as +HH:MM or -HH:MM, such as +01:00")
+		return time.Time{}
+	}
+	var offsets []string
+	for _, at := range shown {
+		if at.Format(utcOffsetLayout) == offset {
+			return at
+		}
+		offsets = append(offsets, at.Format(utcOffsetLayout))
+	}
+	p.Add(field+"UtcOffset", CodeMismatch, "is %s, but %s on %s in %s is at UTC%s", offset, t.Format("15:04"), t.Format(time.DateOnly),
+		t.Location(), strings.Join(offsets, " or UTC"))
+	return time.Time{}
 }
+
+// utcOffsetLayout writes a UTC offset as timetables give it: +01:00,
+// -05:00, +00:00.
+const utcOffsetLayout = "-07:00"
 
 // shownAt is every instant whose local clock shows what t's shows, t
 // among them: two when t is in the hour the clocks show twice.
@@ -545,13 +595,16 @@ func shownAt(t time.Time) []time.Time {
 // first: across the date line, or on the night the clocks go back, local
 // times in order may still arrive before the departure ("both local
 // times" alone left the sender to find why).
-func localTimesInUTC(dep, arr time.Time) string {
+func localTimesInUTC(e FlightScheduled, dep, arr time.Time) string {
 	s := fmt.Sprintf("both local times: in UTC it departs at %s and arrives at %s",
 		dep.UTC().Format(time.RFC3339), arr.UTC().Format(time.RFC3339))
-	for _, t := range []time.Time{dep, arr} {
-		if len(shownAt(t)) > 1 {
-			s += fmt.Sprintf("; %s comes twice on %s in %s and is taken as the first, in summer time",
-				t.Format("15:04"), t.Format(time.DateOnly), t.Location())
+	for _, lt := range []struct {
+		t             time.Time
+		offset, field string
+	}{{dep, e.DepartureUTCOffset, "departureUtcOffset"}, {arr, e.ArrivalUTCOffset, "arrivalUtcOffset"}} {
+		if lt.offset == "" && len(shownAt(lt.t)) > 1 {
+			s += fmt.Sprintf("; %s comes twice on %s in %s and is taken as the first, in summer time (%s names the other)",
+				lt.t.Format("15:04"), lt.t.Format(time.DateOnly), lt.t.Location(), lt.field)
 		}
 	}
 	return s
@@ -566,6 +619,15 @@ func DecideScheduleFlight(f Flight, e FlightScheduled) ([]Event, error) {
 	if f.Origin != e.Origin || f.Destination != e.Destination || f.DepartureTime != e.DepartureTime ||
 		f.ArrivalDate != e.ArrivalDate || f.ArrivalTime != e.ArrivalTime {
 		return nil, Errorf(Conflict, "flight %s is already scheduled with another schedule", e.FlightID)
+	}
+	// A timetable that gives UTC offsets says which instants it means: a
+	// local time the clocks show twice, sent at the other offset than the
+	// one on record, is another schedule. (Without one, the local times
+	// are the schedule, as they were before offsets were taken.)
+	arrives, arrivesSent := f.ArrivesAt(), arrivesAt(e.ArrivalDate, e.ArrivalTime, e.ArrivalUTCOffset, e.DestinationZone)
+	if e.DepartureUTCOffset != "" && !e.DepartsAt.Equal(f.DepartsAt) || e.ArrivalUTCOffset != "" && !arrivesSent.Equal(arrives) {
+		return nil, Errorf(Conflict, "flight %s is already scheduled to depart at %s and arrive at %s (UTC), not at %s and %s as sent: its local times at other UTC offsets",
+			e.FlightID, f.DepartsAt.Format(time.RFC3339), arrives.Format(time.RFC3339), e.DepartsAt.Format(time.RFC3339), arrivesSent.Format(time.RFC3339))
 	}
 	// A timetable sent again names the aircraft the flight was published
 	// with, or, from an airline system that knows of a change made since
@@ -830,7 +892,7 @@ func EvolveFlight(f Flight, e Event) Flight {
 			ID: e.FlightID, Carrier: e.Carrier, AWBPrefix: e.AWBPrefix, FlightNumber: e.FlightNumber,
 			Origin: e.Origin, Destination: e.Destination, DepartureDate: e.DepartureDate, DepartureTime: e.DepartureTime,
 			ArrivalDate: e.ArrivalDate, ArrivalTime: e.ArrivalTime, OriginZone: e.OriginZone, DestinationZone: e.DestinationZone,
-			DepartsAt: e.DepartsAt, AircraftType: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3,
+			ArrivalUTCOffset: e.ArrivalUTCOffset, DepartsAt: e.DepartsAt, AircraftType: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3,
 			Published: PublishedAircraft{Type: e.AircraftType, CapacityKg: e.CapacityKg, CapacityM3: e.CapacityM3},
 			Status:    FlightStatusScheduled, Reservations: map[string]Reservation{},
 		}

@@ -569,6 +569,30 @@ func TestScheduleFlightNormalise(t *testing.T) {
 			c.Origin, c.Destination = "JFK", "FRA"
 			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-11-07", "01:30", "2027-11-07", "14:30"
 		}, "2027-11-07T05:30:00Z"},
+		// A UTC offset, as SSIM gives one beside each local time, names
+		// which of the two it is.
+		{"at a time the clocks repeat, at the offset of its second showing", func(c *ScheduleFlight) {
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-10-31", "02:30", "2027-10-31", "05:30"
+			c.DepartureUTCOffset = "+01:00"
+		}, "2027-10-31T01:30:00Z"},
+		{"at a time the clocks repeat, at the offset of its first showing", func(c *ScheduleFlight) {
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-10-31", "02:30", "2027-10-31", "05:30"
+			c.DepartureUTCOffset = "+02:00"
+		}, "2027-10-31T00:30:00Z"},
+		{"at a time the clocks repeat west of Greenwich, at the offset of its second showing", func(c *ScheduleFlight) {
+			c.Origin, c.Destination = "JFK", "FRA"
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-11-07", "01:30", "2027-11-07", "14:30"
+			c.DepartureUTCOffset = "-05:00"
+		}, "2027-11-07T06:30:00Z"},
+		{"at a time the clocks repeat, at an offset its airport has neither time", func(c *ScheduleFlight) {
+			c.DepartureDate, c.DepartureTime, c.ArrivalDate, c.ArrivalTime = "2027-10-31", "02:30", "2027-10-31", "05:30"
+			c.DepartureUTCOffset = "+03:00"
+		}, "MISMATCH departureUtcOffset"},
+		{"at the offset of its airport, with white space", func(c *ScheduleFlight) { c.DepartureUTCOffset = " +01:00 " }, "2027-03-27T09:05:00Z"},
+		{"at an offset its airport's clock does not have then", func(c *ScheduleFlight) { c.DepartureUTCOffset = "+02:00" }, "MISMATCH departureUtcOffset"},
+		{"at an offset that is no offset", func(c *ScheduleFlight) { c.DepartureUTCOffset = "+1" }, "INVALID_FORMAT departureUtcOffset"},
+		{"at an offset of no clock", func(c *ScheduleFlight) { c.DepartureUTCOffset = "+25:00" }, "INVALID_FORMAT departureUtcOffset"},
+		{"arriving at an offset its airport's clock does not have then (New York is in summer time)", func(c *ScheduleFlight) { c.ArrivalUTCOffset = "-05:00" }, "MISMATCH arrivalUtcOffset"},
 		{"a few days late", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2026-11-20", "2026-11-20" }, "2026-11-20T09:05:00Z"},
 		{"long past", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "2020-01-01", "2020-01-01" }, "INVALID_DATE departureDate"},
 		{"years ahead", func(c *ScheduleFlight) { c.DepartureDate, c.ArrivalDate = "9999-12-31", "9999-12-31" }, "INVALID_DATE departureDate"},
@@ -610,7 +634,12 @@ func TestAScheduleArrivingBeforeItsDepartureSaysWhenItsLocalTimesAreInUTC(t *tes
 		{"into the hour the clocks show twice", "2027-10-31", "02:30", "2027-10-31", "01:25", "LHR",
 			"INVALID_VALUE arrivalTime: the arrival must be after the departure (both local times: in UTC it departs at " +
 				"2027-10-31T00:30:00Z and arrives at 2027-10-31T00:25:00Z; 02:30 comes twice on 2027-10-31 in Europe/Berlin and " +
-				"is taken as the first, in summer time; 01:25 comes twice on 2027-10-31 in Europe/London and is taken as the first, in summer time)"},
+				"is taken as the first, in summer time (departureUtcOffset names the other); 01:25 comes twice on 2027-10-31 in Europe/London and " +
+				"is taken as the first, in summer time (arrivalUtcOffset names the other))"},
+		{"into the hour the clocks show twice, at the offset of its second showing", "2027-10-31", "02:30", "2027-10-31", "01:25", "LHR",
+			"INVALID_VALUE arrivalTime: the arrival must be after the departure (both local times: in UTC it departs at " +
+				"2027-10-31T01:30:00Z and arrives at 2027-10-31T00:25:00Z; 01:25 comes twice on 2027-10-31 in Europe/London and " +
+				"is taken as the first, in summer time (arrivalUtcOffset names the other))"},
 		{"longer than any cargo flight", "2027-03-27", "10:00", "2027-03-28", "09:00", "JFK",
 			"INVALID_VALUE arrivalTime: must be at most 22 hours after the departure (both local times: in UTC it departs at " +
 				"2027-03-27T09:00:00Z and arrives at 2027-03-28T13:00:00Z): no cargo flight lasts longer"},
@@ -620,11 +649,58 @@ func TestAScheduleArrivingBeforeItsDepartureSaysWhenItsLocalTimesAreInUTC(t *tes
 			c := ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH8400", Origin: "FRA", Destination: tt.to,
 				DepartureDate: tt.depDate, DepartureTime: tt.depTime, ArrivalDate: tt.arrDate, ArrivalTime: tt.arrTime,
 				AircraftType: "B77F", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+			if strings.Contains(tt.name, "second showing") {
+				c.DepartureUTCOffset = "+01:00"
+			}
 			_, err := c.Normalise("", zonedAirports{})
 			if got := statusChangeOutcome(nil, err); got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// A flight that lands in the hour the clocks show twice, in its second
+// showing, is published with the arrival's UTC offset, and is that flight
+// from then on: its arrival, and a timetable sent again with or without
+// the offset; sent at the other offset, it is another schedule.
+func TestAFlightLandingInTheHourShownTwiceLandsAtTheOffsetItWasGiven(t *testing.T) {
+	// LHR 01:30 BST to FRA 02:15 CET: 45 minutes, landing once the
+	// clocks in Frankfurt have gone back.
+	c := ScheduleFlight{Carrier: "LH", AWBPrefix: "020", FlightNumber: "LH4711", Origin: "LHR", Destination: "FRA",
+		DepartureDate: "2027-10-31", DepartureTime: "01:30", ArrivalDate: "2027-10-31", ArrivalTime: "02:15",
+		AircraftType: "B77F", At: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+	if _, err := c.Normalise("", zonedAirports{}); problemOf(err) != "INVALID_VALUE arrivalTime" {
+		t.Fatalf("without an offset: %v, want the arrival refused as before the departure (in summer time, 00:15 UTC)", err)
+	}
+	c.ArrivalUTCOffset = "+02:30"
+	want := "MISMATCH arrivalUtcOffset: is +02:30, but 02:15 on 2027-10-31 in Europe/Berlin is at UTC+02:00 or UTC+01:00"
+	if _, err := c.Normalise("", zonedAirports{}); statusChangeOutcome(nil, err) != want {
+		t.Errorf("at an offset Frankfurt has not then: %s, want %s", statusChangeOutcome(nil, err), want)
+	}
+	c.ArrivalUTCOffset = "+01:00"
+	e, err := c.Normalise("", zonedAirports{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := given(EvolveFlight, e)
+	if got := f.ArrivesAt().Format(time.RFC3339); got != "2027-10-31T01:15:00Z" {
+		t.Errorf("arrives at %s, want 2027-10-31T01:15:00Z", got)
+	}
+	for _, tt := range []struct {
+		name, offset string
+		want         string // "" for no change, or the error's code
+	}{
+		{"sent again at its offset", "+01:00", ""},
+		{"sent again without one", "", ""},
+		{"sent again at the other", "+02:00", "conflict"},
+	} {
+		again := e
+		again.ArrivalUTCOffset = tt.offset
+		events, err := DecideScheduleFlight(f, again)
+		if got := outcomeOf(events, err, func(FlightScheduled) string { return "scheduled" }); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

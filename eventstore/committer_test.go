@@ -1082,6 +1082,26 @@ func countRequests(t *testing.T, s *Store, api string) func(least int) int {
 // may do anything, and lossy, who may publish but whose subscriptions
 // (the reply inbox among them) are refused, so that every reply to it is
 // lost. It returns the URL for app and a connection as lossy.
+// storeWhoseAcknowledgementsAreLost opens a store on a lossy server
+// whose committer, until answered is called, publishes through the
+// connection that hears no answer (see lossyServer).
+func storeWhoseAcknowledgementsAreLost(t *testing.T) (s *Store, answered func()) {
+	t.Helper()
+	url, lossy := lossyServer(t)
+	s = openForTest(t, Options{URL: url, Stream: "CARGO"})
+	nc, js := s.committer.nc, s.committer.js
+	lossyJS, err := jetstream.New(lossy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.committer.nc, s.committer.js = lossy, lossyJS // before the committer has work
+	return s, func() {
+		s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
+		s.committer.nc, s.committer.js = nc, js
+		s.committer.mu.Unlock()
+	}
+}
+
 func lossyServer(t *testing.T) (string, *nats.Conn) {
 	t.Helper()
 	srv := natstest.Start(t, &server.Options{Port: server.RANDOM_PORT, Users: []*server.User{
@@ -1149,15 +1169,8 @@ func TestDecisionsTriedOneByOneAreNotSentOnceTheServerStopsAnswering(t *testing.
 // sequences, the first too, though its events are not the aggregate's
 // last; and so is the first decision sent again, as a retry would.
 func TestALostAcknowledgementOfADecisionWithAFollowerInItsBatchTellsBothTheirSequences(t *testing.T) {
-	url, lossy := lossyServer(t)
-	s := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	s, answered := storeWhoseAcknowledgementsAreLost(t)
 	ctx := context.Background()
-	nc, js := s.committer.nc, s.committer.js
-	lossyJS, err := jetstream.New(lossy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.committer.nc, s.committer.js = lossy, lossyJS // before the committer has work
 	agg := domain.Aggregate{Type: "flight", ID: "f1"}
 	x := decisionFor(t, s, agg, 0, decisionOf("x", 2))
 	l := decisionFor(t, s, agg, 0, decisionOf("l", 1))
@@ -1170,9 +1183,7 @@ func TestALostAcknowledgementOfADecisionWithAFollowerInItsBatchTellsBothTheirSeq
 	if fmt.Sprint(seqsX, errX, seqsL, errL) != "[1 2] <nil> [3] <nil>" {
 		t.Errorf("x = %v, %v; l = %v, %v; want [1 2] and [3]", seqsX, errX, seqsL, errL)
 	}
-	s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
-	s.committer.nc, s.committer.js = nc, js
-	s.committer.mu.Unlock()
+	answered()
 	if seqs, err := s.Append(ctx, agg, 0, decisionOf("x", 2)); fmt.Sprint(seqs, err) != "[1 2] <nil>" {
 		t.Errorf("x again = %v, %v; want its sequences [1 2]", seqs, err)
 	}
@@ -1419,15 +1430,8 @@ func TestACallerThatGivesUpWhileItsBatchIsSentHasItStoredOnce(t *testing.T) {
 // own events stored where it expected them, and the decision sent again,
 // as its command's retry would, is told the same.
 func TestALostAcknowledgementOfADecisionAcrossAggregatesTellsEachPartItsSequences(t *testing.T) {
-	url, lossy := lossyServer(t)
-	s := openForTest(t, Options{URL: url, Stream: "CARGO"})
+	s, answered := storeWhoseAcknowledgementsAreLost(t)
 	ctx := context.Background()
-	nc, js := s.committer.nc, s.committer.js
-	lossyJS, err := jetstream.New(lossy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.committer.nc, s.committer.js = lossy, lossyJS // before the committer has work: no answer comes back
 	flight, ledger := domain.Aggregate{Type: "flight", ID: "f1"}, domain.Aggregate{Type: "ledger", ID: "l1"}
 	parts := []domain.Submission{{Aggregate: flight, Events: decisionOf("reserve", 1)}, {Aggregate: ledger, Events: decisionOf("use", 2)}}
 	ps, err := s.Submit(ctx, parts...)
@@ -1437,9 +1441,7 @@ func TestALostAcknowledgementOfADecisionAcrossAggregatesTellsEachPartItsSequence
 	if seqs := sequencesOf(t, ps); fmt.Sprint(seqs) != "[1 2 3]" {
 		t.Errorf("the parts = %v, want [1 2 3]", seqs)
 	}
-	s.committer.mu.Lock() // the committer's goroutine takes the lock before its next batch
-	s.committer.nc, s.committer.js = nc, js
-	s.committer.mu.Unlock()
+	answered()
 	if ps, err = s.Submit(ctx, parts...); err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,18 @@ type flightRequest struct {
 	AircraftType  string   `json:"aircraftType"`
 	CapacityKg    *float64 `json:"capacityKg"`
 	CapacityM3    *float64 `json:"capacityM3"`
+
+	// Not in the spec: the UTC offsets of the local times, which name the
+	// instant of a time the clocks show twice (see domain.ScheduleFlight).
+	DepartureUTCOffset string `json:"departureUtcOffset"`
+	ArrivalUTCOffset   string `json:"arrivalUtcOffset"`
 }
 
 // command is the flight to schedule that f asks for.
 func (f flightRequest) command() domain.ScheduleFlight {
 	return domain.ScheduleFlight{FlightNumber: f.FlightNumber, Origin: f.Origin, Destination: f.Destination,
 		DepartureDate: f.DepartureDate, DepartureTime: f.DepartureTime, ArrivalDate: f.ArrivalDate, ArrivalTime: f.ArrivalTime,
+		DepartureUTCOffset: f.DepartureUTCOffset, ArrivalUTCOffset: f.ArrivalUTCOffset,
 		AircraftType: f.AircraftType, CapacityKg: f.CapacityKg, CapacityM3: f.CapacityM3}
 }
 

@@ -1059,6 +1059,54 @@ func TestABookingShowsThePriceItWasConfirmedAtToWhoeverMaySeeIt(t *testing.T) {
 // An airline whose organisation an admin disabled takes no bookings: a
 // booking on an option it priced before is refused at once, 409, as on a
 // flight closed; it was filed, and rejected moments later.
+// nextNightSummerTimeEnds is the next date, from tomorrow on, on which
+// the clocks in zone go back (the hour before is shown twice).
+func nextNightSummerTimeEnds(t *testing.T, zone string) string {
+	t.Helper()
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for day := time.Now().In(loc).AddDate(0, 0, 1); ; day = day.AddDate(0, 0, 1) {
+		midnight := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+		_, before := midnight.Zone()
+		if _, after := midnight.Add(24 * time.Hour).Zone(); after < before {
+			return midnight.Format(time.DateOnly)
+		}
+	}
+}
+
+// A flight landing in Frankfurt in the hour its clocks show twice, the
+// second time, is published with the arrival's UTC offset, and lands
+// then; an offset Frankfurt's clock does not have then is refused.
+func TestAFlightIsPublishedAtTheUTCOffsetOfItsLocalTimes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil)
+	lh := s.demoToken(t, "demo-airline-lh")
+	date := nextNightSummerTimeEnds(t, "Europe/Berlin")
+	// LHR 01:30 in summer time to FRA 02:15 in winter time: 45 minutes.
+	flight := func(offset string) map[string]any {
+		return map[string]any{"flightNumber": "LH4711", "origin": "LHR", "destination": "FRA", "departureDate": date,
+			"departureTime": "01:30", "arrivalDate": date, "arrivalTime": "02:15", "arrivalUtcOffset": offset, "aircraftType": "A333"}
+	}
+	s.runCases(t, "POST", []apiCase{
+		{"without its offset, landing before it left", lh, "/api/flights", flight(""), 400, "arrivalTime:INVALID_VALUE"},
+		{"at an offset Frankfurt's clock does not have then", lh, "/api/flights", flight("+02:30"), 400, "arrivalUtcOffset:MISMATCH"},
+		{"at an offset that is none", lh, "/api/flights", flight("1 hour"), 400, "arrivalUtcOffset:INVALID_FORMAT"},
+		{"at the offset of winter time", lh, "/api/flights", flight("+01:00"), 201, ""},
+		{"sent again", lh, "/api/flights", flight("+01:00"), 201, ""},
+		{"sent again at the offset of summer time, landing before it left", lh, "/api/flights", flight("+02:00"), 400, "arrivalTime:INVALID_VALUE"},
+	})
+	again := flight("+01:00")
+	again["departureUtcOffset"] = "+01:00" // London's summer time: the departure on record
+	s.runCases(t, "POST", []apiCase{{"sent again with both offsets", lh, "/api/flights", again, 201, ""}})
+	var got struct{ DepartsAt, ArrivesAt time.Time }
+	s.do(t, request{method: "GET", path: "/api/flights/LH4711-" + date, token: lh}).json(t, &got)
+	if d := got.ArrivesAt.Sub(got.DepartsAt); d != 45*time.Minute {
+		t.Errorf("departs at %s and arrives at %s: %s, want 45 minutes", got.DepartsAt, got.ArrivesAt, d)
+	}
+}
+
 func TestABookingOnTheFlightOfADisabledAirlineIsRefused(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir(), nil)
