@@ -1104,8 +1104,11 @@ func (d *Dispatcher) post(ctx context.Context, w domain.Webhook, j job) (int, ti
 	if errors.Is(err, errRefusedTarget) {
 		// The error names the address dialled: where the host points
 		// now is the operator's to learn, not the subscriber's, whose
-		// delivery log shows the error (see Guard.Check).
-		d.Log.Warn("webhook target refused", "webhook", w.ID, "err", err)
+		// delivery log shows the error (see Guard.Check). The URL it
+		// names is the one shown: Go's client hides the password of
+		// the user information, not the user, which may be the
+		// credential itself.
+		d.Log.Warn("webhook target refused", "webhook", w.ID, "err", withShownURL(err, w))
 		return 0, 0, fmt.Errorf("%s is not allowed: a webhook target must be reachable on the public internet", req.URL.Hostname())
 	}
 	if err != nil {

@@ -1497,6 +1497,43 @@ func TestARefusedConnectionToAnInternalAddressIsLoggedWithoutTheAddress(t *testi
 	}
 }
 
+// The operator's log names the address a refused connection was to, but
+// not the URL's user information: Go's client hides the password of the
+// URL in its error, not the user, which is a credential of the receiver's
+// too (a token given as the user alone, https://sk_live_…@hooks.example).
+func TestARefusedConnectionIsLoggedWithoutTheURLsUserInformation(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("a delivery reached a loopback receiver with private targets not allowed")
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	tests := []struct {
+		name     string
+		userInfo string
+	}{
+		{"a user and a password", "hookuser:hook-password-1"},
+		{"a user alone", "sk_live_hook-token-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sealer := testSealer(t)
+			var logged bytes.Buffer
+			d := &Dispatcher{Sealer: sealer, Guard: Guard{}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
+			d.client = d.newClient(1)
+			w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: "http://localhost:" + port + "/hooks",
+				SealedUserInfo: sealer.Seal(tt.userInfo), SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+			d.attempt(context.Background(), w, job{DeliveryID: "x", WebhookID: "hook", EventName: "webhook.ping", Body: []byte(`{}`)}, 1)
+			if !strings.Contains(logged.String(), "webhook target refused") {
+				t.Fatalf("logged %s, want the refusal", logged.String())
+			}
+			user, _, _ := strings.Cut(tt.userInfo, ":")
+			if strings.Contains(logged.String(), user) || !strings.Contains(logged.String(), "xxxxx@localhost") {
+				t.Errorf("logged %s, want the URL with xxxxx for its user information", logged.String())
+			}
+		})
+	}
+}
+
 // An answer's status is all an attempt needs: a receiver that answers 200
 // and then trickles its body has the delivery done within a second, not
 // once its body ends or the attempt times out. (The timeout here is an
