@@ -151,6 +151,34 @@ func (v *Vault) Get(ctx context.Context, name string, generate func() ([]byte, e
 	}
 }
 
+// Reseal seals with the current key every secret in the bucket that is
+// not sealed with it, and returns how many secrets the bucket holds, all
+// now sealed with the current key. Get seals only the secrets a start
+// reads: one that no setting asks for (the generated signing key of an
+// installation that now sets its own) would be left sealed with a key
+// being replaced, and lost with it.
+func (v *Vault) Reseal(ctx context.Context) (int, error) {
+	names, err := v.bucket.Keys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, name := range names {
+		_, err := v.Get(ctx, name, func() ([]byte, error) { return nil, errGone })
+		if errors.Is(err, errGone) {
+			continue // deleted meanwhile: there is nothing to seal
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// errGone is Reseal's generate: a secret it listed is no longer stored.
+var errGone = errors.New("vault: the secret is no longer stored")
+
 // open returns the secret a stored value holds, and why it must be sealed
 // again: "" when it is sealed with the current key.
 func (v *Vault) open(name string, stored []byte) (secret []byte, why string, err error) {

@@ -403,3 +403,65 @@ func TestParseKey(t *testing.T) {
 		}
 	}
 }
+
+// TestReseal: a vault given the key being replaced seals again every
+// secret the bucket holds, not only those it is asked for, and a secret
+// that opens with neither key stops it, naming the secret.
+func TestReseal(t *testing.T) {
+	ctx := context.Background()
+	store := storetest.Open(t)
+	old, current := newKey(), newKey()
+	secret := []byte("a secret no setting asks for")
+	tests := []struct {
+		name    string
+		stored  map[string][]byte // nil: secret sealed with old under its name
+		keys    vault.Keys
+		want    int
+		errText string
+	}{
+		{name: "every secret sealed with the previous key is sealed with the current one",
+			stored: map[string][]byte{"s": nil, "t": nil}, keys: vault.Keys{Current: current, Previous: old}, want: 2},
+		{name: "a plaintext secret of an earlier version is sealed too",
+			stored: map[string][]byte{"s": nil, "u": secret}, keys: vault.Keys{Current: current, Previous: old}, want: 2},
+		{name: "secrets sealed with the current key already stay as they are",
+			stored: map[string][]byte{"s": nil}, keys: vault.Keys{Current: old}, want: 1},
+		{name: "an empty bucket has nothing to seal", keys: vault.Keys{Current: current, Previous: old}, want: 0},
+		{name: "a wrong previous key is refused, naming the secret",
+			stored: map[string][]byte{"s": nil}, keys: vault.Keys{Current: current, Previous: newKey()}, errText: "s was sealed with another key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stored := map[string][]byte{}
+			for k, v := range tt.stored {
+				if v == nil {
+					v = sealedWith(t, store, old, k, secret)
+				}
+				stored[k] = v
+			}
+			b := newBucket(t, store, stored)
+			before := contents(t, b)
+			v, err := vault.New(b, tt.keys, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := v.Reseal(ctx)
+			if tt.errText != "" {
+				if !errors.Is(err, vault.ErrWrongKey) || !strings.Contains(err.Error(), tt.errText) {
+					t.Fatalf("err = %v, want %v with %q", err, vault.ErrWrongKey, tt.errText)
+				}
+				if after := contents(t, b); !sameContents(after, before) {
+					t.Errorf("the bucket changed: %v, before %v", after, before)
+				}
+				return
+			}
+			if err != nil || n != tt.want {
+				t.Fatalf("Reseal = %d, %v; want %d secrets", n, err, tt.want)
+			}
+			for name := range tt.stored {
+				if opened := opens(t, b, tt.keys.Current, name); !bytes.Equal(opened, secret) {
+					t.Errorf("%s opens to %q with the current key, want %q", name, opened, secret)
+				}
+			}
+		})
+	}
+}

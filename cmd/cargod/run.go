@@ -153,6 +153,11 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}
 
 	secrets := sync.OnceValues(func() (*vault.Vault, error) { return openVault(ctx, store, cfg, log) })
+	if len(cfg.SecretsPrevious) > 0 {
+		if err := resealSecrets(ctx, log, secrets, cfg); err != nil {
+			return err
+		}
+	}
 	signingKey, err := sharedKey(ctx, log, secrets, cfg, []byte(cfg.SigningKey), "token-signing-key", tokens.GenerateSigningKey)
 	if err != nil {
 		return err
@@ -419,6 +424,28 @@ func sharedKey(ctx context.Context, log *slog.Logger, secrets func() (*vault.Vau
 		return err
 	})
 	return key, sealingKeyAdvice(err, cfg)
+}
+
+// resealSecrets seals every secret of the bucket with the current sealing
+// key, as CARGO_SECRETS_PREVIOUS_KEY asks: those this start reads, and
+// those it does not (with CARGO_SIGNING_KEY and CARGO_WEBHOOK_KEY set, it
+// reads none), which the key being replaced would otherwise take with it
+// when the operator deletes it. The log says when that key can go.
+func resealSecrets(ctx context.Context, log *slog.Logger, secrets func() (*vault.Vault, error), cfg config.Config) error {
+	v, err := secrets()
+	if err != nil {
+		return err
+	}
+	var n int
+	err = untilAvailable(ctx, log, "sealing the secrets with the current key", func() (err error) {
+		n, err = v.Reseal(ctx)
+		return err
+	})
+	if err != nil {
+		return sealingKeyAdvice(err, cfg)
+	}
+	log.Info("vault: every secret kept in JetStream is sealed with the current key: CARGO_SECRETS_PREVIOUS_KEY can be removed", "secrets", n)
+	return nil
 }
 
 // untilAvailable runs step, a part of the start that reads or writes the

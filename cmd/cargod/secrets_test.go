@@ -264,6 +264,44 @@ func TestAMissingOrWrongSealingKeyStopsTheStart(t *testing.T) {
 	openSecrets(t, dir, keyFile)
 }
 
+// A sealing key is replaced as the README says on an installation that
+// sets CARGO_SIGNING_KEY and CARGO_WEBHOOK_KEY, and so reads no secret of
+// the bucket: the generated keys it kept from before are sealed again all
+// the same (they were left sealed with the old key, lost once the operator
+// deleted it), and the log says that the previous key can go.
+func TestReplacingTheSealingKeySealsAgainTheSecretsNoSettingReads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	startServer(t, dir, nil).stop() // generates the signing and webhook keys
+	keyFile := filepath.Join(dir, secretsKeyFile)
+	oldFile := keyFile + ".old"
+	if err := os.Rename(keyFile, oldFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, []byte(newSecretsKey()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signingKey, err := tokens.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startReplica(dir, map[string]string{"CARGO_SIGNING_KEY": string(signingKey), "CARGO_WEBHOOK_KEY": newSecretsKey(),
+		"CARGO_SECRETS_PREVIOUS_KEY_FILE": oldFile, "CARGO_LOG_LEVEL": "info"})
+	r.base(t)
+	r.stop()
+	<-r.done
+	if r.err != nil {
+		t.Fatalf("cargod ended with %v", r.err)
+	}
+	if want := `"msg":"vault: every secret kept in JetStream is sealed with the current key: CARGO_SECRETS_PREVIOUS_KEY can be removed","secrets":2`; !strings.Contains(r.stderr.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, r.stderr.String())
+	}
+	secrets := openSecrets(t, dir, keyFile)
+	if len(secrets) != 2 {
+		t.Errorf("the bucket holds %d secrets, want the signing and webhook keys", len(secrets))
+	}
+}
+
 func equalSecrets(a, b map[string][]byte) bool {
 	if len(a) != len(b) {
 		return false
