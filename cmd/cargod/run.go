@@ -501,6 +501,11 @@ func sealingKeyAdvice(err error, cfg config.Config) error {
 			"or set CARGO_SIGNING_KEY and CARGO_WEBHOOK_KEY", err)
 	case errors.Is(err, vault.ErrNoKey):
 		return fmt.Errorf("%w: restore %s from a backup, or set CARGO_SECRETS_KEY to the key the secrets were sealed with", err, keyFile)
+	case errors.Is(err, vault.ErrWrongKey) && len(cfg.SecretsPrevious) > 0:
+		// Not "give the old one as CARGO_SECRETS_PREVIOUS_KEY": the
+		// operator did, and it is not the old one.
+		return fmt.Errorf("%w (it opens neither with %s nor with CARGO_SECRETS_PREVIOUS_KEY): set CARGO_SECRETS_PREVIOUS_KEY to the key the secrets "+
+			"were sealed with, the key file or CARGO_SECRETS_KEY before it was replaced", err, currentKeyName(cfg))
 	case errors.Is(err, vault.ErrWrongKey) && len(cfg.SecretsKey) > 0:
 		return fmt.Errorf("%w (the key is CARGO_SECRETS_KEY): set the key the secrets were sealed with, as on the other replicas; %s", err, changingKeys)
 	case errors.Is(err, vault.ErrWrongKey):
@@ -508,6 +513,15 @@ func sealingKeyAdvice(err error, cfg config.Config) error {
 			err, keyFile, changingKeys)
 	}
 	return err
+}
+
+// currentKeyName names where the sealing key is: CARGO_SECRETS_KEY, or the
+// key file.
+func currentKeyName(cfg config.Config) string {
+	if len(cfg.SecretsKey) > 0 {
+		return "CARGO_SECRETS_KEY"
+	}
+	return filepath.Join(cfg.DataDir, secretsKeyFile)
 }
 
 // replacedWebhookKey is the webhook key being replaced

@@ -246,6 +246,13 @@ func TestAMissingOrWrongSealingKeyStopsTheStart(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(newKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A previous key that is not the old one is named as such: the
+	// advice to give the old one as the previous key misled an operator
+	// who had.
+	err = startFails(t, dir, with("CARGO_SECRETS_PREVIOUS_KEY", newSecretsKey()))
+	if want := "nor with CARGO_SECRETS_PREVIOUS_KEY): set CARGO_SECRETS_PREVIOUS_KEY to the key the secrets were sealed with"; !strings.Contains(err.Error(), want) {
+		t.Errorf("a wrong previous key: %v, want %q", err, want)
+	}
 	env := with("CARGO_SECRETS_PREVIOUS_KEY_FILE", oldFile)
 	for range 2 {
 		s := startServer(t, dir, env)
