@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cargostream/cargostream/domain"
 )
 
 // NewSecret returns a new signing secret: whsec_ and 32 random bytes in
@@ -125,4 +127,25 @@ func (s *Sealer) Open(sealed []byte) (secret string, previous bool, err error) {
 		}
 	}
 	return string(b), false, err
+}
+
+// Unopenable returns the live subscriptions of subs whose secret, or the
+// user information of whose URL, opens with neither the key nor the one
+// it replaces: every attempt to deliver to them fails, retried for days
+// with nothing logged above debug, however wrong the key given.
+func (s *Sealer) Unopenable(subs []domain.Webhook) []domain.Webhook {
+	var out []domain.Webhook
+	for _, w := range subs {
+		if !w.Live() {
+			continue
+		}
+		_, _, err := s.Open(w.SealedSecret)
+		if err == nil && len(w.SealedUserInfo) > 0 {
+			_, _, err = s.Open(w.SealedUserInfo)
+		}
+		if err != nil {
+			out = append(out, w)
+		}
+	}
+	return out
 }

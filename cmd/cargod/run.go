@@ -298,6 +298,9 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return err
 	}
 	dispatcher.Attempted = m.Delivered
+	if err := checkWebhookKeys(log, cfg, dispatcher.Sealer, subscriptions.List("")); err != nil {
+		return err
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); dispatcher.Run(projCtx) }()
 	m.WatchBacklogs(func(ctx context.Context) ([]metrics.Backlog, error) { return backlogs(ctx, store, deliveries) })
@@ -534,6 +537,32 @@ func replacedWebhookKey(ctx context.Context, log *slog.Logger, secrets func() (*
 	return sharedKey(ctx, log, secrets, cfg, nil, "webhook-key", func() ([]byte, error) {
 		return nil, errors.New("CARGO_WEBHOOK_PREVIOUS_KEY is generated, but no webhook key was ever generated: leave it out")
 	})
+}
+
+// checkWebhookKeys stops a start whose CARGO_WEBHOOK_PREVIOUS_KEY is not
+// the key that sealed the live subscriptions the new key does not open:
+// started, every delivery to them failed, retried for days and logged
+// only once given up. Without a previous key, such subscriptions are those
+// left sealed with a key the operator dropped (README, "Rotating the
+// webhook key"), or a previous key forgotten: the start goes on, and says
+// so.
+func checkWebhookKeys(log *slog.Logger, cfg config.Config, sealer *webhooks.Sealer, subs []domain.Webhook) error {
+	lost := sealer.Unopenable(subs)
+	if len(lost) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, w := range lost[:min(len(lost), 10)] {
+		ids = append(ids, w.ID+" ("+w.OrganizationID+")")
+	}
+	if cfg.WebhookPreviousGenerated || len(cfg.WebhookPrevious) > 0 {
+		return fmt.Errorf("CARGO_WEBHOOK_PREVIOUS_KEY: the secrets of %d webhook subscriptions open with neither CARGO_WEBHOOK_KEY nor CARGO_WEBHOOK_PREVIOUS_KEY "+
+			"(%s): set CARGO_WEBHOOK_PREVIOUS_KEY to the key they were sealed with; to give them up, start without CARGO_WEBHOOK_PREVIOUS_KEY and delete them",
+			len(lost), strings.Join(ids, ", "))
+	}
+	log.Warn("webhook subscriptions whose secret opens with neither CARGO_WEBHOOK_KEY nor CARGO_WEBHOOK_PREVIOUS_KEY: every delivery to them fails; "+
+		"set CARGO_WEBHOOK_PREVIOUS_KEY to the key they were sealed with, or have their owners register them again", "subscriptions", len(lost), "ids", ids)
+	return nil
 }
 
 // newDispatcher sets up webhook delivery through the work queue: the key

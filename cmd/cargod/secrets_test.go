@@ -309,6 +309,57 @@ func TestReplacingTheSealingKeySealsAgainTheSecretsNoSettingReads(t *testing.T) 
 	}
 }
 
+// A webhook key given with a previous key that is not the one that sealed
+// the subscriptions' secrets stops the start, naming the setting: started,
+// every delivery to them failed, retried for days with nothing logged above
+// debug. Without a previous key (the old one dropped once its subscriptions
+// were registered again, or forgotten), it starts, and warns of them.
+func TestAWebhookKeyThatOpensNoSubscriptionIsNamedAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	oldKey, newKey := newSecretsKey(), newSecretsKey()
+	s := startServer(t, dir, map[string]string{"CARGO_WEBHOOK_KEY": oldKey})
+	id := s.subscribe(t, s.demoToken(t, "demo-forwarder"), newReceiver(t), []string{"quote.created"}, "")
+	s.stop()
+	const warning = `"msg":"webhook subscriptions whose secret opens with neither CARGO_WEBHOOK_KEY nor CARGO_WEBHOOK_PREVIOUS_KEY`
+	tests := []struct {
+		name     string
+		previous string // CARGO_WEBHOOK_PREVIOUS_KEY
+		refused  bool
+		warned   bool
+	}{
+		{name: "a wrong previous key is refused", previous: newSecretsKey(), refused: true},
+		{name: "no previous key starts and warns", warned: true},
+		{name: "the key that sealed them as the previous key starts without a warning", previous: oldKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"CARGO_WEBHOOK_KEY": newKey, "CARGO_LOG_LEVEL": "warn"}
+			if tt.previous != "" {
+				env["CARGO_WEBHOOK_PREVIOUS_KEY"] = tt.previous
+			}
+			if tt.refused {
+				err := startFails(t, dir, env)
+				if !strings.HasPrefix(err.Error(), "CARGO_WEBHOOK_PREVIOUS_KEY: the secrets of 1 webhook subscriptions open with neither") ||
+					!strings.Contains(err.Error(), id+" (demo-forwarder)") {
+					t.Errorf("the start ended with %v, want the previous key and the subscription named", err)
+				}
+				return
+			}
+			r := startReplica(dir, env)
+			r.base(t)
+			r.stop()
+			<-r.done
+			if r.err != nil {
+				t.Fatalf("cargod ended with %v", r.err)
+			}
+			if warned := strings.Contains(r.stderr.String(), warning) && strings.Contains(r.stderr.String(), id); warned != tt.warned {
+				t.Errorf("warned of the subscription: %v, want %v; the log:\n%s", warned, tt.warned, r.stderr.String())
+			}
+		})
+	}
+}
+
 func equalSecrets(a, b map[string][]byte) bool {
 	if len(a) != len(b) {
 		return false
