@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,7 +98,7 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, key strin
 		return readError(err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if strings.HasPrefix(r.URL.Path, "/api/admin/") && choosesSecret(body) {
+	if strings.HasPrefix(r.URL.Path, "/api/admin/") && choosesSecret(body) || r.URL.Path == "/api/webhooks" && carriesWebhookCredential(body) {
 		next.ServeHTTP(w, r)
 		return nil
 	}
@@ -216,6 +217,33 @@ func choosesSecret(body []byte) bool {
 	_, password := obj["password"]
 	_, clientSecret := obj["clientSecret"]
 	return password || clientSecret
+}
+
+// carriesWebhookCredential reports whether a webhook registration's body
+// holds a credential of the subscriber's choosing: its own signing secret,
+// or user information in its URL (https://user:password@…). Such a
+// registration does not take its Idempotency-Key, as an admin request with
+// a secret of its own does not (see choosesSecret): the event keeps both
+// sealed, and the hash of the body, kept with the key, and the command id
+// made from it, kept in the event for good, would be copies far quicker to
+// guess from. A url that does not parse counts as one: it is refused.
+func carriesWebhookCredential(body []byte) bool {
+	var reg struct {
+		Secret json.RawMessage `json:"secret"`
+		URL    json.RawMessage `json:"url"`
+	}
+	if json.Unmarshal(body, &reg) != nil {
+		return false
+	}
+	if len(reg.Secret) > 0 && string(reg.Secret) != "null" {
+		return true
+	}
+	var raw string
+	if json.Unmarshal(reg.URL, &raw) != nil {
+		return false
+	}
+	u, err := url.Parse(raw)
+	return err != nil || u.User != nil
 }
 
 // takeSecret takes the first of secretFields that a JSON object has out of

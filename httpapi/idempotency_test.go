@@ -236,3 +236,54 @@ func TestAReplaySaysItsLengthAsTheFirstAnswerDid(t *testing.T) {
 		}
 	}
 }
+
+// A request that carries a credential of its sender's choosing does not
+// take its Idempotency-Key: the hash of its body, kept with the key (and
+// the command id made from it, kept in its event), would be a copy of the
+// credential far quicker to guess from than what the service keeps of it:
+// a bcrypt hash, or, for a webhook's secret and its URL's user information,
+// the sealed value. It is carried out as without a key.
+func TestARequestCarryingACredentialOfItsOwnTakesNoIdempotencyKey(t *testing.T) {
+	bucket, err := storetest.Open(t).Bucket(t.Context(), "idempotency", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{responses: bucket, log: slog.New(slog.DiscardHandler)}
+	var calls sync.Map // path and body: how many times the handler ran
+	api := httptest.NewServer(s.idempotent(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		n, _ := calls.LoadOrStore(r.URL.Path+string(body), new(int))
+		*n.(*int)++
+		writeJSON(w, http.StatusCreated, map[string]string{"id": "w1"})
+	})))
+	defer api.Close()
+	tests := []struct {
+		name, path, body string
+		takes            bool
+	}{
+		{"a webhook with a generated secret takes it", "/api/webhooks", `{"url":"https://hooks.example/a","events":["*"]}`, true},
+		{"a webhook with a secret of its own does not", "/api/webhooks", `{"url":"https://hooks.example/b","events":["*"],"secret":"our-own-chosen-secret"}`, false},
+		{"a webhook whose URL has a user and password does not", "/api/webhooks", `{"url":"https://hooks:pa55word@hooks.example/c","events":["*"]}`, false},
+		{"a webhook whose URL has a user alone does not", "/api/webhooks", `{"url":"https://tok_123456@hooks.example/d","events":["*"]}`, false},
+		{"a user with a password of its own does not", "/api/admin/users", `{"organizationId":"acme","username":"ana","password":"correct horse battery"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var replayed []string
+			for range 2 {
+				req, _ := http.NewRequest("POST", api.URL+tt.path, strings.NewReader(tt.body))
+				req.Header.Set("Idempotency-Key", strings.ReplaceAll(tt.name, " ", "-"))
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				replayed = append(replayed, res.Header.Get("Idempotent-Replayed"))
+			}
+			n, _ := calls.Load(tt.path + tt.body)
+			if took := *n.(*int) == 1 && replayed[1] == "true"; took != tt.takes {
+				t.Errorf("carried out %d times, the second answer replayed %q: the key taken %v, want %v", *n.(*int), replayed[1], took, tt.takes)
+			}
+		})
+	}
+}
