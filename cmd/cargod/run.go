@@ -152,6 +152,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		log.Info("embedded NATS server accepts clients that prove the nkey user's seed", "url", url, "nkey", store.ListenNkey(), "seed", seed)
 	}
 
+	warnOpenKeyFiles(log, cfg)
 	secrets := sync.OnceValues(func() (*vault.Vault, error) { return openVault(ctx, store, cfg, log) })
 	if len(cfg.SecretsPrevious) > 0 {
 		if err := resealSecrets(ctx, log, secrets, cfg); err != nil {
@@ -427,6 +428,22 @@ func sharedKey(ctx context.Context, log *slog.Logger, secrets func() (*vault.Vau
 		return err
 	})
 	return key, sealingKeyAdvice(err, cfg)
+}
+
+// warnOpenKeyFiles warns of a key file in the data directory that others
+// than its owner may read. cargod writes them 0600, but a key restored
+// from a backup store, downloaded or written by hand is often 0644: the
+// sealing key then is every local user's to read.
+func warnOpenKeyFiles(log *slog.Logger, cfg config.Config) {
+	if cfg.NATSURL != "" {
+		return // the data directory holds neither
+	}
+	for _, name := range []string{secretsKeyFile, eventstore.ListenSeedFile} {
+		path := filepath.Join(cfg.DataDir, name)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			log.Warn("cargod: a key file may be read by others than its owner: chmod 600 it", "file", path, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
+		}
+	}
 }
 
 // resealSecrets seals every secret of the bucket with the current sealing

@@ -360,6 +360,45 @@ func TestAWebhookKeyThatOpensNoSubscriptionIsNamedAtStart(t *testing.T) {
 	}
 }
 
+// A key file that others may read (restored from a backup store, or
+// written by hand, as 0644) is warned of at start: cargod writes them
+// 0600, and said nothing of one that is not.
+func TestAKeyFileOthersMayReadIsWarnedOfAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const warning = `"msg":"cargod: a key file may be read by others than its owner: chmod 600 it"`
+	tests := []struct {
+		name string
+		mode os.FileMode
+		warn bool
+	}{
+		{"a key file only its owner may read is not warned of", 0o600, false},
+		{"a key file the owner's group may read is", 0o640, true},
+		{"a key file everyone may read is", 0o644, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			listen := map[string]string{"CARGO_NATS_LISTEN": "127.0.0.1:0", "CARGO_LOG_LEVEL": "warn"}
+			startServer(t, dir, listen).stop() // writes both key files
+			for _, name := range []string{secretsKeyFile, eventstore.ListenSeedFile} {
+				if err := os.Chmod(filepath.Join(dir, name), tt.mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := startReplica(dir, listen)
+			r.base(t)
+			r.stop()
+			<-r.done
+			for _, name := range []string{secretsKeyFile, eventstore.ListenSeedFile} {
+				file := fmt.Sprintf(`"file":%q`, filepath.Join(dir, name))
+				if warned := strings.Contains(r.stderr.String(), warning+","+file); warned != tt.warn {
+					t.Errorf("%s (mode %#o) warned of: %v, want %v; the log:\n%s", name, tt.mode, warned, tt.warn, r.stderr.String())
+				}
+			}
+		})
+	}
+}
+
 func equalSecrets(a, b map[string][]byte) bool {
 	if len(a) != len(b) {
 		return false
