@@ -74,6 +74,10 @@ type Config struct {
 	MetricsAddr              string // host:port serving /metrics without authentication; empty: only the main port, to admins
 	ReactorAttempts          int    // failures in a row after which a reactor parks an event
 	EventCacheBytes          int64  // memory for the events read by sequence (audit log pages); 0 = none
+	// SecretFlags names the secrets given as flags, "--admin-secret": a
+	// process's command line is every local user's to read (ps), where
+	// its environment and a _FILE are its user's alone.
+	SecretFlags []string
 }
 
 // option is one row of the configuration table.
@@ -319,6 +323,9 @@ func Load(args []string, getenv func(string) string, output io.Writer) (Config, 
 		}
 		if *values[i] == "" {
 			continue
+		}
+		if o.secret && flagged[o.flag] {
+			c.SecretFlags = append(c.SecretFlags, "--"+o.flag)
 		}
 		if err := o.set(&c, *values[i]); err != nil {
 			// A value read from a file names the file's variable: the

@@ -81,6 +81,18 @@ func TestLoad(t *testing.T) {
 					t.Errorf("addr = %s", c.Addr)
 				}
 			}},
+		{name: "secrets given as flags are named, for a warning", env: map[string]string{"CARGO_WEBHOOK_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="},
+			args: []string{"--admin-secret", "a-secret-on-the-command-line", "--addr", "127.0.0.1:2", "--secrets-key=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="},
+			check: func(t *testing.T, c Config) {
+				if want := []string{"--admin-secret", "--secrets-key"}; !slices.Equal(c.SecretFlags, want) {
+					t.Errorf("secret flags = %v, want %v: not the address, nor the key from the environment", c.SecretFlags, want)
+				}
+			}},
+		{name: "an empty secret flag names nothing", args: []string{"--admin-secret="}, check: func(t *testing.T, c Config) {
+			if len(c.SecretFlags) != 0 {
+				t.Errorf("secret flags = %v, want none", c.SecretFlags)
+			}
+		}},
 		{name: "secret from a file", env: map[string]string{"CARGO_ADMIN_SECRET_FILE": secretFile},
 			check: func(t *testing.T, c Config) {
 				if c.AdminSecret != "from-a-file-secret" {

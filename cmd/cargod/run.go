@@ -51,6 +51,10 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	for _, unknown := range config.Unknown(environ) {
 		log.Warn(unknown)
 	}
+	for _, flag := range cfg.SecretFlags {
+		log.Warn("cargod: a secret given as a flag is on the command line, which every user of the machine may read (ps): give it in a file, as the setting's _FILE",
+			"flag", flag)
+	}
 	started := time.Now()
 
 	// The port opens at once, serving the starting handler until the
