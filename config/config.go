@@ -130,7 +130,7 @@ var options = []option{
 		}},
 	{env: "CARGO_NATS_REPLICAS", flag: "nats-replicas", def: "", usage: "stream replicas: 1 for a single external server (which refuses more); more than 1 is refused with the embedded server, which keeps one copy", shown: "3 with CARGO_NATS_URL, 1 embedded",
 		set: func(c *Config, v string) error { return setInt(&c.NATSReplicas, v, 1, 5) }},
-	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials (public, an admin's among them) at every start", shown: "true without CARGO_NATS_URL on a loopback CARGO_ADDR for a store with no organisations but the demo's, else false",
+	{env: "CARGO_DEMO", flag: "demo", def: "", usage: "create demo organisations and credentials (public, an admin's among them) at every start", shown: "true without CARGO_NATS_URL on a loopback CARGO_ADDR for a store with no organisations, or with the demo's (beside others too, with a warning), else false",
 		set: func(c *Config, v string) error { return setBool(&c.Demo, v) }},
 	{env: "CARGO_DEMO_DAYS", flag: "demo-days", def: "30", usage: "days ahead (1-90) for which demo mode keeps a timetable of the demo airlines",
 		set: func(c *Config, v string) error { return setInt(&c.DemoDays, v, 1, 90) }},

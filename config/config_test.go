@@ -366,7 +366,7 @@ func TestTheHelpSaysEachSettingsDefaultOnce(t *testing.T) {
 		want string // the end of its description
 	}{
 		{"nats-replicas", "(default 3 with CARGO_NATS_URL, 1 embedded)"},
-		{"demo", "(default true without CARGO_NATS_URL on a loopback CARGO_ADDR for a store with no organisations but the demo's, else false)"},
+		{"demo", "(default true without CARGO_NATS_URL on a loopback CARGO_ADDR for a store with no organisations, or with the demo's (beside others too, with a warning), else false)"},
 		{"nats-url", "separated by commas; empty runs an embedded server (default (empty))"},
 		{"token-ttl", "(1m-24h) (default 1h)"},
 	} {

@@ -564,6 +564,43 @@ func TestADefaultDemoGoesIntoNoStoreWithOrganisationsOfItsOwn(t *testing.T) {
 	}
 }
 
+// Demo mode on by default in a store with organisations of its own beside
+// the demo's (a tryout's, or a real one's that began as the demo) gives
+// its public credentials, an admin's among them, beside them: the start
+// warns, where it said nothing. Asked for, or alone, it does not.
+func TestADefaultDemoBesideOrganisationsOfTheStoresOwnIsWarnedOf(t *testing.T) {
+	t.Parallel()
+	const warning = `"msg":"demo mode is on by default beside organisations of the store's own`
+	tests := []struct {
+		name string
+		env  map[string]string
+		warn bool
+	}{
+		{"the demo alone", nil, false},
+		{"the demo beside the bootstrap admin's organisation", map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123"}, true},
+		{"the demo asked for beside it", map[string]string{"CARGO_ADMIN_SECRET": "operator-secret-123", "CARGO_DEMO": "true"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := map[string]string{"CARGO_LOG_LEVEL": "warn"}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			for start := range 2 { // the first start into an empty store, and a restart
+				r := startReplica(dir, env)
+				r.base(t)
+				r.stop()
+				<-r.done
+				if warned := strings.Contains(r.stderr.String(), warning); warned != tt.warn {
+					t.Errorf("start %d warned: %v, want %v; the log:\n%s", start+1, warned, tt.warn, r.stderr.String())
+				}
+			}
+		})
+	}
+}
+
 // TestEveryCredentialOfADemoOrganisationIsRefusedWhenDemoIsOff covers
 // credentials an admin added to the demo organisations, which carry no
 // demo mark of their own: the organisation closes them.

@@ -133,6 +133,18 @@ func hasAdmin(identity *projections.Identity) bool {
 	})
 }
 
+// ownOrganizations are the ids of the store's organisations that are not
+// the demo's.
+func ownOrganizations(identity *projections.Identity) []string {
+	var own []string
+	for _, o := range identity.Organizations() {
+		if !o.Demo {
+			own = append(own, o.ID)
+		}
+	}
+	return own
+}
+
 // replayProgressEvery is how often a start logs how far its replay has
 // come, as a rebuild's job logs its progress.
 const replayProgressEvery = 5 * time.Second

@@ -253,6 +253,13 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	if err := waitCaughtUp(ctx, log, projector, replayProgressEvery); err != nil {
 		return err
 	}
+	if own := ownOrganizations(identity); cfg.DemoByDefault && cfg.Demo && len(own) > 0 {
+		// A store that began as the demo keeps it by default (a tryout's
+		// organisations should not shut the demo out), but a real one,
+		// behind a proxy on the same host, then has a public admin.
+		log.Warn("demo mode is on by default beside organisations of the store's own: the demo's public credentials, an admin's among them, "+
+			"are valid; set CARGO_DEMO=false for real use, or CARGO_DEMO=true to keep the demo", "organizations", own[:min(len(own), 10)])
+	}
 	start.set("seeding reference data and the demo", store, projector)
 	if err := untilAvailable(ctx, log, "seeding reference data", func() error { return seedReference(ctx, cmds, projector, reference) }); err != nil {
 		return err
