@@ -129,23 +129,29 @@ func (s *Sealer) Open(sealed []byte) (secret string, previous bool, err error) {
 	return string(b), false, err
 }
 
-// Unopenable returns the live subscriptions of subs whose secret, or the
-// user information of whose URL, opens with neither the key nor the one
-// it replaces: every attempt to deliver to them fails, retried for days
-// with nothing logged above debug, however wrong the key given.
-func (s *Sealer) Unopenable(subs []domain.Webhook) []domain.Webhook {
-	var out []domain.Webhook
+// Check sorts the live subscriptions of subs by the key their secret, and
+// the user information of their URL, open with: previous, those that need
+// the key being replaced, which cannot go while there are any; unopenable,
+// those that open with neither, to which every attempt to deliver fails,
+// retried for days with nothing logged above debug, however wrong the key
+// given.
+func (s *Sealer) Check(subs []domain.Webhook) (previous, unopenable []domain.Webhook) {
 	for _, w := range subs {
 		if !w.Live() {
 			continue
 		}
-		_, _, err := s.Open(w.SealedSecret)
+		_, old, err := s.Open(w.SealedSecret)
 		if err == nil && len(w.SealedUserInfo) > 0 {
-			_, _, err = s.Open(w.SealedUserInfo)
+			var oldUserInfo bool
+			_, oldUserInfo, err = s.Open(w.SealedUserInfo)
+			old = old || oldUserInfo
 		}
-		if err != nil {
-			out = append(out, w)
+		switch {
+		case err != nil:
+			unopenable = append(unopenable, w)
+		case old:
+			previous = append(previous, w)
 		}
 	}
-	return out
+	return previous, unopenable
 }

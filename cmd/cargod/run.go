@@ -573,17 +573,24 @@ func replacedWebhookKey(ctx context.Context, log *slog.Logger, secrets func() (*
 // only once given up. Without a previous key, such subscriptions are those
 // left sealed with a key the operator dropped (README, "Rotating the
 // webhook key"), or a previous key forgotten: the start goes on, and says
-// so.
+// so. With one, it says how many subscriptions still need it, so that the
+// operator learns when the rotation is over.
 func checkWebhookKeys(log *slog.Logger, cfg config.Config, sealer *webhooks.Sealer, subs []domain.Webhook) error {
-	lost := sealer.Unopenable(subs)
+	previous, lost := sealer.Check(subs)
+	rotating := cfg.WebhookPreviousGenerated || len(cfg.WebhookPrevious) > 0
+	if rotating && len(lost) == 0 {
+		if len(previous) == 0 {
+			log.Info("no live webhook subscription is sealed with CARGO_WEBHOOK_PREVIOUS_KEY: it can be removed")
+		} else {
+			log.Info("live webhook subscriptions sealed with CARGO_WEBHOOK_PREVIOUS_KEY, which it must open until they are registered again",
+				"subscriptions", len(previous), "ids", shownWebhooks(previous))
+		}
+	}
 	if len(lost) == 0 {
 		return nil
 	}
-	var ids []string
-	for _, w := range lost[:min(len(lost), 10)] {
-		ids = append(ids, w.ID+" ("+w.OrganizationID+")")
-	}
-	if cfg.WebhookPreviousGenerated || len(cfg.WebhookPrevious) > 0 {
+	ids := shownWebhooks(lost)
+	if rotating {
 		return fmt.Errorf("CARGO_WEBHOOK_PREVIOUS_KEY: the secrets of %d webhook subscriptions open with neither CARGO_WEBHOOK_KEY nor CARGO_WEBHOOK_PREVIOUS_KEY "+
 			"(%s): set CARGO_WEBHOOK_PREVIOUS_KEY to the key they were sealed with; to give them up, start without CARGO_WEBHOOK_PREVIOUS_KEY and delete them",
 			len(lost), strings.Join(ids, ", "))
@@ -591,6 +598,15 @@ func checkWebhookKeys(log *slog.Logger, cfg config.Config, sealer *webhooks.Seal
 	log.Warn("webhook subscriptions whose secret opens with neither CARGO_WEBHOOK_KEY nor CARGO_WEBHOOK_PREVIOUS_KEY: every delivery to them fails; "+
 		"set CARGO_WEBHOOK_PREVIOUS_KEY to the key they were sealed with, or have their owners register them again", "subscriptions", len(lost), "ids", ids)
 	return nil
+}
+
+// shownWebhooks names the first ten of subs, for a log line or an error.
+func shownWebhooks(subs []domain.Webhook) []string {
+	var ids []string
+	for _, w := range subs[:min(len(subs), 10)] {
+		ids = append(ids, w.ID+" ("+w.OrganizationID+")")
+	}
+	return ids
 }
 
 // newDispatcher sets up webhook delivery through the work queue: the key

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cargostream/cargostream/eventstore"
 	"github.com/cargostream/cargostream/eventstore/natstest"
@@ -396,6 +397,48 @@ func TestAKeyFileOthersMayReadIsWarnedOfAtStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A webhook key's rotation as the README says: with the old key as the
+// previous one, each start says which live subscriptions still need it,
+// and once their owners have registered again and deleted them, that it
+// can be removed; where the operator had to tell that from createdAt.
+func TestAWebhookKeyRotationSaysWhenThePreviousKeyCanGo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	oldKey, newKey := newSecretsKey(), newSecretsKey()
+	s := startServer(t, dir, map[string]string{"CARGO_WEBHOOK_KEY": oldKey})
+	fwd := s.demoToken(t, "demo-forwarder")
+	old := s.subscribe(t, fwd, newReceiver(t), []string{"quote.created"}, "")
+	s.stop()
+	rotating := map[string]string{"CARGO_WEBHOOK_KEY": newKey, "CARGO_WEBHOOK_PREVIOUS_KEY": oldKey, "CARGO_LOG_LEVEL": "info"}
+	const (
+		needed    = `"msg":"live webhook subscriptions sealed with CARGO_WEBHOOK_PREVIOUS_KEY, which it must open until they are registered again","subscriptions":1`
+		removable = `"msg":"no live webhook subscription is sealed with CARGO_WEBHOOK_PREVIOUS_KEY: it can be removed"`
+	)
+	r := startReplica(dir, rotating)
+	again := &testServer{base: r.base(t), dataDir: dir, doc: s.doc}
+	// Lines at info are written out within 0.1 s: wait for "cargod ready".
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(r.stderr.String(), `"msg":"cargod ready"`) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if log := r.stderr.String(); !strings.Contains(log, needed) || !strings.Contains(log, old) || strings.Contains(log, removable) {
+		t.Errorf("the start with the old subscription logged:\n%s\nwant %s, naming %s", log, needed, old)
+	}
+	fwd = again.demoToken(t, "demo-forwarder")
+	again.subscribe(t, fwd, newReceiver(t), []string{"quote.created"}, "")
+	if r := again.do(t, request{method: "DELETE", path: "/api/webhooks/" + old, token: fwd}); r.status != 204 {
+		t.Fatalf("delete = %d %s", r.status, r.body)
+	}
+	r.stop()
+	<-r.done
+	r = startReplica(dir, rotating)
+	r.base(t)
+	r.stop()
+	<-r.done
+	if log := r.stderr.String(); !strings.Contains(log, removable) || strings.Contains(log, needed) {
+		t.Errorf("the start once the old subscription was registered again logged:\n%s\nwant %s", log, removable)
 	}
 }
 
