@@ -326,9 +326,16 @@ func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 	switch e := e.(type) {
 	case StockAllocated:
 		l.OrganizationID, l.Prefix = e.OrganizationID, e.Prefix
+		i := slices.IndexFunc(l.Ranges, func(x LedgerRange) bool { return x.RequestID == e.Range.RequestID })
+		// Low stock is told once until more is given: more numbers, or
+		// numbers valid longer. A reply that takes numbers back or
+		// shortens their validity gives nothing, and must not have the
+		// forwarder told again of the shortage it already knows.
+		if i < 0 || grants(e.Range, l.Ranges[i]) {
+			l.LowNotified = false
+		}
 		l.Ranges = slices.DeleteFunc(slices.Clone(l.Ranges), func(x LedgerRange) bool { return x.RequestID == e.Range.RequestID })
 		l.Ranges = append(l.Ranges, e.Range)
-		l.LowNotified = false
 	case StockWithdrawn:
 		l.Ranges = slices.DeleteFunc(slices.Clone(l.Ranges), func(x LedgerRange) bool { return x.RequestID == e.RequestID })
 	case AWBNumberUsed:
@@ -346,6 +353,12 @@ func EvolveStockLedger(l StockLedger, e Event) StockLedger {
 		l.LowNotified = true
 	}
 	return l
+}
+
+// grants reports whether next, replacing old, gives a request's forwarder
+// more than it had: more numbers, or validity longer at either end.
+func grants(next, old LedgerRange) bool {
+	return next.Range.Count > old.Range.Count || next.ValidFrom < old.ValidFrom || next.ValidTo > old.ValidTo
 }
 
 // withSerial is serials, ascending, with serial in it: a copy if it was

@@ -153,8 +153,12 @@ func TestDecideUseAWB(t *testing.T) {
 	stock := []Event{f1StockOf020(r1Range), f1StockOf020(r2Range)}
 	lastThree := slices.Concat(stock, f1Used(100, 10), f1Used(500, 7))
 	told := StockLow{OrganizationID: "f1", Prefix: "020", Available: 2, Allocated: 20}
-	r2Extended := r2Range
+	r2Extended, r2Shortened, r2Fewer, r2More := r2Range, r2Range, r2Range, r2Range
 	r2Extended.ValidTo = "2027-06-30"
+	r2Shortened.ValidTo = "2026-12-15"
+	r2Fewer.Range.Count = 9
+	r2More.Range.Count = 11
+	lastTwo := slices.Concat(stock, f1Used(100, 10), f1Used(500, 8))
 	tests := []struct {
 		name    string
 		history []Event
@@ -178,6 +182,12 @@ func TestDecideUseAWB(t *testing.T) {
 		{"the third from the end, low told already", slices.Concat(lastThree, []Event{told}), "", "2026-11-26", "020-00005073 by f1 for b1"},
 		{"low told, then stock extended", slices.Concat(lastThree, []Event{told, f1StockOf020(r2Extended)}), "", "2026-11-26",
 			"020-00005073 by f1 for b1; low: 2 of 20 of 020 with f1"},
+		{"low told, then more numbers given", slices.Concat(lastTwo, []Event{told, f1StockOf020(r2More)}), "", "2026-11-26",
+			"020-00005084 by f1 for b1; low: 2 of 21 of 020 with f1"},
+		{"low told, then stock shortened", slices.Concat(lastThree, []Event{told, f1StockOf020(r2Shortened)}), "", "2026-11-26",
+			"020-00005073 by f1 for b1"},
+		{"low told, then fewer numbers given", slices.Concat(lastThree, []Event{told, f1StockOf020(r2Fewer)}), "", "2026-11-26",
+			"020-00005073 by f1 for b1"},
 		{"the number of a booking cancelled, asked for", slices.Concat(stock, f1Used(105, 1), []Event{released(105)}), "020-00001050", "2026-11-26",
 			"020-00001050 by f1 for b1"},
 		{"the number of a booking cancelled, asked for once its stock expired", slices.Concat(stock, f1Used(500, 1), []Event{released(500)}),
