@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/cargostream/cargostream/domain"
 )
@@ -38,11 +39,12 @@ func (h *Handler) RequestStock(ctx context.Context, m Meta, c domain.RequestStoc
 func recordInStock[S any](ctx context.Context, h *Handler, m Meta, holder, awb string, agg domain.Aggregate,
 	evolve func(S, domain.Event) S, decide func(S) ([]domain.Event, error)) (Result[S], error) {
 	byHolder := m.Principal.OrganizationID == holder
+	day := h.now().UTC().Format(time.DateOnly)
 	var res *Result[S]
 	err := transact(ctx, h, func(t *transaction) (err error) {
 		_, err = decideIn(t, ledgerAggregate(holder, awb[:3]), m.part("hold-awb"), domain.EvolveStockLedger,
 			func(l domain.StockLedger) ([]domain.Event, error) {
-				return domain.DecideHoldAWBForRecord(l, awb, byHolder)
+				return domain.DecideHoldAWBForRecord(l, awb, byHolder, day)
 			})
 		if err != nil {
 			return err

@@ -278,15 +278,25 @@ func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, e
 		}
 	}
 	number := AWBNumber(l.Prefix, serial)
-	events := []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: number, Reference: reference}}
+	used := AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: number, Reference: reference}
+	return append([]Event{used}, lowStock(EvolveStockLedger(l, used), day)...), number, nil
+}
+
+// lowStock is the StockLow to record when ledger l, as a number just
+// taken leaves it, has a tenth of the numbers of its ranges valid on day
+// left unused, or 1 where a tenth is less, unless it was told so already
+// (since stock was last given).
+func lowStock(l StockLedger, day string) []Event {
 	allocated := 0
-	for _, r := range valid {
-		allocated += r.Range.Count
+	for _, r := range l.Ranges {
+		if r.ValidFrom <= day && day <= r.ValidTo {
+			allocated += r.Range.Count
+		}
 	}
-	if available := l.Available(day) - 1; !l.LowNotified && available <= max(1, allocated/10) {
-		events = append(events, StockLow{OrganizationID: l.OrganizationID, Prefix: l.Prefix, Available: available, Allocated: allocated})
+	if available := l.Available(day); !l.LowNotified && allocated > 0 && available <= max(1, allocated/10) {
+		return []Event{StockLow{OrganizationID: l.OrganizationID, Prefix: l.Prefix, Available: available, Allocated: allocated}}
 	}
-	return events, number, nil
+	return nil
 }
 
 // DecideReleaseAWB holds awb, the number of booking reference that was
@@ -306,8 +316,10 @@ func DecideReleaseAWB(l StockLedger, awb, reference string) []Event {
 // labelled with the number before booking it). A number used already is
 // left alone. One the ledger's ranges no longer hold (taken back since the
 // record was authorised) is refused to the forwarder, as its filing then
-// is; the airline's record goes on, of a number now its own.
-func DecideHoldAWBForRecord(l StockLedger, awb string, byHolder bool) ([]Event, error) {
+// is; the airline's record goes on, of a number now its own. A number so
+// taken counts as a booking's does towards low stock (StockLow, by the
+// stock valid on day): filings alone may use the stock up.
+func DecideHoldAWBForRecord(l StockLedger, awb string, byHolder bool, day string) ([]Event, error) {
 	_, serial := AWBSerial(awb)
 	if l.isUsed(serial) {
 		return nil, nil
@@ -318,7 +330,8 @@ func DecideHoldAWBForRecord(l StockLedger, awb string, byHolder bool) ([]Event, 
 		}
 		return nil, Errorf(Forbidden, "%s is not a shipment of yours: file for the AWB numbers you booked, waybilled or hold in stock", awb)
 	}
-	return []Event{AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: RecordReference(awb)}}, nil
+	used := AWBNumberUsed{OrganizationID: l.OrganizationID, AWBNumber: awb, Reference: RecordReference(awb)}
+	return append([]Event{used}, lowStock(EvolveStockLedger(l, used), day)...), nil
 }
 
 // EvolveStockLedger applies an event to a ledger.

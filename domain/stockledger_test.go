@@ -126,14 +126,20 @@ func TestAFilingOnANumberInStockHoldsIt(t *testing.T) {
 		{"a number used already", append(slices.Clone(held), f1Used(103, 1)...), AWBNumber("020", 103), true, ""},
 		{"a number no range holds (taken back)", held, AWBNumber("020", 203), true, "forbidden"},
 		{"a number no range holds (taken back), by the airline, now its own", held, AWBNumber("020", 203), false, ""},
+		{"the last but one number of the stock", append(slices.Clone(held), f1Used(100, 8)...), AWBNumber("020", 108), true,
+			"AWBNumberUsed; StockLow"},
+		{"the last but one number of the stock, by the airline", append(slices.Clone(held), f1Used(100, 8)...), AWBNumber("020", 108), false,
+			"AWBNumberUsed; StockLow"},
+		{"the last number, low stock told already", append(slices.Clone(held), append(f1Used(100, 9),
+			StockLow{OrganizationID: "f1", Prefix: "020", Available: 1, Allocated: 10})...), AWBNumber("020", 109), true, "AWBNumberUsed"},
 	} {
-		events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, tt.history...), tt.awb, tt.byHolder)
+		events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, tt.history...), tt.awb, tt.byHolder, "2026-11-26")
 		if got := outcomeOf(events, err, func(e Event) string { return e.EventType() }); got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 
-	events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, held...), AWBNumber("020", 100), false)
+	events, err := DecideHoldAWBForRecord(given(EvolveStockLedger, held...), AWBNumber("020", 100), false, "2026-11-26")
 	if err != nil {
 		t.Fatal(err)
 	}
