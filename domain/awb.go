@@ -42,7 +42,12 @@ func awbOfParts(p *Problems, field, prefix, number string) string {
 	case !prefixOK:
 		p.Add(field+".prefix", CodeInvalidAWBNumber, "must be the airline's three-digit AWB prefix, as 020")
 	}
-	if given, serial, found := strings.Cut(number, "-"); found && awbPrefixPattern.MatchString(given) {
+	given, serial, found := strings.Cut(number, "-")
+	if !found && len(number) == 11 {
+		// With its prefix but without the dash, as ParseAWB takes it.
+		given, serial, found = number[:3], number[3:], true
+	}
+	if found && awbPrefixPattern.MatchString(given) {
 		if prefixOK && given != prefix {
 			p.Add(field+".number", CodeMismatch, "carries the prefix %s, but %s.prefix is %s", given, field, prefix)
 			return ""

@@ -351,6 +351,8 @@ func TestABookingsAWBProblemIsNamedOnThePartOfAWBThatHasIt(t *testing.T) {
 	}{
 		{"prefix and serial", "020", "81140743", nil, "020-81140743"},
 		{"the number with its prefix", "020", "020-81140743", nil, "020-81140743"},
+		{"the number with its prefix, without the dash", "020", "02081140743", nil, "020-81140743"},
+		{"the number with another prefix, without the dash", "020", "17612345675", nil, "MISMATCH awb.number"},
 		{"codes with white space", " 020 ", " 81140743 ", nil, "020-81140743"},
 		{"no prefix", "", "81140743", nil, "REQUIRED awb.prefix"},
 		{"a prefix of two digits", "20", "81140743", nil, "INVALID_AWB_NUMBER awb.prefix"},
