@@ -407,10 +407,19 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 			p.Add(field, CodeCargoAircraftOnly, "%s is secured for cargo aircraft only (its e-CSD says SCO), and %s is a passenger aircraft (%s)", s.AWBNumber, f.ID, f.AircraftType)
 		}
 		seen[s.AWBNumber] = true
-		e.Shipments = append(e.Shipments, s.Load)
-		declared.Pieces += s.Pieces
-		declared.WeightKg += s.WeightKg
-		declared.VolumeM3 += s.VolumeM3
+		load := s.Load
+		if l, aboard := f.Loaded[s.AWBNumber]; aboard && f.Status == FlightStatusDeparted {
+			// What the flight departed with: pieces offloaded before it
+			// left stayed behind, and may go on another flight (see
+			// leftBehind). Reloaded whole, the flight's load, the MAN and
+			// the ARR would count them on board, and the flight that takes
+			// them would count them again.
+			load = l
+		}
+		e.Shipments = append(e.Shipments, load)
+		declared.Pieces += load.Pieces
+		declared.WeightKg += load.WeightKg
+		declared.VolumeM3 += load.VolumeM3
 	}
 	e.TotalPieces, e.TotalWeightKg, e.TotalVolumeM3 = declared.Pieces, round3(declared.WeightKg), round3(declared.VolumeM3)
 	// A manifest loads at least one AWB: its pieces and weight are more

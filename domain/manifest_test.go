@@ -400,6 +400,42 @@ func TestRevisedManifestOfADepartedFlightDropsNothing(t *testing.T) {
 	}
 }
 
+// A revised manifest of a departed flight keeps each shipment it had on
+// board as the flight departed with it: pieces offloaded before the
+// departure stayed behind (and may go on another flight), so the flight's
+// load, and its totals when left out, do not count them again. Cargo found
+// on board counts as declared.
+func TestARevisedManifestOfADepartedFlightKeepsWhatItDepartedWith(t *testing.T) {
+	f := Flight{ID: "LH8400-2026-11-26", Carrier: "LH", AWBPrefix: "020", Origin: "FRA", Status: FlightStatusScheduled}
+	f = EvolveFlight(f, ManifestSubmitted{FlightID: f.ID, Shipments: []Load{{"020-00000011", 2, 200, 1}, {"020-00000022", 3, 300, 3}}})
+	f = EvolveFlight(f, OffloadReported{FlightID: f.ID, AWBNumber: "020-00000011", Pieces: 1, WeightKg: 100, VolumeM3: 0.5})
+	departed := EvolveFlight(f, FlightStatusChanged{FlightID: f.ID, Status: FlightStatusDeparted, ChangedAt: time.Date(2026, 11, 26, 9, 5, 0, 0, time.UTC)})
+	partly := ManifestCandidate{Load: Load{"020-00000011", 2, 200, 1}, Known: true}
+	whole := ManifestCandidate{Load: Load{"020-00000022", 3, 300, 3}, Known: true}
+	found := ManifestCandidate{Load: Load{"020-00000033", 1, 50, 0.5}, Known: true}
+	tests := []struct {
+		name   string
+		flight Flight
+		want   string // the manifest's loads and totals, and the flight's load after it
+	}{
+		{"a departed flight keeps the pieces it left with, and adds what was found on board", departed,
+			"[{020-00000011 1 100 0.5} {020-00000022 3 300 3} {020-00000033 1 50 0.5}] 5 450 4 → 450 4"},
+		{"a flight on the ground loads the shipment whole again", f,
+			"[{020-00000011 2 200 1} {020-00000022 3 300 3} {020-00000033 1 50 0.5}] 6 550 4.5 → 550 4.5"},
+	}
+	for _, tt := range tests {
+		events, err := DecideSubmitManifest(tt.flight, SubmitManifest{ManifestID: "m2", Carrier: "LH", Shipments: []ManifestCandidate{partly, whole, found}})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		m := events[0].(ManifestSubmitted)
+		after := EvolveFlight(tt.flight, m)
+		if got := fmt.Sprint(m.Shipments, " ", m.TotalPieces, " ", m.TotalWeightKg, " ", m.TotalVolumeM3, " → ", after.ActualKg, " ", after.ActualM3); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
 // Cargo a revised manifest adds to a departed flight departed with it:
 // the manifest says which, and when the flight departed, for their DEP.
 // A manifest before the departure finds nothing on board.
