@@ -57,19 +57,28 @@ func TestTokensVerifyAndCache(t *testing.T) {
 	}
 }
 
-func TestATokenLivesNoLongerThanTheLifetimeConfiguredNow(t *testing.T) {
+// authoritiesOfOneKey are two authorities of one signing key whose tokens
+// live long and short: one key's lifetime before and after
+// CARGO_TOKEN_TTL was shortened.
+func authoritiesOfOneKey(t *testing.T, long, short time.Duration) (*Authority, *Authority) {
+	t.Helper()
 	key, err := GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := New(key, "cargostream", 24*time.Hour)
-	if err != nil {
-		t.Fatal(err)
+	var out []*Authority
+	for _, ttl := range []time.Duration{long, short} {
+		a, err := New(key, "cargostream", ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a)
 	}
-	short, err := New(key, "cargostream", time.Hour) // the same key, after CARGO_TOKEN_TTL was shortened
-	if err != nil {
-		t.Fatal(err)
-	}
+	return out[0], out[1]
+}
+
+func TestATokenLivesNoLongerThanTheLifetimeConfiguredNow(t *testing.T) {
+	long, short := authoritiesOfOneKey(t, 24*time.Hour, time.Hour)
 	now := time.Now()
 	raw, _, err := long.Issue(domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}, false, now)
 	if err != nil {
@@ -143,18 +152,7 @@ func TestIDReadsATokensJTIWithoutVerifying(t *testing.T) {
 // to guess; up to the clock skew past it, it is still taken. A token
 // that is not authentic is not said to be expired.
 func TestAnExpiredTokenIsRefusedSayingItHasExpired(t *testing.T) {
-	key, err := GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	long, err := New(key, "cargostream", 24*time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, err := New(key, "cargostream", time.Minute) // the same key, after CARGO_TOKEN_TTL was shortened
-	if err != nil {
-		t.Fatal(err)
-	}
+	long, short := authoritiesOfOneKey(t, 24*time.Hour, time.Minute)
 	now := time.Now()
 	p := domain.Principal{Subject: "client:acme", OrganizationID: "acme", Role: domain.RoleForwarder}
 	raw, _, err := short.Issue(p, false, now)

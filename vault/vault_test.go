@@ -88,6 +88,20 @@ func newKey() []byte {
 }
 
 // sealedWith returns secret as a vault with key stores it under name.
+// sealedWhereNil is the bucket contents stored, with secret sealed with
+// key under each name whose value is nil.
+func sealedWhereNil(t *testing.T, store *eventstore.Store, key []byte, stored map[string][]byte, secret []byte) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for k, v := range stored {
+		if v == nil {
+			v = sealedWith(t, store, key, k, secret)
+		}
+		out[k] = v
+	}
+	return out
+}
+
 func sealedWith(t *testing.T, store *eventstore.Store, key []byte, name string, secret []byte) []byte {
 	t.Helper()
 	b := newBucket(t, store, nil)
@@ -206,14 +220,7 @@ func TestGet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stored := map[string][]byte{}
-			for k, v := range tt.stored {
-				if v == nil {
-					v = sealedWith(t, store, key, k, secret)
-				}
-				stored[k] = v
-			}
-			b := newBucket(t, store, stored)
+			b := newBucket(t, store, sealedWhereNil(t, store, key, tt.stored, secret))
 			before := contents(t, b)
 			dir := t.TempDir()
 			keys := tt.keys(dir)
@@ -431,14 +438,7 @@ func TestReseal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stored := map[string][]byte{}
-			for k, v := range tt.stored {
-				if v == nil {
-					v = sealedWith(t, store, old, k, secret)
-				}
-				stored[k] = v
-			}
-			b := newBucket(t, store, stored)
+			b := newBucket(t, store, sealedWhereNil(t, store, old, tt.stored, secret))
 			before := contents(t, b)
 			v, err := vault.New(b, tt.keys, nil)
 			if err != nil {
