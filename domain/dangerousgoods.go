@@ -187,9 +187,16 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	// to move goods no passenger aircraft may carry.
 	e.CargoAircraftOnly = forbiddenOnPassengerAircraft(ref, nil, e.UNNumber)
 	if e.CargoAircraftOnly {
+		// Goods the reference forbids on cargo aircraft too are not
+		// called cargo aircraft only: whether a freighter may take them
+		// is the acceptance check's (the note below).
+		note := "%s goes on cargo aircraft only, and the shipment is set to fly on %s, a passenger aircraft (%s): move it to a freighter"
+		if ok && known.CargoAircraftForbidden {
+			note = "%s is forbidden on passenger aircraft, and the shipment is set to fly on %s, a passenger aircraft (%s): take it off"
+		}
 		for _, f := range c.Carriers {
 			if f.PassengerAircraft() {
-				e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf("%s goes on cargo aircraft only, and the shipment is set to fly on %s, a passenger aircraft (%s): move it to a freighter", e.UNNumber, f.ID, f.AircraftType))
+				e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf(note, e.UNNumber, f.ID, f.AircraftType))
 			}
 		}
 	}

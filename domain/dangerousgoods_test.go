@@ -18,6 +18,7 @@ func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
 		"UN1088": {Name: "Acetal", HazardClass: "3", PackingGroup: "II"},
 		"UN1005": {Name: "Ammonia, anhydrous", HazardClass: "2.2", CargoAircraftForbidden: true},
 		"UN1089": {Name: "Acetaldehyde", HazardClass: "3", PackingGroup: "I", PassengerAircraftForbidden: true},
+		"UN0004": {Name: "Ammonium picrate, dry", HazardClass: "1.1D", CargoAircraftForbidden: true, PassengerAircraftForbidden: true},
 	}[un]
 	c.Code, c.UNNumber, c.DangerousGoods = un, un, true
 	return c, ok
@@ -206,6 +207,8 @@ func TestDecideDGDNotesThePassengerAircraftSetToCarryGoodsForCargoAircraftOnly(t
 		{"dry ice, set to fly on a passenger aircraft", "UN1845", []Flight{passenger}, ""},
 		{"goods the reference data allows on cargo aircraft only, set to fly on a passenger aircraft", "UN1089", []Flight{passenger},
 			"UN1089 goes on cargo aircraft only, and the shipment is set to fly on LH400-2026-11-26, a passenger aircraft (A359): move it to a freighter"},
+		{"goods the reference data forbids on every aircraft, set to fly on a passenger aircraft", "UN0004", []Flight{passenger},
+			"UN0004 is forbidden on passenger aircraft, and the shipment is set to fly on LH400-2026-11-26, a passenger aircraft (A359): take it off"},
 	}
 	for _, tt := range tests {
 		c := SubmitDGD{DGDSubmitted: DGDSubmitted{UNNumber: tt.un, ProperShippingName: "Dry ice", Class: "9", PackingInstructions: "954", ShipperDeclaration: "declared"},
@@ -215,6 +218,8 @@ func TestDecideDGDNotesThePassengerAircraftSetToCarryGoodsForCargoAircraftOnly(t
 			c.ProperShippingName, c.Class, c.PackingGroup, c.PackingInstructions = "Acetaldehyde", "3", "I", "361"
 		case "UN3480", "UN3090":
 			c.ProperShippingName, c.PackingInstructions = "Lithium batteries", "965"
+		case "UN0004":
+			c.ProperShippingName, c.Class, c.PackingInstructions = "Ammonium picrate, dry", "1.1D", "112"
 		}
 		events, err := DecideDGD(c, dgRef{})
 		if err != nil {

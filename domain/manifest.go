@@ -398,7 +398,7 @@ func DecideSubmitManifest(f Flight, c SubmitManifest) ([]Event, error) {
 		case s.OnBoard != "":
 			p.Add(field, CodeOnOtherFlight, "%s is on board %s: offload it there, or leave it out of a revised manifest of %s, first", s.AWBNumber, s.OnBoard, s.OnBoard)
 		case s.CargoAircraftOnly != "" && f.PassengerAircraft():
-			p.Add(field, CodeCargoAircraftOnly, "%s has dangerous goods (%s) for cargo aircraft only, and %s is a passenger aircraft (%s)", s.AWBNumber, s.CargoAircraftOnly, f.ID, f.AircraftType)
+			p.Add(field, CodeCargoAircraftOnly, "%s has dangerous goods (%s) forbidden on passenger aircraft, and %s is a passenger aircraft (%s)", s.AWBNumber, s.CargoAircraftOnly, f.ID, f.AircraftType)
 		case s.SecurityStatus == notSecured:
 			// Aviation security (ICAO Annex 17): cargo is loaded on no
 			// aircraft until screened, or exempt, and so secured.

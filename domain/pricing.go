@@ -187,7 +187,7 @@ var refusalText = map[string]string{
 	ReasonNoRoute:              "no flight of the allowed airlines serves this route within 7 days of the delivery date",
 	ReasonNoCapacity:           "no flight on this route has room for the shipment",
 	ReasonNoRate:               "no airline on this route has a valid rate for it",
-	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code or the commodity's code, or it carries passengers and they are forbidden on passenger aircraft (CAO, lithium batteries on their own, UN3480 or UN3090, or dangerous goods the reference data allows on cargo aircraft only)",
+	ReasonCommodityNotAccepted: "no flight on this route takes the goods: its airline refuses a special handling code or the commodity's code, or it carries passengers and they are forbidden on passenger aircraft (CAO, lithium batteries on their own, UN3480 or UN3090, or dangerous goods the reference data forbids on passenger aircraft)",
 }
 
 // zones caches location: time.LoadLocation reads its file on every call,

@@ -63,9 +63,10 @@ type KnownCommodity struct {
 	// CargoAircraftForbidden: no entry of the UN number may go by air.
 	CargoAircraftForbidden bool `json:"cargoAircraftForbidden,omitempty"`
 	// PassengerAircraftForbidden: no entry of the UN number may go on a
-	// passenger aircraft, and one may go on a cargo aircraft: cargo
-	// aircraft only (UN1089, acetaldehyde; UN3480, lithium ion batteries
-	// on their own).
+	// passenger aircraft: cargo aircraft only where one may go on a cargo
+	// aircraft (UN1089, acetaldehyde; UN3480, lithium ion batteries on
+	// their own), and kept off passenger aircraft too where none may
+	// (UN0004, ammonium picrate, dry: CargoAircraftForbidden as well).
 	PassengerAircraftForbidden bool `json:"passengerAircraftForbidden,omitempty"`
 }
 

@@ -496,7 +496,13 @@ func ParseCommodities(r io.Reader, format string, firstLine int) (Parsed[domain.
 				parsed.Rows[i].OtherNames = e.names[1:]
 			}
 			parsed.Rows[i].CargoAircraftForbidden = !e.mayFly
-			parsed.Rows[i].PassengerAircraftForbidden = passenger >= 0 && e.mayFly && !e.mayFlyPassenger
+			// Goods the table forbids on passenger aircraft stay off them
+			// whether or not it lets a cargo aircraft take them: where it
+			// forbids both (UN0004, ammonium picrate; UN1005, anhydrous
+			// ammonia), the ICAO Technical Instructions may still allow a
+			// freighter (the e-DGD notes it for the acceptance check), but
+			// nothing makes a passenger aircraft the safer place.
+			parsed.Rows[i].PassengerAircraftForbidden = passenger >= 0 && e.passengerForbidden && !e.mayFlyPassenger
 		}
 		// The table says of every UN number whether it is dangerous
 		// goods (it is) and whether it may fly on a cargo aircraft, and
@@ -552,13 +558,15 @@ func entryNumber(id string) string { return strings.ToUpper(strings.ReplaceAll(i
 type dangerousGoodEntries struct {
 	classes, groups, names []string
 	mayFly                 bool // some entry may go on a cargo aircraft
-	// mayFlyPassenger: some entry does not say Forbidden on a passenger
-	// aircraft. An empty cell is not taken for it, as an empty cargo
-	// aircraft cell is: rows of the DOT table shifted by a column
+	// mayFlyPassenger: some entry gives a quantity a passenger aircraft
+	// may carry; passengerForbidden: some entry says Forbidden there. An
+	// empty cell says neither: rows of the DOT table shifted by a column
 	// (UN3334, UN3335) have the passenger cell empty and their quantities
-	// in the next ones, and aviation-regulated liquids would be cargo
-	// aircraft only by a parsing accident.
-	mayFlyPassenger bool
+	// in the next ones, and aviation-regulated liquids would be kept off
+	// passenger aircraft by a parsing accident; and the rows the parser
+	// left without a name (UN2197, UN1064) have every cell empty beside
+	// a named row that says Forbidden.
+	mayFlyPassenger, passengerForbidden bool
 }
 
 // add adds an entry; a quantity of an aircraft's column is what one may
@@ -574,7 +582,8 @@ func (d *dangerousGoodEntries) add(name, class, group string, passengerAircraftQ
 		d.groups = append(d.groups, group)
 	}
 	d.mayFly = d.mayFly || (cargoAircraftQuantity != "" && cargoAircraftQuantity != "Forbidden")
-	d.mayFlyPassenger = d.mayFlyPassenger || passengerAircraftQuantity != "Forbidden"
+	d.mayFlyPassenger = d.mayFlyPassenger || (passengerAircraftQuantity != "" && passengerAircraftQuantity != "Forbidden")
+	d.passengerForbidden = d.passengerForbidden || passengerAircraftQuantity == "Forbidden"
 }
 
 // parseLines drives the parsing of one file: it reads it line by line,

@@ -271,7 +271,12 @@ func TestParseCommoditiesFormats(t *testing.T) {
 					PackingGroups: []string{"II", "III"}},
 				{Code: "UN3480", Name: "Lithium ion batteries including lithium ion polymer batteries", DangerousGoods: true, UNNumber: "UN3480", HazardClass: "9",
 					PassengerAircraftForbidden: true},
-				{Code: "UN2197", Name: "Hydrogen iodide, anhydrous", DangerousGoods: true, UNNumber: "UN2197", HazardClass: "2.3", CargoAircraftForbidden: true},
+				// Forbidden on both aircraft: kept off passenger aircraft,
+				// though no cargo aircraft may take it either (the e-DGD
+				// notes that); its second row, whose name the parser lost,
+				// has every cell empty and says nothing.
+				{Code: "UN2197", Name: "Hydrogen iodide, anhydrous", DangerousGoods: true, UNNumber: "UN2197", HazardClass: "2.3",
+					CargoAircraftForbidden: true, PassengerAircraftForbidden: true},
 				// One of its entries is forbidden on passenger aircraft,
 				// the others not: the e-DGD names no entry, so the
 				// acceptance check decides.
@@ -286,7 +291,8 @@ func TestParseCommoditiesFormats(t *testing.T) {
 		{
 			file: "dg_bad.csv", format: FormatDangerousGoods,
 			rows: []domain.KnownCommodity{
-				{Code: "UN0381", Name: "Cartridges, power device", DangerousGoods: true, UNNumber: "UN0381", HazardClass: "1.2C", CargoAircraftForbidden: true},
+				{Code: "UN0381", Name: "Cartridges, power device", DangerousGoods: true, UNNumber: "UN0381", HazardClass: "1.2C",
+					CargoAircraftForbidden: true, PassengerAircraftForbidden: true},
 				{Code: "UN1090", Name: "Acetone", DangerousGoods: true, UNNumber: "UN1090", HazardClass: "3", PackingGroup: "II"},
 			},
 			rejected: []wantReject{

@@ -500,19 +500,31 @@ func TestABookingWhoseShipmentIsManifestedIsCancelledOnlyOnceOffloaded(t *testin
 // to move it.
 func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T) {
 	t.Parallel()
-	// A row of the DOT table as its file has it: forbidden on passenger
-	// aircraft, 30 L on a cargo aircraft.
-	const table = "row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note\n" +
-		"2,UN1089,1089,Acetaldehyde,\"Ethyl aldehyde, see Acetaldehyde\",3,I,3,B16 T11 TP2 TP7,,Forbidden,30 L,E,\n"
+	// Rows of the DOT table as its file has them: forbidden on passenger
+	// aircraft, 30 L on a cargo aircraft; and forbidden on both, which
+	// the acceptance check decides for a freighter, but which no
+	// passenger aircraft takes either (it did before).
+	const header = "row_id,id_number,un_number,proper_shipping_name,cross_reference_entries,hazard_class,packing_group,label_codes,special_provisions,symbols,passenger_aircraft_rail_max_qty,cargo_aircraft_only_max_qty,vessel_stowage_location,parse_note\n"
+	const table = header + "2,UN1089,1089,Acetaldehyde,\"Ethyl aldehyde, see Acetaldehyde\",3,I,3,B16 T11 TP2 TP7,,Forbidden,30 L,E,\n"
+	const forbidden = header + "204,UN0004,0004,\"Ammonium picrate, dry or wetted with less than 10 percent water, by mass\",,1.1D,,1.1D,,,Forbidden,Forbidden,04,\n"
+	move := func(un, passenger string) string {
+		return un + " goes on cargo aircraft only, and the shipment is set to fly on " + passenger + ", a passenger aircraft (A359): move it to a freighter"
+	}
 	tests := []struct {
 		name  string
 		table string // the dangerous-goods table imported first, if any
 		dgd   map[string]any
+		notes func(passenger string) string
 	}{
 		{"lithium ion batteries on their own", "", map[string]any{"unNumber": "UN3480", "properShippingName": "Lithium ion batteries",
-			"packingInstructions": "965"}},
+			"packingInstructions": "965"}, func(p string) string { return move("UN3480", p) }},
 		{"goods the DOT table allows on cargo aircraft only", table, map[string]any{"unNumber": "UN1089", "properShippingName": "Acetaldehyde",
-			"class": "3", "packingGroup": "I", "packingInstructions": "361"}},
+			"class": "3", "packingGroup": "I", "packingInstructions": "361"}, func(p string) string { return move("UN1089", p) }},
+		{"goods the DOT table forbids on every aircraft", forbidden, map[string]any{"unNumber": "UN0004", "properShippingName": "Ammonium picrate, dry",
+			"class": "1.1D", "packingInstructions": "112"}, func(p string) string {
+			return "UN0004 is forbidden on passenger aircraft, and the shipment is set to fly on " + p + ", a passenger aircraft (A359): take it off; " +
+				"UN0004 is forbidden on cargo aircraft in the reference data: check the ICAO Technical Instructions"
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -531,8 +543,7 @@ func TestGoodsForCargoAircraftOnlyGoOnNoPassengerAircraftsManifest(t *testing.T)
 
 			var dgd struct{ ReviewNotes string }
 			s.mustCreate(t, fwd, "/api/dangerous-goods", dgdBody(awb, tt.dgd)).json(t, &dgd)
-			want := tt.dgd["unNumber"].(string) + " goes on cargo aircraft only, and the shipment is set to fly on " + passenger + ", a passenger aircraft (A359): move it to a freighter"
-			if dgd.ReviewNotes != want {
+			if want := tt.notes(passenger); dgd.ReviewNotes != want {
 				t.Errorf("the e-DGD's review notes = %q, want %q alone (its booked flight is a freighter)", dgd.ReviewNotes, want)
 			}
 			s.mustCreate(t, lh, "/api/offloads", map[string]any{"awbNumber": awb, "flightId": passenger, "reason": "Dangerous goods for cargo aircraft only",
