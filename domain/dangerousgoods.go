@@ -307,10 +307,13 @@ func sameHazardClass(declared, known string) bool {
 // accepts a declared name that is one of the reference's alternatives
 // ("Carbon dioxide, solid or Dry ice"), or the start of the reference's
 // name when that goes on with a qualification ("Aerosols, flammable" of
-// "Aerosols, flammable, (each not exceeding 1 L capacity)").
+// "Aerosols, flammable, (each not exceeding 1 L capacity)"; "Lithium ion
+// batteries" of "… including lithium ion polymer batteries"). A start cut
+// elsewhere is another name: "Acetal" (UN1088) is not "Acetaldehyde"
+// (UN1089), nor "Carbon" "Carbon dioxide, solid".
 func sameShippingName(declared, known string) bool {
 	d, k := lettersAndDigits(declared), lettersAndDigits(known)
-	if d == k || (len(d) >= 5 && strings.HasPrefix(k, d)) {
+	if d == k || (len(d) >= 5 && strings.HasPrefix(k, d) && qualifies(known, len(d))) {
 		return true
 	}
 	for _, alt := range strings.Split(strings.ToLower(known), " or ") {
@@ -319,6 +322,27 @@ func sameShippingName(declared, known string) bool {
 		}
 	}
 	return false
+}
+
+// qualifies reports whether name, after its first n letters and digits,
+// goes on with a qualification of what they name: a comma, semicolon or
+// parenthesis, or the US table's "including" and "includes" (its italics,
+// no part of the proper shipping name).
+func qualifies(name string, n int) bool {
+	rest := name
+	for i, r := range name {
+		if n == 0 {
+			rest = name[i:]
+			break
+		}
+		if lettersAndDigits(string(r)) != "" {
+			n--
+		}
+		rest = name[i+len(string(r)):]
+	}
+	rest = strings.ToLower(strings.TrimSpace(rest))
+	return rest == "" || strings.ContainsAny(rest[:1], ",;(") ||
+		strings.HasPrefix(rest, "including ") || strings.HasPrefix(rest, "includes ")
 }
 
 func lettersAndDigits(s string) string {

@@ -153,6 +153,7 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 		"CARBON DIOXIDE, SOLID OR DRY ICE": "",
 		"Carbon dioxide, solid":            "",
 		"Frozen carbon":                    `proper shipping name differs from the reference data for UN1845: "Carbon dioxide, solid or Dry ice"`,
+		"Carbon":                           `proper shipping name differs from the reference data for UN1845: "Carbon dioxide, solid or Dry ice"`,
 	} {
 		c.ProperShippingName = name
 		events, err := DecideDGD(c, dgRef{})
@@ -167,6 +168,11 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 		un, name, class, pg, want string
 	}{
 		{"UN1950", "Aerosols, flammable", "2.1", "", ""},
+		{"UN1950", "Aerosols", "2.1", "", ""},
+		// The start of the name cut inside a word is another substance's:
+		// acetal is UN1088.
+		{"UN1089", "Acetal", "3", "I", `proper shipping name differs from the reference data for UN1089: "Acetaldehyde"`},
+		{"UN1089", "Acetaldehyde", "3", "I", ""},
 		{"UN1088", "Acetal", "3", "I", "packing group I is not listed for UN1088 in the reference data (II)"},
 		// Dry ice has no packing group in the reference: one declared is noted.
 		{"UN1845", "Dry ice", "9", "III", "packing group III is not listed for UN1845 in the reference data (none)"},
@@ -313,6 +319,30 @@ func TestDecideDGDEntriesAgainstTheirClassPackingGroupRule(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%s class %s packing group %q: %v, want %s", tt.un, tt.class, tt.pg, err, tt.want)
+		}
+	}
+}
+
+// A declared name may leave out the qualification the US table writes
+// after a proper shipping name, not cut the name short: a name cut inside
+// it is another substance's, or none.
+func TestAShippingNameIsTheReferencesLessItsQualificationOnly(t *testing.T) {
+	for _, tt := range []struct {
+		declared, known string
+		want            bool
+	}{
+		{"Aerosols, flammable", "Aerosols, flammable, (each not exceeding 1 L capacity)", true},
+		{"Lithium ion batteries", "Lithium ion batteries including lithium ion polymer batteries", true},
+		{"Gasoline", "Gasoline includes gasoline mixed with ethyl alcohol, with not more than 10% alcohol", true},
+		{"Ammonium picrate", "Ammonium picrate, dry or wetted with less than 10 percent water, by mass", true},
+		{"Dry ice", "Carbon dioxide, solid or Dry ice", true},
+		{"Acetal", "Acetaldehyde", false},
+		{"Gasol", "Gasoline includes gasoline mixed with ethyl alcohol, with not more than 10% alcohol", false},
+		{"Lithium", "Lithium ion batteries including lithium ion polymer batteries", false},
+		{"Carbon", "Carbon dioxide, solid or Dry ice", false},
+	} {
+		if got := sameShippingName(tt.declared, tt.known); got != tt.want {
+			t.Errorf("%q of %q: %t, want %t", tt.declared, tt.known, got, tt.want)
 		}
 	}
 }
