@@ -20,8 +20,9 @@ func TestRepeatedCommandReturnsItsOwnEvent(t *testing.T) {
 	fwd := domain.Principal{Subject: "client:f", OrganizationID: "f", Role: domain.RoleForwarder}
 	dgd := func(un, class string) domain.SubmitDGD {
 		q := 5.0
+		pi := map[string]string{"UN3480": "965", "UN3090": "968"}[un] // each to its own packing instruction
 		return domain.SubmitDGD{DGDSubmitted: domain.DGDSubmitted{AWBNumber: "020-00000011", UNNumber: un, ProperShippingName: "x",
-			Class: class, PackingInstructions: "965", ShipperDeclaration: "declared"}, Quantity: &q, NetWeightKg: &q}
+			Class: class, PackingInstructions: pi, ShipperDeclaration: "declared"}, Quantity: &q, NetWeightKg: &q}
 	}
 	ctx := context.Background()
 	first, err := h.SubmitDGD(ctx, NewMeta(fwd, "dgd-a", ""), dgd("UN3480", "9"), "")

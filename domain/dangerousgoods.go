@@ -56,6 +56,13 @@ var (
 	// IATA DGR list say Forbidden and E0), whatever their class's rule:
 	// they go to their own packing instructions, 965 to 970.
 	lithiumBatteries = []string{"UN3090", "UN3091", "UN3480", "UN3481"}
+	// lithiumPackingInstructions are the packing instructions of each
+	// (ICAO Technical Instructions, IATA DGR Section II/IA/IB alike): on
+	// their own, packed with equipment, contained in it. Another number,
+	// as dry ice's 954, packs something else.
+	lithiumPackingInstructions = map[string][]string{
+		"UN3480": {"965"}, "UN3481": {"966", "967"}, "UN3090": {"968"}, "UN3091": {"969", "970"},
+	}
 )
 
 // DGDSubmitted records a shipper's declaration for dangerous goods.
@@ -289,6 +296,9 @@ func checkPackingInstruction(p *Problems, e DGDSubmitted) {
 		p.Add("packingInstructions", CodeInvalidPackingInstruction, "a limited quantity is packed to a Y instruction, as Y341")
 	case !e.LimitedQuantity && m[1] == "Y":
 		p.Add("limitedQuantity", CodeMismatch, "%s is a limited-quantity instruction: set limitedQuantity", pi)
+	case lithiumPackingInstructions[e.UNNumber] != nil && !slices.Contains(lithiumPackingInstructions[e.UNNumber], pi):
+		p.Add("packingInstructions", CodeMismatch, "%s is packed to packing instruction %s, not %s",
+			e.UNNumber, strings.Join(lithiumPackingInstructions[e.UNNumber], " or "), pi)
 	}
 }
 

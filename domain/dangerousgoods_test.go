@@ -115,6 +115,18 @@ func TestDecideDGD(t *testing.T) {
 		{"excepted quantity of lithium metal batteries in equipment", func(c *SubmitDGD) {
 			c.UNNumber, c.PackingInstructions, c.ExceptedQuantity = "UN3091", "", true
 		}, "INVALID_VALUE exceptedQuantity"},
+		{"lithium ion batteries packed to dry ice's instruction", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3480", "Lithium ion batteries", "954"
+		}, "MISMATCH packingInstructions"},
+		{"lithium ion batteries packed to lithium metal batteries' instruction", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3480", "Lithium ion batteries", "968"
+		}, "MISMATCH packingInstructions"},
+		{"lithium metal batteries contained in equipment", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3091", "Lithium metal batteries contained in equipment", "970"
+		}, ""},
+		{"lithium ion batteries packed with equipment", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3481", "Lithium ion batteries packed with equipment", "966"
+		}, ""},
 	}
 	for _, tt := range tests {
 		c := base()
@@ -189,7 +201,7 @@ func TestDecideDGDReviewNotes(t *testing.T) {
 		}
 	}
 	c.Class, c.PackingGroup = "9", ""
-	c.UNNumber, c.ProperShippingName = "UN3480", "Lithium ion batteries"
+	c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3480", "Lithium ion batteries", "965"
 	events, err := DecideDGD(c, dgRef{})
 	if err != nil || !strings.Contains(strings.Join(events[0].(DGDSubmitted).ReviewNotes, ""), "not in the loaded dangerous-goods reference") {
 		t.Errorf("unknown UN number: %v %v", events, err)
@@ -222,8 +234,10 @@ func TestDecideDGDNotesThePassengerAircraftSetToCarryGoodsForCargoAircraftOnly(t
 		switch tt.un {
 		case "UN1089":
 			c.ProperShippingName, c.Class, c.PackingGroup, c.PackingInstructions = "Acetaldehyde", "3", "I", "361"
-		case "UN3480", "UN3090":
+		case "UN3480":
 			c.ProperShippingName, c.PackingInstructions = "Lithium batteries", "965"
+		case "UN3090":
+			c.ProperShippingName, c.PackingInstructions = "Lithium batteries", "968"
 		case "UN0004":
 			c.ProperShippingName, c.Class, c.PackingInstructions = "Ammonium picrate, dry", "1.1D", "112"
 		}
