@@ -180,7 +180,7 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 	} else if g != nil && e.NetWeightKg > 0 && *g < e.NetWeightKg {
 		p.Add("grossWeight", CodeInvalidRange, "must not be less than the net weight (%g kg)", e.NetWeightKg)
 	}
-	checkPackingInstruction(&p, e)
+	checkPackingInstruction(&p, e, divisions(e.Class, known, ok))
 	if strings.TrimSpace(e.ShipperDeclaration) == "" {
 		p.Add("shipperDeclaration", CodeRequired, "is required: the shipper's signed certification")
 	}
@@ -266,24 +266,61 @@ func checkPackingGroup(p *Problems, pg, class string, listed []string, known boo
 	}
 }
 
+// divisions are the classes or divisions a declared class stands for: the
+// reference's of the UN number that it names, where the reference knows
+// the number (a bare 6 of UN2814 is 6.2, a bare 2 of UN1950 2.1 or 2.2),
+// else the class itself.
+func divisions(class string, known KnownCommodity, ok bool) []string {
+	var out []string
+	if ok {
+		for _, k := range orOne(known.HazardClasses, known.HazardClass) {
+			if IsHazardClass(k) && sameHazardClass(class, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{class}
+	}
+	return out
+}
+
+// allIn reports whether every class of classes falls under list.
+func allIn(list, classes []string) bool {
+	return !slices.ContainsFunc(classes, func(c string) bool { return !classIn(list, c) })
+}
+
+// classNamed is the class as declared, with the divisions it stands for
+// when they differ from it ("6 (6.2)").
+func classNamed(class string, divisions []string) string {
+	if len(divisions) == 1 && divisions[0] == class {
+		return class
+	}
+	return class + " (" + strings.Join(divisions, " or ") + ")"
+}
+
 // checkPackingInstruction: three digits, with a Y prefix exactly when the
-// goods go as a limited quantity; excepted quantities have none.
-func checkPackingInstruction(p *Problems, e DGDSubmitted) {
+// goods go as a limited quantity; excepted quantities have none. Which
+// classes may go as either is asked of the divisions the declared class
+// stands for (see divisions): a bare class does not let infectious
+// substances (6.2) go as a limited quantity, nor chlorine (2.3) as an
+// excepted one.
+func checkPackingInstruction(p *Problems, e DGDSubmitted, divisions []string) {
 	pi := e.PackingInstructions
 	m := packingInstructionPattern.FindStringSubmatch(pi)
 	switch {
 	case e.LimitedQuantity && e.ExceptedQuantity:
 		p.Add("exceptedQuantity", CodeInvalidValue, "goods go either as a limited or as an excepted quantity, not both")
-	case e.LimitedQuantity && classIn(noLimitedQuantity, e.Class):
-		p.Add("limitedQuantity", CodeInvalidValue, "class %s cannot go as a limited quantity", e.Class)
+	case e.LimitedQuantity && allIn(noLimitedQuantity, divisions):
+		p.Add("limitedQuantity", CodeInvalidValue, "class %s cannot go as a limited quantity", classNamed(e.Class, divisions))
 	case e.LimitedQuantity && e.PackingGroup == "I":
 		p.Add("limitedQuantity", CodeInvalidValue, "packing group I cannot go as a limited quantity")
 	case e.LimitedQuantity && slices.Contains(lithiumBatteries, e.UNNumber):
 		p.Add("limitedQuantity", CodeInvalidValue, "lithium batteries (%s) cannot go as a limited quantity: they go to their packing instruction, 965 to 970", e.UNNumber)
 	case e.ExceptedQuantity && slices.Contains(lithiumBatteries, e.UNNumber):
 		p.Add("exceptedQuantity", CodeInvalidValue, "lithium batteries (%s) cannot go as an excepted quantity: they go to their packing instruction, 965 to 970", e.UNNumber)
-	case e.ExceptedQuantity && classIn(noExceptedQuantity, e.Class):
-		p.Add("exceptedQuantity", CodeInvalidValue, "class %s cannot go as an excepted quantity", e.Class)
+	case e.ExceptedQuantity && allIn(noExceptedQuantity, divisions):
+		p.Add("exceptedQuantity", CodeInvalidValue, "class %s cannot go as an excepted quantity", classNamed(e.Class, divisions))
 	case pi == "":
 		if !e.ExceptedQuantity {
 			p.Add("packingInstructions", CodeRequired, "is required: three digits, as 966, or Y and three digits for a limited quantity")

@@ -19,6 +19,8 @@ func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
 		"UN1005": {Name: "Ammonia, anhydrous", HazardClass: "2.2", CargoAircraftForbidden: true},
 		"UN1089": {Name: "Acetaldehyde", HazardClass: "3", PackingGroup: "I", PassengerAircraftForbidden: true},
 		"UN0004": {Name: "Ammonium picrate, dry", HazardClass: "1.1D", CargoAircraftForbidden: true, PassengerAircraftForbidden: true},
+		"UN2814": {Name: "Infectious substances, affecting humans", HazardClass: "6.2"},
+		"UN1017": {Name: "Chlorine", HazardClass: "2.3"},
 	}[un]
 	c.Code, c.UNNumber, c.DangerousGoods = un, un, true
 	return c, ok
@@ -115,6 +117,21 @@ func TestDecideDGD(t *testing.T) {
 		{"excepted quantity of lithium metal batteries in equipment", func(c *SubmitDGD) {
 			c.UNNumber, c.PackingInstructions, c.ExceptedQuantity = "UN3091", "", true
 		}, "INVALID_VALUE exceptedQuantity"},
+		// A bare class stands for the divisions the reference gives the
+		// UN number: it does not open limited or excepted quantities to
+		// goods whose division has none.
+		{"limited quantity of infectious substances declared by their bare class", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingInstructions, c.LimitedQuantity = "UN2814", "6", "Y620", true
+		}, "INVALID_VALUE limitedQuantity"},
+		{"excepted quantity of chlorine declared by its bare class", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingInstructions, c.ExceptedQuantity = "UN1017", "2", "", true
+		}, "INVALID_VALUE exceptedQuantity"},
+		{"excepted quantity of aerosols declared by their bare class, one of whose divisions has them", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.Class, c.PackingInstructions, c.ExceptedQuantity = "UN1950", "Aerosols, non-flammable", "2", "", true
+		}, ""},
+		{"limited quantity of a bare class the reference does not know the UN number of", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingInstructions, c.LimitedQuantity = "UN3373", "6", "Y650", true
+		}, ""},
 		{"lithium ion batteries packed to dry ice's instruction", func(c *SubmitDGD) {
 			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3480", "Lithium ion batteries", "954"
 		}, "MISMATCH packingInstructions"},
