@@ -153,7 +153,7 @@ func DecideDGD(c SubmitDGD, ref Lookup) ([]Event, error) {
 		if ok {
 			listed = orOne(known.PackingGroups, known.PackingGroup)
 		}
-		checkPackingGroup(&p, e.PackingGroup, e.Class, listed, ok)
+		checkPackingGroup(&p, e.PackingGroup, e.Class, divisions(e.Class, known, ok), listed, ok)
 	}
 	if e.ProperShippingName == "" {
 		p.Add("properShippingName", CodeRequired, "is required")
@@ -254,15 +254,17 @@ func IsHazardClass(s string) bool {
 
 // checkPackingGroup: I, II or III where the class uses one, none where it
 // does not, unless the reference knows the UN number (known) and lists
-// the group declared, or none at all (listed).
-func checkPackingGroup(p *Problems, pg, class string, listed []string, known bool) {
+// the group declared, or none at all (listed). The class is asked by the
+// divisions it stands for (see divisions): a bare 6 of cyanide solutions,
+// 6.1, needs a group as 6.1 does.
+func checkPackingGroup(p *Problems, pg, class string, divisions, listed []string, known bool) {
 	switch {
 	case pg != "" && !slices.Contains(packingGroups, pg):
 		p.Add("packingGroup", CodeInvalidPackingGroup, "must be I, II or III")
-	case pg != "" && classIn(noPackingGroup, class) && !slices.Contains(listed, pg):
-		p.Add("packingGroup", CodeInvalidPackingGroup, "class %s has no packing group", class)
-	case pg == "" && classIn(needPackingGroup, class) && !(known && len(listed) == 0):
-		p.Add("packingGroup", CodeRequired, "class %s needs a packing group (I, II or III)", class)
+	case pg != "" && allIn(noPackingGroup, divisions) && !slices.Contains(listed, pg):
+		p.Add("packingGroup", CodeInvalidPackingGroup, "class %s has no packing group", classNamed(class, divisions))
+	case pg == "" && allIn(needPackingGroup, divisions) && !(known && len(listed) == 0):
+		p.Add("packingGroup", CodeRequired, "class %s needs a packing group (I, II or III)", classNamed(class, divisions))
 	}
 }
 

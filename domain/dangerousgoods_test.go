@@ -21,6 +21,7 @@ func (dgRef) DangerousGood(un string) (KnownCommodity, bool) {
 		"UN0004": {Name: "Ammonium picrate, dry", HazardClass: "1.1D", CargoAircraftForbidden: true, PassengerAircraftForbidden: true},
 		"UN2814": {Name: "Infectious substances, affecting humans", HazardClass: "6.2"},
 		"UN1017": {Name: "Chlorine", HazardClass: "2.3"},
+		"UN1935": {Name: "Cyanide solutions, n.o.s.", HazardClass: "6.1", PackingGroup: "I", PackingGroups: []string{"I", "II", "III"}},
 	}[un]
 	c.Code, c.UNNumber, c.DangerousGoods = un, un, true
 	return c, ok
@@ -132,6 +133,12 @@ func TestDecideDGD(t *testing.T) {
 		{"limited quantity of a bare class the reference does not know the UN number of", func(c *SubmitDGD) {
 			c.UNNumber, c.Class, c.PackingInstructions, c.LimitedQuantity = "UN3373", "6", "Y650", true
 		}, ""},
+		{"cyanide solutions declared by their bare class without packing group", func(c *SubmitDGD) {
+			c.UNNumber, c.ProperShippingName, c.Class, c.PackingInstructions = "UN1935", "Cyanide solutions, n.o.s.", "6", "654"
+		}, "REQUIRED packingGroup"},
+		{"infectious substances declared by their bare class with a packing group", func(c *SubmitDGD) {
+			c.UNNumber, c.Class, c.PackingGroup, c.PackingInstructions = "UN2814", "6", "II", "620"
+		}, "INVALID_PACKING_GROUP packingGroup"},
 		{"lithium ion batteries packed to dry ice's instruction", func(c *SubmitDGD) {
 			c.UNNumber, c.ProperShippingName, c.PackingInstructions = "UN3480", "Lithium ion batteries", "954"
 		}, "MISMATCH packingInstructions"},
