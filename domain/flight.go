@@ -843,7 +843,7 @@ func DecideChangeFlightAircraft(f Flight, c ChangeFlightAircraft, cargoAircraftO
 			}
 		}
 		if len(held) > 0 {
-			return nil, Errorf(Conflict, "flight %s has goods for cargo aircraft only on board, %s: a passenger aircraft (%s) cannot fly them; "+
+			return nil, Errorf(Conflict, "flight %s has goods no passenger aircraft may carry on board, %s: a passenger aircraft (%s) cannot fly them; "+
 				"offload them first (POST /api/offloads)", f.ID, strings.Join(held, ", "), typ)
 		}
 	}

@@ -126,7 +126,7 @@ func TestDecideChangeFlightAircraft(t *testing.T) {
 	cargoAircraftOnly := func(awb string) string { return map[string]string{"020-00000022": "UN3480"}[awb] }
 	_, err := DecideChangeFlightAircraft(loaded(flight(FlightStatusScheduled), "020-00000011", "020-00000022"),
 		ChangeFlightAircraft{AircraftType: "A359", At: at}, cargoAircraftOnly)
-	if want := "flight LH8400-2026-11-26 has goods for cargo aircraft only on board, 020-00000022 (UN3480): a passenger aircraft (A359) cannot fly them; offload them first (POST /api/offloads)"; err == nil || !strings.HasSuffix(err.Error(), want) {
+	if want := "flight LH8400-2026-11-26 has goods no passenger aircraft may carry on board, 020-00000022 (UN3480): a passenger aircraft (A359) cannot fly them; offload them first (POST /api/offloads)"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("a passenger aircraft for a flight with batteries on board: %v, want %q", err, want)
 	}
 	for _, tt := range tests {
