@@ -92,6 +92,12 @@ func roundAmount(v float64, currency string) float64 {
 	if !ok {
 		decimals = 2
 	}
+	return roundHalfUp(v, decimals)
+}
+
+// roundHalfUp rounds v to decimals places, half up, counting the units to
+// a millionth first: a float64 holds most halves a little below them.
+func roundHalfUp(v float64, decimals int) float64 {
 	scale := math.Pow10(decimals)
 	return math.Round(math.Round(v*scale*1e6)/1e6) / scale
 }

@@ -104,6 +104,45 @@ func TestRateCardCharge(t *testing.T) {
 	}
 }
 
+// An option's price per kg is its total over its chargeable weight to the
+// cent, half a cent up as amounts are, however a float64 holds the half:
+// a minimum charge of 25.50 on 20 kg is 1.275 a kg, 1.28, not 1.27.
+func TestAnOptionsPricePerKgRoundsHalfACentUp(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	f := Flight{ID: "EK9950-2026-11-28", Carrier: "EK", FlightNumber: "EK9950", Origin: "DXB", Destination: "KWI",
+		DepartureDate: "2026-11-28", OriginZone: "Asia/Dubai", DepartsAt: now.Add(24 * time.Hour), CapacityKg: 10000, CapacityM3: 50,
+		Status: FlightStatusScheduled}
+	tests := []struct {
+		name     string
+		currency string
+		minimum  float64
+		perKg    float64
+		kg       float64
+		want     float64
+	}{
+		{"the minimum charge of 25.50 on 20 kg", "USD", 25.5, 1, 20, 1.28},
+		{"the minimum charge of 100.25 on 50 kg", "EUR", 100.25, 1, 50, 2.01},
+		{"the minimum charge of 25.5 dinars on 20 kg", "KWD", 25.5, 1, 20, 1.28},
+		{"a rate of 3.27 to the cent", "USD", 0, 3.27, 280, 3.27},
+		{"915 over 280 kg", "USD", 915, 1, 280, 3.27}, // 3.2678…
+		{"a third of a cent down", "EUR", 100, 1, 30, 3.33},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			card := RateCard{Carrier: "EK", Origin: "DXB", Destination: "KWI", Currency: tt.currency, MinimumCharge: tt.minimum,
+				Breaks: []RateBreak{{0, tt.perKg}}, ValidFrom: "2026-01-01", ValidTo: "2026-12-31"}
+			q := Quote{Origin: "DXB", Destination: "KWI", WeightKg: tt.kg, ChargeableWeightKg: tt.kg}
+			options, err := PriceQuote(q, nil, []Flight{f}, []RateCard{card}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := options[0].PricePerKg; got != tt.want {
+				t.Errorf("%g %s for %g kg: %g a kg, want %g", options[0].TotalAmount, tt.currency, tt.kg, got, tt.want)
+			}
+		})
+	}
+}
+
 // A booking that states the chargeable weight of its pieces, 80.5 kg for
 // 64.4×50×150 cm, is taken: the service computes the same, not 81.
 func TestABookingStatingAHalfKiloChargeableWeightIsTaken(t *testing.T) {
