@@ -88,11 +88,16 @@ func (b amountBound) said(per string) string {
 // upToHalfKg counts half kilos: 30.5 kg at 4.50 plus 0.15 is 141.825 but
 // 141.82499999999999 in a float64, which rounded alone lost the cent.
 func roundAmount(v float64, currency string) float64 {
-	decimals, ok := minorUnits[currency]
-	if !ok {
-		decimals = 2
+	return roundHalfUp(v, minorUnitsOf(currency))
+}
+
+// minorUnitsOf is how many decimals an amount in currency has: 2 but for
+// the currencies of minorUnits.
+func minorUnitsOf(currency string) int {
+	if decimals, ok := minorUnits[currency]; ok {
+		return decimals
 	}
-	return roundHalfUp(v, decimals)
+	return 2
 }
 
 // roundHalfUp rounds v to decimals places, half up, counting the units to

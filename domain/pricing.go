@@ -122,7 +122,7 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 		total := card.Charge(cw, codes)
 		options = append(options, PriceOption{
 			FlightID: f.ID, Carrier: f.Carrier, FlightNumber: f.FlightNumber, DepartureDate: f.DepartureDate,
-			PricePerKg: pricePerKg(total, cw), TotalAmount: total, Currency: card.Currency,
+			PricePerKg: pricePerKg(total, cw, card.Currency), TotalAmount: total, Currency: card.Currency,
 			ValidityHours: PriceValidityHours, ChargeableWeightKg: cw, VolumeDivisor: card.Divisor(),
 		})
 	}
@@ -142,9 +142,13 @@ func PriceQuote(q Quote, ref Lookup, flights []Flight, cards []RateCard, now tim
 }
 
 // pricePerKg is a total divided by the chargeable weight, to the cent,
-// half a cent up as amounts are: 25.50 for 20 kg is 1.275 a kg, which a
-// float64 holds as 1.27499999999999991 and a plain rounding made 1.27.
-func pricePerKg(total, cw float64) float64 { return roundHalfUp(total/cw, 2) }
+// or to the minor unit of a currency of three decimals (a rate of 0.765
+// dinars a kg shown 0.77 was 385 for 500 kg, where the total is 382.5);
+// half up, as amounts are: 25.50 for 20 kg is 1.275 a kg, which a float64
+// holds as 1.27499999999999991 and a plain rounding made 1.27.
+func pricePerKg(total, cw float64, currency string) float64 {
+	return roundHalfUp(total/cw, max(2, minorUnitsOf(currency)))
+}
 
 // knownCommodity is the reference data's entry of the quote's commodity
 // (the zero KnownCommodity when none). It is looked up when priced, not

@@ -105,9 +105,10 @@ func TestRateCardCharge(t *testing.T) {
 }
 
 // An option's price per kg is its total over its chargeable weight to the
-// cent, half a cent up as amounts are, however a float64 holds the half:
-// a minimum charge of 25.50 on 20 kg is 1.275 a kg, 1.28, not 1.27.
-func TestAnOptionsPricePerKgRoundsHalfACentUp(t *testing.T) {
+// cent, or to the fils of a currency of three decimals, half up as amounts
+// are, however a float64 holds the half: a minimum charge of 25.50 on 20 kg
+// is 1.275 a kg, 1.28 dollars, not 1.27, and 1.275 dinars.
+func TestAnOptionsPricePerKgRoundsHalfACentUpOrToTheCurrencysMinorUnit(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	f := Flight{ID: "EK9950-2026-11-28", Carrier: "EK", FlightNumber: "EK9950", Origin: "DXB", Destination: "KWI",
 		DepartureDate: "2026-11-28", OriginZone: "Asia/Dubai", DepartsAt: now.Add(24 * time.Hour), CapacityKg: 10000, CapacityM3: 50,
@@ -122,7 +123,9 @@ func TestAnOptionsPricePerKgRoundsHalfACentUp(t *testing.T) {
 	}{
 		{"the minimum charge of 25.50 on 20 kg", "USD", 25.5, 1, 20, 1.28},
 		{"the minimum charge of 100.25 on 50 kg", "EUR", 100.25, 1, 50, 2.01},
-		{"the minimum charge of 25.5 dinars on 20 kg", "KWD", 25.5, 1, 20, 1.28},
+		{"the minimum charge of 25.5 dinars on 20 kg, to the fils", "KWD", 25.5, 1, 20, 1.275},
+		{"a rate of 0.765 dinars, to the fils", "KWD", 0, 0.765, 500, 0.765},
+		{"a rate in yen, to the hundredth as in dollars", "JPY", 0, 955.01, 500, 955.01},
 		{"a rate of 3.27 to the cent", "USD", 0, 3.27, 280, 3.27},
 		{"915 over 280 kg", "USD", 915, 1, 280, 3.27}, // 3.2678…
 		{"a third of a cent down", "EUR", 100, 1, 30, 3.33},
