@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,6 +143,7 @@ type CSDSubmitted struct {
 	Exemption        string           `json:"exemption,omitempty"`
 	RegulatedEntity  *RegulatedEntity `json:"regulatedEntity,omitempty"`
 	SubmittedAt      time.Time        `json:"submittedAt"`
+	ReviewNotes      []string         `json:"reviewNotes,omitempty"` // what the airline must act on (see DecideCSD)
 }
 
 func (CSDSubmitted) EventType() string { return "CSDSubmitted" }
@@ -152,6 +154,7 @@ type SubmitCSD struct {
 	CSDSubmitted
 	ScreeningMethod string
 	ScreeningDate   string
+	Carriers        []Flight // the flights the shipment is set to fly on (ManifestFacts.Carriers)
 }
 
 // DecideCSD checks an e-CSD against the code lists: a secure status (SPX,
@@ -231,6 +234,21 @@ func DecideCSD(c SubmitCSD) ([]Event, error) {
 	}
 	if err := p.Err(); err != nil {
 		return nil, err
+	}
+	// Filed after its shipment was booked or manifested: the declaration
+	// is filed, as the e-DGD's is, and the airline is told what a manifest
+	// would now refuse (see ManifestCandidate): cargo not secured goes on
+	// no flight, cargo secured for cargo aircraft only on no passenger
+	// aircraft. Before, nothing said so of cargo already loaded.
+	for _, f := range c.Carriers {
+		switch {
+		case e.SecurityStatus == notSecured:
+			e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf("the shipment is not secured (NSC), and is set to fly on %s: "+
+				"take it off until an e-CSD says it is secured", f.ID))
+		case e.SecurityStatus == securedForCargoAircraftOnly && f.PassengerAircraft():
+			e.ReviewNotes = append(e.ReviewNotes, fmt.Sprintf("the shipment is secured for cargo aircraft only (SCO), and is set to fly on %s, "+
+				"a passenger aircraft (%s): move it to a freighter", f.ID, f.AircraftType))
+		}
 	}
 	return []Event{e}, nil
 }

@@ -79,6 +79,45 @@ func TestDecideCSD(t *testing.T) {
 	}
 }
 
+// An e-CSD filed for a shipment set to fly (its confirmed booking's
+// flight, or a flight whose manifest loads it) tells the airline what a
+// manifest would now refuse: cargo not secured goes on no flight, cargo
+// secured for cargo aircraft only on no passenger aircraft.
+func TestAnECSDFiledForAShipmentSetToFlySaysWhatTheAirlineMustDo(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	freighter := Flight{ID: "LH8400-2026-11-26", AircraftType: "B77F"}
+	passenger := Flight{ID: "LH400-2026-11-26", AircraftType: "A359"}
+	for _, tt := range []struct {
+		name     string
+		status   string
+		carriers []Flight
+		want     string
+	}{
+		{"secured, on a passenger aircraft", "SPX", []Flight{passenger}, ""},
+		{"not secured, booked on nothing", "NSC", nil, ""},
+		{"not secured, on a freighter", "NSC", []Flight{freighter},
+			"the shipment is not secured (NSC), and is set to fly on LH8400-2026-11-26: take it off until an e-CSD says it is secured"},
+		{"for cargo aircraft only, on a freighter", "SCO", []Flight{freighter}, ""},
+		{"for cargo aircraft only, on a freighter and a passenger aircraft", "SCO", []Flight{freighter, passenger},
+			"the shipment is secured for cargo aircraft only (SCO), and is set to fly on LH400-2026-11-26, a passenger aircraft (A359): move it to a freighter"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := SubmitCSD{CSDSubmitted: CSDSubmitted{AWBNumber: "020-00000011", SecurityStatus: tt.status, ScreeningResult: "pass", SubmittedAt: now},
+				ScreeningMethod: "xry", ScreeningDate: "2026-11-25T10:00:00Z", Carriers: tt.carriers}
+			if tt.status == "NSC" {
+				c.ScreeningMethod, c.ScreeningResult, c.ScreeningDate = "", "", ""
+			}
+			events, err := DecideCSD(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(events[0].(CSDSubmitted).ReviewNotes, "; "); got != tt.want {
+				t.Errorf("review notes %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDecidePLACI(t *testing.T) {
 	base := func() PLACISubmitted {
 		return PLACISubmitted{AWBNumber: "020-00000011", Origin: "fra", Destination: "JFK", DepartureDate: "2026-11-26",

@@ -88,7 +88,8 @@ func (s *Server) handleSubmitCSD() handlerFunc {
 		res, err := s.commands.SubmitCSD(r.Context(), meta(r), domain.SubmitCSD{
 			CSDSubmitted: domain.CSDSubmitted{AWBNumber: awb, SecurityStatus: req.SecurityStatus, ScreeningMethods: req.ScreeningMethods,
 				ScreeningResult: req.ScreeningResult, Exemption: req.Exemption, RegulatedEntity: req.RegulatedEntity},
-			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate}, owner.HeldInStockBy())
+			ScreeningMethod: req.ScreeningMethod, ScreeningDate: req.ScreeningDate, Carriers: s.shipmentFacts.ForManifest(awb).Carriers()},
+			owner.HeldInStockBy())
 		if err != nil {
 			return err
 		}

@@ -44,6 +44,7 @@ type CSDJSON struct {
 	Exemption        *string                 `json:"exemption"`
 	RegulatedEntity  *domain.RegulatedEntity `json:"regulatedEntity"`
 	SubmittedAt      time.Time               `json:"submittedAt"`
+	ReviewNotes      string                  `json:"reviewNotes"`
 }
 
 func ToCSDJSON(c domain.CSDSubmitted) CSDJSON {
@@ -57,7 +58,7 @@ func ToCSDJSON(c domain.CSDSubmitted) CSDJSON {
 	}
 	return CSDJSON{CSDID: c.CSDID, AWBNumber: c.AWBNumber, Status: "submitted", SecurityStatus: c.SecurityStatus,
 		ScreeningMethods: methods, ScreeningResult: orNull(c.ScreeningResult), ScreeningDate: screened, Exemption: orNull(c.Exemption),
-		RegulatedEntity: c.RegulatedEntity, SubmittedAt: c.SubmittedAt}
+		RegulatedEntity: c.RegulatedEntity, SubmittedAt: c.SubmittedAt, ReviewNotes: strings.Join(c.ReviewNotes, "; ")}
 }
 
 // DGDJSON is the spec's e-DGD response, and a declaration in the

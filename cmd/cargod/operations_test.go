@@ -587,9 +587,11 @@ func TestAManifestLoadsCargoAsItsSecurityStatusAllows(t *testing.T) {
 	fwd, lh := s.demoToken(t, "demo-forwarder"), s.demoToken(t, "demo-airline-lh")
 	awb, b, passenger := s.bookedBesideAPassengerFlight(t, fwd, lh)
 	screened := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
-	csd := func(result, status string) {
+	csd := func(result, status string) (reviewNotes string) {
+		var filed struct{ ReviewNotes string }
 		s.mustCreate(t, fwd, "/api/csd", map[string]any{"awbNumber": awb, "screeningMethod": "XRY", "screeningDate": screened,
-			"screeningResult": result, "securityStatus": status})
+			"screeningResult": result, "securityStatus": status}).json(t, &filed)
+		return filed.ReviewNotes
 	}
 	manifest := func(flight string) apiCase {
 		return apiCase{token: lh, path: "/api/flights/" + flight + "/manifests", body: map[string]any{"awbNumbers": []string{awb}}}
@@ -611,6 +613,11 @@ func TestAManifestLoadsCargoAsItsSecurityStatusAllows(t *testing.T) {
 	if r := s.do(t, request{method: "PATCH", path: "/api/flights/" + b.FlightID, token: lh, body: map[string]any{"aircraftType": "A359"}}); r.status != http.StatusConflict ||
 		!strings.Contains(string(r.body), awb+" (SCO)") {
 		t.Errorf("a passenger aircraft for the freighter with the cargo on board = %d %s, want 409 naming %s", r.status, r.body, awb)
+	}
+	// Found not secured once on board, the airline is told to take it off.
+	want := "the shipment is not secured (NSC), and is set to fly on " + b.FlightID + ": take it off until an e-CSD says it is secured"
+	if notes := csd("fail", "NSC"); notes != want {
+		t.Errorf("an e-CSD of cargo on board found not secured says %q, want %q", notes, want)
 	}
 }
 
