@@ -188,7 +188,12 @@ func (r *orderedRead) start(ctx context.Context) (*session, error) {
 		if r.stopped.Err() != nil {
 			return nil, jetstream.ErrMsgIteratorClosed
 		}
-		return nil, err
+		// Tried for all of remakeFor while the server did not answer
+		// or said it was not ready: a store that does not answer, which
+		// a wait cures, and is told as one (the projector logged each
+		// such end of its subscription at ERROR, every 20 s of a NATS
+		// server that did not answer).
+		return nil, unavailable(err)
 	}
 	// The consumer exists now; Messages sends its first pull at once.
 	if err := r.s.waitRouted(ctx, r.stream.CachedInfo().Config.Name, cfg.Name); err != nil {

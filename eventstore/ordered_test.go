@@ -210,6 +210,26 @@ func TestASubscriptionWhoseConsumerCannotBeMadeWalksTheStreamUntilItIs(t *testin
 	}
 }
 
+// A read whose consumer cannot be made for all of remakeFor, the server
+// answering that it is not ready (or not answering), ends with the store
+// unavailable, which a wait cures: the projector logs such an end at WARN,
+// as the README says. (It ended with the bare deadline, which the
+// projector logged at ERROR every 20 s of a NATS server that did not
+// answer.)
+func TestASubscriptionWhoseConsumerCannotBeMadeEndsWithTheStoreUnavailable(t *testing.T) {
+	s := openForTest(t, Options{DataDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), remakeFor+30*time.Second)
+	defer cancel()
+	s.readConsumersRefused.Store(true)
+	err := s.Subscribe(ctx, []string{s.Filter("quote", "")}, 1, func(domain.Record) error { return nil }, nil)
+	if ctx.Err() != nil {
+		t.Fatalf("the subscription ended only with its context: %v", err)
+	}
+	if !errors.Is(err, domain.ErrStoreUnavailable) {
+		t.Errorf("the subscription ended with %v, want domain.ErrStoreUnavailable", err)
+	}
+}
+
 // A walking read of some subjects of the stream gets ahead by asking, at
 // once, for the first matching message at or after each of the next
 // sequences: interleaved with others, the matching messages come each
