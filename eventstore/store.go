@@ -58,6 +58,16 @@ func (s *Store) tellFull(err error) {
 		"JetStream's files, or raise its JetStream storage limit (max_file_store) or the account's", "err", err)
 }
 
+// tellRoom logs, once, that an append was stored after tellFull said the
+// server refused every write: the operator who made room learns that it
+// was enough, as a lost connection's line has one saying it is back (the
+// ERROR line stopped coming, and nothing else said so).
+func (s *Store) tellRoom() {
+	if last := s.fullTold.Load(); last != 0 && s.fullTold.CompareAndSwap(last, 0) {
+		s.log.Info("eventstore: the NATS server stores writes again: it has room for more events")
+	}
+}
+
 // refusedWrite is the error of a write to a bucket or an object store that
 // failed with err: the store full, told as an append's refusal is, when
 // the server has no room for it; else the store unavailable. (Such writes
@@ -142,7 +152,8 @@ type Store struct {
 	// unreadable: each is logged once, not at every load of its
 	// aggregate (there are none, unless written past the service).
 	unreadable sync.Map
-	// fullTold is when tellFull last logged (Unix nanoseconds), 0: never.
+	// fullTold is when tellFull last logged (Unix nanoseconds), 0: never,
+	// or an append stored since (see tellRoom).
 	fullTold atomic.Int64
 	records  *recordCache // the events RecordsAt read; nil: none kept
 	log      *slog.Logger
@@ -849,6 +860,7 @@ func (p *pendingAppend) Wait(ctx context.Context) ([]uint64, error) {
 	case out.err != nil:
 		return nil, fmt.Errorf("eventstore: append to %s: %w", p.agg, out.err)
 	}
+	p.s.tellRoom()
 	seqs := make([]uint64, len(p.d.msgs))
 	for i := range seqs {
 		seqs[i] = out.last - uint64(len(p.d.msgs)-1-i)

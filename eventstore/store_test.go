@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -1158,6 +1159,48 @@ func TestAStoreWithNoRoomSaysSo(t *testing.T) {
 	}
 	if n := strings.Count(logged.String(), "no room for more events and refuses every write"); n != 1 {
 		t.Errorf("said %d times that the server has no room:\n%s", n, logged.String())
+	}
+}
+
+// A server that has room again after it refused writes for want of it
+// is said to, once, at the first append it stores: the ERROR line that it
+// has none stops coming, and nothing said the room made was enough.
+func TestAStoreWithRoomAgainSaysSoOnce(t *testing.T) {
+	opts := &server.Options{Port: server.RANDOM_PORT, JetStreamMaxStore: 256 << 10}
+	srv := natstest.Start(t, opts)
+	var logged lockedbuf.Buffer
+	s := openForTest(t, Options{URL: srv.ClientURL(), Replicas: 1, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	ctx := context.Background()
+	data := `{"note":"` + strings.Repeat("x", 8<<10) + `"}`
+	appendOne := func(id string) error {
+		_, err := s.Append(ctx, domain.Aggregate{Type: "quote", ID: id}, 0, []domain.Envelope{event("QuoteRequested", id, id, data)})
+		return err
+	}
+	var err error
+	for i := 0; err == nil && i < 100; i++ {
+		err = appendOne(fmt.Sprint("q", i))
+	}
+	if !errors.Is(err, domain.ErrStoreFull) {
+		t.Fatalf("the last append = %v, want the store full", err)
+	}
+	const again = "stores writes again"
+	if strings.Contains(logged.String(), again) {
+		t.Fatalf("said the server stores writes again while it had no room:\n%s", logged.String())
+	}
+	// Room made, as an operator would: the storage limit raised, and the
+	// server's configuration reloaded.
+	more := *opts
+	more.Port, more.JetStreamMaxStore = srv.Addr().(*net.TCPAddr).Port, 4<<20
+	if err := srv.ReloadOptions(&more); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"after1", "after2"} {
+		if err := appendOne(id); err != nil {
+			t.Fatalf("append %s once there is room: %v", id, err)
+		}
+	}
+	if n := strings.Count(logged.String(), again); n != 1 {
+		t.Errorf("said %d times that the server stores writes again:\n%s", n, logged.String())
 	}
 }
 
