@@ -317,7 +317,10 @@ func (c *asking[T]) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	v, err := c.ask(ctx)
 	if err != nil {
-		// The scrape goes on without these figures, and says why.
+		// The scrape goes on without these figures. Why is said to
+		// nobody: the handler serves on past an invalid metric without
+		// an ErrorLog, so their absence is the only sign (see the
+		// README's Metrics).
 		ch <- prometheus.NewInvalidMetric(c.descs[0], err)
 		return
 	}
