@@ -59,7 +59,7 @@ func New() *Metrics {
 		// by every code a route answers.
 		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "cargo_http_request_duration_seconds",
-			Help:    "Time from a request's arrival to the end of its answer, by route pattern and method.",
+			Help:    "Time from a request's arrival to the end of its answer, less what a long poll (Prefer: wait) waited for a change, by route pattern and method.",
 			Buckets: latencyBuckets,
 		}, []string{"route", "method"}),
 		longPolls: prometheus.NewGauge(prometheus.GaugeOpts{

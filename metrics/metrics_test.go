@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,30 @@ func TestAScrapeSaysWhichBuildAnswers(t *testing.T) {
 	}
 	if got := labelsOf(f)[0]["version"]; got != version.String() || got == "" {
 		t.Errorf("version label %q, want %q", got, version.String())
+	}
+}
+
+// A help text says what an operator reading the scrape needs to read the
+// figure right: the request durations leave out what a long poll waited
+// (the middleware takes it off), which their help did not say, so a
+// route's p99 looked lower than the long polls' wall clock for no reason
+// the scrape gave.
+func TestHelpTextsSayWhatTheFiguresLeaveOut(t *testing.T) {
+	tests := []struct {
+		family, says string
+	}{
+		{"cargo_http_request_duration_seconds", "less what a long poll (Prefer: wait) waited"},
+	}
+	m := New()
+	m.Request("/api/quotes/{id}", http.MethodGet, http.StatusOK, time.Millisecond)
+	families := scrape(t, m)
+	for _, tt := range tests {
+		t.Run(tt.family, func(t *testing.T) {
+			f := families[tt.family]
+			if f == nil || !strings.Contains(f.GetHelp(), tt.says) {
+				t.Errorf("help of %s = %q, want it to say %q", tt.family, f.GetHelp(), tt.says)
+			}
+		})
 	}
 }
 
