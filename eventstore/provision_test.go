@@ -236,13 +236,17 @@ type writerFunc func(p []byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // A connection to an external server that is lost, and comes back, is
-// logged both times: a reader following the stream (cargoctl events
-// --follow) or an operator reading cargod's log learns why nothing comes,
-// and that it comes again.
+// logged both times, naming the server: a reader following the stream
+// (cargoctl events --follow) or an operator reading cargod's log learns
+// why nothing comes, from where, and that it comes again. The loss is a
+// warning, its end is not (it was a WARN too, and the loss named no
+// server).
 func TestALostConnectionAndItsReturnAreLogged(t *testing.T) {
 	relay := natstest.StartRelay(t, natstest.Start(t, &server.Options{Port: server.RANDOM_PORT}).Addr().String())
-	lost := lineSignal{text: "the connection to NATS is lost", c: make(chan struct{}, 16)}
-	back := lineSignal{text: "the connection to NATS is back", c: make(chan struct{}, 16)}
+	lost := lineSignal{text: `level=WARN msg="eventstore: the connection to NATS is lost; reconnecting" connection=cargostream server=` + relay.URL(),
+		c: make(chan struct{}, 16)}
+	back := lineSignal{text: `level=INFO msg="eventstore: the connection to NATS is back" connection=cargostream server=` + relay.URL(),
+		c: make(chan struct{}, 16)}
 	openForTest(t, Options{URL: relay.URL(), Logger: slog.New(slog.NewTextHandler(io.MultiWriter(lost, back), nil))})
 	relay.Cut()
 	select {

@@ -286,7 +286,25 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 			// for minutes. A ping every 2 s, 3 unanswered, moves to
 			// another node within 6–8 s and gives a loaded server over
 			// 4 s to answer.
-			opts := append(s.connectionOptions(name, reconnected), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
+			// The server the connection was last made to, for the line
+			// that says it is lost: nats.go tells the handler once it
+			// has none, and the line named no server, where the line
+			// saying it is back names one.
+			var conn atomic.Pointer[nats.Conn]
+			var lastServer atomic.Pointer[string]
+			noteServer := func() {
+				if nc := conn.Load(); nc != nil {
+					u := nc.ConnectedUrlRedacted()
+					lastServer.Store(&u)
+				}
+			}
+			noted := func() {
+				noteServer()
+				if reconnected != nil {
+					reconnected()
+				}
+			}
+			opts := append(s.connectionOptions(name, noted), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(!o.ConnectOnce),
 				nats.PingInterval(2*time.Second), nats.MaxPingsOutstanding(3),
 				nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
 					why := err.Error()
@@ -296,7 +314,11 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				// operator reading the log, knows why nothing comes.
 				nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 					if !nc.IsClosed() {
-						s.log.Warn("eventstore: the connection to NATS is lost; reconnecting", "connection", name, "err", err)
+						server := ""
+						if u := lastServer.Load(); u != nil {
+							server = *u
+						}
+						s.log.Warn("eventstore: the connection to NATS is lost; reconnecting", "connection", name, "server", server, "err", err)
 					}
 				}))
 			// The client reports a first connection refused as "no servers
@@ -322,6 +344,8 @@ func Open(ctx context.Context, o Options) (_ *Store, err error) {
 				}
 				return nil, &ConnectError{URL: o.URL, Err: err, Refused: refusedCredentials(err)}
 			}
+			conn.Store(nc)
+			noteServer()
 			return nc, nil
 		}
 	}
@@ -1264,7 +1288,9 @@ func (s *Store) renewConnection() {
 func (s *Store) connectionOptions(name string, reconnected func()) []nats.Option {
 	return []nats.Option{nats.Name(name), s.asyncErrors(name),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			s.log.Warn("eventstore: the connection to NATS is back", "connection", name, "server", nc.ConnectedUrlRedacted())
+			// INFO, as every other line saying a failure is over: the
+			// WARN it was counted as one more warning of the outage.
+			s.log.Info("eventstore: the connection to NATS is back", "connection", name, "server", nc.ConnectedUrlRedacted())
 			if reconnected != nil {
 				reconnected()
 			}
