@@ -393,7 +393,14 @@ func openStore(ctx context.Context, o eventsOptions, warnings io.Writer) (*event
 	level.Set(slog.LevelError)
 	opts := eventstore.Options{URL: o.natsURL, CredsFile: o.natsCreds, NkeyFile: o.natsNkey, DataDir: o.dataDir, Stream: o.stream, Existing: true,
 		Logger: slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: &level}))}
-	defer level.Set(slog.LevelWarn)
+	// Once open, its warnings; and, following the stream, the line that
+	// says the connection is back (INFO, as every line saying a failure
+	// is over), which the README promises beside the one it was lost.
+	after := slog.LevelWarn
+	if o.follow {
+		after = slog.LevelInfo
+	}
+	defer level.Set(after)
 	if o.natsURL != "" {
 		if seed := filepath.Join(o.dataDir, eventstore.ListenSeedFile); opts.NkeyFile == "" && opts.CredsFile == "" && exists(seed) {
 			opts.NkeyFile = seed

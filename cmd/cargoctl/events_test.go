@@ -928,6 +928,16 @@ func TestEventsFollowGoesOnAcrossARestartOfItsServer(t *testing.T) {
 			t.Errorf("line after the restart %s, want %s", got, wantLines[seq])
 		}
 	}
+	// Stderr said why nothing came, and that it comes again (the README
+	// promises both lines).
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(errOut.String(), "the connection to NATS is back") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, line := range []string{"the connection to NATS is lost", "the connection to NATS is back"} {
+		if !strings.Contains(errOut.String(), line) {
+			t.Errorf("stderr does not say %q:\n%s", line, errOut.String())
+		}
+	}
 	cancel()
 	go io.Copy(io.Discard, pr)
 	if err := <-done; err != nil {
