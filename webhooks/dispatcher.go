@@ -126,6 +126,9 @@ type Dispatcher struct {
 	// previousKey holds the subscriptions logged as sealed with the key
 	// being replaced (see notePreviousKey).
 	previousKey sync.Map
+	// failing holds the subscriptions whose last attempt here failed
+	// (see noteHealth).
+	failing sync.Map
 
 	sending sync.WaitGroup // first attempts under way, some without their event (see awaitFirstAttempts)
 
@@ -900,6 +903,7 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		d.Log.Debug("webhook attempt made", "delivery", j.DeliveryID, "webhook", w.ID, "organization", w.OrganizationID,
 			"event", j.EventName, "attempt", try, "status", loggedStatus, "outcome", attempt.Outcome, "latencyMs", attempt.LatencyMs, "err", attempt.Error)
 	}
+	d.noteHealth(w, attempt, loggedStatus)
 	if attempt.Outcome == domain.DeliveryDead {
 		// Once a delivery, not at each failed attempt: a receiver down for
 		// hours does not flood the log, and an operator sees which
@@ -911,6 +915,30 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 		d.Attempted(attempt.Outcome)
 	}
 	return attempt, retryIn
+}
+
+// noteHealth logs once when a subscription's attempts start failing on
+// this replica, and once when one is delivered again: failed attempts
+// that are tried again are not logged each, and a receiver down was
+// logged nowhere until its deliveries were given up, three days later on
+// the default schedule, then once a delivery.
+func (d *Dispatcher) noteHealth(w domain.Webhook, a domain.WebhookDeliveryAttempted, status any) {
+	if a.Outcome == domain.DeliveryDelivered {
+		if _, was := d.failing.LoadAndDelete(w.ID); was {
+			d.Log.Info("webhook subscription delivers again", "webhook", w.ID, "organization", w.OrganizationID)
+		}
+		return
+	}
+	if _, was := d.failing.LoadOrStore(w.ID, true); !was {
+		// The receiver's host, not its URL: a token in the path or query
+		// is the receiver's credential.
+		host := ""
+		if u, err := url.Parse(w.URL); err == nil {
+			host = u.Host
+		}
+		d.Log.Warn("webhook subscription failing: its deliveries are tried again on the retry schedule (its delivery log has each attempt)",
+			"webhook", w.ID, "organization", w.OrganizationID, "host", host, "status", status, "err", a.Error)
+	}
 }
 
 // record appends an attempt to the event log, once per commandID. The

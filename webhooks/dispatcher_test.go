@@ -1656,6 +1656,37 @@ func TestADeliveryGivenUpIsLoggedButNotOneTriedAgainSaveAtDebug(t *testing.T) {
 	}
 }
 
+// A subscription whose attempts start failing is logged once, with the
+// receiver's host, and once when one is delivered again: a receiver down
+// for hours was logged nowhere until its deliveries were given up.
+func TestASubscriptionThatStartsFailingIsLoggedOnceAndOnceWhenItDeliversAgain(t *testing.T) {
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	sealer := testSealer(t)
+	var logged bytes.Buffer
+	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
+	d.client = d.newClient(1)
+	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL + "/hooks?token=s3cret", SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	for i, receiverDown := range []bool{false, true, true, true, false, false, true} {
+		down.Store(receiverDown)
+		d.attempt(context.Background(), w, job{DeliveryID: fmt.Sprint("d-", i), WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}, 1)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	failing := `"msg":"webhook subscription failing: its deliveries are tried again on the retry schedule (its delivery log has each attempt)","webhook":"hook","organization":"acme","host":"` + host + `","status":503`
+	again := `"msg":"webhook subscription delivers again","webhook":"hook","organization":"acme"`
+	if n, m := strings.Count(logged.String(), failing), strings.Count(logged.String(), again); n != 2 || m != 1 {
+		t.Errorf("failing logged %d times, delivering again %d, want 2 and 1:\n%s", n, m, logged.String())
+	}
+	if strings.Contains(logged.String(), "s3cret") {
+		t.Errorf("the URL's token was logged:\n%s", logged.String())
+	}
+}
+
 // attemptPing makes a first attempt at a ping to a receiver at url, with
 // the dispatcher's own HTTP client.
 func attemptPing(t *testing.T, url string) (domain.WebhookDeliveryAttempted, time.Duration) {
