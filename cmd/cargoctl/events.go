@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -116,6 +117,9 @@ func runEvents(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if err == nil {
 		fmt.Fprintln(stderr, progress.printedSummary())
+		if why := wrongCheckDigit(o.aggID); why != "" && progress.printed == 0 {
+			fmt.Fprintf(stderr, "--id %s has an AWB number's shape, but no shipment has it: its %s\n", o.aggID, why)
+		}
 	}
 	// An event type is in no subject: the server handed over every event
 	// for cargoctl to leave out most. The aggregate type is, and every
@@ -662,6 +666,22 @@ func storedID(id string) string {
 	}
 	return id
 }
+
+// wrongCheckDigit is what is wrong with id's check digit when id has an
+// AWB number's shape (020-81140743, 02081140743) and a wrong one, else
+// "": such an id is taken as it is, as an organisation's or a user's may
+// have that shape, and its read finding nothing said nothing of why.
+func wrongCheckDigit(id string) string {
+	if !awbShape.MatchString(id) {
+		return ""
+	}
+	if _, err := domain.ParseAWB(id); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+var awbShape = regexp.MustCompile(`^[0-9]{3}-?[0-9]{8}$`)
 
 // validToken reports whether s can be one token of a subject filter:
 // wildcards and separators would widen the filter.

@@ -185,6 +185,31 @@ func TestEvents(t *testing.T) {
 	})
 }
 
+// An --id of an AWB number's shape with a wrong check digit is read as it
+// is (an organisation's id may have that shape), and finding nothing says
+// why: before, "0 events printed" alone.
+func TestAnIDOfAnAWBNumbersShapeWithAWrongCheckDigitSaysSoWhenNothingIsFound(t *testing.T) {
+	dir := dataDirWithEvents(t)
+	for _, tt := range []struct {
+		id, want string
+	}{
+		{"020-00000061", "--id 020-00000061 has an AWB number's shape, but no shipment has it: its check digit is 1 but must be 6"},
+		{"02000000061", "--id 02000000061 has an AWB number's shape, but no shipment has it: its check digit is 1 but must be 6"},
+		{"020-00000066", ""},
+		{"q9", ""},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			out, errOut, err := runCmd(t, env(nil), "events", "--data-dir", dir, "--id", tt.id)
+			if err != nil || out != "" {
+				t.Fatalf("printed %q, error %v", out, err)
+			}
+			if got := strings.Contains(errOut, "AWB number's shape"); got != (tt.want != "") || !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q, want it to say %q", errOut, tt.want)
+			}
+		})
+	}
+}
+
 // TestATenantsEventsIncludeTheReactorsFollowUps: a reactor stores what it
 // does in answer to an organisation's request under no organisation;
 // --tenant follows the causation ids to it, through answers to answers,
