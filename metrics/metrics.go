@@ -204,6 +204,17 @@ func (m *Metrics) PullHeld() { m.pullsHeld.Inc() }
 // Delivered counts one webhook delivery attempt by its outcome.
 func (m *Metrics) Delivered(outcome string) { m.deliveries.WithLabelValues(outcome).Inc() }
 
+// WatchFailingSubscriptions has every scrape ask count how many webhook
+// subscriptions' last delivery attempt by this process failed: a receiver
+// down is otherwise seen only as retries, by no subscription, until its
+// deliveries are given up days later.
+func (m *Metrics) WatchFailingSubscriptions(count func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "cargo_webhook_subscriptions_failing",
+		Help: "Webhook subscriptions whose last delivery attempt by this process failed (the log names each: webhook subscription failing).",
+	}, func() float64 { return float64(count()) }))
+}
+
 // ReadModels is how far this process's read models are.
 type ReadModels struct {
 	Applied    uint64 // the last sequence applied

@@ -226,3 +226,15 @@ func TestLongPollsAreCountedWhileTheyWait(t *testing.T) {
 	var none *Metrics
 	none.LongPollWaiting()()
 }
+
+func TestAScrapeSaysHowManyWebhookSubscriptionsAreFailing(t *testing.T) {
+	m := New()
+	failing := 0
+	m.WatchFailingSubscriptions(func() int { return failing })
+	for _, n := range []int{0, 3, 1} {
+		failing = n
+		if got := scrape(t, m)["cargo_webhook_subscriptions_failing"].GetMetric()[0].GetGauge().GetValue(); got != float64(n) {
+			t.Errorf("%v subscriptions failing, want %d", got, n)
+		}
+	}
+}

@@ -917,6 +917,22 @@ func (d *Dispatcher) attempt(ctx context.Context, w domain.Webhook, j job, try i
 	return attempt, retryIn
 }
 
+// Failing is how many live subscriptions' last attempt by this process
+// failed (see noteHealth). One deleted, or disabled by its receiver's
+// 410, is forgotten: it is sent nothing more, and would fail for good.
+func (d *Dispatcher) Failing() int {
+	n := 0
+	d.failing.Range(func(id, _ any) bool {
+		if w, ok := d.Subs.Webhook(id.(string)); ok && w.Live() {
+			n++
+		} else {
+			d.failing.Delete(id)
+		}
+		return true
+	})
+	return n
+}
+
 // noteHealth logs once when a subscription's attempts start failing on
 // this replica, and once when one is delivered again: failed attempts
 // that are tried again are not logged each, and a receiver down was

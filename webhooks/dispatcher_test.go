@@ -1657,8 +1657,9 @@ func TestADeliveryGivenUpIsLoggedButNotOneTriedAgainSaveAtDebug(t *testing.T) {
 }
 
 // A subscription whose attempts start failing is logged once, with the
-// receiver's host, and once when one is delivered again: a receiver down
-// for hours was logged nowhere until its deliveries were given up.
+// receiver's host, and once when one is delivered again, and counted
+// failing meanwhile: a receiver down for hours was logged nowhere until
+// its deliveries were given up.
 func TestASubscriptionThatStartsFailingIsLoggedOnceAndOnceWhenItDeliversAgain(t *testing.T) {
 	var down atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -1669,12 +1670,16 @@ func TestASubscriptionThatStartsFailingIsLoggedOnceAndOnceWhenItDeliversAgain(t 
 	t.Cleanup(srv.Close)
 	sealer := testSealer(t)
 	var logged bytes.Buffer
-	d := &Dispatcher{Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
-	d.client = d.newClient(1)
 	w := domain.Webhook{ID: "hook", OrganizationID: "acme", URL: srv.URL + "/hooks?token=s3cret", SealedSecret: sealer.Seal("whsec_aG9vaw==")}
+	subs := subscriptions{"hook": w}
+	d := &Dispatcher{Subs: subs, Sealer: sealer, Guard: Guard{AllowPrivate: true}, Schedule: DefaultSchedule, Log: slog.New(slog.NewJSONHandler(&logged, nil))}
+	d.client = d.newClient(1)
 	for i, receiverDown := range []bool{false, true, true, true, false, false, true} {
 		down.Store(receiverDown)
 		d.attempt(context.Background(), w, job{DeliveryID: fmt.Sprint("d-", i), WebhookID: "hook", EventName: "quote.created", Body: json.RawMessage(`{}`)}, 1)
+		if want := map[bool]int{false: 0, true: 1}[receiverDown]; d.Failing() != want {
+			t.Errorf("after attempt %d, %d subscriptions failing, want %d", i, d.Failing(), want)
+		}
 	}
 	host := strings.TrimPrefix(srv.URL, "http://")
 	failing := `"msg":"webhook subscription failing: its deliveries are tried again on the retry schedule (its delivery log has each attempt)","webhook":"hook","organization":"acme","host":"` + host + `","status":503`
@@ -1684,6 +1689,12 @@ func TestASubscriptionThatStartsFailingIsLoggedOnceAndOnceWhenItDeliversAgain(t 
 	}
 	if strings.Contains(logged.String(), "s3cret") {
 		t.Errorf("the URL's token was logged:\n%s", logged.String())
+	}
+	// Failing when deleted, it is failing no more: it is sent nothing.
+	w.Deleted = true
+	subs["hook"] = w
+	if n := d.Failing(); n != 0 {
+		t.Errorf("a deleted subscription counted failing: %d", n)
 	}
 }
 

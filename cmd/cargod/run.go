@@ -310,6 +310,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return err
 	}
 	dispatcher.Attempted = m.Delivered
+	m.WatchFailingSubscriptions(dispatcher.Failing)
 	if err := checkWebhookKeys(log, cfg, dispatcher.Sealer, subscriptions.List("")); err != nil {
 		return err
 	}
