@@ -235,7 +235,10 @@ func carriesWebhookCredential(body []byte) bool {
 	if json.Unmarshal(body, &reg) != nil {
 		return false
 	}
-	if len(reg.Secret) > 0 && string(reg.Secret) != "null" {
+	// An empty secret is none: the service generates one, as without
+	// the field, and a replay gives it back sealed (see storedResponse).
+	var secret string
+	if len(reg.Secret) > 0 && string(reg.Secret) != "null" && (json.Unmarshal(reg.Secret, &secret) != nil || secret != "") {
 		return true
 	}
 	var raw string

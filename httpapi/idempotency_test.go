@@ -262,6 +262,7 @@ func TestARequestCarryingACredentialOfItsOwnTakesNoIdempotencyKey(t *testing.T) 
 		takes            bool
 	}{
 		{"a webhook with a generated secret takes it", "/api/webhooks", `{"url":"https://hooks.example/a","events":["*"]}`, true},
+		{"a webhook with an empty secret, one to generate, takes it", "/api/webhooks", `{"url":"https://hooks.example/e","events":["*"],"secret":""}`, true},
 		{"a webhook with a secret of its own does not", "/api/webhooks", `{"url":"https://hooks.example/b","events":["*"],"secret":"our-own-chosen-secret"}`, false},
 		{"a webhook whose URL has a user and password does not", "/api/webhooks", `{"url":"https://hooks:pa55word@hooks.example/c","events":["*"]}`, false},
 		{"a webhook whose URL has a user alone does not", "/api/webhooks", `{"url":"https://tok_123456@hooks.example/d","events":["*"]}`, false},
