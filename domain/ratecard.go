@@ -172,6 +172,14 @@ func DecideSetRateCard(c SetRateCard, ref Lookup) ([]Event, error) {
 		}
 	}
 	card.NotAccepted = upperList(&p, "notAccepted", c.NotAccepted, specialHandlingCodePattern, "must be a three-letter special handling code")
+	// A code the card surcharges it carries: refused too, the surcharge
+	// never applies, and the analyst meant one or the other.
+	for i, code := range c.NotAccepted {
+		code = strings.ToUpper(strings.TrimSpace(code))
+		if _, surcharged := card.Surcharges[code]; surcharged {
+			p.Add("notAccepted["+strconv.Itoa(i)+"]", CodeMismatch, "%s is surcharged too (surcharges.%s): a card carries a code at a surcharge, or refuses it", code, code)
+		}
+	}
 	from, err1 := time.Parse(time.DateOnly, c.ValidFrom)
 	to, err2 := time.Parse(time.DateOnly, c.ValidTo)
 	if err1 != nil {

@@ -97,6 +97,8 @@ func TestDecideSetRateCard(t *testing.T) {
 		{"valid until last year", func(c *SetRateCard) { c.ValidFrom, c.ValidTo = "2025-01-01", "2025-12-31" }, "INVALID_DATE validTo"},
 		{"valid to before from", func(c *SetRateCard) { c.ValidFrom = "2027-01-01" }, "INVALID_DATE validTo"},
 		{"a negative minimum", func(c *SetRateCard) { c.MinimumCharge = -1 }, "INVALID_RANGE minimumCharge"},
+		{"a code not accepted", func(c *SetRateCard) { c.NotAccepted = []string{"avi"} }, ""},
+		{"a code surcharged and not accepted", func(c *SetRateCard) { c.NotAccepted = []string{"AVI", " dgr "} }, "MISMATCH notAccepted[1]"},
 	}
 	for _, tt := range tests {
 		c := base()
