@@ -129,7 +129,7 @@ func (h *Handler) SetRateCard(ctx context.Context, m Meta, c domain.SetRateCard)
 	}
 	card := events[0].(domain.RateCardSet)
 	agg := domain.Aggregate{Type: domain.AggregateRateCard, ID: domain.RateCardID(card.Carrier, card.Origin, card.Destination)}
-	return execute(ctx, h, agg, m, evolveRateCard, func(domain.RateCard) ([]domain.Event, error) { return events, nil })
+	return execute(ctx, h, agg, m, evolveRateCard, func(current domain.RateCard) ([]domain.Event, error) { return card.Changes(current), nil })
 }
 
 func evolveRateCard(c domain.RateCard, e domain.Event) domain.RateCard {

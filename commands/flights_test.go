@@ -382,3 +382,27 @@ func TestTheReactorRecordsOnlyTheStatusesOfEventsStoredWithoutThem(t *testing.T)
 		t.Errorf("the statuses the reactor records for an earlier version's events: %s, want %s", got, want)
 	}
 }
+
+// A rate card set again as it is records nothing: an airline system that
+// sends its whole tariff on a schedule filled the card's history and the
+// audit log with sets that changed nothing. Another amount is a change.
+func TestARateCardSetAgainAsItIsRecordsNothing(t *testing.T) {
+	h := New(storetest.Open(t), 4, builtinReference())
+	lh := domain.Principal{Subject: "client:lh", OrganizationID: "lh", Role: domain.RoleAirline, AirlineCode: "LH", AWBPrefix: "020"}
+	card := func(minimum float64) domain.SetRateCard {
+		return domain.SetRateCard{Origin: "fra", Destination: "*", Currency: "eur", MinimumCharge: minimum,
+			WeightBreaks: map[string]float64{"N": 4, "100": 3}, Surcharges: map[string]float64{"dgr": 0.6}, NotAccepted: []string{"AVI"},
+			ValidFrom: "2026-01-01", ValidTo: "2099-12-31"}
+	}
+	var sequences []uint64
+	for _, minimum := range []float64{50, 50, 60} {
+		res, err := h.SetRateCard(context.Background(), NewMeta(lh, "", ""), card(minimum))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sequences = append(sequences, res.Sequence)
+	}
+	if sequences[1] != sequences[0] || sequences[2] == sequences[1] {
+		t.Errorf("the card's sequences %v: want the second set, the same card, to record nothing, and the third a change", sequences)
+	}
+}

@@ -66,6 +66,26 @@ type RateCardSet struct {
 
 func (RateCardSet) EventType() string { return "RateCardSet" }
 
+// Changes is what setting e on a route whose card on record is current
+// records: nothing when e is that card again, else e. An airline system
+// that sends its whole tariff on a schedule filled the card's history and
+// the audit log with sets that changed nothing.
+func (e RateCardSet) Changes(current RateCard) []Event {
+	if current.Same(e.RateCard) {
+		return nil
+	}
+	return []Event{e}
+}
+
+// Same reports whether two cards are one: the same route, currency,
+// amounts, codes, dates and divisor (a card set before cards had one is
+// at the IATA standard's).
+func (c RateCard) Same(o RateCard) bool {
+	return c.Carrier == o.Carrier && c.Origin == o.Origin && c.Destination == o.Destination && c.Currency == o.Currency &&
+		c.MinimumCharge == o.MinimumCharge && slices.Equal(c.Breaks, o.Breaks) && maps.Equal(c.Surcharges, o.Surcharges) &&
+		slices.Equal(c.NotAccepted, o.NotAccepted) && c.ValidFrom == o.ValidFrom && c.ValidTo == o.ValidTo && c.Divisor() == o.Divisor()
+}
+
 // SetRateCard is an airline's new card. WeightBreaks maps break names
 // (N, 45, 100, 300, 500, 1000) to rates per kg.
 type SetRateCard struct {
