@@ -46,11 +46,14 @@ func (l StockLedger) Allocated() int {
 	return n
 }
 
+// ValidOn reports whether the range may be used on day (YYYY-MM-DD, UTC).
+func (r LedgerRange) ValidOn(day string) bool { return r.ValidFrom <= day && day <= r.ValidTo }
+
 // Available counts the unused numbers of the ranges valid on day.
 func (l StockLedger) Available(day string) int {
 	n := 0
 	for _, r := range l.Ranges {
-		if r.ValidFrom <= day && day <= r.ValidTo {
+		if r.ValidOn(day) {
 			n += r.Range.Count - l.UsedIn(r.Range)
 		}
 	}
@@ -244,7 +247,7 @@ func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, e
 	if awb == "" && len(l.Ranges) == 0 {
 		return nil, "", nil
 	}
-	valid := slices.DeleteFunc(slices.Clone(l.Ranges), func(r LedgerRange) bool { return day < r.ValidFrom || day > r.ValidTo })
+	valid := slices.DeleteFunc(slices.Clone(l.Ranges), func(r LedgerRange) bool { return !r.ValidOn(day) })
 	slices.SortFunc(valid, func(a, b LedgerRange) int {
 		if a.ValidTo != b.ValidTo {
 			return strings.Compare(a.ValidTo, b.ValidTo)
@@ -289,7 +292,7 @@ func DecideUseAWB(l StockLedger, awb, reference, day string) ([]Event, string, e
 func lowStock(l StockLedger, day string) []Event {
 	allocated := 0
 	for _, r := range l.Ranges {
-		if r.ValidFrom <= day && day <= r.ValidTo {
+		if r.ValidOn(day) {
 			allocated += r.Range.Count
 		}
 	}
