@@ -375,11 +375,7 @@ func TestAStalledSubscriptionIsAWarningAndAnyOtherEndAnError(t *testing.T) {
 			p := NewProjector(&endingOnce{Store: store, err: tt.err}, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
 			done := make(chan struct{})
 			go func() { defer close(done); p.Run(ctx) }()
-			for deadline := time.Now().Add(time.Minute); p.Resumes() == 0; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("the subscription that ended was not begun again within a minute")
-				}
-			}
+			waitForResumes(t, p, 1)
 			// An event written after it comes through the new subscription.
 			seqs, err := requestQ1(ctx, store)
 			if err != nil {
@@ -503,11 +499,7 @@ func TestASubscriptionIsNotSaidToHaveResumedWhileTheStreamHasNoLeader(t *testing
 	p := NewProjector(stream, slog.New(slog.NewTextHandler(logged, nil)), NewQuotes())
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
-	for deadline := time.Now().Add(time.Minute); p.Resumes() < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second subscription did not end within a minute")
-		}
-	}
+	waitForResumes(t, p, 2)
 	seqs, err := requestQ1(ctx, store)
 	if err != nil {
 		t.Fatal(err)
@@ -688,5 +680,16 @@ func TestTheLagOfAStreamThatStopsAnsweringIsItsLastAnswer(t *testing.T) {
 	stream.silent.Store(false)
 	if again, err := p.Lag(ctx); err != nil || again.Err != nil || again.Unanswered != 0 {
 		t.Errorf("lag once it answers again = %+v, %v", again, err)
+	}
+}
+
+// waitForResumes waits up to a minute until p's subscription has ended and
+// been begun again n times.
+func waitForResumes(t *testing.T, p *Projector, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); p.Resumes() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the subscription was begun again %d times within a minute, want %d", p.Resumes(), n)
+		}
 	}
 }
